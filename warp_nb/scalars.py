@@ -1,0 +1,203 @@
+"""Scalar types: the classes `wp.float32`, `wp.int32`, ... used both as type annotations in
+kernels and as values in Python scope. Knows ctypes and numpy layouts; knows nothing about
+vectors, arrays or C++."""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+
+import numpy as np
+
+
+class Scalar:
+    """Base of every scalar type. An instance holds one value of that type in `.value`;
+    arithmetic between instances of the same type keeps the type (wrapping for integers,
+    rounding for floats), as a kernel would compute it."""
+
+    _type_: type = ctypes.c_float  # ctypes storage
+    _np: np.dtype = np.dtype(np.float32)
+    _kind: str = "float"  # "float" | "int" | "uint" | "bool"
+    _wp_scalar_type_ = None  # set to the class itself; lets scalars answer like composites
+
+    __slots__ = ("value",)
+
+    def __init__(self, x=0):
+        self.value = self._convert(x)
+
+    @classmethod
+    def _convert(cls, x):
+        if isinstance(x, Scalar):
+            x = x.value
+        if cls._kind == "bool":
+            return builtins.bool(x)
+        if cls._kind == "float":
+            return builtins.float(cls._np.type(x))
+        # integers wrap like their C counterparts (ctypes does the wrapping)
+        return cls._type_(builtins.int(x)).value
+
+    def __float__(self):
+        return builtins.float(self.value)
+
+    def __int__(self):
+        return builtins.int(self.value)
+
+    def __index__(self):
+        if self._kind == "float":
+            raise TypeError(f"{type(self).__name__} cannot be used as an index")
+        return builtins.int(self.value)
+
+    def __bool__(self):
+        return builtins.bool(self.value)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.value!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, Scalar):
+            other = other.value
+        return self.value == other
+
+    def __lt__(self, other):
+        return self.value < _value(other)
+
+    def __le__(self, other):
+        return self.value <= _value(other)
+
+    def __gt__(self, other):
+        return self.value > _value(other)
+
+    def __ge__(self, other):
+        return self.value >= _value(other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def _binary(self, other, op, reverse=False):
+        if isinstance(other, Scalar) and type(other) is not type(self):
+            return NotImplemented
+        a, b = self.value, _value(other)
+        if reverse:
+            a, b = b, a
+        if self._kind != "float" and op is _truediv:
+            op = _c_intdiv
+        return type(self)(op(a, b))
+
+    def __add__(self, o):
+        return self._binary(o, lambda a, b: a + b)
+
+    def __radd__(self, o):
+        return self._binary(o, lambda a, b: a + b, True)
+
+    def __sub__(self, o):
+        return self._binary(o, lambda a, b: a - b)
+
+    def __rsub__(self, o):
+        return self._binary(o, lambda a, b: a - b, True)
+
+    def __mul__(self, o):
+        return self._binary(o, lambda a, b: a * b)
+
+    def __rmul__(self, o):
+        return self._binary(o, lambda a, b: a * b, True)
+
+    def __truediv__(self, o):
+        return self._binary(o, _truediv)
+
+    def __rtruediv__(self, o):
+        return self._binary(o, _truediv, True)
+
+    def __neg__(self):
+        return type(self)(-self.value)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return type(self)(abs(self.value))
+
+
+def _value(x):
+    return x.value if isinstance(x, Scalar) else x
+
+
+def _truediv(a, b):
+    return a / b
+
+
+def _c_intdiv(a, b):
+    # C semantics: truncate toward zero (what the kernel computes for integer `/`)
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _scalar(name: str, ctype, np_type, kind: str) -> type:
+    cls = type(name, (Scalar,), {"__slots__": (), "_type_": ctype, "_np": np.dtype(np_type), "_kind": kind,
+                                 "__module__": "warp_nb.types"})
+    cls._wp_scalar_type_ = cls
+    return cls
+
+
+bool = _scalar("bool", ctypes.c_bool, np.bool_, "bool")  # noqa: A001 (Warp's name)
+int8 = _scalar("int8", ctypes.c_int8, np.int8, "int")
+uint8 = _scalar("uint8", ctypes.c_uint8, np.uint8, "uint")
+int16 = _scalar("int16", ctypes.c_int16, np.int16, "int")
+uint16 = _scalar("uint16", ctypes.c_uint16, np.uint16, "uint")
+int32 = _scalar("int32", ctypes.c_int32, np.int32, "int")
+uint32 = _scalar("uint32", ctypes.c_uint32, np.uint32, "uint")
+int64 = _scalar("int64", ctypes.c_int64, np.int64, "int")
+uint64 = _scalar("uint64", ctypes.c_uint64, np.uint64, "uint")
+# ctypes has no half type: float16 is stored as its 16 bits
+float16 = _scalar("float16", ctypes.c_uint16, np.float16, "float")
+float32 = _scalar("float32", ctypes.c_float, np.float32, "float")
+float64 = _scalar("float64", ctypes.c_double, np.float64, "float")
+
+half = float16
+float_ = float32
+
+INT_TYPES = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
+FLOAT_TYPES = (float16, float32, float64)
+SCALAR_TYPES = (bool,) + INT_TYPES + FLOAT_TYPES
+
+_FROM_NUMPY = {t._np: t for t in SCALAR_TYPES}
+
+
+def is_scalar_type(t) -> builtins.bool:
+    return isinstance(t, type) and issubclass(t, Scalar) and t is not Scalar
+
+
+def is_float_type(t) -> builtins.bool:
+    return is_scalar_type(t) and t._kind == "float"
+
+
+def is_int_type(t) -> builtins.bool:
+    return is_scalar_type(t) and t._kind in ("int", "uint")
+
+
+def scalar_from_numpy(dtype) -> type | None:
+    """The scalar type with this numpy dtype, or None."""
+    return _FROM_NUMPY.get(np.dtype(dtype))
+
+
+def canonical_scalar(t):
+    """Python's `float`, `int` and `bool` mean float32, int32 and bool in kernels, as in Warp;
+    numpy scalar types map to ours. Anything else is returned unchanged."""
+    if t is builtins.float:
+        return float32
+    if t is builtins.int:
+        return int32
+    if t is builtins.bool:
+        return bool
+    if isinstance(t, type) and issubclass(t, np.generic):
+        return scalar_from_numpy(t) or t
+    return t
+
+
+def half_bits_to_float(bits: int) -> builtins.float:
+    return builtins.float(np.array([bits], dtype=np.uint16).view(np.float16)[0])
+
+
+def float_to_half_bits(value) -> int:
+    return builtins.int(np.array([value], dtype=np.float16).view(np.uint16)[0])
