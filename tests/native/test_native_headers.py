@@ -1,0 +1,116 @@
+"""Compile and run the C++ tests of native/ (tests/native/test_*.cpp), check that every
+native header is self-contained and warning-free, and that NVRTC accepts all of them.
+
+C++ compiler: $CXX, else g++. Each test_*.cpp is a plain `int main()` program that exits
+with 0 when all of its checks pass and prints what failed otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import nvrtc_util  # noqa: E402
+
+REPO_ROOT = HERE.parents[1]
+NATIVE_DIR = REPO_ROOT / "native"
+CPP_TESTS = sorted(HERE.glob("test_*.cpp"))
+HEADERS = sorted(p.name for p in NATIVE_DIR.glob("*.h"))
+
+
+def _cxx() -> list[str]:
+    """The C++ compiler command ($CXX may carry arguments), or skip the test when none is found."""
+    cmd = shlex.split(os.environ.get("CXX", "g++"))
+    if not cmd or shutil.which(cmd[0]) is None:
+        pytest.skip(f"C++ compiler {cmd[0] if cmd else '(empty $CXX)'} not found")
+    return cmd
+
+
+def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+
+
+@pytest.mark.needs_cxx
+@pytest.mark.parametrize("source", CPP_TESTS, ids=[p.stem for p in CPP_TESTS])
+def test_cpp_program(source: Path, tmp_path: Path):
+    """Compile tests/native/<source> with -std=c++17 -O1 -Wall, run it, expect exit status 0."""
+    exe = tmp_path / source.stem
+    compile_cmd = _cxx() + ["-std=c++17", "-O1", "-Wall", "-I", str(NATIVE_DIR), str(source), "-o", str(exe)]
+    built = _run(compile_cmd, timeout=300)
+    assert built.returncode == 0, f"compile failed: {' '.join(compile_cmd)}\n{built.stdout}"
+    ran = _run([str(exe)], timeout=300)
+    assert ran.returncode == 0, f"{source.name} exited with status {ran.returncode}:\n{ran.stdout}"
+
+
+@pytest.mark.needs_cxx
+@pytest.mark.parametrize("header", HEADERS)
+def test_header_is_self_contained(header: str, tmp_path: Path):
+    """`#include "<header>"` alone compiles with -Wall -Wextra -Werror (no missing includes, no warnings)."""
+    src = tmp_path / f"only_{Path(header).stem}.cpp"
+    src.write_text(f'#include "{header}"\n#include "{header}"\n')  # twice: include guards work
+    cmd = _cxx() + ["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I", str(NATIVE_DIR), str(src)]
+    res = _run(cmd, timeout=120)
+    assert res.returncode == 0, f"{header} does not compile alone: {' '.join(cmd)}\n{res.stdout}"
+
+
+def _skip_without_nvrtc():
+    reason = nvrtc_util.nvrtc_unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+
+
+@pytest.mark.needs_nvrtc
+def test_nvrtc_compiles_all_headers():
+    """Every native header together, plus a trivial kernel, compiles to PTX for compute_90."""
+    _skip_without_nvrtc()
+    assert HEADERS, "no headers found in native/"
+    includes = "".join(f'#include "{h}"\n' for h in HEADERS)
+    source = includes + 'extern "C" __global__ void wpnb_trivial_kernel(float* out) { out[threadIdx.x] = 1.0f; }\n'
+    ok, out = nvrtc_util.compile_to_ptx(source, name="all_headers.cu")
+    assert ok, out
+    assert "wpnb_trivial_kernel" in out
+
+
+@pytest.mark.needs_nvrtc
+def test_nvrtc_scalar_and_random_kernel():
+    """Device code that calls scalar builtins (every float width, ints, half) and the RNG compiles."""
+    _skip_without_nvrtc()
+    headers = [h for h in ("scalar.h", "random.h") if (NATIVE_DIR / h).exists()]
+    source = "".join(f'#include "{h}"\n' for h in headers) + r"""
+namespace w = wpnb;
+extern "C" __global__ void wpnb_scalar_kernel(float* f, double* d, int* i, unsigned short* h, unsigned* u) {
+    const int t = threadIdx.x;
+    float x = f[t], ax = 0.0f;
+    w::adj_pow(x, 2.5f, ax, ax, 1.0f);
+    w::adj_smoothstep(0.0f, 1.0f, x, ax, ax, ax, 1.0f);
+    f[t] = w::sqrt(x) + w::erf(x) + w::atan2(x, 1.0f) + w::clamp(x, 0.0f, 1.0f) + w::sign(x) + w::round(x) + ax;
+    double y = d[t], ay = 0.0;
+    w::adj_acos(y, ay, 1.0);
+    d[t] = w::cbrt(y) + w::mod(y, 0.5) + w::floordiv(y, 0.5) + w::lerp(y, 1.0, 0.5) + ay + double(w::isnan(y));
+    i[t] = w::div(i[t], i[t + 1]) + w::floordiv(i[t], 3) + w::mod(i[t], -3) + w::lshift(i[t], 3) + w::abs(i[t]);
+    w::half hx; hx.bits = h[t];
+    w::half hr = w::add(w::sqrt(hx), w::cast<w::half>(w::int64(i[t])));
+    w::half ah; w::adj_tanh(hx, ah, hr);
+    h[t] = w::add(hr, ah).bits;
+#ifdef WPNB_HAVE_RANDOM
+    unsigned s = w::rand_init(1234, t);
+    u[t] = w::randu(s) + w::uint32(w::randi(s, -5, 5)) + w::uint32(1000.0f * (w::randf(s) + w::randn(s)))
+         + w::poisson(s, 3.5f) + w::poisson(s, 250.0f);
+#else
+    u[t] = 0u;
+#endif
+}
+"""
+    if "random.h" in headers:
+        source = "#define WPNB_HAVE_RANDOM 1\n" + source
+    ok, out = nvrtc_util.compile_to_ptx(source, name="scalar_kernel.cu")
+    assert ok, out
+    assert "wpnb_scalar_kernel" in out
