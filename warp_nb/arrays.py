@@ -199,13 +199,17 @@ class array(metaclass=_ArrayMeta):
         dtype = types.numpy_dtype(self.dtype)
         inner = types.numpy_inner_shape(self.dtype)
         inner_strides = _contiguous_strides(inner, dtype.itemsize) if inner else ()
-        descr = dtype.descr if dtype.fields else [("", dtype.str)]
-        return {"version": 3, "shape": self.shape + inner, "typestr": dtype.str, "descr": descr,
+        if dtype.fields:  # structs export raw records; numpy() views them with the struct dtype
+            dtype = np.dtype(f"V{dtype.itemsize}")
+        return {"version": 3, "shape": self.shape + inner, "typestr": dtype.str, "descr": [("", dtype.str)],
                 "data": (self.ptr or _EMPTY_ADDR, False), "strides": self.strides + inner_strides}
 
     def numpy(self) -> np.ndarray:
         """A numpy view of the data (CPU memory is shared, not copied)."""
-        return np.asarray(self)
+        a = np.asarray(self)
+        if a.dtype.kind == "V" and not a.dtype.fields:
+            a = a.view(types.numpy_dtype(self.dtype))
+        return a
 
     def list(self) -> list:
         """The elements as a Python list (vectors and matrices as wp types, structs as instances)."""
@@ -420,7 +424,7 @@ def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False,
         elif isinstance(value, float):
             dtype = types.float32
         else:
-            dtype = type(value)
+            dtype = getattr(value, "_struct", type(value))  # a struct instance's type, or a composite
     a = empty(shape, dtype, device, requires_grad=requires_grad)
     a.fill_(value)
     return a

@@ -52,7 +52,9 @@ def type_length(t) -> int:
 
 
 def type_size_in_bytes(t) -> int:
-    return ctypes.sizeof(t._type_) if is_scalar_type(t) else ctypes.sizeof(t)
+    if is_scalar_type(t):
+        return ctypes.sizeof(t._type_)
+    return ctypes.sizeof(getattr(t, "ctype", t))  # structs keep their layout in .ctype
 
 
 def numpy_dtype(t) -> np.dtype:

@@ -1,0 +1,4 @@
+"""Builtin declarations, one module per native header family. Importing this package fills
+`registry.BUILTINS`; nothing else happens here."""
+
+from . import arrays, linalg, operators, random, scalar_math, special  # noqa: F401

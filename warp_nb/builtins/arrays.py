@@ -1,0 +1,53 @@
+"""Array builtins (array.h, atomic.h, select.h): atomics on array elements, len, and the
+value selection builtins. Element reads and writes themselves are syntax (a[i]), emitted by
+the compiler, not builtins."""
+
+from .. import types as T
+from ..registry import ANY_SCALAR, INT, NUMERIC, AnyType, Array, Exact, Scalar, Vec, builtin, ov, same
+
+D = AnyType("D")
+IDX = Scalar("I", INT)
+
+
+def _atomic_overloads(extra_values: int, value_pattern, names):
+    out = []
+    for ndim in (1, 2, 3, 4):
+        idx = tuple(Scalar(f"I{k}", INT) for k in range(ndim))
+        out.append(ov(Array(value_pattern, ndim), *idx, *([value_pattern] * extra_values), ret=same("D"),
+                      names=("arr",) + tuple("ijkl"[:ndim]) + names))
+    return out
+
+
+_numeric = AnyType("D", accept=lambda t: T.is_scalar_type(t) and t._kind != "bool"
+                   or (T.kind_of(t) in ("vector", "matrix") and t._wp_scalar_type_ is not T.bool))
+_ordered = AnyType("D", accept=lambda t: (T.is_scalar_type(t) and t._kind != "bool") or T.kind_of(t) == "vector")
+_a = dict(header="atomic.h", category="atomic")
+
+builtin("atomic_add", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True,
+        doc="arr[i] += value atomically; returns the old value. `a[i] += x` in a kernel does this too.", **_a)
+builtin("atomic_sub", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True,
+        doc="arr[i] -= value atomically; returns the old value. `a[i] -= x` in a kernel does this too.", **_a)
+builtin("atomic_min", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True,
+        doc="arr[i] = min(arr[i], value) atomically (componentwise for vectors); returns the old value. "
+            "The gradient goes to the value that ends up stored.", **_a)
+builtin("atomic_max", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True,
+        doc="arr[i] = max(arr[i], value) atomically (componentwise for vectors); returns the old value.", **_a)
+builtin("atomic_cas", *_atomic_overloads(2, AnyType("D", accept=T.is_scalar_type), ("compare", "value")),
+        side_effects=True, differentiable=False,
+        doc="If arr[i] == compare, store value; atomically. Returns the old value.", **_a)
+builtin("atomic_exch", *_atomic_overloads(1, AnyType("D", accept=T.is_scalar_type), ("value",)), side_effects=True,
+        differentiable=False, doc="Store value in arr[i] atomically and return the old value.", **_a)
+
+builtin("len", ov(Array(D, "ndim"), ret=T.int32), ov(Vec("n", Scalar("T", ANY_SCALAR)), ret=T.int32),
+        header="array.h", category="array", differentiable=False,
+        doc="Length of the first dimension of an array, or the number of components of a vector.")
+
+C = Scalar("C", ANY_SCALAR)
+builtin("where", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond", "value_if_true", "value_if_false")),
+        header="select.h", category="control",
+        doc="value_if_true if cond is nonzero, else value_if_false. Both are evaluated.")
+builtin("select", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond", "value_if_false", "value_if_true")),
+        header="select.h", category="control",
+        doc="value_if_false if cond is zero, else value_if_true (Warp's older argument order).")
+
+del NUMERIC, Exact, IDX

@@ -1,0 +1,150 @@
+"""Vector, matrix, quaternion and transform builtins (vec.h, mat.h, quat.h, transform.h),
+with Python-scope implementations through numpy for the common ones."""
+
+import numpy as np
+
+from .. import types as T
+from ..composite import Composite
+from ..registry import FLOAT, NUMERIC, Mat, Quat, Scalar, Transform, Vec, builtin, ov, same
+
+F = Scalar("T", FLOAT)
+N = Scalar("T", NUMERIC)
+V, VF = Vec("n", N), Vec("n", F)
+V3 = Vec(3, F)
+M, MF = Mat("r", "c", N), Mat("r", "c", F)
+SQ = Mat("n", "n", F)
+Q, X = Quat(), Transform()
+
+
+def _np(x):
+    return np.asarray(x, dtype=np.float64) if isinstance(x, Composite) else x
+
+
+def _wrap(like_type, values):
+    values = np.asarray(values)
+    if values.ndim == 0:
+        return values.item()
+    if values.ndim == 2:
+        return T.matrix(values.shape, like_type)._from_numpy(values)
+    return T.vector(values.shape[0], like_type)._from_numpy(values)
+
+
+def _py(fn, result_kind=None):
+    """Python-scope implementation over numpy; the result takes the first composite's scalar type."""
+    def impl(*args):
+        like = next((a for a in args if isinstance(a, Composite)), None)
+        scalar = like._wp_scalar_type_ if like is not None else T.float32
+        out = fn(*[_np(a) for a in args])
+        if result_kind == "quat":
+            return T.quaternion(scalar)._from_numpy(out)
+        if result_kind == "transform":
+            return T.transformation(scalar)._from_numpy(out)
+        return _wrap(scalar, out)
+    return impl
+
+
+def _qmul(a, b):
+    av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
+    return np.array([*(aw * bv + bw * av + np.cross(av, bv)), aw * bw - av.dot(bv)])
+
+
+def _qrot(q, v):
+    return _qmul(_qmul(q, np.array([*v, 0.0])), np.array([-q[0], -q[1], -q[2], q[3]]))[:3]
+
+
+def _qmat(q):
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def _axis_angle(axis, angle):
+    axis = axis / np.linalg.norm(axis)
+    return np.array([*(axis * np.sin(angle / 2)), np.cos(angle / 2)])
+
+
+def _tpoint(t, p):
+    return _qrot(t[3:], p) + t[:3]
+
+
+def _tmul(a, b):
+    return np.array([*(_qrot(a[3:], b[:3]) + a[:3]), *_qmul(a[3:], b[3:])])
+
+
+def _tinv(t):
+    qi = np.array([-t[3], -t[4], -t[5], t[6]])
+    return np.array([*(-_qrot(qi, t[:3])), *qi])
+
+
+_la = dict(header="vec.h", category="vector")
+builtin("dot", ov(V, V, ret=same("T")), ov(Q, Q, ret=same("T")), python=_py(np.dot), doc="Inner product.", **_la)
+builtin("cross", ov(V3, V3, ret=V3), python=_py(np.cross), doc="Cross product of two 3D vectors.", **_la)
+builtin("length", ov(VF, ret=same("T")), ov(Q, ret=same("T")), python=_py(np.linalg.norm),
+        doc="Euclidean length. The gradient at the zero vector is chosen 0.", **_la)
+builtin("length_sq", ov(V, ret=same("T")), ov(Q, ret=same("T")), python=_py(lambda v: v.dot(v)),
+        doc="Squared Euclidean length.", **_la)
+builtin("normalize", ov(VF, ret=VF), ov(Q, ret=Q), python=_py(lambda v: v / np.linalg.norm(v) if v.any() else v),
+        doc="v / length(v); the zero vector stays zero, with gradient 0.", **_la)
+builtin("cw_mul", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(np.multiply), doc="Componentwise product.", **_la)
+builtin("cw_div", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(np.divide), doc="Componentwise quotient.", **_la)
+builtin("argmin", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmin(np.asarray(v))),
+        doc="Index of the smallest component.", **_la)
+builtin("argmax", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmax(np.asarray(v))),
+        doc="Index of the largest component.", **_la)
+
+_m = dict(header="mat.h", category="matrix")
+builtin("outer", ov(Vec("r", F), Vec("c", F), ret=Mat("r", "c", F)), python=_py(np.outer),
+        doc="Outer product a b^T.", **_m)
+builtin("transpose", ov(Mat("r", "c", N), ret=Mat("c", "r", N)), python=_py(np.transpose), doc="Transpose.", **_m)
+builtin("determinant", ov(SQ, ret=same("T")), python=_py(np.linalg.det), doc="Determinant (2x2, 3x3, 4x4).", **_m)
+builtin("inverse", ov(SQ, ret=SQ), python=_py(np.linalg.inv), doc="Matrix inverse (2x2, 3x3, 4x4).", **_m)
+builtin("trace", ov(Mat("n", "n", N), ret=same("T")), python=_py(np.trace), doc="Sum of the diagonal.", **_m)
+builtin("diag", ov(Vec("n", N), ret=Mat("n", "n", N)), python=_py(np.diag), doc="Square matrix with v on the diagonal.",
+        **_m)
+builtin("get_diag", ov(Mat("n", "n", N), ret=Vec("n", N)), python=_py(np.diag), doc="The diagonal as a vector.", **_m)
+builtin("skew", ov(V3, ret=Mat(3, 3, F)),
+        python=_py(lambda v: np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])),
+        doc="The cross-product matrix of v: skew(v) @ u == cross(v, u).", **_m)
+builtin("ddot", ov(M, M, ret=same("T")), python=_py(lambda a, b: float((a * b).sum())),
+        doc="Frobenius inner product of two matrices.", **_m)
+builtin("identity", header="mat.h", category="matrix", python=lambda n, dtype=T.float32: T.matrix((n, n), dtype)(
+        *np.eye(n).reshape(-1)), doc="identity(n, dtype): the n x n identity matrix (n and dtype are constants).")
+builtin("matrix_from_rows", header="mat.h", category="matrix",
+        doc="The matrix whose rows are the given vectors.",
+        python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs])))
+builtin("matrix_from_cols", header="mat.h", category="matrix",
+        doc="The matrix whose columns are the given vectors.",
+        python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs]).T))
+
+_q = dict(header="quat.h", category="quaternion")
+builtin("quat_identity", header="quat.h", category="quaternion", python=lambda dtype=T.float32: T.quaternion(dtype)(
+        0, 0, 0, 1), doc="quat_identity(dtype=float32): the quaternion (0, 0, 0, 1).")
+builtin("quat_from_axis_angle", ov(V3, F, ret=Q, names=("axis", "angle")), python=_py(_axis_angle, "quat"),
+        doc="Rotation of `angle` radians about `axis` (normalised first).", **_q)
+builtin("quat_rotate", ov(Q, V3, ret=V3, names=("q", "v")), python=_py(_qrot), doc="Rotate v by unit quaternion q.",
+        **_q)
+builtin("quat_rotate_inv", ov(Q, V3, ret=V3, names=("q", "v")),
+        python=_py(lambda q, v: _qrot(np.array([-q[0], -q[1], -q[2], q[3]]), v)),
+        doc="Rotate v by the inverse of unit quaternion q.", **_q)
+builtin("quat_inverse", ov(Q, ret=Q), python=_py(lambda q: np.array([-q[0], -q[1], -q[2], q[3]]), "quat"),
+        doc="Conjugate of q (the inverse of a unit quaternion).", **_q)
+builtin("quat_to_matrix", ov(Q, ret=Mat(3, 3, F)), python=_py(_qmat), doc="3x3 rotation matrix of a unit quaternion.",
+        **_q)
+builtin("quat_from_matrix", ov(Mat(3, 3, F), ret=Q), ov(Mat(4, 4, F), ret=Q),
+        doc="Unit quaternion of a rotation matrix (the upper 3x3 block of a 4x4).", **_q)
+builtin("quat_rpy", ov(F, F, F, ret=Q, names=("roll", "pitch", "yaw")), doc="Quaternion from roll, pitch, yaw.", **_q)
+builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")), doc="Spherical linear interpolation.", **_q)
+
+_t = dict(header="transform.h", category="transform")
+builtin("transform_identity", header="transform.h", category="transform",
+        python=lambda dtype=T.float32: T.transformation(dtype)(0, 0, 0, 0, 0, 0, 1),
+        doc="transform_identity(dtype=float32): no translation, no rotation.")
+builtin("transform_get_translation", ov(X, ret=V3), python=_py(lambda t: t[:3]), doc="The translation p.", **_t)
+builtin("transform_get_rotation", ov(X, ret=Q), python=_py(lambda t: t[3:], "quat"), doc="The rotation q.", **_t)
+builtin("transform_multiply", ov(X, X, ret=X), python=_py(_tmul, "transform"), doc="Composition a * b.", **_t)
+builtin("transform_point", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(_tpoint),
+        doc="Apply the transform to a point (rotation then translation).", **_t)
+builtin("transform_vector", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(lambda t, v: _qrot(t[3:], v)),
+        doc="Apply the rotation of the transform to a vector.", **_t)
+builtin("transform_inverse", ov(X, ret=X), python=_py(_tinv, "transform"), doc="The inverse transform.", **_t)

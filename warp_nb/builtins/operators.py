@@ -1,0 +1,86 @@
+"""Operators (+ - * / // % ** @, comparisons, bit operations) for scalars, vectors, matrices,
+quaternions and transforms. The C++ lives in scalar.h, vec.h, mat.h, quat.h, transform.h."""
+
+from ..registry import (ANY_SCALAR, FLOAT, INT, NUMERIC, AnyType, Mat, Quat, Scalar, Transform, Vec,
+                        builtin, ov, same)
+from .. import types as T
+
+N = Scalar("T", NUMERIC)
+F = Scalar("T", FLOAT)
+I = Scalar("T", INT)  # noqa: E741
+VN, MN = Vec("n", N), Mat("r", "c", N)
+BOOLEAN = ("bool",)
+
+
+def _vec(b):
+    return T.vector(b["n"], b["T"])
+
+
+def _mat(b):
+    return T.matrix((b["r"], b["c"]), b["T"])
+
+
+# the headers of vector, matrix, quaternion and transform overloads come in with their types
+_elementwise = dict(header="scalar.h", category="operators")
+
+builtin("add", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)),
+        ov(MN, MN, ret=Mat("r", "c", N)), ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()),
+        doc="a + b for scalars, vectors, matrices, quaternions and transforms (componentwise).", **_elementwise)
+builtin("sub", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), ov(MN, MN, ret=Mat("r", "c", N)),
+        ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()),
+        doc="a - b, componentwise for composites.", **_elementwise)
+builtin("mul",
+        ov(N, N, ret=same("T")),
+        ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
+        ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
+        ov(Mat("r", "k", F), Vec("k", F), ret=Vec("r", F)),
+        ov(Vec("k", F), Mat("k", "c", F), ret=Vec("c", F)),
+        ov(Mat("r", "k", F), Mat("k", "c", F), ret=Mat("r", "c", F)),
+        ov(Quat(), Quat(), ret=Quat()), ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
+        ov(Transform(), Transform(), ret=Transform()),
+        doc="a * b: scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
+            "quaternion (Hamilton) and transform composition. Two vectors do not multiply: use wp.dot, "
+            "wp.cw_mul or wp.outer.", **_elementwise)
+builtin("div",
+        ov(N, N, ret=same("T")),
+        ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
+        ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
+        ov(Quat(), F, ret=Quat()),
+        doc="a / b. Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
+            "zero divisor.", **_elementwise)
+builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
+        doc="a // b, rounded toward minus infinity (Python semantics). Integer division by zero gives 0.")
+builtin("mod", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
+        doc="a % b with the sign of a (C fmod / % semantics, as in Warp). Integer modulo by zero gives 0.")
+builtin("pow", ov(F, F, ret=same("T")), header="scalar.h", category="math",
+        doc="a ** b. The gradient with respect to a at a == 0 with b < 1, and with respect to b for a <= 0, "
+            "is chosen 0.")
+builtin("matmul", ov(Mat("r", "k", F), Vec("k", F), ret=Vec("r", F)),
+        ov(Vec("k", F), Mat("k", "c", F), ret=Vec("c", F)), ov(Mat("r", "k", F), Mat("k", "c", F), ret=Mat("r", "c", F)),
+        cpp="wpnb::mul", header="scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
+builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
+        ov(Quat(), ret=Quat()), doc="-x.", **_elementwise)
+builtin("pos", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
+        ov(Quat(), ret=Quat()), doc="+x.", **_elementwise)
+
+_any = AnyType("A")
+for _name, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")):
+    builtin(_name, ov(N, N, ret=T.bool), header="scalar.h", category="comparison", differentiable=False,
+            doc=f"a {_sym} b for scalars.")
+builtin("eq", ov(Scalar("T", ANY_SCALAR), Scalar("T", ANY_SCALAR), ret=T.bool), ov(_any, _any, ret=T.bool),
+        header="scalar.h", category="comparison", differentiable=False, doc="a == b (composites: every component).")
+builtin("ne", ov(Scalar("T", ANY_SCALAR), Scalar("T", ANY_SCALAR), ret=T.bool), ov(_any, _any, ret=T.bool),
+        header="scalar.h", category="comparison", differentiable=False, doc="a != b (composites: any component).")
+
+IB = Scalar("T", INT + BOOLEAN)
+for _name, _sym in (("bit_and", "&"), ("bit_or", "|"), ("bit_xor", "^")):
+    builtin(_name, ov(IB, IB, ret=same("T")), header="scalar.h", category="operators", differentiable=False,
+            doc=f"a {_sym} b for integers and bools.")
+builtin("lshift", ov(I, I, ret=same("T")), header="scalar.h", category="operators", differentiable=False,
+        doc="a << b (shifting by a negative count or the bit width or more gives 0).")
+builtin("rshift", ov(I, I, ret=same("T")), header="scalar.h", category="operators", differentiable=False,
+        doc="a >> b (arithmetic for signed types).")
+builtin("invert", ov(I, ret=same("T")), header="scalar.h", category="operators", differentiable=False, doc="~a.")
+builtin("logical_not", ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="scalar.h", category="operators",
+        differentiable=False, doc="not x: True when x is zero or False.")
+

@@ -1,0 +1,91 @@
+"""Scalar math builtins (scalar.h), with the vector overloads of the componentwise ones
+(vec.h). Each declaration carries a Python-scope implementation so `wp.sin(0.5)` also works
+outside kernels."""
+
+import math
+
+import numpy as np
+
+from ..composite import Composite
+from ..registry import ANY_SCALAR, FLOAT, NUMERIC, Quat, Scalar, Vec, builtin, ov, same
+from .. import types as T
+
+F = Scalar("T", FLOAT)
+N = Scalar("T", NUMERIC)
+
+
+def _py(fn_scalar, fn_array=None):
+    """Python-scope implementation: scalars through `fn_scalar`, composites componentwise."""
+    def impl(*args):
+        if any(isinstance(a, Composite) for a in args):
+            like = next(a for a in args if isinstance(a, Composite))
+            out = (fn_array or np.vectorize(fn_scalar))(*[np.asarray(a) if isinstance(a, Composite) else a
+                                                          for a in args])
+            return type(like)._from_numpy(out) if np.ndim(out) else out.item()
+        return fn_scalar(*[getattr(a, "value", a) for a in args])
+    return impl
+
+
+def _float_fn(name, doc, fn):
+    builtin(name, ov(F, ret=same("T"), names=("x",)), header="scalar.h", category="math", doc=doc, python=_py(fn))
+
+
+_float_fn("sqrt", "Square root. Gradient at 0 chosen 0 (the true derivative is infinite).", math.sqrt)
+_float_fn("cbrt", "Cube root (real, odd). Gradient at 0 chosen 0.", lambda x: math.copysign(abs(x) ** (1 / 3), x))
+_float_fn("exp", "e ** x.", math.exp)
+_float_fn("log", "Natural logarithm.", math.log)
+_float_fn("log2", "Base-2 logarithm.", math.log2)
+_float_fn("log10", "Base-10 logarithm.", math.log10)
+_float_fn("sin", "Sine (radians).", math.sin)
+_float_fn("cos", "Cosine (radians).", math.cos)
+_float_fn("tan", "Tangent (radians).", math.tan)
+_float_fn("asin", "Arc sine. Gradient at |x| >= 1 chosen 0.", math.asin)
+_float_fn("acos", "Arc cosine. Gradient at |x| >= 1 chosen 0.", math.acos)
+_float_fn("atan", "Arc tangent.", math.atan)
+_float_fn("sinh", "Hyperbolic sine.", math.sinh)
+_float_fn("cosh", "Hyperbolic cosine.", math.cosh)
+_float_fn("tanh", "Hyperbolic tangent.", math.tanh)
+_float_fn("erf", "Error function.", math.erf)
+_float_fn("degrees", "Radians to degrees.", math.degrees)
+_float_fn("radians", "Degrees to radians.", math.radians)
+_float_fn("floor", "Largest integer value not greater than x. Gradient 0.", lambda x: float(math.floor(x)))
+_float_fn("ceil", "Smallest integer value not less than x. Gradient 0.", lambda x: float(math.ceil(x)))
+_float_fn("trunc", "x rounded toward zero. Gradient 0.", lambda x: float(math.trunc(x)))
+_float_fn("round", "x rounded to the nearest integer, halfway cases away from zero. Gradient 0.",
+          lambda x: float(math.floor(abs(x) + 0.5)) * (1.0 if x >= 0 else -1.0))
+_float_fn("rint", "x rounded to the nearest integer, halfway cases to even. Gradient 0.", lambda x: float(round(x)))
+_float_fn("frac", "x - trunc(x) (keeps the sign of x). Gradient 1.", lambda x: x - math.trunc(x))
+builtin("step", ov(F, ret=same("T")), header="scalar.h", category="math", python=_py(lambda x: 1.0 if x < 0 else 0.0),
+        doc="1 if x < 0 else 0 (Warp's definition). Gradient 0.")
+builtin("nonzero", ov(N, ret=same("T")), header="scalar.h", category="math",
+        python=_py(lambda x: type(x)(x != 0)), doc="1 if x != 0 else 0. Gradient 0.")
+builtin("atan2", ov(F, F, ret=same("T"), names=("y", "x")), header="scalar.h", category="math", python=_py(math.atan2),
+        doc="Angle of the point (x, y) in [-pi, pi]. Gradient at (0, 0) chosen 0.")
+builtin("smoothstep", ov(F, F, F, ret=same("T"), names=("a", "b", "x")), header="scalar.h", category="math",
+        doc="Hermite interpolation: 0 below a, 1 above b, u^2 (3 - 2u) with u = (x - a) / (b - a) between.",
+        python=_py(lambda a, b, x: (lambda u: u * u * (3 - 2 * u))(min(max((x - a) / (b - a), 0.0), 1.0))))
+
+_vF = Vec("n", F)
+_vN = Vec("n", N)
+builtin("abs", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h", category="math", python=_py(abs),
+        doc="|x| (componentwise for vectors). The gradient at 0 is +1, as in Warp.")
+builtin("sign", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h", category="math",
+        python=_py(lambda x: type(x)(-1 if x < 0 else 1)), doc="-1 if x < 0 else 1 (so sign(0) = 1). Gradient 0.")
+builtin("min", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
+        header="scalar.h", category="math", python=_py(min, np.minimum),
+        doc="The smaller of a and b (componentwise for vectors), or the smallest component of one vector. "
+            "On a tie the gradient goes to b.")
+builtin("max", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
+        header="scalar.h", category="math", python=_py(max, np.maximum),
+        doc="The larger of a and b (componentwise for vectors), or the largest component of one vector. "
+            "On a tie the gradient goes to b.")
+builtin("clamp", ov(N, N, N, ret=same("T"), names=("x", "low", "high")), header="scalar.h", category="math",
+        python=_py(lambda x, lo, hi: min(max(x, lo), hi)),
+        doc="x limited to [low, high]. At x == low or x == high the gradient goes to x.")
+builtin("lerp", ov(F, F, F, ret=same("T"), names=("a", "b", "t")), ov(_vF, _vF, F, ret=Vec("n", F)),
+        ov(Quat(), Quat(), F, ret=Quat()), header="scalar.h", category="math",
+        python=_py(lambda a, b, t: a * (1 - t) + b * t, lambda a, b, t: a * (1 - t) + b * t),
+        doc="Linear interpolation a * (1 - t) + b * t.")
+for _name, _fn in (("isnan", math.isnan), ("isinf", math.isinf), ("isfinite", math.isfinite)):
+    builtin(_name, ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="scalar.h", category="math",
+            differentiable=False, python=_py(_fn), doc=f"Whether x is {_name[2:]} (always False/True for integers).")

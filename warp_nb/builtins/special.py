@@ -1,0 +1,12 @@
+"""Builtins whose typing is not a fixed signature: the typechecker handles each of these by
+name (see typecheck's special forms). Declared here for documentation, stubs and `wp.<name>`."""
+
+from ..registry import builtin
+
+_s = dict(header="prelude.h", category="special")
+builtin("tid", doc="The index of this thread: an int for 1-D launches; unpack `i, j = wp.tid()` for 2-D, up to 4-D.",
+        differentiable=False, **_s)
+builtin("printf", doc='printf-style output from a kernel: wp.printf("%d %f\\n", i, x).', side_effects=True,
+        differentiable=False, **_s)
+builtin("static", doc="wp.static(expr): evaluate a Python expression once, when the kernel is compiled.",
+        differentiable=False, python=lambda value: value, **_s)

@@ -1,0 +1,68 @@
+"""Errors a user sees, each pointing at the user's own source: file or cell, line, the line's
+text and a caret under the construct. Every pipeline stage raises these; nothing here knows
+about the stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A place in the user's source: file (or notebook cell name), 1-based line, 0-based columns."""
+
+    file: str
+    line: int
+    col: int = 0
+    end_col: int | None = None
+    text: str = ""  # the source line, so messages do not depend on the file still existing
+
+    def __str__(self):
+        return f"{self.file}:{self.line}"
+
+
+class KernelError(Exception):
+    """An error in kernel or function source, raised before any C++ is compiled when possible."""
+
+    def __init__(self, message: str, loc: Loc | None = None, function: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.function = function
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        if self.loc is None:
+            return self.message
+        where = f"{self.loc.file}, line {self.loc.line}"
+        if self.function:
+            where += f", in {self.function}"
+        lines = [f"{self.message}", f"  ({where})"]
+        if self.loc.text:
+            stripped = self.loc.text.rstrip()
+            indent = len(stripped) - len(stripped.lstrip())
+            lines.append("    " + stripped.lstrip())
+            col = max(self.loc.col - indent, 0)
+            end = self.loc.end_col if self.loc.end_col and self.loc.end_col > self.loc.col else self.loc.col + 1
+            width = max(min(end, len(stripped)) - self.loc.col, 1)
+            lines.append("    " + " " * col + "^" * width)
+        return "\n".join(lines)
+
+
+class KernelSyntaxError(KernelError):
+    """Python that kernels do not support (comprehensions, exceptions, classes, ...)."""
+
+
+class KernelNameError(KernelError, NameError):
+    """A name that is not a local variable, argument, builtin, function, struct or constant."""
+
+
+class KernelTypeError(KernelError, TypeError):
+    """Types that do not fit: no overload for these arguments, a variable that changes type ..."""
+
+
+class KernelCompileError(KernelError):
+    """The C++ compiler refused the generated code; mapped back to the user's line when possible."""
+
+
+class CompilerNotFoundError(RuntimeError):
+    """No C++ compiler on this machine."""
