@@ -81,9 +81,10 @@ def test_nvrtc_compiles_all_headers():
 
 @pytest.mark.needs_nvrtc
 def test_nvrtc_scalar_and_random_kernel():
-    """Device code that calls scalar builtins (every float width, ints, half) and the RNG compiles."""
+    """Device code that calls scalar builtins (every float width, ints, half), the RNG, the
+    samplers and noise (instantiating their templates) compiles."""
     _skip_without_nvrtc()
-    headers = [h for h in ("scalar.h", "random.h") if (NATIVE_DIR / h).exists()]
+    headers = [h for h in ("scalar.h", "random.h", "random_sample.h", "noise.h") if (NATIVE_DIR / h).exists()]
     source = "".join(f'#include "{h}"\n' for h in headers) + r"""
 namespace w = wpnb;
 extern "C" __global__ void wpnb_scalar_kernel(float* f, double* d, int* i, unsigned short* h, unsigned* u) {
@@ -107,10 +108,23 @@ extern "C" __global__ void wpnb_scalar_kernel(float* f, double* d, int* i, unsig
 #else
     u[t] = 0u;
 #endif
+#ifdef WPNB_HAVE_NOISE
+    unsigned s2 = w::rand_init(7, t);
+    w::vec_t<3, float> p = w::sample_unit_sphere(s2), q = w::sample_unit_cube(s2);
+    w::vec_t<2, float> b = w::sample_triangle(s2);
+    w::vec_t<4, float> p4(p.c[0], p.c[1], p.c[2], b.c[0]), a4;
+    w::vec_t<3, float> c3 = w::curlnoise(s2, q, 3u, 2.0f, 0.5f), a3;
+    unsigned us = 0u, uo = 0u; float al = 0.0f, ag = 0.0f;
+    w::adj_curlnoise(s2, p, 2u, 2.0f, 0.5f, us, a3, uo, al, ag, c3);
+    w::adj_noise(s2, p4, us, a4, 1.0f);
+    f[t] += w::noise(s2, p) + w::pnoise(s2, p4, 2, 3, 4, 5) + w::noise(s2, b.c[1]) + a3.c[0] + a4.c[3];
+#endif
 }
 """
     if "random.h" in headers:
         source = "#define WPNB_HAVE_RANDOM 1\n" + source
+    if "noise.h" in headers and "random_sample.h" in headers:
+        source = "#define WPNB_HAVE_NOISE 1\n" + source
     ok, out = nvrtc_util.compile_to_ptx(source, name="scalar_kernel.cu")
     assert ok, out
     assert "wpnb_scalar_kernel" in out

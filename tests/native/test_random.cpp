@@ -1,6 +1,7 @@
-// Tests for native/random.h and native/random_sample.h: determinism, distinct streams per
+// Tests for native/random.h, native/random_sample.h and native/noise.h: determinism, distinct streams per
 // seed and offset, ranges, means and variances within 5-6 standard errors, chi-square
-// goodness of fit for integers and Poisson counts, and the geometry of the shape samplers.
+// goodness of fit for integers and Poisson counts, the geometry of the shape samplers, and
+// noise gradients / Hessians / curl Jacobians against central differences in float64.
 // Exit status 0 when everything passes; prints each failure.
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "random.h"
 #if __has_include("vec.h")
 #include "random_sample.h"
+#include "noise.h"
 #define HAVE_SAMPLERS 1
 #endif
 
@@ -232,6 +234,147 @@ static void test_samplers() {
     CHECK(neg_z == 0, "sample_unit_hemisphere gave %d points with z < 0", neg_z);
     CHECK(std::fabs(sz2 / N - 1.0 / 3.0) < 0.004, "sample_unit_sphere_surface E[z^2] = %g", sz2 / N);
 }
+
+// Central-difference gradient of noise_eval<N, double> (value or one gradient component).
+template <int N> static double noise_at(uint32 seed, const double* x, const int32* per, int comp) {
+    double g[N];
+    const double v = noise_eval<N, double>(seed, x, per, g, nullptr);
+    return comp < 0 ? v : g[comp];
+}
+
+template <int N> static void test_noise_dim() {
+    uint32 r = rand_init(600 + N);
+    const int32 per[4] = {3, 4, 5, 2};
+    int bad_grad = 0, bad_hess = 0, bad_zero = 0, bad_period = 0, bad_f32 = 0;
+    double worst_g = 0, worst_h = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        const uint32 seed = randu(r);
+        const int32* pp = (trial & 1) ? per : nullptr;
+        double x[N];
+        for (int i = 0; i < N; ++i) x[i] = double(randf(r, -20.0f, 20.0f));
+        double g[N], h[N * N];
+        noise_eval<N, double>(seed, x, pp, g, h);
+        for (int j = 0; j < N; ++j) {
+            double xp[N], xm[N];
+            for (int i = 0; i < N; ++i) xp[i] = xm[i] = x[i];
+            const double e = 1e-6;
+            xp[j] += e; xm[j] -= e;
+            const double fd = (noise_at<N>(seed, xp, pp, -1) - noise_at<N>(seed, xm, pp, -1)) / (2 * e);
+            worst_g = std::max(worst_g, std::fabs(fd - g[j]));
+            bad_grad += std::fabs(fd - g[j]) > 1e-7;
+            for (int k = 0; k < N; ++k) {
+                const double fdh = (noise_at<N>(seed, xp, pp, k) - noise_at<N>(seed, xm, pp, k)) / (2 * e);
+                worst_h = std::max(worst_h, std::fabs(fdh - h[k * N + j]));
+                bad_hess += std::fabs(fdh - h[k * N + j]) > 1e-5 || std::fabs(h[j * N + k] - h[k * N + j]) > 1e-12;
+            }
+        }
+        // lattice points are zeros; periodic fields repeat after one period along each axis
+        double lat[N], shifted[N];
+        for (int i = 0; i < N; ++i) { lat[i] = std::floor(x[i]); shifted[i] = x[i] + per[i] * (1 + trial % 3) * ((trial & 2) ? -1 : 1); }
+        bad_zero += std::fabs(noise_eval<N, double>(seed, lat, pp, nullptr, nullptr)) > 1e-12;
+        bad_period += std::fabs(noise_eval<N, double>(seed, shifted, per, nullptr, nullptr) -
+                                noise_eval<N, double>(seed, x, per, nullptr, nullptr)) > 1e-9;
+        // float32 builtins and adjoints agree with the float64 core
+        float32 xf[N]; double xd[N], gd[N];
+        for (int i = 0; i < N; ++i) { xf[i] = float32(x[i]); xd[i] = xf[i]; }
+        const double vd = noise_eval<N, double>(seed, xd, nullptr, gd, nullptr);
+        const double vpd = noise_eval<N, double>(seed, xd, per, nullptr, nullptr);
+        float32 v, vp, adj[N];
+        for (int i = 0; i < N; ++i) adj[i] = 0.5f;
+        if constexpr (N == 1) {
+            v = noise(seed, xf[0]); vp = pnoise(seed, xf[0], per[0]);
+            uint32 as = 0; adj_noise(seed, xf[0], as, adj[0], 2.0f);
+        } else {
+            vec_t<N, float32> xv, av;
+            for (int i = 0; i < N; ++i) { xv.c[i] = xf[i]; av.c[i] = 0.5f; }
+            v = noise(seed, xv);
+            if constexpr (N == 2) vp = pnoise(seed, xv, per[0], per[1]);
+            if constexpr (N == 3) vp = pnoise(seed, xv, per[0], per[1], per[2]);
+            if constexpr (N == 4) vp = pnoise(seed, xv, per[0], per[1], per[2], per[3]);
+            uint32 as = 0; adj_noise(seed, xv, as, av, 2.0f);
+            for (int i = 0; i < N; ++i) adj[i] = av.c[i];
+        }
+        bad_f32 += std::fabs(v - vd) > 1e-5 || std::fabs(vp - vpd) > 1e-5;
+        for (int i = 0; i < N; ++i) bad_f32 += std::fabs(adj[i] - (0.5 + 2.0 * gd[i])) > 1e-4;
+    }
+    CHECK(bad_grad == 0, "noise %dD gradient vs central difference: %d bad (worst %g)", N, bad_grad, worst_g);
+    CHECK(bad_hess == 0, "noise %dD Hessian vs central difference: %d bad (worst %g)", N, bad_hess, worst_h);
+    CHECK(bad_zero == 0 && bad_period == 0, "noise %dD: %d nonzero lattice values, %d broken periods", N, bad_zero, bad_period);
+    CHECK(bad_f32 == 0, "noise %dD float32 builtins / adjoints disagree with float64 in %d cases", N, bad_f32);
+
+    // centred on zero, bounded, and different states give different fields
+    uint32 s2 = rand_init(4);
+    double sum = 0, mx = 0; int same = 0;
+    for (int i = 0; i < 20000; ++i) {
+        double y[N];
+        for (int k = 0; k < N; ++k) y[k] = double(randf(s2, -100.0f, 100.0f));
+        const double a = noise_eval<N, double>(11u, y, nullptr, nullptr, nullptr);
+        same += a == noise_eval<N, double>(12u, y, nullptr, nullptr, nullptr);
+        sum += a; mx = std::max(mx, std::fabs(a));
+    }
+    CHECK(std::fabs(sum / 20000) < 0.02 && mx < 1.0 && mx > 0.2 && same < 20,
+          "noise %dD: mean %g, max |value| %g, %d equal values for two states", N, sum / 20000, mx, same);
+}
+
+template <int N, int R> static void test_curl_dim() {
+    uint32 r = rand_init(700 + N);
+    int bad = 0, bad_div = 0, bad_f32 = 0;
+    double worst = 0, worst_div = 0;
+    for (int trial = 0; trial < 100; ++trial) {
+        const uint32 seed = randu(r);
+        const uint32 oct = 1 + trial % 3;
+        double x[N];
+        for (int i = 0; i < N; ++i) x[i] = double(randf(r, -5.0f, 5.0f));
+        double out[R], jac[R * N];
+        noise_curl<N, double>(seed, x, oct, 2.0, 0.5, out, jac);
+        double div = 0;
+        for (int k = 0; k < N; ++k) {
+            double xp[N], xm[N], op[R], om[R];
+            for (int i = 0; i < N; ++i) xp[i] = xm[i] = x[i];
+            xp[k] += 1e-6; xm[k] -= 1e-6;
+            noise_curl<N, double>(seed, xp, oct, 2.0, 0.5, op, nullptr);
+            noise_curl<N, double>(seed, xm, oct, 2.0, 0.5, om, nullptr);
+            for (int q = 0; q < R; ++q) {
+                const double fd = (op[q] - om[q]) / 2e-6;
+                worst = std::max(worst, std::fabs(fd - jac[q * N + k]));
+                bad += std::fabs(fd - jac[q * N + k]) > 1e-5 * (1 + std::fabs(fd));
+            }
+            if (k < R) div += jac[k * N + k];
+        }
+        worst_div = std::max(worst_div, std::fabs(div));
+        bad_div += std::fabs(div) > 1e-9;
+        vec_t<N, float32> xv, ax; vec_t<R, float32> w;
+        for (int i = 0; i < N; ++i) xv.c[i] = float32(x[i]);
+        for (int q = 0; q < R; ++q) w.c[q] = float32(q + 1);
+        const vec_t<R, float32> cv = curlnoise(seed, xv, oct, 2.0f, 0.5f);
+        double xd[N], od[R], jd[R * N];
+        for (int i = 0; i < N; ++i) xd[i] = xv.c[i];
+        noise_curl<N, double>(seed, xd, oct, 2.0, 0.5, od, jd);
+        uint32 as = 0, ao = 0; float32 al = 0, ag = 0;
+        adj_curlnoise(seed, xv, oct, 2.0f, 0.5f, as, ax, ao, al, ag, w);
+        for (int q = 0; q < R; ++q) bad_f32 += std::fabs(cv.c[q] - od[q]) > 1e-4 * (1 + std::fabs(od[q]));
+        for (int k = 0; k < N; ++k) {
+            double want = 0;
+            for (int q = 0; q < R; ++q) want += jd[q * N + k] * (q + 1);
+            bad_f32 += std::fabs(ax.c[k] - want) > 1e-3 * (1 + std::fabs(want));
+        }
+    }
+    CHECK(bad == 0, "curlnoise %dD Jacobian vs central difference: %d bad (worst %g)", N, bad, worst);
+    CHECK(bad_div == 0, "curlnoise %dD divergence not zero: worst %g", N, worst_div);
+    CHECK(bad_f32 == 0, "curlnoise %dD float32 value / adjoint disagree with float64 in %d cases", N, bad_f32);
+    vec_t<N, float32> x0; x0.c[0] = 0.3f;
+    const vec_t<R, float32> z = curlnoise(5u, x0, 0u, 2.0f, 0.5f);
+    bool zero = true; for (int q = 0; q < R; ++q) zero = zero && z.c[q] == 0.0f;
+    CHECK(zero, "curlnoise with 0 octaves is not zero");
+}
+
+static void test_noise() {
+    test_noise_dim<1>(); test_noise_dim<2>(); test_noise_dim<3>(); test_noise_dim<4>();
+    test_curl_dim<2, 2>(); test_curl_dim<3, 3>(); test_curl_dim<4, 3>();
+    uint32 s = rand_init(1), before = s;
+    (void)noise(s, 0.5f); (void)noise(s, vec_t<3, float32>(0.1f, 0.2f, 0.3f));
+    CHECK(s == before, "noise must not advance the state");
+}
 #endif
 
 int main() {
@@ -241,8 +384,9 @@ int main() {
     test_poisson();
 #ifdef HAVE_SAMPLERS
     test_samplers();
+    test_noise();
 #else
-    std::printf("note: vec.h not found, shape samplers not tested\n");
+    std::printf("note: vec.h not found, shape samplers and noise not tested\n");
 #endif
     std::printf("test_random: %d checks, %d failures\n", g_checks, g_fail);
     return g_fail == 0 ? 0 : 1;
