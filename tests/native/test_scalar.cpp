@@ -147,6 +147,13 @@ static void test_binary() {
     CHECK(float(wpnb::add(half(1.5f), half(2.25f))) == 3.75f && float(wpnb::mul(half(3.0f), half(-0.5f))) == -1.5f,
           "half arithmetic");
     CHECK(float(wpnb::div(half(1.0f), half(3.0f))) == float(half(1.0f / 3.0f)), "half division rounds once");
+    CHECK(float(wpnb::mod(half(-5.5f), half(2.0f))) == -1.5f && float(wpnb::floordiv(half(-5.5f), half(2.0f))) == -3.0f,
+          "half mod / floordiv");
+    CHECK(float(wpnb::min(half(1.0f), half(-2.0f))) == -2.0f && float(wpnb::max(half(1.0f), half(-2.0f))) == 1.0f &&
+          float(wpnb::clamp(half(7.0f), half(0.0f), half(3.0f))) == 3.0f && float(wpnb::step(half(-1.0f))) == 1.0f,
+          "half min / max / clamp / step");
+    CHECK(wpnb::lt(half(1.0f), half(2.0f)) && wpnb::eq(true, true) && wpnb::bit_xor(true, false) && !wpnb::bit_and(true, false),
+          "half comparisons, bool ops");
 
     // ternary: clamp, lerp, smoothstep with central differences on each argument
     typedef double (*T64)(double, double, double);
