@@ -16,24 +16,25 @@
 #endif
 
 // C library entry points the CPU build needs, declared by hand instead of including
-// <math.h>/<stdio.h>. Under NVRTC the same names are device builtins.
+// <math.h>/<stdio.h> (noexcept, as glibc declares them, so either may come first).
+// Under NVRTC the same names are device builtins.
 #ifdef WPNB_CPU
 extern "C" {
-float sqrtf(float); double sqrt(double); float cbrtf(float); double cbrt(double);
-float expf(float); double exp(double); float logf(float); double log(double);
-float log2f(float); double log2(double); float log10f(float); double log10(double);
-float powf(float, float); double pow(double, double);
-float sinf(float); double sin(double); float cosf(float); double cos(double);
-float tanf(float); double tan(double); float asinf(float); double asin(double);
-float acosf(float); double acos(double); float atanf(float); double atan(double);
-float atan2f(float, float); double atan2(double, double);
-float sinhf(float); double sinh(double); float coshf(float); double cosh(double);
-float tanhf(float); double tanh(double); float erff(float); double erf(double);
-float floorf(float); double floor(double); float ceilf(float); double ceil(double);
-float roundf(float); double round(double); float truncf(float); double trunc(double);
-float rintf(float); double rint(double); float fmodf(float, float); double fmod(double, double);
-float fabsf(float); double fabs(double);
-int printf(const char*, ...);
+float sqrtf(float) noexcept; double sqrt(double) noexcept; float cbrtf(float) noexcept; double cbrt(double) noexcept;
+float expf(float) noexcept; double exp(double) noexcept; float logf(float) noexcept; double log(double) noexcept;
+float log2f(float) noexcept; double log2(double) noexcept; float log10f(float) noexcept; double log10(double) noexcept;
+float powf(float, float) noexcept; double pow(double, double) noexcept;
+float sinf(float) noexcept; double sin(double) noexcept; float cosf(float) noexcept; double cos(double) noexcept;
+float tanf(float) noexcept; double tan(double) noexcept; float asinf(float) noexcept; double asin(double) noexcept;
+float acosf(float) noexcept; double acos(double) noexcept; float atanf(float) noexcept; double atan(double) noexcept;
+float atan2f(float, float) noexcept; double atan2(double, double) noexcept;
+float sinhf(float) noexcept; double sinh(double) noexcept; float coshf(float) noexcept; double cosh(double) noexcept;
+float tanhf(float) noexcept; double tanh(double) noexcept; float erff(float) noexcept; double erf(double) noexcept;
+float floorf(float) noexcept; double floor(double) noexcept; float ceilf(float) noexcept; double ceil(double) noexcept;
+float roundf(float) noexcept; double round(double) noexcept; float truncf(float) noexcept; double trunc(double) noexcept;
+float rintf(float) noexcept; double rint(double) noexcept; float fmodf(float, float) noexcept; double fmod(double, double) noexcept;
+float fabsf(float) noexcept; double fabs(double) noexcept;
+int printf(const char*, ...);  // glibc declares printf without noexcept
 }
 #endif
 
