@@ -131,10 +131,13 @@ def setup():
     if _import_error is not None:
         raise _import_error
     cache = os.environ.get("BENCH_KERNEL_CACHE")
-    if cache:
-        wp.config.kernel_cache_dir = cache
-    wp.config.quiet = True
-    wp.init()
+    config = getattr(wp, "config", None)  # tolerated missing: warp_nb also reads WARP_NB_CACHE_DIR
+    if config is not None:
+        if cache:
+            config.kernel_cache_dir = cache
+        config.quiet = True
+    if hasattr(wp, "init"):
+        wp.init()
     meta = {"version": getattr(wp, "__version__", "?"), "module": MODULE,
             "module_file": getattr(wp, "__file__", None), "threads": 1}
     return meta

@@ -299,7 +299,7 @@ def main():
         sys.exit(1 if err else 0)
 
     workloads = parse_list(args.only, list(common.WORKLOADS)) or list(common.WORKLOADS)
-    frameworks = parse_list(args.frameworks, FRAMEWORKS, ALIASES) or list(FRAMEWORKS)
+    frameworks = sorted(parse_list(args.frameworks, FRAMEWORKS, ALIASES) or FRAMEWORKS, key=FRAMEWORKS.index)
     t_start = time.time()
     venv_error = None
     if any(WORKERS[f][0] == "venv" for f in frameworks):
