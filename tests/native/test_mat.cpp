@@ -171,9 +171,9 @@ static void test_layout_and_constructors() {
         check2<M32>("adj_matrix_from_cols", [](const V3& x, const V3& y) { return matrix_from_cols(x, y); },
                     [](const V3& x, const V3& y, V3& gx, V3& gy, const M32& w) { adj_matrix_from_cols(x, y, gx, gy, w); },
                     random_of<V3>(), random_of<V3>());
-        check3<M33>("adj_matrix_from_cols(3)", [](const V3& x, const V3& y, const V3& z) { return matrix_from_cols(x, y, z); },
-                    [](const V3& x, const V3& y, const V3& z, V3& gx, V3& gy, V3& gz, const M33& w) {
-                        adj_matrix_from_cols(x, y, z, gx, gy, gz, w); }, random_of<V3>(), random_of<V3>(), random_of<V3>());
+        check3<M33>("adj_matrix_from_cols(3)", [](const V3& x, const V3& y, const V3& c3v) { return matrix_from_cols(x, y, c3v); },
+                    [](const V3& x, const V3& y, const V3& c3v, V3& gx, V3& gy, V3& gz, const M33& w) {
+                        adj_matrix_from_cols(x, y, c3v, gx, gy, gz, w); }, random_of<V3>(), random_of<V3>(), random_of<V3>());
         const M22 w = random_of<M22>();
         mat22f gu(1.f);
         adj_mat_t(mat22f(1.f), gu, w);
