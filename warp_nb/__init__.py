@@ -1,0 +1,60 @@
+"""warp_nb: a notebook-first, Warp-compatible kernel language.
+
+    import warp_nb as wp
+
+    @wp.kernel
+    def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = a * x[i] + y[i]
+
+    wp.launch(saxpy, dim=n, inputs=[2.0, x, y])
+"""
+
+import math as _math
+
+from . import builtins as _builtins  # noqa: F401  (fills the registry)
+from . import config, types  # noqa: F401
+from .arrays import (  # noqa: F401
+    array, array1d, array2d, array3d, array4d, clone, copy, empty, empty_like, from_numpy, full, full_like, ones,
+    ones_like, zeros, zeros_like,
+)
+from .devices import (  # noqa: F401
+    Device, DeviceError, ScopedDevice, get_cuda_device_count, get_cuda_devices, get_device, get_devices,
+    get_preferred_device, is_cuda_available, is_device_available, set_device, synchronize, synchronize_device,
+)
+from .errors import (  # noqa: F401
+    CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
+)
+from .kernel import Function, Kernel, force_load, func, kernel, load_module  # noqa: F401
+from .launch import launch  # noqa: F401
+from .registry import BUILTINS as _BUILTINS
+from .structs import struct  # noqa: F401
+from .types import *  # noqa: F401,F403
+from .types import bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
+from .types import matrix, quaternion, transformation, vector  # noqa: F401
+from .utils import ScopedTimer, constant  # noqa: F401
+
+__version__ = "0.1.0"
+
+for _name, _builtin in _BUILTINS.items():
+    if _builtin.export and _name not in globals():
+        globals()[_name] = _builtin
+
+pi = _math.pi
+half_pi = _math.pi / 2
+tau = 2 * _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+phi = (1 + 5 ** 0.5) / 2
+ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _math.log(10)
+
+
+def init():
+    """Kept for Warp compatibility: warp_nb initialises itself on first use."""
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext warp_nb`: the notebook magics."""
+    from .magics import load_ipython_extension as load
+    load(ipython)

@@ -1,0 +1,1 @@
+"""warp_nb.kernels"""

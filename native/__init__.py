@@ -1,0 +1,1 @@
+"""The native headers (package data): found through this package's __path__."""

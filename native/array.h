@@ -1,0 +1,147 @@
+// array.h: array_t<T, N>, the kernel-side view of a wp.array (data and grad pointers, shape
+// and byte strides), element access, sub-array views, and the debug-mode bounds checks that
+// report the first out-of-bounds access to Python instead of touching memory.
+#pragma once
+#include "prelude.h"
+
+namespace wpnb {
+
+// Layout matches the descriptor Python packs for an array argument: data, grad, shape[N], strides[N].
+template <typename T, int N>
+struct array_t {
+    T* data;
+    T* grad;
+    int64 shape[N];
+    int64 strides[N];  // in bytes
+};
+
+// Launch bounds shared by every kernel entry point: the launch shape, its rank and total size.
+struct launch_t {
+    int64 shape[4];
+    int32 ndim;
+    int32 pad;
+    int64 size;
+};
+
+// What the first failing debug check of a launch records (read from Python after the launch).
+struct debug_state_t {
+    int32 failed;    // 0, or 1 once a check failed
+    int32 loc;       // index into the kernel's table of checked source locations
+    int32 axis;      // the axis whose index was out of bounds (-1 for an assert)
+    int32 pad;
+    int64 index[4];  // the indices of the failing access
+    int64 shape[4];  // the shape of the array
+};
+
+#if defined(WPNB_DEBUG) && WPNB_DEBUG
+extern "C" debug_state_t wpnb_debug_state;
+#endif
+
+// Byte offset of element (i...) from strides (no checks).
+template <typename T, int N>
+WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i) { return i * a.strides[0]; }
+template <typename T, int N>
+WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i, int64 j) { return i * a.strides[0] + j * a.strides[1]; }
+template <typename T, int N>
+WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i, int64 j, int64 k) {
+    return i * a.strides[0] + j * a.strides[1] + k * a.strides[2];
+}
+template <typename T, int N>
+WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i, int64 j, int64 k, int64 l) {
+    return i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + l * a.strides[3];
+}
+
+// Reference to element (i...) of a; the number of indices must equal N (the compiler checks).
+template <typename T, int N, typename... I>
+WPNB_FN T& index(const array_t<T, N>& a, I... i) {
+    static_assert(sizeof...(I) == N, "index needs one index per dimension");
+    return *(T*)((char*)a.data + byte_offset(a, int64(i)...));
+}
+
+// Reference to the gradient of element (i...) (arrays without a gradient are never passed here).
+template <typename T, int N, typename... I>
+WPNB_FN T& index_grad(const array_t<T, N>& a, I... i) {
+    return *(T*)((char*)a.grad + byte_offset(a, int64(i)...));
+}
+
+template <typename T, int N, typename... I>
+WPNB_FN T load(const array_t<T, N>& a, I... i) { return index(a, i...); }
+
+template <typename T, int N, typename... I>
+WPNB_FN void store(const array_t<T, N>& a, T value, I... i) { index(a, i...) = value; }
+
+// The sub-array a[i] (first index fixed): rank N-1, same strides for the rest.
+template <typename T, int N>
+WPNB_FN array_t<T, N - 1> view(const array_t<T, N>& a, int64 i) {
+    array_t<T, N - 1> r;
+    r.data = (T*)((char*)a.data + i * a.strides[0]);
+    r.grad = a.grad ? (T*)((char*)a.grad + i * a.strides[0]) : (T*)0;
+    for (int d = 1; d < N; ++d) { r.shape[d - 1] = a.shape[d]; r.strides[d - 1] = a.strides[d]; }
+    return r;
+}
+template <typename T, int N>
+WPNB_FN array_t<T, N - 2> view(const array_t<T, N>& a, int64 i, int64 j) { return view(view(a, i), j); }
+template <typename T, int N>
+WPNB_FN array_t<T, N - 3> view(const array_t<T, N>& a, int64 i, int64 j, int64 k) { return view(view(view(a, i), j), k); }
+
+// len(a): the size of the first dimension.
+template <typename T, int N> WPNB_FN int32 len(const array_t<T, N>& a) { return int32(a.shape[0]); }
+
+#if defined(WPNB_DEBUG) && WPNB_DEBUG
+// Record the first failed check of this launch; later failures keep the first report.
+WPNB_FN void debug_fail(int32 loc, int32 axis, const int64* idx, const int64* shape, int32 n) {
+#ifdef WPNB_CUDA
+    if (atomicCAS(&wpnb_debug_state.failed, 0, 1) != 0) return;
+#else
+    if (__atomic_exchange_n(&wpnb_debug_state.failed, 1, __ATOMIC_ACQ_REL) != 0) return;
+#endif
+    wpnb_debug_state.loc = loc;
+    wpnb_debug_state.axis = axis;
+    for (int d = 0; d < n && d < 4; ++d) { wpnb_debug_state.index[d] = idx[d]; wpnb_debug_state.shape[d] = shape[d]; }
+}
+
+// A scratch element returned by a failed checked access, so the kernel goes on without
+// touching memory outside the array (its result is discarded: the launch raises).
+template <typename T> WPNB_FN T& debug_scratch() {
+    static_assert(sizeof(T) <= 4096, "element type too large for the debug scratch slot");
+#ifdef WPNB_CUDA
+    __shared__ alignas(16) char slot[4096];
+#else
+    alignas(16) static char slot[4096];
+#endif
+    return *(T*)slot;
+}
+
+// index() with bounds checks: an out-of-bounds index is reported with its source location.
+template <typename T, int N, typename... I>
+WPNB_FN T& index_checked(const array_t<T, N>& a, int32 loc, I... i) {
+    const int64 idx[N] = {int64(i)...};
+    for (int d = 0; d < N; ++d) {
+        if (idx[d] < 0 || idx[d] >= a.shape[d]) {
+            debug_fail(loc, d, idx, a.shape, N);
+            return debug_scratch<T>();
+        }
+    }
+    return index(a, i...);
+}
+
+template <typename T, int N, typename... I>
+WPNB_FN array_t<T, N - sizeof...(I)> view_checked(const array_t<T, N>& a, int32 loc, I... i) {
+    const int64 idx[sizeof...(I)] = {int64(i)...};
+    for (int d = 0; d < int(sizeof...(I)); ++d) {
+        if (idx[d] < 0 || idx[d] >= a.shape[d]) {
+            debug_fail(loc, d, idx, a.shape, int32(sizeof...(I)));
+            array_t<T, N - sizeof...(I)> empty = {};
+            return empty;
+        }
+    }
+    return view(a, i...);
+}
+
+// assert in debug mode: a false condition is reported with its source location.
+WPNB_FN void debug_check(bool cond, int32 loc) {
+    if (!cond) debug_fail(loc, -1, (const int64*)0, (const int64*)0, 0);
+}
+#endif
+
+}  // namespace wpnb

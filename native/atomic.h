@@ -1,0 +1,161 @@
+// atomic.h: atomic read-modify-write on array elements (atomic_add/sub/min/max/cas/exch).
+// Each returns the element's old value. Floats use compare-and-swap loops on their bits on
+// the CPU; vectors and matrices update each component atomically (not the whole element at
+// once, as in Warp). Adjoints of add/sub/min/max live here too.
+#pragma once
+#include "prelude.h"
+#include "scalar.h"
+#include "array.h"
+
+namespace wpnb {
+
+// --- primitive atomics on one scalar ------------------------------------------------------
+
+template <typename T> struct atomic_bits { typedef T type; };
+template <> struct atomic_bits<float32> { typedef uint32 type; };
+template <> struct atomic_bits<float64> { typedef uint64 type; };
+template <> struct atomic_bits<half> { typedef uint16 type; };
+
+// Apply `op(old)` atomically to *p; returns the old value. The CPU path is a CAS loop on the bits.
+template <typename T, typename Op>
+WPNB_FN T atomic_rmw(T* p, Op op) {
+    typedef typename atomic_bits<T>::type B;
+    static_assert(sizeof(B) == sizeof(T), "atomic_rmw needs a same-size integer type");
+#ifdef WPNB_CUDA
+    B* bp = (B*)p;
+    B old_bits = *bp, assumed;
+    do {
+        assumed = old_bits;
+        T old_value; __builtin_memcpy(&old_value, &assumed, sizeof(T));
+        T new_value = op(old_value);
+        B new_bits; __builtin_memcpy(&new_bits, &new_value, sizeof(T));
+        old_bits = atomicCAS(bp, assumed, new_bits);
+    } while (old_bits != assumed);
+    T result; __builtin_memcpy(&result, &old_bits, sizeof(T));
+    return result;
+#else
+    B* bp = (B*)p;
+    B old_bits = __atomic_load_n(bp, __ATOMIC_RELAXED);
+    for (;;) {
+        T old_value; __builtin_memcpy(&old_value, &old_bits, sizeof(T));
+        T new_value = op(old_value);
+        B new_bits; __builtin_memcpy(&new_bits, &new_value, sizeof(T));
+        if (__atomic_compare_exchange_n(bp, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return old_value;
+    }
+#endif
+}
+
+template <typename T> struct op_add { T v; WPNB_FN T operator()(T x) const { return add(x, v); } };
+template <typename T> struct op_sub { T v; WPNB_FN T operator()(T x) const { return sub(x, v); } };
+template <typename T> struct op_min { T v; WPNB_FN T operator()(T x) const { return min(x, v); } };
+template <typename T> struct op_max { T v; WPNB_FN T operator()(T x) const { return max(x, v); } };
+template <typename T> struct op_set { T v; WPNB_FN T operator()(T) const { return v; } };
+
+// Integer add/sub have native instructions; everything else goes through atomic_rmw.
+template <typename T> WPNB_FN T scalar_atomic_add(T* p, T v) {
+#ifndef WPNB_CUDA
+    if (sizeof(typename atomic_bits<T>::type) == sizeof(T) && T(0.5) == T(0))  // integer types
+        return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+    op_add<T> op = {v}; return atomic_rmw(p, op);
+}
+template <> WPNB_FN float32 scalar_atomic_add<float32>(float32* p, float32 v) {
+#ifdef WPNB_CUDA
+    return atomicAdd(p, v);
+#else
+    op_add<float32> op = {v}; return atomic_rmw(p, op);
+#endif
+}
+template <> WPNB_FN float64 scalar_atomic_add<float64>(float64* p, float64 v) {
+#ifdef WPNB_CUDA
+    return atomicAdd(p, v);
+#else
+    op_add<float64> op = {v}; return atomic_rmw(p, op);
+#endif
+}
+template <> WPNB_FN half scalar_atomic_add<half>(half* p, half v) { op_add<half> op = {v}; return atomic_rmw(p, op); }
+template <> WPNB_FN bool scalar_atomic_add<bool>(bool* p, bool v) { return *p; (void)v; }
+
+template <typename T> WPNB_FN T scalar_atomic_sub(T* p, T v) { return scalar_atomic_add(p, neg(v)); }
+template <typename T> WPNB_FN T scalar_atomic_min(T* p, T v) { op_min<T> op = {v}; return atomic_rmw(p, op); }
+template <typename T> WPNB_FN T scalar_atomic_max(T* p, T v) { op_max<T> op = {v}; return atomic_rmw(p, op); }
+template <typename T> WPNB_FN T scalar_atomic_exch(T* p, T v) { op_set<T> op = {v}; return atomic_rmw(p, op); }
+template <typename T> WPNB_FN T scalar_atomic_cas(T* p, T compare, T v) {
+    typedef typename atomic_bits<T>::type B;
+    B expected; __builtin_memcpy(&expected, &compare, sizeof(T));
+    B desired; __builtin_memcpy(&desired, &v, sizeof(T));
+#ifdef WPNB_CUDA
+    B old = atomicCAS((B*)p, expected, desired);
+#else
+    __atomic_compare_exchange_n((B*)p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    B old = expected;
+#endif
+    T result; __builtin_memcpy(&result, &old, sizeof(T));
+    return result;
+}
+
+// --- element-level atomics: scalars directly, composites componentwise ----------------------
+
+template <typename T> struct atomic_elem {
+    enum { count = 1 };
+    typedef T scalar;
+};
+template <int N, typename T> struct vec_t;
+template <int R, int C, typename T> struct mat_t;
+template <int N, typename T> struct atomic_elem<vec_t<N, T>> { enum { count = N }; typedef T scalar; };
+template <int R, int C, typename T> struct atomic_elem<mat_t<R, C, T>> { enum { count = R * C }; typedef T scalar; };
+
+#define WPNB_ATOMIC_ELEMENT(NAME)                                                                   \
+    template <typename E> WPNB_FN E atomic_elem_##NAME(E* p, const E& v) {                          \
+        typedef typename atomic_elem<E>::scalar S;                                                    \
+        E old;                                                                                        \
+        S* ps = (S*)p; const S* vs = (const S*)&v; S* os = (S*)&old;                                 \
+        for (int k = 0; k < int(atomic_elem<E>::count); ++k) os[k] = scalar_atomic_##NAME(ps + k, vs[k]); \
+        return old;                                                                                   \
+    }
+WPNB_ATOMIC_ELEMENT(add)
+WPNB_ATOMIC_ELEMENT(sub)
+WPNB_ATOMIC_ELEMENT(min)
+WPNB_ATOMIC_ELEMENT(max)
+WPNB_ATOMIC_ELEMENT(exch)
+#undef WPNB_ATOMIC_ELEMENT
+
+// atomic_NAME(arr, i[, j, k, l], value): the builtins as the compiler calls them (release mode).
+#define WPNB_ATOMIC_BUILTIN(NAME)                                                                              \
+    template <typename T> WPNB_FN T atomic_##NAME(const array_t<T, 1>& a, int64 i, T v) {                      \
+        return atomic_elem_##NAME(&index(a, i), v); }                                                           \
+    template <typename T> WPNB_FN T atomic_##NAME(const array_t<T, 2>& a, int64 i, int64 j, T v) {             \
+        return atomic_elem_##NAME(&index(a, i, j), v); }                                                        \
+    template <typename T> WPNB_FN T atomic_##NAME(const array_t<T, 3>& a, int64 i, int64 j, int64 k, T v) {    \
+        return atomic_elem_##NAME(&index(a, i, j, k), v); }                                                     \
+    template <typename T>                                                                                       \
+    WPNB_FN T atomic_##NAME(const array_t<T, 4>& a, int64 i, int64 j, int64 k, int64 l, T v) {                 \
+        return atomic_elem_##NAME(&index(a, i, j, k, l), v); }
+WPNB_ATOMIC_BUILTIN(add)
+WPNB_ATOMIC_BUILTIN(sub)
+WPNB_ATOMIC_BUILTIN(min)
+WPNB_ATOMIC_BUILTIN(max)
+WPNB_ATOMIC_BUILTIN(exch)
+#undef WPNB_ATOMIC_BUILTIN
+
+template <typename T> WPNB_FN T atomic_cas(const array_t<T, 1>& a, int64 i, T c, T v) { return scalar_atomic_cas(&index(a, i), c, v); }
+template <typename T> WPNB_FN T atomic_cas(const array_t<T, 2>& a, int64 i, int64 j, T c, T v) {
+    return scalar_atomic_cas(&index(a, i, j), c, v); }
+template <typename T> WPNB_FN T atomic_cas(const array_t<T, 3>& a, int64 i, int64 j, int64 k, T c, T v) {
+    return scalar_atomic_cas(&index(a, i, j, k), c, v); }
+template <typename T> WPNB_FN T atomic_cas(const array_t<T, 4>& a, int64 i, int64 j, int64 k, int64 l, T c, T v) {
+    return scalar_atomic_cas(&index(a, i, j, k, l), c, v); }
+
+// Pointer forms for debug mode, where the element reference comes from index_checked.
+#define WPNB_ATOMIC_PTR(NAME) \
+    template <typename T> WPNB_FN T atomic_##NAME##_at(T& element, T v) { return atomic_elem_##NAME(&element, v); }
+WPNB_ATOMIC_PTR(add)
+WPNB_ATOMIC_PTR(sub)
+WPNB_ATOMIC_PTR(min)
+WPNB_ATOMIC_PTR(max)
+WPNB_ATOMIC_PTR(exch)
+#undef WPNB_ATOMIC_PTR
+template <typename T> WPNB_FN T atomic_cas_at(T& element, T c, T v) { return scalar_atomic_cas(&element, c, v); }
+
+}  // namespace wpnb

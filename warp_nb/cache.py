@@ -1,0 +1,125 @@
+"""The compiled-code cache: content-keyed shared libraries in a per-user directory. Entries are
+written atomically (temporary file, then rename; the metadata file last); two processes asking
+for the same entry take a file lock, so one compiles and the other reuses its result; an entry
+whose library does not match its recorded checksum is rebuilt. Knows files; knows nothing
+about kernels or C++."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable
+
+from . import config
+
+VERSION = "0.1.0"
+
+#: What the cache did in this process (tests count compilations with these, not timings).
+stats = {"compiled": 0, "disk_hits": 0, "rebuilt_damaged": 0}
+
+
+def cache_dir() -> Path:
+    """config.kernel_cache_dir, else $WARP_NB_CACHE_DIR, else $XDG_CACHE_HOME/warp_nb, else ~/.cache/warp_nb."""
+    base = config.kernel_cache_dir or os.environ.get("WARP_NB_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "warp_nb")
+    path = Path(base) / VERSION
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def make_key(*parts: str) -> str:
+    h = hashlib.blake2b(digest_size=20)
+    for p in parts:
+        h.update(p.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _checksum(path: Path) -> str:
+    return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+
+
+def lookup(name: str, key: str) -> Path | None:
+    """The library for (name, key) if a complete, undamaged entry exists."""
+    lib = cache_dir() / f"{name}_{key}.so"
+    meta = lib.with_suffix(".json")
+    try:
+        info = json.loads(meta.read_text())
+        if info.get("key") == key and lib.exists() and _checksum(lib) == info.get("checksum"):
+            return lib
+        stats["rebuilt_damaged"] += 1
+    except (OSError, ValueError):
+        if lib.exists() and not meta.exists():
+            stats["rebuilt_damaged"] += 1
+    return None
+
+
+@contextmanager
+def _locked(path: Path):
+    with open(path, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def get_or_build(name: str, key: str, build: Callable[[Path], None]) -> tuple[Path, bool]:
+    """The cached library for (name, key), building it with `build(tmp_path)` if needed.
+    Returns (path, compiled_now)."""
+    found = lookup(name, key)
+    if found is not None:
+        stats["disk_hits"] += 1
+        return found, False
+    directory = cache_dir()
+    with _locked(directory / f"{name}_{key}.lock"):
+        found = lookup(name, key)  # another process may have built it while we waited
+        if found is not None:
+            stats["disk_hits"] += 1
+            return found, False
+        lib = directory / f"{name}_{key}.so"
+        with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as tmp:
+            tmp_lib = Path(tmp) / f"{name}.so"
+            build(tmp_lib)
+            checksum = _checksum(tmp_lib)
+            source = tmp_lib.with_suffix(".cpp")
+            if source.exists():
+                os.replace(source, lib.with_suffix(".cpp"))
+            os.replace(tmp_lib, lib)
+            meta_tmp = Path(tmp) / "meta.json"
+            meta_tmp.write_text(json.dumps({"key": key, "checksum": checksum, "created": time.time()}))
+            os.replace(meta_tmp, lib.with_suffix(".json"))  # written last: the entry is complete
+        stats["compiled"] += 1
+        return lib, True
+
+
+def clear() -> int:
+    """Delete every cached entry of this version; returns how many libraries were removed."""
+    directory = cache_dir()
+    removed = 0
+    for p in directory.iterdir():
+        if p.suffix in (".so", ".json", ".cpp", ".lock"):
+            removed += p.suffix == ".so"
+            p.unlink(missing_ok=True)
+    return removed
+
+
+def entries() -> list[dict]:
+    """What is in the cache: one dict per library (name, size, created)."""
+    out = []
+    for lib in sorted(cache_dir().glob("*.so")):
+        try:
+            info = json.loads(lib.with_suffix(".json").read_text())
+        except (OSError, ValueError):
+            info = {}
+        out.append({"name": lib.stem.rsplit("_", 1)[0], "file": str(lib), "bytes": lib.stat().st_size,
+                    "created": info.get("created")})
+    return out

@@ -1,0 +1,204 @@
+"""Typed IR -> C++ text: one translation unit per kernel holding the structs and functions it
+uses, the kernel body, and its CPU entry point. The same text compiles for CUDA (NVRTC); target
+differences are macros of native/prelude.h. Knows C++ and the registry's symbols; knows nothing
+about Python's ast, compilers or devices."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+from . import ir
+from . import types as T
+from .arrays import ArrayType
+from .errors import Loc
+from .typecheck_expr import TupleType
+
+_SCALAR_CPP = {
+    T.bool: "bool", T.int8: "wpnb::int8", T.uint8: "wpnb::uint8", T.int16: "wpnb::int16", T.uint16: "wpnb::uint16",
+    T.int32: "wpnb::int32", T.uint32: "wpnb::uint32", T.int64: "wpnb::int64", T.uint64: "wpnb::uint64",
+    T.float16: "wpnb::half", T.float32: "wpnb::float32", T.float64: "wpnb::float64",
+}
+_KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "transformation": "transform.h"}
+_HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
+                 "select.h", "random.h", "random_sample.h", "noise.h"]
+_HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
+                "atomic.h": ["array.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"]}
+_QUAT_FIELDS = "xyzw"
+
+
+@dataclass
+class DebugSite:
+    """A checked place in the source (an array access or an assert) and what it touches."""
+
+    loc: Loc
+    what: str  # "array `a`" or "assert"
+
+
+@dataclass
+class EmitResult:
+    source: str
+    entry: str  # the CPU forward entry point's symbol
+    debug_sites: list = field(default_factory=list)
+    headers: list = field(default_factory=list)
+
+
+def cpp_type(t) -> str:
+    """The C++ spelling of a kernel type."""
+    s = _SCALAR_CPP.get(t)
+    if s is not None:
+        return s
+    kind = T.kind_of(t)
+    if kind is not None:
+        e = cpp_type(t._wp_scalar_type_)
+        if kind == "vector":
+            return f"wpnb::vec_t<{t._shape_[0]}, {e}>"
+        if kind == "matrix":
+            return f"wpnb::mat_t<{t._shape_[0]}, {t._shape_[1]}, {e}>"
+        if kind == "quaternion":
+            return f"wpnb::quat_t<{e}>"
+        return f"wpnb::transform_t<{e}>"
+    if isinstance(t, ArrayType):
+        return f"wpnb::array_t<{cpp_type(t.dtype)}, {t.ndim}>"
+    if getattr(t, "_wp_struct_", False):
+        return struct_name(t)
+    if isinstance(t, TupleType):
+        return tuple_name(t)
+    raise TypeError(f"no C++ type for {T.type_name(t)}")
+
+
+def struct_name(s) -> str:
+    return f"s_{s.__name__}_{_digest(s.key)}"
+
+
+def tuple_name(t: TupleType) -> str:
+    return f"tuple_{_digest(','.join(cpp_type(x) for x in t.items))}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
+
+
+def _type_headers(t, out: set) -> None:
+    kind = T.kind_of(t)
+    if kind:
+        out.add(_KIND_HEADER[kind])
+    elif isinstance(t, ArrayType):
+        out.add("array.h")
+        _type_headers(t.dtype, out)
+    elif getattr(t, "_wp_struct_", False):
+        for ft in t.fields.values():
+            _type_headers(ft, out)
+    elif isinstance(t, TupleType):
+        for x in t.items:
+            _type_headers(x, out)
+
+
+def literal(value, t) -> str:
+    """A C++ constant of type t."""
+    if t is T.bool:
+        return "true" if value else "false"
+    if T.is_float_type(t):
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            bits = "0x7fc00000u" if math.isnan(v) else ("0x7f800000u" if v > 0 else "0xff800000u")
+            text = f"wpnb::bits_float({bits})"
+        else:
+            text = repr(v) if t is T.float64 else f"{v!r}f"
+        return text if t is T.float32 else f"{cpp_type(t)}({text})"
+    if T.is_int_type(t):
+        suffix = {T.int64: "LL", T.uint64: "ULL", T.uint32: "u"}.get(t, "")
+        v = int(value)
+        if t is T.int64 and v == -(2 ** 63):
+            return "(-9223372036854775807LL - 1)"
+        if t is T.int32 and v == -(2 ** 31):
+            return "wpnb::int32(-2147483647 - 1)"
+        return f"{cpp_type(t)}({v}{suffix})"
+    if T.is_composite_type(t):
+        flat = value._flat().tolist()
+        return f"{cpp_type(t)}({', '.join(literal(x, t._wp_scalar_type_) for x in flat)})"
+    raise TypeError(f"cannot write a constant of type {T.type_name(t)}")
+
+
+class _Unit:
+    """Collects what one translation unit needs: structs, tuples, functions, headers."""
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self.headers: set = {"prelude.h", "scalar.h"}
+        self.structs: list = []
+        self.tuples: list = []
+        self.funcs: list = []  # FuncInstances, callees first
+        self.debug_sites: list[DebugSite] = []
+
+    def add_type(self, t) -> None:
+        _type_headers(t, self.headers)
+        if isinstance(t, ArrayType):
+            self.add_type(t.dtype)
+        elif getattr(t, "_wp_struct_", False) and t not in self.structs:
+            for ft in t.fields.values():
+                self.add_type(ft)
+            self.structs.append(t)
+        elif isinstance(t, TupleType) and t not in self.tuples:
+            for x in t.items:
+                self.add_type(x)
+            self.tuples.append(t)
+
+    def add_function(self, fn: ir.Function) -> None:
+        for inst in fn.funcs:
+            if inst not in self.funcs:
+                self.add_function(inst.ir)
+                if inst not in self.funcs:
+                    self.funcs.append(inst)
+        for p in fn.params:
+            self.add_type(p.type)
+        for v in fn.locals:
+            self.add_type(v.type)
+        if fn.return_type is not None:
+            self.add_type(fn.return_type)
+
+    def site(self, loc: Loc, what: str) -> int:
+        self.debug_sites.append(DebugSite(loc, what))
+        return len(self.debug_sites) - 1
+
+
+def emit_kernel(kernel: ir.Function, mode: str = "release") -> EmitResult:
+    unit = _Unit(mode)
+    unit.add_function(kernel)
+    bodies = []
+    for inst in unit.funcs:
+        bodies.append(_FunctionWriter(inst.ir, unit).function())
+    kernel_text = _FunctionWriter(kernel, unit).kernel()
+    headers = _sorted_headers(unit.headers)
+    out = [f"// generated by warp_nb for kernel `{kernel.name}` ({kernel.loc})",
+           f"#define WPNB_DEBUG {1 if mode == 'debug' else 0}"]
+    out += [f'#include "{h}"' for h in headers]
+    if mode == "debug":
+        out.append('extern "C" __attribute__((visibility("default"))) wpnb::debug_state_t wpnb_debug_state = {};')
+    out.append("")
+    out += [_struct_definition(s) for s in unit.structs]
+    out += [_tuple_definition(t) for t in unit.tuples]
+    out += bodies
+    out.append(kernel_text)
+    return EmitResult("\n".join(out) + "\n", f"{kernel.symbol}_cpu_forward", unit.debug_sites, headers)
+
+
+def _sorted_headers(headers: set) -> list:
+    needed = set(headers)
+    for h in list(needed):
+        needed.update(_HEADER_DEPS.get(h, ()))
+    return [h for h in _HEADER_ORDER if h in needed] + sorted(needed - set(_HEADER_ORDER))
+
+
+def _struct_definition(s) -> str:
+    fields = "\n".join(f"    {cpp_type(t)} {name};" for name, t in s.fields.items())
+    return f"// @wp.struct {s.key}\nstruct {struct_name(s)} {{\n{fields}\n}};\n"
+
+
+def _tuple_definition(t: TupleType) -> str:
+    fields = "\n".join(f"    {cpp_type(x)} v{k};" for k, x in enumerate(t.items))
+    return f"struct {tuple_name(t)} {{\n{fields}\n}};\n"
+
+
+from .emit_body import _FunctionWriter  # noqa: E402  (the statement writer needs the helpers above)

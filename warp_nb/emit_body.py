@@ -1,0 +1,348 @@
+"""The statement writer of `emit`: one typed IR function -> one C++ function (a @wp.func) or a
+kernel (argument struct, body, CPU entry point). Every SSA variable is declared at the top of
+its function, so a value computed in a branch stays visible to the code that reads it."""
+
+from __future__ import annotations
+
+from . import ir
+from . import types as T
+from .arrays import ArrayType
+from .emit import _QUAT_FIELDS, cpp_type, literal
+from .typecheck_expr import TupleType
+
+_PRINTF = {
+    T.int8: ("%d", "(int)"), T.int16: ("%d", "(int)"), T.int32: ("%d", "(int)"),
+    T.uint8: ("%u", "(unsigned)"), T.uint16: ("%u", "(unsigned)"), T.uint32: ("%u", "(unsigned)"),
+    T.int64: ("%lld", "(long long)"), T.uint64: ("%llu", "(unsigned long long)"),
+    T.float16: ("%g", "(double)(wpnb::float32)"), T.float32: ("%g", "(double)"), T.float64: ("%g", "(double)"),
+}
+
+
+class _FunctionWriter:
+    def __init__(self, fn: ir.Function, unit):
+        self.fn = fn
+        self.unit = unit
+        self.debug = unit.mode == "debug"
+        self.consts: dict = {}  # id(Var) -> Python value, for Vars bound to constants
+        self.lines: list[str] = []
+        self.last_line = None
+
+    # --- functions and kernels ----------------------------------------------------------
+    def function(self) -> str:
+        fn = self.fn
+        ret = cpp_type(fn.return_type) if fn.return_type is not None else "void"
+        params = ", ".join(f"{cpp_type(p.type)} {p.name}" for p in fn.params)
+        self.lines.append(f"// @wp.func {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"WPNB_FN {ret} {fn.symbol}({params}) {{")
+        self.declarations(1)
+        self.block(fn.body, 1)
+        self.lines.append("}\n")
+        return "\n".join(self.lines)
+
+    def kernel(self) -> str:
+        fn = self.fn
+        sym = fn.symbol
+        fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in fn.params) or "    char unused;"
+        self.lines.append(f"// @wp.kernel {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"struct {sym}_args {{\n{fields}\n}};\n")
+        count = max(fn.tid_count, 1)
+        tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
+        self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}) {{")
+        for p in fn.params:
+            self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
+        self.declarations(1)
+        self.block(fn.body, 1)
+        self.lines.append("}\n")
+        self.lines.append(self.cpu_entry(sym, count))
+        return "\n".join(self.lines)
+
+    def cpu_entry(self, sym: str, count: int) -> str:
+        """Runs threads [begin, end) of a launch; the runtime calls it once per chunk. The innermost
+        launch dimension is a plain loop so the C++ compiler can vectorise the kernel body."""
+        head = (f"WPNB_KERNEL void {sym}_cpu_forward(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
+                f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
+                f"    const {sym}_args& wpnb_args = *(const {sym}_args*)wpnb_argp;\n")
+        if count == 1:
+            return head + (f"    for (wpnb::int64 i = wpnb_begin; i < wpnb_end; ++i) {sym}_body(wpnb_args, "
+                           "wpnb::int32(i));\n}\n")
+        inner = count - 1
+        coords = ", ".join(f"wpnb::int32(c[{d}])" for d in range(inner))
+        return head + f"""    const wpnb::int64* shape = wpnb_launch->shape;
+    wpnb::int64 c[4];
+    wpnb::int64 rest = wpnb_begin;
+    for (int d = {inner}; d >= 0; --d) {{ c[d] = rest % shape[d]; rest /= shape[d]; }}
+    wpnb::int64 idx = wpnb_begin;
+    while (idx < wpnb_end) {{
+        wpnb::int64 run = shape[{inner}] - c[{inner}];
+        if (run > wpnb_end - idx) run = wpnb_end - idx;
+        const wpnb::int32 j0 = wpnb::int32(c[{inner}]), j1 = wpnb::int32(c[{inner}] + run);
+        for (wpnb::int32 j = j0; j < j1; ++j) {sym}_body(wpnb_args, {coords}, j);
+        idx += run;
+        c[{inner}] = 0;
+        for (int d = {inner - 1}; d >= 0; --d) {{ if (++c[d] < shape[d]) break; c[d] = 0; }}
+    }}
+}}
+"""
+
+    def declarations(self, depth: int) -> None:
+        pad = "    " * depth
+        for v in self.fn.locals:
+            self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
+
+    # --- statements ---------------------------------------------------------------------
+    def line(self, depth: int, text: str, loc=None) -> None:
+        if loc is not None and loc.line != self.last_line:
+            # the user's line, so compiler errors can be mapped back to it
+            self.lines.append(f"{'    ' * depth}// @line {loc.line}: {loc.text.strip()[:100]}")
+            self.last_line = loc.line
+        self.lines.append("    " * depth + text)
+
+    def block(self, stmts, depth: int) -> None:
+        for s in stmts:
+            self.statement(s, depth)
+
+    def statement(self, s, depth: int) -> None:
+        if isinstance(s, ir.Let):
+            self.let(s, depth)
+        elif isinstance(s, ir.Assign):
+            self.line(depth, f"{s.dst.name} = {s.src.name};", s.loc)
+        elif isinstance(s, ir.Store):
+            self.store(s, depth)
+        elif isinstance(s, ir.Effect):
+            self.line(depth, f"{self.rhs(s.value, s.loc)};", s.loc)
+        elif isinstance(s, ir.Print):
+            self.line(depth, self.print_call(s), s.loc)
+        elif isinstance(s, ir.If):
+            self.line(depth, f"if ({s.cond.name}) {{", s.loc)
+            self.block(s.body, depth + 1)
+            for p in s.phis:
+                if p.then_src is not None:
+                    self.line(depth + 1, f"{p.dst.name} = {p.then_src.name};")
+            if s.orelse or any(p.else_src is not None for p in s.phis):
+                self.line(depth, "} else {")
+                self.block(s.orelse, depth + 1)
+                for p in s.phis:
+                    if p.else_src is not None:
+                        self.line(depth + 1, f"{p.dst.name} = {p.else_src.name};")
+            self.line(depth, "}")
+        elif isinstance(s, ir.For):
+            self.for_loop(s, depth)
+        elif isinstance(s, ir.While):
+            for c in s.carried:
+                self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+            self.line(depth, "for (;;) {", s.loc)
+            self.block(s.cond_body, depth + 1)
+            self.line(depth + 1, f"if (!{s.cond.name}) break;")
+            self.block(s.body, depth + 1)
+            self.line(depth, "}")
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            for w in s.writes:
+                self.line(depth, f"{w.dst.name} = {w.src.name};", s.loc)
+            self.line(depth, "break;" if isinstance(s, ir.Break) else "continue;", s.loc)
+        elif isinstance(s, ir.Return):
+            self.line(depth, f"return {s.value.name};" if s.value is not None else "return;", s.loc)
+        elif isinstance(s, ir.Check):
+            if self.debug:
+                site = self.unit.site(s.loc, "assert")
+                self.line(depth, f"wpnb::debug_check({s.cond.name}, {site});", s.loc)
+        else:
+            raise TypeError(f"cannot emit {type(s).__name__}")
+
+    def for_loop(self, s: ir.For, depth: int) -> None:
+        for c in s.carried:
+            self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+        i, start, stop, step = s.var.name, s.start.name, s.stop.name, s.step.name
+        step_value = self.consts.get(id(s.step))
+        if step_value is not None and step_value > 0:
+            cond = f"{i} < {stop}"
+        elif step_value is not None and step_value < 0:
+            cond = f"{i} > {stop}"
+        else:
+            cond = f"({step} > 0 ? {i} < {stop} : {i} > {stop})"
+        self.line(depth, f"for ({i} = {start}; {cond}; {i} += {step}) {{", s.loc)
+        self.block(s.body, depth + 1)
+        self.line(depth, "}")
+
+    def let(self, s: ir.Let, depth: int) -> None:
+        v = s.value
+        if isinstance(v, ir.Const):
+            self.consts[id(s.dst)] = v.value
+        if isinstance(v, ir.Update):
+            self.line(depth, f"{s.dst.name} = {v.base.name};", s.loc)
+            self.assign_path(s.dst.name, v.base.type, v.path, v.value.name, depth, s.loc)
+            return
+        self.line(depth, f"{s.dst.name} = {self.rhs(v, s.loc)};", s.loc)
+
+    def assign_path(self, target: str, t, path, value: str, depth: int, loc) -> None:
+        """target<path> = value, for a component path into a local value or array element."""
+        if T.kind_of(t) == "matrix" and len(path) == 1:
+            self.line(depth, f"{target} = wpnb::with_index({target}, {_index(path[0])}, {value});", loc)
+            return
+        self.line(depth, f"{self.path_expr(target, t, path)} = {value};", loc)
+
+    def store(self, s: ir.Store, depth: int) -> None:
+        element = self.element_ref(s.array, s.indices, s.loc)
+        if not s.path:
+            self.line(depth, f"{element} = {s.value.name};", s.loc)
+        else:
+            self.assign_path(element, s.array.type.dtype, s.path, s.value.name, depth, s.loc)
+
+    def element_ref(self, array: ir.Var, indices, loc) -> str:
+        idx = ", ".join(i.name for i in indices)
+        if self.debug:
+            site = self.unit.site(loc, f"array `{_user_name(array)}`")
+            return f"wpnb::index_checked({array.name}, {site}, {idx})"
+        return f"wpnb::index({array.name}, {idx})"
+
+    # --- right-hand sides ---------------------------------------------------------------
+    def rhs(self, v, loc) -> str:
+        if isinstance(v, ir.Const):
+            return literal(v.value, v.type)
+        if isinstance(v, ir.Copy):
+            return v.src.name
+        if isinstance(v, ir.Call):
+            return self.call(v, loc)
+        if isinstance(v, ir.CallFunc):
+            return f"{v.func.symbol}({', '.join(a.name for a in v.args)})"
+        if isinstance(v, ir.Construct):
+            return self.construct(v)
+        if isinstance(v, ir.Load):
+            return self.element_ref(v.array, v.indices, loc)
+        if isinstance(v, ir.View):
+            idx = ", ".join(i.name for i in v.indices)
+            if self.debug:
+                site = self.unit.site(loc, f"array `{_user_name(v.array)}`")
+                return f"wpnb::view_checked({v.array.name}, {site}, {idx})"
+            return f"wpnb::view({v.array.name}, {idx})"
+        if isinstance(v, ir.Extract):
+            return self.extract(v)
+        if isinstance(v, ir.TupleOf):
+            return f"{cpp_type(_tuple_type(v))}{{{', '.join(x.name for x in v.items)}}}"
+        if isinstance(v, ir.Tid):
+            return f"wpnb_tid{v.index}"
+        raise TypeError(f"cannot emit {type(v).__name__}")
+
+    def call(self, v: ir.Call, loc) -> str:
+        b, resolved = v.builtin, v.resolved
+        args = [a.name for a in v.args]
+        template = resolved.overload.template
+        if template is not None:
+            bindings = {k: (cpp_type(x) if not isinstance(x, int) else str(x)) for k, x in resolved.bindings.items()}
+            return f"{template.format(**bindings)}({', '.join(args)})"
+        self.unit.headers.add(b.header)
+        if b.name.startswith("atomic_") and self.debug:
+            arr, n = v.args[0], v.args[0].type.ndim
+            element = self.element_ref(arr, v.args[1:1 + n], loc)
+            return f"wpnb::{b.name}_at({', '.join([element] + args[1 + n:])})"
+        return f"{b.symbol}({', '.join(args)})"
+
+    def construct(self, v: ir.Construct) -> str:
+        t = v.type
+        if T.is_scalar_type(t):
+            return f"wpnb::cast<{cpp_type(t)}>({v.args[0].name})"
+        if getattr(t, "_wp_struct_", False):
+            return f"{cpp_type(t)}{{}}"
+        return f"{cpp_type(t)}({', '.join(a.name for a in v.args)})"
+
+    def extract(self, v: ir.Extract) -> str:
+        t = v.base.type
+        if isinstance(t, ArrayType):  # a.shape
+            return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
+        if T.kind_of(t) == "matrix" and len(v.path) == 1:
+            return f"wpnb::extract({v.base.name}, {_index(v.path[0])})"
+        return self.path_expr(v.base.name, t, v.path)
+
+    def path_expr(self, base: str, t, path) -> str:
+        """C++ lvalue for a component path: .c[i] for vectors, .c[i][j] for matrices, fields ..."""
+        expr = base
+        k = 0
+        while k < len(path):
+            p = path[k]
+            kind = T.kind_of(t)
+            if isinstance(t, TupleType):
+                expr += f".v{p}"
+                t = t.items[p]
+            elif isinstance(p, str):
+                expr += f".{p}"
+                t = t.fields[p] if getattr(t, "_wp_struct_", False) else (
+                    T.vector(3, t._wp_scalar_type_) if p == "p" else T.quaternion(t._wp_scalar_type_))
+            elif kind == "vector":
+                expr += f".c[{_index(p)}]"
+                t = t._wp_scalar_type_
+            elif kind == "matrix":
+                expr += f".c[{_index(p)}][{_index(path[k + 1])}]"
+                k += 1
+                t = t._wp_scalar_type_
+            elif kind == "quaternion":
+                expr = f"{expr}.{_QUAT_FIELDS[p]}" if isinstance(p, int) else f"(&{expr}.x)[{p.name}]"
+                t = t._wp_scalar_type_
+            elif kind == "transformation":
+                if isinstance(p, int):
+                    expr = f"{expr}.p.c[{p}]" if p < 3 else f"{expr}.q.{_QUAT_FIELDS[p - 3]}"
+                else:
+                    expr = f"(&{expr}.p.c[0])[{p.name}]"
+                t = t._wp_scalar_type_
+            else:
+                raise TypeError(f"cannot index {T.type_name(t)}")
+            k += 1
+        return expr
+
+    def print_call(self, s: ir.Print) -> str:
+        if s.fmt:  # wp.printf
+            args = "".join(f", {_printf_arg(a)}" for a in s.args)
+            return f'printf("{_escape(s.fmt)}"{args});'
+        parts, args = [], []
+        for item in s.args:
+            if isinstance(item, str):
+                parts.append(_escape(item).replace("%", "%%"))
+            else:
+                fmt, item_args = _format_value(item.name, item.type)
+                parts.append(fmt)
+                args += item_args
+        joined = "".join(f", {a}" for a in args)
+        return f'printf("{" ".join(parts)}\\n"{joined});'
+
+
+def _index(p) -> str:
+    return p.name if isinstance(p, ir.Var) else str(p)
+
+
+def _user_name(v: ir.Var) -> str:
+    return v.name.rsplit("_", 1)[0]
+
+
+def _tuple_type(v: ir.TupleOf):
+    return TupleType(tuple(x.type for x in v.items))
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _printf_arg(v: ir.Var) -> str:
+    if v.type is T.bool:
+        return f"(int){v.name}"
+    return f"{_PRINTF[v.type][1]}{v.name}"
+
+
+def _format_value(expr: str, t):
+    """printf format and arguments that show a value the way print() would."""
+    if t is T.bool:
+        return "%s", [f'({expr} ? "True" : "False")']
+    if T.is_scalar_type(t):
+        fmt, cast = _PRINTF[t]
+        return fmt, [f"{cast}{expr}"]
+    kind = T.kind_of(t)
+    if kind is not None:
+        n = T.type_length(t)
+        fmt, cast = _PRINTF.get(t._wp_scalar_type_, ("%d", "(int)"))
+        base = f"(&{expr}.c[0])" if kind == "vector" else f"((const {cpp_type(t._wp_scalar_type_)}*)&{expr})"
+        if kind == "matrix":
+            rows, cols = t._shape_
+            text = "[" + " ".join("[" + " ".join([fmt] * cols) + "]" for _ in range(rows)) + "]"
+        else:
+            text = "[" + " ".join([fmt] * n) + "]"
+        return text, [f"{cast}{base}[{k}]" for k in range(n)]
+    if isinstance(t, ArrayType):
+        return "array(ndim=%d)", [str(t.ndim)]
+    return "<%s>", [f'"{T.type_name(t)}"']

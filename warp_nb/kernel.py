@@ -1,0 +1,331 @@
+"""`@wp.kernel`, `@wp.func` and the compilation pipeline that turns a kernel into something
+launchable:
+
+    parse (at decoration) -> typecheck -> emit -> build + cache -> load
+
+Kernels are grouped by their Python module (a notebook cell is a module of its own); the first
+launch of a kernel compiles every kernel of its module that still needs compiling, in parallel,
+and each kernel is cached on its own, keyed by the exact C++ it produced: editing one kernel
+recompiles that kernel only, and a kernel that fails does not stop the others."""
+
+from __future__ import annotations
+
+import sys
+import time
+import typing
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from . import build, cache, config, ir
+from . import types as T
+from .arrays import ArrayType
+from .devices import Device, get_device
+from .emit import EmitResult, emit_kernel
+from .errors import KernelError, KernelTypeError
+from .load import LoadedKernel, load_kernel
+from .parse import parse_function
+from .runtime import compiler_identity_key, headers_digest, native_dir
+from .scalars import canonical_scalar
+from .scope import Scope
+from .typecheck import Context, typecheck_kernel
+
+#: Every compile in this process: (kernel key, seconds, compiled_now) — read by the notebook layer.
+compile_log: list = []
+
+
+def resolve_annotation(t, fn, name: str, what: str):
+    """A parameter annotation as a kernel type, or a clear error at the function's line."""
+    if isinstance(t, str):
+        try:
+            t = eval(t, fn.__globals__)
+        except Exception as e:  # an annotation that does not evaluate
+            raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
+    t = canonical_scalar(t)
+    if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False):
+        return t
+    if t is typing.Any and what == "function":
+        return None  # generic: typed per call
+    shown = getattr(t, "__name__", repr(t))
+    raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` has type {shown}, which kernels do not "
+                          "accept; use a scalar (float, int, wp.float64 ...), a vector or matrix type, "
+                          "wp.array(dtype=...) or a @wp.struct")
+
+
+def _param_types(fn, fdef, what: str) -> list:
+    hints = getattr(fn, "__annotations__", {})
+    out = []
+    for name in fdef.params:
+        if name not in hints:
+            if what == "function":
+                out.append(None)
+                continue
+            raise KernelTypeError(f"parameter `{name}` of kernel `{fn.__qualname__}` needs a type annotation, "
+                                  f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`", fdef.loc, fdef.name)
+        out.append(resolve_annotation(hints[name], fn, name, what))
+    return out
+
+
+# --- functions ----------------------------------------------------------------------------------
+
+
+@dataclass
+class FuncOverload:
+    fn: typing.Callable
+    fdef: typing.Any
+    params: list  # types, None for generic parameters
+    return_type: typing.Any
+    scope: Scope
+
+    def accepts(self, arg_types) -> bool:
+        from .registry import Literal
+        if len(arg_types) != len(self.params):
+            return False
+        for p, a in zip(self.params, arg_types):
+            if p is None:
+                continue
+            if isinstance(a, Literal):
+                if not (a.fits(p) or (a.kind == "int" and T.is_float_type(p))):
+                    return False
+            elif not (a is p or a == p):
+                return False
+        return True
+
+    def resolve_params(self, arg_types) -> list:
+        from .registry import concrete
+        return [p if p is not None else concrete(a) for p, a in zip(self.params, arg_types)]
+
+
+class Function:
+    """What `@wp.func` returns: callable from kernels (compiled) and from Python (runs the Python
+    function). Defining another @wp.func with the same name in the same module adds an overload."""
+
+    _wp_func_ = True
+
+    def __init__(self, fn):
+        self.key = fn.__qualname__
+        self.module = fn.__module__
+        self.func = fn
+        self.overloads: list[FuncOverload] = []
+        self.add_overload(fn)
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+
+    def add_overload(self, fn) -> None:
+        fdef = parse_function(fn)
+        params = _param_types(fn, fdef, "function")
+        ret = fn.__annotations__.get("return")
+        ret = resolve_annotation(ret, fn, "return", "function") if ret is not None else None
+        new = FuncOverload(fn, fdef, params, ret, Scope(fn))
+        # a redefinition with the same parameter types replaces the old one (notebook re-runs)
+        self.overloads = [o for o in self.overloads if o.params != params] + [new]
+        self.func = fn
+
+    def select_overload(self, arg_types) -> FuncOverload | None:
+        exact = [o for o in self.overloads if None not in o.params and o.accepts(arg_types)]
+        if exact:
+            return exact[-1]
+        return next((o for o in reversed(self.overloads) if o.accepts(arg_types)), None)
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<wp.func {self.key}>"
+
+
+_FUNCS: dict = {}
+
+
+def func(fn=None, **options):
+    """Decorator: a function callable from kernels."""
+    if fn is None:
+        return lambda f: func(f, **options)
+    key = (fn.__module__, fn.__qualname__)
+    existing = _FUNCS.get(key)
+    if existing is not None and _same_definition_site(existing, fn):
+        existing.add_overload(fn)
+        return existing
+    f = Function(fn)
+    _FUNCS[key] = f
+    return f
+
+
+def _same_definition_site(existing: Function, fn) -> bool:
+    """Overloads are separate defs of one name in one module; a re-run notebook cell replaces."""
+    return existing.module == fn.__module__
+
+
+# --- kernels ------------------------------------------------------------------------------------
+
+
+@dataclass
+class CompiledKernel:
+    """A kernel ready to launch on one device in one mode."""
+
+    key: str  # the cache key (content hash)
+    typed: ir.Function
+    unit: EmitResult
+    loaded: LoadedKernel
+    compile_seconds: float
+    compiled_now: bool
+
+
+class Kernel:
+    """What `@wp.kernel` returns. Launch it with wp.launch(kernel, dim, inputs=[...])."""
+
+    _wp_kernel_ = True
+
+    def __init__(self, fn, key: str | None = None, module: str | None = None, enable_backward=None):
+        self.func = fn
+        self.key = key or fn.__qualname__
+        self.module = module or fn.__module__
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self.enable_backward = enable_backward
+        self.syntax = parse_function(fn)
+        self.param_names = list(self.syntax.params)
+        self.param_types = _param_types(fn, self.syntax, "kernel")
+        self.scope = Scope(fn)
+        self._compiled: dict = {}
+        self._failure: dict = {}
+        self._launcher: dict = {}
+        _register(self)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"kernel `{self.key}` cannot be called directly; launch it with "
+                        f"wp.launch({self.__name__}, dim=..., inputs=[...])")
+
+    def __repr__(self):
+        return f"<wp.kernel {self.key}>"
+
+    def options_key(self, device: Device) -> tuple:
+        return (device.alias, config.mode, config.cxx_flags)
+
+    def compiled(self, device: Device | None = None) -> CompiledKernel:
+        """This kernel compiled for `device` in the current mode (compiling its module if needed)."""
+        device = get_device(device)
+        okey = self.options_key(device)
+        hit = self._compiled.get(okey)
+        if hit is not None:
+            return hit
+        load_module(self.module, device)
+        hit = self._compiled.get(okey)
+        if hit is None:
+            raise self._failure[okey]
+        return hit
+
+
+_MODULES: dict[str, list[Kernel]] = {}
+
+
+def _register(k: Kernel) -> None:
+    kernels = _MODULES.setdefault(k.module, [])
+    # a re-run cell or re-executed file replaces the kernel of the same name
+    kernels[:] = [other for other in kernels if other.key != k.key] + [k]
+
+
+def kernel(fn=None, *, enable_backward=None, module=None, key=None):
+    """Decorator: a kernel, launched over a grid of threads with wp.launch."""
+    if fn is None:
+        return lambda f: kernel(f, enable_backward=enable_backward, module=module, key=key)
+    return Kernel(fn, key=key, module=module, enable_backward=enable_backward)
+
+
+# --- the pipeline -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    kernel: Kernel
+    typed: ir.Function
+    unit: EmitResult
+    cache_key: str
+    mode: str
+
+
+def prepare(k: Kernel, mode: str) -> _Prepared:
+    """parse (done at decoration) -> typecheck -> emit -> cache key."""
+    typed = typecheck_kernel(k.syntax, k.param_types, k.scope, Context(mode))
+    if config.print_ir:
+        print(ir.format_function(typed))
+    unit = emit_kernel(typed, mode)
+    key = cache.make_key(unit.source, compiler_identity_key(), " ".join(build.compiler_flags(mode, config.cxx_flags)),
+                         headers_digest(), cache.VERSION)
+    return _Prepared(k, typed, unit, key, mode)
+
+
+def build_and_load(p: _Prepared) -> CompiledKernel:
+    """build + cache -> load."""
+    t0 = time.perf_counter()
+
+    def compile_into(out_path):
+        build.compile_library(p.unit.source, out_path, native_dir(), p.mode, config.cxx_flags, p.kernel.key)
+
+    path, compiled_now = cache.get_or_build(f"k_{p.kernel.syntax.name}", p.cache_key, compile_into)
+    loaded = load_kernel(path, p.unit.entry, None, debug=p.mode == "debug")
+    seconds = time.perf_counter() - t0
+    compile_log.append((p.kernel.key, seconds, compiled_now))
+    return CompiledKernel(p.cache_key, p.typed, p.unit, loaded, seconds, compiled_now)
+
+
+def load_module(module: str | None = None, device=None) -> None:
+    """Compile (or load from the cache) every kernel of `module` that is not ready on `device`.
+    Kernels compile in parallel; an error in one kernel is kept for that kernel's launches and
+    does not stop the others."""
+    device = get_device(device)
+    if device.is_cuda:
+        raise KernelError("CUDA compilation belongs to the CUDA backend, which is not part of this build yet")
+    if module is None:
+        module = sys._getframe(1).f_globals.get("__name__", "__main__")
+    mode = config.mode
+    pending = []
+    for k in list(_MODULES.get(module, ())):
+        okey = k.options_key(device)
+        if okey in k._compiled:
+            continue
+        try:
+            pending.append((okey, prepare(k, mode)))
+            k._failure.pop(okey, None)
+        except KernelError as e:
+            k._failure[okey] = e
+    missing = [(okey, p) for okey, p in pending if cache.lookup(f"k_{p.kernel.syntax.name}", p.cache_key) is None]
+    workers = min(len(missing), _compile_workers())
+
+    def finish(item):
+        okey, p = item
+        try:
+            p.kernel._compiled[okey] = build_and_load(p)
+        except KernelError as e:
+            p.kernel._failure[okey] = e
+
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(finish, missing))
+    for item in pending:
+        if item[0] not in item[1].kernel._compiled and item[0] not in item[1].kernel._failure:
+            finish(item)
+
+
+def _compile_workers() -> int:
+    from .devices import cpu_thread_count
+    return max(1, cpu_thread_count())
+
+
+def force_load(device=None, modules=None) -> None:
+    """Compile every registered kernel (of `modules`, default all) for `device`."""
+    for module in list(modules or _MODULES):
+        load_module(module, device)
+
+
+def source_of(k: Kernel, device=None) -> str:
+    """The generated C++ of a kernel (for %wp_source and debugging)."""
+    return k.compiled(device).unit.source
+
+
+def signature_text(k: Kernel) -> str:
+    params = ", ".join(f"{n}: {T.type_name(t)}" for n, t in zip(k.param_names, k.param_types))
+    return f"{k.key}({params})"

@@ -1,0 +1,250 @@
+"""`wp.launch`: check the arguments against the kernel's parameters, pack them into the bytes
+of the kernel's argument struct, and run the kernel through the native runtime.
+
+Launch cost matters (simulations launch thousands of small kernels), so each compiled kernel
+gets a packing function generated for its signature: one `struct.pack` call with identity
+checks in front. Anything unusual falls to a slow path that converts what it can and
+otherwise raises a TypeError naming the parameter."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+from . import config, types as T
+from .arrays import ArrayType, array
+from .devices import Device, cpu_thread_count, get_device
+from .errors import KernelError
+from .structs import StructInstance, field_ctype
+
+_SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16: "H", T.int32: "i", T.uint32: "I",
+                  T.int64: "q", T.uint64: "Q", T.float16: "e", T.float32: "f", T.float64: "d"}
+_BOUNDS = struct.Struct("=4qiiq")
+
+#: Set by wp.Tape while it records; launches report themselves to it.
+recording_tape = None
+
+
+class Launcher:
+    """The fast path of launching one compiled kernel on one device."""
+
+    def __init__(self, kernel, compiled, device: Device):
+        self.kernel = kernel
+        self.compiled = compiled
+        self.device = device
+        self.entry = compiled.loaded.entry
+        self.stats = compiled.loaded.stats_address
+        self.debug_state = compiled.loaded.debug_state
+        self.tid_count = compiled.typed.tid_count
+        self.pack = make_packer(kernel, device)
+        self.nparams = len(kernel.param_types)
+
+
+def make_packer(kernel, device: Device):
+    """A function(*values) -> bytes for this kernel's argument struct, generated for its signature."""
+    names, types_ = kernel.param_names, kernel.param_types
+    fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
+    layout = type("args", (ctypes.Structure,), {"_fields_": fields})
+    fmt, offset, lines, pieces = ["="], 0, [], []
+    env = {"_array": array, "_slow": _slow_argument, "_kernel": kernel, "_device": device, "_struct": struct}
+    for k, t in enumerate(types_):
+        field_offset = getattr(layout, f"f{k}").offset
+        if field_offset > offset:
+            fmt.append(f"{field_offset - offset}x")
+        size = ctypes.sizeof(field_ctype(t))
+        v = f"v{k}"
+        env[f"_T{k}"] = t
+        if isinstance(t, ArrayType):
+            env[f"_D{k}"] = t.dtype
+            fmt.append(f"QQ{t.ndim}q{t.ndim}q")
+            lines.append(f"    if {v}.__class__ is not _array or {v}.dtype is not _D{k} or len({v}.shape) != {t.ndim} "
+                         f"or {v}.device is not _device: {v} = _slow(_kernel, {k}, {v}, _device)")
+            pieces.append(f"*{v}._desc")
+        elif T.is_scalar_type(t):
+            fmt.append(_SCALAR_FORMAT[t])
+            pieces.append(v)
+        else:  # vectors, matrices, quaternions, transforms, structs: their bytes
+            fmt.append(f"{size}s")
+            lines.append(f"    if {v}.__class__ is not _T{k}: {v} = _slow(_kernel, {k}, {v}, _device)")
+            pieces.append(f"bytes({v})")
+        offset = field_offset + size
+    total = ctypes.sizeof(layout)
+    if total > offset:
+        fmt.append(f"{total - offset}x")
+    env["_S"] = struct.Struct("".join(fmt))
+    params = ", ".join(f"v{k}" for k in range(len(types_)))
+    source = (f"def pack({params}):\n" + "\n".join(lines) + ("\n" if lines else "") +
+              f"    try:\n        return _S.pack({', '.join(pieces)})\n"
+              f"    except (_struct.error, TypeError, OverflowError):\n"
+              f"        return _S.pack({', '.join(pieces_slow(types_))})\n")
+    exec(compile(source, f"<warp_nb packer for {kernel.key}>", "exec"), env)
+    del names
+    return env["pack"]
+
+
+def pieces_slow(types_) -> list[str]:
+    """The second try: every scalar goes through the slow path first (which raises with a clear message)."""
+    out = []
+    for k, t in enumerate(types_):
+        if isinstance(t, ArrayType):
+            out.append(f"*v{k}._desc")
+        elif T.is_scalar_type(t):
+            out.append(f"_slow(_kernel, {k}, v{k}, _device)")
+        else:
+            out.append(f"bytes(v{k})")
+    return out
+
+
+def _slow_argument(kernel, index: int, value, device: Device):
+    """Convert or refuse one argument, naming it in the error."""
+    name, t = kernel.param_names[index], kernel.param_types[index]
+    where = f"launch of kernel `{kernel.key}`: argument `{name}` (position {index + 1})"
+    if isinstance(t, ArrayType):
+        if value is None:
+            return _NullArray(t.ndim)
+        if not isinstance(value, array):
+            hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
+                value, (list, tuple)) else ""
+            raise TypeError(f"{where} expects {t.type_name()}, got {type(value).__name__}{hint}")
+        if value.dtype is not t.dtype or value.ndim != t.ndim:
+            raise TypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}")
+        if value.device != device:
+            raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
+                            f"copy it with a.to('{device.alias}')")
+        return value
+    if T.is_scalar_type(t):
+        raw = getattr(value, "value", value)
+        if isinstance(value, T.Scalar) and type(value) is not t:
+            raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__}")
+        if T.is_int_type(t) and isinstance(raw, float):
+            raise TypeError(f"{where} expects {T.type_name(t)}, got float {raw!r}; pass an int")
+        try:
+            converted = t._convert(raw)
+        except (TypeError, ValueError):
+            raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__}") from None
+        if T.is_int_type(t) and converted != raw:
+            raise TypeError(f"{where}: {raw} does not fit in {T.type_name(t)}")
+        return converted
+    if getattr(t, "_wp_struct_", False):
+        if not isinstance(value, StructInstance) or value._struct is not t:
+            raise TypeError(f"{where} expects a {t.__name__} instance, got {type(value).__name__}")
+        return _Bytes(value.to_bytes())
+    try:
+        return t(value) if not isinstance(value, (list, tuple)) else t(*value)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__} ({e})") from None
+
+
+class _NullArray:
+    """A None passed for an array: a descriptor of zeros (data == nullptr)."""
+
+    def __init__(self, ndim: int):
+        self._desc = (0, 0) + (0,) * (2 * ndim)
+
+
+class _Bytes(bytes):
+    pass
+
+
+_bounds_cache: dict = {}
+
+
+def _bounds(dim) -> tuple[bytes, int]:
+    hit = _bounds_cache.get(dim)
+    if hit is not None:
+        return hit
+    shape = (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
+    if not 1 <= len(shape) <= 4 or any(d < 0 for d in shape):
+        raise ValueError(f"launch dim must be a non-negative int or a tuple of 1 to 4 of them, got {dim!r}")
+    size = 1
+    for d in shape:
+        size *= d
+    packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape)
+    if len(_bounds_cache) < 4096:
+        _bounds_cache[dim] = packed
+    return packed
+
+
+def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
+           adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
+    """Run `kernel` over `dim` threads (an int, or a tuple of up to 4 ints)."""
+    try:
+        launcher = kernel._launcher.get(device if device.__class__ is str or device is None else device.alias)
+    except AttributeError:
+        raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
+                        f"{type(kernel).__name__}") from None
+    if launcher is None or launcher.compiled.loaded is None or config.mode != launcher.mode:
+        launcher = _make_launcher(kernel, device)
+    args = (*inputs, *outputs) if outputs else inputs
+    if len(args) != launcher.nparams:
+        _wrong_count(kernel, args)
+    if adjoint:
+        from . import tape as _tape
+        return _tape.launch_adjoint(kernel, launcher, dim, args, adj_inputs, adj_outputs)
+    bounds, ndim = _bounds(dim)
+    if launcher.tid_count > 1 and ndim != launcher.tid_count:
+        raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
+                         f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
+    packed = launcher.pack(*args)
+    if launcher.debug_state is not None:
+        _run_checked(launcher, packed, bounds)
+    else:
+        _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+    if recording_tape is not None and record_tape:
+        recording_tape.record_launch(kernel, dim, inputs, outputs, launcher.device)
+
+
+def _make_launcher(kernel, device) -> Launcher:
+    if not getattr(kernel, "_wp_kernel_", False):
+        raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
+                        f"{type(kernel).__name__}")
+    dev = get_device(device)
+    try:
+        compiled = kernel.compiled(dev)
+    except KernelError as e:
+        raise e.with_traceback(None) from None
+    launcher = Launcher(kernel, compiled, dev)
+    launcher.mode = config.mode
+    kernel._launcher[device if device.__class__ is str or device is None else dev.alias] = launcher
+    kernel._launcher[dev.alias] = launcher
+    return launcher
+
+
+def _wrong_count(kernel, args):
+    names = ", ".join(kernel.param_names)
+    raise TypeError(f"launch of kernel `{kernel.key}` got {len(args)} arguments but the kernel takes "
+                    f"{len(kernel.param_names)} ({names})")
+
+
+def _thread_count() -> int:
+    return config.cpu_threads or cpu_thread_count()
+
+
+def _run_checked(launcher: Launcher, packed: bytes, bounds: bytes) -> None:
+    state = launcher.debug_state
+    ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
+    _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+    if state.failed:
+        raise _debug_error(launcher, state)
+
+
+def _debug_error(launcher: Launcher, state) -> Exception:
+    site = launcher.compiled.unit.debug_sites[state.loc]
+    loc = site.loc
+    where = f"{loc.file}, line {loc.line}, in kernel `{launcher.kernel.key}`"
+    text = f"\n    {loc.text.strip()}" if loc.text else ""
+    if state.axis < 0:
+        return AssertionError(f"assertion failed ({where}){text}")
+    ndim = launcher.compiled.typed.params and max(state.axis + 1, 1)
+    index = state.index[state.axis]
+    return IndexError(f"index {index} is out of bounds for axis {state.axis} of {site.what} with size "
+                      f"{state.shape[state.axis]} ({where}){text}") if ndim else IndexError(where)
+
+
+def _run(entry, packed, bounds, threads, stats):
+    """Run a kernel through the native runtime (loaded on first use; then this name is the
+    ctypes function itself, so a launch costs one foreign call)."""
+    global _run
+    from .runtime import library
+    _run = library().wpnb_launch
+    _run(entry, packed, bounds, threads, stats)

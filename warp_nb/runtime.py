@@ -1,0 +1,75 @@
+"""The native CPU runtime (native/runtime/cpu_runtime.cpp): built once per machine into the
+cache like a kernel, loaded with ctypes, and used by every CPU launch. Also finds the native
+headers, from an editable install or a built wheel."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+from . import build, cache
+
+
+@lru_cache(maxsize=1)
+def native_dir() -> Path:
+    """The folder of native headers: the installed `warp_nb.native` package, or `native/` next to
+    the source tree."""
+    try:
+        import warp_nb.native as native_pkg  # package data in a wheel; the mapped folder in an editable install
+        path = Path(next(iter(native_pkg.__path__)))
+        if (path / "prelude.h").exists():
+            return path
+    except (ImportError, StopIteration):
+        pass
+    path = Path(__file__).resolve().parent.parent / "native"
+    if (path / "prelude.h").exists():
+        return path
+    raise RuntimeError("cannot find warp_nb's native headers (prelude.h); reinstall warp_nb")
+
+
+@lru_cache(maxsize=1)
+def headers_digest() -> str:
+    """A hash of every native header: part of each kernel's cache key."""
+    h = hashlib.blake2b(digest_size=16)
+    for p in sorted(native_dir().glob("*.h")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def compiler_identity_key() -> str:
+    """The identity of the C++ compiler in use (version and target CPU): part of each cache key."""
+    return build.compiler_identity(build.find_compiler())
+
+
+class LaunchBounds(ctypes.Structure):
+    _fields_ = [("shape", ctypes.c_int64 * 4), ("ndim", ctypes.c_int32), ("pad", ctypes.c_int32),
+                ("size", ctypes.c_int64)]
+
+
+class KernelStats(ctypes.Structure):
+    _fields_ = [("ns_per_item", ctypes.c_double), ("launches", ctypes.c_int64),
+                ("parallel_launches", ctypes.c_int64)]
+
+
+@lru_cache(maxsize=1)
+def library():
+    """The loaded runtime library (compiled on first use, then from the cache)."""
+    source_path = native_dir() / "runtime" / "cpu_runtime.cpp"
+    source = source_path.read_text()
+    cxx = build.find_compiler()
+    flags = "-O2 -pthread"
+    key = cache.make_key(source, build.compiler_identity(cxx), flags, cache.VERSION)
+
+    def compile_runtime(out: Path) -> None:
+        build.compile_library(source, out, native_dir(), "release", "-pthread", libraries=("-pthread",))
+
+    path, _ = cache.get_or_build("wpnb_cpu_runtime", key, compile_runtime)
+    lib = ctypes.CDLL(str(path))
+    lib.wpnb_launch.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                ctypes.c_void_p]
+    lib.wpnb_launch.restype = ctypes.c_int
+    return lib
