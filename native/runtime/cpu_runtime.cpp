@@ -43,7 +43,8 @@ int64_t now_ns() {
 class Pool {
 public:
     explicit Pool(int workers) {
-        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { worker(); });
+        // workers start from generation 0 even if they begin running after the first job was posted
+        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { worker(0); });
     }
 
     ~Pool() {
@@ -94,8 +95,7 @@ private:
         }
     }
 
-    void worker() {
-        uint64_t seen = generation_.load();
+    void worker(uint64_t seen) {
         for (;;) {
             // spin a little before sleeping: back-to-back launches then start at once
             auto until = now_ns() + 200000;
