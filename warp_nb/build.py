@@ -4,6 +4,8 @@ emit writes. Knows compilers and flags; knows nothing about IR or caching."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -13,8 +15,9 @@ from pathlib import Path
 from .errors import CompilerNotFoundError, KernelCompileError, Loc
 
 _FLAGS = {
-    # -fno-math-errno / -fno-trapping-math let sqrt and friends vectorise without changing results
-    "release": ["-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math"],
+    # -fno-math-errno / -fno-trapping-math let sqrt and friends vectorise without changing results;
+    # -ffp-contract=off keeps a*b+c as two roundings (no FMA), so results match numpy and Warp
+    "release": ["-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off"],
     "debug": ["-O0", "-g"],
 }
 _COMMON = ["-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-exceptions", "-fno-rtti", "-pipe", "-w"]
@@ -43,40 +46,63 @@ def compiler_flags(mode: str, extra: str = "") -> list[str]:
     return flags + extra.split() if extra else flags
 
 
-def compiler_identity(cxx: str) -> str:
+def compiler_identity(cxx: str, remember_in: Path | None = None) -> str:
     """What identifies the compiler's output: its version line and the CPU it targets with
-    -march=native. Remembered per process (a subprocess costs milliseconds)."""
-    key = (cxx, _mtime(cxx))
-    cached = _IDENTITY.get(key)
+    -march=native. Asking the compiler costs a subprocess (milliseconds), so the answer is kept
+    per process and in `remember_in` (a JSON file keyed by the compiler's path, size and mtime)."""
+    try:
+        st = os.stat(cxx)
+        stamp = f"{cxx}|{st.st_size}|{st.st_mtime_ns}|{_cpu_signature()}"
+    except OSError:
+        stamp = f"{cxx}|?|?|{_cpu_signature()}"
+    cached = _IDENTITY.get(stamp)
+    if cached is not None:
+        return cached
+    remembered = {}
+    if remember_in is not None:
+        try:
+            remembered = json.loads(remember_in.read_text())
+        except (OSError, ValueError):
+            remembered = {}
+        cached = remembered.get(stamp)
     if cached is None:
         try:
             version = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
         except (OSError, subprocess.SubprocessError) as e:
             raise CompilerNotFoundError(f"the C++ compiler {cxx} does not run: {e}") from None
         cached = f"{version.splitlines()[0] if version else cxx}|{_cpu_signature()}"
-        _IDENTITY[key] = cached
+        if remember_in is not None:
+            remembered[stamp] = cached
+            tmp = remember_in.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(remembered))
+            os.replace(tmp, remember_in)
+    _IDENTITY[stamp] = cached
     return cached
 
 
 _IDENTITY: dict = {}
-
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
+_CPU: list = []
 
 
 def _cpu_signature() -> str:
+    """The CPU model and a digest of its feature flags (code built with -march=native depends on them)."""
+    if _CPU:
+        return _CPU[0]
+    model, flags = "", ""
     try:
         with open("/proc/cpuinfo") as f:
-            text = f.read(8192)
-        model = re.search(r"model name\s*:\s*(.*)", text)
-        flags = re.search(r"flags\s*:\s*(.*)", text)
-        return f"{model.group(1) if model else ''}|{hash(flags.group(1)) if flags else ''}"
+            for line in f:
+                if line.startswith("model name") and not model:
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = line.split(":", 1)[1].strip()
+                if model and flags:
+                    break
     except OSError:
-        return "unknown-cpu"
+        model = "unknown-cpu"
+    # a stable digest (Python's hash() of a str changes from process to process)
+    _CPU.append(f"{model}|{hashlib.blake2b(flags.encode(), digest_size=8).hexdigest()}")
+    return _CPU[0]
 
 
 def compile_library(source: str, out_path: Path, include_dir: Path, mode: str, extra_flags: str = "",

@@ -33,11 +33,13 @@ from .typecheck import Context, typecheck_kernel
 compile_log: list = []
 
 
-def resolve_annotation(t, fn, name: str, what: str):
-    """A parameter annotation as a kernel type, or a clear error at the function's line."""
+def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = None):
+    """A parameter annotation as a kernel type, or a clear error at the function's line.
+    String annotations (from __future__ import annotations) are evaluated in the function's
+    globals and the locals of the scope that defined it."""
     if isinstance(t, str):
         try:
-            t = eval(t, fn.__globals__)
+            t = eval(t, fn.__globals__, local_names or {})
         except Exception as e:  # an annotation that does not evaluate
             raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
     t = canonical_scalar(t)
@@ -51,7 +53,7 @@ def resolve_annotation(t, fn, name: str, what: str):
                           "wp.array(dtype=...) or a @wp.struct")
 
 
-def _param_types(fn, fdef, what: str) -> list:
+def _param_types(fn, fdef, what: str, local_names: dict | None = None) -> list:
     hints = getattr(fn, "__annotations__", {})
     out = []
     for name in fdef.params:
@@ -61,7 +63,7 @@ def _param_types(fn, fdef, what: str) -> list:
                 continue
             raise KernelTypeError(f"parameter `{name}` of kernel `{fn.__qualname__}` needs a type annotation, "
                                   f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`", fdef.loc, fdef.name)
-        out.append(resolve_annotation(hints[name], fn, name, what))
+        out.append(resolve_annotation(hints[name], fn, name, what, local_names))
     return out
 
 
@@ -177,7 +179,8 @@ class Kernel:
 
     _wp_kernel_ = True
 
-    def __init__(self, fn, key: str | None = None, module: str | None = None, enable_backward=None):
+    def __init__(self, fn, key: str | None = None, module: str | None = None, enable_backward=None,
+                 local_names: dict | None = None):
         self.func = fn
         self.key = key or fn.__qualname__
         self.module = module or fn.__module__
@@ -188,7 +191,7 @@ class Kernel:
         self.enable_backward = enable_backward
         self.syntax = parse_function(fn)
         self.param_names = list(self.syntax.params)
-        self.param_types = _param_types(fn, self.syntax, "kernel")
+        self.param_types = _param_types(fn, self.syntax, "kernel", local_names)
         self.scope = Scope(fn)
         self._compiled: dict = {}
         self._failure: dict = {}
@@ -232,7 +235,11 @@ def kernel(fn=None, *, enable_backward=None, module=None, key=None):
     """Decorator: a kernel, launched over a grid of threads with wp.launch."""
     if fn is None:
         return lambda f: kernel(f, enable_backward=enable_backward, module=module, key=key)
-    return Kernel(fn, key=key, module=module, enable_backward=enable_backward)
+    # the defining scope's locals, for string annotations of kernels defined inside functions
+    caller = sys._getframe(1)
+    if caller.f_code.co_name == "<lambda>":
+        caller = caller.f_back
+    return Kernel(fn, key=key, module=module, enable_backward=enable_backward, local_names=caller.f_locals)
 
 
 # --- the pipeline -------------------------------------------------------------------------------

@@ -55,6 +55,12 @@ if hasattr(ast, "Match"):
 def parse_function(fn) -> S.FunctionDef:
     """Parse a Python function into a syntax tree. The file (or notebook cell) and line numbers
     in every node are the user's own."""
+    node, lines, filename = _find_in_file(fn)
+    if node is not None:
+        end = getattr(node, "end_lineno", None) or len(lines)
+        start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        source = "".join(lines[start - 1:end])
+        return _Parser(filename, 0, 0, [line.rstrip("\n") for line in lines]).function(node, source)
     try:
         lines, first_line = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
@@ -63,6 +69,39 @@ def parse_function(fn) -> S.FunctionDef:
                                 "without history.") from None
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     return parse_source("".join(lines), filename, first_line)
+
+
+_FILE_TREES: dict = {}
+
+
+def _find_in_file(fn):
+    """The ast node of `fn`, found in the parsed source of its whole file (one parse per file and
+    version of its text: cheaper than inspect's per-function tokenising), or (None, ...)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None, None, None
+    filename = code.co_filename
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    if not lines:
+        return None, None, filename
+    key = (filename, len(lines), hash(lines[0]), hash(lines[-1]))
+    index = _FILE_TREES.get(key)
+    if index is None:
+        try:
+            tree = ast.parse("".join(lines))
+        except SyntaxError:
+            return None, lines, filename
+        index = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                index[(first, node.name)] = node
+                index[(node.lineno, node.name)] = node
+        if len(_FILE_TREES) > 256:
+            _FILE_TREES.clear()
+        _FILE_TREES[key] = index
+    node = index.get((code.co_firstlineno, fn.__name__))
+    return node, lines, filename
 
 
 def parse_source(source: str, filename: str = "<string>", first_line: int = 1) -> S.FunctionDef:

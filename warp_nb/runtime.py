@@ -42,7 +42,7 @@ def headers_digest() -> str:
 @lru_cache(maxsize=1)
 def compiler_identity_key() -> str:
     """The identity of the C++ compiler in use (version and target CPU): part of each cache key."""
-    return build.compiler_identity(build.find_compiler())
+    return build.compiler_identity(build.find_compiler(), cache.cache_dir() / "toolchain.json")
 
 
 class LaunchBounds(ctypes.Structure):
@@ -60,9 +60,8 @@ def library():
     """The loaded runtime library (compiled on first use, then from the cache)."""
     source_path = native_dir() / "runtime" / "cpu_runtime.cpp"
     source = source_path.read_text()
-    cxx = build.find_compiler()
     flags = "-O2 -pthread"
-    key = cache.make_key(source, build.compiler_identity(cxx), flags, cache.VERSION)
+    key = cache.make_key(source, compiler_identity_key(), flags, cache.VERSION)
 
     def compile_runtime(out: Path) -> None:
         build.compile_library(source, out, native_dir(), "release", "-pthread", libraries=("-pthread",))
