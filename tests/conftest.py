@@ -1,0 +1,39 @@
+"""Test setup: an isolated kernel cache per test session (so compile counts are meaningful and
+the user's cache is untouched), and skips for what this machine lacks."""
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+_CACHE = tempfile.mkdtemp(prefix="warp_nb_test_cache_")
+os.environ["WARP_NB_CACHE_DIR"] = _CACHE
+
+import warp_nb as wp  # noqa: E402  (after the cache directory is chosen)
+
+wp.config.kernel_cache_dir = _CACHE
+
+_HAS_CXX = bool(os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++"))
+
+
+def pytest_collection_modifyitems(config, items):
+    skip_cxx = pytest.mark.skip(reason="no C++ compiler on this machine (install g++ or set CXX)")
+    for item in items:
+        if "needs_cxx" in item.keywords and not _HAS_CXX:
+            item.add_marker(skip_cxx)
+
+
+@pytest.fixture
+def fresh_cache(tmp_path):
+    """A private, empty kernel cache for one test (restores the session cache afterwards)."""
+    old = wp.config.kernel_cache_dir
+    wp.config.kernel_cache_dir = str(tmp_path / "cache")
+    try:
+        yield tmp_path / "cache"
+    finally:
+        wp.config.kernel_cache_dir = old
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_CACHE, ignore_errors=True)
