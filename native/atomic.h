@@ -26,20 +26,16 @@ WPNB_FN T atomic_rmw(T* p, Op op) {
     B old_bits = *bp, assumed;
     do {
         assumed = old_bits;
-        T old_value; __builtin_memcpy(&old_value, &assumed, sizeof(T));
-        T new_value = op(old_value);
-        B new_bits; __builtin_memcpy(&new_bits, &new_value, sizeof(T));
+        const B new_bits = bit_cast<B>(op(bit_cast<T>(assumed)));
         old_bits = atomicCAS(bp, assumed, new_bits);
     } while (old_bits != assumed);
-    T result; __builtin_memcpy(&result, &old_bits, sizeof(T));
-    return result;
+    return bit_cast<T>(old_bits);
 #else
     B* bp = (B*)p;
     B old_bits = __atomic_load_n(bp, __ATOMIC_RELAXED);
     for (;;) {
-        T old_value; __builtin_memcpy(&old_value, &old_bits, sizeof(T));
-        T new_value = op(old_value);
-        B new_bits; __builtin_memcpy(&new_bits, &new_value, sizeof(T));
+        const T old_value = bit_cast<T>(old_bits);
+        const B new_bits = bit_cast<B>(op(old_value));
         if (__atomic_compare_exchange_n(bp, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
             return old_value;
     }
@@ -83,16 +79,15 @@ template <typename T> WPNB_FN T scalar_atomic_max(T* p, T v) { op_max<T> op = {v
 template <typename T> WPNB_FN T scalar_atomic_exch(T* p, T v) { op_set<T> op = {v}; return atomic_rmw(p, op); }
 template <typename T> WPNB_FN T scalar_atomic_cas(T* p, T compare, T v) {
     typedef typename atomic_bits<T>::type B;
-    B expected; __builtin_memcpy(&expected, &compare, sizeof(T));
-    B desired; __builtin_memcpy(&desired, &v, sizeof(T));
+    B expected = bit_cast<B>(compare);
+    const B desired = bit_cast<B>(v);
 #ifdef WPNB_CUDA
     B old = atomicCAS((B*)p, expected, desired);
 #else
     __atomic_compare_exchange_n((B*)p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     B old = expected;
 #endif
-    T result; __builtin_memcpy(&result, &old, sizeof(T));
-    return result;
+    return bit_cast<T>(old);
 }
 
 // --- element-level atomics: scalars directly, composites componentwise ----------------------

@@ -56,6 +56,18 @@ typedef double float64;
 WPNB_FN uint32 float_bits(float32 f) { union { float32 f; uint32 u; } x; x.f = f; return x.u; }
 WPNB_FN float32 bits_float(uint32 u) { union { float32 f; uint32 u; } x; x.u = u; return x.f; }
 
+// The bytes of one value seen as another type of the same size (std::bit_cast without the
+// standard library; compilers turn the byte loop into a register move).
+template <typename To, typename From>
+WPNB_FN To bit_cast(const From& from) {
+    static_assert(sizeof(To) == sizeof(From), "bit_cast needs types of the same size");
+    To to;
+    const unsigned char* src = (const unsigned char*)&from;
+    unsigned char* dst = (unsigned char*)&to;
+    for (unsigned k = 0; k < sizeof(To); ++k) dst[k] = src[k];
+    return to;
+}
+
 // IEEE binary16 stored as bits; arithmetic happens in float32 and rounds back, so the
 // same text works on both targets without cuda_fp16.h.
 WPNB_FN uint16 float_to_half_bits(float32 value) {
