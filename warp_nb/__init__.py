@@ -25,8 +25,8 @@ from .devices import (  # noqa: F401
 from .errors import (  # noqa: F401
     CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
 )
-from .kernel import Function, Kernel, force_load, func, kernel, load_module  # noqa: F401
-from .launch import launch  # noqa: F401
+from .pipeline import Function, Kernel, force_load, func, kernel, load_module  # noqa: F401
+from .launcher import launch  # noqa: F401
 from .registry import BUILTINS as _BUILTINS
 from .structs import struct  # noqa: F401
 from .types import *  # noqa: F401,F403

@@ -21,7 +21,7 @@ from . import config
 VERSION = "0.1.0"
 
 #: What the cache did in this process (tests count compilations with these, not timings).
-stats = {"compiled": 0, "disk_hits": 0, "rebuilt_damaged": 0}
+stats = {"compiled": 0, "disk_hits": 0, "rebuilt_damaged": 0, "runtime_compiled": 0}
 
 
 def cache_dir() -> Path:
@@ -49,17 +49,20 @@ def _checksum(path: Path) -> str:
 
 def lookup(name: str, key: str) -> Path | None:
     """The library for (name, key) if a complete, undamaged entry exists."""
+    return _lookup(name, key)[0]
+
+
+def _lookup(name: str, key: str) -> tuple[Path | None, bool]:
+    """(library or None, whether a damaged entry is in the way)."""
     lib = cache_dir() / f"{name}_{key}.so"
     meta = lib.with_suffix(".json")
     try:
         info = json.loads(meta.read_text())
         if info.get("key") == key and lib.exists() and _checksum(lib) == info.get("checksum"):
-            return lib
-        stats["rebuilt_damaged"] += 1
+            return lib, False
+        return None, True
     except (OSError, ValueError):
-        if lib.exists() and not meta.exists():
-            stats["rebuilt_damaged"] += 1
-    return None
+        return None, lib.exists()
 
 
 @contextmanager
@@ -72,19 +75,21 @@ def _locked(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def get_or_build(name: str, key: str, build: Callable[[Path], None]) -> tuple[Path, bool]:
+def get_or_build(name: str, key: str, build: Callable[[Path], None], counter: str = "compiled") -> tuple[Path, bool]:
     """The cached library for (name, key), building it with `build(tmp_path)` if needed.
-    Returns (path, compiled_now)."""
-    found = lookup(name, key)
+    Returns (path, compiled_now); a build is counted in stats[counter]."""
+    found, damaged = _lookup(name, key)
     if found is not None:
         stats["disk_hits"] += 1
         return found, False
     directory = cache_dir()
     with _locked(directory / f"{name}_{key}.lock"):
-        found = lookup(name, key)  # another process may have built it while we waited
+        found, damaged_now = _lookup(name, key)  # another process may have built it while we waited
         if found is not None:
             stats["disk_hits"] += 1
             return found, False
+        if damaged or damaged_now:
+            stats["rebuilt_damaged"] += 1
         lib = directory / f"{name}_{key}.so"
         with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as tmp:
             tmp_lib = Path(tmp) / f"{name}.so"
@@ -97,7 +102,7 @@ def get_or_build(name: str, key: str, build: Callable[[Path], None]) -> tuple[Pa
             meta_tmp = Path(tmp) / "meta.json"
             meta_tmp.write_text(json.dumps({"key": key, "checksum": checksum, "created": time.time()}))
             os.replace(meta_tmp, lib.with_suffix(".json"))  # written last: the entry is complete
-        stats["compiled"] += 1
+        stats[counter] += 1
         return lib, True
 
 

@@ -383,6 +383,8 @@ def verify(fn: Function) -> None:
                 block(s.body, local)
                 block(s.orelse, local)
             elif isinstance(s, (For, While, Iterate)):
+                if isinstance(s, (For, Iterate)):
+                    defined.add(id(s.var))  # the loop defines its counter
                 block(getattr(s, "cond_body", ()), local)
                 block(s.body, local)
     block(fn.body, set())

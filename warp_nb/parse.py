@@ -81,10 +81,11 @@ def _find_in_file(fn):
     if code is None:
         return None, None, None
     filename = code.co_filename
+    linecache.checkcache(filename)  # the file may have been edited and re-imported
     lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
     if not lines:
         return None, None, filename
-    key = (filename, len(lines), hash(lines[0]), hash(lines[-1]))
+    key = (filename, hash("".join(lines)))
     index = _FILE_TREES.get(key)
     if index is None:
         try:

@@ -66,7 +66,7 @@ def library():
     def compile_runtime(out: Path) -> None:
         build.compile_library(source, out, native_dir(), "release", "-pthread", libraries=("-pthread",))
 
-    path, _ = cache.get_or_build("wpnb_cpu_runtime", key, compile_runtime)
+    path, _ = cache.get_or_build("wpnb_cpu_runtime", key, compile_runtime, counter="runtime_compiled")
     lib = ctypes.CDLL(str(path))
     lib.wpnb_launch.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
                                 ctypes.c_void_p]

@@ -69,20 +69,21 @@ class Scope:
         self.globals = getattr(fn, "__globals__", {})
         code = getattr(fn, "__code__", None)
         closure = getattr(fn, "__closure__", None) or ()
-        self.closure = {}
-        if code is not None:
-            for name, cell in zip(code.co_freevars, closure):
-                try:
-                    self.closure[name] = cell.cell_contents
-                except ValueError:  # a closure variable not assigned yet
-                    pass
+        # cells, read at lookup time: a closure variable may be assigned after the decorator ran
+        # (a recursive or later-defined function)
+        self.cells = dict(zip(code.co_freevars, closure)) if code is not None else {}
 
     def lookup(self, name: str):
         """The Python object bound to `name`, or _MISSING."""
-        for space in (self.closure, self.globals):
-            value = space.get(name, _MISSING)
-            if value is not _MISSING:
-                return value
+        cell = self.cells.get(name)
+        if cell is not None:
+            try:
+                return cell.cell_contents
+            except ValueError:  # declared in the enclosing scope but not assigned (yet)
+                pass
+        value = self.globals.get(name, _MISSING)
+        if value is not _MISSING:
+            return value
         return getattr(py_builtins, name, _MISSING)
 
     def captured_values(self, names) -> dict:
