@@ -1,0 +1,161 @@
+"""launch: argument checking (a TypeError naming the parameter), dims, devices, and the
+isolation of kernels that fail to compile."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+
+pytestmark = pytest.mark.needs_cxx
+
+
+@wp.struct
+class Coeffs:
+    a: float
+    b: wp.vec3
+
+
+@wp.kernel
+def many_args(x: wp.array(dtype=float), s: float, n: int, v: wp.vec3, c: Coeffs, out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = v * (x[i] * s + float(n)) + c.b * c.a
+
+
+def test_all_argument_kinds():
+    x = wp.array(np.arange(4, dtype=np.float32))
+    out = wp.zeros(4, dtype=wp.vec3)
+    c = Coeffs(a=2.0, b=wp.vec3(1.0, 0.0, 0.0))
+    wp.launch(many_args, dim=4, inputs=[x, 0.5, 3, wp.vec3(1.0, 2.0, 3.0), c], outputs=[out])
+    expected = (np.arange(4) * 0.5 + 3)[:, None] * np.array([1, 2, 3]) + np.array([2, 0, 0])
+    assert np.allclose(out.numpy(), expected)
+    # tuples for vectors and numpy scalars for scalars are accepted
+    wp.launch(many_args, dim=4, inputs=[x, np.float32(0.5), np.int64(3), (1.0, 2.0, 3.0), c, out])
+    assert np.allclose(out.numpy(), expected)
+
+
+@pytest.mark.parametrize("position, value, words", [
+    (0, np.zeros(4, np.float32), "argument `x` (position 1) expects array(dtype=float32, ndim=1), got ndarray"),
+    (0, wp.zeros(4, dtype=wp.vec3), "got array(dtype=vec3f, ndim=1)"),
+    (0, wp.zeros((2, 2)), "got array(dtype=float32, ndim=2)"),
+    (1, "fast", "argument `s` (position 2) expects float32, got str"),
+    (2, 1.5, "argument `n` (position 3) expects int32, got float"),
+    (2, 2 ** 40, "does not fit in int32"),
+    (3, (1.0, 2.0), "argument `v` (position 4) expects vec3f"),
+    (4, wp.vec3(), "argument `c` (position 5) expects a Coeffs instance"),
+])
+def test_bad_arguments_name_the_parameter(position, value, words):
+    args = [wp.zeros(4), 1.0, 1, wp.vec3(), Coeffs(), wp.zeros(4, dtype=wp.vec3)]
+    args[position] = value
+    with pytest.raises(TypeError) as info:
+        wp.launch(many_args, dim=4, inputs=args)
+    assert words in str(info.value), str(info.value)
+    assert "many_args" in str(info.value)
+
+
+def test_wrong_argument_count_and_non_kernels():
+    with pytest.raises(TypeError, match="got 2 arguments but the kernel takes 6"):
+        wp.launch(many_args, dim=1, inputs=[wp.zeros(1), 1.0])
+    with pytest.raises(TypeError, match="expects a kernel"):
+        wp.launch(lambda: None, dim=1, inputs=[])
+    with pytest.raises(TypeError, match="cannot be called directly"):
+        many_args(1)
+
+
+def test_bad_dims_and_devices():
+    a = wp.zeros(4)
+    args = [a, 1.0, 1, wp.vec3(), Coeffs(), wp.zeros(4, dtype=wp.vec3)]
+    with pytest.raises(ValueError, match="launch dim"):
+        wp.launch(many_args, dim=(1, 2, 3, 4, 5), inputs=args)
+    with pytest.raises(ValueError, match="launch dim"):
+        wp.launch(many_args, dim=-1, inputs=args)
+    with pytest.raises(wp.DeviceError, match="not available"):
+        wp.launch(many_args, dim=4, inputs=args, device="cuda:0")
+    with pytest.raises(wp.DeviceError, match="not a device name"):
+        wp.launch(many_args, dim=4, inputs=args, device="tpu")
+    wp.launch(many_args, dim=0, inputs=args)  # an empty launch is fine and does nothing
+
+
+@wp.kernel
+def grid2(out: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    out[i, j] = i * 100 + j
+
+
+def test_tid_count_must_match_launch_rank():
+    out = wp.zeros((3, 5), dtype=int)
+    wp.launch(grid2, dim=(3, 5), inputs=[out])
+    assert (out.numpy() == np.add.outer(np.arange(3) * 100, np.arange(5))).all()
+    with pytest.raises(ValueError, match="unpacks wp.tid\\(\\) into 2 indices"):
+        wp.launch(grid2, dim=15, inputs=[out])
+
+
+def test_a_broken_kernel_does_not_break_its_neighbours(tmp_path):
+    import importlib.util
+    import sys
+    path = tmp_path / "neighbours_mod.py"
+    path.write_text(
+        "import warp_nb as wp\n\n"
+        "@wp.kernel\n"
+        "def good(a: wp.array(dtype=float)):\n"
+        "    a[wp.tid()] = 1.0\n\n"
+        "@wp.kernel\n"
+        "def bad(a: wp.array(dtype=float)):\n"
+        "    a[wp.tid()] = undefined_thing\n\n"
+        "@wp.kernel\n"
+        "def also_good(a: wp.array(dtype=float)):\n"
+        "    a[wp.tid()] = 2.0\n")
+    spec = importlib.util.spec_from_file_location("neighbours_mod", path)
+    m = importlib.util.module_from_spec(spec)
+    sys.modules["neighbours_mod"] = m
+    spec.loader.exec_module(m)
+    a = wp.zeros(3)
+    with pytest.raises(wp.KernelNameError) as info:
+        wp.launch(m.bad, dim=3, inputs=[a])
+    assert "neighbours_mod.py, line 9" in str(info.value) and "undefined_thing" in str(info.value)
+    wp.launch(m.good, dim=3, inputs=[a])
+    assert a.numpy().tolist() == [1.0, 1.0, 1.0]
+    wp.launch(m.also_good, dim=3, inputs=[a])
+    assert a.numpy().tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(wp.KernelNameError):  # still reported on every launch, not a stale success
+        wp.launch(m.bad, dim=3, inputs=[a])
+
+
+@wp.kernel
+def reads_past_end(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i + 2]
+
+
+def test_debug_mode_turns_out_of_bounds_into_index_error():
+    a, out = wp.zeros(4), wp.zeros(4)
+    old = wp.config.mode
+    wp.config.mode = "debug"
+    try:
+        with pytest.raises(IndexError) as info:
+            wp.launch(reads_past_end, dim=4, inputs=[a, out])
+        message = str(info.value)
+        assert "out of bounds for axis 0 of array `a` with size 4" in message
+        assert "reads_past_end" in message and "test_launch.py, line" in message and "a[i + 2]" in message
+        assert "index 4" in message or "index 5" in message
+        # the process is still usable, and a correct launch passes
+        wp.launch(reads_past_end, dim=2, inputs=[a, out])
+    finally:
+        wp.config.mode = old
+
+
+@wp.kernel
+def asserts_positive(a: wp.array(dtype=float)):
+    i = wp.tid()
+    assert a[i] >= 0.0
+
+
+def test_debug_mode_asserts():
+    old = wp.config.mode
+    wp.config.mode = "debug"
+    try:
+        wp.launch(asserts_positive, dim=3, inputs=[wp.ones(3)])
+        with pytest.raises(AssertionError, match="assertion failed"):
+            wp.launch(asserts_positive, dim=3, inputs=[wp.full(3, -1.0)])
+    finally:
+        wp.config.mode = old
+    wp.launch(asserts_positive, dim=3, inputs=[wp.full(3, -1.0)])  # release mode: asserts are not compiled

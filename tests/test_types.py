@@ -1,0 +1,64 @@
+"""Scalar and composite types in Python scope: construction, indexing, arithmetic, numpy."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+
+
+def test_scalars():
+    assert wp.float32(1.1).value == float(np.float32(1.1))
+    assert wp.int8(300).value == 44  # wraps like C
+    assert wp.uint32(-1).value == 2 ** 32 - 1
+    assert (wp.int32(7) / wp.int32(2)).value == 3 and (wp.int32(-7) / wp.int32(2)).value == -3
+    assert float(wp.float16(0.1)) == float(np.float16(0.1))
+    assert wp.types.is_float_type(wp.float64) and wp.types.is_int_type(wp.uint8)
+
+
+def test_vectors():
+    v = wp.vec3(1.0, 2.0, 3.0)
+    assert (v.x, v.y, v.z) == (1.0, 2.0, 3.0) and v[1] == 2.0 and len(v) == 3 and list(v) == [1.0, 2.0, 3.0]
+    assert np.array(v).tolist() == [1.0, 2.0, 3.0]
+    assert v + v == wp.vec3(2.0, 4.0, 6.0) and 2.0 * v == v * 2.0 and -v == wp.vec3(-1.0, -2.0, -3.0)
+    v.y = 5.0
+    v[0] = 4.0
+    assert v == wp.vec3(4.0, 5.0, 3.0)
+    assert wp.vec3(2.0) == wp.vec3(2.0, 2.0, 2.0) and wp.vec3() == wp.vec3(0.0, 0.0, 0.0)
+    assert wp.vec3f is wp.vec3 and wp.types.vector(3, float) is wp.vec3 and wp.types.vector(4, wp.float64) is wp.vec4d
+    assert ctypes.sizeof(wp.vec3d) == 24 and wp.vec3i(1, 2, 3)[2] == 3
+    with pytest.raises(TypeError, match="cw_mul"):
+        v * v
+    with pytest.raises(ValueError):
+        wp.vec3(1.0, 2.0)
+
+
+def test_matrices():
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    assert m[0, 1] == 2.0 and m[1] == wp.vec2(3.0, 4.0) and np.array(m).shape == (2, 2)
+    assert np.allclose(np.array(m @ m), np.array([[1, 2], [3, 4]]) @ np.array([[1, 2], [3, 4]]))
+    assert np.allclose(np.array(m @ wp.vec2(1.0, 1.0)), [3.0, 7.0])
+    m[1, 0] = 9.0
+    assert m[1, 0] == 9.0
+    assert wp.types.matrix((3, 2), wp.float64)()._shape_ == (3, 2) and ctypes.sizeof(wp.mat44d) == 128
+
+
+def test_quaternions_and_transforms_in_python():
+    q = wp.quat_from_axis_angle(wp.vec3(0.0, 0.0, 1.0), np.pi / 2)
+    r = wp.quat_rotate(q, wp.vec3(1.0, 0.0, 0.0))
+    assert np.allclose(np.array(r), [0.0, 1.0, 0.0], atol=1e-6)
+    t = wp.transform(wp.vec3(1.0, 2.0, 3.0), q)
+    assert t.p == wp.vec3(1.0, 2.0, 3.0) and np.allclose(np.array(t.q), np.array(q))
+    assert np.allclose(np.array(wp.transform_point(t, wp.vec3(1.0, 0.0, 0.0))), [1.0, 3.0, 3.0], atol=1e-6)
+    assert np.allclose(np.array(q * wp.quat_inverse(q)), [0, 0, 0, 1], atol=1e-6)
+    assert wp.transform_identity() == wp.transform(0, 0, 0, 0, 0, 0, 1)
+
+
+def test_python_scope_builtins():
+    assert wp.sin(0.5) == pytest.approx(np.sin(0.5)) and wp.clamp(5, 0, 3) == 3
+    assert wp.length(wp.vec3(3.0, 4.0, 0.0)) == pytest.approx(5.0)
+    assert wp.dot(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0)) == pytest.approx(11.0)
+    assert np.allclose(np.array(wp.cross(wp.vec3(1.0, 0.0, 0.0), wp.vec3(0.0, 1.0, 0.0))), [0, 0, 1])
+    with pytest.raises(RuntimeError, match="only be called inside a kernel"):
+        wp.tid()
