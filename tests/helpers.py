@@ -1,0 +1,34 @@
+"""Small shared helpers for the end-to-end kernel tests (tests/test_e2e_*.py)."""
+
+import contextlib
+
+import numpy as np
+
+import warp_nb as wp
+
+
+def run(kernel, dim, *inputs):
+    """Launch `kernel` over `dim` threads with positional `inputs`."""
+    wp.launch(kernel, dim=dim, inputs=list(inputs))
+
+
+def arr(values, dtype=wp.float32):
+    """A wp.array holding `values` (numpy-convertible) as `dtype`."""
+    return wp.array(np.asarray(values), dtype=dtype)
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+@contextlib.contextmanager
+def config(**settings):
+    """Temporarily change wp.config settings (restored afterwards, also on failure)."""
+    old = {k: getattr(wp.config, k) for k in settings}
+    for k, v in settings.items():
+        setattr(wp.config, k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(wp.config, k, v)
