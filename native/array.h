@@ -64,6 +64,39 @@ WPNB_FN T& index_grad(const array_t<T, N>& a, I... i) {
     return *(T*)((char*)a.grad + byte_offset(a, int64(i)...));
 }
 
+// index_c<true>: the same element for an array whose last dimension is contiguous (stride ==
+// sizeof(T)), written as plain pointer arithmetic on T* so the C++ compiler can vectorise loops
+// over the last index. Kernel entry points check the strides once and pick the version.
+template <bool Contiguous, typename T, int N> struct contiguous_index;
+template <typename T, int N> struct contiguous_index<false, T, N> {
+    template <typename... I> static WPNB_FN T& at(const array_t<T, N>& a, I... i) { return index(a, i...); }
+};
+template <typename T> struct contiguous_index<true, T, 1> {
+    static WPNB_FN T& at(const array_t<T, 1>& a, int64 i) { return a.data[i]; }
+};
+template <typename T> struct contiguous_index<true, T, 2> {
+    static WPNB_FN T& at(const array_t<T, 2>& a, int64 i, int64 j) { return ((T*)((char*)a.data + i * a.strides[0]))[j]; }
+};
+template <typename T> struct contiguous_index<true, T, 3> {
+    static WPNB_FN T& at(const array_t<T, 3>& a, int64 i, int64 j, int64 k) {
+        return ((T*)((char*)a.data + i * a.strides[0] + j * a.strides[1]))[k];
+    }
+};
+template <typename T> struct contiguous_index<true, T, 4> {
+    static WPNB_FN T& at(const array_t<T, 4>& a, int64 i, int64 j, int64 k, int64 l) {
+        return ((T*)((char*)a.data + i * a.strides[0] + j * a.strides[1] + k * a.strides[2]))[l];
+    }
+};
+template <bool Contiguous, typename T, int N, typename... I>
+WPNB_FN T& index_c(const array_t<T, N>& a, I... i) {
+    return contiguous_index<Contiguous, T, N>::at(a, int64(i)...);
+}
+
+// Whether the last dimension of a is contiguous (what index_c<true> needs).
+template <typename T, int N> WPNB_FN bool last_dim_contiguous(const array_t<T, N>& a) {
+    return a.strides[N - 1] == int64(sizeof(T));
+}
+
 template <typename T, int N, typename... I>
 WPNB_FN T load(const array_t<T, N>& a, I... i) { return index(a, i...); }
 

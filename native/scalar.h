@@ -60,9 +60,11 @@ WPNB_FN float64 fmod(float64 a, float64 b) { return ::fmod(a, b); }
 // Arithmetic operators
 // ---------------------------------------------------------------------------------------
 
-// add(a, b) = a + b; d/da = 1, d/db = 1. Integers wrap.
+// add(a, b) = a + b; d/da = 1, d/db = 1. Integer arithmetic is plain C++ arithmetic, as in
+// CUDA and Warp: 8- and 16-bit results wrap when narrowed, and signed 32/64-bit overflow is
+// left undefined so the compiler can reason about indices (i - 1, i + 1) and vectorise loops.
 #define WPNB_S_DEF(T, U) \
-    WPNB_FN T add(T a, T b) { return T(U(a) + U(b)); } \
+    WPNB_FN T add(T a, T b) { return T(a + b); } \
     WPNB_FN void adj_add(T, T, T&, T&, const T&) {}
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
@@ -74,9 +76,9 @@ WPNB_S_FLOATS(WPNB_S_DEF)
 WPNB_FN half add(half a, half b) { return half(float32(a) + float32(b)); }
 WPNB_S_HALF_ADJ2(add)
 
-// sub(a, b) = a - b; d/da = 1, d/db = -1. Integers wrap.
+// sub(a, b) = a - b; d/da = 1, d/db = -1. Integers: see add.
 #define WPNB_S_DEF(T, U) \
-    WPNB_FN T sub(T a, T b) { return T(U(a) - U(b)); } \
+    WPNB_FN T sub(T a, T b) { return T(a - b); } \
     WPNB_FN void adj_sub(T, T, T&, T&, const T&) {}
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
@@ -88,9 +90,9 @@ WPNB_S_FLOATS(WPNB_S_DEF)
 WPNB_FN half sub(half a, half b) { return half(float32(a) - float32(b)); }
 WPNB_S_HALF_ADJ2(sub)
 
-// mul(a, b) = a * b; d/da = b, d/db = a. Integers wrap.
+// mul(a, b) = a * b; d/da = b, d/db = a. Integers: see add.
 #define WPNB_S_DEF(T, U) \
-    WPNB_FN T mul(T a, T b) { return T(U(a) * U(b)); } \
+    WPNB_FN T mul(T a, T b) { return T(a * b); } \
     WPNB_FN void adj_mul(T, T, T&, T&, const T&) {}
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
@@ -236,9 +238,9 @@ WPNB_FN void adj_logical_not(bool, bool&, const bool&) {}
     WPNB_FN void adj_invert(T, T&, const T&) {}
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN bool bit_and(bool a, bool b) { return a && b; }
+WPNB_FN bool bit_and(bool a, bool b) { return a & b; }  // no branch (&& would short-circuit)
 WPNB_FN void adj_bit_and(bool, bool, bool&, bool&, const bool&) {}
-WPNB_FN bool bit_or(bool a, bool b) { return a || b; }
+WPNB_FN bool bit_or(bool a, bool b) { return a | b; }
 WPNB_FN void adj_bit_or(bool, bool, bool&, bool&, const bool&) {}
 WPNB_FN bool bit_xor(bool a, bool b) { return a != b; }
 WPNB_FN void adj_bit_xor(bool, bool, bool&, bool&, const bool&) {}

@@ -26,6 +26,12 @@ class _FunctionWriter:
         self.consts: dict = {}  # id(Var) -> Python value, for Vars bound to constants
         self.lines: list[str] = []
         self.last_line = None
+        # arrays known to be kernel parameters or views of them: their last dimension's
+        # contiguity is checked once per launch, so they index with index_c<WPNB_C>
+        self.param_arrays: set = set()
+        # int32 values of the form x + c / x - c (c constant): written as int64(x) + c where
+        # they index an array, which lets GCC see neighbour accesses (a[j - 1]) as affine
+        self.offsets: dict = {}
 
     # --- functions and kernels ----------------------------------------------------------
     def function(self) -> str:
@@ -47,6 +53,8 @@ class _FunctionWriter:
         self.lines.append(f"struct {sym}_args {{\n{fields}\n}};\n")
         count = max(fn.tid_count, 1)
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
+        self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
+        self.lines.append("template <bool WPNB_C>")
         self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}) {{")
         for p in fn.params:
             self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
@@ -58,31 +66,24 @@ class _FunctionWriter:
 
     def cpu_entry(self, sym: str, count: int) -> str:
         """Runs threads [begin, end) of a launch; the runtime calls it once per chunk. The innermost
-        launch dimension is a plain loop so the C++ compiler can vectorise the kernel body."""
-        head = (f"WPNB_KERNEL void {sym}_cpu_forward(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
-                f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
-                f"    const {sym}_args& wpnb_args = *(const {sym}_args*)wpnb_argp;\n")
+        launch dimension is a plain loop so the C++ compiler can vectorise the kernel body; when
+        every array argument's last dimension is contiguous, the body indexes them as T*."""
+        arrays = [p.name for p in self.fn.params if isinstance(p.type, ArrayType)]
+        contiguous = " && ".join(f"wpnb::last_dim_contiguous(wpnb_args.{a})" for a in arrays) or "true"
         if count == 1:
-            return head + (f"    for (wpnb::int64 i = wpnb_begin; i < wpnb_end; ++i) {sym}_body(wpnb_args, "
-                           "wpnb::int32(i));\n}\n")
-        inner = count - 1
-        coords = ", ".join(f"wpnb::int32(c[{d}])" for d in range(inner))
-        return head + f"""    const wpnb::int64* shape = wpnb_launch->shape;
-    wpnb::int64 c[4];
-    wpnb::int64 rest = wpnb_begin;
-    for (int d = {inner}; d >= 0; --d) {{ c[d] = rest % shape[d]; rest /= shape[d]; }}
-    wpnb::int64 idx = wpnb_begin;
-    while (idx < wpnb_end) {{
-        wpnb::int64 run = shape[{inner}] - c[{inner}];
-        if (run > wpnb_end - idx) run = wpnb_end - idx;
-        const wpnb::int32 j0 = wpnb::int32(c[{inner}]), j1 = wpnb::int32(c[{inner}] + run);
-        for (wpnb::int32 j = j0; j < j1; ++j) {sym}_body(wpnb_args, {coords}, j);
-        idx += run;
-        c[{inner}] = 0;
-        for (int d = {inner - 1}; d >= 0; --d) {{ if (++c[d] < shape[d]) break; c[d] = 0; }}
-    }}
-}}
-"""
+            loop = (f"    for (wpnb::int32 i = wpnb::int32(wpnb_begin); i < wpnb::int32(wpnb_end); ++i) "
+                    f"{sym}_body<WPNB_C>(wpnb_args, i);\n")
+        else:
+            loop = _multi_dim_loop(sym, count)
+        return (f"template <bool WPNB_C>\n"
+                f"WPNB_FN void {sym}_run(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
+                f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n{loop}}}\n\n"
+                f"WPNB_KERNEL void {sym}_cpu_forward(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
+                f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
+                # a local copy: stores through array pointers cannot alias it
+                f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
+                f"    if ({contiguous}) {sym}_run<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
+                f"    else {sym}_run<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n")
 
     def declarations(self, depth: int) -> None:
         pad = "    " * depth
@@ -167,6 +168,13 @@ class _FunctionWriter:
         v = s.value
         if isinstance(v, ir.Const):
             self.consts[id(s.dst)] = v.value
+        elif isinstance(v, (ir.Copy, ir.View)) and id(getattr(v, "src", getattr(v, "array", None))) in self.param_arrays:
+            self.param_arrays.add(id(s.dst))  # a copy or sub-array view keeps the last dimension
+        elif isinstance(v, ir.Call) and v.builtin.name in ("add", "sub") and s.dst.type is T.int32:
+            a, b = v.args
+            c = self.consts.get(id(b))
+            if c is not None:
+                self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
         if isinstance(v, ir.Update):
             self.line(depth, f"{s.dst.name} = {v.base.name};", s.loc)
             self.assign_path(s.dst.name, v.base.type, v.path, v.value.name, depth, s.loc)
@@ -188,11 +196,19 @@ class _FunctionWriter:
             self.assign_path(element, s.array.type.dtype, s.path, s.value.name, depth, s.loc)
 
     def element_ref(self, array: ir.Var, indices, loc) -> str:
-        idx = ", ".join(i.name for i in indices)
+        idx = ", ".join(self.index_expr(i) for i in indices)
         if self.debug:
             site = self.unit.site(loc, f"array `{_user_name(array)}`")
             return f"wpnb::index_checked({array.name}, {site}, {idx})"
+        if id(array) in self.param_arrays:
+            return f"wpnb::index_c<WPNB_C>({array.name}, {idx})"
         return f"wpnb::index({array.name}, {idx})"
+
+    def index_expr(self, v: ir.Var) -> str:
+        offset = self.offsets.get(id(v))
+        if offset is None:
+            return v.name
+        return f"(wpnb::int64({offset[0]}) + {offset[1]})"
 
     # --- right-hand sides ---------------------------------------------------------------
     def rhs(self, v, loc) -> str:
@@ -301,6 +317,35 @@ class _FunctionWriter:
                 args += item_args
         joined = "".join(f", {a}" for a in args)
         return f'printf("{" ".join(parts)}\\n"{joined});'
+
+
+def _multi_dim_loop(sym: str, count: int) -> str:
+    """The loop of a launch whose kernel unpacks wp.tid() into `count` indices: the coordinates
+    live in scalar variables (not an array, which keeps compilers from proving what the inner
+    loop touches) and the last one runs as a plain counted loop."""
+    last = count - 1
+    # launches are limited to 2^31 threads (wp.tid() is an int32), so 32-bit coordinates suffice
+    # and keep the inner loop's trip count obvious to the compiler
+    lines = [f"    const wpnb::int32 s{d} = wpnb::int32(wpnb_launch->shape[{d}]);" for d in range(count)]
+    lines.append("    wpnb::int32 rest = wpnb::int32(wpnb_begin);")
+    for d in range(last, 0, -1):
+        lines.append(f"    wpnb::int32 c{d} = rest % s{d}; rest /= s{d};")
+    lines.append("    wpnb::int32 c0 = rest;")
+    lines.append("    wpnb::int32 idx = wpnb::int32(wpnb_begin);")
+    lines.append("    const wpnb::int32 end = wpnb::int32(wpnb_end);")
+    lines.append("    while (idx < end) {")
+    lines.append(f"        wpnb::int32 run = s{last} - c{last};")
+    lines.append("        if (run > end - idx) run = end - idx;")
+    outer = ", ".join(f"c{d}" for d in range(last))
+    lines.append(f"        const wpnb::int32 j0 = c{last}, j1 = c{last} + run;")
+    lines.append(f"        for (wpnb::int32 j = j0; j < j1; ++j) {sym}_body<WPNB_C>(wpnb_args, {outer}, j);")
+    lines.append(f"        idx += run;\n        c{last} = 0;")
+    carry = "++c0;"  # the outermost coordinate never wraps inside a launch
+    for d in range(1, last):
+        carry = f"if (++c{d} == s{d}) {{ c{d} = 0; {carry} }}"
+    lines.append("        " + carry)
+    lines.append("    }")
+    return "\n".join(lines) + "\n"
 
 
 def _index(p) -> str:

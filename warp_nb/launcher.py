@@ -159,6 +159,8 @@ def _bounds(dim) -> tuple[bytes, int]:
     size = 1
     for d in shape:
         size *= d
+    if size >= 2 ** 31:
+        raise ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), got dim={dim!r}")
     packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape)
     if len(_bounds_cache) < 4096:
         _bounds_cache[dim] = packed

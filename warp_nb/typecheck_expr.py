@@ -207,14 +207,19 @@ class ExprTyper:
                 return Lit(bool(first.value), "bool")
             rest = node.values[1:]
             return self.expr(rest[0]) if len(rest) == 1 else self.expr_BoolOp(S.BoolOp(node.op, rest, node.loc))
-        result = self.new_var(T.bool, "cond", mutable=True)
         cond = self.condition_value(first, node.values[0])
-        self.block.append(ir.Assign(result, cond, node.loc))
         rest = node.values[1:]
         rest_node = rest[0] if len(rest) == 1 else S.BoolOp(node.op, rest, node.loc)
         saved_env = dict(self.env)
         body, value = self.in_block(lambda: self.condition(rest_node))
         self.env = saved_env  # names bound while evaluating the operand do not escape
+        if _cannot_fault(body):
+            # nothing to protect: evaluate both sides and combine them without a branch, which
+            # keeps loops branch-free and vectorisable (bounds tests such as i == 0 or j == n - 1)
+            self.block.extend(body)
+            return self.call_builtin(BUILTINS["bit_and" if node.op == "and" else "bit_or"], [cond, value], node)
+        result = self.new_var(T.bool, "cond", mutable=True)
+        self.block.append(ir.Assign(result, cond, node.loc))
         body = body + (ir.Assign(result, value, node.loc),)
         test = cond if node.op == "and" else self.call_builtin(BUILTINS["logical_not"], [cond], node)
         self.block.append(ir.If(test, body, (), node.loc))
@@ -540,3 +545,19 @@ def _fold(op: str, a: Lit, b: Lit, node, typer):
     except (ZeroDivisionError, KeyError, TypeError) as e:
         typer.error(KernelTypeError, f"cannot evaluate this constant expression: {e}", node)
     return classify(result)
+
+
+def _cannot_fault(stmts) -> bool:
+    """Whether evaluating these statements unconditionally is harmless: only constants, copies,
+    components and side-effect-free builtins (no array access, no user function, no control flow).
+    Integer division by zero gives 0 in kernels, so arithmetic never traps."""
+    for s in stmts:
+        if not isinstance(s, ir.Let):
+            return False
+        v = s.value
+        if isinstance(v, ir.Call):
+            if v.builtin.side_effects or v.builtin.inout:
+                return False
+        elif not isinstance(v, (ir.Const, ir.Copy, ir.Extract, ir.Construct, ir.Tid)):
+            return False
+    return True
