@@ -153,4 +153,13 @@ WPNB_ATOMIC_PTR(exch)
 #undef WPNB_ATOMIC_PTR
 template <typename T> WPNB_FN T atomic_cas_at(T& element, T c, T v) { return scalar_atomic_cas(&element, c, v); }
 
+// Sum of N partial sums, pairwise (the per-chunk reduction of a privatised atomic_add).
+template <int N, typename T> WPNB_FN T fold_lanes(const T (&lanes)[N]) {
+    T tmp[N];
+    for (int k = 0; k < N; ++k) tmp[k] = lanes[k];
+    for (int width = N / 2; width > 0; width /= 2)
+        for (int k = 0; k < width; ++k) tmp[k] = add(tmp[k], tmp[k + width]);
+    return tmp[0];
+}
+
 }  // namespace wpnb

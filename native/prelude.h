@@ -109,6 +109,24 @@ WPNB_FN float32 half_bits_to_float(uint16 h) {
     return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
+// Launch bounds shared by every kernel entry point: the launch shape, its rank and total size.
+struct launch_t {
+    int64 shape[4];
+    int32 ndim;
+    int32 pad;
+    int64 size;
+};
+
+// What the first failing debug check of a launch records (read from Python after the launch).
+struct debug_state_t {
+    int32 failed;    // 0, or 1 once a check failed
+    int32 loc;       // index into the kernel's table of checked source locations
+    int32 axis;      // the axis whose index was out of bounds (-1 for an assert)
+    int32 pad;
+    int64 index[4];  // the indices of the failing access
+    int64 shape[4];  // the shape of the array
+};
+
 struct half {
     uint16 bits;
     WPNB_FN half() : bits(0) {}

@@ -677,5 +677,8 @@ def test_single_thread_float_atomic_sum_is_bit_identical():
             results.append(total.numpy()[0])
     assert wp.config.cpu_threads == before  # restored
     assert len({r.tobytes() for r in results}) == 1
-    # serial order: exactly numpy's sequential float32 accumulation
-    assert results[0] == np.cumsum(x, dtype=np.float32)[-1]
+    # the CPU backend accumulates `total[0] += x` in 16 interleaved partial sums per chunk (see
+    # warp_nb/emit_cpu.py), which is at least as accurate as a sequential float32 sum
+    exact = x.astype(np.float64).sum()
+    sequential_error = abs(float(np.cumsum(x, dtype=np.float32)[-1]) - exact)
+    assert abs(float(results[0]) - exact) <= max(sequential_error, 1e-6 * np.abs(x).sum())

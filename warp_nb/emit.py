@@ -68,6 +68,20 @@ def cpp_type(t) -> str:
     raise TypeError(f"no C++ type for {T.type_name(t)}")
 
 
+_CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if
+inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch
+template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+wchar_t while xor xor_eq""".split())
+
+
+def field_name(name: str) -> str:
+    """The C++ name of a struct field (a C++ keyword gets a trailing underscore; the layout is the same)."""
+    return f"{name}_" if name in _CPP_KEYWORDS else name
+
+
 def struct_name(s) -> str:
     return f"s_{s.__name__}_{_digest(s.key)}"
 
@@ -192,7 +206,7 @@ def _sorted_headers(headers: set) -> list:
 
 
 def _struct_definition(s) -> str:
-    fields = "\n".join(f"    {cpp_type(t)} {name};" for name, t in s.fields.items())
+    fields = "\n".join(f"    {cpp_type(t)} {field_name(name)};" for name, t in s.fields.items())
     return f"// @wp.struct {s.key}\nstruct {struct_name(s)} {{\n{fields}\n}};\n"
 
 

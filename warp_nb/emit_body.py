@@ -7,7 +7,8 @@ from __future__ import annotations
 from . import ir
 from . import types as T
 from .arrays import ArrayType
-from .emit import _QUAT_FIELDS, cpp_type, literal
+from .emit import _QUAT_FIELDS, cpp_type, field_name, literal
+from .emit_cpu import entry_point, find_reductions
 from .typecheck_expr import TupleType
 
 _PRINTF = {
@@ -23,6 +24,7 @@ class _FunctionWriter:
         self.fn = fn
         self.unit = unit
         self.debug = unit.mode == "debug"
+        self.reductions: dict = {}
         self.consts: dict = {}  # id(Var) -> Python value, for Vars bound to constants
         self.lines: list[str] = []
         self.last_line = None
@@ -54,36 +56,20 @@ class _FunctionWriter:
         count = max(fn.tid_count, 1)
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
         self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
+        self.reductions = {} if self.debug else find_reductions(fn, {})
+        accumulators = list({id(a): a for a in self.reductions.values()}.values())
+        if accumulators:
+            self.unit.headers.add("atomic.h")
+        accs = "".join(f", {a.cpp_type}& {a.name}" for a in accumulators)
         self.lines.append("template <bool WPNB_C>")
-        self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}) {{")
+        self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
         for p in fn.params:
             self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
         self.declarations(1)
         self.block(fn.body, 1)
         self.lines.append("}\n")
-        self.lines.append(self.cpu_entry(sym, count))
+        self.lines.append(entry_point(sym, fn, count, accumulators))
         return "\n".join(self.lines)
-
-    def cpu_entry(self, sym: str, count: int) -> str:
-        """Runs threads [begin, end) of a launch; the runtime calls it once per chunk. The innermost
-        launch dimension is a plain loop so the C++ compiler can vectorise the kernel body; when
-        every array argument's last dimension is contiguous, the body indexes them as T*."""
-        arrays = [p.name for p in self.fn.params if isinstance(p.type, ArrayType)]
-        contiguous = " && ".join(f"wpnb::last_dim_contiguous(wpnb_args.{a})" for a in arrays) or "true"
-        if count == 1:
-            loop = (f"    for (wpnb::int32 i = wpnb::int32(wpnb_begin); i < wpnb::int32(wpnb_end); ++i) "
-                    f"{sym}_body<WPNB_C>(wpnb_args, i);\n")
-        else:
-            loop = _multi_dim_loop(sym, count)
-        return (f"template <bool WPNB_C>\n"
-                f"WPNB_FN void {sym}_run(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
-                f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n{loop}}}\n\n"
-                f"WPNB_KERNEL void {sym}_cpu_forward(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
-                f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
-                # a local copy: stores through array pointers cannot alias it
-                f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
-                f"    if ({contiguous}) {sym}_run<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
-                f"    else {sym}_run<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n")
 
     def declarations(self, depth: int) -> None:
         pad = "    " * depth
@@ -110,7 +96,12 @@ class _FunctionWriter:
         elif isinstance(s, ir.Store):
             self.store(s, depth)
         elif isinstance(s, ir.Effect):
-            self.line(depth, f"{self.rhs(s.value, s.loc)};", s.loc)
+            acc = self.reductions.get(id(s))
+            if acc is not None:  # a privatised reduction: accumulate in a register (see emit_cpu)
+                op = "add" if s.value.builtin.name == "atomic_add" else "sub"
+                self.line(depth, f"{acc.name} = wpnb::{op}({acc.name}, {s.value.args[-1].name});", s.loc)
+            else:
+                self.line(depth, f"{self.rhs(s.value, s.loc)};", s.loc)
         elif isinstance(s, ir.Print):
             self.line(depth, self.print_call(s), s.loc)
         elif isinstance(s, ir.If):
@@ -183,10 +174,11 @@ class _FunctionWriter:
 
     def assign_path(self, target: str, t, path, value: str, depth: int, loc) -> None:
         """target<path> = value, for a component path into a local value or array element."""
-        if T.kind_of(t) == "matrix" and len(path) == 1:
-            self.line(depth, f"{target} = wpnb::with_index({target}, {_index(path[0])}, {value});", loc)
-            return
-        self.line(depth, f"{self.path_expr(target, t, path)} = {value};", loc)
+        expr, row = self.path_expr(target, t, path)
+        if row is not None:  # a whole matrix row: m[i] = v
+            self.line(depth, f"{expr} = wpnb::with_index({expr}, {_index(row)}, {value});", loc)
+        else:
+            self.line(depth, f"{expr} = {value};", loc)
 
     def store(self, s: ir.Store, depth: int) -> None:
         element = self.element_ref(s.array, s.indices, s.loc)
@@ -264,22 +256,24 @@ class _FunctionWriter:
         t = v.base.type
         if isinstance(t, ArrayType):  # a.shape
             return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
-        if T.kind_of(t) == "matrix" and len(v.path) == 1:
-            return f"wpnb::extract({v.base.name}, {_index(v.path[0])})"
-        return self.path_expr(v.base.name, t, v.path)
+        expr, row = self.path_expr(v.base.name, t, v.path)
+        return expr if row is None else f"wpnb::extract({expr}, {_index(row)})"
 
-    def path_expr(self, base: str, t, path) -> str:
-        """C++ lvalue for a component path: .c[i] for vectors, .c[i][j] for matrices, fields ..."""
+    def path_expr(self, base: str, t, path) -> tuple:
+        """C++ lvalue for a component path (.c[i] for vectors, .c[i][j] for matrices, fields ...),
+        and the row index when the path ends on a whole row of a matrix (else None)."""
         expr = base
         k = 0
         while k < len(path):
             p = path[k]
             kind = T.kind_of(t)
+            if kind == "matrix" and k == len(path) - 1:
+                return expr, p
             if isinstance(t, TupleType):
                 expr += f".v{p}"
                 t = t.items[p]
             elif isinstance(p, str):
-                expr += f".{p}"
+                expr += f".{field_name(p)}"
                 t = t.fields[p] if getattr(t, "_wp_struct_", False) else (
                     T.vector(3, t._wp_scalar_type_) if p == "p" else T.quaternion(t._wp_scalar_type_))
             elif kind == "vector":
@@ -301,7 +295,7 @@ class _FunctionWriter:
             else:
                 raise TypeError(f"cannot index {T.type_name(t)}")
             k += 1
-        return expr
+        return expr, None
 
     def print_call(self, s: ir.Print) -> str:
         if s.fmt:  # wp.printf
@@ -317,35 +311,6 @@ class _FunctionWriter:
                 args += item_args
         joined = "".join(f", {a}" for a in args)
         return f'printf("{" ".join(parts)}\\n"{joined});'
-
-
-def _multi_dim_loop(sym: str, count: int) -> str:
-    """The loop of a launch whose kernel unpacks wp.tid() into `count` indices: the coordinates
-    live in scalar variables (not an array, which keeps compilers from proving what the inner
-    loop touches) and the last one runs as a plain counted loop."""
-    last = count - 1
-    # launches are limited to 2^31 threads (wp.tid() is an int32), so 32-bit coordinates suffice
-    # and keep the inner loop's trip count obvious to the compiler
-    lines = [f"    const wpnb::int32 s{d} = wpnb::int32(wpnb_launch->shape[{d}]);" for d in range(count)]
-    lines.append("    wpnb::int32 rest = wpnb::int32(wpnb_begin);")
-    for d in range(last, 0, -1):
-        lines.append(f"    wpnb::int32 c{d} = rest % s{d}; rest /= s{d};")
-    lines.append("    wpnb::int32 c0 = rest;")
-    lines.append("    wpnb::int32 idx = wpnb::int32(wpnb_begin);")
-    lines.append("    const wpnb::int32 end = wpnb::int32(wpnb_end);")
-    lines.append("    while (idx < end) {")
-    lines.append(f"        wpnb::int32 run = s{last} - c{last};")
-    lines.append("        if (run > end - idx) run = end - idx;")
-    outer = ", ".join(f"c{d}" for d in range(last))
-    lines.append(f"        const wpnb::int32 j0 = c{last}, j1 = c{last} + run;")
-    lines.append(f"        for (wpnb::int32 j = j0; j < j1; ++j) {sym}_body<WPNB_C>(wpnb_args, {outer}, j);")
-    lines.append(f"        idx += run;\n        c{last} = 0;")
-    carry = "++c0;"  # the outermost coordinate never wraps inside a launch
-    for d in range(1, last):
-        carry = f"if (++c{d} == s{d}) {{ c{d} = 0; {carry} }}"
-    lines.append("        " + carry)
-    lines.append("    }")
-    return "\n".join(lines) + "\n"
 
 
 def _index(p) -> str:

@@ -216,6 +216,13 @@ class Kernel:
         if hit is not None:
             return hit
         load_module(self.module, device)
+        if okey not in self._compiled and okey not in self._failure:
+            # not in its module's list: a kernel made by a factory function and since replaced
+            # there by a newer kernel of the same name; it still compiles on its own
+            try:
+                self._compiled[okey] = build_and_load(prepare(self, config.mode))
+            except KernelError as e:
+                self._failure[okey] = e
         hit = self._compiled.get(okey)
         if hit is None:
             raise self._failure[okey]

@@ -12,7 +12,7 @@ from . import config, ir
 from . import syntax as S
 from . import types as T
 from .arrays import ArrayType
-from .errors import KernelNameError, KernelSyntaxError, KernelTypeError
+from .errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, Scope
 from .typecheck_expr import ExprTyper
 from .typecheck_special import SpecialForms
@@ -208,7 +208,7 @@ class FunctionTyper(ExprTyper, SpecialForms):
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "
                                         f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)
-        var = self.new_var(value.type, _c_name(name))
+        var = self.new_var(value.type, name)
         self.block.append(ir.Let(var, ir.Copy(value), node.loc))
         self.env[name] = var
         self.maybe_undefined.pop(name, None)
@@ -323,7 +323,7 @@ class FunctionTyper(ExprTyper, SpecialForms):
             if not _same_type(a.type, b.type):
                 self.error(KernelTypeError, f"`{name}` is {T.type_name(a.type)} in one branch and "
                                             f"{T.type_name(b.type)} in the other; give it one type", node)
-            dst = self.new_var(a.type, _c_name(name), mutable=True)
+            dst = self.new_var(a.type, name, mutable=True)
             phis.append(ir.Phi(dst, a, b))
             then_tail.append(ir.Assign(dst, a, node.loc))
             else_tail.append(ir.Assign(dst, b, node.loc))
@@ -333,13 +333,39 @@ class FunctionTyper(ExprTyper, SpecialForms):
 
     # --- loops --------------------------------------------------------------------------
     def carried_names(self, body) -> list[str]:
-        return sorted(n for n in S.assigned_names(body) if isinstance(self.env.get(n), ir.Var))
+        names = S.assigned_names(body) | self.inout_names(body)
+        return sorted(n for n in names if isinstance(self.env.get(n), ir.Var))
+
+    def inout_names(self, stmts) -> set:
+        """Variables passed where a builtin updates its argument in place (wp.randf(state)):
+        the loop must carry them, though no assignment names them."""
+        found: set = set()
+
+        def scan(node):
+            if isinstance(node, S.Call):
+                try:
+                    fn = self.expr(node.func) if isinstance(node.func, (S.Name, S.Attribute)) else None
+                except KernelError:
+                    fn = None
+                builtin = getattr(fn, "obj", None)
+                for pos in getattr(builtin, "inout", ()):
+                    if pos < len(node.args) and isinstance(node.args[pos], S.Name):
+                        found.add(node.args[pos].id)
+            if isinstance(node, tuple):
+                for x in node:
+                    scan(x)
+            elif hasattr(node, "__dataclass_fields__"):
+                for name in node.__dataclass_fields__:
+                    if name != "loc":
+                        scan(getattr(node, name))
+        scan(tuple(stmts))
+        return found
 
     def enter_loop(self, body, loc) -> _Loop:
         carried = []
         for name in self.carried_names(body):
             init = self.env[name]
-            state = self.new_var(init.type, _c_name(name), mutable=True)
+            state = self.new_var(init.type, name, mutable=True)
             carried.append(ir.Carried(name, state, init))
             self.env[name] = state
         return _Loop(carried)
@@ -399,7 +425,7 @@ class FunctionTyper(ExprTyper, SpecialForms):
             self.error(KernelTypeError, "range() step must not be zero", call)
         bounds = [self.convert(a, T.int32, call, what="range() arguments") for a in (start, stop, step)]
         loop = self.enter_loop(s.body, s.loc)
-        counter = self.new_var(T.int32, _c_name(s.target))
+        counter = self.new_var(T.int32, s.target)
 
         def bind_counter():
             self.env[s.target] = counter
@@ -446,12 +472,3 @@ def _has_loop_exit(stmts) -> bool:
 
 def _same_type(a, b) -> bool:
     return a is b or a == b
-
-
-_CPP_RESERVED = {"int", "float", "double", "char", "long", "short", "auto", "new", "delete", "class", "this",
-                 "template", "typename", "namespace", "union", "struct", "default", "switch", "case", "const"}
-
-
-def _c_name(name: str) -> str:
-    """A readable C++ name stem for a user variable (suffixes make it unique)."""
-    return name if name not in _CPP_RESERVED else f"{name}_"

@@ -312,8 +312,8 @@ class ExprTyper:
         for pos in b.inout:
             vars_[pos] = self.inout_arg(vars_[pos], node.args[pos] if hasattr(node, "args") else node, node)
         call = ir.Call(b, tuple(vars_), resolved)
-        if resolved.result is None:
-            self.block.append(ir.Effect(call, node.loc))
+        if resolved.result is None or (statement and b.side_effects):
+            self.block.append(ir.Effect(call, node.loc))  # a result nobody reads
             return None
         return self.let(call, resolved.result, node.loc)
 

@@ -60,7 +60,6 @@ def _qmat(q):
 
 
 def _axis_angle(axis, angle):
-    axis = axis / np.linalg.norm(axis)
     return np.array([*(axis * np.sin(angle / 2)), np.cos(angle / 2)])
 
 
@@ -121,7 +120,8 @@ _q = dict(header="quat.h", category="quaternion")
 builtin("quat_identity", header="quat.h", category="quaternion", python=lambda dtype=T.float32: T.quaternion(dtype)(
         0, 0, 0, 1), doc="quat_identity(dtype=float32): the quaternion (0, 0, 0, 1).")
 builtin("quat_from_axis_angle", ov(V3, F, ret=Q, names=("axis", "angle")), python=_py(_axis_angle, "quat"),
-        doc="Rotation of `angle` radians about `axis` (normalised first).", **_q)
+        doc="Rotation of `angle` radians about the unit vector `axis` (as in Warp, the axis is not "
+            "normalised: pass a unit vector).", **_q)
 builtin("quat_rotate", ov(Q, V3, ret=V3, names=("q", "v")), python=_py(_qrot), doc="Rotate v by unit quaternion q.",
         **_q)
 builtin("quat_rotate_inv", ov(Q, V3, ret=V3, names=("q", "v")),
