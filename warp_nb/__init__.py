@@ -29,6 +29,7 @@ from .pipeline import Function, Kernel, force_load, func, kernel, load_module  #
 from .launcher import launch  # noqa: F401
 from .registry import BUILTINS as _BUILTINS
 from .structs import struct  # noqa: F401
+from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403
 from .types import bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
 from .types import matrix, quaternion, transformation, vector  # noqa: F401

@@ -491,3 +491,6 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     else:
         raise ValueError("wp.copy with offsets or a count needs a contiguous destination; "
                          "use a.contiguous() or copy whole arrays of the same shape")
+    from . import recording
+    if recording.tape is not None:
+        recording.tape.record_copy(dest, src, dest_offset, src_offset, count)

@@ -122,26 +122,28 @@ def _uses(vars_, disqualified: set, params: dict) -> None:
             disqualified.add(id(v))
 
 
-def entry_point(sym: str, fn: ir.Function, count: int, accumulators: list) -> str:
-    """The run loop and the exported entry point of a kernel."""
+def entry_point(sym: str, fn: ir.Function, count: int, accumulators: list, body: str = "body",
+                entry: str = "cpu_forward", run: str = "run") -> str:
+    """The run loop and the exported entry point of a kernel (or of its backward body)."""
     arrays = [p.name for p in fn.params if isinstance(p.type, ArrayType)]
     contiguous = " && ".join(f"wpnb::last_dim_contiguous(wpnb_args.{a})" for a in arrays) or "true"
     if count == 1:
         loop = _linear_loop(sym, accumulators)
     else:
         loop = _multi_dim_loop(sym, count, accumulators)
+    loop = loop.replace(f"{sym}_body<", f"{sym}_{body}<")
     flush = "".join(
         f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
         for a in accumulators)
     return (f"template <bool WPNB_C>\n"
-            f"WPNB_FN void {sym}_run(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
+            f"WPNB_FN void {sym}_{run}(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
             f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n{loop}{flush}}}\n\n"
-            f"WPNB_KERNEL void {sym}_cpu_forward(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
+            f"WPNB_KERNEL void {sym}_{entry}(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
             f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
             # a local copy: stores through array pointers cannot alias it
             f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
-            f"    if ({contiguous}) {sym}_run<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
-            f"    else {sym}_run<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n")
+            f"    if ({contiguous}) {sym}_{run}<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
+            f"    else {sym}_{run}<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n")
 
 
 def _linear_loop(sym: str, accumulators: list) -> str:

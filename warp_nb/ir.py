@@ -388,3 +388,29 @@ def verify(fn: Function) -> None:
                 block(getattr(s, "cond_body", ()), local)
                 block(s.body, local)
     block(fn.body, set())
+
+
+def array_param_usage(fn: Function) -> tuple[set, set]:
+    """(read, written): positions of the array parameters a kernel reads and writes (stores and
+    atomics write; arrays handed to functions count as both)."""
+    index = {id(p): k for k, p in enumerate(fn.params)}
+    read, written = set(), set()
+
+    def visit(stmts):
+        for s in stmts:
+            value = getattr(s, "value", None)
+            if isinstance(value, (Load, View)) and id(value.array) in index:
+                read.add(index[id(value.array)])
+            if isinstance(s, Store) and id(s.array) in index:
+                written.add(index[id(s.array)])
+            if isinstance(value, (Call, CallFunc)):
+                for a in value.args:
+                    if id(a) in index:
+                        read.add(index[id(a)])
+                        if isinstance(value, CallFunc) or value.builtin.side_effects:
+                            written.add(index[id(a)])
+            for block in (getattr(s, "body", ()), getattr(s, "orelse", ()), getattr(s, "cond_body", ())):
+                visit(block)
+
+    visit(fn.body)
+    return read, written

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 import struct
 
-from . import config, types as T
+from . import config, recording, types as T
 from .arrays import ArrayType, array
 from .devices import Device, cpu_thread_count, get_device
 from .errors import KernelError
@@ -21,8 +21,6 @@ _SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16
                   T.int64: "q", T.uint64: "Q", T.float16: "e", T.float32: "f", T.float64: "d"}
 _BOUNDS = struct.Struct("=4qiiq")
 
-#: Set by wp.Tape while it records; launches report themselves to it.
-recording_tape = None
 
 
 class Launcher:
@@ -181,8 +179,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
-        from . import tape as _tape
-        return _tape.launch_adjoint(kernel, launcher, dim, args, adj_inputs, adj_outputs)
+        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher.device)
     bounds, ndim = _bounds(dim)
     if launcher.tid_count > 1 and ndim != launcher.tid_count:
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
@@ -192,8 +189,46 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         _run_checked(launcher, packed, bounds)
     else:
         _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
-    if recording_tape is not None and record_tape:
-        recording_tape.record_launch(kernel, dim, inputs, outputs, launcher.device)
+    if recording.tape is not None and record_tape:
+        recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device)
+
+
+def _launch_adjoint(kernel, dim, args, adj_args, device: Device) -> None:
+    """Run the kernel's backward code. Array gradients come from each array's .grad, or from the
+    matching entry of adj_inputs/adj_outputs when given (as in Warp)."""
+    key = ("backward", device.alias, config.mode)
+    launcher = kernel._launcher.get(key)
+    if launcher is None:
+        try:
+            compiled = kernel.compiled(device, backward=True)
+        except KernelError as e:
+            raise e.with_traceback(None) from None
+        launcher = Launcher(kernel, compiled, device)
+        launcher.entry = compiled.loaded.adjoint_entry
+        kernel._launcher[key] = launcher
+    if adj_args:
+        if len(adj_args) != len(args):
+            raise TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must give one entry "
+                            f"per argument ({len(args)}), got {len(adj_args)}")
+        args = tuple(_with_grad(a, g, kernel, k) for k, (a, g) in enumerate(zip(args, adj_args)))
+    bounds, ndim = _bounds(dim)
+    packed = launcher.pack(*args)
+    if launcher.debug_state is not None:
+        _run_checked(launcher, packed, bounds)
+    else:
+        _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+
+
+def _with_grad(a, grad, kernel, index):
+    """`a` seen with `grad` as its gradient buffer (for explicit adj_inputs)."""
+    if grad is None or not isinstance(a, array) or grad is a.grad:
+        return a
+    if not isinstance(grad, array) or grad.shape != a.shape or grad.dtype is not a.dtype:
+        raise TypeError(f"adjoint launch of kernel `{kernel.key}`: the adjoint of argument "
+                        f"`{kernel.param_names[index]}` must be an array like it ({a.type.type_name()}, shape {a.shape})")
+    view = array(ptr=a.ptr, dtype=a.dtype, shape=a.shape, strides=a.strides, device=a.device, owner=a)
+    view.grad = grad
+    return view
 
 
 def _make_launcher(kernel, device) -> Launcher:

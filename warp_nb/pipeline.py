@@ -205,16 +205,23 @@ class Kernel:
     def __repr__(self):
         return f"<wp.kernel {self.key}>"
 
-    def options_key(self, device: Device) -> tuple:
-        return (device.alias, config.mode, config.cxx_flags)
+    def options_key(self, device: Device, backward: bool = False) -> tuple:
+        return (device.alias, config.mode, config.cxx_flags, backward)
 
-    def compiled(self, device: Device | None = None) -> CompiledKernel:
-        """This kernel compiled for `device` in the current mode (compiling its module if needed)."""
+    def compiled(self, device: Device | None = None, backward: bool = False) -> CompiledKernel:
+        """This kernel compiled for `device` in the current mode (compiling its module if needed).
+        With `backward`, the translation unit also holds the adjoint (compiled on first need)."""
         device = get_device(device)
-        okey = self.options_key(device)
+        okey = self.options_key(device, backward)
         hit = self._compiled.get(okey)
         if hit is not None:
             return hit
+        if backward:
+            try:
+                self._compiled[okey] = build_and_load(prepare(self, config.mode, backward=True))
+            except KernelError as e:
+                raise e.with_traceback(None) from None
+            return self._compiled[okey]
         load_module(self.module, device)
         if okey not in self._compiled and okey not in self._failure:
             # not in its module's list: a kernel made by a factory function and since replaced
@@ -261,12 +268,12 @@ class _Prepared:
     mode: str
 
 
-def prepare(k: Kernel, mode: str) -> _Prepared:
-    """parse (done at decoration) -> typecheck -> emit -> cache key."""
+def prepare(k: Kernel, mode: str, backward: bool = False) -> _Prepared:
+    """parse (done at decoration) -> typecheck -> [adjoint] -> emit -> cache key."""
     typed = typecheck_kernel(k.syntax, k.param_types, k.scope, Context(mode))
     if config.print_ir:
         print(ir.format_function(typed))
-    unit = emit_kernel(typed, mode)
+    unit = emit_kernel(typed, mode, backward)
     key = cache.make_key(unit.source, compiler_identity_key(), " ".join(build.compiler_flags(mode, config.cxx_flags)),
                          headers_digest(), cache.VERSION)
     return _Prepared(k, typed, unit, key, mode)
@@ -280,7 +287,7 @@ def build_and_load(p: _Prepared) -> CompiledKernel:
         build.compile_library(p.unit.source, out_path, native_dir(), p.mode, config.cxx_flags, p.kernel.key)
 
     path, compiled_now = cache.get_or_build(f"k_{p.kernel.syntax.name}", p.cache_key, compile_into)
-    loaded = load_kernel(path, p.unit.entry, None, debug=p.mode == "debug")
+    loaded = load_kernel(path, p.unit.entry, p.unit.backward_entry, debug=p.mode == "debug")
     seconds = time.perf_counter() - t0
     compile_log.append((p.kernel.key, seconds, compiled_now))
     return CompiledKernel(p.cache_key, p.typed, p.unit, loaded, seconds, compiled_now)

@@ -1,0 +1,88 @@
+// adjoint.h: what backward kernels need besides the builtins' own adjoints: accumulating into
+// adjoint variables, scattering the adjoint of an array read into the array's gradient, reading
+// the gradient of an array write, and the adjoints of the atomics.
+#pragma once
+#include "prelude.h"
+#include "scalar.h"
+#include "array.h"
+#include "atomic.h"
+
+namespace wpnb {
+
+template <int N, typename T> struct vec_t;
+template <int R, int C, typename T> struct mat_t;
+
+// a += b for any value type with add(); arrays carry their gradients themselves (no-op).
+template <typename T> WPNB_FN void accumulate(T& a, const T& b) { a = add(a, b); }
+WPNB_FN void accumulate(bool&, const bool&) {}
+template <typename T, int N> WPNB_FN void accumulate(array_t<T, N>&, const array_t<T, N>&) {}
+
+// The gradient element of a (the same index arithmetic as index_c on the gradient buffer).
+template <bool Contiguous, typename T, int N, typename... I>
+WPNB_FN T& grad_c(const array_t<T, N>& a, I... i) {
+    array_t<T, N> g = a;
+    g.data = a.grad;
+    return index_c<Contiguous>(g, i...);
+}
+
+// value = a[i...] read in the forward pass: a.grad[i...] += adj_value. Threads may read the
+// same element, so the add is atomic.
+template <typename T, int N, typename... I>
+WPNB_FN void adj_load(const array_t<T, N>& a, const T& adj_value, I... i) {
+    if (a.grad) atomic_elem_add(&index_grad(a, i...), adj_value);
+}
+
+// adj_load for an array that every thread reads only at its own index: a plain add.
+template <bool Contiguous, typename T, int N, typename... I>
+WPNB_FN void adj_load_owned(const array_t<T, N>& a, const T& adj_value, I... i) {
+    if (a.grad) accumulate(grad_c<Contiguous>(a, i...), adj_value);
+}
+
+// a[i...] = value in the forward pass: adj_value += a.grad[i...] (the gradient of the stored element).
+template <typename T, int N, typename... I>
+WPNB_FN void adj_store(const array_t<T, N>& a, T& adj_value, I... i) {
+    if (a.grad) accumulate(adj_value, index_grad(a, i...));
+}
+
+// Adjoints of the atomics: the added value's gradient is the element's gradient. For min/max
+// only the value that ended up stored receives it (ties: every thread that wrote the winner).
+#define WPNB_ADJ_ATOMIC_SUM(NAME, SIGN)                                                                      \
+    template <typename T, typename I>                                                                         \
+    WPNB_FN void adj_##NAME(const array_t<T, 1>& a, I i, T, array_t<T, 1>&, I&, T& adj_v, const T&) {         \
+        if (a.grad) accumulate(adj_v, SIGN(index_grad(a, i))); }                                              \
+    template <typename T, typename I, typename J>                                                             \
+    WPNB_FN void adj_##NAME(const array_t<T, 2>& a, I i, J j, T, array_t<T, 2>&, I&, J&, T& adj_v, const T&) { \
+        if (a.grad) accumulate(adj_v, SIGN(index_grad(a, i, j))); }                                           \
+    template <typename T, typename I, typename J, typename K>                                                 \
+    WPNB_FN void adj_##NAME(const array_t<T, 3>& a, I i, J j, K k, T, array_t<T, 3>&, I&, J&, K&, T& adj_v,   \
+                            const T&) { if (a.grad) accumulate(adj_v, SIGN(index_grad(a, i, j, k))); }        \
+    template <typename T, typename I, typename J, typename K, typename L>                                     \
+    WPNB_FN void adj_##NAME(const array_t<T, 4>& a, I i, J j, K k, L l, T, array_t<T, 4>&, I&, J&, K&, L&,    \
+                            T& adj_v, const T&) { if (a.grad) accumulate(adj_v, SIGN(index_grad(a, i, j, k, l))); }
+#define WPNB_PLUS(x) (x)
+#define WPNB_MINUS(x) neg(x)
+WPNB_ADJ_ATOMIC_SUM(atomic_add, WPNB_PLUS)
+WPNB_ADJ_ATOMIC_SUM(atomic_sub, WPNB_MINUS)
+#undef WPNB_ADJ_ATOMIC_SUM
+#undef WPNB_PLUS
+#undef WPNB_MINUS
+
+template <typename T, typename I> WPNB_FN void adj_atomic_extreme(const array_t<T, 1>& a, T v, T& adj_v, I i) {
+    if (a.grad && index(a, i) == v) accumulate(adj_v, index_grad(a, i));
+}
+template <typename T, typename I>
+WPNB_FN void adj_atomic_min(const array_t<T, 1>& a, I i, T v, array_t<T, 1>&, I&, T& adj_v, const T&) {
+    adj_atomic_extreme(a, v, adj_v, i);
+}
+template <typename T, typename I>
+WPNB_FN void adj_atomic_max(const array_t<T, 1>& a, I i, T v, array_t<T, 1>&, I&, T& adj_v, const T&) {
+    adj_atomic_extreme(a, v, adj_v, i);
+}
+
+// Adjoint of a matrix row read m[i]: adj_m row i += adj_row.
+template <int R, int C, typename T, typename I>
+WPNB_FN void adj_add_row(mat_t<R, C, T>& adj_m, I i, const vec_t<C, T>& adj_row) {
+    for (int c = 0; c < C; ++c) adj_m.c[i][c] = add(adj_m.c[i][c], adj_row.c[c]);
+}
+
+}  // namespace wpnb
