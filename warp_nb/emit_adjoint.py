@@ -33,6 +33,7 @@ class _AdjointWriter(_FunctionWriter):
             params.append(f"const {cpp_type(fn.return_type)}& wpnb_adj_ret")
         self.lines.append(f"// adjoint of @wp.func {fn.name}")
         self.lines.append(f"WPNB_FN void adj_{fn.symbol}({', '.join(params)}) {{")
+        self.declarations(1)
         self.adjoint_declarations(1, skip={id(adj.adj[id(p)]) for p in fn.params})
         self.block(adj.replay, 1)
         if fn.return_type is not None:
