@@ -25,7 +25,7 @@ from .devices import (  # noqa: F401
 from .errors import (  # noqa: F401
     CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
 )
-from .pipeline import Function, Kernel, force_load, func, kernel, load_module  # noqa: F401
+from .pipeline import Function, Kernel, adjoint, force_load, func, func_grad, func_replay, kernel, load_module  # noqa
 from .launcher import launch  # noqa: F401
 from .registry import BUILTINS as _BUILTINS
 from .structs import struct  # noqa: F401

@@ -58,7 +58,7 @@ class array(metaclass=_ArrayMeta):
 
     def __new__(cls, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
                 device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
-                length=None, grad=None, deleter=None):
+                length=None, grad=None, deleter=None, retain_grad=False):
         if data is None and shape is None and ptr is None and length is None:
             # used as an annotation: wp.array(dtype=float, ndim=2)
             return ArrayType(types.float32 if dtype is types.Any else dtype, ndim or cls._default_ndim)
@@ -66,7 +66,7 @@ class array(metaclass=_ArrayMeta):
 
     def __init__(self, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
                  device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
-                 length=None, grad=None, deleter=None):
+                 length=None, grad=None, deleter=None, retain_grad=False):
         self.device = devices.get_device(device)
         if self.device.is_cuda:
             raise devices.DeviceError("CUDA arrays need the CUDA backend, which is not part of this build yet")
@@ -84,6 +84,7 @@ class array(metaclass=_ArrayMeta):
         if grad is not None:
             self._grad = grad
         self.requires_grad = requires_grad
+        self.retain_grad = bool(retain_grad)  # keep .grad through tape.backward() (Warp's retain_grad)
 
     # --- construction -------------------------------------------------------------------
     def _init_alloc(self, dtype, shape, zero: bool):
@@ -408,11 +409,13 @@ def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pin
     a._init_alloc(_resolve_dtype(dtype), _shape_tuple(shape if shape is not None else 0), zero=False)
     a._grad = None
     a.requires_grad = requires_grad
+    a.retain_grad = bool(kwargs.get("retain_grad", False))
     return a
 
 
 def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return array(shape=shape if shape is not None else 0, dtype=dtype, device=device, requires_grad=requires_grad)
+    return array(shape=shape if shape is not None else 0, dtype=dtype, device=device, requires_grad=requires_grad,
+                 retain_grad=kwargs.get("retain_grad", False))
 
 
 def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
@@ -425,7 +428,7 @@ def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False,
             dtype = types.float32
         else:
             dtype = getattr(value, "_struct", type(value))  # a struct instance's type, or a composite
-    a = empty(shape, dtype, device, requires_grad=requires_grad)
+    a = empty(shape, dtype, device, requires_grad=requires_grad, **kwargs)
     a.fill_(value)
     return a
 

@@ -84,11 +84,17 @@ def field_name(name: str) -> str:
 
 
 def struct_name(s) -> str:
-    return f"s_{s.__name__}_{_digest(s.key)}"
+    # in namespace wpnb, so that argument-dependent lookup from the native templates finds the
+    # accumulate / atomic overloads emitted for it
+    return f"wpnb::s_{s.__name__}_{_digest(s.key)}"
 
 
 def tuple_name(t: TupleType) -> str:
-    return f"tuple_{_digest(','.join(cpp_type(x) for x in t.items))}"
+    return f"wpnb::tuple_{_digest(','.join(cpp_type(x) for x in t.items))}"
+
+
+def _local(name: str) -> str:
+    return name.split("::")[-1]
 
 
 def _digest(text: str) -> str:
@@ -162,10 +168,11 @@ class _Unit:
 
     def add_function(self, fn: ir.Function) -> None:
         for inst in fn.funcs:
-            if inst not in self.funcs:
-                self.add_function(inst.ir)
-                if inst not in self.funcs:
-                    self.funcs.append(inst)
+            for dep in (inst, getattr(inst, "custom_grad", None), getattr(inst, "custom_replay", None)):
+                if dep is not None and dep not in self.funcs:
+                    self.add_function(dep.ir)
+                    if dep not in self.funcs:
+                        self.funcs.append(dep)
         for p in fn.params:
             self.add_type(p.type)
         for v in fn.locals:
@@ -214,11 +221,14 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", backward: bool = Fal
 
 def _backward(kernel: ir.Function, unit) -> tuple[list, str]:
     """The adjoints of the kernel's functions (callees first) and the backward kernel."""
-    from .adjoint import adjoint_function
+    from .adjoint_pass import adjoint_function
     from .emit_adjoint import emit_adjoint_function, emit_kernel_backward
     from .emit_cpu import entry_point
     texts = []
+    helpers = {id(x) for inst in unit.funcs for x in (inst.custom_grad, inst.custom_replay) if x is not None}
     for inst in unit.funcs:
+        if inst.custom_grad is not None or id(inst) in helpers:
+            continue  # a custom gradient replaces the generated one; helpers are not differentiated
         adj = adjoint_function(inst.ir)
         unit.add_adjoint_types(adj)
         texts.append(emit_adjoint_function(inst, adj, unit))
@@ -235,11 +245,17 @@ def _accumulate_overloads(unit) -> str:
     """wpnb::accumulate for the structs and tuples of this unit (fieldwise), for backward code."""
     lines = ["namespace wpnb {"]
     for s in unit.structs:
+        name = _local(struct_name(s))
         body = " ".join(f"accumulate(a.{field_name(n)}, b.{field_name(n)});" for n in s.fields)
-        lines.append(f"WPNB_FN void accumulate({struct_name(s)}& a, const {struct_name(s)}& b) {{ {body} }}")
+        lines.append(f"WPNB_FN void accumulate({name}& a, const {name}& b) {{ {body} }}")
+        # the gradient of a struct element read from an array, added field by field atomically
+        atomics = " ".join(f"atomic_elem_add(&p->{field_name(n)}, v.{field_name(n)});" for n, t in s.fields.items()
+                           if T.is_scalar_type(t) and t._kind == "float" or T.kind_of(t) in ("vector", "matrix"))
+        lines.append(f"WPNB_FN {name} atomic_elem_add({name}* p, const {name}& v) {{ {atomics} return {name}{{}}; }}")
     for t in unit.tuples:
+        name = _local(tuple_name(t))
         body = " ".join(f"accumulate(a.v{k}, b.v{k});" for k in range(len(t.items)))
-        lines.append(f"WPNB_FN void accumulate({tuple_name(t)}& a, const {tuple_name(t)}& b) {{ {body} }}")
+        lines.append(f"WPNB_FN void accumulate({name}& a, const {name}& b) {{ {body} }}")
     lines.append("}  // namespace wpnb\n")
     return "\n".join(lines)
 
@@ -253,12 +269,12 @@ def _sorted_headers(headers: set) -> list:
 
 def _struct_definition(s) -> str:
     fields = "\n".join(f"    {cpp_type(t)} {field_name(name)};" for name, t in s.fields.items())
-    return f"// @wp.struct {s.key}\nstruct {struct_name(s)} {{\n{fields}\n}};\n"
+    return f"// @wp.struct {s.key}\nnamespace wpnb {{ struct {_local(struct_name(s))} {{\n{fields}\n}}; }}\n"
 
 
 def _tuple_definition(t: TupleType) -> str:
     fields = "\n".join(f"    {cpp_type(x)} v{k};" for k, x in enumerate(t.items))
-    return f"struct {tuple_name(t)} {{\n{fields}\n}};\n"
+    return f"namespace wpnb {{ struct {_local(tuple_name(t))} {{\n{fields}\n}}; }}\n"
 
 
 from .emit_body import _FunctionWriter  # noqa: E402  (the statement writer needs the helpers above)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from . import ir
 from . import types as T
-from .adjoint import _Block, _TupleItem
+from .adjoint_pass import _Block, _TupleItem
 from .arrays import ArrayType
 from .emit import cpp_type
 from .emit_body import _FunctionWriter, _index
@@ -99,6 +99,10 @@ class _AdjointWriter(_FunctionWriter):
             self.line(depth, f"{s.dst.name} = {cpp_type(s.dst.type)}{{}};")
         elif isinstance(s, AdjCall):
             self.adj_call(s, depth)
+        elif isinstance(s, AdjFuncCall) and s.func.custom_grad is not None:
+            args = [a.name for a in s.args] + ([s.adj_ret.name] if s.adj_ret is not None else [])
+            adds = " ".join(f"wpnb::accumulate({a.name}, wpnb_g.v{k});" for k, a in enumerate(s.adj_args))
+            self.line(depth, f"{{ auto wpnb_g = {s.func.custom_grad.symbol}({', '.join(args)}); {adds} }}")
         elif isinstance(s, AdjFuncCall):
             args = [a.name for a in s.args] + [a.name for a in s.adj_args]
             if s.adj_ret is not None:

@@ -77,6 +77,8 @@ class FuncOverload:
     params: list  # types, None for generic parameters
     return_type: typing.Any
     scope: Scope
+    custom_grad: "FuncOverload | None" = None  # @wp.func_grad
+    custom_replay: "FuncOverload | None" = None  # @wp.func_replay
 
     def accepts(self, arg_types) -> bool:
         from .registry import Literal
@@ -138,6 +140,55 @@ class Function:
 
 
 _FUNCS: dict = {}
+
+
+class _AdjointMarker:
+    """`wp.adjoint[x]` inside a @wp.func_grad function: the adjoint of parameter x."""
+
+    _wp_adjoint_marker_ = True
+
+    def __getitem__(self, key):
+        raise RuntimeError("wp.adjoint[...] can only be used inside a @wp.func_grad function")
+
+    def __repr__(self):
+        return "wp.adjoint"
+
+
+adjoint = _AdjointMarker()
+
+
+def _attach(f: Function, fn, what: str) -> FuncOverload:
+    """Parse a custom gradient or replay function and find the overload of `f` it belongs to
+    (by the annotated types of its leading parameters)."""
+    if not isinstance(f, Function):
+        raise TypeError(f"@wp.{what}(f) expects a @wp.func, got {type(f).__name__}")
+    fdef = parse_function(fn)
+    params = _param_types(fn, fdef, "function")
+    for o in f.overloads:
+        if params[:len(o.params)] == o.params or all(p is None for p in params):
+            return o, FuncOverload(fn, fdef, params, None, Scope(fn))
+    raise TypeError(f"@wp.{what}: no overload of {f.key} has parameters of types "
+                    f"({', '.join(T.type_name(p) for p in params)})")
+
+
+def func_grad(f: Function):
+    """Decorator: a custom adjoint for the @wp.func `f`. It takes f's parameters (and adj_ret if f
+    returns a value) and adds to wp.adjoint[x] for each input x it differentiates."""
+    def decorate(fn):
+        overload, grad = _attach(f, fn, "func_grad")
+        overload.custom_grad = grad
+        return fn
+    return decorate
+
+
+def func_replay(f: Function):
+    """Decorator: what the backward pass runs instead of `f` when it recomputes forward values
+    (for functions with side effects, such as atomics)."""
+    def decorate(fn):
+        overload, replay = _attach(f, fn, "func_replay")
+        overload.custom_replay = replay
+        return fn
+    return decorate
 
 
 def func(fn=None, **options):
@@ -270,7 +321,7 @@ class _Prepared:
 
 def prepare(k: Kernel, mode: str, backward: bool = False) -> _Prepared:
     """parse (done at decoration) -> typecheck -> [adjoint] -> emit -> cache key."""
-    typed = typecheck_kernel(k.syntax, k.param_types, k.scope, Context(mode))
+    typed = typecheck_kernel(k.syntax, k.param_types, k.scope, Context(mode, backward))
     if config.print_ir:
         print(ir.format_function(typed))
     unit = emit_kernel(typed, mode, backward)

@@ -1,7 +1,10 @@
 """`wp.Tape`: records kernel launches (and array copies) made inside `with tape:`, and
 `tape.backward()` replays their adjoints in reverse order, so every array created with
-requires_grad=True ends up holding the gradient of the loss. Gradients accumulate across
-backward passes until `tape.zero()`."""
+requires_grad=True ends up holding the gradient of the loss.
+
+As in Warp, the gradient of an array that a launch writes is consumed (zeroed) once that
+launch's adjoint has passed it on (retain_grad=True on the array keeps it); gradients of
+arrays that are only read accumulate across backward passes until `tape.zero()`."""
 
 from __future__ import annotations
 
@@ -98,9 +101,18 @@ class Tape:
             if isinstance(record, _Launch):
                 launch(record.kernel, record.dim, inputs=record.inputs, outputs=record.outputs, device=record.device,
                        adjoint=True, record_tape=False)
-                for a in record.inputs + record.outputs:
+                args = record.inputs + record.outputs
+                for a in args:
                     if isinstance(a, array) and a.grad is not None:
                         self.gradients[a] = a.grad
+                # the gradient of an array this launch wrote has been passed on to its inputs:
+                # consume it (as Warp does), so a second backward pass or an earlier launch that
+                # wrote the same array does not count it twice; retain_grad=True keeps it
+                read, written = _usage(record)
+                for k in written - read:
+                    a = args[k]
+                    if isinstance(a, array) and a.grad is not None and not getattr(a, "retain_grad", False):
+                        a.grad.zero_()
             elif isinstance(record, _Copy):
                 _copy_adjoint(record)
             else:

@@ -14,7 +14,7 @@ from . import types as T
 from .arrays import ArrayType
 from .errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, Scope
-from .typecheck_expr import ExprTyper
+from .typecheck_expr import ExprTyper, TupleType
 from .typecheck_special import SpecialForms
 
 
@@ -22,8 +22,9 @@ class Context:
     """State shared by one compilation: the function instances typed so far (so a function
     used twice is typed once) and the stack of functions being typed (to refuse recursion)."""
 
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, backward: bool = False):
         self.mode = mode
+        self.backward = backward  # also type custom gradients and replays (@wp.func_grad, @wp.func_replay)
         self.instances: dict = {}
         self.stack: list = []
 
@@ -37,6 +38,8 @@ class FuncInstance:
         self.ir = ir_fn
         self.symbol = ir_fn.symbol
         self.return_type = ir_fn.return_type
+        self.custom_grad: FuncInstance | None = None  # from @wp.func_grad: returns the inputs' adjoints
+        self.custom_replay: FuncInstance | None = None  # from @wp.func_replay
 
 
 def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, context: Context) -> ir.Function:
@@ -46,8 +49,9 @@ def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, conte
 
 
 def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,
-                       return_type=None) -> FuncInstance:
-    """Type a user function for these argument types (memoised per compilation)."""
+                       return_type=None, overload=None) -> FuncInstance:
+    """Type a user function for these argument types (memoised per compilation). For a backward
+    compilation, its custom gradient and replay functions are typed too."""
     key = (id(func), fdef.loc, tuple(arg_types))
     inst = context.instances.get(key)
     if inst is not None:
@@ -56,7 +60,27 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
                           return_type=return_type)
     inst = FuncInstance(func, tuple(arg_types), typer.run(arg_types))
     context.instances[key] = inst
+    if context.backward and overload is not None:
+        if overload.custom_grad is not None:
+            inst.custom_grad = _custom_grad(func, overload.custom_grad, fdef, arg_types, inst.return_type, context)
+        if overload.custom_replay is not None:
+            replay = overload.custom_replay
+            inst.custom_replay = typecheck_function(func, replay.fdef, arg_types, replay.scope, context,
+                                                    inst.return_type)
     return inst
+
+
+def _custom_grad(func, grad, primal: S.FunctionDef, arg_types, return_type, context) -> FuncInstance:
+    """Type a @wp.func_grad function: the primal's parameters (and adj_ret when the primal returns
+    a value) in, the adjoints it accumulates with wp.adjoint[x] out, as a tuple."""
+    types_ = list(arg_types) + ([return_type] if return_type is not None else [])
+    if len(grad.fdef.params) != len(types_):
+        want = ", ".join(list(primal.params) + (["adj_ret"] if return_type is not None else []))
+        raise KernelTypeError(f"the custom gradient of `{func.key}` must take ({want})", grad.fdef.loc,
+                              grad.fdef.name)
+    typer = FunctionTyper(grad.fdef, grad.scope, context, is_kernel=False, symbol=_symbol(grad.fdef, "g", types_))
+    typer.adjoint_params = list(zip(grad.fdef.params[:len(arg_types)], arg_types))
+    return FuncInstance(func, tuple(types_), typer.run(types_))
 
 
 def _symbol(fdef: S.FunctionDef, prefix: str, types_) -> str:
@@ -89,6 +113,7 @@ class FunctionTyper(ExprTyper, SpecialForms):
         self.loops: list[_Loop] = []
         self.counter = 0
         self.tid_count = 0
+        self.adjoint_params: list = []  # (name, type) in a @wp.func_grad function
         self.funcs: list = []
         self.structs: list = []
         self.checks: list = []
@@ -104,11 +129,22 @@ class FunctionTyper(ExprTyper, SpecialForms):
             params.append(var)
             self.env[name] = var
             self.note_type(t)
+        for name, t in self.adjoint_params:  # wp.adjoint[x] starts at zero
+            self.env[f"wp.adjoint[{name}]"] = self.let(ir.Construct(t, ()), t, fdef.loc, f"adj_{name}") if not \
+                T.is_scalar_type(t) else self.materialize(Lit(0, "int"), t, fdef)
         self.context.stack.append(fdef)
         try:
             terminated = self.statements(fdef.body)
         finally:
             self.context.stack.pop()
+        if self.adjoint_params:
+            if self.has_return_value:
+                raise KernelTypeError("a @wp.func_grad function gives its results through wp.adjoint[x] += ...; "
+                                      "it cannot return a value", fdef.loc, fdef.name)
+            items = tuple(self.env[f"wp.adjoint[{n}]"] for n, _ in self.adjoint_params)
+            result = self.let(ir.TupleOf(items), TupleType(tuple(v.type for v in items)), fdef.loc)
+            self.block.append(ir.Return(result, fdef.loc))
+            self.has_return_value, self.return_type, terminated = True, result.type, True
         if not self.is_kernel and self.has_return_value and not terminated and self.return_type is not None:
             raise KernelTypeError(f"function {fdef.name} returns a value on some paths but can reach its end "
                                   "without a return; add a return at the end", fdef.loc, fdef.name)
@@ -123,6 +159,8 @@ class FunctionTyper(ExprTyper, SpecialForms):
         return self.counter
 
     def new_var(self, t, hint: str = "t", mutable: bool = False) -> ir.Var:
+        if not hint.isidentifier():  # wp.adjoint[x] -> adj_x
+            hint = "adj_" + hint[hint.find("[") + 1:-1] if hint.startswith("wp.adjoint[") else "t"
         var = ir.Var(f"{hint}_{self._next()}", t, mutable)
         self.locals.append(var)
         self.note_type(t)
@@ -222,6 +260,8 @@ class FunctionTyper(ExprTyper, SpecialForms):
             self.bind(target.id, self.expr(s.value), s, s.annotation)
         elif isinstance(target, S.Tuple):
             self.assign_tuple(target, s.value, s)
+        elif self.adjoint_key(target) is not None:
+            self.bind(self.adjoint_key(target), self.expr(s.value), s)
         else:
             self.store(target, self.expr(s.value), s)
 
@@ -249,7 +289,10 @@ class FunctionTyper(ExprTyper, SpecialForms):
                 return
         current = self.expr(target)
         new = self.binary(s.op, current, self.expr(s.value), s)
-        if isinstance(target, S.Name):
+        adjoint = self.adjoint_key(target)
+        if adjoint is not None:
+            self.bind(adjoint, new, s)
+        elif isinstance(target, S.Name):
             self.bind(target.id, new, s)
         else:
             self.store(target, new, s)

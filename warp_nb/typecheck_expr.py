@@ -114,7 +114,28 @@ class ExprTyper:
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
 
+    def adjoint_key(self, node) -> str | None:
+        """`wp.adjoint[x]` in a @wp.func_grad function: the name of x's adjoint variable."""
+        if not (isinstance(node, S.Subscript) and len(node.indices) == 1):
+            return None
+        try:
+            base = self.expr(node.value) if isinstance(node.value, (S.Name, S.Attribute)) else None
+        except KernelNameError:
+            return None
+        if not (isinstance(base, PyObj) and getattr(base.obj, "_wp_adjoint_marker_", False)):
+            return None
+        index = node.indices[0]
+        key = f"wp.adjoint[{getattr(index, 'id', '?')}]"
+        if key not in self.env:
+            params = ", ".join(n for n, _ in self.adjoint_params) or "none here"
+            self.error(KernelNameError, "wp.adjoint[x] names a parameter of the function whose gradient this "
+                                        f"@wp.func_grad function defines (parameters: {params})", node)
+        return key
+
     def expr_Subscript(self, node: S.Subscript):
+        key = self.adjoint_key(node)
+        if key is not None:
+            return self.env[key]
         base = self.expr(node.value)
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
@@ -359,7 +380,7 @@ class ExprTyper:
             self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
                                           "called on this path", node)
         inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
-                                  overload.return_type)
+                                  overload.return_type, overload)
         if inst not in self.funcs:
             self.funcs.append(inst)
         call = ir.CallFunc(inst, tuple(vars_))

@@ -118,6 +118,9 @@ class _Builder:
         for s in stmts:
             if isinstance(s, ir.Let):
                 v = s.value
+                if isinstance(v, ir.CallFunc) and v.func.custom_replay is not None:
+                    out.append(ir.Let(s.dst, ir.CallFunc(v.func.custom_replay, v.args), s.loc))
+                    continue
                 if isinstance(v, ir.Call) and v.builtin.side_effects:
                     raise NotDifferentiableError(f"the result of wp.{v.builtin.name} is used in this kernel, so its "
                                                  "backward pass would repeat the side effect; compute the value "
