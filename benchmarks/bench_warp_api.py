@@ -139,7 +139,9 @@ def setup():
     if hasattr(wp, "init"):
         wp.init()
     meta = {"version": getattr(wp, "__version__", "?"), "module": MODULE,
-            "module_file": getattr(wp, "__file__", None), "threads": 1}
+            "module_file": getattr(wp, "__file__", None),
+            # warp-lang runs CPU kernels on one thread; warp_nb uses every core unless told otherwise
+            "threads": (getattr(config, "cpu_threads", 0) or os.cpu_count()) if MODULE == "warp_nb" else 1}
     return meta
 
 

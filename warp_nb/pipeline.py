@@ -374,9 +374,12 @@ def load_module(module: str | None = None, device=None) -> None:
         except KernelError as e:
             p.kernel._failure[okey] = e
 
-    if workers > 1:
-        with ThreadPoolExecutor(workers) as pool:
+    if workers > 1 or missing:
+        from .runtime import library
+        with ThreadPoolExecutor(max(workers, 1)) as pool:
+            runtime_ready = pool.submit(library)  # the CPU runtime builds alongside (once per machine)
             list(pool.map(finish, missing))
+            runtime_ready.result()
     for item in pending:
         if item[0] not in item[1].kernel._compiled and item[0] not in item[1].kernel._failure:
             finish(item)

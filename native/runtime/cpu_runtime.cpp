@@ -1,18 +1,16 @@
 // cpu_runtime.cpp: runs a compiled kernel's CPU entry point over a launch, on every core.
-// This is the only native code that may use the C++ standard library: it is compiled for the
-// CPU alone, once per machine, and loaded with ctypes.
+// It is compiled once per machine, loaded with ctypes, and written against POSIX threads and
+// the compiler's atomic builtins rather than <thread>/<atomic>: the C++ standard library
+// headers would triple its first-use compile time.
 //
 // Scheduling: the launch is cut into chunks that threads take from a shared counter (dynamic,
 // so uneven work such as a Mandelbrot row balances). Small launches run on the calling thread:
 // waking workers costs microseconds, so each kernel keeps a running estimate of its cost per
 // thread index and a launch goes parallel only when it is expected to take long enough.
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <mutex>
-#include <thread>
-#include <vector>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <time.h>
 
 namespace {
 
@@ -32,112 +30,119 @@ struct kernel_stats {
     int64_t parallel_launches;
 };
 
-constexpr double kParallelAboveNs = 30000.0;  // expected serial time above which threads pay off
-constexpr int64_t kUnknownParallelSize = 1 << 14;
+const double kParallelAboveNs = 30000.0;  // expected serial time above which threads pay off
+const int64_t kUnknownParallelSize = 1 << 14;
+const int kMaxThreads = 256;
 
 int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch()).count();
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
-class Pool {
-public:
-    explicit Pool(int workers) {
-        // workers start from generation 0 even if they begin running after the first job was posted
-        for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { worker(0); });
-    }
+template <typename T> T load_acquire(const T* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
-    ~Pool() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-            generation_.fetch_add(1);
-        }
-        wake_.notify_all();
-        for (auto& t : threads_) t.join();
-    }
+// A pool of worker threads; the thread that launches works too. One parallel launch at a time.
+struct Pool {
+    pthread_t threads[kMaxThreads];
+    int workers = 0;
+    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;  // guards sleeping and waking
+    pthread_mutex_t run_mutex = PTHREAD_MUTEX_INITIALIZER;  // one launch at a time
+    pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+    pthread_cond_t done = PTHREAD_COND_INITIALIZER;
+    uint64_t generation = 0;  // bumped for every job
+    int helpers_wanted = 0;   // workers that may join the current job
+    int pending = 0;          // workers that joined and have not finished
+    int64_t next = 0;         // next chunk start
+    entry_fn fn = nullptr;
+    const void* args = nullptr;
+    const launch_t* launch = nullptr;
+    int64_t size = 0, chunk = 64;
 
-    int size() const { return int(threads_.size()) + 1; }
-
-    // Run fn over [0, size) with `threads` participants (the caller is one of them).
-    void run(entry_fn fn, const void* args, const launch_t* launch, int64_t size, int threads) {
-        std::lock_guard<std::mutex> serial(run_mutex_);  // one parallel launch at a time
-        const int helpers = std::min<int>(threads - 1, int(threads_.size()));
-        int64_t chunk = size / (int64_t(threads) * 8);
-        chunk = std::max<int64_t>(64, (chunk + 63) / 64 * 64);
-        fn_ = fn; args_ = args; launch_ = launch; size_ = size; chunk_ = chunk;
-        next_.store(0);
-        helpers_wanted_.store(helpers);
-        pending_.store(helpers);
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            generation_.fetch_add(1);
-        }
-        wake_.notify_all();
-        work();
-        // wait for the helpers: spin briefly (they finish together), then sleep
-        for (int spin = 0; pending_.load(std::memory_order_acquire) > 0; ++spin) {
-            if (spin > 2000) {
-                std::unique_lock<std::mutex> lock(mutex_);
-                done_.wait(lock, [this] { return pending_.load() <= 0; });
-                break;
-            }
-            std::this_thread::yield();
-        }
-    }
-
-private:
     void work() {
         for (;;) {
-            const int64_t begin = next_.fetch_add(chunk_);
-            if (begin >= size_) return;
-            fn_(args_, launch_, begin, std::min(begin + chunk_, size_));
+            const int64_t begin = __atomic_fetch_add(&next, chunk, __ATOMIC_RELAXED);
+            if (begin >= size) return;
+            const int64_t end = begin + chunk < size ? begin + chunk : size;
+            fn(args, launch, begin, end);
         }
     }
 
-    void worker(uint64_t seen) {
+    void worker_loop() {
+        uint64_t seen = 0;  // workers start from generation 0, even if a job was posted already
         for (;;) {
             // spin a little before sleeping: back-to-back launches then start at once
-            auto until = now_ns() + 200000;
-            while (generation_.load(std::memory_order_acquire) == seen && now_ns() < until)
-                std::this_thread::yield();
-            if (generation_.load() == seen) {
-                std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return generation_.load() != seen; });
-            }
-            seen = generation_.load();
-            if (stop_) return;
-            if (helpers_wanted_.fetch_sub(1) <= 0) continue;  // fewer threads wanted this time
+            const int64_t until = now_ns() + 200000;
+            while (load_acquire(&generation) == seen && now_ns() < until) sched_yield();
+            pthread_mutex_lock(&mutex);
+            while (generation == seen) pthread_cond_wait(&wake, &mutex);
+            seen = generation;
+            const bool wanted = helpers_wanted > 0;
+            if (wanted) --helpers_wanted;
+            pthread_mutex_unlock(&mutex);
+            if (!wanted) continue;  // fewer helpers wanted this time
             work();
-            if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-                std::lock_guard<std::mutex> lock(mutex_);
-                done_.notify_one();
-            }
+            pthread_mutex_lock(&mutex);
+            if (--pending == 0) pthread_cond_signal(&done);
+            pthread_mutex_unlock(&mutex);
         }
     }
 
-    std::vector<std::thread> threads_;
-    std::mutex mutex_, run_mutex_;
-    std::condition_variable wake_, done_;
-    std::atomic<uint64_t> generation_{0};
-    std::atomic<int> helpers_wanted_{0}, pending_{0};
-    std::atomic<int64_t> next_{0};
-    bool stop_ = false;
-    entry_fn fn_ = nullptr;
-    const void* args_ = nullptr;
-    const launch_t* launch_ = nullptr;
-    int64_t size_ = 0, chunk_ = 64;
+    static void* worker_main(void* self) {
+        static_cast<Pool*>(self)->worker_loop();
+        return nullptr;
+    }
+
+    explicit Pool(int count) {
+        for (int i = 0; i < count && i < kMaxThreads; ++i) {
+            if (pthread_create(&threads[workers], nullptr, worker_main, this) != 0) break;
+            pthread_detach(threads[workers]);
+            ++workers;
+        }
+    }
+
+    int size_with_caller() const { return workers + 1; }
+
+    void run(entry_fn f, const void* a, const launch_t* l, int64_t n, int participants) {
+        pthread_mutex_lock(&run_mutex);
+        const int helpers = participants - 1 < workers ? participants - 1 : workers;
+        int64_t c = n / (int64_t(participants) * 8);
+        c = c < 64 ? 64 : (c + 63) / 64 * 64;
+        fn = f; args = a; launch = l; size = n; chunk = c;
+        __atomic_store_n(&next, 0, __ATOMIC_RELAXED);
+        pthread_mutex_lock(&mutex);
+        helpers_wanted = helpers;
+        pending = helpers;
+        __atomic_store_n(&generation, generation + 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&wake);
+        pthread_mutex_unlock(&mutex);
+        work();
+        // wait for the helpers: they finish about together, so spin briefly, then sleep
+        for (int spin = 0; load_acquire(&pending) > 0 && spin < 2000; ++spin) sched_yield();
+        pthread_mutex_lock(&mutex);
+        while (pending > 0) pthread_cond_wait(&done, &mutex);
+        helpers_wanted = 0;  // a worker that wakes late must not join a finished job
+        pthread_mutex_unlock(&mutex);
+        pthread_mutex_unlock(&run_mutex);
+    }
 };
 
 Pool* pool = nullptr;
-std::mutex pool_mutex;
+pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 // The pool is made once, sized by the first parallel launch (every core by default); later
 // launches asking for more threads than it has use all of its threads.
 Pool* get_pool(int threads) {
-    std::lock_guard<std::mutex> lock(pool_mutex);
+    pthread_mutex_lock(&pool_mutex);
     if (!pool) pool = new Pool(threads - 1);
+    pthread_mutex_unlock(&pool_mutex);
     return pool;
+}
+
+void update(kernel_stats* stats, double per_item, bool parallel) {
+    stats->ns_per_item = stats->ns_per_item > 0.0 ? 0.5 * (stats->ns_per_item + per_item) : per_item;
+    stats->launches++;
+    if (parallel) stats->parallel_launches++;
 }
 
 }  // namespace
@@ -155,28 +160,19 @@ int wpnb_launch(entry_fn fn, const void* args, const launch_t* launch, int threa
         parallel = stats->ns_per_item > 0.0 ? stats->ns_per_item * double(size) > kParallelAboveNs
                                             : size >= kUnknownParallelSize;
     }
+    const int64_t t0 = stats ? now_ns() : 0;
     if (!parallel) {
-        const int64_t t0 = stats ? now_ns() : 0;
         fn(args, launch, 0, size);
-        if (stats) {
-            const double per = double(now_ns() - t0) / double(size);
-            stats->ns_per_item = stats->ns_per_item > 0.0 ? 0.5 * (stats->ns_per_item + per) : per;
-            stats->launches++;
-        }
+        if (stats) update(stats, double(now_ns() - t0) / double(size), false);
         return 0;
     }
-    const int64_t t0 = stats ? now_ns() : 0;
     Pool* p = get_pool(threads);
-    p->run(fn, args, launch, size, std::min(threads, p->size()));
-    if (stats) {
-        const double per = double(now_ns() - t0) * double(threads) / double(size);
-        stats->ns_per_item = stats->ns_per_item > 0.0 ? 0.5 * (stats->ns_per_item + per) : per;
-        stats->launches++;
-        stats->parallel_launches++;
-    }
+    const int participants = threads < p->size_with_caller() ? threads : p->size_with_caller();
+    p->run(fn, args, launch, size, participants);
+    if (stats) update(stats, double(now_ns() - t0) * double(participants) / double(size), true);
     return 1;
 }
 
-__attribute__((visibility("default"))) int wpnb_runtime_version() { return 1; }
+__attribute__((visibility("default"))) int wpnb_runtime_version() { return 2; }
 
 }  // extern "C"
