@@ -158,7 +158,7 @@ WPNB_FN void adj_mul(typename la_detail::ident<T>::type s, const mat_t<R, C, T>&
 }
 // m / s (every entry divided).
 template<int R, int C, typename T> WPNB_FN mat_t<R, C, T> div(const mat_t<R, C, T>& m, typename la_detail::ident<T>::type s) {
-    mat_t<R, C, T> r; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = T(m.c[i][j] / s); return r;
+    mat_t<R, C, T> r; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = wpnb::div(T(m.c[i][j]), T(s)); return r;
 }
 template<int R, int C, typename T>
 WPNB_FN void adj_div(const mat_t<R, C, T>& m, typename la_detail::ident<T>::type s, mat_t<R, C, T>& adj_m, T& adj_s, const mat_t<R, C, T>& adj_ret) {
@@ -166,7 +166,7 @@ WPNB_FN void adj_div(const mat_t<R, C, T>& m, typename la_detail::ident<T>::type
 }
 // s / m (entrywise s / m[i][j]).
 template<int R, int C, typename T> WPNB_FN mat_t<R, C, T> div(typename la_detail::ident<T>::type s, const mat_t<R, C, T>& m) {
-    mat_t<R, C, T> r; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = T(s / m.c[i][j]); return r;
+    mat_t<R, C, T> r; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = wpnb::div(T(s), m.c[i][j]); return r;
 }
 template<int R, int C, typename T>
 WPNB_FN void adj_div(typename la_detail::ident<T>::type s, const mat_t<R, C, T>& m, T& adj_s, mat_t<R, C, T>& adj_m, const mat_t<R, C, T>& adj_ret) {
@@ -186,7 +186,7 @@ WPNB_FN void adj_cw_mul(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, mat_t<
 }
 // Entrywise quotient a[i][j] / b[i][j].
 template<int R, int C, typename T> WPNB_FN mat_t<R, C, T> cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b) {
-    mat_t<R, C, T> r; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = T(a.c[i][j] / b.c[i][j]); return r;
+    mat_t<R, C, T> r; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = wpnb::div(a.c[i][j], b.c[i][j]); return r;
 }
 template<int R, int C, typename T>
 WPNB_FN void adj_cw_div(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, mat_t<R, C, T>& adj_a, mat_t<R, C, T>& adj_b, const mat_t<R, C, T>& adj_ret) {

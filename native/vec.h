@@ -151,7 +151,7 @@ WPNB_FN void adj_mul(typename la_detail::ident<T>::type s, const vec_t<N, T>& v,
 }
 // v / s (componentwise; integer vectors use integer division).
 template<int N, typename T> WPNB_FN vec_t<N, T> div(const vec_t<N, T>& v, typename la_detail::ident<T>::type s) {
-    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = T(v.c[i] / s); return r;
+    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = wpnb::div(T(v.c[i]), T(s)); return r;
 }
 template<int N, typename T>
 WPNB_FN void adj_div(const vec_t<N, T>& v, typename la_detail::ident<T>::type s, vec_t<N, T>& adj_v, T& adj_s, const vec_t<N, T>& adj_ret) {
@@ -161,7 +161,7 @@ WPNB_FN void adj_div(const vec_t<N, T>& v, typename la_detail::ident<T>::type s,
 }
 // s / v (componentwise s / v[i]).
 template<int N, typename T> WPNB_FN vec_t<N, T> div(typename la_detail::ident<T>::type s, const vec_t<N, T>& v) {
-    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = T(s / v.c[i]); return r;
+    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = wpnb::div(T(s), v.c[i]); return r;
 }
 template<int N, typename T>
 WPNB_FN void adj_div(typename la_detail::ident<T>::type s, const vec_t<N, T>& v, T& adj_s, vec_t<N, T>& adj_v, const vec_t<N, T>& adj_ret) {
@@ -179,9 +179,19 @@ template<int N, typename T>
 WPNB_FN void adj_cw_mul(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const vec_t<N, T>& adj_ret) {
     la_detail::acc(adj_a, cw_mul(b, adj_ret)); la_detail::acc(adj_b, cw_mul(a, adj_ret));
 }
+// len(v): the number of components (a constant).
+template<int N, typename T> WPNB_FN int32 len(const vec_t<N, T>&) { return N; }
+template<int N, typename T> WPNB_FN void adj_len(const vec_t<N, T>&, vec_t<N, T>&, const int32&) {}
+
+// sign(v) componentwise: -1 where v[i] < 0, else 1 (scalar.h's sign). Gradient 0.
+template<int N, typename T> WPNB_FN vec_t<N, T> sign(const vec_t<N, T>& v) {
+    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = wpnb::sign(v.c[i]); return r;
+}
+template<int N, typename T> WPNB_FN void adj_sign(const vec_t<N, T>&, vec_t<N, T>&, const vec_t<N, T>&) {}
+
 // Componentwise quotient a[i] / b[i].
 template<int N, typename T> WPNB_FN vec_t<N, T> cw_div(const vec_t<N, T>& a, const vec_t<N, T>& b) {
-    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = T(a.c[i] / b.c[i]); return r;
+    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = wpnb::div(a.c[i], b.c[i]); return r;
 }
 template<int N, typename T>
 WPNB_FN void adj_cw_div(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const vec_t<N, T>& adj_ret) {

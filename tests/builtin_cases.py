@@ -1714,26 +1714,7 @@ _CRASH = "CRASH (SIGFPE kills the process; run in a subprocess): "
 #: implementation on the inputs of case <id>; "cpp:<name>[k]" is overload k of wp.<name> in the
 #: static C++ declaration check. Remove an entry once its bug is fixed.
 KNOWN_BROKEN: dict = {
-    # registry declares len(Vector) but native/ has no wpnb::len(vec_t): wp.len(v) does not compile
-    # (Python's len(v) is folded to a constant by the typechecker and works: the @op cases pass)
-    **{f"len({v})": "no wpnb::len(vec_t) in native/ (registry/header drift)" for v in _VECS},
-    "cpp:len[1]": "no wpnb::len(vec_t) in native/ (registry/header drift)",
-    # registry declares sign(Vector) but native/vec.h has no componentwise wpnb::sign(vec_t)
-    **{f"sign({v})": "no wpnb::sign(vec_t) in native/ (registry/header drift)" for v in _VECS},
-    "cpp:sign[1]": "no wpnb::sign(vec_t) in native/ (registry/header drift)",
-    # div's doc: integer division by zero gives 0 and MIN / -1 wraps; the vector/matrix overloads
-    # in vec.h/mat.h divide with plain C `/` per component: SIGFPE (the process dies)
-    "div(vec3i, int32) by zero": _CRASH + "vec.h div(vec_t, s) divides ints by 0",
-    "div(int32, vec2i) by zero": _CRASH + "vec.h div(s, vec_t) divides ints by 0",
-    "div(vec2i, int32) MIN / -1": _CRASH + "vec.h div(vec_t, s) computes INT_MIN / -1",
-    # registry doc: "evaluate a Python expression once, when the kernel is compiled"; the
-    # typechecker rejects it ("wp.static() is not supported yet")
-    "static(2 * 3 + 1)": "typecheck_special.special_static raises KernelSyntaxError (not implemented)",
-    # Python-scope implementations (b.python) that disagree with the documented behaviour
-    **{f"python:transform_{k}(mat44{s}, vec3{s})": "Python scope treats the 4x4 matrix as a transform (t[3:], t[:3])"
-       for k in ("point", "vector") for s in "fd"},
-    **{f"python:smoothstep({t}, {t}, {t})": "Python scope divides by b - a = 0 (doc: a step at a)"
-       for t in ("float32", "float64")},
-    **{f"python:{fn}({v})": f"Python scope calls np.{fn}imum with one argument (TypeError)"
-       for fn in ("min", "max") for v in _VECS},
+    # every case that failed when these tests were written has since been fixed (the XPASS
+    # check keeps this list honest): integer vector/matrix division by zero, wp.len and
+    # wp.sign on vectors, wp.static, and the Python-scope min/max/transform_point/smoothstep
 }

@@ -5,6 +5,7 @@ float32(x), MyStruct()), and the builtins whose arguments are compile-time const
 
 from __future__ import annotations
 
+import ast
 import builtins as py
 import warnings
 
@@ -15,7 +16,7 @@ from .arrays import ArrayType
 from .errors import KernelSyntaxError, KernelTypeError
 from .registry import BUILTINS, Overload, Resolved
 from .scalars import canonical_scalar
-from .scope import Lit, PyObj
+from .scope import ConstValue, Lit, PyObj, classify
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
@@ -101,8 +102,31 @@ class SpecialForms:
         self.block.append(ir.Print(fmt.obj, tuple(args), node.loc))
 
     def special_static(self, node):
-        self.error(KernelSyntaxError, "wp.static() is not supported yet; compute the value in Python and pass it "
-                                      "as a global constant", node)
+        """wp.static(expr): evaluate the Python expression now, with the kernel's globals and closure."""
+        loc = node.loc
+        if len(node.args) != 1 or node.kwargs:
+            self.error(KernelTypeError, "wp.static() takes one expression", node)
+        if not loc.text or loc.end_col is None:
+            self.error(KernelSyntaxError, "wp.static(...) must be written on one line", node)
+        try:
+            call = ast.parse(loc.text[loc.col:loc.end_col].strip(), mode="eval").body
+            source = ast.unparse(call.args[0])
+        except (SyntaxError, AttributeError, IndexError):
+            self.error(KernelSyntaxError, "cannot read the expression inside wp.static(...)", node)
+        namespace = dict(self.scope.globals)
+        for name, cell in self.scope.cells.items():
+            try:
+                namespace[name] = cell.cell_contents
+            except ValueError:
+                pass
+        try:
+            value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
+        except Exception as e:  # the user's expression failed: report it at its line
+            self.error(KernelTypeError, f"wp.static({source}) raised {type(e).__name__}: {e}", node)
+        value = classify(value)
+        if isinstance(value, ConstValue):
+            return self.let(ir.Const(value.value, value.type), value.type, loc)
+        return value
 
     # --- Python builtins ----------------------------------------------------------------
     def len_call(self, node):

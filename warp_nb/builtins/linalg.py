@@ -64,7 +64,15 @@ def _axis_angle(axis, angle):
 
 
 def _tpoint(t, p):
+    if np.ndim(t) == 2:  # a 4x4 matrix: rows 0-2 of M [p, 1]
+        return t[:3, :3] @ p + t[:3, 3]
     return _qrot(t[3:], p) + t[:3]
+
+
+def _tvector(t, v):
+    if np.ndim(t) == 2:
+        return t[:3, :3] @ v
+    return _qrot(t[3:], v)
 
 
 def _tmul(a, b):
@@ -145,6 +153,6 @@ builtin("transform_get_rotation", ov(X, ret=Q), python=_py(lambda t: t[3:], "qua
 builtin("transform_multiply", ov(X, X, ret=X), python=_py(_tmul, "transform"), doc="Composition a * b.", **_t)
 builtin("transform_point", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(_tpoint),
         doc="Apply the transform to a point (rotation then translation).", **_t)
-builtin("transform_vector", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(lambda t, v: _qrot(t[3:], v)),
+builtin("transform_vector", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(_tvector),
         doc="Apply the rotation of the transform to a vector.", **_t)
 builtin("transform_inverse", ov(X, ret=X), python=_py(_tinv, "transform"), doc="The inverse transform.", **_t)

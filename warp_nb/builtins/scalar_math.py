@@ -63,7 +63,8 @@ builtin("atan2", ov(F, F, ret=same("T"), names=("y", "x")), header="scalar.h", c
         doc="Angle of the point (x, y) in [-pi, pi]. Gradient at (0, 0) chosen 0.")
 builtin("smoothstep", ov(F, F, F, ret=same("T"), names=("a", "b", "x")), header="scalar.h", category="math",
         doc="Hermite interpolation: 0 below a, 1 above b, u^2 (3 - 2u) with u = (x - a) / (b - a) between.",
-        python=_py(lambda a, b, x: (lambda u: u * u * (3 - 2 * u))(min(max((x - a) / (b - a), 0.0), 1.0))))
+        python=_py(lambda a, b, x: (0.0 if x < a else 1.0) if a == b else
+                   (lambda u: u * u * (3 - 2 * u))(min(max((x - a) / (b - a), 0.0), 1.0))))
 
 _vF = Vec("n", F)
 _vN = Vec("n", N)
@@ -72,11 +73,11 @@ builtin("abs", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h"
 builtin("sign", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h", category="math",
         python=_py(lambda x: type(x)(-1 if x < 0 else 1)), doc="-1 if x < 0 else 1 (so sign(0) = 1). Gradient 0.")
 builtin("min", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
-        header="scalar.h", category="math", python=_py(min, np.minimum),
+        header="scalar.h", category="math", python=_py(min, lambda *a: np.min(a[0]) if len(a) == 1 else np.minimum(*a)),
         doc="The smaller of a and b (componentwise for vectors), or the smallest component of one vector. "
             "On a tie the gradient goes to b.")
 builtin("max", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
-        header="scalar.h", category="math", python=_py(max, np.maximum),
+        header="scalar.h", category="math", python=_py(max, lambda *a: np.max(a[0]) if len(a) == 1 else np.maximum(*a)),
         doc="The larger of a and b (componentwise for vectors), or the largest component of one vector. "
             "On a tie the gradient goes to b.")
 builtin("clamp", ov(N, N, N, ret=same("T"), names=("x", "low", "high")), header="scalar.h", category="math",
