@@ -67,17 +67,32 @@ WPNB_ADJ_ATOMIC_SUM(atomic_sub, WPNB_MINUS)
 #undef WPNB_PLUS
 #undef WPNB_MINUS
 
-template <typename T, typename I> WPNB_FN void adj_atomic_extreme(const array_t<T, 1>& a, T v, T& adj_v, I i) {
-    if (a.grad && index(a, i) == v) accumulate(adj_v, index_grad(a, i));
+// Adjoint of atomic_min / atomic_max: the value's gradient flows where the value won, that is
+// where the element's final content equals it (componentwise for vectors and matrices, which
+// the forward pass also updates componentwise). Ties give every tied writer the gradient.
+template <typename T> WPNB_FN void adj_atomic_extreme(const T& stored, const T& grad, const T& v, T& adj_v) {
+    typedef typename atomic_elem<T>::scalar S;
+    const S* st = (const S*)&stored; const S* g = (const S*)&grad; const S* val = (const S*)&v; S* adj = (S*)&adj_v;
+    for (int k = 0; k < int(atomic_elem<T>::count); ++k)
+        if (st[k] == val[k]) adj[k] = add(adj[k], g[k]);
 }
-template <typename T, typename I>
-WPNB_FN void adj_atomic_min(const array_t<T, 1>& a, I i, T v, array_t<T, 1>&, I&, T& adj_v, const T&) {
-    adj_atomic_extreme(a, v, adj_v, i);
-}
-template <typename T, typename I>
-WPNB_FN void adj_atomic_max(const array_t<T, 1>& a, I i, T v, array_t<T, 1>&, I&, T& adj_v, const T&) {
-    adj_atomic_extreme(a, v, adj_v, i);
-}
+#define WPNB_ADJ_ATOMIC_EXTREME(NAME)                                                                         \
+    template <typename T, typename I>                                                                          \
+    WPNB_FN void adj_##NAME(const array_t<T, 1>& a, I i, T v, array_t<T, 1>&, I&, T& adj_v, const T&) {        \
+        if (a.grad) adj_atomic_extreme(index(a, i), index_grad(a, i), v, adj_v); }                             \
+    template <typename T, typename I, typename J>                                                              \
+    WPNB_FN void adj_##NAME(const array_t<T, 2>& a, I i, J j, T v, array_t<T, 2>&, I&, J&, T& adj_v, const T&) {\
+        if (a.grad) adj_atomic_extreme(index(a, i, j), index_grad(a, i, j), v, adj_v); }                       \
+    template <typename T, typename I, typename J, typename K>                                                  \
+    WPNB_FN void adj_##NAME(const array_t<T, 3>& a, I i, J j, K k, T v, array_t<T, 3>&, I&, J&, K&, T& adj_v,   \
+                            const T&) { if (a.grad) adj_atomic_extreme(index(a, i, j, k), index_grad(a, i, j, k), v, adj_v); } \
+    template <typename T, typename I, typename J, typename K, typename L>                                      \
+    WPNB_FN void adj_##NAME(const array_t<T, 4>& a, I i, J j, K k, L l, T v, array_t<T, 4>&, I&, J&, K&, L&,   \
+                            T& adj_v, const T&) {                                                               \
+        if (a.grad) adj_atomic_extreme(index(a, i, j, k, l), index_grad(a, i, j, k, l), v, adj_v); }
+WPNB_ADJ_ATOMIC_EXTREME(atomic_min)
+WPNB_ADJ_ATOMIC_EXTREME(atomic_max)
+#undef WPNB_ADJ_ATOMIC_EXTREME
 
 // Adjoint of a matrix row read m[i]: adj_m row i += adj_row.
 template <int R, int C, typename T, typename I>

@@ -15,9 +15,6 @@ struct array_t {
     int64 strides[N];  // in bytes
 };
 
-#if defined(WPNB_DEBUG) && WPNB_DEBUG
-extern "C" debug_state_t wpnb_debug_state;
-#endif
 
 // Byte offset of element (i...) from strides (no checks).
 template <typename T, int N>

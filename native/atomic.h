@@ -11,10 +11,36 @@ namespace wpnb {
 
 // --- primitive atomics on one scalar ------------------------------------------------------
 
-template <typename T> struct atomic_bits { typedef T type; };
-template <> struct atomic_bits<float32> { typedef uint32 type; };
-template <> struct atomic_bits<float64> { typedef uint64 type; };
-template <> struct atomic_bits<half> { typedef uint16 type; };
+// The unsigned integer type whose compare-and-swap updates a value of T (by size).
+template <int Bytes> struct unsigned_of_size;
+template <> struct unsigned_of_size<1> { typedef uint8 type; };
+template <> struct unsigned_of_size<2> { typedef uint16 type; };
+template <> struct unsigned_of_size<4> { typedef uint32 type; };
+template <> struct unsigned_of_size<8> { typedef uint64 type; };
+template <typename T> struct atomic_bits { typedef typename unsigned_of_size<sizeof(T)>::type type; };
+
+#ifdef WPNB_CUDA
+// Compare-and-swap on the GPU: 32- and 64-bit natively; 8- and 16-bit values through the
+// aligned 32-bit word that holds them (every GPU generation supports that).
+WPNB_FN uint32 cas_bits(uint32* p, uint32 compare, uint32 value) { return atomicCAS(p, compare, value); }
+WPNB_FN uint64 cas_bits(uint64* p, uint64 compare, uint64 value) {
+    return atomicCAS((unsigned long long*)p, (unsigned long long)compare, (unsigned long long)value);
+}
+template <typename B> WPNB_FN B cas_bits(B* p, B compare, B value) {
+    uint32* word = (uint32*)((uint64)p & ~uint64(3));
+    const uint32 shift = uint32(((uint64)p & 3) * 8);
+    const uint32 mask = uint32((1ull << (8 * sizeof(B))) - 1) << shift;
+    uint32 old = *word;
+    for (;;) {
+        const B current = B((old & mask) >> shift);
+        if (current != compare) return current;
+        const uint32 desired = (old & ~mask) | (uint32(value) << shift);
+        const uint32 seen = atomicCAS(word, old, desired);
+        if (seen == old) return current;
+        old = seen;
+    }
+}
+#endif
 
 // Apply `op(old)` atomically to *p; returns the old value. The CPU path is a CAS loop on the bits.
 template <typename T, typename Op>
@@ -27,7 +53,7 @@ WPNB_FN T atomic_rmw(T* p, Op op) {
     do {
         assumed = old_bits;
         const B new_bits = bit_cast<B>(op(bit_cast<T>(assumed)));
-        old_bits = atomicCAS(bp, assumed, new_bits);
+        old_bits = cas_bits(bp, assumed, new_bits);
     } while (old_bits != assumed);
     return bit_cast<T>(old_bits);
 #else
@@ -82,7 +108,7 @@ template <typename T> WPNB_FN T scalar_atomic_cas(T* p, T compare, T v) {
     B expected = bit_cast<B>(compare);
     const B desired = bit_cast<B>(v);
 #ifdef WPNB_CUDA
-    B old = atomicCAS((B*)p, expected, desired);
+    B old = cas_bits((B*)p, expected, desired);
 #else
     __atomic_compare_exchange_n((B*)p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     B old = expected;

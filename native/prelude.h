@@ -8,11 +8,13 @@
 #define WPNB_FN __device__ inline                       // every builtin and helper
 #define WPNB_KERNEL extern "C" __global__               // kernel entry points
 #define WPNB_RESTRICT __restrict__
+#define WPNB_DEBUG_STATE __device__                      // where a debug-mode launch reports errors
 #else
 #define WPNB_CPU 1
 #define WPNB_FN inline
 #define WPNB_KERNEL extern "C" __attribute__((visibility("default")))
 #define WPNB_RESTRICT __restrict__
+#define WPNB_DEBUG_STATE extern "C" __attribute__((visibility("default")))
 #endif
 
 // C library entry points the CPU build needs, declared by hand instead of including
@@ -138,3 +140,9 @@ struct half {
 typedef half float16;
 
 }  // namespace wpnb
+
+// The debug state of a kernel compiled in debug mode: one per translation unit (per kernel),
+// read by Python after each launch.
+#if defined(WPNB_DEBUG) && WPNB_DEBUG
+WPNB_DEBUG_STATE wpnb::debug_state_t wpnb_debug_state = {};
+#endif

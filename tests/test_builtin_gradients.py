@@ -689,20 +689,8 @@ def report(results: dict, cases: list) -> str:
 #: test_known_broken_gradient: when a fix makes one pass, the run fails with XPASS; then remove
 #: its entry. Subgradient rows (SUBGRADIENT_ROWS ids) may be listed here too.
 KNOWN_BROKEN_GRADIENTS: dict = {
-    # native/adjoint.h defines adj_atomic_min/adj_atomic_max for 1-D arrays only, while the
-    # registry declares atomic_min/atomic_max for arrays of 1 to 4 dimensions: the backward code
-    # of a 2-, 3- or 4-D atomic_min/max does not compile ("no matching function for call to
-    # adj_atomic_min(const array_t<double, 2>&, int32&, int32&, float64&, ...)")
-    **{f"{op}(array(dtype={t}, ndim={nd}), {', '.join(['int32'] * nd)}, {t})":
-       f"no adj_{op} for {nd}-D arrays in native/adjoint.h (backward code does not compile)"
-       + (" (and vector values: see below)" if t.startswith("vec") else "")
-       for op in ("atomic_min", "atomic_max") for nd, t in ((2, "float64"), (3, "vec3f"), (4, "vec2d"))},
-    # native/adjoint.h adj_atomic_extreme gives the value the gradient when `index(a, i) == v`,
-    # a whole-vector comparison, but atomic.h updates vectors componentwise: a component of v
-    # that won while another lost gets no gradient (adjoint 0, finite difference 1)
-    **{f"{op}(array(dtype={t}, ndim=1), int32, {t})":
-       f"adj_{op} for vectors compares the whole vector, not each component (native/adjoint.h)"
-       for op in ("atomic_min", "atomic_max") for t in ("vec3f", "vec2d")},
+    # empty: the atomic_min/atomic_max adjoints on 2-4-D arrays and on vector values (compared
+    # componentwise, as the forward pass updates them) were fixed after these tests found them
 }
 
 

@@ -27,6 +27,7 @@ from .errors import (  # noqa: F401
 )
 from .pipeline import Function, Kernel, adjoint, force_load, func, func_grad, func_replay, kernel, load_module  # noqa
 from .launcher import launch  # noqa: F401
+from .nvrtc import compile_aot_module  # noqa: F401
 from .registry import BUILTINS as _BUILTINS
 from .structs import struct  # noqa: F401
 from .tape import Tape  # noqa: F401

@@ -34,9 +34,14 @@ def adjoint_function(fn: ir.Function) -> AdjointFunction:
     builder = _Builder(fn)
     body = builder.single_exit_body()
     replay = builder.replay(body)
+    ret_adjoint = None
+    if fn.return_type is not None:
+        final = [s for s in fn.body if isinstance(s, ir.Return)]
+        returned = builder.ret_var if builder.ret_var is not None else (final[-1].value if final else None)
+        ret_adjoint = builder.adjoint_of(returned) if returned is not None else None
     reverse = builder.reverse(body)
     return AdjointFunction(fn, tuple(builder.prologue) + replay, reverse, builder.adj, builder.extra,
-                           builder.ret_var)
+                           builder.ret_var, ret_adjoint)
 
 
 class _Builder:

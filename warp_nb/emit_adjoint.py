@@ -28,13 +28,13 @@ class _AdjointWriter(_FunctionWriter):
     def adjoint_function(self) -> str:
         fn, adj = self.fn, self.adjfn
         params = [f"{cpp_type(p.type)} {p.name}" for p in fn.params]
-        params += [f"{cpp_type(p.type)}& {adj.adj[id(p)].name}" for p in fn.params]
+        params += [f"{cpp_type(p.type)}& {_adj_var(adj, p).name}" for p in fn.params]
         if fn.return_type is not None:
             params.append(f"const {cpp_type(fn.return_type)}& wpnb_adj_ret")
         self.lines.append(f"// adjoint of @wp.func {fn.name}")
         self.lines.append(f"WPNB_FN void adj_{fn.symbol}({', '.join(params)}) {{")
         self.declarations(1)
-        self.adjoint_declarations(1, skip={id(adj.adj[id(p)]) for p in fn.params})
+        self.adjoint_declarations(1, skip={id(_adj_var(adj, p)) for p in fn.params})
         self.block(adj.replay, 1)
         if fn.return_type is not None:
             self.seed_return(1)
@@ -43,17 +43,9 @@ class _AdjointWriter(_FunctionWriter):
         return "\n".join(self.lines)
 
     def seed_return(self, depth: int) -> None:
-        """The incoming adj_ret goes to the value returned (the single-exit variable, or the value
-        of the one final return)."""
-        adj = self.adjfn
-        if adj.ret_var is not None:
-            target = adj.adj.get(id(adj.ret_var)) or _adj_var(adj, adj.ret_var)
-            self.line(depth, f"wpnb::accumulate({target.name}, wpnb_adj_ret);")
-            return
-        final = [s for s in self.fn.body if isinstance(s, ir.Return)]
-        if final and final[-1].value is not None:
-            target = _adj_var(adj, final[-1].value)
-            self.line(depth, f"wpnb::accumulate({target.name}, wpnb_adj_ret);")
+        """The incoming adj_ret goes to the value returned."""
+        if self.adjfn.ret_adjoint is not None:
+            self.line(depth, f"wpnb::accumulate({self.adjfn.ret_adjoint.name}, wpnb_adj_ret);")
 
     def kernel_backward(self, sym: str) -> str:
         fn, adj = self.fn, self.adjfn

@@ -8,7 +8,7 @@ from . import ir
 from . import types as T
 from .arrays import ArrayType
 from .emit import _QUAT_FIELDS, cpp_type, field_name, literal
-from .emit_cpu import entry_point, find_reductions
+from .emit_entry import entry_point, find_reductions
 from .typecheck_expr import TupleType
 
 _PRINTF = {
@@ -97,7 +97,7 @@ class _FunctionWriter:
             self.store(s, depth)
         elif isinstance(s, ir.Effect):
             acc = self.reductions.get(id(s))
-            if acc is not None:  # a privatised reduction: accumulate in a register (see emit_cpu)
+            if acc is not None:  # a privatised reduction: accumulate in a register (see emit_entry)
                 op = "add" if s.value.builtin.name == "atomic_add" else "sub"
                 self.line(depth, f"{acc.name} = wpnb::{op}({acc.name}, {s.value.args[-1].name});", s.loc)
             else:

@@ -130,3 +130,4 @@ class AdjointFunction:
     adj: dict  # id(primal Var) -> adjoint Var
     locals: list = field(default_factory=list)  # extra variables (adjoints, loop counters ...)
     ret_var: Var | None = None  # the single-exit return value (functions)
+    ret_adjoint: Var | None = None  # the adjoint that receives the caller's adj_ret

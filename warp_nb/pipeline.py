@@ -390,6 +390,11 @@ def _compile_workers() -> int:
     return max(1, cpu_thread_count())
 
 
+def kernels_of(module: str) -> list:
+    """The kernels registered for a Python module (or notebook cell) name."""
+    return list(_MODULES.get(module, ()))
+
+
 def force_load(device=None, modules=None) -> None:
     """Compile every registered kernel (of `modules`, default all) for `device`."""
     for module in list(modules or _MODULES):

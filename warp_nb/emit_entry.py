@@ -1,5 +1,7 @@
-"""CPU entry points for emitted kernels: the loop that runs a chunk of a launch, written so C++
-compilers vectorise it, and the privatised accumulation of reductions.
+"""Entry points of emitted kernels. CPU: the loop that runs a chunk of a launch, written so C++
+compilers vectorise it, and the privatised accumulation of reductions. CUDA: a grid-stride
+__global__ function around the same body. Each is guarded by its target's macro, so one text
+compiles with g++ and with NVRTC.
 
 A reduction here is an atomic_add/atomic_sub (or `a[0] += x`) into a constant element of a
 kernel parameter array that the kernel touches in no other way. On the CPU each chunk of the
@@ -135,7 +137,8 @@ def entry_point(sym: str, fn: ir.Function, count: int, accumulators: list, body:
     flush = "".join(
         f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
         for a in accumulators)
-    return (f"template <bool WPNB_C>\n"
+    return (f"#if defined(WPNB_CPU)\n"
+            f"template <bool WPNB_C>\n"
             f"WPNB_FN void {sym}_{run}(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
             f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n{loop}{flush}}}\n\n"
             f"WPNB_KERNEL void {sym}_{entry}(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
@@ -143,7 +146,33 @@ def entry_point(sym: str, fn: ir.Function, count: int, accumulators: list, body:
             # a local copy: stores through array pointers cannot alias it
             f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
             f"    if ({contiguous}) {sym}_{run}<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
-            f"    else {sym}_{run}<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n")
+            f"    else {sym}_{run}<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n"
+            f"#endif\n\n" + _cuda_entry(sym, count, accumulators, body, entry.replace("cpu_", "cuda_")))
+
+
+def _cuda_entry(sym: str, count: int, accumulators: list, body: str, entry: str) -> str:
+    """A grid-stride kernel: each GPU thread runs thread indices idx, idx + stride, ... of the
+    launch. Reductions accumulate per GPU thread and are added once at its end."""
+    coords = []
+    if count == 1:
+        coords = ["wpnb::int32(idx)"]
+    else:
+        coords_code = "            wpnb::int64 rest = idx;\n"
+        for d in range(count - 1, 0, -1):
+            coords_code += (f"            const wpnb::int32 c{d} = wpnb::int32(rest % wpnb_launch.shape[{d}]); "
+                            f"rest /= wpnb_launch.shape[{d}];\n")
+        coords_code += "            const wpnb::int32 c0 = wpnb::int32(rest);\n"
+        coords = [f"c{d}" for d in range(count)]
+    decl = "".join(f"    {a.cpp_type} {a.name}{{}};\n" for a in accumulators)
+    acc_args = "".join(f", {a.name}" for a in accumulators)
+    flush = "".join(f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
+                    for a in accumulators)
+    call = f"{sym}_{body}<false>(wpnb_args, {', '.join(coords)}{acc_args});"
+    inner = (coords_code if count > 1 else "") + f"            {call}\n"
+    return (f"#if defined(WPNB_CUDA)\n"
+            f"WPNB_KERNEL void {sym}_{entry}({sym}_args wpnb_args, wpnb::launch_t wpnb_launch) {{\n{decl}"
+            f"    for (wpnb::int64 idx = wpnb::int64(blockIdx.x) * blockDim.x + threadIdx.x; idx < wpnb_launch.size; "
+            f"idx += wpnb::int64(gridDim.x) * blockDim.x) {{\n{inner}    }}\n{flush}}}\n#endif\n")
 
 
 def _linear_loop(sym: str, accumulators: list) -> str:
