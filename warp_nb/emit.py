@@ -68,6 +68,9 @@ def cpp_type(t) -> str:
         return struct_name(t)
     if isinstance(t, TupleType):
         return tuple_name(t)
+    cpp = getattr(t, "cpp", None)  # registry.OpaqueType: a type the native headers define
+    if cpp is not None:
+        return cpp
     raise TypeError(f"no C++ type for {T.type_name(t)}")
 
 
@@ -116,6 +119,10 @@ def _type_headers(t, out: set) -> None:
     elif isinstance(t, TupleType):
         for x in t.items:
             _type_headers(x, out)
+    elif getattr(t, "cpp", None) is not None:
+        out.add(t.header)
+        for ft in t.fields.values():
+            _type_headers(ft, out)
 
 
 def literal(value, t) -> str:

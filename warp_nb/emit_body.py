@@ -127,6 +127,13 @@ class _FunctionWriter:
             self.line(depth + 1, f"if (!{s.cond.name}) break;")
             self.block(s.body, depth + 1)
             self.line(depth, "}")
+        elif isinstance(s, ir.Iterate):
+            for c in s.carried:
+                self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+            self.unit.headers.add(s.next_builtin.header)
+            self.line(depth, f"while ({s.next_builtin.symbol}({s.query.name}, {s.var.name})) {{", s.loc)
+            self.block(s.body, depth + 1)
+            self.line(depth, "}")
         elif isinstance(s, (ir.Break, ir.Continue)):
             for w in s.writes:
                 self.line(depth, f"{w.dst.name} = {w.src.name};", s.loc)
@@ -274,7 +281,7 @@ class _FunctionWriter:
                 t = t.items[p]
             elif isinstance(p, str):
                 expr += f".{field_name(p)}"
-                t = t.fields[p] if getattr(t, "_wp_struct_", False) else (
+                t = t.fields[p] if getattr(t, "_wp_struct_", False) or hasattr(t, "cpp") else (
                     T.vector(3, t._wp_scalar_type_) if p == "p" else T.quaternion(t._wp_scalar_type_))
             elif kind == "vector":
                 expr += f".c[{_index(p)}]"

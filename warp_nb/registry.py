@@ -254,6 +254,7 @@ class Builtin:
     python: Callable | None = None  # implementation for calls from Python scope
     export: bool = True  # exposed as wp.<name>
     category: str = ""
+    iterator_next: str | None = None  # `for x in <this builtin>(...)`: the builtin that advances it
 
     @property
     def symbol(self) -> str:
@@ -266,6 +267,20 @@ class Builtin:
 
     def __repr__(self):
         return f"<builtin wp.{self.name}>"
+
+
+class OpaqueType:
+    """A value type defined by a native header (a query object, a query result): kernels hold it
+    in variables, pass it to builtins, and read its `fields` (name -> type) like a struct's."""
+
+    def __init__(self, name: str, cpp: str, header: str, fields: dict | None = None):
+        self.name, self.cpp, self.header, self.fields = name, cpp, header, dict(fields or {})
+
+    def type_name(self) -> str:
+        return self.name
+
+    def __repr__(self):
+        return self.name
 
 
 @dataclass(frozen=True)

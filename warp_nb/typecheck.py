@@ -14,6 +14,7 @@ from . import types as T
 from .arrays import ArrayType
 from .errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, Scope
+from .registry import BUILTINS
 from .typecheck_expr import ExprTyper, TupleType
 from .typecheck_special import SpecialForms
 
@@ -499,8 +500,27 @@ class FunctionTyper(ExprTyper, SpecialForms):
             self.env[c.name] = c.state
 
     def iterator_loop(self, s: S.For, fn) -> None:
-        self.error(KernelSyntaxError, "kernels loop over range(...) (query iterators such as wp.hash_grid_query "
-                                      "come with the geometry module)", s.iter)
+        """for x in wp.hash_grid_query(...): a query builtin makes the iterator; its `next` builtin
+        advances it and yields x."""
+        builtin = getattr(fn, "obj", None)
+        next_name = getattr(builtin, "iterator_next", None)
+        if next_name is None:
+            self.error(KernelSyntaxError, "kernels loop over range(...) or a query such as wp.hash_grid_query(...), "
+                                          "wp.mesh_query_aabb(...) or wp.bvh_query_aabb(...)", s.iter)
+        query = self.expr(s.iter)
+        next_builtin = BUILTINS[next_name]
+        item_type = next_builtin.overloads[0].params[1].build({})
+        loop = self.enter_loop(s.body, s.loc)
+        item = self.new_var(item_type, s.target, mutable=True)
+        state = self.new_var(query.type, "query", mutable=True)
+
+        def bind_item():
+            self.env[s.target] = item
+        body = self.loop_body(loop, s.body, bind_item)
+        self.block.append(ir.Assign(state, query, s.loc))
+        self.block.append(ir.Iterate(item, state, next_builtin, body, s.loc, tuple(loop.carried)))
+        for c in loop.carried:
+            self.env[c.name] = c.state
 
 
 def _has_loop_exit(stmts) -> bool:

@@ -103,10 +103,10 @@ class ExprTyper:
         if kind == "transformation" and node.attr in ("p", "q"):
             ft = T.vector(3, t._wp_scalar_type_) if node.attr == "p" else T.quaternion(t._wp_scalar_type_)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
-        if getattr(t, "_wp_struct_", False):
+        if getattr(t, "_wp_struct_", False) or isinstance(t, registry.OpaqueType):
             ft = t.fields.get(node.attr)
             if ft is None:
-                self.error(KernelNameError, f"struct {t.__name__} has no field `{node.attr}` (fields: "
+                self.error(KernelNameError, f"{T.type_name(t)} has no field `{node.attr}` (fields: "
                                             f"{', '.join(t.fields)})", node)
             self.note_type(ft)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
