@@ -240,6 +240,7 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
         self.enable_backward = enable_backward
+        self.mode: str | None = None  # "debug" or "release" for this kernel alone; None follows wp.config.mode
         self.syntax = parse_function(fn)
         self.param_names = list(self.syntax.params)
         self.param_types = _param_types(fn, self.syntax, "kernel", local_names)
@@ -257,7 +258,15 @@ class Kernel:
         return f"<wp.kernel {self.key}>"
 
     def options_key(self, device: Device, backward: bool = False) -> tuple:
-        return (device.alias, config.mode, config.cxx_flags, backward)
+        return (device.alias, self.mode or config.mode, config.cxx_flags, backward)
+
+    def invalidate(self) -> None:
+        """Forget this kernel's compiled code and launchers (for example after a @wp.func it uses was
+        redefined in a notebook); the next launch or load_module compiles it again, from the cache
+        when its generated code did not change."""
+        self._compiled.clear()
+        self._failure.clear()
+        self._launcher.clear()
 
     def compiled(self, device: Device | None = None, backward: bool = False) -> CompiledKernel:
         """This kernel compiled for `device` in the current mode (compiling its module if needed).
@@ -269,7 +278,7 @@ class Kernel:
             return hit
         if backward:
             try:
-                self._compiled[okey] = build_and_load(prepare(self, config.mode, backward=True))
+                self._compiled[okey] = build_and_load(prepare(self, self.mode or config.mode, backward=True))
             except KernelError as e:
                 raise e.with_traceback(None) from None
             return self._compiled[okey]
@@ -278,7 +287,7 @@ class Kernel:
             # not in its module's list: a kernel made by a factory function and since replaced
             # there by a newer kernel of the same name; it still compiles on its own
             try:
-                self._compiled[okey] = build_and_load(prepare(self, config.mode))
+                self._compiled[okey] = build_and_load(prepare(self, self.mode or config.mode))
             except KernelError as e:
                 self._failure[okey] = e
         hit = self._compiled.get(okey)
@@ -353,14 +362,13 @@ def load_module(module: str | None = None, device=None) -> None:
         raise KernelError("CUDA compilation belongs to the CUDA backend, which is not part of this build yet")
     if module is None:
         module = sys._getframe(1).f_globals.get("__name__", "__main__")
-    mode = config.mode
     pending = []
     for k in list(_MODULES.get(module, ())):
         okey = k.options_key(device)
         if okey in k._compiled:
             continue
         try:
-            pending.append((okey, prepare(k, mode)))
+            pending.append((okey, prepare(k, k.mode or config.mode)))
             k._failure.pop(okey, None)
         except KernelError as e:
             k._failure[okey] = e
