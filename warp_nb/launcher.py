@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import time
 
 from . import config, recording, types as T
 from .arrays import ArrayType, array
@@ -165,9 +166,34 @@ def _bounds(dim) -> tuple[bytes, int]:
     return packed
 
 
+#: Launch observers (the notebook's timing panel and %wp_time): each is called as
+#: listener(kernel, dim, device, seconds, adjoint) after a launch returns. Opt-in: while the list
+#: is empty a launch pays one truth test for it.
+listeners: list = []
+_observing = False
+
+
+def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, *rest):
+    """A launch timed for the listeners (a launch made inside a listener is not timed)."""
+    global _observing
+    _observing = True
+    try:
+        t0 = time.perf_counter()
+        launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, *rest)
+        seconds = time.perf_counter() - t0
+        device = get_device(device)
+        for listener in list(listeners):
+            listener(kernel, dim, device, seconds, bool(adjoint))
+    finally:
+        _observing = False
+
+
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
            adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
     """Run `kernel` over `dim` threads (an int, or a tuple of up to 4 ints)."""
+    if listeners and not _observing:
+        return _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
+                                record_tape, record_cmd, max_blocks, block_dim)
     try:
         launcher = kernel._launcher.get(device if device.__class__ is str or device is None else device.alias)
     except AttributeError:
