@@ -15,7 +15,7 @@ import sys
 import common
 
 MODULE = os.environ.get("BENCH_WP_MODULE", "warp")
-DEVICE = "cpu"
+DEVICE = os.environ.get("BENCH_WP_DEVICE", "cpu")  # run.py --device cuda:0 on a GPU machine
 
 _import_error = None
 _def_errors = {}

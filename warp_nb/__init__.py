@@ -26,7 +26,12 @@ from .errors import (  # noqa: F401
     CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
 )
 from .pipeline import Function, Kernel, adjoint, force_load, func, func_grad, func_replay, kernel, load_module  # noqa
+from .dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401
 from .launcher import launch  # noqa: F401
+from .streams import (  # noqa: F401
+    Event, ScopedStream, Stream, get_event_elapsed_time, get_stream, record_event, set_stream, synchronize_event,
+    synchronize_stream, wait_event, wait_stream,
+)
 from .nvrtc import compile_aot_module  # noqa: F401
 from .registry import BUILTINS as _BUILTINS
 from .structs import struct  # noqa: F401

@@ -6,6 +6,7 @@ returns strided views. Knows nothing about kernels or C++."""
 from __future__ import annotations
 
 import builtins
+import ctypes
 
 import numpy as np
 
@@ -68,8 +69,7 @@ class array(metaclass=_ArrayMeta):
                  device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
                  length=None, grad=None, deleter=None, retain_grad=False):
         self.device = devices.get_device(device)
-        if self.device.is_cuda:
-            raise devices.DeviceError("CUDA arrays need the CUDA backend, which is not part of this build yet")
+        self.pinned = bool(pinned) and self.device.is_cpu and devices.is_cuda_available()
         if length is not None and shape is None:
             shape = (int(length),)
         if data is not None:
@@ -89,6 +89,18 @@ class array(metaclass=_ArrayMeta):
     # --- construction -------------------------------------------------------------------
     def _init_alloc(self, dtype, shape, zero: bool):
         nbytes = int(np.prod(shape)) * types.type_size_in_bytes(dtype)
+        if self.device.is_cuda:
+            from . import device_arrays
+            buf = device_arrays.allocate(self.device, nbytes, zero)
+            self._init_view(buf.ptr, dtype, shape, None, buf)
+            return
+        if getattr(self, "pinned", False):
+            from .cuda_memory import PinnedBuffer
+            buf = PinnedBuffer(nbytes)
+            if zero:
+                ctypes.memset(buf.ptr, 0, nbytes)
+            self._init_view(buf.ptr, dtype, shape, None, buf)
+            return
         buf = (np.zeros if zero else np.empty)(nbytes + _ALIGN, dtype=np.uint8)
         offset = (-buf.ctypes.data) % _ALIGN
         self._init_view(buf.ctypes.data + offset, dtype, shape, None, buf)
@@ -136,11 +148,15 @@ class array(metaclass=_ArrayMeta):
             if src_np.ndim == 0:
                 src_np = src_np.reshape(1)
                 shape = (1,)
-        if not copy and _can_alias(src_np, dtype):
+        if not copy and self.device.is_cpu and not self.pinned and _can_alias(src_np, dtype):
             strides = src_np.strides[: len(shape)]
             self._init_view(src_np.ctypes.data, dtype, shape, strides, src_np)
             return
         self._init_alloc(dtype, shape, zero=False)
+        if self.device.is_cuda:
+            from . import device_arrays
+            device_arrays.upload(self, src_np.reshape(self.shape + types.numpy_inner_shape(dtype)))
+            return
         self.numpy()[...] = src_np.reshape(self.numpy().shape)
 
     def _update_descriptor(self):
@@ -197,6 +213,9 @@ class array(metaclass=_ArrayMeta):
     # --- numpy --------------------------------------------------------------------------
     @property
     def __array_interface__(self):
+        if self.device.is_cuda:
+            raise AttributeError("a CUDA array has no __array_interface__ (its memory is on the GPU); use "
+                                 "a.numpy() for a host copy, or __cuda_array_interface__ / DLPack for zero-copy GPU use")
         dtype = types.numpy_dtype(self.dtype)
         inner = types.numpy_inner_shape(self.dtype)
         inner_strides = _contiguous_strides(inner, dtype.itemsize) if inner else ()
@@ -205,9 +224,37 @@ class array(metaclass=_ArrayMeta):
         return {"version": 3, "shape": self.shape + inner, "typestr": dtype.str, "descr": [("", dtype.str)],
                 "data": (self.ptr or _EMPTY_ADDR, False), "strides": self.strides + inner_strides}
 
+    @property
+    def __cuda_array_interface__(self):
+        if not self.device.is_cuda:
+            raise AttributeError("a CPU array has no __cuda_array_interface__; use __array_interface__ or numpy()")
+        from . import device_arrays
+        return device_arrays.cuda_array_interface(self)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        from .dlpack import to_dlpack
+        if self.device.is_cuda and stream not in (None, -1):
+            self.device.stream.synchronize()  # simple and safe: the consumer's stream sees our results
+        return to_dlpack(self, versioned=bool(max_version) and max_version[0] >= 1)
+
+    def __dlpack_device__(self):
+        from .dlpack import dlpack_device
+        return dlpack_device(self)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
     def numpy(self) -> np.ndarray:
-        """A numpy view of the data (CPU memory is shared, not copied)."""
-        a = np.asarray(self)
+        """The data as numpy: a view of CPU memory (shared, not copied); for a CUDA array, a host
+        copy made after the device's stream has finished its earlier work."""
+        if self.device.is_cuda:
+            from . import device_arrays
+            a = device_arrays.to_numpy(self)
+            if a.dtype.kind == "V" and not a.dtype.fields:
+                a = a.view(types.numpy_dtype(self.dtype))
+            return a
+        a = np.asarray(_Interface(self))
         if a.dtype.kind == "V" and not a.dtype.fields:
             a = a.view(types.numpy_dtype(self.dtype))
         return a
@@ -307,6 +354,10 @@ class array(metaclass=_ArrayMeta):
         """Set every element to `value` (a scalar, vector, matrix or struct of the dtype)."""
         if self.size == 0:
             return
+        if self.device.is_cuda:
+            from . import device_arrays
+            device_arrays.fill(self, _element_numpy(self.dtype, value))
+            return
         target = self.numpy()
         if types.is_composite_type(self.dtype):
             inner = types.numpy_inner_shape(self.dtype)
@@ -318,19 +369,43 @@ class array(metaclass=_ArrayMeta):
 
     def zero_(self) -> None:
         if self.size:
+            if self.device.is_cuda:
+                from . import device_arrays
+                device_arrays.fill(self, np.zeros(1, dtype=np.uint8).repeat(types.type_size_in_bytes(self.dtype)))
+                return
             self.numpy()[...] = 0
 
     def assign(self, src) -> None:
         """Copy values from an array, numpy array or sequence of the same shape into this array."""
+        if isinstance(src, array) and (src.device.is_cuda or self.device.is_cuda) and src.shape == self.shape \
+                and src.is_contiguous and self.is_contiguous:
+            copy(self, src)
+            return
         values = src.numpy() if isinstance(src, array) else _as_numpy(src, self.dtype)
-        target = self.numpy()
-        if values.size != target.size:
+        count = self.size * types.type_length(self.dtype)
+        if values.size != count:
             raise ValueError(f"cannot assign {values.size} values to an array of shape {self.shape} "
-                             f"({target.size} values)")
+                             f"({count} values)")
+        if self.device.is_cuda:
+            from . import device_arrays
+            device_arrays.upload(self, values.reshape(self.shape + types.numpy_inner_shape(self.dtype)))
+            return
+        target = self.numpy()
         target[...] = values.reshape(target.shape)
 
 
 _EMPTY_ADDR = np.zeros(1, np.uint8).ctypes.data  # numpy refuses a null pointer, even for empty arrays
+
+
+class _Interface:
+    """Only the array interface of a CPU array, so numpy builds a view (not a copy through __array__);
+    the view keeps the array alive through this object."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, a):
+        self.__array_interface__ = a.__array_interface__
+        self.owner = a
 
 
 def _make_fixed_ndim(ndim: int):
@@ -461,7 +536,12 @@ def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
     """A contiguous copy of `src` (on `device`, default: the same device)."""
     rg = src.requires_grad if requires_grad is None else requires_grad
     out = empty(src.shape, src.dtype, device or src.device, rg)
-    out.numpy()[...] = src.numpy()
+    if (out.device.is_cuda or src.device.is_cuda) and src.is_contiguous:
+        copy(out, src)
+    elif out.device.is_cuda:
+        out.assign(src.numpy())  # a strided view: gathered on the host
+    else:
+        out.numpy()[...] = src.numpy()
     return out
 
 
@@ -482,6 +562,11 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
                          f"{dest_offset} (destination size {dest.size}) is out of bounds")
     if count <= 0:
         return
+    if dest.device.is_cuda or src.device.is_cuda:
+        from . import device_arrays
+        device_arrays.copy(dest, src, dest_offset, src_offset, count)
+        _record_copy(dest, src, dest_offset, src_offset, count)
+        return
     s, d = src.numpy(), dest.numpy()
     if s.dtype != d.dtype:
         s = s.view(d.dtype)
@@ -494,6 +579,19 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     else:
         raise ValueError("wp.copy with offsets or a count needs a contiguous destination; "
                          "use a.contiguous() or copy whole arrays of the same shape")
+    _record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _record_copy(dest, src, dest_offset, src_offset, count) -> None:
     from . import recording
     if recording.tape is not None:
         recording.tape.record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _element_numpy(dtype, value) -> np.ndarray:
+    """One element of `dtype` holding `value`, in the dtype's numpy layout."""
+    np_dtype = types.numpy_dtype(dtype)
+    if hasattr(dtype, "numpy_value"):
+        return np.array(dtype.numpy_value(value), dtype=np_dtype)
+    inner = types.numpy_inner_shape(dtype)
+    return np.broadcast_to(np.asarray(getattr(value, "value", value), dtype=np_dtype), inner).copy()

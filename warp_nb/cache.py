@@ -47,14 +47,14 @@ def _checksum(path: Path) -> str:
     return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
 
 
-def lookup(name: str, key: str) -> Path | None:
+def lookup(name: str, key: str, suffix: str = ".so") -> Path | None:
     """The library for (name, key) if a complete, undamaged entry exists."""
-    return _lookup(name, key)[0]
+    return _lookup(name, key, suffix)[0]
 
 
-def _lookup(name: str, key: str) -> tuple[Path | None, bool]:
+def _lookup(name: str, key: str, suffix: str = ".so") -> tuple[Path | None, bool]:
     """(library or None, whether a damaged entry is in the way)."""
-    lib = cache_dir() / f"{name}_{key}.so"
+    lib = cache_dir() / f"{name}_{key}{suffix}"
     meta = lib.with_suffix(".json")
     try:
         info = json.loads(meta.read_text())
@@ -75,24 +75,25 @@ def _locked(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def get_or_build(name: str, key: str, build: Callable[[Path], None], counter: str = "compiled") -> tuple[Path, bool]:
-    """The cached library for (name, key), building it with `build(tmp_path)` if needed.
-    Returns (path, compiled_now); a build is counted in stats[counter]."""
-    found, damaged = _lookup(name, key)
+def get_or_build(name: str, key: str, build: Callable[[Path], None], counter: str = "compiled",
+                 suffix: str = ".so") -> tuple[Path, bool]:
+    """The cached library (or CUBIN/PTX, by `suffix`) for (name, key), building it with
+    `build(tmp_path)` if needed. Returns (path, compiled_now); a build is counted in stats[counter]."""
+    found, damaged = _lookup(name, key, suffix)
     if found is not None:
         stats["disk_hits"] += 1
         return found, False
     directory = cache_dir()
     with _locked(directory / f"{name}_{key}.lock"):
-        found, damaged_now = _lookup(name, key)  # another process may have built it while we waited
+        found, damaged_now = _lookup(name, key, suffix)  # another process may have built it while we waited
         if found is not None:
             stats["disk_hits"] += 1
             return found, False
         if damaged or damaged_now:
             stats["rebuilt_damaged"] += 1
-        lib = directory / f"{name}_{key}.so"
+        lib = directory / f"{name}_{key}{suffix}"
         with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as tmp:
-            tmp_lib = Path(tmp) / f"{name}.so"
+            tmp_lib = Path(tmp) / f"{name}{suffix}"
             build(tmp_lib)
             checksum = _checksum(tmp_lib)
             source = tmp_lib.with_suffix(".cpp")
@@ -111,8 +112,8 @@ def clear() -> int:
     directory = cache_dir()
     removed = 0
     for p in directory.iterdir():
-        if p.suffix in (".so", ".json", ".cpp", ".lock"):
-            removed += p.suffix == ".so"
+        if p.suffix in (".so", ".cubin", ".ptx", ".json", ".cpp", ".lock"):
+            removed += p.suffix in (".so", ".cubin", ".ptx")
             p.unlink(missing_ok=True)
     return removed
 

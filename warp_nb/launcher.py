@@ -35,6 +35,7 @@ class Launcher:
         self.stats = compiled.loaded.stats_address
         self.debug_state = compiled.loaded.debug_state
         self.tid_count = compiled.typed.tid_count
+        self.cuda = device.is_cuda
         self.pack = make_packer(kernel, device)
         self.nparams = len(kernel.param_types)
 
@@ -148,7 +149,7 @@ class _Bytes(bytes):
 _bounds_cache: dict = {}
 
 
-def _bounds(dim) -> tuple[bytes, int]:
+def _bounds(dim) -> tuple[bytes, int, int]:
     hit = _bounds_cache.get(dim)
     if hit is not None:
         return hit
@@ -160,7 +161,7 @@ def _bounds(dim) -> tuple[bytes, int]:
         size *= d
     if size >= 2 ** 31:
         raise ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), got dim={dim!r}")
-    packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape)
+    packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape), size
     if len(_bounds_cache) < 4096:
         _bounds_cache[dim] = packed
     return packed
@@ -206,13 +207,13 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         _wrong_count(kernel, args)
     if adjoint:
         return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher.device)
-    bounds, ndim = _bounds(dim)
+    bounds, ndim, size = _bounds(dim)
     if launcher.tid_count > 1 and ndim != launcher.tid_count:
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
     packed = launcher.pack(*args)
-    if launcher.debug_state is not None:
-        _run_checked(launcher, packed, bounds)
+    if launcher.cuda or launcher.debug_state is not None:
+        _execute(launcher, packed, bounds, size)
     else:
         _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
     if recording.tape is not None and record_tape:
@@ -237,12 +238,8 @@ def _launch_adjoint(kernel, dim, args, adj_args, device: Device) -> None:
             raise TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must give one entry "
                             f"per argument ({len(args)}), got {len(adj_args)}")
         args = tuple(_with_grad(a, g, kernel, k) for k, (a, g) in enumerate(zip(args, adj_args)))
-    bounds, ndim = _bounds(dim)
-    packed = launcher.pack(*args)
-    if launcher.debug_state is not None:
-        _run_checked(launcher, packed, bounds)
-    else:
-        _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+    bounds, ndim, size = _bounds(dim)
+    _execute(launcher, launcher.pack(*args), bounds, size)
 
 
 def _with_grad(a, grad, kernel, index):
@@ -283,8 +280,17 @@ def _thread_count() -> int:
     return config.cpu_threads or cpu_thread_count()
 
 
-def _run_checked(launcher: Launcher, packed: bytes, bounds: bytes) -> None:
+def _execute(launcher: Launcher, packed: bytes, bounds: bytes, size: int) -> None:
+    """Run a launch on its device: CPU through the native runtime, CUDA on the device's current
+    stream (asynchronously, unless debug checks must be read back)."""
+    if launcher.cuda:
+        from . import cuda_launch
+        cuda_launch.run(launcher, packed, bounds, size)
+        return
     state = launcher.debug_state
+    if state is None:
+        _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+        return
     ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
     _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
     if state.failed:

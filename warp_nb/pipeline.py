@@ -278,7 +278,13 @@ class Kernel:
             return hit
         if backward:
             try:
-                self._compiled[okey] = build_and_load(prepare(self, self.mode or config.mode, backward=True))
+                p = prepare(self, self.mode or config.mode, backward=True)
+                if device.is_cuda:
+                    from . import cuda_launch
+                    self._compiled[okey] = CompiledKernel(p.cache_key, p.typed, p.unit,
+                                                          cuda_launch.build_and_load(p, device), 0.0, True)
+                else:
+                    self._compiled[okey] = build_and_load(p)
             except KernelError as e:
                 raise e.with_traceback(None) from None
             return self._compiled[okey]
@@ -287,7 +293,11 @@ class Kernel:
             # not in its module's list: a kernel made by a factory function and since replaced
             # there by a newer kernel of the same name; it still compiles on its own
             try:
-                self._compiled[okey] = build_and_load(prepare(self, self.mode or config.mode))
+                if device.is_cuda:
+                    from . import cuda_launch
+                    cuda_launch.load_module([self], device)
+                else:
+                    self._compiled[okey] = build_and_load(prepare(self, self.mode or config.mode))
             except KernelError as e:
                 self._failure[okey] = e
         hit = self._compiled.get(okey)
@@ -358,10 +368,12 @@ def load_module(module: str | None = None, device=None) -> None:
     Kernels compile in parallel; an error in one kernel is kept for that kernel's launches and
     does not stop the others."""
     device = get_device(device)
-    if device.is_cuda:
-        raise KernelError("CUDA compilation belongs to the CUDA backend, which is not part of this build yet")
     if module is None:
         module = sys._getframe(1).f_globals.get("__name__", "__main__")
+    if device.is_cuda:
+        from . import cuda_launch
+        cuda_launch.load_module(list(_MODULES.get(module, ())), device)
+        return
     pending = []
     for k in list(_MODULES.get(module, ())):
         okey = k.options_key(device)

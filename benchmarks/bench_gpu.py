@@ -1,0 +1,83 @@
+"""GPU benchmarks, run on a machine with an NVIDIA GPU (tests/gpu/run_gpu_checks.sh calls this):
+saxpy bandwidth against the GPU's memory bandwidth, per-launch overhead, and all-pairs n-body,
+for warp_nb and warp-lang on the same GPU, each in its own process. Prints a table and JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+CHILD = r'''
+import json, os, sys, time
+import numpy as np
+wp = __import__(os.environ["FRAMEWORK"])
+dev = "cuda:0"
+
+@wp.kernel
+def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+@wp.kernel
+def empty(a: wp.array(dtype=float)):
+    pass
+
+@wp.kernel
+def nbody(pos: wp.array(dtype=wp.vec3), acc: wp.array(dtype=wp.vec3), n: int):
+    i = wp.tid()
+    p = pos[i]
+    a = wp.vec3(0.0, 0.0, 0.0)
+    for j in range(n):
+        d = pos[j] - p
+        r2 = wp.dot(d, d) + 0.01
+        a = a + d * (1.0 / (r2 * wp.sqrt(r2)))
+    acc[i] = a
+
+def timed(fn, reps):
+    fn(); wp.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    wp.synchronize()
+    return (time.perf_counter() - t0) / reps
+
+n = 1 << 27
+x, y = wp.ones(n, device=dev), wp.ones(n, device=dev)
+t = timed(lambda: wp.launch(saxpy, dim=n, inputs=[2.0, x, y], device=dev), 20)
+out = {"saxpy_s": t, "saxpy_GBps": 3 * 4 * n / t / 1e9}
+small = wp.zeros(1, device=dev)
+out["launch_us"] = timed(lambda: wp.launch(empty, dim=1, inputs=[small], device=dev), 10000) * 1e6
+m = 1 << 15
+pos = wp.array(np.random.default_rng(0).random((m, 3)), dtype=wp.vec3, device=dev)
+acc = wp.zeros(m, dtype=wp.vec3, device=dev)
+out["nbody_s"] = timed(lambda: wp.launch(nbody, dim=m, inputs=[pos, acc, m], device=dev), 5)
+print(json.dumps(out))
+'''
+
+
+def run(framework: str) -> dict:
+    env = dict(os.environ, FRAMEWORK=framework)
+    p = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=600)
+    if p.returncode:
+        return {"error": p.stderr.strip().splitlines()[-1][:200] if p.stderr else f"rc={p.returncode}"}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    peak = float(os.environ.get("GPU_PEAK_GBPS", "4800"))  # H200: about 4.8 TB/s
+    results = {fw: run(fw) for fw in ("warp_nb", "warp")}
+    print(f"{'':10} {'saxpy GB/s':>12} {'% of peak':>10} {'launch us':>10} {'n-body 32k ms':>14}")
+    for fw, r in results.items():
+        if "error" in r:
+            print(f"{fw:10} error: {r['error']}")
+            continue
+        print(f"{fw:10} {r['saxpy_GBps']:12.0f} {100 * r['saxpy_GBps'] / peak:9.0f}% {r['launch_us']:10.2f} "
+              f"{r['nbody_s'] * 1e3:14.2f}")
+    print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
