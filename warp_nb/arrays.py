@@ -481,6 +481,7 @@ def _can_alias(src: np.ndarray, dtype) -> bool:
 def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
     a = array.__new__(array, shape=shape or 0)
     a.device = devices.get_device(device)
+    a.pinned = bool(pinned) and a.device.is_cpu and devices.is_cuda_available()
     a._init_alloc(_resolve_dtype(dtype), _shape_tuple(shape if shape is not None else 0), zero=False)
     a._grad = None
     a.requires_grad = requires_grad
@@ -490,7 +491,7 @@ def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pin
 
 def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
     return array(shape=shape if shape is not None else 0, dtype=dtype, device=device, requires_grad=requires_grad,
-                 retain_grad=kwargs.get("retain_grad", False))
+                 retain_grad=kwargs.get("retain_grad", False), pinned=pinned)
 
 
 def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
