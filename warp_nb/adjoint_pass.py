@@ -285,6 +285,8 @@ def _differentiable(t) -> bool:
     items = getattr(t, "items", None)
     if items is not None:
         return any(_differentiable(x) for x in items)
+    if isinstance(t, registry.OpaqueType):  # a native query result (wp.MeshQueryPoint): through its float fields
+        return any(_differentiable(x) for x in t.fields.values())
     return False
 
 
