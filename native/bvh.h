@@ -1,0 +1,170 @@
+// bvh.h: the kernel side of wp.Bvh and of every wp.Mesh's tree: the node layout that the
+// builder (runtime/geometry.cpp) writes, small float3 helpers shared by the geometry headers,
+// and the bvh_query_aabb / bvh_query_ray iterators. A wp.Bvh's `id` is the address of a bvh_t
+// owned by the Python object; kernels cast it back with bvh_of(id).
+#pragma once
+#include "prelude.h"
+#include "scalar.h"
+#include "vec.h"
+
+namespace wpnb {
+
+// One tree node (32 bytes). Inner node: count == 0, children at `start` and `start + 1`.
+// Leaf: `count` items, their indices at items[start .. start + count).
+struct bvh_node_t {
+    float32 lower[3];
+    int32 start;
+    float32 upper[3];
+    int32 count;
+};
+
+// A tree over item bounds. For a wp.Bvh, item k's box is lowers[k]..uppers[k]; a mesh's tree
+// reads its triangles instead (lowers/uppers are null).
+struct bvh_t {
+    const bvh_node_t* nodes;  // root at 0
+    const int32* items;       // leaf item indices
+    const vec3f* lowers;
+    const vec3f* uppers;
+    int32 num_nodes;
+    int32 num_items;
+};
+
+WPNB_FN const bvh_t& bvh_of(uint64 id) { return *(const bvh_t*)id; }
+
+namespace geo {
+const int kStack = 96;  // traversal stack; the builder keeps trees shallower than this
+WPNB_FN float32 fmin(float32 a, float32 b) { return a < b ? a : b; }
+WPNB_FN float32 fmax(float32 a, float32 b) { return a > b ? a : b; }
+WPNB_FN vec3f v3(float32 x, float32 y, float32 z) { vec3f r; r.c[0] = x; r.c[1] = y; r.c[2] = z; return r; }
+WPNB_FN vec3f sub3(const vec3f& a, const vec3f& b) { return v3(a.c[0] - b.c[0], a.c[1] - b.c[1], a.c[2] - b.c[2]); }
+WPNB_FN vec3f add3(const vec3f& a, const vec3f& b) { return v3(a.c[0] + b.c[0], a.c[1] + b.c[1], a.c[2] + b.c[2]); }
+WPNB_FN vec3f scale3(const vec3f& a, float32 s) { return v3(a.c[0] * s, a.c[1] * s, a.c[2] * s); }
+WPNB_FN float32 dot3(const vec3f& a, const vec3f& b) { return a.c[0] * b.c[0] + a.c[1] * b.c[1] + a.c[2] * b.c[2]; }
+WPNB_FN vec3f cross3(const vec3f& a, const vec3f& b) {
+    return v3(a.c[1] * b.c[2] - a.c[2] * b.c[1], a.c[2] * b.c[0] - a.c[0] * b.c[2], a.c[0] * b.c[1] - a.c[1] * b.c[0]);
+}
+WPNB_FN float32 len3(const vec3f& a) { return ::sqrtf(dot3(a, a)); }
+WPNB_FN vec3f normalize3(const vec3f& a) {
+    const float32 l = len3(a);
+    return l > 0.0f ? scale3(a, 1.0f / l) : v3(0.0f, 0.0f, 0.0f);
+}
+
+// Squared distance from p to the node's box (0 inside).
+WPNB_FN float32 box_dist2(const bvh_node_t& n, const vec3f& p) {
+    float32 d2 = 0.0f;
+    for (int a = 0; a < 3; ++a) {
+        const float32 d = fmax(fmax(n.lower[a] - p.c[a], p.c[a] - n.upper[a]), 0.0f);
+        d2 += d * d;
+    }
+    return d2;
+}
+
+// Whether the node's box overlaps [lo, hi].
+WPNB_FN bool box_overlap(const bvh_node_t& n, const vec3f& lo, const vec3f& hi) {
+    return !(n.lower[0] > hi.c[0] || n.lower[1] > hi.c[1] || n.lower[2] > hi.c[2] ||
+             n.upper[0] < lo.c[0] || n.upper[1] < lo.c[1] || n.upper[2] < lo.c[2]);
+}
+
+// Slab test of a ray (origin o, inverse direction inv) against the node's box: the entry
+// distance, or a negative value when it misses or enters beyond max_t.
+WPNB_FN float32 box_ray(const float32 lower[3], const float32 upper[3], const vec3f& o, const vec3f& inv,
+                        float32 max_t) {
+    float32 t0 = 0.0f, t1 = max_t;
+    for (int a = 0; a < 3; ++a) {
+        float32 ta = (lower[a] - o.c[a]) * inv.c[a];
+        float32 tb = (upper[a] - o.c[a]) * inv.c[a];
+        if (ta > tb) { const float32 t = ta; ta = tb; tb = t; }
+        // NaN (0 * inf on a slab boundary) keeps the previous bound
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
+    }
+    return t0 <= t1 ? t0 : -1.0f;
+}
+
+// 1/d per component, with a huge value for zero components (keeps the slab test finite).
+WPNB_FN vec3f safe_inverse(const vec3f& d) {
+    vec3f r;
+    for (int a = 0; a < 3; ++a) {
+        const float32 x = d.c[a];
+        r.c[a] = (x > 1e-30f || x < -1e-30f) ? 1.0f / x : (x < 0.0f ? -1e30f : 1e30f);
+    }
+    return r;
+}
+}  // namespace geo
+
+// ---- bvh_query_aabb / bvh_query_ray: iterate items whose boxes overlap a box / a ray ----
+
+// The state of a query loop over a tree: a DFS stack plus the leaf being read.
+struct bvh_query_t {
+    const bvh_t* bvh;
+    vec3f lo, hi;      // the box (aabb query) or the ray origin and inverse direction (ray query)
+    int32 is_ray;
+    int32 top;         // stack size
+    int32 cur, end;    // items of the current leaf still to visit
+    int32 stack[geo::kStack];
+};
+
+// Items of the wp.Bvh `id` whose boxes overlap [low, high]; iterate with bvh_query_next.
+WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
+    bvh_query_t q;
+    q.bvh = &bvh_of(id);
+    q.lo = low; q.hi = high; q.is_ray = 0;
+    q.cur = q.end = 0;
+    q.top = q.bvh->num_nodes > 0 ? 1 : 0;
+    q.stack[0] = 0;
+    return q;
+}
+WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high, int32) {
+    return bvh_query_aabb(id, low, high);
+}
+
+// Items of the wp.Bvh `id` whose boxes the ray start + t dir (t >= 0) passes through.
+WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir) {
+    bvh_query_t q = bvh_query_aabb(id, start, start);
+    q.hi = geo::safe_inverse(dir);
+    q.is_ray = 1;
+    return q;
+}
+WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, int32) {
+    return bvh_query_ray(id, start, dir);
+}
+
+namespace geo {
+// Whether item k of the tree passes the query's test (its own box, for a wp.Bvh).
+WPNB_FN bool bvh_item_hit(const bvh_query_t& q, int32 k) {
+    const bvh_t& b = *q.bvh;
+    const vec3f& lo = b.lowers[k];
+    const vec3f& hi = b.uppers[k];
+    if (q.is_ray) return box_ray(lo.c, hi.c, q.lo, q.hi, 1e30f) >= 0.0f;
+    return !(lo.c[0] > q.hi.c[0] || lo.c[1] > q.hi.c[1] || lo.c[2] > q.hi.c[2] ||
+             hi.c[0] < q.lo.c[0] || hi.c[1] < q.lo.c[1] || hi.c[2] < q.lo.c[2]);
+}
+WPNB_FN bool bvh_node_hit(const bvh_query_t& q, const bvh_node_t& n) {
+    if (q.is_ray) return box_ray(n.lower, n.upper, q.lo, q.hi, 1e30f) >= 0.0f;
+    return box_overlap(n, q.lo, q.hi);
+}
+}  // namespace geo
+
+// Advance a bvh query: the next overlapping item's index in `index`; false when done.
+WPNB_FN bool bvh_query_next(bvh_query_t& q, int32& index) {
+    const bvh_t& b = *q.bvh;
+    for (;;) {
+        while (q.cur < q.end) {
+            const int32 k = b.items[q.cur++];
+            if (geo::bvh_item_hit(q, k)) { index = k; return true; }
+        }
+        if (q.top == 0) return false;
+        const bvh_node_t& n = b.nodes[q.stack[--q.top]];
+        if (!geo::bvh_node_hit(q, n)) continue;
+        if (n.count > 0) {
+            q.cur = n.start;
+            q.end = n.start + n.count;
+        } else if (q.top + 2 <= geo::kStack) {
+            q.stack[q.top++] = n.start + 1;
+            q.stack[q.top++] = n.start;
+        }
+    }
+}
+WPNB_FN bool bvh_query_next(bvh_query_t& q, int32& index, float32) { return bvh_query_next(q, index); }
+
+}  // namespace wpnb

@@ -1,0 +1,103 @@
+// hash_grid.h: the kernel side of wp.HashGrid: points sorted into cubic cells of the build
+// radius, the cells hashed onto a dim_x * dim_y * dim_z table (cell coordinates wrap around, so
+// the grid covers all of space), and the hash_grid_query iterator, which yields the index of
+// every point in the cells that the query's box [p - r, p + r] touches. Like Warp's, it yields
+// candidates: the caller tests the distance. The grid's `id` is the address of a hash_grid_t
+// owned by the Python object.
+#pragma once
+#include "prelude.h"
+#include "scalar.h"
+#include "vec.h"
+
+namespace wpnb {
+
+struct hash_grid_t {
+    const int32* point_ids;    // point indices in cell order
+    const int32* cell_starts;  // per cell: range in point_ids
+    const int32* cell_ends;
+    float32 cell_width;
+    float32 cell_width_inv;
+    int32 dim_x, dim_y, dim_z;
+    int32 num_points;          // 0 before the first build
+};
+
+WPNB_FN const hash_grid_t& hash_grid_of(uint64 id) { return *(const hash_grid_t*)id; }
+
+// a mod n in [0, n).
+WPNB_FN int32 hash_grid_wrap(int32 a, int32 n) {
+    const int32 r = a % n;
+    return r < 0 ? r + n : r;
+}
+
+// Cell coordinate of x: floor(x / cell_width), clamped to the int32 range.
+WPNB_FN int32 hash_grid_coord(float32 x, float32 inv) {
+    float32 c = ::floorf(x * inv);
+    c = c < -2.0e9f ? -2.0e9f : (c > 2.0e9f ? 2.0e9f : c);
+    return c == c ? int32(c) : 0;
+}
+
+// The table slot of the cell holding (x, y, z).
+WPNB_FN int32 hash_grid_cell(float32 x, float32 y, float32 z, float32 inv, int32 dx, int32 dy, int32 dz) {
+    return (hash_grid_wrap(hash_grid_coord(z, inv), dz) * dy + hash_grid_wrap(hash_grid_coord(y, inv), dy)) * dx +
+           hash_grid_wrap(hash_grid_coord(x, inv), dx);
+}
+
+struct hash_grid_query_t {
+    const hash_grid_t* grid;
+    int32 lo[3], hi[3];  // cell range (inclusive), at most dim cells per axis
+    int32 c[3];          // current cell
+    int32 cur, end;      // points of the current cell still to visit
+    int32 done;
+};
+
+// Points in the cells that [point - max_dist, point + max_dist] touches; iterate with
+// hash_grid_query_next (a candidate list: test the distance yourself).
+WPNB_FN hash_grid_query_t hash_grid_query(uint64 id, const vec3f& point, float32 max_dist) {
+    hash_grid_query_t q;
+    const hash_grid_t& g = hash_grid_of(id);
+    q.grid = &g;
+    q.cur = q.end = 0;
+    q.done = g.num_points <= 0 ? 1 : 0;
+    const int32 dims[3] = {g.dim_x, g.dim_y, g.dim_z};
+    for (int a = 0; a < 3; ++a) {
+        q.lo[a] = hash_grid_coord(point.c[a] - max_dist, g.cell_width_inv);
+        q.hi[a] = hash_grid_coord(point.c[a] + max_dist, g.cell_width_inv);
+        if (q.hi[a] - q.lo[a] >= dims[a]) q.hi[a] = q.lo[a] + dims[a] - 1;  // each slot once
+        q.c[a] = q.lo[a];
+    }
+    q.c[0] = q.lo[0] - 1;  // the first call of next moves to the first cell
+    return q;
+}
+WPNB_FN hash_grid_query_t hash_grid_query(uint64 id, const vec3f& point, float32 max_dist, int32) {
+    return hash_grid_query(id, point, max_dist);
+}
+
+// The next candidate point's index (into the points given to build) in `index`; false when done.
+WPNB_FN bool hash_grid_query_next(hash_grid_query_t& q, int32& index) {
+    const hash_grid_t& g = *q.grid;
+    while (q.cur >= q.end) {
+        if (q.done) return false;
+        if (++q.c[0] > q.hi[0]) {
+            q.c[0] = q.lo[0];
+            if (++q.c[1] > q.hi[1]) {
+                q.c[1] = q.lo[1];
+                if (++q.c[2] > q.hi[2]) { q.done = 1; return false; }
+            }
+        }
+        const int32 cell = (hash_grid_wrap(q.c[2], g.dim_z) * g.dim_y + hash_grid_wrap(q.c[1], g.dim_y)) * g.dim_x +
+                           hash_grid_wrap(q.c[0], g.dim_x);
+        q.cur = g.cell_starts[cell];
+        q.end = g.cell_ends[cell];
+    }
+    index = g.point_ids[q.cur++];
+    return true;
+}
+
+// The index of the point at position `index` of the grid's cell order (launch over points in
+// this order for cache-friendly neighbour loops).
+WPNB_FN int32 hash_grid_point_id(uint64 id, int32 index) {
+    const hash_grid_t& g = hash_grid_of(id);
+    return g.num_points > 0 ? g.point_ids[index] : index;
+}
+
+}  // namespace wpnb

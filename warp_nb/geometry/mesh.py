@@ -1,0 +1,139 @@
+"""wp.Mesh: a triangle mesh with a BVH for closest-point, ray and box queries in kernels
+(mesh.h). The tree is built on the CPU by native/runtime/geometry.cpp (binned SAH, parallel);
+`refit()` updates it after the points move. `mesh.id` is the address of the mesh_t descriptor
+this object owns, so it stays valid exactly as long as the Mesh (and the arrays it holds)."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from . import native
+from ._util import as_int_array, as_vec3_array, check_finite
+
+DEFAULT_LEAF_SIZE = 4
+
+
+class Mesh:
+    """A triangle mesh: points (wp.array of wp.vec3), indices (wp.array of int32, 3 per face,
+    counter-clockwise faces have outward normals), optional per-point velocities.
+
+    Kernels take `mesh.id` (a wp.uint64) and call wp.mesh_query_point(id, p, max_dist) and the
+    other mesh_* builtins. With support_winding_number=True the tree also keeps the data for
+    wp.mesh_query_point_sign_winding_number."""
+
+    def __init__(self, points, indices, velocities=None, support_winding_number: bool = False,
+                 bvh_constructor=None, bvh_leaf_size: int | None = None, groups=None, device=None):
+        pts_arr, pts = as_vec3_array(points, "Mesh points")
+        idx_arr, idx = as_int_array(indices, "Mesh indices")
+        if pts.shape[0] == 0:
+            raise ValueError("Mesh points is empty: a mesh needs at least one triangle")
+        if idx.size == 0:
+            raise ValueError("Mesh indices is empty: a mesh needs at least one triangle")
+        if idx.size % 3:
+            raise ValueError(f"Mesh indices must hold 3 entries per triangle; got {idx.size}, not a multiple of 3")
+        bad = (idx < 0) | (idx >= pts.shape[0])
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(f"Mesh indices[{k}] = {int(idx[k])} is out of range for {pts.shape[0]} points")
+        if groups is not None:
+            raise NotImplementedError("Mesh groups are not supported by warp_nb yet")
+        check_finite(pts, "Mesh points")
+        if velocities is not None:
+            vel_arr, vel = as_vec3_array(velocities, "Mesh velocities")
+            if vel.shape[0] != pts.shape[0]:
+                raise ValueError(f"Mesh velocities has {vel.shape[0]} entries for {pts.shape[0]} points")
+        else:
+            vel_arr = None
+        self._points, self.indices, self._velocities = pts_arr, idx_arr, vel_arr
+        self.device = pts_arr.device
+        self.support_winding_number = bool(support_winding_number)
+        self.bvh_constructor = bvh_constructor or "sah"
+        self.bvh_leaf_size = int(bvh_leaf_size) if bvh_leaf_size else DEFAULT_LEAF_SIZE
+        self._desc = native.MeshDesc()
+        self.id = ctypes.addressof(self._desc)
+        self._build()
+
+    # --- building -----------------------------------------------------------------------
+    def _build(self) -> None:
+        lib = native.library()
+        pts = self._points.numpy().reshape(-1, 3)
+        idx = self.indices.numpy().reshape(-1)
+        n_tris = idx.size // 3
+        self._nodes = np.zeros(max(2 * n_tris - 1, 1), dtype=native.NODE_DTYPE)
+        self._items = np.zeros(n_tris, dtype=np.int32)
+        avg = np.zeros(1, dtype=np.float32)
+        count = lib.wpnb_mesh_build(native.ptr(pts), native.ptr(idx), n_tris, self.bvh_leaf_size,
+                                    native.ptr(self._nodes), native.ptr(self._items), native.ptr(avg),
+                                    native.threads())
+        self._dipoles = np.zeros((count, 8), dtype=np.float32) if self.support_winding_number else None
+        d = self._desc
+        d.bvh.nodes, d.bvh.items, d.bvh.num_nodes, d.bvh.num_items = (native.ptr(self._nodes),
+                                                                       native.ptr(self._items), count, n_tris)
+        d.points, d.indices = self._points.ptr, self.indices.ptr
+        d.velocities = self._velocities.ptr if self._velocities is not None else 0
+        d.dipoles = native.ptr(self._dipoles)
+        d.num_points, d.num_tris, d.average_edge_length = pts.shape[0], n_tris, float(avg[0])
+        if self._dipoles is not None:
+            self._refit(pts, idx)
+
+    def _refit(self, pts, idx) -> None:
+        native.library().wpnb_mesh_refit(native.ptr(pts), native.ptr(idx), idx.size // 3, native.ptr(self._nodes),
+                                         self._desc.bvh.num_nodes, native.ptr(self._items),
+                                         native.ptr(self._dipoles), native.threads())
+
+    def refit(self) -> None:
+        """Update the tree (and winding-number data) after the points moved in place."""
+        pts = self._points.numpy().reshape(-1, 3)
+        check_finite(pts, "Mesh points")
+        self._refit(pts, self.indices.numpy().reshape(-1))
+
+    def rebuild(self) -> None:
+        """Build the tree anew (better than refit() after large deformations)."""
+        check_finite(self._points.numpy().reshape(-1, 3), "Mesh points")
+        self._build()
+
+    # --- properties ---------------------------------------------------------------------
+    @property
+    def points(self):
+        """The points (a wp.array of wp.vec3). Assigning an array of the same length refits."""
+        return self._points
+
+    @points.setter
+    def points(self, value):
+        arr, view = as_vec3_array(value, "Mesh points")
+        if view.shape[0] != self._desc.num_points:
+            raise ValueError(f"new Mesh points has {view.shape[0]} entries; the mesh has {self._desc.num_points}")
+        self._points = arr
+        self._desc.points = arr.ptr
+        self.refit()
+
+    @property
+    def velocities(self):
+        return self._velocities
+
+    @velocities.setter
+    def velocities(self, value):
+        if value is None:
+            self._velocities, self._desc.velocities = None, 0
+            return
+        arr, view = as_vec3_array(value, "Mesh velocities")
+        if view.shape[0] != self._desc.num_points:
+            raise ValueError(f"Mesh velocities has {view.shape[0]} entries for {self._desc.num_points} points")
+        self._velocities, self._desc.velocities = arr, arr.ptr
+
+    @property
+    def num_tris(self) -> int:
+        return int(self._desc.num_tris)
+
+    @property
+    def num_points(self) -> int:
+        return int(self._desc.num_points)
+
+    @property
+    def average_edge_length(self) -> float:
+        return float(self._desc.average_edge_length)
+
+    def __repr__(self):
+        return f"wp.Mesh({self.num_points} points, {self.num_tris} triangles)"
