@@ -1,0 +1,76 @@
+"""TimingPanel: a live table of kernel launches (launches, last / mean / min time, compile time)
+with a bar per kernel, updated as launches happen. It listens through the launcher's opt-in
+hook while it is open; `close()` (or `stop()`) unhooks it, and launches cost nothing extra again."""
+
+from __future__ import annotations
+
+import time
+
+import ipywidgets as W
+
+from warp_nb.magics.timing import LaunchRecorder, fmt_seconds
+
+from ._shared import Html, StaticFallback, bar, html_table
+
+
+class TimingPanel(StaticFallback, W.VBox):
+    """Per-kernel launch timings, live.
+
+        panel = TimingPanel()
+        panel                     # a table that fills in as kernels are launched
+        panel.rows                # the same numbers as dicts, for tests and scripts
+        panel.stop()
+    """
+
+    def __init__(self, kernels=None, refresh_seconds: float = 0.25, **kwargs):
+        only = None if kernels is None else {getattr(k, "key", k) for k in kernels}
+        self.recorder = LaunchRecorder(only)
+        self.refresh_seconds = refresh_seconds
+        self._last_refresh = 0.0
+        self.table = W.HTML()
+        self.title = W.HTML("<b>kernel launches</b>")
+        self.reset_button = W.Button(description="reset", layout=W.Layout(width="80px"))
+        self.reset_button.on_click(lambda _: self.reset())
+        super().__init__([W.HBox([self.title, self.reset_button]), self.table], **kwargs)
+        self.add_class("wpnb-timing-panel")
+        self.recorder.callbacks.append(self._on_launch)
+        self.recorder.start()
+        self.refresh()
+
+    @property
+    def rows(self) -> list[dict]:
+        return self.recorder.rows()
+
+    def _on_launch(self, timing) -> None:
+        now = time.perf_counter()
+        if now - self._last_refresh >= self.refresh_seconds:  # thousands of launches a second: throttle
+            self.refresh()
+
+    def refresh(self) -> None:
+        self._last_refresh = time.perf_counter()
+        self.table.value = self.static_html()
+
+    def reset(self) -> None:
+        self.recorder.reset()
+        self.refresh()
+
+    def stop(self) -> None:
+        self.recorder.stop()
+        self.refresh()
+
+    def close(self) -> None:
+        self.recorder.stop()
+        super().close()
+
+    def static_html(self) -> str:
+        rows = self.rows
+        if not rows:
+            return "<i>no launches yet: launch a kernel and this table fills in</i>"
+        slowest = max(r["mean_s"] for r in rows) or 1.0
+        out = []
+        for r in rows:
+            compile_s = "-" if r["compile_s"] is None else f"{r['compile_s']:.2f} s"
+            out.append([r["kernel"], r["device"], r["launches"], fmt_seconds(r["last_s"]), fmt_seconds(r["mean_s"]),
+                        fmt_seconds(r["min_s"]), compile_s, bar(r["mean_s"] / slowest)])
+        return html_table(["kernel", "device", "launches", "last", "mean", "min", "compile", Html("mean time")], out,
+                          "wpnb-timing")
