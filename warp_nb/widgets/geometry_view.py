@@ -234,7 +234,7 @@ class GeometryView(StaticFallback, W.VBox):
         return self.image or None
 
     def close(self) -> None:
-        if self._plotter is not None:
+        if getattr(self, "_plotter", None) is not None:  # also from __del__ of a half-made view
             self._plotter.close()
             self._plotter = None
         super().close()

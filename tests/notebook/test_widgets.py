@@ -1,0 +1,148 @@
+"""The widgets' state, read from Python: what the device picker sets, what the timing panel counts,
+what the gradient inspector finds (NaN/Inf, the finite-difference check against an oracle), and
+what the geometry view draws (a PNG that changes when the points move)."""
+
+import io
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from warp_nb import launcher
+
+pytest.importorskip("ipywidgets")
+pytestmark = pytest.mark.needs_cxx
+
+from warp_nb.widgets import DevicePicker, GeometryView, GradientInspector, TimingPanel  # noqa: E402
+
+
+@wp.kernel
+def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+@wp.kernel
+def sum_into(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    wp.atomic_add(loss, 0, y[wp.tid()])
+
+
+@wp.kernel
+def drift(p: wp.array(dtype=wp.vec3), dt: float):
+    i = wp.tid()
+    p[i] = p[i] + wp.vec3(dt, 0.0, 0.0)
+
+
+def test_device_picker_sets_the_default_device():
+    picker = DevicePicker()
+    assert picker.dropdown.options == tuple(d.alias for d in wp.get_devices())
+    assert picker.value == wp.get_device().alias
+    picker.value = "cpu"
+    assert wp.get_device().alias == "cpu" and picker.properties["alias"] == "cpu"
+    assert "threads" in picker.info.value
+    with pytest.raises(wp.DeviceError):
+        picker.value = "cuda:42"
+
+
+def test_timing_panel_counts_launches_and_unhooks_when_stopped():
+    x, y = wp.array(np.arange(16, dtype=np.float32)), wp.zeros(16)
+    wp.launch(square, 16, inputs=[x, y])  # compiled before the panel opens
+    panel = TimingPanel(refresh_seconds=0.0)
+    for _ in range(5):
+        wp.launch(square, 16, inputs=[x, y])
+    row = next(r for r in panel.rows if r["kernel"] == "square")
+    assert row["launches"] == 5 and 0 < row["min_s"] <= row["mean_s"] and row["last_s"] > 0
+    assert row["compile_s"] is not None
+    assert "square" in panel.table.value and "<table" in panel.table.value
+    panel.stop()
+    assert not launcher.listeners
+    wp.launch(square, 16, inputs=[x, y])
+    assert next(r for r in panel.rows if r["kernel"] == "square")["launches"] == 5
+
+
+def _tape_problem(values):
+    x = wp.array(np.asarray(values, dtype=np.float32), requires_grad=True)
+    y = wp.zeros(len(values), requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+
+    def forward():
+        loss.zero_()
+        wp.launch(square, len(values), inputs=[x, y])
+        wp.launch(sum_into, len(values), inputs=[y, loss])
+        return loss
+
+    tape = wp.Tape()
+    with tape:
+        forward()
+    tape.backward(loss)
+    return tape, x, y, loss, forward
+
+
+def test_gradient_inspector_shows_values_and_gradients_and_passes_the_check():
+    values = np.linspace(-1, 1, 7)
+    tape, x, y, loss, forward = _tape_problem(values)
+    insp = GradientInspector({"x": x, "y": y}, check=forward)
+    row = insp.rows[0]
+    assert row["name"] == "x" and row["shape"] == (7,) and row["bad"] == 0
+    np.testing.assert_allclose(row["grad"]["norm"], np.linalg.norm(2 * values), rtol=1e-5)  # d sum(x^2)/dx = 2x
+    result = insp.run_check()
+    assert result.passed and result.rel_error < 1e-2
+    assert "PASSED" in insp.check_output.value
+    np.testing.assert_allclose(x.numpy(), values, rtol=1e-6)  # the check restored the inputs
+    # from the tape alone, and the per-kernel check through autograd.gradcheck
+    assert any(r["grad"] is not None for r in GradientInspector(tape).rows)
+    assert GradientInspector(tape, check=dict(kernel=square, dim=7, inputs=[x], outputs=[y])).run_check().passed
+
+
+def test_gradient_inspector_flags_nan_and_inf_and_a_wrong_gradient():
+    tape, x, y, loss, forward = _tape_problem([1.0, 2.0, 3.0])
+    x.grad.numpy()[1] = np.nan
+    y.numpy()[0] = np.inf
+    insp = GradientInspector({"x": x, "y": y}, check=forward)
+    assert [r["bad"] for r in insp.rows] == [1, 1]
+    assert "wpnb-bad" in insp.summary.value and "wpnb-bad" in insp.details.value
+    x.grad.numpy()[:] = [10.0, 0.0, 0.0]  # not the gradient of sum(x^2)
+    assert not insp.run_check().passed
+
+
+def test_geometry_view_draws_points_and_redraws_them_in_place():
+    rng = np.random.default_rng(1)
+    p = wp.array(rng.random((64, 3)).astype(np.float32), dtype=wp.vec3)
+    view = GeometryView(points=p, step=lambda: wp.launch(drift, 64, inputs=[p, 0.5]), window_size=(200, 150))
+    first = view.image
+    assert first.startswith(b"\x89PNG") and view.renderer in ("pyvista", "matplotlib")
+    assert view.picture.value == first
+    view.step(2)
+    assert view.frame == 2 and view.image != first
+    np.testing.assert_allclose(p.numpy()[:, 0], rng.__class__(np.random.PCG64(1)).random((64, 3))[:, 0] + 1.0,
+                               rtol=1e-5)
+    bundle = view._repr_mimebundle_()
+    assert "image/png" in bundle and "application/vnd.jupyter.widget-view+json" in bundle
+    from PIL import Image
+    assert Image.open(io.BytesIO(view.image)).size == (200, 150)
+    view.close()
+
+
+def test_geometry_view_meshes_and_iso_surfaces():
+    pts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0.5]], dtype=np.float32)
+    tris = np.array([0, 1, 2, 1, 3, 2], dtype=np.int32)
+    assert GeometryView(mesh=(pts, tris)).image.startswith(b"\x89PNG")
+
+    class MeshLike:  # what wp.Mesh offers: .points and .indices
+        points = wp.array(pts, dtype=wp.vec3)
+        indices = wp.array(tris, dtype=wp.int32)
+    assert GeometryView(mesh=MeshLike()).image.startswith(b"\x89PNG")
+    xs = np.linspace(-1, 1, 16)
+    field = sum(c ** 2 for c in np.meshgrid(xs, xs, xs, indexing="ij"))
+    assert GeometryView(volume=field, iso=0.5).image.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({}, "needs something to draw"),
+    ({"points": np.zeros((3, 3)), "backend": "webgl"}, "backend must be"),
+    ({"volume": np.zeros((4, 4))}, "3-D array"),
+    ({"mesh": np.zeros((3, 3))}, "(points, triangles)"),
+])
+def test_geometry_view_refuses_bad_input_clearly(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message.replace("(", r"\(").replace(")", r"\)")):
+        GeometryView(**kwargs)
