@@ -70,8 +70,10 @@ class CellResult:
             parts.append(f"{len(funcs)} func{'s' * (len(funcs) != 1)} ({', '.join(funcs)})")
         if self.failed:
             kept = [name for name, had in self.failed if had]
-            parts.append(f"{len(self.failed)} failed" + (f" ({', '.join(kept)} keep{'s' * (len(kept) == 1)} the "
-                                                         "previous definition)" if kept else ""))
+            text = f"{len(self.failed)} kernel{'s' * (len(self.failed) != 1)} failed"
+            if kept:
+                text += f" ({', '.join(kept)} keep{'s' * (len(kept) == 1)} the previous definition)"
+            parts.append(text)
         line = "; ".join(parts) or "no kernels"
         if self.reused:
             line += " (cell unchanged: nothing re-typed)"
