@@ -85,8 +85,13 @@ _state = threading.local()
 _default_device: Device | None = None
 
 
+_cuda_probed = False  # whether this process has looked for CUDA devices yet
+
+
 def _cuda_devices() -> list[Device]:
     """The CUDA devices of this machine (empty when there is no driver or no GPU)."""
+    global _cuda_probed
+    _cuda_probed = True
     try:
         from . import cuda_devices  # the CUDA backend; absent or failing means no GPU here
     except ImportError:
@@ -191,7 +196,10 @@ class ScopedDevice:
 
 
 def synchronize() -> None:
-    """Wait for all work on all devices. CPU launches are synchronous, so this only waits for GPUs."""
+    """Wait for all work on all devices. CPU launches are synchronous, so this only waits for GPUs
+    (and never loads the CUDA driver in a process that has not used a GPU)."""
+    if not _cuda_probed:
+        return
     for device in _cuda_devices():
         synchronize_device(device)
 

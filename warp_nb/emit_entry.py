@@ -33,6 +33,8 @@ def find_reductions(fn: ir.Function, consts: dict) -> dict:
     from .emit import cpp_type
 
     params = {id(p): p for p in fn.params if isinstance(p.type, ArrayType)}
+    if not params or not _has_atomic_effect(fn.body):
+        return {}  # the common case, decided without the full scan
     candidates: dict = {}  # id(array) -> list of (effect, indices)
     disqualified: set = set()
 
@@ -70,6 +72,16 @@ def find_reductions(fn: ir.Function, consts: dict) -> dict:
                 accumulators[key] = acc
             out[id(effect)] = acc
     return out
+
+
+def _has_atomic_effect(stmts) -> bool:
+    for s in stmts:
+        if isinstance(s, ir.Effect) and isinstance(s.value, ir.Call) and s.value.builtin.name in ("atomic_add",
+                                                                                                 "atomic_sub"):
+            return True
+        if any(_has_atomic_effect(b) for b in _blocks(s)):
+            return True
+    return False
 
 
 def _plain_value(t) -> bool:

@@ -77,9 +77,15 @@ def make_packer(kernel, device: Device):
               f"    try:\n        return _S.pack({', '.join(pieces)})\n"
               f"    except (_struct.error, TypeError, OverflowError):\n"
               f"        return _S.pack({', '.join(pieces_slow(types_))})\n")
-    exec(compile(source, f"<warp_nb packer for {kernel.key}>", "exec"), env)
+    code = _PACKER_CODE.get(source)
+    if code is None:  # kernels with the same signature share the compiled packer code
+        code = _PACKER_CODE[source] = compile(source, "<warp_nb argument packer>", "exec")
+    exec(code, env)
     del names
     return env["pack"]
+
+
+_PACKER_CODE: dict = {}
 
 
 def pieces_slow(types_) -> list[str]:

@@ -349,14 +349,18 @@ def prepare(k: Kernel, mode: str, backward: bool = False) -> _Prepared:
     return _Prepared(k, typed, unit, key, mode)
 
 
-def build_and_load(p: _Prepared) -> CompiledKernel:
-    """build + cache -> load."""
+def build_and_load(p: _Prepared, cached_path=None) -> CompiledKernel:
+    """build + cache -> load (`cached_path`: the library, when a lookup already found it)."""
     t0 = time.perf_counter()
 
     def compile_into(out_path):
         build.compile_library(p.unit.source, out_path, native_dir(), p.mode, config.cxx_flags, p.kernel.key)
 
-    path, compiled_now = cache.get_or_build(f"k_{p.kernel.syntax.name}", p.cache_key, compile_into)
+    if cached_path is not None:
+        path, compiled_now = cached_path, False
+        cache.stats["disk_hits"] += 1
+    else:
+        path, compiled_now = cache.get_or_build(f"k_{p.kernel.syntax.name}", p.cache_key, compile_into)
     loaded = load_kernel(path, p.unit.entry, p.unit.backward_entry, debug=p.mode == "debug")
     seconds = time.perf_counter() - t0
     compile_log.append((p.kernel.key, seconds, compiled_now))
@@ -384,7 +388,13 @@ def load_module(module: str | None = None, device=None) -> None:
             k._failure.pop(okey, None)
         except KernelError as e:
             k._failure[okey] = e
-    missing = [(okey, p) for okey, p in pending if cache.lookup(f"k_{p.kernel.syntax.name}", p.cache_key) is None]
+    missing = []
+    for okey, p in pending:
+        found = cache.lookup(f"k_{p.kernel.syntax.name}", p.cache_key)
+        if found is None:
+            missing.append((okey, p))
+        else:  # cached: load it now, without a second lookup
+            p.kernel._compiled[okey] = build_and_load(p, found)
     workers = min(len(missing), _compile_workers())
 
     def finish(item):

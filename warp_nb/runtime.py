@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,12 +33,28 @@ def native_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def headers_digest() -> str:
-    """A hash of every native header: part of each kernel's cache key."""
-    h = hashlib.blake2b(digest_size=16)
-    for p in sorted(native_dir().glob("*.h")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
+    """A hash of the contents of every native header: part of each kernel's cache key. Reading
+    and hashing them costs about a millisecond, so the digest is remembered in the cache
+    directory under the headers' names, sizes and modification times."""
+    headers = sorted(native_dir().glob("*.h"))
+    stamp = "|".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in headers)
+    memo = cache.cache_dir() / "headers.json"
+    try:
+        remembered = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        remembered = {}
+    digest = remembered.get(stamp)
+    if digest is None:
+        h = hashlib.blake2b(digest_size=16)
+        for p in headers:
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+        digest = h.hexdigest()
+        remembered = {stamp: digest}
+        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(remembered))
+        os.replace(tmp, memo)
+    return digest
 
 
 @lru_cache(maxsize=1)
