@@ -1,0 +1,162 @@
+"""A lab in a real browser: JupyterLab on 127.0.0.1, Debian's Chromium driven by playwright (never a
+browser download), Run All on lab 4, then the DOM must show the widgets and the geometry view's
+picture, and no error output. The screenshot is kept as a test artifact in
+$WARP_NB_ARTIFACTS (default: test-artifacts/browser/ at the repository root).
+
+Skipped, with the reason, where Chromium, JupyterLab or playwright is missing."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB = "04_particles.ipynb"
+CHROMIUM = next((p for p in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
+                             shutil.which("chromium-browser")) if p and os.path.exists(p)), None)
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
+
+
+def _requirements():
+    if CHROMIUM is None:
+        return "Chromium is not installed (apt-get install chromium; .ci/run does this)"
+    for module, what in (("jupyterlab", "JupyterLab"), ("playwright", "playwright"), ("ipywidgets", "ipywidgets")):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"{what} is not installed (pip install jupyterlab playwright; .ci/run does this)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def jupyter_lab(tmp_path):
+    reason = _requirements()
+    if reason:
+        pytest.skip(reason)
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(ROOT / "notebooks" / LAB, work / LAB)
+    settings = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    # no news or update pop-up over the outputs (there is no network to fetch them from anyway)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false",
+                                                                          "checkForUpdates": False}))
+    port, token = _free_port(), "wpnb-browser-test"
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    log = open(tmp_path / "jupyterlab.log", "w")
+    server = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+                               f"--port={port}", "--allow-root", f"--ServerApp.token={token}",
+                               "--ServerApp.password=", f"--ServerApp.root_dir={work}", "--expose-app-in-browser",
+                               "--ServerApp.disable_check_xsrf=True"],
+                              stdout=log, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.time() > deadline:
+                    log.flush()
+                    pytest.fail("JupyterLab did not start:\n" + (tmp_path / "jupyterlab.log").read_text()[-3000:])
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def _artifacts() -> Path:
+    out = Path(os.environ.get("WARP_NB_ARTIFACTS", ROOT / "test-artifacts")) / "browser"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+_ALL_RAN = """() => {
+  const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  if (!nb || !nb.content || !nb.sessionContext.session) return false;
+  const kernel = nb.sessionContext.session.kernel;
+  const cells = nb.content.widgets.filter(c => c.model.type === 'code');
+  return kernel && kernel.status === 'idle' && cells.every(c => c.model.executionCount !== null);
+}"""
+
+_KERNEL_IDLE = """() => {
+  const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return !!(nb && nb.sessionContext && nb.sessionContext.session && nb.sessionContext.session.kernel
+            && nb.sessionContext.session.kernel.status === 'idle');
+}"""
+
+
+def test_lab_runs_in_jupyterlab_and_shows_widgets_and_geometry(jupyter_lab):
+    from playwright.sync_api import sync_playwright
+    base, token = jupyter_lab
+    shot = _artifacts() / "04_particles.png"
+    t0 = time.perf_counter()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1600})
+            page.goto(f"{base}/lab/tree/{LAB}?token={token}", timeout=90_000)
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+            page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+            time.sleep(2)  # a Run All sent the instant the kernel first reports idle can be dropped
+            page.click(".jp-Notebook .jp-Cell >> nth=0")
+            for attempt in range(3):  # Run All, again if the first one was dropped
+                page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+                try:
+                    page.wait_for_function(_ALL_RAN, timeout=120_000 if attempt == 0 else 60_000, polling=500)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        page.screenshot(path=str(shot), full_page=True)
+                        raise
+            # the widgets rendered: the timing panel's table and the geometry view's picture
+            page.wait_for_selector(".wpnb-geometry-view img", timeout=30_000)
+            page.wait_for_function("""() => { const img = document.querySelector('.wpnb-geometry-view img');
+                                              return img && img.complete && img.naturalWidth > 0; }""",
+                                   timeout=30_000)
+            size = page.evaluate("""() => { const img = document.querySelector('.wpnb-geometry-view img');
+                                            return [img.naturalWidth, img.naturalHeight]; }""")
+            assert size[0] >= 100 and size[1] >= 100
+            assert page.locator(".wpnb-timing-panel table").count() >= 1
+            assert "accelerations" in page.locator(".wpnb-timing-panel").first.inner_text()
+            assert page.locator(".jupyter-widgets").count() >= 3
+            assert page.locator(".wpnb-geometry-view button:has-text('step')").count() == 1
+            errors = page.locator("[data-mime-type='application/vnd.jupyter.error']")
+            assert errors.count() == 0, errors.first.inner_text()
+            view = page.locator(".wpnb-geometry-view").first
+            view.scroll_into_view_if_needed()
+            page.screenshot(path=str(shot))
+            view.screenshot(path=str(shot.with_name("04_particles_geometry.png")))
+            # the step button goes back to the kernel and draws a new frame
+            before = page.evaluate("() => document.querySelector('.wpnb-geometry-view img').src")
+            page.locator(".wpnb-geometry-view button:has-text('step')").click()
+            page.wait_for_function("(b) => document.querySelector('.wpnb-geometry-view img').src !== b", arg=before,
+                                   timeout=30_000)
+            assert "frame 41" in page.locator(".wpnb-geometry-status").first.inner_text()
+        finally:
+            browser.close()
+    print(f"browser test: {time.perf_counter() - t0:.1f} s, screenshot {shot}")
+    assert shot.exists() and shot.stat().st_size > 10_000
