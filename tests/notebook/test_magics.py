@@ -119,7 +119,8 @@ def _func_cell(uniq, factor):
 
 def test_editing_a_func_recompiles_exactly_the_kernels_that_use_it(ip, uniq):
     ok(ip, _func_cell(uniq, "2.0"))
-    ok(ip, f"%%kernel\ndef user_{uniq}(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = shape_{uniq}(x[i])\n")
+    user_cell = ok(ip, f"%%kernel\ndef user_{uniq}(x: wp.array(dtype=float)):\n    i = wp.tid()\n"
+                       f"    x[i] = shape_{uniq}(x[i])\n")
     ok(ip, f"%%kernel\ndef other_{uniq}(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] + 1.0\n")
     other = ip.user_ns[f"other_{uniq}"]
     other_code = other.compiled()
@@ -128,7 +129,7 @@ def test_editing_a_func_recompiles_exactly_the_kernels_that_use_it(ip, uniq):
     assert cache.stats["compiled"] == compiled + 1  # the one kernel using it, nothing else
     assert [key for key, _, _ in pipeline.compile_log[log:]] == [f"user_{uniq}"]
     assert other.compiled() is other_code
-    assert ip.user_ns["_wp_last_cell"].dependents[0][:2] == (f"user_{uniq}", ip.user_ns["_wp_last_cell"].dependents[0][1])
+    assert ip.user_ns["_wp_last_cell"].dependents == [(f"user_{uniq}", f"cell [{user_cell.execution_count}]", True)]
     ip.user_ns["_a"] = wp.array(np.ones(4, dtype=np.float32))
     ok(ip, f"wp.launch(user_{uniq}, dim=4, inputs=[_a])")
     np.testing.assert_allclose(ip.user_ns["_a"].numpy(), 3.0)
@@ -136,6 +137,9 @@ def test_editing_a_func_recompiles_exactly_the_kernels_that_use_it(ip, uniq):
     compiled = cache.stats["compiled"]
     ok(ip, _func_cell(uniq, "2.0"))
     assert cache.stats["compiled"] == compiled
+    assert ip.user_ns["_wp_last_cell"].dependents == [(f"user_{uniq}", f"cell [{user_cell.execution_count}]", False)]
+    ok(ip, f"wp.launch(user_{uniq}, dim=4, inputs=[_a])")
+    np.testing.assert_allclose(ip.user_ns["_a"].numpy(), 6.0)
 
 
 def test_a_func_redefined_in_an_ordinary_cell_reaches_kernels_at_their_next_launch(ip, uniq):
