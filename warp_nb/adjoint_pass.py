@@ -300,7 +300,7 @@ def _defined(stmts) -> list:
             out += [p.dst for p in s.phis]
         for c in getattr(s, "carried", ()):
             out.append(c.state)
-        for block in _blocks(s):
+        for block in ir.child_blocks(s):
             out += _defined(block)
     return out
 
@@ -309,20 +309,10 @@ def _contains(stmts, kind) -> bool:
     for s in stmts:
         if isinstance(s, kind):
             return True
-        for block in _blocks(s):
+        for block in ir.child_blocks(s):
             if _contains(block, kind):
                 return True
     return False
-
-
-def _blocks(s) -> list:
-    if isinstance(s, ir.If):
-        return [s.body, s.orelse]
-    if isinstance(s, ir.While):
-        return [s.cond_body, s.body]
-    if isinstance(s, (ir.For, ir.Iterate)):
-        return [s.body]
-    return []
 
 
 def _drop_state_writes(body, carried) -> tuple:
@@ -371,7 +361,7 @@ def _owned_arrays(fn: ir.Function) -> set:
             for x in _other_uses(s):
                 if id(x) in params and x is not accessed:
                     bad.add(id(x))
-            for block in _blocks(s):
+            for block in ir.child_blocks(s):
                 visit(block)
 
     visit(fn.body)

@@ -5,7 +5,6 @@ emit writes. Knows compilers and flags; knows nothing about IR or caching."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -46,37 +45,26 @@ def compiler_flags(mode: str, extra: str = "") -> list[str]:
     return flags + extra.split() if extra else flags
 
 
-def compiler_identity(cxx: str, remember_in: Path | None = None) -> str:
+def compiler_identity(cxx: str, remember=None) -> str:
     """What identifies the compiler's output: its version line and the CPU it targets with
     -march=native. Asking the compiler costs a subprocess (milliseconds), so the answer is kept
-    per process and in `remember_in` (a JSON file keyed by the compiler's path, size and mtime)."""
+    per process and, through `remember(stamp, compute)`, across processes under a stamp of the
+    compiler's path, size and mtime."""
     try:
         st = os.stat(cxx)
         stamp = f"{cxx}|{st.st_size}|{st.st_mtime_ns}|{_cpu_signature()}"
     except OSError:
         stamp = f"{cxx}|?|?|{_cpu_signature()}"
     cached = _IDENTITY.get(stamp)
-    if cached is not None:
-        return cached
-    remembered = {}
-    if remember_in is not None:
-        try:
-            remembered = json.loads(remember_in.read_text())
-        except (OSError, ValueError):
-            remembered = {}
-        cached = remembered.get(stamp)
     if cached is None:
-        try:
-            version = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
-        except (OSError, subprocess.SubprocessError) as e:
-            raise CompilerNotFoundError(f"the C++ compiler {cxx} does not run: {e}") from None
-        cached = f"{version.splitlines()[0] if version else cxx}|{_cpu_signature()}"
-        if remember_in is not None:
-            remembered[stamp] = cached
-            tmp = remember_in.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(remembered))
-            os.replace(tmp, remember_in)
-    _IDENTITY[stamp] = cached
+        def ask() -> str:
+            try:
+                version = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
+            except (OSError, subprocess.SubprocessError) as e:
+                raise CompilerNotFoundError(f"the C++ compiler {cxx} does not run: {e}") from None
+            return f"{version.splitlines()[0] if version else cxx}|{_cpu_signature()}"
+        cached = remember(stamp, ask) if remember is not None else ask()
+        _IDENTITY[stamp] = cached
     return cached
 
 

@@ -35,6 +35,24 @@ def cache_dir() -> Path:
     return path
 
 
+def remembered(name: str, stamp: str, compute: Callable[[], str]) -> str:
+    """A value that is slow to compute (a compiler's version line, a digest of many files), kept in
+    `<cache dir>/<name>.json` under `stamp` (what it depends on, such as paths, sizes and mtimes)."""
+    path = cache_dir() / f"{name}.json"
+    try:
+        known = json.loads(path.read_text())
+    except (OSError, ValueError):
+        known = {}
+    value = known.get(stamp)
+    if value is None:
+        value = compute()
+        known = {stamp: value}  # the current stamp is the only one that can be asked for again
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known))
+        os.replace(tmp, path)
+    return value
+
+
 def make_key(*parts: str) -> str:
     h = hashlib.blake2b(digest_size=20)
     for p in parts:

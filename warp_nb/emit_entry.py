@@ -54,7 +54,7 @@ def find_reductions(fn: ir.Function, consts: dict) -> dict:
             for v in _used_vars(s):
                 if id(v) in params:
                     disqualified.add(id(v))
-            for block in _blocks(s):
+            for block in ir.child_blocks(s):
                 visit(block)
 
     _collect_consts(fn.body, consts)
@@ -79,7 +79,7 @@ def _has_atomic_effect(stmts) -> bool:
         if isinstance(s, ir.Effect) and isinstance(s.value, ir.Call) and s.value.builtin.name in ("atomic_add",
                                                                                                  "atomic_sub"):
             return True
-        if any(_has_atomic_effect(b) for b in _blocks(s)):
+        if any(_has_atomic_effect(b) for b in ir.child_blocks(s)):
             return True
     return False
 
@@ -93,19 +93,9 @@ def _collect_consts(stmts, consts: dict):
     for s in stmts:
         if isinstance(s, ir.Let) and isinstance(s.value, ir.Const):
             consts[id(s.dst)] = s.value.value
-        for block in _blocks(s):
+        for block in ir.child_blocks(s):
             _collect_consts(block, consts)
     return stmts
-
-
-def _blocks(s) -> list:
-    if isinstance(s, ir.If):
-        return [s.body, s.orelse]
-    if isinstance(s, ir.While):
-        return [s.cond_body, s.body]
-    if isinstance(s, (ir.For, ir.Iterate)):
-        return [s.body]
-    return []
 
 
 def _used_vars(s) -> list:

@@ -390,6 +390,17 @@ def verify(fn: Function) -> None:
     block(fn.body, set())
 
 
+def child_blocks(s) -> list:
+    """The statement blocks nested directly in a statement (branches, loop bodies)."""
+    if isinstance(s, If):
+        return [s.body, s.orelse]
+    if isinstance(s, While):
+        return [s.cond_body, s.body]
+    if isinstance(s, (For, Iterate)):
+        return [s.body]
+    return []
+
+
 def array_param_usage(fn: Function) -> tuple[set, set]:
     """(read, written): positions of the array parameters a kernel reads and writes (stores and
     atomics write; arrays handed to functions count as both)."""
@@ -409,7 +420,7 @@ def array_param_usage(fn: Function) -> tuple[set, set]:
                         read.add(index[id(a)])
                         if isinstance(value, CallFunc) or value.builtin.side_effects:
                             written.add(index[id(a)])
-            for block in (getattr(s, "body", ()), getattr(s, "orelse", ()), getattr(s, "cond_body", ())):
+            for block in child_blocks(s):
                 visit(block)
 
     visit(fn.body)

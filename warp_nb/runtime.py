@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import json
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,29 +36,20 @@ def headers_digest() -> str:
     directory under the headers' names, sizes and modification times."""
     headers = sorted(native_dir().glob("*.h"))
     stamp = "|".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in headers)
-    memo = cache.cache_dir() / "headers.json"
-    try:
-        remembered = json.loads(memo.read_text())
-    except (OSError, ValueError):
-        remembered = {}
-    digest = remembered.get(stamp)
-    if digest is None:
+
+    def digest() -> str:
         h = hashlib.blake2b(digest_size=16)
         for p in headers:
             h.update(p.name.encode())
             h.update(p.read_bytes())
-        digest = h.hexdigest()
-        remembered = {stamp: digest}
-        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(remembered))
-        os.replace(tmp, memo)
-    return digest
+        return h.hexdigest()
+    return cache.remembered("headers", stamp, digest)
 
 
 @lru_cache(maxsize=1)
 def compiler_identity_key() -> str:
     """The identity of the C++ compiler in use (version and target CPU): part of each cache key."""
-    return build.compiler_identity(build.find_compiler(), cache.cache_dir() / "toolchain.json")
+    return build.compiler_identity(build.find_compiler(), lambda stamp, ask: cache.remembered("toolchain", stamp, ask))
 
 
 class LaunchBounds(ctypes.Structure):
