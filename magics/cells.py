@@ -88,6 +88,8 @@ class CellResult:
 
 #: module name -> record of the last run of that cell text
 CELLS: dict[str, CellRecord] = {}
+#: what the last %%kernel / %%func cell did (for tests and curious users)
+LAST: CellResult | None = None
 
 
 def digest(text: str, kind: str, mode: str | None) -> str:
@@ -159,6 +161,8 @@ def run_cell(shell, header: str, cell: str, kind: str, mode: str | None, device)
 def _finish(result: CellResult, failures: list, before: dict, ns: dict, device, t0: float) -> CellResult:
     """Bring the kernels of other cells up to date with the funcs and structs this cell (re)defined,
     then raise the first error, if any."""
+    global LAST
+    LAST = result
     record = result.record
     changed = {name for name, v in record.bound.items()
                if (getattr(v, "_wp_func_", False) or getattr(v, "_wp_struct_", False))

@@ -60,9 +60,8 @@ def _struct_params(kernel) -> list:
 def notebook_kernels(ns: dict, skip_module: str) -> list:
     """Kernels bound in the user namespace whose names are looked up there, except `skip_module`'s."""
     out = []
-    for name, value in list(ns.items()):
-        if getattr(value, "_wp_kernel_", False) and value.module != skip_module and \
-                getattr(value, "scope", None) is not None and value.scope.globals is ns:
+    for value in list(ns.values()):
+        if isinstance(value, pipeline.Kernel) and value.module != skip_module and value.scope.globals is ns:
             out.append(value)
     return out
 

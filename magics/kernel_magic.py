@@ -95,7 +95,6 @@ class WarpMagics(Magics):
             from IPython.display import display
             for k in result.record.kernels:
                 display(source_display(k, device, forward_only=True))
-        self.shell.user_ns["_wp_last_cell"] = result
 
     @magic_arguments()
     @argument("name", nargs="?", default=None, help="a device name: cpu, cuda, cuda:N")

@@ -9,6 +9,7 @@ import pytest
 
 import warp_nb as wp
 from warp_nb import cache, pipeline
+from warp_nb.magics import cells
 
 pytestmark = pytest.mark.needs_cxx
 
@@ -94,7 +95,7 @@ def test_rerun_of_an_unchanged_cell_compiles_and_retypes_nothing(ip, uniq):
     elapsed = time.perf_counter() - t0
     assert cache.stats["compiled"] == compiled and len(pipeline.compile_log) == log
     assert ip.user_ns[f"re_{uniq}"] is k  # the same kernel object: nothing was re-typed
-    assert ip.user_ns["_wp_last_cell"].reused
+    assert cells.LAST.reused
     assert elapsed < 0.1
 
 
@@ -129,7 +130,7 @@ def test_editing_a_func_recompiles_exactly_the_kernels_that_use_it(ip, uniq):
     assert cache.stats["compiled"] == compiled + 1  # the one kernel using it, nothing else
     assert [key for key, _, _ in pipeline.compile_log[log:]] == [f"user_{uniq}"]
     assert other.compiled() is other_code
-    assert ip.user_ns["_wp_last_cell"].dependents == [(f"user_{uniq}", f"cell [{user_cell.execution_count}]", True)]
+    assert cells.LAST.dependents == [(f"user_{uniq}", f"cell [{user_cell.execution_count}]", True)]
     ip.user_ns["_a"] = wp.array(np.ones(4, dtype=np.float32))
     ok(ip, f"wp.launch(user_{uniq}, dim=4, inputs=[_a])")
     np.testing.assert_allclose(ip.user_ns["_a"].numpy(), 3.0)
@@ -137,7 +138,7 @@ def test_editing_a_func_recompiles_exactly_the_kernels_that_use_it(ip, uniq):
     compiled = cache.stats["compiled"]
     ok(ip, _func_cell(uniq, "2.0"))
     assert cache.stats["compiled"] == compiled
-    assert ip.user_ns["_wp_last_cell"].dependents == [(f"user_{uniq}", f"cell [{user_cell.execution_count}]", False)]
+    assert cells.LAST.dependents == [(f"user_{uniq}", f"cell [{user_cell.execution_count}]", False)]
     ok(ip, f"wp.launch(user_{uniq}, dim=4, inputs=[_a])")
     np.testing.assert_allclose(ip.user_ns["_a"].numpy(), 6.0)
 
@@ -260,3 +261,11 @@ def test_every_magic_docstring_has_an_example(ip):
                        ("line", "wp_time"), ("line", "wp_cache")]:
         doc = ip.find_magic(name, kind).__doc__
         assert "Example" in doc, name
+
+
+def test_source_option_displays_the_cells_kernels(ip, uniq, monkeypatch):
+    shown = []
+    import IPython.display
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    ok(ip, saxpy_cell(f"shw_{uniq}").replace("%%kernel", "%%kernel --source"))
+    assert len(shown) == 1 and f"shw_{uniq}" in shown[0].data and "adj_" not in shown[0].data

@@ -132,6 +132,9 @@ def test_geometry_view_meshes_and_iso_surfaces():
         points = wp.array(pts, dtype=wp.vec3)
         indices = wp.array(tris, dtype=wp.int32)
     assert GeometryView(mesh=MeshLike()).image.startswith(b"\x89PNG")
+    if hasattr(wp, "Mesh"):  # the real thing
+        mesh = wp.Mesh(points=MeshLike.points, indices=MeshLike.indices)
+        assert GeometryView(mesh=mesh).image.startswith(b"\x89PNG")
     xs = np.linspace(-1, 1, 16)
     field = sum(c ** 2 for c in np.meshgrid(xs, xs, xs, indexing="ij"))
     assert GeometryView(volume=field, iso=0.5).image.startswith(b"\x89PNG")
