@@ -196,3 +196,33 @@ def test_clear_and_entries(tmp_path, fresh_cache):
     assert {"k_uses_helper", "k_uses_constant", "k_independent"} <= names
     assert cache.clear() >= 3 and not list((fresh_cache / cache.VERSION).glob("k_*.so"))
     assert np.isfinite(1.0)
+
+
+SHIFTING = """
+import warp_nb as wp
+{padding}
+@wp.kernel
+def first(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] + {value}
+
+@wp.kernel
+def second(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] * 3.0
+"""
+
+
+def test_editing_one_kernel_leaves_the_others_cached_even_when_lines_move(tmp_path, fresh_cache):
+    # warp-lang recompiles every kernel of a file after a one-line edit; here only the edited one
+    m = load_source(tmp_path, "cache_mod_shift", SHIFTING.format(padding="", value="1.0"))
+    for k in (m.first, m.second):
+        wp.launch(k, dim=2, inputs=[wp.ones(2)])
+    before = cache.stats["compiled"]
+    # edit `first` and push `second` three lines down
+    m = load_source(tmp_path, "cache_mod_shift", SHIFTING.format(padding="\n# a comment\nX = 1\n", value="2.0"))
+    a, b = wp.ones(2), wp.ones(2)
+    wp.launch(m.first, dim=2, inputs=[a])
+    wp.launch(m.second, dim=2, inputs=[b])
+    assert a.numpy().tolist() == [3.0, 3.0] and b.numpy().tolist() == [3.0, 3.0]
+    assert cache.stats["compiled"] - before == 1  # `first` only

@@ -178,9 +178,10 @@ class _Unit:
     def add_function(self, fn: ir.Function) -> None:
         for inst in fn.funcs:
             for dep in (inst, getattr(inst, "custom_grad", None), getattr(inst, "custom_replay", None)):
-                if dep is not None and dep not in self.funcs:
+                # symbols name content, so two instances with one symbol are the same code
+                if dep is not None and all(dep.symbol != f.symbol for f in self.funcs):
                     self.add_function(dep.ir)
-                    if dep not in self.funcs:
+                    if all(dep.symbol != f.symbol for f in self.funcs):
                         self.funcs.append(dep)
         for p in fn.params:
             self.add_type(p.type)

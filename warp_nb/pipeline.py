@@ -344,9 +344,15 @@ def prepare(k: Kernel, mode: str, backward: bool = False) -> _Prepared:
     if config.print_ir:
         print(ir.format_function(typed))
     unit = emit_kernel(typed, mode, backward)
-    key = cache.make_key(unit.source, compiler_identity_key(), " ".join(build.compiler_flags(mode, config.cxx_flags)),
-                         headers_digest(), cache.VERSION)
+    key = cache.make_key(_without_comments(unit.source), compiler_identity_key(),
+                         " ".join(build.compiler_flags(mode, config.cxx_flags)), headers_digest(), cache.VERSION)
     return _Prepared(k, typed, unit, key, mode)
+
+
+def _without_comments(source: str) -> str:
+    """The generated C++ without its comment lines (the user's file, lines and source text, kept
+    for error messages): the cache key of a kernel does not change when the code around it moves."""
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("//"))
 
 
 def build_and_load(p: _Prepared, cached_path=None) -> CompiledKernel:

@@ -45,8 +45,8 @@ class FuncInstance:
 
 def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, context: Context) -> ir.Function:
     """Type a kernel: `param_types` come from the annotations, one per parameter."""
-    typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=_symbol(fdef, "k", param_types))
-    return typer.run(param_types)
+    typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}")
+    return _content_symbol(typer.run(param_types), "k")
 
 
 def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,
@@ -57,9 +57,8 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
     inst = context.instances.get(key)
     if inst is not None:
         return inst
-    typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=_symbol(fdef, "f", arg_types),
-                          return_type=return_type)
-    inst = FuncInstance(func, tuple(arg_types), typer.run(arg_types))
+    typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=f"f_{fdef.name}", return_type=return_type)
+    inst = FuncInstance(func, tuple(arg_types), _content_symbol(typer.run(arg_types), "f"))
     context.instances[key] = inst
     if context.backward and overload is not None:
         if overload.custom_grad is not None:
@@ -79,16 +78,19 @@ def _custom_grad(func, grad, primal: S.FunctionDef, arg_types, return_type, cont
         want = ", ".join(list(primal.params) + (["adj_ret"] if return_type is not None else []))
         raise KernelTypeError(f"the custom gradient of `{func.key}` must take ({want})", grad.fdef.loc,
                               grad.fdef.name)
-    typer = FunctionTyper(grad.fdef, grad.scope, context, is_kernel=False, symbol=_symbol(grad.fdef, "g", types_))
+    typer = FunctionTyper(grad.fdef, grad.scope, context, is_kernel=False, symbol=f"g_{grad.fdef.name}")
     typer.adjoint_params = list(zip(grad.fdef.params[:len(arg_types)], arg_types))
-    return FuncInstance(func, tuple(types_), typer.run(types_))
+    return FuncInstance(func, tuple(types_), _content_symbol(typer.run(types_), "g"))
 
 
-def _symbol(fdef: S.FunctionDef, prefix: str, types_) -> str:
-    """A C++ name that is readable and the same in every process for the same function and types."""
-    sig = ",".join(T.type_name(t) for t in types_)
-    digest = hashlib.blake2b(f"{fdef.loc.file}:{fdef.loc.line}:{fdef.name}({sig})".encode(), digest_size=4).hexdigest()
-    return f"{prefix}_{fdef.name}_{digest}"
+def _content_symbol(fn: ir.Function, prefix: str) -> ir.Function:
+    """Name the typed function after what it computes: a readable stem and a digest of its IR
+    (which holds its constants and its callees' names). Where it is defined in a file or cell does
+    not enter, so moving code or editing a neighbour leaves its C++, and its cache entry, alone."""
+    fn.symbol = f"{prefix}_{fn.name}"
+    digest = hashlib.blake2b(ir.format_function(fn).encode(), digest_size=4).hexdigest()
+    fn.symbol = f"{prefix}_{fn.name}_{digest}"
+    return fn
 
 
 class _Loop:
