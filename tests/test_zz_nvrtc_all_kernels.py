@@ -32,7 +32,9 @@ def test_every_kernel_of_the_session_compiles_with_nvrtc():
     sources = {}
     for module in list(pipeline._MODULES):
         for k in pipeline.kernels_of(module):
-            for backward in (False, True):
+            # forward code of every kernel; backward code of those whose adjoint the session ran
+            ran_backward = any(key[-1] is True for key in k._compiled)
+            for backward in (False, True) if ran_backward else (False,):
                 try:
                     unit = pipeline.prepare(k, config.mode, backward=backward).unit
                 except KernelError:
