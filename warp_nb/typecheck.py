@@ -378,8 +378,8 @@ class FunctionTyper(ExprTyper, SpecialForms):
         return phis, body, orelse
 
     # --- loops --------------------------------------------------------------------------
-    def carried_names(self, body) -> list[str]:
-        names = S.assigned_names(body) | self.inout_names(body)
+    def carried_names(self, body, extra=()) -> list[str]:
+        names = S.assigned_names(body) | self.inout_names(tuple(body) + tuple(extra))
         return sorted(n for n in names if isinstance(self.env.get(n), ir.Var))
 
     def inout_names(self, stmts) -> set:
@@ -407,9 +407,9 @@ class FunctionTyper(ExprTyper, SpecialForms):
         scan(tuple(stmts))
         return found
 
-    def enter_loop(self, body, loc) -> _Loop:
+    def enter_loop(self, body, loc, extra=()) -> _Loop:
         carried = []
-        for name in self.carried_names(body):
+        for name in self.carried_names(body, extra):
             init = self.env[name]
             state = self.new_var(init.type, name, mutable=True)
             carried.append(ir.Carried(name, state, init))
@@ -490,7 +490,8 @@ class FunctionTyper(ExprTyper, SpecialForms):
         self.env.pop(s.target, None)
 
     def while_statement(self, s: S.While) -> None:
-        loop = self.enter_loop(s.body, s.loc)
+        # the condition may advance state in place too: `while wp.hash_grid_query_next(query, i)`
+        loop = self.enter_loop(s.body, s.loc, extra=(s.test,))
         self.loops.append(loop)
         try:
             cond_body, cond = self.in_block(lambda: self.condition(s.test))
