@@ -1,0 +1,79 @@
+"""wp.HashGrid neighbour queries against brute-force counts, rebuilds, wrap-around, bad input."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+
+pytestmark = pytest.mark.needs_cxx
+
+
+@wp.kernel
+def count_neighbours(grid: wp.uint64, pts: wp.array(dtype=wp.vec3), r: float, counts: wp.array(dtype=int),
+                     candidates: wp.array(dtype=int)):
+    t = wp.tid()
+    i = wp.hash_grid_point_id(grid, t)
+    p = pts[i]
+    c = int(0)
+    k = int(0)
+    for j in wp.hash_grid_query(grid, p, r):
+        k += 1
+        if wp.length(pts[j] - p) <= r:
+            c += 1
+    counts[i] = c
+    candidates[i] = k
+
+
+def _brute(pts, r):
+    d = np.linalg.norm(pts[:, None].astype(np.float64) - pts[None], axis=-1)
+    return (d <= r).sum(1)
+
+
+@pytest.mark.parametrize("dims,r", [((16, 16, 16), 0.05), ((4, 3, 5), 0.1), ((128, 128, 128), 0.07)])
+def test_neighbour_counts_match_brute_force(dims, r):
+    rng = np.random.default_rng(1)
+    pts = rng.uniform(-1, 1, (1500, 3)).astype(np.float32)
+    P = wp.array(pts, dtype=wp.vec3)
+    grid = wp.HashGrid(*dims)
+    grid.build(P, r)
+    counts, cand = wp.zeros(len(pts), dtype=int), wp.zeros(len(pts), dtype=int)
+    wp.launch(count_neighbours, len(pts), inputs=[grid.id, P, r, counts, cand])
+    ref = _brute(pts, r)
+    # distances within one float32 rounding of r may go either way
+    d = np.linalg.norm(pts[:, None].astype(np.float64) - pts[None], axis=-1)
+    edge = (np.abs(d - r) < 1e-6).sum(1)
+    assert (np.abs(counts.numpy() - ref) <= edge).all()
+    assert (cand.numpy() >= counts.numpy()).all()
+
+
+def test_rebuild_and_reserve():
+    rng = np.random.default_rng(2)
+    grid = wp.HashGrid(8, 8, 8)
+    grid.reserve(10)
+    for n, r in ((300, 0.2), (2000, 0.1)):
+        pts = rng.uniform(0, 1, (n, 3)).astype(np.float32)
+        P = wp.array(pts, dtype=wp.vec3)
+        grid.build(P, r)
+        counts, cand = wp.zeros(n, dtype=int), wp.zeros(n, dtype=int)
+        wp.launch(count_neighbours, n, inputs=[grid.id, P, r, counts, cand])
+        np.testing.assert_array_equal(counts.numpy(), _brute(pts, r))
+
+
+def test_query_before_build_is_empty():
+    grid = wp.HashGrid(4, 4, 4)
+    pts = wp.zeros(3, dtype=wp.vec3)
+    counts, cand = wp.zeros(3, dtype=int), wp.zeros(3, dtype=int)
+    wp.launch(count_neighbours, 3, inputs=[grid.id, pts, 1.0, counts, cand])
+    assert (cand.numpy() == 0).all()
+
+
+def test_bad_input():
+    with pytest.raises(ValueError):
+        wp.HashGrid(0, 4, 4)
+    grid = wp.HashGrid(4, 4, 4)
+    with pytest.raises(ValueError, match="radius"):
+        grid.build(wp.zeros(3, dtype=wp.vec3), 0.0)
+    bad = np.zeros((3, 3), np.float32)
+    bad[1, 2] = np.inf
+    with pytest.raises(ValueError, match="non-finite"):
+        grid.build(wp.array(bad, dtype=wp.vec3), 0.1)
