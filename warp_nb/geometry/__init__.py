@@ -7,3 +7,4 @@ warp_nb/builtins/geometry.py over native/{bvh,mesh,hash_grid,volume}.h."""
 from .bvh import Bvh  # noqa: F401
 from .mesh import Mesh  # noqa: F401
 from .hash_grid import HashGrid  # noqa: F401
+from .volume import Volume  # noqa: F401
