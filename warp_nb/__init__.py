@@ -34,7 +34,7 @@ from .streams import (  # noqa: F401
 )
 from .nvrtc import compile_aot_module  # noqa: F401
 from .registry import BUILTINS as _BUILTINS
-from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: F401
+from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .structs import struct  # noqa: F401
 from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403

@@ -8,3 +8,4 @@ from .bvh import Bvh  # noqa: F401
 from .mesh import Mesh  # noqa: F401
 from .hash_grid import HashGrid  # noqa: F401
 from .volume import Volume  # noqa: F401
+from .marching_cubes import MarchingCubes  # noqa: F401
