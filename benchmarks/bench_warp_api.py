@@ -278,6 +278,16 @@ def bench_tape(ctx):
 
 BENCHES = {"launch": bench_launch, "saxpy": bench_saxpy, "nbody": bench_nbody, "mandelbrot": bench_mandelbrot,
            "atomic_sum": bench_atomic_sum, "stencil": bench_stencil, "tape": bench_tape}
+if _import_error is None:  # the geometry group (wp.Mesh, wp.HashGrid), same code for both modules
+    try:
+        import bench_geometry
+        BENCHES.update(bench_geometry.make(wp, DEVICE))
+    except Exception as e:  # noqa: BLE001 - reported per workload
+        _geometry_error = e
+
+        def _geometry_failed(ctx, _e=e):
+            raise RuntimeError("geometry kernels failed to define: " + common.short_error(_e))
+        BENCHES.update({k: _geometry_failed for k in common.GEOMETRY})
 
 if __name__ == "__main__":
     common.run_worker(MODULE, setup, BENCHES)

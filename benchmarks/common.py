@@ -31,7 +31,12 @@ WORKLOADS = {
     "stencil": "5-point Jacobi stencil 2048x2048 float32, 10 steps, ping-pong",
     "tape": "forward + Tape backward of loss = sum(sin(x)*x), 1M float32",
     "coldstart": "cold compile / warm start of a generated 5-kernel module (fresh process)",
+    # the geometry group (bench_geometry.py; warp and warp_nb only)
+    "bvh_build": "BVH build: wp.Mesh of 1M triangles",
+    "mesh_query": "1M closest-point queries on a 100k-triangle mesh",
+    "hash_grid": "hash grid of 1M points: build and neighbour counts",
 }
+GEOMETRY = ["bvh_build", "mesh_query", "hash_grid"]
 THROUGHPUT = ["saxpy", "nbody", "mandelbrot", "atomic_sum", "stencil"]
 
 N_LAUNCH = 10_000

@@ -19,6 +19,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bench_geometry  # noqa: E402
 import common  # noqa: E402
 import coldstart  # noqa: E402
 
@@ -47,6 +48,8 @@ ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", 
         ("tape_bwd", "tape", "Tape backward: tape.backward(loss) -> x.grad, 1M float32"),
         ("cold_compile", "coldstart", "cold compile: 5-kernel module, empty cache, fresh process"),
         ("warm_start", "coldstart", "warm start: 5-kernel module, cache hit, fresh process")]
+ROWS += bench_geometry.ROWS  # the geometry group (warp and warp_nb)
+WORKLOAD_ALIASES = {"geometry": list(common.GEOMETRY)}
 
 
 def log(msg):
@@ -144,7 +147,7 @@ def run_worker(fw, args, workloads, venv_error):
             if done or "error" in m:
                 break
             log("  %-15s died: %s (log: %s)" % (fw, why, logpath))
-            got = {"tape" if r.startswith("tape") else r for r in results}
+            got = {"tape" if r.startswith("tape") else "hash_grid" if r.startswith("hash_") else r for r in results}
             idx = next((i for i, w in enumerate(remaining) if w not in got), len(remaining))
             if idx < len(remaining):
                 results[remaining[idx]] = {"workload": remaining[idx], "status": "error", "error": why}
@@ -267,6 +270,16 @@ def report(frameworks, metas, results, rows, info, quick):
         summary[fw] = {"geomean_vs_warp": gw, "n_vs_warp": len(rw), "geomean_vs_numba": gn, "n_vs_numba": len(rn)}
         lines.append("  %-15s x warp %s (%d/5 workloads)   x best numba %s (%d/5)" % (
             fw, "%.2f" % gw if gw else "-", len(rw), "%.2f" % gn if gn else "-", len(rn)))
+    geo = [n for n, wl, _ in bench_geometry.ROWS if any(r[0] == n for r in rows)]
+    if geo:
+        lines.append("Geometry group (%s): time / warp-lang's time, geometric mean" % ", ".join(geo))
+        for fw in frameworks:
+            rw = [results[fw][n]["median_s"] / reference_times(results, n)[0] for n in geo
+                  if valid(results.get(fw, {}).get(n)) and reference_times(results, n)[0]]
+            if rw and fw != "warp":
+                g = math.exp(sum(map(math.log, rw)) / len(rw))
+                summary.setdefault(fw, {})["geometry_geomean_vs_warp"] = g
+                lines.append("  %-15s x warp %.2f (%d/%d workloads; below 1 = faster)" % (fw, g, len(rw), len(geo)))
     return "\n".join(lines), summary
 
 
@@ -286,7 +299,8 @@ def parse_list(text, known, aliases=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repeats (about 3 minutes)")
-    ap.add_argument("--only", default="", help="workloads: " + ",".join(common.WORKLOADS))
+    ap.add_argument("--only", default="", help="workloads: " + ",".join(common.WORKLOADS) + " (geometry = "
+                    + ",".join(common.GEOMETRY) + ")")
     ap.add_argument("--frameworks", default="", help="frameworks: " + ",".join(FRAMEWORKS) + " (numba = both)")
     ap.add_argument("--json", help="also write all results to this JSON file")
     ap.add_argument("--setup", action="store_true", help="create/update the venv in .bench/venv and exit")
@@ -298,7 +312,7 @@ def main():
         log(err or "venv ready: %s" % VENV_PY)
         sys.exit(1 if err else 0)
 
-    workloads = parse_list(args.only, list(common.WORKLOADS)) or list(common.WORKLOADS)
+    workloads = parse_list(args.only, list(common.WORKLOADS), WORKLOAD_ALIASES) or list(common.WORKLOADS)
     frameworks = sorted(parse_list(args.frameworks, FRAMEWORKS, ALIASES) or FRAMEWORKS, key=FRAMEWORKS.index)
     t_start = time.time()
     venv_error = None

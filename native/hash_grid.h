@@ -46,6 +46,8 @@ struct hash_grid_query_t {
     const hash_grid_t* grid;
     int32 lo[3], hi[3];  // cell range (inclusive), at most dim cells per axis
     int32 c[3];          // current cell
+    int32 w[3];          // its coordinates wrapped onto the table
+    int32 w0[3];         // the wrapped coordinates of lo
     int32 cur, end;      // points of the current cell still to visit
     int32 done;
 };
@@ -64,8 +66,12 @@ WPNB_FN hash_grid_query_t hash_grid_query(uint64 id, const vec3f& point, float32
         q.hi[a] = hash_grid_coord(point.c[a] + max_dist, g.cell_width_inv);
         if (q.hi[a] - q.lo[a] >= dims[a]) q.hi[a] = q.lo[a] + dims[a] - 1;  // each slot once
         q.c[a] = q.lo[a];
+        q.w0[a] = hash_grid_wrap(q.lo[a], dims[a]);
+        q.w[a] = q.w0[a];
     }
-    q.c[0] = q.lo[0] - 1;  // the first call of next moves to the first cell
+    // the first call of next moves to the first cell
+    q.c[0] = q.lo[0] - 1;
+    q.w[0] = q.w0[0] - 1;
     return q;
 }
 WPNB_FN hash_grid_query_t hash_grid_query(uint64 id, const vec3f& point, float32 max_dist, int32) {
@@ -73,19 +79,26 @@ WPNB_FN hash_grid_query_t hash_grid_query(uint64 id, const vec3f& point, float32
 }
 
 // The next candidate point's index (into the points given to build) in `index`; false when done.
+// Cells are walked x fastest with wrapped coordinates kept incrementally (no division per cell).
 WPNB_FN bool hash_grid_query_next(hash_grid_query_t& q, int32& index) {
     const hash_grid_t& g = *q.grid;
     while (q.cur >= q.end) {
         if (q.done) return false;
         if (++q.c[0] > q.hi[0]) {
             q.c[0] = q.lo[0];
+            q.w[0] = q.w0[0];
             if (++q.c[1] > q.hi[1]) {
                 q.c[1] = q.lo[1];
+                q.w[1] = q.w0[1];
                 if (++q.c[2] > q.hi[2]) { q.done = 1; return false; }
+                if (++q.w[2] == g.dim_z) q.w[2] = 0;
+            } else if (++q.w[1] == g.dim_y) {
+                q.w[1] = 0;
             }
+        } else if (++q.w[0] == g.dim_x) {
+            q.w[0] = 0;
         }
-        const int32 cell = (hash_grid_wrap(q.c[2], g.dim_z) * g.dim_y + hash_grid_wrap(q.c[1], g.dim_y)) * g.dim_x +
-                           hash_grid_wrap(q.c[0], g.dim_x);
+        const int32 cell = (q.w[2] * g.dim_y + q.w[1]) * g.dim_x + q.w[0];
         q.cur = g.cell_starts[cell];
         q.end = g.cell_ends[cell];
     }

@@ -19,6 +19,7 @@ struct mesh_t {
     const vec3f* velocities;   // may be null
     const int32* indices;      // 3 per triangle
     const float32* dipoles;    // 8 per node (centre, area-weighted normal, radius, area) or null
+    const vec3f* tris;         // the vertices of items[k] at tris[3k..3k+2] (tree order, for fast leaves)
     int32 num_points;
     int32 num_tris;
     float32 average_edge_length;
@@ -139,16 +140,20 @@ WPNB_FN bool closest_face(const mesh_t& m, const vec3f& p, float32 max_dist, int
     if (!(best >= 0.0f)) return false;
     bool found = false;
     int32 stack[kStack];
+    float32 dist[kStack];  // each entry's box distance, so a pop needs no recomputation
     int32 top = 0;
-    if (box_dist2(m.bvh.nodes[0], p) <= best) stack[top++] = 0;
+    const float32 d0 = box_dist2(m.bvh.nodes[0], p);
+    if (d0 <= best) { stack[0] = 0; dist[0] = d0; top = 1; }
     while (top > 0) {
-        const bvh_node_t& n = m.bvh.nodes[stack[--top]];
-        if (box_dist2(n, p) > best) continue;
+        --top;
+        if (dist[top] > best) continue;
+        const bvh_node_t& n = m.bvh.nodes[stack[top]];
         if (n.count > 0) {
             for (int32 k = n.start; k < n.start + n.count; ++k) {
                 const int32 f = m.bvh.items[k];
-                vec3f a, b, c;
-                tri(m, f, a, b, c);
+                const vec3f& a = m.tris[3 * k];
+                const vec3f& b = m.tris[3 * k + 1];
+                const vec3f& c = m.tris[3 * k + 2];
                 float32 fa, fb;
                 int32 r;
                 closest_on_triangle(p, a, b, c, fa, fb, r);
@@ -162,13 +167,12 @@ WPNB_FN bool closest_face(const mesh_t& m, const vec3f& p, float32 max_dist, int
             const int32 l = n.start, r = n.start + 1;
             const float32 dl = box_dist2(m.bvh.nodes[l], p), dr = box_dist2(m.bvh.nodes[r], p);
             if (top + 2 > kStack) continue;
-            if (dl < dr) {
-                if (dr <= best) stack[top++] = r;
-                if (dl <= best) stack[top++] = l;
-            } else {
-                if (dl <= best) stack[top++] = l;
-                if (dr <= best) stack[top++] = r;
-            }
+            // the nearer child goes on top
+            const bool left_first = dl < dr;
+            const int32 far_i = left_first ? r : l, near_i = left_first ? l : r;
+            const float32 far_d = left_first ? dr : dl, near_d = left_first ? dl : dr;
+            if (far_d <= best) { stack[top] = far_i; dist[top] = far_d; ++top; }
+            if (near_d <= best) { stack[top] = near_i; dist[top] = near_d; ++top; }
         }
     }
     return found;
@@ -190,9 +194,8 @@ WPNB_FN bool ray_cast(const mesh_t& m, const vec3f& o, const vec3f& d, float32 m
         if (n.count > 0) {
             for (int32 k = n.start; k < n.start + n.count; ++k) {
                 const int32 f = m.bvh.items[k];
-                vec3f a, b, c;
-                tri(m, f, a, b, c);
-                const vec3f e1 = sub3(b, a), e2 = sub3(c, a);
+                const vec3f& a = m.tris[3 * k];
+                const vec3f e1 = sub3(m.tris[3 * k + 1], a), e2 = sub3(m.tris[3 * k + 2], a);
                 const vec3f pv = cross3(d, e2);
                 const float32 det = dot3(e1, pv);
                 if (det == 0.0f || !(det == det)) continue;

@@ -9,6 +9,7 @@
 // gets deep, so traversal stacks stay bounded. Refit is one bottom-up sweep (children always
 // have higher indices than their parent).
 #include "bvh.h"
+#include "mesh.h"
 #include "hash_grid.h"
 #include "volume.h"
 
@@ -43,11 +44,42 @@ struct Box {
 const int kBins = 16;
 const int kMaxDepth = 60;  // well under the traversal stack of bvh.h
 
+// 4-wide float vectors (GCC/clang vector extensions, portable across targets); lane 3 unused.
+typedef float v4 __attribute__((vector_size(16)));
+inline v4 vmin(v4 a, v4 b) { return a < b ? a : b; }
+inline v4 vmax(v4 a, v4 b) { return a > b ? a : b; }
+
+struct VBox {
+    v4 lo, hi;
+    void reset() {
+        lo = v4{INFINITY, INFINITY, INFINITY, INFINITY};
+        hi = v4{-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    }
+    void grow(v4 l, v4 h) { lo = vmin(lo, l); hi = vmax(hi, h); }
+    void grow(const VBox& b) { grow(b.lo, b.hi); }
+    float area() const {
+        const v4 d = hi - lo;
+        if (!(d[0] >= 0.0f)) return 0.0f;
+        return d[0] * d[1] + d[1] * d[2] + d[2] * d[0];
+    }
+};
+
+// An item while building: its box and index (32 bytes, moved by the partitions so that every
+// pass reads memory in order). Centroids are used doubled (lo + hi).
+struct Prim {
+    v4 lo;  // lane 3: unused
+    v4 hi;  // lane 3: unused
+    int32_t id() const { return tag(lo); }
+    static int32_t tag(v4 v) { int32_t i; std::memcpy(&i, (const char*)&v + 12, 4); return i; }
+    void set(const float* l, const float* h, int32_t index) {
+        lo = v4{l[0], l[1], l[2], 0.0f};
+        hi = v4{h[0], h[1], h[2], 0.0f};
+        std::memcpy((char*)&lo + 12, &index, 4);
+    }
+};
+
 struct Builder {
-    const float* lo;   // item bounds, 3 floats each
-    const float* hi;
-    std::vector<float> cen;  // centroids
-    int32_t* items;    // item order (output)
+    Prim* prims;
     bvh_node_t* nodes;
     int leaf_size;
     int parallel_depth;
@@ -55,89 +87,104 @@ struct Builder {
 
     int alloc_pair() { return next_node.fetch_add(2); }
 
-    void set_bounds(bvh_node_t& n, int begin, int end) {
-        Box b;
+    static void bounds_of(const Prim* p, int n, VBox& b, VBox& cb) {
         b.reset();
-        for (int i = begin; i < end; ++i) {
-            const int k = items[i];
-            b.grow(lo + 3 * k, hi + 3 * k);
+        cb.reset();
+        for (int i = 0; i < n; ++i) {
+            b.grow(p[i].lo, p[i].hi);
+            const v4 c = p[i].lo + p[i].hi;
+            cb.grow(c, c);
         }
-        for (int a = 0; a < 3; ++a) { n.lower[a] = b.lo[a]; n.upper[a] = b.hi[a]; }
     }
 
-    // Split items[begin, end): returns the split position (begin < mid < end).
-    int split(int begin, int end, const bvh_node_t& node, int depth) {
-        Box cb;
-        cb.reset();
-        for (int i = begin; i < end; ++i) cb.grow_point(&cen[3 * items[i]]);
+    // Object median along `axis`: returns the split and the two halves' bounds.
+    int median(int begin, int end, int axis, VBox* cbox, VBox* ccbox) {
+        const int m = (begin + end) / 2;
+        std::nth_element(prims + begin, prims + m, prims + end, [axis](const Prim& a, const Prim& b) {
+            return a.lo[axis] + a.hi[axis] < b.lo[axis] + b.hi[axis];
+        });
+        bounds_of(prims + begin, m - begin, cbox[0], ccbox[0]);
+        bounds_of(prims + m, end - m, cbox[1], ccbox[1]);
+        return m;
+    }
+
+    // Split prims[begin, end) (box b, centroid box cb): the split position and the children's
+    // boxes, or -1 for a leaf.
+    int split(int begin, int end, const VBox& b, const VBox& cb, int depth, VBox* cbox, VBox* ccbox) {
+        const v4 ext3 = cb.hi - cb.lo;
         int axis = 0;
-        float ext = cb.hi[0] - cb.lo[0];
-        for (int a = 1; a < 3; ++a)
-            if (cb.hi[a] - cb.lo[a] > ext) { ext = cb.hi[a] - cb.lo[a]; axis = a; }
+        float ext = ext3[0];
+        if (ext3[1] > ext) { ext = ext3[1]; axis = 1; }
+        if (ext3[2] > ext) { ext = ext3[2]; axis = 2; }
         const int n = end - begin;
-        if (!(ext > 0.0f) || depth > kMaxDepth - 8) return median(begin, end, axis);
-        Box bins[kBins];
+        if (!(ext > 0.0f)) return n <= leaf_size ? -1 : median(begin, end, axis, cbox, ccbox);
+        if (depth > kMaxDepth - 8) return median(begin, end, axis, cbox, ccbox);
+        VBox bins[kBins], cbins[kBins];
         int counts[kBins] = {0};
-        for (int b = 0; b < kBins; ++b) bins[b].reset();
+        for (int k = 0; k < kBins; ++k) { bins[k].reset(); cbins[k].reset(); }
+        const float lo = cb.lo[axis];
         const float scale = kBins / ext * 0.99999f;
         for (int i = begin; i < end; ++i) {
-            const int k = items[i];
-            int b = int((cen[3 * k + axis] - cb.lo[axis]) * scale);
-            b = std::min(std::max(b, 0), kBins - 1);
-            counts[b]++;
-            bins[b].grow(lo + 3 * k, hi + 3 * k);
+            const Prim& p = prims[i];
+            const v4 c = p.lo + p.hi;
+            int k = int((c[axis] - lo) * scale);
+            k = k < 0 ? 0 : (k >= kBins ? kBins - 1 : k);
+            counts[k]++;
+            bins[k].grow(p.lo, p.hi);
+            cbins[k].grow(c, c);
         }
         float right_area[kBins];
         int right_count[kBins];
-        Box acc;
+        VBox acc;
         acc.reset();
         int c = 0;
-        for (int b = kBins - 1; b > 0; --b) {
-            acc.grow(bins[b].lo, bins[b].hi);
-            c += counts[b];
-            right_area[b] = acc.area();
-            right_count[b] = c;
+        for (int k = kBins - 1; k > 0; --k) {
+            acc.grow(bins[k]);
+            c += counts[k];
+            right_area[k] = acc.area();
+            right_count[k] = c;
         }
         acc.reset();
         c = 0;
         float best = INFINITY;
-        int best_b = -1;
-        for (int b = 0; b < kBins - 1; ++b) {
-            acc.grow(bins[b].lo, bins[b].hi);
-            c += counts[b];
-            if (c == 0 || right_count[b + 1] == 0) continue;
-            const float cost = acc.area() * c + right_area[b + 1] * right_count[b + 1];
-            if (cost < best) { best = cost; best_b = b; }
+        int best_k = -1;
+        for (int k = 0; k < kBins - 1; ++k) {
+            acc.grow(bins[k]);
+            c += counts[k];
+            if (c == 0 || right_count[k + 1] == 0) continue;
+            const float cost = acc.area() * c + right_area[k + 1] * right_count[k + 1];
+            if (cost < best) { best = cost; best_k = k; }
         }
-        if (best_b < 0) return median(begin, end, axis);
-        Box nb;
-        for (int a = 0; a < 3; ++a) { nb.lo[a] = node.lower[a]; nb.hi[a] = node.upper[a]; }
-        // a leaf is cheaper than any split: keep it (SAH with unit traversal/intersection costs)
-        if (n <= leaf_size && best >= nb.area() * (n - 1)) return -1;
-        int* mid = std::partition(items + begin, items + end, [&](int k) {
-            int b = int((cen[3 * k + axis] - cb.lo[axis]) * scale);
-            b = std::min(std::max(b, 0), kBins - 1);
-            return b <= best_b;
+        if (best_k < 0) return median(begin, end, axis, cbox, ccbox);
+        // a leaf is cheaper than any split: keep it (SAH with unit traversal and intersection costs)
+        if (n <= leaf_size && best >= b.area() * (n - 1)) return -1;
+        Prim* mid = std::partition(prims + begin, prims + end, [=](const Prim& p) {
+            int k = int((p.lo[axis] + p.hi[axis] - lo) * scale);
+            k = k < 0 ? 0 : (k >= kBins ? kBins - 1 : k);
+            return k <= best_k;
         });
-        const int m = int(mid - items);
-        if (m == begin || m == end) return median(begin, end, axis);
+        const int m = int(mid - prims);
+        if (m == begin || m == end) return median(begin, end, axis, cbox, ccbox);
+        for (int side = 0; side < 2; ++side) {
+            cbox[side].reset();
+            ccbox[side].reset();
+        }
+        for (int k = 0; k < kBins; ++k) {
+            const int side = k <= best_k ? 0 : 1;
+            if (!counts[k]) continue;
+            cbox[side].grow(bins[k]);
+            ccbox[side].grow(cbins[k]);
+        }
         return m;
     }
 
-    int median(int begin, int end, int axis) {
-        const int m = (begin + end) / 2;
-        std::nth_element(items + begin, items + m, items + end,
-                         [&](int a, int b) { return cen[3 * a + axis] < cen[3 * b + axis]; });
-        return m;
-    }
-
-    void build(int node_index, int begin, int end, int depth) {
+    void build(int node_index, int begin, int end, const VBox& b, const VBox& cb, int depth) {
         bvh_node_t& node = nodes[node_index];
-        set_bounds(node, begin, end);
+        for (int a = 0; a < 3; ++a) { node.lower[a] = b.lo[a]; node.upper[a] = b.hi[a]; }
         const int n = end - begin;
-        int mid = -1;
-        if (n > 1) mid = split(begin, end, node, depth);
-        if (mid < 0 || (n <= leaf_size && n <= 1)) {
+        VBox cbox[2], ccbox[2];
+        const int mid = n > 1 ? split(begin, end, b, cb, depth, cbox, ccbox) : -1;
+        if (mid < 0) {
             node.start = begin;
             node.count = n;
             return;
@@ -146,12 +193,12 @@ struct Builder {
         node.start = child;
         node.count = 0;
         if (depth < parallel_depth && n > 20000) {
-            std::thread t([=] { build(child, begin, mid, depth + 1); });
-            build(child + 1, mid, end, depth + 1);
+            std::thread t([=] { build(child, begin, mid, cbox[0], ccbox[0], depth + 1); });
+            build(child + 1, mid, end, cbox[1], ccbox[1], depth + 1);
             t.join();
         } else {
-            build(child, begin, mid, depth + 1);
-            build(child + 1, mid, end, depth + 1);
+            build(child, begin, mid, cbox[0], ccbox[0], depth + 1);
+            build(child + 1, mid, end, cbox[1], ccbox[1], depth + 1);
         }
     }
 };
@@ -188,6 +235,36 @@ void triangle_bounds(const float* pts, const int32_t* idx, int32_t n, float* lo,
     });
 }
 
+// Build a tree over prims (filled by the caller); writes nodes and items, returns the node count.
+int32_t build_prims(std::vector<Prim>& prims, int32_t leaf_size, bvh_node_t* nodes, int32_t* items, int t) {
+    const int32_t n = int32_t(prims.size());
+    if (n <= 0) return 0;
+    Builder b;
+    b.prims = prims.data();
+    b.nodes = nodes;
+    b.leaf_size = std::max(1, int(leaf_size));
+    b.parallel_depth = t <= 1 ? 0 : (t <= 2 ? 1 : (t <= 4 ? 2 : (t <= 8 ? 3 : 4)));
+    VBox box, cbox;
+    box.reset();
+    cbox.reset();
+    // root bounds, in parallel chunks
+    std::vector<VBox> part(t), cpart(t);
+    for (int k = 0; k < t; ++k) { part[k].reset(); cpart[k].reset(); }
+    parallel_for(n, t, [&](int64_t s, int64_t e) {
+        VBox pb, pc;
+        Builder::bounds_of(prims.data() + s, int(e - s), pb, pc);
+        const int slot = int(s * t / std::max<int64_t>(n, 1));
+        part[slot] = pb;
+        cpart[slot] = pc;
+    });
+    for (int k = 0; k < t; ++k) { box.grow(part[k]); cbox.grow(cpart[k]); }
+    b.build(0, 0, n, box, cbox, 0);
+    parallel_for(n, t, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) items[i] = prims[i].id();
+    });
+    return b.next_node.load();
+}
+
 }  // namespace
 
 extern "C" {
@@ -198,20 +275,14 @@ __attribute__((visibility("default"))) int32_t wpnb_bvh_build(const float* lo, c
                                                                int32_t leaf_size, bvh_node_t* nodes, int32_t* items,
                                                                int32_t threads) {
     if (n <= 0) return 0;
-    Builder b;
-    b.lo = lo; b.hi = hi; b.items = items; b.nodes = nodes;
-    b.leaf_size = std::max(1, leaf_size);
     const int t = thread_count(threads);
-    b.parallel_depth = t <= 1 ? 0 : (t <= 2 ? 1 : (t <= 4 ? 2 : (t <= 8 ? 3 : 4)));
-    b.cen.resize(size_t(n) * 3);
+    std::vector<Prim> prims(n);
     parallel_for(n, t, [&](int64_t s, int64_t e) {
         for (int64_t k = s; k < e; ++k) {
-            items[k] = int32_t(k);
-            for (int a = 0; a < 3; ++a) b.cen[3 * k + a] = 0.5f * (lo[3 * k + a] + hi[3 * k + a]);
+            prims[k].set(lo + 3 * k, hi + 3 * k, int32_t(k));
         }
     });
-    b.build(0, 0, n, 0);
-    return b.next_node.load();
+    return build_prims(prims, leaf_size, nodes, items, t);
 }
 
 // Recompute every node's box from its items' boxes (children first: they have higher indices).
@@ -238,21 +309,48 @@ __attribute__((visibility("default"))) void wpnb_bvh_refit(bvh_node_t* nodes, in
 __attribute__((visibility("default"))) int32_t wpnb_mesh_build(const float* pts, const int32_t* idx, int32_t num_tris,
                                                                 int32_t leaf_size, bvh_node_t* nodes, int32_t* items,
                                                                 float* avg_edge, int32_t threads) {
-    std::vector<float> lo(size_t(num_tris) * 3), hi(size_t(num_tris) * 3);
     const int t = thread_count(threads);
-    triangle_bounds(pts, idx, num_tris, lo.data(), hi.data(), t);
-    double edge = 0.0;
-    for (int32_t f = 0; f < num_tris; ++f) {
-        const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
-        for (int e = 0; e < 3; ++e) {
-            const float* a = p[e];
-            const float* c = p[(e + 1) % 3];
-            const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
-            edge += std::sqrt(double(dx * dx + dy * dy + dz * dz));
+    std::vector<Prim> prims(num_tris);
+    std::vector<double> edge_sums(t, 0.0);
+    parallel_for(num_tris, t, [&](int64_t s, int64_t e) {
+        double edge = 0.0;
+        for (int64_t f = s; f < e; ++f) {
+            const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
+            float l[3], h[3];
+            for (int a = 0; a < 3; ++a) {
+                l[a] = std::min(p[0][a], std::min(p[1][a], p[2][a]));
+                h[a] = std::max(p[0][a], std::max(p[1][a], p[2][a]));
+            }
+            prims[f].set(l, h, int32_t(f));
+            for (int k = 0; k < 3; ++k) {
+                const float* a = p[k];
+                const float* c = p[(k + 1) % 3];
+                const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
+                edge += std::sqrt(dx * dx + dy * dy + dz * dz);
+            }
         }
-    }
+        edge_sums[int(s * t / std::max<int64_t>(num_tris, 1))] += edge;
+    });
+    double edge = 0.0;
+    for (double x : edge_sums) edge += x;
     *avg_edge = num_tris > 0 ? float(edge / (3.0 * num_tris)) : 0.0f;
-    return wpnb_bvh_build(lo.data(), hi.data(), num_tris, leaf_size, nodes, items, t);
+    return build_prims(prims, leaf_size, nodes, items, t);
+}
+
+// The vertices of each tree item in tree order (9 floats per triangle), for fast leaf tests.
+__attribute__((visibility("default"))) void wpnb_mesh_soup(const float* pts, const int32_t* idx, const int32_t* items,
+                                                            int32_t num_tris, float* soup, int32_t threads) {
+    parallel_for(num_tris, thread_count(threads), [&](int64_t s, int64_t e) {
+        for (int64_t k = s; k < e; ++k) {
+            const int32_t f = items[k];
+            for (int v = 0; v < 3; ++v) {
+                const float* p = pts + 3 * idx[3 * f + v];
+                soup[9 * k + 3 * v] = p[0];
+                soup[9 * k + 3 * v + 1] = p[1];
+                soup[9 * k + 3 * v + 2] = p[2];
+            }
+        }
+    });
 }
 
 // Refit a mesh's tree after its points moved; with dipoles (8 floats per node), also the
@@ -318,21 +416,29 @@ __attribute__((visibility("default"))) void wpnb_mesh_refit(const float* pts, co
 
 // Hash grid: sort n points (stride in bytes) into cells of size 1 / cell_width_inv, hashed onto a
 // dim_x * dim_y * dim_z table. point_ids (n) receives point indices in cell order;
-// cell_starts/cell_ends (one per cell) the ranges, empty cells start == end.
-__attribute__((visibility("default"))) void wpnb_hash_grid_build(const char* points, int64_t stride, int32_t n,
-                                                                  float cell_width_inv, int32_t dx, int32_t dy, int32_t dz,
-                                                                  int32_t* point_ids, int32_t* cell_starts,
-                                                                  int32_t* cell_ends, int32_t threads) {
+// cell_starts/cell_ends (one per cell) the ranges, empty cells start == end. Returns -1, or the
+// index of the first non-finite point (then nothing is written).
+__attribute__((visibility("default"))) int32_t wpnb_hash_grid_build(const char* points, int64_t stride, int32_t n,
+                                                                     float cell_width_inv, int32_t dx, int32_t dy,
+                                                                     int32_t dz, int32_t* point_ids,
+                                                                     int32_t* cell_starts, int32_t* cell_ends,
+                                                                     int32_t threads) {
     const int64_t cells = int64_t(dx) * dy * dz;
     const float inv = cell_width_inv;  // exactly the value kernels use
     std::vector<int32_t> key(n);
     const int t = thread_count(threads);
+    std::vector<int64_t> first_bad(t, -1);
     parallel_for(n, t, [&](int64_t b, int64_t e) {
+        int64_t bad = -1;
         for (int64_t i = b; i < e; ++i) {
             const float* p = (const float*)(points + i * stride);
+            if (bad < 0 && !(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]))) bad = i;
             key[i] = wpnb::hash_grid_cell(p[0], p[1], p[2], inv, dx, dy, dz);
         }
+        first_bad[int(b * t / std::max<int64_t>(n, 1))] = bad;
     });
+    for (int64_t b : first_bad)
+        if (b >= 0) return int32_t(b);  // the first non-finite point; nothing written
     std::fill(cell_ends, cell_ends + cells, 0);
     for (int32_t i = 0; i < n; ++i) cell_ends[key[i]]++;  // counts
     int32_t run = 0;
@@ -343,6 +449,7 @@ __attribute__((visibility("default"))) void wpnb_hash_grid_build(const char* poi
         cell_ends[c] = cell_starts[c];  // becomes the end while scattering
     }
     for (int32_t i = 0; i < n; ++i) point_ids[cell_ends[key[i]]++] = i;
+    return -1;
 }
 
 // Volume: fill an open-addressing table (capacity a power of two) mapping n packed tile keys
@@ -374,4 +481,5 @@ extern "C" __attribute__((visibility("default"))) void wpnb_geometry_sizes(int64
     out[1] = sizeof(wpnb::hash_grid_t);
     out[2] = sizeof(wpnb::volume_t);
     out[3] = sizeof(wpnb::bvh_node_t);
+    out[4] = sizeof(wpnb::mesh_t);
 }

@@ -52,17 +52,18 @@ class HashGrid:
         if not radius > 0.0 or not np.isfinite(radius):
             raise ValueError(f"HashGrid radius must be positive and finite, got {radius}")
         arr, view = as_vec3_array(points, "HashGrid points")
-        check_finite(view, "HashGrid points")
         n = view.shape[0]
         self.reserve(n)
-        self._points = arr
         d = self._desc
         inv = float(np.float32(1.0) / np.float32(radius))
+        bad = native.library().wpnb_hash_grid_build(native.ptr(view), 12, n, inv, self.dim_x, self.dim_y,
+                                                    self.dim_z, native.ptr(self._point_ids),
+                                                    native.ptr(self._cell_starts), native.ptr(self._cell_ends),
+                                                    native.threads())
+        if bad >= 0:  # found while hashing, before anything was written: the grid keeps its last build
+            check_finite(view, "HashGrid points")
+        self._points = arr
         d.cell_width, d.cell_width_inv = radius, inv
-        native.library().wpnb_hash_grid_build(native.ptr(view), 12, n, inv, self.dim_x,
-                                              self.dim_y, self.dim_z, native.ptr(self._point_ids),
-                                              native.ptr(self._cell_starts), native.ptr(self._cell_ends),
-                                              native.threads())
         d.num_points = n
 
     @property

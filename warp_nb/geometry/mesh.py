@@ -68,17 +68,22 @@ class Mesh:
                                     native.ptr(self._nodes), native.ptr(self._items), native.ptr(avg),
                                     native.threads())
         self._dipoles = np.zeros((count, 8), dtype=np.float32) if self.support_winding_number else None
+        self._tris = np.empty((n_tris, 9), dtype=np.float32)
+        lib.wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), n_tris, native.ptr(self._tris),
+                           native.threads())
         d = self._desc
         d.bvh.nodes, d.bvh.items, d.bvh.num_nodes, d.bvh.num_items = (native.ptr(self._nodes),
                                                                        native.ptr(self._items), count, n_tris)
         d.points, d.indices = self._points.ptr, self.indices.ptr
         d.velocities = self._velocities.ptr if self._velocities is not None else 0
-        d.dipoles = native.ptr(self._dipoles)
+        d.dipoles, d.tris = native.ptr(self._dipoles), native.ptr(self._tris)
         d.num_points, d.num_tris, d.average_edge_length = pts.shape[0], n_tris, float(avg[0])
         if self._dipoles is not None:
             self._refit(pts, idx)
 
     def _refit(self, pts, idx) -> None:
+        native.library().wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), idx.size // 3,
+                                        native.ptr(self._tris), native.threads())
         native.library().wpnb_mesh_refit(native.ptr(pts), native.ptr(idx), idx.size // 3, native.ptr(self._nodes),
                                          self._desc.bvh.num_nodes, native.ptr(self._items),
                                          native.ptr(self._dipoles), native.threads())

@@ -24,7 +24,7 @@ class BvhDesc(ctypes.Structure):
 
 
 class MeshDesc(ctypes.Structure):
-    _fields_ = [("bvh", BvhDesc), ("points", _P), ("velocities", _P), ("indices", _P), ("dipoles", _P),
+    _fields_ = [("bvh", BvhDesc), ("points", _P), ("velocities", _P), ("indices", _P), ("dipoles", _P), ("tris", _P),
                 ("num_points", _I32), ("num_tris", _I32), ("average_edge_length", _F32), ("pad", _I32)]
 
 
@@ -64,8 +64,8 @@ def library():
     native = runtime.native_dir()
     source_path = native / "runtime" / "geometry.cpp"
     source = source_path.read_text()
-    headers = "".join((native / h).read_text() for h in ("prelude.h", "scalar.h", "vec.h", "bvh.h", "hash_grid.h",
-                                                          "volume.h"))
+    headers = "".join((native / h).read_text() for h in ("prelude.h", "scalar.h", "vec.h", "bvh.h", "mesh.h",
+                                                          "hash_grid.h", "volume.h"))
     flags = "-O3 -pthread"
     key = cache.make_key(source, headers, runtime.compiler_identity_key(), flags, cache.VERSION)
 
@@ -83,15 +83,18 @@ def library():
     lib.wpnb_mesh_build.restype = i32
     lib.wpnb_mesh_refit.argtypes = [p, p, i32, p, i32, p, p, i32]
     lib.wpnb_mesh_refit.restype = None
+    lib.wpnb_mesh_soup.argtypes = [p, p, p, i32, p, i32]
+    lib.wpnb_mesh_soup.restype = None
     lib.wpnb_hash_grid_build.argtypes = [p, i64, i32, f32, i32, i32, i32, p, p, p, i32]
-    lib.wpnb_hash_grid_build.restype = None
+    lib.wpnb_hash_grid_build.restype = i32
     lib.wpnb_volume_table_build.argtypes = [p, i32, i32, p, p, i32]
     lib.wpnb_volume_table_build.restype = i32
     lib.wpnb_geometry_sizes.argtypes = [p]
     lib.wpnb_geometry_sizes.restype = None
-    sizes = np.zeros(4, dtype=np.int64)
+    sizes = np.zeros(5, dtype=np.int64)
     lib.wpnb_geometry_sizes(sizes.ctypes.data)
-    want = [ctypes.sizeof(BvhDesc), ctypes.sizeof(HashGridDesc), ctypes.sizeof(VolumeDesc), NODE_DTYPE.itemsize]
+    want = [ctypes.sizeof(BvhDesc), ctypes.sizeof(HashGridDesc), ctypes.sizeof(VolumeDesc), NODE_DTYPE.itemsize,
+            ctypes.sizeof(MeshDesc)]
     if list(sizes) != want:
         raise RuntimeError(f"warp_nb's geometry descriptors do not match native/*.h ({list(sizes)} != {want}); "
                            "reinstall warp_nb")
