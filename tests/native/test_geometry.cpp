@@ -1,0 +1,120 @@
+// Tests for native/bvh.h, native/mesh.h, native/hash_grid.h and native/volume.h on hand-built
+// data (no builder): closest points on a triangle against dense sampling, their barycentric
+// gradients against central differences, solid angles of a closed tetrahedron, a two-leaf tree
+// answering box queries, hash-grid cell wrapping, volume keys and trilinear sampling with its
+// gradient. Exit status 0 when everything passes; prints each failure.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "mesh.h"
+#include "hash_grid.h"
+#include "volume.h"
+
+using namespace wpnb;
+static int g_fail = 0, g_checks = 0;
+#define CHECK(cond, ...) do { ++g_checks; if (!(cond)) { ++g_fail; \
+    std::printf("FAIL %s:%d: ", __FILE__, __LINE__); std::printf(__VA_ARGS__); std::printf("\n"); } } while (0)
+
+static vec3f v(float x, float y, float z) { return geo::v3(x, y, z); }
+
+static void test_closest_point() {
+    const vec3f a = v(0, 0, 0), b = v(2, 0, 0), c = v(0.5f, 1.5f, 0.3f);
+    unsigned seed = 1;
+    auto rnd = [&]() { seed = seed * 1664525u + 1013904223u; return float(seed >> 8) / float(1 << 24) * 4.0f - 1.5f; };
+    for (int t = 0; t < 200; ++t) {
+        const vec3f p = v(rnd(), rnd(), rnd());
+        float wa, wb; int region;
+        geo::closest_on_triangle(p, a, b, c, wa, wb, region);
+        const vec3f q = geo::lerp_tri(a, b, c, wa, wb);
+        const float d = geo::len3(geo::sub3(p, q));
+        float best = 1e30f;  // dense barycentric sampling
+        for (int i = 0; i <= 200; ++i)
+            for (int j = 0; i + j <= 200; ++j) {
+                const vec3f s = geo::lerp_tri(a, b, c, i / 200.0f, j / 200.0f);
+                best = std::fmin(best, geo::len3(geo::sub3(p, s)));
+            }
+        CHECK(d <= best + 1e-5f && d >= best - 0.02f, "closest distance %g vs sampled %g", d, best);
+        // gradients of the weights against central differences (away from region boundaries)
+        vec3f ga, gb;
+        geo::closest_on_triangle_grad(a, b, c, region, ga, gb);
+        const float h = 1e-3f;
+        for (int k = 0; k < 3; ++k) {
+            vec3f pp = p, pm = p;
+            pp.c[k] += h; pm.c[k] -= h;
+            float a1, b1, a2, b2; int r1, r2;
+            geo::closest_on_triangle(pp, a, b, c, a1, b1, r1);
+            geo::closest_on_triangle(pm, a, b, c, a2, b2, r2);
+            if (r1 != region || r2 != region) continue;
+            CHECK(std::fabs((a1 - a2) / (2 * h) - ga.c[k]) < 2e-2f, "d wa / dp[%d]: %g vs %g", k, (a1 - a2) / (2 * h), ga.c[k]);
+            CHECK(std::fabs((b1 - b2) / (2 * h) - gb.c[k]) < 2e-2f, "d wb / dp[%d]: %g vs %g", k, (b1 - b2) / (2 * h), gb.c[k]);
+        }
+    }
+}
+
+static void test_solid_angle() {
+    // a tetrahedron with outward faces: solid angles add to 4 pi inside, 0 outside
+    const vec3f P[4] = {v(0, 0, 0), v(1, 0, 0), v(0, 1, 0), v(0, 0, 1)};
+    const int F[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    for (int inside = 0; inside < 2; ++inside) {
+        const vec3f p = inside ? v(0.2f, 0.2f, 0.2f) : v(1.0f, 1.0f, 1.0f);
+        float s = 0;
+        for (auto& f : F) s += geo::solid_angle(geo::sub3(P[f[0]], p), geo::sub3(P[f[1]], p), geo::sub3(P[f[2]], p));
+        CHECK(std::fabs(s - (inside ? 4 * 3.14159265f : 0.0f)) < 1e-4f, "solid angle sum %g (inside %d)", s, inside);
+    }
+}
+
+static void test_tree_queries() {
+    // two leaves under a root, boxes [0,1]^3 and [2,3]^3
+    bvh_node_t nodes[3] = {{{0, 0, 0}, 1, {3, 3, 3}, 0}, {{0, 0, 0}, 0, {1, 1, 1}, 1}, {{2, 2, 2}, 1, {3, 3, 3}, 1}};
+    int32 items[2] = {0, 1};
+    vec3f lo[2] = {v(0, 0, 0), v(2, 2, 2)}, hi[2] = {v(1, 1, 1), v(3, 3, 3)};
+    bvh_t tree = {nodes, items, lo, hi, 3, 2};
+    const uint64 id = (uint64)&tree;
+    int found[2] = {0, 0}, idx = -1;
+    bvh_query_t q = bvh_query_aabb(id, v(0.5f, 0.5f, 0.5f), v(2.5f, 2.5f, 2.5f));
+    while (bvh_query_next(q, idx)) found[idx]++;
+    CHECK(found[0] == 1 && found[1] == 1, "box query found %d %d", found[0], found[1]);
+    found[0] = found[1] = 0;
+    q = bvh_query_ray(id, v(-1, 0.5f, 0.5f), v(1, 0, 0));
+    while (bvh_query_next(q, idx)) found[idx]++;
+    CHECK(found[0] == 1 && found[1] == 0, "ray query found %d %d", found[0], found[1]);
+}
+
+static void test_hash_grid_and_volume() {
+    CHECK(hash_grid_wrap(-1, 5) == 4 && hash_grid_wrap(7, 5) == 2 && hash_grid_wrap(0, 5) == 0, "wrap");
+    CHECK(hash_grid_coord(-0.01f, 10.0f) == -1 && hash_grid_coord(0.99f, 10.0f) == 9, "cell coordinates");
+    CHECK(volume_key(-1, 0, 0) != volume_key(1, 0, 0) && volume_key(0, -1, 0) != volume_key(0, 0, -1), "keys");
+    // one brick at the origin holding f(i, j, k) = i + 2 j - 3 k, background 0
+    std::vector<float> data(512);
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j)
+            for (int k = 0; k < 8; ++k) data[volume_brick_offset(i, j, k)] = float(i + 2 * j - 3 * k);
+    uint64 keys[16];
+    int32 vals[16];
+    for (auto& k : keys) k = ~uint64(0);
+    const uint64 key = volume_key(0, 0, 0);
+    keys[volume_hash(key, 64 - 4)] = key;
+    vals[volume_hash(key, 64 - 4)] = 0;
+    volume_t vol = {};
+    vol.data = data.data();
+    vol.levels[0] = {keys, vals, 3, 4};
+    vol.background = 0.0f;
+    const uint64 id = (uint64)&vol;
+    CHECK(volume_lookup_f(id, 3, 2, 1) == 4.0f && volume_lookup_f(id, 9, 0, 0) == 0.0f, "lookup");
+    vec3f g;
+    const float s = volume_sample_grad_f(id, v(2.25f, 3.5f, 1.75f), 1, g);
+    CHECK(std::fabs(s - (2.25f + 7.0f - 5.25f)) < 1e-5f, "trilinear %g", s);
+    CHECK(std::fabs(g.c[0] - 1) < 1e-5f && std::fabs(g.c[1] - 2) < 1e-5f && std::fabs(g.c[2] + 3) < 1e-5f,
+          "gradient %g %g %g", g.c[0], g.c[1], g.c[2]);
+    CHECK(volume_sample_f(id, v(2.6f, 3.4f, 1.2f), 0) == float(3 + 6 - 3), "closest");
+}
+
+int main() {
+    test_closest_point();
+    test_solid_angle();
+    test_tree_queries();
+    test_hash_grid_and_volume();
+    std::printf("%d checks, %d failures\n", g_checks, g_fail);
+    return g_fail ? 1 : 0;
+}
