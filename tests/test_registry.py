@@ -55,7 +55,7 @@ def test_builtin_record(name):
         assert all(isinstance(p, R.Pattern) for p in o.params), f"wp.{name}: a parameter is not a type pattern"
         assert not o.names or len(o.names) == len(o.params), (
             f"wp.{name}: parameter names {o.names} do not match {len(o.params)} parameters")
-        assert o.result is None or isinstance(o.result, R.Pattern) or T.is_scalar_type(o.result) or \
+        assert o.result is None or isinstance(o.result, (R.Pattern, R.OpaqueType)) or T.is_scalar_type(o.result) or \
             T.is_composite_type(o.result), f"wp.{name}: result {o.result!r} is not a type or pattern"
     for i in b.inout:
         assert all(i < len(o.params) for o in b.overloads), f"wp.{name}: inout position {i} out of range"
@@ -88,7 +88,8 @@ def test_every_overload_is_reachable(name):
     assert not dead, (f"overloads {dead} of wp.{name} are never chosen by resolve; e.g. "
                       f"{[(oi, [bc.tname(t) for t in ts]) for oi, ts in unreachable if oi in dead][:3]}")
     for inst in insts:  # result types build to concrete types
-        assert inst.result is None or T.is_scalar_type(inst.result) or T.is_composite_type(inst.result), inst.id
+        assert inst.result is None or T.is_scalar_type(inst.result) or T.is_composite_type(inst.result) or \
+            isinstance(inst.result, R.OpaqueType), inst.id  # OpaqueType: a native query or result struct
 
 
 # --- C++ symbols ------------------------------------------------------------------------------------
