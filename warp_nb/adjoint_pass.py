@@ -53,6 +53,7 @@ class _Builder:
         self.counter = 0
         self.ret_var = None
         self.owned = _owned_arrays(fn) if fn.is_kernel else set()
+        self.query_inits = _query_inits(fn.body)  # id(query loop state) -> the query's value before the loop
 
     # --- variables ----------------------------------------------------------------------
     def adjoint_of(self, v: ir.Var) -> ir.Var:
@@ -143,7 +144,7 @@ class _Builder:
                                              "; use a constant range (unrolled) or a loop condition instead",
                                              s.loc, self.fn.name)
             elif isinstance(s, ir.Iterate):
-                out.append(ir.Iterate(s.var, s.query, s.next_builtin, self.replay(s.body), s.loc, s.carried))
+                out.append(self.replay_loop(s))
             # Store, Effect, Print, Check: side effects, not replayed
         return tuple(out)
 
@@ -157,6 +158,8 @@ class _Builder:
         body = self.replay(s.body) + tuple(incr)
         if isinstance(s, ir.For):
             loop = ir.For(s.var, s.start, s.stop, s.step, body, s.loc, s.carried)
+        elif isinstance(s, ir.Iterate):
+            loop = ir.Iterate(s.var, s.query, s.next_builtin, body, s.loc, s.carried)
         else:
             loop = ir.While(self.replay(s.cond_body), s.cond, body, s.loc, s.carried)
         return _Block(tuple(count) + (loop,))
@@ -195,10 +198,8 @@ class _Builder:
         elif isinstance(s, _Block):
             for x in reversed(s.stmts):
                 self.statement(x, out)
-        elif isinstance(s, (ir.For, ir.While)):
+        elif isinstance(s, (ir.For, ir.While, ir.Iterate)):
             self.loop(s, out)
-        elif isinstance(s, ir.Iterate):
-            raise NotDifferentiableError("cannot differentiate a query loop yet", s.loc, self.fn.name)
         # Print, Check, Break, Continue (refused in replay), Return (removed): nothing
 
     def phi_reverse(self, dst, src) -> list:
@@ -246,11 +247,26 @@ class _Builder:
     def loop(self, s, out: list) -> None:
         carried = s.carried
         no_writeback = _drop_state_writes(s.body, carried)
+        cond_body = self.replay(getattr(s, "cond_body", ()))
+        kind = "for" if isinstance(s, ir.For) else "while"
+        if isinstance(s, ir.Iterate):
+            # a query loop (for j in wp.hash_grid_query(...)) reverses like a while loop whose
+            # condition advances the query: each recomputation restarts the query from its value
+            # before the loop (carried like loop state; not differentiable, so no adjoint flows)
+            kind = "iterate"
+            init = self.query_inits.get(id(s.query))
+            if init is None:
+                raise NotDifferentiableError("cannot differentiate this query loop (its query has no initial value)",
+                                             s.loc, self.fn.name)
+            carried = tuple(carried) + (ir.Carried("query", s.query, init),)
+            advance = ir.Call(s.next_builtin, (s.query, s.var),
+                              registry.resolve(s.next_builtin, [s.query.type, s.var.type]))
+            cond_body = (ir.Effect(advance, s.loc),)
         rev = RevLoop(
-            kind="for" if isinstance(s, ir.For) else "while",
+            kind=kind,
             counter=getattr(s, "var", None), start=getattr(s, "start", None), step=getattr(s, "step", None),
             trips=self._trips(s), k=self.new_var(T.int32, "k"), j=self.new_var(T.int32, "j"), carried=carried,
-            cond_body=self.replay(getattr(s, "cond_body", ())), body_replay=self.replay(s.body),
+            cond_body=cond_body, body_replay=self.replay(s.body),
             body_replay_no_writeback=self.replay(no_writeback), body_reverse=self.reverse(s.body), loc=s.loc,
             iteration_adjoints=tuple(self.adjoint_of(v) for v in _defined(s.body) if _differentiable(v.type)))
         out.append(rev)
@@ -302,6 +318,19 @@ def _defined(stmts) -> list:
             out.append(c.state)
         for block in ir.child_blocks(s):
             out += _defined(block)
+    return out
+
+
+def _query_inits(stmts, out=None) -> dict:
+    """For every query loop: its state variable -> the value assigned to it just before the loop."""
+    out = {} if out is None else out
+    prev = None
+    for s in stmts:
+        if isinstance(s, ir.Iterate) and isinstance(prev, ir.Assign) and prev.dst is s.query:
+            out[id(s.query)] = prev.src
+        for block in ir.child_blocks(s):
+            _query_inits(block, out)
+        prev = s
     return out
 
 

@@ -101,7 +101,7 @@ class RevLoop:
     initial state for k iterations, replay iteration k without its state write-back, then run
     iteration k's reverse. Memory stays constant; the cost is quadratic in the trip count."""
 
-    kind: str  # "for" | "while"
+    kind: str  # "for" | "while" | "iterate" (a query loop: cond_body advances the query)
     counter: Var | None  # the loop variable (for)
     start: Var | None
     step: Var | None
