@@ -64,7 +64,7 @@ WPNB_FN hash_grid_query_t hash_grid_query(uint64 id, const vec3f& point, float32
     for (int a = 0; a < 3; ++a) {
         q.lo[a] = hash_grid_coord(point.c[a] - max_dist, g.cell_width_inv);
         q.hi[a] = hash_grid_coord(point.c[a] + max_dist, g.cell_width_inv);
-        if (q.hi[a] - q.lo[a] >= dims[a]) q.hi[a] = q.lo[a] + dims[a] - 1;  // each slot once
+        if (int64(q.hi[a]) - int64(q.lo[a]) >= int64(dims[a])) q.hi[a] = q.lo[a] + dims[a] - 1;  // each slot once
         q.c[a] = q.lo[a];
         q.w0[a] = hash_grid_wrap(q.lo[a], dims[a]);
         q.w[a] = q.w0[a];

@@ -35,6 +35,7 @@ from .streams import (  # noqa: F401
 from .nvrtc import compile_aot_module  # noqa: F401
 from .registry import BUILTINS as _BUILTINS
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
+from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .structs import struct  # noqa: F401
 from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403
