@@ -304,11 +304,15 @@ WPNB_FN vec3f pseudo_normal(const mesh_t& m, int32 f, float32 wa, float32 wb, fl
     for (int k = 0; k < 3; ++k)
         if (w[k] > eps) verts[nv++] = m.indices[3 * f + k];
     if (nv >= 3 || nv == 0) return face_normal(m, f);
-    vec3f a, b, c;
-    tri(m, f, a, b, c);
-    const vec3f cp = lerp_tri(a, b, c, wa, wb);
-    const float32 r = 1e-4f * (m.average_edge_length + 1.0f);
-    const vec3f lo = sub3(cp, v3(r, r, r)), hi = add3(cp, v3(r, r, r));
+    // every face sharing the feature has the feature's vertices in its box: search around them
+    vec3f lo = m.points[verts[0]], hi = lo;
+    for (int q = 1; q < nv; ++q) {
+        const vec3f& pq = m.points[verts[q]];
+        for (int k = 0; k < 3; ++k) { lo.c[k] = fmin(lo.c[k], pq.c[k]); hi.c[k] = fmax(hi.c[k], pq.c[k]); }
+    }
+    const float32 r = 1e-6f * (m.average_edge_length + 1.0f);
+    lo = sub3(lo, v3(r, r, r));
+    hi = add3(hi, v3(r, r, r));
     vec3f sum = v3(0.0f, 0.0f, 0.0f);
     int32 stack[kStack];
     int32 top = 0;

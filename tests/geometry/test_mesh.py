@@ -258,3 +258,28 @@ def test_numpy_inputs_and_large_build_time():
     q = rng.uniform(0, 1, (200, 3)).astype(np.float32)
     dist, _, _, _ = _query(mesh, q)
     np.testing.assert_allclose(dist, np.abs(q[:, 2]), atol=1e-5)
+
+
+def test_signs_on_a_concave_shape():
+    # an L-shaped solid (union of two boxes) meshed by marching cubes: concave edges and corners
+    n = 40
+    x = np.linspace(-1, 1, n)
+    X, Y, Z = np.meshgrid(x, x, x, indexing="ij")
+
+    def box(cx, cy, cz, hx, hy, hz):
+        q = np.stack([np.abs(X - cx) - hx, np.abs(Y - cy) - hy, np.abs(Z - cz) - hz])
+        return np.linalg.norm(np.maximum(q, 0), axis=0) + np.minimum(q.max(0), 0)
+    f = np.minimum(box(-0.3, 0, 0, 0.5, 0.7, 0.5), box(0.3, -0.4, 0, 0.5, 0.3, 0.5)).astype(np.float32)
+    mc = wp.MarchingCubes(n, n, n, (-1, -1, -1), (1, 1, 1))
+    mc.surface(f, 0.0)
+    mesh = wp.Mesh(mc.verts, mc.indices, support_winding_number=True)
+    rng = np.random.default_rng(7)
+    pts = rng.uniform(-1, 1, (3000, 3)).astype(np.float32)
+    i, j, k = (np.clip(np.round((pts + 1) / 2 * (n - 1)), 0, n - 1).astype(int)).T
+    sdf = f[i, j, k]
+    keep = np.abs(sdf) > 0.08  # clearly inside or outside (the mesh is within a voxel of the surface)
+    pts, inside = pts[keep], sdf[keep] < 0
+    assert inside.sum() > 200 and (~inside).sum() > 200
+    for mode in (1, 2, 3):
+        _, _, sign, _ = _query(mesh, pts, mode=mode)
+        np.testing.assert_array_equal(sign < 0, inside, err_msg=f"mode {mode}")
