@@ -199,3 +199,41 @@ def test_bad_numpy_input():
         wp.Volume.load_from_numpy(np.full((4, 4, 4), np.nan))
     with pytest.raises(ValueError, match="voxel_size"):
         wp.Volume.load_from_numpy(np.zeros((4, 4, 4)), voxel_size=0.0)
+
+
+def test_negative_coordinates_from_warp():
+    # written by warp-lang 1.19: Volume.allocate(min=(-20, -10, -5), max=(5, 5, 5), voxel_size=0.25,
+    # bg_value=-1, translation=(0.5, 0, -1)), then voxel (i, j, k) = i + 2 j + 3 k over that box (zip codec)
+    vol = wp.Volume.load_from_nvdb(os.path.join(DATA, "negative_zip.nvdb"))
+    assert vol.background == -1.0 and vol.get_voxel_size() == (0.25, 0.25, 0.25)
+    np.testing.assert_allclose(vol.translation, [0.5, 0, -1])
+    ijk = np.array([[-20, -10, -5], [-1, -1, -1], [5, 5, 5], [0, 0, 0], [-3, 4, -5]], np.int32)
+    np.testing.assert_array_equal(_lookup(vol, ijk), ijk @ np.array([1, 2, 3]))
+    assert vol.get_tile_count() == 24
+
+
+def test_save_and_reload(tmp_path):
+    for name in ("sphere_sdf.nvdb", "negative_zip.nvdb"):
+        vol = wp.Volume.load_from_nvdb(os.path.join(DATA, name))
+        for codec in ("none", "zip"):
+            path = tmp_path / f"{codec}_{name}"
+            vol.save_to_nvdb(str(path), codec=codec)
+            back = wp.Volume.load_from_nvdb(str(path))
+            lo, hi = vol._origins.min(0) - 9, vol._origins.max(0) + 16
+            np.testing.assert_array_equal(back.to_dense(lo, hi)[0], vol.to_dense(lo, hi)[0])
+            np.testing.assert_allclose(back.transform, vol.transform)
+            np.testing.assert_allclose(back.translation, vol.translation)
+            assert back.background == vol.background
+    # constant regions at every level, negative coordinates included, survive a round trip
+    parts = dict(origins=np.array([[-8, 0, 0]], np.int32), values=np.arange(512, dtype=np.float32).reshape(1, 512),
+                 background=0.0, xform=np.eye(3) * 0.3, translation=np.array([1.0, 2.0, 3.0]),
+                 levels=[(np.array([[8, -8, 0]], np.int32), np.array([-2.0], np.float32)),
+                         (np.array([[128, 0, -128]], np.int32), np.array([-5.0], np.float32)),
+                         (np.array([[-8192, 0, 0]], np.int32), np.array([7.0], np.float32))])
+    path = tmp_path / "const.nvdb"
+    wp.Volume(_parts=parts).save_to_nvdb(str(path))
+    back = wp.Volume.load_from_nvdb(str(path))
+    got = _lookup(back, [[-8, 0, 1], [9, -3, 3], [200, 100, -5], [300, 0, 0], [-5000, 0, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(got, [1.0, -2.0, -5.0, 0.0, 7.0, 0.0])
+    with pytest.raises(ValueError, match="codec"):
+        back.save_to_nvdb(str(path), codec="blosc")

@@ -66,6 +66,8 @@ class Volume:
         if len(self._data) != len(origins):
             raise ValueError("Volume: one brick of 512 values per tile origin")
         self._origins = origins
+        self._levels = [(np.asarray(o, np.int32).reshape(-1, 3), np.asarray(v, np.float32).reshape(-1))
+                        for o, v in levels]
         self.background = float(background)
         xform = np.asarray(xform, np.float64).reshape(3, 3)
         if not np.isfinite(xform).all() or abs(np.linalg.det(xform)) < 1e-30:
@@ -186,6 +188,22 @@ class Volume:
             with open(file_or_buffer, "rb") as f:
                 data = f.read()
         return cls(_parts=_parts_from_nvdb(data))
+
+    def save_to_nvdb(self, path, codec: str = "none") -> None:
+        """Write the volume as a NanoVDB float grid (codec "none" or "zip"), readable by
+        load_from_nvdb and by NanoVDB tools."""
+        levels = []
+        for level in range(1, 4):
+            lv = self._levels[level - 1] if len(self._levels) >= level else None
+            levels.append(lv if lv is not None else (np.zeros((0, 3), np.int32), np.zeros(0, np.float32)))
+        grid, info = nvdb.write_grid(self._origins, self._data, levels, self.background, self._xform,
+                                     self._translation)
+        data = nvdb.write_file(grid, info, codec)
+        if hasattr(path, "write"):
+            path.write(data)
+        else:
+            with open(path, "wb") as f:
+                f.write(data)
 
     # --- inspection ---------------------------------------------------------------------
     def get_tile_count(self) -> int:
