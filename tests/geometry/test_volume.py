@@ -233,7 +233,10 @@ def test_save_and_reload(tmp_path):
     path = tmp_path / "const.nvdb"
     wp.Volume(_parts=parts).save_to_nvdb(str(path))
     back = wp.Volume.load_from_nvdb(str(path))
-    got = _lookup(back, [[-8, 0, 1], [9, -3, 3], [200, 100, -5], [300, 0, 0], [-5000, 0, 0], [0, 0, 0]])
-    np.testing.assert_array_equal(got, [1.0, -2.0, -5.0, 0.0, 7.0, 0.0])
+    ijk = [[-8, 0, 1], [9, -3, 3], [200, 100, -5], [300, 0, 0], [-5000, 0, 0], [0, 0, 0]]
+    np.testing.assert_array_equal(_lookup(back, ijk), [1.0, -2.0, -5.0, 0.0, 7.0, 0.0])
+    np.testing.assert_array_equal(back.lookup(ijk), [1.0, -2.0, -5.0, 0.0, 7.0, 0.0])
+    dense, lo = back.to_dense((-9, -9, -9), (140, 9, 9))
+    np.testing.assert_array_equal(dense[[1, 18, 138, 0], [9, 6, 9, 9], [10, 12, 0, 9]], [1.0, -2.0, -5.0, 0.0])
     with pytest.raises(ValueError, match="codec"):
         back.save_to_nvdb(str(path), codec="blosc")

@@ -237,15 +237,23 @@ class Volume:
         ijk = np.asarray(ijk, np.int64).reshape(-1, 3)
         out = np.full(len(ijk), self.background, np.float32)
         pos = {tuple(o): k for k, o in enumerate(self._origins.tolist())}
+        consts = [(size, {tuple(o): v for o, v in zip(lv[0].tolist(), lv[1].tolist())})
+                  for size, lv in zip((8, 128, 4096), self._levels) if len(lv[0])]
         for n, (i, j, k) in enumerate(ijk.tolist()):
             t = pos.get((i & ~7, j & ~7, k & ~7))
             if t is not None:
                 out[n] = self._data[t, ((i & 7) << 6) | ((j & 7) << 3) | (k & 7)]
+                continue
+            for size, table in consts:  # constant regions, finest first (as volume.h)
+                v = table.get((i & -size, j & -size, k & -size))
+                if v is not None:
+                    out[n] = v
+                    break
         return out
 
     def to_dense(self, lower=None, upper=None) -> tuple:
         """(values, lower): a dense float32 array of the index box [lower, upper] (inclusive; by
-        default the allocated bricks' bounds), with the background where nothing is stored."""
+        default the allocated bricks' bounds): bricks, constant regions, and the background elsewhere."""
         if lower is None or upper is None:
             if len(self._origins) == 0:
                 raise ValueError("the volume has no bricks")
@@ -254,6 +262,11 @@ class Volume:
         lower, upper = np.asarray(lower, np.int64), np.asarray(upper, np.int64)
         shape = tuple(int(x) for x in upper - lower + 1)
         out = np.full(shape, self.background, np.float32)
+        for size, lv in reversed(list(zip((8, 128, 4096), self._levels))):  # constant regions, coarse first
+            for o, v in zip(lv[0].astype(np.int64), lv[1]):
+                a, b = np.maximum(o, lower) - lower, np.minimum(o + size - 1, upper) - lower
+                if (b >= a).all():
+                    out[a[0]:b[0] + 1, a[1]:b[1] + 1, a[2]:b[2] + 1] = v
         bricks = self._data.reshape(-1, 8, 8, 8)
         for t, o in enumerate(self._origins.astype(np.int64)):
             a, b = np.maximum(o, lower), np.minimum(o + 7, upper)
