@@ -60,7 +60,11 @@ ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _m
 
 
 def init():
-    """Kept for Warp compatibility: warp_nb initialises itself on first use."""
+    """Initialise now rather than at the first launch (as wp.init() does in Warp): load the CPU
+    runtime, identify the compiler and the native headers, and run the compiler front end once
+    on a tiny kernel. Calling it is optional; it is idempotent."""
+    from .pipeline import warm_up
+    warm_up()
 
 
 def load_ipython_extension(ipython):

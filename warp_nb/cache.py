@@ -76,7 +76,13 @@ def _lookup(name: str, key: str, suffix: str = ".so") -> tuple[Path | None, bool
     meta = lib.with_suffix(".json")
     try:
         info = json.loads(meta.read_text())
-        if info.get("key") == key and lib.exists() and _checksum(lib) == info.get("checksum"):
+        st = lib.stat()
+        if info.get("key") != key:
+            return None, True
+        # unchanged since it was written (size and mtime as recorded): no need to read it all
+        if info.get("size") == st.st_size and info.get("mtime_ns") == st.st_mtime_ns:
+            return lib, False
+        if _checksum(lib) == info.get("checksum"):
             return lib, False
         return None, True
     except (OSError, ValueError):
@@ -118,8 +124,10 @@ def get_or_build(name: str, key: str, build: Callable[[Path], None], counter: st
             if source.exists():
                 os.replace(source, lib.with_suffix(".cpp"))
             os.replace(tmp_lib, lib)
+            st = lib.stat()
             meta_tmp = Path(tmp) / "meta.json"
-            meta_tmp.write_text(json.dumps({"key": key, "checksum": checksum, "created": time.time()}))
+            meta_tmp.write_text(json.dumps({"key": key, "checksum": checksum, "size": st.st_size,
+                                            "mtime_ns": st.st_mtime_ns, "created": time.time()}))
             os.replace(meta_tmp, lib.with_suffix(".json"))  # written last: the entry is complete
         stats[counter] += 1
         return lib, True

@@ -206,14 +206,15 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     except AttributeError:
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}") from None
-    if launcher is None or launcher.compiled.loaded is None or config.mode != launcher.mode:
+    if launcher is None or config.mode != launcher.mode:
         launcher = _make_launcher(kernel, device)
     args = (*inputs, *outputs) if outputs else inputs
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
         return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher.device)
-    bounds, ndim, size = _bounds(dim)
+    hit = _bounds_cache.get(dim)
+    bounds, ndim, size = hit if hit is not None else _bounds(dim)
     if launcher.tid_count > 1 and ndim != launcher.tid_count:
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
@@ -221,7 +222,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if launcher.cuda or launcher.debug_state is not None:
         _execute(launcher, packed, bounds, size)
     else:
-        _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+        _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
     if recording.tape is not None and record_tape:
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device)
 
@@ -282,8 +283,11 @@ def _wrong_count(kernel, args):
                     f"{len(kernel.param_names)} ({names})")
 
 
+_CPU_COUNT = cpu_thread_count()  # asked once: the affinity syscall would cost a third of a launch
+
+
 def _thread_count() -> int:
-    return config.cpu_threads or cpu_thread_count()
+    return config.cpu_threads or _CPU_COUNT
 
 
 def _execute(launcher: Launcher, packed: bytes, bounds: bytes, size: int) -> None:

@@ -74,6 +74,21 @@ def parse_function(fn) -> S.FunctionDef:
 _FILE_TREES: dict = {}
 
 
+def _index_functions(text: str) -> dict | None:
+    """(first line, name) -> ast node for every function in a file (first line: the decorator's)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    index = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            index[(first, node.name)] = node
+            index[(node.lineno, node.name)] = node
+    return index
+
+
 def _find_in_file(fn):
     """The ast node of `fn`, found in the parsed source of its whole file (one parse per file and
     version of its text: cheaper than inspect's per-function tokenising), or (None, ...)."""
@@ -85,22 +100,20 @@ def _find_in_file(fn):
     lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
     if not lines:
         return None, None, filename
-    key = (filename, hash("".join(lines)))
-    index = _FILE_TREES.get(key)
-    if index is None:
-        try:
-            tree = ast.parse("".join(lines))
-        except SyntaxError:
+    # linecache hands back the same list while the file is unchanged: its identity (kept alive in
+    # the entry, so it cannot be reused) is a cheap key; the text's hash covers a reloaded file
+    entry = _FILE_TREES.get(filename)
+    if entry is not None and entry[0] is lines:
+        index = entry[1]
+    else:
+        text = "".join(lines)
+        digest = hash(text)
+        index = entry[1] if entry is not None and entry[2] == digest else _index_functions(text)
+        if index is None:
             return None, lines, filename
-        index = {}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-                index[(first, node.name)] = node
-                index[(node.lineno, node.name)] = node
         if len(_FILE_TREES) > 256:
             _FILE_TREES.clear()
-        _FILE_TREES[key] = index
+        _FILE_TREES[filename] = (lines, index, digest)
     node = index.get((code.co_firstlineno, fn.__name__))
     return node, lines, filename
 

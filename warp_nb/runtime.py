@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,8 +35,10 @@ def headers_digest() -> str:
     """A hash of the contents of every native header: part of each kernel's cache key. Reading
     and hashing them costs about a millisecond, so the digest is remembered in the cache
     directory under the headers' names, sizes and modification times."""
-    headers = sorted(native_dir().glob("*.h"))
-    stamp = "|".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in headers)
+    with os.scandir(native_dir()) as entries:  # one directory read; stat results come with it
+        found = sorted((e.name, e.stat()) for e in entries if e.name.endswith(".h"))
+    headers = [native_dir() / name for name, _ in found]
+    stamp = "|".join(f"{name}:{st.st_size}:{st.st_mtime_ns}" for name, st in found)
 
     def digest() -> str:
         h = hashlib.blake2b(digest_size=16)

@@ -45,8 +45,10 @@ class FuncInstance:
 
 def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, context: Context) -> ir.Function:
     """Type a kernel: `param_types` come from the annotations, one per parameter."""
+    # one kernel per translation unit: its plain name is unique there, and the unit's cache key
+    # covers its content
     typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}")
-    return _content_symbol(typer.run(param_types), "k")
+    return typer.run(param_types)
 
 
 def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,
