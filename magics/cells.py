@@ -98,6 +98,18 @@ def digest(text: str, kind: str, mode: str | None) -> str:
     return h.hexdigest()
 
 
+def current_cell_number(shell, cell: str) -> int:
+    """The number of the cell being run, as the notebook shows it. IPython 8 counts a cell up after
+    running it, IPython 9 before, so `shell.execution_count` alone is off by one under 9. The cell
+    is in the input history by now (when history is kept): if the last entry is this cell and sits
+    at index execution_count - 1, the count has already moved on."""
+    number = shell.execution_count
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    if history and len(history) == number and cell.strip() in history[-1]:
+        return number - 1
+    return number
+
+
 def run_cell(shell, header: str, cell: str, kind: str, mode: str | None, device) -> CellResult:
     """Define and compile the cell's names in `shell.user_ns`. Raises (and leaves the namespace as
     it was) on bad Python or a cell without defs; a kernel that does not compile keeps its
@@ -107,8 +119,9 @@ def run_cell(shell, header: str, cell: str, kind: str, mode: str | None, device)
     ns = shell.user_ns
     # the header line becomes a comment, so the cell's line numbers are the notebook's
     text = f"# {header}\n{cell}"
-    filename = shell.compile.cache(text, shell.execution_count, raw_code=text)
-    label = f"cell [{shell.execution_count}]"
+    number = current_cell_number(shell, cell)
+    filename = shell.compile.cache(text, number, raw_code=text)
+    label = f"cell [{number}]"
     messages.CELL_LABELS[filename] = label
     module = f"wpcell_{digest(cell, kind, mode)}"
 

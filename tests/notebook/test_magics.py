@@ -269,3 +269,17 @@ def test_source_option_displays_the_cells_kernels(ip, uniq, monkeypatch):
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
     ok(ip, saxpy_cell(f"shw_{uniq}").replace("%%kernel", "%%kernel --source"))
     assert len(shown) == 1 and f"shw_{uniq}" in shown[0].data and "adj_" not in shown[0].data
+
+
+def test_cell_number_is_right_whether_ipython_counts_before_or_after_running():
+    from types import SimpleNamespace as NS
+
+    current_cell_number = cells.current_cell_number
+    body = "def k(x: wp.array(dtype=float)):\n    pass\n"
+    history = ["", "import warp_nb as wp", "%%kernel\n" + body]
+    counted_after = NS(execution_count=2, history_manager=NS(input_hist_raw=history))  # IPython 8
+    counted_before = NS(execution_count=3, history_manager=NS(input_hist_raw=history))  # IPython 9
+    no_history = NS(execution_count=2, history_manager=NS(input_hist_raw=history[:2]))
+    assert current_cell_number(counted_after, body) == 2
+    assert current_cell_number(counted_before, body) == 2
+    assert current_cell_number(no_history, body) == 2
