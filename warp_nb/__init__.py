@@ -14,9 +14,9 @@ import math as _math
 
 from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
-from .arrays import (  # noqa: F401
-    array, array1d, array2d, array3d, array4d, clone, copy, empty, empty_like, from_numpy, full, full_like, ones,
-    ones_like, zeros, zeros_like,
+from .arrays import array, array1d, array2d, array3d, array4d  # noqa: F401
+from .array_create import (  # noqa: F401
+    clone, copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like,
 )
 from .devices import (  # noqa: F401
     Device, DeviceError, ScopedDevice, get_cuda_device_count, get_cuda_devices, get_device, get_devices,

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import types as T
-from .arrays import array, zeros
+from .array_create import zeros
+from .arrays import array
 from .launcher import launch
 
 

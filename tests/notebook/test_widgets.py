@@ -140,6 +140,25 @@ def test_geometry_view_meshes_and_iso_surfaces():
     assert GeometryView(volume=field, iso=0.5).image.startswith(b"\x89PNG")
 
 
+def test_geometry_view_draws_several_meshes_and_a_volume_in_world_space():
+    pts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=np.float32)
+    tris = np.array([0, 1, 2], dtype=np.int32)
+    xs = np.linspace(-1, 1, 16)
+    field = sum(c ** 2 for c in np.meshgrid(xs, xs, xs, indexing="ij")).astype(np.float32)
+    volume = wp.Volume.load_from_numpy(field, min_world=(5.0, 0.0, 0.0), voxel_size=0.1)
+    view = GeometryView(mesh=[(pts, tris), wp.Mesh(pts + 2.0, tris)], volume=volume, iso=0.5)
+    assert [i.kind for i in view.items] == ["mesh", "mesh", "iso"]
+    assert view.items[0].color != view.items[1].color
+    assert view.image.startswith(b"\x89PNG")
+    if view.renderer == "pyvista":  # the iso-surface sits where the volume is in the world
+        surface = view.items[2].mesh
+        lo, hi = np.asarray(surface.bounds).reshape(3, 2).T
+        assert 5.0 <= lo[0] and hi[0] <= 5.0 + 1.5 and surface.n_points > 0
+        center = (lo + hi) / 2
+        np.testing.assert_allclose(center, [5.75, 0.75, 0.75], atol=0.05)  # radius sqrt(0.5) about index 7.5
+    view.close()
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({}, "needs something to draw"),
     ({"points": np.zeros((3, 3)), "backend": "webgl"}, "backend must be"),

@@ -2,8 +2,9 @@
 a simulation steps (step and play controls).
 
 Geometry is given as arrays (numpy or wp.array: points (N, 3) or vec3, triangles (M, 3) or a flat
-index array), as any object with `.points` and `.indices` (wp.Mesh), or as a 3-D scalar field with
-an iso value. The view keeps the arrays, not copies: each frame re-reads them, so a simulation that
+index array), as any object with `.points` and `.indices` (wp.Mesh; `mesh=` also takes a list of
+them), or as a scalar field with an iso value: a 3-D array (drawn in index space) or a wp.Volume
+(drawn in world space, so it lines up with meshes and points). The view keeps the arrays, not copies: each frame re-reads them, so a simulation that
 writes its wp.arrays in place only calls `view.step()` (or passes `step=` and presses play).
 
 Backends: "static" (default) renders a PNG in the kernel with pyvista off screen (Mesa's software
@@ -48,7 +49,26 @@ class _Item:
         return _triangles(self.source[1])
 
     def field(self) -> np.ndarray:
+        if hasattr(self.source, "to_dense"):  # a wp.Volume: its allocated region
+            return self.source.to_dense()[0]
         return np.asarray(as_numpy(self.source), dtype=np.float32)
+
+    def image_data(self, pv):
+        """The field as pyvista image data: a wp.Volume in world space, an array in index space."""
+        if hasattr(self.source, "to_dense"):
+            from ..geometry.pyvista_bridge import volume_to_pyvista
+            return volume_to_pyvista(self.source, name="f")
+        field = self.field()
+        grid = pv.ImageData(dimensions=field.shape)
+        grid.point_data["f"] = field.ravel(order="F")
+        return grid
+
+
+def _is_mesh(m) -> bool:
+    return hasattr(m, "points") or (isinstance(m, tuple) and len(m) == 2)
+
+
+_MESH_COLORS = ("#bbbbbb", "#f58518", "#54a24b", "#b279a2")
 
 
 class GeometryView(StaticFallback, W.VBox):
@@ -70,13 +90,20 @@ class GeometryView(StaticFallback, W.VBox):
         if points is not None:
             self.items.append(_Item("points", points, color))
         if mesh is not None:
-            if not hasattr(mesh, "points") and not (isinstance(mesh, (tuple, list)) and len(mesh) == 2):
-                raise TypeError("mesh= takes (points, triangles) arrays or an object with .points and .indices "
-                                "(such as wp.Mesh)")
-            self.items.append(_Item("mesh", mesh, "#bbbbbb" if points is not None else color))
+            if isinstance(mesh, list) and mesh and all(_is_mesh(m) for m in mesh):
+                meshes = mesh  # several meshes, each drawn in its own colour
+            elif _is_mesh(mesh) or (isinstance(mesh, list) and len(mesh) == 2):
+                meshes = [tuple(mesh) if isinstance(mesh, list) else mesh]
+            else:
+                raise TypeError("mesh= takes (points, triangles) arrays, an object with .points and .indices "
+                                "(such as wp.Mesh), or a list of these")
+            for k, m in enumerate(meshes):
+                first = color if k == 0 and points is None else _MESH_COLORS[k % len(_MESH_COLORS)]
+                self.items.append(_Item("mesh", m, first))
         if volume is not None:
-            if np.asarray(as_numpy(volume)).ndim != 3:
-                raise ValueError("volume= takes a 3-D array of scalars (its iso-surface at iso= is drawn)")
+            if not hasattr(volume, "to_dense") and np.asarray(as_numpy(volume)).ndim != 3:
+                raise ValueError("volume= takes a wp.Volume or a 3-D array of scalars (its iso-surface at iso= "
+                                 "is drawn)")
             self.items.append(_Item("iso", volume, "#e45756", iso))
         if not self.items:
             raise ValueError("GeometryView needs something to draw: points=, mesh=(points, triangles) or "
@@ -163,10 +190,7 @@ class GeometryView(StaticFallback, W.VBox):
     def _update_item(self, pv, item: _Item) -> None:
         p = self._plotter
         if item.kind == "iso":
-            field = item.field()
-            grid = pv.ImageData(dimensions=field.shape)
-            grid.point_data["f"] = field.ravel(order="F")
-            surface = grid.contour([item.iso], scalars="f")
+            surface = item.image_data(pv).contour([item.iso], scalars="f")
             if item.mesh is None:
                 item.mesh = surface.copy()
                 item.actor = p.add_mesh(item.mesh, color=item.color, smooth_shading=True)
