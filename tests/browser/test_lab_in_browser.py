@@ -1,9 +1,9 @@
-"""A lab in a real browser: JupyterLab on 127.0.0.1, Debian's Chromium driven by playwright (never a
-browser download), Run All on lab 4, then the DOM must show the widgets and the geometry view's
-picture, and no error output. The screenshot is kept as a test artifact in
-$WARP_NB_ARTIFACTS (default: test-artifacts/browser/ at the repository root).
+"""A lab in a real browser: JupyterLab, and the Jupyter Notebook front end, on 127.0.0.1, Debian's
+Chromium driven by playwright (never a browser download), Run All on lab 4, then the DOM must show
+the widgets and the geometry view's picture, and no error output. The screenshots are kept as test
+artifacts in $WARP_NB_ARTIFACTS (default: test-artifacts/browser/ at the repository root).
 
-Skipped, with the reason, where Chromium, JupyterLab or playwright is missing."""
+Skipped, with the reason, where Chromium, the front end or playwright is missing."""
 
 import json
 import os
@@ -27,14 +27,18 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
 
 
-def _requirements():
+# the two front ends: the server module to start and the page that opens a notebook in it
+FRONT_ENDS = {"jupyterlab": "lab/tree", "notebook": "notebooks"}
+
+
+def _requirements(front_end: str):
     if CHROMIUM is None:
         return "Chromium is not installed (apt-get install chromium; .ci/run does this)"
-    for module, what in (("jupyterlab", "JupyterLab"), ("playwright", "playwright"), ("ipywidgets", "ipywidgets")):
+    for module in (front_end, "playwright", "ipywidgets"):
         try:
             __import__(module)
         except ImportError:
-            return f"{what} is not installed (pip install jupyterlab playwright; .ci/run does this)"
+            return f"{module} is not installed (pip install jupyterlab notebook playwright; .ci/run does this)"
     return None
 
 
@@ -44,9 +48,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def jupyter_lab(tmp_path):
-    reason = _requirements()
+@pytest.fixture(params=list(FRONT_ENDS))
+def jupyter_server(request, tmp_path):
+    """(front end, base URL, token) of a running JupyterLab or Jupyter Notebook server."""
+    front_end = request.param
+    reason = _requirements(front_end)
     if reason:
         pytest.skip(reason)
     work = tmp_path / "work"
@@ -61,7 +67,7 @@ def jupyter_lab(tmp_path):
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
                JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
     log = open(tmp_path / "jupyterlab.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+    server = subprocess.Popen([sys.executable, "-m", front_end, "--no-browser", "--ip=127.0.0.1",
                                f"--port={port}", "--allow-root", f"--ServerApp.token={token}",
                                "--ServerApp.password=", f"--ServerApp.root_dir={work}", "--expose-app-in-browser",
                                "--ServerApp.disable_check_xsrf=True"],
@@ -76,9 +82,9 @@ def jupyter_lab(tmp_path):
             except OSError:
                 if server.poll() is not None or time.time() > deadline:
                     log.flush()
-                    pytest.fail("JupyterLab did not start:\n" + (tmp_path / "jupyterlab.log").read_text()[-3000:])
+                    pytest.fail(f"{front_end} did not start:\n" + (tmp_path / "jupyterlab.log").read_text()[-3000:])
                 time.sleep(0.5)
-        yield base, token
+        yield front_end, base, token
     finally:
         server.terminate()
         try:
@@ -109,16 +115,16 @@ _KERNEL_IDLE = """() => {
 }"""
 
 
-def test_lab_runs_in_jupyterlab_and_shows_widgets_and_geometry(jupyter_lab):
+def test_lab_runs_in_the_browser_and_shows_widgets_and_geometry(jupyter_server):
     from playwright.sync_api import sync_playwright
-    base, token = jupyter_lab
-    shot = _artifacts() / "04_particles.png"
+    front_end, base, token = jupyter_server
+    shot = _artifacts() / f"04_particles_{front_end}.png"
     t0 = time.perf_counter()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1600})
-            page.goto(f"{base}/lab/tree/{LAB}?token={token}", timeout=90_000)
+            page.goto(f"{base}/{FRONT_ENDS[front_end]}/{LAB}?token={token}", timeout=90_000)
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
             page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
             time.sleep(2)  # a Run All sent the instant the kernel first reports idle can be dropped
@@ -149,7 +155,7 @@ def test_lab_runs_in_jupyterlab_and_shows_widgets_and_geometry(jupyter_lab):
             view = page.locator(".wpnb-geometry-view").first
             view.scroll_into_view_if_needed()
             page.screenshot(path=str(shot))
-            view.screenshot(path=str(shot.with_name("04_particles_geometry.png")))
+            view.screenshot(path=str(shot.with_name(f"04_particles_{front_end}_geometry.png")))
             # the step button goes back to the kernel and draws a new frame
             before = page.evaluate("() => document.querySelector('.wpnb-geometry-view img').src")
             page.locator(".wpnb-geometry-view button:has-text('step')").click()
@@ -158,5 +164,5 @@ def test_lab_runs_in_jupyterlab_and_shows_widgets_and_geometry(jupyter_lab):
             assert "frame 41" in page.locator(".wpnb-geometry-status").first.inner_text()
         finally:
             browser.close()
-    print(f"browser test: {time.perf_counter() - t0:.1f} s, screenshot {shot}")
+    print(f"browser test ({front_end}): {time.perf_counter() - t0:.1f} s, screenshot {shot}")
     assert shot.exists() and shot.stat().st_size > 10_000
