@@ -159,6 +159,29 @@ def test_geometry_view_draws_several_meshes_and_a_volume_in_world_space():
     view.close()
 
 
+def test_geometry_view_html_backend_is_interactive_and_follows_the_simulation():
+    pytest.importorskip("trame_pyvista")
+    pytest.importorskip("anywidget")
+    p = wp.array(np.random.default_rng(2).random((32, 3)).astype(np.float32), dtype=wp.vec3)
+    view = GeometryView(points=p, step=lambda: wp.launch(drift, 32, inputs=[p, 0.5]), backend="html")
+    if view.renderer != "pyvista":
+        pytest.skip("pyvista cannot render here, so there is no scene to export")
+    assert view.children[0] is view.viewer and view.picture not in view.children
+    first = view.viewer.value
+    assert "<iframe" in first and len(first) > 10_000  # a self-contained vtk.js page
+    view.step()
+    assert view.children[0] is view.viewer and view.viewer.value != first  # same widget, new scene
+    assert view.image.startswith(b"\x89PNG")  # the static copy for saved notebooks is kept up to date
+    view.close()
+
+
+def test_geometry_view_html_backend_says_what_to_install(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "trame_pyvista", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"warp_nb\[interactive\]"):
+        GeometryView(points=np.zeros((3, 3), np.float32), backend="html")
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({}, "needs something to draw"),
     ({"points": np.zeros((3, 3)), "backend": "webgl"}, "backend must be"),

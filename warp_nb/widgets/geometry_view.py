@@ -9,8 +9,10 @@ writes its wp.arrays in place only calls `view.step()` (or passes `step=` and pr
 
 Backends: "static" (default) renders a PNG in the kernel with pyvista off screen (Mesa's software
 EGL: no display, no GPU, the same picture every run); "html" (opt-in) is pyvista's interactive
-view and needs `trame-vtk` and `anywidget`. Where pyvista cannot render at all, matplotlib draws
-the frame. Where widgets cannot render (nbval, a static HTML export), the output carries the PNG."""
+view (rotate and zoom in the browser; the scene is exported again at every step) and needs
+`trame-pyvista` and `anywidget` (`pip install "warp_nb[interactive]"`). Where pyvista cannot
+render at all, matplotlib draws the frame. Where widgets cannot render (nbval, a static HTML
+export), the output carries the PNG."""
 
 from __future__ import annotations
 
@@ -71,6 +73,16 @@ def _is_mesh(m) -> bool:
 _MESH_COLORS = ("#bbbbbb", "#f58518", "#54a24b", "#b279a2")
 
 
+def _require_interactive_extras() -> None:
+    try:
+        import anywidget  # noqa: F401
+        import trame_pyvista  # noqa: F401
+    except ImportError:
+        raise ImportError("GeometryView(backend='html') needs the interactive extras: "
+                          "pip install \"warp_nb[interactive]\" (trame-pyvista and anywidget); the default "
+                          "backend='static' needs nothing more") from None
+
+
 class GeometryView(StaticFallback, W.VBox):
     """Draw geometry and redraw it as a simulation steps.
 
@@ -85,7 +97,9 @@ class GeometryView(StaticFallback, W.VBox):
                  camera_position=None, interval_ms: int = 100, max_frames: int = 1000, **kwargs):
         if backend not in ("static", "html"):
             raise ValueError(f"GeometryView backend must be 'static' (a PNG rendered in the kernel) or 'html' "
-                             f"(interactive; needs trame-vtk and anywidget), got {backend!r}")
+                             f"(interactive; needs trame-pyvista and anywidget), got {backend!r}")
+        if backend == "html":
+            _require_interactive_extras()
         self.items: list[_Item] = []
         if points is not None:
             self.items.append(_Item("points", points, color))
@@ -119,6 +133,7 @@ class GeometryView(StaticFallback, W.VBox):
         self.render_seconds = 0.0
         self.image: bytes = b""
         self._plotter = None
+        self.viewer = None  # the interactive view (backend="html")
         self.picture = W.Image(format="png", layout=W.Layout(width=f"{self.window_size[0]}px"))
         self.picture.add_class("wpnb-geometry-image")
         self.step_button = W.Button(description="step", disabled=step is None, layout=W.Layout(width="70px"))
@@ -129,8 +144,6 @@ class GeometryView(StaticFallback, W.VBox):
         self.play.observe(self._on_play, "value")
         super().__init__([self.picture, W.HBox([self.step_button, self.play, self.status])], **kwargs)
         self.add_class("wpnb-geometry-view")
-        if backend == "html":
-            self._html_view()
         self.redraw()
 
     # --- stepping --------------------------------------------------------------------------
@@ -162,6 +175,8 @@ class GeometryView(StaticFallback, W.VBox):
             image = self._draw_matplotlib()
         self.image = png_bytes(image)
         self.picture.value = self.image
+        if self.backend == "html" and self.renderer == "pyvista":
+            self._html_view()
         self.render_seconds = time.perf_counter() - t0
         n = sum(len(i.points()) for i in self.items if i.kind != "iso")
         self.status.value = (f"<span class='wpnb-geometry-status'>frame {self.frame} &middot; {n} points &middot; "
@@ -242,16 +257,16 @@ class GeometryView(StaticFallback, W.VBox):
         return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 
     def _html_view(self) -> None:
-        """pyvista's interactive view (opt-in): rotate and zoom in the browser."""
-        try:
-            import anywidget  # noqa: F401
-            import trame_vtk  # noqa: F401
-        except ImportError:
-            raise ImportError("GeometryView(backend='html') needs the interactive extras: "
-                              "pip install trame-vtk trame-vuetify anywidget; the default backend='static' "
-                              "needs nothing more") from None
-        self._draw_pyvista()
-        viewer = self._plotter.show(jupyter_backend="html", return_viewer=True)
+        """Export the current scene to pyvista's interactive html view (shown instead of the picture)."""
+        from pyvista.jupyter.notebook import handle_plotter  # direct: show() ignores backends outside a kernel
+        viewer = handle_plotter(self._plotter, backend="html")
+        if self.viewer is not None and self.viewer.has_trait("scene") and viewer.has_trait("scene"):
+            self.viewer.scene = viewer.scene  # the same widget, a new scene: the page keeps its place
+            viewer.close()
+            return
+        if self.viewer is not None:
+            self.viewer.close()
+        self.viewer = viewer
         self.children = (viewer,) + tuple(self.children[1:])
 
     def static_png(self) -> bytes | None:
@@ -261,4 +276,7 @@ class GeometryView(StaticFallback, W.VBox):
         if getattr(self, "_plotter", None) is not None:  # also from __del__ of a half-made view
             self._plotter.close()
             self._plotter = None
+        if getattr(self, "viewer", None) is not None:
+            self.viewer.close()
+            self.viewer = None
         super().close()
