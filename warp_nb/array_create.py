@@ -12,7 +12,6 @@ from . import devices, types
 from .arrays import _resolve_dtype, _shape_tuple, array
 
 
-
 def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
     a = array.__new__(array, shape=shape or 0)
     a.device = devices.get_device(device)

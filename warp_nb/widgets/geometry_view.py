@@ -4,8 +4,9 @@ a simulation steps (step and play controls).
 Geometry is given as arrays (numpy or wp.array: points (N, 3) or vec3, triangles (M, 3) or a flat
 index array), as any object with `.points` and `.indices` (wp.Mesh; `mesh=` also takes a list of
 them), or as a scalar field with an iso value: a 3-D array (drawn in index space) or a wp.Volume
-(drawn in world space, so it lines up with meshes and points). The view keeps the arrays, not copies: each frame re-reads them, so a simulation that
-writes its wp.arrays in place only calls `view.step()` (or passes `step=` and presses play).
+(drawn in world space, so it lines up with meshes and points). The view keeps the arrays, not
+copies: each frame re-reads them, so a simulation that writes its wp.arrays in place only calls
+`view.step()` (or passes `step=` and presses play).
 
 Backends: "static" (default) renders a PNG in the kernel with pyvista off screen (Mesa's software
 EGL: no display, no GPU, the same picture every run); "html" (opt-in) is pyvista's interactive
@@ -111,9 +112,9 @@ class GeometryView(StaticFallback, W.VBox):
             else:
                 raise TypeError("mesh= takes (points, triangles) arrays, an object with .points and .indices "
                                 "(such as wp.Mesh), or a list of these")
-            for k, m in enumerate(meshes):
-                first = color if k == 0 and points is None else _MESH_COLORS[k % len(_MESH_COLORS)]
-                self.items.append(_Item("mesh", m, first))
+            for k, m in enumerate(meshes):  # the first in `color` unless points take it
+                mesh_color = color if k == 0 and points is None else _MESH_COLORS[k % len(_MESH_COLORS)]
+                self.items.append(_Item("mesh", m, mesh_color))
         if volume is not None:
             if not hasattr(volume, "to_dense") and np.asarray(as_numpy(volume)).ndim != 3:
                 raise ValueError("volume= takes a wp.Volume or a 3-D array of scalars (its iso-surface at iso= "
