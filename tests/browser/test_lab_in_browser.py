@@ -1,6 +1,7 @@
 """A lab in a real browser: JupyterLab, and the Jupyter Notebook front end, on 127.0.0.1, Debian's
 Chromium driven by playwright (never a browser download), Run All on lab 4, then the DOM must show
-the widgets and the geometry view's picture, and no error output. The screenshots are kept as test
+the widgets and the geometry view's picture, and no error output; labs 1 and 3 likewise for the
+device picker and the gradient inspector (whose button runs the check in the kernel). The screenshots are kept as test
 artifacts in $WARP_NB_ARTIFACTS (default: test-artifacts/browser/ at the repository root).
 
 Skipped, with the reason, where Chromium, the front end or playwright is missing."""
@@ -19,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "04_particles.ipynb"
+LABS = ("01_first_kernel.ipynb", "03_autodiff.ipynb", LAB)
 CHROMIUM = next((p for p in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
                              shutil.which("chromium-browser")) if p and os.path.exists(p)), None)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -57,7 +59,8 @@ def jupyter_server(request, tmp_path):
         pytest.skip(reason)
     work = tmp_path / "work"
     work.mkdir()
-    shutil.copy(ROOT / "notebooks" / LAB, work / LAB)
+    for lab in LABS:
+        shutil.copy(ROOT / "notebooks" / lab, work / lab)
     settings = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     # no news or update pop-up over the outputs (there is no network to fetch them from anyway)
@@ -115,6 +118,32 @@ _KERNEL_IDLE = """() => {
 }"""
 
 
+def _run_all(browser, base: str, token: str, front_end: str, lab: str, shot: Path):
+    """A page with `lab` opened in the front end and every cell run (a screenshot at `shot` if not)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    # reset: JupyterLab would otherwise reopen the earlier notebooks of this server as hidden tabs
+    page.goto(f"{base}/{FRONT_ENDS[front_end]}/{lab}?token={token}&reset", timeout=90_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell:visible", timeout=90_000)
+    page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+    time.sleep(2)  # a Run All sent the instant the kernel first reports idle can be dropped
+    page.click(".jp-Notebook .jp-Cell:visible >> nth=0")
+    for attempt in range(3):  # Run All, again if the first one was dropped
+        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        try:
+            page.wait_for_function(_ALL_RAN, timeout=120_000 if attempt == 0 else 60_000, polling=500)
+            return page
+        except Exception:
+            if attempt == 2:
+                page.screenshot(path=str(shot), full_page=True)
+                raise
+    return page
+
+
+def _no_errors(page) -> None:
+    errors = page.locator("[data-mime-type='application/vnd.jupyter.error']")
+    assert errors.count() == 0, errors.first.inner_text()
+
+
 def test_lab_runs_in_the_browser_and_shows_widgets_and_geometry(jupyter_server):
     from playwright.sync_api import sync_playwright
     front_end, base, token = jupyter_server
@@ -123,21 +152,7 @@ def test_lab_runs_in_the_browser_and_shows_widgets_and_geometry(jupyter_server):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1600})
-            page.goto(f"{base}/{FRONT_ENDS[front_end]}/{LAB}?token={token}", timeout=90_000)
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-            page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
-            time.sleep(2)  # a Run All sent the instant the kernel first reports idle can be dropped
-            page.click(".jp-Notebook .jp-Cell >> nth=0")
-            for attempt in range(3):  # Run All, again if the first one was dropped
-                page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-                try:
-                    page.wait_for_function(_ALL_RAN, timeout=120_000 if attempt == 0 else 60_000, polling=500)
-                    break
-                except Exception:
-                    if attempt == 2:
-                        page.screenshot(path=str(shot), full_page=True)
-                        raise
+            page = _run_all(browser, base, token, front_end, LAB, shot)
             # the widgets rendered: the timing panel's table and the geometry view's picture
             page.wait_for_selector(".wpnb-geometry-view img", timeout=30_000)
             page.wait_for_function("""() => { const img = document.querySelector('.wpnb-geometry-view img');
@@ -150,8 +165,7 @@ def test_lab_runs_in_the_browser_and_shows_widgets_and_geometry(jupyter_server):
             assert "accelerations" in page.locator(".wpnb-timing-panel").first.inner_text()
             assert page.locator(".jupyter-widgets").count() >= 3
             assert page.locator(".wpnb-geometry-view button:has-text('step')").count() == 1
-            errors = page.locator("[data-mime-type='application/vnd.jupyter.error']")
-            assert errors.count() == 0, errors.first.inner_text()
+            _no_errors(page)
             view = page.locator(".wpnb-geometry-view").first
             view.scroll_into_view_if_needed()
             page.screenshot(path=str(shot))
@@ -166,3 +180,37 @@ def test_lab_runs_in_the_browser_and_shows_widgets_and_geometry(jupyter_server):
             browser.close()
     print(f"browser test ({front_end}): {time.perf_counter() - t0:.1f} s, screenshot {shot}")
     assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_device_picker_and_gradient_inspector_work_in_the_browser(jupyter_server):
+    """Lab 1's DevicePicker (a dropdown holding cpu) and lab 3's GradientInspector (its table, and
+    its button running the finite-difference check in the kernel), in the same server."""
+    from playwright.sync_api import sync_playwright
+    front_end, base, token = jupyter_server
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = _run_all(browser, base, token, front_end, "01_first_kernel.ipynb",
+                            _artifacts() / f"01_first_kernel_{front_end}.png")
+            page.wait_for_selector(".wpnb-device-picker select", timeout=30_000)
+            assert "cpu" in page.locator(".wpnb-device-picker select").first.inner_text()
+            _no_errors(page)
+            page.close()
+
+            page = _run_all(browser, base, token, front_end, "03_autodiff.ipynb",
+                            _artifacts() / f"03_autodiff_{front_end}.png")
+            inspector = page.locator(".wpnb-gradient-inspector").first
+            inspector.wait_for(timeout=30_000)
+            assert "loss" in inspector.inner_text()
+            _no_errors(page)
+            inspector.scroll_into_view_if_needed()
+            # the lab ran a check before training; after it the gradients shown are cleared, so only
+            # a check run by this click reports a fresh backward pass
+            assert "fresh backward pass" not in inspector.inner_text()
+            inspector.locator("button:has-text('finite-difference check')").click()
+            page.wait_for_function("""() => document.querySelector('.wpnb-gradient-inspector')
+                                              .innerText.includes('fresh backward pass')""", timeout=30_000)
+            assert "PASSED" in inspector.inner_text()
+            inspector.screenshot(path=str(_artifacts() / f"03_autodiff_{front_end}_inspector.png"))
+        finally:
+            browser.close()

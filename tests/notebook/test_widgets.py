@@ -105,6 +105,20 @@ def test_gradient_inspector_flags_nan_and_inf_and_a_wrong_gradient():
     assert not insp.run_check().passed
 
 
+def test_gradient_inspector_check_leaves_out_intermediates_and_recomputes_cleared_gradients():
+    tape, x, y, loss, forward = _tape_problem([0.5, -1.0, 2.0])
+    y.grad.fill_(3.0)  # an intermediate with a gradient (as with retain_grad): forward() overwrites y
+    insp = GradientInspector({"x": x, "y": y}, check=forward)
+    result = insp.run_check()
+    assert result.passed and "(x)" in result.text  # only x is perturbed and counted
+    tape.zero()  # what a training loop does after each step: the gradients shown are now zero
+    y.grad.zero_()
+    result = insp.run_check()
+    assert result.passed and "fresh backward pass" in result.text
+    np.testing.assert_allclose(result.analytic, result.numeric, rtol=2e-2)
+    assert not np.any(x.grad.numpy()) and not np.any(y.grad.numpy())  # the display's gradients untouched
+
+
 def test_geometry_view_draws_points_and_redraws_them_in_place():
     rng = np.random.default_rng(1)
     p = wp.array(rng.random((64, 3)).astype(np.float32), dtype=wp.vec3)

@@ -175,10 +175,11 @@ class GradientInspector(StaticFallback, W.VBox):
         return result
 
     def _directional_check(self) -> CheckResult:
-        """d loss along a random direction u: adjoint sum(grad * u) against
-        (loss(x + eps u) - loss(x - eps u)) / (2 eps), arrays restored afterwards."""
-        grads_now = {name: as_numpy(a.grad).astype(np.float64).copy() for name, a in self.arrays.items()
-                     if getattr(a, "grad", None) is not None}
+        """d loss along a random direction u of the inputs: the gradients' sum(grad * u) against
+        (loss(x + eps u) - loss(x - eps u)) / (2 eps), arrays restored afterwards. Arrays the forward
+        pass writes (intermediates such as a prediction) are not inputs and are left out. Where the
+        gradients shown are all zero (cleared by tape.zero(), or not computed yet), the check takes
+        them from a fresh backward pass instead, and says so."""
         loss = self.check()  # the forward pass once: the array it returns is not an input
         targets = [(name, a) for name, a in self.arrays.items()
                    if a is not loss and getattr(a, "grad", None) is not None
@@ -186,19 +187,22 @@ class GradientInspector(StaticFallback, W.VBox):
         if not targets:
             raise ValueError("no array with a gradient to check")
         views = [as_numpy(a) for _, a in targets]
-        grads = [grads_now[name] for name, _ in targets]
         saved = [v.copy() for v in views]
         dirs = [self.rng.standard_normal(v.shape) for v in views]
         norm = np.sqrt(sum(float((d * d).sum()) for d in dirs)) or 1.0
         dirs = [d / norm for d in dirs]
-        analytic = sum(float((g * d).sum()) for g, d in zip(grads, dirs))
         scale = max(1.0, max(float(np.abs(s).max()) for s in saved))
         eps = self.eps * scale
+        written = [False] * len(views)
 
         def loss_at(sign):
             for v, s, d in zip(views, saved, dirs):
                 v[...] = (s + sign * eps * d).astype(v.dtype)
-            return float(np.asarray(as_numpy(self.check()), dtype=np.float64).reshape(-1)[0])
+            shifted = [v.copy() for v in views]
+            value = float(np.asarray(as_numpy(self.check()), dtype=np.float64).reshape(-1)[0])
+            for k, (v, before) in enumerate(zip(views, shifted)):
+                written[k] = written[k] or not np.array_equal(v, before)  # the forward pass wrote it
+            return value
 
         try:
             numeric = (loss_at(+1) - loss_at(-1)) / (2 * eps)
@@ -206,9 +210,35 @@ class GradientInspector(StaticFallback, W.VBox):
             for v, s in zip(views, saved):
                 v[...] = s
             self.check()  # leave the forward values as they were
+        inputs = [k for k in range(len(targets)) if not written[k]]
+        if not inputs:
+            raise ValueError("every array given is written by the forward pass: pass its inputs too")
+        grads = [as_numpy(targets[k][1].grad).astype(np.float64) for k in inputs]
+        source = "the gradients shown"
+        if not any(np.any(g) for g in grads):
+            grads, source = self._fresh_gradients([targets[k][1] for k in inputs]), "a fresh backward pass " \
+                "(the gradients shown are all zero)"
+        analytic = sum(float((g * dirs[k]).sum()) for g, k in zip(grads, inputs))
         err = abs(analytic - numeric) / max(abs(numeric), abs(analytic), 1e-12)
         passed = err <= self.rtol or abs(analytic - numeric) <= 1e-6
-        names = ", ".join(n for n, _ in targets)
-        text = (f"d loss along a random direction of ({names}): adjoint {analytic:.6g}, "
+        names = ", ".join(targets[k][0] for k in inputs)
+        text = (f"d loss along a random direction of ({names}): from {source} {analytic:.6g}, "
                 f"finite difference {numeric:.6g}, relative error {err:.2g} (tolerance {self.rtol:g})")
         return CheckResult(passed, analytic, numeric, err, text)
+
+    def _fresh_gradients(self, inputs: list) -> list:
+        """The inputs' gradients from recording `check()` on a new Tape and running it backwards;
+        every inspected array's `.grad` is left as it was."""
+        from warp_nb.tape import Tape
+        kept = [(a, as_numpy(a.grad).copy()) for a in self.arrays.values() if getattr(a, "grad", None) is not None]
+        try:
+            for a, _ in kept:
+                a.grad.zero_()
+            tape = Tape()
+            with tape:
+                loss = self.check()
+            tape.backward(loss=loss)
+            return [as_numpy(a.grad).astype(np.float64).copy() for a in inputs]
+        finally:
+            for a, g in kept:
+                a.grad.assign(g)
