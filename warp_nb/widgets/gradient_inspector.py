@@ -216,8 +216,8 @@ class GradientInspector(StaticFallback, W.VBox):
         grads = [as_numpy(targets[k][1].grad).astype(np.float64) for k in inputs]
         source = "the gradients shown"
         if not any(np.any(g) for g in grads):
-            grads, source = self._fresh_gradients([targets[k][1] for k in inputs]), "a fresh backward pass " \
-                "(the gradients shown are all zero)"
+            grads = self._fresh_gradients([targets[k][1] for k in inputs])
+            source = "a fresh backward pass (the gradients shown are all zero)"
         analytic = sum(float((g * dirs[k]).sum()) for g, k in zip(grads, inputs))
         err = abs(analytic - numeric) / max(abs(numeric), abs(analytic), 1e-12)
         passed = err <= self.rtol or abs(analytic - numeric) <= 1e-6
