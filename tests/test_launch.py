@@ -75,6 +75,23 @@ def test_bad_dims_and_devices():
     wp.launch(many_args, dim=0, inputs=args)  # an empty launch is fine and does nothing
 
 
+def test_dims_given_as_lists_arrays_and_numpy_integers():
+    for dim in ([3, 4], np.array([3, 4]), (np.int64(3), np.int32(4))):
+        out = wp.zeros((3, 4), dtype=int)
+        wp.launch(grid2, dim=dim, inputs=[out])
+        np.testing.assert_array_equal(out.numpy(), 100 * np.arange(3)[:, None] + np.arange(4)[None, :])
+    ones = wp.zeros(5, dtype=int)
+    wp.launch(grid1, dim=np.int64(5), inputs=[ones])
+    np.testing.assert_array_equal(ones.numpy(), np.arange(5))
+    with pytest.raises(ValueError, match="launch dim"):
+        wp.launch(grid2, dim=[1, 2, 3, 4, 5], inputs=[wp.zeros((3, 4), dtype=int)])
+
+
+@wp.kernel
+def grid1(out: wp.array(dtype=int)):
+    out[wp.tid()] = wp.tid()
+
+
 @wp.kernel
 def grid2(out: wp.array2d(dtype=int)):
     i, j = wp.tid()

@@ -9,6 +9,7 @@ otherwise raises a TypeError naming the parameter."""
 from __future__ import annotations
 
 import ctypes
+import numbers
 import struct
 import time
 
@@ -156,10 +157,9 @@ _bounds_cache: dict = {}
 
 
 def _bounds(dim) -> tuple[bytes, int, int]:
-    hit = _bounds_cache.get(dim)
-    if hit is not None:
-        return hit
-    shape = (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
+    """(packed launch bounds, number of dimensions, thread count) of `dim`: an int, or a tuple,
+    list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline)."""
+    shape = (int(dim),) if isinstance(dim, numbers.Integral) else tuple(int(d) for d in dim)
     if not 1 <= len(shape) <= 4 or any(d < 0 for d in shape):
         raise ValueError(f"launch dim must be a non-negative int or a tuple of 1 to 4 of them, got {dim!r}")
     size = 1
@@ -168,7 +168,7 @@ def _bounds(dim) -> tuple[bytes, int, int]:
     if size >= 2 ** 31:
         raise ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), got dim={dim!r}")
     packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape), size
-    if len(_bounds_cache) < 4096:
+    if isinstance(dim, (int, tuple)) and len(_bounds_cache) < 4096:
         _bounds_cache[dim] = packed
     return packed
 
@@ -213,8 +213,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         _wrong_count(kernel, args)
     if adjoint:
         return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher.device)
-    hit = _bounds_cache.get(dim)
-    bounds, ndim, size = hit if hit is not None else _bounds(dim)
+    try:  # inline: most launches repeat a dim seen before
+        bounds, ndim, size = _bounds_cache[dim]
+    except (KeyError, TypeError):  # new, or unhashable (a list or an array)
+        bounds, ndim, size = _bounds(dim)
     if launcher.tid_count > 1 and ndim != launcher.tid_count:
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
@@ -286,10 +288,6 @@ def _wrong_count(kernel, args):
 _CPU_COUNT = cpu_thread_count()  # asked once: the affinity syscall would cost a third of a launch
 
 
-def _thread_count() -> int:
-    return config.cpu_threads or _CPU_COUNT
-
-
 def _execute(launcher: Launcher, packed: bytes, bounds: bytes, size: int) -> None:
     """Run a launch on its device: CPU through the native runtime, CUDA on the device's current
     stream (asynchronously, unless debug checks must be read back)."""
@@ -299,10 +297,10 @@ def _execute(launcher: Launcher, packed: bytes, bounds: bytes, size: int) -> Non
         return
     state = launcher.debug_state
     if state is None:
-        _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+        _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
         return
     ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
-    _run(launcher.entry, packed, bounds, _thread_count(), launcher.stats)
+    _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
     if state.failed:
         raise _debug_error(launcher, state)
 
