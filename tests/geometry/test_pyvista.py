@@ -50,3 +50,11 @@ def test_volume_round_trip():
     dense, _ = back.to_dense((0, 0, 0), (9, 11, 8))
     np.testing.assert_allclose(dense, f)
     np.testing.assert_allclose(back.translation, (1, 2, 3))
+
+
+def test_missing_pyvista_says_what_to_install(monkeypatch):
+    import sys
+    from warp_nb.geometry import pyvista_bridge
+    monkeypatch.setitem(sys.modules, "pyvista", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"pip install 'warp_nb\[viz\]'"):
+        pyvista_bridge.mesh_to_pyvista(object())

@@ -82,3 +82,11 @@ def test_bad_usd_input(tmp_path):
     stage.GetRootLayer().Save()
     with pytest.raises(ValueError, match="no UsdGeom.Mesh"):
         usd.load_mesh(str(path))
+
+
+def test_missing_usd_core_says_what_to_install(monkeypatch, tmp_path):
+    import sys
+    from warp_nb.geometry import usd
+    monkeypatch.setitem(sys.modules, "pxr.UsdGeom", None)  # as if usd-core were not installed
+    with pytest.raises(ImportError, match=r"pip install 'warp_nb\[usd\]'"):
+        usd.load_mesh(str(tmp_path / "missing.usda"))

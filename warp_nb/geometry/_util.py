@@ -4,6 +4,8 @@ what is wrong and where."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .. import types as T
@@ -56,3 +58,13 @@ def check_finite(view: np.ndarray, what: str) -> None:
     if view.size and not np.isfinite(view).all():
         bad = int(np.argwhere(~np.isfinite(view).reshape(view.shape[0], -1).all(axis=1))[0, 0])
         raise ValueError(f"{what} holds non-finite values (first at index {bad}: {view[bad].tolist()})")
+
+
+def optional_module(name: str, feature: str, package: str, extra: str):
+    """Import `name`, which `feature` needs from the optional `package` (the `extra` installs it),
+    or raise an ImportError that says how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise ImportError(f"warp_nb's {feature} needs {package}: pip install 'warp_nb[{extra}]' "
+                          f"(or pip install {package}) ({e})") from None

@@ -14,16 +14,11 @@ import numpy as np
 
 from .. import types as T
 from ..arrays import array
-
-_INSTALL = "warp_nb's pyvista bridge needs pyvista: pip install 'warp_nb[viz]' (or pip install pyvista)"
+from ._util import optional_module
 
 
 def _pv():
-    try:
-        import pyvista
-    except ImportError as e:
-        raise ImportError(f"{_INSTALL} ({e})") from None
-    return pyvista
+    return optional_module("pyvista", "pyvista bridge", "pyvista", "viz")
 
 
 def _np(a, cols=None) -> np.ndarray:

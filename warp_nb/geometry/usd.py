@@ -12,18 +12,18 @@ tools (usdview, Omniverse, Blender, Houdini) open.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
-_INSTALL = "warp_nb's USD support needs Pixar's usd-core: pip install 'warp_nb[usd]' (or pip install usd-core)"
+from ._util import optional_module
 
 
 def _pxr():
-    try:
-        from pxr import Gf, Sdf, Usd, UsdGeom, Vt  # noqa: F401
-    except ImportError as e:
-        raise ImportError(f"{_INSTALL} ({e})") from None
-    import pxr
-    return pxr
+    """The pxr package, with the modules used here loaded (pxr.Usd and friends are submodules)."""
+    for name in ("pxr.Gf", "pxr.Sdf", "pxr.Usd", "pxr.UsdGeom", "pxr.Vt"):
+        optional_module(name, "USD support", "usd-core", "usd")
+    return importlib.import_module("pxr")
 
 
 def _numpy(points) -> np.ndarray:
