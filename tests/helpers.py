@@ -32,3 +32,11 @@ def config(**settings):
     finally:
         for k, v in old.items():
             setattr(wp.config, k, v)
+
+
+@wp.struct
+class Body:
+    """A struct for end-to-end tests: vectors and an int as fields, carried through loops and funcs."""
+    pos: wp.vec3
+    vel: wp.vec3
+    hits: int
