@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field
 
 import warp_nb as wp
-from warp_nb import pipeline
+from warp_nb.compiler import pipeline
+from warp_nb.program.kernel import Kernel
 from warp_nb.errors import KernelError
 
 from . import deps, messages
@@ -143,7 +144,7 @@ def run_cell(shell, header: str, cell: str, kind: str, mode: str | None, device)
         code = compile(tree, filename, "exec", flags=getattr(shell.compile, "flags", 0), dont_inherit=True)
         _execute(code, ns, module)
         for name in plain:
-            ns[name] = pipeline.Kernel(ns[name], module=module) if kind == "kernel" else wp.func(ns[name])
+            ns[name] = Kernel(ns[name], module=module) if kind == "kernel" else wp.func(ns[name])
     except KernelError as e:
         _restore(ns, saved)
         if e.loc is None:
@@ -260,7 +261,7 @@ def _compile(kernels: list, device, result: CellResult) -> list:
     log_start = len(pipeline.compile_log)
     t0 = time.perf_counter()
     for module in dict.fromkeys(k.module for k in kernels):
-        pipeline.load_module(module, device)
+        module.load(device)
     failures = []
     for k in kernels:
         try:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import types
 
-from warp_nb import pipeline
+from warp_nb.compiler import pipeline
+from warp_nb.program.kernel import Kernel
 from warp_nb.errors import KernelError
 
 
@@ -61,7 +62,7 @@ def notebook_kernels(ns: dict, skip_module: str) -> list:
     """Kernels bound in the user namespace whose names are looked up there, except `skip_module`'s."""
     out = []
     for value in list(ns.values()):
-        if isinstance(value, pipeline.Kernel) and value.module != skip_module and value.scope.globals is ns:
+        if isinstance(value, Kernel) and value.module.name != skip_module and value.scope.globals is ns:
             out.append(value)
     return out
 
@@ -73,13 +74,13 @@ def update_dependents(changed: set, ns: dict, module: str, device, result) -> li
     labels = {r.module: r.label for r in cells.CELLS.values()}
     failures, recompile = [], []
     for k in notebook_kernels(ns, module):
-        where = labels.get(k.module, "an earlier cell")
+        where = labels.get(k.module.name, "an earlier cell")
         for t in _struct_params(k):
             name = t.cls.__name__
             if name in changed and ns.get(name) is not t:
                 result.stale.append((k.key, where))
         if changed & used_names(k):
-            had_code = bool(getattr(k, "_compiled", None))
+            had_code = k.has_compiled_code
             k.invalidate()
             if had_code:
                 recompile.append((k, where))

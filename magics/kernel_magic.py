@@ -9,7 +9,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 import warp_nb as wp
-from warp_nb import cache, pipeline
+from warp_nb.toolchain import cache
 
 from . import cells, messages, timing
 
@@ -208,10 +208,7 @@ def clear_cache() -> int:
 def source_display(k, device, forward_only: bool = False):
     """The kernel's C++ as a highlighted IPython display object (plain text in a terminal)."""
     from IPython.display import Code
-    if forward_only or k.enable_backward is False:
-        text = pipeline.source_of(k, device)
-    else:
-        text = pipeline.prepare(k, k.mode or wp.config.mode, backward=True).unit.source
+    text = k.compiled(device, backward=not forward_only and k.backward_enabled).unit.source
     return Code(text, language="c++")
 
 

@@ -9,7 +9,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from warp_nb import launcher, pipeline
+from warp_nb import launcher
+from warp_nb.compiler import pipeline
 
 
 @dataclass

@@ -1,5 +1,7 @@
 """Test setup: an isolated kernel cache per test session (so compile counts are meaningful and
-the user's cache is untouched), and skips for what this machine lacks."""
+the user's cache is untouched), the IR verifier on between compiler stages, skips for what this
+machine lacks, tests marked `run_last` moved to the end (they look at what the whole session
+compiled), and the summaries tests report printed after the run."""
 
 import os
 import shutil
@@ -13,6 +15,7 @@ os.environ["WARP_NB_CACHE_DIR"] = _CACHE
 import warp_nb as wp  # noqa: E402  (after the cache directory is chosen)
 
 wp.config.kernel_cache_dir = _CACHE
+wp.config.verify_ir = True  # every test checks the IR invariants between stages
 
 _HAS_CXX = bool(os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++"))
 
@@ -22,6 +25,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "needs_cxx" in item.keywords and not _HAS_CXX:
             item.add_marker(skip_cxx)
+    items.sort(key=lambda item: "run_last" in item.keywords)  # stable: the rest keep their order
+
+
+def pytest_terminal_summary(terminalreporter):
+    from tests.support.report import SUMMARIES
+    for text in SUMMARIES:
+        terminalreporter.write_line(text)
 
 
 @pytest.fixture

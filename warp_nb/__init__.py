@@ -14,36 +14,37 @@ import math as _math
 
 from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
-from .arrays import array, array1d, array2d, array3d, array4d  # noqa: F401
-from .array_create import (  # noqa: F401
-    clone, copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like,
-)
-from .devices import (  # noqa: F401
-    Device, DeviceError, ScopedDevice, get_cuda_device_count, get_cuda_devices, get_device, get_devices,
-    get_preferred_device, is_cuda_available, is_device_available, set_device, synchronize, synchronize_device,
+from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
+from .aot import compile_aot_module  # noqa: F401
+from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
+from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
+from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401
+from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
+from .builtins.registry import BUILTINS as _BUILTINS
+from .cuda.streams import (  # noqa: F401
+    Event, ScopedStream, Stream, get_event_elapsed_time, get_stream, record_event, set_stream, synchronize_event,
+    synchronize_stream, wait_event, wait_stream,
 )
 from .errors import (  # noqa: F401
     CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
 )
-from .pipeline import Function, Kernel, adjoint, force_load, func, func_grad, func_replay, kernel, load_module  # noqa
-from .dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401
-from .launcher import launch  # noqa: F401
-from .streams import (  # noqa: F401
-    Event, ScopedStream, Stream, get_event_elapsed_time, get_stream, record_event, set_stream, synchronize_event,
-    synchronize_stream, wait_event, wait_stream,
-)
-from .nvrtc import compile_aot_module  # noqa: F401
-from .registry import BUILTINS as _BUILTINS
+from .program.func import Function, adjoint, func, func_grad, func_replay  # noqa: F401
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
-from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
-from .structs import struct  # noqa: F401
+from .program.kernel import Kernel, kernel  # noqa: F401
+from .launcher import launch  # noqa: F401
+from .program.module import Module, force_load, get_module, load_module  # noqa: F401
+from .runtime.devices import (  # noqa: F401
+    Device, DeviceError, ScopedDevice, get_cuda_device_count, get_cuda_devices, get_device, get_devices,
+    get_preferred_device, is_cuda_available, is_device_available, set_device, synchronize, synchronize_device,
+)
 from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403
 from .types import bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
 from .types import matrix, quaternion, transformation, vector  # noqa: F401
+from .types.structs import struct  # noqa: F401
 from .utils import ScopedTimer, constant  # noqa: F401
+from .version import __version__  # noqa: F401
 
-__version__ = "0.1.0"
 
 for _name, _builtin in _BUILTINS.items():
     if _builtin.export and _name not in globals():
@@ -63,7 +64,7 @@ def init():
     """Initialise now rather than at the first launch (as wp.init() does in Warp): load the CPU
     runtime, identify the compiler and the native headers, and run the compiler front end once
     on a tiny kernel. Calling it is optional; it is idempotent."""
-    from .pipeline import warm_up
+    from .program.module import warm_up
     warm_up()
 
 

@@ -42,7 +42,7 @@ def demo(steps: int = 200, count: int = 100_000) -> int:
     t0 = time.perf_counter()
     wp.load_module(device=device)
     compile_s = time.perf_counter() - t0
-    from warp_nb import cache
+    from warp_nb.toolchain import cache
     print(f"compile: {compile_s * 1000:.0f} ms ({cache.stats['compiled']} kernels compiled, "
           f"{cache.stats['disk_hits']} from the cache at {cache.cache_dir()})")
 
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     if args.command == "demo":
         return demo(args.steps, args.count)
     if args.command == "cache":
-        from warp_nb import cache
+        from warp_nb.toolchain import cache
         if args.clear:
             print(f"removed {cache.clear()} compiled kernels from {cache.cache_dir()}")
         else:

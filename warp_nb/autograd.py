@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import types as T
-from .array_create import zeros
-from .arrays import array
+from .arrays.create import zeros
+from .arrays.array import array
 from .launcher import launch
 
 

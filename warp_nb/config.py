@@ -15,17 +15,15 @@ max_unroll: int = 16
 #: Threads for CPU launches: 0 means every core; 1 runs serially and deterministically.
 cpu_threads: int = 0
 
-#: Print what the compiler does (cache hits, compile times).
-verbose: bool = False
-
 #: Print the typed IR of every kernel as it is compiled (a debug switch for compiler work).
 print_ir: bool = False
 
-#: Generate adjoint (backward) code for kernels (needed by wp.Tape and adjoint launches).
+#: Check the IR's invariants between compiler stages (always on in debug mode; the tests set it).
+verify_ir: bool = False
+
+#: Whether kernels can be differentiated (wp.Tape, adjoint launches); `@wp.kernel(enable_backward=...)`
+#: overrides it per kernel. With False, a backward launch is refused.
 enable_backward: bool = True
 
 #: Extra flags for the C++ compiler (appended; part of the cache key).
 cxx_flags: str = os.environ.get("WARP_NB_CXXFLAGS", "")
-
-#: Hide the "Warp-compatible" banner and other informational messages.
-quiet: bool = False

@@ -14,10 +14,12 @@ import struct
 import time
 
 from . import config, recording, types as T
-from .arrays import ArrayType, array
-from .devices import Device, cpu_thread_count, get_device
+from .arrays.array import array
 from .errors import KernelError
-from .structs import StructInstance, field_ctype
+from .runtime import native
+from .runtime.devices import Device, cpu_thread_count, current_device, get_device
+from .types.array_type import ArrayType
+from .types.structs import StructInstance, field_ctype
 
 _SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16: "H", T.int32: "i", T.uint32: "I",
                   T.int64: "q", T.uint64: "Q", T.float16: "e", T.float32: "f", T.float64: "d"}
@@ -26,19 +28,28 @@ _BOUNDS = struct.Struct("=4qiiq")
 
 
 class Launcher:
-    """The fast path of launching one compiled kernel on one device."""
+    """One compiled kernel made ready to launch on one device: its entry point, its packing
+    function and what the target needs to run it. Made by Kernel.launcher, used by wp.launch."""
 
-    def __init__(self, kernel, compiled, device: Device):
+    def __init__(self, kernel, compiled, device: Device, mode: str, backward: bool = False):
         self.kernel = kernel
         self.compiled = compiled
         self.device = device
-        self.entry = compiled.loaded.entry
-        self.stats = compiled.loaded.stats_address
-        self.debug_state = compiled.loaded.debug_state
+        self.target = device.target
+        self.mode = mode
+        loaded = compiled.loaded
+        self.entry = loaded.adjoint_entry if backward else loaded.entry
+        self.stats = loaded.stats_address
+        self.debug_state = loaded.debug_state
+        #: the CPU fast path: wp.launch calls the native runtime itself
+        self.direct = self.target.direct and self.debug_state is None
         self.tid_count = compiled.typed.tid_count
-        self.cuda = device.is_cuda
         self.pack = make_packer(kernel, device)
         self.nparams = len(kernel.param_types)
+
+    @staticmethod
+    def threads() -> int:
+        return config.cpu_threads or _CPU_COUNT
 
 
 def make_packer(kernel, device: Device):
@@ -201,8 +212,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if listeners and not _observing:
         return _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
                                 record_tape, record_cmd, max_blocks, block_dim)
+    if device is None:
+        device = current_device()  # the default of this moment, not of the first launch
     try:
-        launcher = kernel._launcher.get(device if device.__class__ is str or device is None else device.alias)
+        launcher = kernel.launchers.get(device if device.__class__ is str else device.alias)
     except AttributeError:
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}") from None
@@ -221,10 +234,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
     packed = launcher.pack(*args)
-    if launcher.cuda or launcher.debug_state is not None:
-        _execute(launcher, packed, bounds, size)
-    else:
+    if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+    else:
+        launcher.target.run(launcher, packed, bounds, size)
     if recording.tape is not None and record_tape:
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device)
 
@@ -232,23 +245,19 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
 def _launch_adjoint(kernel, dim, args, adj_args, device: Device) -> None:
     """Run the kernel's backward code. Array gradients come from each array's .grad, or from the
     matching entry of adj_inputs/adj_outputs when given (as in Warp)."""
-    key = ("backward", device.alias, config.mode)
-    launcher = kernel._launcher.get(key)
-    if launcher is None:
+    launcher = kernel.launchers.get(("backward", device.alias))
+    if launcher is None or config.mode != launcher.mode:
         try:
-            compiled = kernel.compiled(device, backward=True)
+            launcher = kernel.launcher(device, backward=True)
         except KernelError as e:
             raise e.with_traceback(None) from None
-        launcher = Launcher(kernel, compiled, device)
-        launcher.entry = compiled.loaded.adjoint_entry
-        kernel._launcher[key] = launcher
     if adj_args:
         if len(adj_args) != len(args):
             raise TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must give one entry "
                             f"per argument ({len(args)}), got {len(adj_args)}")
         args = tuple(_with_grad(a, g, kernel, k) for k, (a, g) in enumerate(zip(args, adj_args)))
     bounds, ndim, size = _bounds(dim)
-    _execute(launcher, launcher.pack(*args), bounds, size)
+    launcher.target.run(launcher, launcher.pack(*args), bounds, size)
 
 
 def _with_grad(a, grad, kernel, index):
@@ -267,16 +276,10 @@ def _make_launcher(kernel, device) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
-    dev = get_device(device)
     try:
-        compiled = kernel.compiled(dev)
+        return kernel.launcher(device)
     except KernelError as e:
         raise e.with_traceback(None) from None
-    launcher = Launcher(kernel, compiled, dev)
-    launcher.mode = config.mode
-    kernel._launcher[device if device.__class__ is str or device is None else dev.alias] = launcher
-    kernel._launcher[dev.alias] = launcher
-    return launcher
 
 
 def _wrong_count(kernel, args):
@@ -288,40 +291,8 @@ def _wrong_count(kernel, args):
 _CPU_COUNT = cpu_thread_count()  # asked once: the affinity syscall would cost a third of a launch
 
 
-def _execute(launcher: Launcher, packed: bytes, bounds: bytes, size: int) -> None:
-    """Run a launch on its device: CPU through the native runtime, CUDA on the device's current
-    stream (asynchronously, unless debug checks must be read back)."""
-    if launcher.cuda:
-        from . import cuda_launch
-        cuda_launch.run(launcher, packed, bounds, size)
-        return
-    state = launcher.debug_state
-    if state is None:
-        _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
-        return
-    ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
-    _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
-    if state.failed:
-        raise _debug_error(launcher, state)
-
-
-def _debug_error(launcher: Launcher, state) -> Exception:
-    site = launcher.compiled.unit.debug_sites[state.loc]
-    loc = site.loc
-    where = f"{loc.file}, line {loc.line}, in kernel `{launcher.kernel.key}`"
-    text = f"\n    {loc.text.strip()}" if loc.text else ""
-    if state.axis < 0:
-        return AssertionError(f"assertion failed ({where}){text}")
-    ndim = launcher.compiled.typed.params and max(state.axis + 1, 1)
-    index = state.index[state.axis]
-    return IndexError(f"index {index} is out of bounds for axis {state.axis} of {site.what} with size "
-                      f"{state.shape[state.axis]} ({where}){text}") if ndim else IndexError(where)
-
-
 def _run(entry, packed, bounds, threads, stats):
-    """Run a kernel through the native runtime (loaded on first use; then this name is the
-    ctypes function itself, so a launch costs one foreign call)."""
+    """The CPU fast path: the native runtime's launch function (bound on first use)."""
     global _run
-    from .runtime import library
-    _run = library().wpnb_launch
-    _run(entry, packed, bounds, threads, stats)
+    native.launch(entry, packed, bounds, threads, stats)
+    _run = native.launch

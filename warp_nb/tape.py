@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import recording, types as T
-from .arrays import array
+from .arrays.array import array
 
 
 @dataclass
@@ -173,7 +173,7 @@ class Tape:
 
 
 def _usage(record: _Launch):
-    from .ir import array_param_usage
+    from .compiler.ir import array_param_usage
     typed = record.kernel.compiled(record.device).typed
     return array_param_usage(typed)
 

@@ -16,14 +16,14 @@ class ScopedTimer:
 
     def __enter__(self):
         if self.synchronize:
-            from .devices import synchronize
+            from .runtime.devices import synchronize
             synchronize()
         self.start = time.perf_counter()
         return self
 
     def __exit__(self, *exc):
         if self.synchronize:
-            from .devices import synchronize
+            from .runtime.devices import synchronize
             synchronize()
         self.elapsed = (time.perf_counter() - self.start) * 1000.0
         if self.dict is not None:

@@ -9,7 +9,7 @@ import warp_nb as wp
 def pytest_collection_modifyitems(config, items):
     if wp.is_cuda_available():
         return
-    from warp_nb.cuda_driver import available
+    from warp_nb.cuda.driver import available
     skip = pytest.mark.skip(reason=f"no usable CUDA device: {available()[1]}")
     for item in items:
         if "tests/gpu" in str(item.fspath).replace("\\", "/"):

@@ -67,7 +67,7 @@ def test_refusals():
         wp.zeros(1, device=f"cuda:{wp.get_cuda_device_count()}")
     with pytest.raises(TypeError, match="is an array on cpu but the launch is on cuda:0"):
         wp.launch(add_one, dim=4, inputs=[wp.zeros(4)], device=DEVICE)
-    from warp_nb.cuda_driver import CUDAOutOfMemoryError
+    from warp_nb.cuda.driver import CUDAOutOfMemoryError
     with pytest.raises(CUDAOutOfMemoryError):
         wp.empty(1 << 50, dtype=wp.uint8, device=DEVICE)
     wp.zeros(1 << 20, device=DEVICE)  # still usable afterwards

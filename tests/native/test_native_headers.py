@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.native import nvrtc_util
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import nvrtc_util  # noqa: E402
 
 REPO_ROOT = HERE.parents[1]
 NATIVE_DIR = REPO_ROOT / "native"

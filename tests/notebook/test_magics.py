@@ -1,5 +1,5 @@
 """%%kernel and friends in a real IPython shell: definitions, incremental compilation counted with
-warp_nb.cache.stats / pipeline.compile_log (never timed), errors at the cell's lines."""
+warp_nb.toolchain.cache.stats / pipeline.compile_log (never timed), errors at the cell's lines."""
 
 import inspect
 import time
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
-from warp_nb import cache, pipeline
+from warp_nb.toolchain import cache
+from warp_nb.compiler import pipeline
 from warp_nb.magics import cells
 
 pytestmark = pytest.mark.needs_cxx

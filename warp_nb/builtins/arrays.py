@@ -3,7 +3,7 @@ value selection builtins. Element reads and writes themselves are syntax (a[i]),
 the compiler, not builtins."""
 
 from .. import types as T
-from ..registry import ANY_SCALAR, INT, NUMERIC, AnyType, Array, Exact, Scalar, Vec, builtin, ov, same
+from .registry import ANY_SCALAR, INT, NUMERIC, AnyType, Array, Exact, Scalar, Vec, builtin, ov, same
 
 D = AnyType("D")
 IDX = Scalar("I", INT)
@@ -23,20 +23,20 @@ _numeric = AnyType("D", accept=lambda t: T.is_scalar_type(t) and t._kind != "boo
 _ordered = AnyType("D", accept=lambda t: (T.is_scalar_type(t) and t._kind != "bool") or T.kind_of(t) == "vector")
 _a = dict(header="atomic.h", category="atomic")
 
-builtin("atomic_add", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True,
+builtin("atomic_add", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True, atomic="add",
         doc="arr[i] += value atomically; returns the old value. `a[i] += x` in a kernel does this too.", **_a)
-builtin("atomic_sub", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True,
+builtin("atomic_sub", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True, atomic="sub",
         doc="arr[i] -= value atomically; returns the old value. `a[i] -= x` in a kernel does this too.", **_a)
-builtin("atomic_min", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True,
+builtin("atomic_min", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True, atomic="min",
         doc="arr[i] = min(arr[i], value) atomically (componentwise for vectors); returns the old value. "
             "The gradient goes to the value that ends up stored.", **_a)
-builtin("atomic_max", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True,
+builtin("atomic_max", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True, atomic="max",
         doc="arr[i] = max(arr[i], value) atomically (componentwise for vectors); returns the old value.", **_a)
 builtin("atomic_cas", *_atomic_overloads(2, AnyType("D", accept=T.is_scalar_type), ("compare", "value")),
-        side_effects=True, differentiable=False,
+        side_effects=True, differentiable=False, atomic="cas",
         doc="If arr[i] == compare, store value; atomically. Returns the old value.", **_a)
 builtin("atomic_exch", *_atomic_overloads(1, AnyType("D", accept=T.is_scalar_type), ("value",)), side_effects=True,
-        differentiable=False, doc="Store value in arr[i] atomically and return the old value.", **_a)
+        differentiable=False, atomic="exch", doc="Store value in arr[i] atomically and return the old value.", **_a)
 
 builtin("len", ov(Array(D, "ndim"), ret=T.int32), ov(Vec("n", Scalar("T", ANY_SCALAR)), ret=T.int32),
         header="array.h", category="array", differentiable=False,

@@ -4,7 +4,7 @@ are opaque native structs with readable fields (wp.MeshQueryPoint: result, sign,
 iterable queries (`for i in wp.hash_grid_query(...)`) name the builtin that advances them."""
 
 from .. import types as T
-from ..registry import Exact, OpaqueType, builtin, ov
+from .registry import Exact, OpaqueType, builtin, ov
 
 U64, V3, F, I = Exact(T.uint64), Exact(T.vec3f), Exact(T.float32), Exact(T.int32)
 

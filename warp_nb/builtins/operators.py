@@ -1,8 +1,7 @@
 """Operators (+ - * / // % ** @, comparisons, bit operations) for scalars, vectors, matrices,
 quaternions and transforms. The C++ lives in scalar.h, vec.h, mat.h, quat.h, transform.h."""
 
-from ..registry import (ANY_SCALAR, FLOAT, INT, NUMERIC, AnyType, Mat, Quat, Scalar, Transform, Vec,
-                        builtin, ov, same)
+from .registry import ANY_SCALAR, FLOAT, INT, NUMERIC, AnyType, Mat, Quat, Scalar, Transform, Vec, builtin, ov, same
 from .. import types as T
 
 N = Scalar("T", NUMERIC)

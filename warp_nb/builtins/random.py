@@ -2,7 +2,7 @@
 rand_init and advanced in place by every draw. Not differentiable."""
 
 from .. import types as T
-from ..registry import Exact, Scalar, INT, builtin, ov
+from .registry import Exact, Scalar, INT, builtin, ov
 
 I = Scalar("I", INT)  # noqa: E741
 S = Exact(T.uint32)

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from ..composite import Composite
-from ..registry import ANY_SCALAR, FLOAT, NUMERIC, Quat, Scalar, Vec, builtin, ov, same
+from ..types.composite import Composite
+from .registry import ANY_SCALAR, FLOAT, NUMERIC, Quat, Scalar, Vec, builtin, ov, same
 from .. import types as T
 
 F = Scalar("T", FLOAT)

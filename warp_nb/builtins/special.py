@@ -1,9 +1,10 @@
-"""Builtins whose typing is not a fixed signature: the typechecker handles each of these by
-name (see typecheck's special forms). Declared here for documentation, stubs and `wp.<name>`."""
+"""Builtins whose typing is not a fixed signature (`special=True`): the typechecker types each
+with its special form (compiler/typecheck_special.SPECIAL_FORMS). Declared here like every other
+builtin, for documentation, stubs and `wp.<name>`."""
 
-from ..registry import builtin
+from .registry import builtin
 
-_s = dict(header="prelude.h", category="special")
+_s = dict(header="prelude.h", category="special", special=True)
 builtin("tid", doc="The index of this thread: an int for 1-D launches; unpack `i, j = wp.tid()` for 2-D, up to 4-D.",
         differentiable=False, **_s)
 builtin("printf", doc='printf-style output from a kernel: wp.printf("%d %f\\n", i, x).', side_effects=True,

@@ -9,7 +9,7 @@ import importlib
 import numpy as np
 
 from .. import types as T
-from ..arrays import array
+from ..arrays.array import array
 
 
 def as_vec3_array(value, what: str):

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import types as T
-from ..arrays import array
+from ..arrays.array import array
 
 # corner k sits at (k & 1, (k >> 1) & 1, (k >> 2) & 1)
 CORNERS = np.array([[k & 1, (k >> 1) & 1, (k >> 2) & 1] for k in range(8)])

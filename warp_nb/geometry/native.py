@@ -5,13 +5,14 @@ that kernels receive through an object's `id` (bvh.h, mesh.h, hash_grid.h, volum
 from __future__ import annotations
 
 import ctypes
-import os
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from .. import build, cache, runtime
+from ..runtime.devices import cpu_thread_count
+from ..toolchain import cache, cxx
+from ..toolchain.headers import native_dir
 
 _P = ctypes.c_void_p
 _I32 = ctypes.c_int32
@@ -54,23 +55,22 @@ def ptr(a) -> int:
 
 def threads() -> int:
     from .. import config
-    n = getattr(config, "cpu_threads", 0) or 0
-    return int(n) if n else (os.cpu_count() or 1)
+    return int(config.cpu_threads or 0) or cpu_thread_count()
 
 
 @lru_cache(maxsize=1)
 def library():
     """The loaded builder library (compiled on first use, then from the cache)."""
-    native = runtime.native_dir()
+    native = native_dir()
     source_path = native / "runtime" / "geometry.cpp"
     source = source_path.read_text()
     headers = "".join((native / h).read_text() for h in ("prelude.h", "scalar.h", "vec.h", "bvh.h", "mesh.h",
                                                           "hash_grid.h", "volume.h"))
     flags = "-O3 -pthread"
-    key = cache.make_key(source, headers, runtime.compiler_identity_key(), flags, cache.VERSION)
+    key = cache.make_key(source, headers, cxx.identity_key(), flags, cache.VERSION)
 
     def compile_geometry(out: Path) -> None:
-        build.compile_library(source, out, native, "release", "-pthread", libraries=("-pthread",))
+        cxx.compile_library(source, out, native, "release", "-pthread", libraries=("-pthread",))
 
     path, _ = cache.get_or_build("wpnb_geometry", key, compile_geometry, counter="runtime_compiled")
     lib = ctypes.CDLL(str(path))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as T
-from ..arrays import array
+from ..arrays.array import array
 from ._util import optional_module
 
 

@@ -27,7 +27,7 @@ def _pxr():
 
 
 def _numpy(points) -> np.ndarray:
-    from ..arrays import array
+    from ..arrays.array import array
     data = points.numpy() if isinstance(points, array) else np.asarray(points)
     return np.ascontiguousarray(data, np.float32).reshape(-1, 3)
 
@@ -137,7 +137,7 @@ class UsdWriter:
         existing = self.stage.GetPrimAtPath(prim_path)
         geom = UsdGeom.Mesh.Define(self.stage, prim_path)
         if not existing:
-            from ..arrays import array
+            from ..arrays.array import array
             idx = indices.numpy() if isinstance(indices, array) else np.asarray(indices)
             idx = np.ascontiguousarray(idx, np.int32).reshape(-1)
             geom.GetFaceVertexCountsAttr().Set(Vt.IntArray.FromNumpy(np.full(len(idx) // 3, 3, np.int32)))

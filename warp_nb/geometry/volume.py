@@ -15,7 +15,7 @@ import ctypes
 import numpy as np
 
 from .. import types as T
-from ..arrays import array
+from ..arrays.array import array
 from . import native, nvdb
 
 TILE = 8

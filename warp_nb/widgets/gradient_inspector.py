@@ -12,7 +12,7 @@ import ipywidgets as W
 import numpy as np
 
 from warp_nb import autograd
-from warp_nb.arrays import array
+from warp_nb.arrays.array import array
 
 from ._shared import Html, StaticFallback, as_numpy, esc, html_table, svg_histogram, user_names
 

@@ -1,0 +1,311 @@
+"""The CUDA backend's Python side, exercised without a GPU: a stand-in for the driver keeps
+"device" memory in host memory and runs a launched kernel through its CPU entry point (the same
+generated code, compiled for the CPU). Kernels are still compiled for the GPU by the real NVRTC.
+This checks allocation, copies, fills, streams, argument packing and the launch plumbing; the
+real driver is checked by tests/gpu on a GPU machine."""
+
+import ctypes
+import types as pytypes
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from warp_nb.cuda import devices as cuda_devices, driver as cuda_driver
+from warp_nb.runtime import devices
+from warp_nb.compiler import pipeline
+from warp_nb.runtime.native import library
+from warp_nb.types.array_type import ArrayType
+
+pytestmark = [pytest.mark.needs_cxx, pytest.mark.needs_nvrtc]
+
+
+class FakeDriver:
+    """Enough of cuda.bindings.driver: memory is host memory, launches run CPU entry points."""
+
+    class CUdevice_attribute:  # noqa: N801 (the driver's name)
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = "major"
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = "minor"
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = "sms"
+        CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = "pools"
+
+    def __init__(self):
+        self.buffers = {}
+        self.kernels = {}  # cuda entry name -> (cpu entry address, args size)
+        self.launches = 0
+        self.freed = 0
+
+    def cuInit(self, flags):
+        return (0,)
+
+    def cuDeviceGetCount(self):
+        return (0, 1)
+
+    def cuDeviceGet(self, ordinal):
+        return (0, ordinal)
+
+    def cuDeviceGetName(self, length, dev):
+        return (0, b"Fake GPU\0")
+
+    def cuDevicePrimaryCtxRetain(self, dev):
+        return (0, f"ctx{dev}")
+
+    def cuDeviceGetAttribute(self, attr, dev):
+        return (0, {"major": 9, "minor": 0, "sms": 4, "pools": 1}[attr])
+
+    def cuDeviceTotalMem(self, dev):
+        return (0, 1 << 30)
+
+    def cuCtxSetCurrent(self, ctx):
+        return (0,)
+
+    def cuCtxSynchronize(self):
+        return (0,)
+
+    def cuMemGetInfo(self):
+        return (0, 1 << 29, 1 << 30)
+
+    def cuMemAllocAsync(self, nbytes, stream):
+        if nbytes > 1 << 31:
+            return (2, None)  # CUDA_ERROR_OUT_OF_MEMORY
+        buf = np.zeros(nbytes, dtype=np.uint8)
+        self.buffers[buf.ctypes.data] = buf
+        return (0, buf.ctypes.data)
+
+    def cuMemFreeAsync(self, ptr, stream):
+        self.freed += 1
+        self.buffers.pop(ptr, None)
+        return (0,)
+
+    def cuGetErrorName(self, err):
+        return (0, b"CUDA_ERROR_OUT_OF_MEMORY" if err == 2 else b"CUDA_ERROR_UNKNOWN")
+
+    def _copy(self, dst, src, n, *rest):
+        ctypes.memmove(dst, src, n)
+        return (0,)
+
+    cuMemcpyHtoDAsync = cuMemcpyDtoHAsync = cuMemcpyDtoDAsync = _copy
+
+    def cuMemsetD8Async(self, dst, byte, n, stream):
+        ctypes.memset(dst, byte, n)
+        return (0,)
+
+    def cuMemsetD32Async(self, dst, pattern, count, stream):
+        (ctypes.c_uint32 * count).from_address(dst)[:] = [pattern] * count
+        return (0,)
+
+    def cuStreamCreate(self, flags):
+        self.streams = getattr(self, "streams", 0) + 1
+        return (0, 1000 + self.streams)
+
+    def cuStreamSynchronize(self, s):
+        return (0,)
+
+    def cuStreamDestroy(self, s):
+        return (0,)
+
+    def cuEventCreate(self, flags):
+        return (0, object())
+
+    def cuEventRecord(self, e, s):
+        return (0,)
+
+    def cuStreamWaitEvent(self, s, e, flags):
+        return (0,)
+
+    def cuEventDestroy(self, e):
+        return (0,)
+
+    def cuModuleGetGlobal(self, module, name):
+        self.globals = getattr(self, "globals", {})
+        buf = self.globals.setdefault((module, name), ctypes.create_string_buffer(256))
+        return (0, ctypes.addressof(buf), 256)
+
+    def cuModuleLoadData(self, image):
+        assert image[:4] == b"\x7fELF"  # a CUBIN from the real NVRTC
+        return (0, image)
+
+    def cuModuleGetFunction(self, module, name):
+        assert name in module  # the symbol is in the CUBIN
+        return (0, name.decode())
+
+    def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        cpu_entry, args_size = self.kernels[f]
+        pointers = (ctypes.c_void_p * 2).from_address(params)
+        args = ctypes.string_at(pointers[0], args_size)
+        bounds = ctypes.string_at(pointers[1], 48)
+        library().wpnb_launch(cpu_entry, args, bounds, 1, None)
+        self.launches += 1
+        return (0,)
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    try:
+        from warp_nb.toolchain.nvrtc import nvrtc_version
+        nvrtc_version()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"NVRTC unavailable: {e}")
+    fake = FakeDriver()
+    monkeypatch.setattr(cuda_driver, "_driver", lambda: fake)
+    monkeypatch.setattr(devices, "_default_device", None)  # with a GPU, cuda:0 becomes the default
+    cuda_driver.available.cache_clear()
+    cuda_devices._devices.cache_clear()
+    yield fake
+    cuda_driver.available.cache_clear()
+    cuda_devices._devices.cache_clear()
+
+
+def register(fake, kernel, device="cuda:0"):
+    """Let the fake driver run `kernel` through its CPU build."""
+    cpu = kernel.compiled("cpu")
+    gpu = kernel.compiled(device)
+    from warp_nb.launcher import make_packer
+    size = len(make_packer(kernel, wp.get_device(device))(*_dummy_args(kernel)))
+    fake.kernels[gpu.unit.cuda_entry] = (cpu.loaded.entry, size)
+
+
+def _dummy_args(kernel):
+    out = []
+    for t in kernel.param_types:
+        if isinstance(t, ArrayType):
+            out.append(None)
+        elif wp.types.is_scalar_type(t):
+            out.append(0)
+        else:
+            out.append(t())
+    return out
+
+
+@wp.kernel
+def axpy(a: float, x: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    y[i] = x[i] * a + y[i]
+
+
+def test_arrays_and_launches_on_a_fake_gpu(fake_gpu):
+    assert wp.is_cuda_available() and [d.alias for d in wp.get_devices()] == ["cpu", "cuda:0"]
+    device = wp.get_device("cuda:0")
+    assert device.arch == 90 and "Fake GPU" in device.name and device.properties()["SMs"] == 4
+    x = wp.array(np.arange(30, dtype=np.float32).reshape(10, 3), dtype=wp.vec3, device="cuda:0")
+    y = wp.ones(10, dtype=wp.vec3, device="cuda:0")
+    assert x.device.is_cuda and x.ptr in fake_gpu.buffers
+    register(fake_gpu, axpy)
+    wp.launch(axpy, dim=10, inputs=[2.0, x, y], device="cuda:0")
+    assert fake_gpu.launches == 1
+    np.testing.assert_allclose(y.numpy(), 2 * np.arange(30).reshape(10, 3) + 1)
+    assert axpy.compiled("cuda:0").loaded.path.suffix == ".cubin"
+    # views, fills and copies in every direction
+    assert x[2:5].numpy()[0].tolist() == [6, 7, 8] and x[::3].numpy()[1].tolist() == [9, 10, 11]
+    y.fill_(wp.vec3(1.0, 2.0, 3.0))
+    assert (y.numpy() == [1, 2, 3]).all()
+    y.zero_()
+    assert not y.numpy().any()
+    assert wp.get_device() == "cuda:0"  # a GPU makes cuda:0 the default device, as in Warp
+    host = wp.zeros(10, dtype=wp.vec3, device="cpu")
+    wp.copy(host, x)
+    assert host.numpy().tolist() == x.numpy().tolist()
+    z = wp.clone(x)
+    assert z.device == "cuda:0" and z.ptr != x.ptr and z.numpy().tolist() == x.numpy().tolist()
+    back = x.to("cpu")
+    assert back.device == "cpu" and back.numpy()[3].tolist() == [9, 10, 11]
+    cai = x.__cuda_array_interface__
+    assert cai["data"][0] == x.ptr and cai["shape"] == (10, 3)
+    with pytest.raises(AttributeError, match="no __array_interface__"):
+        x.__array_interface__
+    with pytest.raises(TypeError, match="is an array on cpu but the launch is on cuda:0"):
+        wp.launch(axpy, dim=10, inputs=[2.0, host, y], device="cuda:0")
+
+
+def test_streams_and_errors_on_a_fake_gpu(fake_gpu):
+    s = wp.Stream("cuda:0")
+    with wp.ScopedStream(s):
+        assert wp.get_stream() is s and wp.get_device() == "cuda:0"
+        a = wp.zeros(4)  # the default device inside the scope
+        assert a.device == "cuda:0"
+    e = s.record_event()
+    wp.wait_event(e)
+    wp.synchronize()
+    from warp_nb.cuda.driver import CUDAOutOfMemoryError
+    with pytest.raises(CUDAOutOfMemoryError, match="out of memory"):
+        wp.empty(1 << 32, dtype=wp.uint8, device="cuda:0")
+    with pytest.raises(wp.DeviceError, match="does not exist"):
+        wp.zeros(1, device="cuda:3")
+
+
+def test_tape_on_a_fake_gpu(fake_gpu):
+    @wp.kernel
+    def square_sum(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
+        i = wp.tid()
+        wp.atomic_add(loss, 0, x[i] * x[i])
+
+    register(fake_gpu, square_sum)
+    cpu_bwd = square_sum.compiled("cpu", backward=True)
+    gpu_bwd = square_sum.compiled("cuda:0", backward=True)
+    fake_gpu.kernels[gpu_bwd.unit.cuda_backward_entry] = (cpu_bwd.loaded.adjoint_entry,
+                                                           fake_gpu.kernels[gpu_bwd.unit.cuda_entry][1])
+    fake_gpu.kernels[gpu_bwd.unit.cuda_entry] = (cpu_bwd.loaded.entry, fake_gpu.kernels[gpu_bwd.unit.cuda_entry][1])
+    x = wp.array(np.arange(5, dtype=np.float32), device="cuda:0", requires_grad=True)
+    loss = wp.zeros(1, device="cuda:0", requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(square_sum, dim=5, inputs=[x, loss], device="cuda:0")
+    tape.backward(loss)
+    assert loss.numpy()[0] == 30.0 and x.grad.numpy().tolist() == [0, 2, 4, 6, 8]
+
+
+# --- what one pipeline and one target per device kind fixed ----------------------------------
+
+
+def test_a_kernels_own_debug_mode_reaches_the_cuda_compile(fake_gpu):
+    """`%%kernel --mode debug` sets kernel.mode; the CUDA path used to prepare with wp.config.mode,
+    storing debug-keyed code compiled with WPNB_DEBUG 0."""
+    @wp.kernel
+    def scale_debug(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] * 2.0
+
+    scale_debug.mode = "debug"
+    assert wp.config.mode == "release"
+    compiled = scale_debug.compiled("cuda:0")
+    assert "#define WPNB_DEBUG 1" in compiled.unit.source
+    assert compiled.loaded.debug_state is not None  # the device-side check state was looked up
+    scale_debug.mode = None
+    release = scale_debug.compiled("cuda:0")
+    assert "#define WPNB_DEBUG 0" in release.unit.source and release.key != compiled.key
+
+
+def test_cuda_compiles_reach_the_compile_log(fake_gpu):
+    """A %%kernel cell reads the compile log to say "compiled" or "cached"; CUDA compiles used to be
+    missing from it, so a fresh GPU compile was reported as cached."""
+    @wp.kernel
+    def logged_on_gpu(x: wp.array(dtype=float), k: float):
+        i = wp.tid()
+        x[i] = x[i] + k * 3.0
+
+    start = len(pipeline.compile_log)
+    logged_on_gpu.compiled("cuda:0")
+    entries = [e for e in pipeline.compile_log[start:] if e[0] == "test_cuda_compiles_reach_the_compile_log."
+               "<locals>.logged_on_gpu"]
+    assert len(entries) == 1 and entries[0][2] is True  # compiled now, by NVRTC
+
+
+def test_a_launch_without_device_follows_the_current_default(fake_gpu):
+    """The launcher cache used to be keyed by the raw `device` argument, so device=None stayed
+    pinned to whichever device was the default at the first launch."""
+    @wp.kernel
+    def add_one(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    register(fake_gpu, add_one)
+    on_gpu = wp.zeros(4)  # cuda:0 is the default with a GPU
+    wp.launch(add_one, dim=4, inputs=[on_gpu])
+    assert on_gpu.device == "cuda:0" and on_gpu.numpy().tolist() == [1, 1, 1, 1]
+    with wp.ScopedDevice("cpu"):
+        on_cpu = wp.zeros(4)
+        wp.launch(add_one, dim=4, inputs=[on_cpu])
+    assert on_cpu.device == "cpu" and on_cpu.numpy().tolist() == [1, 1, 1, 1]
+    wp.launch(add_one, dim=4, inputs=[on_gpu])
+    assert on_gpu.numpy().tolist() == [2, 2, 2, 2] and fake_gpu.launches == 2
+

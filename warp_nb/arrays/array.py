@@ -1,0 +1,437 @@
+"""`wp.array`: a typed, strided view of memory on a device, plus the `wp.array(dtype=...)`
+annotation used in kernel signatures. CPU memory is a numpy buffer, so `np.asarray(a)` and
+`a.numpy()` share it. Element access from Python is refused (kernels do that); slicing
+returns strided views. Knows nothing about kernels or C++."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types
+from ..runtime import devices
+from ..types.array_type import ArrayType
+from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
+
+
+class _ArrayMeta(type):
+    def __getitem__(cls, dtype):  # wp.array[float]
+        return ArrayType(dtype, getattr(cls, "_default_ndim", 1))
+
+
+_ELEMENT_ACCESS_MESSAGE = (
+    "wp.array elements cannot be {what} from Python: kernels do that. To set values use "
+    "wp.full(shape, value) or a.fill_(value) for a constant, a.assign(values) to copy from an array, "
+    "list or numpy array, or edit a.numpy() (a view of CPU memory) with numpy; to read, use a.numpy() "
+    "or a.list().")
+
+
+class array(metaclass=_ArrayMeta):
+    """An n-dimensional (1 to 4) array of scalars, vectors, matrices or structs on a device."""
+
+    _wp_array_ = True  # how modules that cannot import this one (struct fields) recognise arrays
+    _default_ndim = 1
+
+    def __new__(cls, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
+                device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
+                length=None, grad=None, deleter=None, retain_grad=False):
+        if data is None and shape is None and ptr is None and length is None:
+            # used as an annotation: wp.array(dtype=float, ndim=2)
+            return ArrayType(types.float32 if dtype is types.Any else dtype, ndim or cls._default_ndim)
+        return super().__new__(cls)
+
+    def __init__(self, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
+                 device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
+                 length=None, grad=None, deleter=None, retain_grad=False):
+        self.device = devices.get_device(device)
+        self._choose_storage(pinned)
+        if length is not None and shape is None:
+            shape = (int(length),)
+        if data is not None:
+            self._init_from_data(data, dtype, shape, copy)
+        elif ptr is not None:
+            dtype = _resolve_dtype(dtype)
+            self._init_view(ptr, dtype, _shape_tuple(shape), strides, owner)
+        else:
+            dtype = _resolve_dtype(dtype)
+            self._init_alloc(dtype, _shape_tuple(shape), zero=True)
+        self._grad = None
+        if grad is not None:
+            self._grad = grad
+        self.requires_grad = requires_grad
+        self.retain_grad = bool(retain_grad)  # keep .grad through tape.backward() (Warp's retain_grad)
+
+    # --- construction -------------------------------------------------------------------
+    def _choose_storage(self, pinned: bool) -> None:
+        """The device's memory, or page-locked host memory for a pinned CPU array (as in Warp,
+        `pinned` is ignored where there is no GPU to copy to)."""
+        pinned_storage = getattr(self.device, "pinned_storage", None) if pinned else None
+        self.pinned = pinned_storage is not None
+        self.storage = pinned_storage or self.device.storage
+
+    def _init_alloc(self, dtype, shape, zero: bool):
+        nbytes = int(np.prod(shape)) * types.type_size_in_bytes(dtype)
+        buf = self.storage.allocate(nbytes, zero)
+        self._init_view(buf.ptr, dtype, shape, None, buf)
+
+    def _init_view(self, ptr, dtype, shape, strides, owner):
+        self.dtype = dtype
+        self.shape = tuple(int(s) for s in shape)
+        if not 1 <= len(self.shape) <= 4:
+            raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
+        if any(s < 0 for s in self.shape):
+            raise ValueError(f"array shape must not be negative, got {self.shape}")
+        elem = types.type_size_in_bytes(dtype)
+        if strides is None:
+            strides = _contiguous_strides(self.shape, elem)
+        self.strides = tuple(int(s) for s in strides)
+        self.ptr = int(ptr) if ptr else 0
+        self._owner = owner
+        self._update_descriptor()
+
+    def _init_from_data(self, data, dtype, shape, copy):
+        if isinstance(data, array):
+            src = data.numpy()
+            dtype = data.dtype if dtype is types.Any else dtype
+        else:
+            src = data
+        dtype = _resolve_dtype(dtype, src)
+        src_np = _as_numpy(src, dtype)
+        inner = types.numpy_inner_shape(dtype)
+        if inner:
+            if src_np.shape[len(src_np.shape) - len(inner):] != inner:
+                if src_np.size % int(np.prod(inner)) or shape is None:
+                    raise ValueError(f"cannot read data of shape {src_np.shape} as {types.type_name(dtype)} "
+                                     f"elements: the last dimensions must be {inner}")
+            outer = src_np.shape[: src_np.ndim - len(inner)] if src_np.shape[-len(inner):] == inner else None
+        else:
+            outer = src_np.shape
+        if shape is not None:
+            shape = _shape_tuple(shape)
+            if int(np.prod(shape)) * types.type_length(dtype) != src_np.size:
+                raise ValueError(f"data with {src_np.size} values does not fit shape {shape} of "
+                                 f"{types.type_name(dtype)}")
+            src_np = src_np.reshape(shape + inner)
+        else:
+            shape = tuple(outer) if outer else (src_np.size // max(types.type_length(dtype), 1),)
+            if src_np.ndim == 0:
+                src_np = src_np.reshape(1)
+                shape = (1,)
+        if not copy and self.storage is self.device.storage and self.storage.host_accessible \
+                and _can_alias(src_np, dtype):
+            strides = src_np.strides[: len(shape)]
+            self._init_view(src_np.ctypes.data, dtype, shape, strides, src_np)
+            return
+        self._init_alloc(dtype, shape, zero=False)
+        self.storage.upload(self, src_np.reshape(self.shape + types.numpy_inner_shape(dtype)))
+
+    def _update_descriptor(self):
+        # what a kernel argument of this array packs: data, grad, shape[N], strides[N]
+        grad = getattr(self, "_grad", None)
+        self._desc = (self.ptr, grad.ptr if grad is not None else 0) + self.shape + self.strides
+
+    # --- properties ---------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def capacity(self) -> int:
+        return self.size * types.type_size_in_bytes(self.dtype)
+
+    @property
+    def is_contiguous(self) -> bool:
+        return self.strides == _contiguous_strides(self.shape, types.type_size_in_bytes(self.dtype))
+
+    @property
+    def type(self) -> ArrayType:
+        return ArrayType(self.dtype, self.ndim)
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and (not isinstance(value, array) or value.shape != self.shape):
+            raise ValueError(f"a gradient must be a wp.array of shape {self.shape}")
+        self._grad = value
+        self._update_descriptor()
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool):
+        self._requires_grad = bool(value)
+        if self._requires_grad and self._grad is None:
+            self._grad = array(shape=self.shape, dtype=self.dtype, device=self.device)
+        self._update_descriptor()
+
+    def __len__(self):
+        return self.shape[0]
+
+    # --- numpy --------------------------------------------------------------------------
+    @property
+    def __array_interface__(self):
+        if not self.storage.host_accessible:
+            raise AttributeError("a CUDA array has no __array_interface__ (its memory is on the GPU); use "
+                                 "a.numpy() for a host copy, or __cuda_array_interface__ / DLPack for zero-copy GPU use")
+        dtype = types.numpy_dtype(self.dtype)
+        inner = types.numpy_inner_shape(self.dtype)
+        inner_strides = _contiguous_strides(inner, dtype.itemsize) if inner else ()
+        if dtype.fields:  # structs export raw records; numpy() views them with the struct dtype
+            dtype = np.dtype(f"V{dtype.itemsize}")
+        return {"version": 3, "shape": self.shape + inner, "typestr": dtype.str, "descr": [("", dtype.str)],
+                "data": (self.ptr or _EMPTY_ADDR, False), "strides": self.strides + inner_strides}
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.storage.cuda_array_interface(self)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        from .dlpack import to_dlpack
+        self.storage.before_export(self, stream)
+        return to_dlpack(self, versioned=bool(max_version) and max_version[0] >= 1)
+
+    def __dlpack_device__(self):
+        from .dlpack import dlpack_device
+        return dlpack_device(self)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def numpy(self) -> np.ndarray:
+        """The data as numpy: a view of host memory (shared, not copied); for a CUDA array, a host
+        copy made after the device's stream has finished its earlier work."""
+        return self.storage.to_numpy(self)
+
+    def list(self) -> list:
+        """The elements as a Python list (vectors and matrices as wp types, structs as instances)."""
+        a = self.numpy()
+        if types.is_composite_type(self.dtype):
+            flat = a.reshape((-1,) + types.numpy_inner_shape(self.dtype))
+            return [self.dtype._from_numpy(v) for v in flat]
+        from_numpy = getattr(self.dtype, "from_numpy_record", None)
+        if from_numpy is not None:
+            return [from_numpy(r) for r in a.reshape(-1)]
+        return a.reshape(-1).tolist()
+
+    def __str__(self):
+        return str(self.numpy())
+
+    def __repr__(self):
+        return (f"wp.array(shape={self.shape}, dtype={types.type_name(self.dtype)}, "
+                f"device={self.device.alias!r})")
+
+    # --- views --------------------------------------------------------------------------
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) > self.ndim:
+            raise IndexError(f"too many indices ({len(key)}) for an array with {self.ndim} dimensions")
+        if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
+            raise TypeError(_ELEMENT_ACCESS_MESSAGE.format(what="read one at a time"))
+        ptr, shape, strides = self.ptr, [], []
+        for axis, k in enumerate(key + (slice(None),) * (self.ndim - len(key))):
+            n, stride = self.shape[axis], self.strides[axis]
+            if isinstance(k, (int, np.integer)):
+                k = int(k) + (n if k < 0 else 0)
+                if not 0 <= k < n:
+                    raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+                ptr += k * stride
+            elif isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                count = len(range(start, stop, step))
+                ptr += start * stride if count else 0
+                shape.append(count)
+                strides.append(stride * step)
+            else:
+                raise TypeError(f"arrays are indexed with integers and slices, got {type(k).__name__}")
+        view = array(ptr=ptr, dtype=self.dtype, shape=tuple(shape), strides=tuple(strides), device=self.device,
+                     owner=self)
+        if self._grad is not None:
+            view.grad = self._grad[key]
+        return view
+
+    def __setitem__(self, key, value):
+        raise TypeError(_ELEMENT_ACCESS_MESSAGE.format(what="assigned"))
+
+    def reshape(self, shape) -> array:
+        shape = _shape_tuple(shape)
+        if -1 in shape:
+            known = int(np.prod([s for s in shape if s != -1]))
+            shape = tuple(self.size // known if s == -1 else s for s in shape)
+        if int(np.prod(shape)) != self.size:
+            raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
+        src = self if self.is_contiguous else self.contiguous()
+        out = array(ptr=src.ptr, dtype=self.dtype, shape=shape, device=self.device, owner=src)
+        if src._grad is not None:
+            out.grad = src._grad.reshape(shape)
+        return out
+
+    def flatten(self) -> array:
+        return self.reshape((self.size,))
+
+    def transpose(self, axes=None) -> array:
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        out = array(ptr=self.ptr, dtype=self.dtype, shape=tuple(self.shape[a] for a in axes),
+                    strides=tuple(self.strides[a] for a in axes), device=self.device, owner=self)
+        if self._grad is not None:
+            out.grad = self._grad.transpose(axes)
+        return out
+
+    def contiguous(self) -> array:
+        return self if self.is_contiguous else clone(self)
+
+    def view(self, dtype) -> array:
+        """The same bytes seen as another element type of the same size."""
+        dtype = canonical_scalar(dtype)
+        if types.type_size_in_bytes(dtype) != types.type_size_in_bytes(self.dtype):
+            raise TypeError(f"cannot view {types.type_name(self.dtype)} elements as {types.type_name(dtype)}: "
+                            "the sizes differ")
+        return array(ptr=self.ptr, dtype=dtype, shape=self.shape, strides=self.strides, device=self.device,
+                     owner=self)
+
+    def to(self, device) -> array:
+        device = devices.get_device(device)
+        return self if device == self.device else clone(self, device=device)
+
+    # --- filling ------------------------------------------------------------------------
+    def fill_(self, value) -> None:
+        """Set every element to `value` (a scalar, vector, matrix or struct of the dtype)."""
+        if self.size:
+            self.storage.fill(self, _element_numpy(self.dtype, value))
+
+    def zero_(self) -> None:
+        if self.size:
+            self.storage.zero(self)
+
+    def assign(self, src) -> None:
+        """Copy values from an array, numpy array or sequence of the same shape into this array."""
+        if isinstance(src, array) and src.shape == self.shape and src.is_contiguous and self.is_contiguous \
+                and not (src.storage.host_accessible and self.storage.host_accessible):
+            copy_elements(self, src, 0, 0, self.size)  # between devices: no host round trip
+            return
+        values = src.numpy() if isinstance(src, array) else _as_numpy(src, self.dtype)
+        count = self.size * types.type_length(self.dtype)
+        if values.size != count:
+            raise ValueError(f"cannot assign {values.size} values to an array of shape {self.shape} "
+                             f"({count} values)")
+        self.storage.upload(self, values.reshape(self.shape + types.numpy_inner_shape(self.dtype)))
+
+
+_EMPTY_ADDR = np.zeros(1, np.uint8).ctypes.data  # numpy refuses a null pointer, even for empty arrays
+
+
+def _make_fixed_ndim(ndim: int):
+    class _ArrayN(array):
+        _default_ndim = ndim
+
+        def __new__(cls, data=None, dtype=types.Any, shape=None, *args, **kwargs):
+            if data is None and shape is None and kwargs.get("ptr") is None:
+                return ArrayType(types.float32 if dtype is types.Any else dtype, ndim)
+            return array(data, dtype, shape, *args, **kwargs)
+
+    _ArrayN.__name__ = f"array{ndim}d"
+    return _ArrayN
+
+
+array1d, array2d, array3d, array4d = (_make_fixed_ndim(n) for n in (1, 2, 3, 4))
+
+
+def _shape_tuple(shape) -> tuple:
+    if shape is None:
+        raise ValueError("an array needs a shape")
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def _contiguous_strides(shape, elem: int) -> tuple:
+    strides, acc = [], elem
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def _resolve_dtype(dtype, data=None):
+    if dtype is types.Any or dtype is None:
+        if data is None:
+            return types.float32
+        arr_dtype = getattr(data, "dtype", None)
+        if isinstance(arr_dtype, np.dtype) and scalar_from_numpy(arr_dtype):
+            return scalar_from_numpy(arr_dtype)
+        return scalar_from_numpy(np.asarray(data).dtype) or types.float64
+    dtype = canonical_scalar(dtype)
+    if not (is_scalar_type(dtype) or types.is_composite_type(dtype) or hasattr(dtype, "numpy_dtype")):
+        raise TypeError(f"{dtype!r} is not an array element type; use a scalar, vector, matrix or @wp.struct type")
+    return dtype
+
+
+def _as_numpy(src, dtype) -> np.ndarray:
+    """`src` as a numpy array with this dtype's numpy layout (copying only if it must)."""
+    np_dtype = types.numpy_dtype(dtype)
+    if hasattr(dtype, "numpy_value") and not isinstance(src, np.ndarray):
+        return np.array([dtype.numpy_value(v) for v in src], dtype=np_dtype)
+    if isinstance(src, np.ndarray) and src.dtype == np_dtype:
+        return src
+    try:
+        return np.asarray(src, dtype=np_dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot convert {type(src).__name__} to an array of {types.type_name(dtype)}: {e}") from None
+
+
+def _can_alias(src: np.ndarray, dtype) -> bool:
+    """Whether `src` can be used in place: same element layout, aligned, inner dims packed."""
+    inner = types.numpy_inner_shape(dtype)
+    packed = _contiguous_strides(inner, src.dtype.itemsize)
+    if inner and tuple(src.strides[src.ndim - len(inner):]) != packed:
+        return False
+    return src.dtype == types.numpy_dtype(dtype) and src.ctypes.data % src.dtype.itemsize == 0
+
+
+
+def empty_array(shape, dtype, device, requires_grad=False, pinned=False, retain_grad=False) -> array:
+    """An array whose memory is not initialised (what wp.empty and copies start from)."""
+    a = array.__new__(array, shape=shape)
+    a.device = devices.get_device(device)
+    a._choose_storage(pinned)
+    a._init_alloc(_resolve_dtype(dtype), _shape_tuple(shape), zero=False)
+    a._grad = None
+    a.requires_grad = requires_grad
+    a.retain_grad = bool(retain_grad)
+    return a
+
+
+def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
+    """A contiguous copy of `src` (on `device`, default: the same device)."""
+    rg = src.requires_grad if requires_grad is None else requires_grad
+    out = empty_array(src.shape, src.dtype, device or src.device, rg, bool(pinned))
+    if src.is_contiguous:
+        copy_elements(out, src, 0, 0, src.size)
+    else:
+        out.assign(src.numpy())  # a strided view: gathered on the host
+    return out
+
+
+def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
+    """Move `count` flattened elements: the destination's storage moves them, or the source's
+    when the destination is host memory (so a device's storage handles every transfer that
+    touches it)."""
+    engine = src.storage if dest.storage.host_accessible else dest.storage
+    engine.copy(dest, src, dest_offset, src_offset, count)
+
+
+def _element_numpy(dtype, value) -> np.ndarray:
+    """One element of `dtype` holding `value`, in the dtype's numpy layout."""
+    np_dtype = types.numpy_dtype(dtype)
+    if hasattr(dtype, "numpy_value"):
+        return np.array(dtype.numpy_value(value), dtype=np_dtype)
+    inner = types.numpy_inner_shape(dtype)
+    return np.broadcast_to(np.asarray(getattr(value, "value", value), dtype=np_dtype), inner).copy()

@@ -1,0 +1,356 @@
+"""The builtin registry. Each builtin is declared once (in `warp_nb/builtins/`, one module per
+native header): its Python name, overloads (argument type patterns -> result type), C++
+symbol, header, whether and how it is differentiated, and its documentation. Type checking,
+emission, the adjoint pass, docs and stubs all read these records. Knows types; knows
+nothing about Python's ast or C++ text beyond symbol names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import types as T
+from ..types.array_type import ArrayType
+from ..types.composite import kind_of
+
+FLOAT = ("float",)
+INT = ("int", "uint")
+NUMERIC = ("float", "int", "uint")
+BOOL = ("bool",)
+ANY_SCALAR = ("float", "int", "uint", "bool")
+
+
+@dataclass(frozen=True)
+class Literal:
+    """The type of a Python literal in kernel code: weakly typed, it takes the scalar type its
+    overload asks for (an int literal may become any numeric type, a float literal any float type)."""
+
+    kind: str  # "int" | "float" | "bool"
+    value: Any
+
+    def default(self):
+        return {"int": T.int32, "float": T.float32, "bool": T.bool}[self.kind]
+
+    def fits(self, t) -> bool:
+        if not T.is_scalar_type(t):
+            return False
+        if self.kind == "bool":
+            return t._kind == "bool"
+        if self.kind == "float":
+            return t._kind == "float"
+        return t._kind in NUMERIC
+
+    def type_name(self) -> str:
+        return f"{self.kind} literal"
+
+
+def concrete(t):
+    """A literal's default type; other types unchanged."""
+    return t.default() if isinstance(t, Literal) else t
+
+
+# --- type patterns ---------------------------------------------------------------------------
+
+
+class Pattern:
+    def match(self, t, b: dict) -> bool:
+        raise NotImplementedError
+
+    def match_literal(self, lit: Literal, b: dict) -> bool:
+        return False
+
+    def build(self, b: dict):
+        raise NotImplementedError
+
+
+class Scalar(Pattern):
+    """A scalar of one of `kinds`, bound to type variable `var` (same var = same type)."""
+
+    def __init__(self, var: str = "T", kinds=NUMERIC):
+        self.var, self.kinds = var, kinds
+
+    def match(self, t, b):
+        if not T.is_scalar_type(t) or t._kind not in self.kinds:
+            return False
+        bound = b.get(self.var)
+        if bound is None:
+            b[self.var] = t
+            return True
+        return bound is t
+
+    def match_literal(self, lit, b):
+        bound = b.get(self.var)
+        if bound is not None:
+            return lit.fits(bound) and bound._kind in self.kinds
+        t = lit.default()
+        if t._kind not in self.kinds:
+            # an int literal where only floats are accepted becomes float32
+            t = T.float32 if (lit.kind == "int" and "float" in self.kinds) else None
+        if t is None:
+            return False
+        b[self.var] = t
+        return True
+
+    def build(self, b):
+        return b[self.var]
+
+
+class Exact(Pattern):
+    def __init__(self, t):
+        self.t = T.canonical_scalar(t)
+
+    def match(self, t, b):
+        return t is self.t or t == self.t
+
+    def match_literal(self, lit, b):
+        return lit.fits(self.t)
+
+    def build(self, b):
+        return self.t
+
+
+class _Dim:
+    """A length that is fixed (int) or a variable bound on first match (str)."""
+
+    @staticmethod
+    def match(dim, value, b) -> bool:
+        if isinstance(dim, int):
+            return dim == value
+        bound = b.get(dim)
+        if bound is None:
+            b[dim] = value
+            return True
+        return bound == value
+
+    @staticmethod
+    def build(dim, b) -> int:
+        return dim if isinstance(dim, int) else b[dim]
+
+
+class Vec(Pattern):
+    def __init__(self, n="n", elem: Pattern | None = None):
+        self.n, self.elem = n, elem or Scalar("T", FLOAT)
+
+    def match(self, t, b):
+        return kind_of(t) == "vector" and _Dim.match(self.n, t._shape_[0], b) and self.elem.match(t._wp_scalar_type_, b)
+
+    def build(self, b):
+        return T.vector(_Dim.build(self.n, b), self.elem.build(b))
+
+
+class Mat(Pattern):
+    def __init__(self, r="r", c="c", elem: Pattern | None = None):
+        self.r, self.c, self.elem = r, c, elem or Scalar("T", FLOAT)
+
+    def match(self, t, b):
+        return (kind_of(t) == "matrix" and _Dim.match(self.r, t._shape_[0], b) and _Dim.match(self.c, t._shape_[1], b)
+                and self.elem.match(t._wp_scalar_type_, b))
+
+    def build(self, b):
+        return T.matrix((_Dim.build(self.r, b), _Dim.build(self.c, b)), self.elem.build(b))
+
+
+class Quat(Pattern):
+    def __init__(self, elem: Pattern | None = None):
+        self.elem = elem or Scalar("T", FLOAT)
+
+    def match(self, t, b):
+        return kind_of(t) == "quaternion" and self.elem.match(t._wp_scalar_type_, b)
+
+    def build(self, b):
+        return T.quaternion(self.elem.build(b))
+
+
+class Transform(Pattern):
+    def __init__(self, elem: Pattern | None = None):
+        self.elem = elem or Scalar("T", FLOAT)
+
+    def match(self, t, b):
+        return kind_of(t) == "transformation" and self.elem.match(t._wp_scalar_type_, b)
+
+    def build(self, b):
+        return T.transformation(self.elem.build(b))
+
+
+class Array(Pattern):
+    """An array with element type matching `elem` (any type bound to var "D" by default)."""
+
+    def __init__(self, elem: Pattern | None = None, ndim="ndim"):
+        self.elem, self.ndim = elem or AnyType("D"), ndim
+
+    def match(self, t, b):
+        return isinstance(t, ArrayType) and _Dim.match(self.ndim, t.ndim, b) and self.elem.match(t.dtype, b)
+
+    def build(self, b):
+        return ArrayType(self.elem.build(b), _Dim.build(self.ndim, b))
+
+
+class AnyType(Pattern):
+    """Any value type, bound to `var`."""
+
+    def __init__(self, var: str = "A", accept=None):
+        self.var, self.accept = var, accept
+
+    def match(self, t, b):
+        if isinstance(t, Literal) or (self.accept and not self.accept(t)):
+            return False
+        bound = b.get(self.var)
+        if bound is None:
+            b[self.var] = t
+            return True
+        return bound is t or bound == t
+
+    def match_literal(self, lit, b):
+        bound = b.get(self.var)
+        if bound is not None:
+            return lit.fits(bound)
+        b[self.var] = lit.default()
+        return True
+
+    def build(self, b):
+        return b[self.var]
+
+
+class Result(Pattern):
+    """A result type computed from the bindings by a function."""
+
+    def __init__(self, fn: Callable[[dict], Any]):
+        self.fn = fn
+
+    def build(self, b):
+        return self.fn(b)
+
+
+def same(var: str) -> Pattern:
+    """The result has the type bound to `var`."""
+    return Result(lambda b: b[var])
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Overload:
+    params: tuple  # Patterns
+    result: Any  # Pattern, a type, or None (no value)
+    names: tuple = ()  # parameter names (for keyword arguments and docs)
+    template: str | None = None  # C++ call text with {bindings}, e.g. "wpnb::identity<{n}, {T}>"
+
+
+def ov(*params, ret=None, names=(), template=None) -> Overload:
+    return Overload(tuple(params), ret, tuple(names), template)
+
+
+@dataclass(frozen=True, eq=False)
+class Builtin:
+    name: str
+    overloads: tuple
+    header: str  # native header holding the C++ (and its adjoint)
+    doc: str = ""
+    cpp: str | None = None  # C++ symbol, default wpnb::<name>
+    differentiable: bool = True
+    side_effects: bool = False  # must run even when the result is unused; not replayed by the adjoint
+    inout: tuple = ()  # argument positions updated in place (random state)
+    python: Callable | None = None  # implementation for calls from Python scope
+    export: bool = True  # exposed as wp.<name>
+    category: str = ""
+    iterator_next: str | None = None  # `for x in <this builtin>(...)`: the builtin that advances it
+    #: typed by one of the typechecker's special forms (compiler/typecheck_special.SPECIAL_FORMS), not
+    #: by overloads: the thread index, printf, wp.static, and builtins whose arguments are constants
+    special: bool = False
+    #: an atomic read-modify-write of an array element (arr, indices..., values...): its operation
+    atomic: str | None = None
+
+    @property
+    def symbol(self) -> str:
+        return self.cpp or f"wpnb::{self.name}"
+
+    def __call__(self, *args, **kwargs):
+        if self.python is None:
+            raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or @wp.func")
+        return self.python(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<builtin wp.{self.name}>"
+
+
+class OpaqueType:
+    """A value type defined by a native header (a query object, a query result): kernels hold it
+    in variables, pass it to builtins, and read its `fields` (name -> type) like a struct's."""
+
+    def __init__(self, name: str, cpp: str, header: str, fields: dict | None = None):
+        self.name, self.cpp, self.header, self.fields = name, cpp, header, dict(fields or {})
+
+    def type_name(self) -> str:
+        return self.name
+
+    def __repr__(self):
+        return self.name
+
+
+@dataclass(frozen=True)
+class Resolved:
+    overload: Overload
+    arg_types: tuple  # concrete types (literals resolved)
+    result: Any
+    bindings: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def add(b: Builtin) -> Builtin:
+    if b.name in BUILTINS:
+        raise ValueError(f"builtin {b.name} is declared twice")
+    BUILTINS[b.name] = b
+    return b
+
+
+def builtin(name, *overloads, header, **kw) -> Builtin:
+    return add(Builtin(name, tuple(overloads), header, **kw))
+
+
+def resolve(b: Builtin, arg_types: list) -> Resolved | None:
+    """The first overload of `b` that accepts `arg_types` (literals adapt to it), or None."""
+    for o in b.overloads:
+        if len(o.params) != len(arg_types):
+            continue
+        bindings: dict = {}
+        if not all(p.match(t, bindings) for p, t in zip(o.params, arg_types) if not isinstance(t, Literal)):
+            continue
+        if not all(p.match_literal(t, bindings) for p, t in zip(o.params, arg_types) if isinstance(t, Literal)):
+            continue
+        concrete_args = tuple(p.build(bindings) if isinstance(t, Literal) else t for p, t in zip(o.params, arg_types))
+        result = o.result
+        if isinstance(result, Pattern):
+            result = result.build(bindings)
+        return Resolved(o, concrete_args, result, bindings)
+    return None
+
+
+def describe_overloads(b: Builtin) -> str:
+    """One line per overload, for error messages."""
+    lines = []
+    for o in b.overloads:
+        names = o.names or tuple(f"arg{i}" for i in range(len(o.params)))
+        params = ", ".join(f"{n}: {_pattern_name(p)}" for n, p in zip(names, o.params))
+        lines.append(f"  wp.{b.name}({params})")
+    return "\n".join(lines[:12]) + ("\n  ..." if len(lines) > 12 else "")
+
+
+def _pattern_name(p) -> str:
+    if isinstance(p, Scalar):
+        return {FLOAT: "Float", INT: "Int", NUMERIC: "Scalar", BOOL: "bool"}.get(p.kinds, "Scalar")
+    if isinstance(p, Exact):
+        return T.type_name(p.t)
+    if isinstance(p, Vec):
+        return f"Vector[{p.n}, {_pattern_name(p.elem)}]"
+    if isinstance(p, Mat):
+        return f"Matrix[{p.r}, {p.c}, {_pattern_name(p.elem)}]"
+    if isinstance(p, Quat):
+        return "Quaternion"
+    if isinstance(p, Transform):
+        return "Transformation"
+    if isinstance(p, Array):
+        return f"array(ndim={p.ndim})"
+    return "Any"

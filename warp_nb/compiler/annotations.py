@@ -1,0 +1,53 @@
+"""Parameter annotations -> kernel types: what `@wp.kernel` and `@wp.func` read from a Python
+function's signature before anything is compiled. Knows types; knows nothing about bodies."""
+
+from __future__ import annotations
+
+import typing
+
+from .. import types as T
+from ..errors import KernelTypeError
+from ..types.array_type import ArrayType
+from ..types.scalars import canonical_scalar
+
+
+def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = None):
+    """A parameter annotation as a kernel type, or a clear error at the function's line.
+    String annotations (from __future__ import annotations) are evaluated in the function's
+    globals and the locals of the scope that defined it. `typing.Any` in a function means
+    generic (typed per call): None."""
+    if isinstance(t, str):
+        try:
+            t = eval(t, fn.__globals__, local_names or {})
+        except Exception as e:  # an annotation that does not evaluate
+            raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
+    t = canonical_scalar(t)
+    if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False):
+        return t
+    if t is typing.Any and what == "function":
+        return None
+    shown = getattr(t, "__name__", repr(t))
+    raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` has type {shown}, which kernels do not "
+                          "accept; use a scalar (float, int, wp.float64 ...), a vector or matrix type, "
+                          "wp.array(dtype=...) or a @wp.struct")
+
+
+def parameter_names(fn) -> list[str]:
+    code = fn.__code__
+    return list(code.co_varnames[:code.co_argcount])
+
+
+def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) -> list:
+    """One type per parameter of `fn` (None for a generic parameter of a function). A kernel
+    parameter without an annotation is an error; a function's is generic."""
+    hints = getattr(fn, "__annotations__", {})
+    out = []
+    for name in parameter_names(fn):
+        if name not in hints:
+            if what == "function":
+                out.append(None)
+                continue
+            raise KernelTypeError(f"parameter `{name}` of kernel `{fn.__qualname__}` needs a type annotation, "
+                                  f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`", loc, fn.__name__)
+        out.append(resolve_annotation(hints[name], fn, name, what, local_names))
+    return out

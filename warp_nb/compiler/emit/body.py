@@ -1,0 +1,364 @@
+"""The statement writer of `emit`: one typed IR function -> one C++ function (a @wp.func) or a
+kernel (argument struct, body, CPU entry point). Every SSA variable is declared at the top of
+its function, so a value computed in a branch stays visible to the code that reads it."""
+
+from __future__ import annotations
+
+from .. import ir
+from ... import types as T
+from ...types.array_type import ArrayType
+from .cpp import QUAT_FIELDS, cpp_type, field_name, literal
+from .entry import entry_point, find_reductions
+
+_PRINTF = {
+    T.int8: ("%d", "(int)"), T.int16: ("%d", "(int)"), T.int32: ("%d", "(int)"),
+    T.uint8: ("%u", "(unsigned)"), T.uint16: ("%u", "(unsigned)"), T.uint32: ("%u", "(unsigned)"),
+    T.int64: ("%lld", "(long long)"), T.uint64: ("%llu", "(unsigned long long)"),
+    T.float16: ("%g", "(double)(wpnb::float32)"), T.float32: ("%g", "(double)"), T.float64: ("%g", "(double)"),
+}
+
+
+class FunctionWriter:
+    def __init__(self, fn: ir.Function, unit):
+        self.fn = fn
+        self.unit = unit
+        self.debug = unit.mode == "debug"
+        self.reductions: dict = {}
+        self.consts: dict = {}  # id(Var) -> Python value, for Vars bound to constants
+        self.lines: list[str] = []
+        self.last_line = None
+        # arrays known to be kernel parameters or views of them: their last dimension's
+        # contiguity is checked once per launch, so they index with index_c<WPNB_C>
+        self.param_arrays: set = set()
+        # int32 values of the form x + c / x - c (c constant): written as int64(x) + c where
+        # they index an array, which lets GCC see neighbour accesses (a[j - 1]) as affine
+        self.offsets: dict = {}
+
+    # --- functions and kernels ----------------------------------------------------------
+    def function(self) -> str:
+        fn = self.fn
+        ret = cpp_type(fn.return_type) if fn.return_type is not None else "void"
+        params = ", ".join(f"{cpp_type(p.type)} {p.name}" for p in fn.params)
+        self.lines.append(f"// @wp.func {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"WPNB_FN {ret} {fn.symbol}({params}) {{")
+        self.declarations(1)
+        self.block(fn.body, 1)
+        self.lines.append("}\n")
+        return "\n".join(self.lines)
+
+    def kernel(self) -> str:
+        fn = self.fn
+        sym = fn.symbol
+        fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in fn.params) or "    char unused;"
+        self.lines.append(f"// @wp.kernel {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"struct {sym}_args {{\n{fields}\n}};\n")
+        count = max(fn.tid_count, 1)
+        tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
+        self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
+        self.reductions = {} if self.debug else find_reductions(fn, {})
+        accumulators = list({id(a): a for a in self.reductions.values()}.values())
+        if accumulators:
+            self.unit.headers.add("atomic.h")
+        accs = "".join(f", {a.cpp_type}& {a.name}" for a in accumulators)
+        self.lines.append("template <bool WPNB_C>")
+        self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
+        for p in fn.params:
+            self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
+        self.declarations(1)
+        self.block(fn.body, 1)
+        self.lines.append("}\n")
+        self.lines.append(entry_point(sym, fn, count, accumulators))
+        return "\n".join(self.lines)
+
+    def declarations(self, depth: int) -> None:
+        pad = "    " * depth
+        for v in self.fn.locals:
+            self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
+
+    # --- statements ---------------------------------------------------------------------
+    def line(self, depth: int, text: str, loc=None) -> None:
+        if loc is not None and loc.line != self.last_line:
+            # the user's line, so compiler errors can be mapped back to it
+            self.lines.append(f"{'    ' * depth}// @line {loc.line}: {loc.text.strip()[:100]}")
+            self.last_line = loc.line
+        self.lines.append("    " * depth + text)
+
+    def block(self, stmts, depth: int) -> None:
+        for s in stmts:
+            self.statement(s, depth)
+
+    def statement(self, s, depth: int) -> None:
+        if isinstance(s, ir.Let):
+            self.let(s, depth)
+        elif isinstance(s, ir.Assign):
+            self.line(depth, f"{s.dst.name} = {s.src.name};", s.loc)
+        elif isinstance(s, ir.Store):
+            self.store(s, depth)
+        elif isinstance(s, ir.Effect):
+            acc = self.reductions.get(id(s))
+            if acc is not None:  # a privatised reduction: accumulate in a register (see emit_entry)
+                op = s.value.builtin.atomic
+                self.line(depth, f"{acc.name} = wpnb::{op}({acc.name}, {s.value.args[-1].name});", s.loc)
+            else:
+                self.line(depth, f"{self.rhs(s.value, s.loc)};", s.loc)
+        elif isinstance(s, ir.Print):
+            self.line(depth, self.print_call(s), s.loc)
+        elif isinstance(s, ir.If):
+            self.line(depth, f"if ({s.cond.name}) {{", s.loc)
+            self.block(s.body, depth + 1)
+            for p in s.phis:
+                if p.then_src is not None:
+                    self.line(depth + 1, f"{p.dst.name} = {p.then_src.name};")
+            if s.orelse or any(p.else_src is not None for p in s.phis):
+                self.line(depth, "} else {")
+                self.block(s.orelse, depth + 1)
+                for p in s.phis:
+                    if p.else_src is not None:
+                        self.line(depth + 1, f"{p.dst.name} = {p.else_src.name};")
+            self.line(depth, "}")
+        elif isinstance(s, ir.For):
+            self.for_loop(s, depth)
+        elif isinstance(s, ir.While):
+            for c in s.carried:
+                self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+            self.line(depth, "for (;;) {", s.loc)
+            self.block(s.cond_body, depth + 1)
+            self.line(depth + 1, f"if (!{s.cond.name}) break;")
+            self.block(s.body, depth + 1)
+            self.line(depth, "}")
+        elif isinstance(s, ir.Iterate):
+            for c in s.carried:
+                self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+            self.unit.headers.add(s.next_builtin.header)
+            self.line(depth, f"while ({s.next_builtin.symbol}({s.query.name}, {s.var.name})) {{", s.loc)
+            self.block(s.body, depth + 1)
+            self.line(depth, "}")
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            for w in s.writes:
+                self.line(depth, f"{w.dst.name} = {w.src.name};", s.loc)
+            self.line(depth, "break;" if isinstance(s, ir.Break) else "continue;", s.loc)
+        elif isinstance(s, ir.Return):
+            self.line(depth, f"return {s.value.name};" if s.value is not None else "return;", s.loc)
+        elif isinstance(s, ir.Check):
+            if self.debug:
+                site = self.unit.site(s.loc, "assert")
+                self.line(depth, f"wpnb::debug_check({s.cond.name}, {site});", s.loc)
+        else:
+            raise TypeError(f"cannot emit {type(s).__name__}")
+
+    def for_loop(self, s: ir.For, depth: int) -> None:
+        for c in s.carried:
+            self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+        i, start, stop, step = s.var.name, s.start.name, s.stop.name, s.step.name
+        step_value = self.consts.get(id(s.step))
+        if step_value is not None and step_value > 0:
+            cond = f"{i} < {stop}"
+        elif step_value is not None and step_value < 0:
+            cond = f"{i} > {stop}"
+        else:
+            cond = f"({step} > 0 ? {i} < {stop} : {i} > {stop})"
+        self.line(depth, f"for ({i} = {start}; {cond}; {i} += {step}) {{", s.loc)
+        self.block(s.body, depth + 1)
+        self.line(depth, "}")
+
+    def let(self, s: ir.Let, depth: int) -> None:
+        v = s.value
+        if isinstance(v, ir.Const):
+            self.consts[id(s.dst)] = v.value
+        elif isinstance(v, (ir.Copy, ir.View)) and id(getattr(v, "src", getattr(v, "array", None))) in self.param_arrays:
+            self.param_arrays.add(id(s.dst))  # a copy or sub-array view keeps the last dimension
+        elif isinstance(v, ir.Call) and v.builtin.name in ("add", "sub") and s.dst.type is T.int32:
+            a, b = v.args
+            c = self.consts.get(id(b))
+            if c is not None:
+                self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
+        if isinstance(v, ir.Update):
+            self.line(depth, f"{s.dst.name} = {v.base.name};", s.loc)
+            self.assign_path(s.dst.name, v.base.type, v.path, v.value.name, depth, s.loc)
+            return
+        self.line(depth, f"{s.dst.name} = {self.rhs(v, s.loc)};", s.loc)
+
+    def assign_path(self, target: str, t, path, value: str, depth: int, loc) -> None:
+        """target<path> = value, for a component path into a local value or array element."""
+        expr, row = self.path_expr(target, t, path)
+        if row is not None:  # a whole matrix row: m[i] = v
+            self.line(depth, f"{expr} = wpnb::with_index({expr}, {_index(row)}, {value});", loc)
+        else:
+            self.line(depth, f"{expr} = {value};", loc)
+
+    def store(self, s: ir.Store, depth: int) -> None:
+        element = self.element_ref(s.array, s.indices, s.loc)
+        if not s.path:
+            self.line(depth, f"{element} = {s.value.name};", s.loc)
+        else:
+            self.assign_path(element, s.array.type.dtype, s.path, s.value.name, depth, s.loc)
+
+    def element_ref(self, array: ir.Var, indices, loc) -> str:
+        idx = ", ".join(self.index_expr(i) for i in indices)
+        if self.debug:
+            site = self.unit.site(loc, f"array `{_user_name(array)}`")
+            return f"wpnb::index_checked({array.name}, {site}, {idx})"
+        if id(array) in self.param_arrays:
+            return f"wpnb::index_c<WPNB_C>({array.name}, {idx})"
+        return f"wpnb::index({array.name}, {idx})"
+
+    def index_expr(self, v: ir.Var) -> str:
+        offset = self.offsets.get(id(v))
+        if offset is None:
+            return v.name
+        return f"(wpnb::int64({offset[0]}) + {offset[1]})"
+
+    # --- right-hand sides ---------------------------------------------------------------
+    def rhs(self, v, loc) -> str:
+        if isinstance(v, ir.Const):
+            return literal(v.value, v.type)
+        if isinstance(v, ir.Copy):
+            return v.src.name
+        if isinstance(v, ir.Call):
+            return self.call(v, loc)
+        if isinstance(v, ir.CallFunc):
+            return f"{v.func.symbol}({', '.join(a.name for a in v.args)})"
+        if isinstance(v, ir.Construct):
+            return self.construct(v)
+        if isinstance(v, ir.Load):
+            return self.element_ref(v.array, v.indices, loc)
+        if isinstance(v, ir.View):
+            idx = ", ".join(i.name for i in v.indices)
+            if self.debug:
+                site = self.unit.site(loc, f"array `{_user_name(v.array)}`")
+                return f"wpnb::view_checked({v.array.name}, {site}, {idx})"
+            return f"wpnb::view({v.array.name}, {idx})"
+        if isinstance(v, ir.Extract):
+            return self.extract(v)
+        if isinstance(v, ir.TupleOf):
+            return f"{cpp_type(_tuple_type(v))}{{{', '.join(x.name for x in v.items)}}}"
+        if isinstance(v, ir.Tid):
+            return f"wpnb_tid{v.index}"
+        raise TypeError(f"cannot emit {type(v).__name__}")
+
+    def call(self, v: ir.Call, loc) -> str:
+        b, resolved = v.builtin, v.resolved
+        args = [a.name for a in v.args]
+        template = resolved.overload.template
+        if template is not None:
+            bindings = {k: (cpp_type(x) if not isinstance(x, int) else str(x)) for k, x in resolved.bindings.items()}
+            return f"{template.format(**bindings)}({', '.join(args)})"
+        self.unit.headers.add(b.header)
+        if b.atomic and self.debug:
+            arr, n = v.args[0], v.args[0].type.ndim
+            element = self.element_ref(arr, v.args[1:1 + n], loc)
+            return f"wpnb::{b.name}_at({', '.join([element] + args[1 + n:])})"
+        return f"{b.symbol}({', '.join(args)})"
+
+    def construct(self, v: ir.Construct) -> str:
+        t = v.type
+        if T.is_scalar_type(t):
+            return f"wpnb::cast<{cpp_type(t)}>({v.args[0].name})"
+        if getattr(t, "_wp_struct_", False):
+            return f"{cpp_type(t)}{{}}"
+        return f"{cpp_type(t)}({', '.join(a.name for a in v.args)})"
+
+    def extract(self, v: ir.Extract) -> str:
+        t = v.base.type
+        if isinstance(t, ArrayType):  # a.shape
+            return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
+        expr, row = self.path_expr(v.base.name, t, v.path)
+        return expr if row is None else f"wpnb::extract({expr}, {_index(row)})"
+
+    def path_expr(self, base: str, t, path) -> tuple:
+        """C++ lvalue for a component path (.c[i] for vectors, .c[i][j] for matrices, fields ...),
+        and the row index when the path ends on a whole row of a matrix (else None)."""
+        expr = base
+        k = 0
+        while k < len(path):
+            p = path[k]
+            kind = T.kind_of(t)
+            if kind == "matrix" and k == len(path) - 1:
+                return expr, p
+            if isinstance(t, ir.TupleType):
+                expr += f".v{p}"
+                t = t.items[p]
+            elif isinstance(p, str):
+                expr += f".{field_name(p)}"
+                t = t.fields[p] if getattr(t, "_wp_struct_", False) or hasattr(t, "cpp") else (
+                    T.vector(3, t._wp_scalar_type_) if p == "p" else T.quaternion(t._wp_scalar_type_))
+            elif kind == "vector":
+                expr += f".c[{_index(p)}]"
+                t = t._wp_scalar_type_
+            elif kind == "matrix":
+                expr += f".c[{_index(p)}][{_index(path[k + 1])}]"
+                k += 1
+                t = t._wp_scalar_type_
+            elif kind == "quaternion":
+                expr = f"{expr}.{QUAT_FIELDS[p]}" if isinstance(p, int) else f"(&{expr}.x)[{p.name}]"
+                t = t._wp_scalar_type_
+            elif kind == "transformation":
+                if isinstance(p, int):
+                    expr = f"{expr}.p.c[{p}]" if p < 3 else f"{expr}.q.{QUAT_FIELDS[p - 3]}"
+                else:
+                    expr = f"(&{expr}.p.c[0])[{p.name}]"
+                t = t._wp_scalar_type_
+            else:
+                raise TypeError(f"cannot index {T.type_name(t)}")
+            k += 1
+        return expr, None
+
+    def print_call(self, s: ir.Print) -> str:
+        if s.fmt:  # wp.printf
+            args = "".join(f", {_printf_arg(a)}" for a in s.args)
+            return f'printf("{_escape(s.fmt)}"{args});'
+        parts, args = [], []
+        for item in s.args:
+            if isinstance(item, str):
+                parts.append(_escape(item).replace("%", "%%"))
+            else:
+                fmt, item_args = _format_value(item.name, item.type)
+                parts.append(fmt)
+                args += item_args
+        joined = "".join(f", {a}" for a in args)
+        return f'printf("{" ".join(parts)}\\n"{joined});'
+
+
+def _index(p) -> str:
+    return p.name if isinstance(p, ir.Var) else str(p)
+
+
+def _user_name(v: ir.Var) -> str:
+    return v.name.rsplit("_", 1)[0]
+
+
+def _tuple_type(v: ir.TupleOf):
+    return ir.TupleType(tuple(x.type for x in v.items))
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _printf_arg(v: ir.Var) -> str:
+    if v.type is T.bool:
+        return f"(int){v.name}"
+    return f"{_PRINTF[v.type][1]}{v.name}"
+
+
+def _format_value(expr: str, t):
+    """printf format and arguments that show a value the way print() would."""
+    if t is T.bool:
+        return "%s", [f'({expr} ? "True" : "False")']
+    if T.is_scalar_type(t):
+        fmt, cast = _PRINTF[t]
+        return fmt, [f"{cast}{expr}"]
+    kind = T.kind_of(t)
+    if kind is not None:
+        n = T.type_length(t)
+        fmt, cast = _PRINTF.get(t._wp_scalar_type_, ("%d", "(int)"))
+        base = f"(&{expr}.c[0])" if kind == "vector" else f"((const {cpp_type(t._wp_scalar_type_)}*)&{expr})"
+        if kind == "matrix":
+            rows, cols = t._shape_
+            text = "[" + " ".join("[" + " ".join([fmt] * cols) + "]" for _ in range(rows)) + "]"
+        else:
+            text = "[" + " ".join([fmt] * n) + "]"
+        return text, [f"{cast}{base}[{k}]" for k in range(n)]
+    if isinstance(t, ArrayType):
+        return "array(ndim=%d)", [str(t.ndim)]
+    return "<%s>", [f'"{T.type_name(t)}"']

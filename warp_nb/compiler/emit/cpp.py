@@ -1,0 +1,194 @@
+"""The C++ vocabulary that every emitter shares: how kernel types, names and constants are
+spelled, which native header each type needs, and `Unit`, what one translation unit collects
+(structs, tuples, functions, headers, debug sites). Knows C++ spelling; knows nothing about
+statements (body.py) or how a unit is assembled (kernel.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+from .. import ir
+from ... import types as T
+from ...types.array_type import ArrayType
+from ...errors import Loc
+
+_SCALAR_CPP = {
+    T.bool: "bool", T.int8: "wpnb::int8", T.uint8: "wpnb::uint8", T.int16: "wpnb::int16", T.uint16: "wpnb::uint16",
+    T.int32: "wpnb::int32", T.uint32: "wpnb::uint32", T.int64: "wpnb::int64", T.uint64: "wpnb::uint64",
+    T.float16: "wpnb::half", T.float32: "wpnb::float32", T.float64: "wpnb::float64",
+}
+_KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "transformation": "transform.h"}
+HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
+                 "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h"]
+HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
+                "atomic.h": ["array.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"]}
+QUAT_FIELDS = "xyzw"
+
+
+@dataclass
+class DebugSite:
+    """A checked place in the source (an array access or an assert) and what it touches."""
+
+    loc: Loc
+    what: str  # "array `a`" or "assert"
+
+
+@dataclass
+class EmitResult:
+    source: str
+    entry: str  # the CPU forward entry point's symbol
+    debug_sites: list = field(default_factory=list)
+    headers: list = field(default_factory=list)
+    backward_entry: str | None = None  # the CPU backward entry point, when emitted
+    cuda_entry: str | None = None  # the __global__ forward kernel (same text, compiled by NVRTC)
+    cuda_backward_entry: str | None = None
+    function: str = ""  # the kernel's name, for compiler messages
+
+
+def cpp_type(t) -> str:
+    """The C++ spelling of a kernel type."""
+    s = _SCALAR_CPP.get(t)
+    if s is not None:
+        return s
+    kind = T.kind_of(t)
+    if kind is not None:
+        e = cpp_type(t._wp_scalar_type_)
+        if kind == "vector":
+            return f"wpnb::vec_t<{t._shape_[0]}, {e}>"
+        if kind == "matrix":
+            return f"wpnb::mat_t<{t._shape_[0]}, {t._shape_[1]}, {e}>"
+        if kind == "quaternion":
+            return f"wpnb::quat_t<{e}>"
+        return f"wpnb::transform_t<{e}>"
+    if isinstance(t, ArrayType):
+        return f"wpnb::array_t<{cpp_type(t.dtype)}, {t.ndim}>"
+    if getattr(t, "_wp_struct_", False):
+        return struct_name(t)
+    if isinstance(t, ir.TupleType):
+        return tuple_name(t)
+    cpp = getattr(t, "cpp", None)  # registry.OpaqueType: a type the native headers define
+    if cpp is not None:
+        return cpp
+    raise TypeError(f"no C++ type for {T.type_name(t)}")
+
+
+_CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if
+inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch
+template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+wchar_t while xor xor_eq""".split())
+
+
+def field_name(name: str) -> str:
+    """The C++ name of a struct field (a C++ keyword gets a trailing underscore; the layout is the same)."""
+    return f"{name}_" if name in _CPP_KEYWORDS else name
+
+
+def struct_name(s) -> str:
+    # in namespace wpnb, so that argument-dependent lookup from the native templates finds the
+    # accumulate / atomic overloads emitted for it
+    return f"wpnb::s_{s.__name__}_{_digest(s.key)}"
+
+
+def tuple_name(t: ir.TupleType) -> str:
+    return f"wpnb::tuple_{_digest(','.join(cpp_type(x) for x in t.items))}"
+
+
+def _local(name: str) -> str:
+    return name.split("::")[-1]
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
+
+
+def _type_headers(t, out: set) -> None:
+    kind = T.kind_of(t)
+    if kind:
+        out.add(_KIND_HEADER[kind])
+    elif isinstance(t, ArrayType):
+        out.add("array.h")
+        _type_headers(t.dtype, out)
+    elif getattr(t, "_wp_struct_", False):
+        for ft in t.fields.values():
+            _type_headers(ft, out)
+    elif isinstance(t, ir.TupleType):
+        for x in t.items:
+            _type_headers(x, out)
+    elif getattr(t, "cpp", None) is not None:
+        out.add(t.header)
+        for ft in t.fields.values():
+            _type_headers(ft, out)
+
+
+def literal(value, t) -> str:
+    """A C++ constant of type t."""
+    if t is T.bool:
+        return "true" if value else "false"
+    if T.is_float_type(t):
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            bits = "0x7fc00000u" if math.isnan(v) else ("0x7f800000u" if v > 0 else "0xff800000u")
+            text = f"wpnb::bits_float({bits})"
+        else:
+            text = repr(v) if t is T.float64 else f"{v!r}f"
+        return text if t is T.float32 else f"{cpp_type(t)}({text})"
+    if T.is_int_type(t):
+        suffix = {T.int64: "LL", T.uint64: "ULL", T.uint32: "u"}.get(t, "")
+        v = int(value)
+        if t is T.int64 and v == -(2 ** 63):
+            return "(-9223372036854775807LL - 1)"
+        if t is T.int32 and v == -(2 ** 31):
+            return "wpnb::int32(-2147483647 - 1)"
+        return f"{cpp_type(t)}({v}{suffix})"
+    if T.is_composite_type(t):
+        flat = value._flat().tolist()
+        return f"{cpp_type(t)}({', '.join(literal(x, t._wp_scalar_type_) for x in flat)})"
+    raise TypeError(f"cannot write a constant of type {T.type_name(t)}")
+
+
+class Unit:
+    """Collects what one translation unit needs: structs, tuples, functions, headers."""
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self.headers: set = {"prelude.h", "scalar.h"}
+        self.structs: list = []
+        self.tuples: list = []
+        self.funcs: list = []  # FuncInstances, callees first
+        self.debug_sites: list[DebugSite] = []
+
+    def add_type(self, t) -> None:
+        _type_headers(t, self.headers)
+        if isinstance(t, ArrayType):
+            self.add_type(t.dtype)
+        elif getattr(t, "_wp_struct_", False) and t not in self.structs:
+            for ft in t.fields.values():
+                self.add_type(ft)
+            self.structs.append(t)
+        elif isinstance(t, ir.TupleType) and t not in self.tuples:
+            for x in t.items:
+                self.add_type(x)
+            self.tuples.append(t)
+
+    def add_function(self, fn: ir.Function) -> None:
+        """A kernel with every function it calls (callees first) and the types they use."""
+        self.funcs = ir.called_instances(fn)
+        for f in [inst.ir for inst in self.funcs] + [fn]:
+            for v in (*f.params, *f.locals):
+                self.add_type(v.type)
+            if f.return_type is not None:
+                self.add_type(f.return_type)
+
+    def add_adjoint_types(self, adj) -> None:
+        self.headers.add("adjoint.h")
+        for v in adj.locals:
+            self.add_type(v.type)
+
+    def site(self, loc: Loc, what: str) -> int:
+        self.debug_sites.append(DebugSite(loc, what))
+        return len(self.debug_sites) - 1

@@ -1,0 +1,323 @@
+"""Python source -> syntax tree (`syntax.py`). Only syntax: what the kernel subset of Python
+allows, rejected at the user's line otherwise. Names, types and builtins are `typecheck`'s job."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+import weakref
+
+from . import syntax as S
+from ..errors import KernelSyntaxError, Loc
+
+_BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv", ast.Mod: "mod",
+    ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "bit_and", ast.BitOr: "bit_or", ast.BitXor: "bit_xor",
+    ast.LShift: "lshift", ast.RShift: "rshift",
+}
+_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "logical_not"}
+_COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+# constructs kernels refuse, with the reason and the way out
+_UNSUPPORTED = {
+    ast.ListComp: "list comprehensions are not supported in kernels; use a for loop",
+    ast.SetComp: "set comprehensions are not supported in kernels; use a for loop",
+    ast.DictComp: "dict comprehensions are not supported in kernels; use a for loop",
+    ast.GeneratorExp: "generator expressions are not supported in kernels; use a for loop",
+    ast.Lambda: "lambdas are not supported in kernels; define a @wp.func instead",
+    ast.Try: "exceptions (try/except) are not supported in kernels; check conditions with if",
+    ast.Raise: "exceptions (raise) are not supported in kernels; use wp.printf or write a flag to an array",
+    ast.With: "`with` blocks are not supported in kernels",
+    ast.Global: "`global` is not supported in kernels; pass values as arguments or use wp.constant",
+    ast.Nonlocal: "`nonlocal` is not supported in kernels",
+    ast.Delete: "`del` is not supported in kernels",
+    ast.Import: "imports are not allowed inside kernels; import at the top of the file",
+    ast.ImportFrom: "imports are not allowed inside kernels; import at the top of the file",
+    ast.ClassDef: "classes cannot be defined inside kernels; use @wp.struct at the top level",
+    ast.FunctionDef: "functions cannot be defined inside kernels; define a @wp.func at the top level",
+    ast.AsyncFunctionDef: "async functions are not supported in kernels",
+    ast.Await: "await is not supported in kernels",
+    ast.Yield: "generators (yield) are not supported in kernels",
+    ast.YieldFrom: "generators (yield) are not supported in kernels",
+    ast.List: "lists are not supported in kernels (they would be dynamically sized); use a vector type "
+              "such as wp.vec3 or a fixed-size tuple",
+    ast.Dict: "dicts are not supported in kernels; use a @wp.struct",
+    ast.Set: "sets are not supported in kernels",
+    ast.Starred: "star-unpacking is not supported in kernels",
+    ast.NamedExpr: "the walrus operator (:=) is not supported in kernels",
+    ast.JoinedStr: "f-strings are not supported in kernels; use wp.printf(\"%f\\n\", x) or print(x)",
+}
+if hasattr(ast, "Match"):
+    _UNSUPPORTED[ast.Match] = "`match` statements are not supported in kernels; use if/elif"
+
+
+_PARSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def parse_definition(fn) -> S.FunctionDef:
+    """parse_function, once per function object (a re-run cell or reloaded module makes a new
+    function object, so it is parsed again)."""
+    tree = _PARSED.get(fn)
+    if tree is None:
+        tree = _PARSED[fn] = parse_function(fn)
+    return tree
+
+
+def parse_function(fn) -> S.FunctionDef:
+    """Parse a Python function into a syntax tree. The file (or notebook cell) and line numbers
+    in every node are the user's own."""
+    node, lines, filename = _find_in_file(fn)
+    if node is not None:
+        end = getattr(node, "end_lineno", None) or len(lines)
+        start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        source = "".join(lines[start - 1:end])
+        return _Parser(filename, 0, 0, [line.rstrip("\n") for line in lines]).function(node, source)
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise KernelSyntaxError(f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}. Kernels "
+                                "must be defined in a file or notebook cell, not typed at an interactive prompt "
+                                "without history.") from None
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    return parse_source("".join(lines), filename, first_line)
+
+
+_FILE_TREES: dict = {}
+
+
+def _index_functions(text: str) -> dict | None:
+    """(first line, name) -> ast node for every function in a file (first line: the decorator's)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    index = {}
+    for node in _definitions(tree.body):
+        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        index[(first, node.name)] = node
+        index[(node.lineno, node.name)] = node
+    return index
+
+
+def _definitions(statements):
+    """Every function definition among `statements`, at any depth of statement nesting (in
+    classes, functions, branches, loops, with and try blocks); expressions are not visited, which
+    makes this several times cheaper than ast.walk on a file."""
+    for node in statements:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _definitions(inner)
+
+
+def _find_in_file(fn):
+    """The ast node of `fn`, found in the parsed source of its whole file (one parse per file and
+    version of its text: cheaper than inspect's per-function tokenising), or (None, ...)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None, None, None
+    filename = code.co_filename
+    linecache.checkcache(filename)  # the file may have been edited and re-imported
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    if not lines:
+        return None, None, filename
+    # linecache hands back the same list while the file is unchanged: its identity (kept alive in
+    # the entry, so it cannot be reused) is a cheap key; the text's hash covers a reloaded file
+    entry = _FILE_TREES.get(filename)
+    if entry is not None and entry[0] is lines:
+        index = entry[1]
+    else:
+        text = "".join(lines)
+        digest = hash(text)
+        index = entry[1] if entry is not None and entry[2] == digest else _index_functions(text)
+        if index is None:
+            return None, lines, filename
+        if len(_FILE_TREES) > 256:
+            _FILE_TREES.clear()
+        _FILE_TREES[filename] = (lines, index, digest)
+    node = index.get((code.co_firstlineno, fn.__name__))
+    return node, lines, filename
+
+
+def parse_source(source: str, filename: str = "<string>", first_line: int = 1) -> S.FunctionDef:
+    """Parse the source of one function definition starting at `first_line` of `filename`."""
+    dedented = textwrap.dedent(source)
+    indent = _common_indent(source)
+    try:
+        tree = ast.parse(dedented)
+    except SyntaxError as e:
+        line = first_line + (e.lineno or 1) - 1
+        text = linecache.getline(filename, line) or (e.text or "")
+        raise KernelSyntaxError(f"invalid Python syntax: {e.msg}", Loc(filename, line, (e.offset or 1) - 1 + indent,
+                                                                        None, text)) from None
+    fns = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not fns:
+        raise KernelSyntaxError("expected a function definition (def name(...):)", Loc(filename, first_line))
+    return _Parser(filename, first_line - 1, indent, source.splitlines()).function(fns[0], dedented)
+
+
+def _common_indent(source: str) -> int:
+    for line in source.splitlines():
+        if line.strip():
+            return len(line) - len(line.lstrip())
+    return 0
+
+
+class _Parser:
+    def __init__(self, filename: str, line_offset: int, indent: int, lines: list[str]):
+        self.filename = filename
+        self.line_offset = line_offset
+        self.indent = indent
+        self.lines = lines
+        self.function_name = None
+
+    def loc(self, node) -> Loc:
+        line = getattr(node, "lineno", 1)
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        end = getattr(node, "end_col_offset", None)
+        if getattr(node, "end_lineno", line) != line:
+            end = None
+        return Loc(self.filename, line + self.line_offset, getattr(node, "col_offset", 0) + self.indent,
+                   None if end is None else end + self.indent, text)
+
+    def fail(self, node, message: str):
+        raise KernelSyntaxError(message, self.loc(node), self.function_name)
+
+    # --- functions and statements -------------------------------------------------------
+    def function(self, node, source: str) -> S.FunctionDef:
+        self.function_name = node.name
+        if isinstance(node, ast.AsyncFunctionDef):
+            self.fail(node, "kernels cannot be async functions")
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            self.fail(node, "kernels and functions take plain positional parameters (no *args, **kwargs, "
+                            "keyword-only or positional-only parameters)")
+        params = tuple(a.arg for a in args.args)
+        defaults = tuple(self.expr(d) for d in args.defaults)
+        return S.FunctionDef(node.name, params, defaults, self.block(node.body), self.loc(node), source)
+
+    def block(self, stmts) -> tuple:
+        out = []
+        for s in stmts:
+            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+                continue  # docstring or string used as a comment
+            stmt = self.stmt(s)
+            if stmt is not None:
+                out.append(stmt)
+        return tuple(out)
+
+    def stmt(self, node):
+        reason = _UNSUPPORTED.get(type(node))
+        if reason:
+            self.fail(node, reason)
+        loc = self.loc(node)
+        if isinstance(node, ast.Assign):
+            if len(node.targets) != 1:
+                self.fail(node, "chained assignment (a = b = value) is not supported in kernels; assign one at a time")
+            return S.Assign(self.target(node.targets[0]), self.expr(node.value), loc)
+        if isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                self.fail(node, "a declaration without a value is not supported in kernels; give the variable "
+                                "a value (x: float = 0.0)")
+            return S.Assign(self.target(node.target), self.expr(node.value), loc, self.expr(node.annotation))
+        if isinstance(node, ast.AugAssign):
+            op = _BINOPS.get(type(node.op))
+            return S.AugAssign(self.target(node.target), op, self.expr(node.value), loc)
+        if isinstance(node, ast.Expr):
+            return S.ExprStmt(self.expr(node.value), loc)
+        if isinstance(node, ast.If):
+            return S.If(self.expr(node.test), self.block(node.body), self.block(node.orelse), loc)
+        if isinstance(node, ast.For):
+            if node.orelse:
+                self.fail(node, "`for ... else` is not supported in kernels")
+            if not isinstance(node.target, ast.Name):
+                self.fail(node.target, "a kernel for loop takes a single loop variable (for i in range(n))")
+            if not isinstance(node.iter, ast.Call):
+                self.fail(node.iter, "kernels loop over range(...) or a query iterator such as "
+                                     "wp.hash_grid_query(...); other iterables are not supported")
+            return S.For(node.target.id, self.expr(node.iter), self.block(node.body), loc)
+        if isinstance(node, ast.While):
+            if node.orelse:
+                self.fail(node, "`while ... else` is not supported in kernels")
+            return S.While(self.expr(node.test), self.block(node.body), loc)
+        if isinstance(node, ast.Break):
+            return S.Break(loc)
+        if isinstance(node, ast.Continue):
+            return S.Continue(loc)
+        if isinstance(node, ast.Pass):
+            return None
+        if isinstance(node, ast.Return):
+            return S.Return(None if node.value is None else self.expr(node.value), loc)
+        if isinstance(node, ast.Assert):
+            return S.Assert(self.expr(node.test), loc)
+        self.fail(node, f"`{type(node).__name__}` statements are not supported in kernels")
+
+    def target(self, node):
+        if isinstance(node, ast.Name):
+            return S.Name(node.id, self.loc(node))
+        if isinstance(node, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in node.elts):
+            return S.Tuple(tuple(S.Name(e.id, self.loc(e)) for e in node.elts), self.loc(node))
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            return self.expr(node)
+        self.fail(node, "this assignment target is not supported in kernels; assign to a variable, "
+                        "an array element (a[i]), a component (v[0], v.x) or a struct field (s.x)")
+
+    # --- expressions --------------------------------------------------------------------
+    def expr(self, node):
+        reason = _UNSUPPORTED.get(type(node))
+        if reason:
+            self.fail(node, reason)
+        loc = self.loc(node)
+        if isinstance(node, ast.Name):
+            return S.Name(node.id, loc)
+        if isinstance(node, ast.Constant):
+            if node.value is None or isinstance(node.value, (int, float, bool, str)):
+                return S.Constant(node.value, loc)
+            self.fail(node, f"constants of type {type(node.value).__name__} are not supported in kernels")
+        if isinstance(node, ast.Attribute):
+            return S.Attribute(self.expr(node.value), node.attr, loc)
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            elts = index.elts if isinstance(index, ast.Tuple) else [index]
+            for e in elts:
+                if isinstance(e, ast.Slice):
+                    self.fail(e, "slices (a[1:3]) are not supported inside kernels; index one element at a time")
+            return S.Subscript(self.expr(node.value), tuple(self.expr(e) for e in elts), loc)
+        if isinstance(node, ast.Call):
+            kwargs = []
+            for k in node.keywords:
+                if k.arg is None:
+                    self.fail(node, "**kwargs in calls are not supported in kernels")
+                kwargs.append((k.arg, self.expr(k.value)))
+            return S.Call(self.expr(node.func), tuple(self.expr(a) for a in node.args), tuple(kwargs), loc)
+        if isinstance(node, ast.BinOp):
+            return S.BinOp(_BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right), loc)
+        if isinstance(node, ast.UnaryOp):
+            return S.UnaryOp(_UNARY[type(node.op)], self.expr(node.operand), loc)
+        if isinstance(node, ast.BoolOp):
+            return S.BoolOp("and" if isinstance(node.op, ast.And) else "or", tuple(self.expr(v) for v in node.values),
+                            loc)
+        if isinstance(node, ast.Compare):
+            return self.compare(node, loc)
+        if isinstance(node, ast.IfExp):
+            return S.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse), loc)
+        if isinstance(node, ast.Tuple):
+            return S.Tuple(tuple(self.expr(e) for e in node.elts), loc)
+        self.fail(node, f"`{type(node).__name__}` expressions are not supported in kernels")
+
+    def compare(self, node, loc):
+        parts, left = [], self.expr(node.left)
+        for op, right_node in zip(node.ops, node.comparators):
+            name = _COMPARE.get(type(op))
+            if name is None:
+                what = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), "?")
+                self.fail(node, f"`{what}` comparisons are not supported in kernels; compare values with == or !=")
+            right = self.expr(right_node)
+            parts.append(S.Compare(name, left, right, loc))
+            left = right
+        # a < b < c means (a < b) and (b < c)
+        return parts[0] if len(parts) == 1 else S.BoolOp("and", tuple(parts), loc)

@@ -1,0 +1,80 @@
+"""The compiler pipeline in one function. A kernel definition and a concrete signature come in;
+a kernel loaded on a target comes out:
+
+    parse -> type -> adjoint -> emit -> key -> build or fetch -> load
+
+Each stage is its own module (parse.py, typecheck.py, adjoint.py, emit/, toolchain/cache.py) and
+the target (runtime/target.py, cuda/target.py) supplies what depends on the device kind: its
+part of the cache key, its compiler, its loader. The kernel is the unit of compilation and
+caching; which kernels compile together, and in parallel, is `warp_nb.module`'s business."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .. import config
+from ..toolchain import cache
+from ..toolchain.headers import headers_digest
+from . import ir
+from .adjoint import adjoint_unit
+from .emit import EmitResult, emit_kernel
+from .parse import parse_definition
+from .typecheck import Context, typecheck_kernel
+from .verify import between_stages
+
+#: Every compile in this process, for every target: (kernel key, seconds, compiled_now). The
+#: notebook layer reads it to say "compiled" or "cached".
+compile_log: list = []
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What changes the generated code or its compilation, apart from the kernel and the target.
+    Computed once per launch configuration (`Kernel.options`), so every target sees the same."""
+
+    mode: str = "release"  # "debug": bounds checks, asserts, -O0 -g
+    backward: bool = False  # also emit the adjoint
+    cxx_flags: str = ""  # extra C++ compiler flags (CPU)
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """A kernel ready to launch on one target with one set of options."""
+
+    key: str  # the cache key (content hash)
+    typed: ir.Function
+    unit: EmitResult
+    loaded: object  # what the target's load gave: runtime.load.LoadedKernel, cuda.target.LoadedCudaKernel ...
+    compile_seconds: float
+    compiled_now: bool
+
+
+def compile_kernel(kernel, signature: list, target, options: CompileOptions) -> CompiledKernel:
+    """`kernel` (a wp.Kernel) typed for `signature` (one type per parameter), compiled for
+    `target` and loaded. Raises KernelError at the user's line for an error in the kernel."""
+    t0 = time.perf_counter()
+    syntax = parse_definition(kernel.func)
+    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    adjoint = adjoint_unit(typed) if options.backward else None
+    between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
+    unit = emit_kernel(typed, options.mode, adjoint)
+    key = cache_key(unit, target, options)
+    path, compiled_now = cache.get_or_build(f"k_{typed.name}", key, lambda out: target.build(unit, out, options),
+                                            suffix=target.suffix)
+    loaded = target.load(path, unit, options)
+    seconds = time.perf_counter() - t0
+    compile_log.append((kernel.key, seconds, compiled_now))
+    return CompiledKernel(key, typed, unit, loaded, seconds, compiled_now)
+
+
+def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:
+    """The generated C++ (without its comment lines, which hold the user's file and lines: moving
+    code does not change a kernel's key), the native headers, this package's version and the
+    target's own parts (its compiler and flags)."""
+    code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
+    return cache.make_key(code, headers_digest(), cache.VERSION, *target.key_parts(options))
+
+
+def default_options(mode: str | None = None, backward: bool = False) -> CompileOptions:
+    return CompileOptions(mode or config.mode, backward, config.cxx_flags)

@@ -1,0 +1,99 @@
+"""What a name in kernel source means: the function's globals, closure and Python's builtins,
+classified into the values the typechecker handles (a weakly typed literal, a constant of a
+wp type, or a Python object such as a module, builtin, function or type). Knows types and the
+registry; knows nothing about C++."""
+
+from __future__ import annotations
+
+import builtins as py_builtins
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..types.composite import Composite
+from ..types.scalars import Scalar
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A Python number known at compile time; it takes its type from where it is used."""
+
+    value: Any
+    kind: str  # "int" | "float" | "bool"
+
+
+@dataclass(frozen=True)
+class ConstValue:
+    """A compile-time constant of a definite wp type (a wp.vec3 global, a numpy scalar ...)."""
+
+    value: Any
+    type: Any
+
+
+@dataclass(frozen=True)
+class PyObj:
+    """A Python object used by name: module, builtin, function, kernel, type, string."""
+
+    obj: Any
+
+
+_MISSING = object()
+
+
+def classify(obj):
+    """A Python value as the typechecker sees it."""
+    if isinstance(obj, bool):
+        return Lit(obj, "bool")
+    if isinstance(obj, int):
+        return Lit(obj, "int")
+    if isinstance(obj, float):
+        return Lit(obj, "float")
+    if isinstance(obj, np.generic) and not isinstance(obj, np.void):
+        t = T.scalar_from_numpy(obj.dtype)
+        if t is not None:
+            return ConstValue(obj.item(), t)
+    if isinstance(obj, Scalar):
+        return ConstValue(obj.value, type(obj))
+    if isinstance(obj, Composite):
+        return ConstValue(obj, type(obj))
+    return PyObj(obj)
+
+
+class Scope:
+    """Name lookup for one Python function: locals are the typechecker's; this covers the
+    closure, the module globals and Python's builtins, in that order."""
+
+    def __init__(self, fn):
+        self.globals = getattr(fn, "__globals__", {})
+        code = getattr(fn, "__code__", None)
+        closure = getattr(fn, "__closure__", None) or ()
+        # cells, read at lookup time: a closure variable may be assigned after the decorator ran
+        # (a recursive or later-defined function)
+        self.cells = dict(zip(code.co_freevars, closure)) if code is not None else {}
+
+    def lookup(self, name: str):
+        """The Python object bound to `name`, or _MISSING."""
+        cell = self.cells.get(name)
+        if cell is not None:
+            try:
+                return cell.cell_contents
+            except ValueError:  # declared in the enclosing scope but not assigned (yet)
+                pass
+        value = self.globals.get(name, _MISSING)
+        if value is not _MISSING:
+            return value
+        return getattr(py_builtins, name, _MISSING)
+
+    def captured_values(self, names) -> dict:
+        """The current values of the given global/closure names (for dependency tracking)."""
+        out = {}
+        for name in names:
+            value = self.lookup(name)
+            if value is not _MISSING:
+                out[name] = value
+        return out
+
+
+MISSING = _MISSING

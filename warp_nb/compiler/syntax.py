@@ -1,0 +1,197 @@
+"""The syntax tree of a kernel or function: the subset of Python that kernels accept, as small
+frozen nodes that each carry their source location. `parse` builds it from Python source;
+`typecheck` reads it. Nothing here knows about types, builtins or C++."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import Loc
+
+# --- expressions -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Name:
+    id: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Constant:
+    value: Any  # int, float, bool, str (strings only as print/printf arguments)
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Attribute:
+    value: Any
+    attr: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Subscript:
+    value: Any
+    indices: tuple  # one expression per index: a[i, j] -> (i, j)
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Call:
+    func: Any
+    args: tuple
+    kwargs: tuple  # ((name, expr), ...)
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # registry name: add sub mul div floordiv mod pow matmul bit_and bit_or bit_xor lshift rshift
+    left: Any
+    right: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    op: str  # neg pos invert logical_not
+    operand: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str  # lt le gt ge eq ne
+    left: Any
+    right: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: str  # "and" | "or" (short-circuit)
+    values: tuple
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class IfExp:
+    test: Any
+    body: Any
+    orelse: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Tuple:
+    elts: tuple
+    loc: Loc
+
+
+# --- statements ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: Any  # Name | Subscript | Attribute | Tuple of Names
+    value: Any
+    loc: Loc
+    annotation: Any = None  # x: float = 1.0
+
+
+@dataclass(frozen=True)
+class AugAssign:
+    target: Any
+    op: str
+    value: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    value: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class If:
+    test: Any
+    body: tuple
+    orelse: tuple
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class For:
+    target: str
+    iter: Any  # a Call: range(...) or an iterator builtin
+    body: tuple
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class While:
+    test: Any
+    body: tuple
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Break:
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Continue:
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Return:
+    value: Any  # None for a bare return
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Assert:
+    test: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    name: str
+    params: tuple  # parameter names, in order
+    defaults: tuple  # default value expressions for the last len(defaults) params
+    body: tuple
+    loc: Loc
+    source: str  # the function's source text (dedented)
+
+
+def assigned_names(stmts) -> set[str]:
+    """Names assigned anywhere in these statements (including nested blocks, loop targets and
+    the roots of component stores such as `v[0] = x`)."""
+    out: set[str] = set()
+
+    def target_names(t):
+        if isinstance(t, Name):
+            out.add(t.id)
+        elif isinstance(t, Tuple):
+            for e in t.elts:
+                target_names(e)
+        elif isinstance(t, (Subscript, Attribute)):
+            target_names(t.value)  # v[0] = x rebinds a local vector v (stores into arrays are filtered later)
+
+    for s in stmts:
+        if isinstance(s, (Assign, AugAssign)):
+            target_names(s.target)
+        elif isinstance(s, If):
+            out |= assigned_names(s.body) | assigned_names(s.orelse)
+        elif isinstance(s, For):
+            out.add(s.target)
+            out |= assigned_names(s.body)
+        elif isinstance(s, While):
+            out |= assigned_names(s.body)
+    return out

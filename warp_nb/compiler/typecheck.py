@@ -1,0 +1,540 @@
+"""Syntax tree -> typed IR (`ir.py`): names resolved, every value typed, builtins resolved to
+one overload of the registry, user functions instantiated for their argument types. Values
+become SSA variables; branches join through phis and loops carry explicit state. Statements
+live here; expressions in `typecheck_expr`, special forms and constructors in
+`typecheck_special`. Knows the registry and types; knows nothing about C++ or devices."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .. import config
+from . import ir
+from . import syntax as S
+from .. import types as T
+from ..types.array_type import ArrayType
+from ..errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
+from .scope import Lit, PyObj, Scope
+from ..builtins.registry import BUILTINS
+from .typecheck_expr import ExprTyper
+from .typecheck_special import SpecialForms
+
+
+class Context:
+    """State shared by one compilation: the function instances typed so far (so a function
+    used twice is typed once) and the stack of functions being typed (to refuse recursion)."""
+
+    def __init__(self, mode: str, backward: bool = False):
+        self.mode = mode
+        self.backward = backward  # also type custom gradients and replays (@wp.func_grad, @wp.func_replay)
+        self.instances: dict = {}
+        self.stack: list = []
+
+
+class FuncInstance:
+    """A user function typed for one list of argument types."""
+
+    def __init__(self, func, arg_types: tuple, ir_fn: ir.Function):
+        self.func = func
+        self.arg_types = arg_types
+        self.ir = ir_fn
+        self.symbol = ir_fn.symbol
+        self.return_type = ir_fn.return_type
+        self.custom_grad: FuncInstance | None = None  # from @wp.func_grad: returns the inputs' adjoints
+        self.custom_replay: FuncInstance | None = None  # from @wp.func_replay
+
+
+def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, context: Context) -> ir.Function:
+    """Type a kernel: `param_types` come from the annotations, one per parameter."""
+    # one kernel per translation unit: its plain name is unique there, and the unit's cache key
+    # covers its content
+    typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}")
+    return typer.run(param_types)
+
+
+def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,
+                       return_type=None, overload=None) -> FuncInstance:
+    """Type a user function for these argument types (memoised per compilation). For a backward
+    compilation, its custom gradient and replay functions are typed too."""
+    key = (id(func), fdef.loc, tuple(arg_types))
+    inst = context.instances.get(key)
+    if inst is not None:
+        return inst
+    typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=f"f_{fdef.name}", return_type=return_type)
+    inst = FuncInstance(func, tuple(arg_types), _content_symbol(typer.run(arg_types), "f"))
+    context.instances[key] = inst
+    if context.backward and overload is not None:
+        if overload.custom_grad is not None:
+            inst.custom_grad = _custom_grad(func, overload.custom_grad, fdef, arg_types, inst.return_type, context)
+        if overload.custom_replay is not None:
+            replay = overload.custom_replay
+            inst.custom_replay = typecheck_function(func, replay.fdef, arg_types, replay.scope, context,
+                                                    inst.return_type)
+    return inst
+
+
+def _custom_grad(func, grad, primal: S.FunctionDef, arg_types, return_type, context) -> FuncInstance:
+    """Type a @wp.func_grad function: the primal's parameters (and adj_ret when the primal returns
+    a value) in, the adjoints it accumulates with wp.adjoint[x] out, as a tuple."""
+    types_ = list(arg_types) + ([return_type] if return_type is not None else [])
+    if len(grad.fdef.params) != len(types_):
+        want = ", ".join(list(primal.params) + (["adj_ret"] if return_type is not None else []))
+        raise KernelTypeError(f"the custom gradient of `{func.key}` must take ({want})", grad.fdef.loc,
+                              grad.fdef.name)
+    typer = FunctionTyper(grad.fdef, grad.scope, context, is_kernel=False, symbol=f"g_{grad.fdef.name}")
+    typer.adjoint_params = list(zip(grad.fdef.params[:len(arg_types)], arg_types))
+    return FuncInstance(func, tuple(types_), _content_symbol(typer.run(types_), "g"))
+
+
+def _content_symbol(fn: ir.Function, prefix: str) -> ir.Function:
+    """Name the typed function after what it computes: a readable stem and a fingerprint of its
+    IR (which holds its constants and its callees' symbols). Where it is defined in a file or cell
+    does not enter, so moving code or editing a neighbour leaves its C++, and its cache entry, alone."""
+    return dataclasses.replace(fn, symbol=f"{prefix}_{fn.name}_{ir.fingerprint(fn)}")
+
+
+class _Loop:
+    def __init__(self, carried: list):
+        self.carried = carried  # ir.Carried
+
+
+class FunctionTyper(ExprTyper, SpecialForms):
+    def __init__(self, fdef: S.FunctionDef, scope: Scope, context: Context, is_kernel: bool, symbol: str,
+                 return_type=None):
+        self.fdef = fdef
+        self.scope = scope
+        self.context = context
+        self.is_kernel = is_kernel
+        self.symbol = symbol
+        self.declared_return = return_type
+        self.return_type = return_type
+        self.has_return_value = False
+        self.env: dict = {}
+        self.maybe_undefined: dict = {}  # name -> line where it was last only conditionally assigned
+        self.block: list = []
+        self.locals: list = []
+        self.loops: list[_Loop] = []
+        self.counter = 0
+        self.tid_count = 0
+        self.adjoint_params: list = []  # (name, type) in a @wp.func_grad function
+        self.funcs: list = []
+        self.structs: list = []
+        self.checks: list = []
+
+    # --- entry --------------------------------------------------------------------------
+    def run(self, param_types: list) -> ir.Function:
+        fdef = self.fdef
+        if len(param_types) != len(fdef.params):
+            raise KernelTypeError(f"{fdef.name} takes {len(fdef.params)} arguments, got {len(param_types)}", fdef.loc)
+        params = []
+        for name, t in zip(fdef.params, param_types):
+            var = ir.Var(f"{name}_{self._next()}", t)
+            params.append(var)
+            self.env[name] = var
+            self.note_type(t)
+        for name, t in self.adjoint_params:  # wp.adjoint[x] starts at zero
+            self.env[f"wp.adjoint[{name}]"] = self.let(ir.Construct(t, ()), t, fdef.loc, f"adj_{name}") if not \
+                T.is_scalar_type(t) else self.materialize(Lit(0, "int"), t, fdef)
+        self.context.stack.append(fdef)
+        try:
+            terminated = self.statements(fdef.body)
+        finally:
+            self.context.stack.pop()
+        if self.adjoint_params:
+            if self.has_return_value:
+                raise KernelTypeError("a @wp.func_grad function gives its results through wp.adjoint[x] += ...; "
+                                      "it cannot return a value", fdef.loc, fdef.name)
+            items = tuple(self.env[f"wp.adjoint[{n}]"] for n, _ in self.adjoint_params)
+            result = self.let(ir.TupleOf(items), ir.TupleType(tuple(v.type for v in items)), fdef.loc)
+            self.block.append(ir.Return(result, fdef.loc))
+            self.has_return_value, self.return_type, terminated = True, result.type, True
+        if not self.is_kernel and self.has_return_value and not terminated and self.return_type is not None:
+            raise KernelTypeError(f"function {fdef.name} returns a value on some paths but can reach its end "
+                                  "without a return; add a return at the end", fdef.loc, fdef.name)
+        return ir.Function(name=fdef.name, symbol=self.symbol, params=params, param_names=list(fdef.params),
+                           body=tuple(self.block), return_type=self.return_type if self.has_return_value else None,
+                           is_kernel=self.is_kernel, loc=fdef.loc, tid_count=self.tid_count, funcs=self.funcs,
+                           structs=self.structs, locals=self.locals, checks=self.checks)
+
+    # --- helpers ------------------------------------------------------------------------
+    def _next(self) -> int:
+        self.counter += 1
+        return self.counter
+
+    def new_var(self, t, hint: str = "t", mutable: bool = False) -> ir.Var:
+        if not hint.isidentifier():  # wp.adjoint[x] -> adj_x
+            hint = "adj_" + hint[hint.find("[") + 1:-1] if hint.startswith("wp.adjoint[") else "t"
+        var = ir.Var(f"{hint}_{self._next()}", t, mutable)
+        self.locals.append(var)
+        self.note_type(t)
+        return var
+
+    def let(self, value, t, loc, hint: str = "t") -> ir.Var:
+        var = self.new_var(t, hint)
+        self.block.append(ir.Let(var, value, loc))
+        return var
+
+    def note_type(self, t) -> None:
+        """Remember struct types used, so emit can define them."""
+        if getattr(t, "_wp_struct_", False) and t not in self.structs:
+            self.structs.append(t)
+        if isinstance(t, ArrayType):
+            self.note_type(t.dtype)
+
+    def error(self, cls, message: str, node):
+        raise cls(message, getattr(node, "loc", node), self.fdef.name)
+
+    def in_block(self, stmts_fn):
+        """Run `stmts_fn` collecting its statements into a new block; returns (block, result)."""
+        saved = self.block
+        self.block = []
+        try:
+            result = stmts_fn()
+            return tuple(self.block), result
+        finally:
+            self.block = saved
+
+    # --- statements ---------------------------------------------------------------------
+    def statements(self, stmts) -> bool:
+        """Type a block; returns True when it always leaves (return/break/continue)."""
+        for s in stmts:
+            if self.statement(s):
+                return True  # the rest of the block is unreachable
+        return False
+
+    def statement(self, s) -> bool:
+        if isinstance(s, S.Assign):
+            self.assign(s)
+        elif isinstance(s, S.AugAssign):
+            self.aug_assign(s)
+        elif isinstance(s, S.ExprStmt):
+            self.expr_statement(s)
+        elif isinstance(s, S.If):
+            return self.if_statement(s)
+        elif isinstance(s, S.For):
+            self.for_statement(s)
+        elif isinstance(s, S.While):
+            self.while_statement(s)
+        elif isinstance(s, (S.Break, S.Continue)):
+            if not self.loops:
+                self.error(KernelSyntaxError, f"`{type(s).__name__.lower()}` outside a loop", s)
+            writes = self.loop_state_writes(self.loops[-1], s.loc)
+            node = ir.Break if isinstance(s, S.Break) else ir.Continue
+            self.block.append(node(s.loc, writes))
+            return True
+        elif isinstance(s, S.Return):
+            self.return_statement(s)
+            return True
+        elif isinstance(s, S.Assert):
+            cond = self.condition(s.test)
+            self.block.append(ir.Check(cond, s.loc))
+            self.checks.append(s.loc)
+        else:
+            self.error(KernelSyntaxError, f"unsupported statement {type(s).__name__}", s)
+        return False
+
+    def bind(self, name: str, value, node, annotation=None) -> None:
+        """name = value: a new SSA value named after the user's variable."""
+        if annotation is not None:
+            t = self.annotation_type(annotation)
+            value = self.convert(value, t, node)
+        if isinstance(value, PyObj):
+            self.error(KernelTypeError, f"`{name}` cannot hold {self.describe(value)}; kernel variables hold "
+                                        "scalars, vectors, matrices, structs and arrays", node)
+        old = self.env.get(name)
+        if isinstance(value, Lit):
+            want = old.type if isinstance(old, ir.Var) else None
+            value = self.materialize(value, want, node)
+        if isinstance(old, ir.Var) and not _same_type(old.type, value.type):
+            self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
+                                        f"{T.type_name(value.type)} here; a kernel variable keeps one type "
+                                        f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)
+        var = self.new_var(value.type, name)
+        self.block.append(ir.Let(var, ir.Copy(value), node.loc))
+        self.env[name] = var
+        self.maybe_undefined.pop(name, None)
+
+    def assign(self, s: S.Assign) -> None:
+        target = s.target
+        if isinstance(target, S.Name):
+            if isinstance(s.value, S.Call) and self.is_tid_call(s.value):
+                self.bind(target.id, self.tid(s.value, 1), s, s.annotation)
+                return
+            self.bind(target.id, self.expr(s.value), s, s.annotation)
+        elif isinstance(target, S.Tuple):
+            self.assign_tuple(target, s.value, s)
+        elif self.adjoint_key(target) is not None:
+            self.bind(self.adjoint_key(target), self.expr(s.value), s)
+        else:
+            self.store(target, self.expr(s.value), s)
+
+    def assign_tuple(self, target: S.Tuple, value_node, s) -> None:
+        names = [e.id for e in target.elts]
+        if isinstance(value_node, S.Call) and self.is_tid_call(value_node):
+            values = [self.tid(value_node, len(names), index=k) for k in range(len(names))]
+        elif isinstance(value_node, S.Tuple):
+            if len(value_node.elts) != len(names):
+                self.error(KernelTypeError, f"cannot unpack {len(value_node.elts)} values into {len(names)} names", s)
+            values = [self.expr(e) for e in value_node.elts]  # evaluate all before binding (a, b = b, a)
+        else:
+            value = self.expr(value_node)
+            values = self.unpack(value, len(names), s)
+        for name, v in zip(names, values):
+            self.bind(name, v, s)
+
+    def aug_assign(self, s: S.AugAssign) -> None:
+        target = s.target
+        if isinstance(target, S.Subscript) and s.op in ("add", "sub"):
+            base = self.expr(target.value)
+            if isinstance(base, ir.Var) and isinstance(base.type, ArrayType) and len(target.indices) == base.type.ndim:
+                # a[i] += x is an atomic add, as in Warp
+                self.atomic_update(s.op, base, target.indices, s.value, s)
+                return
+        current = self.expr(target)
+        new = self.binary(s.op, current, self.expr(s.value), s)
+        adjoint = self.adjoint_key(target)
+        if adjoint is not None:
+            self.bind(adjoint, new, s)
+        elif isinstance(target, S.Name):
+            self.bind(target.id, new, s)
+        else:
+            self.store(target, new, s)
+
+    def expr_statement(self, s: S.ExprStmt) -> None:
+        value = s.value
+        if isinstance(value, S.Constant) and isinstance(value.value, str):
+            return
+        result = self.expr(value, statement=True)
+        del result  # evaluated for its effects; unused values are dropped by the C++ compiler
+
+    def return_statement(self, s: S.Return) -> None:
+        if s.value is None:
+            self.block.append(ir.Return(None, s.loc))
+            return
+        if self.is_kernel:
+            self.error(KernelTypeError, "kernels cannot return a value; write results to an output array", s)
+        value = self.expr(s.value)
+        if isinstance(s.value, S.Tuple):
+            value = self.make_tuple(value, s)
+        if isinstance(value, Lit):
+            value = self.materialize(value, self.return_type, s)
+        elif self.return_type is not None and self.declared_return is not None:
+            value = self.convert(value, self.return_type, s)
+        if isinstance(value, PyObj):
+            self.error(KernelTypeError, f"cannot return {self.describe(value)} from a function", s)
+        if self.return_type is None:
+            self.return_type = value.type
+        elif not _same_type(self.return_type, value.type):
+            self.error(KernelTypeError, f"this return gives {T.type_name(value.type)} but an earlier one gave "
+                                        f"{T.type_name(self.return_type)}; all returns must have one type", s)
+        self.has_return_value = True
+        self.block.append(ir.Return(value, s.loc))
+
+    # --- branches -----------------------------------------------------------------------
+    def if_statement(self, s: S.If) -> bool:
+        test = self.expr(s.test)
+        if isinstance(test, Lit):  # a compile-time condition: only the taken branch is compiled
+            return self.statements(s.body if test.value else s.orelse)
+        cond = self.condition_value(test, s.test)
+        before = dict(self.env)
+        body, then_done = self.in_block(lambda: self.statements(s.body))
+        then_env = self.env
+        self.env = dict(before)
+        orelse, else_done = self.in_block(lambda: self.statements(s.orelse))
+        else_env = self.env
+        phis, body, orelse = self.join(before, then_env, else_env, then_done, else_done, body, orelse, s)
+        self.block.append(ir.If(cond, body, orelse, s.loc, tuple(phis)))
+        return then_done and else_done
+
+    def join(self, before, then_env, else_env, then_done, else_done, body, orelse, node):
+        """Merge the environments of two branches: one phi per name whose value differs."""
+        if then_done and else_done:
+            self.env = before
+            return [], body, orelse
+        if then_done or else_done:
+            self.env = else_env if then_done else then_env
+            return [], body, orelse
+        self.env = dict(before)
+        phis, then_tail, else_tail = [], [], []
+        for name in sorted(set(then_env) | set(else_env)):
+            a, b = then_env.get(name), else_env.get(name)
+            if a is b:
+                if a is not None:
+                    self.env[name] = a
+                continue
+            if a is None or b is None:
+                self.env.pop(name, None)
+                self.maybe_undefined[name] = node.loc.line
+                continue
+            if not _same_type(a.type, b.type):
+                self.error(KernelTypeError, f"`{name}` is {T.type_name(a.type)} in one branch and "
+                                            f"{T.type_name(b.type)} in the other; give it one type", node)
+            dst = self.new_var(a.type, name, mutable=True)
+            phis.append(ir.Phi(dst, a, b))
+            then_tail.append(ir.Assign(dst, a, node.loc))
+            else_tail.append(ir.Assign(dst, b, node.loc))
+            self.env[name] = dst
+        del then_tail, else_tail  # emit writes phi inputs from the Phi nodes
+        return phis, body, orelse
+
+    # --- loops --------------------------------------------------------------------------
+    def carried_names(self, body, extra=()) -> list[str]:
+        names = S.assigned_names(body) | self.inout_names(tuple(body) + tuple(extra))
+        return sorted(n for n in names if isinstance(self.env.get(n), ir.Var))
+
+    def inout_names(self, stmts) -> set:
+        """Variables passed where a builtin updates its argument in place (wp.randf(state)):
+        the loop must carry them, though no assignment names them."""
+        found: set = set()
+
+        def scan(node):
+            if isinstance(node, S.Call):
+                try:
+                    fn = self.expr(node.func) if isinstance(node.func, (S.Name, S.Attribute)) else None
+                except KernelError:
+                    fn = None
+                builtin = getattr(fn, "obj", None)
+                for pos in getattr(builtin, "inout", ()):
+                    if pos < len(node.args) and isinstance(node.args[pos], S.Name):
+                        found.add(node.args[pos].id)
+            if isinstance(node, tuple):
+                for x in node:
+                    scan(x)
+            elif hasattr(node, "__dataclass_fields__"):
+                for name in node.__dataclass_fields__:
+                    if name != "loc":
+                        scan(getattr(node, name))
+        scan(tuple(stmts))
+        return found
+
+    def enter_loop(self, body, loc, extra=()) -> _Loop:
+        carried = []
+        for name in self.carried_names(body, extra):
+            init = self.env[name]
+            state = self.new_var(init.type, name, mutable=True)
+            carried.append(ir.Carried(name, state, init))
+            self.env[name] = state
+        return _Loop(carried)
+
+    def loop_state_writes(self, loop: _Loop, loc) -> tuple:
+        writes = []
+        for c in loop.carried:
+            value = self.env.get(c.name)
+            if value is None:
+                self.error(KernelNameError, f"`{c.name}` may be undefined at the end of this loop iteration", loc)
+            if value is c.state:
+                continue
+            if not _same_type(value.type, c.state.type):
+                self.error(KernelTypeError, f"`{c.name}` changes type inside the loop, from "
+                                            f"{T.type_name(c.state.type)} to {T.type_name(value.type)}", loc)
+            writes.append(ir.Assign(c.state, value, loc))
+        return tuple(writes)
+
+    def loop_body(self, loop: _Loop, body_stmts, before_body=None) -> tuple:
+        """Type a loop body with the loop's carried state; returns the body block."""
+        outer_env = dict(self.env)
+        self.loops.append(loop)
+
+        def run():
+            if before_body:
+                before_body()
+            if not self.statements(body_stmts):
+                self.block.extend(self.loop_state_writes(loop, body_stmts[-1].loc if body_stmts else self.fdef.loc))
+        try:
+            block, _ = self.in_block(run)
+        finally:
+            self.loops.pop()
+        # after the loop each carried name holds its state; names first bound inside are gone
+        self.env = outer_env
+        return block
+
+    def for_statement(self, s: S.For) -> None:
+        call = s.iter
+        fn = self.expr(call.func)
+        if isinstance(fn, PyObj) and fn.obj is range:
+            self.range_loop(s, call)
+        else:
+            self.iterator_loop(s, fn)
+
+    def range_loop(self, s: S.For, call: S.Call) -> None:
+        if call.kwargs or not 1 <= len(call.args) <= 3:
+            self.error(KernelSyntaxError, "range() takes 1 to 3 positional arguments", call)
+        args = [self.expr(a) for a in call.args]
+        start, stop, step = ([Lit(0, "int")] + args + [Lit(1, "int")])[:3] if len(args) == 1 else \
+            (args + [Lit(1, "int")])[:3]
+        if all(isinstance(a, Lit) for a in (start, stop, step)):
+            values = range(int(start.value), int(stop.value), int(step.value))
+            if len(values) <= config.max_unroll and not _has_loop_exit(s.body):
+                self.unrolled_loop(s, values)
+                return
+        if isinstance(step, Lit) and step.value == 0:
+            self.error(KernelTypeError, "range() step must not be zero", call)
+        bounds = [self.convert(a, T.int32, call, what="range() arguments") for a in (start, stop, step)]
+        loop = self.enter_loop(s.body, s.loc)
+        counter = self.new_var(T.int32, s.target)
+
+        def bind_counter():
+            self.env[s.target] = counter
+        body = self.loop_body(loop, s.body, bind_counter)
+        self.block.append(ir.For(counter, *bounds, body, s.loc, tuple(loop.carried)))
+        for c in loop.carried:
+            self.env[c.name] = c.state
+
+    def unrolled_loop(self, s: S.For, values) -> None:
+        """A constant range of at most config.max_unroll iterations: the body is repeated with the
+        loop variable as a constant, so each copy specialises (and differentiates) like straight code."""
+        for value in values:
+            self.env[s.target] = Lit(value, "int")
+            if self.statements(s.body):
+                break
+        self.env.pop(s.target, None)
+
+    def while_statement(self, s: S.While) -> None:
+        # the condition may advance state in place too: `while wp.hash_grid_query_next(query, i)`
+        loop = self.enter_loop(s.body, s.loc, extra=(s.test,))
+        self.loops.append(loop)
+        try:
+            cond_body, cond = self.in_block(lambda: self.condition(s.test))
+        finally:
+            self.loops.pop()
+        body = self.loop_body(loop, s.body)
+        self.block.append(ir.While(cond_body, cond, body, s.loc, tuple(loop.carried)))
+        for c in loop.carried:
+            self.env[c.name] = c.state
+
+    def iterator_loop(self, s: S.For, fn) -> None:
+        """for x in wp.hash_grid_query(...): a query builtin makes the iterator; its `next` builtin
+        advances it and yields x."""
+        builtin = getattr(fn, "obj", None)
+        next_name = getattr(builtin, "iterator_next", None)
+        if next_name is None:
+            self.error(KernelSyntaxError, "kernels loop over range(...) or a query such as wp.hash_grid_query(...), "
+                                          "wp.mesh_query_aabb(...) or wp.bvh_query_aabb(...)", s.iter)
+        query = self.expr(s.iter)
+        next_builtin = BUILTINS[next_name]
+        item_type = next_builtin.overloads[0].params[1].build({})
+        loop = self.enter_loop(s.body, s.loc)
+        item = self.new_var(item_type, s.target, mutable=True)
+        state = self.new_var(query.type, "query", mutable=True)
+
+        def bind_item():
+            self.env[s.target] = item
+        body = self.loop_body(loop, s.body, bind_item)
+        self.block.append(ir.Assign(state, query, s.loc))
+        self.block.append(ir.Iterate(item, state, next_builtin, body, s.loc, tuple(loop.carried)))
+        for c in loop.carried:
+            self.env[c.name] = c.state
+
+
+def _has_loop_exit(stmts) -> bool:
+    """Whether a loop body contains break or continue for this loop (not for nested loops)."""
+    for s in stmts:
+        if isinstance(s, (S.Break, S.Continue)):
+            return True
+        if isinstance(s, S.If) and (_has_loop_exit(s.body) or _has_loop_exit(s.orelse)):
+            return True
+    return False
+
+
+def _same_type(a, b) -> bool:
+    return a is b or a == b

@@ -1,0 +1,568 @@
+"""Expression typing for `typecheck`: names, constants, attributes, subscripts, operators,
+calls of builtins and user functions, and stores. A mixin of FunctionTyper (which owns the
+environment and the statement list)."""
+
+from __future__ import annotations
+
+from . import ir
+from ..builtins import registry
+from . import syntax as S
+from .. import types as T
+from ..types.array_type import ArrayType
+from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError
+from ..builtins.registry import BUILTINS, Literal
+from .scope import MISSING, ConstValue, Lit, PyObj, classify
+
+
+class TupleValue(tuple):
+    """A tuple expression (a, b) before it is stored anywhere: a Python tuple of values."""
+
+
+def value_type(v):
+    """The registry's view of a value's type (literals stay weakly typed)."""
+    if isinstance(v, Lit):
+        return Literal(v.kind, v.value)
+    return v.type
+
+
+class ExprTyper:
+    # --- entry --------------------------------------------------------------------------
+    def expr(self, node, statement: bool = False):
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            self.error(KernelSyntaxError, f"unsupported expression {type(node).__name__}", node)
+        if isinstance(node, S.Call):
+            return method(node, statement)
+        value = method(node)
+        if isinstance(value, ConstValue):
+            value = self.let(ir.Const(value.value, value.type), value.type, node.loc)
+        return value
+
+    def expr_Name(self, node: S.Name):
+        local = self.env.get(node.id)
+        if local is not None:
+            return local
+        obj = self.scope.lookup(node.id)
+        if obj is MISSING:
+            if node.id in self.maybe_undefined:
+                self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
+                                            f"of the branch at line {self.maybe_undefined[node.id]}; give it a "
+                                            "value before the branch", node)
+            self.error(KernelNameError, f"`{node.id}` is not defined (not a local variable, argument, global, "
+                                        "wp builtin or Python builtin)", node)
+        return classify(obj)
+
+    def expr_Constant(self, node: S.Constant):
+        v = node.value
+        if isinstance(v, bool):
+            return Lit(v, "bool")
+        if isinstance(v, int):
+            return Lit(v, "int")
+        if isinstance(v, float):
+            return Lit(v, "float")
+        if v is None:
+            self.error(KernelTypeError, "None is not a value in kernels", node)
+        return PyObj(v)  # a string: only print/printf accept it
+
+    def expr_Tuple(self, node: S.Tuple):
+        return TupleValue(self.expr(e) for e in node.elts)
+
+    def expr_Attribute(self, node: S.Attribute):
+        base = self.expr(node.value)
+        if isinstance(base, PyObj):
+            try:
+                obj = getattr(base.obj, node.attr)
+            except AttributeError:
+                self.error(KernelNameError, f"{self.describe(base)} has no attribute `{node.attr}`", node)
+            return classify(obj)
+        if isinstance(base, Lit):
+            self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
+        t = base.type
+        kind = T.kind_of(t)
+        if kind in ("vector", "quaternion") and node.attr in "xyzw" and len(node.attr) == 1:
+            index = "xyzw".index(node.attr)
+            if index >= t._shape_[0]:
+                self.error(KernelTypeError, f"{T.type_name(t)} has no component `{node.attr}`", node)
+            return self.let(ir.Extract(base, (index,)), t._wp_scalar_type_, node.loc)
+        if kind == "transformation" and node.attr in ("p", "q"):
+            ft = T.vector(3, t._wp_scalar_type_) if node.attr == "p" else T.quaternion(t._wp_scalar_type_)
+            return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
+        if getattr(t, "_wp_struct_", False) or isinstance(t, registry.OpaqueType):
+            ft = t.fields.get(node.attr)
+            if ft is None:
+                self.error(KernelNameError, f"{T.type_name(t)} has no field `{node.attr}` (fields: "
+                                            f"{', '.join(t.fields)})", node)
+            self.note_type(ft)
+            return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
+        if isinstance(t, ArrayType) and node.attr == "shape":
+            return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
+        self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
+
+    def adjoint_key(self, node) -> str | None:
+        """`wp.adjoint[x]` in a @wp.func_grad function: the name of x's adjoint variable."""
+        if not (isinstance(node, S.Subscript) and len(node.indices) == 1):
+            return None
+        try:
+            base = self.expr(node.value) if isinstance(node.value, (S.Name, S.Attribute)) else None
+        except KernelNameError:
+            return None
+        if not (isinstance(base, PyObj) and getattr(base.obj, "_wp_adjoint_marker_", False)):
+            return None
+        index = node.indices[0]
+        key = f"wp.adjoint[{getattr(index, 'id', '?')}]"
+        if key not in self.env:
+            params = ", ".join(n for n, _ in self.adjoint_params) or "none here"
+            self.error(KernelNameError, "wp.adjoint[x] names a parameter of the function whose gradient this "
+                                        f"@wp.func_grad function defines (parameters: {params})", node)
+        return key
+
+    def expr_Subscript(self, node: S.Subscript):
+        key = self.adjoint_key(node)
+        if key is not None:
+            return self.env[key]
+        base = self.expr(node.value)
+        if isinstance(base, (Lit, PyObj)):
+            self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
+        t = base.type
+        if isinstance(t, ArrayType):
+            indices = self.indices(node.indices, node)
+            if len(indices) > t.ndim:
+                self.error(KernelTypeError, f"too many indices ({len(indices)}) for a {t.ndim}-D array", node)
+            self.checks.append(node.loc)
+            if len(indices) == t.ndim:
+                return self.let(ir.Load(base, indices), t.dtype, node.loc)
+            return self.let(ir.View(base, indices), ArrayType(t.dtype, t.ndim - len(indices)), node.loc)
+        path, result = self.component_path(t, node.indices, node)
+        return self.let(ir.Extract(base, path), result, node.loc)
+
+    def indices(self, nodes, where) -> tuple:
+        out = []
+        for n in nodes:
+            v = self.expr(n)
+            if isinstance(v, Lit) and v.kind == "int":
+                v = self.materialize(v, T.int32, n)
+            if isinstance(v, (Lit, PyObj)) or not T.is_int_type(v.type):
+                self.error(KernelTypeError, f"array indices must be integers, got {self.describe(v)}", n)
+            out.append(v)
+        return tuple(out)
+
+    def component_path(self, t, index_nodes, node):
+        """The path and result type of v[i], m[i, j], m[i], t[i], tuple[k]."""
+        kind = T.kind_of(t)
+        if isinstance(t, ir.TupleType):
+            if len(index_nodes) != 1:
+                self.error(KernelTypeError, "a tuple takes one index", node)
+            k = self.expr(index_nodes[0])
+            if not isinstance(k, Lit) or not 0 <= k.value < len(t.items):
+                self.error(KernelTypeError, f"a tuple index must be a constant in 0..{len(t.items) - 1}", node)
+            return (int(k.value),), t.items[k.value]
+        if kind is None:
+            self.error(KernelTypeError, f"{T.type_name(t)} cannot be indexed", node)
+        shape = t._shape_
+        if len(index_nodes) > len(shape):
+            self.error(KernelTypeError, f"too many indices for {T.type_name(t)}", node)
+        path = []
+        for axis, n in enumerate(index_nodes):
+            v = self.expr(n)
+            if isinstance(v, Lit):
+                if v.kind != "int":
+                    self.error(KernelTypeError, "component indices must be integers", n)
+                if not -shape[axis] <= v.value < shape[axis]:
+                    self.error(KernelTypeError, f"index {v.value} is out of range for {T.type_name(t)} "
+                                                f"(size {shape[axis]})", n)
+                path.append(int(v.value) % shape[axis])
+            elif isinstance(v, PyObj) or not T.is_int_type(v.type):
+                self.error(KernelTypeError, f"component indices must be integers, got {self.describe(v)}", n)
+            else:
+                path.append(self.convert(v, T.int32, n) if v.type is not T.int32 else v)
+        if kind == "matrix" and len(path) == 1:
+            return tuple(path), T.vector(shape[1], t._wp_scalar_type_)
+        return tuple(path), t._wp_scalar_type_
+
+    # --- operators ----------------------------------------------------------------------
+    def expr_BinOp(self, node: S.BinOp):
+        return self.binary(node.op, self.expr(node.left), self.expr(node.right), node)
+
+    def binary(self, op: str, a, b, node):
+        if isinstance(a, Lit) and isinstance(b, Lit):
+            return _fold(op, a, b, node, self)
+        return self.call_builtin(BUILTINS[op], [a, b], node)
+
+    def expr_UnaryOp(self, node: S.UnaryOp):
+        v = self.expr(node.operand)
+        if isinstance(v, Lit):
+            if node.op == "neg":
+                return Lit(-v.value, v.kind if v.kind != "bool" else "int")
+            if node.op == "pos":
+                return v
+            if node.op == "logical_not":
+                return Lit(not v.value, "bool")
+            if node.op == "invert" and v.kind == "int":
+                return Lit(~v.value, "int")
+        return self.call_builtin(BUILTINS[node.op], [v], node)
+
+    def expr_Compare(self, node: S.Compare):
+        return self.binary(node.op, self.expr(node.left), self.expr(node.right), node)
+
+    def expr_BoolOp(self, node: S.BoolOp):
+        """Short-circuit `and` / `or`: later operands are only evaluated when needed."""
+        first = self.expr(node.values[0])
+        if isinstance(first, Lit):  # constant folding keeps compile-time conditions constant
+            if (node.op == "and") != bool(first.value):
+                return Lit(bool(first.value), "bool")
+            rest = node.values[1:]
+            return self.expr(rest[0]) if len(rest) == 1 else self.expr_BoolOp(S.BoolOp(node.op, rest, node.loc))
+        cond = self.condition_value(first, node.values[0])
+        rest = node.values[1:]
+        rest_node = rest[0] if len(rest) == 1 else S.BoolOp(node.op, rest, node.loc)
+        saved_env = dict(self.env)
+        body, value = self.in_block(lambda: self.condition(rest_node))
+        self.env = saved_env  # names bound while evaluating the operand do not escape
+        if _cannot_fault(body):
+            # nothing to protect: evaluate both sides and combine them without a branch, which
+            # keeps loops branch-free and vectorisable (bounds tests such as i == 0 or j == n - 1)
+            self.block.extend(body)
+            return self.call_builtin(BUILTINS["bit_and" if node.op == "and" else "bit_or"], [cond, value], node)
+        result = self.new_var(T.bool, "cond", mutable=True)
+        self.block.append(ir.Assign(result, cond, node.loc))
+        body = body + (ir.Assign(result, value, node.loc),)
+        test = cond if node.op == "and" else self.call_builtin(BUILTINS["logical_not"], [cond], node)
+        self.block.append(ir.If(test, body, (), node.loc))
+        return self.let(ir.Copy(result), T.bool, node.loc, "cond")
+
+    def expr_IfExp(self, node: S.IfExp):
+        cond = self.condition(node.test)
+        saved_env = dict(self.env)
+        then_block, a = self.in_block(lambda: self.expr(node.body))
+        else_block, b = self.in_block(lambda: self.expr(node.orelse))
+        self.env = saved_env
+        if isinstance(a, Lit) and not isinstance(b, Lit):
+            a_block, a = self.in_block(lambda: self.materialize(a, b.type, node))
+            then_block += a_block
+        elif isinstance(b, Lit) and not isinstance(a, Lit):
+            b_block, b = self.in_block(lambda: self.materialize(b, a.type, node))
+            else_block += b_block
+        elif isinstance(a, Lit) and isinstance(b, Lit):
+            t = registry.concrete(Literal(a.kind, a.value)) if a.kind == b.kind else T.float32
+            a_block, a = self.in_block(lambda: self.materialize(a, t, node))
+            b_block, b = self.in_block(lambda: self.materialize(b, t, node))
+            then_block += a_block
+            else_block += b_block
+        if not a.type == b.type and a.type is not b.type:
+            self.error(KernelTypeError, f"the two values of this conditional expression have different types "
+                                        f"({T.type_name(a.type)} and {T.type_name(b.type)})", node)
+        result = self.new_var(a.type, "sel", mutable=True)
+        then_block += (ir.Assign(result, a, node.loc),)
+        else_block += (ir.Assign(result, b, node.loc),)
+        self.block.append(ir.If(cond, then_block, else_block, node.loc))
+        return self.let(ir.Copy(result), a.type, node.loc, "sel")
+
+    def condition(self, node) -> ir.Var:
+        return self.condition_value(self.expr(node), node)
+
+    def condition_value(self, v, node) -> ir.Var:
+        """A value used as a truth value, as a bool variable (nonzero scalars are true)."""
+        if isinstance(v, Lit):
+            return self.materialize(Lit(bool(v.value), "bool"), T.bool, node)
+        if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
+            self.error(KernelTypeError, f"{self.describe(v)} cannot be used as a condition; compare it explicitly", node)
+        if v.type is T.bool:
+            return v
+        return self.call_builtin(BUILTINS["ne"], [v, Lit(0, "int")], node)
+
+    # --- calls --------------------------------------------------------------------------
+    def expr_Call(self, node: S.Call, statement: bool = False):
+        fn = self.expr(node.func)
+        if not isinstance(fn, PyObj):
+            self.error(KernelTypeError, f"{self.describe(fn)} is not callable", node)
+        special = self.special_call(fn.obj, node, statement)
+        if special is not NotImplemented:
+            return special
+        obj = fn.obj
+        if isinstance(obj, registry.Builtin):
+            args = [self.expr(a) for a in node.args]
+            args = self.keyword_args(obj, args, node)
+            return self.call_builtin(obj, args, node, statement)
+        if getattr(obj, "_wp_func_", False):
+            if node.kwargs:
+                self.error(KernelSyntaxError, "keyword arguments are not supported when calling a @wp.func", node)
+            return self.call_function(obj, [self.expr(a) for a in node.args], node)
+        if getattr(obj, "_wp_kernel_", False):
+            self.error(KernelTypeError, f"kernel `{obj.key}` cannot be called from a kernel; make it a @wp.func", node)
+        self.error(KernelTypeError, f"{self.describe(fn)} cannot be called inside a kernel", node)
+
+    def keyword_args(self, b: registry.Builtin, args: list, node: S.Call) -> list:
+        if not node.kwargs:
+            return args
+        names = next((o.names for o in b.overloads if len(o.names) >= len(args) + len(node.kwargs)), ())
+        full = list(args) + [None] * (len(names) - len(args))
+        for key, value in node.kwargs:
+            if key not in names:
+                self.error(KernelTypeError, f"wp.{b.name} has no argument named `{key}`", node)
+            full[names.index(key)] = self.expr(value)
+        if any(a is None for a in full):
+            self.error(KernelTypeError, f"missing arguments in the call of wp.{b.name}", node)
+        return full
+
+    def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False):
+        for a in args:
+            if isinstance(a, (PyObj, TupleValue)):
+                self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)
+        resolved = registry.resolve(b, [value_type(a) for a in args])
+        if resolved is None:
+            self.no_overload(b, args, node)
+        vars_ = []
+        for a, t in zip(args, resolved.arg_types):
+            vars_.append(self.materialize(a, t, node) if isinstance(a, Lit) else a)
+        for pos in b.inout:
+            vars_[pos] = self.inout_arg(vars_[pos], node.args[pos] if hasattr(node, "args") else node, node)
+        call = ir.Call(b, tuple(vars_), resolved)
+        if resolved.result is None or (statement and b.side_effects):
+            self.block.append(ir.Effect(call, node.loc))  # a result nobody reads
+            return None
+        return self.let(call, resolved.result, node.loc)
+
+    def inout_arg(self, var: ir.Var, arg_node, node) -> ir.Var:
+        """An argument the builtin updates in place (a random state): it must be a variable, which is
+        rebound to a new mutable copy that the call advances."""
+        if not isinstance(arg_node, S.Name) or self.env.get(arg_node.id) is not var:
+            self.error(KernelTypeError, "this argument is updated in place (a random state) and must be a "
+                                        "variable, as in: state = wp.rand_init(seed, tid); x = wp.randf(state)", node)
+        state = self.new_var(var.type, arg_node.id, mutable=True)
+        self.block.append(ir.Assign(state, var, node.loc))
+        self.env[arg_node.id] = state
+        return state
+
+    def no_overload(self, b: registry.Builtin, args, node):
+        got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
+        hint = ""
+        kinds = {getattr(value_type(a), "_kind", None) for a in args if not isinstance(a, Lit)}
+        if {"float", "int"} <= kinds or {"float", "uint"} <= kinds:
+            hint = " Mixed integer and float operands need an explicit conversion, e.g. float(i)."
+        elif b.name in ("mul", "div") and all(T.kind_of(value_type(a)) == "vector" for a in args if not isinstance(a, Lit)):
+            hint = " Vectors do not multiply with *: use wp.dot, wp.cw_mul (componentwise) or wp.outer."
+        op = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}.get(b.name)
+        what = f"operator {op}" if op else f"wp.{b.name}"
+        self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}\nIt accepts:\n"
+                                    f"{registry.describe_overloads(b)}", node)
+
+    def call_function(self, func, args: list, node):
+        from .typecheck import typecheck_function  # the statement typer; imported here to avoid a cycle
+
+        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef:
+            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
+        for a in args:
+            if isinstance(a, (PyObj, TupleValue)):
+                self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
+        overload = func.select_overload([value_type(a) for a in args])
+        if overload is None:
+            got = ", ".join(T.type_name(value_type(a)) for a in args)
+            self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
+        params = overload.resolve_params([value_type(a) for a in args])
+        vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
+        if any(fdef is overload.fdef for fdef in self.context.stack):
+            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
+                                          "called on this path", node)
+        inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
+                                  overload.return_type, overload)
+        if inst not in self.funcs:
+            self.funcs.append(inst)
+        call = ir.CallFunc(inst, tuple(vars_))
+        if inst.return_type is None:
+            self.block.append(ir.Effect(call, node.loc))
+            return None
+        return self.let(call, inst.return_type, node.loc)
+
+    # --- values -------------------------------------------------------------------------
+    def materialize(self, v, t, node) -> ir.Var:
+        """A value as a variable of type `t` (literals take `t`; None keeps the default)."""
+        if isinstance(v, Lit):
+            lit = Literal(v.kind, v.value)
+            t = lit.default() if t is None else t
+            if T.is_scalar_type(t) and (lit.fits(t) or (v.kind == "int" and t._kind == "float")):
+                value = t._convert(v.value)
+                return self.let(ir.Const(value, t), t, node.loc, "c")
+            if T.is_composite_type(t) and v.kind in ("int", "float"):
+                return self.let(ir.Construct(t, (self.materialize(v, t._wp_scalar_type_, node),)), t, node.loc)
+            self.error(KernelTypeError, f"a {v.kind} literal cannot be used as {T.type_name(t)}", node)
+        if isinstance(v, TupleValue):
+            return self.make_tuple(v, node)
+        if isinstance(v, PyObj) or v is None:
+            self.error(KernelTypeError, f"{self.describe(v)} is not a value", node)
+        if t is not None and not (v.type is t or v.type == t):
+            self.error(KernelTypeError, f"expected {T.type_name(t)}, got {T.type_name(v.type)}", node)
+        return v
+
+    def convert(self, v, t, node, what: str = "this value") -> ir.Var:
+        """`v` as type `t`: literals adapt, variables must already have the type."""
+        if isinstance(v, Lit) or isinstance(v, TupleValue):
+            return self.materialize(v, t, node)
+        if isinstance(v, PyObj) or v is None:
+            self.error(KernelTypeError, f"{what} must be {T.type_name(t)}, got {self.describe(v)}", node)
+        if v.type is t or v.type == t:
+            return v
+        self.error(KernelTypeError, f"{what} must be {T.type_name(t)}, got {T.type_name(v.type)}; convert "
+                                    f"explicitly, e.g. {T.type_name(t)}(...)", node)
+
+    def make_tuple(self, v, node) -> ir.Var:
+        items = [self.materialize(x, None, node) for x in v]
+        t = ir.TupleType(tuple(x.type for x in items))
+        return self.let(ir.TupleOf(tuple(items)), t, node.loc)
+
+    def unpack(self, value, n: int, node) -> list:
+        if isinstance(value, TupleValue):
+            items = list(value)
+        elif isinstance(value, ir.Var) and isinstance(value.type, ir.TupleType):
+            items = [self.let(ir.Extract(value, (k,)), t, node.loc) for k, t in enumerate(value.type.items)]
+        elif isinstance(value, ir.Var) and T.kind_of(value.type) in ("vector", "quaternion"):
+            items = [self.let(ir.Extract(value, (k,)), value.type._wp_scalar_type_, node.loc)
+                     for k in range(value.type._shape_[0])]
+        else:
+            self.error(KernelTypeError, f"cannot unpack {self.describe(value)} into {n} names", node)
+        if len(items) != n:
+            self.error(KernelTypeError, f"cannot unpack {len(items)} values into {n} names", node)
+        return items
+
+    def describe(self, v) -> str:
+        if isinstance(v, Lit):
+            return f"the {v.kind} constant {v.value!r}"
+        if isinstance(v, TupleValue):
+            return "a tuple"
+        if isinstance(v, PyObj):
+            obj = v.obj
+            if isinstance(obj, str):
+                return "a string"
+            if isinstance(obj, registry.Builtin):
+                return f"wp.{obj.name}"
+            name = getattr(obj, "__name__", None)
+            kind = type(obj).__name__
+            if isinstance(obj, (list, tuple, dict, set)):
+                return (f"`{kind}` value {obj!r:.40}; kernels accept wp.array, vectors and scalars (pass "
+                        "it as a wp.array argument or a wp.vec/wp.constant)")
+            return f"`{name}`" if name else f"a {kind}"
+        if v is None:
+            return "a call without a result"
+        return f"a {T.type_name(v.type)}"
+
+    # --- stores -------------------------------------------------------------------------
+    def store(self, target, value, node) -> None:
+        """target = value where target is a subscript or attribute chain."""
+        chain = []
+        root = target
+        while isinstance(root, (S.Subscript, S.Attribute)):
+            chain.append(root)
+            root = root.value
+        chain.reverse()
+        if not isinstance(root, S.Name):
+            self.error(KernelSyntaxError, "cannot assign to this expression", node)
+        base = self.expr(root)
+        if isinstance(base, (Lit, PyObj)):
+            self.error(KernelTypeError, f"cannot assign into {self.describe(base)}", node)
+        # walk until an array element is reached: from there on it is a store into memory
+        for k, step in enumerate(chain):
+            t = base.type
+            if isinstance(t, ArrayType) and isinstance(step, S.Subscript):
+                indices = self.indices(step.indices, step)
+                if len(indices) != t.ndim:
+                    self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
+                path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
+                self.checks.append(step.loc)
+                self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
+                                           node.loc, path))
+                return
+            if k == len(chain) - 1:
+                break
+            base = self.expr_step(base, step)
+        # no array on the way: a functional update of a local value, rebinding the root name
+        path, leaf_t = self.store_path(self.expr(root).type, chain, node)
+        new_root = self.let(ir.Update(self.expr(root), path, self.convert(value, leaf_t, node, "the value")),
+                            self.expr(root).type, node.loc, root.id)
+        self.env[root.id] = new_root
+
+    def expr_step(self, base, step):
+        if isinstance(step, S.Attribute):
+            return self.expr_Attribute(S.Attribute(_Bound(base), step.attr, step.loc))
+        return self.expr_Subscript(S.Subscript(_Bound(base), step.indices, step.loc))
+
+    def expr__Bound(self, node):
+        return node.value
+
+    def store_path(self, t, steps, node):
+        """The component path and leaf type for a chain of .field / [i] steps into a value of type t."""
+        path = []
+        for step in steps:
+            if isinstance(step, S.Attribute):
+                kind = T.kind_of(t)
+                if kind in ("vector", "quaternion") and step.attr in "xyzw" and len(step.attr) == 1:
+                    path.append("xyzw".index(step.attr))
+                    t = t._wp_scalar_type_
+                elif kind == "transformation" and step.attr in ("p", "q"):
+                    path.append(step.attr)
+                    t = T.vector(3, t._wp_scalar_type_) if step.attr == "p" else T.quaternion(t._wp_scalar_type_)
+                elif getattr(t, "_wp_struct_", False) and step.attr in t.fields:
+                    path.append(step.attr)
+                    t = t.fields[step.attr]
+                else:
+                    self.error(KernelTypeError, f"{T.type_name(t)} has no assignable attribute `{step.attr}`", step)
+            else:
+                if isinstance(t, ArrayType):
+                    self.error(KernelTypeError, "cannot store into an array held inside another value's component "
+                                                "in one statement; read the array into a variable first", step)
+                sub, t = self.component_path(t, step.indices, step)
+                path.extend(sub)
+        return tuple(path), t
+
+    def atomic_update(self, op: str, array_var, index_nodes, value_node, node) -> None:
+        value = self.expr(value_node)
+        indices = list(self.indices(index_nodes, node))
+        self.checks.append(node.loc)
+        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True)
+
+    def annotation_type(self, node):
+        v = self.expr(node)
+        t = v.obj if isinstance(v, PyObj) else None
+        from ..types.scalars import canonical_scalar
+        t = canonical_scalar(t)
+        if t is None or not (T.is_scalar_type(t) or T.is_composite_type(t) or getattr(t, "_wp_struct_", False)
+                             or isinstance(t, ArrayType)):
+            self.error(KernelTypeError, "this annotation is not a kernel type", node)
+        return t
+
+
+class _Bound:
+    """A syntax-tree stand-in for an already typed value (used while walking store chains)."""
+
+    def __init__(self, value):
+        self.value = value
+        self.loc = None
+
+
+def _fold(op: str, a: Lit, b: Lit, node, typer):
+    """Evaluate an operator on two literals at compile time (Python semantics)."""
+    import operator
+    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+           "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "bit_and": operator.and_,
+           "bit_or": operator.or_, "bit_xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift,
+           "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
+           "ne": operator.ne}
+    try:
+        result = ops[op](a.value, b.value)
+    except (ZeroDivisionError, KeyError, TypeError) as e:
+        typer.error(KernelTypeError, f"cannot evaluate this constant expression: {e}", node)
+    return classify(result)
+
+
+def _cannot_fault(stmts) -> bool:
+    """Whether evaluating these statements unconditionally is harmless: only constants, copies,
+    components and side-effect-free builtins (no array access, no user function, no control flow).
+    Integer division by zero gives 0 in kernels, so arithmetic never traps."""
+    for s in stmts:
+        if not isinstance(s, ir.Let):
+            return False
+        v = s.value
+        if isinstance(v, ir.Call):
+            if v.builtin.side_effects or v.builtin.inout:
+                return False
+        elif not isinstance(v, (ir.Const, ir.Copy, ir.Extract, ir.Construct, ir.Tid)):
+            return False
+    return True

@@ -1,0 +1,106 @@
+"""CUDA devices: `cuda:N` as Device objects holding the device's primary context, its current
+stream, its memory allocator and the kernels loaded on it. Found through the driver only when
+a CUDA device is first asked for (see the backend in cuda/__init__.py)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import driver as drv
+from ..runtime.devices import Device
+
+
+class CudaDevice(Device):
+    def __init__(self, ordinal: int):
+        handle = drv.call("cuDeviceGet", ordinal)
+        name = drv.call("cuDeviceGetName", 256, handle)
+        name = name.split(b"\0", 1)[0].decode() if isinstance(name, bytes) else str(name)
+        super().__init__(f"cuda:{ordinal}", ordinal, name)
+        self.handle = handle
+        self.context = drv.call("cuDevicePrimaryCtxRetain", handle)
+        self.major = drv.attribute(handle, "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
+        self.minor = drv.attribute(handle, "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+        self.sm_count = drv.attribute(handle, "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
+        self.mempool_supported = bool(drv.attribute(handle, "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED"))
+        self.total_memory = int(drv.call("cuDeviceTotalMem", handle))
+        self.modules: dict = {}  # cache key -> loaded module (kept alive with the device)
+        from .storage import CudaStorage
+        from .target import CudaTarget
+        self.storage = CudaStorage(self)
+        self.target = CudaTarget(self)
+        self._stream = None
+        self._peers: dict = {}
+
+    @property
+    def arch(self) -> int:
+        return self.major * 10 + self.minor
+
+    def make_current(self) -> None:
+        drv.call("cuCtxSetCurrent", self.context)
+
+    @property
+    def stream(self):
+        """The device's current stream (launches and copies on this device go to it)."""
+        if self._stream is None:
+            from .streams import Stream
+            self._stream = Stream(self)
+        return self._stream
+
+    @stream.setter
+    def stream(self, stream) -> None:
+        if stream.device is not self:
+            raise ValueError(f"stream of {stream.device} cannot be the current stream of {self}")
+        self._stream = stream
+
+    def synchronize(self) -> None:
+        self.make_current()
+        drv.call("cuCtxSynchronize")
+
+    def properties(self) -> dict:
+        free, total = self.memory_info()
+        return {"alias": self.alias, "name": self.name, "arch": f"sm_{self.arch}", "SMs": self.sm_count,
+                "memory": f"{total / 2**30:.1f} GiB ({free / 2**30:.1f} GiB free)",
+                "memory pool": self.mempool_supported}
+
+    def memory_info(self) -> tuple[int, int]:
+        self.make_current()
+        free, total = drv.call("cuMemGetInfo")
+        return int(free), int(total)
+
+    def can_access_peer(self, other: "CudaDevice") -> bool:
+        if other is self:
+            return True
+        hit = self._peers.get(other.ordinal)
+        if hit is None:
+            hit = bool(drv.call("cuDeviceCanAccessPeer", self.handle, other.handle))
+            if hit:
+                self.make_current()
+                try:
+                    drv.call("cuCtxEnablePeerAccess", other.context, 0)
+                except drv.CUDAError as e:  # already enabled is fine
+                    if "ALREADY_ENABLED" not in str(e):
+                        raise
+            self._peers[other.ordinal] = hit
+        return hit
+
+
+@lru_cache(maxsize=1)
+def _devices() -> tuple:
+    ok, _ = drv.available()
+    if not ok:
+        return ()
+    count = int(drv.call("cuDeviceGetCount"))
+    return tuple(CudaDevice(i) for i in range(count))
+
+
+def enumerate_devices() -> list:
+    """The CUDA devices of this machine; empty without a driver or GPU (never raises)."""
+    try:
+        return list(_devices())
+    except Exception:  # a broken driver counts as no GPU for the CPU path
+        return []
+
+
+def unavailable_reason() -> str:
+    return drv.available()[1] or ""
+

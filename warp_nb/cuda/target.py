@@ -1,0 +1,127 @@
+"""The CUDA target: the same C++ text the CPU compiles, turned by NVRTC into a CUBIN for the
+device's exact architecture (a CUBIN loads on any driver of the same major CUDA version, while
+PTX from a newer NVRTC than the driver is refused, so PTX is only the fallback for architectures
+this NVRTC does not know), cached like CPU code under a key that adds the architecture and the
+NVRTC version, loaded as a driver module and launched on the device's current stream.
+
+`AotCudaTarget` is the same compiler without a device: it builds PTX or CUBIN for a chosen
+architecture (ahead-of-time compilation, and the CI check that every kernel compiles for CUDA)."""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..runtime.debug import DebugState, debug_error
+from ..runtime.target import Target
+from ..toolchain.headers import native_dir
+from ..toolchain.nvrtc import compile_cuda, nvrtc_version, supported_archs
+from . import driver as drv
+from . import memory as mem
+
+BLOCK = 256
+BLOCKS_PER_SM = 8  # grid-stride launches: enough blocks to fill the GPU, each looping over the rest
+
+
+@dataclass
+class LoadedCudaKernel:
+    module: object
+    entry: object  # CUfunction of the forward kernel
+    adjoint_entry: object | None
+    debug_state: int | None  # device address of wpnb_debug_state (debug mode)
+    path: Path
+    stats_address: int = 0
+
+
+def arch_for(device_arch: int) -> tuple[int, bool]:
+    """(architecture, use_ptx) for a device: a CUBIN for its own architecture when NVRTC knows it,
+    else PTX for the newest architecture NVRTC knows below it (the driver JIT-compiles it)."""
+    archs = supported_archs()
+    if device_arch in archs:
+        return device_arch, False
+    lower = [a for a in archs if a <= device_arch]
+    if not lower:
+        raise RuntimeError(f"NVRTC {'.'.join(map(str, nvrtc_version()))} cannot compile for sm_{device_arch}; "
+                           f"it supports sm_{min(archs)} to sm_{max(archs)}")
+    return max(lower), True
+
+
+class AotCudaTarget(Target):
+    """NVRTC for one architecture, without a device: builds, never loads or runs."""
+
+    name = "cuda"
+
+    def __init__(self, arch: int, use_ptx: bool):
+        self.arch, self.use_ptx = arch, use_ptx
+
+    @property
+    def suffix(self) -> str:
+        return ".ptx" if self.use_ptx else ".cubin"
+
+    def key_parts(self, options) -> tuple[str, ...]:
+        return "cuda", str(self.arch), self.suffix, ".".join(map(str, nvrtc_version()))
+
+    def build(self, unit, out_path: Path, options) -> None:
+        out_path.write_bytes(compile_cuda(unit.source, self.arch, native_dir(), self.use_ptx, options.mode == "debug",
+                                          function=unit.function))
+
+    def load(self, path: Path, unit, options) -> Path:
+        return path
+
+
+class CudaTarget(AotCudaTarget):
+    """NVRTC for one device's architecture, loaded into the device's context and run there."""
+
+    def __init__(self, device):
+        self.device = device
+        self._arch = None
+
+    @property
+    def arch(self) -> int:
+        return self._resolve()[0]
+
+    @property
+    def use_ptx(self) -> bool:
+        return self._resolve()[1]
+
+    def _resolve(self) -> tuple[int, bool]:
+        if self._arch is None:  # asked of NVRTC once, when the first kernel is compiled for this device
+            self._arch = arch_for(self.device.arch)
+        return self._arch
+
+    def load(self, path: Path, unit, options) -> LoadedCudaKernel:
+        device = self.device
+        module = device.modules.get(path)
+        if module is None:
+            device.make_current()
+            module = drv.call("cuModuleLoadData", path.read_bytes())
+            device.modules[path] = module
+        forward = drv.call("cuModuleGetFunction", module, unit.cuda_entry.encode())
+        backward = None
+        if unit.cuda_backward_entry:
+            backward = drv.call("cuModuleGetFunction", module, unit.cuda_backward_entry.encode())
+        debug = None
+        if options.mode == "debug":
+            debug, _size = drv.call("cuModuleGetGlobal", module, b"wpnb_debug_state")
+            debug = drv.to_int(debug)
+        return LoadedCudaKernel(module, forward, backward, debug, path)
+
+    def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
+        """Launch on the device's current stream. Asynchronous, except in debug mode, where the
+        launch is waited for so a failed check raises here."""
+        if size == 0:
+            return
+        device = self.device
+        grid = min((size + BLOCK - 1) // BLOCK, device.sm_count * BLOCKS_PER_SM)
+        stream = device.stream
+        state_ptr = launcher.debug_state
+        if state_ptr is not None:
+            mem.memset(device, state_ptr, 0, ctypes.sizeof(DebugState), stream)
+        device.make_current()
+        drv.launch(launcher.entry, grid, BLOCK, stream.handle, packed, bounds)
+        if state_ptr is not None:
+            state = DebugState()
+            mem.device_to_host(device, ctypes.addressof(state), state_ptr, ctypes.sizeof(state), stream)
+            if state.failed:
+                raise debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state)

@@ -1,0 +1,150 @@
+"""`@wp.func`: functions callable from kernels, with overloads, custom gradients
+(`@wp.func_grad`) and custom replays (`@wp.func_replay`). A Function holds parsed definitions;
+it is typed per call site by the compiler (`compiler.typecheck`), never compiled on its own."""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+
+from .. import types as T
+from ..builtins.registry import Literal, concrete
+from ..compiler.annotations import parameter_types, resolve_annotation
+from ..compiler.parse import parse_definition
+from ..compiler.scope import Scope
+
+
+@dataclass
+class FuncOverload:
+    fn: typing.Callable
+    fdef: typing.Any
+    params: list  # types, None for generic parameters
+    return_type: typing.Any
+    scope: Scope
+    custom_grad: "FuncOverload | None" = None  # @wp.func_grad
+    custom_replay: "FuncOverload | None" = None  # @wp.func_replay
+
+    def accepts(self, arg_types) -> bool:
+        if len(arg_types) != len(self.params):
+            return False
+        for p, a in zip(self.params, arg_types):
+            if p is None:
+                continue
+            if isinstance(a, Literal):
+                if not (a.fits(p) or (a.kind == "int" and T.is_float_type(p))):
+                    return False
+            elif not (a is p or a == p):
+                return False
+        return True
+
+    def resolve_params(self, arg_types) -> list:
+        return [p if p is not None else concrete(a) for p, a in zip(self.params, arg_types)]
+
+
+def _overload(fn) -> FuncOverload:
+    params = parameter_types(fn, "function")
+    ret = fn.__annotations__.get("return")
+    ret = resolve_annotation(ret, fn, "return", "function") if ret is not None else None
+    return FuncOverload(fn, parse_definition(fn), params, ret, Scope(fn))
+
+
+class Function:
+    """What `@wp.func` returns: callable from kernels (compiled) and from Python (runs the Python
+    function). Defining another @wp.func with the same name in the same module adds an overload."""
+
+    _wp_func_ = True
+
+    def __init__(self, fn):
+        self.key = fn.__qualname__
+        self.module = fn.__module__
+        self.func = fn
+        self.overloads: list[FuncOverload] = []
+        self.add_overload(fn)
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+
+    def add_overload(self, fn) -> None:
+        new = _overload(fn)
+        # a redefinition with the same parameter types replaces the old one (notebook re-runs)
+        self.overloads = [o for o in self.overloads if o.params != new.params] + [new]
+        self.func = fn
+
+    def select_overload(self, arg_types) -> FuncOverload | None:
+        exact = [o for o in self.overloads if None not in o.params and o.accepts(arg_types)]
+        if exact:
+            return exact[-1]
+        return next((o for o in reversed(self.overloads) if o.accepts(arg_types)), None)
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<wp.func {self.key}>"
+
+
+_FUNCS: dict = {}
+
+
+class _AdjointMarker:
+    """`wp.adjoint[x]` inside a @wp.func_grad function: the adjoint of parameter x."""
+
+    _wp_adjoint_marker_ = True
+
+    def __getitem__(self, key):
+        raise RuntimeError("wp.adjoint[...] can only be used inside a @wp.func_grad function")
+
+    def __repr__(self):
+        return "wp.adjoint"
+
+
+adjoint = _AdjointMarker()
+
+
+def _attach(f: Function, fn, what: str) -> tuple[FuncOverload, FuncOverload]:
+    """Parse a custom gradient or replay function and find the overload of `f` it belongs to
+    (by the annotated types of its leading parameters)."""
+    if not isinstance(f, Function):
+        raise TypeError(f"@wp.{what}(f) expects a @wp.func, got {type(f).__name__}")
+    helper = _overload(fn)
+    params = helper.params
+    for o in f.overloads:
+        if params[:len(o.params)] == o.params or all(p is None for p in params):
+            return o, FuncOverload(fn, helper.fdef, params, None, helper.scope)
+    raise TypeError(f"@wp.{what}: no overload of {f.key} has parameters of types "
+                    f"({', '.join(T.type_name(p) for p in params)})")
+
+
+def func_grad(f: Function):
+    """Decorator: a custom adjoint for the @wp.func `f`. It takes f's parameters (and adj_ret if f
+    returns a value) and adds to wp.adjoint[x] for each input x it differentiates."""
+    def decorate(fn):
+        overload, grad = _attach(f, fn, "func_grad")
+        overload.custom_grad = grad
+        return fn
+    return decorate
+
+
+def func_replay(f: Function):
+    """Decorator: what the backward pass runs instead of `f` when it recomputes forward values
+    (for functions with side effects, such as atomics)."""
+    def decorate(fn):
+        overload, replay = _attach(f, fn, "func_replay")
+        overload.custom_replay = replay
+        return fn
+    return decorate
+
+
+def func(fn=None, **options):
+    """Decorator: a function callable from kernels."""
+    if fn is None:
+        return lambda f: func(f, **options)
+    key = (fn.__module__, fn.__qualname__)
+    existing = _FUNCS.get(key)
+    if existing is not None and existing.module == fn.__module__:
+        existing.add_overload(fn)  # overloads are separate defs of one name in one module
+        return existing
+    f = Function(fn)
+    _FUNCS[key] = f
+    return f

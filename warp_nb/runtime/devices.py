@@ -1,0 +1,259 @@
+"""Devices by name: `cpu`, `cuda`, `cuda:N`; the default device and its scoped override;
+synchronisation. Each device carries the two objects that make it a kind of device: its
+`target` (how kernels are built, loaded and run there) and its `storage` (how array memory is
+allocated and moved). Device kinds other than the CPU come from backends that register here
+(`warp_nb.cuda`); a backend is asked for its devices only when one is first named, so the CPU
+path never touches a GPU driver. Knows nothing about kernels."""
+
+from __future__ import annotations
+
+import os
+import platform
+import threading
+
+from .storage import CpuStorage
+from .target import CpuTarget
+
+
+class DeviceError(RuntimeError):
+    """A device was named that this machine does not have, or cannot be used for this."""
+
+
+class Device:
+    """One place where arrays live and kernels run. Compared and hashed by alias. A device kind
+    sets `target` and `storage`."""
+
+    target = None  # runtime.target.Target
+    storage = None  # runtime.storage.Storage
+
+    def __init__(self, alias: str, ordinal: int = -1, name: str = ""):
+        self.alias = alias
+        self.ordinal = ordinal
+        self.name = name or alias
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.alias == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.alias.startswith("cuda")
+
+    @property
+    def arch(self) -> int | None:
+        return None
+
+    def properties(self) -> dict:
+        """What a device picker shows: a few facts about this device."""
+        return {"alias": self.alias, "name": self.name, "threads": cpu_thread_count()}
+
+    def __str__(self):
+        return self.alias
+
+    def __repr__(self):
+        return f'Device("{self.alias}")'
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                other = get_device(other)
+            except DeviceError:
+                return False
+        return isinstance(other, Device) and other.alias == self.alias
+
+    def __hash__(self):
+        return hash(self.alias)
+
+    def __enter__(self):
+        self._scope = ScopedDevice(self)
+        return self._scope.__enter__()
+
+    def __exit__(self, *exc):
+        self._scope.__exit__(*exc)
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "CPU"
+
+
+def cpu_thread_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class CpuDevice(Device):
+    """The host: kernels compiled by the C++ compiler, arrays in ordinary (or pinned) memory."""
+
+    def __init__(self):
+        super().__init__("cpu", -1, _cpu_name())
+        self.target = CpuTarget()
+        self.storage = CpuStorage()
+
+    @property
+    def pinned_storage(self):
+        """Page-locked host memory for fast GPU copies, from the first backend with devices
+        (None on a machine without a GPU)."""
+        for backend in _backends:
+            if backend.devices():
+                return backend.pinned_storage()
+        return None
+
+
+class Backend:
+    """What a device kind other than the CPU gives this module: its devices, found on first
+    ask (never raising: a broken driver means none), and its pinned host memory."""
+
+    prefix = ""  # its device aliases: "<prefix>" and "<prefix>:N"
+
+    def devices(self) -> list[Device]:
+        raise NotImplementedError
+
+    def pinned_storage(self):
+        return None
+
+
+_backends: list[Backend] = []
+
+
+def register_backend(backend: Backend) -> None:
+    if all(type(b) is not type(backend) for b in _backends):
+        _backends.append(backend)
+
+
+CPU = CpuDevice()
+_state = threading.local()
+_default_device: Device | None = None
+_cuda_probed = False  # whether this process has looked for CUDA devices yet
+
+
+def _cuda_devices() -> list[Device]:
+    """The CUDA devices of this machine (empty when there is no driver or no GPU)."""
+    global _cuda_probed
+    _cuda_probed = True
+    return [d for b in _backends if b.prefix == "cuda" for d in b.devices()]
+
+
+def is_cuda_available() -> bool:
+    return bool(_cuda_devices())
+
+
+def get_cuda_device_count() -> int:
+    return len(_cuda_devices())
+
+
+def get_cuda_devices() -> list[Device]:
+    return list(_cuda_devices())
+
+
+def get_devices() -> list[Device]:
+    return [CPU] + _cuda_devices()
+
+
+def is_device_available(device) -> bool:
+    try:
+        get_device(device)
+    except DeviceError:
+        return False
+    return True
+
+
+def get_preferred_device() -> Device:
+    cuda = _cuda_devices()
+    return cuda[0] if cuda else CPU
+
+
+def _lookup(ident: str) -> Device:
+    if ident == "cpu":
+        return CPU
+    if ident == "cuda" or ident.startswith("cuda:"):
+        cuda = _cuda_devices()
+        if not cuda:
+            raise DeviceError(f"device '{ident}' is not available: this machine has no NVIDIA GPU with a working "
+                              "driver. Use device='cpu' (wp.get_devices() lists what is here).")
+        if ident == "cuda":
+            return cuda[0]
+        try:
+            ordinal = int(ident[5:])
+        except ValueError:
+            raise DeviceError(f"'{ident}' is not a device name; use 'cpu', 'cuda' or 'cuda:N'") from None
+        if not 0 <= ordinal < len(cuda):
+            raise DeviceError(f"device '{ident}' does not exist: this machine has {len(cuda)} CUDA device(s), "
+                              f"cuda:0 to cuda:{len(cuda) - 1}")
+        return cuda[ordinal]
+    raise DeviceError(f"'{ident}' is not a device name; use 'cpu', 'cuda' or 'cuda:N' "
+                      f"(available: {', '.join(d.alias for d in get_devices())})")
+
+
+def current_device() -> Device:
+    """The default device of this thread: the innermost ScopedDevice, else the one set with
+    set_device, else the preferred device. (On the launch path: keep it cheap.)"""
+    scoped = getattr(_state, "stack", None)
+    if scoped:
+        return scoped[-1]
+    global _default_device
+    if _default_device is None:
+        _default_device = get_preferred_device()
+    return _default_device
+
+
+def get_device(ident=None) -> Device:
+    """The device named by `ident` (a Device, 'cpu', 'cuda', 'cuda:N'), or the current
+    default device when `ident` is None."""
+    if ident is None:
+        return current_device()
+    if isinstance(ident, Device):
+        return ident
+    if isinstance(ident, str):
+        return _lookup(ident)
+    raise DeviceError(f"a device is named by a string such as 'cpu' or 'cuda:0', or a wp.Device; got {ident!r}")
+
+
+def set_device(ident) -> None:
+    """Make `ident` the default device for arrays and launches."""
+    global _default_device
+    _default_device = get_device(ident)
+
+
+def get_default_device() -> Device:
+    return get_device(None)
+
+
+class ScopedDevice:
+    """`with wp.ScopedDevice("cpu"):` makes a device the default inside the block."""
+
+    def __init__(self, device):
+        self.device = get_device(device) if device is not None else get_device(None)
+
+    def __enter__(self):
+        stack = getattr(_state, "stack", None)
+        if stack is None:
+            stack = _state.stack = []
+        stack.append(self.device)
+        return self.device
+
+    def __exit__(self, *exc):
+        _state.stack.pop()
+
+
+def synchronize() -> None:
+    """Wait for all work on all devices. CPU launches are synchronous, so this only waits for GPUs
+    (and never loads the CUDA driver in a process that has not used a GPU)."""
+    if not _cuda_probed:
+        return
+    for device in _cuda_devices():
+        synchronize_device(device)
+
+
+def synchronize_device(device=None) -> None:
+    device = get_device(device)
+    if device.is_cuda:
+        device.synchronize()

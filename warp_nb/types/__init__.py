@@ -1,0 +1,87 @@
+"""The public type vocabulary (`wp.types`): scalar types, the composite factories
+`vector(length, dtype)` / `matrix(shape, dtype)`, the named aliases (vec3, mat33f, quat,
+transform, ...), and small queries the compiler stages share (names for messages, sizes,
+numpy layouts). Knows nothing about kernels or C++."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any  # noqa: F401  (re-exported: generic function arguments use typing.Any)
+
+import numpy as np
+
+from .composite import Composite, is_composite_type, kind_of, matrix, quaternion, transformation, vector  # noqa: F401
+from .scalars import (  # noqa: F401
+    FLOAT_TYPES, INT_TYPES, SCALAR_TYPES, Scalar, bool, canonical_scalar, float16, float32, float64, half, int8, int16, int32,
+    int64, is_float_type, is_int_type, is_scalar_type, scalar_from_numpy, uint8, uint16, uint32, uint64,
+)
+
+_FLOATS = {"h": float16, "f": float32, "d": float64}
+_ALL_ELEMS = {**_FLOATS, "i": int32, "ui": uint32, "b": int8, "ub": uint8, "s": int16, "us": uint16,
+              "l": int64, "ul": uint64}
+
+vec2, vec3, vec4 = vector(2), vector(3), vector(4)
+for _n in (2, 3, 4):
+    for _s, _t in _ALL_ELEMS.items():
+        globals()[f"vec{_n}{_s}"] = vector(_n, _t)
+    for _s, _t in _FLOATS.items():
+        globals()[f"mat{_n}{_n}{_s}"] = matrix((_n, _n), _t)
+    globals()[f"mat{_n}{_n}"] = matrix((_n, _n))
+
+quat, quatf, quatd, quath = quaternion(), quaternion(float32), quaternion(float64), quaternion(float16)
+transform, transformf, transformd, transformh = (
+    transformation(), transformation(float32), transformation(float64), transformation(float16))
+spatial_vector, spatial_vectorf, spatial_vectord = vector(6), vector(6, float32), vector(6, float64)
+spatial_matrix, spatial_matrixf, spatial_matrixd = (
+    matrix((6, 6)), matrix((6, 6), float32), matrix((6, 6), float64))
+
+
+def scalar_type_of(t):
+    """The element scalar type of a scalar or composite type."""
+    return getattr(t, "_wp_scalar_type_", None)
+
+
+def type_length(t) -> int:
+    """Number of scalars in a scalar or composite type."""
+    if is_scalar_type(t):
+        return 1
+    return int(np.prod(t._shape_))
+
+
+def type_size_in_bytes(t) -> int:
+    if is_scalar_type(t):
+        return ctypes.sizeof(t._type_)
+    return ctypes.sizeof(getattr(t, "ctype", t))  # structs keep their layout in .ctype
+
+
+def numpy_dtype(t) -> np.dtype:
+    """The numpy dtype of one element of an array of `t` (composites use their scalar dtype
+    and add trailing dimensions, see `numpy_inner_shape`)."""
+    if is_scalar_type(t):
+        return t._np
+    if is_composite_type(t):
+        return t._wp_scalar_type_._np
+    np_dtype = getattr(t, "numpy_dtype", None)  # structs
+    if np_dtype is not None:
+        return np_dtype()
+    raise TypeError(f"{type_name(t)} has no numpy equivalent")
+
+
+def numpy_inner_shape(t) -> tuple:
+    return tuple(t._shape_) if is_composite_type(t) else ()
+
+
+def type_name(t) -> str:
+    """How a type is shown to users in messages: float32, vec3f, mat33d, array(dtype=vec3f, ndim=1)."""
+    if t is None:
+        return "None"
+    name = getattr(t, "type_name", None)
+    if callable(name):
+        return name()
+    if isinstance(t, type):
+        return t.__name__
+    return repr(t)
+
+
+def types_equal(a, b) -> bool:
+    return canonical_scalar(a) is canonical_scalar(b) or a == b

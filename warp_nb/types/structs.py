@@ -1,0 +1,174 @@
+"""`@wp.struct`: user-defined value types with scalar, vector, matrix, array and nested struct
+fields. The layout is a ctypes Structure, so Python writes exactly the bytes the emitted C++
+struct reads, and numpy sees arrays of structs as structured arrays. Knows nothing about
+kernels or C++."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from .. import types as T
+from .array_type import ArrayType
+from .scalars import canonical_scalar
+
+_ARRAY_CTYPES: dict = {}
+
+
+def array_ctype(ndim: int):
+    """The ctypes layout of a kernel-side array descriptor: data, grad, shape[ndim], strides[ndim]."""
+    ct = _ARRAY_CTYPES.get(ndim)
+    if ct is None:
+        ct = type(f"array{ndim}d_desc", (ctypes.Structure,), {"_fields_": [
+            ("data", ctypes.c_uint64), ("grad", ctypes.c_uint64),
+            ("shape", ctypes.c_int64 * ndim), ("strides", ctypes.c_int64 * ndim)]})
+        _ARRAY_CTYPES[ndim] = ct
+    return ct
+
+
+def field_ctype(t):
+    if isinstance(t, ArrayType):
+        return array_ctype(t.ndim)
+    if isinstance(t, StructType):
+        return t.ctype
+    if T.is_scalar_type(t):
+        return t._type_
+    if T.is_composite_type(t):
+        return t
+    raise TypeError(f"{T.type_name(t)} cannot be a struct field; use scalars, vectors, matrices, "
+                    "quaternions, transforms, wp.array or another @wp.struct")
+
+
+class StructType:
+    """What `@wp.struct` returns: call it to make an instance; use it as a type annotation or
+    as an array dtype."""
+
+    _wp_struct_ = True
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.key = f"{cls.__module__}.{cls.__qualname__}"
+        self.__name__ = cls.__name__
+        self.__qualname__ = cls.__qualname__
+        self.__module__ = cls.__module__
+        self.__doc__ = cls.__doc__
+        annotations = getattr(cls, "__annotations__", {})
+        if not annotations:
+            raise TypeError(f"@wp.struct class {cls.__name__} declares no fields; annotate them (x: float)")
+        self.fields = {name: self._field_type(name, t) for name, t in annotations.items()}
+        self.ctype = type(cls.__name__, (ctypes.Structure,), {
+            "_fields_": [(name, field_ctype(t)) for name, t in self.fields.items()]})
+
+    def _field_type(self, name, t):
+        if isinstance(t, str):
+            import sys
+            t = eval(t, vars(sys.modules[self.cls.__module__]))  # postponed annotations
+        t = canonical_scalar(t)
+        field_ctype(t)  # validates
+        return t
+
+    def __call__(self, **values):
+        inst = StructInstance(self)
+        for name, value in values.items():
+            setattr(inst, name, value)
+        return inst
+
+    def type_name(self) -> str:
+        return self.__name__
+
+    def __repr__(self):
+        return f"<wp.struct {self.__qualname__}>"
+
+    def numpy_dtype(self) -> np.dtype:
+        return np.dtype(self.ctype)
+
+    def numpy_value(self, inst) -> np.void:
+        """An instance as one record of this struct's numpy dtype."""
+        if not isinstance(inst, StructInstance) or inst._struct is not self:
+            raise TypeError(f"expected an instance of {self.__name__}, got {type(inst).__name__}")
+        return np.frombuffer(inst.to_bytes(), dtype=self.numpy_dtype())[0]
+
+    def from_numpy_record(self, record) -> StructInstance:
+        inst = StructInstance(self)
+        inst._load(np.asarray(record).tobytes())
+        return inst
+
+
+class StructInstance:
+    """One value of a struct type. Fields read and write like attributes; array fields keep a
+    reference to the wp.array so its memory stays alive."""
+
+    __slots__ = ("_struct", "_ctype", "_arrays")
+
+    def __init__(self, struct: StructType):
+        object.__setattr__(self, "_struct", struct)
+        object.__setattr__(self, "_ctype", struct.ctype())
+        object.__setattr__(self, "_arrays", {})
+        for name, t in struct.fields.items():
+            if isinstance(t, StructType):
+                self._arrays[name] = t()  # nested instance owns its own fields
+
+    def __getattr__(self, name):
+        struct = self._struct
+        t = struct.fields.get(name)
+        if t is None:
+            raise AttributeError(f"struct {struct.__name__} has no field {name!r}")
+        if isinstance(t, ArrayType):
+            return self._arrays.get(name)
+        if isinstance(t, StructType):
+            return self._arrays[name]  # the nested instance is the source of truth (see to_bytes)
+        value = getattr(self._ctype, name)
+        if T.is_scalar_type(t):
+            return T.scalars.half_bits_to_float(value) if t is T.float16 else value
+        return t._from_numpy(np.asarray(value))
+
+    def __setattr__(self, name, value):
+        struct = self._struct
+        t = struct.fields.get(name)
+        if t is None:
+            raise AttributeError(f"struct {struct.__name__} has no field {name!r}")
+        if isinstance(t, ArrayType):
+            if value is not None and not getattr(type(value), "_wp_array_", False):
+                raise TypeError(f"field {name!r} of {struct.__name__} holds a wp.array, got {type(value).__name__}")
+            if value is not None and (value.dtype is not t.dtype or value.ndim != t.ndim):
+                raise TypeError(f"field {name!r} of {struct.__name__} expects {t.type_name()}, got "
+                                f"{T.type_name(value.type)}")
+            self._arrays[name] = value
+            desc = array_ctype(t.ndim)(*(value._desc[:2]), value.shape, value.strides) if value is not None \
+                else array_ctype(t.ndim)()
+            setattr(self._ctype, name, desc)
+        elif isinstance(t, StructType):
+            if not isinstance(value, StructInstance) or value._struct is not t:
+                raise TypeError(f"field {name!r} of {struct.__name__} expects a {t.__name__} instance")
+            self._arrays[name] = value
+            setattr(self._ctype, name, value._ctype)
+        elif T.is_scalar_type(t):
+            v = getattr(value, "value", value)
+            setattr(self._ctype, name, T.scalars.float_to_half_bits(v) if t is T.float16 else t._convert(v))
+        else:
+            setattr(self._ctype, name, value if isinstance(value, t) else t(value))
+
+    def __repr__(self):
+        parts = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._struct.fields)
+        return f"{self._struct.__name__}({parts})"
+
+    def to_bytes(self) -> bytes:
+        """The C layout of this value; nested struct instances are written through first."""
+        for name, t in self._struct.fields.items():
+            if isinstance(t, StructType):
+                nested = self._arrays[name]
+                ctypes.memmove(ctypes.addressof(getattr(self._ctype, name)), nested.to_bytes(), ctypes.sizeof(t.ctype))
+        return bytes(self._ctype)
+
+    def _load(self, raw: bytes) -> None:
+        """Set every field from C-layout bytes (array fields become raw descriptors)."""
+        ctypes.memmove(ctypes.addressof(self._ctype), raw, ctypes.sizeof(self._struct.ctype))
+        for name, t in self._struct.fields.items():
+            if isinstance(t, StructType):
+                self._arrays[name]._load(bytes(getattr(self._ctype, name)))
+
+
+def struct(cls) -> StructType:
+    """Decorator: turn an annotated class into a struct type usable in kernels."""
+    return StructType(cls)
