@@ -21,6 +21,7 @@ def sin_loss(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
     wp.atomic_add(loss, 0, wp.sin(x[i]) * x[i])
 
 
+@pytest.mark.slow
 def test_adjoint_launch_matches_analytic_gradient():
     xv = rng(1).uniform(-2, 2, 1000).astype(np.float32)
     x = wp.array(xv, requires_grad=True)
@@ -64,6 +65,7 @@ def simulate(x0: np.ndarray, stiffness: float, steps: int = 15):
     return tape, loss, x, k
 
 
+@pytest.mark.slow
 def test_tape_through_time_matches_finite_differences():
     x0 = rng(2).uniform(-1, 1, (4, 3)).astype(np.float64).astype(np.float32)
     tape, loss, x, k = simulate(x0, 3.0)

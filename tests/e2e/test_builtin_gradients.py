@@ -47,6 +47,7 @@ f64 = bc.f64
 # --- tests: finite differences ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.needs_cxx
 @pytest.mark.parametrize("name", GRAD_NAMES)
 def test_gradients(name, tmp_path):
@@ -158,6 +159,7 @@ def test_harness_catches_a_wrong_custom_gradient(tmp_path):
         assert (errors == []) == should_pass, errors
 
 
+@pytest.mark.slow
 @pytest.mark.needs_cxx
 def test_autograd_gradcheck_agrees(tmp_path):
     """warp_nb.autograd.gradcheck (full Jacobian over the launch, one adjoint launch per output

@@ -2,7 +2,6 @@
 are written atomically, damaged ones rebuilt, and two processes share one compile."""
 
 import importlib.util
-import json
 import os
 import subprocess
 import sys
@@ -105,7 +104,7 @@ def test_declaring_kernels_between_launches_does_not_recompile(tmp_path, fresh_c
 DAMAGED_CHILD = """
 import sys, numpy as np
 import warp_nb as wp
-from warp_nb import cache
+from warp_nb.toolchain import cache
 sys.path.insert(0, sys.argv[1])
 import damaged_mod as m
 a = wp.ones(4)
@@ -149,7 +148,7 @@ def test_damaged_entry_is_rebuilt(tmp_path, damage):
 CHILD = """
 import sys, numpy as np
 import warp_nb as wp
-from warp_nb import cache
+from warp_nb.toolchain import cache
 sys.path.insert(0, sys.argv[1])
 import concurrent_mod as m
 a = wp.ones(8)

@@ -5,7 +5,6 @@ This checks allocation, copies, fills, streams, argument packing and the launch 
 real driver is checked by tests/gpu on a GPU machine."""
 
 import ctypes
-import types as pytypes
 
 import numpy as np
 import pytest

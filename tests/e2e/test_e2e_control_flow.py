@@ -58,6 +58,7 @@ def k_branches(x: wp.array(dtype=float), out: wp.array(dtype=float, ndim=2)):
     out[i, 6] = (3.0 if v > 1.0 else 4.0) if v > 0.0 else (5.0 if v < -1.0 else v)
     out[i, 7] = t[0] + 10.0 * t[1]
 
+@pytest.mark.slow
 def test_branches_reassignment_and_conditional_expressions():
     x = np.array([-3.0, -0.75, -0.25, 0.0, 20.0, 7.0, 2.0, 0.5, 0.7, -1.0, -0.5], np.float32)
     out = wp.zeros((len(x), 8))
@@ -269,6 +270,7 @@ def k_unguarded(a: wp.array(dtype=float), out: wp.array(dtype=int)):
     if a[i] > 0.0:
         out[i] = 1
 
+@pytest.mark.slow
 def test_short_circuit_protects_out_of_range_read():
     a = np.array([1.0, -1.0, 0.25, 2.0], np.float32)
     n_threads = 9

@@ -103,6 +103,7 @@ def k_funcs(a: wp.array(dtype=float), ints: wp.array(dtype=int), vecs: wp.array(
     out_i[i, 4] = find(ints, i - 1)
     out_i[i, 5] = first_at_least(ints, i)
 
+@pytest.mark.slow
 def test_functions_nested_tuples_overloads_generic_structs():
     n = 6
     g = rng(2)

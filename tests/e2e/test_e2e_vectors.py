@@ -75,6 +75,7 @@ def k_components(vs: wp.array(dtype=wp.vec3), ms: wp.array(dtype=wp.mat33), out_
     ms_inplace[i][0, k] = -1.0
 
 
+@pytest.mark.slow
 def test_component_reads_and_writes():
     n = 6
     g = rng(10)

@@ -23,6 +23,7 @@ def subgradient_results(tmp_path_factory):
     return check_cases(rows, tmp_path_factory.mktemp("subgradients"), "subgradients", per_kernel=40)
 
 
+@pytest.mark.slow
 @pytest.mark.needs_cxx
 @pytest.mark.parametrize("row_id", [r.id for r in SUBGRADIENT_ROWS if r.id not in KNOWN_BROKEN_GRADIENTS])
 def test_subgradient(row_id, subgradient_results):

@@ -11,7 +11,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +37,7 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 @pytest.mark.needs_cxx
 @pytest.mark.parametrize("source", CPP_TESTS, ids=[p.stem for p in CPP_TESTS])
 def test_cpp_program(source: Path, tmp_path: Path):

@@ -22,6 +22,7 @@ def test_there_are_labs():
     assert [p.name[:2] for p in NOTEBOOKS] == [f"{k:02d}" for k in range(1, 8)]  # labs 01 to 07, none missing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_lab_runs_under_nbval(notebook, tmp_path):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")

@@ -486,7 +486,7 @@ def python_scope_errors(inst: Instance, seed: int = 0) -> list:
 def all_cases(name: str) -> list:
     """Every case for builtin `name`: generic instantiations (when its overloads allow), its
     hand-written cases, and documented edge cases."""
-    from builtin_hand_cases import HAND_BUILDERS, extra_cases  # here: that module builds on this one
+    from tests.support.builtin_hand_cases import HAND_BUILDERS, extra_cases  # here: that module builds on this one
     out = []
     if name not in HAND_WRITTEN:
         out += generic_cases(name)

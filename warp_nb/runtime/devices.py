@@ -132,6 +132,8 @@ def register_backend(backend: Backend) -> None:
 CPU = CpuDevice()
 _state = threading.local()
 _default_device: Device | None = None
+_scopes_open = 0  # ScopedDevice blocks open in any thread
+_scopes_lock = threading.Lock()
 _cuda_probed = False  # whether this process has looked for CUDA devices yet
 
 
@@ -195,13 +197,18 @@ def _lookup(ident: str) -> Device:
 
 def current_device() -> Device:
     """The default device of this thread: the innermost ScopedDevice, else the one set with
-    set_device, else the preferred device. (On the launch path: keep it cheap.)"""
-    scoped = getattr(_state, "stack", None)
-    if scoped:
-        return scoped[-1]
+    set_device, else the preferred device. On every launch without a device: kept cheap (the
+    thread-local stack is only looked at while some thread has a scope open)."""
+    if _scopes_open:
+        scoped = getattr(_state, "stack", None)
+        if scoped:
+            return scoped[-1]
+    return _default_device or _first_default()
+
+
+def _first_default() -> Device:
     global _default_device
-    if _default_device is None:
-        _default_device = get_preferred_device()
+    _default_device = get_preferred_device()
     return _default_device
 
 
@@ -234,14 +241,20 @@ class ScopedDevice:
         self.device = get_device(device) if device is not None else get_device(None)
 
     def __enter__(self):
+        global _scopes_open
         stack = getattr(_state, "stack", None)
         if stack is None:
             stack = _state.stack = []
         stack.append(self.device)
+        with _scopes_lock:
+            _scopes_open += 1
         return self.device
 
     def __exit__(self, *exc):
+        global _scopes_open
         _state.stack.pop()
+        with _scopes_lock:
+            _scopes_open -= 1
 
 
 def synchronize() -> None:

@@ -32,6 +32,7 @@ def _boxes(n, seed):
     return (c - h).astype(np.float32), (c + h).astype(np.float32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("leaf_size", [1, 4])
 def test_aabb_query_matches_brute_force(leaf_size):
     lo, hi = _boxes(700, 1)

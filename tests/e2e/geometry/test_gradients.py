@@ -62,6 +62,7 @@ def mesh():
     return wp.Mesh(verts, idx, velocities=vel, support_winding_number=True)
 
 
+@pytest.mark.slow
 def test_point_query_gradients(mesh):
     # points off face centres, off-centre inside the face (u, v vary smoothly: no face switches)
     verts, idx = mesh.points.numpy(), mesh.indices.numpy().reshape(-1, 3)

@@ -50,6 +50,7 @@ def sphere():
                                support_winding_number=True)
 
 
+@pytest.mark.slow
 def test_closest_points_match_brute_force(sphere):
     verts, idx, mesh = sphere
     rng = np.random.default_rng(1)

@@ -51,6 +51,7 @@ def _sample(vol, xyz):
     return [o.numpy() for o in outs]
 
 
+@pytest.mark.slow
 def test_sampling_matches_trilinear_interpolation():
     rng = np.random.default_rng(1)
     field = rng.normal(size=(21, 13, 30)).astype(np.float32)
