@@ -16,6 +16,7 @@ import argparse
 import concurrent.futures
 import datetime
 import fnmatch
+import json
 import os
 import platform
 import sys
@@ -63,6 +64,12 @@ def parse_args(argv):
     opts.add_argument("--wheel", help=f"an existing warp-lang wheel (or set {setup.WHEEL_ENV})")
     opts.add_argument("--cache", help=f"cache folder (or set {setup.CACHE_ENV}; default ~/.cache/warp_nb/conformance)")
     opts.add_argument("--results", help="folder for this run's logs and results (default: in the cache)")
+    opts.add_argument("--probe", action="store_true",
+                      help="diagnostic: give warp_nb stand-ins for what Warp's test harness itself needs "
+                           "(is_cpu_available, config.enable_cpu_blocks) when it lacks them, to see the next "
+                           "errors; not allowed with --check, --update-expectations or --baseline")
+    opts.add_argument("--from-results", metavar="DIR",
+                      help="use the results of an earlier run (its logs folder) instead of running again")
     opts.add_argument("-v", "--verbose", action="store_true", help="print every failing case")
     return ap.parse_args(argv)
 
@@ -83,6 +90,11 @@ def select(keys, patterns):
 def main(argv=None):
     args = parse_args(argv)
     log = print
+    if args.probe and (args.check or args.update_expectations or args.baseline):
+        raise SystemExit("--probe is a diagnostic: it cannot be combined with --check, --update-expectations or --baseline")
+    os.environ.pop("WARP_NB_CONFORMANCE_PROBE", None)
+    if args.probe:
+        os.environ["WARP_NB_CONFORMANCE_PROBE"] = "1"
     cache = setup.cache_dir(args.cache)
     try:
         wheel = setup.ensure_wheel(cache, args.wheel, log=log)
@@ -105,10 +117,12 @@ def main(argv=None):
         if args.example_names:
             examples = [e for e in examples if any(fnmatch.fnmatchcase(e[0], p) for p in args.example_names)]
 
+    if args.from_results:
+        return from_results(args, keys, examples)
     side = "warp-lang" if args.baseline else "warp_nb"
     python = setup.ensure_warp_venv(cache, wheel, log=log) if args.baseline else (args.python or sys.executable)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out_dir = args.results or os.path.join(cache, "results", f"{side}-{stamp}")
+    out_dir = args.results or os.path.join(cache, "results", f"{side}{'-probe' if args.probe else ''}-{stamp}")
     os.makedirs(out_dir, exist_ok=True)
     log(f"{side}: {len(keys)} test files, {len(examples)} examples, -j {args.jobs}, timeout {args.timeout:g} s; "
         f"python {python}\nlogs: {out_dir}")
@@ -139,6 +153,8 @@ def main(argv=None):
                 ex_results[name] = res
                 log(f"  examples/{name}: {res.get('status')} ({res['seconds']:.0f} s) {res.get('reason', '')[:120]}")
     elapsed = time.monotonic() - t0
+    with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump({"side": side, "probe": args.probe, "python": python, "seconds": elapsed, "files": results, "examples": ex_results}, f)
     first_header = next((r["header"] for r in results.values() if r.get("header")), None)
     if first_header:
         log(f"warp is {first_header.get('warp_name')} {first_header.get('warp_version')} "
@@ -147,6 +163,22 @@ def main(argv=None):
     if args.baseline:
         return write_baseline(keys, examples, results, ex_results, elapsed, python)
     return report(args, keys, examples, results, ex_results, elapsed, out_dir)
+
+
+def from_results(args, keys, examples):
+    """Report (and --check, --update-expectations, or --baseline) from an earlier run's
+    summary.json instead of running again; --files/--examples select from it as usual."""
+    with open(os.path.join(args.from_results, "summary.json"), encoding="utf-8") as f:
+        saved = json.load(f)
+    if (saved["side"] == "warp-lang") != bool(args.baseline):
+        raise SystemExit(f"{args.from_results} is a {saved['side']} run")
+    if saved.get("probe") and (args.check or args.update_expectations):
+        raise SystemExit(f"{args.from_results} is a --probe run: not for --check or --update-expectations")
+    keys = [k for k in keys if k in saved["files"]]
+    examples = [(n, a) for n, a in examples if n in saved["examples"]]
+    if args.baseline:
+        return write_baseline(keys, examples, saved["files"], saved["examples"], saved["seconds"], saved["python"])
+    return report(args, keys, examples, saved["files"], saved["examples"], saved["seconds"], args.from_results)
 
 
 def side_key(side):
