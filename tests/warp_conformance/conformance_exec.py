@@ -93,6 +93,7 @@ def run_test_file(key, python, side, data_dir, cache, out_dir, timeout):
     module = "warp.tests." + key.replace("/", ".")
     env = child_env(side, data_dir, cache)
     cases, header, import_error, problem = {}, None, None, None
+    fixture_errors = []  # (description such as 'setUpClass (warp.tests.test_x.TestX)', reason)
     started = time.monotonic()
     attempt = 0
     while True:
@@ -118,6 +119,8 @@ def run_test_file(key, python, side, data_dir, cache, out_dir, timeout):
                 cases[ev["case"]] = {"status": ev["status"], "reason": ev.get("reason", ""),
                                      "time": ev.get("time")}
                 in_progress = None
+            elif "fixture_error" in ev:
+                fixture_errors.append((ev["fixture_error"], ev.get("reason", "")))
             elif "done" in ev:
                 done = True
         if done:
@@ -144,7 +147,11 @@ def run_test_file(key, python, side, data_dir, cache, out_dir, timeout):
     if header is not None:
         for cid in header["cases"]:
             if cid not in cases:
-                cases[cid] = {"status": "error", "reason": f"not run: {problem or 'the file stopped early'}"}
+                cls = cid.split(".", 1)[0]
+                fixture = [f"{d.split(' ')[0]} failed: {r}" for d, r in fixture_errors
+                           if d.endswith(f".{cls})") or d.startswith("setUpModule")]
+                reason = fixture[0] if fixture else f"not run: {problem or 'the file stopped early'}"
+                cases[cid] = {"status": "error", "reason": reason}
     return {"key": key, "cases": cases, "import_error": import_error, "problem": problem, "header": header,
             "seconds": round(time.monotonic() - started, 1)}
 

@@ -76,17 +76,21 @@ def venv_python(venv):
 
 
 def ensure_warp_venv(cache, wheel, log=print):
-    """A virtual environment with the real warp-lang (from the wheel) and numpy, for the baseline."""
+    """A virtual environment with the real warp-lang (from the wheel), numpy and Pillow, for the
+    baseline."""
     venv = os.path.join(cache, "venv-warp")
     py = venv_python(venv)
-    check = [py, "-c", "import warp, numpy; print(warp.__version__)"]
+    check = [py, "-c", "import warp, numpy, PIL; print(warp.__version__)"]
     if os.path.exists(py):
         out = subprocess.run(check, capture_output=True, text=True, check=False)
         if out.returncode == 0 and out.stdout.strip() == WARP_VERSION:
             return py
-    log(f"creating {venv} with warp-lang {WARP_VERSION} and numpy ...")
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel, "numpy"], check=True)
+    log(f"creating {venv} with warp-lang {WARP_VERSION}, numpy and Pillow ...")
+    if not os.path.exists(py):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    # Pillow: three optim examples need it; warp_nb's test extras have it (through matplotlib)
+    subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel, "numpy", "pillow"],
+                   check=True)
     out = subprocess.run(check, capture_output=True, text=True, check=False)
     if out.returncode != 0 or out.stdout.strip() != WARP_VERSION:
         raise RuntimeError(f"warp-lang did not install in {venv}: {out.stderr.strip()[-500:]}")
