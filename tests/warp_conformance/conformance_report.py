@@ -215,6 +215,7 @@ def strip_location(reason):
     """The error without the test-file location, for grouping."""
     r = re.sub(r" \[[^\]]*:\d+ in [^\]]*\]$", "", reason)
     r = re.sub(r"^subTest [^:]*\): ", "", r)
+    r = re.sub(r"^(file did not import|did not run|skipped): ", "", r)
     return r
 
 

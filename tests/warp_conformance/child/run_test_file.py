@@ -12,10 +12,14 @@ import argparse
 import faulthandler
 import json
 import os
+import re
 import sys
 import time
 import traceback
 import unittest
+
+
+_PATH = re.compile(r"(?<![\w.])(?:/[\w.+-]+)+/([\w.+-]+)")
 
 
 def _first_line(text):
@@ -30,6 +34,8 @@ def summarize(exc_type, exc, tb, test_file=None, limit=300):
     the test file (or the last one at all when the test file is not on the stack)."""
     name = exc_type.__name__ if exc_type is not None else "Error"
     msg = _first_line(exc) if exc is not None else ""
+    # absolute paths differ between machines: keep the file name
+    msg = _PATH.sub(lambda m: m.group(1), msg)
     head = f"{name}: {msg}" if msg else name
     if len(head) > limit:
         head = head[: limit - 3] + "..."
