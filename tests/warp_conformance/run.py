@@ -25,9 +25,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import conformance_exec as cexec  # noqa: E402
-import conformance_report as rep  # noqa: E402
-import conformance_setup as setup  # noqa: E402
+import conformance_exec as cexec
+import conformance_report as rep
+import conformance_setup as setup
 
 BASELINE = os.path.join(HERE, "baseline.json")
 EXPECTATIONS = os.path.join(HERE, "expectations.txt")
@@ -79,7 +79,7 @@ def select(keys, patterns):
         return keys
     chosen = []
     for p in patterns:
-        p = p[: -len(".py")] if p.endswith(".py") else p
+        p = p.removesuffix(".py")
         hits = [k for k in keys if fnmatch.fnmatchcase(k, p)]
         if not hits:
             raise SystemExit(f"--files {p!r} matches nothing in files.txt")
@@ -91,7 +91,7 @@ def main(argv=None):
     args = parse_args(argv)
     log = print
     if args.probe and (args.check or args.update_expectations or args.baseline):
-        raise SystemExit("--probe is a diagnostic: it cannot be combined with --check, --update-expectations or --baseline")
+        raise SystemExit("--probe is a diagnostic: not with --check, --update-expectations or --baseline")
     os.environ.pop("WARP_NB_CONFORMANCE_PROBE", None)
     if args.probe:
         os.environ["WARP_NB_CONFORMANCE_PROBE"] = "1"
@@ -154,7 +154,8 @@ def main(argv=None):
                 log(f"  examples/{name}: {res.get('status')} ({res['seconds']:.0f} s) {res.get('reason', '')[:120]}")
     elapsed = time.monotonic() - t0
     with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
-        json.dump({"side": side, "probe": args.probe, "python": python, "seconds": elapsed, "files": results, "examples": ex_results}, f)
+        json.dump({"side": side, "probe": args.probe, "python": python, "seconds": elapsed,
+                   "files": results, "examples": ex_results}, f)
     first_header = next((r["header"] for r in results.values() if r.get("header")), None)
     if first_header:
         log(f"warp is {first_header.get('warp_name')} {first_header.get('warp_version')} "
@@ -272,7 +273,8 @@ def report(args, keys, examples, results, ex_results, elapsed, out_dir):
         kept = {c: r for c, r in expectations.items() if c.split("::", 1)[0] not in ran}
         for cid, reason in now_failing.items():
             kept[cid] = expectations.get(cid) or rep.classify(reason)
-        order = setup.list_test_files(args.data_dir, FILES) + ["examples/" + e[0] for e in setup.read_entries(EXAMPLES)]
+        order = setup.list_test_files(args.data_dir, FILES)
+        order += ["examples/" + e[0] for e in setup.read_entries(EXAMPLES)]
         rep.write_expectations(EXPECTATIONS, kept, order, setup.WARP_VERSION)
         print(f"wrote {len(kept)} expectations to {EXPECTATIONS} "
               f"({len(now_failing)} for the {len(ran)} files/examples run)")

@@ -18,7 +18,6 @@ import time
 import traceback
 import unittest
 
-
 _PATH = re.compile(r"(?<![\w.])(?:/[\w.+-]+)+/([\w.+-]+)")
 
 
@@ -59,6 +58,9 @@ def case_id(test):
     return ".".join(parts[-2:])
 
 
+_RANK = {None: 0, "pass": 1, "skip": 2, "fail": 3, "error": 3}  # a worse outcome replaces a better one
+
+
 class RecordingResult(unittest.TestResult):
     def __init__(self, writer, test_file):
         super().__init__()
@@ -76,8 +78,6 @@ class RecordingResult(unittest.TestResult):
         self.current[cid] = {"status": None, "reason": "", "t0": time.perf_counter()}
         self.writer({"start": cid})
 
-    _RANK = {None: 0, "pass": 1, "skip": 2, "fail": 3, "error": 3}
-
     def _set(self, test, status, reason=""):
         test = getattr(test, "test_case", test)  # a skipped subTest reports itself
         if not isinstance(test, unittest.TestCase) or case_id(test) not in self.current:
@@ -87,7 +87,7 @@ class RecordingResult(unittest.TestResult):
             return
         rec = self.current[case_id(test)]
         # the first failure (a subTest's or the test's own) is the reason; pass never overrides
-        if self._RANK[status] > self._RANK[rec["status"]]:
+        if _RANK[status] > _RANK[rec["status"]]:
             rec["status"], rec["reason"] = status, reason
 
     def addSuccess(self, test):
@@ -148,7 +148,7 @@ def main():
     ap.add_argument("--skip", help="file with case ids (Class.method) not to run")
     args = ap.parse_args()
 
-    out = open(args.out, "a", buffering=1, encoding="utf-8")
+    out = open(args.out, "a", buffering=1, encoding="utf-8")  # noqa: SIM115  (open until os._exit)
 
     def write(obj):
         out.write(json.dumps(obj) + "\n")

@@ -10,6 +10,6 @@ import sys
 import warp_conformance_hook
 
 warp_conformance_hook.install()
-import warp_nb  # noqa: E402
+import warp_nb
 
 sys.modules[__name__] = warp_nb
