@@ -1,0 +1,111 @@
+"""Child process of the conformance runner: run one Warp example as ``__main__`` and fingerprint
+the state it leaves.
+
+    python run_example.py --module warp.examples.core.example_dem --out result.json [--hook] -- ARGS...
+
+The example runs through runpy.run_module(run_name="__main__") with sys.argv set to its path and
+ARGS, exactly as ``python -m warp.examples.core.example_dem ARGS`` would run it. run_module returns
+the module's globals once the ``__main__`` block is done; every Warp example binds its instance to
+the global ``example`` there, so its array attributes (warp arrays through ``.numpy()``, numpy
+arrays as they are) are the final state. Each array is summarized by shape, mean, RMS, min, max and
+NaN count, which the runner compares with the baseline's within a tolerance.
+"""
+
+import argparse
+import faulthandler
+import json
+import math
+import os
+import runpy
+import sys
+import time
+import traceback
+
+from run_test_file import summarize
+
+
+def _to_numpy(value):
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "numpy") and hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type):
+        try:
+            return np.asarray(value.numpy())
+        except Exception:  # noqa: BLE001  (a non-contiguous or device-only array: not comparable)
+            return None
+    return None
+
+
+def _g(x):
+    return float(f"{float(x):.7g}")  # float32 precision is all there is to compare
+
+
+def fingerprint(obj):
+    import numpy as np
+
+    prints = {}
+    for name in sorted(vars(obj)):
+        arr = _to_numpy(getattr(obj, name))
+        if arr is None or arr.dtype.kind not in "biuf" or arr.size == 0:
+            continue
+        a = arr.astype(np.float64).ravel()
+        finite = a[np.isfinite(a)]
+        stats = {"shape": list(arr.shape), "nan": int(a.size - finite.size)}
+        if finite.size:
+            stats.update(mean=_g(finite.mean()), rms=_g(math.sqrt(float(np.mean(finite * finite)))),
+                         min=_g(finite.min()), max=_g(finite.max()))
+        prints[name] = stats
+    return prints
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--module", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--hook", action="store_true")
+    ap.add_argument("args", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    example_args = a.args[1:] if a.args[:1] == ["--"] else a.args
+
+    faulthandler.enable()
+    if a.hook:
+        import warp_conformance_hook
+
+        warp_conformance_hook.install()
+
+    result = {"module": a.module, "args": example_args}
+    t0 = time.perf_counter()
+    spec = None
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec(a.module)
+        sys.argv = [spec.origin if spec else a.module, *example_args]
+        try:
+            g = runpy.run_module(a.module, run_name="__main__", alter_sys=True)
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                raise
+            g = {}
+        result["status"] = "pass"
+        example = g.get("example")
+        if example is None:
+            result["fingerprint"] = None
+            result["note"] = "no global 'example' after __main__: no state to compare"
+        else:
+            result["fingerprint"] = fingerprint(example)
+    except BaseException as e:  # noqa: BLE001
+        result["status"] = "error"
+        result["reason"] = summarize(type(e), e, e.__traceback__, spec.origin if spec else None)
+        traceback.print_exc()
+    result["time"] = round(time.perf_counter() - t0, 3)
+    with open(a.out, "w", encoding="utf-8") as f:
+        json.dump(result, f)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
