@@ -422,15 +422,17 @@ class UsdRenderer:
     def add_shape_instance(self, name: str, shape: str, body, pos, rot, scale=(1.0, 1.0, 1.0), color1=None,
                            color2=None, custom_index: int = -1, visible: bool = True) -> str:
         """An instance of a template shape (the path a render_* call with is_template=True returned),
-        under `body` (a registered body's index or name; None or -1: the root)."""
+        under `body` (a registered body's index or name; None or -1: the root): an Xform posed by
+        pos, rot, scale whose child "shape" references the template."""
         UsdGeom = self._pxr.UsdGeom
         parent = None if body is None or (not isinstance(body, str) and int(body) < 0) else body
         xform = self._define(UsdGeom.Xform, name, parent)
-        prim = xform.GetPrim()
-        if not prim.HasAuthoredReferences():
+        child = xform.GetPath().AppendChild("shape")
+        if not self.stage.GetPrimAtPath(child):
             if not self.stage.GetPrimAtPath(str(shape)):
                 raise ValueError(f"add_shape_instance: no template shape at {shape}")
-            prim.GetReferences().AddInternalReference(str(shape))
+            # a typeless child takes the template's type (Sphere, Mesh, ...) through the reference
+            self.stage.DefinePrim(child).GetReferences().AddInternalReference(str(shape))
         self._pose(xform, pos, rot, scale)
         self._visible(xform, visible)
         return str(xform.GetPath())
