@@ -135,3 +135,11 @@ def test_missing_package_says_what_to_install(block, make, package):
     """)
     assert out.returncode == 0, out.stderr
     assert f"pip install {package}" in out.stdout and "warp_nb[" in out.stdout, out.stdout
+
+
+def test_render_package_is_installed_with_the_wheel():
+    tomllib = pytest.importorskip("tomllib")
+    from pathlib import Path
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert "warp_nb.render" in pyproject["tool"]["setuptools"]["packages"]
+    assert set(pyproject["project"]["optional-dependencies"]["render"]) == {"usd-core", "pyvista"}
