@@ -290,3 +290,19 @@ def test_takes_every_warp_constructor_keyword():
     assert r.image.shape == (48, 64, 3) and r.depth.shape == (48, 64)  # render_depth keeps depth every frame
     assert os.environ.get("VTK_DEFAULT_OPENGL_WINDOW") == "vtkEGLRenderWindow"
     r.close()
+
+
+def test_empty_geometry_for_a_frame(renderer):
+    """An iso-surface or a particle set can be empty for a frame (example_isosurface's first frames)."""
+    empty = np.zeros((0, 3), np.float32)
+
+    def nothing(r):
+        r.render_points("p", empty, 0.1, colors=np.zeros((0, 3)))
+        r.render_mesh("m", empty, np.zeros(0, np.int32), update_topology=True)
+        r.render_line_list("l", empty, [])
+
+    assert drawn(frame(renderer, nothing)).sum() == 0
+    pts = np.array([[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+    img = frame(renderer, lambda r: (r.render_points("p", pts, 0.2, colors=np.eye(3)),
+                                     r.render_mesh("m", pts, [0, 1, 2], update_topology=True)))
+    assert drawn(img).sum() > 100

@@ -330,3 +330,21 @@ def test_same_path_twice_in_one_process(tmp_path):
     second.save()
     stage = reopen(path)
     assert stage.GetPrimAtPath("/root/new") and not stage.GetPrimAtPath("/root/old")
+
+
+def test_empty_geometry_for_a_frame(tmp_path):
+    r = wp.render.UsdRenderer(str(tmp_path / "empty.usda"))
+    r.begin_frame(0.0)
+    r.render_points("p", np.zeros((0, 3)), 0.1, colors=np.zeros((0, 3)))
+    r.render_mesh("m", np.zeros((0, 3)), [], update_topology=True)
+    r.end_frame()
+    r.begin_frame(1 / 60)
+    r.render_points("p", np.ones((2, 3)), 0.1)
+    r.render_mesh("m", np.eye(3), [0, 1, 2], update_topology=True)
+    r.end_frame()
+    r.save()
+    stage = reopen(tmp_path / "empty.usda")
+    points = UsdGeom.Points(stage.GetPrimAtPath("/root/p")).GetPointsAttr()
+    assert len(points.Get(Usd.TimeCode(0))) == 0 and len(points.Get(Usd.TimeCode(1))) == 2
+    counts = UsdGeom.Mesh(stage.GetPrimAtPath("/root/m")).GetFaceVertexCountsAttr()
+    assert len(counts.Get(Usd.TimeCode(0))) == 0 and list(counts.Get(Usd.TimeCode(1))) == [3]

@@ -104,6 +104,8 @@ def as_colors(value, n: int | None = None, what: str = "colors"):
     if c.dtype == np.uint8:
         c = c.astype(np.float64) / 255.0
     c = np.asarray(c, dtype=np.float64)
+    if c.size == 0:  # colours for no elements (an empty point set)
+        return None
     if c.ndim == 0:
         return np.full(3, float(c))
     if c.ndim == 1 and c.size in (3, 4):

@@ -121,8 +121,11 @@ class OpenGLRenderer:
         self._model = np.eye(4)
         self._model[:3, :3] = C.up_to_y(self._up) * self.scaling
 
+        theme = self._pv.themes.Theme()
+        theme.load_theme(self._pv.global_theme)
+        theme.allow_empty_mesh = True  # an iso-surface or a point set can be empty for a frame
         self._plotter = self._pv.Plotter(off_screen=True, window_size=[self.screen_width, self.screen_height],
-                                         title=title)
+                                         title=title, theme=theme)
         self._plotter.set_background(self.background_color)
         self._decorations = []
         self._add_decorations()
