@@ -306,3 +306,47 @@ def test_empty_geometry_for_a_frame(renderer):
     img = frame(renderer, lambda r: (r.render_points("p", pts, 0.2, colors=np.eye(3)),
                                      r.render_mesh("m", pts, [0, 1, 2], update_topology=True)))
     assert drawn(img).sum() > 100
+
+
+def test_in_a_notebook_frames_go_to_a_widget(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    IPython_display = pytest.importorskip("IPython.display")
+    from warp_nb.render import opengl
+    shown = []
+    monkeypatch.setattr(opengl, "_in_notebook", lambda: True)
+    monkeypatch.setattr(IPython_display, "display", shown.append)
+    r = make(headless=None)
+    try:
+        assert shown == [r.view]
+        frame(r, lambda r: r.render_sphere("s", (0.0, 0.0, 0.0), None, 1.0))
+        assert r.view.picture.value[:4] == b"\x89PNG"
+    finally:
+        r.view.close()
+        r.close()
+    r = make(headless=True)  # headless: no widget
+    assert r.view is None
+    r.close()
+
+
+def test_example_streamlines_calls():
+    """warp/examples/fem/example_streamlines.py: its camera arguments, the same line list drawn twice
+    (plain, then with one colour per segment from a colour map), paused before end_frame."""
+    r = wp.render.OpenGLRenderer(camera_pos=(2.0, 0.5, 3.0), camera_front=(-0.66, 0.0, -1.0), draw_axis=False,
+                                 screen_width=W, screen_height=H, headless=True)
+    n_lines, n_points = 5, 20
+    s = np.linspace(0.0, 1.0, n_points)
+    vertices = np.concatenate([np.stack([s, 0.1 * k + 0.0 * s, 0.3 * np.sin(3 * s + k)], 1) for k in range(n_lines)])
+    offsets = np.arange(n_lines) * n_points
+    beg = np.arange(n_points - 1)[None, :] + offsets[:, None]
+    indices = np.vstack((beg.flatten(), beg.flatten() + 1)).T.flatten()
+    colors = [wp.render.bourke_color_map(0.0, 3.0, c) for c in np.linspace(0.0, 3.0, len(indices) // 2)]
+    r.begin_frame(0)
+    r.render_line_list("streamlines", vertices, indices)
+    r.render_line_list("streamlines", vertices, indices, colors)
+    r.paused = True
+    r.end_frame()
+    img = r.image.astype(int)
+    red = (img[..., 0] > 200) & (img[..., 1] < 80) & (img[..., 2] < 80)
+    blue = (img[..., 2] > 200) & (img[..., 0] < 80) & (img[..., 1] < 80)
+    assert red.sum() > 5 and blue.sum() > 5  # both ends of the colour map are on screen
+    r.close()
