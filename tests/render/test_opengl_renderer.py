@@ -19,8 +19,8 @@ BG = (0.53, 0.8, 0.92)
 
 
 def make(**kw):
-    opts = dict(screen_width=W, screen_height=H, draw_grid=False, draw_axis=False, headless=True,
-                camera_pos=(0.0, 0.0, 10.0), camera_front=(0.0, 0.0, -1.0), camera_up=(0.0, 1.0, 0.0))
+    opts = {"screen_width": W, "screen_height": H, "draw_grid": False, "draw_axis": False, "headless": True,
+            "camera_pos": (0.0, 0.0, 10.0), "camera_front": (0.0, 0.0, -1.0), "camera_up": (0.0, 1.0, 0.0)}
     opts.update(kw)
     return wp.render.OpenGLRenderer(**opts)
 

@@ -9,7 +9,7 @@ import warp_nb as wp
 import warp_nb.render
 
 pytest.importorskip("pxr", reason="UsdRenderer tests need Pixar's usd-core (pip install 'warp_nb[usd]')")
-from pxr import Gf, Usd, UsdGeom  # noqa: E402
+from pxr import Gf, Usd, UsdGeom
 
 
 def rodrigues(axis, angle):

@@ -10,9 +10,9 @@ Both take Warp's constructor arguments and begin_frame / render_* / end_frame ca
 this package loads neither usd-core nor pyvista: each is imported when a renderer is made, and
 a missing one raises an ImportError that says what to pip install."""
 
+from . import utils
 from .opengl import OpenGLRenderer
 from .usd import UsdRenderer
-from . import utils
 from .utils import bourke_color_map, solidify_mesh, tab10_color_map
 
-__all__ = ["OpenGLRenderer", "UsdRenderer", "utils", "bourke_color_map", "solidify_mesh", "tab10_color_map"]
+__all__ = ["OpenGLRenderer", "UsdRenderer", "bourke_color_map", "solidify_mesh", "tab10_color_map", "utils"]

@@ -131,8 +131,9 @@ class OpenGLRenderer:
         self._add_decorations()
         self.view = None  # the notebook widget, when shown
         if headless is not True and _in_notebook():
-            from .view import RendererView
             from IPython.display import display
+
+            from .view import RendererView
             self.view = RendererView(self)
             display(self.view)
 
@@ -332,7 +333,7 @@ class OpenGLRenderer:
                 view = view.reshape(4, 4)
                 if not np.allclose(view[3, :3], 0.0):
                     view = view.T  # flattened column-major (OpenGL's layout)
-            tiles.append({"instances": set(int(j) for j in np.asarray(ids).reshape(-1)), "pos": pos, "size": size,
+            tiles.append({"instances": {int(j) for j in np.asarray(ids).reshape(-1)}, "pos": pos, "size": size,
                           "view": view})
         self._tiles = tiles
         self._projection_matrices = projection_matrices
@@ -356,7 +357,7 @@ class OpenGLRenderer:
         else:
             tiles = [d[..., None] for d in self.tile_depths]
             full = self.depth[..., None]
-            conv = lambda a: a.astype(np.float32)  # noqa: E731
+            conv = lambda a: a.astype(np.float32)
         if self._tiles and split_up_tiles:
             sizes = {t.shape for t in tiles}
             if len(sizes) != 1:
@@ -464,8 +465,8 @@ class OpenGLRenderer:
         return self._shape(name, "cone", [radius, half_height, a], lambda: S.cone(radius, half_height, a),
                            pos, rot, color=color, visible=visible)
 
-    def render_arrow(self, name: str, pos, rot, base_radius: float, base_height: float, cap_radius: float = None,
-                     cap_height: float = None, parent_body=None, is_template: bool = False, up_axis: int = 1,
+    def render_arrow(self, name: str, pos, rot, base_radius: float, base_height: float, cap_radius: float | None = None,
+                     cap_height: float | None = None, parent_body=None, is_template: bool = False, up_axis: int = 1,
                      color=(1.0, 0.0, 0.0), visible: bool = True):
         cap_radius = 2.0 * base_radius if cap_radius is None else cap_radius
         cap_height = 0.25 * base_height if cap_height is None else cap_height

@@ -7,6 +7,8 @@ Each function returns (points (n, 3) float32, triangles (m, 3) int32)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ._common import axis_rotation
@@ -26,7 +28,7 @@ def _lathe(profile, segments: int):
             points.extend(zip(r * np.cos(angles), np.full(segments, y), -r * np.sin(angles)))
             rings.append(list(range(start, start + segments)))
     tris = []
-    for lo, hi in zip(rings[:-1], rings[1:]):
+    for lo, hi in itertools.pairwise(rings):
         for k in range(segments):
             k1 = (k + 1) % segments
             a, b = lo[k % len(lo)], lo[k1 % len(lo)]

@@ -225,8 +225,8 @@ class UsdRenderer:
         return self._axial(self._pxr.UsdGeom.Cone, name, pos, rot, radius, half_height, parent_body,
                            is_template, up_axis, color, visible, cap=0.0)
 
-    def render_arrow(self, name: str, pos, rot, base_radius: float, base_height: float, cap_radius: float = None,
-                     cap_height: float = None, parent_body=None, is_template: bool = False, up_axis: int = 1,
+    def render_arrow(self, name: str, pos, rot, base_radius: float, base_height: float, cap_radius: float | None = None,
+                     cap_height: float | None = None, parent_body=None, is_template: bool = False, up_axis: int = 1,
                      color=(1.0, 0.0, 0.0), visible: bool = True) -> str:
         """A shaft (Cylinder, length base_height) and a head (Cone) along up_axis, tail at `pos`.
         cap_radius defaults to twice base_radius, cap_height to a quarter of base_height."""
