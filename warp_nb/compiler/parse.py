@@ -267,6 +267,14 @@ class _Parser:
                         "an array element (a[i]), a component (v[0], v.x) or a struct field (s.x)")
 
     # --- expressions --------------------------------------------------------------------
+    def index(self, node):
+        """One index of a subscript: an expression, or a slice (typed later: constant slices of
+        vectors and matrices are allowed)."""
+        if isinstance(node, ast.Slice):
+            part = lambda e: self.expr(e) if e is not None else None  # noqa: E731
+            return S.Slice(part(node.lower), part(node.upper), part(node.step), self.loc(node))
+        return self.expr(node)
+
     def expr(self, node):
         reason = _UNSUPPORTED.get(type(node))
         if reason:
@@ -283,10 +291,7 @@ class _Parser:
         if isinstance(node, ast.Subscript):
             index = node.slice
             elts = index.elts if isinstance(index, ast.Tuple) else [index]
-            for e in elts:
-                if isinstance(e, ast.Slice):
-                    self.fail(e, "slices (a[1:3]) are not supported inside kernels; index one element at a time")
-            return S.Subscript(self.expr(node.value), tuple(self.expr(e) for e in elts), loc)
+            return S.Subscript(self.expr(node.value), tuple(self.index(e) for e in elts), loc)
         if isinstance(node, ast.Call):
             kwargs = []
             for k in node.keywords:

@@ -39,6 +39,16 @@ class Subscript:
 
 
 @dataclass(frozen=True)
+class Slice:
+    """lower:upper:step inside a subscript (each part an expression or None)."""
+
+    lower: Any
+    upper: Any
+    step: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class Call:
     func: Any
     args: tuple
