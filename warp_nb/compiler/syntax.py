@@ -49,6 +49,14 @@ class Slice:
 
 
 @dataclass(frozen=True)
+class Starred:
+    """*value among a call's arguments (the components of a vector, matrix rows, a constant slice)."""
+
+    value: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class Call:
     func: Any
     args: tuple

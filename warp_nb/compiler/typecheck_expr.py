@@ -274,6 +274,8 @@ class ExprTyper:
 
     # --- calls --------------------------------------------------------------------------
     def expr_Call(self, node: S.Call, statement: bool = False):
+        if any(isinstance(a, S.Starred) for a in node.args):
+            node = self.unpack_call_arguments(node)
         fn = self.expr(node.func)
         if not isinstance(fn, PyObj):
             self.error(KernelTypeError, f"{self.describe(fn)} is not callable", node)

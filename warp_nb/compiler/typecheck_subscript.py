@@ -18,6 +18,8 @@ class Subscripts:
         """v[1:3], m[:, 0], m[1:, :2] ... with constant bounds: the component paths the slice takes
         (in row-major order) and the type of the result (a vector, a matrix or a scalar)."""
         kind = T.kind_of(t)
+        if kind in ("quaternion", "transformation"):  # sliced like a vector of their components
+            t, kind = T.vector(t._shape_[0], t._wp_scalar_type_), "vector"
         if kind not in ("vector", "matrix"):
             self.error(KernelTypeError, f"only vectors and matrices can be sliced in kernels, not {T.type_name(t)} "
                                         "(index array elements one at a time)", node)
@@ -58,6 +60,55 @@ class Subscripts:
         elem = base.type._wp_scalar_type_
         parts = tuple(self.let(ir.Extract(base, p), elem, node.loc) for p in positions)
         return parts[0] if result is elem else self.let(ir.Construct(result, parts), result, node.loc)
+
+    # --- *value in call arguments ----------------------------------------------------------
+    def unpack_call_arguments(self, node: S.Call) -> S.Call:
+        """f(1.0, *v, *a[0:2]) as f(1.0, v[0], v[1], ..., a[0], a[1]): the call with each starred
+        argument replaced by its parts, already typed."""
+        args = []
+        for a in node.args:
+            if not isinstance(a, S.Starred):
+                args.append(a)
+                continue
+            parts = self.starred_parts(a.value, a)
+            args += [_Bound(v, a.loc) for v in parts]
+        return S.Call(node.func, tuple(args), node.kwargs, node.loc)
+
+    def starred_parts(self, value_node, node) -> list:
+        if isinstance(value_node, S.Subscript) and any(isinstance(i, S.Slice) for i in value_node.indices):
+            base = self.expr(value_node.value)
+            if isinstance(base, ir.Var) and isinstance(base.type, ArrayType):
+                return self.array_slice_elements(base, value_node, node)
+        v = self.expr(value_node)
+        if isinstance(v, ir.Var) and isinstance(v.type, ir.TupleType):
+            return [self.let(ir.Extract(v, (k,)), t, node.loc) for k, t in enumerate(v.type.items)]
+        kind = T.kind_of(getattr(v, "type", None)) if isinstance(v, ir.Var) else None
+        if kind is None:
+            self.error(KernelTypeError, f"cannot unpack {self.describe(v)} into arguments; unpack a vector, matrix, "
+                                        "quaternion, tuple or a constant slice of an array", node)
+        t = v.type
+        if kind == "matrix":
+            row = T.vector(t._shape_[1], t._wp_scalar_type_)
+            return [self.let(ir.Extract(v, (k,)), row, node.loc) for k in range(t._shape_[0])]
+        return [self.let(ir.Extract(v, (k,)), t._wp_scalar_type_, node.loc) for k in range(t._shape_[0])]
+
+    def array_slice_elements(self, base, sub, node) -> list:
+        """*a[0:4:2] of a 1-D array: the elements at the slice's positions (explicit constant bounds)."""
+        if base.type.ndim != 1 or len(sub.indices) != 1:
+            self.error(KernelTypeError, "only a 1-D array slice can be unpacked (*a[i:j])", node)
+        sl = sub.indices[0]
+        lower, upper, step = (self.const_slice_part(p, node) for p in (sl.lower, sl.upper, sl.step))
+        if upper is None or (lower is not None and lower < 0) or upper < 0:
+            self.error(KernelTypeError, "an unpacked array slice needs constant, non-negative bounds (*a[0:3]): the "
+                                        "array's length is not known when the kernel is compiled", node)
+        if step == 0:
+            self.error(KernelValueError, "Slice step cannot be zero", node)
+        out = []
+        for k in range(lower or 0, upper, step or 1):
+            index = self.materialize(Lit(k, "int"), T.int32, node)
+            self.checks.append(sub.loc)
+            out.append(self.let(ir.Load(base, (index,)), base.type.dtype, node.loc))
+        return out
 
     def store_slice(self, root, chain, value, node) -> None:
         """v[1:] = value (and m[:, 1] = value ...): one component update per position of the slice."""
@@ -148,8 +199,8 @@ class Subscripts:
 
 
 class _Bound:
-    """A syntax-tree stand-in for an already typed value (used while walking store chains)."""
+    """A syntax-tree stand-in for an already typed value (store chains, unpacked arguments)."""
 
-    def __init__(self, value):
+    def __init__(self, value, loc=None):
         self.value = value
-        self.loc = None
+        self.loc = loc
