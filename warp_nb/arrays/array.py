@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import types
+from .. import recording, types
 from ..runtime import devices
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
@@ -415,6 +415,8 @@ def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
     out = empty_array(src.shape, src.dtype, device or src.device, rg, bool(pinned))
     if src.is_contiguous:
         copy_elements(out, src, 0, 0, src.size)
+        if recording.tape is not None:  # differentiable, as a wp.copy is
+            recording.tape.record_copy(out, src, 0, 0, src.size)
     else:
         out.assign(src.numpy())  # a strided view: gathered on the host
     return out

@@ -291,6 +291,7 @@ class FunctionTyper(ExprTyper, Subscripts, SpecialForms):
                 # a[i] += x is an atomic add, as in Warp
                 self.atomic_update(s.op, base, target.indices, s.value, s)
                 return
+        target = self.evaluated_once(target)  # a[f(i)].x += v calls f once, as Python does
         current = self.expr(target)
         new = self.binary(s.op, current, self.expr(s.value), s)
         adjoint = self.adjoint_key(target)

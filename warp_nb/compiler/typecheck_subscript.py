@@ -61,6 +61,17 @@ class Subscripts:
         parts = tuple(self.let(ir.Extract(base, p), elem, node.loc) for p in positions)
         return parts[0] if result is elem else self.let(ir.Construct(result, parts), result, node.loc)
 
+    def evaluated_once(self, target):
+        """A store target with its index expressions typed now (read and written with the same
+        values): a[f(i)].x, m[g(), 0]. Names, attributes and slices stay as they are."""
+        if isinstance(target, S.Subscript):
+            indices = tuple(i if isinstance(i, (S.Slice, S.Constant, S.Name)) else _Bound(self.expr(i), i.loc)
+                            for i in target.indices)
+            return S.Subscript(self.evaluated_once(target.value), indices, target.loc)
+        if isinstance(target, S.Attribute):
+            return S.Attribute(self.evaluated_once(target.value), target.attr, target.loc)
+        return target
+
     # --- *value in call arguments ----------------------------------------------------------
     def unpack_call_arguments(self, node: S.Call) -> S.Call:
         """f(1.0, *v, *a[0:2]) as f(1.0, v[0], v[1], ..., a[0], a[1]): the call with each starred
