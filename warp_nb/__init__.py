@@ -65,6 +65,16 @@ inf = _math.inf
 nan = _math.nan
 phi = (1 + 5 ** 0.5) / 2
 PI, HALF_PI, TAU, E, INF, NAN, PHI = pi, half_pi, tau, e, inf, nan, phi  # Warp's upper-case names
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40  # levels for wp.config.log_level (as logging's)
+
+
+class DeterministicMode:
+    """Warp's `deterministic` module option values. warp_nb's CPU atomics on floats are not ordered,
+    so RUN_TO_RUN is accepted and not yet honoured (docs/compat.md); cpu_threads=1 is deterministic."""
+
+    NOT_GUARANTEED = 0
+    RUN_TO_RUN = 1
+    GPU_TO_GPU = 2
 ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _math.log(10)
 
 

@@ -5,6 +5,8 @@ returns strided views. Knows nothing about kernels or C++."""
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
 from .. import recording, types
@@ -14,8 +16,12 @@ from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
 
 
 class _ArrayMeta(type):
-    def __getitem__(cls, dtype):  # wp.array[float]
-        return ArrayType(dtype, getattr(cls, "_default_ndim", 1))
+    def __getitem__(cls, key):  # wp.array[float], wp.array[float, 2], wp.array[float, Literal[2]]
+        if isinstance(key, tuple):
+            dtype, ndim = key
+            args = typing.get_args(ndim)
+            return ArrayType(dtype, int(args[0]) if args else int(ndim))
+        return ArrayType(key, getattr(cls, "_default_ndim", 1))
 
 
 _ELEMENT_ACCESS_MESSAGE = (

@@ -12,13 +12,26 @@ from .. import types
 from .array import array, copy_elements, empty_array
 
 
+_KEYWORDS = {"n", "retain_grad"}
+
+
+def _shape(shape, kwargs) -> object:
+    """The shape argument, or Warp's older `n=` size; an unknown keyword is an error (it used to
+    be ignored, so `n=5000` made an empty array)."""
+    unknown = set(kwargs) - _KEYWORDS
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {sorted(unknown)[0]!r}")
+    if shape is None:
+        shape = kwargs.get("n", 0)
+    return shape
+
+
 def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return empty_array(shape if shape is not None else 0, dtype, device, requires_grad, pinned,
-                       kwargs.get("retain_grad", False))
+    return empty_array(_shape(shape, kwargs), dtype, device, requires_grad, pinned, kwargs.get("retain_grad", False))
 
 
 def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return array(shape=shape if shape is not None else 0, dtype=dtype, device=device, requires_grad=requires_grad,
+    return array(shape=_shape(shape, kwargs), dtype=dtype, device=device, requires_grad=requires_grad,
                  retain_grad=kwargs.get("retain_grad", False), pinned=pinned)
 
 
@@ -32,13 +45,15 @@ def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False,
             dtype = types.float32
         else:
             dtype = getattr(value, "_struct", type(value))  # a struct instance's type, or a composite
-    a = empty(shape, dtype, device, requires_grad=requires_grad, **kwargs)
+    a = empty(_shape(shape, kwargs), dtype, device, requires_grad=requires_grad, pinned=pinned,
+              retain_grad=kwargs.get("retain_grad", False))
     a.fill_(value)
     return a
 
 
 def ones(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return full(shape, 1, dtype, device, requires_grad)
+    return full(_shape(shape, kwargs), 1, dtype, device, requires_grad, pinned, retain_grad=kwargs.get("retain_grad",
+                                                                                                        False))
 
 
 def zeros_like(src: array, device=None, requires_grad=None, pinned=None) -> array:

@@ -4,6 +4,8 @@ environment and the statement list)."""
 
 from __future__ import annotations
 
+import math
+
 from . import ir
 from ..builtins import registry
 from . import syntax as S
@@ -465,11 +467,28 @@ class ExprTyper:
         return t
 
 
+def _kernel_div(a, b):
+    """`/` as kernels compute it: integers truncate toward zero (x / 0 is 0), floats follow IEEE."""
+    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        return 0 if b == 0 else (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1)
+    if b == 0:
+        return math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def _kernel_mod(a, b):
+    """`%` as kernels compute it: the remainder takes the dividend's sign (C's % and fmod)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return 0 if b == 0 else int(math.fmod(a, b))
+    return math.nan if b == 0 else math.fmod(a, b)
+
+
 def _fold(op: str, a: Lit, b: Lit, node, typer):
-    """Evaluate an operator on two literals at compile time (Python semantics)."""
+    """Evaluate an operator on two literals at compile time, as the kernel would at run time
+    (integer `/` truncates, `%` keeps the dividend's sign, float division by zero is inf)."""
     import operator
-    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-           "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "bit_and": operator.and_,
+    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": _kernel_div,
+           "floordiv": operator.floordiv, "mod": _kernel_mod, "pow": operator.pow, "bit_and": operator.and_,
            "bit_or": operator.or_, "bit_xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift,
            "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
            "ne": operator.ne}

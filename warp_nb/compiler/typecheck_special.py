@@ -43,7 +43,7 @@ class SpecialForms:
             if obj is py.bool:
                 return self.condition(node.args[0])
             return self.construct(canonical_scalar(obj), node)
-        if obj is composite.vector or obj is composite.matrix:
+        if obj in (composite.vector, composite.matrix, composite.quaternion, composite.transformation):
             return self.generic_composite(obj, node)
         if T.is_scalar_type(obj) or T.is_composite_type(obj) or getattr(obj, "_wp_struct_", False):
             return self.construct(obj, node)
@@ -221,6 +221,10 @@ class SpecialForms:
         if factory is composite.vector:
             length = self.const_int(kwargs["length"]) if "length" in kwargs else len(args)
             t = T.vector(length, dtype)
+        elif factory is composite.quaternion:  # wp.quaternion(x, y, z, w) or (v, w), dtype from the parts
+            t = T.quaternion(dtype)
+        elif factory is composite.transformation:  # wp.transformation(p, q)
+            t = T.transformation(dtype)
         else:
             if "shape" in kwargs:
                 shape = self.expr(kwargs["shape"])
