@@ -85,6 +85,17 @@ def __getattr__(name):
     raise AttributeError(f"module 'warp_nb' has no attribute {name!r}")
 
 
+def clear_kernel_cache() -> None:
+    """Empty the compiled-kernel cache on disk (Warp's name); kernels already loaded keep working
+    and later compiles fill it again."""
+    from .toolchain import cache
+    cache.clear()
+
+
+def clear_lto_cache() -> None:
+    """Warp's link-time-optimisation cache: warp_nb has none, so there is nothing to clear."""
+
+
 def init():
     """Initialise now rather than at the first launch (as wp.init() does in Warp): load the CPU
     runtime, identify the compiler and the native headers, and run the compiler front end once

@@ -8,6 +8,7 @@ import typing
 from .. import types as T
 from ..errors import KernelTypeError
 from ..types.array_type import ArrayType
+from ..builtins.registry import OpaqueType
 from ..types import generic
 from ..types.generic import Generic
 from ..types.scalars import Scalar as ScalarBase
@@ -33,7 +34,8 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         t = generic.Scalar
     if isinstance(t, type) and getattr(t, "_wp_array_", False):  # a bare `wp.array` annotation
         t = ArrayType(typing.Any, getattr(t, "_default_ndim", 1))
-    if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False):
+    if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False) \
+            or isinstance(t, OpaqueType):  # a query or query result (wp.BvhQuery ...) passed to a function
         return t
     if t is typing.Any:
         return None if what == "function" else t

@@ -236,9 +236,6 @@ class _Parser:
                 self.fail(node, "`for ... else` is not supported in kernels")
             if not isinstance(node.target, ast.Name):
                 self.fail(node.target, "a kernel for loop takes a single loop variable (for i in range(n))")
-            if not isinstance(node.iter, ast.Call):
-                self.fail(node.iter, "kernels loop over range(...) or a query iterator such as "
-                                     "wp.hash_grid_query(...); other iterables are not supported")
             return S.For(node.target.id, self.expr(node.iter), self.block(node.body), loc)
         if isinstance(node, ast.While):
             if node.orelse:

@@ -290,12 +290,31 @@ class ExprTyper:
             args = self.keyword_args(obj, args, node)
             return self.call_builtin(obj, args, node, statement)
         if getattr(obj, "_wp_func_", False):
-            if node.kwargs:
-                self.error(KernelSyntaxError, "keyword arguments are not supported when calling a @wp.func", node)
-            return self.call_function(obj, [self.expr(a) for a in node.args], node)
+            return self.call_function(obj, self.function_arguments(obj, node), node)
         if getattr(obj, "_wp_kernel_", False):
             self.error(KernelTypeError, f"kernel `{obj.key}` cannot be called from a kernel; make it a @wp.func", node)
         self.error(KernelTypeError, f"{self.describe(fn)} cannot be called inside a kernel", node)
+
+    def function_arguments(self, func, node: S.Call) -> list:
+        """A @wp.func call's arguments in parameter order: positional, then by keyword, then the
+        defaults of the Python definition (constants)."""
+        args = [self.expr(a) for a in node.args]
+        if not node.kwargs and len(args) >= len(func.overloads[-1].params):
+            return args
+        import inspect
+        parameters = list(inspect.signature(func.overloads[-1].fn).parameters.values())
+        by_name = {name: self.expr(value) for name, value in node.kwargs}
+        unknown = set(by_name) - {p.name for p in parameters}
+        if unknown:
+            self.error(KernelTypeError, f"`{func.key}` has no parameter `{sorted(unknown)[0]}`", node)
+        for p in parameters[len(args):]:
+            if p.name in by_name:
+                args.append(by_name[p.name])
+            elif p.default is not inspect.Parameter.empty:
+                args.append(classify(p.default))
+            else:
+                self.error(KernelTypeError, f"call of `{func.key}` is missing the argument `{p.name}`", node)
+        return args
 
     def keyword_args(self, b: registry.Builtin, args: list, node: S.Call) -> list:
         if not node.kwargs:
