@@ -322,3 +322,27 @@ def pick(x: int):  # noqa: F811  (an overload, as in Warp)
 
 def test_overloaded_function_called_from_python_picks_by_argument_type():
     assert pick(1.0) == 2.0 and pick(1) == 3
+
+
+@wp.kernel
+def scale_into(x: wp.array(dtype=float), y: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    y[i] = x[i] * s
+
+
+def test_graph_capture_records_and_replays():
+    x = wp.array(np.arange(8, dtype=np.float32))
+    y, z = wp.zeros(8), wp.zeros(8)
+    with wp.ScopedCapture() as capture:
+        wp.launch(scale_into, dim=8, inputs=[x, y, 3.0])
+        wp.copy(z, y)
+        x.fill_(1.0)
+    assert not y.numpy().any() and x.numpy()[2] == 2.0  # recorded, not run
+    wp.capture_launch(capture.graph)
+    np.testing.assert_allclose(z.numpy(), np.arange(8) * 3.0)
+    assert (x.numpy() == 1.0).all()
+    wp.capture_launch(capture.graph)  # replays with the values recorded: x is now ones
+    np.testing.assert_allclose(z.numpy(), np.full(8, 3.0))
+    with pytest.raises(NotImplementedError, match="non-contiguous"):
+        with wp.ScopedCapture():
+            x[::2].fill_(0.0)

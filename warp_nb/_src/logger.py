@@ -14,3 +14,11 @@ def warn(message: str, category=UserWarning, stacklevel: int = 2, once: bool = F
 
 
 log_warning = warn
+
+
+def __getattr__(name):
+    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ._internal import internal as _stand_in
+    return _stand_in(f"warp._src.logger.{name}")

@@ -102,3 +102,11 @@ def _np_bfloat16_bits_to_float32(bits):
 concrete_array_type = internal("warp._src.types.concrete_array_type")
 matches_array_class = internal("warp._src.types.matches_array_class")
 _ArrayAnnotation = _ArrayAnnotationBase = _IndexedArrayAnnotation = type("_ArrayAnnotation", (), {})
+
+
+def __getattr__(name):
+    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ._internal import internal as _stand_in
+    return _stand_in(f"warp._src.types.{name}")

@@ -311,11 +311,22 @@ class array(metaclass=_ArrayMeta):
     def fill_(self, value) -> None:
         """Set every element to `value` (a scalar, vector, matrix or struct of the dtype)."""
         if self.size:
-            self.storage.fill(self, _element_numpy(self.dtype, value))
+            element = _element_numpy(self.dtype, value)
+            self._run_or_capture(lambda: self.storage.fill(self, element), "fill_")
 
     def zero_(self) -> None:
         if self.size:
-            self.storage.zero(self)
+            self._run_or_capture(lambda: self.storage.zero(self), "zero_")
+
+    def _run_or_capture(self, operation, what: str) -> None:
+        """Run a fill now, or record it into an open wp.ScopedCapture (replayed by capture_launch)."""
+        if recording.capture is None:
+            operation()
+        elif not self.is_contiguous:
+            raise NotImplementedError(f"{what}() on a non-contiguous array cannot be captured; use a contiguous "
+                                      "array or run it outside the capture")
+        else:
+            recording.capture.record(operation)
 
     def assign(self, src) -> None:
         """Copy values from an array, numpy array or sequence of the same shape into this array."""

@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from .. import types
+from .. import recording, types
 from .array import array, copy_elements, empty_array
 
 
@@ -93,11 +93,16 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
                          f"{dest_offset} (destination size {dest.size}) is out of bounds")
     if count <= 0:
         return
+    if recording.capture is not None:  # inside wp.ScopedCapture: replayed by capture_launch
+        if not (dest.is_contiguous and src.is_contiguous):
+            raise NotImplementedError("a copy between non-contiguous arrays cannot be captured; copy "
+                                      "contiguous arrays (a.contiguous()) or run it outside the capture")
+        recording.capture.record(lambda: copy_elements(dest, src, dest_offset, src_offset, count))
+        return
     copy_elements(dest, src, dest_offset, src_offset, count)
     _record_copy(dest, src, dest_offset, src_offset, count)
 
 
 def _record_copy(dest, src, dest_offset, src_offset, count) -> None:
-    from .. import recording
     if recording.tape is not None:
         recording.tape.record_copy(dest, src, dest_offset, src_offset, count)
