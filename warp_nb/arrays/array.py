@@ -103,6 +103,9 @@ class array(metaclass=_ArrayMeta):
         dtype = _resolve_dtype(dtype, src)
         src_np = _as_numpy(src, dtype)
         inner = types.numpy_inner_shape(dtype)
+        if inner and shape is None and src_np.shape[src_np.ndim - len(inner):] != inner \
+                and src_np.size % int(np.prod(inner)) == 0:
+            src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
         if inner:
             if src_np.shape[len(src_np.shape) - len(inner):] != inner:
                 if src_np.size % int(np.prod(inner)) or shape is None:
