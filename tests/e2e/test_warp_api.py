@@ -346,3 +346,25 @@ def test_graph_capture_records_and_replays():
     with pytest.raises(NotImplementedError, match="non-contiguous"):
         with wp.ScopedCapture():
             x[::2].fill_(0.0)
+
+
+@wp.kernel
+def square_into(input: wp.array(dtype=float), output: wp.array(dtype=float)):
+    i = wp.tid()
+    output[i] = input[i] * input[i]
+
+
+def test_launch_objects_made_empty_and_for_the_adjoint():
+    out = wp.zeros(6, dtype=int)
+    cmd = wp.Launch(arange_into, "cpu")  # empty: arguments zero, set before launching
+    cmd.set_dim(3)
+    cmd.set_param_by_name("out", out)
+    cmd.launch()
+    assert out.numpy().tolist() == [0, 1, 2, 0, 0, 0]
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.empty_like(x)
+    y.grad.fill_(1.0)
+    back = wp.launch(square_into, dim=3, inputs=[x, y], adj_inputs=[None, None], adjoint=True, record_cmd=True)
+    assert not x.grad.numpy().any()
+    back.launch()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0, 6.0])
