@@ -7,13 +7,14 @@ live here; expressions in `typecheck_expr`, special forms and constructors in
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 
 from .. import config
 from . import ir
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
+from ..errors import Loc, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, Scope, classify
 from ..builtins import registry
 from ..builtins.registry import BUILTINS
@@ -44,6 +45,7 @@ class FuncInstance:
         self.return_type = ir_fn.return_type
         self.custom_grad: FuncInstance | None = None  # from @wp.func_grad: returns the inputs' adjoints
         self.custom_replay: FuncInstance | None = None  # from @wp.func_replay
+        self.native: tuple | None = None  # @wp.func_native: (C++ body, C++ adjoint body or None)
 
 
 def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, context: Context) -> ir.Function:
@@ -72,6 +74,33 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
             replay = overload.custom_replay
             inst.custom_replay = typecheck_function(func, replay.fdef, arg_types, replay.scope, context,
                                                     inst.return_type)
+    return inst
+
+
+def native_instance(func, overload, arg_types: list, context: Context) -> FuncInstance:
+    """A @wp.func_native function for its (declared) parameter types: an IR function with no body,
+    named after its C++ text, carrying the snippets for emit; its replay snippet, when given, is
+    its custom replay."""
+    snippet, adj_snippet, replay_snippet = overload.native
+    key = (id(func), "native", tuple(arg_types))
+    inst = context.instances.get(key)
+    if inst is not None:
+        return inst
+    names = [n for n in overload.fn.__code__.co_varnames[:overload.fn.__code__.co_argcount]]
+    digest = hashlib.blake2b(repr((snippet, adj_snippet, [T.type_name(t) for t in arg_types])).encode(),
+                             digest_size=4).hexdigest()
+    loc = Loc(overload.fn.__code__.co_filename, overload.fn.__code__.co_firstlineno)
+    params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
+    fn = ir.Function(name=overload.fn.__name__, symbol=f"n_{overload.fn.__name__}_{digest}", params=params,
+                     param_names=names, body=(), return_type=overload.return_type, is_kernel=False, loc=loc)
+    inst = FuncInstance(func, tuple(arg_types), fn)
+    inst.native = (snippet, adj_snippet)
+    context.instances[key] = inst
+    if replay_snippet is not None:
+        replay = ir.Function(name=fn.name, symbol=f"{fn.symbol}_replay", params=params, param_names=names, body=(),
+                             return_type=fn.return_type, is_kernel=False, loc=loc)
+        inst.custom_replay = FuncInstance(func, tuple(arg_types), replay)
+        inst.custom_replay.native = (replay_snippet, None)
     return inst
 
 

@@ -372,9 +372,10 @@ class ExprTyper:
                                     f"{registry.describe_overloads(b)}", node)
 
     def call_function(self, func, args: list, node):
-        from .typecheck import typecheck_function  # the statement typer; imported here to avoid a cycle
+        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
 
-        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef:
+        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
+                and func.overloads[0].native is None:
             self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
@@ -385,11 +386,14 @@ class ExprTyper:
             self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
         params = overload.resolve_params([value_type(a) for a in args])
         vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
-        if any(fdef is overload.fdef for fdef in self.context.stack):
-            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
-                                          "called on this path", node)
-        inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
-                                  overload.return_type, overload)
+        if overload.native is not None:
+            inst = native_instance(func, overload, [v.type for v in vars_], self.context)
+        else:
+            if any(fdef is overload.fdef for fdef in self.context.stack):
+                self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
+                                              "called on this path", node)
+            inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
+                                      overload.return_type, overload)
         if inst not in self.funcs:
             self.funcs.append(inst)
         call = ir.CallFunc(inst, tuple(vars_))
