@@ -405,7 +405,3 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             self.env[name] = dst
         del then_tail, else_tail  # emit writes phi inputs from the Phi nodes
         return phis, body, orelse
-
-    # --- loops --------------------------------------------------------------------------
-def _same_type(a, b) -> bool:
-    return a is b or a == b
