@@ -203,6 +203,8 @@ class ExprTyper:
                 return Lit(not v.value, "bool")
             if node.op == "invert" and v.kind == "int":
                 return Lit(~v.value, "int")
+        if node.op == "logical_not" and isinstance(v, ir.Var) and isinstance(v.type, ArrayType):
+            v = self.condition_value(v, node)  # `not a`: the array is None
         return self.call_builtin(BUILTINS[node.op], [v], node)
 
     def expr_Compare(self, node: S.Compare):
@@ -268,6 +270,8 @@ class ExprTyper:
         """A value used as a truth value, as a bool variable (nonzero scalars are true)."""
         if isinstance(v, Lit):
             return self.materialize(Lit(bool(v.value), "bool"), T.bool, node)
+        if isinstance(v, ir.Var) and isinstance(v.type, ArrayType):  # an array is true unless None was passed
+            return self.call_builtin(BUILTINS["array_is_valid"], [v], node)
         if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
             self.error(KernelTypeError, f"{self.describe(v)} cannot be used as a condition; compare it explicitly", node)
         if v.type is T.bool:
