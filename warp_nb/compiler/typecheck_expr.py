@@ -190,7 +190,23 @@ class ExprTyper:
     def binary(self, op: str, a, b, node):
         if isinstance(a, Lit) and isinstance(b, Lit):
             return _fold(op, a, b, node, self)
+        if op in _COMPARISONS:
+            a, b = self.comparable(a, b, node)
         return self.call_builtin(BUILTINS[op], [a, b], node)
+
+    def comparable(self, a, b, node):
+        """A float compared with an integer: the integer is converted to the float's type first
+        (as Warp does; arithmetic between them still needs an explicit conversion)."""
+        ta, tb = (v.type if isinstance(v, ir.Var) else None for v in (a, b))
+        if ta is not None and tb is not None and T.is_scalar_type(ta) and T.is_scalar_type(tb) and ta is not tb:
+            if T.is_float_type(ta) and T.is_int_type(tb):
+                return a, self.convert_explicitly(b, ta, node)
+            if T.is_int_type(ta) and T.is_float_type(tb):
+                return self.convert_explicitly(a, tb, node), b
+        return a, b
+
+    def convert_explicitly(self, v, t, node):
+        return self.let(ir.Construct(t, (v,)), t, node.loc)
 
     def expr_UnaryOp(self, node: S.UnaryOp):
         v = self.expr(node.operand)
@@ -492,6 +508,9 @@ class ExprTyper:
                              or isinstance(t, ArrayType)):
             self.error(KernelTypeError, "this annotation is not a kernel type", node)
         return t
+
+
+_COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
 
 
 def _kernel_div(a, b):
