@@ -19,6 +19,7 @@ from .aot import compile_aot_module  # noqa: F401
 from .capture import Graph, ScopedCapture, capture_begin, capture_end, capture_launch  # noqa: F401
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
+from .arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa
 from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .builtins.registry import BUILTINS as _BUILTINS

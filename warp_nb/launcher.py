@@ -21,7 +21,7 @@ from .arrays.array import array
 from .errors import KernelError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
-from .types.array_type import ArrayType
+from .types.array_type import ArrayType, IndexedArrayType
 from .types.generic import is_generic, matches
 from .types.structs import StructInstance, field_ctype
 
@@ -73,7 +73,11 @@ def make_packer(kernel, device: Device, types_=None):
         size = ctypes.sizeof(field_ctype(t))
         v = f"v{k}"
         env[f"_T{k}"] = t
-        if isinstance(t, ArrayType):
+        if isinstance(t, IndexedArrayType):  # the array's descriptor, N index pointers, the N-d shape
+            fmt.append(f"QQ{t.ndim}q{t.ndim}q{t.ndim}Q{t.ndim}q")
+            lines.append(f"    {v} = _slow(_kernel, {k}, {v}, _device)")
+            pieces.append(f"*{v}._desc")
+        elif isinstance(t, ArrayType):
             env[f"_D{k}"] = t.dtype
             fmt.append(f"QQ{t.ndim}q{t.ndim}q")
             lines.append(f"    if {v}.__class__ is not _array or {v}.dtype is not _D{k} or len({v}.shape) != {t.ndim} "
@@ -133,6 +137,15 @@ def _slow_argument(kernel, index: int, value, device: Device):
     """Convert or refuse one argument, naming it in the error."""
     name, t = kernel.param_names[index], kernel.param_types[index]
     where = f"launch of kernel `{kernel.key}`: argument `{name}` (position {index + 1})"
+    if isinstance(t, IndexedArrayType):
+        if value is None:
+            return _NullArray(t.ndim, indexed=True)
+        if not getattr(value, "_wp_indexedarray_", False) or value.dtype is not t.dtype or value.ndim != t.ndim:
+            shown = value.type.type_name() if hasattr(value, "type") else type(value).__name__
+            raise TypeError(f"{where} expects {t.type_name()}, got {shown}")
+        if value.device != device:
+            raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}")
+        return value
     if isinstance(t, ArrayType):
         if value is None:
             return _NullArray(t.ndim)
@@ -172,8 +185,8 @@ def _slow_argument(kernel, index: int, value, device: Device):
 class _NullArray:
     """A None passed for an array: a descriptor of zeros (data == nullptr)."""
 
-    def __init__(self, ndim: int):
-        self._desc = (0, 0) + (0,) * (2 * ndim)
+    def __init__(self, ndim: int, indexed: bool = False):
+        self._desc = (0, 0) + (0,) * ((4 if indexed else 2) * ndim)
 
 
 class _Bytes(bytes):
@@ -389,6 +402,8 @@ def type_of_value(value):
     """The kernel type of a Python value passed for a generic parameter (None if it has none)."""
     if getattr(type(value), "_wp_array_", False):
         return ArrayType(value.dtype, value.ndim)
+    if getattr(type(value), "_wp_indexedarray_", False):
+        return value.type
     if isinstance(value, bool):
         return T.bool
     if isinstance(value, numbers.Integral) and not isinstance(value, np.integer):

@@ -245,6 +245,8 @@ class array(metaclass=_ArrayMeta):
             raise IndexError(f"too many indices ({len(key)}) for an array with {self.ndim} dimensions")
         if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
             raise TypeError(_ELEMENT_ACCESS_MESSAGE.format(what="read one at a time"))
+        if any(getattr(type(k), "_wp_array_", False) for k in key):
+            return self._indexed(key)
         ptr, shape, strides = self.ptr, [], []
         for axis, k in enumerate(key + (slice(None),) * (self.ndim - len(key))):
             n, stride = self.shape[axis], self.strides[axis]
@@ -266,6 +268,17 @@ class array(metaclass=_ArrayMeta):
         if self._grad is not None:
             view.grad = self._grad[key]
         return view
+
+    def _indexed(self, key):
+        """a[idx] with int32 index arrays (and whole-dimension slices): a wp.indexedarray."""
+        from .indexed import indexedarray
+
+        # integers and slices first (a strided view), then the index arrays on the dimensions left
+        is_index = [getattr(type(k), "_wp_array_", False) for k in key]
+        base = self[tuple(slice(None) if i else k for k, i in zip(key, is_index))]
+        kept = [k for k in key if not isinstance(k, (int, np.integer))]
+        kept += [slice(None)] * (base.ndim - len(kept))
+        return indexedarray(base, [k if getattr(type(k), "_wp_array_", False) else None for k in kept])
 
     def __setitem__(self, key, value):
         raise TypeError(_ELEMENT_ACCESS_MESSAGE.format(what="assigned"))
@@ -433,7 +446,9 @@ def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
     """A contiguous copy of `src` (on `device`, default: the same device)."""
     rg = src.requires_grad if requires_grad is None else requires_grad
     out = empty_array(src.shape, src.dtype, device or src.device, rg, bool(pinned))
-    if src.is_contiguous:
+    if getattr(src, "_wp_indexedarray_", False):
+        out.assign(src.numpy())
+    elif src.is_contiguous:
         copy_elements(out, src, 0, 0, src.size)
         if recording.tape is not None:  # differentiable, as a wp.copy is
             recording.tape.record_copy(out, src, 0, 0, src.size)
@@ -456,4 +471,9 @@ def _element_numpy(dtype, value) -> np.ndarray:
     if hasattr(dtype, "numpy_value"):
         return np.array(dtype.numpy_value(value), dtype=np_dtype)
     inner = types.numpy_inner_shape(dtype)
-    return np.broadcast_to(np.asarray(getattr(value, "value", value), dtype=np_dtype), inner).copy()
+    if types.is_composite_type(type(value)):
+        value = value.__array__()  # not np.asarray: a float16 composite's buffer holds the bits
+    values = np.asarray(getattr(value, "value", value), dtype=np_dtype)
+    if values.ndim == 1 and len(inner) == 2 and values.size == int(np.prod(inner)):
+        values = values.reshape(inner)  # a matrix given flat
+    return np.broadcast_to(values, inner).copy()

@@ -83,6 +83,11 @@ def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) ->
 def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
     """Copy `count` elements (default: all of `src` after `src_offset`) from the flattened `src`
     starting at `src_offset` into the flattened `dest` starting at `dest_offset`."""
+    if getattr(dest, "_wp_indexedarray_", False) or getattr(src, "_wp_indexedarray_", False):
+        if dest_offset or src_offset or count not in (0, src.size) or src.shape != dest.shape:
+            raise ValueError("wp.copy with an indexed array copies all of it into an array of the same shape")
+        dest.assign(src.numpy() if isinstance(dest, array) else src)
+        return
     if not isinstance(dest, array) or not isinstance(src, array):
         raise TypeError("wp.copy(dest, src) copies between two wp.array objects")
     if types.type_size_in_bytes(dest.dtype) != types.type_size_in_bytes(src.dtype):

@@ -46,6 +46,8 @@ class ExprTyper:
             return local
         obj = self.scope.lookup(node.id)
         if obj is MISSING:
+            obj = _unqualified_builtin(node.id)  # Warp lets kernels name builtins and types without `wp.`
+        if obj is MISSING:
             if node.id in self.maybe_undefined:
                 self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
                                             f"of the branch at line {self.maybe_undefined[node.id]}; give it a "
@@ -135,7 +137,7 @@ class ExprTyper:
             self.checks.append(node.loc)
             if len(indices) == t.ndim:
                 return self.let(ir.Load(base, indices), t.dtype, node.loc)
-            return self.let(ir.View(base, indices), ArrayType(t.dtype, t.ndim - len(indices)), node.loc)
+            return self.let(ir.View(base, indices), type(t)(t.dtype, t.ndim - len(indices)), node.loc)
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 
@@ -511,6 +513,16 @@ class ExprTyper:
 
 
 _COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+def _unqualified_builtin(name: str):
+    """A builtin or a type of the wp namespace named without `wp.` (vec3, expect_eq, mat22 ...)."""
+    if name in BUILTINS and BUILTINS[name].export:
+        return BUILTINS[name]
+    t = getattr(T, name, None)
+    if t is not None and (T.is_scalar_type(t) or T.is_composite_type(t)):
+        return t
+    return MISSING
 
 
 def _kernel_div(a, b):

@@ -49,8 +49,8 @@ def scalar_type_of(t):
 
 
 def type_length(t) -> int:
-    """Number of scalars in a scalar or composite type."""
-    if is_scalar_type(t):
+    """Number of scalars in a scalar or composite type (a struct counts as one record)."""
+    if is_scalar_type(t) or not hasattr(t, "_shape_"):
         return 1
     return int(np.prod(t._shape_))
 
@@ -68,9 +68,8 @@ def numpy_dtype(t) -> np.dtype:
         return t._np
     if is_composite_type(t):
         return t._wp_scalar_type_._np
-    np_dtype = getattr(t, "numpy_dtype", None)  # structs
-    if np_dtype is not None:
-        return np_dtype()
+    if hasattr(t, "numpy_dtype"):  # structs: their ctypes layout
+        return np.dtype(t.ctype)
     raise TypeError(f"{type_name(t)} has no numpy equivalent")
 
 

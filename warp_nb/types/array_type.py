@@ -21,14 +21,26 @@ class ArrayType:
         if not 1 <= self.ndim <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions, got ndim={ndim}")
 
+    kind = "array"
+    cpp_template = "wpnb::array_t"
+
     def __eq__(self, other):
-        return isinstance(other, ArrayType) and other.dtype is self.dtype and other.ndim == self.ndim
+        return type(other) is type(self) and other.dtype is self.dtype and other.ndim == self.ndim
 
     def __hash__(self):
-        return hash(("array", self.dtype, self.ndim))
+        return hash((self.kind, self.dtype, self.ndim))
 
     def type_name(self) -> str:
         dtype = "Any" if self.dtype is typing.Any else types.type_name(self.dtype)
-        return f"array(dtype={dtype}, ndim={self.ndim})"
+        return f"{self.kind}(dtype={dtype}, ndim={self.ndim})"
 
     __repr__ = type_name
+
+
+class IndexedArrayType(ArrayType):
+    """`wp.indexedarray(dtype=...)`: an array seen through index arrays (one per dimension, or
+    none for a dimension taken whole). Kernels read, write and update its elements like an array's."""
+
+    __slots__ = ()
+    kind = "indexedarray"
+    cpp_template = "wpnb::indexedarray_t"

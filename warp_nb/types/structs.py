@@ -27,9 +27,20 @@ def array_ctype(ndim: int):
     return ct
 
 
+def indexed_array_ctype(ndim: int):
+    """The ctypes layout of a kernel-side indexed array: the array descriptor, index pointers, shape."""
+    key = ("indexed", ndim)
+    ct = _ARRAY_CTYPES.get(key)
+    if ct is None:
+        ct = type(f"indexedarray{ndim}d_desc", (ctypes.Structure,), {"_fields_": [
+            ("arr", array_ctype(ndim)), ("indices", ctypes.c_uint64 * ndim), ("shape", ctypes.c_int64 * ndim)]})
+        _ARRAY_CTYPES[key] = ct
+    return ct
+
+
 def field_ctype(t):
     if isinstance(t, ArrayType):
-        return array_ctype(t.ndim)
+        return indexed_array_ctype(t.ndim) if t.kind == "indexedarray" else array_ctype(t.ndim)
     if isinstance(t, StructType):
         return t.ctype
     if T.is_scalar_type(t):
@@ -83,14 +94,18 @@ class StructType:
     def __repr__(self):
         return f"<wp.struct {self.__qualname__}>"
 
-    def numpy_dtype(self) -> np.dtype:
-        return np.dtype(self.ctype)
+    def numpy_dtype(self) -> dict:
+        """The record layout as Warp gives it: a dict of names, formats, offsets and itemsize,
+        which np.dtype() accepts."""
+        dt = np.dtype(self.ctype)
+        return {"names": list(dt.names), "formats": [dt.fields[n][0] for n in dt.names],
+                "offsets": [dt.fields[n][1] for n in dt.names], "itemsize": dt.itemsize}
 
     def numpy_value(self, inst) -> np.void:
         """An instance as one record of this struct's numpy dtype."""
         if not isinstance(inst, StructInstance) or inst._struct is not self:
             raise TypeError(f"expected an instance of {self.__name__}, got {type(inst).__name__}")
-        return np.frombuffer(inst.to_bytes(), dtype=self.numpy_dtype())[0]
+        return np.frombuffer(inst.to_bytes(), dtype=np.dtype(self.ctype))[0]
 
     def from_numpy_record(self, record) -> StructInstance:
         inst = StructInstance(self)
@@ -112,6 +127,10 @@ class StructInstance:
             if isinstance(t, StructType):
                 self._arrays[name] = t()  # nested instance owns its own fields
 
+    def numpy_value(self) -> tuple:
+        """This value as a (nested) tuple matching the struct's numpy dtype."""
+        return self._struct.numpy_value(self).item()
+
     def __getattr__(self, name):
         struct = self._struct
         t = struct.fields.get(name)
@@ -132,14 +151,22 @@ class StructInstance:
         if t is None:
             raise AttributeError(f"struct {struct.__name__} has no field {name!r}")
         if isinstance(t, ArrayType):
-            if value is not None and not getattr(type(value), "_wp_array_", False):
-                raise TypeError(f"field {name!r} of {struct.__name__} holds a wp.array, got {type(value).__name__}")
+            marker = "_wp_indexedarray_" if t.kind == "indexedarray" else "_wp_array_"
+            if value is not None and not getattr(type(value), marker, False):
+                raise TypeError(f"field {name!r} of {struct.__name__} holds a wp.{t.kind}, got {type(value).__name__}")
             if value is not None and (value.dtype is not t.dtype or value.ndim != t.ndim):
                 raise TypeError(f"field {name!r} of {struct.__name__} expects {t.type_name()}, got "
                                 f"{T.type_name(value.type)}")
             self._arrays[name] = value
-            desc = array_ctype(t.ndim)(*(value._desc[:2]), value.shape, value.strides) if value is not None \
-                else array_ctype(t.ndim)()
+            ctype = field_ctype(t)
+            if value is None:
+                desc = ctype()
+            elif t.kind == "indexedarray":
+                d = value.data
+                desc = ctype(array_ctype(t.ndim)(*(d._desc[:2]), d.shape, d.strides), value._desc[2 + 2 * t.ndim:
+                             3 * t.ndim + 2], value.shape)
+            else:
+                desc = ctype(*(value._desc[:2]), value.shape, value.strides)
             setattr(self._ctype, name, desc)
         elif isinstance(t, StructType):
             if not isinstance(value, StructInstance) or value._struct is not t:

@@ -24,7 +24,7 @@ HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.
                  "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h"]
 HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
                 "atomic.h": ["array.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"],
-               "expect.h": ["vec.h"]}
+               "expect.h": ["vec.h"], "indexed_array.h": ["array.h", "atomic.h", "adjoint.h"]}
 QUAT_FIELDS = "xyzw"
 
 
@@ -68,7 +68,7 @@ def cpp_type(t) -> str:
             return f"wpnb::quat_t<{e}>"
         return f"wpnb::transform_t<{e}>"
     if isinstance(t, ArrayType):
-        return f"wpnb::array_t<{cpp_type(t.dtype)}, {t.ndim}>"
+        return f"{t.cpp_template}<{cpp_type(t.dtype)}, {t.ndim}>"
     if getattr(t, "_wp_struct_", False):
         return struct_name(t)
     if isinstance(t, ir.TupleType):
@@ -116,7 +116,7 @@ def _type_headers(t, out: set) -> None:
     if kind:
         out.add(_KIND_HEADER[kind])
     elif isinstance(t, ArrayType):
-        out.add("array.h")
+        out.add("array.h" if t.kind == "array" else "indexed_array.h")
         _type_headers(t.dtype, out)
     elif getattr(t, "_wp_struct_", False):
         for ft in t.fields.values():
