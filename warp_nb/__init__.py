@@ -13,7 +13,13 @@
 import math as _math
 
 from . import builtins as _builtins  # noqa: F401  (fills the registry)
-from . import config, types  # noqa: F401
+
+# wp.utils and Warp's timing API (geometry-utils branch)
+from . import (  # noqa: F401
+    config,
+    types,
+    utils,
+)
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
 from .aot import compile_aot_module  # noqa: F401
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
@@ -22,29 +28,83 @@ from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax,
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .builtins.registry import BUILTINS as _BUILTINS
 from .cuda.streams import (  # noqa: F401
-    Event, ScopedStream, Stream, get_event_elapsed_time, get_stream, record_event, set_stream, synchronize_event,
-    synchronize_stream, wait_event, wait_stream,
+    Event,
+    ScopedStream,
+    Stream,
+    get_event_elapsed_time,
+    get_stream,
+    record_event,
+    set_stream,
+    synchronize_event,
+    synchronize_stream,
+    wait_event,
+    wait_stream,
 )
 from .errors import (  # noqa: F401
-    CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
+    CompilerNotFoundError,
+    KernelCompileError,
+    KernelError,
+    KernelNameError,
+    KernelSyntaxError,
+    KernelTypeError,
 )
-from .program.func import Function, adjoint, func, func_grad, func_replay  # noqa: F401
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
-from .program.kernel import Kernel, kernel  # noqa: F401
 from .launcher import launch  # noqa: F401
+from .program.func import Function, adjoint, func, func_grad, func_replay  # noqa: F401
+from .program.kernel import Kernel, kernel  # noqa: F401
 from .program.module import Module, force_load, get_module, load_module  # noqa: F401
 from .runtime.devices import (  # noqa: F401
-    Device, DeviceError, ScopedDevice, get_cuda_device_count, get_cuda_devices, get_device, get_devices,
-    get_preferred_device, is_cuda_available, is_device_available, set_device, synchronize, synchronize_device,
+    Device,
+    DeviceError,
+    ScopedDevice,
+    get_cuda_device_count,
+    get_cuda_devices,
+    get_device,
+    get_devices,
+    get_preferred_device,
+    is_cuda_available,
+    is_device_available,
+    set_device,
+    synchronize,
+    synchronize_device,
 )
 from .tape import Tape  # noqa: F401
-from .types import *  # noqa: F401,F403
-from .types import bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
-from .types import matrix, quaternion, transformation, vector  # noqa: F401
+from .types import *
+from .types import (  # noqa  # noqa: F401
+    bool,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    matrix,
+    quaternion,
+    transformation,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    vector,
+)
 from .types.structs import struct  # noqa: F401
-from .utils import ScopedTimer, constant  # noqa: F401
+from .utils import (  # noqa: F401  # noqa: F401,E402
+    TIMING_ALL,
+    TIMING_GRAPH,
+    TIMING_KERNEL,
+    TIMING_KERNEL_BUILTIN,
+    TIMING_MEMCPY,
+    TIMING_MEMSET,
+    ScopedTimer,
+    TimingResult,
+    constant,
+    timing_begin,
+    timing_end,
+    timing_print,
+    transform_expand,
+)
 from .version import __version__  # noqa: F401
-
 
 for _name, _builtin in _BUILTINS.items():
     if _builtin.export and _name not in globals():
