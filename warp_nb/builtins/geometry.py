@@ -65,13 +65,26 @@ builtin("mesh_get_index", ov(U64, I, ret=T.int32, names=("id", "index")), differ
 _b = dict(header="bvh.h", category="geometry", differentiable=False)
 builtin("bvh_query_aabb", ov(U64, V3, V3, ret=BvhQuery, names=("id", "low", "high")),
         ov(U64, V3, V3, I, ret=BvhQuery, names=("id", "low", "high", "root")), iterator_next="bvh_query_next",
-        doc="Items of wp.Bvh `id` whose boxes overlap [low, high]: `for i in wp.bvh_query_aabb(id, lo, hi)`.", **_b)
+        doc="Items of wp.Bvh `id` whose boxes overlap [low, high]: `for i in wp.bvh_query_aabb(id, lo, hi)`. "
+            "root (default -1, the whole tree) starts the search at a subtree.", **_b)
 builtin("bvh_query_ray", ov(U64, V3, V3, ret=BvhQuery, names=("id", "start", "dir")),
         ov(U64, V3, V3, I, ret=BvhQuery, names=("id", "start", "dir", "root")), iterator_next="bvh_query_next",
-        doc="Items of wp.Bvh `id` whose boxes the ray start + t * dir (t >= 0) passes through.", **_b)
+        doc="Items of wp.Bvh `id` whose boxes the ray start + t * dir (t >= 0) passes through; "
+            "wp.bvh_query_next(q, i, max_dist) also bounds t <= max_dist.", **_b)
+builtin("bvh_query_sphere", ov(U64, V3, F, ret=BvhQuery, names=("id", "center", "radius")),
+        ov(U64, V3, F, I, ret=BvhQuery, names=("id", "center", "radius", "root")), iterator_next="bvh_query_next",
+        doc="Items of wp.Bvh `id` whose boxes come within radius of center (radius 0: the boxes holding the "
+            "point).", **_b)
+builtin("bvh_query_capsule", ov(U64, V3, V3, F, ret=BvhQuery, names=("id", "start", "dir", "radius")),
+        ov(U64, V3, V3, F, I, ret=BvhQuery, names=("id", "start", "dir", "radius", "root")),
+        iterator_next="bvh_query_next",
+        doc="Items of wp.Bvh `id` whose boxes, grown by radius, the segment start + t * dir meets for "
+            "0 <= t <= max_dist (the max_dist of wp.bvh_query_next; 1 with dir = end - start bounds it to the "
+            "segment). Conservative near box corners, as a broad phase should be.", **_b)
 builtin("bvh_query_next", ov(Exact(BvhQuery), I, ret=T.bool, names=("query", "index")),
         ov(Exact(BvhQuery), I, F, ret=T.bool, names=("query", "index", "max_dist")), inout=(0, 1),
-        doc="Advance a bvh query: the next item in index; False when done.", **_b)
+        doc="Advance a bvh query (any kind: one BvhQuery type holds each): the next item in index; False when "
+            "done. max_dist bounds the ray parameter of ray and capsule queries.", **_b)
 
 # --- hash grid ---------------------------------------------------------------------------------
 _h = dict(header="hash_grid.h", category="geometry", differentiable=False)
