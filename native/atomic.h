@@ -126,6 +126,10 @@ template <int N, typename T> struct vec_t;
 template <int R, int C, typename T> struct mat_t;
 template <int N, typename T> struct atomic_elem<vec_t<N, T>> { enum { count = N }; typedef T scalar; };
 template <int R, int C, typename T> struct atomic_elem<mat_t<R, C, T>> { enum { count = R * C }; typedef T scalar; };
+template <typename T> struct quat_t;
+template <typename T> struct transform_t;
+template <typename T> struct atomic_elem<quat_t<T>> { enum { count = 4 }; typedef T scalar; };
+template <typename T> struct atomic_elem<transform_t<T>> { enum { count = 7 }; typedef T scalar; };
 
 #define WPNB_ATOMIC_ELEMENT(NAME)                                                                   \
     template <typename E> WPNB_FN E atomic_elem_##NAME(E* p, const E& v) {                          \

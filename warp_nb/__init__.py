@@ -13,13 +13,7 @@
 import math as _math
 
 from . import builtins as _builtins  # noqa: F401  (fills the registry)
-
-# wp.utils and Warp's timing API (geometry-utils branch)
-from . import (  # noqa: F401
-    config,
-    types,
-    utils,
-)
+from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
 from .aot import compile_aot_module  # noqa: F401
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
@@ -28,83 +22,43 @@ from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax,
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .builtins.registry import BUILTINS as _BUILTINS
 from .cuda.streams import (  # noqa: F401
-    Event,
-    ScopedStream,
-    Stream,
-    get_event_elapsed_time,
-    get_stream,
-    record_event,
-    set_stream,
-    synchronize_event,
-    synchronize_stream,
-    wait_event,
-    wait_stream,
+    Event, ScopedStream, Stream, get_event_elapsed_time, get_stream, record_event, set_stream, synchronize_event,
+    synchronize_stream, wait_event, wait_stream,
 )
 from .errors import (  # noqa: F401
-    CompilerNotFoundError,
-    KernelCompileError,
-    KernelError,
-    KernelNameError,
-    KernelSyntaxError,
-    KernelTypeError,
+    CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
+    KernelValueError, WarpCodegenAttributeError, WarpCodegenError, WarpCodegenKeyError, WarpCodegenTypeError,
+    WarpCodegenValueError,
 )
-from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
-from .launcher import launch  # noqa: F401
 from .program.func import Function, adjoint, func, func_grad, func_replay  # noqa: F401
+from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
-from .program.module import Module, force_load, get_module, load_module  # noqa: F401
+from .launcher import Launch, launch  # noqa: F401
+from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
+from .program.overload import overload  # noqa: F401
 from .runtime.devices import (  # noqa: F401
-    Device,
-    DeviceError,
-    ScopedDevice,
-    get_cuda_device_count,
-    get_cuda_devices,
-    get_device,
-    get_devices,
-    get_preferred_device,
-    is_cuda_available,
-    is_device_available,
-    set_device,
-    synchronize,
-    synchronize_device,
+    Device, DeviceError, ScopedDevice, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version,
+    get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
+    is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
+    is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,
+    set_mempool_enabled, set_peer_access_enabled, synchronize, synchronize_device,
 )
 from .tape import Tape  # noqa: F401
-from .types import *
-from .types import (  # noqa  # noqa: F401
-    bool,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    matrix,
-    quaternion,
-    transformation,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    vector,
-)
+from .types import *  # noqa: F401,F403
+from .types import bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
+from .types import matrix, quaternion, transformation, vector  # noqa: F401
+from .types.generic import Float, Int  # noqa: F401  (type variables; wp.Scalar is one too, in annotations)
 from .types.structs import struct  # noqa: F401
-from .utils import (  # noqa: F401  # noqa: F401,E402
-    TIMING_ALL,
-    TIMING_GRAPH,
-    TIMING_KERNEL,
-    TIMING_KERNEL_BUILTIN,
-    TIMING_MEMCPY,
-    TIMING_MEMSET,
-    ScopedTimer,
-    TimingResult,
-    constant,
-    timing_begin,
-    timing_end,
-    timing_print,
-    transform_expand,
-)
+from .utils import ScopedTimer, constant  # noqa: F401
 from .version import __version__  # noqa: F401
+
+# wp.utils, Warp's timing API and geometry helpers (geometry-utils branch)
+from . import utils  # noqa: F401,E402
+from .geometry import is_cubql_available  # noqa: F401,E402
+from .utils import (  # noqa: F401,E402
+    TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN, TIMING_MEMCPY, TIMING_MEMSET, TimingResult,
+    timing_begin, timing_end, timing_print, transform_expand,
+)
 
 for _name, _builtin in _BUILTINS.items():
     if _builtin.export and _name not in globals():
@@ -117,7 +71,15 @@ e = _math.e
 inf = _math.inf
 nan = _math.nan
 phi = (1 + 5 ** 0.5) / 2
+PI, HALF_PI, TAU, E, INF, NAN, PHI = pi, half_pi, tau, e, inf, nan, phi  # Warp's upper-case names
 ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _math.log(10)
+
+
+def __getattr__(name):
+    if name == "_src":  # Warp's implementation namespace: a few tables its tests reach for (docs/compat.md)
+        import importlib
+        return importlib.import_module("._src", __name__)
+    raise AttributeError(f"module 'warp_nb' has no attribute {name!r}")
 
 
 def init():

@@ -33,11 +33,11 @@ def compile_aot_module(module=None, arch: int = 90, module_dir: str | os.PathLik
     written = []
     for k in kernels:
         try:
-            compiled = compile_kernel(k, k.param_types, target, k.options(backward and k.backward_enabled))
+            compiled = compile_kernel(k, k.param_types, target, k.compile_options(backward and k.backward_enabled))
         except NotDifferentiableError as e:
             warnings.warn(f"compile_aot_module: kernel `{k.key}` is written without its backward pass: {e.message}",
                           stacklevel=2)
-            compiled = compile_kernel(k, k.param_types, target, k.options(False))
+            compiled = compile_kernel(k, k.param_types, target, k.compile_options(False))
         suffix = target.suffix[1:]
         path = out_dir / (f"{k.syntax.name}.sm{arch}.{suffix}" if strip_hash else
                           f"{k.syntax.name}_{compiled.key[:12]}.sm{arch}.{suffix}")

@@ -3,6 +3,8 @@ Warp's where Warp has the setting."""
 
 import os
 
+from .version import __version__ as version  # noqa: F401  (wp.config.version, as in Warp)
+
 #: "release" (optimised) or "debug" (bounds checks that raise Python errors, asserts, -O0 -g).
 mode: str = "release"
 
@@ -27,3 +29,48 @@ enable_backward: bool = True
 
 #: Extra flags for the C++ compiler (appended; part of the cache key).
 cxx_flags: str = os.environ.get("WARP_NB_CXXFLAGS", "")
+
+
+class LaunchArrayAccessMode:
+    """Warp's names for how kernels access arrays (`launch_array_access_mode`)."""
+
+    UNSAFE = "unsafe"  # no bounds checks (release)
+    SAFE = "safe"  # out-of-bounds indices raise IndexError
+
+
+#: Warp's checked-access switch; None follows `mode` ("debug" checks, "release" does not).
+launch_array_access_mode: str | None = None
+
+#: Warp's `wp.config.verify_autograd_array_access`: warn when a kernel overwrites an array whose
+#: gradient a Tape needs. Accepted; warp_nb refuses such Tape chains instead (see docs/compat.md).
+verify_autograd_array_access: bool = False
+
+# --- Warp settings accepted for compatibility -------------------------------------------------
+# Programs written for Warp set these; warp_nb reads none of them (it has no precompiled headers,
+# no separate linker, no LLVM backend, no CUDA graphs on the CPU ...). They exist so that such
+# programs run unchanged; docs/compat.md lists them.
+enable_cpu_blocks: bool = False
+log_level: int = 30
+cache_kernels: bool = True
+verify_fp: bool = False
+verify_cuda: bool = False
+deterministic: bool = False
+deterministic_max_records: int = 0
+cuda_arch_suffix: str | None = None
+cpu_compiler_flags: str | None = None
+optimization_level: int | None = None
+legacy_cpu_linker: bool = False
+enable_vector_component_overwrites: bool = False
+default_grid_stride: bool = True
+load_module_max_workers: int | None = None
+use_precompiled_headers: bool = False
+legacy_scalar_return_types: bool = False
+ptx_target_arch: int | None = None
+llvm_cuda: bool = False
+verbose: bool = False
+verbose_warnings: bool = False
+quiet: bool = False
+track_memory: bool = False
+print_launches: bool = False
+enable_graph_capture_module_load_by_default: bool = True
+enable_mathdx_gemm: bool = False

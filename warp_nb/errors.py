@@ -60,6 +60,22 @@ class KernelTypeError(KernelError, TypeError):
     """Types that do not fit: no overload for these arguments, a variable that changes type ..."""
 
 
+class KernelValueError(KernelError, ValueError):
+    """A value that cannot be used where it is written (a slice step of zero, a constant out of range)."""
+
+
+class KernelAttributeError(KernelError, AttributeError):
+    """An attribute that a value in kernel code does not have."""
+
+
+# Warp's names for the same errors, so `except wp.WarpCodegenError` works unchanged
+WarpCodegenError = KernelError
+WarpCodegenTypeError = KernelTypeError
+WarpCodegenValueError = KernelValueError
+WarpCodegenAttributeError = KernelAttributeError
+WarpCodegenKeyError = KernelNameError
+
+
 class KernelCompileError(KernelError):
     """The C++ compiler refused the generated code; mapped back to the user's line when possible."""
 

@@ -12,6 +12,9 @@ import ctypes
 import numbers
 import struct
 import time
+from typing import Any
+
+import numpy as np
 
 from . import config, recording, types as T
 from .arrays.array import array
@@ -19,6 +22,7 @@ from .errors import KernelError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
 from .types.array_type import ArrayType
+from .types.generic import is_generic, matches
 from .types.structs import StructInstance, field_ctype
 
 _SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16: "H", T.int32: "i", T.uint32: "I",
@@ -31,7 +35,7 @@ class Launcher:
     """One compiled kernel made ready to launch on one device: its entry point, its packing
     function and what the target needs to run it. Made by Kernel.launcher, used by wp.launch."""
 
-    def __init__(self, kernel, compiled, device: Device, mode: str, backward: bool = False):
+    def __init__(self, kernel, compiled, device: Device, mode: str, backward: bool = False, types_=None):
         self.kernel = kernel
         self.compiled = compiled
         self.device = device
@@ -44,21 +48,24 @@ class Launcher:
         #: the CPU fast path: wp.launch calls the native runtime itself
         self.direct = self.target.direct and self.debug_state is None
         self.tid_count = compiled.typed.tid_count
-        self.pack = make_packer(kernel, device)
-        self.nparams = len(kernel.param_types)
+        self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
+        self.pack = make_packer(kernel, device, types_)
+        self.nparams = len(kernel.param_names)
 
     @staticmethod
     def threads() -> int:
         return config.cpu_threads or _CPU_COUNT
 
 
-def make_packer(kernel, device: Device):
-    """A function(*values) -> bytes for this kernel's argument struct, generated for its signature."""
-    names, types_ = kernel.param_names, kernel.param_types
+def make_packer(kernel, device: Device, types_=None):
+    """A function(*values) -> bytes for this kernel's argument struct, generated for its signature
+    (`types_`: a generic kernel's concrete signature)."""
+    names, types_ = kernel.param_names, list(types_ if types_ is not None else kernel.param_types)
     fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
     layout = type("args", (ctypes.Structure,), {"_fields_": fields})
     fmt, offset, lines, pieces = ["="], 0, [], []
-    env = {"_array": array, "_slow": _slow_argument, "_kernel": kernel, "_device": device, "_struct": struct}
+    env = {"_array": array, "_slow": _slow_argument, "_kernel": _Signature(kernel.key, names, types_),
+           "_device": device, "_struct": struct}
     for k, t in enumerate(types_):
         field_offset = getattr(layout, f"f{k}").offset
         if field_offset > offset:
@@ -111,6 +118,15 @@ def pieces_slow(types_) -> list[str]:
         else:
             out.append(f"bytes(v{k})")
     return out
+
+
+class _Signature:
+    """What the slow path needs of a kernel: its key and the concrete parameter names and types."""
+
+    __slots__ = ("key", "param_names", "param_types")
+
+    def __init__(self, key, names, types_):
+        self.key, self.param_names, self.param_types = key, names, types_
 
 
 def _slow_argument(kernel, index: int, value, device: Device):
@@ -219,13 +235,13 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     except AttributeError:
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}") from None
-    if launcher is None or config.mode != launcher.mode:
-        launcher = _make_launcher(kernel, device)
     args = (*inputs, *outputs) if outputs else inputs
+    if launcher is None or config.mode != launcher.mode:
+        launcher = _make_launcher(kernel, device, args)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
-        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher.device)
+        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher)
     try:  # inline: most launches repeat a dim seen before
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
@@ -233,6 +249,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if launcher.tid_count > 1 and ndim != launcher.tid_count:
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
+    if record_cmd:
+        return Launch(launcher, list(args), dim)
     packed = launcher.pack(*args)
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
@@ -242,13 +260,59 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device)
 
 
-def _launch_adjoint(kernel, dim, args, adj_args, device: Device) -> None:
+class Launch:
+    """A launch recorded with `wp.launch(..., record_cmd=True)` (Warp's `wp.Launch`): not run yet;
+    `launch()` runs it, as often as wanted, and the arguments and dim can be changed in between.
+    The arguments are packed once and again only after a change, so a replay costs less than a
+    wp.launch. Replays are not recorded on a Tape."""
+
+    def __init__(self, launcher: Launcher, args: list, dim):
+        self.kernel = launcher.kernel
+        self.device = launcher.device
+        self._launcher = launcher
+        self.params = list(args)
+        self._packed = None
+        self.set_dim(dim)
+
+    def set_dim(self, dim) -> None:
+        self._bounds, ndim, self._size = _bounds(dim)
+        self.dim = dim
+
+    def set_param_at_index(self, index: int, value) -> None:
+        if not 0 <= index < len(self.params):
+            raise IndexError(f"kernel `{self.kernel.key}` has {len(self.params)} parameters; no index {index}")
+        self.params[index] = value
+        self._packed = None
+
+    def set_param_by_name(self, name: str, value) -> None:
+        if name not in self.kernel.param_names:
+            raise KeyError(f"kernel `{self.kernel.key}` has no parameter {name!r} "
+                           f"(its parameters: {', '.join(self.kernel.param_names)})")
+        self.set_param_at_index(self.kernel.param_names.index(name), value)
+
+    def set_params(self, values) -> None:
+        for k, v in enumerate(values):
+            self.set_param_at_index(k, v)
+
+    def launch(self, stream=None) -> None:
+        if self._packed is None:
+            self._packed = self._launcher.pack(*self.params)
+        launcher = self._launcher
+        if launcher.direct:
+            _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+        else:
+            launcher.target.run(launcher, self._packed, self._bounds, self._size)
+
+
+def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher) -> None:
     """Run the kernel's backward code. Array gradients come from each array's .grad, or from the
     matching entry of adj_inputs/adj_outputs when given (as in Warp)."""
-    launcher = kernel.launchers.get(("backward", device.alias))
+    device, signature = forward.device, forward.signature
+    launcher = kernel.launchers.get(("backward", device.alias) if signature is None else
+                                    ("backward", device.alias, signature))
     if launcher is None or config.mode != launcher.mode:
         try:
-            launcher = kernel.launcher(device, backward=True)
+            launcher = kernel.launcher(device, backward=True, signature=signature)
         except KernelError as e:
             raise e.with_traceback(None) from None
     if adj_args:
@@ -272,14 +336,57 @@ def _with_grad(a, grad, kernel, index):
     return view
 
 
-def _make_launcher(kernel, device) -> Launcher:
+def _make_launcher(kernel, device, args) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
     try:
-        return kernel.launcher(device)
+        if not kernel.is_generic:
+            return kernel.launcher(device)
+        if len(args) != len(kernel.param_names):
+            _wrong_count(kernel, args)
+        signature = concrete_signature(kernel, args)
+        alias = device if device.__class__ is str else device.alias
+        hit = kernel.launchers.get(("forward", get_device(alias).alias, signature))
+        return hit if hit is not None and hit.mode == config.mode else kernel.launcher(device, signature=signature)
     except KernelError as e:
         raise e.with_traceback(None) from None
+
+
+def concrete_signature(kernel, args) -> tuple:
+    """A generic kernel's parameter types made concrete by the arguments of a launch: an array's
+    dtype and ndim, a Python float as float32 and an int as int32 (as in Warp), a vector, matrix or
+    struct value as its type."""
+    out = []
+    for name, pattern, value in zip(kernel.param_names, kernel.param_types, args):
+        if not is_generic(pattern):
+            out.append(pattern)
+            continue
+        t = type_of_value(value)
+        if t is None or not matches(pattern, t):
+            shown = T.type_name(t) if t is not None else type(value).__name__
+            raise TypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
+                            f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
+        out.append(t)
+    return tuple(out)
+
+
+def type_of_value(value):
+    """The kernel type of a Python value passed for a generic parameter (None if it has none)."""
+    if getattr(type(value), "_wp_array_", False):
+        return ArrayType(value.dtype, value.ndim)
+    if isinstance(value, bool):
+        return T.bool
+    if isinstance(value, numbers.Integral) and not isinstance(value, np.integer):
+        return T.int32
+    if isinstance(value, float):
+        return T.float32
+    if isinstance(value, np.generic):
+        return T.scalar_from_numpy(value.dtype)
+    if isinstance(value, StructInstance):
+        return value._struct
+    t = type(value)
+    return t if T.is_scalar_type(t) or T.is_composite_type(t) else None
 
 
 def _wrong_count(kernel, args):

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import recording, types as T
 from .arrays.array import array
+from .types.structs import StructInstance
 
 
 @dataclass
@@ -71,20 +72,14 @@ class Tape:
 
     # --- backward -----------------------------------------------------------------------
     def backward(self, loss: array | None = None, grads: dict | None = None) -> None:
-        """Propagate gradients from `loss` (a 1-element array; its gradient is seeded with 1) or
-        from `grads` ({array: seed gradient}) back through every recorded launch."""
-        if loss is None and not grads:
-            raise ValueError("tape.backward() needs the loss: tape.backward(loss=l) with l a 1-element array "
-                             "computed inside `with tape:`, or grads={array: seed} for other outputs")
+        """Propagate gradients back through every recorded launch, from `loss` (its gradient is
+        seeded with ones), from `grads` ({array: seed gradient}), or, with neither, from the
+        gradients already set on the outputs (as in Warp). An empty tape does nothing."""
         if not self.launches:
-            raise ValueError("tape.backward() found no recorded launches: run the forward launches inside "
-                             "`with tape:` (a wp.Tape records only while its `with` block is active)")
+            return
         if loss is not None:
             if not isinstance(loss, array):
                 raise TypeError(f"tape.backward(loss) expects a wp.array, got {type(loss).__name__}")
-            if loss.size != 1:
-                raise ValueError(f"tape.backward(loss) needs a 1-element array (the scalar loss), got shape "
-                                 f"{loss.shape}; for other outputs pass grads={{array: seed_gradient}}")
             if loss.grad is None:
                 raise ValueError("the loss array has no gradient buffer: create it with requires_grad=True, "
                                  "e.g. wp.zeros(1, requires_grad=True)")
@@ -159,14 +154,19 @@ class Tape:
     def get_adjoint(self, a: array):
         return a.grad
 
+    def record_scope_begin(self, scope_name: str, metadata: dict | None = None) -> None:
+        """Warp's named scopes (for its tape visualisation); warp_nb records launches only."""
+
+    def record_scope_end(self, remove_scope_if_empty: bool = True) -> None:
+        """See record_scope_begin."""
+
     def _arrays(self):
         seen = {}
         for record in self.launches:
             items = record.inputs + record.outputs if isinstance(record, _Launch) else (
                 (record.dest, record.src) if isinstance(record, _Copy) else record.arrays)
-            for a in items:
-                if isinstance(a, array):
-                    seen[id(a)] = a
+            for a in _arrays_in(items):
+                seen[id(a)] = a
         for a in self.gradients:
             seen[id(a)] = a
         return list(seen.values())
@@ -191,3 +191,12 @@ def _copy_adjoint(c: _Copy) -> None:
     dst_g = c.dest.grad.numpy().reshape((c.dest.size,) + T.numpy_inner_shape(c.dest.dtype))
     src_g[c.src_offset: c.src_offset + c.count] += dst_g[c.dest_offset: c.dest_offset + c.count]
     np.copyto(dst_g[c.dest_offset: c.dest_offset + c.count], 0)
+
+
+def _arrays_in(values):
+    """The arrays among launch arguments, including those held in struct arguments (recursively)."""
+    for v in values:
+        if isinstance(v, array):
+            yield v
+        elif isinstance(v, StructInstance):
+            yield from _arrays_in(getattr(v, name) for name in v._struct.fields)

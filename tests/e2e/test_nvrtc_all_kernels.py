@@ -33,13 +33,13 @@ def test_every_kernel_of_the_session_compiles_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {reason}")
     target = AotCudaTarget(90, use_ptx=True)
     # what the session compiled for the CPU: each kernel with each set of options it ran with
-    jobs = [(k, options) for m in modules() for k in m.kernels for options in k.compiled_options("cpu")]
+    jobs = [(k, options, sig) for m in modules() for k in m.kernels for options, sig in k.compiled_options("cpu")]
     assert jobs
 
     def compile_one(job):
-        k, options = job
+        k, options, signature = job
         try:
-            compile_kernel(k, k.param_types, target, options)
+            compile_kernel(k, signature, target, options)
         except KernelError as e:
             return f"{k.key} ({'backward' if options.backward else 'forward'}): {e}"
         return None

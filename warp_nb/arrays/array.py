@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import types
+from .. import recording, types
 from ..runtime import devices
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
@@ -36,7 +36,7 @@ class array(metaclass=_ArrayMeta):
                 length=None, grad=None, deleter=None, retain_grad=False):
         if data is None and shape is None and ptr is None and length is None:
             # used as an annotation: wp.array(dtype=float, ndim=2)
-            return ArrayType(types.float32 if dtype is types.Any else dtype, ndim or cls._default_ndim)
+            return ArrayType(dtype, ndim or cls._default_ndim)
         return super().__new__(cls)
 
     def __init__(self, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
@@ -334,7 +334,7 @@ def _make_fixed_ndim(ndim: int):
 
         def __new__(cls, data=None, dtype=types.Any, shape=None, *args, **kwargs):
             if data is None and shape is None and kwargs.get("ptr") is None:
-                return ArrayType(types.float32 if dtype is types.Any else dtype, ndim)
+                return ArrayType(dtype, ndim)
             return array(data, dtype, shape, *args, **kwargs)
 
     _ArrayN.__name__ = f"array{ndim}d"
@@ -415,6 +415,8 @@ def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
     out = empty_array(src.shape, src.dtype, device or src.device, rg, bool(pinned))
     if src.is_contiguous:
         copy_elements(out, src, 0, 0, src.size)
+        if recording.tape is not None:  # differentiable, as a wp.copy is
+            recording.tape.record_copy(out, src, 0, 0, src.size)
     else:
         out.assign(src.numpy())  # a strided view: gathered on the host
     return out

@@ -8,24 +8,33 @@ import typing
 from .. import types as T
 from ..errors import KernelTypeError
 from ..types.array_type import ArrayType
+from ..types import generic
+from ..types.generic import Generic
+from ..types.scalars import Scalar as ScalarBase
 from ..types.scalars import canonical_scalar
 
 
 def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = None):
     """A parameter annotation as a kernel type, or a clear error at the function's line.
     String annotations (from __future__ import annotations) are evaluated in the function's
-    globals and the locals of the scope that defined it. `typing.Any` in a function means
-    generic (typed per call): None."""
+    globals and the locals of the scope that defined it. Generic annotations (types/generic.py)
+    are kept as they are, except a function's plain `typing.Any`, which is None (typed per call)."""
     if isinstance(t, str):
         try:
             t = eval(t, fn.__globals__, local_names or {})
         except Exception as e:  # an annotation that does not evaluate
             raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
     t = canonical_scalar(t)
+    if t is ScalarBase:  # wp.Scalar in an annotation: Warp's type variable for any scalar
+        t = generic.Scalar
+    if isinstance(t, type) and getattr(t, "_wp_array_", False):  # a bare `wp.array` annotation
+        t = ArrayType(typing.Any, getattr(t, "_default_ndim", 1))
     if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False):
         return t
-    if t is typing.Any and what == "function":
-        return None
+    if t is typing.Any:
+        return None if what == "function" else t
+    if isinstance(t, Generic):
+        return t
     shown = getattr(t, "__name__", repr(t))
     raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` has type {shown}, which kernels do not "
                           "accept; use a scalar (float, int, wp.float64 ...), a vector or matrix type, "

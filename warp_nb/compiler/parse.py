@@ -45,7 +45,7 @@ _UNSUPPORTED = {
               "such as wp.vec3 or a fixed-size tuple",
     ast.Dict: "dicts are not supported in kernels; use a @wp.struct",
     ast.Set: "sets are not supported in kernels",
-    ast.Starred: "star-unpacking is not supported in kernels",
+    ast.Starred: "star-unpacking is only supported in call arguments in kernels (f(*v))",
     ast.NamedExpr: "the walrus operator (:=) is not supported in kernels",
     ast.JoinedStr: "f-strings are not supported in kernels; use wp.printf(\"%f\\n\", x) or print(x)",
 }
@@ -267,6 +267,20 @@ class _Parser:
                         "an array element (a[i]), a component (v[0], v.x) or a struct field (s.x)")
 
     # --- expressions --------------------------------------------------------------------
+    def argument(self, node):
+        """A call argument: an expression, or *value (unpacked when the call is typed)."""
+        if isinstance(node, ast.Starred):
+            return S.Starred(self.expr(node.value), self.loc(node))
+        return self.expr(node)
+
+    def index(self, node):
+        """One index of a subscript: an expression, or a slice (typed later: constant slices of
+        vectors and matrices are allowed)."""
+        if isinstance(node, ast.Slice):
+            part = lambda e: self.expr(e) if e is not None else None  # noqa: E731
+            return S.Slice(part(node.lower), part(node.upper), part(node.step), self.loc(node))
+        return self.expr(node)
+
     def expr(self, node):
         reason = _UNSUPPORTED.get(type(node))
         if reason:
@@ -283,17 +297,14 @@ class _Parser:
         if isinstance(node, ast.Subscript):
             index = node.slice
             elts = index.elts if isinstance(index, ast.Tuple) else [index]
-            for e in elts:
-                if isinstance(e, ast.Slice):
-                    self.fail(e, "slices (a[1:3]) are not supported inside kernels; index one element at a time")
-            return S.Subscript(self.expr(node.value), tuple(self.expr(e) for e in elts), loc)
+            return S.Subscript(self.expr(node.value), tuple(self.index(e) for e in elts), loc)
         if isinstance(node, ast.Call):
             kwargs = []
             for k in node.keywords:
                 if k.arg is None:
                     self.fail(node, "**kwargs in calls are not supported in kernels")
                 kwargs.append((k.arg, self.expr(k.value)))
-            return S.Call(self.expr(node.func), tuple(self.expr(a) for a in node.args), tuple(kwargs), loc)
+            return S.Call(self.expr(node.func), tuple(self.argument(a) for a in node.args), tuple(kwargs), loc)
         if isinstance(node, ast.BinOp):
             return S.BinOp(_BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right), loc)
         if isinstance(node, ast.UnaryOp):

@@ -39,6 +39,24 @@ class Subscript:
 
 
 @dataclass(frozen=True)
+class Slice:
+    """lower:upper:step inside a subscript (each part an expression or None)."""
+
+    lower: Any
+    upper: Any
+    step: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Starred:
+    """*value among a call's arguments (the components of a vector, matrix rows, a constant slice)."""
+
+    value: Any
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class Call:
     func: Any
     args: tuple

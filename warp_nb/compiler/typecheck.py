@@ -18,6 +18,7 @@ from .scope import Lit, PyObj, Scope
 from ..builtins.registry import BUILTINS
 from .typecheck_expr import ExprTyper
 from .typecheck_special import SpecialForms
+from .typecheck_subscript import Subscripts
 
 
 class Context:
@@ -98,7 +99,7 @@ class _Loop:
         self.carried = carried  # ir.Carried
 
 
-class FunctionTyper(ExprTyper, SpecialForms):
+class FunctionTyper(ExprTyper, Subscripts, SpecialForms):
     def __init__(self, fdef: S.FunctionDef, scope: Scope, context: Context, is_kernel: bool, symbol: str,
                  return_type=None):
         self.fdef = fdef
@@ -290,6 +291,7 @@ class FunctionTyper(ExprTyper, SpecialForms):
                 # a[i] += x is an atomic add, as in Warp
                 self.atomic_update(s.op, base, target.indices, s.value, s)
                 return
+        target = self.evaluated_once(target)  # a[f(i)].x += v calls f once, as Python does
         current = self.expr(target)
         new = self.binary(s.op, current, self.expr(s.value), s)
         adjoint = self.adjoint_key(target)

@@ -124,6 +124,8 @@ class ExprTyper:
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
         t = base.type
+        if any(isinstance(i, S.Slice) for i in node.indices):
+            return self.slice_of(base, node)
         if isinstance(t, ArrayType):
             indices = self.indices(node.indices, node)
             if len(indices) > t.ndim:
@@ -272,6 +274,8 @@ class ExprTyper:
 
     # --- calls --------------------------------------------------------------------------
     def expr_Call(self, node: S.Call, statement: bool = False):
+        if any(isinstance(a, S.Starred) for a in node.args):
+            node = self.unpack_call_arguments(node)
         fn = self.expr(node.func)
         if not isinstance(fn, PyObj):
             self.error(KernelTypeError, f"{self.describe(fn)} is not callable", node)
@@ -444,74 +448,6 @@ class ExprTyper:
             return "a call without a result"
         return f"a {T.type_name(v.type)}"
 
-    # --- stores -------------------------------------------------------------------------
-    def store(self, target, value, node) -> None:
-        """target = value where target is a subscript or attribute chain."""
-        chain = []
-        root = target
-        while isinstance(root, (S.Subscript, S.Attribute)):
-            chain.append(root)
-            root = root.value
-        chain.reverse()
-        if not isinstance(root, S.Name):
-            self.error(KernelSyntaxError, "cannot assign to this expression", node)
-        base = self.expr(root)
-        if isinstance(base, (Lit, PyObj)):
-            self.error(KernelTypeError, f"cannot assign into {self.describe(base)}", node)
-        # walk until an array element is reached: from there on it is a store into memory
-        for k, step in enumerate(chain):
-            t = base.type
-            if isinstance(t, ArrayType) and isinstance(step, S.Subscript):
-                indices = self.indices(step.indices, step)
-                if len(indices) != t.ndim:
-                    self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
-                path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
-                self.checks.append(step.loc)
-                self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
-                                           node.loc, path))
-                return
-            if k == len(chain) - 1:
-                break
-            base = self.expr_step(base, step)
-        # no array on the way: a functional update of a local value, rebinding the root name
-        path, leaf_t = self.store_path(self.expr(root).type, chain, node)
-        new_root = self.let(ir.Update(self.expr(root), path, self.convert(value, leaf_t, node, "the value")),
-                            self.expr(root).type, node.loc, root.id)
-        self.env[root.id] = new_root
-
-    def expr_step(self, base, step):
-        if isinstance(step, S.Attribute):
-            return self.expr_Attribute(S.Attribute(_Bound(base), step.attr, step.loc))
-        return self.expr_Subscript(S.Subscript(_Bound(base), step.indices, step.loc))
-
-    def expr__Bound(self, node):
-        return node.value
-
-    def store_path(self, t, steps, node):
-        """The component path and leaf type for a chain of .field / [i] steps into a value of type t."""
-        path = []
-        for step in steps:
-            if isinstance(step, S.Attribute):
-                kind = T.kind_of(t)
-                if kind in ("vector", "quaternion") and step.attr in "xyzw" and len(step.attr) == 1:
-                    path.append("xyzw".index(step.attr))
-                    t = t._wp_scalar_type_
-                elif kind == "transformation" and step.attr in ("p", "q"):
-                    path.append(step.attr)
-                    t = T.vector(3, t._wp_scalar_type_) if step.attr == "p" else T.quaternion(t._wp_scalar_type_)
-                elif getattr(t, "_wp_struct_", False) and step.attr in t.fields:
-                    path.append(step.attr)
-                    t = t.fields[step.attr]
-                else:
-                    self.error(KernelTypeError, f"{T.type_name(t)} has no assignable attribute `{step.attr}`", step)
-            else:
-                if isinstance(t, ArrayType):
-                    self.error(KernelTypeError, "cannot store into an array held inside another value's component "
-                                                "in one statement; read the array into a variable first", step)
-                sub, t = self.component_path(t, step.indices, step)
-                path.extend(sub)
-        return tuple(path), t
-
     def atomic_update(self, op: str, array_var, index_nodes, value_node, node) -> None:
         value = self.expr(value_node)
         indices = list(self.indices(index_nodes, node))
@@ -527,14 +463,6 @@ class ExprTyper:
                              or isinstance(t, ArrayType)):
             self.error(KernelTypeError, "this annotation is not a kernel type", node)
         return t
-
-
-class _Bound:
-    """A syntax-tree stand-in for an already typed value (used while walking store chains)."""
-
-    def __init__(self, value):
-        self.value = value
-        self.loc = None
 
 
 def _fold(op: str, a: Lit, b: Lit, node, typer):

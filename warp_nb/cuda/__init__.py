@@ -14,6 +14,12 @@ class CudaBackend(Backend):
         from .devices import enumerate_devices
         return enumerate_devices()
 
+    def driver_version(self) -> int:
+        from . import driver
+        if not driver.available()[0]:
+            return 0
+        return int(driver.call("cuDriverGetVersion"))
+
     def pinned_storage(self):
         if self._pinned is None:
             from .storage import PinnedStorage

@@ -31,6 +31,20 @@ class CudaDevice(Device):
         self._stream = None
         self._peers: dict = {}
 
+    is_uva = True
+    is_cubin_supported = True
+    is_primary = True
+    has_context = True
+
+    @property
+    def is_mempool_supported(self) -> bool:
+        return self.mempool_supported
+
+    is_mempool_enabled = is_mempool_supported
+
+    def get_cuda_device(self):
+        return self
+
     @property
     def arch(self) -> int:
         return self.major * 10 + self.minor

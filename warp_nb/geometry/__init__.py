@@ -9,3 +9,9 @@ from .mesh import Mesh  # noqa: F401
 from .hash_grid import HashGrid  # noqa: F401
 from .volume import Volume  # noqa: F401
 from .marching_cubes import MarchingCubes  # noqa: F401
+
+
+def is_cubql_available() -> bool:
+    """Whether the cuBQL GPU tree builder is available (Warp's `bvh_constructor="cubql"`): never in
+    warp_nb, which builds every tree with its own SAH builder."""
+    return False

@@ -12,17 +12,24 @@ from ..builtins.registry import Literal, concrete
 from ..compiler.annotations import parameter_types, resolve_annotation
 from ..compiler.parse import parse_definition
 from ..compiler.scope import Scope
+from ..types.generic import is_generic, matches
 
 
 @dataclass
 class FuncOverload:
     fn: typing.Callable
-    fdef: typing.Any
-    params: list  # types, None for generic parameters
+    parsed: typing.Any  # the syntax tree, or None until first needed (errors surface when a kernel using it loads)
+    params: list  # types; None or a generic type (types/generic.py) for generic parameters
     return_type: typing.Any
     scope: Scope
     custom_grad: "FuncOverload | None" = None  # @wp.func_grad
     custom_replay: "FuncOverload | None" = None  # @wp.func_replay
+
+    @property
+    def fdef(self):
+        if self.parsed is None:
+            self.parsed = parse_definition(self.fn)
+        return self.parsed
 
     def accepts(self, arg_types) -> bool:
         if len(arg_types) != len(self.params):
@@ -30,22 +37,37 @@ class FuncOverload:
         for p, a in zip(self.params, arg_types):
             if p is None:
                 continue
-            if isinstance(a, Literal):
+            if is_generic(p):
+                if not matches(p, concrete(a)):
+                    return False
+            elif isinstance(a, Literal):
                 if not (a.fits(p) or (a.kind == "int" and T.is_float_type(p))):
                     return False
             elif not (a is p or a == p):
                 return False
         return True
 
+    @property
+    def is_generic(self) -> bool:
+        return any(p is None or is_generic(p) for p in self.params)
+
     def resolve_params(self, arg_types) -> list:
-        return [p if p is not None else concrete(a) for p, a in zip(self.params, arg_types)]
+        return [concrete(a) if p is None or is_generic(p) else p for p, a in zip(self.params, arg_types)]
 
 
 def _overload(fn) -> FuncOverload:
     params = parameter_types(fn, "function")
     ret = fn.__annotations__.get("return")
+    if _is_tuple_annotation(ret):
+        ret = None  # several return values: their types come from the return statements
     ret = resolve_annotation(ret, fn, "return", "function") if ret is not None else None
-    return FuncOverload(fn, parse_definition(fn), params, ret, Scope(fn))
+    return FuncOverload(fn, None, params, ret, Scope(fn))
+
+
+def _is_tuple_annotation(t) -> bool:
+    if isinstance(t, str):
+        return t.replace(" ", "").lower().startswith(("tuple", "typing.tuple"))
+    return t is tuple or typing.get_origin(t) is tuple
 
 
 class Function:
@@ -71,8 +93,13 @@ class Function:
         self.overloads = [o for o in self.overloads if o.params != new.params] + [new]
         self.func = fn
 
+    @property
+    def user_overloads(self) -> dict:
+        """Warp's view: the overloads by their parameter types."""
+        return {tuple(o.params): o for o in self.overloads}
+
     def select_overload(self, arg_types) -> FuncOverload | None:
-        exact = [o for o in self.overloads if None not in o.params and o.accepts(arg_types)]
+        exact = [o for o in self.overloads if not o.is_generic and o.accepts(arg_types)]
         if exact:
             return exact[-1]
         return next((o for o in reversed(self.overloads) if o.accepts(arg_types)), None)
@@ -110,8 +137,8 @@ def _attach(f: Function, fn, what: str) -> tuple[FuncOverload, FuncOverload]:
     helper = _overload(fn)
     params = helper.params
     for o in f.overloads:
-        if params[:len(o.params)] == o.params or all(p is None for p in params):
-            return o, FuncOverload(fn, helper.fdef, params, None, helper.scope)
+        if params[:len(o.params)] == o.params or all(p is None or is_generic(p) for p in params):
+            return o, FuncOverload(fn, None, params, None, helper.scope)
     raise TypeError(f"@wp.{what}: no overload of {f.key} has parameters of types "
                     f"({', '.join(T.type_name(p) for p in params)})")
 

@@ -1,22 +1,26 @@
-"""`@wp.kernel`: a Python function that runs once per thread of a launch. A Kernel holds its
-definition (parsed at decoration), its parameter types, and what it became on each device it
-ran on: compiled code (from `compiler.pipeline.compile_kernel`), or the error that stopped it,
-and the launchers `wp.launch` uses. It belongs to a `Module` (its Python module or notebook
-cell), which compiles the kernels that are loaded together in parallel."""
+"""`@wp.kernel` and `wp.Kernel`: a Python function that runs once per thread of a launch. A Kernel
+holds its definition, its parameter types (generic ones are typed per concrete signature: at a
+launch from the arguments, or ahead of time with `wp.overload`), and what it became on each
+device: compiled code (from `compiler.pipeline.compile_kernel`) or the error that stopped it, and
+the launchers `wp.launch` uses. As in Warp, errors in a kernel's body surface when its module is
+loaded or the kernel launched, so a file with one bad kernel still imports. It belongs to a
+`Module` (its Python module or notebook cell), which compiles kernels loaded together in parallel."""
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from .. import config
 from ..compiler.annotations import parameter_names, parameter_types
 from ..compiler.parse import parse_definition
 from ..compiler.pipeline import CompiledKernel, CompileOptions, compile_kernel
 from ..compiler.scope import Scope
-from ..errors import KernelError
+from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
-from .module import get_module
 from ..runtime.devices import Device, get_device
+from ..types.generic import is_generic, matches
+from .module import Module, get_module, unique_module
 
 
 class Kernel:
@@ -24,26 +28,38 @@ class Kernel:
 
     _wp_kernel_ = True
 
-    def __init__(self, fn, key: str | None = None, module: str | None = None, enable_backward=None,
-                 local_names: dict | None = None):
-        self.func = fn
-        self.key = key or fn.__qualname__
-        self.__name__ = fn.__name__
-        self.__qualname__ = fn.__qualname__
-        self.__doc__ = fn.__doc__
-        self.__wrapped__ = fn
-        self.enable_backward = enable_backward
-        self.mode: str | None = None  # "debug" or "release" for this kernel alone; None follows wp.config.mode
-        self.syntax = parse_definition(fn)  # errors in the body surface here, at the user's line
-        self.param_names = parameter_names(fn)
-        self.param_types = parameter_types(fn, "kernel", local_names, self.syntax.loc)
-        self.scope = Scope(fn)
-        self._compiled: dict = {}  # (device alias, CompileOptions) -> CompiledKernel
-        self._failures: dict = {}  # (device alias, CompileOptions) -> KernelError
+    def __init__(self, func, key: str | None = None, module=None, options: dict | None = None,
+                 code_transformers=None, enable_backward=None, launch_bounds=None, local_names: dict | None = None,
+                 register: bool = True):
+        self.func = func
+        self.key = key or func.__qualname__
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self.options = dict(options or {})  # Warp's per-kernel options dict (enable_backward, mode ...)
+        if enable_backward is not None:
+            self.options["enable_backward"] = enable_backward
+        self.launch_bounds = launch_bounds
+        self.mode: str | None = self.options.get("mode")  # "debug"/"release" for this kernel alone
+        self.param_names = parameter_names(func)
+        self._definition_error = None
+        try:
+            self.param_types = parameter_types(func, "kernel", local_names)
+        except KernelError as e:  # raised when the kernel is loaded or launched, as Warp does
+            self._definition_error = e
+            self.param_types = [Any] * len(self.param_names)
+        self.scope = Scope(func)
+        self.overloads: dict = {}  # concrete signatures asked for with wp.overload
+        self._compiled: dict = {}  # (device alias, CompileOptions, signature) -> CompiledKernel
+        self._failures: dict = {}  # same key -> KernelError
         #: launchers by device name (read by wp.launch, made by `launcher`)
         self.launchers: dict = {}
-        self.module = get_module(module or fn.__module__)
-        self.module.add(self)
+        if module == "unique":
+            module = unique_module(func)
+        self.module: Module = module if isinstance(module, Module) else get_module(module or func.__module__)
+        if register:
+            self.module.add(self)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"kernel `{self.key}` cannot be called directly; launch it with "
@@ -52,48 +68,113 @@ class Kernel:
     def __repr__(self):
         return f"<wp.kernel {self.key}>"
 
+    @property
+    def syntax(self):
+        """The parsed body (parsed on first need; a syntax error is raised here)."""
+        return parse_definition(self.func)
+
+    @property
+    def enable_backward(self):
+        return self.options.get("enable_backward")
+
+    @enable_backward.setter
+    def enable_backward(self, value) -> None:
+        self.options["enable_backward"] = value
+
+    # --- signatures -----------------------------------------------------------------------
+    @property
+    def is_generic(self) -> bool:
+        return any(is_generic(t) for t in self.param_types)
+
+    def signatures(self) -> list[tuple]:
+        """The concrete signatures to compile when the module loads: the parameter types of a
+        non-generic kernel, the wp.overload signatures of a generic one."""
+        return list(self.overloads.values()) if self.is_generic else [tuple(self.param_types)]
+
+    def add_overload(self, arg_types) -> tuple:
+        """Register a concrete signature (a list of types, or a dict by parameter name) for a generic
+        kernel; returns it. Every parameter must be concrete and fit its generic annotation."""
+        if isinstance(arg_types, dict):
+            unknown = set(arg_types) - set(self.param_names)
+            if unknown:
+                raise TypeError(f"wp.overload: kernel `{self.key}` has no parameter {sorted(unknown)[0]!r}")
+            arg_types = [arg_types.get(n, t) for n, t in zip(self.param_names, self.param_types)]
+        from ..compiler.annotations import resolve_annotation
+        signature = tuple(resolve_annotation(t, self.func, n, "kernel") for n, t in zip(self.param_names, arg_types))
+        if len(signature) != len(self.param_types):
+            raise TypeError(f"wp.overload: kernel `{self.key}` takes {len(self.param_types)} parameters, "
+                            f"got {len(signature)} types")
+        for name, pattern, t in zip(self.param_names, self.param_types, signature):
+            if is_generic(t):
+                raise TypeError(f"wp.overload: the type of `{name}` must be concrete, got {t!r}")
+            if not matches(pattern, t):
+                raise TypeError(f"wp.overload: `{name}` of kernel `{self.key}` is declared {pattern!r}; "
+                                f"{t!r} does not fit it")
+        self.overloads[signature] = signature
+        return signature
+
+    def specialized(self, signature: tuple) -> "Kernel":
+        """The kernel for one concrete signature, launchable on its own (what wp.overload returns).
+        It is not registered in the module; the generic kernel compiles the signature there."""
+        k = Kernel(self.func, key=self.key, module=self.module, options=self.options,
+                   launch_bounds=self.launch_bounds, register=False)
+        k.param_types = list(signature)
+        k.mode = self.mode
+        return k
+
     # --- compiling ------------------------------------------------------------------------
-    def options(self, backward: bool = False) -> CompileOptions:
-        """The compile options in effect now: this kernel's mode or wp.config's, and its flags."""
+    def compile_options(self, backward: bool = False) -> CompileOptions:
+        """The compile options in effect now: the kernel's setting, else its module's, else
+        wp.config's (the more specific scope wins, as in Warp)."""
         if backward and not self.backward_enabled:
             raise KernelError(f"kernel `{self.key}` has no backward pass: it was defined with enable_backward=False "
-                              "(or wp.config.enable_backward is False)", None, self.key)
-        return CompileOptions(self.mode or config.mode, backward, config.cxx_flags)
+                              "(or its module, or wp.config, disables backward passes)", None, self.key)
+        mode = self.mode or self.module.options.get("mode") or config.mode
+        return CompileOptions(mode, backward, config.cxx_flags)
 
     @property
     def backward_enabled(self) -> bool:
-        return config.enable_backward if self.enable_backward is None else bool(self.enable_backward)
+        for setting in (self.options.get("enable_backward"), self.module.options.get("enable_backward")):
+            if setting is not None:
+                return bool(setting)
+        return bool(config.enable_backward)
 
-    def is_ready(self, device: Device, backward: bool = False) -> bool:
+    def _key(self, device: Device, backward: bool, signature) -> tuple:
+        return device.alias, self.compile_options(backward), tuple(signature if signature is not None else self.param_types)
+
+    def is_ready(self, device: Device, backward: bool = False, signature=None) -> bool:
         """Whether compiling for `device` has been tried with the current options."""
-        key = (device.alias, self.options(backward))
+        key = self._key(device, backward, signature)
         return key in self._compiled or key in self._failures
 
-    def compile(self, device: Device, backward: bool = False) -> None:
+    def compile(self, device: Device, backward: bool = False, signature=None) -> None:
         """Compile for `device` now, keeping the result or the error (for this kernel's launches:
         one bad kernel does not stop the others of its module)."""
-        options = self.options(backward)
-        key = (device.alias, options)
+        key = self._key(device, backward, signature)
         try:
-            self._compiled[key] = compile_kernel(self, self.param_types, device.target, options)
+            if self._definition_error is not None:
+                raise self._definition_error
+            types_ = list(key[2])
+            if any(is_generic(t) for t in types_):
+                raise KernelTypeError(f"kernel `{self.key}` has generic parameters; launch it with arguments or "
+                                      "give concrete types with wp.overload", None, self.key)
+            self._compiled[key] = compile_kernel(self, types_, device.target, key[1])
             self._failures.pop(key, None)
         except KernelError as e:
             self._failures[key] = e
 
-    def compiled(self, device=None, backward: bool = False) -> CompiledKernel:
-        """This kernel compiled for `device` with the current options: forward code compiles with
-        the rest of its module; `backward` adds the adjoint (compiled on first need)."""
+    def compiled(self, device=None, backward: bool = False, signature=None) -> CompiledKernel:
+        """This kernel compiled for `device` with the current options (and `signature`, for a generic
+        kernel): forward code compiles with the rest of its module; `backward` adds the adjoint."""
         device = get_device(device)
-        key = (device.alias, self.options(backward))
+        key = self._key(device, backward, signature)
         hit = self._compiled.get(key)
         if hit is not None:
             return hit
-        if not backward:
+        if not backward and signature is None:
             self.module.load(device)
         if key not in self._compiled and key not in self._failures:
-            # a backward pass, or a kernel made by a factory function and since replaced in its
-            # module by a newer kernel of the same name: it compiles on its own
-            self.compile(device, backward)
+            self.compile(device, backward, signature)
         hit = self._compiled.get(key)
         if hit is None:
             raise self._failures[key].with_traceback(None)
@@ -112,17 +193,21 @@ class Kernel:
         return bool(self._compiled)
 
     def compiled_options(self, device_alias: str) -> list:
-        """The CompileOptions this kernel has been compiled with on a device (for tools that
-        recompile the same variants for another target)."""
-        return [options for alias, options in self._compiled if alias == device_alias]
+        """(CompileOptions, signature) pairs this kernel has been compiled with on a device (for tools
+        that recompile the same variants for another target)."""
+        return [(options, list(sig)) for alias, options, sig in self._compiled if alias == device_alias]
 
     # --- launching ------------------------------------------------------------------------
-    def launcher(self, device, backward: bool = False) -> Launcher:
+    def launcher(self, device, backward: bool = False, signature=None) -> Launcher:
         """The launcher of this kernel on `device` (a Device or a name), made on first use and kept
-        under the name it was asked by and the device's own name."""
+        under the name it was asked by and the device's own name (with the signature, for a
+        generic kernel)."""
         dev = get_device(device)
-        launcher = Launcher(self, self.compiled(dev, backward), dev, config.mode, backward)
-        if backward:
+        types_ = list(signature) if signature is not None else self.param_types
+        launcher = Launcher(self, self.compiled(dev, backward, signature), dev, config.mode, backward, types_)
+        if signature is not None:
+            self.launchers[("backward" if backward else "forward", dev.alias, tuple(signature))] = launcher
+        elif backward:
             self.launchers[("backward", dev.alias)] = launcher
         else:
             if isinstance(device, str):
@@ -131,12 +216,21 @@ class Kernel:
         return launcher
 
 
-def kernel(fn=None, *, enable_backward=None, module=None, key=None):
-    """Decorator: a kernel, launched over a grid of threads with wp.launch."""
-    if fn is None:
-        return lambda f: kernel(f, enable_backward=enable_backward, module=module, key=key)
+def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, launch_bounds=None,
+           module_options=None, **warp_only):
+    """Decorator: a kernel, launched over a grid of threads with wp.launch. As in Warp:
+    `enable_backward`, `module` (a name, a wp.Module, or "unique" for a module of its own),
+    `module_options` (set on its module), `name` (its key), `launch_bounds` (recorded; CUDA only);
+    Warp's other keywords (cluster_dim, grid_stride ...) are accepted and have no effect."""
+    if f is None:
+        return lambda fn: kernel(fn, enable_backward=enable_backward, module=module, key=key, name=name,
+                                 launch_bounds=launch_bounds, module_options=module_options, **warp_only)
     # the defining scope's locals, for string annotations of kernels defined inside functions
     caller = sys._getframe(1)
     if caller.f_code.co_name == "<lambda>":
         caller = caller.f_back
-    return Kernel(fn, key=key, module=module, enable_backward=enable_backward, local_names=caller.f_locals)
+    k = Kernel(f, key=key or name, module=module, enable_backward=enable_backward, launch_bounds=launch_bounds,
+               local_names=caller.f_locals)
+    if module_options:
+        k.module.options.update(module_options)
+    return k

@@ -12,12 +12,28 @@ from concurrent.futures import ThreadPoolExecutor
 from ..runtime.devices import cpu_thread_count, get_device
 
 
+class ModuleOptions(dict):
+    """A module's options: what was set on it (`wp.set_module_options`, `module_options=`); an option
+    not set reads as wp.config's value (or Warp's default) at the moment it is read."""
+
+    _DEFAULTS = {"fast_math": False, "fuse_fp": True, "lineinfo": False, "cuda_output": None, "block_dim": 256,
+                 "optimization_level": None, "compile_time_trace": False, "strip_hash": False}
+
+    def __missing__(self, key):
+        from .. import config
+        if key in ("enable_backward", "max_unroll", "mode"):
+            return getattr(config, key)
+        if key in self._DEFAULTS:
+            return self._DEFAULTS[key]
+        raise KeyError(key)
+
+
 class Module:
     """The kernels defined in one Python module or notebook cell."""
 
     def __init__(self, name: str):
         self.name = name
-        self.options: dict = {}
+        self.options = ModuleOptions()
         self._kernels: dict = {}  # key -> Kernel, in definition order
 
     def __repr__(self):
@@ -34,30 +50,60 @@ class Module:
 
     def load(self, device=None, block_dim=None) -> bool:
         """Compile (or fetch from the cache) and load every kernel of this module that is not
-        ready on `device`, in parallel; True when all of them compiled. An error stays with its
-        kernel and is raised when that kernel is launched."""
+        ready on `device` (each concrete signature: a generic kernel's wp.overload ones), in
+        parallel; True when all of them compiled. An error stays with its kernel and is raised
+        when that kernel is launched."""
         device = get_device(device)
-        pending = [k for k in self.kernels if not k.is_ready(device)]
+        pending = [(k, sig) for k in self.kernels for sig in k.signatures() if not k.is_ready(device, signature=sig)]
         if len(pending) > 1:
             with ThreadPoolExecutor(min(len(pending), cpu_thread_count()) + 1) as pool:
                 ready = pool.submit(device.target.prepare)  # e.g. the CPU runtime, built once per machine
-                list(pool.map(lambda k: k.compile(device), pending))
+                list(pool.map(lambda job: job[0].compile(device, signature=job[1]), pending))
                 ready.result()
-        for k in pending:
-            if not k.is_ready(device):
-                k.compile(device)
-        return all(k.has_compiled_code for k in self.kernels)
+        for k, sig in pending:
+            if not k.is_ready(device, signature=sig):
+                k.compile(device, signature=sig)
+        return all(k.is_ready(device, signature=sig) and k._key(device, False, sig) in k._compiled
+                   for k in self.kernels for sig in k.signatures())
+
+    def mark_modified(self) -> None:
+        """Warp's hook after changing a module's code: here each kernel keeps its own key, so
+        nothing needs to be done."""
 
 
 _MODULES: dict[str, Module] = {}
 
 
-def get_module(name: str) -> Module:
+def get_module(name) -> Module:
     """The Module of a Python module (or notebook cell) name, made on first use."""
+    if isinstance(name, Module):
+        return name
+    if not isinstance(name, str):
+        name = getattr(name, "__name__", str(name))  # a Python module object
     module = _MODULES.get(name)
     if module is None:
         module = _MODULES[name] = Module(name)
     return module
+
+
+def unique_module(func) -> Module:
+    """`@wp.kernel(module="unique")`: a module of the kernel's own, named after its definition."""
+    return get_module(f"{func.__module__}.{func.__qualname__}.{func.__code__.co_firstlineno}")
+
+
+def _caller_module(depth: int = 2) -> str:
+    return sys._getframe(depth).f_globals.get("__name__", "__main__")
+
+
+def set_module_options(options: dict, module=None) -> None:
+    """Set options (Warp's: "enable_backward", "mode", "max_unroll", "fast_math" ...) on a module,
+    by default the caller's; they apply to its kernels compiled from now on."""
+    get_module(module if module is not None else _caller_module()).options.update(options)
+
+
+def get_module_options(module=None) -> dict:
+    options = get_module(module if module is not None else _caller_module()).options
+    return {**{k: options[k] for k in ("enable_backward", "max_unroll", "mode", *ModuleOptions._DEFAULTS)}, **options}
 
 
 def modules() -> list[Module]:
@@ -73,10 +119,7 @@ def kernels_of(name: str) -> list:
 def load_module(module=None, device=None) -> None:
     """Compile (or load from the cache) every kernel of `module` (a name, a Python module or a
     wp.Module; default: the caller's module) that is not ready on `device`."""
-    if module is None:
-        module = sys._getframe(1).f_globals.get("__name__", "__main__")
-    name = module if isinstance(module, str) else module.__name__ if hasattr(module, "__name__") else module.name
-    get_module(name).load(device)
+    get_module(module if module is not None else _caller_module()).load(device)
 
 
 def force_load(device=None, modules=None) -> None:

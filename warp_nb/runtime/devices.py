@@ -40,8 +40,21 @@ class Device:
         return self.alias.startswith("cuda")
 
     @property
-    def arch(self) -> int | None:
-        return None
+    def arch(self) -> int:
+        return 0
+
+    # Warp's device attributes; a CUDA device overrides what differs
+    is_mempool_supported = False
+    is_mempool_enabled = False
+    is_uva = False
+    is_cubin_supported = False
+    is_primary = False
+    is_capturing = False
+    has_context = False
+    sm_count = 0
+
+    def get_cuda_device(self):
+        raise DeviceError(f"{self.alias} is not a CUDA device")
 
     def properties(self) -> dict:
         """What a device picker shows: a few facts about this device."""
@@ -119,6 +132,9 @@ class Backend:
 
     def pinned_storage(self):
         return None
+
+    def driver_version(self) -> int:
+        return 0
 
 
 _backends: list[Backend] = []
@@ -270,3 +286,73 @@ def synchronize_device(device=None) -> None:
     device = get_device(device)
     if device.is_cuda:
         device.synchronize()
+
+
+# --- Warp's device queries ------------------------------------------------------------------
+# Answered for every machine: without a GPU the CUDA ones say False (or 0) rather than fail, as
+# Warp's do, so programs that probe the machine run anywhere.
+
+
+def is_cpu_available() -> bool:
+    """Whether kernels can run on the CPU (always: warp_nb compiles them with the C++ compiler)."""
+    return True
+
+
+def get_cuda_driver_version() -> int:
+    """The CUDA driver's version as an int (e.g. 13000), 0 without a driver."""
+    return max((b.driver_version() for b in _backends if b.prefix == "cuda"), default=0)
+
+
+def get_cuda_supported_archs() -> list[int]:
+    """The GPU architectures NVRTC can compile for (empty when NVRTC is not installed)."""
+    try:
+        from ..toolchain.nvrtc import supported_archs
+        return list(supported_archs())
+    except Exception:  # NVRTC missing: nothing to compile for
+        return []
+
+
+def _pair(target, peer):
+    a, b = get_device(target), get_device(peer)
+    return (a, b) if a.is_cuda and b.is_cuda else (None, None)
+
+
+def is_peer_access_supported(target_device, peer_device) -> bool:
+    a, b = _pair(target_device, peer_device)
+    return bool(a is not None and a.can_access_peer(b))
+
+
+def is_peer_access_enabled(target_device, peer_device) -> bool:
+    return is_peer_access_supported(target_device, peer_device)
+
+
+def set_peer_access_enabled(target_device, peer_device, enable: bool) -> None:
+    if enable and not is_peer_access_supported(target_device, peer_device):
+        raise DeviceError(f"peer access from {target_device} to {peer_device} is not supported on this machine")
+
+
+def is_mempool_supported(device) -> bool:
+    return bool(getattr(get_device(device), "mempool_supported", False))
+
+
+def is_mempool_enabled(device) -> bool:
+    return is_mempool_supported(device)
+
+
+def set_mempool_enabled(device, enable: bool) -> None:
+    if enable and not is_mempool_supported(device):
+        raise DeviceError(f"{get_device(device).alias} has no stream-ordered memory pool")
+
+
+def is_mempool_access_supported(target_device, peer_device) -> bool:
+    a, b = _pair(target_device, peer_device)
+    return bool(a is not None and a is b and a.mempool_supported)
+
+
+def is_mempool_access_enabled(target_device, peer_device) -> bool:
+    return is_mempool_access_supported(target_device, peer_device)
+
+
+def set_mempool_access_enabled(target_device, peer_device, enable: bool) -> None:
+    if enable and not is_mempool_access_supported(target_device, peer_device):
+        raise DeviceError(f"memory pool access from {target_device} to {peer_device} is not supported here")

@@ -16,6 +16,13 @@ from .scalars import (  # noqa: F401
     int64, is_float_type, is_int_type, is_scalar_type, scalar_from_numpy, uint8, uint16, uint32, uint64,
 )
 
+from .queries import (  # noqa: F401  (Warp's public type queries)
+    dtype_from_numpy, dtype_to_numpy, is_array, is_composite, is_float, is_int, is_matrix, is_quaternion, is_scalar,
+    is_struct, is_tile, is_transformation, is_value, is_vector, type_is_array, type_is_composite, type_is_float,
+    type_is_int, type_is_matrix, type_is_quaternion, type_is_scalar, type_is_struct, type_is_tile,
+    type_is_transformation, type_is_value, type_is_vector, type_repr, type_scalar_type, types_equal,
+)
+
 _FLOATS = {"h": float16, "f": float32, "d": float64}
 _ALL_ELEMS = {**_FLOATS, "i": int32, "ui": uint32, "b": int8, "ub": uint8, "s": int16, "us": uint16,
               "l": int64, "ul": uint64}
@@ -83,5 +90,7 @@ def type_name(t) -> str:
     return repr(t)
 
 
-def types_equal(a, b) -> bool:
-    return canonical_scalar(a) is canonical_scalar(b) or a == b
+def type_size(t) -> int:
+    """Warp's name: the number of scalars in a scalar or composite type."""
+    return type_length(t)
+

@@ -3,6 +3,8 @@ number of dimensions. The array objects themselves live in `warp_nb.arrays`."""
 
 from __future__ import annotations
 
+import typing
+
 from .. import types
 from .scalars import canonical_scalar
 
@@ -26,6 +28,7 @@ class ArrayType:
         return hash(("array", self.dtype, self.ndim))
 
     def type_name(self) -> str:
-        return f"array(dtype={types.type_name(self.dtype)}, ndim={self.ndim})"
+        dtype = "Any" if self.dtype is typing.Any else types.type_name(self.dtype)
+        return f"array(dtype={dtype}, ndim={self.ndim})"
 
     __repr__ = type_name

@@ -9,6 +9,7 @@ speed. Knows nothing about kernels or C++."""
 from __future__ import annotations
 
 import ctypes
+import typing
 
 import numpy as np
 
@@ -284,24 +285,45 @@ def _transform_set_q(self, q):
     self._set_flat(flat)
 
 
+def _generic(kind: str, shape: tuple, dtype):
+    """A generic composite when the shape or the element type is Any or a type variable, else None."""
+    from .generic import GenericComposite, is_generic
+    if any(s is typing.Any for s in shape) or is_generic(dtype):
+        return GenericComposite(kind, shape, dtype)
+    return None
+
+
 def vector(length: int, dtype=scalars.float32):
-    """The vector type of `length` elements of `dtype` (one class per combination)."""
+    """The vector type of `length` elements of `dtype` (one class per combination); with Any for
+    either, a generic vector type (for parameters of generic kernels and functions)."""
+    generic = _generic("vector", (length,), dtype)
+    if generic is not None:
+        return generic
     return _make("vector", (int(length),), dtype, f"vec{int(length)}{_SUFFIX[canonical_scalar(dtype)]}")
 
 
 def matrix(shape, dtype=scalars.float32):
-    """The row-major matrix type of `shape` = (rows, cols) with elements of `dtype`."""
+    """The row-major matrix type of `shape` = (rows, cols) with elements of `dtype` (generic with Any)."""
+    generic = _generic("matrix", tuple(shape), dtype)
+    if generic is not None:
+        return generic
     rows, cols = (int(s) for s in shape)
     return _make("matrix", (rows, cols), dtype, f"mat{rows}{cols}{_SUFFIX[canonical_scalar(dtype)]}")
 
 
 def quaternion(dtype=scalars.float32):
     """The quaternion type (x, y, z, w; w is the real part)."""
+    generic = _generic("quaternion", (4,), dtype)
+    if generic is not None:
+        return generic
     return _make("quaternion", (4,), dtype, f"quat{_SUFFIX[canonical_scalar(dtype)]}")
 
 
 def transformation(dtype=scalars.float32):
     """The rigid transform type: translation p (vec3) followed by rotation q (quat)."""
+    generic = _generic("transformation", (7,), dtype)
+    if generic is not None:
+        return generic
     return _make("transformation", (7,), dtype, f"transform{_SUFFIX[canonical_scalar(dtype)]}")
 
 

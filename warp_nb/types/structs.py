@@ -53,12 +53,11 @@ class StructType:
         self.__qualname__ = cls.__qualname__
         self.__module__ = cls.__module__
         self.__doc__ = cls.__doc__
-        annotations = getattr(cls, "__annotations__", {})
-        if not annotations:
-            raise TypeError(f"@wp.struct class {cls.__name__} declares no fields; annotate them (x: float)")
+        annotations = cls.__dict__.get("__annotations__", {})
         self.fields = {name: self._field_type(name, t) for name, t in annotations.items()}
+        # an empty struct has one byte in C++, so it has one here too (emit writes the same `_empty`)
         self.ctype = type(cls.__name__, (ctypes.Structure,), {
-            "_fields_": [(name, field_ctype(t)) for name, t in self.fields.items()]})
+            "_fields_": [(name, field_ctype(t)) for name, t in self.fields.items()] or [("_empty", ctypes.c_uint8)]})
 
     def _field_type(self, name, t):
         if isinstance(t, str):

@@ -89,7 +89,8 @@ def _sorted_headers(headers: set) -> list:
 
 
 def _struct_definition(s) -> str:
-    fields = "\n".join(f"    {cpp_type(t)} {field_name(name)};" for name, t in s.fields.items())
+    fields = "\n".join(f"    {cpp_type(t)} {field_name(name)};" for name, t in s.fields.items()) or \
+        "    wpnb::uint8 _empty;  // the byte an empty struct has (types/structs.py lays it out the same)"
     return f"// @wp.struct {s.key}\nnamespace wpnb {{ struct {_local(struct_name(s))} {{\n{fields}\n}}; }}\n"
 
 

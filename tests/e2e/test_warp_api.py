@@ -1,0 +1,246 @@
+"""Warp's public API beyond the kernel language, as programs written for Warp use it: generic
+kernels and wp.overload, wp.Kernel(func=...) and module options, errors at load time, recorded
+launches, slices and star-unpacking in kernels, the in-kernel checks, type queries and device
+queries. Values are checked against numpy; messages against what they must say."""
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from tests.support import builtin_cases as bc
+
+
+@wp.kernel
+def generic_scale(a: wp.array(dtype=Any), s: Any, out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = a[i] * s
+
+
+def test_generic_kernel_is_typed_per_launch_signature():
+    for dtype, s in ((wp.float32, 2.0), (wp.int32, 3), (wp.float64, wp.float64(0.5))):
+        a = wp.array(np.arange(4), dtype=dtype)
+        out = wp.zeros(4, dtype=dtype)
+        wp.launch(generic_scale, dim=4, inputs=[a, s, out])
+        np.testing.assert_allclose(out.numpy(), np.arange(4) * float(getattr(s, "value", s)))
+    v = wp.array(np.ones((3, 3)), dtype=wp.vec3)
+    vout = wp.zeros(3, dtype=wp.vec3)
+    wp.launch(generic_scale, dim=3, inputs=[v, 4.0, vout])
+    np.testing.assert_allclose(vout.numpy(), np.full((3, 3), 4.0))
+    with pytest.raises(TypeError, match="argument `a` is declared array"):
+        wp.launch(generic_scale, dim=1, inputs=[1.0, 2.0, out])
+
+
+@wp.kernel
+def generic_fill(a: wp.array(dtype=Any), value: Any):
+    a[wp.tid()] = value
+
+
+fill_int = wp.overload(generic_fill, [wp.array(dtype=int), int])
+wp.overload(generic_fill, {"a": wp.array(dtype=wp.vec2), "value": wp.vec2})
+
+
+@wp.kernel
+def generic_sum(a: wp.array(dtype=wp.Float), out: wp.array(dtype=wp.Float)):
+    wp.atomic_add(out, 0, a[wp.tid()])
+
+
+@wp.overload
+def generic_sum(a: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)): ...  # noqa: E704
+
+
+def test_overloads_by_call_and_by_decorator():
+    assert len(generic_fill.overloads) == 2 and len(generic_sum.overloads) == 1
+    a = wp.zeros(5, dtype=int)
+    wp.launch(fill_int, dim=5, inputs=[a, 7])
+    assert a.numpy().tolist() == [7] * 5
+    with pytest.raises(TypeError, match="does not fit"):
+        wp.overload(generic_sum, [wp.array(dtype=int), wp.array(dtype=int)])
+    x = wp.array(np.linspace(0, 1, 11), dtype=wp.float64)
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(generic_sum, dim=11, inputs=[x, out])
+    assert out.numpy()[0] == pytest.approx(np.linspace(0, 1, 11).sum())
+
+
+@wp.func
+def twice(v: wp.types.vector(length=Any, dtype=Any)):
+    return v + v
+
+
+@wp.kernel
+def use_twice(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec2d)):
+    i = wp.tid()
+    a[i] = twice(a[i])
+    b[i] = twice(b[i])
+
+
+def test_generic_composite_parameters_of_functions():
+    a = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3), dtype=wp.vec3)
+    b = wp.array(np.arange(4, dtype=np.float64).reshape(2, 2), dtype=wp.vec2d)
+    wp.launch(use_twice, dim=2, inputs=[a, b])
+    np.testing.assert_allclose(a.numpy(), 2 * np.arange(6).reshape(2, 3))
+    np.testing.assert_allclose(b.numpy(), 2 * np.arange(4).reshape(2, 2))
+
+
+def _plus_one(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] + 1.0
+
+
+def test_kernel_objects_modules_and_options():
+    k = wp.Kernel(func=_plus_one, key="plus_one_no_grad", options={"enable_backward": False})
+    assert k.key == "plus_one_no_grad" and k.options["enable_backward"] is False
+    assert k.module is wp.get_module(__name__) and k in k.module.kernels
+    x = wp.zeros(3, requires_grad=True)
+    assert k.module.load("cpu")
+    wp.launch(k, dim=3, inputs=[x])
+    assert x.numpy().tolist() == [1, 1, 1]
+    with pytest.raises(wp.KernelError, match="enable_backward=False"):
+        wp.launch(k, dim=3, inputs=[x], adjoint=True, adj_inputs=[x.grad])
+    unique = wp.kernel(_plus_one, module="unique")
+    assert unique.module is not k.module and unique.module.kernels == [unique]
+    options = wp.get_module_options(unique.module)
+    assert options["enable_backward"] is True and options["max_unroll"] == wp.config.max_unroll
+    wp.set_module_options({"enable_backward": False}, unique.module)
+    assert not unique.backward_enabled
+
+
+BROKEN_MODULE = '''
+import warp_nb as wp
+
+@wp.kernel
+def good(x: wp.array(dtype=float)):
+    x[wp.tid()] = 2.0
+
+@wp.kernel
+def bad(x: wp.array(dtype=float)):
+    x[wp.tid()] = undefined_name
+'''
+
+
+def test_a_bad_kernel_fails_at_load_not_at_import(tmp_path):
+    module = bc.import_source(tmp_path / "mod_bad_kernel.py", BROKEN_MODULE)  # imports despite `bad`
+    x = wp.zeros(2)
+    wp.launch(module.good, dim=2, inputs=[x])
+    assert x.numpy().tolist() == [2, 2]
+    with pytest.raises(wp.KernelNameError, match="undefined_name") as info:
+        wp.launch(module.bad, dim=2, inputs=[x])
+    assert "mod_bad_kernel.py" in str(info.value)
+
+
+@wp.kernel
+def arange_into(out: wp.array(dtype=int), offset: int):
+    i = wp.tid()
+    out[i] = i + offset
+
+
+def test_recorded_launch_runs_when_asked_and_can_be_changed():
+    out = wp.zeros(8, dtype=int)
+    cmd = wp.launch(arange_into, dim=4, inputs=[out, 0], record_cmd=True)
+    assert isinstance(cmd, wp.Launch) and not out.numpy().any()  # recorded, not run
+    cmd.launch()
+    assert out.numpy().tolist() == [0, 1, 2, 3, 0, 0, 0, 0]
+    cmd.set_dim(8)
+    cmd.set_param_by_name("offset", 10)
+    cmd.launch()
+    assert out.numpy().tolist() == list(range(10, 18))
+    with pytest.raises(KeyError, match="no parameter 'nope'"):
+        cmd.set_param_by_name("nope", 1)
+
+
+@wp.kernel
+def slices_and_unpacking(arr: wp.array(dtype=int), out: wp.array(dtype=float)):
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+    out[0] = wp.dot(v[1:], wp.vec3(1.0, 10.0, 100.0))  # 2 + 30 + 400
+    out[1] = wp.ddot(m[1:, :2], wp.mat22(1.0, 0.0, 0.0, 1.0))  # 4 + 8
+    col = m[:, 2]
+    out[2] = col[0] + col[2]  # 3 + 9
+    v[::2] = wp.vec2(-1.0, -3.0)
+    out[3] = v[0] + v[1] + v[2] + v[3]  # -1 + 2 - 3 + 4
+    w = wp.vec4(*v[:3], 10.0)
+    out[4] = w[3] + float(wp.max(*arr[1:3]))  # 10 + max(20, 30)
+    out[5] = wp.ddot(wp.matrix_from_rows(*m), m)  # sum of squares 1..9
+
+
+def test_slices_and_star_unpacking_in_kernels():
+    out = wp.zeros(6)
+    wp.launch(slices_and_unpacking, dim=1, inputs=[wp.array([10, 20, 30], dtype=int), out])
+    expected = [432, 12, 12, 2, 40, float(np.sum(np.arange(1, 10) ** 2))]
+    np.testing.assert_allclose(out.numpy(), expected)
+
+
+DYNAMIC_SLICE = '''
+import warp_nb as wp
+
+@wp.kernel
+def dynamic_slice(out: wp.array(dtype=float), n: int):
+    v = wp.vec3(1.0, 2.0, 3.0)
+    out[0] = v[0:n][0]
+'''
+
+
+def test_slice_errors_name_the_line(tmp_path):
+    module = bc.import_source(tmp_path / "mod_dynamic_slice.py", DYNAMIC_SLICE)
+    with pytest.raises(wp.KernelTypeError, match="slice bounds in kernels must be integer constants") as info:
+        wp.launch(module.dynamic_slice, dim=1, inputs=[wp.zeros(1), 2])
+    assert "line 7" in str(info.value)
+
+
+CHECKS = '''
+import warp_nb as wp
+
+@wp.kernel
+def checks(x: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.expect_eq(x[i], 1.0)
+    wp.expect_neq(i, 7)
+    wp.expect_near(x[i], 1.0000001)
+    wp.expect_near(wp.vec2(x[i], 2.0), wp.vec2(1.0, 2.1), 0.2)
+    wp.expect_eq(wp.vec3(x[i]), wp.vec3(1.0, 1.0, 1.0))
+'''
+
+
+def test_in_kernel_checks_print_only_failures(tmp_path, capfd):
+    module = bc.import_source(tmp_path / "mod_checks.py", CHECKS)
+    wp.launch(module.checks, dim=2, inputs=[wp.ones(2)])
+    assert "failed" not in capfd.readouterr().out
+    wp.launch(module.checks, dim=1, inputs=[wp.full(1, 3.0)])
+    out = capfd.readouterr().out
+    assert out.count("Error, expect_eq() failed") == 2 and out.count("Error, expect_near() failed") == 2
+    assert "expect_neq" not in out
+    wp.expect_eq(wp.vec2(1.0, 2.0), wp.vec2(1.0, 2.0))  # from Python too
+    wp.expect_near(1.0, 1.5, 0.1)
+    assert capfd.readouterr().out.count("expect_near() failed") == 1
+
+
+def test_type_and_device_queries():
+    assert wp.dtype_from_numpy(np.float16) is wp.float16 and wp.dtype_to_numpy(wp.uint8) is np.uint8
+    with pytest.raises(TypeError, match="cannot convert"):
+        wp.dtype_to_numpy(wp.vec3)
+    assert wp.types.type_is_vector(wp.vec3) and not wp.types.type_is_vector(wp.mat22)
+    assert wp.types.types_equal(float, wp.float32) and wp.types.type_size(wp.mat33) == 9
+    assert wp.is_cpu_available() and not wp.get_device("cpu").is_mempool_supported
+    assert isinstance(wp.get_cuda_driver_version(), int)
+    assert not wp.is_peer_access_supported("cpu", "cpu")
+    assert wp._src.types.np_dtype_to_warp_type[np.dtype(np.int16)] is wp.int16
+
+
+def test_partial_sparse_and_fem_modules_say_what_they_lack():
+    import warp_nb.fem as fem
+    import warp_nb.sparse as sparse
+    assert set(fem.Sample.fields) >= {"element_index", "qp_weight"}
+    with pytest.raises(AttributeError, match="not available in warp_nb yet"):
+        sparse.bsr_from_triplets  # noqa: B018
+    offsets = np.array([0, 2, 2, 5], np.int32)
+
+    @wp.kernel
+    def rows(o: wp.array(dtype=int), out: wp.array(dtype=int)):
+        i = wp.tid()
+        out[i] = sparse.bsr_row_index(o, 3, i)
+
+    out = wp.zeros(6, dtype=int)
+    wp.launch(rows, dim=6, inputs=[wp.array(offsets, dtype=int), out])
+    expected = [np.searchsorted(offsets, b, side="right") - 1 if b < offsets[-1] else -1 for b in range(6)]
+    assert out.numpy().tolist() == expected

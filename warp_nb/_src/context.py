@@ -1,0 +1,65 @@
+"""`warp._src.context`: the few runtime names Warp's tests reach for."""
+
+from __future__ import annotations
+
+from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
+from ..program.module import _MODULES as user_modules  # noqa: F401
+from ..types import type_name as type_str  # noqa: F401
+
+
+class _Core:
+    """Answers to the native core's capability queries: what warp_nb's CPU build has."""
+
+    @staticmethod
+    def wp_is_mathdx_enabled() -> bool:
+        return False
+
+    @staticmethod
+    def wp_is_error_output_enabled() -> bool:
+        return True
+
+    @staticmethod
+    def wp_set_error_output_enabled(enabled) -> None:
+        return None
+
+
+class _Runtime:
+    core = _Core()
+
+    @property
+    def driver_version(self):
+        from ..runtime.devices import get_cuda_driver_version
+        v = get_cuda_driver_version()
+        return (v // 1000, (v % 1000) // 10) if v else None
+
+    @property
+    def toolkit_version(self):
+        try:
+            from ..toolchain.nvrtc import nvrtc_version
+            return tuple(nvrtc_version())
+        except Exception:  # NVRTC not installed
+            return None
+
+    @property
+    def nvrtc_supported_archs(self):
+        from ..runtime.devices import get_cuda_supported_archs
+        return set(get_cuda_supported_archs())
+
+
+runtime = _Runtime()
+
+
+def init() -> None:
+    from .. import init as _init
+    _init()
+
+
+from ._internal import internal  # noqa: E402
+
+capture_pause = internal("warp._src.context.capture_pause")
+capture_resume = internal("warp._src.context.capture_resume")
+
+
+def _get_caller_module_name(depth: int = 2) -> str:
+    import sys
+    return sys._getframe(depth).f_globals.get("__name__", "__main__")

@@ -1,0 +1,70 @@
+"""`warp._src.types`: Warp's type tables, over warp_nb.types."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..types import *  # noqa: F401,F403
+from ..types import (  # noqa: F401
+    bool, float16, float32, float64, int8, int16, int32, int64, matrix, quaternion, transformation, type_name,
+    type_scalar_type, types_equal, uint8, uint16, uint32, uint64, vector,
+)
+from ..types.array_type import ArrayType  # noqa: F401
+from ..types.scalars import SCALAR_TYPES, Scalar
+
+scalar_base = float_base = int_base = Scalar  # warp_nb has one base class for scalar types
+int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
+float_types = (float16, float32, float64)
+scalar_types = int_types + float_types
+scalar_and_bool_types = scalar_types + (bool,)
+non_atomic_types = (int8, uint8, int16, uint16, int64)
+vector_types = tuple(vector(n, t) for t in scalar_types for n in (2, 3, 4))
+np_dtype_to_warp_type = {np.dtype(t._np): t for t in SCALAR_TYPES}
+warp_type_to_np_dtype = {t: np.dtype(t._np) for t in SCALAR_TYPES}
+
+
+def types_equal_generic(a, b) -> bool:
+    return types_equal(a, b, match_generic=True)
+
+
+def strides_from_shape(shape, dtype) -> tuple:
+    from ..types import type_size_in_bytes
+    strides, acc = [], type_size_in_bytes(dtype)
+    for s in reversed(tuple(shape)):
+        strides.append(acc)
+        acc *= s
+    return tuple(reversed(strides))
+
+
+def get_type_code(t) -> str:
+    """A short code naming a type (used to name generic instances)."""
+    t = type_scalar_type(t) if t is not None else t
+    return type_name(t)
+
+
+# --- names Warp's tests import from here ------------------------------------------------------
+from ..types.composite import Composite as Vector  # noqa: E402  (warp_nb has one base for composites)
+from ._internal import internal  # noqa: E402
+
+Matrix = Quaternion = Transformation = Vector
+ARRAY_TYPE_REGULAR, ARRAY_TYPE_INDEXED, ARRAY_TYPE_FABRIC, ARRAY_TYPE_FABRIC_INDEXED = 0, 1, 2, 3
+
+
+def array_type_id(a) -> int:
+    return ARRAY_TYPE_INDEXED if type(a).__name__ == "indexedarray" else ARRAY_TYPE_REGULAR
+
+
+def _np_float32_to_bfloat16_bits(values):
+    """float32 -> the upper 16 bits of each value, rounded to nearest even (bfloat16's bits)."""
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def _np_bfloat16_bits_to_float32(bits):
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+concrete_array_type = internal("warp._src.types.concrete_array_type")
+matches_array_class = internal("warp._src.types.matches_array_class")
+_ArrayAnnotation = _ArrayAnnotationBase = _IndexedArrayAnnotation = type("_ArrayAnnotation", (), {})

@@ -1,0 +1,217 @@
+"""Subscripts that do more than read one element, for `typecheck`: constant slices of vectors and
+matrices (`v[1:]`, `m[:, 0]`, `m[1:, :2]`) read and written, and stores into components, fields
+and array elements (`a[i].x = ...`, `v[0] = ...`). A mixin of FunctionTyper."""
+
+from __future__ import annotations
+
+from . import ir
+from . import syntax as S
+from .. import types as T
+from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
+from ..types.array_type import ArrayType
+from .scope import Lit, PyObj
+
+
+class Subscripts:
+    # --- constant slices of vectors and matrices ------------------------------------------
+    def slice_positions(self, t, index_nodes, node) -> tuple[list, object]:
+        """v[1:3], m[:, 0], m[1:, :2] ... with constant bounds: the component paths the slice takes
+        (in row-major order) and the type of the result (a vector, a matrix or a scalar)."""
+        kind = T.kind_of(t)
+        if kind in ("quaternion", "transformation"):  # sliced like a vector of their components
+            t, kind = T.vector(t._shape_[0], t._wp_scalar_type_), "vector"
+        if kind not in ("vector", "matrix"):
+            self.error(KernelTypeError, f"only vectors and matrices can be sliced in kernels, not {T.type_name(t)} "
+                                        "(index array elements one at a time)", node)
+        shape = t._shape_
+        if len(index_nodes) > len(shape):
+            self.error(KernelTypeError, f"too many indices for {T.type_name(t)}", node)
+        axes = []  # per axis: (list of positions, whether it was a slice)
+        for axis, n in enumerate(tuple(index_nodes) + (S.Slice(None, None, None, node.loc),) * (
+                len(shape) - len(index_nodes))):
+            if isinstance(n, S.Slice):
+                bounds = [self.const_slice_part(part, node) for part in (n.lower, n.upper, n.step)]
+                if bounds[2] == 0:
+                    self.error(KernelValueError, "Slice step cannot be zero", node)
+                axes.append((list(range(*slice(*bounds).indices(shape[axis]))), True))
+            else:
+                path, _ = self.component_path(T.vector(shape[axis], t._wp_scalar_type_), (n,), node)
+                axes.append((list(path), False))
+        sizes = [len(ax) for ax, sliced in axes if sliced]
+        if any(n == 0 for n in sizes):
+            self.error(KernelValueError, f"this slice of {T.type_name(t)} is empty; kernels have no empty vectors", node)
+        elem = t._wp_scalar_type_
+        result = T.vector(sizes[0], elem) if len(sizes) == 1 else T.matrix(tuple(sizes), elem) if sizes else elem
+        positions = [(i,) for i in axes[0][0]] if len(axes) == 1 else \
+            [(i, j) for i in axes[0][0] for j in axes[1][0]]
+        return positions, result
+
+    def const_slice_part(self, part, node):
+        if part is None:
+            return None
+        v = self.expr(part)
+        if not (isinstance(v, Lit) and v.kind == "int"):
+            self.error(KernelTypeError, "slice bounds in kernels must be integer constants (the result's length "
+                                        "is part of its type)", node)
+        return int(v.value)
+
+    def slice_of(self, base, node) -> ir.Var:
+        positions, result = self.slice_positions(base.type, node.indices, node)
+        elem = base.type._wp_scalar_type_
+        parts = tuple(self.let(ir.Extract(base, p), elem, node.loc) for p in positions)
+        return parts[0] if result is elem else self.let(ir.Construct(result, parts), result, node.loc)
+
+    def evaluated_once(self, target):
+        """A store target with its index expressions typed now (read and written with the same
+        values): a[f(i)].x, m[g(), 0]. Names, attributes and slices stay as they are."""
+        if isinstance(target, S.Subscript):
+            indices = tuple(i if isinstance(i, (S.Slice, S.Constant, S.Name)) else _Bound(self.expr(i), i.loc)
+                            for i in target.indices)
+            return S.Subscript(self.evaluated_once(target.value), indices, target.loc)
+        if isinstance(target, S.Attribute):
+            return S.Attribute(self.evaluated_once(target.value), target.attr, target.loc)
+        return target
+
+    # --- *value in call arguments ----------------------------------------------------------
+    def unpack_call_arguments(self, node: S.Call) -> S.Call:
+        """f(1.0, *v, *a[0:2]) as f(1.0, v[0], v[1], ..., a[0], a[1]): the call with each starred
+        argument replaced by its parts, already typed."""
+        args = []
+        for a in node.args:
+            if not isinstance(a, S.Starred):
+                args.append(a)
+                continue
+            parts = self.starred_parts(a.value, a)
+            args += [_Bound(v, a.loc) for v in parts]
+        return S.Call(node.func, tuple(args), node.kwargs, node.loc)
+
+    def starred_parts(self, value_node, node) -> list:
+        if isinstance(value_node, S.Subscript) and any(isinstance(i, S.Slice) for i in value_node.indices):
+            base = self.expr(value_node.value)
+            if isinstance(base, ir.Var) and isinstance(base.type, ArrayType):
+                return self.array_slice_elements(base, value_node, node)
+        v = self.expr(value_node)
+        if isinstance(v, ir.Var) and isinstance(v.type, ir.TupleType):
+            return [self.let(ir.Extract(v, (k,)), t, node.loc) for k, t in enumerate(v.type.items)]
+        kind = T.kind_of(getattr(v, "type", None)) if isinstance(v, ir.Var) else None
+        if kind is None:
+            self.error(KernelTypeError, f"cannot unpack {self.describe(v)} into arguments; unpack a vector, matrix, "
+                                        "quaternion, tuple or a constant slice of an array", node)
+        t = v.type
+        if kind == "matrix":
+            row = T.vector(t._shape_[1], t._wp_scalar_type_)
+            return [self.let(ir.Extract(v, (k,)), row, node.loc) for k in range(t._shape_[0])]
+        return [self.let(ir.Extract(v, (k,)), t._wp_scalar_type_, node.loc) for k in range(t._shape_[0])]
+
+    def array_slice_elements(self, base, sub, node) -> list:
+        """*a[0:4:2] of a 1-D array: the elements at the slice's positions (explicit constant bounds)."""
+        if base.type.ndim != 1 or len(sub.indices) != 1:
+            self.error(KernelTypeError, "only a 1-D array slice can be unpacked (*a[i:j])", node)
+        sl = sub.indices[0]
+        lower, upper, step = (self.const_slice_part(p, node) for p in (sl.lower, sl.upper, sl.step))
+        if upper is None or (lower is not None and lower < 0) or upper < 0:
+            self.error(KernelTypeError, "an unpacked array slice needs constant, non-negative bounds (*a[0:3]): the "
+                                        "array's length is not known when the kernel is compiled", node)
+        if step == 0:
+            self.error(KernelValueError, "Slice step cannot be zero", node)
+        out = []
+        for k in range(lower or 0, upper, step or 1):
+            index = self.materialize(Lit(k, "int"), T.int32, node)
+            self.checks.append(sub.loc)
+            out.append(self.let(ir.Load(base, (index,)), base.type.dtype, node.loc))
+        return out
+
+    def store_slice(self, root, chain, value, node) -> None:
+        """v[1:] = value (and m[:, 1] = value ...): one component update per position of the slice."""
+        root_var = self.expr(root)
+        prefix, t = self.store_path(root_var.type, chain[:-1], node)
+        positions, result = self.slice_positions(t, chain[-1].indices, node)
+        value = self.convert(value, result, node, "the value assigned to the slice")
+        elem = t._wp_scalar_type_
+        cols = result._shape_[1] if T.kind_of(result) == "matrix" else None
+        current = root_var
+        for k, pos in enumerate(positions):
+            if result is elem:
+                part = value
+            else:
+                part = self.let(ir.Extract(value, (k,) if cols is None else (k // cols, k % cols)), elem, node.loc)
+            current = self.let(ir.Update(current, prefix + pos, part), root_var.type, node.loc, root.id)
+        self.env[root.id] = current
+
+    # --- stores -------------------------------------------------------------------------
+    def store(self, target, value, node) -> None:
+        """target = value where target is a subscript or attribute chain."""
+        chain = []
+        root = target
+        while isinstance(root, (S.Subscript, S.Attribute)):
+            chain.append(root)
+            root = root.value
+        chain.reverse()
+        if not isinstance(root, S.Name):
+            self.error(KernelSyntaxError, "cannot assign to this expression", node)
+        base = self.expr(root)
+        if isinstance(base, (Lit, PyObj)):
+            self.error(KernelTypeError, f"cannot assign into {self.describe(base)}", node)
+        # walk until an array element is reached: from there on it is a store into memory
+        for k, step in enumerate(chain):
+            t = base.type
+            if isinstance(t, ArrayType) and isinstance(step, S.Subscript):
+                indices = self.indices(step.indices, step)
+                if len(indices) != t.ndim:
+                    self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
+                path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
+                self.checks.append(step.loc)
+                self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
+                                           node.loc, path))
+                return
+            if k == len(chain) - 1:
+                break
+            base = self.expr_step(base, step)
+        # no array on the way: a functional update of a local value, rebinding the root name
+        if chain and isinstance(chain[-1], S.Subscript) and any(isinstance(i, S.Slice) for i in chain[-1].indices):
+            return self.store_slice(root, chain, value, node)
+        path, leaf_t = self.store_path(self.expr(root).type, chain, node)
+        new_root = self.let(ir.Update(self.expr(root), path, self.convert(value, leaf_t, node, "the value")),
+                            self.expr(root).type, node.loc, root.id)
+        self.env[root.id] = new_root
+
+    def expr_step(self, base, step):
+        if isinstance(step, S.Attribute):
+            return self.expr_Attribute(S.Attribute(_Bound(base), step.attr, step.loc))
+        return self.expr_Subscript(S.Subscript(_Bound(base), step.indices, step.loc))
+
+    def expr__Bound(self, node):
+        return node.value
+
+    def store_path(self, t, steps, node):
+        """The component path and leaf type for a chain of .field / [i] steps into a value of type t."""
+        path = []
+        for step in steps:
+            if isinstance(step, S.Attribute):
+                kind = T.kind_of(t)
+                if kind in ("vector", "quaternion") and step.attr in "xyzw" and len(step.attr) == 1:
+                    path.append("xyzw".index(step.attr))
+                    t = t._wp_scalar_type_
+                elif kind == "transformation" and step.attr in ("p", "q"):
+                    path.append(step.attr)
+                    t = T.vector(3, t._wp_scalar_type_) if step.attr == "p" else T.quaternion(t._wp_scalar_type_)
+                elif getattr(t, "_wp_struct_", False) and step.attr in t.fields:
+                    path.append(step.attr)
+                    t = t.fields[step.attr]
+                else:
+                    self.error(KernelTypeError, f"{T.type_name(t)} has no assignable attribute `{step.attr}`", step)
+            else:
+                if isinstance(t, ArrayType):
+                    self.error(KernelTypeError, "cannot store into an array held inside another value's component "
+                                                "in one statement; read the array into a variable first", step)
+                sub, t = self.component_path(t, step.indices, step)
+                path.extend(sub)
+        return tuple(path), t
+
+
+class _Bound:
+    """A syntax-tree stand-in for an already typed value (store chains, unpacked arguments)."""
+
+    def __init__(self, value, loc=None):
+        self.value = value
+        self.loc = loc
