@@ -27,9 +27,30 @@ struct bvh_t {
     const vec3f* uppers;
     int32 num_nodes;
     int32 num_items;
+    const int32* group_ids;    // grouped trees: the group ids, sorted, and the root node of each
+    const int32* group_roots;
+    int32 num_groups;          // 0: not grouped
+    int32 pad;
 };
 
 WPNB_FN const bvh_t& bvh_of(uint64 id) { return *(const bvh_t*)id; }
+
+// The root node of a group's subtree in a grouped tree (a binary search of its ids); -1 when the
+// tree has no such group.
+WPNB_FN int32 bvh_group_root(const bvh_t& b, int32 group) {
+    int32 lo = 0, hi = b.num_groups - 1;
+    while (lo <= hi) {
+        const int32 mid = (lo + hi) / 2;
+        const int32 g = b.group_ids[mid];
+        if (g == group) return b.group_roots[mid];
+        if (g < group) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+// The root of `group` in the wp.Bvh `id` built with groups (start a query there to see that
+// group only); -1 if the group is absent.
+WPNB_FN int32 bvh_get_group_root(uint64 id, int32 group) { return bvh_group_root(bvh_of(id), group); }
 
 namespace geo {
 const int kStack = 96;  // traversal stack; the builder keeps trees shallower than this
@@ -71,6 +92,12 @@ WPNB_FN float32 box_ray(const float32 lower[3], const float32 upper[3], const ve
                         float32 max_t) {
     float32 t0 = 0.0f, t1 = max_t;
     for (int a = 0; a < 3; ++a) {
+        if (inv.c[a] >= 1e30f || inv.c[a] <= -1e30f) {
+            // a ray parallel to this slab: inside it for every t, or never (an origin on the slab's
+            // face is inside; the product below would give 0 * 1e30 = 0 and clip t to 0)
+            if (o.c[a] < lower[a] || o.c[a] > upper[a]) return -1.0f;
+            continue;
+        }
         float32 ta = (lower[a] - o.c[a]) * inv.c[a];
         float32 tb = (upper[a] - o.c[a]) * inv.c[a];
         if (ta > tb) { const float32 t = ta; ta = tb; tb = t; }

@@ -54,6 +54,7 @@ from .version import __version__  # noqa: F401
 
 # wp.utils, Warp's timing API and geometry helpers (geometry-utils branch)
 from . import utils  # noqa: F401,E402
+from .builtins.geometry import MeshQuery  # noqa: F401,E402
 from .geometry import is_cubql_available  # noqa: F401,E402
 from .utils import (  # noqa: F401,E402
     TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN, TIMING_MEMCPY, TIMING_MEMSET, TimingResult,

@@ -33,6 +33,8 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         return t
     if t is typing.Any:
         return None if what == "function" else t
+    if what == "function" and getattr(t, "_wp_opaque_", False):  # a query object (wp.BvhQuery ...) handed on
+        return t
     if isinstance(t, Generic):
         return t
     shown = getattr(t, "__name__", repr(t))

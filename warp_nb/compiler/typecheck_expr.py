@@ -318,7 +318,7 @@ class ExprTyper:
         vars_ = []
         for a, t in zip(args, resolved.arg_types):
             vars_.append(self.materialize(a, t, node) if isinstance(a, Lit) else a)
-        for pos in b.inout:
+        for pos in b.inout_for(resolved.overload):
             vars_[pos] = self.inout_arg(vars_[pos], node.args[pos] if hasattr(node, "args") else node, node)
         call = ir.Call(b, tuple(vars_), resolved)
         if resolved.result is None or (statement and b.side_effects):
@@ -489,7 +489,7 @@ def _cannot_fault(stmts) -> bool:
             return False
         v = s.value
         if isinstance(v, ir.Call):
-            if v.builtin.side_effects or v.builtin.inout:
+            if v.builtin.side_effects or v.builtin.inout_for(v.resolved.overload):
                 return False
         elif not isinstance(v, (ir.Const, ir.Copy, ir.Extract, ir.Construct, ir.Tid)):
             return False

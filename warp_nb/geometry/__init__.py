@@ -12,6 +12,7 @@ from .marching_cubes import MarchingCubes  # noqa: F401
 
 
 def is_cubql_available() -> bool:
-    """Whether the cuBQL GPU tree builder is available (Warp's `bvh_constructor="cubql"`): never in
-    warp_nb, which builds every tree with its own SAH builder."""
-    return False
+    """Whether `constructor="cubql"` (wp.Bvh) and `bvh_constructor="cubql"` (wp.Mesh) may be asked
+    for, as Warp answers on a machine with its cuBQL builder: always, here, since warp_nb builds
+    every tree with its own SAH builder whatever the constructor's name (bvh.CONSTRUCTORS)."""
+    return True

@@ -21,7 +21,7 @@ _F32 = ctypes.c_float
 
 class BvhDesc(ctypes.Structure):
     _fields_ = [("nodes", _P), ("items", _P), ("lowers", _P), ("uppers", _P), ("num_nodes", _I32),
-                ("num_items", _I32)]
+                ("num_items", _I32), ("group_ids", _P), ("group_roots", _P), ("num_groups", _I32), ("pad", _I32)]
 
 
 class MeshDesc(ctypes.Structure):
