@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mesh.h"
+#include "mesh_query.h"
 #include "hash_grid.h"
 #include "volume.h"
 
@@ -81,6 +82,71 @@ static void test_tree_queries() {
     CHECK(found[0] == 1 && found[1] == 0, "ray query found %d %d", found[0], found[1]);
 }
 
+static void test_tree_shapes_and_groups() {
+    // the same two leaves: a sphere, a capsule bounded by max_dist, a subtree root, a group lookup
+    bvh_node_t nodes[3] = {{{0, 0, 0}, 1, {3, 3, 3}, 0}, {{0, 0, 0}, 0, {1, 1, 1}, 1}, {{2, 2, 2}, 1, {3, 3, 3}, 1}};
+    int32 items[2] = {0, 1};
+    vec3f lo[2] = {v(0, 0, 0), v(2, 2, 2)}, hi[2] = {v(1, 1, 1), v(3, 3, 3)};
+    int32 group_ids[2] = {3, 7}, group_roots[2] = {1, 2};
+    bvh_t tree = {nodes, items, lo, hi, 3, 2, group_ids, group_roots, 2, 0};
+    const uint64 id = (uint64)&tree;
+    auto count = [&](bvh_query_t q, float max_dist, int* found) {
+        found[0] = found[1] = 0;
+        int idx = -1;
+        while (bvh_query_next(q, idx, max_dist)) found[idx]++;
+    };
+    int f[2];
+    count(bvh_query_sphere(id, v(1.5f, 0.5f, 0.5f), 0.6f), 1e30f, f);  // 0.5 from box 0, > 0.6 from box 1
+    CHECK(f[0] == 1 && f[1] == 0, "sphere found %d %d", f[0], f[1]);
+    count(bvh_query_sphere(id, v(0.5f, 0.5f, 0.5f), 0.0f), 1e30f, f);
+    CHECK(f[0] == 1 && f[1] == 0, "zero-radius sphere found %d %d", f[0], f[1]);
+    // segment from (-1, 1.5, 1.5) along +x: 0.5 away from both boxes' faces; radius 0.6 touches both
+    // grown boxes, but max_dist 1.5 ends the segment at x = 0.5
+    count(bvh_query_capsule(id, v(-1, 1.5f, 1.5f), v(1, 0, 0), 0.6f), 1.5f, f);
+    CHECK(f[0] == 1 && f[1] == 0, "capsule found %d %d", f[0], f[1]);
+    count(bvh_query_capsule(id, v(-1, 1.5f, 1.5f), v(1, 0, 0), 0.6f), 1e30f, f);
+    CHECK(f[0] == 1 && f[1] == 1, "unbounded capsule found %d %d", f[0], f[1]);
+    count(bvh_query_aabb(id, v(-9, -9, -9), v(9, 9, 9), bvh_get_group_root(id, 7)), 1e30f, f);
+    CHECK(f[0] == 0 && f[1] == 1, "group 7's subtree found %d %d", f[0], f[1]);
+    CHECK(bvh_get_group_root(id, 3) == 1 && bvh_get_group_root(id, 5) == -1, "group roots");
+    // a ray parallel to a slab, starting on the slab's face, still enters the box
+    count(bvh_query_ray(id, v(1, 0.5f, 2), v(0, 0, -1)), 1e30f, f);
+    CHECK(f[0] == 1 && f[1] == 0, "ray on a slab face found %d %d", f[0], f[1]);
+}
+
+static void test_mesh_counting_and_furthest() {
+    // a closed tetrahedron: inside points cross it once along any ray, outside points 0 or 2 times
+    vec3f P[4] = {v(0, 0, 0), v(1, 0, 0), v(0, 1, 0), v(0, 0, 1)};
+    int32 I[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    bvh_node_t root = {{0, 0, 0}, 0, {1, 1, 1}, 4};
+    int32 items[4] = {0, 1, 2, 3};
+    vec3f tris[12];
+    for (int k = 0; k < 12; ++k) tris[k] = P[I[k]];
+    mesh_t m = {};
+    m.bvh.nodes = &root; m.bvh.items = items; m.bvh.num_nodes = 1; m.bvh.num_items = 4;
+    m.points = P; m.indices = I; m.tris = tris; m.num_points = 4; m.num_tris = 4;
+    const uint64 id = (uint64)&m;
+    CHECK(mesh_query_ray_count_intersections(id, v(0.1f, 0.2f, 0.15f), v(0.3f, 0.5f, 0.8f)) == 1, "inside: 1 crossing");
+    CHECK(mesh_query_ray_count_intersections(id, v(-1, 0.2f, 0.15f), v(1, 0.01f, 0.02f)) == 2, "through: 2 crossings");
+    CHECK(mesh_query_ray_count_intersections(id, v(2, 2, 2), v(1, 1, 1)) == 0, "away: none");
+    CHECK(mesh_query_point_sign_parity(id, v(0.1f, 0.2f, 0.15f), 10.0f).sign < 0, "parity: inside");
+    CHECK(mesh_query_point_sign_parity(id, v(0.9f, 0.9f, 0.9f), 10.0f, 5, 0.2f).sign > 0, "parity: outside");
+    CHECK(mesh_query_ray_anyhit(id, v(-1, 0.2f, 0.15f), v(1, 0, 0), 2.0f), "any hit");
+    CHECK(!mesh_query_ray_anyhit(id, v(-1, 0.2f, 0.15f), v(1, 0, 0), 0.5f), "no hit before max_t");
+    const vec3f p = v(0.9f, -0.2f, 0.1f);
+    const mesh_query_point_t far = mesh_query_furthest_point_no_sign(id, p, 0.0f);
+    float best = 0;
+    for (auto& q : P) best = std::fmax(best, geo::len3(geo::sub3(q, p)));
+    const vec3f got = mesh_eval_position(id, far.face, far.u, far.v);
+    CHECK(far.result && std::fabs(geo::len3(geo::sub3(got, p)) - best) < 1e-6f, "furthest %g vs %g",
+          geo::len3(geo::sub3(got, p)), best);
+    CHECK(!mesh_query_furthest_point_no_sign(id, p, best + 0.1f).result, "nothing beyond min_dist");
+    int n = 0, face = -1;
+    mesh_query_aabb_t q = mesh_query_sphere(id, v(0.25f, 0.25f, -0.1f), 0.11f);  // 0.1 below face 0 only
+    while (mesh_query_next(q, face)) ++n;
+    CHECK(n == 1 && face == 0, "sphere query found %d faces (last %d)", n, face);
+}
+
 static void test_hash_grid_and_volume() {
     CHECK(hash_grid_wrap(-1, 5) == 4 && hash_grid_wrap(7, 5) == 2 && hash_grid_wrap(0, 5) == 0, "wrap");
     CHECK(hash_grid_coord(-0.01f, 10.0f) == -1 && hash_grid_coord(0.99f, 10.0f) == 9, "cell coordinates");
@@ -114,6 +180,8 @@ int main() {
     test_closest_point();
     test_solid_angle();
     test_tree_queries();
+    test_tree_shapes_and_groups();
+    test_mesh_counting_and_furthest();
     test_hash_grid_and_volume();
     std::printf("%d checks, %d failures\n", g_checks, g_fail);
     return g_fail ? 1 : 0;

@@ -98,12 +98,15 @@ def test_volume_gradients():
 
 
 def test_every_differentiable_geometry_overload_is_checked():
-    """The kernels above call every overload of every differentiable geometry builtin."""
+    """The kernels above call every overload of every differentiable geometry builtin (but the
+    out-parameter forms)."""
     import inspect
     source = "".join(inspect.getsource(k.func) for k in (point_queries, ray_queries, volume_queries))
     for name, b in BUILTINS.items():
         if b.category == "geometry" and b.differentiable:
             for o in b.overloads:
+                if o.inout:  # Warp's out-parameter forms: a bool result, nothing to differentiate
+                    continue
                 n_args = len(o.params)
                 assert any(call.count(",") + 1 == n_args for call in _calls(source, name)), (name, n_args)
 
