@@ -70,7 +70,7 @@ static void test_tree_queries() {
     bvh_node_t nodes[3] = {{{0, 0, 0}, 1, {3, 3, 3}, 0}, {{0, 0, 0}, 0, {1, 1, 1}, 1}, {{2, 2, 2}, 1, {3, 3, 3}, 1}};
     int32 items[2] = {0, 1};
     vec3f lo[2] = {v(0, 0, 0), v(2, 2, 2)}, hi[2] = {v(1, 1, 1), v(3, 3, 3)};
-    bvh_t tree = {nodes, items, lo, hi, 3, 2};
+    bvh_t tree = {nodes, items, lo, hi, 3, 2, nullptr, nullptr, 0, 0};
     const uint64 id = (uint64)&tree;
     int found[2] = {0, 0}, idx = -1;
     bvh_query_t q = bvh_query_aabb(id, v(0.5f, 0.5f, 0.5f), v(2.5f, 2.5f, 2.5f));

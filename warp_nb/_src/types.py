@@ -68,3 +68,9 @@ def _np_bfloat16_bits_to_float32(bits):
 concrete_array_type = internal("warp._src.types.concrete_array_type")
 matches_array_class = internal("warp._src.types.matches_array_class")
 _ArrayAnnotation = _ArrayAnnotationBase = _IndexedArrayAnnotation = type("_ArrayAnnotation", (), {})
+
+
+def hash_grid_query_type(dtype):
+    """The query type of a hash grid of `dtype` (wp.HashGridQuery[dtype]; geometry-utils)."""
+    from ..builtins.geometry import HashGridQuery
+    return HashGridQuery[dtype]

@@ -21,6 +21,10 @@ MeshView = OpaqueType("Mesh", "wpnb::mesh_view_t", "mesh_query.h", {
     "points": ArrayType(T.vec3f, 1), "velocities": ArrayType(T.vec3f, 1), "indices": ArrayType(T.int32, 1)})
 BvhQuery = OpaqueType("BvhQuery", "wpnb::bvh_query_t", "bvh.h")
 HashGridQuery = OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "hash_grid.h")
+# queries of float16 and float64 grids: the same native query, told apart by the type checker
+HashGridQuery.variants.update({T.float32: HashGridQuery,
+                               T.float16: OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "hash_grid.h"),
+                               T.float64: OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "hash_grid.h")})
 
 # --- mesh ------------------------------------------------------------------------------------
 _m = dict(header="mesh.h", category="geometry")
@@ -151,13 +155,20 @@ builtin("bvh_query_next", ov(Exact(BvhQuery), I, ret=T.bool, names=("query", "in
 
 # --- hash grid ---------------------------------------------------------------------------------
 _h = dict(header="hash_grid.h", category="geometry", differentiable=False)
-builtin("hash_grid_query", ov(U64, V3, F, ret=HashGridQuery, names=("id", "point", "max_dist")),
-        ov(U64, V3, F, I, ret=HashGridQuery, names=("id", "point", "max_dist", "group")),
+_HQ = {t: HashGridQuery[t] for t in (T.float32, T.float16, T.float64)}
+_HV = {T.float32: T.vec3f, T.float16: T.vec3h, T.float64: T.vec3d}
+builtin("hash_grid_query",
+        *(o for t in (T.float32, T.float16, T.float64) for o in (
+            ov(U64, Exact(_HV[t]), Exact(t), ret=_HQ[t], names=("id", "point", "max_dist")),
+            ov(U64, Exact(_HV[t]), Exact(t), I, ret=_HQ[t], names=("id", "point", "max_dist", "group")))),
         iterator_next="hash_grid_query_next",
         doc="Candidate neighbours of point: every point in the cells that [point - max_dist, point + max_dist] "
-            "touches (test the distance yourself): `for j in wp.hash_grid_query(grid, p, r)`.", **_h)
-builtin("hash_grid_query_next", ov(Exact(HashGridQuery), I, ret=T.bool, names=("query", "index")), inout=(0, 1),
-        doc="Advance a hash grid query: the next candidate's index (into the built points); False when done.", **_h)
+            "touches (test the distance yourself): `for j in wp.hash_grid_query(grid, p, r)`. With group, only the "
+            "points of that group (a grid built with groups). Points and max_dist are of the grid's precision "
+            "(vec3h/float16, vec3f/float32, vec3d/float64).", **_h)
+builtin("hash_grid_query_next", *(ov(Exact(q), I, ret=T.bool, names=("query", "index")) for q in _HQ.values()),
+        inout=(0, 1), doc="Advance a hash grid query: the next candidate's index (into the built points); False when "
+                          "done.", **_h)
 builtin("hash_grid_point_id", ov(U64, I, ret=T.int32, names=("id", "index")),
         doc="The point at position `index` of the grid's cell order (launch in this order for coherent "
             "neighbour loops).", **_h)

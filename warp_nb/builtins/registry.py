@@ -291,6 +291,14 @@ class OpaqueType:
 
     def __init__(self, name: str, cpp: str, header: str, fields: dict | None = None):
         self.name, self.cpp, self.header, self.fields = name, cpp, header, dict(fields or {})
+        self.variants: dict = {}  # Warp's parameterised query types: HashGridQuery[wp.float16] -> a variant
+
+    def __getitem__(self, key):
+        """The variant of this type for `key` (an element type), as in `wp.HashGridQuery[wp.float64]`."""
+        variant = self.variants.get(T.canonical_scalar(key))
+        if variant is None:
+            raise TypeError(f"{self.name}[{getattr(key, '__name__', key)!r}] is not a type warp_nb knows")
+        return variant
 
     def type_name(self) -> str:
         return self.name

@@ -30,8 +30,9 @@ class MeshDesc(ctypes.Structure):
 
 
 class HashGridDesc(ctypes.Structure):
-    _fields_ = [("point_ids", _P), ("cell_starts", _P), ("cell_ends", _P), ("cell_width", _F32),
-                ("cell_width_inv", _F32), ("dim_x", _I32), ("dim_y", _I32), ("dim_z", _I32), ("num_points", _I32)]
+    _fields_ = [("point_ids", _P), ("cell_starts", _P), ("cell_ends", _P), ("point_groups", _P),
+                ("cell_width_inv_d", ctypes.c_double), ("cell_width", _F32), ("cell_width_inv", _F32), ("dim_x", _I32),
+                ("dim_y", _I32), ("dim_z", _I32), ("num_points", _I32)]
 
 
 class VolumeTable(ctypes.Structure):
