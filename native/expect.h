@@ -3,6 +3,8 @@
 // Warp); tests treat any output as a failure. Not differentiable: a check has no value.
 #pragma once
 #include "prelude.h"
+#include "scalar.h"
+#include "vec.h"
 
 namespace wpnb {
 
@@ -43,7 +45,10 @@ template <typename A> WPNB_FN void expect_neq(const A& a, const A& b) {
     if (eq(a, b)) expect_detail::report("expect_neq", a, b);
 }
 // Prints a failure when a and b differ by more than tolerance (in any component).
-template <typename A, typename T> WPNB_FN void expect_near(const A& a, const A& b, T tolerance) {
+template <typename T> WPNB_FN void expect_near(T a, T b, T tolerance) {
+    if (!expect_detail::near(a, b, tolerance)) expect_detail::report("expect_near", a, b);
+}
+template <int N, typename T> WPNB_FN void expect_near(const vec_t<N, T>& a, const vec_t<N, T>& b, T tolerance) {
     if (!expect_detail::near(a, b, tolerance)) expect_detail::report("expect_near", a, b);
 }
 // ... with Warp's default tolerance, 1e-6.

@@ -16,6 +16,7 @@ from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
 from .aot import compile_aot_module  # noqa: F401
+from .capture import Graph, ScopedCapture, capture_begin, capture_end, capture_launch  # noqa: F401
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
 from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401
@@ -75,6 +76,16 @@ inf = _math.inf
 nan = _math.nan
 phi = (1 + 5 ** 0.5) / 2
 PI, HALF_PI, TAU, E, INF, NAN, PHI = pi, half_pi, tau, e, inf, nan, phi  # Warp's upper-case names
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40  # levels for wp.config.log_level (as logging's)
+
+
+class DeterministicMode:
+    """Warp's `deterministic` module option values. warp_nb's CPU atomics on floats are not ordered,
+    so RUN_TO_RUN is accepted and not yet honoured (docs/compat.md); cpu_threads=1 is deterministic."""
+
+    NOT_GUARANTEED = 0
+    RUN_TO_RUN = 1
+    GPU_TO_GPU = 2
 ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _math.log(10)
 
 
@@ -86,6 +97,17 @@ def __getattr__(name):
         import importlib
         return importlib.import_module("._src", __name__)
     raise AttributeError(f"module 'warp_nb' has no attribute {name!r}")
+
+
+def clear_kernel_cache() -> None:
+    """Empty the compiled-kernel cache on disk (Warp's name); kernels already loaded keep working
+    and later compiles fill it again."""
+    from .toolchain import cache
+    cache.clear()
+
+
+def clear_lto_cache() -> None:
+    """Warp's link-time-optimisation cache: warp_nb has none, so there is nothing to clear."""
 
 
 def init():

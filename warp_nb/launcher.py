@@ -251,6 +251,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
     if record_cmd:
         return Launch(launcher, list(args), dim)
+    if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
+        recording.capture.record(Launch(launcher, list(args), dim))
+        return None
     packed = launcher.pack(*args)
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)

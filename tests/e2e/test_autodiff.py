@@ -257,18 +257,30 @@ def test_copies_are_recorded():
     np.testing.assert_allclose(x.grad.numpy(), 2 * dz[2:], rtol=1e-5, atol=1e-6)
 
 
-def test_backward_misuse_raises_clear_errors():
-    tape = wp.Tape()
-    with pytest.raises(ValueError, match="needs the loss"):
-        tape.backward()
-    x = wp.array(np.ones(3, np.float32), requires_grad=True)
+def test_backward_from_gradients_already_set():
+    """tape.backward() with no argument starts from the gradients set on the outputs (Warp's
+    semantics); the result equals backward(grads={...}) with the same seed."""
+    x = wp.array(np.array([0.1, 0.2, 0.3], np.float32), requires_grad=True)
     loss = wp.zeros(1, requires_grad=True)
-    with pytest.raises(ValueError, match="no recorded launches"):
-        tape.backward(loss)
+    tape = wp.Tape()
     with tape:
         wp.launch(sin_loss, dim=3, inputs=[x, loss])
-    with pytest.raises(ValueError, match="1-element array"):
-        tape.backward(wp.zeros(3, requires_grad=True))
+    loss.grad.fill_(2.0)
+    tape.backward()
+    v = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * (np.cos(v) * v + np.sin(v)), rtol=1e-5)
+
+
+def test_backward_misuse_raises_clear_errors():
+    tape = wp.Tape()
+    x = wp.array(np.ones(3, np.float32), requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    tape.backward(loss)  # an empty tape: nothing to do, as in Warp
+    assert not x.grad.numpy().any() and not loss.grad.numpy().any()
+    with tape:
+        wp.launch(sin_loss, dim=3, inputs=[x, loss])
+    with pytest.raises(TypeError, match="expects a wp.array"):
+        tape.backward([1.0])
     with pytest.raises(ValueError, match="requires_grad=True"):
         tape.backward(wp.zeros(1))
     # an intermediate array without a gradient buffer breaks the chain: refused, not silently zero

@@ -244,3 +244,105 @@ def test_partial_sparse_and_fem_modules_say_what_they_lack():
     wp.launch(rows, dim=6, inputs=[wp.array(offsets, dtype=int), out])
     expected = [np.searchsorted(offsets, b, side="right") - 1 if b < offsets[-1] else -1 for b in range(6)]
     assert out.numpy().tolist() == expected
+
+
+@wp.func
+def neighbours(q: wp.HashGridQuery) -> int:
+    n = int(0)
+    for _ in q:  # a query passed to a function, iterated there
+        n += 1
+    return n
+
+
+@wp.func
+def scaled(field: wp.array(dtype=float), i: int, scale: float = 2.0):
+    return field[i] * scale
+
+
+@wp.func
+def double(x: float):
+    return 2.0 * x
+
+
+@wp.kernel
+def loops_and_calls(a: int, b: int, s: int, pts: wp.array(dtype=wp.vec3), grid: wp.uint64,
+                    field: wp.array(dtype=float), out: wp.array(dtype=float)):
+    digits = int(0)
+    for i in reversed(range(a, b, s)):
+        digits = digits * 10 + i
+    out[0] = float(digits)
+    acc = float(0.0)
+    for x in wp.vec3(1.0, 2.0, 4.0):
+        acc += x
+    for x in (8.0, 16.0):
+        acc += x
+    out[1] = acc
+    q = wp.hash_grid_query(grid, pts[0], 1.5)
+    out[2] = float(neighbours(q))
+    out[3] = scaled(field=field, i=1) + scaled(field, 2, scale=10.0)
+    f = double
+    out[4] = f(3.0)
+    out[5] = float((7 - 1) / 4)  # integer division of constants, as the kernel computes it: 1
+
+
+@pytest.mark.parametrize("a,b,s", [(1, 8, 3), (5, 0, -2), (3, 3, 1), (0, 5, 1), (9, -3, -4)])
+def test_loops_over_iterables_and_function_calls(a, b, s):
+    pts = wp.array(np.array([[0, 0, 0], [1, 0, 0], [5, 5, 5]], np.float32), dtype=wp.vec3)
+    grid = wp.HashGrid(8, 8, 8)
+    grid.build(pts, 1.5)
+    out = wp.zeros(6)
+    wp.launch(loops_and_calls, dim=1, inputs=[a, b, s, pts, grid.id, wp.array([1.0, 2.0, 3.0], dtype=float), out])
+    digits = 0
+    for i in reversed(range(a, b, s)):
+        digits = digits * 10 + i
+    near = int(np.sum(np.linalg.norm(pts.numpy() - pts.numpy()[0], axis=1) <= 1.5))
+    np.testing.assert_allclose(out.numpy(), [digits, 31.0, near, 4.0 + 30.0, 6.0, 1.0])
+
+
+def test_python_scope_values_print_and_compute_as_in_warp():
+    assert str(wp.vec3(1, 2, 3)) == "[1.0, 2.0, 3.0]" and repr(wp.vec2i(1, 2)) == "vec2i([1, 2])"
+    assert repr(wp.vec2d(1, 2)) == "vec2d([float64(1.0), float64(2.0)])"
+    assert str(wp.mat22(1, 2, 3, 4)) == "[[1.0, 2.0],\n [3.0, 4.0]]"
+    assert [float(v) for v in wp.quath(1, -2, 3, -4) + wp.quath(5, 5, 5, 5)] == [6, 3, 8, 1]
+    assert wp.zeros(n=7).shape == (7,) and wp.ones(n=3).shape == (3,) and wp.empty(n=2).shape == (2,)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        wp.zeros(size=3)
+    assert wp.bfloat16(3.14).value == pytest.approx(3.140625) and wp.dtype_to_numpy(wp.bfloat16) is np.uint16
+
+
+@wp.func
+def pick(x: float):
+    return x + 1.0
+
+
+@wp.func
+def pick(x: int):  # noqa: F811  (an overload, as in Warp)
+    return x + 2
+
+
+def test_overloaded_function_called_from_python_picks_by_argument_type():
+    assert pick(1.0) == 2.0 and pick(1) == 3
+
+
+@wp.kernel
+def scale_into(x: wp.array(dtype=float), y: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    y[i] = x[i] * s
+
+
+def test_graph_capture_records_and_replays():
+    x = wp.array(np.arange(8, dtype=np.float32))
+    y, z = wp.zeros(8), wp.zeros(8)
+    with wp.ScopedCapture() as capture:
+        wp.launch(scale_into, dim=8, inputs=[x, y, 3.0])
+        wp.copy(z, y)
+        x.fill_(1.0)
+    assert not y.numpy().any() and x.numpy()[2] == 2.0  # recorded, not run
+    wp.capture_launch(capture.graph)
+    np.testing.assert_allclose(z.numpy(), np.arange(8) * 3.0)
+    assert (x.numpy() == 1.0).all()
+    wp.capture_launch(capture.graph)  # replays with the values recorded: x is now ones
+    np.testing.assert_allclose(z.numpy(), np.full(8, 3.0))
+    with pytest.raises(NotImplementedError, match="non-contiguous"):
+        with wp.ScopedCapture():
+            x[::2].fill_(0.0)

@@ -79,7 +79,7 @@ def test_the_pipeline_reads_top_to_bottom():
     nodes = sorted((n for n in ast.walk(ast.parse(source.lstrip())) if isinstance(n, ast.Call)
                     and isinstance(n.func, (ast.Name, ast.Attribute))), key=lambda n: (n.lineno, n.col_offset))
     calls = [n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id for n in nodes]
-    stages = ["parse_definition", "typecheck_kernel", "adjoint_unit", "emit_kernel", "cache_key", "get_or_build",
+    stages = ["parse_definition", "typecheck_kernel", "adjoint_unit", "emit_kernel", "cache_key", "fetch_or_build",
               "load"]
     positions = [calls.index(s) for s in stages]
     assert positions == sorted(positions), calls

@@ -4,3 +4,11 @@ from ..autograd import *  # noqa: F401,F403
 from ._internal import internal
 
 FunctionMetadata = internal("warp._src.autograd.FunctionMetadata")
+
+
+def __getattr__(name):
+    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ._internal import internal as _stand_in
+    return _stand_in(f"warp._src.autograd.{name}")

@@ -12,3 +12,11 @@ _codegen_lock = threading.RLock()
 codegen_func_forward = internal("warp._src.codegen.codegen_func_forward")
 resolve_grid_stride = internal("warp._src.codegen.resolve_grid_stride")
 _is_tid_call = internal("warp._src.codegen._is_tid_call")
+
+
+def __getattr__(name):
+    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ._internal import internal as _stand_in
+    return _stand_in(f"warp._src.codegen.{name}")

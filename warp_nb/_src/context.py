@@ -60,6 +60,21 @@ capture_pause = internal("warp._src.context.capture_pause")
 capture_resume = internal("warp._src.context.capture_resume")
 
 
+def _is_graph_capture_allocation_supported(device) -> bool:
+    """Whether arrays can be allocated inside a graph capture on `device` (always on the CPU)."""
+    from ..runtime.devices import get_device
+    d = get_device(device)
+    return d.is_cpu or d.is_mempool_supported
+
+
 def _get_caller_module_name(depth: int = 2) -> str:
     import sys
     return sys._getframe(depth).f_globals.get("__name__", "__main__")
+
+
+def __getattr__(name):
+    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ._internal import internal as _stand_in
+    return _stand_in(f"warp._src.context.{name}")

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..types import *  # noqa: F401,F403
 from ..types import (  # noqa: F401
-    bool, float16, float32, float64, int8, int16, int32, int64, matrix, quaternion, transformation, type_name,
+    bfloat16, bool, float16, float32, float64, int8, int16, int32, int64, matrix, quaternion, transformation, type_name,
     type_scalar_type, types_equal, uint8, uint16, uint32, uint64, vector,
 )
 from ..types.array_type import ArrayType  # noqa: F401
@@ -14,11 +14,11 @@ from ..types.scalars import SCALAR_TYPES, Scalar
 
 scalar_base = float_base = int_base = Scalar  # warp_nb has one base class for scalar types
 int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
-float_types = (float16, float32, float64)
+float_types = (float16, float32, float64, bfloat16)  # Warp lists bfloat16 among its float types
 scalar_types = int_types + float_types
 scalar_and_bool_types = scalar_types + (bool,)
 non_atomic_types = (int8, uint8, int16, uint16, int64)
-vector_types = tuple(vector(n, t) for t in scalar_types for n in (2, 3, 4))
+vector_types = tuple(vector(n, t) for t in scalar_types if t is not bfloat16 for n in (2, 3, 4))
 np_dtype_to_warp_type = {np.dtype(t._np): t for t in SCALAR_TYPES}
 warp_type_to_np_dtype = {t: np.dtype(t._np) for t in SCALAR_TYPES}
 
@@ -43,10 +43,44 @@ def get_type_code(t) -> str:
 
 
 # --- names Warp's tests import from here ------------------------------------------------------
-from ..types.composite import Composite as Vector  # noqa: E402  (warp_nb has one base for composites)
+import typing as _typing  # noqa: E402
+
+from ..types.composite import Composite  # noqa: E402
 from ._internal import internal  # noqa: E402
 
-Matrix = Quaternion = Transformation = Vector
+
+def _literal(x) -> int:
+    """Literal[3] or 3 -> 3."""
+    args = _typing.get_args(x)
+    return int(args[0]) if args else int(x)
+
+
+class _CompositeFamily(Composite):
+    """Warp's generic composite classes, subscripted into concrete types: Vector[float, Literal[3]],
+    Matrix[wp.float64, 2, 4], Quaternion[wp.float32], Transformation[wp.float32]. isinstance
+    against them holds for every composite value, as warp_nb has one base class."""
+
+    _make = None
+
+    def __class_getitem__(cls, key):
+        key = key if isinstance(key, tuple) else (key,)
+        return cls._make(*key)
+
+
+class Vector(_CompositeFamily):
+    _make = staticmethod(lambda dtype, length: vector(_literal(length), dtype))
+
+
+class Matrix(_CompositeFamily):
+    _make = staticmethod(lambda dtype, rows, cols: matrix((_literal(rows), _literal(cols)), dtype))
+
+
+class Quaternion(_CompositeFamily):
+    _make = staticmethod(lambda dtype: quaternion(dtype))
+
+
+class Transformation(_CompositeFamily):
+    _make = staticmethod(lambda dtype: transformation(dtype))
 ARRAY_TYPE_REGULAR, ARRAY_TYPE_INDEXED, ARRAY_TYPE_FABRIC, ARRAY_TYPE_FABRIC_INDEXED = 0, 1, 2, 3
 
 
@@ -74,3 +108,11 @@ def hash_grid_query_type(dtype):
     """The query type of a hash grid of `dtype` (wp.HashGridQuery[dtype]; geometry-utils)."""
     from ..builtins.geometry import HashGridQuery
     return HashGridQuery[dtype]
+
+
+def __getattr__(name):
+    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ._internal import internal as _stand_in
+    return _stand_in(f"warp._src.types.{name}")

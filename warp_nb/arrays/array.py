@@ -5,6 +5,8 @@ returns strided views. Knows nothing about kernels or C++."""
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
 from .. import recording, types
@@ -14,8 +16,12 @@ from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
 
 
 class _ArrayMeta(type):
-    def __getitem__(cls, dtype):  # wp.array[float]
-        return ArrayType(dtype, getattr(cls, "_default_ndim", 1))
+    def __getitem__(cls, key):  # wp.array[float], wp.array[float, 2], wp.array[float, Literal[2]]
+        if isinstance(key, tuple):
+            dtype, ndim = key
+            args = typing.get_args(ndim)
+            return ArrayType(dtype, int(args[0]) if args else int(ndim))
+        return ArrayType(key, getattr(cls, "_default_ndim", 1))
 
 
 _ELEMENT_ACCESS_MESSAGE = (
@@ -97,6 +103,9 @@ class array(metaclass=_ArrayMeta):
         dtype = _resolve_dtype(dtype, src)
         src_np = _as_numpy(src, dtype)
         inner = types.numpy_inner_shape(dtype)
+        if inner and shape is None and src_np.shape[src_np.ndim - len(inner):] != inner \
+                and src_np.size % int(np.prod(inner)) == 0:
+            src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
         if inner:
             if src_np.shape[len(src_np.shape) - len(inner):] != inner:
                 if src_np.size % int(np.prod(inner)) or shape is None:
@@ -305,11 +314,22 @@ class array(metaclass=_ArrayMeta):
     def fill_(self, value) -> None:
         """Set every element to `value` (a scalar, vector, matrix or struct of the dtype)."""
         if self.size:
-            self.storage.fill(self, _element_numpy(self.dtype, value))
+            element = _element_numpy(self.dtype, value)
+            self._run_or_capture(lambda: self.storage.fill(self, element), "fill_")
 
     def zero_(self) -> None:
         if self.size:
-            self.storage.zero(self)
+            self._run_or_capture(lambda: self.storage.zero(self), "zero_")
+
+    def _run_or_capture(self, operation, what: str) -> None:
+        """Run a fill now, or record it into an open wp.ScopedCapture (replayed by capture_launch)."""
+        if recording.capture is None:
+            operation()
+        elif not self.is_contiguous:
+            raise NotImplementedError(f"{what}() on a non-contiguous array cannot be captured; use a contiguous "
+                                      "array or run it outside the capture")
+        else:
+            recording.capture.record(operation)
 
     def assign(self, src) -> None:
         """Copy values from an array, numpy array or sequence of the same shape into this array."""

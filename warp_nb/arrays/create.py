@@ -8,17 +8,30 @@ import builtins
 
 import numpy as np
 
-from .. import types
+from .. import recording, types
 from .array import array, copy_elements, empty_array
 
 
+_KEYWORDS = {"n", "retain_grad"}
+
+
+def _shape(shape, kwargs) -> object:
+    """The shape argument, or Warp's older `n=` size; an unknown keyword is an error (it used to
+    be ignored, so `n=5000` made an empty array)."""
+    unknown = set(kwargs) - _KEYWORDS
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {sorted(unknown)[0]!r}")
+    if shape is None:
+        shape = kwargs.get("n", 0)
+    return shape
+
+
 def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return empty_array(shape if shape is not None else 0, dtype, device, requires_grad, pinned,
-                       kwargs.get("retain_grad", False))
+    return empty_array(_shape(shape, kwargs), dtype, device, requires_grad, pinned, kwargs.get("retain_grad", False))
 
 
 def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return array(shape=shape if shape is not None else 0, dtype=dtype, device=device, requires_grad=requires_grad,
+    return array(shape=_shape(shape, kwargs), dtype=dtype, device=device, requires_grad=requires_grad,
                  retain_grad=kwargs.get("retain_grad", False), pinned=pinned)
 
 
@@ -32,13 +45,15 @@ def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False,
             dtype = types.float32
         else:
             dtype = getattr(value, "_struct", type(value))  # a struct instance's type, or a composite
-    a = empty(shape, dtype, device, requires_grad=requires_grad, **kwargs)
+    a = empty(_shape(shape, kwargs), dtype, device, requires_grad=requires_grad, pinned=pinned,
+              retain_grad=kwargs.get("retain_grad", False))
     a.fill_(value)
     return a
 
 
 def ones(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return full(shape, 1, dtype, device, requires_grad)
+    return full(_shape(shape, kwargs), 1, dtype, device, requires_grad, pinned, retain_grad=kwargs.get("retain_grad",
+                                                                                                        False))
 
 
 def zeros_like(src: array, device=None, requires_grad=None, pinned=None) -> array:
@@ -78,11 +93,16 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
                          f"{dest_offset} (destination size {dest.size}) is out of bounds")
     if count <= 0:
         return
+    if recording.capture is not None:  # inside wp.ScopedCapture: replayed by capture_launch
+        if not (dest.is_contiguous and src.is_contiguous):
+            raise NotImplementedError("a copy between non-contiguous arrays cannot be captured; copy "
+                                      "contiguous arrays (a.contiguous()) or run it outside the capture")
+        recording.capture.record(lambda: copy_elements(dest, src, dest_offset, src_offset, count))
+        return
     copy_elements(dest, src, dest_offset, src_offset, count)
     _record_copy(dest, src, dest_offset, src_offset, count)
 
 
 def _record_copy(dest, src, dest_offset, src_offset, count) -> None:
-    from .. import recording
     if recording.tape is not None:
         recording.tape.record_copy(dest, src, dest_offset, src_offset, count)

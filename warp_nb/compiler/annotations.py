@@ -8,6 +8,7 @@ import typing
 from .. import types as T
 from ..errors import KernelTypeError
 from ..types.array_type import ArrayType
+from ..builtins.registry import OpaqueType
 from ..types import generic
 from ..types.generic import Generic
 from ..types.scalars import Scalar as ScalarBase
@@ -25,16 +26,19 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         except Exception as e:  # an annotation that does not evaluate
             raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
     t = canonical_scalar(t)
+    if t is T.bfloat16 or getattr(getattr(t, "dtype", None), "__name__", "") == "bfloat16":
+        raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` uses bfloat16, which warp_nb "
+                              "kernels do not support yet; use wp.float16 or wp.float32 (arrays of bfloat16 "
+                              "work in Python)")
     if t is ScalarBase:  # wp.Scalar in an annotation: Warp's type variable for any scalar
         t = generic.Scalar
     if isinstance(t, type) and getattr(t, "_wp_array_", False):  # a bare `wp.array` annotation
         t = ArrayType(typing.Any, getattr(t, "_default_ndim", 1))
-    if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False):
+    if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False) \
+            or isinstance(t, OpaqueType):  # a query or query result (wp.BvhQuery ...) passed to a function
         return t
     if t is typing.Any:
         return None if what == "function" else t
-    if what == "function" and getattr(t, "_wp_opaque_", False):  # a query object (wp.BvhQuery ...) handed on
-        return t
     if isinstance(t, Generic):
         return t
     shown = getattr(t, "__name__", repr(t))

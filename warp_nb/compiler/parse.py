@@ -184,6 +184,18 @@ class _Parser:
         return Loc(self.filename, line + self.line_offset, getattr(node, "col_offset", 0) + self.indent,
                    None if end is None else end + self.indent, text)
 
+    def segment(self, node) -> str:
+        """The source text of a node, over all its lines."""
+        first, last = node.lineno, getattr(node, "end_lineno", node.lineno)
+        if not (0 < first <= last <= len(self.lines)):
+            return ""
+        rows = self.lines[first - 1:last]
+        if len(rows) == 1:
+            return rows[0][node.col_offset + self.indent:node.end_col_offset + self.indent]
+        rows[0] = rows[0][node.col_offset + self.indent:]
+        rows[-1] = rows[-1][:node.end_col_offset + self.indent]
+        return "\n".join(rows)
+
     def fail(self, node, message: str):
         raise KernelSyntaxError(message, self.loc(node), self.function_name)
 
@@ -236,9 +248,6 @@ class _Parser:
                 self.fail(node, "`for ... else` is not supported in kernels")
             if not isinstance(node.target, ast.Name):
                 self.fail(node.target, "a kernel for loop takes a single loop variable (for i in range(n))")
-            if not isinstance(node.iter, ast.Call):
-                self.fail(node.iter, "kernels loop over range(...) or a query iterator such as "
-                                     "wp.hash_grid_query(...); other iterables are not supported")
             return S.For(node.target.id, self.expr(node.iter), self.block(node.body), loc)
         if isinstance(node, ast.While):
             if node.orelse:
@@ -304,7 +313,8 @@ class _Parser:
                 if k.arg is None:
                     self.fail(node, "**kwargs in calls are not supported in kernels")
                 kwargs.append((k.arg, self.expr(k.value)))
-            return S.Call(self.expr(node.func), tuple(self.argument(a) for a in node.args), tuple(kwargs), loc)
+            return S.Call(self.expr(node.func), tuple(self.argument(a) for a in node.args), tuple(kwargs), loc,
+                          self.segment(node))
         if isinstance(node, ast.BinOp):
             return S.BinOp(_BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right), loc)
         if isinstance(node, ast.UnaryOp):

@@ -50,9 +50,22 @@ class CompiledKernel:
     compiled_now: bool
 
 
-def compile_kernel(kernel, signature: list, target, options: CompileOptions) -> CompiledKernel:
+class BuildDeferred(Exception):
+    """Raised by compile_kernel(..., defer_build=True) when the kernel is not in the cache: its
+    translation unit, for the caller to build together with others (program/module.py), after
+    which compile_kernel finds it in the cache."""
+
+    def __init__(self, name: str, key: str, unit: EmitResult, options: CompileOptions):
+        super().__init__(name)
+        self.name, self.key, self.unit, self.options = name, key, unit, options
+
+
+def compile_kernel(kernel, signature: list, target, options: CompileOptions, defer_build: bool = False,
+                   built_together: frozenset = frozenset()) -> CompiledKernel:
     """`kernel` (a wp.Kernel) typed for `signature` (one type per parameter), compiled for
-    `target` and loaded. Raises KernelError at the user's line for an error in the kernel."""
+    `target` and loaded. Raises KernelError at the user's line for an error in the kernel (and
+    BuildDeferred when asked to leave a missing build to the caller; `built_together`: cache keys
+    the caller has just built in a bundle, which count as compiled now)."""
     t0 = time.perf_counter()
     syntax = parse_definition(kernel.func)
     typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
@@ -60,12 +73,22 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions) -> 
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = emit_kernel(typed, options.mode, adjoint)
     key = cache_key(unit, target, options)
-    path, compiled_now = cache.get_or_build(f"k_{typed.name}", key, lambda out: target.build(unit, out, options),
-                                            suffix=target.suffix)
+    path, compiled_now = fetch_or_build(f"k_{typed.name}", key, unit, target, options, defer_build)
+    compiled_now = compiled_now or key in built_together
     loaded = target.load(path, unit, options)
     seconds = time.perf_counter() - t0
     compile_log.append((kernel.key, seconds, compiled_now))
     return CompiledKernel(key, typed, unit, loaded, seconds, compiled_now)
+
+
+def fetch_or_build(name: str, key: str, unit: EmitResult, target, options: CompileOptions, defer: bool = False):
+    """(artifact path, compiled_now): from the cache, else built by the target (or, with `defer`,
+    left to the caller: BuildDeferred)."""
+    if defer:
+        found = cache.lookup(name, key, target.suffix)
+        if found is None:
+            raise BuildDeferred(name, key, unit, options)
+    return cache.get_or_build(name, key, lambda out: target.build(unit, out, options), suffix=target.suffix)
 
 
 def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:

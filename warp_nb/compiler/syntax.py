@@ -62,6 +62,7 @@ class Call:
     args: tuple
     kwargs: tuple  # ((name, expr), ...)
     loc: Loc
+    source: str = ""  # the call's own text, over as many lines as it spans (wp.static reads it)
 
 
 @dataclass(frozen=True)

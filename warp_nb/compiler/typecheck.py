@@ -14,11 +14,12 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
-from .scope import Lit, PyObj, Scope
+from .scope import Lit, PyObj, Scope, classify
+from ..builtins import registry
 from ..builtins.registry import BUILTINS
 from .typecheck_expr import ExprTyper
 from .typecheck_special import SpecialForms
-from .typecheck_subscript import Subscripts
+from .typecheck_subscript import Subscripts, _Bound
 
 
 class Context:
@@ -239,6 +240,9 @@ class FunctionTyper(ExprTyper, Subscripts, SpecialForms):
         if annotation is not None:
             t = self.annotation_type(annotation)
             value = self.convert(value, t, node)
+        if isinstance(value, PyObj) and (getattr(value.obj, "_wp_func_", False) or isinstance(value.obj, registry.Builtin)):
+            self.env[name] = value  # a function as a value: the name stands for it when called
+            return
         if isinstance(value, PyObj):
             self.error(KernelTypeError, f"`{name}` cannot hold {self.describe(value)}; kernel variables hold "
                                         "scalars, vectors, matrices, structs and arrays", node)
@@ -452,19 +456,54 @@ class FunctionTyper(ExprTyper, Subscripts, SpecialForms):
         return block
 
     def for_statement(self, s: S.For) -> None:
-        call = s.iter
-        fn = self.expr(call.func)
-        if isinstance(fn, PyObj) and fn.obj is range:
-            self.range_loop(s, call)
-        else:
-            self.iterator_loop(s, fn)
+        """for i in range(...) / reversed(range(...)); for x in a query (wp.hash_grid_query(...) or a
+        variable holding one); for x in a vector, matrix rows, tuple or constant Python sequence
+        (unrolled)."""
+        it = s.iter
+        if isinstance(it, S.Call):
+            fn = self.expr(it.func)
+            if isinstance(fn, PyObj) and fn.obj is range:
+                return self.range_loop(s, it)
+            inner = it.args[0] if isinstance(fn, PyObj) and fn.obj is reversed and len(it.args) == 1 else None
+            if isinstance(inner, S.Call) and getattr(self.expr(inner.func), "obj", None) is range:
+                return self.range_loop(s, inner, reverse=True)
+        value = self.expr(it)
+        if isinstance(value, ir.Var) and self.query_next(value.type) is not None:
+            return self.iterator_loop(s, value)
+        self.sequence_loop(s, value)
 
-    def range_loop(self, s: S.For, call: S.Call) -> None:
+    def sequence_loop(self, s: S.For, value) -> None:
+        """An unrolled loop over a value of known length: a vector's components, a matrix's rows,
+        a tuple's items, or a constant Python sequence."""
+        if isinstance(value, tuple):  # a tuple written in the kernel: (a, b, c)
+            items = list(value)
+        elif isinstance(value, PyObj) and isinstance(value.obj, (tuple, list)):
+            items = [classify(v) for v in value.obj]
+        elif isinstance(value, ir.Var) and (T.kind_of(value.type) or isinstance(value.type, ir.TupleType)):
+            items = self.starred_parts(_Bound(value, s.loc), s)
+        else:
+            self.error(KernelSyntaxError, "kernels loop over range(...), a query (wp.hash_grid_query(...) ...), or a "
+                                          f"vector, matrix or tuple; not over {self.describe(value)}", s.iter)
+        for item in items:
+            self.env[s.target] = item
+            if self.statements(s.body):
+                break
+
+    def query_next(self, t):
+        """The builtin that advances a query of type t (hash grid, mesh and BVH queries), or None."""
+        for b in BUILTINS.values():
+            if b.iterator_next and any(o.result is t for o in b.overloads):
+                return BUILTINS[b.iterator_next]
+        return None
+
+    def range_loop(self, s: S.For, call: S.Call, reverse: bool = False) -> None:
         if call.kwargs or not 1 <= len(call.args) <= 3:
             self.error(KernelSyntaxError, "range() takes 1 to 3 positional arguments", call)
         args = [self.expr(a) for a in call.args]
         start, stop, step = ([Lit(0, "int")] + args + [Lit(1, "int")])[:3] if len(args) == 1 else \
             (args + [Lit(1, "int")])[:3]
+        if reverse:
+            start, stop, step = self.reversed_range(start, stop, step, call)
         if all(isinstance(a, Lit) for a in (start, stop, step)):
             values = range(int(start.value), int(stop.value), int(step.value))
             if len(values) <= config.max_unroll and not _has_loop_exit(s.body):
@@ -482,6 +521,19 @@ class FunctionTyper(ExprTyper, Subscripts, SpecialForms):
         self.block.append(ir.For(counter, *bounds, body, s.loc, tuple(loop.carried)))
         for c in loop.carried:
             self.env[c.name] = c.state
+
+    def reversed_range(self, start, stop, step, node) -> tuple:
+        """reversed(range(a, b, s)) as a range: from a + (n - 1) s down to a - s by -s, where
+        n = max(0, (b - a + s - sign(s)) / s) is the length of the range (integer division)."""
+        if all(isinstance(a, Lit) for a in (start, stop, step)):
+            r = range(int(start.value), int(stop.value), int(step.value))[::-1]
+            return Lit(r.start, "int"), Lit(r.stop, "int"), Lit(r.step, "int")
+        a, b, st = (self.convert(v, T.int32, node, what="range() arguments") for v in (start, stop, step))
+        call = lambda name, *xs: self.call_builtin(BUILTINS[name], list(xs), node)  # noqa: E731
+        n = call("max", call("div", call("sub", call("add", call("sub", b, a), st), call("sign", st)), st),
+                 Lit(0, "int"))
+        first = call("add", a, call("mul", call("sub", n, Lit(1, "int")), st))
+        return first, call("sub", a, st), call("neg", st)
 
     def unrolled_loop(self, s: S.For, values) -> None:
         """A constant range of at most config.max_unroll iterations: the body is repeated with the
@@ -505,16 +557,10 @@ class FunctionTyper(ExprTyper, Subscripts, SpecialForms):
         for c in loop.carried:
             self.env[c.name] = c.state
 
-    def iterator_loop(self, s: S.For, fn) -> None:
-        """for x in wp.hash_grid_query(...): a query builtin makes the iterator; its `next` builtin
-        advances it and yields x."""
-        builtin = getattr(fn, "obj", None)
-        next_name = getattr(builtin, "iterator_next", None)
-        if next_name is None:
-            self.error(KernelSyntaxError, "kernels loop over range(...) or a query such as wp.hash_grid_query(...), "
-                                          "wp.mesh_query_aabb(...) or wp.bvh_query_aabb(...)", s.iter)
-        query = self.expr(s.iter)
-        next_builtin = BUILTINS[next_name]
+    def iterator_loop(self, s: S.For, query: ir.Var) -> None:
+        """for x in wp.hash_grid_query(...) (or a variable holding a query): the query's `next`
+        builtin advances a copy of it and yields x."""
+        next_builtin = self.query_next(query.type)
         item_type = next_builtin.overloads[0].params[1].build({})
         loop = self.enter_loop(s.body, s.loc)
         item = self.new_var(item_type, s.target, mutable=True)

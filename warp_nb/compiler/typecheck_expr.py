@@ -4,6 +4,8 @@ environment and the statement list)."""
 
 from __future__ import annotations
 
+import math
+
 from . import ir
 from ..builtins import registry
 from . import syntax as S
@@ -288,12 +290,31 @@ class ExprTyper:
             args = self.keyword_args(obj, args, node)
             return self.call_builtin(obj, args, node, statement)
         if getattr(obj, "_wp_func_", False):
-            if node.kwargs:
-                self.error(KernelSyntaxError, "keyword arguments are not supported when calling a @wp.func", node)
-            return self.call_function(obj, [self.expr(a) for a in node.args], node)
+            return self.call_function(obj, self.function_arguments(obj, node), node)
         if getattr(obj, "_wp_kernel_", False):
             self.error(KernelTypeError, f"kernel `{obj.key}` cannot be called from a kernel; make it a @wp.func", node)
         self.error(KernelTypeError, f"{self.describe(fn)} cannot be called inside a kernel", node)
+
+    def function_arguments(self, func, node: S.Call) -> list:
+        """A @wp.func call's arguments in parameter order: positional, then by keyword, then the
+        defaults of the Python definition (constants)."""
+        args = [self.expr(a) for a in node.args]
+        if not node.kwargs and len(args) >= len(func.overloads[-1].params):
+            return args
+        import inspect
+        parameters = list(inspect.signature(func.overloads[-1].fn).parameters.values())
+        by_name = {name: self.expr(value) for name, value in node.kwargs}
+        unknown = set(by_name) - {p.name for p in parameters}
+        if unknown:
+            self.error(KernelTypeError, f"`{func.key}` has no parameter `{sorted(unknown)[0]}`", node)
+        for p in parameters[len(args):]:
+            if p.name in by_name:
+                args.append(by_name[p.name])
+            elif p.default is not inspect.Parameter.empty:
+                args.append(classify(p.default))
+            else:
+                self.error(KernelTypeError, f"call of `{func.key}` is missing the argument `{p.name}`", node)
+        return args
 
     def keyword_args(self, b: registry.Builtin, args: list, node: S.Call) -> list:
         if not node.kwargs:
@@ -465,11 +486,28 @@ class ExprTyper:
         return t
 
 
+def _kernel_div(a, b):
+    """`/` as kernels compute it: integers truncate toward zero (x / 0 is 0), floats follow IEEE."""
+    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        return 0 if b == 0 else (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1)
+    if b == 0:
+        return math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def _kernel_mod(a, b):
+    """`%` as kernels compute it: the remainder takes the dividend's sign (C's % and fmod)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return 0 if b == 0 else int(math.fmod(a, b))
+    return math.nan if b == 0 else math.fmod(a, b)
+
+
 def _fold(op: str, a: Lit, b: Lit, node, typer):
-    """Evaluate an operator on two literals at compile time (Python semantics)."""
+    """Evaluate an operator on two literals at compile time, as the kernel would at run time
+    (integer `/` truncates, `%` keeps the dividend's sign, float division by zero is inf)."""
     import operator
-    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-           "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "bit_and": operator.and_,
+    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": _kernel_div,
+           "floordiv": operator.floordiv, "mod": _kernel_mod, "pow": operator.pow, "bit_and": operator.and_,
            "bit_or": operator.or_, "bit_xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift,
            "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
            "ne": operator.ne}

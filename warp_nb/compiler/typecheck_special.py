@@ -43,7 +43,7 @@ class SpecialForms:
             if obj is py.bool:
                 return self.condition(node.args[0])
             return self.construct(canonical_scalar(obj), node)
-        if obj is composite.vector or obj is composite.matrix:
+        if obj in (composite.vector, composite.matrix, composite.quaternion, composite.transformation):
             return self.generic_composite(obj, node)
         if T.is_scalar_type(obj) or T.is_composite_type(obj) or getattr(obj, "_wp_struct_", False):
             return self.construct(obj, node)
@@ -107,10 +107,9 @@ class SpecialForms:
         loc = node.loc
         if len(node.args) != 1 or node.kwargs:
             self.error(KernelTypeError, "wp.static() takes one expression", node)
-        if not loc.text or loc.end_col is None:
-            self.error(KernelSyntaxError, "wp.static(...) must be written on one line", node)
+        text = node.source or (loc.text[loc.col:loc.end_col] if loc.text and loc.end_col is not None else "")
         try:
-            call = ast.parse(loc.text[loc.col:loc.end_col].strip(), mode="eval").body
+            call = ast.parse("(" + text.strip() + ")", mode="eval").body
             source = ast.unparse(call.args[0])
         except (SyntaxError, AttributeError, IndexError):
             self.error(KernelSyntaxError, "cannot read the expression inside wp.static(...)", node)
@@ -123,10 +122,26 @@ class SpecialForms:
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
         except Exception as e:  # the user's expression failed: report it at its line
-            self.error(KernelTypeError, f"wp.static({source}) raised {type(e).__name__}: {e}", node)
+            self.error(KernelTypeError, f"Error evaluating static expression: {e} (in wp.static({source}), "
+                                        f"{type(e).__name__})", node)
+        return self.static_value(value, node)
+
+    def static_value(self, value, node):
+        """A Python value computed by wp.static as a kernel value: constants, composites, and struct
+        instances (field by field)."""
+        struct = getattr(value, "_struct", None)
+        if struct is not None:
+            out = self.let(ir.Construct(struct, ()), struct, node.loc)
+            for name, ft in struct.fields.items():
+                if isinstance(ft, ArrayType):
+                    self.error(KernelTypeError, f"wp.static cannot make a constant of {struct.__name__}: its field "
+                                                f"`{name}` is an array", node)
+                field = self.convert(self.static_value(getattr(value, name), node), ft, node, f"field `{name}`")
+                out = self.let(ir.Update(out, (name,), field), struct, node.loc)
+            return out
         value = classify(value)
         if isinstance(value, ConstValue):
-            return self.let(ir.Const(value.value, value.type), value.type, loc)
+            return self.let(ir.Const(value.value, value.type), value.type, node.loc)
         return value
 
     # --- Python builtins ----------------------------------------------------------------
@@ -200,10 +215,13 @@ class SpecialForms:
                                     f"got {len(args)}", node)
 
     def construct_struct(self, t, node):
-        if node.args:
-            self.error(KernelTypeError, f"{t.__name__}() takes keyword arguments (field=value) only", node)
+        """MyStruct(a, b, field=c): fields in declaration order, then by name; the rest zero."""
+        names = list(t.fields)
+        if len(node.args) > len(names):
+            self.error(KernelTypeError, f"{t.__name__}() takes at most {len(names)} positional arguments (its fields "
+                                        f"{', '.join(names)}), got {len(node.args)}", node)
         value = self.let(ir.Construct(t, ()), t, node.loc)
-        for name, arg in node.kwargs:
+        for name, arg in list(zip(names, node.args)) + list(node.kwargs):
             ft = t.fields.get(name)
             if ft is None:
                 self.error(KernelTypeError, f"struct {t.__name__} has no field `{name}`", node)
@@ -221,6 +239,10 @@ class SpecialForms:
         if factory is composite.vector:
             length = self.const_int(kwargs["length"]) if "length" in kwargs else len(args)
             t = T.vector(length, dtype)
+        elif factory is composite.quaternion:  # wp.quaternion(x, y, z, w) or (v, w), dtype from the parts
+            t = T.quaternion(dtype)
+        elif factory is composite.transformation:  # wp.transformation(p, q)
+            t = T.transformation(dtype)
         else:
             if "shape" in kwargs:
                 shape = self.expr(kwargs["shape"])

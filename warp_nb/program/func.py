@@ -105,6 +105,13 @@ class Function:
         return next((o for o in reversed(self.overloads) if o.accepts(arg_types)), None)
 
     def __call__(self, *args, **kwargs):
+        """From Python: the overload whose parameter types fit the arguments (the last definition
+        when none is typed for them, as a plain Python function)."""
+        if len(self.overloads) > 1 and not kwargs:
+            from ..launcher import type_of_value
+            chosen = self.select_overload([type_of_value(a) for a in args])
+            if chosen is not None:
+                return chosen.fn(*args)
         return self.func(*args, **kwargs)
 
     def __repr__(self):

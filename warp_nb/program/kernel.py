@@ -147,9 +147,11 @@ class Kernel:
         key = self._key(device, backward, signature)
         return key in self._compiled or key in self._failures
 
-    def compile(self, device: Device, backward: bool = False, signature=None) -> None:
+    def compile(self, device: Device, backward: bool = False, signature=None, defer_build: bool = False,
+                built_together: frozenset = frozenset()) -> None:
         """Compile for `device` now, keeping the result or the error (for this kernel's launches:
-        one bad kernel does not stop the others of its module)."""
+        one bad kernel does not stop the others of its module). With `defer_build`, a kernel not in
+        the cache raises BuildDeferred (its module builds several such kernels together)."""
         key = self._key(device, backward, signature)
         try:
             if self._definition_error is not None:
@@ -158,7 +160,7 @@ class Kernel:
             if any(is_generic(t) for t in types_):
                 raise KernelTypeError(f"kernel `{self.key}` has generic parameters; launch it with arguments or "
                                       "give concrete types with wp.overload", None, self.key)
-            self._compiled[key] = compile_kernel(self, types_, device.target, key[1])
+            self._compiled[key] = compile_kernel(self, types_, device.target, key[1], defer_build, built_together)
             self._failures.pop(key, None)
         except KernelError as e:
             self._failures[key] = e

@@ -7,9 +7,16 @@ kernel only, and a kernel that fails does not stop the others of its module."""
 from __future__ import annotations
 
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
+from ..compiler.emit import EmitResult
+from ..compiler.emit.bundle import bundle_source, can_join
+from ..compiler.pipeline import BuildDeferred, CompileOptions
+from ..errors import KernelError
 from ..runtime.devices import cpu_thread_count, get_device
+from ..toolchain import cache
 
 
 class ModuleOptions(dict):
@@ -55,20 +62,69 @@ class Module:
         when that kernel is launched."""
         device = get_device(device)
         pending = [(k, sig) for k in self.kernels for sig in k.signatures() if not k.is_ready(device, signature=sig)]
-        if len(pending) > 1:
-            with ThreadPoolExecutor(min(len(pending), cpu_thread_count()) + 1) as pool:
-                ready = pool.submit(device.target.prepare)  # e.g. the CPU runtime, built once per machine
-                list(pool.map(lambda job: job[0].compile(device, signature=job[1]), pending))
-                ready.result()
+        built = _build_together(pending, device) if len(pending) > 1 else frozenset()
         for k, sig in pending:
             if not k.is_ready(device, signature=sig):
-                k.compile(device, signature=sig)
+                k.compile(device, signature=sig, built_together=built)
         return all(k.is_ready(device, signature=sig) and k._key(device, False, sig) in k._compiled
                    for k in self.kernels for sig in k.signatures())
 
     def mark_modified(self) -> None:
         """Warp's hook after changing a module's code: here each kernel keeps its own key, so
         nothing needs to be done."""
+
+
+#: at most this many kernels in one translation unit: bundles of several kernels parse the native
+#: headers once, and a few bundles still compile in parallel
+BUNDLE_SIZE = 16
+
+
+def _build_together(pending: list, device) -> frozenset:
+    """Build the kernels of `pending` that are not in the cache a few at a time, in one translation
+    unit per bundle and the bundles in parallel; each kernel's artifact goes into the cache under
+    its own key, where its compile (afterwards) finds it. A bundle that fails to compile is left
+    to its kernels' own compiles, which report the error at the right kernel. Returns the cache
+    keys built."""
+    target = device.target
+    deferred = []
+    for k, sig in pending:  # the front half of the pipeline: parse, type, emit, key (in Python)
+        try:
+            k.compile(device, signature=sig, defer_build=True)
+        except BuildDeferred as job:
+            deferred.append(job)
+    # as many bundles as there are cores (to compile in parallel), of at most BUNDLE_SIZE kernels
+    size = max(1, min(BUNDLE_SIZE, -(-len(deferred) // cpu_thread_count())))
+    bundles: list = []
+    for job in deferred:
+        home = next((b for b in bundles if len(b) < size and b[0].options.cxx_flags == job.options.cxx_flags
+                     and can_join([j.unit for j in b], job.unit)), None)
+        if home is None:
+            bundles.append([job])
+        else:
+            home.append(job)
+    workers = max(1, min(len(bundles), cpu_thread_count()))
+    with ThreadPoolExecutor(workers + 1) as pool:
+        ready = pool.submit(target.prepare)  # e.g. the CPU runtime, built once per machine
+        built = [key for keys in pool.map(lambda bundle: _build_bundle(bundle, target), bundles) for key in keys]
+        ready.result()
+    return frozenset(built)
+
+
+def _build_bundle(jobs: list, target) -> list:
+    if len(jobs) == 1:
+        return []  # its own compile builds it, as it would alone
+    units = [j.unit for j in jobs]
+    unit = EmitResult(bundle_source(units), "", function=f"{len(units)} kernels", mode=units[0].mode)
+    options = CompileOptions(units[0].mode, False, jobs[0].options.cxx_flags)
+    with tempfile.TemporaryDirectory(prefix="wpnb-bundle-") as tmp:
+        built = Path(tmp) / f"bundle{target.suffix}"
+        try:
+            target.build(unit, built, options)
+        except KernelError:
+            return []
+        for j in jobs:
+            cache.install(j.name, j.key, built, target.suffix, j.unit.source)
+    return [j.key for j in jobs]
 
 
 _MODULES: dict[str, Module] = {}

@@ -23,7 +23,9 @@ from ..version import __version__
 VERSION = __version__  # entries of another version are never read
 
 #: What the cache did in this process (tests count compilations with these, not timings).
-stats = {"compiled": 0, "disk_hits": 0, "rebuilt_damaged": 0, "runtime_compiled": 0}
+#: "compiled" counts kernels compiled (alone or together); "compiled_together" those of them that
+#: were compiled in a translation unit with other kernels (install).
+stats = {"compiled": 0, "compiled_together": 0, "disk_hits": 0, "rebuilt_damaged": 0, "runtime_compiled": 0}
 
 
 def cache_dir() -> Path:
@@ -134,6 +136,37 @@ def get_or_build(name: str, key: str, build: Callable[[Path], None], counter: st
             os.replace(meta_tmp, lib.with_suffix(".json"))  # written last: the entry is complete
         stats[counter] += 1
         return lib, True
+
+
+def install(name: str, key: str, built: Path, suffix: str = ".so", source: str | None = None) -> Path:
+    """Make the already built file `built` the entry for (name, key) (kernels compiled together
+    share one library: the entries are hard links to it where the file system allows, else
+    copies). An existing complete entry is kept. `source` is kept beside it for reading."""
+    directory = cache_dir()
+    lib = directory / f"{name}_{key}{suffix}"
+    with _locked(directory / f"{name}_{key}.lock"):
+        found, _ = _lookup(name, key, suffix)
+        if found is not None:
+            return found
+        with tempfile.TemporaryDirectory(dir=directory, prefix=".build-") as tmp:
+            tmp_lib = Path(tmp) / f"{name}{suffix}"
+            try:
+                os.link(built, tmp_lib)
+            except OSError:
+                tmp_lib.write_bytes(Path(built).read_bytes())
+            if source is not None:
+                src_tmp = Path(tmp) / "source"
+                src_tmp.write_text(source)
+                os.replace(src_tmp, lib.with_suffix(".cpp"))
+            os.replace(tmp_lib, lib)
+            st = lib.stat()
+            meta_tmp = Path(tmp) / "meta.json"
+            meta_tmp.write_text(json.dumps({"key": key, "checksum": _checksum(lib), "size": st.st_size,
+                                            "mtime_ns": st.st_mtime_ns, "created": time.time()}))
+            os.replace(meta_tmp, lib.with_suffix(".json"))
+        stats["compiled"] += 1
+        stats["compiled_together"] += 1
+        return lib
 
 
 def clear() -> int:

@@ -109,9 +109,20 @@ class Composite:
         return hash((type(self), tuple(self._flat().tolist())))
 
     def __repr__(self):
-        return f"{type(self).__name__}({', '.join(repr(v) for v in self._flat().tolist())})"
+        """Warp's form: vec3f([1.0, 2.0, 3.0]); elements other than float32, int32 and bool show
+        their type (vec2d([float64(1.0), float64(2.0)]))."""
+        t = self._wp_scalar_type_
+        native = t in (scalars.float32, scalars.int32, scalars.bool)
+        items = [repr(v) if native else f"{t.__name__}({v!r})" for v in self._flat().tolist()]
+        return f"{type(self).__name__}([{', '.join(items)}])"
 
-    __str__ = __repr__
+    def __str__(self):
+        """As a Python list of the values ([1.0, 2.0, 3.0]; a matrix row by row), as Warp prints."""
+        values = self._flat().tolist()
+        if self._wp_kind_ != "matrix":
+            return str(values)
+        cols = self._shape_[1]
+        return "[" + ",\n ".join(str(values[r * cols:(r + 1) * cols]) for r in range(self._shape_[0])) + "]"
 
     def __reduce__(self):
         return (type(self)._from_numpy, (self._flat(),))
@@ -141,7 +152,7 @@ class Composite:
         if _is_scalar_value(o):
             return self._wrap(self.__array__() * _value(o))
         if self._wp_kind_ == "quaternion" and getattr(o, "_wp_kind_", None) == "quaternion":
-            return self._wrap(_quat_mul(self.__array__(), np.asarray(o)))
+            return self._wrap(_quat_mul(self.__array__(), o.__array__()))
         if self._wp_kind_ == "matrix" or getattr(o, "_wp_kind_", None) == "matrix":
             return self @ o
         raise TypeError(f"cannot multiply {type(self).__name__} by {type(o).__name__}; use wp.cw_mul for a"
@@ -163,7 +174,7 @@ class Composite:
         return NotImplemented
 
     def __matmul__(self, o):
-        a, b = self.__array__(), np.asarray(o)
+        a, b = self.__array__(), (o.__array__() if isinstance(o, Composite) else np.asarray(o))
         r = a @ b
         if r.ndim == 2:
             return matrix(r.shape, self._wp_scalar_type_)._from_numpy(r)
@@ -183,7 +194,9 @@ def _value(o):
 
 
 def _operand(o, like):
-    a = np.asarray(_value(o))
+    # a composite's own values (np.asarray would read a float16 composite's raw bits through the
+    # buffer protocol)
+    a = o.__array__() if isinstance(o, Composite) else np.asarray(_value(o))
     if a.ndim and a.shape != like._shape_:
         raise TypeError(f"shape mismatch between {type(like).__name__} and {type(o).__name__}")
     return a

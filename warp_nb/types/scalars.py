@@ -157,6 +157,37 @@ float64 = _scalar("float64", ctypes.c_double, np.float64, "float")
 half = float16
 float_ = float32
 
+
+class _BFloat16(Scalar):
+    """bfloat16: float32's exponent with an 8-bit mantissa, stored as its upper 16 bits. Values and
+    arrays of it work in Python (numpy sees the bits as uint16, as in Warp without ml_dtypes);
+    kernels do not take it yet (docs/compat.md)."""
+
+    __slots__ = ()
+    _type_ = ctypes.c_uint16
+    _np = np.dtype(np.uint16)
+    _kind = "float"
+
+    @classmethod
+    def _convert(cls, x):
+        if isinstance(x, Scalar):
+            x = x.value
+        return bfloat16_bits_to_float(float_to_bfloat16_bits(builtins.float(x)))
+
+
+def float_to_bfloat16_bits(value) -> int:
+    """float32 -> bfloat16 bits, rounded to nearest even."""
+    bits = builtins.int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def bfloat16_bits_to_float(bits: int) -> builtins.float:
+    return builtins.float(np.array([builtins.int(bits) << 16], dtype=np.uint32).view(np.float32)[0])
+
+
+bfloat16 = type("bfloat16", (_BFloat16,), {"__slots__": (), "__module__": "warp_nb.types"})
+bfloat16._wp_scalar_type_ = bfloat16
+
 INT_TYPES = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 FLOAT_TYPES = (float16, float32, float64)
 SCALAR_TYPES = (bool,) + INT_TYPES + FLOAT_TYPES

@@ -67,9 +67,13 @@ class StructType:
         field_ctype(t)  # validates
         return t
 
-    def __call__(self, **values):
+    def __call__(self, *args, **values):
+        """An instance; fields by position (declaration order) or by name, the rest zero."""
+        if len(args) > len(self.fields):
+            raise TypeError(f"{self.__name__}() takes at most {len(self.fields)} positional arguments "
+                            f"(its fields {', '.join(self.fields)}), got {len(args)}")
         inst = StructInstance(self)
-        for name, value in values.items():
+        for name, value in list(zip(self.fields, args)) + list(values.items()):
             setattr(inst, name, value)
         return inst
 

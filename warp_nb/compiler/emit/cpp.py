@@ -46,6 +46,10 @@ class EmitResult:
     cuda_entry: str | None = None  # the __global__ forward kernel (same text, compiled by NVRTC)
     cuda_backward_entry: str | None = None
     function: str = ""  # the kernel's name, for compiler messages
+    mode: str = "release"
+    #: the unit's code after its preamble, as (key, text) pieces in dependency order; units compiled
+    #: together (emit/bundle.py) keep one piece per key
+    sections: tuple = ()
 
 
 def cpp_type(t) -> str:
