@@ -151,28 +151,40 @@ WPNB_FN bvh_query_t bvh_query_start(uint64 id, int32 kind, const vec3f& a, const
 }  // namespace geo
 
 // Items of the wp.Bvh `id` whose boxes overlap [low, high]; iterate with bvh_query_next.
-WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high, int32 root = -1) {
+WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high, int32 root) {
     return geo::bvh_query_start(id, kBvhAabb, low, high, 0.0f, root);
+}
+WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
+    return bvh_query_aabb(id, low, high, -1);
 }
 
 // Items whose boxes the ray start + t dir passes through for 0 <= t (<= max_dist given to
 // bvh_query_next).
-WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, int32 root = -1) {
+WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, int32 root) {
     return geo::bvh_query_start(id, kBvhRay, start, geo::safe_inverse(dir), 0.0f, root);
+}
+WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir) {
+    return bvh_query_ray(id, start, dir, -1);
 }
 
 // Items whose boxes come within `radius` of `center` (squared distance to the box <= radius^2;
 // radius 0 finds the boxes containing the point).
-WPNB_FN bvh_query_t bvh_query_sphere(uint64 id, const vec3f& center, float32 radius, int32 root = -1) {
+WPNB_FN bvh_query_t bvh_query_sphere(uint64 id, const vec3f& center, float32 radius, int32 root) {
     return geo::bvh_query_start(id, kBvhSphere, center, center, radius, root);
+}
+WPNB_FN bvh_query_t bvh_query_sphere(uint64 id, const vec3f& center, float32 radius) {
+    return bvh_query_sphere(id, center, radius, -1);
 }
 
 // Items whose boxes, grown by `radius` on every side, the segment start + t dir meets for
 // 0 <= t <= max_dist (given to bvh_query_next; unbounded without it). Conservative: a grown box
 // also holds points up to radius * sqrt(3) away near its corners.
 WPNB_FN bvh_query_t bvh_query_capsule(uint64 id, const vec3f& start, const vec3f& dir, float32 radius,
-                                      int32 root = -1) {
+                                      int32 root) {
     return geo::bvh_query_start(id, kBvhCapsule, start, geo::safe_inverse(dir), radius, root);
+}
+WPNB_FN bvh_query_t bvh_query_capsule(uint64 id, const vec3f& start, const vec3f& dir, float32 radius) {
+    return bvh_query_capsule(id, start, dir, radius, -1);
 }
 
 namespace geo {

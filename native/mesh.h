@@ -455,7 +455,7 @@ WPNB_FN void adj_mesh_query_point_sign_winding_number(uint64 id, const vec3f& po
 
 // The closest hit of start + t * dir with 0 <= t < max_t.
 WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t,
-                                        int32 root = -1) {
+                                        int32 root) {
     const mesh_t& m = mesh_of(id);
     mesh_query_ray_t r;
     r.result = false; r.sign = 0.0f; r.face = -1; r.t = 0.0f; r.u = 0.0f; r.v = 0.0f;
@@ -468,6 +468,9 @@ WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec
         r.face = -1;
     }
     return r;
+}
+WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t) {
+    return mesh_query_ray(id, start, dir, max_t, -1);
 }
 
 namespace geo {

@@ -68,13 +68,19 @@ WPNB_FN bool mesh_node_hit(const mesh_query_aabb_t& q, const bvh_node_t& n) {
 }  // namespace geo
 
 // Faces whose bounding boxes overlap [low, high]; iterate with mesh_query_next.
-WPNB_FN mesh_query_aabb_t mesh_query_aabb(uint64 id, const vec3f& low, const vec3f& high, int32 root = -1) {
+WPNB_FN mesh_query_aabb_t mesh_query_aabb(uint64 id, const vec3f& low, const vec3f& high, int32 root) {
     return geo::mesh_query_start(id, kMeshAabb, low, high, 0.0f, root);
+}
+WPNB_FN mesh_query_aabb_t mesh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
+    return mesh_query_aabb(id, low, high, -1);
 }
 
 // Faces that come within radius of center (radius 0: the faces through the point).
-WPNB_FN mesh_query_aabb_t mesh_query_sphere(uint64 id, const vec3f& center, float32 radius, int32 root = -1) {
+WPNB_FN mesh_query_aabb_t mesh_query_sphere(uint64 id, const vec3f& center, float32 radius, int32 root) {
     return geo::mesh_query_start(id, kMeshSphere, center, center, radius, root);
+}
+WPNB_FN mesh_query_aabb_t mesh_query_sphere(uint64 id, const vec3f& center, float32 radius) {
+    return mesh_query_sphere(id, center, radius, -1);
 }
 
 // The next face of a box or sphere query in `index`; false when done.
@@ -152,7 +158,7 @@ WPNB_FN mesh_query_point_t mesh_query_furthest_point_no_sign(uint64 id, const ve
 
 // The number of faces the ray start + t * dir crosses for t >= 0 (not stopping at the first);
 // root >= 0 confines it to a subtree. Odd: start is inside a closed mesh.
-WPNB_FN int32 mesh_query_ray_count_intersections(uint64 id, const vec3f& start, const vec3f& dir, int32 root = -1) {
+WPNB_FN int32 mesh_query_ray_count_intersections(uint64 id, const vec3f& start, const vec3f& dir, int32 root) {
     const mesh_t& m = mesh_of(id);
     if (m.bvh.num_nodes == 0) return 0;
     const vec3f inv = geo::safe_inverse(dir);
@@ -186,9 +192,12 @@ WPNB_FN int32 mesh_query_ray_count_intersections(uint64 id, const vec3f& start, 
     }
     return count;
 }
+WPNB_FN int32 mesh_query_ray_count_intersections(uint64 id, const vec3f& start, const vec3f& dir) {
+    return mesh_query_ray_count_intersections(id, start, dir, -1);
+}
 
 // Whether the ray start + t * dir hits any face with 0 <= t < max_t (stops at the first found).
-WPNB_FN bool mesh_query_ray_anyhit(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, int32 root = -1) {
+WPNB_FN bool mesh_query_ray_anyhit(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, int32 root) {
     const mesh_t& m = mesh_of(id);
     if (m.bvh.num_nodes == 0) return false;
     const vec3f inv = geo::safe_inverse(dir);
@@ -221,6 +230,9 @@ WPNB_FN bool mesh_query_ray_anyhit(uint64 id, const vec3f& start, const vec3f& d
         }
     }
     return false;
+}
+WPNB_FN bool mesh_query_ray_anyhit(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t) {
+    return mesh_query_ray_anyhit(id, start, dir, max_t, -1);
 }
 
 // The tree of a mesh as a wp.Bvh id: its items are the faces, with each face's bounding box.
@@ -311,24 +323,39 @@ WPNB_FN bool mesh_query_furthest_point_no_sign(uint64 id, const vec3f& p, float3
     return geo::unpack(mesh_query_furthest_point_no_sign(id, p, min_dist), face, u, v);
 }
 WPNB_FN bool mesh_query_point_sign_normal(uint64 id, const vec3f& p, float32 max_dist, float32& inside, int32& face,
-                                          float32& u, float32& v, float32 epsilon = 1e-3f) {
+                                          float32& u, float32& v, float32 epsilon) {
     return geo::unpack(mesh_query_point_sign_normal(id, p, max_dist, epsilon), inside, face, u, v);
 }
+WPNB_FN bool mesh_query_point_sign_normal(uint64 id, const vec3f& p, float32 max_dist, float32& inside, int32& face,
+                                          float32& u, float32& v) {
+    return mesh_query_point_sign_normal(id, p, max_dist, inside, face, u, v, 1e-3f);
+}
 WPNB_FN bool mesh_query_point_sign_winding_number(uint64 id, const vec3f& p, float32 max_dist, float32& inside,
-                                                  int32& face, float32& u, float32& v, float32 accuracy = 2.0f,
-                                                  float32 threshold = 0.5f) {
+                                                  int32& face, float32& u, float32& v, float32 accuracy,
+                                                  float32 threshold) {
     return geo::unpack(mesh_query_point_sign_winding_number(id, p, max_dist, accuracy, threshold), inside, face, u, v);
 }
+WPNB_FN bool mesh_query_point_sign_winding_number(uint64 id, const vec3f& p, float32 max_dist, float32& inside,
+                                                  int32& face, float32& u, float32& v) {
+    return mesh_query_point_sign_winding_number(id, p, max_dist, inside, face, u, v, 2.0f, 0.5f);
+}
 WPNB_FN bool mesh_query_point_sign_parity(uint64 id, const vec3f& p, float32 max_dist, float32& inside, int32& face,
-                                          float32& u, float32& v, int32 n_sample = 1,
-                                          float32 perturbation_scale = 0.1f) {
+                                          float32& u, float32& v, int32 n_sample, float32 perturbation_scale) {
     return geo::unpack(mesh_query_point_sign_parity(id, p, max_dist, n_sample, perturbation_scale), inside, face, u, v);
 }
+WPNB_FN bool mesh_query_point_sign_parity(uint64 id, const vec3f& p, float32 max_dist, float32& inside, int32& face,
+                                          float32& u, float32& v) {
+    return mesh_query_point_sign_parity(id, p, max_dist, inside, face, u, v, 1, 0.1f);
+}
 WPNB_FN bool mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, float32& t, float32& u,
-                            float32& v, float32& sign, vec3f& normal, int32& face, int32 root = -1) {
+                            float32& v, float32& sign, vec3f& normal, int32& face, int32 root) {
     const mesh_query_ray_t r = mesh_query_ray(id, start, dir, max_t, root);
     if (r.result) { t = r.t; u = r.u; v = r.v; sign = r.sign; normal = r.normal; face = r.face; }
     return r.result;
+}
+WPNB_FN bool mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, float32& t, float32& u,
+                            float32& v, float32& sign, vec3f& normal, int32& face) {
+    return mesh_query_ray(id, start, dir, max_t, t, u, v, sign, normal, face, -1);
 }
 
 }  // namespace wpnb

@@ -5,6 +5,7 @@
 // gradient. Exit status 0 when everything passes; prints each failure.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "mesh.h"
@@ -165,7 +166,7 @@ static void test_hash_grid_and_volume() {
     volume_t vol = {};
     vol.data = data.data();
     vol.levels[0] = {keys, vals, 3, 4};
-    vol.background = 0.0f;
+    vol.value_size = 4;  // background: all zero bytes
     const uint64 id = (uint64)&vol;
     CHECK(volume_lookup_f(id, 3, 2, 1) == 4.0f && volume_lookup_f(id, 9, 0, 0) == 0.0f, "lookup");
     vec3f g;
@@ -174,6 +175,31 @@ static void test_hash_grid_and_volume() {
     CHECK(std::fabs(g.c[0] - 1) < 1e-5f && std::fabs(g.c[1] - 2) < 1e-5f && std::fabs(g.c[2] + 3) < 1e-5f,
           "gradient %g %g %g", g.c[0], g.c[1], g.c[2]);
     CHECK(volume_sample_f(id, v(2.6f, 3.4f, 1.2f), 0) == float(3 + 6 - 3), "closest");
+
+    // the same brick holding vec3 values (f, 2 f, -f): trilinear per component, the gradient matrix by rows
+    std::vector<vec3f> vdata(512);
+    for (int n = 0; n < 512; ++n) vdata[n] = v(data[n], 2 * data[n], -data[n]);
+    volume_t vv = vol;
+    vv.data = vdata.data();
+    vv.value_size = 12;
+    const float bg[3] = {1.0f, 2.0f, 3.0f};
+    std::memcpy(vv.background, bg, sizeof(bg));
+    const uint64 vid = (uint64)&vv;
+    mat33f G;
+    const vec3f sv = volume_sample_grad_v(vid, v(2.25f, 3.5f, 1.75f), 1, G);
+    CHECK(std::fabs(sv.c[1] - 2 * s) < 1e-4f && std::fabs(sv.c[2] + s) < 1e-4f, "vec3 trilinear %g %g", sv.c[1], sv.c[2]);
+    CHECK(std::fabs(G.c[1][0] - 2) < 1e-5f && std::fabs(G.c[1][2] + 6) < 1e-5f && std::fabs(G.c[2][1] + 2) < 1e-5f,
+          "vec3 gradient rows %g %g %g", G.c[1][0], G.c[1][2], G.c[2][1]);
+    CHECK(volume_lookup_v(vid, 20, 0, 0).c[2] == 3.0f, "vec3 background");
+    vec3f adj = v(0, 0, 0);
+    uint64 adj_id = 0;
+    int32 adj_mode = 0;
+    adj_volume_sample_v(vid, v(2.25f, 3.5f, 1.75f), 1, adj_id, adj, adj_mode, v(1, 1, 1));
+    // d/duvw of (f + 2 f - f) = 2 grad f = (2, 4, -6)
+    CHECK(std::fabs(adj.c[0] - 2) < 1e-4f && std::fabs(adj.c[1] - 4) < 1e-4f && std::fabs(adj.c[2] + 6) < 1e-4f,
+          "vec3 adjoint %g %g %g", adj.c[0], adj.c[1], adj.c[2]);
+    volume_store(vid, 1, 1, 1, v(7, 8, 9));
+    CHECK(volume_lookup_v(vid, 1, 1, 1).c[1] == 8.0f, "vec3 store");
 }
 
 int main() {

@@ -175,16 +175,64 @@ builtin("hash_grid_point_id", ov(U64, I, ret=T.int32, names=("id", "index")),
 
 # --- volume ------------------------------------------------------------------------------------
 _v = dict(header="volume.h", category="geometry")
+_vn = dict(_v, differentiable=False)
+_VOXEL_TYPES = {T.float32: "f", T.int32: "i", T.vec3f: "v", T.float64: "d", T.vec3d: "vd", T.vec4f: "v4",
+                T.vec4d: "v4d"}
 builtin("volume_sample_f", ov(U64, V3, I, ret=T.float32, names=("id", "uvw", "sampling_mode")),
         doc="Sample a float volume at index-space uvw: wp.Volume.CLOSEST (nearest voxel) or wp.Volume.LINEAR "
             "(trilinear). Differentiable in uvw (LINEAR).", **_v)
+builtin("volume_sample_v", ov(U64, V3, I, ret=T.vec3f, names=("id", "uvw", "sampling_mode")),
+        doc="Sample a vec3 volume at index-space uvw (CLOSEST or LINEAR, per component). Differentiable in uvw "
+            "(LINEAR).", **_v)
+builtin("volume_sample_i", ov(U64, V3, ret=T.int32, names=("id", "uvw")),
+        doc="The voxel nearest index-space uvw of an int32 volume.", **_vn)
 builtin("volume_sample_grad_f", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uvw", "sampling_mode", "grad")),
         inout=(3,), differentiable=False,
         doc="volume_sample_f, also writing the index-space gradient of the interpolant into grad.", **_v)
-builtin("volume_lookup_f", ov(U64, I, I, I, ret=T.float32, names=("id", "i", "j", "k")), differentiable=False,
-        doc="The value of voxel (i, j, k) (the background outside allocated tiles).", **_v)
-builtin("volume_store_f", ov(U64, I, I, I, F, names=("id", "i", "j", "k", "value")), differentiable=False,
-        side_effects=True, doc="Store into voxel (i, j, k) if its tile is allocated.", **_v)
+builtin("volume_sample_grad_v", ov(U64, V3, I, Exact(T.mat33f), ret=T.vec3f, names=("id", "uvw", "sampling_mode", "grad")),
+        inout=(3,), export=False,
+        doc="volume_sample_v, also writing grad[r][c], the derivative of component r along index axis c.", **_vn)
+builtin("volume_lookup_f", ov(U64, I, I, I, ret=T.float32, names=("id", "i", "j", "k")),
+        doc="The value of voxel (i, j, k) of a float volume (the background outside allocated tiles).", **_vn)
+builtin("volume_lookup_i", ov(U64, I, I, I, ret=T.int32, names=("id", "i", "j", "k")),
+        doc="The value of voxel (i, j, k) of an int32 volume.", **_vn)
+builtin("volume_lookup_v", ov(U64, I, I, I, ret=T.vec3f, names=("id", "i", "j", "k")),
+        doc="The value of voxel (i, j, k) of a vec3 volume.", **_vn)
+for _t, _suffix in _VOXEL_TYPES.items():
+    if _suffix not in ("f", "i", "v"):  # the other voxel types, reached through volume_lookup(..., dtype=)
+        builtin(f"volume_lookup_{_suffix}", ov(U64, I, I, I, ret=_t, names=("id", "i", "j", "k"),
+                                               template=f"wpnb::volume_lookup_t<wpnb::{T.type_name(_t)}>"),
+                export=False, cpp="wpnb::volume_lookup_t", doc=f"The value of voxel (i, j, k) of a {T.type_name(_t)} volume.", **_vn)
+    if _suffix not in ("f", "v", "i"):
+        builtin(f"volume_sample_{_suffix}", ov(U64, V3, I, ret=_t, names=("id", "uvw", "sampling_mode"),
+                                               template=f"wpnb::volume_sample_t<wpnb::{T.type_name(_t)}>"),
+                export=False, cpp="wpnb::volume_sample_t", doc=f"Sample a {T.type_name(_t)} volume (CLOSEST or LINEAR).", **_vn)
+builtin("volume_sample_i_mode", ov(U64, V3, I, ret=T.int32, names=("id", "uvw", "sampling_mode"),
+                                   template="wpnb::volume_sample_t<wpnb::int32>"),
+        export=False, cpp="wpnb::volume_sample_t", doc="Sample an int32 volume (its voxels are read as they are; use CLOSEST).", **_vn)
+builtin("volume_lookup", ov(U64, I, I, I, ret=T.float32, names=("id", "i", "j", "k")),
+        by_dtype={t: f"volume_lookup_{x}" for t, x in _VOXEL_TYPES.items()}, cpp="wpnb::volume_lookup_f",
+        doc="The value of voxel (i, j, k): `wp.volume_lookup(id, i, j, k, dtype=wp.vec3)` for a volume of that type "
+            "(float32 without dtype).", **_vn)
+builtin("volume_sample", ov(U64, V3, I, ret=T.float32, names=("id", "uvw", "sampling_mode")),
+        by_dtype={**{t: f"volume_sample_{x}" for t, x in _VOXEL_TYPES.items()}, T.int32: "volume_sample_i_mode"},
+        cpp="wpnb::volume_sample_f",
+        doc="Sample at index-space uvw: `wp.volume_sample(id, uvw, wp.Volume.LINEAR, dtype=wp.vec3)` for a volume "
+            "of that type (float32 without dtype; differentiable in uvw like volume_sample_f).", **_v)
+builtin("volume_sample_grad", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uvw", "sampling_mode", "grad")),
+        inout=(3,), by_dtype={T.float32: "volume_sample_grad_f", T.vec3f: "volume_sample_grad_v"},
+        cpp="wpnb::volume_sample_grad_f",
+        doc="Sample and the index-space gradient (into grad: a vec3 for float volumes, a mat33 for vec3 volumes): "
+            "`wp.volume_sample_grad(id, uvw, mode, grad, dtype=wp.vec3)`.", **_vn)
+builtin("volume_store_f", ov(U64, I, I, I, F, names=("id", "i", "j", "k", "value")), side_effects=True,
+        doc="Store into voxel (i, j, k) of a float volume if its tile is allocated.", **_vn)
+builtin("volume_store_i", ov(U64, I, I, I, I, names=("id", "i", "j", "k", "value")), side_effects=True,
+        doc="Store into voxel (i, j, k) of an int32 volume if its tile is allocated.", **_vn)
+builtin("volume_store_v", ov(U64, I, I, I, V3, names=("id", "i", "j", "k", "value")), side_effects=True,
+        doc="Store into voxel (i, j, k) of a vec3 volume if its tile is allocated.", **_vn)
+builtin("volume_store", *(ov(U64, I, I, I, Exact(t), names=("id", "i", "j", "k", "value")) for t in _VOXEL_TYPES),
+        side_effects=True, doc="Store value into voxel (i, j, k) if its tile is allocated; the volume must hold "
+                               "values of value's type.", **_vn)
 builtin("volume_world_to_index", ov(U64, V3, ret=T.vec3f, names=("id", "xyz")),
         doc="World-space point -> index space.", **_v)
 builtin("volume_index_to_world", ov(U64, V3, ret=T.vec3f, names=("id", "uvw")),

@@ -261,6 +261,8 @@ class Builtin:
     special: bool = False
     #: an atomic read-modify-write of an array element (arr, indices..., values...): its operation
     atomic: str | None = None
+    #: Warp's `dtype=` keyword (wp.volume_lookup(..., dtype=wp.vec3)): the builtin each type stands for
+    by_dtype: dict | None = None
 
     @property
     def symbol(self) -> str:
