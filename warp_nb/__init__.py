@@ -31,7 +31,7 @@ from .errors import (  # noqa: F401
     KernelValueError, WarpCodegenAttributeError, WarpCodegenError, WarpCodegenKeyError, WarpCodegenTypeError,
     WarpCodegenValueError,
 )
-from .program.func import Function, adjoint, func, func_grad, func_replay  # noqa: F401
+from .program.func import Function, adjoint, func, func_grad, func_native, func_replay  # noqa: F401
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
 from .launcher import Launch, launch  # noqa: F401

@@ -241,7 +241,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
-        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher)
+        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, record_cmd)
     try:  # inline: most launches repeat a dim seen before
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
@@ -250,9 +250,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
     if record_cmd:
-        return Launch(launcher, list(args), dim)
+        return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
-        recording.capture.record(Launch(launcher, list(args), dim))
+        recording.capture.record(Launch(kernel, launcher.device, list(args), dim, launcher=launcher))
         return None
     packed = launcher.pack(*args)
     if launcher.direct:
@@ -269,11 +269,14 @@ class Launch:
     The arguments are packed once and again only after a change, so a replay costs less than a
     wp.launch. Replays are not recorded on a Tape."""
 
-    def __init__(self, launcher: Launcher, args: list, dim):
-        self.kernel = launcher.kernel
-        self.device = launcher.device
-        self._launcher = launcher
-        self.params = list(args)
+    def __init__(self, kernel, device=None, params=None, dim=0, adjoint: bool = False, launcher=None, **warp_only):
+        """As Warp: `wp.Launch(kernel, device, adjoint=...)` makes an empty command whose arguments
+        (default: zero, arrays None) and dim are set before `launch()`."""
+        self.kernel = kernel
+        self.adjoint = adjoint
+        self._launcher = launcher or kernel.launcher(device, backward=adjoint)
+        self.device = self._launcher.device
+        self.params = list(params) if params is not None else [_zero_argument(t) for t in kernel.param_types]
         self._packed = None
         self.set_dim(dim)
 
@@ -307,7 +310,13 @@ class Launch:
             launcher.target.run(launcher, self._packed, self._bounds, self._size)
 
 
-def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher) -> None:
+def _zero_argument(t):
+    if isinstance(t, ArrayType):
+        return None
+    return t() if T.is_scalar_type(t) or T.is_composite_type(t) else None
+
+
+def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: bool = False):
     """Run the kernel's backward code. Array gradients come from each array's .grad, or from the
     matching entry of adj_inputs/adj_outputs when given (as in Warp)."""
     device, signature = forward.device, forward.signature
@@ -323,6 +332,8 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher) -> None:
             raise TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must give one entry "
                             f"per argument ({len(args)}), got {len(adj_args)}")
         args = tuple(_with_grad(a, g, kernel, k) for k, (a, g) in enumerate(zip(args, adj_args)))
+    if record_cmd:
+        return Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher)
     bounds, ndim, size = _bounds(dim)
     launcher.target.run(launcher, launcher.pack(*args), bounds, size)
 

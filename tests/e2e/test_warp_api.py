@@ -346,3 +346,79 @@ def test_graph_capture_records_and_replays():
     with pytest.raises(NotImplementedError, match="non-contiguous"):
         with wp.ScopedCapture():
             x[::2].fill_(0.0)
+
+
+@wp.kernel
+def square_into(input: wp.array(dtype=float), output: wp.array(dtype=float)):
+    i = wp.tid()
+    output[i] = input[i] * input[i]
+
+
+def test_launch_objects_made_empty_and_for_the_adjoint():
+    out = wp.zeros(6, dtype=int)
+    cmd = wp.Launch(arange_into, "cpu")  # empty: arguments zero, set before launching
+    cmd.set_dim(3)
+    cmd.set_param_by_name("out", out)
+    cmd.launch()
+    assert out.numpy().tolist() == [0, 1, 2, 0, 0, 0]
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.empty_like(x)
+    y.grad.fill_(1.0)
+    back = wp.launch(square_into, dim=3, inputs=[x, y], adj_inputs=[None, None], adjoint=True, record_cmd=True)
+    assert not x.grad.numpy().any()
+    back.launch()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+@wp.func_native("out[tid] = a * x[tid] + y[tid];",
+                adj_snippet="adj_a += x[tid] * adj_out[tid]; adj_x[tid] += a * adj_out[tid]; adj_y[tid] += adj_out[tid];")
+def native_saxpy(a: wp.float32, x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32),
+                 out: wp.array(dtype=wp.float32), tid: int): ...  # noqa: E704
+
+
+@wp.func_native("return x * x + 1.0f;")
+def native_square_plus_one(x: float) -> float: ...  # noqa: E704
+
+
+@wp.kernel
+def use_native(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float),
+               squares: wp.array(dtype=float)):
+    tid = wp.tid()
+    native_saxpy(a, x, y, out, tid)
+    squares[tid] = native_square_plus_one(x[tid])
+
+
+def test_func_native_runs_cpp_with_its_adjoint():
+    n = 5
+    xv = np.linspace(-1, 1, n).astype(np.float32)
+    x = wp.array(xv, requires_grad=True)
+    y = wp.array(np.ones(n, np.float32), requires_grad=True)
+    out, squares = wp.zeros(n, requires_grad=True), wp.zeros(n)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(use_native, dim=n, inputs=[3.0, x, y, out, squares])
+    np.testing.assert_allclose(out.numpy(), 3.0 * xv + 1.0)
+    np.testing.assert_allclose(squares.numpy(), xv * xv + 1.0)
+    seed = np.arange(n, dtype=np.float32)
+    tape.backward(grads={out: wp.array(seed)})
+    np.testing.assert_allclose(x.grad.numpy(), 3.0 * seed)
+    np.testing.assert_allclose(y.grad.numpy(), seed)
+
+
+@wp.kernel
+def guarded(arr: wp.array(dtype=int), result: wp.array(dtype=int)):
+    tid = wp.tid()
+    if arr and arr[tid] == 0:  # `and` short-circuits: a None array is never read
+        result[tid] = -1
+    elif not arr:
+        result[tid] = 2
+    else:
+        result[tid] = 1
+
+
+def test_an_array_is_true_unless_none_was_passed():
+    result = wp.zeros(3, dtype=int)
+    wp.launch(guarded, dim=3, inputs=[None, result])
+    assert result.numpy().tolist() == [2, 2, 2]
+    wp.launch(guarded, dim=3, inputs=[wp.array([0, 1, 0], dtype=int), result])
+    assert result.numpy().tolist() == [-1, 1, -1]

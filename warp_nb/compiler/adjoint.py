@@ -49,7 +49,7 @@ def adjoint_unit(kernel: ir.Function) -> AdjointUnit:
     instances = ir.called_instances(kernel)
     helpers = {id(x) for inst in instances for x in (inst.custom_grad, inst.custom_replay) if x is not None}
     funcs = {inst.symbol: adjoint_function(inst.ir) for inst in instances
-             if inst.custom_grad is None and id(inst) not in helpers}
+             if inst.custom_grad is None and id(inst) not in helpers and inst.native is None}
     return AdjointUnit(adjoint_function(kernel), funcs)
 
 

@@ -37,6 +37,13 @@ class SpecialForms:
             return self.call_builtin(BUILTINS[name], [self.expr(a) for a in node.args], node)
         if obj is py.len:
             return self.len_call(node)
+        if obj is py.type and len(node.args) == 1 and not node.kwargs:  # type(x): its kernel type, usable as a
+            v = self.expr(node.args[0])                                 # constructor (generic code does this)
+            if isinstance(v, ir.Var):
+                return PyObj(v.type)
+            if isinstance(v, Lit):
+                return PyObj(registry.concrete(registry.Literal(v.kind, v.value)))
+            self.error(KernelTypeError, f"type() of {self.describe(v)} is not a kernel type", node)
         if obj in (py.float, py.int, py.bool) and _hashable(obj):
             if len(node.args) != 1 or node.kwargs:
                 self.error(KernelTypeError, f"{obj.__name__}() takes one argument", node)

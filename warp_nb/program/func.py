@@ -24,9 +24,12 @@ class FuncOverload:
     scope: Scope
     custom_grad: "FuncOverload | None" = None  # @wp.func_grad
     custom_replay: "FuncOverload | None" = None  # @wp.func_replay
+    native: tuple | None = None  # @wp.func_native: (snippet, adj_snippet, replay_snippet) of C++ text
 
     @property
     def fdef(self):
+        if self.native is not None:
+            return None  # its body is C++: nothing to parse
         if self.parsed is None:
             self.parsed = parse_definition(self.fn)
         return self.parsed
@@ -182,3 +185,22 @@ def func(fn=None, **options):
     f = Function(fn)
     _FUNCS[key] = f
     return f
+
+
+def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None):
+    """Decorator: a function callable from kernels whose body is C++ (Warp's wp.func_native). The
+    Python function gives the parameters and (optionally) the return type with annotations; its
+    body is never run. `snippet` is the body; `adj_snippet` the body of its adjoint, which sees
+    `adj_<name>` for each parameter (for an array, a view of its gradient) and `adj_ret`;
+    `replay_snippet` what the backward pass runs instead of `snippet` when it recomputes forward
+    values. Arrays are indexed as `a[i]` (1-D) in the snippets."""
+    def decorate(fn):
+        overload = _overload(fn)
+        if any(p is None or is_generic(p) for p in overload.params):
+            raise TypeError(f"@wp.func_native {fn.__qualname__}: every parameter needs a concrete type annotation")
+        overload.native = (snippet, adj_snippet, replay_snippet)
+        f = Function.__new__(Function)
+        f.key, f.module, f.func, f.overloads = fn.__qualname__, fn.__module__, fn, [overload]
+        f.__name__, f.__qualname__, f.__doc__, f.__wrapped__ = fn.__name__, fn.__qualname__, fn.__doc__, fn
+        return f
+    return decorate

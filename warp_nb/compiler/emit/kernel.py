@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import ir
 from ... import types as T
 from ..adjoint import AdjointUnit
+from ...types.array_type import ArrayType
 from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
 from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
@@ -23,7 +24,7 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
     unit.add_function(kernel)
     bodies = []
     for inst in unit.funcs:
-        bodies.append(FunctionWriter(inst.ir, unit).function())
+        bodies.append(native_function(inst) if inst.native else FunctionWriter(inst.ir, unit).function())
     kernel_text = FunctionWriter(kernel, unit).kernel()
     backward_text, backward_entry = [], None
     if backward:
@@ -43,6 +44,33 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
                       kernel.name, mode, tuple(sections))
 
 
+def native_function(inst) -> str:
+    """A @wp.func_native function: its declared signature around the user's C++ snippet."""
+    fn = inst.ir
+    ret = cpp_type(fn.return_type) if fn.return_type is not None else "void"
+    params = ", ".join(f"{cpp_type(p.type)} {p.name}" for p in fn.params)
+    return f"// @wp.func_native {fn.name} ({fn.loc.file}:{fn.loc.line})\nWPNB_FN {ret} {fn.symbol}({params}) {{\n" \
+           f"{inst.native[0]}\n}}\n"
+
+
+def native_adjoint(inst) -> str:
+    """The adjoint of a @wp.func_native function: the user's adjoint snippet (none: no gradient),
+    with adj_<param> for each parameter (an array's is a view of its gradient) and adj_ret."""
+    fn = inst.ir
+    params = [f"{cpp_type(p.type)} {p.name}" for p in fn.params]
+    views = []
+    for p in fn.params:
+        if isinstance(p.type, ArrayType):  # the caller's adjoint of an array is unused: the gradient is in the array
+            params.append(f"{cpp_type(p.type)}& wpnb_unused_adj_{p.name}")
+            views.append(f"    {cpp_type(p.type)} adj_{p.name} = wpnb::grad_view({p.name});")
+        else:
+            params.append(f"{cpp_type(p.type)}& adj_{p.name}")
+    if fn.return_type is not None:
+        params.append(f"const {cpp_type(fn.return_type)}& adj_ret")
+    body = "\n".join(views + [inst.native[1] or "    // no adjoint snippet: no gradient flows through this function"])
+    return f"// adjoint of @wp.func_native {fn.name}\nWPNB_FN void adj_{fn.symbol}({', '.join(params)}) {{\n{body}\n}}\n"
+
+
 def preamble_lines(mode: str, headers: list) -> list:
     """The lines a translation unit starts with: the mode switch and the native headers."""
     return [f"#define WPNB_DEBUG {1 if mode == 'debug' else 0}"] + [f'#include "{h}"' for h in headers] + [""]
@@ -52,6 +80,9 @@ def _backward(kernel: ir.Function, adjoint: AdjointUnit, unit: Unit) -> tuple[li
     """The adjoints of the kernel's functions (callees first) and the backward kernel, as sections."""
     texts = []
     for inst in unit.funcs:
+        if inst.native and inst.custom_grad is None and not inst.ir.symbol.endswith("_replay"):
+            texts.append((f"adjoint:{inst.symbol}", native_adjoint(inst)))
+            continue
         adj = adjoint.funcs.get(inst.symbol)
         if adj is not None:  # none for custom gradients and their helpers
             unit.add_adjoint_types(adj)
