@@ -1,5 +1,5 @@
 """Signed distances to a wp.Mesh: at arbitrary points, or on a regular grid (ready for
-wp.MarchingCubes or wp.Volume.load_from_numpy).
+wp.geometry.IsoSurfaceMarchingCubes or wp.Volume.load_from_numpy).
 
     d = sample_sdf(mesh, points)                       # numpy (n,) float32, negative inside
     grid = sdf_grid(mesh, lower, upper, (64, 64, 64))  # numpy (64, 64, 64) float32

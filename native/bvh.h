@@ -1,6 +1,6 @@
 // bvh.h: the kernel side of wp.Bvh and of every wp.Mesh's tree: the node layout that the
 // builder (runtime/geometry.cpp) writes, small float3 helpers shared by the geometry headers,
-// and the bvh_query_aabb / bvh_query_ray iterators. A wp.Bvh's `id` is the address of a bvh_t
+// and the bvh_query_aabb / _ray / _sphere / _capsule iterators. A wp.Bvh's `id` is the address of a bvh_t
 // owned by the Python object; kernels cast it back with bvh_of(id).
 #pragma once
 #include "prelude.h"
@@ -27,9 +27,30 @@ struct bvh_t {
     const vec3f* uppers;
     int32 num_nodes;
     int32 num_items;
+    const int32* group_ids;    // grouped trees: the group ids, sorted, and the root node of each
+    const int32* group_roots;
+    int32 num_groups;          // 0: not grouped
+    int32 pad;
 };
 
 WPNB_FN const bvh_t& bvh_of(uint64 id) { return *(const bvh_t*)id; }
+
+// The root node of a group's subtree in a grouped tree (a binary search of its ids); -1 when the
+// tree has no such group.
+WPNB_FN int32 bvh_group_root(const bvh_t& b, int32 group) {
+    int32 lo = 0, hi = b.num_groups - 1;
+    while (lo <= hi) {
+        const int32 mid = (lo + hi) / 2;
+        const int32 g = b.group_ids[mid];
+        if (g == group) return b.group_roots[mid];
+        if (g < group) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+// The root of `group` in the wp.Bvh `id` built with groups (start a query there to see that
+// group only); -1 if the group is absent.
+WPNB_FN int32 bvh_get_group_root(uint64 id, int32 group) { return bvh_group_root(bvh_of(id), group); }
 
 namespace geo {
 const int kStack = 96;  // traversal stack; the builder keeps trees shallower than this
@@ -71,6 +92,12 @@ WPNB_FN float32 box_ray(const float32 lower[3], const float32 upper[3], const ve
                         float32 max_t) {
     float32 t0 = 0.0f, t1 = max_t;
     for (int a = 0; a < 3; ++a) {
+        if (inv.c[a] >= 1e30f || inv.c[a] <= -1e30f) {
+            // a ray parallel to this slab: inside it for every t, or never (an origin on the slab's
+            // face is inside; the product below would give 0 * 1e30 = 0 and clip t to 0)
+            if (o.c[a] < lower[a] || o.c[a] > upper[a]) return -1.0f;
+            continue;
+        }
         float32 ta = (lower[a] - o.c[a]) * inv.c[a];
         float32 tb = (upper[a] - o.c[a]) * inv.c[a];
         if (ta > tb) { const float32 t = ta; ta = tb; tb = t; }
@@ -92,70 +119,113 @@ WPNB_FN vec3f safe_inverse(const vec3f& d) {
 }
 }  // namespace geo
 
-// ---- bvh_query_aabb / bvh_query_ray: iterate items whose boxes overlap a box / a ray ----
+// ---- bvh_query_aabb / _ray / _sphere / _capsule: iterate items whose boxes a shape touches ----
 
-// The state of a query loop over a tree: a DFS stack plus the leaf being read.
+// The kinds of bvh query; one query type holds any of them (Warp's erased BvhQuery), so a
+// variable may take either branch of an `if`, and bvh_query_next dispatches on `kind`.
+enum { kBvhAabb = 0, kBvhRay = 1, kBvhSphere = 2, kBvhCapsule = 3 };
+
+// The state of a query loop over a tree: the shape, a DFS stack and the leaf being read.
 struct bvh_query_t {
     const bvh_t* bvh;
-    vec3f lo, hi;      // the box (aabb query) or the ray origin and inverse direction (ray query)
-    int32 is_ray;
+    vec3f a, b;        // aabb: lower, upper; ray / capsule: origin, inverse direction; sphere: centre
+    float32 radius;    // sphere and capsule
+    int32 kind;
     int32 top;         // stack size
     int32 cur, end;    // items of the current leaf still to visit
     int32 stack[geo::kStack];
 };
 
-// Items of the wp.Bvh `id` whose boxes overlap [low, high]; iterate with bvh_query_next.
-WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
+namespace geo {
+WPNB_FN bvh_query_t bvh_query_start(uint64 id, int32 kind, const vec3f& a, const vec3f& b, float32 radius,
+                                    int32 root) {
     bvh_query_t q;
     q.bvh = &bvh_of(id);
-    q.lo = low; q.hi = high; q.is_ray = 0;
+    q.a = a; q.b = b; q.radius = radius; q.kind = kind;
     q.cur = q.end = 0;
     q.top = q.bvh->num_nodes > 0 ? 1 : 0;
-    q.stack[0] = 0;
+    // root >= 0: a subtree (a group's root); -1 (or out of range): the whole tree
+    q.stack[0] = (root >= 0 && root < q.bvh->num_nodes) ? root : 0;
     return q;
-}
-WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high, int32) {
-    return bvh_query_aabb(id, low, high);
-}
-
-// Items of the wp.Bvh `id` whose boxes the ray start + t dir (t >= 0) passes through.
-WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir) {
-    bvh_query_t q = bvh_query_aabb(id, start, start);
-    q.hi = geo::safe_inverse(dir);
-    q.is_ray = 1;
-    return q;
-}
-WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, int32) {
-    return bvh_query_ray(id, start, dir);
-}
-
-namespace geo {
-// Whether item k of the tree passes the query's test (its own box, for a wp.Bvh).
-WPNB_FN bool bvh_item_hit(const bvh_query_t& q, int32 k) {
-    const bvh_t& b = *q.bvh;
-    const vec3f& lo = b.lowers[k];
-    const vec3f& hi = b.uppers[k];
-    if (q.is_ray) return box_ray(lo.c, hi.c, q.lo, q.hi, 1e30f) >= 0.0f;
-    return !(lo.c[0] > q.hi.c[0] || lo.c[1] > q.hi.c[1] || lo.c[2] > q.hi.c[2] ||
-             hi.c[0] < q.lo.c[0] || hi.c[1] < q.lo.c[1] || hi.c[2] < q.lo.c[2]);
-}
-WPNB_FN bool bvh_node_hit(const bvh_query_t& q, const bvh_node_t& n) {
-    if (q.is_ray) return box_ray(n.lower, n.upper, q.lo, q.hi, 1e30f) >= 0.0f;
-    return box_overlap(n, q.lo, q.hi);
 }
 }  // namespace geo
 
-// Advance a bvh query: the next overlapping item's index in `index`; false when done.
-WPNB_FN bool bvh_query_next(bvh_query_t& q, int32& index) {
+// Items of the wp.Bvh `id` whose boxes overlap [low, high]; iterate with bvh_query_next.
+WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high, int32 root) {
+    return geo::bvh_query_start(id, kBvhAabb, low, high, 0.0f, root);
+}
+WPNB_FN bvh_query_t bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
+    return bvh_query_aabb(id, low, high, -1);
+}
+
+// Items whose boxes the ray start + t dir passes through for 0 <= t (<= max_dist given to
+// bvh_query_next).
+WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, int32 root) {
+    return geo::bvh_query_start(id, kBvhRay, start, geo::safe_inverse(dir), 0.0f, root);
+}
+WPNB_FN bvh_query_t bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir) {
+    return bvh_query_ray(id, start, dir, -1);
+}
+
+// Items whose boxes come within `radius` of `center` (squared distance to the box <= radius^2;
+// radius 0 finds the boxes containing the point).
+WPNB_FN bvh_query_t bvh_query_sphere(uint64 id, const vec3f& center, float32 radius, int32 root) {
+    return geo::bvh_query_start(id, kBvhSphere, center, center, radius, root);
+}
+WPNB_FN bvh_query_t bvh_query_sphere(uint64 id, const vec3f& center, float32 radius) {
+    return bvh_query_sphere(id, center, radius, -1);
+}
+
+// Items whose boxes, grown by `radius` on every side, the segment start + t dir meets for
+// 0 <= t <= max_dist (given to bvh_query_next; unbounded without it). Conservative: a grown box
+// also holds points up to radius * sqrt(3) away near its corners.
+WPNB_FN bvh_query_t bvh_query_capsule(uint64 id, const vec3f& start, const vec3f& dir, float32 radius,
+                                      int32 root) {
+    return geo::bvh_query_start(id, kBvhCapsule, start, geo::safe_inverse(dir), radius, root);
+}
+WPNB_FN bvh_query_t bvh_query_capsule(uint64 id, const vec3f& start, const vec3f& dir, float32 radius) {
+    return bvh_query_capsule(id, start, dir, radius, -1);
+}
+
+namespace geo {
+// Whether the box [lo, hi] passes the query's test; max_t bounds rays and capsules.
+WPNB_FN bool bvh_box_hit(const bvh_query_t& q, const float32 lo[3], const float32 hi[3], float32 max_t) {
+    switch (q.kind) {
+    case kBvhRay:
+        return box_ray(lo, hi, q.a, q.b, max_t) >= 0.0f;
+    case kBvhSphere: {
+        float32 d2 = 0.0f;
+        for (int a = 0; a < 3; ++a) {
+            const float32 d = fmax(fmax(lo[a] - q.a.c[a], q.a.c[a] - hi[a]), 0.0f);
+            d2 += d * d;
+        }
+        return d2 <= q.radius * q.radius;
+    }
+    case kBvhCapsule: {
+        const float32 r = q.radius;
+        const float32 glo[3] = {lo[0] - r, lo[1] - r, lo[2] - r};
+        const float32 ghi[3] = {hi[0] + r, hi[1] + r, hi[2] + r};
+        return box_ray(glo, ghi, q.a, q.b, max_t) >= 0.0f;
+    }
+    default:
+        return !(lo[0] > q.b.c[0] || lo[1] > q.b.c[1] || lo[2] > q.b.c[2] ||
+                 hi[0] < q.a.c[0] || hi[1] < q.a.c[1] || hi[2] < q.a.c[2]);
+    }
+}
+}  // namespace geo
+
+// Advance a bvh query: the next item's index in `index`; false when done. max_dist bounds the
+// ray parameter t of ray and capsule queries (other kinds ignore it).
+WPNB_FN bool bvh_query_next(bvh_query_t& q, int32& index, float32 max_dist) {
     const bvh_t& b = *q.bvh;
     for (;;) {
         while (q.cur < q.end) {
             const int32 k = b.items[q.cur++];
-            if (geo::bvh_item_hit(q, k)) { index = k; return true; }
+            if (geo::bvh_box_hit(q, b.lowers[k].c, b.uppers[k].c, max_dist)) { index = k; return true; }
         }
         if (q.top == 0) return false;
         const bvh_node_t& n = b.nodes[q.stack[--q.top]];
-        if (!geo::bvh_node_hit(q, n)) continue;
+        if (!geo::bvh_box_hit(q, n.lower, n.upper, max_dist)) continue;
         if (n.count > 0) {
             q.cur = n.start;
             q.end = n.start + n.count;
@@ -165,6 +235,6 @@ WPNB_FN bool bvh_query_next(bvh_query_t& q, int32& index) {
         }
     }
 }
-WPNB_FN bool bvh_query_next(bvh_query_t& q, int32& index, float32) { return bvh_query_next(q, index); }
+WPNB_FN bool bvh_query_next(bvh_query_t& q, int32& index) { return bvh_query_next(q, index, 1e30f); }
 
 }  // namespace wpnb

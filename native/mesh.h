@@ -179,15 +179,16 @@ WPNB_FN bool closest_face(const mesh_t& m, const vec3f& p, float32 max_dist, int
 }
 
 // Closest ray hit (Moller-Trumbore) with 0 <= t < max_t: face, t and the weights of p0, p1.
+// root >= 0 confines the search to a subtree (a group's).
 WPNB_FN bool ray_cast(const mesh_t& m, const vec3f& o, const vec3f& d, float32 max_t, int32& face, float32& t_hit,
-                      float32& wa, float32& wb) {
+                      float32& wa, float32& wb, int32 root = -1) {
     if (m.bvh.num_nodes == 0) return false;
     const vec3f inv = safe_inverse(d);
     float32 best = max_t;
     bool found = false;
     int32 stack[kStack];
     int32 top = 0;
-    stack[top++] = 0;
+    stack[top++] = (root >= 0 && root < m.bvh.num_nodes) ? root : 0;
     while (top > 0) {
         const bvh_node_t& n = m.bvh.nodes[stack[--top]];
         if (box_ray(n.lower, n.upper, o, inv, best) < 0.0f) continue;
@@ -453,12 +454,13 @@ WPNB_FN void adj_mesh_query_point_sign_winding_number(uint64 id, const vec3f& po
 // ---- ray casts ----
 
 // The closest hit of start + t * dir with 0 <= t < max_t.
-WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t) {
+WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t,
+                                        int32 root) {
     const mesh_t& m = mesh_of(id);
     mesh_query_ray_t r;
     r.result = false; r.sign = 0.0f; r.face = -1; r.t = 0.0f; r.u = 0.0f; r.v = 0.0f;
     r.normal = geo::v3(0.0f, 0.0f, 0.0f);
-    if (geo::ray_cast(m, start, dir, max_t, r.face, r.t, r.u, r.v)) {
+    if (geo::ray_cast(m, start, dir, max_t, r.face, r.t, r.u, r.v, root)) {
         r.result = true;
         r.normal = geo::face_normal(m, r.face);
         r.sign = geo::dot3(dir, r.normal) < 0.0f ? 1.0f : -1.0f;
@@ -467,74 +469,31 @@ WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec
     }
     return r;
 }
-WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, int32) {
-    return mesh_query_ray(id, start, dir, max_t);
+WPNB_FN mesh_query_ray_t mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t) {
+    return mesh_query_ray(id, start, dir, max_t, -1);
 }
 
+namespace geo {
 // Adjoint of the hit distance t = n.(p0 - start) / n.dir (u, v and the normal are held fixed).
-WPNB_FN void adj_mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, uint64&,
-                                vec3f& adj_start, vec3f& adj_dir, float32&, const mesh_query_ray_t& adj_ret) {
-    const mesh_query_ray_t r = mesh_query_ray(id, start, dir, max_t);
+WPNB_FN void adj_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, int32 root, vec3f& adj_start,
+                     vec3f& adj_dir, const mesh_query_ray_t& adj_ret) {
+    const mesh_query_ray_t r = mesh_query_ray(id, start, dir, max_t, root);
     if (!r.result) return;
-    const float32 nd = geo::dot3(r.normal, dir);
+    const float32 nd = dot3(r.normal, dir);
     if (nd == 0.0f) return;
     const float32 g = adj_ret.t / nd;
-    adj_start = geo::sub3(adj_start, geo::scale3(r.normal, g));
-    adj_dir = geo::sub3(adj_dir, geo::scale3(r.normal, g * r.t));
+    adj_start = sub3(adj_start, scale3(r.normal, g));
+    adj_dir = sub3(adj_dir, scale3(r.normal, g * r.t));
 }
-WPNB_FN void adj_mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, int32 root, uint64& a,
-                                vec3f& adj_start, vec3f& adj_dir, float32& adj_t, int32&, const mesh_query_ray_t& adj_ret) {
-    (void)root;
-    adj_mesh_query_ray(id, start, dir, max_t, a, adj_start, adj_dir, adj_t, adj_ret);
+}  // namespace geo
+
+WPNB_FN void adj_mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, uint64&,
+                                vec3f& adj_start, vec3f& adj_dir, float32&, const mesh_query_ray_t& adj_ret) {
+    geo::adj_ray(id, start, dir, max_t, -1, adj_start, adj_dir, adj_ret);
 }
-
-// ---- box queries over faces ----
-
-struct mesh_query_aabb_t {
-    const mesh_t* mesh;
-    vec3f lo, hi;
-    int32 top, cur, end, pad;
-    int32 stack[geo::kStack];
-};
-
-// Faces whose bounding boxes overlap [low, high]; iterate with mesh_query_aabb_next.
-WPNB_FN mesh_query_aabb_t mesh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
-    mesh_query_aabb_t q;
-    q.mesh = &mesh_of(id);
-    q.lo = low; q.hi = high;
-    q.cur = q.end = 0; q.pad = 0;
-    q.top = q.mesh->bvh.num_nodes > 0 ? 1 : 0;
-    q.stack[0] = 0;
-    return q;
-}
-
-// The next face of a box query in `index`; false when done.
-WPNB_FN bool mesh_query_aabb_next(mesh_query_aabb_t& q, int32& index) {
-    const mesh_t& m = *q.mesh;
-    for (;;) {
-        while (q.cur < q.end) {
-            const int32 f = m.bvh.items[q.cur++];
-            vec3f a, b, c;
-            geo::tri(m, f, a, b, c);
-            bool miss = false;
-            for (int k = 0; k < 3; ++k) {
-                const float32 lo = geo::fmin(a.c[k], geo::fmin(b.c[k], c.c[k]));
-                const float32 hi = geo::fmax(a.c[k], geo::fmax(b.c[k], c.c[k]));
-                miss = miss || lo > q.hi.c[k] || hi < q.lo.c[k];
-            }
-            if (!miss) { index = f; return true; }
-        }
-        if (q.top == 0) return false;
-        const bvh_node_t& n = m.bvh.nodes[q.stack[--q.top]];
-        if (!geo::box_overlap(n, q.lo, q.hi)) continue;
-        if (n.count > 0) {
-            q.cur = n.start;
-            q.end = n.start + n.count;
-        } else if (q.top + 2 <= geo::kStack) {
-            q.stack[q.top++] = n.start + 1;
-            q.stack[q.top++] = n.start;
-        }
-    }
+WPNB_FN void adj_mesh_query_ray(uint64 id, const vec3f& start, const vec3f& dir, float32 max_t, int32 root, uint64&,
+                                vec3f& adj_start, vec3f& adj_dir, float32&, int32&, const mesh_query_ray_t& adj_ret) {
+    geo::adj_ray(id, start, dir, max_t, root, adj_start, adj_dir, adj_ret);
 }
 
 // ---- evaluation on faces ----

@@ -1,4 +1,5 @@
-// volume.h: the kernel side of wp.Volume, a sparse grid of float voxels. Voxel data lives in
+// volume.h: the kernel side of wp.Volume, a sparse grid of voxels (float32, int32, vec3f, vec4f,
+// vec4d ...: value_size bytes each; the typed builtins read them as their type). Voxel data lives in
 // 8x8x8 bricks (tiles) allocated only where the volume has data; a brick is found through an
 // open-addressing hash table keyed by its coordinates. Regions of constant value (the tiles of a
 // NanoVDB tree: 8^3, 128^3 and 4096^3 voxels) live in three more tables; everything else reads
@@ -9,6 +10,7 @@
 #include "prelude.h"
 #include "scalar.h"
 #include "vec.h"
+#include "mat.h"
 
 namespace wpnb {
 
@@ -22,15 +24,16 @@ struct volume_table_t {
 };
 
 struct volume_t {
-    float32* data;                 // num_tiles * 512 voxels, x-major inside a brick
-    const float32* const_values;   // values of the constant regions
+    void* data;                    // num_tiles * 512 values of value_size bytes, x-major inside a brick
+    const void* const_values;      // values of the constant regions
     volume_table_t levels[4];      // 0: bricks; 1, 2, 3: constant 8^3, 128^3, 4096^3 regions
-    float32 background;
     int32 num_tiles;
+    int32 value_size;              // bytes per value: float32, int32, vec3f, vec4f, vec4d ... (the Python side knows which)
     float32 xform[9];              // index -> world (row-major)
     float32 inv_xform[9];          // world -> index
     float32 translation[3];
     int32 pad;
+    uint64 background[4];          // the background value's bytes (up to a vec4d)
 };
 
 WPNB_FN const volume_t& volume_of(uint64 id) { return *(const volume_t*)id; }
@@ -59,66 +62,112 @@ WPNB_FN int32 volume_find(const volume_table_t& t, int32 i, int32 j, int32 k) {
 
 WPNB_FN int32 volume_brick_offset(int32 i, int32 j, int32 k) { return ((i & 7) << 6) | ((j & 7) << 3) | (k & 7); }
 
-// Value of voxel (i, j, k): its brick, else its constant region, else the background.
-WPNB_FN float32 volume_value(const volume_t& v, int32 i, int32 j, int32 k) {
+// Value of voxel (i, j, k) as a T: its brick, else its constant region, else the background.
+template <typename T>
+WPNB_FN T volume_value_of(const volume_t& v, int32 i, int32 j, int32 k) {
     const int32 t = volume_find(v.levels[0], i, j, k);
-    if (t >= 0) return v.data[int64(t) * 512 + volume_brick_offset(i, j, k)];
+    if (t >= 0) return ((const T*)v.data)[int64(t) * 512 + volume_brick_offset(i, j, k)];
     for (int l = 1; l < 4; ++l) {
         const int32 c = volume_find(v.levels[l], i, j, k);
-        if (c >= 0) return v.const_values[c];
+        if (c >= 0) return ((const T*)v.const_values)[c];
     }
-    return v.background;
+    return *(const T*)v.background;
 }
+WPNB_FN float32 volume_value(const volume_t& v, int32 i, int32 j, int32 k) { return volume_value_of<float32>(v, i, j, k); }
 
-// Value of voxel (i, j, k) (the background outside allocated bricks).
-WPNB_FN float32 volume_lookup_f(uint64 id, int32 i, int32 j, int32 k) { return volume_value(volume_of(id), i, j, k); }
+// Value of voxel (i, j, k) (the background outside allocated bricks); the volume must hold T values.
+template <typename T>
+WPNB_FN T volume_lookup_t(uint64 id, int32 i, int32 j, int32 k) { return volume_value_of<T>(volume_of(id), i, j, k); }
+WPNB_FN float32 volume_lookup_f(uint64 id, int32 i, int32 j, int32 k) { return volume_lookup_t<float32>(id, i, j, k); }
+WPNB_FN int32 volume_lookup_i(uint64 id, int32 i, int32 j, int32 k) { return volume_lookup_t<int32>(id, i, j, k); }
+WPNB_FN vec3f volume_lookup_v(uint64 id, int32 i, int32 j, int32 k) { return volume_lookup_t<vec3f>(id, i, j, k); }
 
 // Store into voxel (i, j, k) when its brick is allocated (elsewhere the store is dropped).
-WPNB_FN void volume_store_f(uint64 id, int32 i, int32 j, int32 k, float32 value) {
+template <typename T>
+WPNB_FN void volume_store(uint64 id, int32 i, int32 j, int32 k, const T& value) {
     const volume_t& v = volume_of(id);
     const int32 t = volume_find(v.levels[0], i, j, k);
-    if (t >= 0) v.data[int64(t) * 512 + volume_brick_offset(i, j, k)] = value;
+    if (t >= 0) ((T*)v.data)[int64(t) * 512 + volume_brick_offset(i, j, k)] = value;
 }
+WPNB_FN void volume_store_f(uint64 id, int32 i, int32 j, int32 k, float32 value) { volume_store(id, i, j, k, value); }
+WPNB_FN void volume_store_i(uint64 id, int32 i, int32 j, int32 k, int32 value) { volume_store(id, i, j, k, value); }
+WPNB_FN void volume_store_v(uint64 id, int32 i, int32 j, int32 k, const vec3f& value) { volume_store(id, i, j, k, value); }
 
 namespace geo {
-// Trilinear interpolation at index-space point uvw and its index-space gradient.
-WPNB_FN float32 volume_trilinear(const volume_t& v, const vec3f& uvw, vec3f* grad) {
+// Component access for scalar and vector voxel values.
+template <typename T> struct voxel_traits {
+    typedef T S;
+    enum { N = 1 };
+    WPNB_FN static S& at(T& v, int) { return v; }
+};
+template <int N_, typename S_> struct voxel_traits<vec_t<N_, S_>> {
+    typedef S_ S;
+    enum { N = N_ };
+    WPNB_FN static S& at(vec_t<N_, S_>& v, int i) { return v.c[i]; }
+};
+
+// Trilinear interpolation at index-space point uvw, per component, and the derivatives of each
+// component along x, y and z (g[0], g[1], g[2], when g is given).
+template <typename T>
+WPNB_FN T volume_trilinear_of(const volume_t& v, const vec3f& uvw, T* g) {
+    typedef voxel_traits<T> tr;
+    typedef typename tr::S S;
     const float32 fx = ::floorf(uvw.c[0]), fy = ::floorf(uvw.c[1]), fz = ::floorf(uvw.c[2]);
     const int32 i = int32(fx), j = int32(fy), k = int32(fz);
-    const float32 tx = uvw.c[0] - fx, ty = uvw.c[1] - fy, tz = uvw.c[2] - fz;
-    float32 c[2][2][2];
+    const S tx = S(uvw.c[0] - fx), ty = S(uvw.c[1] - fy), tz = S(uvw.c[2] - fz);
+    T c[2][2][2];
     for (int a = 0; a < 2; ++a)
         for (int b = 0; b < 2; ++b)
-            for (int d = 0; d < 2; ++d) c[a][b][d] = volume_value(v, i + a, j + b, k + d);
-    // along z, then y, then x
-    float32 cz[2][2], dcz[2][2];
-    for (int a = 0; a < 2; ++a)
-        for (int b = 0; b < 2; ++b) {
-            cz[a][b] = c[a][b][0] + (c[a][b][1] - c[a][b][0]) * tz;
-            dcz[a][b] = c[a][b][1] - c[a][b][0];
+            for (int d = 0; d < 2; ++d) c[a][b][d] = volume_value_of<T>(v, i + a, j + b, k + d);
+    T out = c[0][0][0];
+    for (int n = 0; n < tr::N; ++n) {
+        // along z, then y, then x
+        S cz[2][2], dcz[2][2];
+        for (int a = 0; a < 2; ++a)
+            for (int b = 0; b < 2; ++b) {
+                const S c0 = tr::at(c[a][b][0], n), c1 = tr::at(c[a][b][1], n);
+                cz[a][b] = c0 + (c1 - c0) * tz;
+                dcz[a][b] = c1 - c0;
+            }
+        S cy[2], dcy_y[2], dcy_z[2];
+        for (int a = 0; a < 2; ++a) {
+            cy[a] = cz[a][0] + (cz[a][1] - cz[a][0]) * ty;
+            dcy_y[a] = cz[a][1] - cz[a][0];
+            dcy_z[a] = dcz[a][0] + (dcz[a][1] - dcz[a][0]) * ty;
         }
-    float32 cy[2], dcy_y[2], dcy_z[2];
-    for (int a = 0; a < 2; ++a) {
-        cy[a] = cz[a][0] + (cz[a][1] - cz[a][0]) * ty;
-        dcy_y[a] = cz[a][1] - cz[a][0];
-        dcy_z[a] = dcz[a][0] + (dcz[a][1] - dcz[a][0]) * ty;
+        if (g) {
+            tr::at(g[0], n) = cy[1] - cy[0];
+            tr::at(g[1], n) = dcy_y[0] + (dcy_y[1] - dcy_y[0]) * tx;
+            tr::at(g[2], n) = dcy_z[0] + (dcy_z[1] - dcy_z[0]) * tx;
+        }
+        tr::at(out, n) = cy[0] + (cy[1] - cy[0]) * tx;
     }
-    if (grad) {
-        grad->c[0] = cy[1] - cy[0];
-        grad->c[1] = dcy_y[0] + (dcy_y[1] - dcy_y[0]) * tx;
-        grad->c[2] = dcy_z[0] + (dcy_z[1] - dcy_z[0]) * tx;
-    }
-    return cy[0] + (cy[1] - cy[0]) * tx;
+    return out;
+}
+
+WPNB_FN float32 volume_trilinear(const volume_t& v, const vec3f& uvw, vec3f* grad) {
+    float32 g[3];
+    const float32 r = volume_trilinear_of<float32>(v, uvw, grad ? g : (float32*)0);
+    if (grad) { grad->c[0] = g[0]; grad->c[1] = g[1]; grad->c[2] = g[2]; }
+    return r;
+}
+
+template <typename T>
+WPNB_FN T volume_closest(const volume_t& v, const vec3f& uvw) {
+    return volume_value_of<T>(v, int32(::floorf(uvw.c[0] + 0.5f)), int32(::floorf(uvw.c[1] + 0.5f)),
+                              int32(::floorf(uvw.c[2] + 0.5f)));
 }
 }  // namespace geo
 
 // Sample at index-space uvw: sampling_mode 0 (CLOSEST, the nearest voxel) or 1 (LINEAR, trilinear).
-WPNB_FN float32 volume_sample_f(uint64 id, const vec3f& uvw, int32 sampling_mode) {
+template <typename T>
+WPNB_FN T volume_sample_t(uint64 id, const vec3f& uvw, int32 sampling_mode) {
     const volume_t& v = volume_of(id);
-    if (sampling_mode == 0)
-        return volume_value(v, int32(::floorf(uvw.c[0] + 0.5f)), int32(::floorf(uvw.c[1] + 0.5f)),
-                            int32(::floorf(uvw.c[2] + 0.5f)));
-    return geo::volume_trilinear(v, uvw, (vec3f*)0);
+    if (sampling_mode == 0) return geo::volume_closest<T>(v, uvw);
+    return geo::volume_trilinear_of<T>(v, uvw, (T*)0);
+}
+WPNB_FN float32 volume_sample_f(uint64 id, const vec3f& uvw, int32 sampling_mode) {
+    return volume_sample_t<float32>(id, uvw, sampling_mode);
 }
 // Adjoint: the trilinear gradient (zero for CLOSEST, which is piecewise constant).
 WPNB_FN void adj_volume_sample_f(uint64 id, const vec3f& uvw, int32 sampling_mode, uint64&, vec3f& adj_uvw, int32&,
@@ -128,6 +177,20 @@ WPNB_FN void adj_volume_sample_f(uint64 id, const vec3f& uvw, int32 sampling_mod
     geo::volume_trilinear(volume_of(id), uvw, &g);
     for (int a = 0; a < 3; ++a) adj_uvw.c[a] += g.c[a] * adj_ret;
 }
+WPNB_FN vec3f volume_sample_v(uint64 id, const vec3f& uvw, int32 sampling_mode) {
+    return volume_sample_t<vec3f>(id, uvw, sampling_mode);
+}
+// Adjoint: adj_uvw += J^T adj_ret, J[r][c] = d component r / d uvw c (zero for CLOSEST).
+WPNB_FN void adj_volume_sample_v(uint64 id, const vec3f& uvw, int32 sampling_mode, uint64&, vec3f& adj_uvw, int32&,
+                                 const vec3f& adj_ret) {
+    if (sampling_mode == 0) return;
+    vec3f g[3];
+    geo::volume_trilinear_of<vec3f>(volume_of(id), uvw, g);
+    for (int a = 0; a < 3; ++a)
+        for (int r = 0; r < 3; ++r) adj_uvw.c[a] += g[a].c[r] * adj_ret.c[r];
+}
+// The voxel nearest uvw of an int32 volume.
+WPNB_FN int32 volume_sample_i(uint64 id, const vec3f& uvw) { return geo::volume_closest<int32>(volume_of(id), uvw); }
 
 // Sample and its index-space gradient (written to grad); CLOSEST gives a zero gradient.
 WPNB_FN float32 volume_sample_grad_f(uint64 id, const vec3f& uvw, int32 sampling_mode, vec3f& grad) {
@@ -136,6 +199,16 @@ WPNB_FN float32 volume_sample_grad_f(uint64 id, const vec3f& uvw, int32 sampling
         return volume_sample_f(id, uvw, 0);
     }
     return geo::volume_trilinear(volume_of(id), uvw, &grad);
+}
+// The vec3 version: grad[r][c] is the derivative of component r along index axis c.
+WPNB_FN vec3f volume_sample_grad_v(uint64 id, const vec3f& uvw, int32 sampling_mode, mat33f& grad) {
+    grad = mat33f();
+    if (sampling_mode == 0) return volume_sample_v(id, uvw, 0);
+    vec3f g[3];
+    const vec3f r = geo::volume_trilinear_of<vec3f>(volume_of(id), uvw, g);
+    for (int c = 0; c < 3; ++c)
+        for (int n = 0; n < 3; ++n) grad.c[n][c] = g[c].c[n];
+    return r;
 }
 
 namespace geo {

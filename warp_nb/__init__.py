@@ -54,6 +54,16 @@ from .types.structs import struct  # noqa: F401
 from .utils import ScopedTimer, constant  # noqa: F401
 from .version import __version__  # noqa: F401
 
+# wp.utils, Warp's timing API and geometry helpers (geometry-utils branch)
+from . import utils  # noqa: F401,E402
+from .builtins.geometry import MeshQuery  # noqa: F401,E402
+from .geometry import is_cubql_available  # noqa: F401,E402
+
+del MarchingCubes  # wp.MarchingCubes is deprecated in Warp: __getattr__ below warns and returns the class
+from .utils import (  # noqa: F401,E402
+    TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN, TIMING_MEMCPY, TIMING_MEMSET, TimingResult,
+    timing_begin, timing_end, timing_print, transform_expand,
+)
 
 for _name, _builtin in _BUILTINS.items():
     if _builtin.export and _name not in globals():
@@ -81,6 +91,9 @@ ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _m
 
 
 def __getattr__(name):
+    if name == "MarchingCubes":  # deprecated alias of wp.geometry.IsoSurfaceMarchingCubes (geometry-utils)
+        from .geometry.iso_surface import deprecated_marching_cubes
+        return deprecated_marching_cubes()
     if name == "_src":  # Warp's implementation namespace: a few tables its tests reach for (docs/compat.md)
         import importlib
         return importlib.import_module("._src", __name__)

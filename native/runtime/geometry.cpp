@@ -416,8 +416,7 @@ __attribute__((visibility("default"))) void wpnb_mesh_refit(const float* pts, co
 
 // Hash grid: sort n points (stride in bytes) into cells of size 1 / cell_width_inv, hashed onto a
 // dim_x * dim_y * dim_z table. point_ids (n) receives point indices in cell order;
-// cell_starts/cell_ends (one per cell) the ranges, empty cells start == end. Returns -1, or the
-// index of the first non-finite point (then nothing is written).
+// cell_starts/cell_ends (one per cell) the ranges, empty cells start == end. Returns -1.
 __attribute__((visibility("default"))) int32_t wpnb_hash_grid_build(const char* points, int64_t stride, int32_t n,
                                                                      float cell_width_inv, int32_t dx, int32_t dy,
                                                                      int32_t dz, int32_t* point_ids,
@@ -427,18 +426,13 @@ __attribute__((visibility("default"))) int32_t wpnb_hash_grid_build(const char* 
     const float inv = cell_width_inv;  // exactly the value kernels use
     std::vector<int32_t> key(n);
     const int t = thread_count(threads);
-    std::vector<int64_t> first_bad(t, -1);
+    // non-finite coordinates are allowed, as in Warp: NaN goes to cell 0, infinities to the edge cells
     parallel_for(n, t, [&](int64_t b, int64_t e) {
-        int64_t bad = -1;
         for (int64_t i = b; i < e; ++i) {
             const float* p = (const float*)(points + i * stride);
-            if (bad < 0 && !(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]))) bad = i;
             key[i] = wpnb::hash_grid_cell(p[0], p[1], p[2], inv, dx, dy, dz);
         }
-        first_bad[int(b * t / std::max<int64_t>(n, 1))] = bad;
     });
-    for (int64_t b : first_bad)
-        if (b >= 0) return int32_t(b);  // the first non-finite point; nothing written
     std::fill(cell_ends, cell_ends + cells, 0);
     for (int32_t i = 0; i < n; ++i) cell_ends[key[i]]++;  // counts
     int32_t run = 0;

@@ -106,6 +106,12 @@ matches_array_class = internal("warp._src.types.matches_array_class")
 _ArrayAnnotation = _ArrayAnnotationBase = _IndexedArrayAnnotation = type("_ArrayAnnotation", (), {})
 
 
+def hash_grid_query_type(dtype):
+    """The query type of a hash grid of `dtype` (wp.HashGridQuery[dtype]; geometry-utils)."""
+    from ..builtins.geometry import HashGridQuery
+    return HashGridQuery[dtype]
+
+
 def __getattr__(name):
     """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
     if name.startswith("__"):

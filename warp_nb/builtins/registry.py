@@ -235,10 +235,11 @@ class Overload:
     result: Any  # Pattern, a type, or None (no value)
     names: tuple = ()  # parameter names (for keyword arguments and docs)
     template: str | None = None  # C++ call text with {bindings}, e.g. "wpnb::identity<{n}, {T}>"
+    inout: tuple | None = None  # this overload's in-place arguments (out-parameters), if not the builtin's
 
 
-def ov(*params, ret=None, names=(), template=None) -> Overload:
-    return Overload(tuple(params), ret, tuple(names), template)
+def ov(*params, ret=None, names=(), template=None, inout=None) -> Overload:
+    return Overload(tuple(params), ret, tuple(names), template, None if inout is None else tuple(inout))
 
 
 @dataclass(frozen=True, eq=False)
@@ -260,10 +261,20 @@ class Builtin:
     special: bool = False
     #: an atomic read-modify-write of an array element (arr, indices..., values...): its operation
     atomic: str | None = None
+    #: Warp's `dtype=` keyword (wp.volume_lookup(..., dtype=wp.vec3)): the builtin each type stands for
+    by_dtype: dict | None = None
 
     @property
     def symbol(self) -> str:
         return self.cpp or f"wpnb::{self.name}"
+
+    def inout_for(self, overload: Overload) -> tuple:
+        """The argument positions a call of `overload` updates in place."""
+        return self.inout if overload.inout is None else overload.inout
+
+    def inout_positions(self, nargs: int) -> set:
+        """Positions updated in place by any overload taking nargs arguments (before one is chosen)."""
+        return {p for o in self.overloads if len(o.params) == nargs for p in self.inout_for(o)}
 
     def __call__(self, *args, **kwargs):
         if self.python is None:
@@ -276,10 +287,20 @@ class Builtin:
 
 class OpaqueType:
     """A value type defined by a native header (a query object, a query result): kernels hold it
-    in variables, pass it to builtins, and read its `fields` (name -> type) like a struct's."""
+    in variables, pass it to builtins and functions, and read its `fields` (name -> type) like a struct's."""
+
+    _wp_opaque_ = True
 
     def __init__(self, name: str, cpp: str, header: str, fields: dict | None = None):
         self.name, self.cpp, self.header, self.fields = name, cpp, header, dict(fields or {})
+        self.variants: dict = {}  # Warp's parameterised query types: HashGridQuery[wp.float16] -> a variant
+
+    def __getitem__(self, key):
+        """The variant of this type for `key` (an element type), as in `wp.HashGridQuery[wp.float64]`."""
+        variant = self.variants.get(T.canonical_scalar(key))
+        if variant is None:
+            raise TypeError(f"{self.name}[{getattr(key, '__name__', key)!r}] is not a type warp_nb knows")
+        return variant
 
     def type_name(self) -> str:
         return self.name

@@ -4,6 +4,8 @@ environment and the statement list)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 from . import ir
@@ -11,6 +13,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
+from ..types.scalars import canonical_scalar
 from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
@@ -307,6 +310,8 @@ class ExprTyper:
         if special is not NotImplemented:
             return special
         obj = fn.obj
+        if isinstance(obj, registry.Builtin) and obj.by_dtype is not None:
+            obj, node = self.dtype_variant(obj, node)
         if isinstance(obj, registry.Builtin):
             args = [self.expr(a) for a in node.args]
             args = self.keyword_args(obj, args, node)
@@ -316,6 +321,19 @@ class ExprTyper:
         if getattr(obj, "_wp_kernel_", False):
             self.error(KernelTypeError, f"kernel `{obj.key}` cannot be called from a kernel; make it a @wp.func", node)
         self.error(KernelTypeError, f"{self.describe(fn)} cannot be called inside a kernel", node)
+
+    def dtype_variant(self, b: registry.Builtin, node: S.Call):
+        """The builtin a `dtype=` keyword selects (Builtin.by_dtype), and the call without it."""
+        dtype_node = next((v for k, v in node.kwargs if k == "dtype"), None)
+        if dtype_node is None:
+            return b, node
+        v = self.expr(dtype_node)
+        t = canonical_scalar(v.obj) if isinstance(v, PyObj) else None
+        name = b.by_dtype.get(t)
+        if name is None:
+            self.error(KernelTypeError, f"wp.{b.name} does not take dtype={self.describe(v)}; it takes "
+                                        f"{', '.join(T.type_name(x) for x in b.by_dtype)}", node)
+        return BUILTINS[name], dataclasses.replace(node, kwargs=tuple((k, x) for k, x in node.kwargs if k != "dtype"))
 
     def function_arguments(self, func, node: S.Call) -> list:
         """A @wp.func call's arguments in parameter order: positional, then by keyword, then the
@@ -361,7 +379,7 @@ class ExprTyper:
         vars_ = []
         for a, t in zip(args, resolved.arg_types):
             vars_.append(self.materialize(a, t, node) if isinstance(a, Lit) else a)
-        for pos in b.inout:
+        for pos in b.inout_for(resolved.overload):
             vars_[pos] = self.inout_arg(vars_[pos], node.args[pos] if hasattr(node, "args") else node, node)
         call = ir.Call(b, tuple(vars_), resolved)
         if resolved.result is None or (statement and b.side_effects):
@@ -566,7 +584,7 @@ def _cannot_fault(stmts) -> bool:
             return False
         v = s.value
         if isinstance(v, ir.Call):
-            if v.builtin.side_effects or v.builtin.inout:
+            if v.builtin.side_effects or v.builtin.inout_for(v.resolved.overload):
                 return False
         elif not isinstance(v, (ir.Const, ir.Copy, ir.Extract, ir.Construct, ir.Tid)):
             return False

@@ -38,7 +38,8 @@ class Loops:
                 except KernelError:
                     fn = None
                 builtin = getattr(fn, "obj", None)
-                for pos in getattr(builtin, "inout", ()):
+                positions = builtin.inout_positions(len(node.args)) if hasattr(builtin, "inout_positions") else ()
+                for pos in positions:
                     if pos < len(node.args) and isinstance(node.args[pos], S.Name):
                         found.add(node.args[pos].id)
             if isinstance(node, tuple):

@@ -1,5 +1,5 @@
-"""wp.Bvh: a bounding volume hierarchy over boxes, for `wp.bvh_query_aabb` and `wp.bvh_query_ray`
-loops in kernels. Built on the CPU by native/runtime/geometry.cpp (binned SAH); `id` is the
+"""wp.Bvh: a bounding volume hierarchy over boxes, for `wp.bvh_query_aabb`, `_ray`, `_sphere` and
+`_capsule` loops in kernels; with groups, one subtree per group (groups.py). Built on the CPU by native/runtime/geometry.cpp (binned SAH); `id` is the
 address of the bvh_t descriptor this object owns."""
 
 from __future__ import annotations
@@ -10,6 +10,20 @@ import numpy as np
 
 from . import native
 from ._util import as_vec3_array, check_finite
+from .groups import build_grouped_tree, group_array
+
+#: Warp's tree builders' names; warp_nb builds every tree with its binned SAH builder, so each name gives
+#: a valid tree (of SAH quality).
+CONSTRUCTORS = ("sah", "median", "lbvh", "cubql")
+
+
+def check_constructor(constructor, groups, device, what: str) -> str:
+    constructor = constructor or "sah"
+    if constructor not in CONSTRUCTORS:
+        raise ValueError(f"unknown {what} constructor {constructor!r}; use one of {', '.join(CONSTRUCTORS)}")
+    if constructor == "cubql" and groups is not None:
+        raise RuntimeError(f"Grouped BVHs are not supported with the cubql constructor ({what}); use 'sah'")
+    return constructor
 
 
 def build_tree(lib, lo: np.ndarray, hi: np.ndarray, leaf_size: int):
@@ -33,10 +47,10 @@ class Bvh:
             raise ValueError(f"Bvh lowers and uppers differ in length ({lo.shape[0]} and {hi.shape[0]})")
         if lo.shape[0] == 0:
             raise ValueError("Bvh needs at least one box (lowers is empty)")
-        if groups is not None:
-            raise NotImplementedError("Bvh groups are not supported by warp_nb yet")
         self.device = self.lowers.device
-        self.constructor = constructor or "sah"
+        self.constructor = check_constructor(constructor, groups, self.device, "Bvh")
+        self.groups = groups
+        self._groups = group_array(groups, lo.shape[0], "Bvh") if groups is not None else None
         self.leaf_size = max(1, int(leaf_size))
         self._desc = native.BvhDesc()
         self.id = ctypes.addressof(self._desc)
@@ -56,8 +70,15 @@ class Bvh:
         """Build the tree anew from the current boxes."""
         lo, hi = self._views()
         lib = native.library()
-        self._nodes, self._items, count = build_tree(lib, lo, hi, self.leaf_size)
         d = self._desc
+        if self._groups is not None:
+            built = build_grouped_tree(lambda a, b, leaf: build_tree(lib, a, b, leaf), lo, hi, self._groups,
+                                       self.leaf_size)
+            self._nodes, self._items, count, self._group_ids, self._group_roots = built
+            d.group_ids, d.group_roots = native.ptr(self._group_ids), native.ptr(self._group_roots)
+            d.num_groups = len(self._group_ids)
+        else:
+            self._nodes, self._items, count = build_tree(lib, lo, hi, self.leaf_size)
         d.nodes, d.items = native.ptr(self._nodes), native.ptr(self._items)
         d.lowers, d.uppers = self.lowers.ptr, self.uppers.ptr
         d.num_nodes, d.num_items = count, lo.shape[0]
@@ -71,6 +92,11 @@ class Bvh:
     @property
     def num_nodes(self) -> int:
         return int(self._desc.num_nodes)
+
+    def __del__(self):
+        # the tree is numpy memory owned by this object: nothing to free by hand (and an object made
+        # with Bvh.__new__ alone has nothing at all)
+        pass
 
     def __repr__(self):
         return f"wp.Bvh({self._desc.num_items} boxes, {self.num_nodes} nodes)"

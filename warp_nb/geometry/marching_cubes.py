@@ -1,4 +1,5 @@
-"""wp.MarchingCubes: the isosurface of a scalar field on a regular grid as a triangle mesh.
+"""Marching cubes' tables and topology: which grid edges an isosurface crosses and how the crossings
+join into triangles (wp.geometry.IsoSurfaceMarchingCubes in iso_surface.py places the vertices).
 
 The case table is generated here, not copied: for each of the 256 sign patterns of a cube's
 corners, every face contributes segments between the crossing points of its edges (positive
@@ -14,8 +15,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import types as T
-from ..arrays.array import array
 
 # corner k sits at (k & 1, (k >> 1) & 1, (k >> 2) & 1)
 CORNERS = np.array([[k & 1, (k >> 1) & 1, (k >> 2) & 1] for k in range(8)])
@@ -90,33 +89,30 @@ def case_table() -> tuple:
     return table, np.array([len(t) for t in cases], np.int32)
 
 
-def extract(field: np.ndarray, threshold: float):
-    """(verts (n, 3) float32 in grid coordinates, indices (m,) int32) of the isosurface field == threshold."""
+def topology(field: np.ndarray, threshold: float):
+    """The surface field == threshold as (crossing sites (n, 4) int32: the lower grid node i, j, k of
+    each crossed edge and its axis; triangles (m,) int32, three site indices each). Where a crossing
+    lies along its edge is left to the caller (iso_surface.py computes it in a kernel, so that it is
+    differentiable in the field)."""
     f = np.asarray(field, np.float32)
     if f.ndim != 3 or min(f.shape) < 2:
-        raise ValueError(f"marching cubes needs a 3-D field of at least 2x2x2 samples, got shape {f.shape}")
+        raise ValueError(f"marching cubes needs a 3-D field with at least 2 nodes on each axis, got shape {f.shape}")
     if not np.isfinite(f).all():
         raise ValueError("marching cubes: the field holds non-finite values")
-    thr = np.float32(threshold)
-    pos = f >= thr
-    verts, ids = [], []
+    pos = f >= np.float32(threshold)
+    sites, ids = [], []
     base = 0
     for axis in range(3):
         lo = [slice(None)] * 3
         hi = [slice(None)] * 3
         lo[axis], hi[axis] = slice(0, -1), slice(1, None)
-        f0, f1 = f[tuple(lo)], f[tuple(hi)]
         cross = pos[tuple(lo)] != pos[tuple(hi)]
         idx = np.full(cross.shape, -1, np.int64)
         where = np.nonzero(cross)
         count = len(where[0])
         idx[where] = base + np.arange(count)
         base += count
-        a, b = f0[where].astype(np.float64), f1[where].astype(np.float64)
-        t = np.clip((thr - a) / (b - a), 0.0, 1.0)
-        p = np.stack(where, 1).astype(np.float64)
-        p[:, axis] += t
-        verts.append(p)
+        sites.append(np.stack([*where, np.full(count, axis)], 1))
         ids.append(idx)
     table, counts = case_table()
     nx, ny, nz = (s - 1 for s in f.shape)
@@ -139,42 +135,15 @@ def extract(field: np.ndarray, threshold: float):
         rows, cols = np.nonzero(sel)
         dx, dy, dz = CORNERS[a]
         out[rows, cols] = ids[axis][cell_rep[0][rows] + dx, cell_rep[1][rows] + dy, cell_rep[2][rows] + dz]
-    v = np.concatenate(verts).astype(np.float32) if base else np.zeros((0, 3), np.float32)
-    return v, out.reshape(-1).astype(np.int32)
+    return np.concatenate(sites).astype(np.int32), out.reshape(-1).astype(np.int32)
 
 
-class MarchingCubes:
-    """Isosurfaces of an nx x ny x nz field: surface(field, threshold) fills `verts` (a wp.array
-    of wp.vec3; grid coordinates, or mapped onto [lower, upper] when the domain is given) and
-    `indices` (a wp.array of int32, three per triangle)."""
-
-    def __init__(self, nx: int, ny: int, nz: int, lower=None, upper=None, *args, device=None,
-                 domain_bounds_lower_corner=None, domain_bounds_upper_corner=None, max_verts=None, max_tris=None):
-        self.nx, self.ny, self.nz = int(nx), int(ny), int(nz)
-        if isinstance(lower, (int, np.integer)) and not isinstance(lower, bool):
-            lower = upper = None  # Warp's older signature: (nx, ny, nz, max_verts, max_tris, device)
-        self.domain_bounds_lower_corner = lower if lower is not None else domain_bounds_lower_corner
-        self.domain_bounds_upper_corner = upper if upper is not None else domain_bounds_upper_corner
-        self.device = device
-        self.verts = array(np.zeros((0, 3), np.float32), dtype=T.vec3f)
-        self.indices = array(np.zeros(0, np.int32), dtype=T.int32)
-
-    def resize(self, nx: int, ny: int, nz: int, max_verts: int = 0, max_tris: int = 0) -> None:
-        self.nx, self.ny, self.nz = int(nx), int(ny), int(nz)
-
-    def surface(self, field, threshold: float) -> None:
-        """Extract the surface field == threshold (field: a 3-D wp.array or numpy array of the grid's shape)."""
-        data = field.numpy() if isinstance(field, array) else np.asarray(field)
-        if data.shape != (self.nx, self.ny, self.nz):
-            raise ValueError(f"MarchingCubes({self.nx}, {self.ny}, {self.nz}) got a field of shape {data.shape}")
-        verts, indices = extract(data, threshold)
-        lo, hi = self.domain_bounds_lower_corner, self.domain_bounds_upper_corner
-        if lo is not None and hi is not None and len(verts):
-            lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
-            verts = (lo + verts * (hi - lo) / np.maximum(np.array([self.nx, self.ny, self.nz]) - 1, 1)).astype(np.float32)
-        self.verts = array(verts.reshape(-1, 3), dtype=T.vec3f) if len(verts) else array(np.zeros((0, 3), np.float32),
-                                                                                         dtype=T.vec3f)
-        self.indices = array(indices, dtype=T.int32) if len(indices) else array(np.zeros(0, np.int32), dtype=T.int32)
-
-    def __repr__(self):
-        return f"wp.MarchingCubes({self.nx}, {self.ny}, {self.nz})"
+def lookup_tables() -> dict:
+    """The tables in Warp's published layout: corner offsets, the corners of each edge, and per case
+    the range of its triangles' edge indices in one flat list (all tuples)."""
+    table, counts = case_table()
+    ranges = (0,) + tuple(int(x) for x in np.cumsum(counts))
+    flat = tuple(int(e) for c in range(256) for tri in table[c, :counts[c]] for e in tri)
+    return {"CUBE_CORNER_OFFSETS": tuple(tuple(int(x) for x in c) for c in CORNERS),
+            "EDGE_TO_CORNERS": tuple((a, b) for a, b, _ in EDGES), "CASE_TO_TRI_RANGE": ranges,
+            "TRI_LOCAL_INDICES": flat}

@@ -11,6 +11,8 @@ import numpy as np
 
 from . import native
 from ._util import as_int_array, as_vec3_array, check_finite
+from .bvh import build_tree, check_constructor
+from .groups import build_grouped_tree, group_array
 
 DEFAULT_LEAF_SIZE = 4
 
@@ -37,8 +39,9 @@ class Mesh:
         if bad.any():
             k = int(np.argmax(bad))
             raise ValueError(f"Mesh indices[{k}] = {int(idx[k])} is out of range for {pts.shape[0]} points")
-        if groups is not None:
-            raise NotImplementedError("Mesh groups are not supported by warp_nb yet")
+        constructor = check_constructor(bvh_constructor, groups, pts_arr.device, "Mesh")
+        if constructor == "cubql" and support_winding_number:
+            raise RuntimeError("support_winding_number is not available with the cubql constructor; use 'sah'")
         check_finite(pts, "Mesh points")
         if velocities is not None:
             vel_arr, vel = as_vec3_array(velocities, "Mesh velocities")
@@ -49,7 +52,9 @@ class Mesh:
         self._points, self.indices, self._velocities = pts_arr, idx_arr, vel_arr
         self.device = pts_arr.device
         self.support_winding_number = bool(support_winding_number)
-        self.bvh_constructor = bvh_constructor or "sah"
+        self.bvh_constructor = constructor
+        self.groups = groups
+        self._groups = group_array(groups, idx.size // 3, "Mesh") if groups is not None else None
         self.bvh_leaf_size = int(bvh_leaf_size) if bvh_leaf_size else DEFAULT_LEAF_SIZE
         self._desc = native.MeshDesc()
         self.id = ctypes.addressof(self._desc)
@@ -67,21 +72,38 @@ class Mesh:
         count = lib.wpnb_mesh_build(native.ptr(pts), native.ptr(idx), n_tris, self.bvh_leaf_size,
                                     native.ptr(self._nodes), native.ptr(self._items), native.ptr(avg),
                                     native.threads())
+        d = self._desc
+        if self._groups is not None:  # rebuilt as one subtree per group (same average edge length)
+            tri = pts[idx.reshape(-1, 3)]
+            lo, hi = np.ascontiguousarray(tri.min(axis=1)), np.ascontiguousarray(tri.max(axis=1))
+            self._nodes, self._items, count, self._group_ids, self._group_roots = build_grouped_tree(
+                lambda a, b, leaf: build_tree(lib, a, b, leaf), lo, hi, self._groups, self.bvh_leaf_size)
+            d.bvh.group_ids, d.bvh.group_roots = native.ptr(self._group_ids), native.ptr(self._group_roots)
+            d.bvh.num_groups = len(self._group_ids)
         self._dipoles = np.zeros((count, 8), dtype=np.float32) if self.support_winding_number else None
         self._tris = np.empty((n_tris, 9), dtype=np.float32)
         lib.wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), n_tris, native.ptr(self._tris),
                            native.threads())
-        d = self._desc
         d.bvh.nodes, d.bvh.items, d.bvh.num_nodes, d.bvh.num_items = (native.ptr(self._nodes),
                                                                        native.ptr(self._items), count, n_tris)
         d.points, d.indices = self._points.ptr, self.indices.ptr
         d.velocities = self._velocities.ptr if self._velocities is not None else 0
         d.dipoles, d.tris = native.ptr(self._dipoles), native.ptr(self._tris)
+        self._face_lowers = np.empty((n_tris, 3), dtype=np.float32)  # face boxes: the tree as a wp.Bvh
+        self._face_uppers = np.empty((n_tris, 3), dtype=np.float32)
+        self._face_bounds(pts, idx)
+        d.bvh.lowers, d.bvh.uppers = native.ptr(self._face_lowers), native.ptr(self._face_uppers)
         d.num_points, d.num_tris, d.average_edge_length = pts.shape[0], n_tris, float(avg[0])
         if self._dipoles is not None:
             self._refit(pts, idx)
 
+    def _face_bounds(self, pts, idx) -> None:
+        tri = pts[idx.reshape(-1, 3)]
+        np.min(tri, axis=1, out=self._face_lowers)
+        np.max(tri, axis=1, out=self._face_uppers)
+
     def _refit(self, pts, idx) -> None:
+        self._face_bounds(pts, idx)
         native.library().wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), idx.size // 3,
                                         native.ptr(self._tris), native.threads())
         native.library().wpnb_mesh_refit(native.ptr(pts), native.ptr(idx), idx.size // 3, native.ptr(self._nodes),
@@ -139,6 +161,11 @@ class Mesh:
     @property
     def average_edge_length(self) -> float:
         return float(self._desc.average_edge_length)
+
+    def __del__(self):
+        # the tree and soup are numpy memory owned by this object: nothing to free by hand (and an
+        # object made with Mesh.__new__ alone has nothing at all)
+        pass
 
     def __repr__(self):
         return f"wp.Mesh({self.num_points} points, {self.num_tris} triangles)"

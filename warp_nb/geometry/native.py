@@ -21,7 +21,7 @@ _F32 = ctypes.c_float
 
 class BvhDesc(ctypes.Structure):
     _fields_ = [("nodes", _P), ("items", _P), ("lowers", _P), ("uppers", _P), ("num_nodes", _I32),
-                ("num_items", _I32)]
+                ("num_items", _I32), ("group_ids", _P), ("group_roots", _P), ("num_groups", _I32), ("pad", _I32)]
 
 
 class MeshDesc(ctypes.Structure):
@@ -30,8 +30,9 @@ class MeshDesc(ctypes.Structure):
 
 
 class HashGridDesc(ctypes.Structure):
-    _fields_ = [("point_ids", _P), ("cell_starts", _P), ("cell_ends", _P), ("cell_width", _F32),
-                ("cell_width_inv", _F32), ("dim_x", _I32), ("dim_y", _I32), ("dim_z", _I32), ("num_points", _I32)]
+    _fields_ = [("point_ids", _P), ("cell_starts", _P), ("cell_ends", _P), ("point_groups", _P),
+                ("cell_width_inv_d", ctypes.c_double), ("cell_width", _F32), ("cell_width_inv", _F32), ("dim_x", _I32),
+                ("dim_y", _I32), ("dim_z", _I32), ("num_points", _I32)]
 
 
 class VolumeTable(ctypes.Structure):
@@ -39,9 +40,9 @@ class VolumeTable(ctypes.Structure):
 
 
 class VolumeDesc(ctypes.Structure):
-    _fields_ = [("data", _P), ("const_values", _P), ("levels", VolumeTable * 4), ("background", _F32),
-                ("num_tiles", _I32), ("xform", _F32 * 9), ("inv_xform", _F32 * 9), ("translation", _F32 * 3),
-                ("pad", _I32)]
+    _fields_ = [("data", _P), ("const_values", _P), ("levels", VolumeTable * 4), ("num_tiles", _I32),
+                ("value_size", _I32), ("xform", _F32 * 9), ("inv_xform", _F32 * 9), ("translation", _F32 * 3),
+                ("pad", _I32), ("background", ctypes.c_uint64 * 4)]
 
 
 #: numpy dtype of bvh.h's bvh_node_t (32 bytes)

@@ -1,4 +1,5 @@
-"""A reader for NanoVDB (.nvdb) float grids, written from NanoVDB's documented memory layout:
+"""A reader and writer for NanoVDB (.nvdb) grids of float, double, int32, Vec3f/d and Vec4f/d
+values, written from NanoVDB's documented memory layout:
 file header, per-grid metadata and name, then the grid buffer (uncompressed, or zlib with
 codec ZIP). The tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant
 regions for the tiles of the lower (8^3), upper (128^3) and root (4096^3) levels. Every read is
@@ -18,13 +19,51 @@ GRID_TYPES = {0: "Unknown", 1: "Float", 2: "Double", 3: "Int16", 4: "Int32", 5: 
               16: "FpN", 17: "Vec4f", 18: "Vec4d", 19: "Index", 20: "OnIndex"}
 CODECS = {0: "none", 1: "zip", 2: "blosc"}
 
+def _up(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+class ValueType:
+    """The layout of a grid's value type in NanoVDB's nodes: value size and alignment, and the size
+    of the FloatType that holds the average and standard deviation (double for 8-byte scalars)."""
+
+    def __init__(self, np_type, inner: tuple):
+        self.np_type, self.inner = np.dtype(np_type), inner
+        self.size = self.np_type.itemsize * int(np.prod(inner, dtype=int))
+        self.align = self.np_type.itemsize
+        self.stat = 8 if self.np_type.itemsize == 8 else 4
+        # leaf: origin, bbox extent, flags, value mask (80 bytes), min, max, average, deviation, 512 values
+        stats_end = _up(80 + 2 * self.size, self.stat) + 2 * self.stat
+        self.leaf_values = _up(stats_end, 32)  # the values are 32-byte aligned
+        self.leaf_size = _up(self.leaf_values + 512 * self.size, 32)
+        # root: bbox, table size, background, min, max, average, deviation
+        self.root_background = _up(28, self.align)
+        self.root_header = _up(_up(self.root_background + 3 * self.size, self.stat) + 2 * self.stat, 32)
+        self.root_tile = _up(_up(20, self.align) + self.size, 32)
+        self.root_tile_value = _up(20, self.align)
+        # internal nodes: a table of unions of a value and a child offset
+        self.table_entry = _up(max(self.size, 8), max(self.align, 8))
+
+    def internal_table_at(self, mask_bytes: int) -> int:
+        end = _up(32 + 2 * mask_bytes + 2 * self.size, self.stat) + 2 * self.stat
+        return _up(end, 32)
+
+    def read(self, buf, count: int, offset: int, stride: int | None = None) -> np.ndarray:
+        """count values at offset (each stride bytes apart, default packed), shaped (count, *inner)."""
+        if stride is None or stride == self.size:
+            raw = np.frombuffer(buf, np.uint8, count * self.size, offset)
+        else:
+            raw = np.frombuffer(buf, np.uint8, count * stride, offset).reshape(count, stride)[:, :self.size]
+        return np.ascontiguousarray(raw).view(self.np_type).reshape((count,) + self.inner)
+
+
+#: NanoVDB grid types wp.Volume reads, by type code
+VALUE_TYPES = {1: ValueType(np.float32, ()), 2: ValueType(np.float64, ()), 4: ValueType(np.int32, ()),
+               6: ValueType(np.float32, (3,)), 7: ValueType(np.float64, (3,)), 17: ValueType(np.float32, (4,)),
+               18: ValueType(np.float64, (4,))}
+
 _GRID_HEADER = 672   # GridData
 _TREE_HEADER = 64    # TreeData
-_ROOT_HEADER = 64    # RootData<float> (aligned to 32)
-_ROOT_TILE = 32
-_LEAF_SIZE = 2144    # LeafData<float>: origin, bbox, flags, mask, stats, 512 values
-_LEAF_VALUES = 96
-_INTERNAL = {5: (8256, 4096), 4: (1088, 512)}  # log2dim -> (table offset, mask bytes)
 
 
 class NanoVDBError(ValueError):
@@ -41,7 +80,7 @@ def read_file(data: bytes) -> bytes:
     """The first grid's buffer from the bytes of a .nvdb file (decompressed)."""
     _need(data, 0, 16, "the file header")
     magic, version, grid_count, codec = struct.unpack_from("<QIHH", data, 0)
-    if magic == GRID_MAGIC:
+    if magic == GRID_MAGIC or (magic == FILE_MAGIC and len(data) >= 672 and _looks_like_grid(data)):
         return data  # a raw grid buffer
     if magic != FILE_MAGIC:
         raise NanoVDBError("not a NanoVDB file (bad magic number)")
@@ -52,9 +91,9 @@ def read_file(data: bytes) -> bytes:
     grid_type, = struct.unpack_from("<I", data, 16 + 32)
     name_size, = struct.unpack_from("<I", data, 16 + 136)
     grid_codec, = struct.unpack_from("<H", data, 16 + 168)
-    if grid_type != 1:
+    if grid_type not in VALUE_TYPES:
         raise NanoVDBError(f"unsupported NanoVDB grid type {GRID_TYPES.get(grid_type, grid_type)}: warp_nb reads "
-                           "float grids")
+                           f"{', '.join(GRID_TYPES[t] for t in VALUE_TYPES)} grids")
     start = 16 + 176 + name_size
     if grid_codec == 0:
         _need(data, start, grid_size, "the grid")
@@ -73,6 +112,15 @@ def read_file(data: bytes) -> bytes:
     raise NanoVDBError(f"unsupported NanoVDB codec {CODECS.get(grid_codec, grid_codec)} (warp_nb reads none and zip)")
 
 
+def _looks_like_grid(data: bytes) -> bool:
+    """Whether bytes starting with "NanoVDB0" are a grid buffer (older grids use the file's magic):
+    a grid's own size sits at offset 32 and matches a plausible buffer, a file header's grid count
+    and codec sit at offset 12."""
+    grid_size, = struct.unpack_from("<Q", data, 32)
+    count, codec = struct.unpack_from("<HH", data, 12)
+    return grid_size == len(data) and not (1 <= count <= 1024 and codec <= 2 and len(data) != grid_size)
+
+
 def _decode_key(key: int):
     """Root tile key -> origin of its 4096^3 region. NanoVDB keys hold uint32(coordinate) >> 12 per
     axis (21-bit fields), so a negative coordinate's field is its two's complement bits shifted."""
@@ -83,74 +131,82 @@ def _decode_key(key: int):
 
 
 def parse_grid(buf: bytes) -> dict:
-    """Flatten a float grid buffer: bricks (origins (n, 3) int32, values (n, 512) float32),
-    constant regions per level [(origins, values)] for sizes 8, 128, 4096, the background, the
-    index-to-world matrix and translation."""
+    """Flatten a grid buffer: bricks (origins (n, 3) int32, values (n, 512, *inner) of the value
+    type), constant regions per level [(origins, values)] for sizes 8, 128, 4096, the background,
+    the index-to-world matrix and translation, and the grid's type code."""
     _need(buf, 0, _GRID_HEADER + _TREE_HEADER, "the grid header")
     magic, = struct.unpack_from("<Q", buf, 0)
-    if magic != GRID_MAGIC:
+    if magic not in (GRID_MAGIC, FILE_MAGIC):  # grids written before NanoVDB 32.6 carry "NanoVDB0" too
         raise NanoVDBError("not a NanoVDB grid (bad magic number)")
     grid_size, = struct.unpack_from("<Q", buf, 32)
     if grid_size > len(buf):
         raise NanoVDBError(f"NanoVDB grid is truncated: it declares {grid_size} bytes, the data has {len(buf)}")
     grid_class, grid_type = struct.unpack_from("<II", buf, 632)
-    if grid_type != 1:
+    vt = VALUE_TYPES.get(grid_type)
+    if vt is None:
         raise NanoVDBError(f"unsupported NanoVDB grid type {GRID_TYPES.get(grid_type, grid_type)}: warp_nb reads "
-                           "float grids")
+                           f"{', '.join(GRID_TYPES[t] for t in VALUE_TYPES)} grids")
     mat = np.array(struct.unpack_from("<9d", buf, 296 + 88), np.float64).reshape(3, 3)
     vec = np.array(struct.unpack_from("<3d", buf, 296 + 88 + 144), np.float64)
     tree = _GRID_HEADER
     offsets = struct.unpack_from("<4Q", buf, tree)
     counts = struct.unpack_from("<3I", buf, tree + 32)
     root = tree + offsets[3]
-    _need(buf, root, _ROOT_HEADER, "the root node")
-    table_size, background = struct.unpack_from("<If", buf, root + 24)
-    _need(buf, root + _ROOT_HEADER, table_size * _ROOT_TILE, "the root tiles")
+    _need(buf, root, vt.root_header, "the root node")
+    table_size, = struct.unpack_from("<I", buf, root + 24)
+    background = vt.read(buf, 1, root + vt.root_background)[0]
+    _need(buf, root + vt.root_header, table_size * vt.root_tile, "the root tiles")
     consts = {8: ([], []), 128: ([], []), 4096: ([], [])}
     uppers = []
     for t in range(table_size):
-        key, child, state, value = struct.unpack_from("<QqIf", buf, root + _ROOT_HEADER + t * _ROOT_TILE)
+        at = root + vt.root_header + t * vt.root_tile
+        key, child, state = struct.unpack_from("<QqI", buf, at)
+        value = vt.read(buf, 1, at + vt.root_tile_value)[0]
         origin = _decode_key(key)
         if child:
             uppers.append((root + child, origin))
-        elif state or value != background:
+        elif state or np.any(value != background):
             consts[4096][0].append(origin)
             consts[4096][1].append(value)
     lowers = []
     for addr, origin in uppers:
-        lowers += _internal(buf, addr, origin, 5, 128, background, consts[128])
+        lowers += _internal(buf, vt, addr, origin, 5, 128, background, consts[128])
     for addr, origin in lowers:
-        _internal(buf, addr, origin, 4, 8, background, consts[8])
+        _internal(buf, vt, addr, origin, 4, 8, background, consts[8])
     n_leaves = counts[0]
     leaf0 = tree + offsets[0]
-    _need(buf, leaf0, n_leaves * _LEAF_SIZE, "the leaf nodes")
-    raw = np.frombuffer(buf, dtype=np.uint8, count=n_leaves * _LEAF_SIZE, offset=leaf0).reshape(n_leaves, _LEAF_SIZE)
+    _need(buf, leaf0, n_leaves * vt.leaf_size, "the leaf nodes")
+    raw = np.frombuffer(buf, dtype=np.uint8, count=n_leaves * vt.leaf_size, offset=leaf0).reshape(n_leaves,
+                                                                                                  vt.leaf_size)
     origins = np.ascontiguousarray(raw[:, :12]).view(np.int32).reshape(n_leaves, 3) & ~7
-    values = np.ascontiguousarray(raw[:, _LEAF_VALUES:_LEAF_VALUES + 2048]).view(np.float32).reshape(n_leaves, 512)
-    levels = [(np.array(o, np.int32).reshape(-1, 3), np.array(v, np.float32)) for o, v in
-              (consts[8], consts[128], consts[4096])]
-    return {"origins": origins, "values": values.copy(), "levels": levels, "background": float(background),
-            "xform": mat, "translation": vec, "grid_class": grid_class}
+    values = np.ascontiguousarray(raw[:, vt.leaf_values:vt.leaf_values + 512 * vt.size]).view(vt.np_type)
+    levels = [(np.array(o, np.int32).reshape(-1, 3), np.array(v, vt.np_type).reshape((-1,) + vt.inner))
+              for o, v in (consts[8], consts[128], consts[4096])]
+    return {"origins": origins, "values": values.reshape((n_leaves, 512) + vt.inner).copy(), "levels": levels,
+            "background": background, "xform": mat, "translation": vec, "grid_class": grid_class,
+            "grid_type": grid_type}
 
 
-def _internal(buf, addr, origin, log2dim, child_size, background, out):
+def _internal(buf, vt: ValueType, addr, origin, log2dim, child_size, background, out):
     """Read an internal node: its constant tiles go to `out`, returns [(child address, origin)]."""
-    table_at, mask_bytes = _INTERNAL[log2dim]
     n = 1 << (3 * log2dim)
-    _need(buf, addr, table_at + 8 * n, "an internal node")
+    mask_bytes = n // 8
+    table_at = vt.internal_table_at(mask_bytes)
+    _need(buf, addr, table_at + vt.table_entry * n, "an internal node")
     value_mask = np.unpackbits(np.frombuffer(buf, np.uint8, mask_bytes, addr + 32), bitorder="little").astype(bool)
     child_mask = np.unpackbits(np.frombuffer(buf, np.uint8, mask_bytes, addr + 32 + mask_bytes),
                                bitorder="little").astype(bool)
-    table = np.frombuffer(buf, np.uint8, 8 * n, addr + table_at)
-    children = table.view(np.int64)
-    values = table.reshape(n, 8)[:, :4].copy().view(np.float32).reshape(n)
+    children = np.frombuffer(buf, np.uint8, vt.table_entry * n, addr + table_at).reshape(n, vt.table_entry)
+    children = np.ascontiguousarray(children[:, :8]).view(np.int64).reshape(n)
+    values = vt.read(buf, n, addr + table_at, vt.table_entry)
     k = np.arange(n)
     dim = 1 << log2dim
     local = np.stack([k >> (2 * log2dim), (k >> log2dim) & (dim - 1), k & (dim - 1)], 1) * child_size
     origins = local + np.asarray(origin)
-    tiles = ~child_mask & (value_mask | (values != np.float32(background)))
+    differs = (values != background).reshape(n, -1).any(axis=1)
+    tiles = ~child_mask & (value_mask | differs)
     out[0].extend(origins[tiles].tolist())
-    out[1].extend(values[tiles].tolist())
+    out[1].extend(list(values[tiles]))
     kids = np.nonzero(child_mask)[0]
     return [(addr + int(children[c]), tuple(int(x) for x in origins[c])) for c in kids]
 
@@ -169,29 +225,35 @@ def _bbox_bytes(lo, hi) -> bytes:
     return struct.pack("<6i", *[int(v) for v in lo], *[int(v) for v in hi])
 
 
-def write_grid(origins, values, levels, background, xform, translation) -> bytes:
-    """A NanoVDB float grid buffer (breadth-first: grid, tree, root, upper, lower and leaf nodes) from
-    8^3 bricks and constant regions [(origins, values)] of 8^3, 128^3 and 4096^3 voxels."""
+def write_grid(origins, values, levels, background, xform, translation, grid_type: int = 1, active=None) -> bytes:
+    """A NanoVDB grid buffer of grid_type (a VALUE_TYPES code; breadth-first: grid, tree, root,
+    upper, lower and leaf nodes) from 8^3 bricks (with their active voxels, default all) and
+    constant regions [(origins, values)] of 8^3, 128^3 and 4096^3 voxels."""
+    vt = VALUE_TYPES[grid_type]
     origins = np.asarray(origins, np.int64).reshape(-1, 3)
-    values = np.asarray(values, np.float32).reshape(-1, 512)
-    levels = list(levels) + [(np.zeros((0, 3)), np.zeros(0))] * (3 - len(levels))
-    c8, c128, c4096 = [(np.asarray(o, np.int64).reshape(-1, 3), np.asarray(v, np.float32).reshape(-1)) for o, v in levels]
-    bg = np.float32(background)
+    values = np.asarray(values, vt.np_type).reshape((-1, 512) + vt.inner)
+    active = np.ones((len(origins), 512), bool) if active is None else np.asarray(active, bool).reshape(-1, 512)
+    levels = list(levels) + [(np.zeros((0, 3)), np.zeros((0,) + vt.inner))] * (3 - len(levels))
+    c8, c128, c4096 = [(np.asarray(o, np.int64).reshape(-1, 3), np.asarray(v, vt.np_type).reshape((-1,) + vt.inner))
+                       for o, v in levels]
+    bg = np.asarray(background, vt.np_type).reshape(vt.inner)
+    leaf_size = vt.leaf_size
     # the nodes each brick and tile needs
     uppers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0], c128[0]]) & ~4095).tolist()})
     lowers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0]]) & ~127).tolist()})
     up_index = {o: k for k, o in enumerate(uppers)}
     low_index = {o: k for k, o in enumerate(lowers)}
     order = np.lexsort((origins[:, 2], origins[:, 1], origins[:, 0])) if len(origins) else np.zeros(0, int)
-    origins, values = origins[order], values[order]
+    origins, values, active = origins[order], values[order], active[order]
     tree_at = _GRID_HEADER
     root_at = tree_at + _TREE_HEADER
     n_root = len(uppers) + len(c4096[0])
-    upper_at = root_at + _ROOT_HEADER + _ROOT_TILE * n_root
-    upper_size, lower_size = 8256 + 8 * 32768, 1088 + 8 * 4096
+    upper_at = root_at + vt.root_header + vt.root_tile * n_root
+    upper_size = vt.internal_table_at(4096) + vt.table_entry * 32768
+    lower_size = vt.internal_table_at(512) + vt.table_entry * 4096
     lower_at = upper_at + upper_size * len(uppers)
     leaf_at = lower_at + lower_size * len(lowers)
-    grid_size = leaf_at + _LEAF_SIZE * len(origins)
+    grid_size = leaf_at + leaf_size * len(origins)
     buf = bytearray(grid_size)
     # active index bounding box
     pts = [origins, origins + 7, c8[0], c8[0] + 7, c128[0], c128[0] + 127, c4096[0], c4096[0] + 4095]
@@ -199,18 +261,18 @@ def write_grid(origins, values, levels, background, xform, translation) -> bytes
     lo, hi = allp.min(0), allp.max(0)
     # leaves
     for k, (o, v) in enumerate(zip(origins, values)):
-        at = leaf_at + _LEAF_SIZE * k
+        at = leaf_at + leaf_size * k
         struct.pack_into("<3i3BB", buf, at, *[int(x) for x in o], 7, 7, 7, 2)
-        buf[at + 16:at + 80] = b"\xff" * 64
-        buf[at + _LEAF_VALUES:at + _LEAF_VALUES + 2048] = v.tobytes()
+        buf[at + 16:at + 80] = _mask(active[k])
+        buf[at + vt.leaf_values:at + vt.leaf_values + 512 * vt.size] = v.tobytes()
 
     def internal(at, origin, log2dim, child_size, children, tiles):
         n = 1 << (3 * log2dim)
         dim = 1 << log2dim
-        table = np.zeros(n, np.int64)
-        table.view(np.float32)[0::2] = bg
+        table = np.zeros((n, vt.table_entry), np.uint8)
+        table[:, :vt.size] = np.frombuffer(bg.tobytes(), np.uint8)
         child = np.zeros(n, bool)
-        active = np.zeros(n, bool)
+        tile_on = np.zeros(n, bool)
 
         def slot(p):
             q = (np.asarray(p) - np.asarray(origin)) // child_size
@@ -218,42 +280,47 @@ def write_grid(origins, values, levels, background, xform, translation) -> bytes
         for p, child_at in children:
             s = slot(p)
             child[s] = True
-            table[s] = child_at - at
+            table[s, :8] = np.frombuffer(struct.pack("<q", child_at - at), np.uint8)
+            table[s, 8:] = 0
         for p, value in tiles:
             s = slot(p)
-            active[s] = True
-            table.view(np.float32)[2 * s] = value
-            table.view(np.float32)[2 * s + 1] = 0.0
+            tile_on[s] = True
+            table[s] = 0
+            table[s, :vt.size] = np.frombuffer(np.asarray(value, vt.np_type).tobytes(), np.uint8)
         size = child_size << log2dim
         mask_bytes = n // 8
         buf[at:at + 24] = _bbox_bytes(np.maximum(lo, origin), np.minimum(hi, np.asarray(origin) + size - 1))
-        buf[at + 32:at + 32 + mask_bytes] = _mask(active)
+        buf[at + 32:at + 32 + mask_bytes] = _mask(tile_on)
         buf[at + 32 + mask_bytes:at + 32 + 2 * mask_bytes] = _mask(child)
-        table_at = _INTERNAL[log2dim][0]
-        buf[at + table_at:at + table_at + 8 * n] = table.tobytes()
+        table_at = vt.internal_table_at(mask_bytes)
+        buf[at + table_at:at + table_at + vt.table_entry * n] = table.tobytes()
 
     leaf_lower = (origins & ~127).tolist()
     for k, o in enumerate(lowers):
-        kids = [(tuple(origins[i]), leaf_at + _LEAF_SIZE * i) for i in range(len(origins)) if tuple(leaf_lower[i]) == o]
-        tiles = [(tuple(p), v) for p, v in zip(c8[0].tolist(), c8[1].tolist()) if tuple(np.array(p) & ~127) == o]
+        kids = [(tuple(origins[i]), leaf_at + leaf_size * i) for i in range(len(origins)) if tuple(leaf_lower[i]) == o]
+        tiles = [(tuple(p), v) for p, v in zip(c8[0].tolist(), c8[1]) if tuple(np.array(p) & ~127) == o]
         internal(lower_at + lower_size * k, o, 4, 8, kids, tiles)
     for k, o in enumerate(uppers):
         kids = [(lo_o, lower_at + lower_size * low_index[lo_o]) for lo_o in lowers if tuple(np.array(lo_o) & ~4095) == o]
-        tiles = [(tuple(p), v) for p, v in zip(c128[0].tolist(), c128[1].tolist()) if tuple(np.array(p) & ~4095) == o]
+        tiles = [(tuple(p), v) for p, v in zip(c128[0].tolist(), c128[1]) if tuple(np.array(p) & ~4095) == o]
         internal(upper_at + upper_size * k, o, 5, 128, kids, tiles)
     # root: one tile per upper node (children) and per 4096^3 constant region
-    struct.pack_into("<6iIf", buf, root_at, *[int(x) for x in lo], *[int(x) for x in hi], n_root, float(bg))
+    struct.pack_into("<6iI", buf, root_at, *[int(x) for x in lo], *[int(x) for x in hi], n_root)
+    buf[root_at + vt.root_background:root_at + vt.root_background + vt.size] = bg.tobytes()
 
     def key(o):
         return sum(((int(o[a]) & 0xFFFFFFFF) >> 12) << (42 - 21 * a) for a in range(3))
-    entries = [(key(o), upper_at + upper_size * up_index[o] - root_at, 0, 0.0) for o in uppers]
-    entries += [(key(o), 0, 1, float(v)) for o, v in zip(c4096[0].tolist(), c4096[1].tolist())]
-    for t, e in enumerate(sorted(entries)):
-        struct.pack_into("<QqIf", buf, root_at + _ROOT_HEADER + _ROOT_TILE * t, *e)
+    entries = [(key(o), upper_at + upper_size * up_index[o] - root_at, 0, bg) for o in uppers]
+    entries += [(key(o), 0, 1, v) for o, v in zip(c4096[0].tolist(), c4096[1])]
+    for t, (k, child_at, state, value) in enumerate(sorted(entries, key=lambda e: e[0])):
+        at = root_at + vt.root_header + vt.root_tile * t
+        struct.pack_into("<QqI", buf, at, k, child_at, state)
+        raw = np.asarray(value, vt.np_type).tobytes()
+        buf[at + vt.root_tile_value:at + vt.root_tile_value + vt.size] = raw
     # tree and grid headers
     struct.pack_into("<4Q3I3IQ", buf, tree_at, leaf_at - tree_at, lower_at - tree_at, upper_at - tree_at,
                      root_at - tree_at, len(origins), len(lowers), len(uppers), len(origins), len(lowers),
-                     len(uppers), 512 * len(origins))
+                     len(uppers), int(active.sum()))
     xform = np.asarray(xform, np.float64).reshape(3, 3)
     inv = np.linalg.inv(xform)
     vec = np.asarray(translation, np.float64).reshape(3)
@@ -263,11 +330,12 @@ def write_grid(origins, values, levels, background, xform, translation) -> bytes
     corners = np.array([[x, y, z] for x in (lo[0], hi[0] + 1) for y in (lo[1], hi[1] + 1) for z in (lo[2], hi[2] + 1)])
     world = corners @ xform.T + vec
     voxel = np.linalg.norm(xform, axis=0)
-    struct.pack_into("<6d3dIIqIIQQ", buf, 560, *world.min(0), *world.max(0), *voxel, 0, 1, grid_size, 0, 0, 0, 0)
+    struct.pack_into("<6d3dIIqIIQQ", buf, 560, *world.min(0), *world.max(0), *voxel, 0, grid_type, grid_size, 0, 0,
+                     0, 0)
     return bytes(buf), (lo, hi, world.min(0), world.max(0), voxel)
 
 
-def write_file(grid: bytes, info, codec: str = "none") -> bytes:
+def write_file(grid: bytes, info, codec: str = "none", grid_type: int = 1) -> bytes:
     """A .nvdb file holding one grid (codec "none" or "zip")."""
     lo, hi, wlo, whi, voxel = info
     if codec not in ("none", "zip"):
@@ -276,6 +344,7 @@ def write_file(grid: bytes, info, codec: str = "none") -> bytes:
     payload = data if codec == "none" else struct.pack("<Q", len(data)) + data
     code = 0 if codec == "none" else 1
     head = struct.pack("<QIHH", FILE_MAGIC, _FILE_VERSION, 1, code)
-    meta = struct.pack("<QQQQII6d6i3dI4I3IHHI", len(grid), len(data), 0, 0, 1, 0, *wlo, *whi, *[int(x) for x in lo],
+    meta = struct.pack("<QQQQII6d6i3dI4I3IHHI", len(grid), len(data), 0, 0, grid_type, 0, *wlo, *whi,
+                       *[int(x) for x in lo],
                        *[int(x) for x in hi], *voxel, 1, 0, 0, 0, 0, 0, 0, 0, code, 0, _FILE_VERSION)
     return head + meta + b"\0" + payload

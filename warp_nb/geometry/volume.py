@@ -1,8 +1,9 @@
-"""wp.Volume: a sparse volume of float voxels (volume.h). Data lives in 8x8x8 bricks allocated
+"""wp.Volume: a sparse volume of voxels (volume.h): float32, int32, vec3f, vec4f, vec4d (and float64,
+vec3d) values. Data lives in 8x8x8 bricks allocated
 only where the volume has data, found through hash tables that native/runtime/geometry.cpp
 builds; constant regions (from NanoVDB tiles) and the background fill the rest. Created from a
 dense numpy array, from points (allocate_by_tiles / allocate_by_voxels, then kernels write with
-wp.volume_store_f), from a box (allocate) or from a NanoVDB float grid (load_from_nvdb).
+wp.volume_store_f), from a box (allocate) or from a NanoVDB grid of those types (load_from_nvdb).
 
 Index space has voxel centres at integer coordinates; world = M @ index + translation (M is
 diag(voxel_size) unless a transform is given). Kernels sample in index space:
@@ -21,9 +22,61 @@ from . import native, nvdb
 TILE = 8
 _LEVEL_SHIFTS = (3, 3, 7, 12)
 
+#: voxel types wp.Volume holds: NanoVDB type code and name (get_grid_info().type_str)
+_TYPES = {T.float32: (1, "float"), T.float64: (2, "double"), T.int32: (4, "int32"), T.vec3f: (6, "Vec3f"),
+          T.vec3d: (7, "Vec3d"), T.vec4f: (17, "Vec4f"), T.vec4d: (18, "Vec4d")}
+_FROM_CODE = {code: t for t, (code, _) in _TYPES.items()}
+
+
+def _np_scalar(dtype) -> np.dtype:
+    return T.numpy_dtype(T.scalar_type_of(dtype))
+
+
+def _dtype_of_value(value):
+    """The voxel type a background value implies (Warp's rule for Volume.allocate): an int gives
+    int32, a float float32, 3 or 4 numbers vec3f / vec4f; a warp value gives its own type."""
+    t = type(value)
+    if t in _TYPES:
+        return t
+    if isinstance(value, (bool, int, np.integer)):
+        return T.int32
+    if isinstance(value, (float, np.floating)):
+        return T.float32 if not isinstance(value, np.float64) else T.float32
+    n = len(value)
+    if n == 3:
+        return T.vec3f
+    if n == 4:
+        return T.vec4f
+    raise TypeError(f"Volume background {value!r} is not a scalar, 3 or 4 numbers")
+
+
+class GridInfo(tuple):
+    """Warp's Volume.GridInfo: name, size_in_bytes, grid_index, grid_count, type_str, translation,
+    transform_matrix (index to world, row-major, 9 numbers)."""
+
+    def __new__(cls, name, size_in_bytes, grid_index, grid_count, type_str, translation, transform_matrix):
+        return super().__new__(cls, (name, size_in_bytes, grid_index, grid_count, type_str, translation,
+                                     transform_matrix))
+
+    name = property(lambda self: self[0])
+    size_in_bytes = property(lambda self: self[1])
+    grid_index = property(lambda self: self[2])
+    grid_count = property(lambda self: self[3])
+    type_str = property(lambda self: self[4])
+    translation = property(lambda self: self[5])
+    transform_matrix = property(lambda self: self[6])
+
 
 def _voxel_size3(voxel_size) -> np.ndarray:
-    vs = np.broadcast_to(np.asarray(voxel_size, np.float64), (3,)).copy()
+    if voxel_size is None or isinstance(voxel_size, (str, bytes)):
+        raise TypeError(f"Volume voxel_size must be a number or 3 numbers, got {voxel_size!r}")
+    try:
+        vs = np.asarray(voxel_size, np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"Volume voxel_size must be a number or 3 numbers, got {voxel_size!r}") from None
+    if vs.ndim > 1 or (vs.ndim == 1 and vs.size != 3):
+        raise ValueError(f"Volume voxel_size must be a number or 3 numbers, got {voxel_size!r}")
+    vs = np.broadcast_to(vs, (3,)).copy()
     if not (np.isfinite(vs).all() and (vs > 0).all()):
         raise ValueError(f"Volume voxel_size must be positive and finite, got {voxel_size}")
     return vs
@@ -60,15 +113,22 @@ class Volume:
             _parts = _parts_from_nvdb(raw)
         self._init(**_parts)
 
-    def _init(self, origins, values, background, xform, translation, levels=()):
+    def _init(self, origins, values, background, xform, translation, levels=(), dtype=T.float32, grid_index=0,
+              grid_count=1, source=None, active=None, device=None):
+        self.dtype = dtype
+        self._grid_index, self._grid_count, self._source = grid_index, grid_count, source
+        npt, inner = _np_scalar(dtype), T.numpy_inner_shape(dtype)
         origins = np.ascontiguousarray(origins, np.int32).reshape(-1, 3) & ~(TILE - 1)
-        self._data = np.ascontiguousarray(values, np.float32).reshape(-1, 512)
+        self._data = np.ascontiguousarray(values, npt).reshape((-1, 512) + inner)
+        # which voxels of each brick are active (allocate_by_voxels activates the given ones only)
+        self._active = np.ones((len(self._data), 512), bool) if active is None else np.asarray(active, bool)
         if len(self._data) != len(origins):
             raise ValueError("Volume: one brick of 512 values per tile origin")
         self._origins = origins
-        self._levels = [(np.asarray(o, np.int32).reshape(-1, 3), np.asarray(v, np.float32).reshape(-1))
+        self._levels = [(np.asarray(o, np.int32).reshape(-1, 3), np.asarray(v, npt).reshape((-1,) + inner))
                         for o, v in levels]
-        self.background = float(background)
+        self._background = np.asarray(background, npt).reshape(inner)
+        self.background = float(self._background) if not inner else tuple(self._background.tolist())
         xform = np.asarray(xform, np.float64).reshape(3, 3)
         if not np.isfinite(xform).all() or abs(np.linalg.det(xform)) < 1e-30:
             raise ValueError(f"Volume transform must be finite and invertible, got {xform.tolist()}")
@@ -90,44 +150,55 @@ class Volume:
             keys, vals, log2 = _table(coords, _LEVEL_SHIFTS[level])
             if level > 0:
                 vals = np.where(keys != np.uint64(2 ** 64 - 1), vals + sum(len(c) for c in consts), 0).astype(np.int32)
-                consts.append(np.asarray(lv[1], np.float32).reshape(-1))
+                consts.append(np.asarray(lv[1], npt).reshape((-1,) + inner))
             self._tables.append((keys, vals))
             t = d.levels[level]
             t.keys, t.values, t.shift, t.log2_capacity = native.ptr(keys), native.ptr(vals), _LEVEL_SHIFTS[level], log2
-        self._const_values = np.concatenate(consts).astype(np.float32) if consts else np.zeros(1, np.float32)
+        self._const_values = np.ascontiguousarray(np.concatenate(consts).astype(npt) if consts else
+                                                  np.zeros((1,) + inner, npt))
         d.data, d.const_values = native.ptr(self._data), native.ptr(self._const_values)
-        d.background, d.num_tiles = self.background, len(origins)
+        d.num_tiles, d.value_size = len(origins), T.type_size_in_bytes(dtype)
+        raw = self._background.tobytes()
+        ctypes.memmove(ctypes.addressof(d.background), raw, len(raw))
         inv = np.linalg.inv(xform)
         d.xform[:] = xform.reshape(-1).astype(np.float32).tolist()
         d.inv_xform[:] = inv.reshape(-1).astype(np.float32).tolist()
         d.translation[:] = self._translation.astype(np.float32).tolist()
         self.id = ctypes.addressof(d)
-        self.device = None
+        from ..runtime.devices import get_device
+        self.device = get_device(device)
 
     # --- construction -------------------------------------------------------------------
     @classmethod
     def load_from_numpy(cls, ndarray, min_world=(0.0, 0.0, 0.0), voxel_size=1.0, bg_value=0.0, device=None):
-        """A volume holding a dense 3-D array: element [i, j, k] is voxel (i, j, k), at world position
-        min_world + voxel_size * (i, j, k). Only bricks with a value other than bg_value are kept."""
+        """A volume holding a dense array: element [i, j, k] is voxel (i, j, k), at world position
+        min_world + voxel_size * (i, j, k); a 3-D array gives a float volume, a 4-D one with a last
+        axis of 3 a vec3 volume. Only bricks with a value other than bg_value are kept."""
         a = np.asarray(ndarray)
-        if a.ndim != 3:
-            raise ValueError(f"Volume.load_from_numpy needs a 3-D array, got shape {a.shape}")
+        if a.ndim == 4 and a.shape[3] == 3:
+            dtype, inner = T.vec3f, (3,)
+        elif a.ndim == 3:
+            dtype, inner = T.float32, ()
+        else:
+            raise ValueError(f"Volume.load_from_numpy needs a 3-D array (or 4-D with a last axis of 3), got shape "
+                             f"{a.shape}")
         if a.size == 0:
             raise ValueError("Volume.load_from_numpy got an empty array")
         a = a.astype(np.float32, copy=False)
         if not np.isfinite(a).all():
             raise ValueError("Volume.load_from_numpy: the array holds non-finite values")
-        bg = np.float32(bg_value)
-        nt = [-(-s // TILE) for s in a.shape]
-        padded = np.full([n * TILE for n in nt], bg, np.float32)
+        bg = np.broadcast_to(np.asarray(bg_value, np.float32), inner)
+        nt = [-(-s // TILE) for s in a.shape[:3]]
+        padded = np.empty([n * TILE for n in nt] + list(inner), np.float32)
+        padded[...] = bg
         padded[:a.shape[0], :a.shape[1], :a.shape[2]] = a
-        bricks = padded.reshape(nt[0], TILE, nt[1], TILE, nt[2], TILE).transpose(0, 2, 4, 1, 3, 5)
-        bricks = bricks.reshape(-1, 512)
-        keep = (bricks != bg).any(axis=1)
+        bricks = padded.reshape([nt[0], TILE, nt[1], TILE, nt[2], TILE] + list(inner))
+        bricks = bricks.transpose([0, 2, 4, 1, 3, 5] + list(range(6, 6 + len(inner)))).reshape((-1, 512) + inner)
+        keep = (bricks != bg).reshape(len(bricks), -1).any(axis=1)
         tiles = np.stack(np.meshgrid(*[np.arange(n) for n in nt], indexing="ij"), -1).reshape(-1, 3) * TILE
         vs = _voxel_size3(voxel_size)
         return cls(_parts=dict(origins=tiles[keep], values=bricks[keep], background=bg, xform=np.diag(vs),
-                               translation=np.asarray(min_world, np.float64)))
+                               translation=np.asarray(min_world, np.float64), dtype=dtype))
 
     @classmethod
     def allocate(cls, min, max, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0), points_in_world_space=False,
@@ -143,43 +214,46 @@ class Volume:
             raise ValueError(f"Volume.allocate: min {list(min)} exceeds max {list(max)}")
         axes = [np.arange(a, b + 1) for a, b in zip(lo_t, hi_t)]
         tiles = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3) * TILE
-        return cls._from_tiles(tiles, vs, bg_value, translation)
+        return cls._from_tiles(tiles, vs, bg_value, translation, device=device)
 
     @classmethod
     def allocate_by_tiles(cls, tile_points, voxel_size=None, bg_value=0.0, translation=(0.0, 0.0, 0.0), device=None,
-                          transform=None, **kwargs):
+                          transform=None, point_mask=None, **kwargs):
         """The bricks containing tile_points: integer points are index-space voxel coordinates,
-        float points world positions."""
-        pts = tile_points.numpy() if isinstance(tile_points, array) else np.asarray(tile_points)
-        vs = _voxel_size3(1.0 if voxel_size is None else voxel_size)
-        pts = pts.reshape(-1, 3)
-        if np.issubdtype(pts.dtype, np.floating):
-            if not np.isfinite(pts).all():
-                raise ValueError("Volume.allocate_by_tiles: points hold non-finite values")
-            pts = np.floor((pts - np.asarray(translation)) / vs)
-        ijk = pts.astype(np.int64)
+        float points world positions (mapped by transform, or voxel_size, and translation).
+        point_mask (int32, one per point) keeps the points where it is nonzero."""
+        ijk, xform = _index_points(tile_points, voxel_size, translation, transform, point_mask)
         tiles = np.unique(ijk // TILE, axis=0) * TILE
-        if len(tiles) == 0:
-            raise ValueError("Volume.allocate_by_tiles got no points")
-        return cls._from_tiles(tiles, vs, bg_value, translation)
+        return cls._from_tiles(tiles, xform, bg_value, translation, device=device)
 
     @classmethod
-    def allocate_by_voxels(cls, voxel_points, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None, **kwargs):
-        """The bricks containing the given voxels (background 0)."""
-        return cls.allocate_by_tiles(voxel_points, voxel_size, 0.0, translation)
+    def allocate_by_voxels(cls, voxel_points, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None,
+                           transform=None, point_mask=None, **kwargs):
+        """The bricks containing the given voxels, with only those voxels active (background 0)."""
+        ijk, xform = _index_points(voxel_points, voxel_size, translation, transform, point_mask)
+        tiles, which = np.unique(ijk // TILE, axis=0, return_inverse=True)
+        active = np.zeros((len(tiles), 512), bool)
+        local = ijk - tiles[which.reshape(-1)] * TILE
+        active[which.reshape(-1), (local[:, 0] << 6) | (local[:, 1] << 3) | local[:, 2]] = True
+        return cls._from_tiles(tiles * TILE, xform, 0.0, translation, active=active, device=device)
 
     @classmethod
-    def _from_tiles(cls, tiles, vs, bg_value, translation):
+    def _from_tiles(cls, tiles, vs, bg_value, translation, active=None, device=None):
         tiles = np.asarray(tiles, np.int64)
         if np.abs(tiles).max(initial=0) >= 2 ** 23:
             raise ValueError("Volume: index coordinates must stay within +-2^23 voxels")
-        values = np.full((len(tiles), 512), np.float32(bg_value), np.float32)
-        return cls(_parts=dict(origins=tiles, values=values, background=bg_value, xform=np.diag(vs),
-                               translation=translation))
+        dtype = _dtype_of_value(bg_value)
+        bg = np.asarray(bg_value, _np_scalar(dtype)).reshape(T.numpy_inner_shape(dtype))
+        values = np.empty((len(tiles), 512) + bg.shape, bg.dtype)
+        values[...] = bg
+        xform = np.diag(vs) if np.ndim(vs) == 1 else np.asarray(vs, np.float64)
+        return cls(_parts=dict(origins=tiles, values=values, background=bg, xform=xform, translation=translation,
+                               dtype=dtype, active=active, device=device))
 
     @classmethod
     def load_from_nvdb(cls, file_or_buffer, device=None):
-        """A volume from a NanoVDB float grid: a path, an open binary file, or bytes."""
+        """A volume from a NanoVDB grid (float, double, int32, Vec3f/d, Vec4f/d): a path, an open
+        binary file, or bytes."""
         if isinstance(file_or_buffer, (bytes, bytearray, memoryview)):
             data = bytes(file_or_buffer)
         elif hasattr(file_or_buffer, "read"):
@@ -187,18 +261,39 @@ class Volume:
         else:
             with open(file_or_buffer, "rb") as f:
                 data = f.read()
-        return cls(_parts=_parts_from_nvdb(data))
+        return cls(_parts=dict(_parts_from_nvdb(data), device=device))
 
-    def save_to_nvdb(self, path, codec: str = "none") -> None:
-        """Write the volume as a NanoVDB float grid (codec "none" or "zip"), readable by
-        load_from_nvdb and by NanoVDB tools."""
+    def load_next_grid(self):
+        """The next grid of the NanoVDB file this volume came from, or None (warp_nb reads one grid a file)."""
+        return None
+
+    def get_grid_info(self) -> GridInfo:
+        """Warp's grid description: name, size in bytes, index and count of grids in the source, type name."""
+        return GridInfo("", len(self._grid_bytes()), self._grid_index, self._grid_count, _TYPES[self.dtype][1],
+                        T.vec3f(*self._translation), tuple(float(x) for x in self._xform.reshape(-1)))
+
+    def array(self):
+        """The volume as a NanoVDB grid buffer (a wp.array of uint8), as save_to_nvdb writes it."""
+        return array(np.frombuffer(self._grid_bytes(), np.uint8).copy(), dtype=T.uint8)
+
+    def _grid_bytes(self) -> bytes:
         levels = []
         for level in range(1, 4):
             lv = self._levels[level - 1] if len(self._levels) >= level else None
-            levels.append(lv if lv is not None else (np.zeros((0, 3), np.int32), np.zeros(0, np.float32)))
-        grid, info = nvdb.write_grid(self._origins, self._data, levels, self.background, self._xform,
-                                     self._translation)
-        data = nvdb.write_file(grid, info, codec)
+            empty = (np.zeros((0, 3), np.int32), np.zeros((0,) + self._background.shape, self._data.dtype))
+            levels.append(lv if lv is not None else empty)
+        grid, self._grid_info = nvdb.write_grid(self._origins, self._data, levels, self._background, self._xform,
+                                                self._translation, _TYPES[self.dtype][0], self._active)
+        return grid
+
+    def __del__(self):
+        pass  # the bricks and tables are numpy memory owned by this object (Volume.__new__ alone made nothing)
+
+    def save_to_nvdb(self, path, codec: str = "none") -> None:
+        """Write the volume as a NanoVDB grid of its type (codec "none" or "zip"), readable by
+        load_from_nvdb and by NanoVDB tools."""
+        grid = self._grid_bytes()
+        data = nvdb.write_file(grid, self._grid_info, codec, _TYPES[self.dtype][0])
         if hasattr(path, "write"):
             path.write(data)
         else:
@@ -210,7 +305,8 @@ class Volume:
         return len(self._origins)
 
     def get_voxel_count(self) -> int:
-        return 512 * len(self._origins)
+        """The number of active voxels."""
+        return int(self._active.sum())
 
     def get_tiles(self, out=None):
         """Index-space origins of the allocated bricks (a wp.array of wp.vec3i)."""
@@ -219,10 +315,12 @@ class Volume:
     def get_voxels(self, out=None):
         """Index-space coordinates of every voxel of the allocated bricks (a wp.array of wp.vec3i)."""
         local = np.stack(np.meshgrid(np.arange(8), np.arange(8), np.arange(8), indexing="ij"), -1).reshape(-1, 3)
-        return array((self._origins[:, None, :] + local[None]).reshape(-1, 3).astype(np.int32), dtype=T.vec3i)
+        voxels = (self._origins[:, None, :] + local[None])[self._active]
+        return array(voxels.reshape(-1, 3).astype(np.int32), dtype=T.vec3i)
 
     def get_voxel_size(self) -> tuple:
-        return tuple(float(np.linalg.norm(self._xform[:, k])) for k in range(3))
+        """The world-space vector of a voxel's diagonal (M @ (1, 1, 1): the voxel size for axis-aligned grids)."""
+        return tuple(float(x) for x in self._xform @ np.ones(3))
 
     @property
     def transform(self) -> np.ndarray:
@@ -235,7 +333,8 @@ class Volume:
     def lookup(self, ijk) -> np.ndarray:
         """Voxel values at integer index coordinates (n, 3), evaluated in Python (for tests and tools)."""
         ijk = np.asarray(ijk, np.int64).reshape(-1, 3)
-        out = np.full(len(ijk), self.background, np.float32)
+        out = np.empty((len(ijk),) + self._background.shape, self._data.dtype)
+        out[...] = self._background
         pos = {tuple(o): k for k, o in enumerate(self._origins.tolist())}
         consts = [(size, {tuple(o): v for o, v in zip(lv[0].tolist(), lv[1].tolist())})
                   for size, lv in zip((8, 128, 4096), self._levels) if len(lv[0])]
@@ -261,13 +360,14 @@ class Volume:
             upper = self._origins.max(0) + 7 if upper is None else upper
         lower, upper = np.asarray(lower, np.int64), np.asarray(upper, np.int64)
         shape = tuple(int(x) for x in upper - lower + 1)
-        out = np.full(shape, self.background, np.float32)
+        out = np.empty(tuple(shape) + self._background.shape, self._data.dtype)
+        out[...] = self._background
         for size, lv in reversed(list(zip((8, 128, 4096), self._levels))):  # constant regions, coarse first
             for o, v in zip(lv[0].astype(np.int64), lv[1]):
                 a, b = np.maximum(o, lower) - lower, np.minimum(o + size - 1, upper) - lower
                 if (b >= a).all():
                     out[a[0]:b[0] + 1, a[1]:b[1] + 1, a[2]:b[2] + 1] = v
-        bricks = self._data.reshape(-1, 8, 8, 8)
+        bricks = self._data.reshape((-1, 8, 8, 8) + self._background.shape)
         for t, o in enumerate(self._origins.astype(np.int64)):
             a, b = np.maximum(o, lower), np.minimum(o + 7, upper)
             if (b < a).any():
@@ -278,10 +378,31 @@ class Volume:
         return out, lower
 
     def __repr__(self):
-        return f"wp.Volume({len(self._origins)} tiles of 8^3, voxel size {self.get_voxel_size()})"
+        return (f"wp.Volume({len(self._origins)} tiles of 8^3 {T.type_name(self.dtype)} voxels, voxel size "
+                f"{self.get_voxel_size()})")
+
+
+def _index_points(points, voxel_size, translation, transform, point_mask):
+    """(index-space voxel coordinates (n, 3) int64, index-to-world matrix) of allocation points:
+    integer points are index coordinates already, float ones world positions."""
+    pts = (points.numpy() if isinstance(points, array) else np.asarray(points)).reshape(-1, 3)
+    if point_mask is not None:
+        mask = (point_mask.numpy() if isinstance(point_mask, array) else np.asarray(point_mask)).reshape(-1)
+        pts = pts[mask != 0]
+    if transform is not None:
+        xform = np.asarray(transform, np.float64).reshape(3, 3)
+    else:
+        xform = np.diag(_voxel_size3(1.0 if voxel_size is None else voxel_size))
+    if np.issubdtype(pts.dtype, np.floating):
+        if not np.isfinite(pts).all():
+            raise ValueError("Volume allocation: points hold non-finite values")
+        pts = np.floor((pts - np.asarray(translation, np.float64)) @ np.linalg.inv(xform).T + 0.5)
+    if len(pts) == 0:
+        raise ValueError("Volume allocation got no points")
+    return pts.astype(np.int64), xform
 
 
 def _parts_from_nvdb(data: bytes) -> dict:
     grid = nvdb.parse_grid(nvdb.read_file(data))
     return dict(origins=grid["origins"], values=grid["values"], background=grid["background"], xform=grid["xform"],
-                translation=grid["translation"], levels=grid["levels"])
+                translation=grid["translation"], levels=grid["levels"], dtype=_FROM_CODE[grid["grid_type"]])

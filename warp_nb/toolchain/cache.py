@@ -10,6 +10,7 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
 import tempfile
 import time
 from contextlib import contextmanager
@@ -50,7 +51,8 @@ def remembered(name: str, stamp: str, compute: Callable[[], str]) -> str:
     if value is None:
         value = compute()
         known = {stamp: value}  # the current stamp is the only one that can be asked for again
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        # per thread too: a module's kernels load in parallel threads, which may all find the value missing
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(known))
         os.replace(tmp, path)
     return value

@@ -1,5 +1,7 @@
 """wp.HashGrid neighbour queries against brute-force counts, rebuilds, wrap-around, bad input."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -73,10 +75,54 @@ def test_bad_input():
     grid = wp.HashGrid(4, 4, 4)
     with pytest.raises(ValueError, match="radius"):
         grid.build(wp.zeros(3, dtype=wp.vec3), 0.0)
-    bad = np.zeros((3, 3), np.float32)
-    bad[1, 2] = np.inf
-    with pytest.raises(ValueError, match="non-finite"):
-        grid.build(wp.array(bad, dtype=wp.vec3), 0.1)
+    with pytest.raises(TypeError, match="takes points of vec3d"):
+        wp.HashGrid(4, 4, 4, dtype=wp.float64).build(wp.zeros(3, dtype=wp.vec3), 0.1)
+    with pytest.raises(TypeError):
+        wp.HashGrid(4, 4, 4, dtype=wp.int32)
+    with pytest.raises(RuntimeError, match="cell count exceeds"):
+        wp.HashGrid(1291, 1291, 1291)
+
+
+@wp.kernel
+def neighbours_any(grid: wp.uint64, x: wp.array(dtype=Any), r: Any, counts: wp.array(dtype=int)):
+    i = wp.tid()
+    for j in wp.hash_grid_query(grid, x[i], r):
+        if wp.length(x[j] - x[i]) <= r:
+            counts[i] += 1
+
+
+@wp.kernel
+def neighbours_in_group(grid: wp.uint64, x: wp.array(dtype=wp.vec3), r: float, g: wp.array(dtype=int),
+                        counts: wp.array(dtype=int)):
+    i = wp.tid()
+    for j in wp.hash_grid_query(grid, x[i], r, g[i]):
+        if wp.length(x[j] - x[i]) <= r:
+            counts[i] += 1
+
+
+@pytest.mark.parametrize("dtype, vec", [(wp.float16, wp.vec3h), (wp.float64, wp.vec3d), (wp.float32, wp.vec3)])
+def test_precisions_and_groups_match_brute_force(dtype, vec):
+    rng = np.random.default_rng(11)
+    pts = rng.uniform(-2, 2, (300, 3))
+    pts[::37] = np.nan  # NaN points go to cell 0 and are no one's neighbour (NaN distances)
+    x = wp.array(pts, dtype=vec)
+    stored = x.numpy().astype(np.float64)  # the values as held in the grid's precision
+    grid = wp.HashGrid(5, 7, 3, dtype=dtype)
+    grid.build(x, 0.4)
+    counts = wp.zeros(300, dtype=int)
+    wp.launch(neighbours_any, 300, inputs=[grid.id, x, dtype(0.4), counts])
+    dist = np.linalg.norm(stored[:, None] - stored[None], axis=2)
+    r = float(np.float16(0.4)) if dtype is wp.float16 else 0.4
+    tol = 1e-3 if dtype is wp.float16 else 1e-6  # pairs right at the radius may round either way
+    got, exact = counts.numpy(), (dist <= r).sum(1)
+    assert (np.abs(got - exact) <= (np.abs(dist - r) < tol).sum(1)).all()
+    if dtype is wp.float32:
+        groups = rng.integers(-3, 3, 300).astype(np.int32)
+        grid.build(x, 0.4, groups=wp.array(groups, dtype=int))
+        counts.zero_()
+        wp.launch(neighbours_in_group, 300, inputs=[grid.id, x, 0.4, wp.array(groups, dtype=int), counts])
+        same = groups[:, None] == groups[None]
+        np.testing.assert_array_equal(counts.numpy(), ((dist <= 0.4) & same).sum(1))
 
 
 @wp.kernel

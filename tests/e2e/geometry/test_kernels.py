@@ -74,7 +74,7 @@ def test_sdf_of_a_sphere():
         np.testing.assert_allclose(d, exact, atol=0.02)  # the polygonal sphere is within 1 % of r
     g = sdf.sdf_grid(mesh, (-1.2, -1.2, -1.2), (1.2, 1.2, 1.2), (24, 24, 24))
     assert g.shape == (24, 24, 24) and g[12, 12, 12] < -0.9 and g[0, 0, 0] > 0.9
-    mc = wp.MarchingCubes(24, 24, 24, (-1.2, -1.2, -1.2), (1.2, 1.2, 1.2))
+    mc = wp.geometry.IsoSurfaceMarchingCubes(24, 24, 24, (-1.2, -1.2, -1.2), (1.2, 1.2, 1.2))
     mc.surface(g, 0.0)
     v, t = mc.verts.numpy(), mc.indices.numpy().reshape(-1, 3)
     area = 0.5 * np.linalg.norm(np.cross(v[t[:, 1]] - v[t[:, 0]], v[t[:, 2]] - v[t[:, 0]]), axis=1).sum()

@@ -271,7 +271,7 @@ def test_signs_on_a_concave_shape():
         q = np.stack([np.abs(X - cx) - hx, np.abs(Y - cy) - hy, np.abs(Z - cz) - hz])
         return np.linalg.norm(np.maximum(q, 0), axis=0) + np.minimum(q.max(0), 0)
     f = np.minimum(box(-0.3, 0, 0, 0.5, 0.7, 0.5), box(0.3, -0.4, 0, 0.5, 0.3, 0.5)).astype(np.float32)
-    mc = wp.MarchingCubes(n, n, n, (-1, -1, -1), (1, 1, 1))
+    mc = wp.geometry.IsoSurfaceMarchingCubes(n, n, n, (-1, -1, -1), (1, 1, 1))
     mc.surface(f, 0.0)
     mesh = wp.Mesh(mc.verts, mc.indices, support_winding_number=True)
     rng = np.random.default_rng(7)

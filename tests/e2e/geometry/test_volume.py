@@ -178,8 +178,8 @@ def test_bad_nanovdb_files(tmp_path):
         with pytest.raises(NanoVDBError, match="truncated"):
             wp.Volume.load_from_nvdb(data[:cut])
     wrong_type = bytearray(data)
-    wrong_type[16 + 32] = 2  # metadata grid type: Double
-    with pytest.raises(ValueError, match="unsupported NanoVDB grid type Double"):
+    wrong_type[16 + 32] = 19  # metadata grid type: Index
+    with pytest.raises(ValueError, match="unsupported NanoVDB grid type Index"):
         wp.Volume.load_from_nvdb(bytes(wrong_type))
     with pytest.raises(ValueError, match="not a NanoVDB"):
         wp.Volume.load_from_nvdb(b"\0" * 64)

@@ -1,0 +1,99 @@
+"""Small helpers of `wp.utils`: `create_warp_function` (a Python function or lambda as a
+`wp.func`), `transform_expand` and `warn` (Warp-formatted warnings that go through Python's
+warnings filters, so `-W error`, `catch_warnings` and `assertWarns` see them)."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import linecache
+import textwrap
+import warnings
+
+from .. import types as T
+
+_warnings_seen: set = set()
+
+
+def _format(message, category, filename, lineno, line=None) -> str:
+    from .. import config
+    where = f" ({filename}:{lineno})" if getattr(config, "verbose_warnings", False) else ""
+    return f"Warp {category.__name__}: {message}{where}\n"
+
+
+def warn(message: str, category=None, stacklevel: int = 1, once: bool = False) -> None:
+    """Warn as Warp does: printed as "Warp UserWarning: message" each time it is raised (once=True:
+    only the first time a message is seen), through Python's warnings filters. stacklevel 1 is
+    the line calling warn (2 its caller, ...); wp.config.verbose_warnings adds that file and line."""
+    category = category or UserWarning
+    if once:
+        if message in _warnings_seen:
+            return
+        _warnings_seen.add(message)
+    saved = warnings.formatwarning
+    warnings.formatwarning = _format
+    try:
+        with warnings.catch_warnings():  # fresh registries: a repeated message is shown again, as in Warp
+            warnings.warn(message, category, stacklevel=stacklevel + 1)
+    finally:
+        warnings.formatwarning = saved
+
+
+def transform_expand(t):
+    """A 7-value sequence (p.x, p.y, p.z, q.x, q.y, q.z, q.w) as a wp.transform."""
+    values = [float(x) for x in t]
+    if len(values) != 7:
+        raise ValueError(f"transform_expand expects 7 values (position, then quaternion x, y, z, w), got {len(values)}")
+    return T.transformf(values[:3], values[3:])
+
+
+def _lambda_node(fn):
+    """The ast.Lambda of a lambda function, found in the statement its source lines belong to."""
+    source = textwrap.dedent(inspect.getsource(fn))
+    tree = None
+    for attempt in (source, f"(\n{source}\n)", source.rstrip().rstrip(",")):
+        try:
+            tree = ast.parse(attempt)
+            break
+        except SyntaxError:
+            continue
+    if tree is None:
+        raise ValueError(f"cannot read the source of {fn!r}")
+    names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and tuple(a.arg for a in node.args.args) == tuple(names):
+            return node
+    raise ValueError(f"cannot find the lambda {fn!r} in its source")
+
+
+def create_warp_function(func):
+    """A `wp.func` made from a Python function or lambda (its parameters generic: typing.Any).
+    Returns (function, module). The function's key is `func_` and 16 hex digits of its source,
+    so the same code gives the same key in every process."""
+    import warp_nb as wp
+
+    from ..program.module import get_module
+
+    if func.__name__ == "<lambda>":
+        node = _lambda_node(func)
+        args = ", ".join(f"{a.arg}: Any" for a in node.args.args)
+        body = f"return {ast.unparse(node.body)}"
+    else:
+        fdef = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0]
+        args = ", ".join(f"{a.arg}: {ast.unparse(a.annotation) if a.annotation else 'Any'}" for a in fdef.args.args)
+        body = "\n".join(ast.unparse(s) for s in fdef.body)
+    body = textwrap.indent(body, "    ")
+    key = "func_" + hashlib.sha256(f"({args})\n{body}".encode()).hexdigest()[:16]
+    source = f"def {key}({args}):\n{body}\n"
+    filename = f"<warp_nb.create_warp_function {key}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = dict(func.__globals__)
+    namespace.setdefault("Any", __import__("typing").Any)
+    if func.__closure__:
+        namespace.update(zip(func.__code__.co_freevars, (c.cell_contents for c in func.__closure__)))
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (the user's own code, re-spelled)
+    fn = namespace[key]
+    fn.__module__ = func.__module__
+    created = wp.func(fn)
+    return created, get_module(func.__module__)
