@@ -22,14 +22,25 @@ from .compiler import ir
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def param_access(fn: ir.Function, _memo: dict | None = None) -> tuple[frozenset, frozenset]:
+def param_access(fn: ir.Function) -> tuple[frozenset, frozenset]:
     """(read, written): positions of the parameters `fn` reads from and writes to (arrays)."""
-    memo = {} if _memo is None else _memo
+    read, stored, updated = _access(fn, {})
+    return read, stored | updated
+
+
+def stored_params(fn: ir.Function) -> frozenset:
+    """Positions of the parameters `fn` stores elements (or components) into; the adjoint of a store
+    consumes the stored element's gradient, an atomic update's does not."""
+    return _access(fn, {})[1]
+
+
+def _access(fn: ir.Function, memo: dict) -> tuple[frozenset, frozenset, frozenset]:
+    """(read, stored, updated by atomics): parameter positions."""
     if id(fn) in memo:
         return memo[id(fn)]
-    memo[id(fn)] = (frozenset(), frozenset())  # a recursion guard; kernels do not recurse
+    memo[id(fn)] = (frozenset(), frozenset(), frozenset())  # a recursion guard; kernels do not recurse
     alias = {id(p): k for k, p in enumerate(fn.params)}  # Var -> parameter it views
-    read, written = set(), set()
+    read, written, updated = set(), set(), set()
 
     def visit(stmts) -> None:
         for s in stmts:
@@ -47,20 +58,15 @@ def param_access(fn: ir.Function, _memo: dict | None = None) -> tuple[frozenset,
             if isinstance(value, ir.Call) and (value.builtin.atomic or value.builtin.side_effects):
                 for a in value.args[:1]:  # the array an atomic updates comes first
                     if id(a) in alias:
-                        written.add(alias[id(a)])
+                        updated.add(alias[id(a)])
             if isinstance(value, ir.CallFunc):
-                inner_read, inner_written = param_access(value.func.ir, memo)
-                for k, a in enumerate(value.args):
-                    if id(a) in alias:
-                        if k in inner_read:
-                            read.add(alias[id(a)])
-                        if k in inner_written:
-                            written.add(alias[id(a)])
+                for mine, theirs in zip((read, written, updated), _access(value.func.ir, memo)):
+                    mine.update(alias[id(a)] for k, a in enumerate(value.args) if id(a) in alias and k in theirs)
             for block in ir.child_blocks(s):
                 visit(block)
 
     visit(fn.body)
-    memo[id(fn)] = (frozenset(read), frozenset(written))
+    memo[id(fn)] = (frozenset(read), frozenset(written), frozenset(updated))
     return memo[id(fn)]
 
 

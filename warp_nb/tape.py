@@ -2,8 +2,8 @@
 `tape.backward()` replays their adjoints in reverse order, so every array created with
 requires_grad=True ends up holding the gradient of the loss.
 
-As in Warp, the gradient of an array that a launch writes is consumed (zeroed) once that
-launch's adjoint has passed it on (retain_grad=True on the array keeps it); gradients of
+As in Warp, the gradient of an array element that a launch stores is consumed (zeroed) once the
+adjoint of the store has passed it on (retain_grad=True on the array keeps it); gradients of
 arrays that are only read accumulate across backward passes until `tape.zero()`. Copies follow
 the same rule (tape_copy.py). Named scopes (`record_scope_begin/end`) are kept in `tape.scopes`
 for `tape.visualize()` (tape_graph.py); with `wp.config.verify_autograd_array_access`, recorded
@@ -127,22 +127,23 @@ class Tape:
         from .launcher import launch
         for record in reversed(self.launches):
             if isinstance(record, _Launch):
+                args = record.inputs + record.outputs
+                # the adjoint of a store consumes (zeroes) the stored element's gradient (native/adjoint.h),
+                # so a second backward pass or an earlier launch that wrote the element does not count
+                # it twice; an array made with retain_grad=True keeps its gradient, as in Warp
+                retained = _retained(record, args)
                 launch(record.kernel, record.dim, inputs=record.inputs, outputs=record.outputs, device=record.device,
                        adjoint=True, record_tape=False)
-                args = record.inputs + record.outputs
+                for a, before, also_read in retained:
+                    if also_read:
+                        a.grad.assign(a.grad.numpy() + before)
+                    else:
+                        a.grad.assign(before)
                 for a in args:
                     if isinstance(a, array) and a.grad is not None:
                         self.gradients[a] = a.grad
                     elif isinstance(a, StructInstance):
                         self.gradients[a] = _struct_gradients(a)
-                # the gradient of an array this launch wrote has been passed on to its inputs:
-                # consume it (as Warp does), so a second backward pass or an earlier launch that
-                # wrote the same array does not count it twice; retain_grad=True keeps it
-                read, written = _usage(record)
-                for k in written - read:
-                    a = args[k]
-                    if isinstance(a, array) and a.grad is not None and not getattr(a, "retain_grad", False):
-                        a.grad.zero_()
             elif isinstance(record, _Copy):
                 copy_adjoint(record.dest, record.src, record.dest_offset, record.src_offset, record.count)
                 for a in (record.dest, record.src):
@@ -226,6 +227,15 @@ def _typed(record: _Launch):
             if record.kernel.is_generic else None
         record.typed = record.kernel.compiled(record.device, signature=signature).typed
     return record.typed
+
+
+def _retained(record: _Launch, args) -> list:
+    """(array, its gradient before the adjoint, whether the launch also reads it) for the
+    retain_grad arrays the launch stores into."""
+    stored = array_access.stored_params(_typed(record))
+    read = array_access.param_access(_typed(record))[0]
+    return [(args[k], args[k].grad.numpy().copy(), k in read) for k in sorted(stored)
+            if isinstance(args[k], array) and args[k].grad is not None and args[k].retain_grad]
 
 
 def _usage(record: _Launch):

@@ -16,7 +16,8 @@ from .arrays.array import array
 def visualize(tape, filename=None, simplify_graph=True, hide_readonly_arrays=False, array_labels=None,
               choose_longest_node_name=True, ignore_graph_scopes=False, track_inputs=None, track_outputs=None,
               track_input_names=None, track_output_names=None, graph_direction="LR") -> str:
-    from .tape import _Copy, _Launch, _usage
+    from .array_access import param_access
+    from .tape import _Copy, _Launch, _typed
 
     labels = {id(a): name for a, name in (array_labels or {}).items()}
     tracked = {}
@@ -31,7 +32,7 @@ def visualize(tape, filename=None, simplify_graph=True, hide_readonly_arrays=Fal
     for n, record in enumerate(tape.launches):
         if isinstance(record, _Launch):
             args = record.inputs + record.outputs
-            read, written = _usage(record)
+            read, written = param_access(_typed(record))
             reads = [args[k] for k in sorted(read) if isinstance(args[k], array)]
             writes = [args[k] for k in sorted(written) if isinstance(args[k], array)]
             params = ", ".join(f"{name}: {_describe(v)}" for name, v in zip(record.kernel.param_names, args))

@@ -118,7 +118,10 @@ class _AdjointWriter(FunctionWriter):
             else:
                 ref, row = self.path_expr(f"wpnb::index_grad({s.array.name}, {idx})", s.array.type.dtype, s.path)
                 src = ref if row is None else f"wpnb::extract({ref}, {_index(row)})"
-                self.line(depth, f"if ({s.array.name}.grad) wpnb::accumulate({s.adj_value.name}, {src});")
+                consume = f"wpnb::consume({ref})" if row is None else f"wpnb::consume_row({ref}, {_index(row)})"
+                # as adj_store: the stored component's gradient is read, then consumed
+                self.line(depth, f"if ({s.array.name}.grad) {{ wpnb::accumulate({s.adj_value.name}, {src}); "
+                                 f"{consume}; }}")
         elif isinstance(s, RevIf):
             self.line(depth, f"if ({s.cond.name}) {{")
             self.reverse_block(s.body, depth + 1)
