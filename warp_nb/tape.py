@@ -11,37 +11,12 @@ launches mark the arrays they read and write (array_access.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from . import array_access, config, recording, types as T
+from . import array_access, config, recording
+from . import types as T
 from .arrays.array import array
 from .tape_copy import copy_adjoint
+from .tape_records import CopyRecord, FuncRecord, LaunchRecord, arrays_in
 from .types.structs import StructInstance
-
-
-@dataclass
-class _Launch:
-    kernel: object
-    dim: object
-    inputs: tuple
-    outputs: tuple
-    device: object
-    typed: object = None  # the kernel's typed IR for this launch (a generic kernel's instance)
-
-
-@dataclass
-class _Copy:
-    dest: array
-    src: array
-    dest_offset: int
-    src_offset: int
-    count: int
-
-
-@dataclass
-class _Func:
-    backward: object
-    arrays: tuple
 
 
 class Tape:
@@ -66,20 +41,20 @@ class Tape:
         self._outer = None
 
     def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, **kwargs) -> None:
-        record = _Launch(kernel, dim, tuple(inputs), tuple(outputs), device, typed)
+        record = LaunchRecord(kernel, dim, tuple(inputs), tuple(outputs), device, typed)
         self.launches.append(record)
         if config.verify_autograd_array_access:
-            array_access.mark_launch(kernel, _typed(record), record.inputs + record.outputs)
+            array_access.mark_launch(kernel, record.typed_ir(), record.inputs + record.outputs)
 
     def record_copy(self, dest, src, dest_offset=0, src_offset=0, count=0) -> None:
         if config.verify_autograd_array_access:
             array_access.mark_copy(dest, src)
         # recorded even without gradient buffers yet: backward(grads=...) may give them
-        self.launches.append(_Copy(dest, src, dest_offset, src_offset, count or src.size - src_offset))
+        self.launches.append(CopyRecord(dest, src, dest_offset, src_offset, count or src.size - src_offset))
 
     def record_func(self, backward, arrays) -> None:
         """Record a Python step: `backward()` is called at its place in the reverse pass."""
-        self.launches.append(_Func(backward, tuple(arrays)))
+        self.launches.append(FuncRecord(backward, tuple(arrays)))
 
     def record_scope_begin(self, scope_name: str, metadata: dict | None = None) -> None:
         """Open a named scope (shown as a cluster by visualize())."""
@@ -126,7 +101,7 @@ class Tape:
         self._check_gradient_chain()
         from .launcher import launch
         for record in reversed(self.launches):
-            if isinstance(record, _Launch):
+            if isinstance(record, LaunchRecord):
                 args = record.inputs + record.outputs
                 # the adjoint of a store consumes (zeroes) the stored element's gradient (native/adjoint.h),
                 # so a second backward pass or an earlier launch that wrote the element does not count
@@ -144,7 +119,7 @@ class Tape:
                         self.gradients[a] = a.grad
                     elif isinstance(a, StructInstance):
                         self.gradients[a] = _struct_gradients(a)
-            elif isinstance(record, _Copy):
+            elif isinstance(record, CopyRecord):
                 copy_adjoint(record.dest, record.src, record.dest_offset, record.src_offset, record.count)
                 for a in (record.dest, record.src):
                     if a.grad is not None:
@@ -159,7 +134,7 @@ class Tape:
         gradient buffer."""
         needs_grad: dict = {}  # id(array) -> (array, where it was written)
         for n, record in enumerate(self.launches):
-            if not isinstance(record, _Launch):
+            if not isinstance(record, LaunchRecord):
                 continue
             args = record.inputs + record.outputs
             read, written = _usage(record)
@@ -210,37 +185,27 @@ class Tape:
     def _arrays(self):
         seen = {}
         for record in self.launches:
-            items = record.inputs + record.outputs if isinstance(record, _Launch) else (
-                (record.dest, record.src) if isinstance(record, _Copy) else record.arrays)
-            for a in _arrays_in(items):
+            items = record.inputs + record.outputs if isinstance(record, LaunchRecord) else (
+                (record.dest, record.src) if isinstance(record, CopyRecord) else record.arrays)
+            for a in arrays_in(items):
                 seen[id(a)] = a
-        for a in _arrays_in(self.gradients):
+        for a in arrays_in(self.gradients):
             seen[id(a)] = a
         return list(seen.values())
 
 
-def _typed(record: _Launch):
-    """The typed IR of a recorded launch (compiled already: it ran)."""
-    if record.typed is None:
-        from .launcher import concrete_signature
-        signature = concrete_signature(record.kernel, record.inputs + record.outputs) \
-            if record.kernel.is_generic else None
-        record.typed = record.kernel.compiled(record.device, signature=signature).typed
-    return record.typed
-
-
-def _retained(record: _Launch, args) -> list:
+def _retained(record: LaunchRecord, args) -> list:
     """(array, its gradient before the adjoint, whether the launch also reads it) for the
     retain_grad arrays the launch stores into."""
-    stored = array_access.stored_params(_typed(record))
-    read = array_access.param_access(_typed(record))[0]
+    stored = array_access.stored_params(record.typed_ir())
+    read = array_access.param_access(record.typed_ir())[0]
     return [(args[k], args[k].grad.numpy().copy(), k in read) for k in sorted(stored)
             if isinstance(args[k], array) and args[k].grad is not None and args[k].retain_grad]
 
 
-def _usage(record: _Launch):
+def _usage(record: LaunchRecord):
     from .compiler.ir import array_param_usage
-    return array_param_usage(_typed(record))
+    return array_param_usage(record.typed_ir())
 
 
 def _float_type(t) -> bool:
@@ -259,12 +224,3 @@ def _struct_gradients(value: StructInstance) -> StructInstance:
         elif isinstance(field, StructInstance):
             setattr(out, name, _struct_gradients(field))
     return out
-
-
-def _arrays_in(values):
-    """The arrays among launch arguments, including those held in struct arguments (recursively)."""
-    for v in values:
-        if isinstance(v, array):
-            yield v
-        elif isinstance(v, StructInstance):
-            yield from _arrays_in(getattr(v, name) for name in v._struct.fields)

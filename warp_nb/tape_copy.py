@@ -17,6 +17,9 @@ or two different types of one size reinterpreted)."""
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 import numpy as np
 
 from . import types as T
@@ -29,10 +32,9 @@ def copy_adjoint(dest: array, src: array, dest_offset: int, src_offset: int, cou
         return
     problem = _untracked(dest, src, dest_offset, src_offset, count)
     if problem is not None:
-        from ._src import context  # looked up at each call: Warp's tests patch context.log_warning
-        context.log_warning(f"wp.copy() adjoint: {problem} cannot yet be fully tracked; the destination's gradient "
-                            "is copied back into the source's gradient as bytes and is not consumed",
-                            category=UserWarning, stacklevel=5, once=True)
+        _log_warning(f"wp.copy() adjoint: {problem} cannot yet be fully tracked; the destination's gradient is "
+                     "copied back into the source's gradient as bytes and is not consumed",
+                     category=UserWarning, stacklevel=5, once=True)
         copy_elements(src_grad, dest_grad, src_offset, dest_offset, count)
         return
     d, d_index = _window(dest_grad, dest_offset, count)
@@ -79,3 +81,20 @@ def _write_back(grad: array, values: np.ndarray) -> None:
     """Device memory: numpy() gave a copy, so upload the result."""
     if not grad.storage.host_accessible:
         grad.assign(values)
+
+
+_warned: set = set()
+
+
+def _log_warning(message: str, category=UserWarning, stacklevel: int = 2, once: bool = False) -> None:
+    """Warn (once per message). Warp's tests count these warnings by patching
+    warp._src.context.log_warning, so when that module is loaded the call goes through it (looked up
+    in sys.modules: importing warp_nb._src here would make an import circle)."""
+    context = sys.modules.get(f"{__package__}._src.context")
+    if context is not None:
+        context.log_warning(message, category=category, stacklevel=stacklevel, once=once)
+        return
+    if once and message in _warned:
+        return
+    _warned.add(message)
+    warnings.warn(message, category, stacklevel=stacklevel + 1)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import html
 
 from . import types as T
+from .array_access import param_access
 from .arrays.array import array
+from .tape_records import CopyRecord, LaunchRecord
 
 
 def visualize(tape, filename=None, simplify_graph=True, hide_readonly_arrays=False, array_labels=None,
               choose_longest_node_name=True, ignore_graph_scopes=False, track_inputs=None, track_outputs=None,
               track_input_names=None, track_output_names=None, graph_direction="LR") -> str:
-    from .array_access import param_access
-    from .tape import _Copy, _Launch, _typed
 
     labels = {id(a): name for a, name in (array_labels or {}).items()}
     tracked = {}
@@ -30,15 +30,15 @@ def visualize(tape, filename=None, simplify_graph=True, hide_readonly_arrays=Fal
 
     steps = []  # (record index, label, tooltip, read arrays, written arrays, identity for merging)
     for n, record in enumerate(tape.launches):
-        if isinstance(record, _Launch):
+        if isinstance(record, LaunchRecord):
             args = record.inputs + record.outputs
-            read, written = param_access(_typed(record))
+            read, written = param_access(record.typed_ir())
             reads = [args[k] for k in sorted(read) if isinstance(args[k], array)]
             writes = [args[k] for k in sorted(written) if isinstance(args[k], array)]
             params = ", ".join(f"{name}: {_describe(v)}" for name, v in zip(record.kernel.param_names, args))
             identity = (id(record.kernel), tuple(id(a) if isinstance(a, array) else repr(a) for a in args))
             steps.append((n, record.kernel.key, params, reads, writes, identity))
-        elif isinstance(record, _Copy):
+        elif isinstance(record, CopyRecord):
             steps.append((n, "copy", "wp.copy", [record.src], [record.dest], ("copy", id(record.src), id(record.dest))))
         elif hasattr(record, "backward"):
             name = getattr(record.backward, "__name__", "function")
@@ -95,7 +95,7 @@ def visualize(tape, filename=None, simplify_graph=True, hide_readonly_arrays=Fal
 
 
 def _open_or_close(lines, marker, depth) -> int:
-    index, order, name = marker
+    _index, order, name = marker
     if name is None:
         if depth:
             lines.append("  }")

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..array_access import param_access
 from ..arrays.array import array
+from ..tape_records import LaunchRecord
 from .jacobians import _differentiable, jacobian, jacobian_fd, make_job
 from .metadata import FunctionMetadata
 
@@ -30,8 +32,8 @@ class GradcheckReport:
     pairs: list = field(default_factory=list)
 
     def __str__(self):
-        lines = [f"gradcheck of {self.key or 'the function'} {'passed' if self.passed else 'FAILED'}: max abs error "
-                 f"{self.max_abs_error:.3g}, max rel error {self.max_rel_error:.3g}"]
+        lines = [(f"gradcheck of {self.key or 'the function'} {'passed' if self.passed else 'FAILED'}: max abs error "
+                  f"{self.max_abs_error:.3g}, max rel error {self.max_rel_error:.3g}")]
         if self.pairs:
             lines.append(f"  {'input':<12} {'output':<12} {'max abs error':<24} {'AD there':>12} {'FD there':>12} "
                          f"{'max rel error':>14}  result")
@@ -69,8 +71,8 @@ def gradcheck_report(function, dim=None, inputs=None, outputs=None, *, eps: floa
                      restore_inputs: bool = True, worst: int = 5) -> GradcheckReport:
     """gradcheck's comparison as a GradcheckReport (truthy when it passed; str() explains it)."""
     metadata = make_job(function, dim, inputs, outputs, device, max_blocks, block_dim, None).metadata
-    common = dict(input_output_mask=input_output_mask, device=device, max_blocks=max_blocks, block_dim=block_dim,
-                  metadata=metadata, restore_inputs=restore_inputs)
+    common = {"input_output_mask": input_output_mask, "device": device, "max_blocks": max_blocks,
+              "block_dim": block_dim, "metadata": metadata, "restore_inputs": restore_inputs}
     analytic = jacobian(function, dim, inputs, outputs, max_outputs_per_var=max_outputs_per_var, **common)
     numeric = jacobian_fd(function, dim, inputs, outputs, max_inputs_per_var=max_inputs_per_var, eps=eps, **common)
     report = compare(analytic, numeric, metadata, atol, rtol, max_inputs_per_var, max_outputs_per_var, worst)
@@ -132,10 +134,9 @@ def gradcheck_tape(tape, *, eps=1e-4, atol=1e-3, rtol=1e-2, raise_exception=True
     """gradcheck every kernel launch recorded on `tape` (with the arrays' current values). Launches
     of kernels whose backward pass is disabled, recorded Python functions and copies are skipped,
     as are kernels left out by the black/white lists (kernel names or kernels)."""
-    from ..tape import _Launch
-    names = lambda kernels: {getattr(k, "key", k) for k in kernels or ()}  # noqa: E731
+    names = lambda kernels: {getattr(k, "key", k) for k in kernels or ()}
     blacklist, whitelist = names(blacklist_kernels), names(whitelist_kernels)
-    launches = [r for r in tape.launches if isinstance(r, _Launch)]
+    launches = [r for r in tape.launches if isinstance(r, LaunchRecord)]
     if reverse_launches:
         launches.reverse()
     failed = []
@@ -164,10 +165,8 @@ def _split(record):
     are the trailing parameters the kernel writes."""
     if record.outputs:
         return list(record.inputs), list(record.outputs)
-    from ..array_access import param_access
-    from ..tape import _typed
     args = list(record.inputs)
-    _read, written = param_access(_typed(record))
+    _read, written = param_access(record.typed_ir())
     k = len(args)
     while k > 0 and k - 1 in written:
         k -= 1

@@ -19,9 +19,11 @@ import contextlib
 
 import numpy as np
 
-from .. import array_access, recording, types as T
+from .. import array_access, recording
+from .. import types as T
 from ..arrays.array import array
 from ..launcher import launch
+from ..tape_records import LaunchRecord
 from .metadata import FunctionMetadata, resolve_mask
 
 _NO_BACKWARD = ("Kernel must have backward pass enabled to compute Jacobians: kernel `{key}` has enable_backward=False "
@@ -155,7 +157,7 @@ class _KernelJob(_Job):
                             f"({', '.join(kernel.param_names)}); got {len(self.inputs)} inputs and "
                             f"{len(self.outputs)} outputs")
         self.device = device if device is not None else _device_of(self.inputs + self.outputs)
-        self.launch_options = dict(max_blocks=max_blocks, block_dim=block_dim or 256)
+        self.launch_options = {"max_blocks": max_blocks, "block_dim": block_dim or 256}
         if metadata is None or metadata.is_empty():
             metadata = metadata or FunctionMetadata()
             metadata.update_from_kernel(kernel, self.inputs)
@@ -239,7 +241,7 @@ class _FunctionJob(_Job):
         return outputs
 
     def adjoint(self, mask, max_outputs_per_var) -> dict:
-        from ..tape import Tape, _Launch
+        from ..tape import Tape
         tape = Tape()
         outer, recording.tape = recording.tape, None
         try:
@@ -248,7 +250,7 @@ class _FunctionJob(_Job):
         finally:
             recording.tape = outer
         for record in tape.launches:
-            if isinstance(record, _Launch) and not record.kernel.backward_enabled:
+            if isinstance(record, LaunchRecord) and not record.kernel.backward_enabled:
                 raise ValueError(_NO_BACKWARD.format(key=record.kernel.key))
         outputs = self.outputs_of(result)
         for out in outputs:

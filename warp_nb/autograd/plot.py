@@ -36,7 +36,7 @@ def jacobian_plot(jacobians: dict, kernel, inputs=None, show_plot: bool = True, 
     heights = [next(m.shape[0] for (_, o), m in matrices.items() if o == r) for r in outs]
     fig, axes = plt.subplots(len(outs), len(ins), squeeze=False,
                              figsize=(min(4 + 0.25 * sum(widths), 16), min(3 + 0.25 * sum(heights), 12)),
-                             gridspec_kw=dict(width_ratios=widths, height_ratios=heights))
+                             gridspec_kw={"width_ratios": widths, "height_ratios": heights})
     shared = None if scale_colors_per_submatrix else _norm(list(matrices.values()), log_scale)
     image = None
     for r, o in enumerate(outs):
