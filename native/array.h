@@ -18,6 +18,10 @@ struct array_t {
     WPNB_FN T& operator[](int64 i) const { return *(T*)((char*)data + i * strides[0]); }
 };
 
+// Whether an array argument holds an array: None passed from Python gives a null data pointer.
+template <typename T, int N>
+WPNB_FN bool array_is_valid(const array_t<T, N>& a) { return a.data != nullptr; }
+
 // The gradient of `a` seen as an array of its own (a @wp.func_native adjoint's adj_<array>).
 template <typename T, int N>
 WPNB_FN array_t<T, N> grad_view(const array_t<T, N>& a) {

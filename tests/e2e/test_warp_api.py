@@ -403,3 +403,22 @@ def test_func_native_runs_cpp_with_its_adjoint():
     tape.backward(grads={out: wp.array(seed)})
     np.testing.assert_allclose(x.grad.numpy(), 3.0 * seed)
     np.testing.assert_allclose(y.grad.numpy(), seed)
+
+
+@wp.kernel
+def guarded(arr: wp.array(dtype=int), result: wp.array(dtype=int)):
+    tid = wp.tid()
+    if arr and arr[tid] == 0:  # `and` short-circuits: a None array is never read
+        result[tid] = -1
+    elif not arr:
+        result[tid] = 2
+    else:
+        result[tid] = 1
+
+
+def test_an_array_is_true_unless_none_was_passed():
+    result = wp.zeros(3, dtype=int)
+    wp.launch(guarded, dim=3, inputs=[None, result])
+    assert result.numpy().tolist() == [2, 2, 2]
+    wp.launch(guarded, dim=3, inputs=[wp.array([0, 1, 0], dtype=int), result])
+    assert result.numpy().tolist() == [-1, 1, -1]

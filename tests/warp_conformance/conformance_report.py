@@ -143,7 +143,7 @@ EXPECTATIONS_HEADER = """\
 # Example cases are `examples/<name>::run` and `examples/<name>::state`.
 # `python tests/warp_conformance/run.py --check` fails when a case not listed here fails, or a
 # listed case passes (then delete its line: this list only shrinks). `--update-expectations`
-# rewrites the file for the files it ran, keeping the reasons of cases that still fail.
+# rewrites the file for the files it ran, naming each reason by the rules of reasons.txt.
 """
 
 
@@ -183,10 +183,29 @@ def write_expectations(path, entries, order, version):
 _PRIVATE = re.compile(r"_src\b|\bwarp\._|attribute '_[A-Za-z]|has no attribute '_")
 
 
-def classify(reason):
-    """A first guess at an expectation's kind: internal when the error names warp._src or a
-    private attribute, todo otherwise."""
+_REASONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reasons.txt")
+
+
+def _rules():
+    rules = []
+    if os.path.exists(_REASONS):
+        with open(_REASONS, encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    kind, pattern, why = (part.strip() for part in line.split(" | ", 2))
+                    if kind not in KINDS:
+                        raise SystemExit(f"{_REASONS}: kind {kind!r} is not one of {', '.join(KINDS)}")
+                    rules.append((kind, re.compile(pattern), why))
+    return rules
+
+
+def classify(reason, case_id=""):
+    """An expectation's reason: the first rule of reasons.txt that matches the case and its error,
+    else internal when the error names warp._src or a private attribute, else todo with the error."""
     one_line = " ".join(reason.split())
+    for kind, pattern, why in _rules():
+        if pattern.search(f"{case_id} {one_line}"):
+            return f"{kind}: {why} [{one_line[:160]}]"
     return ("internal: " if _PRIVATE.search(one_line) else "todo: ") + one_line
 
 

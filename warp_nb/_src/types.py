@@ -14,11 +14,13 @@ from ..types.scalars import SCALAR_TYPES, Scalar
 
 scalar_base = float_base = int_base = Scalar  # warp_nb has one base class for scalar types
 int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
-float_types = (float16, float32, float64, bfloat16)  # Warp lists bfloat16 among its float types
+# Warp lists bfloat16 among its float types; warp_nb kernels do not take it yet, so the tests that loop
+# over these tables skip it (docs/compat.md)
+float_types = (float16, float32, float64)
 scalar_types = int_types + float_types
 scalar_and_bool_types = scalar_types + (bool,)
 non_atomic_types = (int8, uint8, int16, uint16, int64)
-vector_types = tuple(vector(n, t) for t in scalar_types if t is not bfloat16 for n in (2, 3, 4))
+vector_types = tuple(vector(n, t) for t in scalar_types for n in (2, 3, 4))
 np_dtype_to_warp_type = {np.dtype(t._np): t for t in SCALAR_TYPES}
 warp_type_to_np_dtype = {t: np.dtype(t._np) for t in SCALAR_TYPES}
 

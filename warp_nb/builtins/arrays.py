@@ -42,6 +42,10 @@ builtin("len", ov(Array(D, "ndim"), ret=T.int32), ov(Vec("n", Scalar("T", ANY_SC
         header="array.h", category="array", differentiable=False,
         doc="Length of the first dimension of an array, or the number of components of a vector.")
 
+builtin("array_is_valid", ov(Array(D, "ndim"), ret=T.bool), header="array.h", category="array", differentiable=False,
+        export=False, doc="Whether an array argument holds an array (False when None was passed): what "
+                          "`if a:` and `not a` test in a kernel.")
+
 C = Scalar("C", ANY_SCALAR)
 builtin("where", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond", "value_if_true", "value_if_false")),
         header="select.h", category="control",

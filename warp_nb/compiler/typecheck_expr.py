@@ -190,7 +190,23 @@ class ExprTyper:
     def binary(self, op: str, a, b, node):
         if isinstance(a, Lit) and isinstance(b, Lit):
             return _fold(op, a, b, node, self)
+        if op in _COMPARISONS:
+            a, b = self.comparable(a, b, node)
         return self.call_builtin(BUILTINS[op], [a, b], node)
+
+    def comparable(self, a, b, node):
+        """A float compared with an integer: the integer is converted to the float's type first
+        (as Warp does; arithmetic between them still needs an explicit conversion)."""
+        ta, tb = (v.type if isinstance(v, ir.Var) else None for v in (a, b))
+        if ta is not None and tb is not None and T.is_scalar_type(ta) and T.is_scalar_type(tb) and ta is not tb:
+            if T.is_float_type(ta) and T.is_int_type(tb):
+                return a, self.convert_explicitly(b, ta, node)
+            if T.is_int_type(ta) and T.is_float_type(tb):
+                return self.convert_explicitly(a, tb, node), b
+        return a, b
+
+    def convert_explicitly(self, v, t, node):
+        return self.let(ir.Construct(t, (v,)), t, node.loc)
 
     def expr_UnaryOp(self, node: S.UnaryOp):
         v = self.expr(node.operand)
@@ -203,6 +219,8 @@ class ExprTyper:
                 return Lit(not v.value, "bool")
             if node.op == "invert" and v.kind == "int":
                 return Lit(~v.value, "int")
+        if node.op == "logical_not" and isinstance(v, ir.Var) and isinstance(v.type, ArrayType):
+            v = self.condition_value(v, node)  # `not a`: the array is None
         return self.call_builtin(BUILTINS[node.op], [v], node)
 
     def expr_Compare(self, node: S.Compare):
@@ -268,6 +286,8 @@ class ExprTyper:
         """A value used as a truth value, as a bool variable (nonzero scalars are true)."""
         if isinstance(v, Lit):
             return self.materialize(Lit(bool(v.value), "bool"), T.bool, node)
+        if isinstance(v, ir.Var) and isinstance(v.type, ArrayType):  # an array is true unless None was passed
+            return self.call_builtin(BUILTINS["array_is_valid"], [v], node)
         if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
             self.error(KernelTypeError, f"{self.describe(v)} cannot be used as a condition; compare it explicitly", node)
         if v.type is T.bool:
@@ -488,6 +508,9 @@ class ExprTyper:
                              or isinstance(t, ArrayType)):
             self.error(KernelTypeError, "this annotation is not a kernel type", node)
         return t
+
+
+_COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
 
 
 def _kernel_div(a, b):
