@@ -11,7 +11,14 @@ import pytest
 
 import warp_nb as wp
 from warp_nb.autograd import (
-    FunctionMetadata, gradcheck, gradcheck_report, gradcheck_tape, jacobian, jacobian_fd, jacobian_plot)
+    FunctionMetadata,
+    gradcheck,
+    gradcheck_report,
+    gradcheck_tape,
+    jacobian,
+    jacobian_fd,
+    jacobian_plot,
+)
 
 pytestmark = pytest.mark.needs_cxx
 
@@ -115,7 +122,7 @@ def test_gradcheck_passes_fails_and_explains():
     with pytest.raises(ValueError, match=r"gradcheck of \S*wrong_kernel FAILED"):
         gradcheck(wrong_kernel, 2, [x], [y], show_summary=False)
     report = gradcheck_report(wrong_kernel, 2, [x], [y], raise_exception=False)
-    err, iname, ie, oname, oe, ad, fd = report.worst[0]
+    _err, iname, ie, oname, oe, ad, fd = report.worst[0]
     assert (iname, ie, oname, oe) == ("a", 1, "out", 1) and ad == pytest.approx(6.0) and fd == pytest.approx(4.0, 1e-2)
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         gradcheck(wrong_kernel, 2, [x], [y], raise_exception=False)  # show_summary defaults to True

@@ -214,13 +214,12 @@ def verify_access():
 def test_overwriting_an_array_read_on_a_tape_warns(verify_access):
     a = wp.array(np.array([1.0, 2.0], np.float32), requires_grad=True)
     b = wp.zeros_like(a)
-    with contextlib.redirect_stderr(io.StringIO()) as err:
-        with wp.Tape() as tape:
-            wp.launch(square, 2, inputs=[a], outputs=[b])
-            assert a._is_read and not b._is_read and a[1:]._is_read  # views share the flag
-            wp.launch(double, 2, inputs=[b], outputs=[a])
-            line = inspect.currentframe().f_lineno + 1
-            wp.copy(a, b)
+    with contextlib.redirect_stderr(io.StringIO()) as err, wp.Tape() as tape:
+        wp.launch(square, 2, inputs=[a], outputs=[b])
+        assert a._is_read and not b._is_read and a[1:]._is_read  # views share the flag
+        wp.launch(double, 2, inputs=[b], outputs=[a])
+        line = inspect.currentframe().f_lineno + 1
+        wp.copy(a, b)
     text = err.getvalue()
     assert "passed to argument y in kernel" in text and "is being written to but has already been read from in a " \
         "previous launch. This may corrupt gradient computation in the backward pass." in text

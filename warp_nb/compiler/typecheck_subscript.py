@@ -64,6 +64,8 @@ class Subscripts:
     def evaluated_once(self, target):
         """A store target with its index expressions typed now (read and written with the same
         values): a[f(i)].x, m[g(), 0]. Names, attributes and slices stay as they are."""
+        if isinstance(target, S.Subscript) and self.adjoint_target(target) is not None:
+            return target  # wp.adjoint[x.f] names an adjoint variable; nothing in it is evaluated
         if isinstance(target, S.Subscript):
             indices = tuple(i if isinstance(i, (S.Slice, S.Constant, S.Name)) else _Bound(self.expr(i), i.loc)
                             for i in target.indices)
@@ -143,11 +145,18 @@ class Subscripts:
         """target = value where target is a subscript or attribute chain."""
         chain = []
         root = target
+        adjoint = None  # wp.adjoint[x...] at the root: x's adjoint variable is updated
         while isinstance(root, (S.Subscript, S.Attribute)):
+            adjoint = self.adjoint_target(root)
+            if adjoint is not None:
+                break
             chain.append(root)
             root = root.value
         chain.reverse()
-        if not isinstance(root, S.Name):
+        if adjoint is not None:
+            chain = adjoint[1] + chain  # wp.adjoint[x.f][i]: the steps .f, [i] into x's adjoint
+            root = S.Name(adjoint[0], root.loc)
+        elif not isinstance(root, S.Name):
             self.error(KernelSyntaxError, "cannot assign to this expression", node)
         base = self.expr(root)
         if isinstance(base, (Lit, PyObj)):

@@ -93,7 +93,11 @@ class _AdjointWriter(FunctionWriter):
         elif isinstance(s, AdjCall):
             self.adj_call(s, depth)
         elif isinstance(s, AdjFuncCall) and s.func.custom_grad is not None:
-            args = [a.name for a in s.args] + ([s.adj_ret.name] if s.adj_ret is not None else [])
+            args = [a.name for a in s.args]
+            if s.adj_ret is not None and isinstance(s.adj_ret.type, ir.TupleType):  # one adjoint per returned value
+                args += [f"{s.adj_ret.name}.v{k}" for k in range(len(s.adj_ret.type.items))]
+            elif s.adj_ret is not None:
+                args.append(s.adj_ret.name)
             adds = " ".join(f"wpnb::accumulate({a.name}, wpnb_g.v{k});" for k, a in enumerate(s.adj_args))
             self.line(depth, f"{{ auto wpnb_g = {s.func.custom_grad.symbol}({', '.join(args)}); {adds} }}")
         elif isinstance(s, AdjFuncCall):
