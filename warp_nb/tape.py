@@ -107,6 +107,9 @@ class Tape:
                 # so a second backward pass or an earlier launch that wrote the element does not count
                 # it twice; an array made with retain_grad=True keeps its gradient, as in Warp
                 retained = _retained(record, args)
+                for a in args:
+                    if isinstance(a, StructInstance):
+                        _refresh_struct(a)
                 launch(record.kernel, record.dim, inputs=record.inputs, outputs=record.outputs, device=record.device,
                        adjoint=True, record_tape=False)
                 for a, before, also_read in retained:
@@ -211,6 +214,17 @@ def _usage(record: LaunchRecord):
 def _float_type(t) -> bool:
     s = T.scalar_type_of(t)
     return s is not None and s._kind == "float" or getattr(t, "_wp_struct_", False)
+
+
+def _refresh_struct(value: StructInstance) -> None:
+    """Store each array field again, so the struct passes the array's current gradient buffer (it
+    may have been set, as `a.grad = ...`, after the struct was filled)."""
+    for name in value._struct.fields:
+        field = getattr(value, name)
+        if isinstance(field, array):
+            setattr(value, name, field)
+        elif isinstance(field, StructInstance):
+            _refresh_struct(field)
 
 
 def _struct_gradients(value: StructInstance) -> StructInstance:

@@ -237,3 +237,110 @@ def test_overwriting_an_array_read_on_a_tape_warns(verify_access):
     assert a._is_read
     a.mark_init()
     assert not c._is_read
+
+
+@wp.func
+def sigmoid_into(i: int, xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    ys[i] = 1.0 / (1.0 + wp.exp(-xs[i]))
+
+
+@wp.func_grad(sigmoid_into)
+def adj_sigmoid_into(i: int, xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    wp.adjoint[xs][i] += ys[i] * (1.0 - ys[i])  # adds into xs.grad
+
+
+@wp.kernel
+def sigmoid_kernel(xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    i = wp.tid()
+    sigmoid_into(i, xs, ys)
+
+
+@wp.struct
+class Body:
+    mass: float
+    pos: wp.vec3
+
+
+@wp.func
+def two_values(b: Body, s: float):
+    return b.mass * s, wp.length(b.pos)
+
+
+@wp.func_grad(two_values)
+def adj_two_values(b: Body, s: float, adj_ret0: float, adj_ret1: float):
+    wp.adjoint[b.mass] += 10.0 * adj_ret0  # deliberately not the true derivative, to see it used
+    wp.adjoint[b.pos][1] += 20.0 * adj_ret1
+    wp.adjoint[s] += 30.0 * adj_ret0
+
+
+@wp.kernel
+def two_values_kernel(bodies: wp.array(dtype=Body), s: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    a, b = two_values(bodies[i], s[i])
+    out[i] = a + 2.0 * b
+
+
+@wp.struct
+class Holder:
+    values: wp.array(dtype=wp.vec3)
+
+
+@wp.kernel
+def holder_write(holder: Holder, x: wp.array(dtype=float)):
+    holder.values[0].x = x[0]
+
+
+@wp.kernel
+def nested_holder_write(holders: wp.array(dtype=Holder), x: wp.array(dtype=float)):
+    holders[0].values[0].y = x[0]
+
+
+def test_custom_gradients_of_arrays_several_results_and_struct_fields():
+    xs = wp.array(np.array([0.0, 1.0, -2.0], np.float32), requires_grad=True)
+    ys = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(sigmoid_kernel, 3, inputs=[xs], outputs=[ys])
+    tape.backward(grads={ys: wp.array(_ones(3))})
+    s = 1.0 / (1.0 + np.exp(-xs.numpy()))
+    np.testing.assert_allclose(ys.numpy(), s, rtol=1e-6)
+    np.testing.assert_allclose(xs.grad.numpy(), s * (1.0 - s), rtol=1e-6)
+
+    b = Body()
+    b.mass, b.pos = 2.0, wp.vec3(1.0, 2.0, 2.0)
+    bodies = wp.array([b], dtype=Body, requires_grad=True)
+    scale = wp.array(np.array([3.0], np.float32), requires_grad=True)
+    out = wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(two_values_kernel, 1, inputs=[bodies, scale], outputs=[out])
+    assert out.numpy()[0] == pytest.approx(2.0 * 3.0 + 2.0 * 3.0)
+    tape.backward(grads={out: wp.array(_ones(1))})
+    grad = bodies.grad.numpy()[0]
+    assert grad["mass"] == pytest.approx(10.0) and list(grad["pos"]) == pytest.approx([0.0, 40.0, 0.0])
+    assert scale.grad.numpy()[0] == pytest.approx(30.0)
+
+
+def test_stores_through_arrays_held_in_structs_differentiate():
+    values, x = wp.zeros(1, dtype=wp.vec3, requires_grad=True), wp.array(np.array([2.0], np.float32),
+                                                                         requires_grad=True)
+    holder = Holder()
+    holder.values = values
+    with wp.Tape() as tape:
+        wp.launch(holder_write, 1, inputs=[holder, x])
+    values.grad = wp.array(np.array([[3.0, 4.0, 5.0]], np.float32), dtype=wp.vec3)  # set after the struct was filled
+    tape.backward()
+    np.testing.assert_array_equal(values.numpy(), [[2.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0])
+    np.testing.assert_array_equal(values.grad.numpy(), [[0.0, 4.0, 5.0]])
+
+    values, x = wp.zeros(1, dtype=wp.vec3, requires_grad=True), wp.array(np.array([7.0], np.float32),
+                                                                         requires_grad=True)
+    holder = Holder()
+    holder.values = values
+    holders = wp.array([holder], dtype=Holder)
+    with wp.Tape() as tape:
+        wp.launch(nested_holder_write, 1, inputs=[holders, x])
+    values.grad.fill_(wp.vec3(1.0, 2.0, 3.0))
+    tape.backward()
+    np.testing.assert_array_equal(values.numpy(), [[0.0, 7.0, 0.0]])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0])
+    np.testing.assert_array_equal(values.grad.numpy(), [[1.0, 0.0, 3.0]])

@@ -164,7 +164,7 @@ class Subscripts:
         # walk until an array element is reached: from there on it is a store into memory
         for k, step in enumerate(chain):
             t = base.type
-            if isinstance(t, ArrayType) and isinstance(step, S.Subscript):
+            if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
                 indices = self.indices(step.indices, step)
                 if len(indices) != t.ndim:
                     self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
@@ -216,6 +216,19 @@ class Subscripts:
                 sub, t = self.component_path(t, step.indices, step)
                 path.extend(sub)
         return tuple(path), t
+
+
+def _reaches_array(t, steps) -> bool:
+    """Whether a chain of steps into a value of type t passes through an array held in a struct
+    field (holders[i].values[j].x = v: the store goes into the inner array, whose descriptor is read
+    from the outer element)."""
+    for step in steps[:-1]:
+        if not (isinstance(step, S.Attribute) and getattr(t, "_wp_struct_", False) and step.attr in t.fields):
+            return False
+        t = t.fields[step.attr]
+        if isinstance(t, ArrayType):
+            return True
+    return False
 
 
 class _Bound:
