@@ -344,3 +344,35 @@ def test_stores_through_arrays_held_in_structs_differentiate():
     np.testing.assert_array_equal(values.numpy(), [[0.0, 7.0, 0.0]])
     np.testing.assert_array_equal(x.grad.numpy(), [2.0])
     np.testing.assert_array_equal(values.grad.numpy(), [[1.0, 0.0, 3.0]])
+
+
+@wp.func
+def take_slot(counter: wp.array(dtype=int), slots: wp.array(dtype=int), tid: int):
+    slot = wp.atomic_add(counter, 0, 1)
+    slots[tid] = slot
+    return slot
+
+
+@wp.func_replay(take_slot)
+def replay_take_slot(counter: wp.array(dtype=int), slots: wp.array(dtype=int), tid: int):
+    return slots[tid]
+
+
+@wp.kernel
+def scatter_squares(x: wp.array(dtype=float), counter: wp.array(dtype=int), slots: wp.array(dtype=int),
+                    y: wp.array(dtype=float)):
+    tid = wp.tid()
+    k = take_slot(counter, slots, tid)
+    y[k] = x[k] * x[k]
+
+
+def test_a_replayed_integer_side_effect_is_not_repeated_by_the_backward_pass():
+    n = 16
+    x = wp.array(np.arange(n, dtype=np.float32), requires_grad=True)
+    counter, slots = wp.zeros(1, dtype=wp.int32), wp.zeros(n, dtype=wp.int32)
+    y = wp.zeros(n, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(scatter_squares, n, inputs=[x, counter, slots], outputs=[y])
+    tape.backward(grads={y: wp.array(_ones(n))})
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.arange(n))
+    assert counter.numpy()[0] == n  # the counter was bumped by the forward pass only
