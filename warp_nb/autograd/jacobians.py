@@ -93,9 +93,12 @@ class _Job:
     def owned_arrays(self) -> list:
         return []
 
+    def differentiable_output(self, a) -> bool:
+        return _differentiable(a)
+
     def pairs(self, mask, outputs) -> list:
         ins = [k for k, a in enumerate(self.inputs) if _differentiable(a)]
-        outs = [k for k, a in enumerate(outputs) if _differentiable(a)]
+        outs = [k for k, a in enumerate(outputs) if self.differentiable_output(a)]
         chosen = resolve_mask(mask, self.metadata, len(self.inputs), len(outputs))
         if chosen is None:
             chosen = [(i, o) for i in ins for o in outs]
@@ -282,17 +285,8 @@ class _FunctionJob(_Job):
             _set_scalar(*perturb)
         return [_host(a) for a in self.call()]
 
-    def pairs(self, mask, outputs) -> list:
-        # a function's outputs are fresh arrays: any float array it returns is differentiable
-        return super().pairs(mask, [_Differentiable(a) if _float(a) else a for a in outputs])
-
-
-class _Differentiable:
-    requires_grad = True
-
-    def __init__(self, a):
-        self.a = a
-        self.dtype = a.dtype
+    def differentiable_output(self, a) -> bool:
+        return _float(a)  # a function's outputs are fresh arrays: any float array it returns counts
 
 
 # --- values -------------------------------------------------------------------------------------
@@ -341,7 +335,6 @@ def _flat(values) -> np.ndarray:
 
 
 def _count(a) -> int:
-    a = getattr(a, "a", a)
     return a.size * T.type_length(a.dtype)
 
 
@@ -355,7 +348,7 @@ def _float(a) -> bool:
 
 
 def _differentiable(a) -> bool:
-    return (isinstance(a, array) and _float(a) and a.requires_grad) or isinstance(a, _Differentiable)
+    return isinstance(a, array) and _float(a) and a.requires_grad
 
 
 def _with_private_grads(args) -> list:
