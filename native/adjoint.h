@@ -38,10 +38,23 @@ WPNB_FN void adj_load_owned(const array_t<T, N>& a, const T& adj_value, I... i) 
     if (a.grad) accumulate(grad_c<Contiguous>(a, i...), adj_value);
 }
 
-// a[i...] = value in the forward pass: adj_value += a.grad[i...] (the gradient of the stored element).
+// a[i...] = value in the forward pass: adj_value += a.grad[i...] (the gradient of the stored
+// element), which is then consumed (zeroed): the value the element held before the store is dead,
+// so nothing earlier gets gradient through it (Warp's final-write-wins; `a[i] = a[i] + 1` passes
+// the gradient on once, not twice).
 template <typename T, int N, typename... I>
 WPNB_FN void adj_store(const array_t<T, N>& a, T& adj_value, I... i) {
-    if (a.grad) accumulate(adj_value, index_grad(a, i...));
+    if (a.grad) {
+        T& g = index_grad(a, i...);
+        accumulate(adj_value, g);
+        g = T();
+    }
+}
+
+// Consume the gradient of a component (or, below, a matrix row) after a component store's adjoint read it.
+template <typename T> WPNB_FN void consume(T& g) { g = T(); }
+template <int R, int C, typename T> WPNB_FN void consume_row(mat_t<R, C, T>& m, int32 i) {
+    for (int j = 0; j < C; ++j) m.c[i][j] = T(0);
 }
 
 // Adjoints of the atomics: the added value's gradient is the element's gradient. For min/max

@@ -273,7 +273,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     else:
         launcher.target.run(launcher, packed, bounds, size)
     if recording.tape is not None and record_tape:
-        recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device)
+        recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed)
 
 
 class Launch:

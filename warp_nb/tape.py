@@ -2,43 +2,21 @@
 `tape.backward()` replays their adjoints in reverse order, so every array created with
 requires_grad=True ends up holding the gradient of the loss.
 
-As in Warp, the gradient of an array that a launch writes is consumed (zeroed) once that
-launch's adjoint has passed it on (retain_grad=True on the array keeps it); gradients of
-arrays that are only read accumulate across backward passes until `tape.zero()`."""
+As in Warp, the gradient of an array element that a launch stores is consumed (zeroed) once the
+adjoint of the store has passed it on (retain_grad=True on the array keeps it); gradients of
+arrays that are only read accumulate across backward passes until `tape.zero()`. Copies follow
+the same rule (tape_copy.py). Named scopes (`record_scope_begin/end`) are kept in `tape.scopes`
+for `tape.visualize()` (tape_graph.py); with `wp.config.verify_autograd_array_access`, recorded
+launches mark the arrays they read and write (array_access.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
-from . import recording, types as T
+from . import array_access, config, recording
+from . import types as T
 from .arrays.array import array
+from .tape_copy import copy_adjoint
+from .tape_records import CopyRecord, FuncRecord, LaunchRecord, arrays_in
 from .types.structs import StructInstance
-
-
-@dataclass
-class _Launch:
-    kernel: object
-    dim: object
-    inputs: tuple
-    outputs: tuple
-    device: object
-
-
-@dataclass
-class _Copy:
-    dest: array
-    src: array
-    dest_offset: int
-    src_offset: int
-    count: int
-
-
-@dataclass
-class _Func:
-    backward: object
-    arrays: tuple
 
 
 class Tape:
@@ -47,6 +25,9 @@ class Tape:
     def __init__(self):
         self.launches: list = []
         self.gradients: dict = {}
+        #: scope markers: (launch index, name, metadata) where a scope begins, (launch index, None,
+        #: None) where it ends
+        self.scopes: list = []
         self._outer = None
 
     # --- recording ----------------------------------------------------------------------
@@ -59,22 +40,45 @@ class Tape:
         recording.tape = self._outer
         self._outer = None
 
-    def record_launch(self, kernel, dim, inputs, outputs, device, *args, **kwargs) -> None:
-        self.launches.append(_Launch(kernel, dim, tuple(inputs), tuple(outputs), device))
+    def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, **kwargs) -> None:
+        record = LaunchRecord(kernel, dim, tuple(inputs), tuple(outputs), device, typed)
+        self.launches.append(record)
+        if config.verify_autograd_array_access:
+            array_access.mark_launch(kernel, record.typed_ir(), record.inputs + record.outputs)
 
     def record_copy(self, dest, src, dest_offset=0, src_offset=0, count=0) -> None:
-        if src.requires_grad or dest.requires_grad:
-            self.launches.append(_Copy(dest, src, dest_offset, src_offset, count or src.size - src_offset))
+        if config.verify_autograd_array_access:
+            array_access.mark_copy(dest, src)
+        # recorded even without gradient buffers yet: backward(grads=...) may give them
+        self.launches.append(CopyRecord(dest, src, dest_offset, src_offset, count or src.size - src_offset))
 
     def record_func(self, backward, arrays) -> None:
         """Record a Python step: `backward()` is called at its place in the reverse pass."""
-        self.launches.append(_Func(backward, tuple(arrays)))
+        self.launches.append(FuncRecord(backward, tuple(arrays)))
+
+    def record_scope_begin(self, scope_name: str, metadata: dict | None = None) -> None:
+        """Open a named scope (shown as a cluster by visualize())."""
+        self.scopes.append((len(self.launches), scope_name, metadata if metadata is not None else {}))
+
+    def record_scope_end(self, remove_scope_if_empty: bool = True) -> None:
+        """Close the innermost open scope; one that recorded nothing is dropped (by default)."""
+        depth = sum(1 if name is not None else -1 for _index, name, _meta in self.scopes)
+        if depth <= 0:
+            raise RuntimeError("ended tape scope, but scope not present: record_scope_end() needs a matching "
+                               "record_scope_begin()")
+        last = self.scopes[-1]
+        if remove_scope_if_empty and last[1] is not None and last[0] == len(self.launches):
+            self.scopes.pop()
+        else:
+            self.scopes.append((len(self.launches), None, None))
 
     # --- backward -----------------------------------------------------------------------
     def backward(self, loss: array | None = None, grads: dict | None = None) -> None:
         """Propagate gradients back through every recorded launch, from `loss` (its gradient is
-        seeded with ones), from `grads` ({array: seed gradient}), or, with neither, from the
-        gradients already set on the outputs (as in Warp). An empty tape does nothing."""
+        seeded with ones), from `grads` ({array: seed gradient}; an array without a gradient
+        buffer takes the seed as its gradient, as in Warp), or, with neither, from the gradients
+        already set on the outputs (as in Warp). An empty tape does nothing. Afterwards the read
+        flags of the tape's arrays are cleared (wp.config.verify_autograd_array_access)."""
         if not self.launches:
             return
         if loss is not None:
@@ -86,32 +90,46 @@ class Tape:
             loss.grad.fill_(1.0)
             self.gradients[loss] = loss.grad
         for a, seed in (grads or {}).items():
-            if a.grad is None:
-                raise ValueError("an array in grads={...} has no gradient buffer: create it with requires_grad=True")
-            a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
+            if a.grad is None and isinstance(seed, array) and seed.shape == a.shape and seed.dtype == a.dtype:
+                a.grad = seed
+            elif a.grad is None:
+                raise ValueError("an array in grads={...} has no gradient buffer, and its seed is not an array of "
+                                 "its shape and dtype: create the array with requires_grad=True")
+            else:
+                a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self.gradients[a] = a.grad
         self._check_gradient_chain()
         from .launcher import launch
         for record in reversed(self.launches):
-            if isinstance(record, _Launch):
+            if isinstance(record, LaunchRecord):
+                args = record.inputs + record.outputs
+                # the adjoint of a store consumes (zeroes) the stored element's gradient (native/adjoint.h),
+                # so a second backward pass or an earlier launch that wrote the element does not count
+                # it twice; an array made with retain_grad=True keeps its gradient, as in Warp
+                retained = _retained(record, args)
+                for a in args:
+                    if isinstance(a, StructInstance):
+                        _refresh_struct(a)
                 launch(record.kernel, record.dim, inputs=record.inputs, outputs=record.outputs, device=record.device,
                        adjoint=True, record_tape=False)
-                args = record.inputs + record.outputs
+                for a, before, also_read in retained:
+                    if also_read:
+                        a.grad.assign(a.grad.numpy() + before)
+                    else:
+                        a.grad.assign(before)
                 for a in args:
                     if isinstance(a, array) and a.grad is not None:
                         self.gradients[a] = a.grad
-                # the gradient of an array this launch wrote has been passed on to its inputs:
-                # consume it (as Warp does), so a second backward pass or an earlier launch that
-                # wrote the same array does not count it twice; retain_grad=True keeps it
-                read, written = _usage(record)
-                for k in written - read:
-                    a = args[k]
-                    if isinstance(a, array) and a.grad is not None and not getattr(a, "retain_grad", False):
-                        a.grad.zero_()
-            elif isinstance(record, _Copy):
-                _copy_adjoint(record)
+                    elif isinstance(a, StructInstance):
+                        self.gradients[a] = _struct_gradients(a)
+            elif isinstance(record, CopyRecord):
+                copy_adjoint(record.dest, record.src, record.dest_offset, record.src_offset, record.count)
+                for a in (record.dest, record.src):
+                    if a.grad is not None:
+                        self.gradients[a] = a.grad
             else:
                 record.backward()
+        array_access.clear(self._arrays())
 
     def _check_gradient_chain(self) -> None:
         """Refuse a backward pass that would silently lose gradients: an array that a recorded
@@ -119,7 +137,7 @@ class Tape:
         gradient buffer."""
         needs_grad: dict = {}  # id(array) -> (array, where it was written)
         for n, record in enumerate(self.launches):
-            if not isinstance(record, _Launch):
+            if not isinstance(record, LaunchRecord):
                 continue
             args = record.inputs + record.outputs
             read, written = _usage(record)
@@ -146,36 +164,51 @@ class Tape:
                 a.grad.zero_()
 
     def reset(self) -> None:
-        """Forget the recorded launches and zero the gradients."""
+        """Zero the gradients, forget the recorded launches and scopes, and clear the read flags
+        of the tape's arrays. `tape.gradients` keeps its (now zero) entries."""
         self.zero()
+        array_access.clear(self._arrays())
         self.launches = []
-        self.gradients = {}
+        self.scopes = []
 
     def get_adjoint(self, a: array):
         return a.grad
 
-    def record_scope_begin(self, scope_name: str, metadata: dict | None = None) -> None:
-        """Warp's named scopes (for its tape visualisation); warp_nb records launches only."""
-
-    def record_scope_end(self, remove_scope_if_empty: bool = True) -> None:
-        """See record_scope_begin."""
+    def visualize(self, filename: str | None = None, simplify_graph: bool = True, hide_readonly_arrays: bool = False,
+                  array_labels: dict | None = None, choose_longest_node_name: bool = True,
+                  ignore_graph_scopes: bool = False, track_inputs: list | None = None,
+                  track_outputs: list | None = None, track_input_names: list | None = None,
+                  track_output_names: list | None = None, graph_direction: str = "LR") -> str:
+        """The recorded launches as GraphViz dot text (written to `filename` too, if given)."""
+        from .tape_graph import visualize
+        return visualize(self, filename, simplify_graph, hide_readonly_arrays, array_labels, choose_longest_node_name,
+                         ignore_graph_scopes, track_inputs, track_outputs, track_input_names, track_output_names,
+                         graph_direction)
 
     def _arrays(self):
         seen = {}
         for record in self.launches:
-            items = record.inputs + record.outputs if isinstance(record, _Launch) else (
-                (record.dest, record.src) if isinstance(record, _Copy) else record.arrays)
-            for a in _arrays_in(items):
+            items = record.inputs + record.outputs if isinstance(record, LaunchRecord) else (
+                (record.dest, record.src) if isinstance(record, CopyRecord) else record.arrays)
+            for a in arrays_in(items):
                 seen[id(a)] = a
-        for a in self.gradients:
+        for a in arrays_in(self.gradients):
             seen[id(a)] = a
         return list(seen.values())
 
 
-def _usage(record: _Launch):
+def _retained(record: LaunchRecord, args) -> list:
+    """(array, its gradient before the adjoint, whether the launch also reads it) for the
+    retain_grad arrays the launch stores into."""
+    stored = array_access.stored_params(record.typed_ir())
+    read = array_access.param_access(record.typed_ir())[0]
+    return [(args[k], args[k].grad.numpy().copy(), k in read) for k in sorted(stored)
+            if isinstance(args[k], array) and args[k].grad is not None and args[k].retain_grad]
+
+
+def _usage(record: LaunchRecord):
     from .compiler.ir import array_param_usage
-    typed = record.kernel.compiled(record.device).typed
-    return array_param_usage(typed)
+    return array_param_usage(record.typed_ir())
 
 
 def _float_type(t) -> bool:
@@ -183,20 +216,25 @@ def _float_type(t) -> bool:
     return s is not None and s._kind == "float" or getattr(t, "_wp_struct_", False)
 
 
-def _copy_adjoint(c: _Copy) -> None:
-    """wp.copy(dest, src, ...) forwards values; backwards, dest's gradient flows into src's."""
-    if c.src.grad is None or c.dest.grad is None:
-        return
-    src_g = c.src.grad.numpy().reshape((c.src.size,) + T.numpy_inner_shape(c.src.dtype))
-    dst_g = c.dest.grad.numpy().reshape((c.dest.size,) + T.numpy_inner_shape(c.dest.dtype))
-    src_g[c.src_offset: c.src_offset + c.count] += dst_g[c.dest_offset: c.dest_offset + c.count]
-    np.copyto(dst_g[c.dest_offset: c.dest_offset + c.count], 0)
+def _refresh_struct(value: StructInstance) -> None:
+    """Store each array field again, so the struct passes the array's current gradient buffer (it
+    may have been set, as `a.grad = ...`, after the struct was filled)."""
+    for name in value._struct.fields:
+        field = getattr(value, name)
+        if isinstance(field, array):
+            setattr(value, name, field)
+        elif isinstance(field, StructInstance):
+            _refresh_struct(field)
 
 
-def _arrays_in(values):
-    """The arrays among launch arguments, including those held in struct arguments (recursively)."""
-    for v in values:
-        if isinstance(v, array):
-            yield v
-        elif isinstance(v, StructInstance):
-            yield from _arrays_in(getattr(v, name) for name in v._struct.fields)
+def _struct_gradients(value: StructInstance) -> StructInstance:
+    """A struct of the same type whose array fields are the gradients of `value`'s (Warp's
+    tape.gradients[struct])."""
+    out = value._struct()
+    for name in value._struct.fields:
+        field = getattr(value, name)
+        if isinstance(field, array) and field.grad is not None:
+            setattr(out, name, field.grad)
+        elif isinstance(field, StructInstance):
+            setattr(out, name, _struct_gradients(field))
+    return out

@@ -1,9 +1,8 @@
-"""`warp._src.autograd`: Warp's gradient-checking helpers live in `warp_nb.autograd`."""
+"""`warp._src.autograd`: Warp's gradient-checking helpers live in `warp_nb.autograd`; its
+FunctionMetadata (which Warp's tests build by hand) is the one those helpers use."""
 
 from ..autograd import *  # noqa: F401,F403
-from ._internal import internal
-
-FunctionMetadata = internal("warp._src.autograd.FunctionMetadata")
+from ..autograd import FunctionMetadata  # noqa: F401
 
 
 def __getattr__(name):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
+from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
 
 
 class _Core:

@@ -344,8 +344,48 @@ class array(metaclass=_ArrayMeta):
         else:
             recording.capture.record(operation)
 
+    # --- read flags (wp.config.verify_autograd_array_access; set by recorded launches) -------
+    def _memory_owner(self) -> array:
+        a = self
+        while isinstance(getattr(a, "_owner", None), array):
+            a = a._owner
+        return a
+
+    @property
+    def _is_read(self) -> bool:
+        """Whether a launch recorded on a tape has read this memory (views share the flag)."""
+        return getattr(self._memory_owner(), "_read_flag", False)
+
+    def mark_read(self) -> None:
+        self._memory_owner()._read_flag = True
+
+    def mark_init(self) -> None:
+        self._memory_owner()._read_flag = False
+
+    def mark_write(self, **context) -> None:
+        """A recorded launch or copy writes this memory: warn (on stderr, as Warp) when an earlier
+        recorded launch read it, since that launch's adjoint would then see the new values.
+        `context`: arg_name, kernel_name, filename, lineno, or operation ("an array copy")."""
+        if not self._is_read:
+            return
+        import sys
+        where = f"{context.get('filename', '<unknown>')}:{context.get('lineno', 0)}"
+        if "operation" in context:
+            what = f"is being written to by {context['operation']} at {where} but"
+        else:
+            what = (f"passed to argument {context.get('arg_name', '?')} in kernel {context.get('kernel_name', '?')} "
+                    f"at {where} is being written to but")
+        sys.stderr.write(f"Warp UserWarning: Array {self} {what} has already been read from in a previous launch. "
+                         "This may corrupt gradient computation in the backward pass.\n")
+
     def assign(self, src) -> None:
-        """Copy values from an array, numpy array or sequence of the same shape into this array."""
+        """Copy values from an array, numpy array or sequence of the same shape into this array
+        (from an array, recorded on an active Tape as a wp.copy is)."""
+        if isinstance(src, array) and recording.tape is not None and src.shape == self.shape \
+                and types.type_size_in_bytes(src.dtype) == types.type_size_in_bytes(self.dtype):
+            from .create import copy  # differentiable, with the copy's adjoint
+            copy(self, src)
+            return
         if isinstance(src, array) and src.shape == self.shape and src.is_contiguous and self.is_contiguous \
                 and not (src.storage.host_accessible and self.storage.host_accessible):
             copy_elements(self, src, 0, 0, self.size)  # between devices: no host round trip
@@ -454,6 +494,8 @@ def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
             recording.tape.record_copy(out, src, 0, 0, src.size)
     else:
         out.assign(src.numpy())  # a strided view: gathered on the host
+        if recording.tape is not None:
+            recording.tape.record_copy(out, src, 0, 0, src.size)
     return out
 
 

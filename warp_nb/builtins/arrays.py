@@ -46,6 +46,11 @@ builtin("array_is_valid", ov(Array(D, "ndim"), ret=T.bool), header="array.h", ca
         export=False, doc="Whether an array argument holds an array (False when None was passed): what "
                           "`if a:` and `not a` test in a kernel.")
 
+builtin("grad_view", ov(Array(D, "ndim"), ret=Array(D, "ndim")), header="array.h", category="array",
+        differentiable=False, export=False,
+        doc="The gradient of an array seen as an array of its own: wp.adjoint[a] for an array parameter `a` of a "
+            "@wp.func_grad function (adding into it adds into a's gradient).")
+
 C = Scalar("C", ANY_SCALAR)
 builtin("where", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond", "value_if_true", "value_if_false")),
         header="select.h", category="control",

@@ -49,7 +49,7 @@ def adjoint_unit(kernel: ir.Function) -> AdjointUnit:
     instances = ir.called_instances(kernel)
     helpers = {id(x) for inst in instances for x in (inst.custom_grad, inst.custom_replay) if x is not None}
     funcs = {inst.symbol: adjoint_function(inst.ir) for inst in instances
-             if inst.custom_grad is None and id(inst) not in helpers and inst.native is None}
+             if inst.custom_grad is None and id(inst) not in helpers and inst.native is None and _passes_gradients(inst)}
     return AdjointUnit(adjoint_function(kernel), funcs)
 
 
@@ -241,7 +241,7 @@ class _Builder:
         elif isinstance(v, ir.Call):
             if v.builtin.differentiable and v.args and not v.builtin.inout_for(v.resolved.overload):
                 out.append(AdjCall(v.builtin, v.resolved, v.args, tuple(self.adjoint_of(a) for a in v.args), adj_dst))
-        elif isinstance(v, ir.CallFunc):
+        elif isinstance(v, ir.CallFunc) and _passes_gradients(v.func):
             out.append(AdjFuncCall(v.func, v.args, tuple(self.adjoint_of(a) for a in v.args),
                                    adj_dst if v.func.return_type is not None else None))
         elif isinstance(v, ir.Construct):
@@ -262,7 +262,7 @@ class _Builder:
 
     def effect(self, s: ir.Effect, out: list) -> None:
         v = s.value
-        if isinstance(v, ir.CallFunc):
+        if isinstance(v, ir.CallFunc) and _passes_gradients(v.func):
             out.append(AdjFuncCall(v.func, v.args, tuple(self.adjoint_of(a) for a in v.args), None))
         elif isinstance(v, ir.Call) and v.builtin.differentiable and v.builtin.side_effects:
             # atomics: the value's adjoint reads the array's gradient (adj_atomic_* in atomic.h)
@@ -314,6 +314,18 @@ def _differentiable(t) -> bool:
     if isinstance(t, registry.OpaqueType):  # a native query result (wp.MeshQueryPoint): through its float fields
         return any(_differentiable(x) for x in t.fields.values())
     return False
+
+
+def _passes_gradients(inst) -> bool:
+    """Whether a called function can pass gradients at all: it has a custom gradient, or a float
+    value (or an array of them) among its parameters or its result. One that has none (integer
+    bookkeeping such as a counter bumped with wp.atomic_add) gets no adjoint: its backward code would
+    do nothing but repeat its side effects."""
+    if inst.custom_grad is not None or inst.native is not None:
+        return True
+    types_ = [p.type for p in inst.ir.params] + [inst.ir.return_type]
+    return any(_differentiable(t) or (isinstance(t, ArrayType) and _differentiable(t.dtype)) for t in types_
+               if t is not None)
 
 
 def _defined(stmts) -> list:

@@ -106,9 +106,14 @@ def native_instance(func, overload, arg_types: list, context: Context) -> FuncIn
 def _custom_grad(func, grad, primal: S.FunctionDef, arg_types, return_type, context) -> FuncInstance:
     """Type a @wp.func_grad function: the primal's parameters (and adj_ret when the primal returns
     a value) in, the adjoints it accumulates with wp.adjoint[x] out, as a tuple."""
-    types_ = list(arg_types) + ([return_type] if return_type is not None else [])
+    # one adjoint per returned value: adj_ret, or adj_ret0, adj_ret1, ... for a function returning several
+    returned = list(return_type.items) if isinstance(return_type, ir.TupleType) else \
+        [return_type] if return_type is not None else []
+    types_ = list(arg_types) + returned
     if len(grad.fdef.params) != len(types_):
-        want = ", ".join(list(primal.params) + (["adj_ret"] if return_type is not None else []))
+        adj = ["adj_ret"] if len(returned) == 1 and not isinstance(return_type, ir.TupleType) else \
+            [f"adj_ret{k}" for k in range(len(returned))]
+        want = ", ".join(list(primal.params) + adj)
         raise KernelTypeError(f"the custom gradient of `{func.key}` must take ({want})", grad.fdef.loc,
                               grad.fdef.name)
     typer = FunctionTyper(grad.fdef, grad.scope, context, is_kernel=False, symbol=f"g_{grad.fdef.name}")
@@ -157,7 +162,11 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             params.append(var)
             self.env[name] = var
             self.note_type(t)
-        for name, t in self.adjoint_params:  # wp.adjoint[x] starts at zero
+        for name, t in self.adjoint_params:  # wp.adjoint[x] starts at zero; an array's is a view of its gradient
+            if isinstance(t, ArrayType):
+                self.env[f"wp.adjoint[{name}]"] = self.call_builtin(registry.BUILTINS["grad_view"], [self.env[name]],
+                                                                    fdef)
+                continue
             self.env[f"wp.adjoint[{name}]"] = self.let(ir.Construct(t, ()), t, fdef.loc, f"adj_{name}") if not \
                 T.is_scalar_type(t) else self.materialize(Lit(0, "int"), t, fdef)
         self.context.stack.append(fdef)

@@ -17,6 +17,7 @@ from ..types.scalars import canonical_scalar
 from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
+from .typecheck_subscript import _Bound
 
 
 class TupleValue(tuple):
@@ -107,6 +108,12 @@ class ExprTyper:
 
     def adjoint_key(self, node) -> str | None:
         """`wp.adjoint[x]` in a @wp.func_grad function: the name of x's adjoint variable."""
+        found = self.adjoint_target(node)
+        return found[0] if found is not None and not found[1] else None
+
+    def adjoint_target(self, node):
+        """`wp.adjoint[x]` or `wp.adjoint[x.f.g]` (a field of a struct parameter's adjoint) in a
+        @wp.func_grad function: (the name of x's adjoint variable, the S.Attribute steps f, g)."""
         if not (isinstance(node, S.Subscript) and len(node.indices) == 1):
             return None
         try:
@@ -115,18 +122,24 @@ class ExprTyper:
             return None
         if not (isinstance(base, PyObj) and getattr(base.obj, "_wp_adjoint_marker_", False)):
             return None
-        index = node.indices[0]
+        index, fields = node.indices[0], []
+        while isinstance(index, S.Attribute):
+            fields.insert(0, index)
+            index = index.value
         key = f"wp.adjoint[{getattr(index, 'id', '?')}]"
         if key not in self.env:
             params = ", ".join(n for n, _ in self.adjoint_params) or "none here"
             self.error(KernelNameError, "wp.adjoint[x] names a parameter of the function whose gradient this "
                                         f"@wp.func_grad function defines (parameters: {params})", node)
-        return key
+        return key, fields
 
     def expr_Subscript(self, node: S.Subscript):
-        key = self.adjoint_key(node)
-        if key is not None:
-            return self.env[key]
+        found = self.adjoint_target(node)
+        if found is not None:
+            value = self.env[found[0]]
+            for step in found[1]:
+                value = self.expr_Attribute(S.Attribute(_Bound(value), step.attr, step.loc))
+            return value
         base = self.expr(node.value)
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)

@@ -64,6 +64,8 @@ class Subscripts:
     def evaluated_once(self, target):
         """A store target with its index expressions typed now (read and written with the same
         values): a[f(i)].x, m[g(), 0]. Names, attributes and slices stay as they are."""
+        if isinstance(target, S.Subscript) and self.adjoint_target(target) is not None:
+            return target  # wp.adjoint[x.f] names an adjoint variable; nothing in it is evaluated
         if isinstance(target, S.Subscript):
             indices = tuple(i if isinstance(i, (S.Slice, S.Constant, S.Name)) else _Bound(self.expr(i), i.loc)
                             for i in target.indices)
@@ -143,11 +145,18 @@ class Subscripts:
         """target = value where target is a subscript or attribute chain."""
         chain = []
         root = target
+        adjoint = None  # wp.adjoint[x...] at the root: x's adjoint variable is updated
         while isinstance(root, (S.Subscript, S.Attribute)):
+            adjoint = self.adjoint_target(root)
+            if adjoint is not None:
+                break
             chain.append(root)
             root = root.value
         chain.reverse()
-        if not isinstance(root, S.Name):
+        if adjoint is not None:
+            chain = adjoint[1] + chain  # wp.adjoint[x.f][i]: the steps .f, [i] into x's adjoint
+            root = S.Name(adjoint[0], root.loc)
+        elif not isinstance(root, S.Name):
             self.error(KernelSyntaxError, "cannot assign to this expression", node)
         base = self.expr(root)
         if isinstance(base, (Lit, PyObj)):
@@ -155,7 +164,7 @@ class Subscripts:
         # walk until an array element is reached: from there on it is a store into memory
         for k, step in enumerate(chain):
             t = base.type
-            if isinstance(t, ArrayType) and isinstance(step, S.Subscript):
+            if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
                 indices = self.indices(step.indices, step)
                 if len(indices) != t.ndim:
                     self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
@@ -207,6 +216,19 @@ class Subscripts:
                 sub, t = self.component_path(t, step.indices, step)
                 path.extend(sub)
         return tuple(path), t
+
+
+def _reaches_array(t, steps) -> bool:
+    """Whether a chain of steps into a value of type t passes through an array held in a struct
+    field (holders[i].values[j].x = v: the store goes into the inner array, whose descriptor is read
+    from the outer element)."""
+    for step in steps[:-1]:
+        if not (isinstance(step, S.Attribute) and getattr(t, "_wp_struct_", False) and step.attr in t.fields):
+            return False
+        t = t.fields[step.attr]
+        if isinstance(t, ArrayType):
+            return True
+    return False
 
 
 class _Bound:

@@ -2,7 +2,7 @@
 side with statistics and histograms, NaN / Inf counts highlighted, and a button that checks the
 gradients against finite differences: of a loss function along a random direction (`check=` a
 callable that runs the forward pass and returns the loss), or of one kernel entry by entry
-(`check=dict(kernel=..., dim=..., inputs=..., outputs=...)`, through warp_nb.autograd.gradcheck)."""
+(`check=dict(kernel=..., dim=..., inputs=..., outputs=...)`, through warp_nb.autograd.gradcheck_report)."""
 
 from __future__ import annotations
 
@@ -163,7 +163,9 @@ class GradientInspector(StaticFallback, W.VBox):
             raise ValueError("no check to run: create the inspector with check=loss_function or "
                              "check=dict(kernel=..., dim=..., inputs=..., outputs=...)")
         if isinstance(self.check, dict):
-            report = autograd.gradcheck(raise_exception=False, **self.check)
+            check = dict(self.check)
+            function = check.pop("kernel", None) or check.pop("function")  # kernel= (ours) or function= (Warp's name)
+            report = autograd.gradcheck_report(function, raise_exception=False, **check)
             worst = report.worst[0] if report.worst else (0.0, "", 0, "", 0, 0.0, 0.0)
             result = CheckResult(bool(report.passed), worst[5], worst[6], report.max_rel_error, str(report))
         else:

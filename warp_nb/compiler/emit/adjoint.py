@@ -93,7 +93,11 @@ class _AdjointWriter(FunctionWriter):
         elif isinstance(s, AdjCall):
             self.adj_call(s, depth)
         elif isinstance(s, AdjFuncCall) and s.func.custom_grad is not None:
-            args = [a.name for a in s.args] + ([s.adj_ret.name] if s.adj_ret is not None else [])
+            args = [a.name for a in s.args]
+            if s.adj_ret is not None and isinstance(s.adj_ret.type, ir.TupleType):  # one adjoint per returned value
+                args += [f"{s.adj_ret.name}.v{k}" for k in range(len(s.adj_ret.type.items))]
+            elif s.adj_ret is not None:
+                args.append(s.adj_ret.name)
             adds = " ".join(f"wpnb::accumulate({a.name}, wpnb_g.v{k});" for k, a in enumerate(s.adj_args))
             self.line(depth, f"{{ auto wpnb_g = {s.func.custom_grad.symbol}({', '.join(args)}); {adds} }}")
         elif isinstance(s, AdjFuncCall):
@@ -118,7 +122,10 @@ class _AdjointWriter(FunctionWriter):
             else:
                 ref, row = self.path_expr(f"wpnb::index_grad({s.array.name}, {idx})", s.array.type.dtype, s.path)
                 src = ref if row is None else f"wpnb::extract({ref}, {_index(row)})"
-                self.line(depth, f"if ({s.array.name}.grad) wpnb::accumulate({s.adj_value.name}, {src});")
+                consume = f"wpnb::consume({ref})" if row is None else f"wpnb::consume_row({ref}, {_index(row)})"
+                # as adj_store: the stored component's gradient is read, then consumed
+                self.line(depth, f"if ({s.array.name}.grad) {{ wpnb::accumulate({s.adj_value.name}, {src}); "
+                                 f"{consume}; }}")
         elif isinstance(s, RevIf):
             self.line(depth, f"if ({s.cond.name}) {{")
             self.reverse_block(s.body, depth + 1)

@@ -1,0 +1,52 @@
+"""What a wp.Tape records: kernel launches, array copies and Python functions, one small record
+each (read by tape.py, the graph of tape_graph.py and the checks of warp_nb.autograd)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .arrays.array import array
+from .types.structs import StructInstance
+
+
+@dataclass
+class LaunchRecord:
+    kernel: object
+    dim: object
+    inputs: tuple
+    outputs: tuple
+    device: object
+    typed: object = None  # the kernel's typed IR for this launch (a generic kernel's instance)
+
+    def typed_ir(self):
+        """The typed IR of the launched kernel (compiled already: it ran)."""
+        if self.typed is None:
+            from .launcher import concrete_signature
+            args = self.inputs + self.outputs
+            signature = concrete_signature(self.kernel, args) if self.kernel.is_generic else None
+            self.typed = self.kernel.compiled(self.device, signature=signature).typed
+        return self.typed
+
+
+@dataclass
+class CopyRecord:
+    dest: array
+    src: array
+    dest_offset: int
+    src_offset: int
+    count: int
+
+
+@dataclass
+class FuncRecord:
+    backward: object
+    arrays: tuple
+
+
+def arrays_in(values):
+    """The arrays among launch arguments, including those held in struct arguments (recursively)."""
+    for v in values:
+        if isinstance(v, array):
+            yield v
+        elif isinstance(v, StructInstance):
+            yield from arrays_in(getattr(v, name) for name in v._struct.fields)
