@@ -36,6 +36,7 @@ from .program.func import Function, adjoint, func, func_grad, func_native, func_
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
 from .launcher import Launch, launch  # noqa: F401
+from . import array_ops as _array_ops
 from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
 from .program.overload import overload  # noqa: F401
 from .runtime.devices import (  # noqa: F401
@@ -123,3 +124,6 @@ def load_ipython_extension(ipython):
     """`%load_ext warp_nb`: the notebook magics."""
     from .magics import load_ipython_extension as load
     load(ipython)
+
+
+_array_ops.install(array)  # `a + b`, `2.0 * a`, `a.grad *= 2.0` on arrays

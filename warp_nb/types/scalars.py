@@ -76,6 +76,8 @@ class Scalar:
     def _binary(self, other, op, reverse=False):
         if isinstance(other, Scalar) and type(other) is not type(self):
             return NotImplemented
+        if not isinstance(other, (Scalar, int, float, np.number)):
+            return NotImplemented  # a vector, matrix or array: its reflected operator
         a, b = self.value, _value(other)
         if reverse:
             a, b = b, a

@@ -1,0 +1,76 @@
+"""Python-scope array arithmetic (`a + b`, `2.0 / a`, `-a`, `a *= 2`): element-wise kernels,
+compared with numpy, for scalar and vector arrays, in place and through a Tape."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+
+_BINARY = [
+    ("add", lambda x, y: x + y), ("sub", lambda x, y: x - y), ("mul", lambda x, y: x * y),
+    ("truediv", lambda x, y: x / y), ("floordiv", lambda x, y: x // y), ("pow", lambda x, y: x ** y),
+]
+
+
+@pytest.mark.parametrize("name, op", _BINARY)
+def test_float_arrays_and_scalars_match_numpy(name, op):
+    an = np.linspace(0.5, 3.0, 7).astype(np.float32)
+    bn = np.linspace(1.0, 2.0, 7).astype(np.float32)
+    a, b = wp.array(an), wp.array(bn)
+    np.testing.assert_allclose(op(a, b).numpy(), op(an, bn), rtol=1e-6)
+    np.testing.assert_allclose(op(a, 1.5).numpy(), op(an, np.float32(1.5)), rtol=1e-6)
+    np.testing.assert_allclose(op(1.5, b).numpy(), op(np.float32(1.5), bn), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [wp.int8, wp.uint16, wp.int32, wp.int64])
+def test_integer_division_truncates_and_modulo_keeps_the_dividends_sign(dtype):
+    values = np.array([7, 9, 12], dtype=np.dtype(dtype._np))
+    a = wp.array(values, dtype=dtype)
+    quotient, remainder = a / dtype(4), a % 5
+    assert quotient.dtype is dtype and quotient.numpy().tolist() == (values // 4).tolist()
+    assert remainder.numpy().tolist() == (values % 5).tolist()
+    assert (dtype(5) - wp.array([1, 2, 3], dtype=dtype)).numpy().tolist() == [4, 3, 2]
+
+
+def test_two_dimensional_and_strided_arrays_keep_their_shape():
+    an = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = wp.array(an)
+    col = a[:, 1]  # a strided view
+    np.testing.assert_array_equal((col * 2.0).numpy(), an[:, 1] * 2.0)
+    np.testing.assert_array_equal((a - a).numpy(), np.zeros((3, 4)))
+    col *= 10.0  # in place through the view writes the parent array
+    expected = an.copy()
+    expected[:, 1] *= 10.0
+    np.testing.assert_array_equal(a.numpy(), expected)
+
+
+def test_vector_arrays_negate_scale_and_add():
+    vn = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    v = wp.array(vn, dtype=wp.vec3)
+    np.testing.assert_allclose((-v).numpy(), -vn)
+    np.testing.assert_allclose((v * 2.0).numpy(), vn * 2.0, rtol=1e-6)
+    np.testing.assert_allclose((v + v).numpy(), vn + vn, rtol=1e-6)
+
+
+def test_in_place_operator_updates_the_same_array():
+    g = wp.ones((2, 3))
+    before = g
+    g *= 4.0
+    g -= 1.0
+    assert g is before
+    np.testing.assert_array_equal(g.numpy(), np.full((2, 3), 3.0))
+
+
+def test_operators_are_recorded_on_a_tape():
+    xn = np.array([1.0, -2.0, 0.5], np.float32)
+    x = wp.array(xn, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        y = (x * x) * 3.0 - x
+    tape.backward(grads={y: wp.ones(3)})
+    np.testing.assert_allclose(x.grad.numpy(), 6.0 * xn - 1.0, rtol=1e-6)
+
+
+def test_mismatched_shapes_are_refused():
+    with pytest.raises(ValueError, match=r"shapes \(3,\) and \(4,\) differ"):
+        wp.zeros(3) + wp.zeros(4)
