@@ -255,3 +255,47 @@ def print_table(rows, out=print):
     for key, passed, of, base_cases, extra, seconds, note in rows:
         of_s = "-" if of is None else str(of)
         out(f"{key:<{width}}  {passed:>6}  {of_s:>5}  {base_cases:>8}  {extra:>7}  {seconds:>5.0f}s  {note}")
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/compat.md
+
+
+TABLE_START, TABLE_END = "<!-- conformance-table -->", "<!-- /conformance-table -->"
+
+
+def compat_table(rows, expectations, date):
+    """The per-file markdown table for docs/compat.md: cases passed of those warp-lang passes,
+    and how the rest are classified in expectations.txt."""
+    kinds = collections.defaultdict(collections.Counter)
+    for cid, reason in expectations.items():
+        kinds[cid.split("::", 1)[0]][reason.split(":", 1)[0]] += 1
+    lines = [f"Run of {date}: cases passed by warp_nb of those warp-lang passes on this CPU; the others by "
+             "their reason in `expectations.txt`.", "",
+             "| file | passed | of | % | todo | internal | out-of-scope | differs |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    total = collections.Counter()
+    for key, passed, of, *_ in rows:
+        if not of:
+            continue
+        k = kinds[key]
+        total.update({"passed": passed, "of": of, **k})
+        lines.append(f"| `{key}` | {passed} | {of} | {100 * passed / of:.0f} | {k['todo']} | {k['internal']} | "
+                     f"{k['out-of-scope']} | {k['differs']} |")
+    if total["of"]:
+        lines.append(f"| **total** | **{total['passed']}** | **{total['of']}** | "
+                     f"**{100 * total['passed'] / total['of']:.1f}** | {total['todo']} | {total['internal']} | "
+                     f"{total['out-of-scope']} | {total['differs']} |")
+    return "\n".join(lines)
+
+
+def write_compat_table(path, table_text):
+    """Replace the text between the table markers of `path` (docs/compat.md)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start, end = text.find(TABLE_START), text.find(TABLE_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path}: markers {TABLE_START} ... {TABLE_END} not found")
+    text = text[:start + len(TABLE_START)] + "\n" + table_text + "\n" + text[end:]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)

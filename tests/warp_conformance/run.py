@@ -31,6 +31,7 @@ import conformance_setup as setup
 
 BASELINE = os.path.join(HERE, "baseline.json")
 EXPECTATIONS = os.path.join(HERE, "expectations.txt")
+COMPAT = os.path.join(HERE, "..", "..", "docs", "compat.md")
 FILES = os.path.join(HERE, "files.txt")
 EXAMPLES = os.path.join(HERE, "examples.txt")
 EXIT_NO_WHEEL = 3  # the wheel could not be downloaded (the pytest entry skips on this)
@@ -286,6 +287,9 @@ def report(args, keys, examples, results, ex_results, elapsed, out_dir):
         rep.write_expectations(EXPECTATIONS, kept, order, setup.WARP_VERSION)
         print(f"wrote {len(kept)} expectations to {EXPECTATIONS} "
               f"({len(now_failing)} for the {len(ran)} files/examples run)")
+        if set(order) <= ran:  # a complete run: its table goes into docs/compat.md
+            rep.write_compat_table(COMPAT, rep.compat_table(table, kept, datetime.date.today().isoformat()))
+            print(f"wrote the per-file table to {COMPAT}")
         return 0
     if args.check:
         return check(expectations, now_failing, baseline, ran, missing_baseline)
