@@ -29,6 +29,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 COVERED_ELSEWHERE = {
     "printf": "test_printf (the output goes to the process's stdout)",
     "array_is_valid": "tests/e2e/test_warp_api.py (needs None passed for an array)",
+    "grad_view": "tests/e2e/test_tape_semantics.py (wp.adjoint[xs][i] in a @wp.func_grad)",
 }
 # geometry queries take a live wp.Mesh / wp.Bvh / wp.HashGrid / wp.Volume handle (a random uint64
 # would crash): tests/geometry checks each against numpy brute force

@@ -279,9 +279,11 @@ def report(args, keys, examples, results, ex_results, elapsed, out_dir):
 
     ran = set(ran_keys)
     if args.update_expectations:
-        kept = {c: r for c, r in expectations.items() if c.split("::", 1)[0] not in ran}
+        kept = {c: r for c, r in expectations.items()
+                if c.split("::", 1)[0] not in ran or _kind(r) == rep.FLAKY}
         for cid, reason in now_failing.items():
-            kept[cid] = rep.classify(reason, cid)  # recomputed from reasons.txt: never a stale error
+            if cid not in kept:
+                kept[cid] = rep.classify(reason, cid)  # recomputed from reasons.txt: never a stale error
         order = setup.list_test_files(args.data_dir, FILES)
         order += ["examples/" + e[0] for e in setup.read_entries(EXAMPLES)]
         rep.write_expectations(EXPECTATIONS, kept, order, setup.WARP_VERSION)
@@ -296,6 +298,10 @@ def report(args, keys, examples, results, ex_results, elapsed, out_dir):
     return 0
 
 
+def _kind(expectation):
+    return expectation.split(":", 1)[0].strip()
+
+
 def check(expectations, now_failing, baseline, ran, missing_baseline):
     problems = []
     for cid, reason in sorted(now_failing.items()):
@@ -303,7 +309,7 @@ def check(expectations, now_failing, baseline, ran, missing_baseline):
             problems.append(f"FAILS (not in expectations.txt): {cid}: {reason[:200]}")
     for cid in sorted(expectations):
         key = cid.split("::", 1)[0]
-        if key not in ran:
+        if key not in ran or _kind(expectations[cid]) == rep.FLAKY:
             continue
         if cid not in now_failing:
             passing = rep.baseline_passing(baseline, key) or []
