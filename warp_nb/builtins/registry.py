@@ -278,7 +278,10 @@ class Builtin:
 
     def __call__(self, *args, **kwargs):
         if self.python is None:
-            raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or @wp.func")
+            # no numpy implementation: run it in a one-thread CPU kernel (imported here because
+            # the program layer sits above the registry)
+            from ..program import builtin_call
+            return builtin_call.call(self, args, kwargs)
         return self.python(*args, **kwargs)
 
     def __repr__(self):
