@@ -1,8 +1,7 @@
 """Graph capture (Warp's `wp.ScopedCapture`, `capture_begin`/`capture_end`, `capture_launch`) on
-any device: while a capture is open, launches, copies, fills and HashGrid builds are recorded instead
-of run; the
-graph replays them, in order, as often as wanted, with the arrays (pointers) and values they were
-recorded with. Arrays allocated inside the capture are allocated once, when recorded. On a GPU this
+any device: while a capture is open, launches, copies, fills and HashGrid builds are recorded
+instead of run; the graph replays them, in order, as often as wanted, with the arrays (pointers)
+and values they were recorded with. Arrays allocated inside the capture are allocated once, when recorded. On a GPU this
 is a replay from Python, not a CUDA graph (docs/compat.md)."""
 
 from __future__ import annotations
