@@ -307,3 +307,13 @@ def test_cell_number_is_right_whether_ipython_counts_before_or_after_running():
     assert current_cell_number(counted_after, body) == 2
     assert current_cell_number(counted_before, body) == 2
     assert current_cell_number(no_history, body) == 2
+
+
+def test_magic_help_is_plain_text_with_the_right_prefix(ip):
+    """`%%kernel?` says `Usage: %%kernel ...` (IPython's default shows `%kernel` after a reST `::`)."""
+    kernel_doc = ip.find_magic("kernel", "cell").__doc__
+    assert kernel_doc.startswith("Usage: %%kernel [--device DEVICE]")
+    assert ip.find_magic("func", "cell").__doc__.startswith("Usage: %%func")
+    assert ip.find_magic("wp_device", "line").__doc__.startswith("Usage: %wp_device")
+    for kind, name in [("cell", "kernel"), ("cell", "func"), ("line", "wp_device"), ("line", "wp_cache")]:
+        assert "::" not in ip.find_magic(name, kind).__doc__, name

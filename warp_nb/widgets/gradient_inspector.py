@@ -73,7 +73,8 @@ class GradientInspector(StaticFallback, W.VBox):
         self.check_button = W.Button(description="finite-difference check", layout=W.Layout(width="200px"),
                                      disabled=check is None,
                                      tooltip="compare the gradients with central finite differences")
-        self.refresh_button = W.Button(description="refresh", layout=W.Layout(width="80px"))
+        self.refresh_button = W.Button(description="refresh", layout=W.Layout(width="80px"),
+                                       tooltip="read the arrays' values and gradients again")
         self.check_output = W.HTML("" if check is not None else
                                    "<i>pass check=... to enable the finite-difference check</i>")
         self.check_button.on_click(lambda _: self.run_check())
