@@ -172,6 +172,9 @@ class GradientInspector(StaticFallback, W.VBox):
         else:
             result = self._directional_check()
         self.check_result = result
+        # the values and gradients shown next to the verdict are the ones it was computed from (after
+        # Run All, the table would otherwise still show the arrays as they were when it was displayed)
+        self.refresh()
         color = "#2ca02c" if result.passed else "#d62728"
         self.check_output.value = (f"<pre class='wpnb-check' style='color:{color}'>"
                                    f"{'PASSED' if result.passed else 'FAILED'}: {esc(result.text)}</pre>")
