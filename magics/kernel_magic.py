@@ -229,7 +229,20 @@ def source_display(k, device, forward_only: bool = False):
     """The kernel's C++ as a highlighted IPython display object (plain text in a terminal)."""
     from IPython.display import Code
     text = k.compiled(device, backward=not forward_only and k.backward_enabled).unit.source
-    return Code(text, language="c++")
+    return Code(_with_cell_labels(text), language="c++")
+
+
+def _with_cell_labels(text: str) -> str:
+    """The generated code's comments name the source file: in a notebook, say `cell [5]` instead of
+    IPython's /tmp/ipykernel_.../<hash>.py (both %%kernel cells and ordinary cells)."""
+    from IPython import get_ipython
+    labels = {name: f"cell [{n}]" for name, n in getattr(getattr(get_ipython(), "compile", None), "_filename_map",
+                                                          {}).items() if isinstance(n, int)}
+    labels.update(messages.CELL_LABELS)
+    for filename, label in labels.items():
+        if filename in text:
+            text = text.replace(filename, label)
+    return text
 
 
 def report_timed_launches(before: dict) -> str | None:

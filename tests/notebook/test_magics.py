@@ -244,6 +244,10 @@ def test_source_magic_shows_forward_and_adjoint(ip, uniq, capsys):
     assert "<span" in shown._repr_html_()  # highlighted
     r = run(ip, "%wp_source np")
     assert "not a kernel" in rendered(r.error_in_exec)
+    # a kernel of an ordinary cell: the comments name its cell, not IPython's temporary file
+    plain = run(ip, f"@wp.kernel\ndef plain_{uniq}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n")
+    text = ip.run_line_magic("wp_source", f"plain_{uniq} --forward").data
+    assert f"cell [{plain.execution_count}]" in text and "ipykernel" not in text
 
 
 def test_time_magic_and_kernel_time_option(ip, uniq, capsys):
