@@ -19,6 +19,16 @@ from .fold import fold
 from .typecheck_subscript import _Bound
 
 
+def _shape_beyond_ndim(node, t) -> bool:
+    """a.shape[k] with a constant k >= a.ndim (`node` indexes the shape of a `t.ndim`-D array)."""
+    value = node.value
+    if not (isinstance(value, S.Attribute) and value.attr == "shape" and len(node.indices) == 1
+            and isinstance(node.indices[0], S.Constant) and isinstance(node.indices[0].value, int)):
+        return False
+    ndim = t._shape_[0] if T.kind_of(t) == "vector" else None
+    return ndim is not None and ndim <= node.indices[0].value < 4
+
+
 class TupleValue(tuple):
     """A tuple expression (a, b) before it is stored anywhere: a Python tuple of values."""
 
@@ -105,6 +115,8 @@ class ExprTyper:
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
+        if isinstance(t, ArrayType) and node.attr == "ndim":
+            return Lit(t.ndim, "int")  # part of the array's type: a constant
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
 
     def adjoint_key(self, node) -> str | None:
@@ -145,8 +157,10 @@ class ExprTyper:
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
         t = base.type
+        if _shape_beyond_ndim(node, t):
+            return Lit(0, "int")  # a.shape[k] past the array's dimensions is 0, as in Warp
         if any(isinstance(i, S.Slice) for i in node.indices):
-            return self.slice_of(base, node)
+            return self.array_slice(base, node) if isinstance(t, ArrayType) else self.slice_of(base, node)
         if isinstance(t, ArrayType):
             indices = self.indices(node.indices, node)
             if len(indices) > t.ndim:
