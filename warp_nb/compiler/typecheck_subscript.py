@@ -191,10 +191,16 @@ class Subscripts:
         for k, step in enumerate(chain):
             t = base.type
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
-                indices = self.indices(step.indices, step)
+                indices, rest = list(self.indices(step.indices, step)), chain[k + 1:]
+                # a[i][j][k] = v: chained subscripts of a multi-dimensional array are one element
+                while len(indices) < t.ndim and rest and isinstance(rest[0], S.Subscript) \
+                        and not any(isinstance(i, S.Slice) for i in rest[0].indices):
+                    indices += self.indices(rest[0].indices, rest[0])
+                    rest = rest[1:]
                 if len(indices) != t.ndim:
                     self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
-                path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
+                indices = tuple(indices)
+                path, elem_t = self.store_path(t.dtype, rest, node)
                 self.checks.append(step.loc)
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
                                            node.loc, path))
