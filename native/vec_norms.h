@@ -1,6 +1,6 @@
 // vec_norms.h: vector norms and the smooth normalisation (norm_l1, norm_l2, norm_huber,
-// norm_pseudo_huber, smooth_normalize), with adjoints. delta is a threshold (> 0) that gets no
-// gradient. Computed in the vector's own type (half through vec.h's half arithmetic).
+// norm_pseudo_huber, smooth_normalize), with adjoints (delta, a threshold > 0, gets its gradient too).
+// Computed in the vector's own type (half through vec.h's half arithmetic).
 #pragma once
 #include "prelude.h"
 #include "scalar.h"
@@ -25,8 +25,9 @@ template<int N, typename T> WPNB_FN T norm_huber(const vec_t<N, T>& v, T delta) 
     const T l = length(v);
     return l <= delta ? T(T(0.5) * l * l) : T(delta * (l - T(0.5) * delta));
 }
-template<int N, typename T> WPNB_FN void adj_norm_huber(const vec_t<N, T>& v, T delta, vec_t<N, T>& adj_v, T&, const T& adj_ret) {
+template<int N, typename T> WPNB_FN void adj_norm_huber(const vec_t<N, T>& v, T delta, vec_t<N, T>& adj_v, T& adj_delta, const T& adj_ret) {
     const T l = length(v);
+    if (l > delta) adj_delta = adj_delta + adj_ret * (l - delta);
     const T k = l <= delta ? adj_ret : T(delta * adj_ret / l);
     for (int i = 0; i < N; ++i) adj_v.c[i] = adj_v.c[i] + k * v.c[i];
 }
@@ -39,8 +40,10 @@ template<int N, typename T> WPNB_FN T norm_pseudo_huber(const vec_t<N, T>& v, T 
     return T(delta * wpnb::sqrt(T(T(1) + dot(v, v) / (delta * delta))));
 }
 template<int N, typename T>
-WPNB_FN void adj_norm_pseudo_huber(const vec_t<N, T>& v, T delta, vec_t<N, T>& adj_v, T&, const T& adj_ret) {
+WPNB_FN void adj_norm_pseudo_huber(const vec_t<N, T>& v, T delta, vec_t<N, T>& adj_v, T& adj_delta, const T& adj_ret) {
+    // h = sqrt(delta^2 + |v|^2): dh/dv = v / h, dh/ddelta = delta / h
     const T k = adj_ret / norm_pseudo_huber(v, delta);
+    adj_delta = adj_delta + k * delta;
     for (int i = 0; i < N; ++i) adj_v.c[i] = adj_v.c[i] + k * v.c[i];
 }
 template<int N, typename T> WPNB_FN T norm_pseudo_huber(const vec_t<N, T>& v) { return norm_pseudo_huber(v, T(1)); }
@@ -53,9 +56,10 @@ template<int N, typename T> WPNB_FN vec_t<N, T> smooth_normalize(const vec_t<N, 
     return div(v, norm_pseudo_huber(v, delta));
 }
 template<int N, typename T>
-WPNB_FN void adj_smooth_normalize(const vec_t<N, T>& v, T delta, vec_t<N, T>& adj_v, T&, const vec_t<N, T>& adj_ret) {
+WPNB_FN void adj_smooth_normalize(const vec_t<N, T>& v, T delta, vec_t<N, T>& adj_v, T& adj_delta, const vec_t<N, T>& adj_ret) {
     const T h = norm_pseudo_huber(v, delta);
     const T d = dot(v, adj_ret) / (h * h);
+    adj_delta = adj_delta - d * delta / h;  // dy/ddelta = -v delta / h^3
     for (int i = 0; i < N; ++i) adj_v.c[i] = adj_v.c[i] + (adj_ret.c[i] - v.c[i] * d) / h;
 }
 template<int N, typename T> WPNB_FN vec_t<N, T> smooth_normalize(const vec_t<N, T>& v) { return smooth_normalize(v, T(1)); }

@@ -288,6 +288,10 @@ DOMAINS: dict = {
     "quat_slerp": dom_slerp, "where": dom_cond, "select": dom_cond,
     "quat_from_axis_angle": lambda types, rng: [uni(types[0], rng), uni(types[1], rng, -4.0, 4.0)],
     "quat_rpy": dom_uniform(-3.0, 3.0),
+    "erfc": dom_uniform(-2.5, 2.5), "erfinv": dom_uniform(-0.9, 0.9), "erfcinv": dom_uniform(0.1, 1.9),
+    "copysign": dom_away0, "norm_l1": dom_away0, "norm_l2": dom_normalize,
+    **{n: (lambda types, rng: [uni(types[0], rng)] + [uni(t, rng, 0.5, 3.0) for t in types[1:]])
+       for n in ("norm_huber", "norm_pseudo_huber", "smooth_normalize")},
 }
 
 #: piecewise constant builtins: the Jacobian is 0 (and the finite differences too)
@@ -405,6 +409,10 @@ def atomic_cases(name: str, rng) -> list:
 
 # --- all cases -------------------------------------------------------------------------------------
 
+#: builtins with several results (svd3 ...) and the noise functions (a uint32 state argument):
+#: hand-written cases in gradient_cases_extra.py
+MULTI_RESULT_NAMES = {n for n, b in BUILTINS.items() if any(o.outputs for o in b.overloads)}
+NOISE_NAMES = {"noise", "pnoise", "curlnoise"}
 SPECIAL_NAMES = {"matrix_from_rows", "matrix_from_cols", "identity", "quat_identity", "transform_identity"}
 ATOMIC_NAMES = set(ATOMIC_VALUE_TYPES)
 #: differentiable builtins: every one gets gradient cases (printf/tid/static are not differentiable)
@@ -419,6 +427,9 @@ def grad_cases(name: str) -> list:
         return special_cases(name, rng)
     if name in ATOMIC_NAMES:
         return atomic_cases(name, rng)
+    if name in MULTI_RESULT_NAMES or name in NOISE_NAMES:
+        from tests.support.gradient_cases_extra import decomposition_cases, noise_cases  # builds on this module
+        return decomposition_cases(name, rng) if name in MULTI_RESULT_NAMES else noise_cases(name, rng)
     domain = DOMAINS.get(name, lambda types, rng: [uni(t, rng) for t in types])
     cases = []
     for inst in float_instances(name):
