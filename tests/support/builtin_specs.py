@@ -279,6 +279,12 @@ SPECS: dict[str, Spec] = {
     "quat_from_axis_angle": Spec(_gen_axis),
     "quat_from_matrix": Spec(_gen_quat_from_matrix, tol=10.0, compare=_same_up_to_sign),
     "quat_slerp": Spec(_gen_slerp, tol=30.0), "quat_rpy": Spec(_gen_rpy),
+    "erfc": Spec(_uniform(-3.0, 3.0, [0.0])), "erfinv": Spec(_uniform(-0.95, 0.95, [0.0, 0.5])),
+    "erfcinv": Spec(_uniform(0.05, 1.95, [1.0, 0.5])), "bit_count": Spec(_gen_bits),
+    "copysign": Spec(lambda types, rng: [gen_value(types[0], rng), with_specials(gen_value(types[1], rng),
+                                                                                 [0.0, -0.0, 1.0, -1.0])]),
+    **{n: Spec(lambda types, rng: [gen_value(types[0], rng)] + [gen_value(t, rng, N, 0.5, 3.0) for t in types[1:]])
+       for n in ("norm_huber", "norm_pseudo_huber", "smooth_normalize")},
 }
 
 

@@ -361,6 +361,33 @@ def _quat_from_matrix(types, m):
 REFS["quat_from_matrix"] = _quat_from_matrix
 
 
+def _erfinv(y):
+    x = 0.0
+    for _ in range(100):
+        x -= (math.erf(x) - y) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
+
+
+def _huber(v, delta=1.0):
+    n = float(np.linalg.norm(v))
+    return 0.5 * n * n if n <= delta else delta * (n - 0.5 * delta)
+
+
+def _pseudo_huber(v, delta=1.0):
+    return float(delta * np.sqrt(1 + np.dot(v, v) / (delta * delta)))
+
+
+REFS.update({
+    "erfc": _f(math.erfc), "erfinv": _f(_erfinv), "erfcinv": _f(lambda y: _erfinv(1 - y)),
+    "copysign": plain(lambda x, y: math.copysign(float(x), float(y))),
+    "bit_count": lambda types, x: (int(x) & ((1 << (np_dtype(types[0]).itemsize * 8)) - 1)).bit_count(),
+    "norm_l1": plain(lambda v: float(np.abs(v).sum())), "norm_l2": plain(lambda v: float(np.linalg.norm(v))),
+    "norm_huber": plain(lambda v, d=1.0: _huber(np.asarray(v, float), float(d))),
+    "norm_pseudo_huber": plain(lambda v, d=1.0: _pseudo_huber(np.asarray(v, float), float(d))),
+    "smooth_normalize": plain(lambda v, d=1.0: np.asarray(v, float) / _pseudo_huber(np.asarray(v, float), float(d))),
+})
+
+
 def ref_for(name: str, types) -> Callable:
     sig = tuple(kind(t) for t in types)
     ref = REFS.get((name, sig)) or REFS.get(name)
