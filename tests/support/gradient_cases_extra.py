@@ -1,5 +1,5 @@
 """Hand-written gradient cases (see gradient_cases.py) for builtins the generic instantiation cannot
-express: the decompositions with several results (svd3, svd2, qr3, eig3; both the tuple form and
+express: the builtins with several results (svd3, svd2, qr3, eig3, quat_to_axis_angle; both the tuple form and
 the output-argument form) and the noise functions (their first argument is a uint32 state)."""
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ def decomposition_cases(name: str, rng) -> list:
             binding = {"T": scalar}
             in_t = o.params[0].build(binding)
             out_ts = [p.build(binding) for p in o.outputs]
-            a = _well_separated(in_t, rng, symmetric=name == "eig3")
+            if bc.kind(in_t) == "quaternion":  # quat_to_axis_angle: unit quaternions, both signs of w
+                a = bc.unit_quats(rng, P).astype(bc.np_dtype(in_t))
+            else:
+                a = _well_separated(in_t, rng, symmetric=name == "eig3")
             params = [bc.Param("a", in_t, a, (P,))] + [bc.Param(f"o{j}", t, None, (P,)) for j, t in enumerate(out_ts)]
             outs = tuple(f"o{j}" for j in range(len(out_ts)))
             for form in ("tuple", "output arguments"):

@@ -142,6 +142,10 @@ builtin("quat_to_matrix", ov(Q, ret=Mat(3, 3, F)), python=_py(_qmat), doc="3x3 r
 builtin("quat_from_matrix", ov(Mat(3, 3, F), ret=Q), ov(Mat(4, 4, F), ret=Q),
         doc="Unit quaternion of a rotation matrix (the upper 3x3 block of a 4x4).", **_q)
 builtin("quat_rpy", ov(F, F, F, ret=Q, names=("roll", "pitch", "yaw")), doc="Quaternion from roll, pitch, yaw.", **_q)
+builtin("quat_to_axis_angle", ov(Q, names=("quat",), outputs=(V3, F)),
+        doc="Axis and angle of a rotation: wp.quat_to_axis_angle(q, axis, angle) or axis, angle = "
+            "wp.quat_to_axis_angle(q). After flipping q to w >= 0: angle = 2 atan2(|v|, w) in [0, pi], axis = "
+            "v / |v| ((1, 0, 0) when v = 0, gradient 0 there).", **_q)
 builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")), doc="Spherical linear interpolation.", **_q)
 
 _t = dict(header="transform.h", category="transform")
