@@ -60,10 +60,10 @@ def noise_cases(name: str, rng) -> list:
     b = BUILTINS[name]
     cases = []
     for k, o in enumerate(b.overloads):
-        x_t = o.params[1].t
+        x_t = o.params[1].build({})
         extra = {2: "", 3: ", 3", 4: ", 3, 4", 5: ", 3, 4, 5", 6: ", 3, 4, 5, 6"}[len(o.params)] if name == "pnoise" \
             else (", wp.uint32(2), 2.0, 0.5" if len(o.params) == 5 else "")
-        res = R.resolve(b, [p.t for p in o.params])
+        res = R.resolve(b, [p.build({}) for p in o.params])
         x = uni(x_t, rng, -3.0, 3.0)
         params = [bc.Param("x", x_t, x, (P,)), bc.Param("out", res.result, None, (P,))]
 

@@ -4,10 +4,10 @@ fields are warp_nb's own (same properties as Warp's: C2, zero at lattice points,
 pnoise) but not Warp's numbers."""
 
 from .. import types as T
-from .registry import Exact, builtin, ov
+from .registry import Exact, Vec, builtin, ov
 
 S, F32, I32, U32 = Exact(T.uint32), Exact(T.float32), Exact(T.int32), Exact(T.uint32)
-V2, V3, V4 = Exact(T.vec2), Exact(T.vec3), Exact(T.vec4)
+V2, V3, V4 = (Vec(n, F32) for n in (2, 3, 4))
 _n = dict(header="noise.h", category="noise")
 
 builtin("noise", *(ov(S, x, ret=T.float32, names=("state", "x")) for x in (F32, V2, V3, V4)), **_n,
