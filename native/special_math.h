@@ -36,8 +36,8 @@ template <typename T> WPNB_FN T erfinv_(T y) {
 }  // namespace special_detail
 
 #define WPNB_SM_UNARY(NAME, VALUE, DERIV) \
-    WPNB_FN float32 NAME(float32 x) { typedef float32 T; return VALUE; } \
-    WPNB_FN float64 NAME(float64 x) { typedef float64 T; return VALUE; } \
+    WPNB_FN float32 NAME(float32 x) { typedef float32 T; (void)sizeof(T); return VALUE; } \
+    WPNB_FN float64 NAME(float64 x) { typedef float64 T; (void)sizeof(T); return VALUE; } \
     WPNB_FN half NAME(half x) { return half(NAME(float32(x))); } \
     WPNB_FN void adj_##NAME(float32 x, float32& adj_x, const float32& adj_ret) { typedef float32 T; adj_x += adj_ret * (DERIV); } \
     WPNB_FN void adj_##NAME(float64 x, float64& adj_x, const float64& adj_ret) { typedef float64 T; adj_x += adj_ret * (DERIV); } \
