@@ -1,4 +1,4 @@
 """Builtin declarations, one module per native header family. Importing this package fills
 `registry.BUILTINS`; nothing else happens here."""
 
-from . import arrays, checks, geometry, linalg, mat_decomp, noise, operators, random, scalar_math, spatial, special  # noqa: F401
+from . import arrays, checks, geometry, linalg, mat_decomp, noise, operators, quat_euler, random, scalar_math, spatial, special  # noqa: F401

@@ -141,7 +141,10 @@ builtin("quat_to_matrix", ov(Q, ret=Mat(3, 3, F)), python=_py(_qmat), doc="3x3 r
         **_q)
 builtin("quat_from_matrix", ov(Mat(3, 3, F), ret=Q), ov(Mat(4, 4, F), ret=Q),
         doc="Unit quaternion of a rotation matrix (the upper 3x3 block of a 4x4).", **_q)
-builtin("quat_rpy", ov(F, F, F, ret=Q, names=("roll", "pitch", "yaw")), doc="Quaternion from roll, pitch, yaw.", **_q)
+builtin("quat_rpy", ov(F, F, F, ret=Q, names=("roll", "pitch", "yaw")),
+        python=lambda r, p, y: T.quat(*_qmul(_qmul(_axis_angle(np.array([0.0, 0, 1]), float(y)),
+                                                    _axis_angle(np.array([0.0, 1, 0]), float(p))),
+                                              _axis_angle(np.array([1.0, 0, 0]), float(r)))), doc="Quaternion from roll, pitch, yaw.", **_q)
 builtin("quat_to_axis_angle", ov(Q, names=("quat",), outputs=(V3, F)),
         doc="Axis and angle of a rotation: wp.quat_to_axis_angle(q, axis, angle) or axis, angle = "
             "wp.quat_to_axis_angle(q). After flipping q to w >= 0: angle = 2 atan2(|v|, w) in [0, pi], axis = "
