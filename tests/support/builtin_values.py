@@ -388,6 +388,54 @@ REFS.update({
 })
 
 
+def _euler_q(e, i, j, k):
+    unit = np.eye(3)
+    return qmul(qmul(axis_angle(unit[k], e[k]), axis_angle(unit[j], e[j])), axis_angle(unit[i], e[i]))
+
+
+def _euler_of(q, i, j, k):
+    """Tait-Bryan angles (indexed by axis) from the rotation matrix (away from gimbal lock)."""
+    r = rotation_matrix(np.asarray(q, float) / np.linalg.norm(q))
+    s = 1.0 if (i + 1) % 3 == j and (j + 1) % 3 == k else -1.0
+    e = np.zeros(3)
+    e[j] = math.asin(max(-1.0, min(1.0, -s * r[k, i])))
+    e[i] = math.atan2(s * r[k, j], r[k, k])
+    e[k] = math.atan2(s * r[j, i], r[i, i])
+    return e
+
+
+def _compose(p, q, s):
+    m = np.eye(4)
+    m[:3, :3] = rotation_matrix(q) * np.asarray(s)[None, :]
+    m[:3, 3] = p
+    return m
+
+
+def _twist(axis, q):
+    t = np.array([*(np.dot(q[:3], axis) * np.asarray(axis)), q[3]])
+    return t / np.linalg.norm(t)
+
+
+REFS.update({
+    "quat_from_euler": plain(lambda e, i, j, k: _euler_q(np.asarray(e, float), int(i), int(j), int(k))),
+    "quat_to_euler": plain(lambda q, i, j, k: _euler_of(q, int(i), int(j), int(k))),
+    "quat_to_rpy": plain(lambda q: _euler_of(q, 0, 1, 2)),
+    "quat_twist": plain(_twist),
+    "quat_twist_angle_signed": plain(lambda axis, q: 2 * math.atan2(float(np.dot(q[:3], axis)), float(q[3]))),
+    "quat_twist_angle": plain(lambda axis, q: abs(2 * math.atan2(float(np.dot(q[:3], axis)), float(q[3])))),
+    "spatial_top": plain(lambda a: np.asarray(a)[:3]), "spatial_bottom": plain(lambda a: np.asarray(a)[3:]),
+    "spatial_dot": plain(lambda a, b: float(np.dot(a, b))),
+    "spatial_cross": plain(lambda a, b: np.concatenate([np.cross(a[:3], b[:3]),
+                                                        np.cross(a[3:], b[:3]) + np.cross(a[:3], b[3:])])),
+    "spatial_cross_dual": plain(lambda a, b: np.concatenate([np.cross(a[:3], b[:3]) + np.cross(a[3:], b[3:]),
+                                                             np.cross(a[:3], b[3:])])),
+    "spatial_adjoint": plain(lambda r, s: np.block([[r, np.zeros((3, 3))], [s, r]])),
+    "transform_compose": plain(_compose),
+    "transform_to_matrix": plain(lambda t: _compose(t[:3], t[3:], np.ones(3))),
+    "transform_from_matrix": lambda types, m: np.array([*np.asarray(m)[:3, 3], *_quat_from_matrix(types, m)]),
+})
+
+
 def ref_for(name: str, types) -> Callable:
     sig = tuple(kind(t) for t in types)
     ref = REFS.get((name, sig)) or REFS.get(name)
