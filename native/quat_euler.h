@@ -24,6 +24,9 @@ WPNB_FN quat_t<float64> axis_quat(int axis, float64 t, bool derivative) {
     q.w = derivative ? -0.5 * s : c;
     return q;
 }
+template<typename T> WPNB_FN quat_t<float64> unit64(const quat_t<T>& q) {
+    return normalize(quat_t<float64>(d(q.x), d(q.y), d(q.z), d(q.w)));
+}
 WPNB_FN float64 parity(int i, int j, int k) { return ((i + 1) % 3 == j && (j + 1) % 3 == k) ? 1.0 : -1.0; }
 WPNB_FN float64 qdot(const quat_t<float64>& a, const quat_t<float64>& b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 }  // namespace euler_detail
@@ -47,15 +50,16 @@ WPNB_FN void adj_quat_from_euler(const vec_t<3, T>& e, int32 i, int32 j, int32 k
 }
 
 // The angles e with quat_from_euler(e, i, j, k) == +-q (q a unit quaternion).
-template<typename T> WPNB_FN vec_t<3, T> quat_to_euler(const quat_t<T>& q, int32 i, int32 j, int32 k) {
+template<typename T> WPNB_FN vec_t<3, T> quat_to_euler(const quat_t<T>& q_in, int32 i, int32 j, int32 k) {
     using namespace euler_detail;
-    const mat_t<3, 3, float64> R = quat_to_matrix(quat_t<float64>(d(q.x), d(q.y), d(q.z), d(q.w)));
+    const quat_t<float64> q = unit64(q_in);  // scale-invariant (a quaternion a little off the unit sphere)
+    const mat_t<3, 3, float64> R = quat_to_matrix(q);
     const float64 s = parity(i, j, k), cb = ::sqrt(R.c[i][i] * R.c[i][i] + R.c[j][i] * R.c[j][i]);
     const float64 b = ::atan2(-s * R.c[k][i], cb);
     const float64 a = cb > 1e-12 ? ::atan2(s * R.c[k][j], R.c[k][k]) : 0.0;  // gimbal lock: e[i] = 0
     // e[k] from the rest, Q_k(e[k]) = q Q_i(a)^-1 Q_j(b)^-1: near gimbal lock a is ill-conditioned
     // and this keeps quat_from_euler(e) == +-q (away from it, the same as atan2(s R_ji, R_ii))
-    quat_t<float64> r = mul(mul(quat_t<float64>(d(q.x), d(q.y), d(q.z), d(q.w)), quat_inverse(axis_quat(i, a, false))),
+    quat_t<float64> r = mul(mul(q, quat_inverse(axis_quat(i, a, false))),
                             quat_inverse(axis_quat(j, b, false)));
     if (r.w < 0.0) r = quat_t<float64>(-r.x, -r.y, -r.z, -r.w);
     vec_t<3, T> e;
@@ -67,7 +71,7 @@ template<typename T>
 WPNB_FN void adj_quat_to_euler(const quat_t<T>& q, int32 i, int32 j, int32 k, quat_t<T>& adj_q, int32&, int32&, int32&,
                                const vec_t<3, T>& adj_ret) {
     using namespace euler_detail;
-    const quat_t<float64> q64(d(q.x), d(q.y), d(q.z), d(q.w));
+    const quat_t<float64> q_raw(d(q.x), d(q.y), d(q.z), d(q.w)), q64 = unit64(q);
     const mat_t<3, 3, float64> R = quat_to_matrix(q64);
     const float64 s = parity(i, j, k), cb = ::sqrt(R.c[i][i] * R.c[i][i] + R.c[j][i] * R.c[j][i]);
     mat_t<3, 3, float64> gR;
@@ -86,8 +90,9 @@ WPNB_FN void adj_quat_to_euler(const quat_t<T>& q, int32 i, int32 j, int32 k, qu
         const float64 yc = -s * R.c[i][j], xc = R.c[j][j], r2c = yc * yc + xc * xc;
         if (r2c > 0.0) { gR.c[i][j] += -s * gk * xc / r2c; gR.c[j][j] += -gk * yc / r2c; }
     }
-    quat_t<float64> g64;
-    adj_quat_to_matrix(q64, g64, gR);
+    quat_t<float64> g_unit, g64;
+    adj_quat_to_matrix(q64, g_unit, gR);
+    adj_normalize(q_raw, g64, g_unit);
     adj_q.x = T(d(adj_q.x) + g64.x); adj_q.y = T(d(adj_q.y) + g64.y);
     adj_q.z = T(d(adj_q.z) + g64.z); adj_q.w = T(d(adj_q.w) + g64.w);
 }

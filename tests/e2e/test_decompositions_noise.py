@@ -122,6 +122,38 @@ def test_quat_to_axis_angle():
 
 
 @wp.kernel
+def decompose_transform(m: wp.array(dtype=wp.mat44d), p: wp.array(dtype=wp.vec3d), q: wp.array(dtype=wp.quatd),
+                        s: wp.array(dtype=wp.vec3d), back: wp.array(dtype=wp.mat44d)):
+    i = wp.tid()
+    pi, qi, si = wp.transform_decompose(m[i])
+    p[i] = pi
+    q[i] = qi
+    s[i] = si
+    back[i] = wp.transform_compose(pi, qi, si)
+
+
+def test_transform_decompose():
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=(16, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    p, s = rng.uniform(-2, 2, (16, 3)), rng.uniform(0.3, 3.0, (16, 3))
+    m = np.zeros((16, 4, 4))
+    for n in range(16):
+        x, y, z, w = q[n]
+        r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                      [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                      [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+        m[n, :3, :3], m[n, :3, 3], m[n, 3, 3] = r * s[n], p[n], 1.0
+    outs = [wp.zeros(16, dtype=t) for t in (wp.vec3d, wp.quatd, wp.vec3d, wp.mat44d)]
+    wp.launch(decompose_transform, 16, inputs=[wp.array(m, dtype=wp.mat44d), *outs])
+    got_p, got_q, got_s, back = (o.numpy() for o in outs)
+    np.testing.assert_allclose(got_p, p, atol=1e-12)
+    np.testing.assert_allclose(got_s, s, atol=1e-12)
+    np.testing.assert_allclose(np.abs(np.sum(got_q * q, axis=1)), 1.0, atol=1e-12)  # q up to sign
+    np.testing.assert_allclose(back, m, atol=1e-12)
+
+
+@wp.kernel
 def noise_fields(p: wp.array(dtype=wp.vec3), n1: wp.array(dtype=float), n3: wp.array(dtype=float),
                  per: wp.array(dtype=float), per_shift: wp.array(dtype=float), curl: wp.array(dtype=wp.vec3),
                  div: wp.array(dtype=float)):

@@ -35,6 +35,10 @@ def decomposition_cases(name: str, rng) -> list:
             out_ts = [p.build(binding) for p in o.outputs]
             if bc.kind(in_t) == "quaternion":  # quat_to_axis_angle: unit quaternions, both signs of w
                 a = bc.unit_quats(rng, P).astype(bc.np_dtype(in_t))
+            elif name == "transform_decompose":  # translation, rotation and scale (0.5 .. 2)
+                from tests.support.builtin_values import _compose
+                a = np.array([_compose(rng.uniform(-2, 2, 3), q, rng.uniform(0.5, 2.0, 3))
+                              for q in bc.unit_quats(rng, P)]).astype(bc.np_dtype(in_t))
             else:
                 a = _well_separated(in_t, rng, symmetric=name == "eig3")
             params = [bc.Param("a", in_t, a, (P,))] + [bc.Param(f"o{j}", t, None, (P,)) for j, t in enumerate(out_ts)]
@@ -71,4 +75,28 @@ def noise_cases(name: str, rng) -> list:
             return f"{names['out']}[i] = wp.{name}(wp.uint32(7), {names['x']}[i]{extra})"
         cases.append(GradCase(f"{name}(uint32, {bc.tname(x_t)}{extra})", name, params, body, ("x",), ("out",), f32,
                               covers=((name, k),), tol=10.0))
+    return cases
+
+
+def euler_cases(name: str, rng) -> list:
+    """quat_from_euler / quat_to_euler for every rotation sequence (constants of the kernel text), away
+    from gimbal lock."""
+    from tests.support.builtin_values import _euler_q
+    b = BUILTINS[name]
+    cases = []
+    for scalar in (f32, f64):
+        v3, q = bc.vec(3, scalar), bc.quat(scalar)
+        for seq in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+            e = rng.uniform(-2.5, 2.5, (P, 3))
+            e[:, seq[1]] = rng.uniform(-1.2, 1.2, P)
+            if name == "quat_from_euler":
+                in_t, out_t, x = v3, q, e
+            else:
+                in_t, out_t, x = q, v3, np.array([_euler_q(row, *seq) for row in e])
+            params = [bc.Param("x", in_t, x.astype(bc.np_dtype(in_t)), (P,)), bc.Param("out", out_t, None, (P,))]
+
+            def body(names, seq=seq):
+                return f"{names['out']}[i] = wp.{name}({names['x']}[i], {seq[0]}, {seq[1]}, {seq[2]})"
+            cases.append(GradCase(f"{name}({bc.tname(in_t)}, {seq})", name, params, body, ("x",), ("out",), scalar,
+                                  covers=((name, 0),), tol=10.0))
     return cases
