@@ -36,7 +36,8 @@ builtin("mul",
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)),
         ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), Quat(), ret=Quat()), ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
-        ov(Transform(), Transform(), ret=Transform()),
+        ov(Transform(), Transform(), ret=Transform()), ov(Transform(), F, ret=Transform()),
+        ov(F, Transform(), ret=Transform()),
         doc="a * b: scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
             "quaternion (Hamilton) and transform composition. Two vectors do not multiply: use wp.dot, "
             "wp.cw_mul or wp.outer.", **_elementwise)
@@ -44,8 +45,8 @@ builtin("div",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), F, ret=Quat()),
-        doc="a / b. Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
+        ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
+        doc="a / b (a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
 builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
         doc="a // b, rounded toward minus infinity (Python semantics). Integer division by zero gives 0.")
