@@ -157,4 +157,57 @@ WPNB_FN void adj_transform_decompose(const mat_t<4, 4, T>& m, vec_t<3, T>&, quat
     }
 }
 
+// transform_twist(t, x): a twist (w, v) moved by t: (R w, R v + p x R w).
+template<typename T> WPNB_FN vec_t<6, T> transform_twist(const transform_t<T>& t, const vec_t<6, T>& x) {
+    using namespace spatial_detail;
+    const vec_t<3, T> w = quat_rotate(t.q, part(x, 0));
+    return join(w, add(quat_rotate(t.q, part(x, 3)), cross(t.p, w)));
+}
+template<typename T>
+WPNB_FN void adj_transform_twist(const transform_t<T>& t, const vec_t<6, T>& x, transform_t<T>& adj_t, vec_t<6, T>& adj_x,
+                                 const vec_t<6, T>& adj_ret) {
+    using namespace spatial_detail;
+    const vec_t<3, T> w = quat_rotate(t.q, part(x, 0)), gb = part(adj_ret, 3);
+    vec_t<3, T> gw = add(part(adj_ret, 0), dy(t.p, gb)), gx0, gx3;
+    la_detail::acc(adj_t.p, dx(w, gb));
+    adj_quat_rotate(t.q, part(x, 3), adj_t.q, gx3, gb);
+    adj_quat_rotate(t.q, part(x, 0), adj_t.q, gx0, gw);
+    add_part(adj_x, 0, gx0); add_part(adj_x, 3, gx3);
+}
+// transform_wrench(t, x): a wrench (torque, force) moved by t: (R tau + p x R f, R f).
+template<typename T> WPNB_FN vec_t<6, T> transform_wrench(const transform_t<T>& t, const vec_t<6, T>& x) {
+    using namespace spatial_detail;
+    const vec_t<3, T> f = quat_rotate(t.q, part(x, 3));
+    return join(add(quat_rotate(t.q, part(x, 0)), cross(t.p, f)), f);
+}
+template<typename T>
+WPNB_FN void adj_transform_wrench(const transform_t<T>& t, const vec_t<6, T>& x, transform_t<T>& adj_t, vec_t<6, T>& adj_x,
+                                  const vec_t<6, T>& adj_ret) {
+    using namespace spatial_detail;
+    const vec_t<3, T> f = quat_rotate(t.q, part(x, 3)), gt = part(adj_ret, 0);
+    vec_t<3, T> gf = add(part(adj_ret, 3), dy(t.p, gt)), gx0, gx3;
+    la_detail::acc(adj_t.p, dx(f, gt));
+    adj_quat_rotate(t.q, part(x, 0), adj_t.q, gx0, gt);
+    adj_quat_rotate(t.q, part(x, 3), adj_t.q, gx3, gf);
+    add_part(adj_x, 0, gx0); add_part(adj_x, 3, gx3);
+}
+// velocity_at_point(qd, r): the velocity v + w x r of the point at offset r under the twist qd = (w, v).
+template<typename T> WPNB_FN vec_t<3, T> velocity_at_point(const vec_t<6, T>& qd, const vec_t<3, T>& r) {
+    using namespace spatial_detail;
+    return add(part(qd, 3), cross(part(qd, 0), r));
+}
+template<typename T>
+WPNB_FN void adj_velocity_at_point(const vec_t<6, T>& qd, const vec_t<3, T>& r, vec_t<6, T>& adj_qd, vec_t<3, T>& adj_r,
+                                   const vec_t<3, T>& adj_ret) {
+    using namespace spatial_detail;
+    add_part(adj_qd, 3, adj_ret);
+    add_part(adj_qd, 0, dx(r, adj_ret));
+    la_detail::acc(adj_r, dy(part(qd, 0), adj_ret));
+}
+// transform_set_translation / transform_set_rotation(t, x): replace a part of t in place.
+template<typename T> WPNB_FN void transform_set_translation(transform_t<T>& t, const vec_t<3, T>& p) { t.p = p; }
+template<typename T> WPNB_FN void adj_transform_set_translation(transform_t<T>&, const vec_t<3, T>&, transform_t<T>&, vec_t<3, T>&) {}
+template<typename T> WPNB_FN void transform_set_rotation(transform_t<T>& t, const quat_t<T>& q) { t.q = q; }
+template<typename T> WPNB_FN void adj_transform_set_rotation(transform_t<T>&, const quat_t<T>&, transform_t<T>&, quat_t<T>&) {}
+
 }  // namespace wpnb

@@ -431,6 +431,11 @@ REFS.update({
                                                              np.cross(a[:3], b[3:])])),
     "spatial_adjoint": plain(lambda r, s: np.block([[r, np.zeros((3, 3))], [s, r]])),
     "transform_compose": plain(_compose),
+    "transform_twist": plain(lambda t, x: np.concatenate([qrot(t[3:], x[:3]), qrot(t[3:], x[3:]) +
+                                                           np.cross(t[:3], qrot(t[3:], x[:3]))])),
+    "transform_wrench": plain(lambda t, x: np.concatenate([qrot(t[3:], x[:3]) + np.cross(t[:3], qrot(t[3:], x[3:])),
+                                                            qrot(t[3:], x[3:])])),
+    "velocity_at_point": plain(lambda qd, r: np.asarray(qd)[3:] + np.cross(qd[:3], r)),
     "transform_to_matrix": plain(lambda t: _compose(t[:3], t[3:], np.ones(3))),
     "transform_from_matrix": lambda types, m: np.array([*np.asarray(m)[:3, 3], *_quat_from_matrix(types, m)]),
 })

@@ -52,3 +52,35 @@ builtin("transform_to_matrix", ov(Transform(F), ret=M4, names=("xform",)),
 builtin("transform_from_matrix", ov(M4, ret=Transform(F), names=("mat",)),
         doc="The transform of a rigid 4x4 matrix (translation from the last column, rotation from the 3x3 block).",
         **_s)
+
+
+def _twist(t, x):
+    r = _qmat(t[3:])
+    w = r @ x[:3]
+    return np.array([*w, *(r @ x[3:] + np.cross(t[:3], w))])
+
+
+def _wrench(t, x):
+    r = _qmat(t[3:])
+    f = r @ x[3:]
+    return np.array([*(r @ x[:3] + np.cross(t[:3], f)), *f])
+
+
+def _set_part(offset, n):
+    def set_part(t, value):
+        for k in range(n):
+            t[offset + k] = value[k]
+    return set_part
+
+
+builtin("transform_twist", ov(Transform(F), V6, ret=V6, names=("xform", "x")), python=_py(_twist),
+        doc="A twist (angular w, linear v) moved by the transform: (R w, R v + p x R w).", **_s)
+builtin("transform_wrench", ov(Transform(F), V6, ret=V6, names=("xform", "x")), python=_py(_wrench),
+        doc="A wrench (torque, force) moved by the transform: (R tau + p x R f, R f).", **_s)
+builtin("velocity_at_point", ov(V6, V3, ret=V3, names=("qd", "r")),
+        python=_py(lambda qd, r: qd[3:] + np.cross(qd[:3], r)),
+        doc="The velocity v + w x r of the point at offset r under the twist qd = (w, v).", **_s)
+builtin("transform_set_translation", ov(Transform(F), V3, names=("xform", "p")), inout=(0,), differentiable=False,
+        python=_set_part(0, 3), doc="Replace the translation of xform (a variable) in place.", **_s)
+builtin("transform_set_rotation", ov(Transform(F), Quat(F), names=("xform", "q")), inout=(0,), differentiable=False,
+        python=_set_part(3, 4), doc="Replace the rotation of xform (a variable) in place.", **_s)
