@@ -210,6 +210,10 @@ class SpecialForms:
             p = self.convert(args[0], T.vector(3, elem), node, "the translation")
             q = self.convert(args[1], T.quaternion(elem), node, "the rotation")
             return self.let(ir.Construct(t, (p, q)), t, node.loc)
+        if kind == "vector" and n == 6 and len(args) == 2:  # a spatial vector from (angular, linear) vec3 halves
+            halves = [self.convert(a, T.vector(3, elem), node, "each half of a spatial vector") for a in args]
+            parts = tuple(self.let(ir.Extract(h, (k,)), elem, node.loc) for h in halves for k in range(3))
+            return self.let(ir.Construct(t, parts), t, node.loc)
         if kind == "matrix" and len(args) == t._shape_[1] and all(
                 isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" for a in args):
             warnings.warn(f"{T.type_name(t)}(v0, v1, ...) from vectors takes them as columns (as Warp does in "
@@ -218,7 +222,8 @@ class SpecialForms:
             return self.matrix_from(args, node, "cols", t)
         self.error(KernelTypeError, f"{T.type_name(t)} takes 0, 1 or {n} scalar arguments"
                                     f"{' or (vec3, w)' if kind == 'quaternion' else ''}"
-                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}; "
+                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}"
+                                    f"{' or (w: vec3, v: vec3)' if kind == 'vector' and n == 6 else ''}; "
                                     f"got {len(args)}", node)
 
     def construct_struct(self, t, node):

@@ -187,6 +187,11 @@ class FunctionWriter:
             c = self.consts.get(id(b))
             if c is not None:
                 self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
+        if isinstance(v, ir.Call) and v.resolved.overload.outputs:  # results through reference arguments
+            self.unit.headers.add(v.builtin.header)
+            outs = [f"{s.dst.name}.v{k}" for k in range(len(v.resolved.overload.outputs))]
+            self.line(depth, f"{v.builtin.symbol}({', '.join([a.name for a in v.args] + outs)});", s.loc)
+            return
         if isinstance(v, ir.Update):
             self.line(depth, f"{s.dst.name} = {v.base.name};", s.loc)
             self.assign_path(s.dst.name, v.base.type, v.path, v.value.name, depth, s.loc)
