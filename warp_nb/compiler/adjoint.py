@@ -142,8 +142,9 @@ class _Builder:
         return out
 
     # --- replay -------------------------------------------------------------------------
-    def replay(self, stmts) -> tuple:
-        """The forward statements that compute values, without side effects."""
+    def replay(self, stmts, exits: bool = True) -> tuple:
+        """The forward statements that compute values, without side effects (and without the
+        loop's `break` when exits is False)."""
         out = []
         for s in stmts:
             if isinstance(s, ir.Let):
@@ -160,12 +161,16 @@ class _Builder:
             elif isinstance(s, ir.Assign):
                 out.append(s)
             elif isinstance(s, ir.If):
-                out.append(ir.If(s.cond, self.replay(s.body), self.replay(s.orelse), s.loc, s.phis))
+                out.append(ir.If(s.cond, self.replay(s.body, exits), self.replay(s.orelse, exits), s.loc, s.phis))
             elif isinstance(s, (ir.For, ir.While)):
                 out.append(self.replay_loop(s))
-            elif isinstance(s, (ir.Break, ir.Continue)):
-                raise NotDifferentiableError(f"cannot differentiate a dynamic loop with `{type(s).__name__.lower()}`"
-                                             "; use a constant range (unrolled) or a loop condition instead",
+            elif isinstance(s, ir.Break):
+                # typing left at most one break per loop, as the body's last statement (loop_exits):
+                # replayed to end the loop, dropped where one iteration is replayed on its own
+                if exits:
+                    out.append(s)
+            elif isinstance(s, ir.Continue):
+                raise NotDifferentiableError("cannot differentiate a `continue` left in a loop body",
                                              s.loc, self.fn.name)
             elif isinstance(s, ir.Iterate):
                 out.append(self.replay_loop(s))
@@ -179,7 +184,7 @@ class _Builder:
         incr: list = []
         nxt = self.call("add", [trips, one], incr, s.loc)
         incr.append(ir.Assign(trips, nxt, s.loc))
-        body = self.replay(s.body) + tuple(incr)
+        body = tuple(incr) + self.replay(s.body)  # counted on entry: an iteration that breaks counts too
         if isinstance(s, ir.For):
             loop = ir.For(s.var, s.start, s.stop, s.step, body, s.loc, s.carried)
         elif isinstance(s, ir.Iterate):
@@ -291,7 +296,7 @@ class _Builder:
             counter=getattr(s, "var", None), start=getattr(s, "start", None), step=getattr(s, "step", None),
             trips=self._trips(s), k=self.new_var(T.int32, "k"), j=self.new_var(T.int32, "j"), carried=carried,
             cond_body=cond_body, body_replay=self.replay(s.body),
-            body_replay_no_writeback=self.replay(no_writeback), body_reverse=self.reverse(s.body), loc=s.loc,
+            body_replay_no_writeback=self.replay(no_writeback, exits=False), body_reverse=self.reverse(s.body), loc=s.loc,
             iteration_adjoints=tuple(self.adjoint_of(v) for v in _defined(s.body) if _differentiable(v.type)))
         out.append(rev)
         for c in carried:

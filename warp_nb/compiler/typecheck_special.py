@@ -126,6 +126,12 @@ class SpecialForms:
                 namespace[name] = cell.cell_contents
             except ValueError:
                 pass
+        # compile-time locals shadow globals: an unrolled loop's variable, a function held in a local
+        for name, v in self.env.items():
+            if isinstance(v, Lit):
+                namespace[name] = v.value
+            elif isinstance(v, PyObj):
+                namespace[name] = v.obj
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
         except Exception as e:  # the user's expression failed: report it at its line

@@ -119,6 +119,7 @@ class _TypedVerifier:
                 for v in (s.start, s.stop, s.step):
                     self.use(v, scope)
                 self.define(s.var, inner)
+                scope.add(id(s.var))  # a function-level local: Python's loop variable outlives the loop
             elif isinstance(s, ir.Iterate):
                 self.use(s.query, scope)
                 self.define(s.var, inner)
