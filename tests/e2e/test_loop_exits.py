@@ -162,3 +162,24 @@ def test_static_expression_sees_the_loop_variable():
     out = wp.zeros(1, dtype=int)
     wp.launch(static_loop_variable, 1, inputs=[out])
     assert out.numpy()[0] == sum(i * i for i in range(40) if i % 3)
+
+
+@wp.kernel
+def leftover_reassigned_in_branch(flag: int, out: wp.array(dtype=int)):
+    for i in range(4):
+        pass
+    if flag > 0:
+        i = 10
+    out[0] = i
+    for i in range(2):
+        for i in range(3):  # the inner loop's last value is what wp.static sees after it
+            pass
+        out[1] = wp.static(i)
+
+
+def test_the_leftover_loop_variable_joins_branches_and_static():
+    out = wp.zeros(2, dtype=int)
+    wp.launch(leftover_reassigned_in_branch, 1, inputs=[1, out])
+    assert out.numpy().tolist() == [10, 2]
+    wp.launch(leftover_reassigned_in_branch, 1, inputs=[0, out])
+    assert out.numpy().tolist() == [3, 2]

@@ -39,6 +39,12 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         return t
     if t is typing.Any:
         return None if what == "function" else t
+    if what == "function" and (t is tuple or typing.get_origin(t) is tuple):
+        items = typing.get_args(t)
+        if not items or Ellipsis in items or any(x is typing.Any for x in items):
+            return None  # tuple, tuple[int, ...]: typed per call, from the tuple passed
+        from .ir import TupleType  # the type of a tuple value (a function's multiple return, or a parameter)
+        return TupleType(tuple(resolve_annotation(x, fn, name, what, local_names) for x in items))
     if isinstance(t, Generic):
         return t
     shown = getattr(t, "__name__", repr(t))

@@ -16,7 +16,7 @@ from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, Scope
 from ..builtins import registry
-from .typecheck_expr import ExprTyper
+from .typecheck_expr import ExprTyper, TupleValue
 from .typecheck_special import SpecialForms
 from .typecheck_loops import Loops, _same_type
 from .typecheck_subscript import Subscripts
@@ -144,6 +144,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         self.block: list = []
         self.locals: list = []
         self.loops: list = []  # typecheck_loops._Loop, innermost last
+        self.bound_constants: dict = {}  # id(var) -> the Python number a local was bound to (x = 3), for wp.static
         self.counter = 0
         self.tid_count = 0
         self.adjoint_params: list = []  # (name, type) in a @wp.func_grad function
@@ -278,7 +279,10 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if isinstance(value, PyObj):
             self.error(KernelTypeError, f"`{name}` cannot hold {self.describe(value)}; kernel variables hold "
                                         "scalars, vectors, matrices, structs and arrays", node)
+        if isinstance(value, TupleValue):  # t = (a, b): a tuple value, as Warp
+            value = self.make_tuple(value, node)
         old = self.env.get(name)
+        literal = value.value if isinstance(value, Lit) else None
         if isinstance(value, Lit):
             want = old.type if isinstance(old, ir.Var) else None
             value = self.materialize(value, want, node)
@@ -289,6 +293,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         var = self.new_var(value.type, name)
         self.block.append(ir.Let(var, ir.Copy(value), node.loc))
         self.env[name] = var
+        if literal is not None and not self.loops:  # a loop may change it; then it is not a constant
+            self.bound_constants[id(var)] = literal
         self.maybe_undefined.pop(name, None)
 
     def assign(self, s: S.Assign) -> None:
@@ -404,6 +410,10 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                 self.env.pop(name, None)
                 self.maybe_undefined[name] = node.loc.line
                 continue
+            if isinstance(a, Lit) or isinstance(b, Lit):  # an unrolled loop's leftover constant, reassigned
+                # materialized before the If (join runs before it is appended), so it dominates the phi
+                want = next((x.type for x in (a, b) if isinstance(x, ir.Var)), None)
+                a, b = (self.materialize(x, want, node) if isinstance(x, Lit) else x for x in (a, b))
             if not _same_type(a.type, b.type):
                 self.error(KernelTypeError, f"`{name}` is {T.type_name(a.type)} in one branch and "
                                             f"{T.type_name(b.type)} in the other; give it one type", node)

@@ -429,8 +429,9 @@ class ExprTyper:
         if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
                 and func.overloads[0].native is None:
             self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
+        args = [self.make_tuple(a, node) if isinstance(a, TupleValue) else a for a in args]  # f((a, b))
         for a in args:
-            if isinstance(a, (PyObj, TupleValue)):
+            if isinstance(a, PyObj):
                 self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
         overload = func.select_overload([value_type(a) for a in args])
         if overload is None:

@@ -27,7 +27,8 @@ class _Loop:
 class Loops:
     def carried_names(self, body, extra=()) -> list[str]:
         names = S.assigned_names(body) | self.inout_names(tuple(body) + tuple(extra))
-        return sorted(n for n in names if isinstance(self.env.get(n), ir.Var))
+        # a Lit is an unrolled loop's variable left after its loop: carried as an ordinary local
+        return sorted(n for n in names if isinstance(self.env.get(n), (ir.Var, Lit)))
 
     def inout_names(self, stmts) -> set:
         """Variables passed where a builtin updates its argument in place (wp.randf(state)):
@@ -59,6 +60,8 @@ class Loops:
         carried = []
         for name in self.carried_names(body, extra):
             init = self.env[name]
+            if isinstance(init, Lit):
+                init = self.materialize(init, None, S.Name(name, loc))
             state = self.new_var(init.type, name, mutable=True)
             carried.append(ir.Carried(name, state, init))
             self.env[name] = state
@@ -190,8 +193,8 @@ class Loops:
             if self.statements(s.body):
                 break
         self.env.pop(s.target, None)
-        if len(values):  # Python keeps the loop variable: a local holding the last value
-            self.bind(s.target, Lit(values[-1], "int"), s)
+        if len(values):  # Python keeps the loop variable, here a constant (wp.static can read it)
+            self.env[s.target] = Lit(values[-1], "int")
 
     def while_statement(self, s: S.While) -> None:
         structured = structure_loop_body(s.body)

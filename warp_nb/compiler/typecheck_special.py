@@ -127,13 +127,21 @@ class SpecialForms:
             except ValueError:
                 pass
         # compile-time locals shadow globals: an unrolled loop's variable, a function held in a local
+        # a local bound to a number (x = 3) is known too, and a composite local has a known len()
         for name, v in self.env.items():
             if isinstance(v, Lit):
                 namespace[name] = v.value
             elif isinstance(v, PyObj):
                 namespace[name] = v.obj
+            elif isinstance(v, ir.Var) and id(v) in self.bound_constants:
+                namespace[name] = self.bound_constants[id(v)]
+            elif isinstance(v, ir.Var) and (T.is_composite_type(v.type) or isinstance(v.type, ir.TupleType)):
+                namespace[name] = _KnownLength(v.type)
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
+        except NameError as e:  # a kernel variable whose value is only known when the kernel runs
+            self.error(KernelTypeError, f"Error evaluating static expression: {e}. Make sure all variables used in "
+                                        f"the static expression are constant. (in wp.static({source}))", node)
         except Exception as e:  # the user's expression failed: report it at its line
             self.error(KernelTypeError, f"Error evaluating static expression: {e} (in wp.static({source}), "
                                         f"{type(e).__name__})", node)
@@ -164,6 +172,10 @@ class SpecialForms:
         v = self.expr(node.args[0])
         if isinstance(v, ir.Var) and T.kind_of(v.type) in ("vector", "quaternion", "transformation", "matrix"):
             return Lit(v.type._shape_[0], "int")
+        if isinstance(v, ir.Var) and isinstance(v.type, ir.TupleType):
+            return Lit(len(v.type.items), "int")
+        if isinstance(v, tuple):  # a tuple expression
+            return Lit(len(v), "int")
         return self.call_builtin(BUILTINS["len"], [v], node)
 
     # --- constructors -------------------------------------------------------------------
@@ -351,3 +363,15 @@ SPECIAL_FORMS = {
     "transform_identity": SpecialForms.form_transform_identity,
     "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
 }
+
+
+class _KnownLength:
+    """A kernel vector, matrix, quaternion or transform as wp.static sees it: only its length is
+    known when the kernel is compiled (wp.static(len(v)))."""
+
+    def __init__(self, t):
+        self.type = t
+
+    def __len__(self) -> int:
+        items = getattr(self.type, "items", None)  # a tuple
+        return len(items) if items is not None else int(self.type._shape_[0])
