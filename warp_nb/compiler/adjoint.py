@@ -40,17 +40,43 @@ class AdjointUnit:
     calls, by C++ symbol (absent for functions with a custom gradient, and for the custom
     gradient and replay functions themselves, which are not differentiated)."""
 
-    kernel: AdjointFunction
+    kernel: AdjointFunction | None  # None: only functions, for wp.grad(f) in forward code
     funcs: dict
 
 
-def adjoint_unit(kernel: ir.Function) -> AdjointUnit:
-    """Differentiate a typed kernel and every function it calls."""
+def adjoint_unit(kernel: ir.Function, backward: bool = True) -> AdjointUnit | None:
+    """Differentiate a typed kernel and every function it calls. Without `backward`, only the
+    functions that wp.grad(f) calls in forward code need adjoints (with everything they call):
+    a unit without a kernel adjoint, or None when there are none."""
     instances = ir.called_instances(kernel)
+    if not backward:
+        wanted = _grad_targets(kernel, instances)
+        if not wanted:
+            return None
+        instances = [inst for inst in instances if inst.symbol in wanted]
     helpers = {id(x) for inst in instances for x in (inst.custom_grad, inst.custom_replay) if x is not None}
     funcs = {inst.symbol: adjoint_function(inst.ir) for inst in instances
              if inst.custom_grad is None and id(inst) not in helpers and inst.native is None and _passes_gradients(inst)}
-    return AdjointUnit(adjoint_function(kernel), funcs)
+    return AdjointUnit(adjoint_function(kernel) if backward else None, funcs)
+
+
+def _grad_targets(kernel: ir.Function, instances) -> set:
+    """Symbols of the functions whose adjoints forward code calls through wp.grad(f), with every
+    function those call (their adjoints call the callees' adjoints)."""
+    wanted: set = set()
+
+    def visit(stmts):
+        for s in stmts:
+            value = getattr(s, "value", None)
+            if isinstance(value, ir.GradCall) and not isinstance(value.func, registry.Builtin):
+                for inst in ir.called_instances(value.func.ir) + [value.func]:
+                    wanted.add(inst.symbol)
+            for block in ir.child_blocks(s):
+                visit(block)
+
+    for fn in [kernel] + [inst.ir for inst in instances]:
+        visit(fn.body)
+    return wanted
 
 
 def adjoint_function(fn: ir.Function) -> AdjointFunction:
@@ -259,6 +285,8 @@ class _Builder:
                 out.append(Accumulate(self.adjoint_of(v.base), adj_dst, v.path))
         elif isinstance(v, ir.Update):
             out.append(AdjUpdate(adj_dst, v.path, self.adjoint_of(v.base), self.adjoint_of(v.value)))
+        elif isinstance(v, ir.GradCall):
+            pass  # a gradient used as a value: its own derivative (a second derivative) is not taken
         elif isinstance(v, ir.TupleOf):
             for k, item in enumerate(v.items):
                 if _differentiable(item.type):

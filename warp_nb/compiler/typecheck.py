@@ -14,7 +14,7 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError
-from .scope import Lit, PyObj, Scope
+from .scope import GradOf, Lit, PyObj, Scope
 from ..builtins import registry
 from .typecheck_expr import ExprTyper, TupleValue
 from .typecheck_special import SpecialForms
@@ -74,6 +74,11 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
             inst.custom_replay = typecheck_function(func, replay.fdef, arg_types, replay.scope, context,
                                                     inst.return_type)
     return inst
+
+
+def custom_grad_instance(func, overload, inst: FuncInstance, context: Context) -> FuncInstance:
+    """The @wp.func_grad of an instance, for wp.grad(f) in a compilation without backward."""
+    return _custom_grad(func, overload.custom_grad, overload.fdef, list(inst.arg_types), inst.return_type, context)
 
 
 def native_instance(func, overload, arg_types: list, context: Context) -> FuncInstance:
@@ -273,7 +278,17 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if annotation is not None:
             t = self.annotation_type(annotation)
             value = self.convert(value, t, node)
-        if isinstance(value, PyObj) and (getattr(value.obj, "_wp_func_", False) or isinstance(value.obj, registry.Builtin)):
+        old = self.env.get(name)
+        if isinstance(old, PyObj) and _is_function_value(old.obj) and value != old:
+            # Warp has no function pointers: a local naming a function names it for good
+            if isinstance(old.obj, GradOf):
+                self.error(KernelTypeError, f"Cannot reassign local '{name}' that holds {old.obj!r} (a wp.grad "
+                                            "function); give the new value another name", node)
+            what = "another function" if isinstance(value, PyObj) and _is_function_value(value.obj) else \
+                "a non-function value"
+            self.error(KernelTypeError, f"rebinding function-valued local `{name}` to {what} is not supported; "
+                                        "give the new value another name", node)
+        if isinstance(value, PyObj) and _is_function_value(value.obj):
             self.env[name] = value  # a function as a value: the name stands for it when called
             return
         if isinstance(value, PyObj):
@@ -327,6 +342,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
 
     def aug_assign(self, s: S.AugAssign) -> None:
         target = s.target
+        if isinstance(target, S.Name) and isinstance(self.env.get(target.id), PyObj):
+            self.bind(target.id, Lit(0, "int"), s)  # g += 1.0 on a function-valued local: the rebinding error
         if isinstance(target, S.Subscript) and s.op in ("add", "sub"):
             base = self.expr(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, ArrayType) and len(target.indices) == base.type.ndim:
@@ -424,3 +441,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             self.env[name] = dst
         del then_tail, else_tail  # emit writes phi inputs from the Phi nodes
         return phis, body, orelse
+
+
+def _is_function_value(obj) -> bool:
+    """A @wp.func, a wp builtin or a wp.grad(f): what a local may name instead of holding a value."""
+    return getattr(obj, "_wp_func_", False) or isinstance(obj, (registry.Builtin, GradOf))

@@ -424,11 +424,20 @@ class ExprTyper:
                                     f"{registry.describe_overloads(b)}", node)
 
     def call_function(self, func, args: list, node):
-        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
-
         if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
                 and func.overloads[0].native is None:
             self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
+        inst, vars_ = self.function_instance(func, args, node)
+        call = ir.CallFunc(inst, tuple(vars_))
+        if inst.return_type is None:
+            self.block.append(ir.Effect(call, node.loc))
+            return None
+        return self.let(call, inst.return_type, node.loc)
+
+    def function_instance(self, func, args: list, node):
+        """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""
+        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
+
         args = [self.make_tuple(a, node) if isinstance(a, TupleValue) else a for a in args]  # f((a, b))
         for a in args:
             if isinstance(a, PyObj):
@@ -449,11 +458,7 @@ class ExprTyper:
                                       overload.return_type, overload)
         if inst not in self.funcs:
             self.funcs.append(inst)
-        call = ir.CallFunc(inst, tuple(vars_))
-        if inst.return_type is None:
-            self.block.append(ir.Effect(call, node.loc))
-            return None
-        return self.let(call, inst.return_type, node.loc)
+        return inst, vars_
 
     # --- values -------------------------------------------------------------------------
     def materialize(self, v, t, node) -> ir.Var:

@@ -18,7 +18,8 @@ from ..types.array_type import ArrayType
 from ..errors import KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
-from .scope import ConstValue, Lit, PyObj, classify
+from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
+from .typecheck_expr import value_type
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
@@ -37,6 +38,10 @@ class SpecialForms:
             return self.call_builtin(BUILTINS[name], [self.expr(a) for a in node.args], node)
         if obj is py.len:
             return self.len_call(node)
+        if obj is grad:
+            return self.grad_of(node)
+        if isinstance(obj, GradOf):
+            return self.grad_call(obj.func, node)
         if obj is py.type and len(node.args) == 1 and not node.kwargs:  # type(x): its kernel type, usable as a
             v = self.expr(node.args[0])                                 # constructor (generic code does this)
             if isinstance(v, ir.Var):
@@ -166,6 +171,45 @@ class SpecialForms:
         return value
 
     # --- Python builtins ----------------------------------------------------------------
+    def grad_of(self, node):
+        """wp.grad(f): f named directly, through a local, or through wp.static(...)."""
+        if len(node.args) != 1 or node.kwargs:
+            self.error(KernelTypeError, "wp.grad() takes one function: wp.grad(f)(x)", node)
+        f = self.expr(node.args[0])
+        if not (isinstance(f, PyObj) and (getattr(f.obj, "_wp_func_", False) or isinstance(f.obj, registry.Builtin))):
+            self.error(KernelTypeError, f"wp.grad() takes a @wp.func or a wp builtin, not {self.describe(f)}", node)
+        return PyObj(GradOf(f.obj))
+
+    def grad_call(self, func, node):
+        """wp.grad(f)(args): f's adjoint at args with the result's adjoint 1 (ir.GradCall)."""
+        if node.kwargs:
+            self.error(KernelTypeError, "wp.grad(f)(...) takes positional arguments", node)
+        args = [self.expr(a) for a in node.args]
+        name = getattr(func, "key", None) or f"wp.{func.name}"
+        if isinstance(func, registry.Builtin):
+            if not func.differentiable or func.special:
+                self.error(KernelTypeError, f"wp.grad({name}): {name} has no gradient", node)
+            resolved = registry.resolve(func, [value_type(a) for a in args])
+            if resolved is None:
+                self.no_overload(func, args, node)
+            vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, resolved.arg_types)]
+            result = resolved.result
+            call = ir.GradCall(func, tuple(vars_), resolved)
+        else:
+            inst, vars_ = self.function_instance(func, args, node)
+            overload = func.select_overload([v.type for v in vars_])
+            if overload.custom_grad is not None and inst.custom_grad is None:  # typed here even without backward
+                from .typecheck import custom_grad_instance  # the statement typer (a cycle otherwise)
+                inst.custom_grad = custom_grad_instance(func, overload, inst, self.context)
+            result = inst.return_type
+            call = ir.GradCall(inst, tuple(vars_))
+        if not (T.is_scalar_type(result) and result._kind == "float"):
+            self.error(KernelTypeError, f"wp.grad({name}) needs a function with one float result, not "
+                                        f"{T.type_name(result) if result is not None else 'none'}", node)
+        types_ = [v.type for v in vars_]
+        t = types_[0] if len(types_) == 1 else ir.TupleType(tuple(types_))
+        return self.let(call, t, node.loc, "grad")
+
     def len_call(self, node):
         if len(node.args) != 1:
             self.error(KernelTypeError, "len() takes one argument", node)

@@ -24,14 +24,15 @@ def between_stages(typed: ir.Function, adjoint, mode: str) -> None:
     and verify both (in debug mode, or with config.verify_ir)."""
     if config.print_ir:
         print(ir.format_function(typed))
-        if adjoint is not None:
+        if adjoint is not None and adjoint.kernel is not None:
             print(A.format_adjoint(adjoint.kernel))
     if mode == "debug" or config.verify_ir:
         verify(typed)
         for inst in ir.called_instances(typed):
             verify(inst.ir)
         if adjoint is not None:
-            verify_adjoint(adjoint.kernel)
+            if adjoint.kernel is not None:
+                verify_adjoint(adjoint.kernel)
             for adj in adjoint.funcs.values():
                 verify_adjoint(adj)
 

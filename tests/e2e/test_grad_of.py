@@ -1,0 +1,113 @@
+"""End to end: wp.grad(f)(args) in forward code, for user functions (with loops and branches, and
+with a @wp.func_grad), builtins with several arguments (a tuple of gradients) and functions named
+through a local; values against central finite differences of the same function in numpy. And
+the errors for rebinding a local that names a function."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+
+pytestmark = pytest.mark.needs_cxx
+
+
+def np_bumpy(x, y):
+    s = x
+    for k in range(3):
+        s = np.sin(s) * y + x if s > 0.5 else s * s + y
+    return s
+
+
+@wp.func
+def bumpy(x: wp.float64, y: wp.float64):
+    s = x
+    for k in range(3):
+        if s > wp.float64(0.5):
+            s = wp.sin(s) * y + x
+        else:
+            s = s * s + y
+    return s
+
+
+@wp.func
+def clipped(x: float):
+    return wp.min(x, 1.0)
+
+
+@wp.func_grad(clipped)
+def adj_clipped(x: float, adj_ret: float):
+    wp.adjoint[x] += 3.0 * adj_ret  # a deliberately different gradient: shows the custom one is used
+
+
+@wp.kernel(enable_backward=False)
+def gradients(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64, ndim=2),
+              custom: wp.array(dtype=float)):
+    i = wp.tid()
+    gx, gy = wp.grad(bumpy)(x[i], y[i])
+    out[i, 0] = gx
+    out[i, 1] = gy
+    f = wp.atan2
+    g = wp.grad(f)
+    a, b = g(y[i], x[i])
+    out[i, 2] = a
+    out[i, 3] = b
+    custom[i] = wp.grad(clipped)(float(x[i]))
+
+
+def central(f, x, y, h=1e-6):
+    return (f(x + h, y) - f(x - h, y)) / (2 * h), (f(x, y + h) - f(x, y - h)) / (2 * h)
+
+
+def test_grad_of_functions_and_builtins_matches_finite_differences():
+    gen = np.random.default_rng(5)
+    xv, yv = gen.uniform(-1.5, 1.5, 6), gen.uniform(0.2, 1.5, 6)
+    out = wp.zeros((6, 4), dtype=wp.float64)
+    custom = wp.zeros(6)
+    wp.launch(gradients, 6, inputs=[wp.array(xv, dtype=wp.float64), wp.array(yv, dtype=wp.float64), out, custom])
+    got = out.numpy()
+    for k, (x, y) in enumerate(zip(xv, yv)):
+        np.testing.assert_allclose(got[k, :2], central(np_bumpy, x, y), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(got[k, 2:], central(np.arctan2, y, x), rtol=1e-5, atol=1e-7)
+    assert custom.numpy().tolist() == [3.0] * 6
+
+
+@wp.func
+def cube(x: float):
+    return x * x * x
+
+
+@wp.kernel
+def uses_grad_in_a_differentiated_kernel(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * 2.0 + wp.grad(cube)(x[i])  # the gradient is a value here; it is not differentiated again
+
+
+def test_grad_of_in_a_kernel_that_is_differentiated():
+    xv = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    x = wp.array(xv, requires_grad=True)
+    y = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(uses_grad_in_a_differentiated_kernel, 3, inputs=[x, y])
+    np.testing.assert_allclose(y.numpy(), 2 * xv + 3 * xv * xv, rtol=1e-6)
+    tape.backward(grads={y: wp.ones(3)})
+    assert x.grad.numpy().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_rebinding_a_function_valued_local_is_refused_at_its_line():
+    @wp.kernel
+    def rebinds(out: wp.array(dtype=float)):
+        g = wp.grad(cube)
+        g = 1.0
+        out[0] = g
+
+    @wp.kernel
+    def rebinds_function(out: wp.array(dtype=float)):
+        f = cube
+        f = clipped
+        out[0] = f(1.0)
+
+    with pytest.raises(wp.KernelError, match=r"Cannot reassign local 'g'.*wp.grad") as info:
+        wp.launch(rebinds, 1, inputs=[wp.zeros(1)])
+    assert "test_grad_of.py, line" in str(info.value)
+    with pytest.raises(wp.KernelError, match="rebinding function-valued local `f` to another function"):
+        wp.launch(rebinds_function, 1, inputs=[wp.zeros(1)])
