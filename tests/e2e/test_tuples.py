@@ -56,3 +56,47 @@ def test_tuples_as_values_and_parameters():
     assert n.numpy().tolist() == [14 + 100 * i + 1000 * (i + 4) + 20000 for i in range(4)]
     assert autograd.gradcheck(tuple_kernel, 4, [x, w, n], [y], eps=1e-6, atol=1e-6, rtol=1e-5,
                               show_summary=False)
+
+
+def test_return_annotations_are_checked_in_warps_words():
+    @wp.func
+    def two_for_one(x: int) -> int:
+        return (x, x)
+
+    @wp.func
+    def wrong_item(x: int) -> tuple[int, int]:
+        return (x, 1.5)
+
+    @wp.func
+    def widened(x: int) -> tuple[int, float]:
+        return (x, 1)  # the literal takes the annotated type
+
+    @wp.kernel
+    def k1():
+        a = two_for_one(1)
+
+    @wp.kernel
+    def k2():
+        a, b = wrong_item(1)
+
+    @wp.kernel
+    def k3(out: wp.array(dtype=float)):
+        a, b = widened(2)
+        out[0] = float(a) + b
+
+    @wp.kernel
+    def returns_value(x: float) -> float:
+        return x
+
+    with pytest.raises(wp.KernelError, match=r"`two_for_one` has its return type annotated as `int` but the code "
+                                             r"returns 2 values") as info:
+        wp.launch(k1, 1)
+    assert "test_tuples.py, line" in str(info.value)
+    with pytest.raises(wp.KernelError, match=r"annotated as `tuple\[int, int\]` but the code returns a tuple with "
+                                             r"types `\(int32, float32\)`"):
+        wp.launch(k2, 1)
+    out = wp.zeros(1)
+    wp.launch(k3, 1, inputs=[out])
+    assert out.numpy()[0] == 3.0
+    with pytest.raises(wp.KernelError, match="Warp kernels cannot return values"):
+        wp.launch(returns_value, 1, inputs=[1.0])

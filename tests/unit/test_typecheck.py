@@ -105,7 +105,7 @@ def test_compile_time_if_only_types_taken_branch():
     ("y = L[0]", KernelTypeError, "kernels accept wp.array"),
     ("if n > 0:\n        z = 1.0\n    y = z", KernelNameError, "may be undefined"),
     ("y = x", None, None),
-    ("return 1.0", KernelTypeError, "kernels cannot return a value"),
+    ("return 1.0", KernelTypeError, "kernels cannot return values"),
     ("wp.launch(n)", KernelTypeError, "cannot be called inside a kernel"),
 ])
 def test_type_errors_point_at_the_line(body, error, words):

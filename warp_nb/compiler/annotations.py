@@ -62,6 +62,8 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
     """One type per parameter of `fn` (None for a generic parameter of a function). A kernel
     parameter without an annotation is an error; a function's is generic."""
     hints = getattr(fn, "__annotations__", {})
+    if what == "kernel" and "return" in hints and not _means_none(hints["return"], fn, local_names):
+        raise KernelTypeError(KERNEL_RETURN_ERROR, loc, fn.__name__)
     out = []
     for name in parameter_names(fn):
         if name not in hints:
@@ -72,3 +74,18 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
                                   f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`", loc, fn.__name__)
         out.append(resolve_annotation(hints[name], fn, name, what, local_names))
     return out
+
+
+#: Warp's words, which its tests match
+KERNEL_RETURN_ERROR = ("Warp kernels cannot return values. Write results to output arguments, and omit the return "
+                       "annotation or use `-> None`.")
+
+
+def _means_none(annotation, fn, local_names) -> bool:
+    """Whether a kernel's return annotation says it returns nothing (None, NoneType, "None")."""
+    if isinstance(annotation, str):
+        try:
+            annotation = eval(annotation, fn.__globals__, local_names or {})
+        except Exception:
+            return False
+    return annotation is None or annotation is type(None)

@@ -6,6 +6,10 @@ live here; expressions in `typecheck_expr`, special forms and constructors in
 
 from __future__ import annotations
 
+import ast
+import re
+import textwrap
+
 import dataclasses
 import hashlib
 
@@ -14,6 +18,7 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError
+from .annotations import KERNEL_RETURN_ERROR
 from .scope import GradOf, Lit, PyObj, Scope
 from ..builtins import registry
 from .typecheck_expr import ExprTyper, TupleValue
@@ -373,14 +378,34 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             self.block.append(ir.Return(None, s.loc))
             return
         if self.is_kernel:
-            self.error(KernelTypeError, "kernels cannot return a value; write results to an output array", s)
+            self.error(KernelTypeError, KERNEL_RETURN_ERROR, s)
         value = self.expr(s.value)
+        declared = self.declared_return
         if isinstance(s.value, S.Tuple):
-            value = self.make_tuple(value, s)
+            items = list(value)
+            if isinstance(declared, ir.TupleType):
+                if len(items) != len(declared.items):
+                    self.return_mismatch(s, f"a tuple of {len(declared.items)} elements", f"{len(items)} values")
+                items = [self.materialize(x, t, s) if isinstance(x, Lit) and _fits(x, t) else x
+                         for x, t in zip(items, declared.items)]
+            elif declared is not None and (T.is_scalar_type(declared) or T.is_composite_type(declared)):
+                self.return_mismatch(s, None, f"{len(items)} values")
+            value = self.make_tuple(TupleValue(items), s)
+            if isinstance(declared, ir.TupleType) and not _same_type(value.type, declared):
+                shown = ", ".join(T.type_name(t) for t in value.type.items)
+                self.return_mismatch(s, None, f"a tuple with types `({shown})`")
         if isinstance(value, Lit):
             value = self.materialize(value, self.return_type, s)
-        elif self.return_type is not None and self.declared_return is not None:
-            value = self.convert(value, self.return_type, s)
+        elif self.return_type is not None and declared is not None:
+            try:
+                value = self.convert(value, self.return_type, s)
+            except KernelTypeError:
+                if not isinstance(value, ir.Var):
+                    raise
+                if isinstance(value.type, ir.TupleType):
+                    shown = ", ".join(T.type_name(t) for t in value.type.items)
+                    self.return_mismatch(s, None, f"a tuple with types `({shown})`")
+                self.return_mismatch(s, None, f"a value of type `{T.type_name(value.type)}`")
         if isinstance(value, PyObj):
             self.error(KernelTypeError, f"cannot return {self.describe(value)} from a function", s)
         if self.return_type is None:
@@ -390,6 +415,17 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                                         f"{T.type_name(self.return_type)}; all returns must have one type", s)
         self.has_return_value = True
         self.block.append(ir.Return(value, s.loc))
+
+    def return_mismatch(self, node, annotated: str | None, returned: str):
+        """A return that does not fit the function's return annotation, in Warp's words."""
+        if annotated is None:
+            try:
+                returns = ast.parse(textwrap.dedent(self.fdef.source)).body[0].returns
+                annotated = "`" + re.sub(r"\b(?:wp|warp)\.", "", ast.unparse(returns)) + "`"
+            except (SyntaxError, IndexError, AttributeError, TypeError):
+                annotated = f"`{T.type_name(self.declared_return)}`"
+        self.error(KernelTypeError, f"The function `{self.fdef.name}` has its return type annotated as {annotated} "
+                                    f"but the code returns {returned}.", node)
 
     # --- branches -----------------------------------------------------------------------
     def if_statement(self, s: S.If) -> bool:
@@ -446,3 +482,10 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
 def _is_function_value(obj) -> bool:
     """A @wp.func, a wp builtin or a wp.grad(f): what a local may name instead of holding a value."""
     return getattr(obj, "_wp_func_", False) or isinstance(obj, (registry.Builtin, GradOf))
+
+
+def _fits(lit: Lit, t) -> bool:
+    """Whether a literal can take type t without loss (1 as a float: yes; 1.23 as an int: no)."""
+    if not T.is_scalar_type(t):
+        return False
+    return lit.kind != "float" or t._kind == "float"

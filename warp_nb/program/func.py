@@ -61,16 +61,9 @@ class FuncOverload:
 def _overload(fn) -> FuncOverload:
     params = parameter_types(fn, "function")
     ret = fn.__annotations__.get("return")
-    if _is_tuple_annotation(ret):
-        ret = None  # several return values: their types come from the return statements
+    # tuple[a, b]: several return values, checked against the return statements (tuple[a, ...]: from them)
     ret = resolve_annotation(ret, fn, "return", "function") if ret is not None else None
     return FuncOverload(fn, None, params, ret, Scope(fn))
-
-
-def _is_tuple_annotation(t) -> bool:
-    if isinstance(t, str):
-        return t.replace(" ", "").lower().startswith(("tuple", "typing.tuple"))
-    return t is tuple or typing.get_origin(t) is tuple
 
 
 class Function:
