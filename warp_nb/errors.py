@@ -56,6 +56,13 @@ class KernelNameError(KernelError, NameError):
     """A name that is not a local variable, argument, builtin, function, struct or constant."""
 
 
+class KernelUndefinedNameError(KernelNameError, KeyError):
+    """A name that nothing defines. Also a KeyError, as Warp raises for an undefined symbol."""
+
+    def __str__(self):  # KeyError would quote the message
+        return Exception.__str__(self)
+
+
 class KernelTypeError(KernelError, TypeError):
     """Types that do not fit: no overload for these arguments, a variable that changes type ..."""
 
@@ -73,7 +80,7 @@ WarpCodegenError = KernelError
 WarpCodegenTypeError = KernelTypeError
 WarpCodegenValueError = KernelValueError
 WarpCodegenAttributeError = KernelAttributeError
-WarpCodegenKeyError = KernelNameError
+WarpCodegenKeyError = KernelUndefinedNameError
 
 
 class KernelCompileError(KernelError):

@@ -111,3 +111,31 @@ def test_rebinding_a_function_valued_local_is_refused_at_its_line():
     assert "test_grad_of.py, line" in str(info.value)
     with pytest.raises(wp.KernelError, match="rebinding function-valued local `f` to another function"):
         wp.launch(rebinds_function, 1, inputs=[wp.zeros(1)])
+
+
+def test_generic_code_reads_dtype_and_length_and_missing_names_are_key_errors():
+    @wp.kernel
+    def generic(a: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.float64)):
+        v = a.dtype(a[0])  # the element type as a constructor
+        s = type(a).dtype.dtype(2.0)  # the scalar type of the element type
+        n = wp.vec3d.length
+        out[0] = v[0] * s + wp.float64(n)
+
+    a = wp.array(np.array([[1.5, 0.0, 0.0]]), dtype=wp.vec3d)
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(generic, 1, inputs=[a, out])
+    assert out.numpy()[0] == 1.5 * 2.0 + 3.0
+
+    @wp.kernel
+    def misspelt():
+        x = typez(1)  # noqa: F821
+
+    @wp.kernel
+    def missing_function():
+        x = wp.nonexistent_func()
+
+    with pytest.raises(KeyError, match="Referencing undefined symbol: typez"):
+        wp.launch(misspelt, 1)
+    with pytest.raises(AttributeError, match=r"Could not find function wp\.nonexistent_func") as info:
+        wp.launch(missing_function, 1)
+    assert "test_grad_of.py, line" in str(info.value)

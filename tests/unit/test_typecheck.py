@@ -98,7 +98,7 @@ def test_compile_time_if_only_types_taken_branch():
 
 
 @pytest.mark.parametrize("body, error, words", [
-    ("y = nothing_here", KernelNameError, "`nothing_here` is not defined"),
+    ("y = nothing_here", KernelNameError, "Referencing undefined symbol: nothing_here"),
     ("y = x[0] * n", KernelTypeError, "float(i)"),
     ("y = 1.0\n    y = n", KernelTypeError, "keeps one type"),
     ("y = wp.cross(x[0], x[0])", KernelTypeError, "wp.cross does not accept"),

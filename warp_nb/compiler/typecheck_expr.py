@@ -12,7 +12,9 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
-from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError
+from ..errors import (
+    KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError, KernelUndefinedNameError,
+)
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
@@ -55,8 +57,8 @@ class ExprTyper:
                 self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
                                             f"of the branch at line {self.maybe_undefined[node.id]}; give it a "
                                             "value before the branch", node)
-            self.error(KernelNameError, f"`{node.id}` is not defined (not a local variable, argument, global, "
-                                        "wp builtin or Python builtin)", node)
+            self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {node.id} (`{node.id}` is not a "
+                                                 "local variable, argument, global, wp builtin or Python builtin)", node)
         return classify(obj)
 
     def expr_Constant(self, node: S.Constant):
@@ -80,7 +82,9 @@ class ExprTyper:
             try:
                 obj = getattr(base.obj, node.attr)
             except AttributeError:
-                self.error(KernelNameError, f"{self.describe(base)} has no attribute `{node.attr}`", node)
+                obj = self.type_attribute(base.obj, node.attr)
+                if obj is None:
+                    self.error(KernelAttributeError, f"`{node.attr}` is not an attribute of {self.describe(base)}", node)
             return classify(obj)
         if isinstance(base, Lit):
             self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
@@ -103,6 +107,9 @@ class ExprTyper:
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
+        known = self.type_attribute(t, node.attr) if node.attr in ("dtype", "length") else None
+        if known is not None:  # a.dtype, v.length: what the value's type says, known when compiling
+            return classify(known)
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
 
     def adjoint_key(self, node) -> str | None:
@@ -315,6 +322,7 @@ class ExprTyper:
     def expr_Call(self, node: S.Call, statement: bool = False):
         if any(isinstance(a, S.Starred) for a in node.args):
             node = self.unpack_call_arguments(node)
+        self.check_function_path(node.func)
         fn = self.expr(node.func)
         if not isinstance(fn, PyObj):
             self.error(KernelTypeError, f"{self.describe(fn)} is not callable", node)
@@ -575,3 +583,4 @@ def _cannot_fault(stmts) -> bool:
         elif not isinstance(v, (ir.Const, ir.Copy, ir.Extract, ir.Construct, ir.Tid)):
             return False
     return True
+

@@ -6,6 +6,7 @@ float32(x), MyStruct()), and the builtins whose arguments are compile-time const
 from __future__ import annotations
 
 import ast
+import types
 import builtins as py
 import warnings
 
@@ -15,7 +16,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelSyntaxError, KernelTypeError
+from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
@@ -209,6 +210,32 @@ class SpecialForms:
         types_ = [v.type for v in vars_]
         t = types_[0] if len(types_) == 1 else ir.TupleType(tuple(types_))
         return self.let(call, t, node.loc, "grad")
+
+    def check_function_path(self, func) -> None:
+        """`wp.missing()` or `wp.types.tid()`: a module path that names no function, in Warp's words."""
+        path, root = [], func
+        while isinstance(root, S.Attribute):
+            path.insert(0, root.attr)
+            root = root.value
+        if not path or not isinstance(root, S.Name) or root.id in self.env:
+            return  # not a path through modules (a local's attribute is typed as usual)
+        base = self.expr(func.value)
+        if isinstance(base, PyObj) and isinstance(base.obj, types.ModuleType) and not hasattr(base.obj, func.attr):
+            dotted = ".".join([root.id] + path)
+            self.error(KernelAttributeError, f"Could not find function {dotted}", func)
+
+    @staticmethod
+    def type_attribute(t, attr: str):
+        """What Warp's types answer for generic code: an array type's or a composite type's `dtype`
+        (element or scalar type), a vector type's `length`; None for anything else."""
+        if isinstance(t, ArrayType) and attr == "dtype":
+            return t.dtype
+        if isinstance(t, type) and T.is_composite_type(t):
+            if attr == "dtype":
+                return t._wp_scalar_type_
+            if attr == "length" and T.kind_of(t) == "vector":
+                return t._shape_[0]
+        return None
 
     def len_call(self, node):
         if len(node.args) != 1:
