@@ -100,3 +100,31 @@ def test_return_annotations_are_checked_in_warps_words():
     assert out.numpy()[0] == 3.0
     with pytest.raises(wp.KernelError, match="Warp kernels cannot return values"):
         wp.launch(returns_value, 1, inputs=[1.0])
+
+
+def test_unpacking_an_array_slice_needs_constant_increasing_bounds():
+    @wp.kernel
+    def no_stop(a: wp.array(dtype=int)):
+        v = wp.vec3i(*a[0:])
+
+    @wp.kernel
+    def negative_step(a: wp.array(dtype=int)):
+        v = wp.vec3i(*a[5:2:-1])
+
+    @wp.kernel
+    def dynamic(a: wp.array(dtype=int), n: int):
+        v = wp.vec3i(*a[:n])
+
+    @wp.kernel
+    def not_a_sequence():
+        x = 42
+        v = wp.vec3i(*x)
+
+    a = wp.zeros(10, dtype=int)
+    for kernel, inputs, error, words in ((no_stop, [a], wp.KernelValueError, "requires explicit upper bound"),
+                                         (negative_step, [a], wp.KernelValueError, "step cannot be negative"),
+                                         (dynamic, [a, 3], wp.KernelValueError, "must be a compile-time constant"),
+                                         (not_a_sequence, [], wp.KernelTypeError, "Starred expressions are only")):
+        with pytest.raises(error, match=words) as info:
+            wp.launch(kernel, 1, inputs=inputs)
+        assert "test_tuples.py, line" in str(info.value)

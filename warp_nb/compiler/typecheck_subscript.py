@@ -97,8 +97,9 @@ class Subscripts:
             return [self.let(ir.Extract(v, (k,)), t, node.loc) for k, t in enumerate(v.type.items)]
         kind = T.kind_of(getattr(v, "type", None)) if isinstance(v, ir.Var) else None
         if kind is None:
-            self.error(KernelTypeError, f"cannot unpack {self.describe(v)} into arguments; unpack a vector, matrix, "
-                                        "quaternion, tuple or a constant slice of an array", node)
+            self.error(KernelTypeError, "Starred expressions are only supported for vectors, matrices, quaternions, "
+                                        f"tuples and constant slices of arrays; cannot unpack {self.describe(v)}",
+                       node)
         t = v.type
         if kind == "matrix":
             row = T.vector(t._shape_[1], t._wp_scalar_type_)
@@ -110,10 +111,20 @@ class Subscripts:
         if base.type.ndim != 1 or len(sub.indices) != 1:
             self.error(KernelTypeError, "only a 1-D array slice can be unpacked (*a[i:j])", node)
         sl = sub.indices[0]
-        lower, upper, step = (self.const_slice_part(p, node) for p in (sl.lower, sl.upper, sl.step))
-        if upper is None or (lower is not None and lower < 0) or upper < 0:
-            self.error(KernelTypeError, "an unpacked array slice needs constant, non-negative bounds (*a[0:3]): the "
-                                        "array's length is not known when the kernel is compiled", node)
+        parts = [None if p is None else self.expr(p) for p in (sl.lower, sl.upper, sl.step)]
+        if any(p is not None and not (isinstance(p, Lit) and p.kind == "int") for p in parts):
+            self.error(KernelValueError, "Slice component must be a compile-time constant to unpack an array slice "
+                                         "(*a[0:3]): the number of values is part of the call", node)
+        lower, upper, step = (None if p is None else int(p.value) for p in parts)
+        if upper is None:
+            self.error(KernelValueError, "Unpacking an array slice requires explicit upper bound (*a[0:3]): the "
+                                         "array's length is not known when the kernel is compiled", node)
+        if (lower is not None and lower < 0) or upper < 0:
+            self.error(KernelValueError, "Slice bounds cannot be negative for arrays when unpacking (*a[0:3]): the "
+                                         "array's length is not known when the kernel is compiled", node)
+        if step is not None and step < 0:
+            self.error(KernelValueError, "Slice step cannot be negative for arrays when unpacking; write the bounds "
+                                         "in increasing order", node)
         if step == 0:
             self.error(KernelValueError, "Slice step cannot be zero", node)
         out = []
