@@ -139,3 +139,28 @@ def test_generic_code_reads_dtype_and_length_and_missing_names_are_key_errors():
     with pytest.raises(AttributeError, match=r"Could not find function wp\.nonexistent_func") as info:
         wp.launch(missing_function, 1)
     assert "test_grad_of.py, line" in str(info.value)
+
+
+@wp.struct
+class Complex:
+    re: float
+    im: float
+
+
+@wp.func
+def mul(a: Complex, b: Complex) -> Complex:  # named after the operator: `a * b` on Complex values calls it
+    return Complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
+
+
+def test_a_function_named_after_an_operator_overloads_it_for_structs():
+    @wp.kernel
+    def product(out: wp.array(dtype=float)):
+        c = Complex(1.0, 2.0) * Complex(3.0, 4.0)
+        out[0] = c.re
+        out[1] = c.im
+        out[2] = 2.0 * 3.0  # builtin operators are untouched
+
+    out = wp.zeros(3)
+    wp.launch(product, 1, inputs=[out])
+    z = (1 + 2j) * (3 + 4j)
+    assert out.numpy().tolist() == [z.real, z.imag, 6.0]
