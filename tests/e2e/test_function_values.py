@@ -1,7 +1,8 @@
-"""End to end: wp.grad(f)(args) in forward code, for user functions (with loops and branches, and
-with a @wp.func_grad), builtins with several arguments (a tuple of gradients) and functions named
-through a local; values against central finite differences of the same function in numpy. And
-the errors for rebinding a local that names a function."""
+"""End to end: functions as values in kernels. wp.grad(f)(args) in forward code, for user functions
+(with loops and branches, and with a @wp.func_grad), builtins with several arguments (a tuple of
+gradients) and functions named through a local, against central finite differences of the same
+function in numpy; the errors for rebinding a local that names a function; type attributes that
+generic code reads (a.dtype, vec.length); a @wp.func named after an operator overloading it."""
 
 import numpy as np
 import pytest
@@ -108,7 +109,7 @@ def test_rebinding_a_function_valued_local_is_refused_at_its_line():
 
     with pytest.raises(wp.KernelError, match=r"Cannot reassign local 'g'.*wp.grad") as info:
         wp.launch(rebinds, 1, inputs=[wp.zeros(1)])
-    assert "test_grad_of.py, line" in str(info.value)
+    assert "test_function_values.py, line" in str(info.value)
     with pytest.raises(wp.KernelError, match="rebinding function-valued local `f` to another function"):
         wp.launch(rebinds_function, 1, inputs=[wp.zeros(1)])
 
@@ -138,7 +139,7 @@ def test_generic_code_reads_dtype_and_length_and_missing_names_are_key_errors():
         wp.launch(misspelt, 1)
     with pytest.raises(AttributeError, match=r"Could not find function wp\.nonexistent_func") as info:
         wp.launch(missing_function, 1)
-    assert "test_grad_of.py, line" in str(info.value)
+    assert "test_function_values.py, line" in str(info.value)
 
 
 @wp.struct
