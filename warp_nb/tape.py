@@ -28,17 +28,18 @@ class Tape:
         #: scope markers: (launch index, name, metadata) where a scope begins, (launch index, None,
         #: None) where it ends
         self.scopes: list = []
-        self._outer = None
 
     # --- recording ----------------------------------------------------------------------
     def __enter__(self):
-        self._outer = recording.tape
+        if recording.tape is not None:
+            # as in Warp: an inner tape would silently take the launches the outer one needs
+            raise RuntimeError("wp.Tape blocks cannot be nested: a tape is already recording; end it first, or "
+                               "record everything on one tape")
         recording.tape = self
         return self
 
     def __exit__(self, *exc):
-        recording.tape = self._outer
-        self._outer = None
+        recording.tape = None
 
     def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, **kwargs) -> None:
         record = LaunchRecord(kernel, dim, tuple(inputs), tuple(outputs), device, typed)
