@@ -183,3 +183,28 @@ def test_the_leftover_loop_variable_joins_branches_and_static():
     assert out.numpy().tolist() == [10, 2]
     wp.launch(leftover_reassigned_in_branch, 1, inputs=[0, out])
     assert out.numpy().tolist() == [3, 2]
+
+
+class _ReadOnce:
+    def __init__(self):
+        self.reads = 0
+
+    @property
+    def value(self):
+        self.reads += 1
+        return 3
+
+
+def test_static_expressions_are_evaluated_once_when_the_kernel_is_declared():
+    box = _ReadOnce()
+    factor = 2
+
+    @wp.kernel
+    def k(out: wp.array(dtype=int)):
+        out[0] = wp.static(box.value * factor)
+
+    assert box.reads == 1  # evaluated by the decorator ...
+    factor = 100  # noqa: F841 - ... so a later rebinding does not change the kernel, as in Warp
+    out = wp.zeros(1, dtype=int)
+    wp.launch(k, 1, inputs=[out])
+    assert out.numpy()[0] == 6 and box.reads == 1

@@ -72,6 +72,9 @@ class Scope:
         # cells, read at lookup time: a closure variable may be assigned after the decorator ran
         # (a recursive or later-defined function)
         self.cells = dict(zip(code.co_freevars, closure)) if code is not None else {}
+        # wp.static(...) values computed when the function was declared, by (line, column, text) of the call
+        # (compiler/static_eval.py)
+        self.static_values: dict = {}
 
     def lookup(self, name: str):
         """The Python object bound to `name`, or _MISSING."""

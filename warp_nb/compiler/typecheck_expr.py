@@ -21,6 +21,9 @@ from .fold import fold
 from .typecheck_subscript import _Bound
 
 
+_NOT_STATIC = object()
+
+
 class TupleValue(tuple):
     """A tuple expression (a, b) before it is stored anywhere: a Python tuple of values."""
 
@@ -326,6 +329,9 @@ class ExprTyper:
     def expr_Call(self, node: S.Call, statement: bool = False):
         if any(isinstance(a, S.Starred) for a in node.args):
             node = self.unpack_call_arguments(node)
+        declared = self.scope.static_values.get((node.loc.line, node.loc.col, node.source), _NOT_STATIC)
+        if declared is not _NOT_STATIC:  # a wp.static(...) evaluated when the function was declared
+            return self.static_value(declared, node)
         self.check_function_path(node.func)
         fn = self.expr(node.func)
         if not isinstance(fn, PyObj):
