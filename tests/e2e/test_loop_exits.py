@@ -208,3 +208,26 @@ def test_static_expressions_are_evaluated_once_when_the_kernel_is_declared():
     out = wp.zeros(1, dtype=int)
     wp.launch(k, 1, inputs=[out])
     assert out.numpy()[0] == 6 and box.reads == 1
+
+
+class _Opaque:
+    pass
+
+
+def test_static_values_that_kernels_cannot_hold_are_refused_at_their_line():
+    table = wp.zeros(3)
+    thing = _Opaque()
+
+    @wp.kernel
+    def array_value(out: wp.array(dtype=float)):
+        out[0] = wp.static(table)[0]
+
+    @wp.kernel
+    def object_value(out: wp.array(dtype=float)):
+        wp.static(thing)
+
+    for kernel, words in ((array_value, "a Warp array cannot be created inside Warp kernels"),
+                          (object_value, "value of type _Opaque")):
+        with pytest.raises(wp.KernelError, match="Static expression returns an unsupported value: " + words) as info:
+            wp.launch(kernel, 1, inputs=[wp.zeros(1)])
+        assert "test_loop_exits.py, line" in str(info.value)

@@ -153,22 +153,37 @@ class SpecialForms:
                                         f"{type(e).__name__})", node)
         return self.static_value(value, node)
 
-    def static_value(self, value, node):
+    def static_value(self, value, node, path: str | None = None):
         """A Python value computed by wp.static as a kernel value: constants, composites, and struct
-        instances (field by field)."""
+        instances (field by field; `path` names a nested one in errors)."""
+        unsupported = "Static expression returns an unsupported value: "
+        if getattr(type(value), "_wp_array_", False):
+            self.error(KernelTypeError, unsupported + "a Warp array cannot be created inside Warp kernels (pass the "
+                                                      "array as a kernel argument)", node)
+        if value is None:
+            self.error(KernelTypeError, unsupported + "None is returned", node)
         struct = getattr(value, "_struct", None)
         if struct is not None:
+            path = path or struct.__name__
             out = self.let(ir.Construct(struct, ()), struct, node.loc)
             for name, ft in struct.fields.items():
                 if isinstance(ft, ArrayType):
-                    self.error(KernelTypeError, f"wp.static cannot make a constant of {struct.__name__}: its field "
-                                                f"`{name}` is an array", node)
-                field = self.convert(self.static_value(getattr(value, name), node), ft, node, f"field `{name}`")
+                    self.error(KernelTypeError, unsupported + "the returned Warp struct contains a data type that "
+                                                              "cannot be constructed inside Warp kernels: a Warp array "
+                                                              f"cannot be created inside Warp kernels at {path} "
+                                                              f"(field `{name}`)", node)
+                field = self.convert(self.static_value(getattr(value, name), node, f"{path}.{name}"), ft, node,
+                                     f"field `{name}`")
                 out = self.let(ir.Update(out, (name,), field), struct, node.loc)
             return out
-        value = classify(value)
+        obj, value = value, classify(value)
         if isinstance(value, ConstValue):
             return self.let(ir.Const(value.value, value.type), value.type, node.loc)
+        if isinstance(value, PyObj) and not (callable(obj) or isinstance(obj, (type, types.ModuleType, str, tuple, list,
+                                                                                 dict, range))):
+            self.error(KernelTypeError, unsupported + f"value of type {type(obj).__qualname__}; wp.static gives "
+                                                      "numbers, strings, wp types and values, functions and structs",
+                       node)
         return value
 
     # --- Python builtins ----------------------------------------------------------------
