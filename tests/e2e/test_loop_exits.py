@@ -231,3 +231,15 @@ def test_static_values_that_kernels_cannot_hold_are_refused_at_their_line():
         with pytest.raises(wp.KernelError, match="Static expression returns an unsupported value: " + words) as info:
             wp.launch(kernel, 1, inputs=[wp.zeros(1)])
         assert "test_loop_exits.py, line" in str(info.value)
+
+
+def test_bools_compare_as_zero_and_one():
+    @wp.kernel
+    def ordered(x: int, out: wp.array(dtype=int)):
+        out[0] = int((-2 < x) < (1 > 0))  # not a chained comparison: (True or False) < True
+        out[1] = int((x > 5) <= (x > 7))
+
+    out = wp.zeros(2, dtype=int)
+    for x in (-1, -3, 6, 8):
+        wp.launch(ordered, 1, inputs=[x, out])
+        assert out.numpy().tolist() == [int((-2 < x) < (1 > 0)), int((x > 5) <= (x > 7))]

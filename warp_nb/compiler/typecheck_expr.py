@@ -229,6 +229,11 @@ class ExprTyper:
         """A float compared with an integer: the integer is converted to the float's type first
         (as Warp does; arithmetic between them still needs an explicit conversion)."""
         ta, tb = (v.type if isinstance(v, ir.Var) else None for v in (a, b))
+        if T.bool in (ta, tb) and all(t is T.bool or (isinstance(v, Lit) and v.kind == "bool")
+                                      for v, t in ((a, ta), (b, tb))):
+            # Python orders bools as 0 and 1: (x < y) < (z > 0)
+            a, b = (self.convert_explicitly(self.materialize(v, T.bool, node), T.int32, node) for v in (a, b))
+            return a, b
         if ta is not None and tb is not None and T.is_scalar_type(ta) and T.is_scalar_type(tb) and ta is not tb:
             if T.is_float_type(ta) and T.is_int_type(tb):
                 return a, self.convert_explicitly(b, ta, node)
