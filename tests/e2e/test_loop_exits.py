@@ -1,6 +1,8 @@
 """End to end: loops with break and continue, forward against a Python reference and gradients
-against central finite differences (autograd.gradcheck); the loop variable after its loop; and
-wp.static(...) naming the variable of a constant-range loop (which forces the loop to unroll)."""
+against central finite differences (autograd.gradcheck); the loop variable after its loop;
+wp.static(...) naming the variable of a constant-range loop (which forces the loop to unroll),
+evaluated at declaration when it names only globals, and the values it refuses; conditions
+comparing bools."""
 
 import numpy as np
 import pytest
