@@ -128,3 +128,23 @@ def test_unpacking_an_array_slice_needs_constant_increasing_bounds():
         with pytest.raises(error, match=words) as info:
             wp.launch(kernel, 1, inputs=inputs)
         assert "test_tuples.py, line" in str(info.value)
+
+
+def test_composites_built_from_parts_and_by_keyword():
+    @wp.kernel
+    def build(v: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat), sv: wp.array(dtype=wp.spatial_vector),
+              t: wp.array(dtype=wp.transform)):
+        sv[0] = wp.spatial_vector(v[0], v[0] * 2.0)
+        t[0] = wp.transformation(p=v[0], q=q[0])
+
+    @wp.kernel
+    def unknown_keyword(t: wp.array(dtype=wp.transform)):
+        t[0] = wp.transformation(wp.vec3(), wp.quat_identity(), scale=2.0)
+
+    v, q = np.array([[2.0, 3.0, 4.0]], np.float32), np.array([[0.0, 0.6, 0.0, 0.8]], np.float32)
+    sv, t = wp.zeros(1, dtype=wp.spatial_vector), wp.zeros(1, dtype=wp.transform)
+    wp.launch(build, 1, inputs=[wp.array(v, dtype=wp.vec3), wp.array(q, dtype=wp.quat), sv, t])
+    np.testing.assert_allclose(sv.numpy()[0], np.concatenate([v[0], 2 * v[0]]))
+    np.testing.assert_allclose(t.numpy()[0], np.concatenate([v[0], q[0]]))
+    with pytest.raises(wp.KernelTypeError, match="has no argument `scale`"):
+        wp.launch(unknown_keyword, 1, inputs=[t])

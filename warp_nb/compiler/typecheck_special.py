@@ -314,6 +314,12 @@ class SpecialForms:
             p = self.convert(args[0], T.vector(3, elem), node, "the translation")
             q = self.convert(args[1], T.quaternion(elem), node, "the rotation")
             return self.let(ir.Construct(t, (p, q)), t, node.loc)
+        if kind == "vector" and n == 6 and len(args) == 2 and all(
+                isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" and a.type._shape_ == (3,) for a in args):
+            # wp.spatial_vector(w, v): a 6-vector from its angular and linear halves, as Warp
+            halves = [self.convert(a, T.vector(3, elem), node, "each half") for a in args]
+            parts = tuple(self.let(ir.Extract(h, (k,)), elem, node.loc) for h in halves for k in range(3))
+            return self.let(ir.Construct(t, parts), t, node.loc)
         if kind == "matrix" and len(args) == t._shape_[1] and all(
                 isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" for a in args):
             warnings.warn(f"{T.type_name(t)}(v0, v1, ...) from vectors takes them as columns (as Warp does in "
@@ -343,6 +349,17 @@ class SpecialForms:
     def generic_composite(self, factory, node):
         kwargs = {k: v for k, v in node.kwargs}
         args = [self.expr(a) for a in node.args]
+        known = {composite.vector: ("dtype", "length"), composite.matrix: ("dtype", "shape"),
+                 composite.quaternion: ("dtype",), composite.transformation: ("dtype", "p", "q")}[factory]
+        unknown = sorted(set(kwargs) - set(known))
+        if unknown:  # never dropped silently
+            self.error(KernelTypeError, f"wp.{factory.__name__}() has no argument `{unknown[0]}` (it takes "
+                                        f"{', '.join(known)} by name)", node)
+        if factory is composite.transformation and ("p" in kwargs or "q" in kwargs):
+            if args or not ("p" in kwargs and "q" in kwargs):
+                self.error(KernelTypeError, "wp.transformation(p=..., q=...) takes both by name, or both by position",
+                           node)
+            args = [self.expr(kwargs["p"]), self.expr(kwargs["q"])]
         dtype = self.const_type(kwargs["dtype"]) if "dtype" in kwargs else None
         if dtype is None:
             first = next((a for a in args if isinstance(a, ir.Var)), None)
