@@ -1,6 +1,8 @@
 """End to end: tuple values in kernels: bound to a name, len() as a constant, passed to a
 @wp.func with a `tuple[...]` annotation (or `tuple[int, ...]`, typed per call), and returned.
-Values against Python; the gradient through a tuple parameter against finite differences."""
+Values against Python; the gradient through a tuple parameter against finite differences. Also
+the errors of return annotations and of unpacking array slices, and composites built from parts
+(spatial vectors from two halves, transformations by keyword)."""
 
 from typing import Any
 
