@@ -150,3 +150,25 @@ def test_composites_built_from_parts_and_by_keyword():
     np.testing.assert_allclose(t.numpy()[0], np.concatenate([v[0], q[0]]))
     with pytest.raises(wp.KernelTypeError, match="has no argument `scale`"):
         wp.launch(unknown_keyword, 1, inputs=[t])
+
+
+def test_a_store_through_a_row_view_and_its_gradient():
+    @wp.kernel
+    def rows(a: wp.array(dtype=float, ndim=2), c: wp.array(dtype=float, ndim=2)):
+        i, j = wp.tid()
+        c[i][j] = a[i][j] * a[i][j]  # a[i] is a view of row i
+
+    @wp.kernel
+    def too_many(m: wp.array(dtype=wp.mat22, ndim=2)):
+        m[0][1, 1] = wp.mat22()  # m[0] is a 1-D view: [1, 1] indexes it twice
+
+    av = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = wp.array(av, requires_grad=True)
+    c = wp.zeros((2, 3), requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(rows, (2, 3), inputs=[a, c])
+    np.testing.assert_allclose(c.numpy(), av * av)
+    tape.backward(grads={c: wp.ones((2, 3))})
+    np.testing.assert_allclose(a.grad.numpy(), 2 * av)
+    with pytest.raises(wp.KernelTypeError, match="Incorrect number of indices specified for array indexing"):
+        wp.launch(too_many, 1, inputs=[wp.zeros((1, 1), dtype=wp.mat22)])

@@ -177,8 +177,14 @@ class Subscripts:
             t = base.type
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
                 indices = self.indices(step.indices, step)
+                if len(indices) < t.ndim and k < len(chain) - 1 and isinstance(chain[k + 1], S.Subscript):
+                    # a[i][j] = v: the view a[i], then its element (the indices typed once)
+                    bound = S.Subscript(step.value, tuple(_Bound(i, step.loc) for i in indices), step.loc)
+                    base = self.expr_step(base, bound)
+                    continue
                 if len(indices) != t.ndim:
-                    self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
+                    self.error(KernelTypeError, "Incorrect number of indices specified for array indexing: a store "
+                                                f"into a {t.ndim}-D array needs {t.ndim} indices", step)
                 path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
                 self.checks.append(step.loc)
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
