@@ -85,6 +85,11 @@ class Tape:
         if loss is not None:
             if not isinstance(loss, array):
                 raise TypeError(f"tape.backward(loss) expects a wp.array, got {type(loss).__name__}")
+            scalar = loss.dtype if T.is_scalar_type(loss.dtype) else getattr(loss.dtype, "_wp_scalar_type_", None)
+            if getattr(scalar, "_kind", "float") != "float":
+                # an integer result is a step function of the inputs: its gradient would be all zeros
+                raise TypeError(f"the loss must be a float array to differentiate, got {T.type_name(loss.dtype)}: "
+                                f"integer values have no gradient (compute the loss in float32 or float64)")
             if loss.grad is None:
                 raise ValueError("the loss array has no gradient buffer: create it with requires_grad=True, "
                                  "e.g. wp.zeros(1, requires_grad=True)")

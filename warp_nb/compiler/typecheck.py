@@ -306,6 +306,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if isinstance(value, Lit):
             want = old.type if isinstance(old, ir.Var) else None
             value = self.materialize(value, want, node)
+        elif isinstance(value, TupleValue):
+            value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value
         if isinstance(old, ir.Var) and not _same_type(old.type, value.type):
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import ir
+from . import hints, ir
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
@@ -61,7 +61,8 @@ class ExprTyper:
                                             f"of the branch at line {self.maybe_undefined[node.id]}; give it a "
                                             "value before the branch", node)
             self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {node.id} (`{node.id}` is not a "
-                                                 "local variable, argument, global, wp builtin or Python builtin)", node)
+                                                 "local variable, argument, global, wp builtin or Python builtin)."
+                       + hints.did_you_mean(node.id, self.env), node)
         return classify(obj)
 
     def expr_Constant(self, node: S.Constant):
@@ -87,7 +88,10 @@ class ExprTyper:
             except AttributeError:
                 obj = self.type_attribute(base.obj, node.attr)
                 if obj is None:
-                    self.error(KernelAttributeError, f"`{node.attr}` is not an attribute of {self.describe(base)}", node)
+                    wp_module = getattr(base.obj, "__name__", None) == "warp_nb"
+                    self.error(KernelAttributeError, f"`{node.attr}` is not an attribute of {self.describe(base)}."
+                               + (hints.did_you_mean(node.attr, hints.builtin_names(), "wp.") if wp_module else ""),
+                               node)
             return classify(obj)
         if isinstance(base, Lit):
             self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
@@ -355,7 +359,7 @@ class ExprTyper:
             return self.call_function(obj, self.function_arguments(obj, node), node)
         if getattr(obj, "_wp_kernel_", False):
             self.error(KernelTypeError, f"kernel `{obj.key}` cannot be called from a kernel; make it a @wp.func", node)
-        self.error(KernelTypeError, f"{self.describe(fn)} cannot be called inside a kernel", node)
+        self.error(KernelTypeError, hints.uncallable(obj, self.describe(fn)), node)
 
     def dtype_variant(self, b: registry.Builtin, node: S.Call):
         """The builtin a `dtype=` keyword selects (Builtin.by_dtype), and the call without it."""
@@ -436,52 +440,18 @@ class ExprTyper:
     def no_overload(self, b: registry.Builtin, args, node):
         got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
         hint = ""
-        kinds = {getattr(value_type(a), "_kind", None) for a in args if not isinstance(a, Lit)}
+        kinds = {a.kind if isinstance(a, Lit) else getattr(value_type(a), "_kind", None) for a in args}
         if {"float", "int"} <= kinds or {"float", "uint"} <= kinds:
             hint = " Mixed integer and float operands need an explicit conversion, e.g. float(i)."
         elif b.name in ("mul", "div") and all(T.kind_of(value_type(a)) == "vector" for a in args if not isinstance(a, Lit)):
             hint = " Vectors do not multiply with *: use wp.dot, wp.cw_mul (componentwise) or wp.outer."
         op = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}.get(b.name)
         what = f"operator {op}" if op else f"wp.{b.name}"
+        if op and "Mixed integer and float" in hint:
+            # the conversion is the whole answer: a list of a dozen overloads would bury it
+            self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}", node)
         self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}\nIt accepts:\n"
                                     f"{registry.describe_overloads(b)}", node)
-
-    def call_function(self, func, args: list, node):
-        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
-                and func.overloads[0].native is None:
-            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
-        inst, vars_ = self.function_instance(func, args, node)
-        call = ir.CallFunc(inst, tuple(vars_))
-        if inst.return_type is None:
-            self.block.append(ir.Effect(call, node.loc))
-            return None
-        return self.let(call, inst.return_type, node.loc)
-
-    def function_instance(self, func, args: list, node):
-        """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""
-        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
-
-        args = [self.make_tuple(a, node) if isinstance(a, TupleValue) else a for a in args]  # f((a, b))
-        for a in args:
-            if isinstance(a, PyObj):
-                self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
-        overload = func.select_overload([value_type(a) for a in args])
-        if overload is None:
-            got = ", ".join(T.type_name(value_type(a)) for a in args)
-            self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
-        params = overload.resolve_params([value_type(a) for a in args])
-        vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
-        if overload.native is not None:
-            inst = native_instance(func, overload, [v.type for v in vars_], self.context)
-        else:
-            if any(fdef is overload.fdef for fdef in self.context.stack):
-                self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
-                                              "called on this path", node)
-            inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
-                                      overload.return_type, overload)
-        if inst not in self.funcs:
-            self.funcs.append(inst)
-        return inst, vars_
 
     # --- values -------------------------------------------------------------------------
     def materialize(self, v, t, node) -> ir.Var:

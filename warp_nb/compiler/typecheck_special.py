@@ -11,7 +11,7 @@ import builtins as py
 import warnings
 
 from ..types import composite
-from . import ir
+from . import hints, ir
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
@@ -20,7 +20,7 @@ from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
-from .typecheck_expr import value_type
+from .typecheck_expr import TupleValue, value_type
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
@@ -186,6 +186,44 @@ class SpecialForms:
                        node)
         return value
 
+    # --- @wp.func calls ----------------------------------------------------------------
+    def call_function(self, func, args: list, node):
+        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
+                and func.overloads[0].native is None:
+            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
+        inst, vars_ = self.function_instance(func, args, node)
+        call = ir.CallFunc(inst, tuple(vars_))
+        if inst.return_type is None:
+            self.block.append(ir.Effect(call, node.loc))
+            return None
+        return self.let(call, inst.return_type, node.loc)
+
+    def function_instance(self, func, args: list, node):
+        """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""
+        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
+
+        args = [self.make_tuple(a, node) if isinstance(a, TupleValue) else a for a in args]  # f((a, b))
+        for a in args:
+            if isinstance(a, PyObj):
+                self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
+        overload = func.select_overload([value_type(a) for a in args])
+        if overload is None:
+            got = ", ".join(T.type_name(value_type(a)) for a in args)
+            self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
+        params = overload.resolve_params([value_type(a) for a in args])
+        vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
+        if overload.native is not None:
+            inst = native_instance(func, overload, [v.type for v in vars_], self.context)
+        else:
+            if any(fdef is overload.fdef for fdef in self.context.stack):
+                self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
+                                              "called on this path", node)
+            inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
+                                      overload.return_type, overload)
+        if inst not in self.funcs:
+            self.funcs.append(inst)
+        return inst, vars_
+
     # --- Python builtins ----------------------------------------------------------------
     def grad_of(self, node):
         """wp.grad(f): f named directly, through a local, or through wp.static(...)."""
@@ -237,7 +275,9 @@ class SpecialForms:
         base = self.expr(func.value)
         if isinstance(base, PyObj) and isinstance(base.obj, types.ModuleType) and not hasattr(base.obj, func.attr):
             dotted = ".".join([root.id] + path)
-            self.error(KernelAttributeError, f"Could not find function {dotted}", func)
+            suggestion = hints.did_you_mean(func.attr, hints.builtin_names(), "wp.") \
+                if getattr(base.obj, "__name__", None) == "warp_nb" else ""
+            self.error(KernelAttributeError, f"Could not find function {dotted}." + suggestion, func)
 
     @staticmethod
     def type_attribute(t, attr: str):
