@@ -1,7 +1,8 @@
 """Calls whose typing is not one fixed signature, for `typecheck`: wp.tid, print and
 wp.printf, Python's builtins (float, int, min, len ...), type constructors (vec3(...),
 float32(x), MyStruct()), and the builtins whose arguments are compile-time constants
-(identity(n, dtype), quat_identity ...). A mixin of FunctionTyper."""
+(identity(n, dtype), quat_identity ...); wp.static, calls of @wp.func functions and wp.grad(f).
+A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
