@@ -308,7 +308,10 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             value = self.materialize(value, want, node)
         elif isinstance(value, TupleValue):
             value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value
-        if isinstance(old, ir.Var) and not _same_type(old.type, value.type):
+        # array views may be rebound to views of another rank (sub = a[:2]; sub = a[:2, 1]), as in
+        # Warp; a join of the two (a branch, a loop) is still refused where it happens
+        rebinds_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
+        if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebinds_view:
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "
                                         f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)

@@ -18,7 +18,7 @@ from ..errors import (
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
-from .typecheck_subscript import _Bound
+from .typecheck_subscript import _Bound, shape_beyond_ndim
 
 
 _NOT_STATIC = object()
@@ -114,6 +114,8 @@ class ExprTyper:
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
+        if isinstance(t, ArrayType) and node.attr == "ndim":
+            return Lit(t.ndim, "int")  # part of the array's type: a constant
         known = self.type_attribute(t, node.attr) if node.attr in ("dtype", "length") else None
         if known is not None:  # a.dtype, v.length: what the value's type says, known when compiling
             return classify(known)
@@ -157,8 +159,10 @@ class ExprTyper:
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
         t = base.type
+        if shape_beyond_ndim(node, t):
+            return Lit(0, "int")  # a.shape[k] past the array's dimensions is 0, as in Warp
         if any(isinstance(i, S.Slice) for i in node.indices):
-            return self.slice_of(base, node)
+            return self.array_slice(base, node) if isinstance(t, ArrayType) else self.slice_of(base, node)
         if isinstance(t, ArrayType):
             indices = self.indices(node.indices, node)
             if len(indices) > t.ndim:
@@ -412,6 +416,9 @@ class ExprTyper:
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
                 self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)
+        n_out = b.output_form_count(len(args))
+        if n_out:
+            return self.call_output_form(b, args, n_out, node)
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
@@ -421,10 +428,24 @@ class ExprTyper:
         for pos in b.inout_for(resolved.overload):
             vars_[pos] = self.inout_arg(vars_[pos], node.args[pos] if hasattr(node, "args") else node, node)
         call = ir.Call(b, tuple(vars_), resolved)
+        if resolved.overload.outputs:  # several results: a tuple (`U, s, V = wp.svd3(A)`)
+            return self.let(call, ir.TupleType(tuple(resolved.result)), node.loc)
         if resolved.result is None or (statement and b.side_effects):
             self.block.append(ir.Effect(call, node.loc))  # a result nobody reads
             return None
         return self.let(call, resolved.result, node.loc)
+
+    def call_output_form(self, b: registry.Builtin, args: list, n_out: int, node):
+        """wp.svd3(A, U, s, V): the tuple form's results rebind the output variables (Warp's
+        output-argument form); they must be variables of the result types."""
+        out_nodes = node.args[len(args) - n_out:] if hasattr(node, "args") else ()
+        if len(out_nodes) != n_out or not all(isinstance(n, S.Name) for n in out_nodes):
+            self.error(KernelTypeError, f"the last {n_out} arguments of wp.{b.name} receive its results and must be "
+                                        "variables (declare them first, e.g. U = wp.mat33())", node)
+        result = self.call_builtin(b, args[:len(args) - n_out], node)
+        for name_node, item in zip(out_nodes, self.unpack(result, n_out, node)):
+            self.bind(name_node.id, item, node)
+        return None
 
     def inout_arg(self, var: ir.Var, arg_node, node) -> ir.Var:
         """An argument the builtin updates in place (a random state): it must be a variable, which is

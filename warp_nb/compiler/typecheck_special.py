@@ -369,7 +369,8 @@ class SpecialForms:
             return self.matrix_from(args, node, "cols", t)
         self.error(KernelTypeError, f"{T.type_name(t)} takes 0, 1 or {n} scalar arguments"
                                     f"{' or (vec3, w)' if kind == 'quaternion' else ''}"
-                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}; "
+                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}"
+                                    f"{' or (w: vec3, v: vec3)' if kind == 'vector' and n == 6 else ''}; "
                                     f"got {len(args)}", node)
 
     def construct_struct(self, t, node):

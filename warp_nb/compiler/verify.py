@@ -146,6 +146,8 @@ class _TypedVerifier:
                 self.fail(f"{s.dst.name}: a load of {v.array.name} has type {type_name(t)}")
         elif isinstance(v, ir.Call) and v.resolved is not None and v.resolved.result is not None:
             result = v.resolved.result
+            if v.resolved.overload.outputs:  # several results: a tuple of them
+                result = ir.TupleType(tuple(result))
             if not (result is t or result == t):
                 self.fail(f"{s.dst.name} has type {type_name(t)} but {v.builtin.name} gives {type_name(result)}")
         elif isinstance(v, ir.Tid) and not self.fn.is_kernel:

@@ -75,6 +75,21 @@ class FunctionWriter:
         for v in self.fn.locals:
             self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
 
+    def slice_view(self, v: ir.SliceView) -> str:
+        """wpnb::array_slice<M>(a, axis...) (native/array_slice.h); a missing bound is flagged, not 0."""
+        self.unit.headers.add("array_slice.h")
+        axes = []
+        for a in v.axes:
+            if not isinstance(a, ir.AxisSlice):
+                axes.append(f"wpnb::slice_index({a.name})")
+                continue
+            given = (1 if a.start is not None else 0) | (2 if a.stop is not None else 0)
+            bound = [b.name if b is not None else "0" for b in (a.start, a.stop)]
+            step = a.step.name if a.step is not None else "1"
+            axes.append(f"wpnb::slice_range({bound[0]}, {bound[1]}, {step}, {given})")
+        kept = sum(isinstance(a, ir.AxisSlice) for a in v.axes) + v.array.type.ndim - len(v.axes)
+        return f"wpnb::array_slice<{kept}>({v.array.name}, {', '.join(axes)})"
+
     # --- statements ---------------------------------------------------------------------
     def line(self, depth: int, text: str, loc=None) -> None:
         if loc is not None and loc.line != self.last_line:
@@ -172,6 +187,11 @@ class FunctionWriter:
             c = self.consts.get(id(b))
             if c is not None:
                 self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
+        if isinstance(v, ir.Call) and v.resolved.overload.outputs:  # results through reference arguments
+            self.unit.headers.add(v.builtin.header)
+            outs = [f"{s.dst.name}.v{k}" for k in range(len(v.resolved.overload.outputs))]
+            self.line(depth, f"{v.builtin.symbol}({', '.join([a.name for a in v.args] + outs)});", s.loc)
+            return
         if isinstance(v, ir.GradCall):
             self.grad_call(s.dst, v, depth, s.loc)
             return
@@ -247,6 +267,8 @@ class FunctionWriter:
             return self.construct(v)
         if isinstance(v, ir.Load):
             return self.element_ref(v.array, v.indices, loc)
+        if isinstance(v, ir.SliceView):
+            return self.slice_view(v)
         if isinstance(v, ir.View):
             idx = ", ".join(i.name for i in v.indices)
             if self.debug:
