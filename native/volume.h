@@ -200,6 +200,46 @@ WPNB_FN float32 volume_sample_grad_f(uint64 id, const vec3f& uvw, int32 sampling
     }
     return geo::volume_trilinear(volume_of(id), uvw, &grad);
 }
+namespace geo {
+// The mixed second derivatives of the trilinear interpolant of a float volume at uvw:
+// h[0] = d2f/dy dz, h[1] = d2f/dx dz, h[2] = d2f/dx dy (the pure ones are zero; the Hessian is
+// [[0, h2, h1], [h2, 0, h0], [h1, h0, 0]]). Corner c_abd weighs w(a, tx) w(b, ty) w(d, tz) with
+// w(0, t) = 1 - t, w(1, t) = t, so each mixed derivative swaps two weights for their slopes -1, +1.
+WPNB_FN vec3f volume_trilinear_hessian(const volume_t& v, const vec3f& uvw) {
+    const float32 fx = ::floorf(uvw.c[0]), fy = ::floorf(uvw.c[1]), fz = ::floorf(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    vec3f h;
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) {
+                const float32 c = volume_value_of<float32>(v, i + a, j + b, k + d);
+                const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+                const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+                h.c[0] += c * w[0] * s[1] * s[2];
+                h.c[1] += c * s[0] * w[1] * s[2];
+                h.c[2] += c * s[0] * s[1] * w[2];
+            }
+    return h;
+}
+}  // namespace geo
+
+// Adjoint: the value's adjoint flows through the gradient g, the gradient output's through the
+// Hessian H (symmetric, zero diagonal): adj_uvw += g adj_ret + H adj_grad. grad is overwritten by
+// the call, so its adjoint stops here (zeroed). CLOSEST is piecewise constant: nothing flows.
+WPNB_FN void adj_volume_sample_grad_f(uint64 id, const vec3f& uvw, int32 sampling_mode, const vec3f&, uint64&,
+                                      vec3f& adj_uvw, int32&, vec3f& adj_grad, const float32& adj_ret) {
+    if (sampling_mode != 0) {
+        const volume_t& v = volume_of(id);
+        vec3f g;
+        geo::volume_trilinear(v, uvw, &g);
+        const vec3f h = geo::volume_trilinear_hessian(v, uvw);
+        adj_uvw.c[0] += g.c[0] * adj_ret + h.c[2] * adj_grad.c[1] + h.c[1] * adj_grad.c[2];
+        adj_uvw.c[1] += g.c[1] * adj_ret + h.c[2] * adj_grad.c[0] + h.c[0] * adj_grad.c[2];
+        adj_uvw.c[2] += g.c[2] * adj_ret + h.c[1] * adj_grad.c[0] + h.c[0] * adj_grad.c[1];
+    }
+    adj_grad = vec3f();
+}
 // The vec3 version: grad[r][c] is the derivative of component r along index axis c.
 WPNB_FN vec3f volume_sample_grad_v(uint64 id, const vec3f& uvw, int32 sampling_mode, mat33f& grad) {
     grad = mat33f();

@@ -187,8 +187,9 @@ builtin("volume_sample_v", ov(U64, V3, I, ret=T.vec3f, names=("id", "uvw", "samp
 builtin("volume_sample_i", ov(U64, V3, ret=T.int32, names=("id", "uvw")),
         doc="The voxel nearest index-space uvw of an int32 volume.", **_vn)
 builtin("volume_sample_grad_f", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uvw", "sampling_mode", "grad")),
-        inout=(3,), differentiable=False,
-        doc="volume_sample_f, also writing the index-space gradient of the interpolant into grad.", **_v)
+        inout=(3,), adjoint_inout=True,
+        doc="volume_sample_f, also writing the index-space gradient of the interpolant into grad. Differentiable "
+            "in uvw (LINEAR): the value through the gradient, grad through the interpolant's Hessian.", **_v)
 builtin("volume_sample_grad_v", ov(U64, V3, I, Exact(T.mat33f), ret=T.vec3f, names=("id", "uvw", "sampling_mode", "grad")),
         inout=(3,), export=False,
         doc="volume_sample_v, also writing grad[r][c], the derivative of component r along index axis c.", **_vn)

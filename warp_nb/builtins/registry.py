@@ -252,6 +252,9 @@ class Builtin:
     differentiable: bool = True
     side_effects: bool = False  # must run even when the result is unused; not replayed by the adjoint
     inout: tuple = ()  # argument positions updated in place (random state)
+    #: the adjoint takes the adjoints of the in-place arguments too (an out-parameter the call
+    #: overwrites: the adjoint reads the output's adjoint and zeroes it); else such calls get none
+    adjoint_inout: bool = False
     python: Callable | None = None  # implementation for calls from Python scope
     export: bool = True  # exposed as wp.<name>
     category: str = ""

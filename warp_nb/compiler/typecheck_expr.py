@@ -101,6 +101,8 @@ class ExprTyper:
                                             f"{', '.join(t.fields)})", node)
             self.note_type(ft)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
+        if isinstance(t, ArrayType) and node.attr == "dtype":  # a type: grads.dtype(), dtype=values.dtype
+            return classify(t.dtype)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)

@@ -309,14 +309,15 @@ class Volume:
         return int(self._active.sum())
 
     def get_tiles(self, out=None):
-        """Index-space origins of the allocated bricks (a wp.array of wp.vec3i)."""
-        return array(self._origins.copy(), dtype=T.vec3i)
+        """Index-space origins of the allocated bricks: an (n, 3) wp.array of int32 (as Warp returns
+        them), or written into `out` (at least n rows) when given."""
+        return _coords_array(self._origins, out)
 
     def get_voxels(self, out=None):
-        """Index-space coordinates of every voxel of the allocated bricks (a wp.array of wp.vec3i)."""
+        """Index-space coordinates of the active voxels: an (n, 3) wp.array of int32, or written into `out`."""
         local = np.stack(np.meshgrid(np.arange(8), np.arange(8), np.arange(8), indexing="ij"), -1).reshape(-1, 3)
         voxels = (self._origins[:, None, :] + local[None])[self._active]
-        return array(voxels.reshape(-1, 3).astype(np.int32), dtype=T.vec3i)
+        return _coords_array(voxels.reshape(-1, 3), out)
 
     def get_voxel_size(self) -> tuple:
         """The world-space vector of a voxel's diagonal (M @ (1, 1, 1): the voxel size for axis-aligned grids)."""
@@ -380,6 +381,17 @@ class Volume:
     def __repr__(self):
         return (f"wp.Volume({len(self._origins)} tiles of 8^3 {T.type_name(self.dtype)} voxels, voxel size "
                 f"{self.get_voxel_size()})")
+
+
+def _coords_array(coords: np.ndarray, out=None):
+    coords = np.ascontiguousarray(coords, np.int32).reshape(-1, 3)
+    if out is None:
+        return array(coords, dtype=T.int32)
+    if out.shape[0] < len(coords):
+        raise ValueError(f"Volume: `out` holds {out.shape[0]} rows, {len(coords)} are needed")
+    head = out[:len(coords)] if len(coords) < out.shape[0] else out
+    head.assign(coords)
+    return out
 
 
 def _index_points(points, voxel_size, translation, transform, point_mask):
