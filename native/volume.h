@@ -251,6 +251,19 @@ WPNB_FN vec3f volume_sample_grad_v(uint64 id, const vec3f& uvw, int32 sampling_m
     return r;
 }
 
+// Vector volumes of any length N: grad is the N x 3 Jacobian, grad[r][c] the derivative of
+// component r along index axis c (one row per component, as Warp's mat43 for vec4 volumes).
+template <int N, typename S>
+WPNB_FN vec_t<N, S> volume_sample_grad_vec(uint64 id, const vec3f& uvw, int32 sampling_mode, mat_t<N, 3, S>& grad) {
+    grad = mat_t<N, 3, S>();
+    if (sampling_mode == 0) return volume_sample_t<vec_t<N, S>>(id, uvw, 0);
+    vec_t<N, S> g[3];
+    const vec_t<N, S> r = geo::volume_trilinear_of<vec_t<N, S>>(volume_of(id), uvw, g);
+    for (int c = 0; c < 3; ++c)
+        for (int n = 0; n < N; ++n) grad.c[n][c] = g[c].c[n];
+    return r;
+}
+
 namespace geo {
 WPNB_FN vec3f mat3_apply(const float32* m, const vec3f& x) {
     vec3f r;

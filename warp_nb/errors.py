@@ -21,8 +21,9 @@ class Loc:
         return f"{self.file}:{self.line}"
 
 
-class KernelError(Exception):
-    """An error in kernel or function source, raised before any C++ is compiled when possible."""
+class KernelError(RuntimeError):
+    """An error in kernel or function source, raised before any C++ is compiled when possible. A
+    RuntimeError, as Warp's WarpCodegenError is, so `except RuntimeError` catches both."""
 
     def __init__(self, message: str, loc: Loc | None = None, function: str | None = None):
         self.message = message

@@ -176,6 +176,24 @@ builtin("hash_grid_point_id", ov(U64, I, ret=T.int32, names=("id", "index")),
 # --- volume ------------------------------------------------------------------------------------
 _v = dict(header="volume.h", category="geometry")
 _vn = dict(_v, differentiable=False)
+
+
+def _grad_type(value_type):
+    """The gradient a sample of value_type comes with: a vec3 for scalars, the N x 3 Jacobian for vectors."""
+    if T.kind_of(value_type) != "vector":
+        return T.vector(3, value_type)
+    return T.matrix((value_type._shape_[0], 3), value_type._wp_scalar_type_)
+
+
+def _explain_grad(expected):
+    def explain(arg_types):
+        got = arg_types[3] if len(arg_types) == 4 else None
+        if got is not None and not T.types_equal(got, expected):
+            return f"Incompatible gradient type, expected {T.type_name(expected)}, got {T.type_name(got)}"
+        return None
+    return explain
+
+
 _VOXEL_TYPES = {T.float32: "f", T.int32: "i", T.vec3f: "v", T.float64: "d", T.vec3d: "vd", T.vec4f: "v4",
                 T.vec4d: "v4d"}
 builtin("volume_sample_f", ov(U64, V3, I, ret=T.float32, names=("id", "uvw", "sampling_mode")),
@@ -187,12 +205,22 @@ builtin("volume_sample_v", ov(U64, V3, I, ret=T.vec3f, names=("id", "uvw", "samp
 builtin("volume_sample_i", ov(U64, V3, ret=T.int32, names=("id", "uvw")),
         doc="The voxel nearest index-space uvw of an int32 volume.", **_vn)
 builtin("volume_sample_grad_f", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uvw", "sampling_mode", "grad")),
-        inout=(3,), adjoint_inout=True,
+        inout=(3,), adjoint_inout=True, explain=_explain_grad(T.vec3f),
         doc="volume_sample_f, also writing the index-space gradient of the interpolant into grad. Differentiable "
             "in uvw (LINEAR): the value through the gradient, grad through the interpolant's Hessian.", **_v)
 builtin("volume_sample_grad_v", ov(U64, V3, I, Exact(T.mat33f), ret=T.vec3f, names=("id", "uvw", "sampling_mode", "grad")),
-        inout=(3,), export=False,
+        inout=(3,), export=False, explain=_explain_grad(T.mat33f),
         doc="volume_sample_v, also writing grad[r][c], the derivative of component r along index axis c.", **_vn)
+
+_GRAD_VARIANTS = {T.float32: "volume_sample_grad_f", T.vec3f: "volume_sample_grad_v"}
+for _t, _suffix in ((T.vec3d, "vd"), (T.vec4f, "v4"), (T.vec4d, "v4d")):  # float64 volumes: no gradient yet
+    _tmpl = f"wpnb::volume_sample_grad_vec<{_t._shape_[0]}, wpnb::{T.type_name(_t._wp_scalar_type_)}>"
+    _GRAD_VARIANTS[_t] = f"volume_sample_grad_{_suffix}"
+    builtin(_GRAD_VARIANTS[_t], ov(U64, V3, I, Exact(_grad_type(_t)), ret=_t,
+                                   names=("id", "uvw", "sampling_mode", "grad"), template=_tmpl),
+            inout=(3,), export=False, cpp="wpnb::volume_sample_grad_vec", explain=_explain_grad(_grad_type(_t)),
+            doc=f"Sample a {T.type_name(_t)} volume and its Jacobian (grad[r][c]: component r along index axis c).",
+            **_vn)
 builtin("volume_lookup_f", ov(U64, I, I, I, ret=T.float32, names=("id", "i", "j", "k")),
         doc="The value of voxel (i, j, k) of a float volume (the background outside allocated tiles).", **_vn)
 builtin("volume_lookup_i", ov(U64, I, I, I, ret=T.int32, names=("id", "i", "j", "k")),
@@ -221,7 +249,7 @@ builtin("volume_sample", ov(U64, V3, I, ret=T.float32, names=("id", "uvw", "samp
         doc="Sample at index-space uvw: `wp.volume_sample(id, uvw, wp.Volume.LINEAR, dtype=wp.vec3)` for a volume "
             "of that type (float32 without dtype; differentiable in uvw like volume_sample_f).", **_v)
 builtin("volume_sample_grad", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uvw", "sampling_mode", "grad")),
-        inout=(3,), by_dtype={T.float32: "volume_sample_grad_f", T.vec3f: "volume_sample_grad_v"},
+        inout=(3,), by_dtype=_GRAD_VARIANTS,
         cpp="wpnb::volume_sample_grad_f",
         doc="Sample and the index-space gradient (into grad: a vec3 for float volumes, a mat33 for vec3 volumes): "
             "`wp.volume_sample_grad(id, uvw, mode, grad, dtype=wp.vec3)`.", **_vn)

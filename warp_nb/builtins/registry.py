@@ -266,6 +266,9 @@ class Builtin:
     atomic: str | None = None
     #: Warp's `dtype=` keyword (wp.volume_lookup(..., dtype=wp.vec3)): the builtin each type stands for
     by_dtype: dict | None = None
+    #: (argument types) -> a message or None: says precisely why no overload fits (a gradient
+    #: matrix of the wrong shape) before the typechecker falls back to listing the overloads
+    explain: Callable | None = None
 
     @property
     def symbol(self) -> str:

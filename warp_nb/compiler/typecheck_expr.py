@@ -413,6 +413,9 @@ class ExprTyper:
         return state
 
     def no_overload(self, b: registry.Builtin, args, node):
+        why = b.explain([value_type(a) for a in args]) if b.explain else None
+        if why:
+            self.error(KernelTypeError, why, node)
         got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
         hint = ""
         kinds = {getattr(value_type(a), "_kind", None) for a in args if not isinstance(a, Lit)}
