@@ -34,6 +34,8 @@ struct volume_t {
     float32 translation[3];
     int32 pad;
     uint64 background[4];          // the background value's bytes (up to a vec4d)
+    const uint64* active_masks;    // 8 words per brick: bit (i&7)<<6 | (j&7)<<3 | (k&7) set for active voxels
+    const int32* voxel_offsets;    // per brick: the active voxels of the bricks before it (volume_lookup_index)
 };
 
 WPNB_FN const volume_t& volume_of(uint64 id) { return *(const volume_t*)id; }
@@ -108,17 +110,14 @@ template <int N_, typename S_> struct voxel_traits<vec_t<N_, S_>> {
 
 // Trilinear interpolation at index-space point uvw, per component, and the derivatives of each
 // component along x, y and z (g[0], g[1], g[2], when g is given).
+// The blend itself, from the 8 corner values c[a][b][d] of the cell (volume_index.h shares it,
+// so index sampling gives bit-identical results).
 template <typename T>
-WPNB_FN T volume_trilinear_of(const volume_t& v, const vec3f& uvw, T* g) {
+WPNB_FN T trilinear_from_corners(T (&c)[2][2][2], const vec3f& uvw, T* g) {
     typedef voxel_traits<T> tr;
     typedef typename tr::S S;
     const float32 fx = ::floorf(uvw.c[0]), fy = ::floorf(uvw.c[1]), fz = ::floorf(uvw.c[2]);
-    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
     const S tx = S(uvw.c[0] - fx), ty = S(uvw.c[1] - fy), tz = S(uvw.c[2] - fz);
-    T c[2][2][2];
-    for (int a = 0; a < 2; ++a)
-        for (int b = 0; b < 2; ++b)
-            for (int d = 0; d < 2; ++d) c[a][b][d] = volume_value_of<T>(v, i + a, j + b, k + d);
     T out = c[0][0][0];
     for (int n = 0; n < tr::N; ++n) {
         // along z, then y, then x
@@ -143,6 +142,16 @@ WPNB_FN T volume_trilinear_of(const volume_t& v, const vec3f& uvw, T* g) {
         tr::at(out, n) = cy[0] + (cy[1] - cy[0]) * tx;
     }
     return out;
+}
+
+template <typename T>
+WPNB_FN T volume_trilinear_of(const volume_t& v, const vec3f& uvw, T* g) {
+    const int32 i = int32(::floorf(uvw.c[0])), j = int32(::floorf(uvw.c[1])), k = int32(::floorf(uvw.c[2]));
+    T c[2][2][2];
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) c[a][b][d] = volume_value_of<T>(v, i + a, j + b, k + d);
+    return trilinear_from_corners<T>(c, uvw, g);
 }
 
 WPNB_FN float32 volume_trilinear(const volume_t& v, const vec3f& uvw, vec3f* grad) {

@@ -5,7 +5,7 @@ iterable queries (`for i in wp.hash_grid_query(...)`) name the builtin that adva
 
 from .. import types as T
 from ..types.array_type import ArrayType
-from .registry import Exact, OpaqueType, builtin, ov
+from .registry import Array, Exact, OpaqueType, builtin, ov
 
 U64, V3, F, I = Exact(T.uint64), Exact(T.vec3f), Exact(T.float32), Exact(T.int32)
 _OUT_SIGN = dict(inout=(3, 4, 5, 6), ret=T.bool)  # (id, point, max_dist, inside, face, u, v, ...) -> found
@@ -253,6 +253,23 @@ builtin("volume_sample_grad", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uv
         cpp="wpnb::volume_sample_grad_f",
         doc="Sample and the index-space gradient (into grad: a vec3 for float volumes, a mat33 for vec3 volumes): "
             "`wp.volume_sample_grad(id, uvw, mode, grad, dtype=wp.vec3)`.", **_vn)
+_vi = dict(header="volume_index.h", category="geometry")
+builtin("volume_lookup_index", ov(U64, I, I, I, ret=T.int32, names=("id", "i", "j", "k")), differentiable=False,
+        doc="The linear index of active voxel (i, j, k) (its row in Volume.get_voxels()), or -1 when it is inactive.",
+        **_vi)
+_INDEX_VALUE_TYPES = (T.float32, T.float64, T.vec3f, T.vec3d, T.vec4f, T.vec4d)
+builtin("volume_sample_index",
+        *(ov(U64, V3, I, Array(Exact(t), 1), Exact(t), ret=t,
+             names=("id", "uvw", "sampling_mode", "voxel_data", "background")) for t in _INDEX_VALUE_TYPES),
+        doc="Sample per-voxel data at index-space uvw: voxel_data[volume_lookup_index(...)] at active voxels, "
+            "background elsewhere; CLOSEST or LINEAR. Differentiable in uvw, voxel_data and background.", **_vi)
+builtin("volume_sample_grad_index",
+        *(ov(U64, V3, I, Array(Exact(t), 1), Exact(t), Exact(_grad_type(t)), ret=t,
+             names=("id", "uvw", "sampling_mode", "voxel_data", "background", "grad")) for t in _INDEX_VALUE_TYPES),
+        inout=(5,), adjoint_inout=True,
+        explain=lambda types: _explain_grad(_grad_type(types[4]))(types[:3] + types[5:]) if len(types) == 6 else None,
+        doc="volume_sample_index, also writing the index-space gradient into grad (a vec3 for scalar data, the "
+            "N x 3 Jacobian for vectors). Differentiable like volume_sample_index.", **_vi)
 builtin("volume_store_f", ov(U64, I, I, I, F, names=("id", "i", "j", "k", "value")), side_effects=True,
         doc="Store into voxel (i, j, k) of a float volume if its tile is allocated.", **_vn)
 builtin("volume_store_i", ov(U64, I, I, I, I, names=("id", "i", "j", "k", "value")), side_effects=True,

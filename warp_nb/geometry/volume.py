@@ -158,6 +158,11 @@ class Volume:
                                                   np.zeros((1,) + inner, npt))
         d.data, d.const_values = native.ptr(self._data), native.ptr(self._const_values)
         d.num_tiles, d.value_size = len(origins), T.type_size_in_bytes(dtype)
+        # linear voxel indices (volume_lookup_index): active bits per brick, and each brick's first index
+        self._active_masks = np.ascontiguousarray(np.packbits(self._active, axis=1, bitorder="little")).view(np.uint64)
+        counts = self._active.sum(axis=1)
+        self._voxel_offsets = np.ascontiguousarray((np.cumsum(counts) - counts).astype(np.int32))
+        d.active_masks, d.voxel_offsets = native.ptr(self._active_masks), native.ptr(self._voxel_offsets)
         raw = self._background.tobytes()
         ctypes.memmove(ctypes.addressof(d.background), raw, len(raw))
         inv = np.linalg.inv(xform)
