@@ -24,7 +24,7 @@ _LEVEL_SHIFTS = (3, 3, 7, 12)
 
 #: voxel types wp.Volume holds: NanoVDB type code and name (get_grid_info().type_str)
 _TYPES = {T.float32: (1, "float"), T.float64: (2, "double"), T.int32: (4, "int32"), T.vec3f: (6, "Vec3f"),
-          T.vec3d: (7, "Vec3d"), T.vec4f: (17, "Vec4f"), T.vec4d: (18, "Vec4d")}
+          T.vec3d: (7, "Vec3d"), T.vec4f: (17, "Vec4f"), T.vec4d: (18, "Vec4d"), T.uint64: (20, "OnIndex")}
 _FROM_CODE = {code: t for t, (code, _) in _TYPES.items()}
 
 
@@ -114,8 +114,12 @@ class Volume:
         self._init(**_parts)
 
     def _init(self, origins, values, background, xform, translation, levels=(), dtype=T.float32, grid_index=0,
-              grid_count=1, source=None, active=None, device=None):
+              grid_count=1, source=None, active=None, device=None, is_index=False):
         self.dtype = dtype
+        # an index volume holds no values: its active voxels are numbered (wp.volume_lookup_index)
+        # and kernels read per-voxel data from arrays (wp.volume_sample_index)
+        self.is_index = bool(is_index)
+        self.is_rebuildable = False
         self._grid_index, self._grid_count, self._source = grid_index, grid_count, source
         npt, inner = _np_scalar(dtype), T.numpy_inner_shape(dtype)
         origins = np.ascontiguousarray(origins, np.int32).reshape(-1, 3) & ~(TILE - 1)
@@ -226,7 +230,8 @@ class Volume:
                           transform=None, point_mask=None, **kwargs):
         """The bricks containing tile_points: integer points are index-space voxel coordinates,
         float points world positions (mapped by transform, or voxel_size, and translation).
-        point_mask (int32, one per point) keeps the points where it is nonzero."""
+        point_mask (int32, one per point) keeps the points where it is nonzero. bg_value=None
+        makes an index volume (every voxel of the bricks active and numbered)."""
         ijk, xform = _index_points(tile_points, voxel_size, translation, transform, point_mask)
         tiles = np.unique(ijk // TILE, axis=0) * TILE
         return cls._from_tiles(tiles, xform, bg_value, translation, device=device)
@@ -234,26 +239,27 @@ class Volume:
     @classmethod
     def allocate_by_voxels(cls, voxel_points, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None,
                            transform=None, point_mask=None, **kwargs):
-        """The bricks containing the given voxels, with only those voxels active (background 0)."""
+        """An index volume of the given voxels: the bricks containing them, with only those voxels active."""
         ijk, xform = _index_points(voxel_points, voxel_size, translation, transform, point_mask)
         tiles, which = np.unique(ijk // TILE, axis=0, return_inverse=True)
         active = np.zeros((len(tiles), 512), bool)
         local = ijk - tiles[which.reshape(-1)] * TILE
         active[which.reshape(-1), (local[:, 0] << 6) | (local[:, 1] << 3) | local[:, 2]] = True
-        return cls._from_tiles(tiles * TILE, xform, 0.0, translation, active=active, device=device)
+        return cls._from_tiles(tiles * TILE, xform, None, translation, active=active, device=device)
 
     @classmethod
     def _from_tiles(cls, tiles, vs, bg_value, translation, active=None, device=None):
         tiles = np.asarray(tiles, np.int64)
         if np.abs(tiles).max(initial=0) >= 2 ** 23:
             raise ValueError("Volume: index coordinates must stay within +-2^23 voxels")
-        dtype = _dtype_of_value(bg_value)
-        bg = np.asarray(bg_value, _np_scalar(dtype)).reshape(T.numpy_inner_shape(dtype))
+        is_index = bg_value is None
+        dtype = T.uint64 if is_index else _dtype_of_value(bg_value)
+        bg = np.asarray(0 if is_index else bg_value, _np_scalar(dtype)).reshape(T.numpy_inner_shape(dtype))
         values = np.empty((len(tiles), 512) + bg.shape, bg.dtype)
         values[...] = bg
         xform = np.diag(vs) if np.ndim(vs) == 1 else np.asarray(vs, np.float64)
         return cls(_parts=dict(origins=tiles, values=values, background=bg, xform=xform, translation=translation,
-                               dtype=dtype, active=active, device=device))
+                               dtype=dtype, active=active, device=device, is_index=is_index))
 
     @classmethod
     def load_from_nvdb(cls, file_or_buffer, device=None):
@@ -282,6 +288,8 @@ class Volume:
         return array(np.frombuffer(self._grid_bytes(), np.uint8).copy(), dtype=T.uint8)
 
     def _grid_bytes(self) -> bytes:
+        if self.is_index:
+            raise NotImplementedError("warp_nb does not write index volumes as NanoVDB grids yet")
         levels = []
         for level in range(1, 4):
             lv = self._levels[level - 1] if len(self._levels) >= level else None
