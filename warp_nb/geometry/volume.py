@@ -12,6 +12,7 @@ wp.volume_sample_f(volume.id, wp.volume_world_to_index(volume.id, x), wp.Volume.
 from __future__ import annotations
 
 import ctypes
+import struct
 
 import numpy as np
 
@@ -114,12 +115,15 @@ class Volume:
         self._init(**_parts)
 
     def _init(self, origins, values, background, xform, translation, levels=(), dtype=T.float32, grid_index=0,
-              grid_count=1, source=None, active=None, device=None, is_index=False):
+              grid_count=1, source=None, active=None, device=None, is_index=False, features=(),
+              raw_grid=None):
         self.dtype = dtype
         # an index volume holds no values: its active voxels are numbered (wp.volume_lookup_index)
         # and kernels read per-voxel data from arrays (wp.volume_sample_index)
         self.is_index = bool(is_index)
         self.is_rebuildable = False
+        self._features = list(features)  # NanoVDB blind data: [(name, value size, value count, bytes)]
+        self._raw_grid = raw_grid  # an index grid read from a file is written back as it was read
         self._grid_index, self._grid_count, self._source = grid_index, grid_count, source
         npt, inner = _np_scalar(dtype), T.numpy_inner_shape(dtype)
         origins = np.ascontiguousarray(origins, np.int32).reshape(-1, 3) & ~(TILE - 1)
@@ -275,8 +279,28 @@ class Volume:
         return cls(_parts=dict(_parts_from_nvdb(data), device=device))
 
     def load_next_grid(self):
-        """The next grid of the NanoVDB file this volume came from, or None (warp_nb reads one grid a file)."""
-        return None
+        """The next grid of the NanoVDB file this volume came from, or None after the last one."""
+        if self._source is None or self._grid_index + 1 >= self._grid_count:
+            return None
+        parts = _parts_from_nvdb(self._source, self._grid_index + 1)
+        return None if parts is None else Volume(_parts=dict(parts, device=self.device))
+
+    def get_feature_array_count(self) -> int:
+        """The number of supplemental data arrays (NanoVDB blind data) stored with the grid."""
+        return len(self._features)
+
+    def feature_array(self, feature_index: int, dtype=None):
+        """Feature array `feature_index` (NanoVDB blind data) as a wp.array of dtype (default uint8)."""
+        if not 0 <= feature_index < len(self._features):
+            raise IndexError(f"Volume has {len(self._features)} feature arrays, not index {feature_index}")
+        raw = self._features[feature_index][3]
+        dtype = T.uint8 if dtype is None else dtype
+        np_type = _np_scalar(dtype)
+        inner = T.numpy_inner_shape(dtype)
+        values = np.frombuffer(raw, np_type, len(raw) // np.dtype(np_type).itemsize)
+        if inner:
+            values = values[:len(values) // int(np.prod(inner)) * int(np.prod(inner))].reshape((-1,) + inner)
+        return array(values.copy(), dtype=dtype, device=self.device)
 
     def get_grid_info(self) -> GridInfo:
         """Warp's grid description: name, size in bytes, index and count of grids in the source, type name."""
@@ -288,8 +312,11 @@ class Volume:
         return array(np.frombuffer(self._grid_bytes(), np.uint8).copy(), dtype=T.uint8)
 
     def _grid_bytes(self) -> bytes:
+        if self._raw_grid is not None:
+            self._grid_info = nvdb.grid_info(self._raw_grid)
+            return self._raw_grid
         if self.is_index:
-            raise NotImplementedError("warp_nb does not write index volumes as NanoVDB grids yet")
+            raise NotImplementedError("warp_nb does not write allocated index volumes as NanoVDB grids yet")
         levels = []
         for level in range(1, 4):
             lv = self._levels[level - 1] if len(self._levels) >= level else None
@@ -305,8 +332,14 @@ class Volume:
     def save_to_nvdb(self, path, codec: str = "none") -> None:
         """Write the volume as a NanoVDB grid of its type (codec "none" or "zip"), readable by
         load_from_nvdb and by NanoVDB tools."""
-        grid = self._grid_bytes()
-        data = nvdb.write_file(grid, self._grid_info, codec, _TYPES[self.dtype][0])
+        if self._grid_index > 0:
+            raise RuntimeError("Volume.save_to_nvdb writes a NanoVDB file from its first grid; this volume is grid "
+                               f"{self._grid_index} of its file")
+        grids, volume = [], self
+        while volume is not None:  # the volume and the file's further grids, as Warp writes them
+            grids.append((volume._grid_bytes(), volume._grid_info, _TYPES[volume.dtype][0]))
+            volume = volume.load_next_grid()
+        data = nvdb.write_files(grids, codec)
         if hasattr(path, "write"):
             path.write(data)
         else:
@@ -427,7 +460,16 @@ def _index_points(points, voxel_size, translation, transform, point_mask):
     return pts.astype(np.int64), xform
 
 
-def _parts_from_nvdb(data: bytes) -> dict:
-    grid = nvdb.parse_grid(nvdb.read_file(data))
+def _parts_from_nvdb(data: bytes, grid_index: int = 0) -> dict | None:
+    """The parts of grid `grid_index` of a .nvdb file (None past the last grid)."""
+    grids = nvdb.read_grids(data, grid_index + 1)
+    if grid_index >= len(grids):
+        return None
+    raw = grids[grid_index]
+    grid = nvdb.parse_grid(raw)
+    count = 1 if grids[0] is data else struct.unpack_from("<QIHH", data, 0)[2]  # a raw grid, or a file's grids
     return dict(origins=grid["origins"], values=grid["values"], background=grid["background"], xform=grid["xform"],
-                translation=grid["translation"], levels=grid["levels"], dtype=_FROM_CODE[grid["grid_type"]])
+                translation=grid["translation"], levels=grid["levels"], dtype=_FROM_CODE[grid["grid_type"]],
+                active=grid.get("active"), is_index=grid["grid_type"] == 20, features=grid.get("blind", ()),
+                grid_index=grid_index, grid_count=count, source=None if count == 1 else data,
+                raw_grid=raw if grid["grid_type"] == 20 else None)
