@@ -36,6 +36,8 @@ struct volume_t {
     uint64 background[4];          // the background value's bytes (up to a vec4d)
     const uint64* active_masks;    // 8 words per brick: bit (i&7)<<6 | (j&7)<<3 | (k&7) set for active voxels
     const int32* voxel_offsets;    // per brick: the active voxels of the bricks before it (volume_lookup_index)
+    int32 voxel_count;             // active voxels in all
+    int32 pad2;
 };
 
 WPNB_FN const volume_t& volume_of(uint64 id) { return *(const volume_t*)id; }

@@ -32,6 +32,9 @@ WPNB_FN int32 volume_lookup_index(uint64 id, int32 i, int32 j, int32 k) {
     return rank + geo::popcount64(m[bit >> 6] & ((uint64(1) << (bit & 63)) - 1));
 }
 
+// The number of active (indexable) voxels: the size voxel_data arrays need.
+WPNB_FN int32 volume_voxel_count(uint64 id) { return volume_of(id).voxel_count; }
+
 namespace geo {
 // The 8 corners of the trilinear cell of uvw: their linear indices (-1: background), weights
 // w_c = wx wy wz, weight slopes dw_c/du_a and mixed second derivatives d2w_c/du_a du_b

@@ -257,6 +257,8 @@ _vi = dict(header="volume_index.h", category="geometry")
 builtin("volume_lookup_index", ov(U64, I, I, I, ret=T.int32, names=("id", "i", "j", "k")), differentiable=False,
         doc="The linear index of active voxel (i, j, k) (its row in Volume.get_voxels()), or -1 when it is inactive.",
         **_vi)
+builtin("volume_voxel_count", ov(U64, ret=T.int32, names=("id",)), differentiable=False,
+        doc="The number of active (indexable) voxels: the size of a voxel_data array for volume_sample_index.", **_vi)
 _INDEX_VALUE_TYPES = (T.float32, T.float64, T.vec3f, T.vec3d, T.vec4f, T.vec4d)
 builtin("volume_sample_index",
         *(ov(U64, V3, I, Array(Exact(t), 1), Exact(t), ret=t,

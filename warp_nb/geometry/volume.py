@@ -19,6 +19,7 @@ import numpy as np
 from .. import types as T
 from ..arrays.array import array
 from . import native, nvdb
+from . import volume_rebuild as rb
 
 TILE = 8
 _LEVEL_SHIFTS = (3, 3, 7, 12)
@@ -104,6 +105,13 @@ class Volume:
 
     CLOSEST = 0
     LINEAR = 1
+    ActiveStats, RebuildInfo = rb.ActiveStats, rb.RebuildInfo
+    REBUILD_SUCCESS, REBUILD_INVALID_INPUT = rb.REBUILD_SUCCESS, rb.REBUILD_INVALID_INPUT
+    REBUILD_VOXEL_CAPACITY_EXCEEDED, REBUILD_LEAF_CAPACITY_EXCEEDED = (rb.REBUILD_VOXEL_CAPACITY_EXCEEDED,
+                                                                       rb.REBUILD_LEAF_CAPACITY_EXCEEDED)
+    REBUILD_LOWER_CAPACITY_EXCEEDED, REBUILD_UPPER_CAPACITY_EXCEEDED = (rb.REBUILD_LOWER_CAPACITY_EXCEEDED,
+                                                                        rb.REBUILD_UPPER_CAPACITY_EXCEEDED)
+    _rebuild_info = rb.NOT_REBUILDABLE
 
     def __init__(self, data=None, copy: bool = True, *, _parts=None):
         if _parts is None:
@@ -121,7 +129,6 @@ class Volume:
         # an index volume holds no values: its active voxels are numbered (wp.volume_lookup_index)
         # and kernels read per-voxel data from arrays (wp.volume_sample_index)
         self.is_index = bool(is_index)
-        self.is_rebuildable = False
         self._features = list(features)  # NanoVDB blind data: [(name, value size, value count, bytes)]
         self._raw_grid = raw_grid  # an index grid read from a file is written back as it was read
         self._grid_index, self._grid_count, self._source = grid_index, grid_count, source
@@ -171,6 +178,7 @@ class Volume:
         counts = self._active.sum(axis=1)
         self._voxel_offsets = np.ascontiguousarray((np.cumsum(counts) - counts).astype(np.int32))
         d.active_masks, d.voxel_offsets = native.ptr(self._active_masks), native.ptr(self._voxel_offsets)
+        d.voxel_count = int(counts.sum())
         raw = self._background.tobytes()
         ctypes.memmove(ctypes.addressof(d.background), raw, len(raw))
         inv = np.linalg.inv(xform)
@@ -231,33 +239,82 @@ class Volume:
 
     @classmethod
     def allocate_by_tiles(cls, tile_points, voxel_size=None, bg_value=0.0, translation=(0.0, 0.0, 0.0), device=None,
-                          transform=None, point_mask=None, **kwargs):
+                          transform=None, point_mask=None, rebuildable=False, max_tiles=None, max_lower_nodes=None,
+                          max_upper_nodes=None, status=None, **kwargs):
         """The bricks containing tile_points: integer points are index-space voxel coordinates,
         float points world positions (mapped by transform, or voxel_size, and translation).
         point_mask (int32, one per point) keeps the points where it is nonzero. bg_value=None
-        makes an index volume (every voxel of the bricks active and numbered)."""
-        ijk, xform = _index_points(tile_points, voxel_size, translation, transform, point_mask)
-        tiles = np.unique(ijk // TILE, axis=0) * TILE
-        return cls._from_tiles(tiles, xform, bg_value, translation, device=device)
+        makes an index volume (every voxel of the bricks active and numbered). rebuildable=True
+        reserves max_tiles / max_lower_nodes / max_upper_nodes for later Volume.rebuild calls."""
+        info = rb.capacity("tiles", None, max_tiles, max_lower_nodes, max_upper_nodes) if rebuildable else None
+        return cls._allocate("tiles", tile_points, voxel_size, bg_value, translation, device, transform, point_mask,
+                             info, status)
 
     @classmethod
     def allocate_by_voxels(cls, voxel_points, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None,
-                           transform=None, point_mask=None, **kwargs):
-        """An index volume of the given voxels: the bricks containing them, with only those voxels active."""
-        ijk, xform = _index_points(voxel_points, voxel_size, translation, transform, point_mask)
-        tiles, which = np.unique(ijk // TILE, axis=0, return_inverse=True)
-        active = np.zeros((len(tiles), 512), bool)
-        local = ijk - tiles[which.reshape(-1)] * TILE
-        active[which.reshape(-1), (local[:, 0] << 6) | (local[:, 1] << 3) | local[:, 2]] = True
-        return cls._from_tiles(tiles * TILE, xform, None, translation, active=active, device=device)
+                           transform=None, point_mask=None, rebuildable=False, max_active_voxels=None,
+                           max_leaf_nodes=None, max_lower_nodes=None, max_upper_nodes=None, status=None, **kwargs):
+        """An index volume of the given voxels: the bricks containing them, with only those voxels
+        active. rebuildable=True reserves the max_* capacities for later Volume.rebuild calls."""
+        info = (rb.capacity("voxels", max_active_voxels, max_leaf_nodes, max_lower_nodes, max_upper_nodes)
+                if rebuildable else None)
+        return cls._allocate("voxels", voxel_points, voxel_size, None, translation, device, transform, point_mask,
+                             info, status)
 
     @classmethod
-    def _from_tiles(cls, tiles, vs, bg_value, translation, active=None, device=None):
+    def _allocate(cls, kind, points, voxel_size, bg_value, translation, device, transform, point_mask, info, status):
+        ijk, xform = _index_points(points, voxel_size, translation, transform, point_mask)
+        tiles, active = rb.layout(kind, ijk)
+        bits = 0
+        if info is not None:
+            bits = rb.exceeded(info, tiles, len(tiles) * 512 if active is None else int(active.sum()))
+            if bits:  # over capacity: an empty volume that a later rebuild may fill
+                tiles, active = tiles[:0], None if active is None else active[:0]
+        volume = cls._from_tiles(tiles, xform, bg_value, translation, active=active, device=device)
+        if info is not None:
+            volume._rebuild_info = info
+            volume._rebuild_args = (kind, xform, translation, point_mask is not None)
+        rb.report(status, bits)
+        return volume
+
+    @property
+    def is_rebuildable(self) -> bool:
+        return self._rebuild_info.input_kind is not None
+
+    def get_rebuild_info(self) -> rb.RebuildInfo:
+        """The input kind ("tiles", "voxels"; None when not rebuildable) and the reserved capacities."""
+        return self._rebuild_info
+
+    def get_active_stats(self) -> rb.ActiveStats:
+        """The grid's actual topology: active voxels, leaf, lower and upper nodes."""
+        return rb.stats(self._origins, int(self._active.sum()))
+
+    def rebuild(self, points, status=None, point_mask=None):
+        """Rebuild a rebuildable volume's topology from new points (of its input kind), within its
+        reserved capacities; values return to the background. Over capacity, the volume is kept
+        as it was and `status` says which capacity was exceeded."""
+        if not self.is_rebuildable:
+            raise RuntimeError("Volume.rebuild needs a volume allocated with rebuildable=True")
+        kind, xform, translation, _ = self._rebuild_args
+        ijk, _ = _index_points(points, None, translation, xform, point_mask, allow_empty=True)
+        tiles, active = rb.layout(kind, ijk)
+        bits = rb.exceeded(self._rebuild_info, tiles, len(tiles) * 512 if active is None else int(active.sum()))
+        if not bits:
+            bg = None if self.is_index else self._background
+            rebuilt = Volume._from_tiles(tiles, xform, bg, translation, active=active, device=self.device,
+                                         dtype=None if self.is_index else self.dtype)
+            info, args = self._rebuild_info, self._rebuild_args
+            self.__dict__.update(rebuilt.__dict__)
+            self._rebuild_info, self._rebuild_args = info, args
+        rb.report(status, bits)
+
+    @classmethod
+    def _from_tiles(cls, tiles, vs, bg_value, translation, active=None, device=None, dtype=None):
         tiles = np.asarray(tiles, np.int64)
         if np.abs(tiles).max(initial=0) >= 2 ** 23:
             raise ValueError("Volume: index coordinates must stay within +-2^23 voxels")
         is_index = bg_value is None
-        dtype = T.uint64 if is_index else _dtype_of_value(bg_value)
+        dtype = T.uint64 if is_index else dtype or _dtype_of_value(bg_value)
         bg = np.asarray(0 if is_index else bg_value, _np_scalar(dtype)).reshape(T.numpy_inner_shape(dtype))
         values = np.empty((len(tiles), 512) + bg.shape, bg.dtype)
         values[...] = bg
@@ -351,8 +408,8 @@ class Volume:
         return len(self._origins)
 
     def get_voxel_count(self) -> int:
-        """The number of active voxels."""
-        return int(self._active.sum())
+        """The number of active voxels (the reserved voxel capacity for a rebuildable volume, as Warp)."""
+        return self._rebuild_info.max_active_voxels if self.is_rebuildable else int(self._active.sum())
 
     def get_tiles(self, out=None):
         """Index-space origins of the allocated bricks: an (n, 3) wp.array of int32 (as Warp returns
@@ -440,7 +497,7 @@ def _coords_array(coords: np.ndarray, out=None):
     return out
 
 
-def _index_points(points, voxel_size, translation, transform, point_mask):
+def _index_points(points, voxel_size, translation, transform, point_mask, allow_empty=False):
     """(index-space voxel coordinates (n, 3) int64, index-to-world matrix) of allocation points:
     integer points are index coordinates already, float ones world positions."""
     pts = (points.numpy() if isinstance(points, array) else np.asarray(points)).reshape(-1, 3)
@@ -455,7 +512,7 @@ def _index_points(points, voxel_size, translation, transform, point_mask):
         if not np.isfinite(pts).all():
             raise ValueError("Volume allocation: points hold non-finite values")
         pts = np.floor((pts - np.asarray(translation, np.float64)) @ np.linalg.inv(xform).T + 0.5)
-    if len(pts) == 0:
+    if len(pts) == 0 and not (allow_empty or point_mask is not None):  # all masked out: an empty volume
         raise ValueError("Volume allocation got no points")
     return pts.astype(np.int64), xform
 
