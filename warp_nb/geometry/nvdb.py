@@ -289,7 +289,8 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     c8, c128, c4096 = [(np.asarray(o, np.int64).reshape(-1, 3), np.asarray(v, vt.np_type).reshape((-1,) + vt.inner))
                        for o, v in levels]
     bg = np.asarray(background, vt.np_type).reshape(vt.inner)
-    leaf_size = vt.leaf_size
+    is_index = grid_type == _ON_INDEX
+    leaf_size = _INDEX_LEAF_SIZE if is_index else vt.leaf_size
     # the nodes each brick and tile needs
     uppers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0], c128[0]]) & ~4095).tolist()})
     lowers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0]]) & ~127).tolist()})
@@ -312,11 +313,18 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     allp = np.concatenate([p for p in pts if len(p)]) if any(len(p) for p in pts) else np.zeros((1, 3), np.int64)
     lo, hi = allp.min(0), allp.max(0)
     # leaves
+    first = 1  # an index grid numbers its active voxels from 1 (0 is the background)
     for k, (o, v) in enumerate(zip(origins, values)):
         at = leaf_at + leaf_size * k
         struct.pack_into("<3i3BB", buf, at, *[int(x) for x in o], 7, 7, 7, 2)
         buf[at + 16:at + 80] = _mask(active[k])
-        buf[at + vt.leaf_values:at + vt.leaf_values + 512 * vt.size] = v.tobytes()
+        if is_index:  # the first index, then the active voxels up to each of words 0..6 (9 bits each)
+            words = active[k].reshape(8, 64).sum(axis=1)
+            prefix = sum(int(c) << (9 * w) for w, c in enumerate(np.cumsum(words)[:7]))
+            struct.pack_into("<QQ", buf, at + 80, first, prefix)
+            first += int(words.sum())
+        else:
+            buf[at + vt.leaf_values:at + vt.leaf_values + 512 * vt.size] = v.tobytes()
 
     def internal(at, origin, log2dim, child_size, children, tiles):
         n = 1 << (3 * log2dim)
@@ -382,8 +390,9 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     corners = np.array([[x, y, z] for x in (lo[0], hi[0] + 1) for y in (lo[1], hi[1] + 1) for z in (lo[2], hi[2] + 1)])
     world = corners @ xform.T + vec
     voxel = np.linalg.norm(xform, axis=0)
-    struct.pack_into("<6d3dIIqIIQQ", buf, 560, *world.min(0), *world.max(0), *voxel, 0, grid_type, grid_size, 0, 0,
-                     0, 0)
+    # an index grid: class IndexGrid (8), and its value count (active voxels and the background) in mData1
+    struct.pack_into("<6d3dIIqIIQQ", buf, 560, *world.min(0), *world.max(0), *voxel, 8 if is_index else 0, grid_type,
+                     grid_size, 0, 0, int(active.sum()) + 1 if is_index else 0, 0)
     return bytes(buf), (lo, hi, world.min(0), world.max(0), voxel)
 
 

@@ -372,8 +372,6 @@ class Volume:
         if self._raw_grid is not None:
             self._grid_info = nvdb.grid_info(self._raw_grid)
             return self._raw_grid
-        if self.is_index:
-            raise NotImplementedError("warp_nb does not write allocated index volumes as NanoVDB grids yet")
         levels = []
         for level in range(1, 4):
             lv = self._levels[level - 1] if len(self._levels) >= level else None

@@ -243,3 +243,49 @@ def test_array_deleter():
     del a
     gc.collect()
     assert freed == [(ctypes.addressof(buf), 16)]
+
+
+@wp.kernel
+def voxel_count(vol: wp.uint64, out: wp.array(dtype=int)):
+    out[0] = wp.volume_voxel_count(vol)
+
+
+def test_rebuildable_voxel_volume():
+    status = wp.zeros(1, dtype=wp.uint32)
+    vol = wp.Volume.allocate_by_voxels(wp.array([[0, 0, 0]], dtype=wp.int32), voxel_size=1.0, rebuildable=True,
+                                       max_active_voxels=3, max_leaf_nodes=2, max_lower_nodes=1, max_upper_nodes=1,
+                                       status=status)
+    assert vol.is_rebuildable and status.numpy()[0] == wp.Volume.REBUILD_SUCCESS
+    assert vol.get_rebuild_info() == wp.Volume.RebuildInfo("voxels", 3, 2, 1, 1)
+    pts = np.array([[1, 2, 3], [9, 0, 0], [1, 2, 3], [5, 5, 5]], np.int32)
+    vol.rebuild(wp.array(pts, dtype=wp.int32), status=status)
+    assert status.numpy()[0] == wp.Volume.REBUILD_SUCCESS
+    expected = np.unique(pts, axis=0)
+    assert vol.get_active_stats() == wp.Volume.ActiveStats(3, 2, 1, 1)
+    np.testing.assert_array_equal(np.unique(vol.get_voxels().numpy(), axis=0), expected)
+    out = wp.zeros(1, dtype=int)
+    wp.launch(voxel_count, 1, inputs=[vol.id, out])
+    assert out.numpy()[0] == 3
+    # one voxel too many: refused, the volume kept as it was
+    more = np.concatenate([pts, [[2, 2, 2]]]).astype(np.int32)
+    vol.rebuild(wp.array(more, dtype=wp.int32), status=status)
+    assert status.numpy()[0] & wp.Volume.REBUILD_VOXEL_CAPACITY_EXCEEDED
+    assert vol.get_active_stats().voxel_count == 3
+
+
+def test_index_volume_nanovdb_round_trip(tmp_path):
+    pts = np.array([[0, 0, 0], [1, 2, 3], [40, -8, 5], [-9, 3, 3]], np.int32)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=0.5)
+    path = tmp_path / "index.nvdb"
+    vol.save_to_nvdb(str(path), codec="zip")
+    back = wp.Volume.load_from_nvdb(str(path))
+    assert back.is_index and back.get_grid_info().type_str == "OnIndex"
+    np.testing.assert_array_equal(back.get_voxels().numpy(), vol.get_voxels().numpy())
+    queries = np.concatenate([pts, [[2, 2, 2]]]).astype(np.int32)
+    outs = []
+    for v in (vol, back):
+        out = wp.zeros(len(queries), dtype=int)
+        wp.launch(lookup_index, len(queries), inputs=[v.id, wp.array(queries, dtype=wp.vec3i), out])
+        outs.append(out.numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert sorted(outs[0][:-1]) == [0, 1, 2, 3] and outs[0][-1] == -1
