@@ -170,6 +170,29 @@ def test_kernel_error_is_raised_at_the_cell_line_and_the_old_definition_stays(ip
     np.testing.assert_allclose(y, 2.0 * x + 1.0)
 
 
+def test_an_ordinary_cells_kernel_error_names_the_cell_not_a_temp_file(ip, uniq):
+    """@wp.kernel in an ordinary cell: IPython compiles it from /tmp/ipykernel_.../<hash>.py, and
+    the error names `cell [N], line L` as the %%kernel magic does."""
+    cell = (f"@wp.kernel\ndef bad_{uniq}(x: wp.array(dtype=float)):\n    i = wp.tid()\n"
+            f"    x[i] = missing_{uniq} * 2.0\n")
+    defined = run(ip, cell)
+    assert defined.error_in_exec is None  # errors surface at launch, as in Warp
+    ip.user_ns["_x"] = wp.zeros(2)
+    r = run(ip, f"wp.launch(bad_{uniq}, dim=2, inputs=[_x])")
+    assert isinstance(r.error_in_exec, wp.KernelNameError)
+    message = str(r.error_in_exec)
+    assert f"cell [{defined.execution_count}], line 4" in message
+    assert "ipykernel_" not in message and ".py, line" not in message
+
+
+def test_a_cell_magic_below_a_comment_says_it_must_come_first(ip, uniq):
+    r = run(ip, f"# my kernel\n%%kernel\ndef m_{uniq}(x: wp.array(dtype=float)):\n    i = wp.tid()\n")
+    assert "must be the first line of its cell" in str(r.error_in_exec)
+    assert "line 2" in str(r.error_in_exec) and f"m_{uniq}" not in ip.user_ns
+    ok(ip, f"v_{uniq} = 1  # a %%kernel inside a comment is left alone\nw_{uniq} = v_{uniq} + 1\n")
+    assert ip.user_ns[f"w_{uniq}"] == 2
+
+
 def test_one_failing_kernel_does_not_stop_the_others_of_its_cell(ip, uniq):
     r = run(ip, f"%%kernel\ndef fine_{uniq}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
                 f"def broken_{uniq}(x: wp.array(dtype=float)):\n    x[wp.tid()] = wp.vec3(1.0)\n")

@@ -94,3 +94,6 @@ def call(b: registry.Builtin, args: tuple, kwargs: dict):
     out = empty(1, dtype=resolved.result, device="cpu")
     launch(_kernel_for(b.name, len(values)), dim=1, inputs=[*values, out], device="cpu")
     return _result(out.numpy()[0], resolved.result)
+
+
+registry.python_scope_fallback = call

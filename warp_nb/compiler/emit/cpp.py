@@ -28,6 +28,20 @@ HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": 
 QUAT_FIELDS = "xyzw"
 
 
+#: Part of every kernel's cache key. Comment lines are left out of the key (moving code must not
+#: recompile it), so a change in how comments are written needs this bumped: revision 2 stopped a
+#: `//` comment ending in a backslash from swallowing the next line of code.
+EMIT_REVISION = "2"
+
+
+def comment_text(text: str, limit: int = 100) -> str:
+    """`text` made safe to follow `//` in C++: one line, and no backslash at its end (a `//` comment
+    ending in a backslash continues onto the next line, which would swallow generated code: a
+    Python line continued with a backslash is the common case)."""
+    one_line = " ".join(str(text).split())[:limit]
+    return one_line.rstrip("\\ ") + (" [continued]" if one_line.rstrip().endswith("\\") else "")
+
+
 @dataclass
 class DebugSite:
     """A checked place in the source (an array access or an assert) and what it touches."""
