@@ -275,6 +275,19 @@ WPNB_FN vec_t<N, S> volume_sample_grad_vec(uint64 id, const vec3f& uvw, int32 sa
     return r;
 }
 
+// The typed forms the registry names (volume_sample_grad(..., dtype=wp.vec3d / vec4f / vec4d)).
+typedef mat_t<4, 3, float32> volume_jacobian43f;
+typedef mat_t<4, 3, float64> volume_jacobian43d;
+WPNB_FN vec3d volume_sample_grad_vd(uint64 id, const vec3f& uvw, int32 sampling_mode, mat33d& grad) {
+    return volume_sample_grad_vec<3, float64>(id, uvw, sampling_mode, grad);
+}
+WPNB_FN vec4f volume_sample_grad_v4(uint64 id, const vec3f& uvw, int32 sampling_mode, volume_jacobian43f& grad) {
+    return volume_sample_grad_vec<4, float32>(id, uvw, sampling_mode, grad);
+}
+WPNB_FN vec4d volume_sample_grad_v4d(uint64 id, const vec3f& uvw, int32 sampling_mode, volume_jacobian43d& grad) {
+    return volume_sample_grad_vec<4, float64>(id, uvw, sampling_mode, grad);
+}
+
 namespace geo {
 WPNB_FN vec3f mat3_apply(const float32* m, const vec3f& x) {
     vec3f r;

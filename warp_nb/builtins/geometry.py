@@ -214,11 +214,10 @@ builtin("volume_sample_grad_v", ov(U64, V3, I, Exact(T.mat33f), ret=T.vec3f, nam
 
 _GRAD_VARIANTS = {T.float32: "volume_sample_grad_f", T.vec3f: "volume_sample_grad_v"}
 for _t, _suffix in ((T.vec3d, "vd"), (T.vec4f, "v4"), (T.vec4d, "v4d")):  # float64 volumes: no gradient yet
-    _tmpl = f"wpnb::volume_sample_grad_vec<{_t._shape_[0]}, wpnb::{T.type_name(_t._wp_scalar_type_)}>"
     _GRAD_VARIANTS[_t] = f"volume_sample_grad_{_suffix}"
     builtin(_GRAD_VARIANTS[_t], ov(U64, V3, I, Exact(_grad_type(_t)), ret=_t,
-                                   names=("id", "uvw", "sampling_mode", "grad"), template=_tmpl),
-            inout=(3,), export=False, cpp="wpnb::volume_sample_grad_vec", explain=_explain_grad(_grad_type(_t)),
+                                   names=("id", "uvw", "sampling_mode", "grad")),
+            inout=(3,), export=False, explain=_explain_grad(_grad_type(_t)),
             doc=f"Sample a {T.type_name(_t)} volume and its Jacobian (grad[r][c]: component r along index axis c).",
             **_vn)
 builtin("volume_lookup_f", ov(U64, I, I, I, ret=T.float32, names=("id", "i", "j", "k")),
