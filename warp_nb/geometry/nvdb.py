@@ -1,7 +1,7 @@
 """A reader and writer for NanoVDB (.nvdb) grids of float, double, int32, Vec3f/d and Vec4f/d
-values, written from NanoVDB's documented memory layout:
-file header, per-grid metadata and name, then the grid buffer (uncompressed, or zlib with
-codec ZIP). The tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant
+values and OnIndex grids (active voxels numbered, no values; blind data read as feature arrays),
+written from NanoVDB's documented memory layout: file header, per-grid metadata and name, then
+the grid buffers (uncompressed, or zlib with codec ZIP). The tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant
 regions for the tiles of the lower (8^3), upper (128^3) and root (4096^3) levels. Every read is
 bounds-checked, so a truncated or corrupt file raises a ValueError, never reads past the data."""
 

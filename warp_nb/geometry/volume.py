@@ -7,7 +7,12 @@ wp.volume_store_f), from a box (allocate) or from a NanoVDB grid of those types 
 
 Index space has voxel centres at integer coordinates; world = M @ index + translation (M is
 diag(voxel_size) unless a transform is given). Kernels sample in index space:
-wp.volume_sample_f(volume.id, wp.volume_world_to_index(volume.id, x), wp.Volume.LINEAR)."""
+wp.volume_sample_f(volume.id, wp.volume_world_to_index(volume.id, x), wp.Volume.LINEAR).
+
+Index volumes (allocate_by_tiles(bg_value=None), allocate_by_voxels, NanoVDB OnIndex grids) hold
+no values: their active voxels are numbered in get_voxels() order (per-brick active masks and
+offsets), and kernels read per-voxel arrays with wp.volume_sample_index (volume_index.h).
+Rebuildable volumes (volume_rebuild.py) re-apply a new layout within reserved capacities."""
 
 from __future__ import annotations
 
