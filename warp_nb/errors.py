@@ -38,8 +38,8 @@ def source_label(filename: str) -> str:
 
 
 class KernelError(RuntimeError):
-    """An error in kernel or function source, raised before any C++ is compiled when possible.
-    A RuntimeError, as Warp's WarpCodegenError is."""
+    """An error in kernel or function source, raised before any C++ is compiled when possible. A
+    RuntimeError, as Warp's WarpCodegenError is, so `except RuntimeError` catches both."""
 
     def __init__(self, message: str, loc: Loc | None = None, function: str | None = None):
         self.message = message

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import typing
+import weakref
 
 import numpy as np
 
@@ -37,6 +38,7 @@ class array(metaclass=_ArrayMeta):
 
     _wp_array_ = True  # how modules that cannot import this one (struct fields) recognise arrays
     _default_ndim = 1
+    deleter = None  # Warp's deleter(ptr, size) of external memory; None when warp_nb owns it
 
     def __new__(cls, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
                 device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
@@ -61,6 +63,10 @@ class array(metaclass=_ArrayMeta):
         else:
             dtype = _resolve_dtype(dtype)
             self._init_alloc(dtype, _shape_tuple(shape), zero=True)
+        # Warp's deleter(ptr, size): frees external memory when the array goes (None: warp_nb owns it)
+        self.deleter = deleter
+        if deleter is not None and ptr is not None and data is None:
+            weakref.finalize(self, deleter, self.ptr, self.capacity)
         self._grad = None
         if grad is not None:
             self._grad = grad

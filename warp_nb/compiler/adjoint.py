@@ -270,7 +270,8 @@ class _Builder:
         if isinstance(v, ir.Copy):
             out.append(Accumulate(self.adjoint_of(v.src), adj_dst))
         elif isinstance(v, ir.Call):
-            if v.builtin.differentiable and v.args and not v.builtin.inout_for(v.resolved.overload):
+            if v.builtin.differentiable and v.args and (v.builtin.adjoint_inout
+                                                        or not v.builtin.inout_for(v.resolved.overload)):
                 out.append(AdjCall(v.builtin, v.resolved, v.args, tuple(self.adjoint_of(a) for a in v.args), adj_dst))
         elif isinstance(v, ir.CallFunc) and _passes_gradients(v.func):
             out.append(AdjFuncCall(v.func, v.args, tuple(self.adjoint_of(a) for a in v.args),

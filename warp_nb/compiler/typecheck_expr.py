@@ -112,6 +112,8 @@ class ExprTyper:
                                             f"{', '.join(t.fields)})", node)
             self.note_type(ft)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
+        if isinstance(t, ArrayType) and node.attr == "dtype":  # a type: grads.dtype(), dtype=values.dtype
+            return classify(t.dtype)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
         if isinstance(t, ArrayType) and node.attr == "ndim":
@@ -459,6 +461,9 @@ class ExprTyper:
         return state
 
     def no_overload(self, b: registry.Builtin, args, node):
+        why = b.explain([value_type(a) for a in args]) if b.explain else None
+        if why:
+            self.error(KernelTypeError, why, node)
         got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
         hint = ""
         kinds = {a.kind if isinstance(a, Lit) else getattr(value_type(a), "_kind", None) for a in args}

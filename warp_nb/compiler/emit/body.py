@@ -287,10 +287,10 @@ class FunctionWriter:
         b, resolved = v.builtin, v.resolved
         args = [a.name for a in v.args]
         template = resolved.overload.template
+        self.unit.headers.add(b.header)  # a templated call needs its header too
         if template is not None:
             bindings = {k: (cpp_type(x) if not isinstance(x, int) else str(x)) for k, x in resolved.bindings.items()}
             return f"{template.format(**bindings)}({', '.join(args)})"
-        self.unit.headers.add(b.header)
         if b.atomic and self.debug:
             arr, n = v.args[0], v.args[0].type.ndim
             element = self.element_ref(arr, v.args[1:1 + n], loc)
