@@ -68,6 +68,17 @@ class KernelAttributeError(KernelError, AttributeError):
     """An attribute that a value in kernel code does not have."""
 
 
+class KernelUnsupportedError(KernelError, RuntimeError):
+    """Well-typed code the targets cannot run (an atomic add on 8-bit integers): Warp raises a
+    RuntimeError whose message ends the text, so the location comes first here."""
+
+    def _format(self) -> str:
+        if self.loc is None:
+            return self.message
+        where = f"{self.loc.file}, line {self.loc.line}" + (f", in {self.function}" if self.function else "")
+        return f"({where}) {self.loc.text.strip()}\n{self.message}"
+
+
 # Warp's names for the same errors, so `except wp.WarpCodegenError` works unchanged
 WarpCodegenError = KernelError
 WarpCodegenTypeError = KernelTypeError

@@ -275,3 +275,44 @@ def test_single_thread_float_atomic_sum_is_bit_identical():
     exact = x.astype(np.float64).sum()
     sequential_error = abs(float(np.cumsum(x, dtype=np.float32)[-1]) - exact)
     assert abs(float(results[0]) - exact) <= max(sequential_error, 1e-6 * np.abs(x).sum())
+
+
+@wp.kernel
+def k_mat_min_max(vals: wp.array(dtype=wp.mat22), lo: wp.array(dtype=wp.mat22), hi: wp.array(dtype=wp.mat22)):
+    i = wp.tid()
+    wp.atomic_min(lo, 0, vals[i])
+    wp.atomic_max(hi, 0, vals[i])
+
+
+def test_matrix_atomic_min_max_componentwise():
+    vals = rng(31).normal(size=(300, 2, 2)).astype(np.float32)
+    lo, hi = wp.full(1, 1e9, dtype=wp.mat22), wp.full(1, -1e9, dtype=wp.mat22)
+    run(k_mat_min_max, len(vals), wp.array(vals, dtype=wp.mat22), lo, hi)
+    np.testing.assert_array_equal(lo.numpy()[0], vals.min(axis=0))
+    np.testing.assert_array_equal(hi.numpy()[0], vals.max(axis=0))
+
+
+@pytest.mark.parametrize("op, dtype", [("atomic_add", wp.int8), ("atomic_sub", wp.uint16),
+                                       ("atomic_min", wp.float16), ("atomic_max", wp.vec3b)])
+def test_narrow_atomics_are_refused_as_warp_does(op, dtype):
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+    atomic = getattr(wp, op)
+
+    def body(a: wp.array(dtype=dtype)):
+        atomic(a, 0, dtype(scalar(0)))
+
+    kernel = wp.Kernel(body, key=f"narrow_{op}_{dtype.__name__}")
+    with pytest.raises(RuntimeError, match=rf"{op}\(\) operations only work on .* \(with scalar type "
+                                           rf"{wp.types.type_repr(scalar)}\)$"):
+        wp.launch(kernel, 1, inputs=[wp.zeros(1, dtype=dtype)])
+
+
+@wp.kernel
+def k_narrow_augassign(a: wp.array(dtype=wp.int8)):
+    a[0] += wp.int8(2)
+
+
+def test_narrow_augmented_assignment_still_adds():
+    a = wp.zeros(1, dtype=wp.int8)
+    run(k_narrow_augassign, 5, a)
+    assert a.numpy()[0] == 10

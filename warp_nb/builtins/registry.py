@@ -263,6 +263,9 @@ class Builtin:
     atomic: str | None = None
     #: Warp's `dtype=` keyword (wp.volume_lookup(..., dtype=wp.vec3)): the builtin each type stands for
     by_dtype: dict | None = None
+    #: a check of the chosen overload's argument types beyond what overloads express: returns the
+    #: message of a KernelUnsupportedError (Warp's RuntimeError, e.g. 8-bit atomics), or None
+    check: Callable | None = None
 
     @property
     def symbol(self) -> str:

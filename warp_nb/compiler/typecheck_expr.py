@@ -12,7 +12,7 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
-from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError
+from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
@@ -381,13 +381,16 @@ class ExprTyper:
             self.error(KernelTypeError, f"missing arguments in the call of wp.{b.name}", node)
         return full
 
-    def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False):
+    def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False, checked: bool = True):
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
                 self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
+        refusal = b.check(resolved.arg_types) if b.check and checked else None
+        if refusal:
+            self.error(KernelUnsupportedError, refusal, node)
         vars_ = []
         for a, t in zip(args, resolved.arg_types):
             vars_.append(self.materialize(a, t, node) if isinstance(a, Lit) else a)
@@ -529,7 +532,9 @@ class ExprTyper:
         value = self.expr(value_node)
         indices = list(self.indices(index_nodes, node))
         self.checks.append(node.loc)
-        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True)
+        # `a[i] += x` stays allowed on the narrow types wp.atomic_add refuses (the CPU has their atomics)
+        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True,
+                          checked=False)
 
     def annotation_type(self, node):
         v = self.expr(node)
