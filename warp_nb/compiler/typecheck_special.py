@@ -15,7 +15,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelSyntaxError, KernelTypeError
+from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, Lit, PyObj, classify
@@ -93,6 +93,8 @@ class SpecialForms:
                 self.error(KernelTypeError, f"print() cannot show {self.describe(v)}", a)
             else:
                 items.append(self.materialize(v, None, a))
+        if node.kwargs:
+            self.error(KernelTypeError, "print() in a kernel takes no keyword arguments", node)
         self.block.append(ir.Print("", tuple(items), node.loc))
 
     def form_printf(self, node):
@@ -101,6 +103,9 @@ class SpecialForms:
         fmt = self.expr(node.args[0])
         if not (isinstance(fmt, PyObj) and isinstance(fmt.obj, str)):
             self.error(KernelTypeError, "the first argument of wp.printf must be a string constant", node)
+        if len(node.args) > 33:  # as Warp, which forwards at most 32 values to the device's printf
+            self.error(KernelUnsupportedError, "the maximum number of variadic arguments that can be passed to "
+                                               "`printf` is 32", node)
         args = []
         for a in node.args[1:]:
             v = self.materialize(self.expr(a), None, a)
@@ -340,7 +345,7 @@ def _hashable(obj) -> bool:
 #: The special forms, by the name of the builtin they type (every builtin declared with
 #: special=True has one; tests/unit/test_registry checks both ways).
 SPECIAL_FORMS = {
-    "tid": SpecialForms.form_tid, "printf": SpecialForms.form_printf, "static": SpecialForms.form_static,
+    "tid": SpecialForms.form_tid, "printf": SpecialForms.form_printf, "print": SpecialForms.print_call, "static": SpecialForms.form_static,
     "identity": SpecialForms.form_identity, "quat_identity": SpecialForms.form_quat_identity,
     "transform_identity": SpecialForms.form_transform_identity,
     "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,

@@ -349,16 +349,14 @@ def _format_value(expr: str, t):
         fmt, cast = _PRINTF[t]
         return fmt, [f"{cast}{expr}"]
     kind = T.kind_of(t)
-    if kind is not None:
+    if kind is not None:  # as Warp: each component followed by a space, a matrix one row a line
         n = T.type_length(t)
         fmt, cast = _PRINTF.get(t._wp_scalar_type_, ("%d", "(int)"))
         base = f"(&{expr}.c[0])" if kind == "vector" else f"((const {cpp_type(t._wp_scalar_type_)}*)&{expr})"
         if kind == "matrix":
             rows, cols = t._shape_
-            text = "[" + " ".join("[" + " ".join([fmt] * cols) + "]" for _ in range(rows)) + "]"
+            text = "\\n".join("".join(f"{fmt} " for _ in range(cols)) for _ in range(rows))
         else:
-            text = "[" + " ".join([fmt] * n) + "]"
+            text = "".join(f"{fmt} " for _ in range(n))
         return text, [f"{cast}{base}[{k}]" for k in range(n)]
-    if isinstance(t, ArrayType):
-        return "array(ndim=%d)", [str(t.ndim)]
-    return "<%s>", [f'"{T.type_name(t)}"']
+    return "<type without print implementation>", []
