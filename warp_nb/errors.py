@@ -91,5 +91,10 @@ class KernelCompileError(KernelError):
     """The C++ compiler refused the generated code; mapped back to the user's line when possible."""
 
 
+class LaunchArgumentError(TypeError, RuntimeError):
+    """A launch argument that does not fit its parameter. A TypeError, and also the RuntimeError
+    Warp raises for it (a None struct, a single number for a vector parameter)."""
+
+
 class CompilerNotFoundError(RuntimeError):
     """No C++ compiler on this machine."""
