@@ -106,6 +106,49 @@ def test_kernel_objects_modules_and_options():
     assert not unique.backward_enabled
 
 
+def _make_scaler(factor):
+    @wp.kernel(module="unique")
+    def scale(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] * factor
+
+    return scale
+
+
+def test_unique_modules_reuse_identical_definitions():
+    a, b, c = _make_scaler(2.0), _make_scaler(2.0), _make_scaler(3.0)
+    assert a is b and a.module is b.module  # a factory called twice gives one kernel, as in Warp
+    assert c is not a and c.module.name != a.module.name  # a different closure value is other code
+    x = wp.array([1.0, 2.0], dtype=float)
+    wp.launch(c, 2, inputs=[x])
+    wp.launch(a, 2, inputs=[x])
+    assert x.numpy().tolist() == [6.0, 12.0]
+
+
+def test_module_options_are_checked_as_warp():
+    with pytest.raises(ValueError, match='module="unique"'):
+        wp.kernel(_plus_one, module_options={"fast_math": True})
+    with pytest.raises(TypeError, match="must be a dict"):
+        wp.kernel(_plus_one, module="unique", module_options="fast_math")
+    with pytest.raises(ValueError, match="fast_mth.*Valid options"):
+        wp.kernel(_plus_one, module="unique", module_options={"fast_mth": True})
+    with pytest.raises(TypeError):
+        wp.kernel(_plus_one, module="unique", module_options={"deterministic_max_records": 1.5})
+    k = wp.kernel(_plus_one, module="unique", module_options={"fast_math": True})
+    assert k.module.options["fast_math"] is True and "deterministic" in k.module.options
+
+
+def test_a_launch_with_new_types_adds_an_overload():
+    @wp.kernel(module="unique")
+    def double(x: wp.array(dtype=Any)):
+        x[wp.tid()] = x[wp.tid()] + x[wp.tid()]
+
+    assert len(double.overloads) == 0
+    wp.launch(double, 1, inputs=[wp.ones(1, dtype=wp.float32)])
+    first = double.module.get_module_hash()
+    wp.launch(double, 1, inputs=[wp.ones(1, dtype=wp.float64)])
+    assert len(double.overloads) == 2 and double.module.get_module_hash() != first
+
+
 BROKEN_MODULE = '''
 import warp_nb as wp
 
