@@ -10,6 +10,7 @@ caching; which kernels compile together, and in parallel, is `warp_nb.module`'s 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -67,11 +68,7 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     BuildDeferred when asked to leave a missing build to the caller; `built_together`: cache keys
     the caller has just built in a bundle, which count as compiled now)."""
     t0 = time.perf_counter()
-    syntax = parse_definition(kernel.func)
-    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
-    adjoint = adjoint_unit(typed) if options.backward else None
-    between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    unit = emit_kernel(typed, options.mode, adjoint)
+    typed, unit = emit_unit(kernel, signature, options)
     key = cache_key(unit, target, options)
     path, compiled_now = fetch_or_build(f"k_{typed.name}", key, unit, target, options, defer_build)
     compiled_now = compiled_now or key in built_together
@@ -79,6 +76,19 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     seconds = time.perf_counter() - t0
     compile_log.append((kernel.key, seconds, compiled_now))
     return CompiledKernel(key, typed, unit, loaded, seconds, compiled_now)
+
+
+def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | None = None
+              ) -> tuple[ir.Function, EmitResult]:
+    """The front half: parse -> type -> adjoint -> emit, for one concrete signature (no C++ compiled).
+    `symbol` renames the kernel's C++ symbol (overloads of one kernel compiled together)."""
+    syntax = parse_definition(kernel.func)
+    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    if symbol is not None:
+        typed = dataclasses.replace(typed, symbol=symbol)
+    adjoint = adjoint_unit(typed) if options.backward else None
+    between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
+    return typed, emit_kernel(typed, options.mode, adjoint)
 
 
 def fetch_or_build(name: str, key: str, unit: EmitResult, target, options: CompileOptions, defer: bool = False):

@@ -183,6 +183,13 @@ class Kernel:
             raise self._failures[key].with_traceback(None)
         return hit
 
+    def adopt(self, device: Device, compiled: CompiledKernel, backward: bool = False, signature=None) -> None:
+        """Launch `compiled` (code built elsewhere: wp.load_aot_module) for this device, direction and
+        signature, with the current options, instead of compiling."""
+        self._compiled[self._key(device, backward, signature)] = compiled
+        self._failures.pop(self._key(device, backward, signature), None)
+        self.launchers.clear()
+
     def invalidate(self) -> None:
         """Forget this kernel's compiled code and launchers (for example after a @wp.func it uses was
         redefined in a notebook); the next launch compiles it again, from the cache when its

@@ -81,6 +81,19 @@ class Module:
             parts += sorted(repr(sig) for sig in k.signatures())
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
+    def get_module_identifier(self) -> str:
+        """The name of this module's ahead-of-time artifacts (wp.compile_aot_module): `wp_<name>_<hash>`,
+        the hash covering its code and the settings that change the generated code, or `wp_<name>`
+        with the strip_hash option."""
+        if self.options["strip_hash"]:
+            return f"wp_{self.name}"
+        import hashlib
+
+        from .. import config
+        from ..toolchain.headers import headers_digest
+        settings = f"{config.mode}|{config.verify_fp}|{config.cxx_flags}|{config.version}|{headers_digest()}"
+        return f"wp_{self.name}_{hashlib.sha256((self.get_module_hash() + settings).encode()).hexdigest()[:7]}"
+
     def mark_modified(self) -> None:
         """Warp's hook after changing a module's code: here each kernel keeps its own key, so
         nothing needs to be done."""
