@@ -91,9 +91,15 @@ class KernelCompileError(KernelError):
     """The C++ compiler refused the generated code; mapped back to the user's line when possible."""
 
 
-class LaunchArgumentError(TypeError, RuntimeError):
-    """A launch argument that does not fit its parameter. A TypeError, and also the RuntimeError
-    Warp raises for it (a None struct, a single number for a vector parameter)."""
+class ArgumentTypeError(TypeError, RuntimeError):
+    """An argument of the wrong type for a runtime function (a None struct for a kernel parameter, a
+    single number for a vector parameter, arrays of different element sizes to wp.copy): a
+    TypeError, and also the RuntimeError Warp raises for it."""
+
+
+class ArgumentValueError(ValueError, RuntimeError):
+    """An argument value a runtime function refuses (a negative copy offset): a ValueError, and also
+    the RuntimeError Warp raises for it."""
 
 
 class CompilerNotFoundError(RuntimeError):

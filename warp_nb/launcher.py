@@ -18,7 +18,7 @@ import numpy as np
 
 from . import config, recording, types as T
 from .arrays.array import array
-from .errors import KernelError, LaunchArgumentError
+from .errors import KernelError, ArgumentTypeError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
 from .types.array_type import ArrayType, IndexedArrayType
@@ -174,7 +174,7 @@ def _slow_argument(kernel, index: int, value, device: Device):
         return converted
     if getattr(t, "_wp_struct_", False):
         if value is None:
-            raise LaunchArgumentError(f"launch of kernel `{kernel.key}`: argument '{name}' expects {t.__name__} but "
+            raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument '{name}' expects {t.__name__} but "
                                       "got None")
         if not isinstance(value, StructInstance) or value._struct is not t:
             raise TypeError(f"{where} expects a {t.__name__} instance, got {type(value).__name__}")
@@ -202,7 +202,7 @@ def composite_from_single_value(kernel_key: str, name: str, t, value):
              f"kernel `{kernel_key}` sets every component to it; this promotion is deprecated, pass a {shown}",
              DeprecationWarning, once=True)
         return t(value.item() if isinstance(value, np.generic) else value)
-    raise LaunchArgumentError(f"launch of kernel `{kernel_key}`: argument '{name}' expects {shown} but got a single "
+    raise ArgumentTypeError(f"launch of kernel `{kernel_key}`: argument '{name}' expects {shown} but got a single "
                               f"value ({value!r}); pass a {shown}, or a tuple or list of its components")
 
 

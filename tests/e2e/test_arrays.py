@@ -34,8 +34,24 @@ def test_like_clone_and_copy():
     d = wp.zeros(10)
     wp.copy(d, a, dest_offset=2, src_offset=5, count=3)
     assert d.numpy().tolist() == [0, 0, 5, 6, 7, 0, 0, 0, 0, 0]
-    with pytest.raises(ValueError, match="out of bounds"):
+    with pytest.raises(ValueError, match="exceeds the destination size"):
         wp.copy(d, a, dest_offset=9, count=3)
+
+
+def test_copy_windows_of_strided_views_and_refusals():
+    src = wp.array(np.arange(12, dtype=np.float32))[::3]  # [0, 3, 6, 9], non-contiguous
+    dst = wp.full(8, -1.0)[::2]
+    wp.copy(dst, src, dest_offset=1, src_offset=2, count=2)
+    assert dst.numpy().tolist() == [-1, 6, 9, -1]
+    for kwargs, words in (({"src_offset": -1}, "Source offset must be non-negative"),
+                          ({"count": 1.5}, "must be integers"), ({"count": 9}, "exceeds the source size")):
+        with pytest.raises(RuntimeError, match=words):  # Warp's RuntimeErrors (ValueErrors as well)
+            wp.copy(dst, src, **kwargs)
+    grid = wp.array(np.arange(16, dtype=np.float32).reshape(4, 4))[::2, ::2]
+    with pytest.raises(RuntimeError, match="only supported for 1-D"):
+        wp.copy(wp.zeros_like(grid), grid, count=2)
+    with pytest.raises(RuntimeError, match=r"destination dtype=float64, source dtype=float32"):
+        wp.copy(wp.zeros(4, dtype=wp.float64), wp.zeros(4))
 
 
 def test_numpy_sharing_both_ways():

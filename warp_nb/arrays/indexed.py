@@ -58,6 +58,11 @@ class indexedarray(metaclass=_IndexedMeta):
         return int(np.prod(self.shape))
 
     @property
+    def is_contiguous(self) -> bool:
+        """Never: its elements are wherever the indices point (as Warp reports it)."""
+        return False
+
+    @property
     def type(self) -> IndexedArrayType:
         return IndexedArrayType(self.dtype, self.ndim)
 
