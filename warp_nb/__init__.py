@@ -44,7 +44,7 @@ from .runtime.devices import (  # noqa: F401
     get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
     is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,
-    set_mempool_enabled, set_peer_access_enabled, synchronize, synchronize_device,
+    set_mempool_enabled, set_peer_access_enabled, synchronize, synchronize_device, unmap_cuda_device,
 )
 from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403

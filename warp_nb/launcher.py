@@ -149,6 +149,11 @@ def _slow_argument(kernel, index: int, value, device: Device):
     if isinstance(t, ArrayType):
         if value is None:
             return _NullArray(t.ndim)
+        if isinstance(value, np.ndarray) and device.is_cpu:  # as Warp: a numpy array is used in place
+            try:
+                value = array(value, dtype=t.dtype, device=device, copy=False)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"{where} expects {t.type_name()}; the numpy array does not fit it ({e})") from None
         if not isinstance(value, array):
             hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
                 value, (list, tuple)) else ""

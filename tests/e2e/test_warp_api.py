@@ -465,3 +465,10 @@ def test_an_array_is_true_unless_none_was_passed():
     assert result.numpy().tolist() == [2, 2, 2]
     wp.launch(guarded, dim=3, inputs=[wp.array([0, 1, 0], dtype=int), result])
     assert result.numpy().tolist() == [-1, 1, -1]
+
+
+def test_device_queries_without_a_gpu():
+    assert wp.get_device("cpu").max_shared_memory_per_block == 0
+    for alias in ("imaginary_device:0", "cpu"):  # nothing is ever mapped, so nothing can be unmapped
+        with pytest.raises(RuntimeError, match="cannot unmap"):
+            wp.unmap_cuda_device(alias)

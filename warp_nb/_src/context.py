@@ -41,6 +41,13 @@ class _Runtime:
         except Exception:  # NVRTC not installed
             return None
 
+    @staticmethod
+    def verify_cuda_device(device=None) -> None:
+        """Warp's check after launches when wp.config.verify_cuda is set: wait for the device, so a
+        failed launch raises here (nothing to wait for on the CPU)."""
+        from ..runtime.devices import synchronize_device
+        synchronize_device(device)
+
     @property
     def nvrtc_supported_archs(self):
         from ..runtime.devices import get_cuda_supported_archs

@@ -10,6 +10,7 @@ import typing
 import numpy as np
 
 from .. import recording, types
+from ..errors import ArgumentValueError
 from ..runtime import devices
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
@@ -75,6 +76,8 @@ class array(metaclass=_ArrayMeta):
         self.storage = pinned_storage or self.device.storage
 
     def _init_alloc(self, dtype, shape, zero: bool):
+        if any(int(s) < 0 for s in shape):
+            raise ValueError(f"Array shapes must be non-negative, got {tuple(shape)}")
         nbytes = int(np.prod(shape)) * types.type_size_in_bytes(dtype)
         buf = self.storage.allocate(nbytes, zero)
         self._init_view(buf.ptr, dtype, shape, None, buf)
@@ -85,7 +88,7 @@ class array(metaclass=_ArrayMeta):
         if not 1 <= len(self.shape) <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
         if any(s < 0 for s in self.shape):
-            raise ValueError(f"array shape must not be negative, got {self.shape}")
+            raise ValueError(f"Array shapes must be non-negative, got {self.shape}")
         elem = types.type_size_in_bytes(dtype)
         if strides is None:
             strides = _contiguous_strides(self.shape, elem)
@@ -289,7 +292,8 @@ class array(metaclass=_ArrayMeta):
             known = int(np.prod([s for s in shape if s != -1]))
             shape = tuple(self.size // known if s == -1 else s for s in shape)
         if int(np.prod(shape)) != self.size:
-            raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
+            raise ArgumentValueError(f"cannot reshape array of shape {self.shape} (size {self.size}) into shape "
+                                     f"{shape} (size {int(np.prod(shape))})")
         src = self if self.is_contiguous else self.contiguous()
         out = array(ptr=src.ptr, dtype=self.dtype, shape=shape, device=self.device, owner=src)
         if src._grad is not None:
