@@ -16,7 +16,9 @@ from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
 from .aot import compile_aot_module, load_aot_module  # noqa: F401
-from .capture import Graph, ScopedCapture, capture_begin, capture_end, capture_launch  # noqa: F401
+from .capture import (  # noqa: F401
+    Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
+)
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
 from .arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa

@@ -472,3 +472,28 @@ def test_device_queries_without_a_gpu():
     for alias in ("imaginary_device:0", "cpu"):  # nothing is ever mapped, so nothing can be unmapped
         with pytest.raises(RuntimeError, match="cannot unmap"):
             wp.unmap_cuda_device(alias)
+
+
+@wp.kernel
+def _count_down(counter: wp.array(dtype=wp.int32), visits: wp.array(dtype=wp.int32)):
+    wp.atomic_sub(counter, 0, 1)
+    wp.atomic_add(visits, 0, 1)
+
+
+def test_captured_conditionals_read_their_condition_on_every_replay():
+    counter, visits, flag = wp.zeros(1, dtype=wp.int32), wp.zeros(1, dtype=wp.int32), wp.zeros(1, dtype=wp.int32)
+
+    def body():
+        wp.launch(_count_down, 1, inputs=[counter, visits])
+
+    with wp.ScopedCapture() as capture:
+        counter.fill_(3)
+        wp.capture_while(counter, while_body=body)  # three visits per replay
+        wp.capture_if(flag, on_true=body)  # one more visit when flag is set at replay time
+    assert visits.numpy()[0] == 0  # recorded, not run
+    wp.capture_launch(capture.graph)
+    flag.fill_(1)
+    wp.capture_launch(capture.graph)
+    assert visits.numpy()[0] == 3 + 4
+    with wp.ScopedCapture(), pytest.raises(NotImplementedError):
+        wp.zeros(4)[wp.array([0, 2], dtype=wp.int32)].fill_(1)
