@@ -34,7 +34,8 @@ def test_all_argument_kinds():
 
 
 @pytest.mark.parametrize("position, value, words", [
-    (0, np.zeros(4, np.float32), "argument `x` (position 1) expects array(dtype=float32, ndim=1), got ndarray"),
+    (0, [0.0] * 4, "argument `x` (position 1) expects array(dtype=float32, ndim=1), got list (wrap it"),
+    (0, np.zeros((4, 2), np.float32), "got array(dtype=float32, ndim=2)"),  # numpy arrays are taken in place
     (0, wp.zeros(4, dtype=wp.vec3), "got array(dtype=vec3f, ndim=1)"),
     (0, wp.zeros((2, 2)), "got array(dtype=float32, ndim=2)"),
     (1, "fast", "argument `s` (position 2) expects float32, got str"),
@@ -216,3 +217,14 @@ def test_recorded_adjoint_launch_takes_gradients_by_name():
     cmd.set_dim(3)
     cmd.launch()
     np.testing.assert_allclose(x_grad.numpy(), 2.0 * 2.0 * x.numpy())  # d(x^2)/dx times the seed 2
+
+
+@wp.kernel
+def add_one(x: wp.array(dtype=float)):
+    x[wp.tid()] += 1.0
+
+
+def test_numpy_arrays_are_launched_in_place_on_the_cpu():
+    values = np.arange(4, dtype=np.float32)
+    wp.launch(add_one, 4, inputs=[values])
+    np.testing.assert_array_equal(values, np.arange(1, 5))

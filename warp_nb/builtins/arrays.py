@@ -55,6 +55,12 @@ builtin("atomic_min", *_atomic_overloads(1, _ordered, ("value",)),
 builtin("atomic_max", *_atomic_overloads(1, _ordered, ("value",)),
         check=_atomic_scalar_check("atomic_max", _WIDE, _ORDERED_TEXT), side_effects=True, atomic="max",
         doc="arr[i] = max(arr[i], value) atomically (componentwise for vectors); returns the old value.", **_a)
+_integers = AnyType("D", accept=lambda t: T.is_int_type(T.scalar_type_of(t) or t)
+                    and (T.is_scalar_type(t) or T.kind_of(t) in ("vector", "matrix")))
+for _op, _sym in (("and", "&"), ("or", "|"), ("xor", "^")):
+    builtin(f"atomic_{_op}", *_atomic_overloads(1, _integers, ("value",)), side_effects=True, differentiable=False,
+            atomic=_op, doc=f"arr[i] = arr[i] {_sym} value atomically (componentwise for integer vectors and "
+                            f"matrices); returns the old value. `a[i] {_sym}= x` in a kernel does this too.", **_a)
 builtin("atomic_cas", *_atomic_overloads(2, AnyType("D", accept=T.is_scalar_type), ("compare", "value")),
         side_effects=True, differentiable=False, atomic="cas",
         doc="If arr[i] == compare, store value; atomically. Returns the old value.", **_a)

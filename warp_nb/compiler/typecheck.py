@@ -22,6 +22,10 @@ from .typecheck_loops import Loops, _same_type
 from .typecheck_subscript import Subscripts
 
 
+#: augmented assignments to an array element that are atomic updates (as in Warp): operator -> atomic op
+_ATOMIC_AUGMENTED = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
+
+
 class Context:
     """State shared by one compilation: the function instances typed so far (so a function
     used twice is typed once) and the stack of functions being typed (to refuse recursion)."""
@@ -321,11 +325,11 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
 
     def aug_assign(self, s: S.AugAssign) -> None:
         target = s.target
-        if isinstance(target, S.Subscript) and s.op in ("add", "sub"):
+        if isinstance(target, S.Subscript) and s.op in _ATOMIC_AUGMENTED:
             base = self.expr(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, ArrayType) and len(target.indices) == base.type.ndim:
-                # a[i] += x is an atomic add, as in Warp
-                self.atomic_update(s.op, base, target.indices, s.value, s)
+                # a[i] += x is an atomic add, as in Warp (a[i] &= x an atomic and, ...)
+                self.atomic_update(_ATOMIC_AUGMENTED[s.op], base, target.indices, s.value, s)
                 return
         target = self.evaluated_once(target)  # a[f(i)].x += v calls f once, as Python does
         current = self.expr(target)
