@@ -12,6 +12,7 @@ import ctypes
 import numbers
 import struct
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -199,13 +200,11 @@ def composite_from_single_value(kernel_key: str, name: str, t, value):
     every component, with a deprecation warning. Anything else is returned unchanged."""
     if not (T.is_composite_type(t) and isinstance(value, (numbers.Number, np.generic, T.Scalar))):
         return value
-    from .utils.functions import warn  # utils launches kernels itself
-
     shown = T.type_repr(t)
     if isinstance(value, (bool, np.generic)) or getattr(value, "_kind", None) == "bool":
-        warn(f"Passing a value of type `{type(value).__name__}` for the `{shown}` kernel parameter '{name}' of "
-             f"kernel `{kernel_key}` sets every component to it; this promotion is deprecated, pass a {shown}",
-             DeprecationWarning, once=True)
+        warnings.warn(f"Passing a value of type `{type(value).__name__}` for the `{shown}` kernel parameter "
+                      f"'{name}' of kernel `{kernel_key}` sets every component to it; this promotion is deprecated, "
+                      f"pass a {shown}", DeprecationWarning, stacklevel=4)
         return t(value.item() if isinstance(value, np.generic) else value)
     raise ArgumentTypeError(f"launch of kernel `{kernel_key}`: argument '{name}' expects {shown} but got a single "
                               f"value ({value!r}); pass a {shown}, or a tuple or list of its components")

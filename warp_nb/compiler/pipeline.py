@@ -68,7 +68,11 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     BuildDeferred when asked to leave a missing build to the caller; `built_together`: cache keys
     the caller has just built in a bundle, which count as compiled now)."""
     t0 = time.perf_counter()
-    typed, unit = emit_unit(kernel, signature, options)
+    syntax = parse_definition(kernel.func)
+    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    adjoint = adjoint_unit(typed) if options.backward else None
+    between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
+    unit = emit_kernel(typed, options.mode, adjoint)
     key = cache_key(unit, target, options)
     path, compiled_now = fetch_or_build(f"k_{typed.name}", key, unit, target, options, defer_build)
     compiled_now = compiled_now or key in built_together
@@ -80,8 +84,9 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
 
 def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | None = None
               ) -> tuple[ir.Function, EmitResult]:
-    """The front half: parse -> type -> adjoint -> emit, for one concrete signature (no C++ compiled).
-    `symbol` renames the kernel's C++ symbol (overloads of one kernel compiled together)."""
+    """The front half of compile_kernel (which spells its stages out itself): parse -> type -> adjoint
+    -> emit, for one concrete signature, no C++ compiled. `symbol` renames the kernel's C++ symbol
+    (overloads of one kernel compiled into one translation unit: wp.compile_aot_module)."""
     syntax = parse_definition(kernel.func)
     typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
     if symbol is not None:
