@@ -90,10 +90,14 @@ class Load:
 
 @dataclass(frozen=True)
 class View:
-    """a[i]: the sub-array of a multi-dimensional array (fewer indices than dimensions)."""
+    """a[i]: the sub-array of a multi-dimensional array (fewer indices than dimensions). With `slices`,
+    a general view a[1:5:2, j, ::-1]: one (kind, start, stop, step) per axis given, kind "index"
+    (start is the index; the axis goes) or "range" (Var or None for each bound, as in Python); the
+    Vars among them are also in `indices`."""
 
     array: Var
     indices: tuple
+    slices: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -226,11 +226,18 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         """Run `stmts_fn` collecting its statements into a new block; returns (block, result)."""
         saved = self.block
         self.block = []
+        self.nested_blocks = self.control_depth() + 1
         try:
             result = stmts_fn()
             return tuple(self.block), result
         finally:
             self.block = saved
+            self.nested_blocks -= 1
+
+    def control_depth(self) -> int:
+        """How many blocks (branches, loop bodies) the statement being typed is inside: at 0, code runs
+        straight through, so a variable can be rebound to another array view (arr = arr[::2, 0])."""
+        return getattr(self, "nested_blocks", 0)
 
     # --- statements ---------------------------------------------------------------------
     def statements(self, stmts) -> bool:
@@ -286,7 +293,9 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if isinstance(value, Lit):
             want = old.type if isinstance(old, ir.Var) else None
             value = self.materialize(value, want, node)
-        if isinstance(old, ir.Var) and not _same_type(old.type, value.type):
+        rebound_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value, ir.Var) \
+            and isinstance(value.type, ArrayType) and not self.control_depth()
+        if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebound_view:
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "
                                         f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)

@@ -103,6 +103,8 @@ class ExprTyper:
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
+        if isinstance(t, ArrayType) and node.attr == "ndim":
+            return Lit(t.ndim, "int")
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
 
     def adjoint_key(self, node) -> str | None:
@@ -140,9 +142,14 @@ class ExprTyper:
                 value = self.expr_Attribute(S.Attribute(_Bound(value), step.attr, step.loc))
             return value
         base = self.expr(node.value)
+        beyond = self.shape_beyond_rank(node, base)
+        if beyond is not None:
+            return beyond
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
         t = base.type
+        if isinstance(t, ArrayType) and any(isinstance(i, S.Slice) for i in node.indices):
+            return self.array_slice(base, node)
         if any(isinstance(i, S.Slice) for i in node.indices):
             return self.slice_of(base, node)
         if isinstance(t, ArrayType):
@@ -155,6 +162,17 @@ class ExprTyper:
             return self.let(ir.View(base, indices), type(t)(t.dtype, t.ndim - len(indices)), node.loc)
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
+
+    def shape_beyond_rank(self, node, shape):
+        """a.shape[k] for a constant k past the array's rank: 0, as in Warp (whose shapes have 4 entries)."""
+        if not (isinstance(node.value, S.Attribute) and node.value.attr == "shape" and len(node.indices) == 1):
+            return None
+        array = self.expr(node.value.value)
+        k = self.expr(node.indices[0])
+        if isinstance(getattr(array, "type", None), ArrayType) and isinstance(k, Lit) and k.kind == "int" \
+                and array.type.ndim <= k.value < 4:
+            return Lit(0, "int")
+        return None
 
     def indices(self, nodes, where) -> tuple:
         out = []

@@ -61,6 +61,30 @@ class Subscripts:
         parts = tuple(self.let(ir.Extract(base, p), elem, node.loc) for p in positions)
         return parts[0] if result is elem else self.let(ir.Construct(result, parts), result, node.loc)
 
+    # --- views of arrays ------------------------------------------------------------------
+    def array_slice(self, base, node) -> ir.Var:
+        """a[lo:hi:step, i, ...] on an array: a view (no copy) with one axis per slice, Python's
+        bounds rules, runtime or constant bounds (as Warp)."""
+        t = base.type
+        if len(node.indices) > t.ndim:
+            self.error(KernelTypeError, f"too many indices ({len(node.indices)}) for a {t.ndim}-D array", node)
+        axes, used, kept = [], [], t.ndim - len(node.indices)
+        for part in node.indices:
+            if not isinstance(part, S.Slice):
+                (index,) = self.indices([part], node)
+                axes.append(("index", index, None, None))
+                used.append(index)
+                continue
+            step = self.expr(part.step) if part.step is not None else None
+            if isinstance(step, Lit) and step.value == 0:
+                self.error(KernelValueError, "Slice step cannot be zero", node)
+            bounds = [None if p is None else self.indices([p], node)[0] for p in (part.lower, part.upper, part.step)]
+            axes.append(("range", *bounds))
+            used += [b for b in bounds if b is not None]
+            kept += 1
+        self.checks.append(node.loc)
+        return self.let(ir.View(base, tuple(used), tuple(axes)), type(t)(t.dtype, kept), node.loc)
+
     def evaluated_once(self, target):
         """A store target with its index expressions typed now (read and written with the same
         values): a[f(i)].x, m[g(), 0]. Names, attributes and slices stay as they are."""
@@ -164,6 +188,11 @@ class Subscripts:
         # walk until an array element is reached: from there on it is a store into memory
         for k, step in enumerate(chain):
             t = base.type
+            partial = isinstance(t, ArrayType) and isinstance(step, S.Subscript) and k < len(chain) - 1 \
+                and len(step.indices) < t.ndim and not any(isinstance(i, S.Slice) for i in step.indices)
+            if partial:  # a[i][j] = v on a 2-D array: a[i] is a view of a row, and the store goes through it
+                base = self.expr_step(base, step)
+                continue
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
                 indices = self.indices(step.indices, step)
                 if len(indices) != t.ndim:

@@ -165,7 +165,8 @@ class FunctionWriter:
         v = s.value
         if isinstance(v, ir.Const):
             self.consts[id(s.dst)] = v.value
-        elif isinstance(v, (ir.Copy, ir.View)) and id(getattr(v, "src", getattr(v, "array", None))) in self.param_arrays:
+        elif isinstance(v, (ir.Copy, ir.View)) and not getattr(v, "slices", ()) \
+                and id(getattr(v, "src", getattr(v, "array", None))) in self.param_arrays:
             self.param_arrays.add(id(s.dst))  # a copy or sub-array view keeps the last dimension
         elif isinstance(v, ir.Call) and v.builtin.name in ("add", "sub") and s.dst.type is T.int32:
             a, b = v.args
@@ -222,6 +223,9 @@ class FunctionWriter:
             return self.construct(v)
         if isinstance(v, ir.Load):
             return self.element_ref(v.array, v.indices, loc)
+        if isinstance(v, ir.View) and v.slices:
+            return f"wpnb::array_slice<{v.array.type.ndim - sum(k == 'index' for k, *_ in v.slices)}>(" \
+                   f"{v.array.name}, {', '.join(_slice_axis(axis) for axis in v.slices)})"
         if isinstance(v, ir.View):
             idx = ", ".join(i.name for i in v.indices)
             if self.debug:
@@ -317,6 +321,17 @@ class FunctionWriter:
                 args += item_args
         joined = "".join(f", {a}" for a in args)
         return f'printf("{" ".join(parts)}\\n"{joined});'
+
+
+def _slice_axis(axis) -> str:
+    """One axis of an array slice as native/array.h takes it: an index, or a range with its bounds."""
+    kind, start, stop, step = axis
+    if kind == "index":
+        return f"wpnb::slice_index({start.name})"
+    given = lambda v: "true" if v is not None else "false"  # noqa: E731
+    value = lambda v: v.name if v is not None else "0"  # noqa: E731
+    return (f"wpnb::slice_range({value(start)}, {value(stop)}, {step.name if step is not None else '1'}, "
+            f"{given(start)}, {given(stop)})")
 
 
 def _index(p) -> str:
