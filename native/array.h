@@ -112,6 +112,25 @@ WPNB_FN array_t<T, N - 2> view(const array_t<T, N>& a, int64 i, int64 j) { retur
 template <typename T, int N>
 WPNB_FN array_t<T, N - 3> view(const array_t<T, N>& a, int64 i, int64 j, int64 k) { return view(view(view(a, i), j), k); }
 
+// wp.array(ptr=..., shape=..., dtype=...) in a kernel: a contiguous view of memory at an address.
+template <typename T, int N, typename... D>
+WPNB_FN array_t<T, N> array_at(uint64 ptr, D... dims) {
+    array_t<T, N> r;
+    const int64 shape[N] = {int64(dims)...};
+    int64 stride = int64(sizeof(T));
+    for (int d = N - 1; d >= 0; --d) { r.shape[d] = shape[d]; r.strides[d] = stride; stride *= shape[d]; }
+    r.data = (T*)ptr;
+    r.grad = (T*)0;
+    return r;
+}
+// A fixed-size array made in a kernel (wp.zeros(shape=..., dtype=...)): `buffer` zeroed, viewed
+// contiguously with the given shape. The buffer is a local of the function that made it.
+template <typename T, int S, typename... D>
+WPNB_FN array_t<T, int(sizeof...(D))> local_array(T (&buffer)[S], D... dims) {
+    for (int k = 0; k < S; ++k) buffer[k] = T{};
+    return array_at<T, int(sizeof...(D))>(uint64(buffer), dims...);
+}
+
 // One axis of a slice a[...]: an index (the axis goes away) or a range start:stop:step with
 // Python's rules (negative bounds count from the end, bounds are clamped, a missing bound is the
 // end the step points away from). A zero step, which the compiler refuses when it is a constant,

@@ -20,6 +20,7 @@ from .capture import (  # noqa: F401
     Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
 )
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
+from .types.array_type import fixedarray  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
 from .arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa
 from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401

@@ -33,6 +33,9 @@ _ELEMENT_ACCESS_MESSAGE = (
 
 
 class array(metaclass=_ArrayMeta):
+    #: in a kernel, wp.array(ptr=..., shape=..., dtype=...) views memory at an address (compiler/typecheck_subscript)
+    _wp_kernel_form_ = "array_from_ptr"
+
     """An n-dimensional (1 to 4) array of scalars, vectors, matrices or structs on a device."""
 
     _wp_array_ = True  # how modules that cannot import this one (struct fields) recognise arrays

@@ -36,6 +36,10 @@ def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pin
                  retain_grad=kwargs.get("retain_grad", False), pinned=pinned)
 
 
+#: in a kernel, wp.zeros(shape=<constants>, dtype=...) makes a local fixed-size array (compiler/typecheck_subscript)
+zeros._wp_kernel_form_ = "local_zeros"
+
+
 def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
     if dtype is types.Any:
         if isinstance(value, builtins.bool):

@@ -101,6 +101,18 @@ class View:
 
 
 @dataclass(frozen=True)
+class NewArray:
+    """An array made in a kernel: over memory at `ptr` (wp.array(ptr=..., shape=..., dtype=...)), or,
+    with ptr None, a zeroed local buffer of the constant `fixed` shape (wp.zeros(shape=..., dtype=...):
+    Warp's fixed-size array). `shape` holds the Vars of the dimensions."""
+
+    dtype: Any
+    shape: tuple
+    ptr: Any = None
+    fixed: tuple | None = None
+
+
+@dataclass(frozen=True)
 class Extract:
     """A component of a composite (v[i], v.x, m[i, j], m[i]) or a struct field (s.name).
     `path` holds Vars (dynamic indices), ints (constant indices) or str (field names)."""
@@ -309,6 +321,9 @@ def format_value(v) -> str:
         return f"{type_name(v.type)}({', '.join(map(repr, v.args))})"
     if isinstance(v, (Load, View)):
         return f"{'load' if isinstance(v, Load) else 'view'} {v.array!r}[{', '.join(map(repr, v.indices))}]"
+    if isinstance(v, NewArray):
+        where = f"at {v.ptr!r}" if v.ptr is not None else "local"
+        return f"new array {where} shape ({', '.join(map(repr, v.shape))}) of {type_name(v.dtype)}"
     if isinstance(v, Extract):
         return f"{v.base!r}{''.join(f'[{p!r}]' for p in v.path)}"
     if isinstance(v, Update):

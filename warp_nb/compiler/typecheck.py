@@ -13,7 +13,7 @@ from . import ir
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import Loc, KernelSyntaxError, KernelTypeError
+from ..errors import Loc, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from .scope import Lit, PyObj, Scope
 from ..builtins import registry
 from .typecheck_expr import ExprTyper
@@ -365,6 +365,10 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if self.is_kernel:
             self.error(KernelTypeError, "kernels cannot return a value; write results to an output array", s)
         value = self.expr(s.value)
+        # conservative: loops rebind the array's variable, so any array returned by a function that makes a
+        # fixed-size array may be that one
+        if getattr(self, "local_arrays", ()) and isinstance(getattr(value, "type", None), ArrayType):
+            self.refuse_local_array_return(value, s)
         if isinstance(s.value, S.Tuple):
             value = self.make_tuple(value, s)
         if isinstance(value, Lit):
@@ -380,6 +384,16 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                                         f"{T.type_name(self.return_type)}; all returns must have one type", s)
         self.has_return_value = True
         self.block.append(ir.Return(value, s.loc))
+
+    def refuse_local_array_return(self, value, s) -> None:
+        """A fixed-size array lives in its function's memory, which a return would leave behind."""
+        declared = self.declared_return
+        if isinstance(declared, ArrayType) and getattr(declared, "kind", "") != "fixedarray":
+            self.error(KernelUnsupportedError, f"The function `{self.fdef.name}` returns a fixed-size array whereas it "
+                                               f"has its return type annotated as "
+                                               f"`Array[{T.type_repr(value.type.dtype)}]`.", s)
+        self.error(KernelUnsupportedError, "a function cannot return a fixed-size array (made with wp.zeros) in "
+                                           "warp_nb yet: make the array in the caller and pass it in", s)
 
     # --- branches -----------------------------------------------------------------------
     def if_statement(self, s: S.If) -> bool:

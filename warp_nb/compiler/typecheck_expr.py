@@ -105,6 +105,8 @@ class ExprTyper:
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
         if isinstance(t, ArrayType) and node.attr == "ndim":
             return Lit(t.ndim, "int")
+        if isinstance(t, ArrayType) and node.attr == "ptr":
+            return self.let(ir.Extract(base, ("ptr",)), T.uint64, node.loc)
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
 
     def adjoint_key(self, node) -> str | None:

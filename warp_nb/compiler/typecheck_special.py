@@ -32,6 +32,9 @@ class SpecialForms:
             return self.print_call(node)
         if isinstance(obj, registry.Builtin):
             return SPECIAL_FORMS[obj.name](self, node) if obj.special else NotImplemented
+        form = getattr(obj, "_wp_kernel_form_", None) if _hashable(obj) or isinstance(obj, type) else None
+        if form is not None:
+            return self.new_array(form, node)
         name = _PY_TO_BUILTIN.get(obj) if _hashable(obj) else None
         if name is not None:
             return self.call_builtin(BUILTINS[name], [self.expr(a) for a in node.args], node)

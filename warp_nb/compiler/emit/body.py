@@ -4,6 +4,8 @@ its function, so a value computed in a branch stays visible to the code that rea
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
@@ -74,6 +76,8 @@ class FunctionWriter:
         pad = "    " * depth
         for v in self.fn.locals:
             self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
+        for dst, new in _local_arrays(self.fn.body):  # the memory of fixed-size arrays, for the whole function
+            self.lines.append(f"{pad}{cpp_type(new.dtype)} {dst.name}_buf[{int(np.prod(new.fixed))}];")
 
     # --- statements ---------------------------------------------------------------------
     def line(self, depth: int, text: str, loc=None) -> None:
@@ -173,6 +177,14 @@ class FunctionWriter:
             c = self.consts.get(id(b))
             if c is not None:
                 self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
+        if isinstance(v, ir.NewArray):
+            dims = ", ".join(d.name for d in v.shape)
+            if v.ptr is None:  # a fixed-size array: its buffer is declared with the function's locals
+                self.line(depth, f"{s.dst.name} = wpnb::local_array({s.dst.name}_buf, {dims});", s.loc)
+            else:
+                self.line(depth, f"{s.dst.name} = wpnb::array_at<{cpp_type(v.dtype)}, {len(v.shape)}>({v.ptr.name}, "
+                                 f"{dims});", s.loc)
+            return
         if isinstance(v, ir.Update):
             self.line(depth, f"{s.dst.name} = {v.base.name};", s.loc)
             self.assign_path(s.dst.name, v.base.type, v.path, v.value.name, depth, s.loc)
@@ -264,6 +276,8 @@ class FunctionWriter:
 
     def extract(self, v: ir.Extract) -> str:
         t = v.base.type
+        if isinstance(t, ArrayType) and v.path == ("ptr",):  # a.ptr: the address of its data
+            return f"wpnb::uint64({v.base.name}.data)"
         if isinstance(t, ArrayType):  # a.shape
             return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
         expr, row = self.path_expr(v.base.name, t, v.path)
@@ -321,6 +335,15 @@ class FunctionWriter:
                 args += item_args
         joined = "".join(f", {a}" for a in args)
         return f'printf("{" ".join(parts)}\\n"{joined});'
+
+
+def _local_arrays(stmts):
+    """(dst, NewArray) of every fixed-size array the statements make, nested blocks included."""
+    for s in stmts:
+        if isinstance(s, ir.Let) and isinstance(s.value, ir.NewArray) and s.value.ptr is None:
+            yield s.dst, s.value
+        for field in ("body", "orelse", "cond_body", "stmts"):
+            yield from _local_arrays(getattr(s, field, ()) or ())
 
 
 def _slice_axis(axis) -> str:
