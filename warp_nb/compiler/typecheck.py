@@ -16,7 +16,7 @@ from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from .scope import Lit, PyObj, Scope
 from ..builtins import registry
-from .typecheck_expr import ExprTyper
+from .typecheck_expr import ExprTyper, TupleValue
 from .typecheck_special import SpecialForms
 from .typecheck_loops import Loops, _same_type
 from .typecheck_subscript import Subscripts
@@ -293,6 +293,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if isinstance(value, Lit):
             want = old.type if isinstance(old, ir.Var) else None
             value = self.materialize(value, want, node)
+        elif isinstance(value, TupleValue):
+            value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value
         rebound_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value, ir.Var) \
             and isinstance(value.type, ArrayType) and not self.control_depth()
         if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebound_view:
