@@ -165,17 +165,6 @@ class ExprTyper:
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 
-    def shape_beyond_rank(self, node, shape):
-        """a.shape[k] for a constant k past the array's rank: 0, as in Warp (whose shapes have 4 entries)."""
-        if not (isinstance(node.value, S.Attribute) and node.value.attr == "shape" and len(node.indices) == 1):
-            return None
-        array = self.expr(node.value.value)
-        k = self.expr(node.indices[0])
-        if isinstance(getattr(array, "type", None), ArrayType) and isinstance(k, Lit) and k.kind == "int" \
-                and array.type.ndim <= k.value < 4:
-            return Lit(0, "int")
-        return None
-
     def indices(self, nodes, where) -> tuple:
         out = []
         for n in nodes:
