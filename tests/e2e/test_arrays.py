@@ -133,3 +133,26 @@ def test_grad_arrays():
     assert a.grad is not None and a.grad.shape == (3,) and a.grad.dtype is wp.vec3
     assert a._desc[1] == a.grad.ptr  # the kernel-side descriptor carries the gradient pointer
     assert a[1:].grad.shape == (2,)
+
+
+def test_views_as_other_element_types():
+    data = np.arange(16, dtype=np.float32)
+    flat = wp.array(data)
+    vectors = flat.reshape((4, 4)).view(wp.vec4)  # the last dimension becomes the components
+    assert vectors.shape == (4,) and vectors.dtype is wp.vec4
+    np.testing.assert_array_equal(vectors.numpy(), data.reshape(4, 4))
+    back = vectors.view(wp.float32)
+    assert back.shape == (4, 4)
+    np.testing.assert_array_equal(flat.view(wp.uint32).numpy(), data.view(np.uint32))
+    with pytest.raises(TypeError, match="source dtype has size 4 bytes, but target dtype has size 2 bytes"):
+        flat.view(wp.uint16)
+    with pytest.raises(TypeError, match="source scalar dtype float32 has size 4 bytes"):
+        vectors.view(wp.float64)
+
+
+def test_retain_grad_needs_requires_grad():
+    with pytest.raises(ValueError):
+        wp.zeros(3, retain_grad=True)
+    a = wp.zeros(3, requires_grad=True, retain_grad=True)
+    a.requires_grad = False
+    assert not a.retain_grad

@@ -192,9 +192,22 @@ class array(metaclass=_ArrayMeta):
     @requires_grad.setter
     def requires_grad(self, value: bool):
         self._requires_grad = bool(value)
+        if not self._requires_grad:
+            self._retain_grad = False  # as Warp: nothing left to retain
         if self._requires_grad and self._grad is None:
             self._grad = array(shape=self.shape, dtype=self.dtype, device=self.device)
         self._update_descriptor()
+
+    @property
+    def retain_grad(self) -> bool:
+        """Keep .grad through tape.backward() (Warp's retain_grad); needs requires_grad."""
+        return getattr(self, "_retain_grad", False)
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool):
+        if value and not self.requires_grad:
+            raise ValueError("retain_grad=True needs requires_grad=True (there is no gradient to retain)")
+        self._retain_grad = bool(value)
 
     def __len__(self):
         return self.shape[0]
@@ -327,13 +340,38 @@ class array(metaclass=_ArrayMeta):
         return self if self.is_contiguous else clone(self)
 
     def view(self, dtype) -> array:
-        """The same bytes seen as another element type of the same size."""
+        """The same bytes seen as another element type (as Warp): of the same size with the same shape;
+        a vector or matrix array as its scalars (the components become the last dimensions); scalars
+        as vectors or matrices (the last dimensions, contiguous, become the components)."""
         dtype = canonical_scalar(dtype)
-        if types.type_size_in_bytes(dtype) != types.type_size_in_bytes(self.dtype):
-            raise TypeError(f"cannot view {types.type_name(self.dtype)} elements as {types.type_name(dtype)}: "
-                            "the sizes differ")
-        return array(ptr=self.ptr, dtype=dtype, shape=self.shape, strides=self.strides, device=self.device,
-                     owner=self)
+        src, size, new_size = self.dtype, types.type_size_in_bytes(self.dtype), types.type_size_in_bytes(dtype)
+        src_scalar, dst_scalar = types.is_scalar_type(src), types.is_scalar_type(dtype)
+        shape, strides = self.shape, self.strides
+        what = f"cannot create an array view with dtype {types.type_repr(dtype)} from source dtype {types.type_repr(src)}"
+        if size == new_size and src_scalar == dst_scalar:
+            pass
+        elif not src_scalar and dst_scalar and hasattr(src, "_shape_"):  # vec4f -> float32: components last
+            scalar = src._wp_scalar_type_
+            if types.type_size_in_bytes(scalar) != new_size:
+                raise TypeError(f"{what}: source scalar dtype {types.type_repr(scalar)} has size "
+                                f"{types.type_size_in_bytes(scalar)} bytes, but target dtype has size {new_size} bytes")
+            inner = tuple(src._shape_)
+            shape, strides = shape + inner, strides + _contiguous_strides(inner, new_size)
+        elif src_scalar and not dst_scalar and hasattr(dtype, "_shape_"):  # float32 -> vec4f: last dims
+            scalar, inner = dtype._wp_scalar_type_, tuple(dtype._shape_)
+            if types.type_size_in_bytes(scalar) != size:
+                raise TypeError(f"{what}: source dtype has size {size} bytes, but target scalar dtype "
+                                f"{types.type_repr(scalar)} has size {types.type_size_in_bytes(scalar)} bytes")
+            if shape[len(shape) - len(inner):] != inner or strides[len(shape) - len(inner):] != \
+                    _contiguous_strides(inner, size):
+                raise TypeError(f"{what}: the last dimensions {shape[len(shape) - len(inner):]} must be the "
+                                f"contiguous components {inner}")
+            shape, strides = shape[:len(shape) - len(inner)], strides[:len(shape) - len(inner)]
+            if not shape:  # no 0-d arrays: one element
+                shape, strides = (1,), (types.type_size_in_bytes(dtype),)
+        else:
+            raise TypeError(f"{what}: source dtype has size {size} bytes, but target dtype has size {new_size} bytes")
+        return array(ptr=self.ptr, dtype=dtype, shape=shape, strides=strides, device=self.device, owner=self)
 
     def to(self, device) -> array:
         device = devices.get_device(device)
