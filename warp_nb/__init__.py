@@ -16,6 +16,7 @@ from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
 from .aot import compile_aot_module, load_aot_module  # noqa: F401
+from ._src.context import get_cpu_kernel_cache_key  # noqa: F401  (Warp's public name)
 from .capture import (  # noqa: F401
     Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
 )

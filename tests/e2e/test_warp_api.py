@@ -497,3 +497,9 @@ def test_captured_conditionals_read_their_condition_on_every_replay():
     assert visits.numpy()[0] == 3 + 4
     with wp.ScopedCapture(), pytest.raises(NotImplementedError):
         wp.zeros(4)[wp.array([0, 2], dtype=wp.int32)].fill_(1)
+
+
+def test_cpu_kernel_cache_key_follows_the_instruction_set():
+    native, generic = wp.get_cpu_kernel_cache_key("-march=native"), wp.get_cpu_kernel_cache_key("")
+    assert native != generic and native.startswith(f"{wp.config.version}-")
+    assert wp.get_cpu_kernel_cache_key("-march=native -mllvm=-inline-threshold=3000") == native  # not the ISA
