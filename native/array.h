@@ -131,6 +131,28 @@ WPNB_FN array_t<T, int(sizeof...(D))> local_array(T (&buffer)[S], D... dims) {
     return array_at<T, int(sizeof...(D))>(uint64(buffer), dims...);
 }
 
+// A fixed-size array returned by a function: its S elements by value, in row-major order (made
+// from the array the function returns; the caller copies them into its own buffer).
+template <typename T, int S, int N>
+struct fixed_array_t {
+    T data[S];
+    WPNB_FN fixed_array_t() { for (int k = 0; k < S; ++k) data[k] = T{}; }
+    WPNB_FN fixed_array_t(const array_t<T, N>& a) {
+        int64 idx[N] = {};
+        for (int k = 0; k < S; ++k) {  // element k of a, walking its indices in row-major order
+            int64 offset = 0;
+            for (int d = 0; d < N; ++d) offset += idx[d] * a.strides[d];
+            data[k] = *(const T*)((const char*)a.data + offset);
+            for (int d = N - 1; d >= 0; --d) { if (++idx[d] < a.shape[d]) break; idx[d] = 0; }
+        }
+    }
+};
+template <typename T, int S, int N, typename... D>
+WPNB_FN array_t<T, N> local_array_from(T (&buffer)[S], const fixed_array_t<T, S, N>& value, D... dims) {
+    for (int k = 0; k < S; ++k) buffer[k] = value.data[k];
+    return array_at<T, N>(uint64(buffer), dims...);
+}
+
 // One axis of a slice a[...]: an index (the axis goes away) or a range start:stop:step with
 // Python's rules (negative bounds count from the end, bounds are clamped, a missing bound is the
 // end the step points away from). A zero step, which the compiler refuses when it is a constant,

@@ -90,3 +90,58 @@ def test_fixed_size_arrays_need_a_constant_shape():
 
     with pytest.raises(RuntimeError, match="`shape` argument must be specified as a constant"):
         run(runtime_shape, 1)
+
+
+@wp.struct
+class Cell:
+    offset: int
+    weight: float
+
+
+@wp.func
+def make_cells(scale: float) -> wp.fixedarray(shape=(2, 3), dtype=Cell):
+    cells = wp.zeros(shape=(2, 3), dtype=Cell)
+    for i in range(2):
+        for j in range(3):
+            cells[i][j].offset = i * 3 + j
+            cells[i][j].weight = float(i * 3 + j) * scale
+    return cells  # by value: the caller gets its own copy
+
+
+@wp.kernel
+def k_returned_fixed_arrays(scale: wp.array(dtype=float), out: wp.array(dtype=float)):
+    tid = wp.tid()
+    cells = make_cells(scale[tid])
+    other = make_cells(1.0)
+    other[0][0].weight = 100.0  # the two copies are independent
+    total = float(0.0)
+    for i in range(2):
+        for j in range(3):
+            total += cells[i, j].weight + float(cells[i, j].offset)
+    out[tid] = total + other[0, 0].weight - other[1, 2].weight
+
+
+def test_fixed_size_arrays_are_returned_by_value():
+    scale = wp.array([1.0, 0.5, 2.0], dtype=float, requires_grad=True)
+    out = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        run(k_returned_fixed_arrays, 3, scale, out)
+    expected = 15.0 * scale.numpy() + 15.0 + 100.0 - 5.0
+    np.testing.assert_allclose(out.numpy(), expected)
+    tape.backward(grads={out: wp.ones(3)})  # compiles the backward pass; the arrays carry no gradient
+    assert scale.grad.numpy().shape == (3,)
+
+
+def test_a_fixed_array_returned_as_an_array_is_refused_as_warp():
+    @wp.func
+    def wrong() -> wp.array2d(dtype=int):
+        arr = wp.zeros(shape=(2, 3), dtype=int)
+        return arr
+
+    @wp.kernel(module="unique")
+    def calls_wrong():
+        arr = wrong()  # noqa: F841
+
+    with pytest.raises(wp.WarpCodegenError, match=r"returns a fixed-size array whereas it has its return type "
+                                                  r"annotated as `Array\[int32\]`\.$"):
+        run(calls_wrong, 1)

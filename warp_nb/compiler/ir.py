@@ -110,6 +110,7 @@ class NewArray:
     shape: tuple
     ptr: Any = None
     fixed: tuple | None = None
+    source: Any = None  # a function's returned fixed array (a value) whose elements the local array takes
 
 
 @dataclass(frozen=True)

@@ -370,7 +370,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         # conservative: loops rebind the array's variable, so any array returned by a function that makes a
         # fixed-size array may be that one
         if getattr(self, "local_arrays", ()) and isinstance(getattr(value, "type", None), ArrayType):
-            self.refuse_local_array_return(value, s)
+            self.return_local_array(value, s)
+            return
         if isinstance(s.value, S.Tuple):
             value = self.make_tuple(value, s)
         if isinstance(value, Lit):
@@ -387,15 +388,27 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         self.has_return_value = True
         self.block.append(ir.Return(value, s.loc))
 
-    def refuse_local_array_return(self, value, s) -> None:
-        """A fixed-size array lives in its function's memory, which a return would leave behind."""
+    def return_local_array(self, value, s) -> None:
+        """`return arr` of a fixed-size array this function made: returned by value (its elements are
+        copied into the caller's own fixed-size array), as Warp's fixedarray is. Loops rebind the
+        variable, so the array is known by its shape: the function must make arrays of one shape."""
+        made = {(fixed.dtype, fixed.shape) for fixed in self.local_array_types}
         declared = self.declared_return
         if isinstance(declared, ArrayType) and getattr(declared, "kind", "") != "fixedarray":
             self.error(KernelUnsupportedError, f"The function `{self.fdef.name}` returns a fixed-size array whereas it "
                                                f"has its return type annotated as "
                                                f"`Array[{T.type_repr(value.type.dtype)}]`.", s)
-        self.error(KernelUnsupportedError, "a function cannot return a fixed-size array (made with wp.zeros) in "
-                                           "warp_nb yet: make the array in the caller and pass it in", s)
+        if len(made) != 1:
+            self.error(KernelUnsupportedError, "a function that makes fixed-size arrays of several shapes cannot "
+                                               "return one; return from a function that makes one shape", s)
+        fixed = next(iter(self.local_array_types))
+        if (value.type.dtype, value.type.ndim) != (fixed.dtype, fixed.ndim) or (self.return_type is not None
+                                                                                and self.return_type != fixed):
+            self.error(KernelTypeError, f"this return gives {T.type_name(value.type)}, not the fixed-size array "
+                                        f"{T.type_name(fixed)} the function makes", s)
+        self.return_type = fixed
+        self.has_return_value = True
+        self.block.append(ir.Return(value, s.loc))
 
     # --- branches -----------------------------------------------------------------------
     def if_statement(self, s: S.If) -> bool:

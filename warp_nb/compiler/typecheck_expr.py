@@ -464,6 +464,8 @@ class ExprTyper:
         if inst.return_type is None:
             self.block.append(ir.Effect(call, node.loc))
             return None
+        if getattr(inst.return_type, "kind", "") == "fixedarray":  # a returned fixed-size array: the caller's own
+            return self.returned_fixed_array(self.let(call, inst.return_type, node.loc), node)
         return self.let(call, inst.return_type, node.loc)
 
     # --- values -------------------------------------------------------------------------

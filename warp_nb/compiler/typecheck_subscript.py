@@ -9,7 +9,7 @@ from . import syntax as S
 from .. import types as T
 from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError
 from ..types.scalars import canonical_scalar
-from ..types.array_type import ArrayType
+from ..types.array_type import ArrayType, FixedArrayType
 from .scope import Lit, PyObj
 
 
@@ -120,6 +120,7 @@ class Subscripts:
             shape = tuple(self.materialize(d, T.int32, node) for d in dims)
             made = self.let(ir.NewArray(dtype, shape, None, fixed), ArrayType(dtype, len(dims)), node.loc)
             self.local_arrays = getattr(self, "local_arrays", frozenset()) | {id(made)}  # (checked by returns)
+            self.local_array_types = getattr(self, "local_array_types", frozenset()) | {FixedArrayType(fixed, dtype)}
             return made
         if "ptr" not in given:
             self.error(KernelTypeError, "wp.array(...) in a kernel views existing memory: give ptr=, shape= and dtype=",
@@ -130,6 +131,15 @@ class Subscripts:
                 self.error(KernelTypeError, f"an array dimension must be an integer, not {self.describe(d)}", node)
         shape = tuple(self.materialize(d, T.int32, node) if isinstance(d, Lit) else d for d in dims)
         return self.let(ir.NewArray(dtype, shape, ptr), ArrayType(dtype, len(dims)), node.loc)
+
+    def returned_fixed_array(self, returned: ir.Var, node) -> ir.Var:
+        """A function's returned fixed-size array (a value) taken into a fixed-size array of the caller."""
+        t = returned.type
+        shape = tuple(self.materialize(Lit(d, "int"), T.int32, node) for d in t.shape)
+        made = self.let(ir.NewArray(t.dtype, shape, None, t.shape, returned), ArrayType(t.dtype, t.ndim), node.loc)
+        self.local_arrays = getattr(self, "local_arrays", frozenset()) | {id(made)}
+        self.local_array_types = getattr(self, "local_array_types", frozenset()) | {t}
+        return made
 
     def shape_parts(self, shape_node) -> list:
         """The dimensions of a shape= argument: an int, or a tuple of ints (constants or values)."""

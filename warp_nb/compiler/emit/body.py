@@ -179,7 +179,10 @@ class FunctionWriter:
                 self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
         if isinstance(v, ir.NewArray):
             dims = ", ".join(d.name for d in v.shape)
-            if v.ptr is None:  # a fixed-size array: its buffer is declared with the function's locals
+            if v.source is not None:  # a returned fixed-size array, copied into this function's buffer
+                self.line(depth, f"{s.dst.name} = wpnb::local_array_from({s.dst.name}_buf, {v.source.name}, {dims});",
+                          s.loc)
+            elif v.ptr is None:  # a fixed-size array: its buffer is declared with the function's locals
                 self.line(depth, f"{s.dst.name} = wpnb::local_array({s.dst.name}_buf, {dims});", s.loc)
             else:
                 self.line(depth, f"{s.dst.name} = wpnb::array_at<{cpp_type(v.dtype)}, {len(v.shape)}>({v.ptr.name}, "
