@@ -145,3 +145,16 @@ def test_a_fixed_array_returned_as_an_array_is_refused_as_warp():
     with pytest.raises(wp.WarpCodegenError, match=r"returns a fixed-size array whereas it has its return type "
                                                   r"annotated as `Array\[int32\]`\.$"):
         run(calls_wrong, 1)
+
+
+def _factory_with_string_annotation(dtype):
+    def fill(out: "wp.array(dtype=dtype)"):  # noqa: F821 (evaluated with the closure's `dtype`)
+        out[wp.tid()] = dtype(2.5)
+
+    return wp.Kernel(func=fill, key=f"fill_{dtype.__name__}")
+
+
+def test_string_annotations_see_the_factory_closure():
+    out = wp.zeros(2, dtype=wp.float64)
+    run(_factory_with_string_annotation(wp.float64), 2, out)
+    assert out.numpy().tolist() == [2.5, 2.5]
