@@ -156,3 +156,10 @@ def test_retain_grad_needs_requires_grad():
     a = wp.zeros(3, requires_grad=True, retain_grad=True)
     a.requires_grad = False
     assert not a.retain_grad
+
+
+def test_rows_of_several_vectors():
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    a = wp.array(data, dtype=wp.vec3)  # each row holds two vectors, as Warp reads it
+    assert a.shape == (4, 2)
+    np.testing.assert_array_equal(a.numpy(), data.reshape(4, 2, 3))

@@ -120,7 +120,10 @@ class array(metaclass=_ArrayMeta):
         inner = types.numpy_inner_shape(dtype)
         if inner and shape is None and src_np.shape[src_np.ndim - len(inner):] != inner \
                 and src_np.size % int(np.prod(inner)) == 0:
-            src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
+            if len(inner) == 1 and src_np.ndim > 1 and src_np.shape[-1] % inner[0] == 0:
+                src_np = src_np.reshape(src_np.shape[:-1] + (-1,) + inner)  # rows of several vectors: (4, 6) -> (4, 2)
+            else:
+                src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
         if inner:
             if src_np.shape[len(src_np.shape) - len(inner):] != inner:
                 if src_np.size % int(np.prod(inner)) or shape is None:
