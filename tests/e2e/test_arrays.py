@@ -163,3 +163,9 @@ def test_rows_of_several_vectors():
     a = wp.array(data, dtype=wp.vec3)  # each row holds two vectors, as Warp reads it
     assert a.shape == (4, 2)
     np.testing.assert_array_equal(a.numpy(), data.reshape(4, 2, 3))
+
+
+def test_empty_arrays_have_numpy_strides():
+    a = wp.zeros((1, 0), dtype=wp.vec2)
+    view = np.asarray(a)
+    assert view.shape == (1, 0, 2) and view.strides == np.zeros((1, 0, 2), np.float32).strides
