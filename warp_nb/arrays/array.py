@@ -489,7 +489,7 @@ def _contiguous_strides(shape, elem: int) -> tuple:
     strides, acc = [], elem
     for s in reversed(shape):
         strides.append(acc)
-        acc *= s  # as Warp (and numpy): after a zero dimension the strides are 0
+        acc *= s  # as Warp: the strides before a zero dimension are 0
     return tuple(reversed(strides))
 
 
