@@ -158,3 +158,19 @@ def test_string_annotations_see_the_factory_closure():
     out = wp.zeros(2, dtype=wp.float64)
     run(_factory_with_string_annotation(wp.float64), 2, out)
     assert out.numpy().tolist() == [2.5, 2.5]
+
+
+def _static_table(values):
+    @wp.kernel(module="unique", enable_backward=False)
+    def table(out: wp.array(dtype=int)):
+        for i in range(wp.static(len(values))):
+            out[i] = wp.static(values[i])  # evaluated per unrolled iteration, with i a constant
+
+    return table
+
+
+def test_static_expressions_see_unrolled_loop_variables():
+    out = wp.zeros(3, dtype=int)
+    run(_static_table([7, 8, 9]), 1, out)
+    assert out.numpy().tolist() == [7, 8, 9]
+    assert _static_table([1, 2, 3]) is not _static_table([7, 8, 9])

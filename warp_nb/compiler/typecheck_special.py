@@ -134,6 +134,8 @@ class SpecialForms:
                 namespace[name] = cell.cell_contents
             except ValueError:
                 pass
+        # kernel constants in scope, such as the variable of an unrolled loop: wp.static(values[i])
+        namespace.update({name: v.value for name, v in self.env.items() if isinstance(v, Lit)})
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
         except Exception as e:  # the user's expression failed: report it at its line
