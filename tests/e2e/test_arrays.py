@@ -168,3 +168,11 @@ def test_rows_of_several_vectors():
 def test_strides_after_a_zero_dimension_are_zero():
     view = np.asarray(wp.zeros((1, 0), dtype=wp.vec2))  # Warp's layout: (0, 8, 4)
     assert view.shape == (1, 0, 2) and view.strides == (0, 8, 4)
+
+
+def test_full_infers_vectors_and_matrices_from_values():
+    v = wp.full(3, np.array([1.5, 2.5], dtype=np.float64))
+    assert wp.types.types_equal(v.dtype, wp.vec2d) and v.dtype._wp_generic_type_str_ == "vec_t"
+    np.testing.assert_array_equal(v.numpy(), np.tile([1.5, 2.5], (3, 1)))
+    m = wp.full(2, [[1.0, 2.0], [3.0, 4.0]])
+    assert m.dtype._wp_generic_type_str_ == "mat_t" and m.numpy().shape == (2, 2, 2)

@@ -48,12 +48,25 @@ def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False,
             dtype = types.int32
         elif isinstance(value, float):
             dtype = types.float32
+        elif isinstance(value, (list, tuple, np.ndarray)):  # as Warp: a vector (1-D) or matrix (2-D) of its values
+            dtype = _composite_of(np.asarray(value))
         else:
             dtype = getattr(value, "_struct", type(value))  # a struct instance's type, or a composite
     a = empty(_shape(shape, kwargs), dtype, device, requires_grad=requires_grad, pinned=pinned,
               retain_grad=kwargs.get("retain_grad", False))
     a.fill_(value)
     return a
+
+
+def _composite_of(values: np.ndarray):
+    """The vector or matrix type whose value is this 1-D or 2-D numpy array (its scalar type from numpy's)."""
+    from ..types.scalars import scalar_from_numpy
+
+    scalar = scalar_from_numpy(values.dtype)
+    if scalar is None or values.ndim not in (1, 2):
+        raise TypeError(f"wp.full cannot infer a vector or matrix type from values of shape {values.shape} and "
+                        f"dtype {values.dtype}; give dtype=")
+    return types.vector(values.shape[0], scalar) if values.ndim == 1 else types.matrix(values.shape, scalar)
 
 
 def ones(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
