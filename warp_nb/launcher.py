@@ -355,6 +355,14 @@ class Launch:
                            f"(its parameters: {', '.join(self.kernel.param_names)})")
         self.set_param_at_index(self.kernel.param_names.index(name), value, adjoint=adjoint)
 
+    def set_param_at_index_from_ctype(self, index: int, value) -> None:
+        """As Warp: set an argument from its C form (an array's or struct's __ctype__(), or a plain
+        value). The C forms warp_nb makes remember the value they came from, which is what is set."""
+        self.set_param_at_index(index, getattr(value, "_wp_value", value))
+
+    def set_param_by_name_from_ctype(self, name: str, value) -> None:
+        self.set_param_by_name(name, getattr(value, "_wp_value", value))
+
     def set_params(self, values) -> None:
         for k, v in enumerate(values):
             self.set_param_at_index(k, v)

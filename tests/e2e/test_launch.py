@@ -228,3 +228,16 @@ def test_numpy_arrays_are_launched_in_place_on_the_cpu():
     values = np.arange(4, dtype=np.float32)
     wp.launch(add_one, 4, inputs=[values])
     np.testing.assert_array_equal(values, np.arange(1, 5))
+
+
+def test_recorded_launch_takes_arguments_in_their_c_form():
+    out = wp.zeros(1, dtype=wp.vec3)
+    cmd = wp.launch(many_args, dim=1, inputs=[wp.zeros(1), 0.0, 0, wp.vec3(), Coeffs()], outputs=[out],
+                    record_cmd=True)
+    x, c = wp.array([2.0]), Coeffs(a=1.0, b=wp.vec3(0.0, 1.0, 0.0))
+    cmd.set_param_at_index_from_ctype(0, x.__ctype__())
+    cmd.set_param_at_index_from_ctype(1, 3.0)
+    cmd.set_param_at_index_from_ctype(3, wp.vec3(1.0, 1.0, 1.0))
+    cmd.set_param_by_name_from_ctype("c", c.__ctype__())
+    cmd.launch()
+    np.testing.assert_allclose(out.numpy()[0], [6.0, 7.0, 6.0])  # v * (x * s + n) + c.b * c.a

@@ -5,6 +5,8 @@ returns strided views. Knows nothing about kernels or C++."""
 
 from __future__ import annotations
 
+import ctypes
+
 import math
 import typing
 
@@ -200,6 +202,14 @@ class array(metaclass=_ArrayMeta):
         if self._requires_grad and self._grad is None:
             self._grad = array(shape=self.shape, dtype=self.dtype, device=self.device)
         self._update_descriptor()
+
+    def __ctype__(self):
+        """The array's kernel descriptor (data, grad, shape, strides) as a ctypes object (Warp's name),
+        which a recorded launch takes back with set_param_at_index_from_ctype."""
+        raw = np.array(self._desc, dtype=np.int64).tobytes()
+        value = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+        value._wp_value = self
+        return value
 
     @property
     def retain_grad(self) -> bool:
