@@ -234,7 +234,7 @@ def test_recorded_launch_takes_arguments_in_their_c_form():
     out = wp.zeros(1, dtype=wp.vec3)
     cmd = wp.launch(many_args, dim=1, inputs=[wp.zeros(1), 0.0, 0, wp.vec3(), Coeffs()], outputs=[out],
                     record_cmd=True)
-    x, c = wp.array([2.0]), Coeffs(a=1.0, b=wp.vec3(0.0, 1.0, 0.0))
+    x, c = wp.array([2.0], dtype=float), Coeffs(a=1.0, b=wp.vec3(0.0, 1.0, 0.0))
     cmd.set_param_at_index_from_ctype(0, x.__ctype__())
     cmd.set_param_at_index_from_ctype(1, 3.0)
     cmd.set_param_at_index_from_ctype(3, wp.vec3(1.0, 1.0, 1.0))
