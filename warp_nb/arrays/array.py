@@ -360,7 +360,8 @@ class array(metaclass=_ArrayMeta):
         src, size, new_size = self.dtype, types.type_size_in_bytes(self.dtype), types.type_size_in_bytes(dtype)
         src_scalar, dst_scalar = types.is_scalar_type(src), types.is_scalar_type(dtype)
         shape, strides = self.shape, self.strides
-        what = f"cannot create an array view with dtype {types.type_repr(dtype)} from source dtype {types.type_repr(src)}"
+        what = (f"cannot create an array view with dtype {types.type_repr(dtype)} from source dtype "
+                f"{types.type_repr(src)}")
         if size == new_size and src_scalar == dst_scalar:
             pass
         elif not src_scalar and dst_scalar and hasattr(src, "_shape_"):  # vec4f -> float32: components last

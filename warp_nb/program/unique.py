@@ -32,7 +32,8 @@ def check_module_options(module, module_options) -> dict | None:
                          "for a shared module use wp.set_module_options(options, module)")
     unknown = sorted(set(module_options) - VALID_MODULE_OPTIONS)
     if unknown:
-        raise ValueError(f"unknown module option {unknown[0]!r}. Valid options: {', '.join(sorted(VALID_MODULE_OPTIONS))}")
+        raise ValueError(f"unknown module option {unknown[0]!r}. Valid options: "
+                         f"{', '.join(sorted(VALID_MODULE_OPTIONS))}")
     records = module_options.get("deterministic_max_records")
     if records is not None:
         if isinstance(records, bool) or not isinstance(records, numbers.Integral):
