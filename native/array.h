@@ -153,54 +153,6 @@ WPNB_FN array_t<T, N> local_array_from(T (&buffer)[S], const fixed_array_t<T, S,
     return array_at<T, N>(uint64(buffer), dims...);
 }
 
-// One axis of a slice a[...]: an index (the axis goes away) or a range start:stop:step with
-// Python's rules (negative bounds count from the end, bounds are clamped, a missing bound is the
-// end the step points away from). A zero step, which the compiler refuses when it is a constant,
-// is taken as 1 at run time.
-struct slice_axis { int64 start, stop, step; bool has_start, has_stop, single; };
-WPNB_FN slice_axis slice_index(int64 i) { slice_axis s = {i, 0, 1, true, false, true}; return s; }
-WPNB_FN slice_axis slice_range(int64 start, int64 stop, int64 step, bool has_start, bool has_stop) {
-    slice_axis s = {start, stop, step == 0 ? 1 : step, has_start, has_stop, false};
-    return s;
-}
-
-// a[axes...]: the view the slice selects (no copy), rank M (the ranges and the axes not given).
-template <int M, typename T, int N>
-WPNB_FN array_t<T, M> array_slice_list(const array_t<T, N>& a, const slice_axis* axes, int count) {
-    array_t<T, M> r;
-    int64 offset = 0;
-    int out = 0;
-    for (int d = 0; d < N; ++d) {
-        const int64 n = a.shape[d];
-        if (d >= count) { r.shape[out] = n; r.strides[out] = a.strides[d]; ++out; continue; }
-        const slice_axis s = axes[d];
-        if (s.single) { offset += (s.start < 0 ? s.start + n : s.start) * a.strides[d]; continue; }
-        int64 start, stop, len;
-        if (s.step > 0) {
-            start = !s.has_start ? 0 : s.start < 0 ? (s.start + n < 0 ? 0 : s.start + n) : (s.start > n ? n : s.start);
-            stop = !s.has_stop ? n : s.stop < 0 ? (s.stop + n < 0 ? 0 : s.stop + n) : (s.stop > n ? n : s.stop);
-            len = stop > start ? (stop - start + s.step - 1) / s.step : 0;
-        } else {
-            start = !s.has_start ? n - 1 : s.start < 0 ? (s.start + n < -1 ? -1 : s.start + n)
-                                                        : (s.start > n - 1 ? n - 1 : s.start);
-            stop = !s.has_stop ? -1 : s.stop < 0 ? (s.stop + n < -1 ? -1 : s.stop + n) : (s.stop > n - 1 ? n - 1 : s.stop);
-            len = start > stop ? (start - stop - s.step - 1) / (-s.step) : 0;
-        }
-        if (len > 0) offset += start * a.strides[d];
-        r.shape[out] = len;
-        r.strides[out] = a.strides[d] * s.step;
-        ++out;
-    }
-    r.data = (T*)((char*)a.data + offset);
-    r.grad = a.grad ? (T*)((char*)a.grad + offset) : (T*)0;
-    return r;
-}
-template <int M, typename T, int N, typename... A>
-WPNB_FN array_t<T, M> array_slice(const array_t<T, N>& a, A... axes) {
-    const slice_axis list[] = {axes...};
-    return array_slice_list<M>(a, list, int(sizeof...(A)));
-}
-
 // len(a): the size of the first dimension.
 template <typename T, int N> WPNB_FN int32 len(const array_t<T, N>& a) { return int32(a.shape[0]); }
 

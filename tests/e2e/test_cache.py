@@ -276,8 +276,7 @@ def test_a_hung_compiler_is_stopped_with_a_message(tmp_path):
     fake = tmp_path / "hung-g++"
     fake.write_text("#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo 'hung-g++ 1.0'; exit 0; fi\nsleep 60\n")
     fake.chmod(0o755)
-    code = textwrap.dedent(f"""
-        import sys
+    code = textwrap.dedent("""
         import warp_nb as wp
         wp.config.compile_timeout = 1.0
 

@@ -90,14 +90,10 @@ class Load:
 
 @dataclass(frozen=True)
 class View:
-    """a[i]: the sub-array of a multi-dimensional array (fewer indices than dimensions). With `slices`,
-    a general view a[1:5:2, j, ::-1]: one (kind, start, stop, step) per axis given, kind "index"
-    (start is the index; the axis goes) or "range" (Var or None for each bound, as in Python); the
-    Vars among them are also in `indices`."""
+    """a[i]: the sub-array of a multi-dimensional array (fewer indices than dimensions)."""
 
     array: Var
     indices: tuple
-    slices: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +107,24 @@ class NewArray:
     ptr: Any = None
     fixed: tuple | None = None
     source: Any = None  # a function's returned fixed array (a value) whose elements the local array takes
+
+
+@dataclass(frozen=True)
+class AxisSlice:
+    """One sliced axis of an array slice, start:stop:step (None where a bound is not written)."""
+
+    start: Var | None
+    stop: Var | None
+    step: Var | None
+
+
+@dataclass(frozen=True)
+class SliceView:
+    """a[1:n:2, i]: a view of an array; per written axis an index Var (the axis is dropped) or an
+    AxisSlice (kept); the axes after the last one written are kept whole."""
+
+    array: Var
+    axes: tuple
 
 
 @dataclass(frozen=True)
@@ -322,6 +336,12 @@ def format_value(v) -> str:
         return f"{type_name(v.type)}({', '.join(map(repr, v.args))})"
     if isinstance(v, (Load, View)):
         return f"{'load' if isinstance(v, Load) else 'view'} {v.array!r}[{', '.join(map(repr, v.indices))}]"
+    if isinstance(v, SliceView):
+        def axis(a):
+            if isinstance(a, AxisSlice):
+                return ":".join("" if b is None else repr(b) for b in (a.start, a.stop, a.step))
+            return repr(a)
+        return f"slice {v.array!r}[{', '.join(axis(a) for a in v.axes)}]"
     if isinstance(v, NewArray):
         where = f"at {v.ptr!r}" if v.ptr is not None else "local"
         return f"new array {where} shape ({', '.join(map(repr, v.shape))}) of {type_name(v.dtype)}"
@@ -450,7 +470,7 @@ def array_param_usage(fn: Function) -> tuple[set, set]:
     def visit(stmts):
         for s in stmts:
             value = getattr(s, "value", None)
-            if isinstance(value, (Load, View)) and id(value.array) in index:
+            if isinstance(value, (Load, View, SliceView)) and id(value.array) in index:
                 read.add(index[id(value.array)])
             if isinstance(s, Store) and id(s.array) in index:
                 written.add(index[id(s.array)])

@@ -226,18 +226,11 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         """Run `stmts_fn` collecting its statements into a new block; returns (block, result)."""
         saved = self.block
         self.block = []
-        self.nested_blocks = self.control_depth() + 1
         try:
             result = stmts_fn()
             return tuple(self.block), result
         finally:
             self.block = saved
-            self.nested_blocks -= 1
-
-    def control_depth(self) -> int:
-        """How many blocks (branches, loop bodies) the statement being typed is inside: at 0, code runs
-        straight through, so a variable can be rebound to another array view (arr = arr[::2, 0])."""
-        return getattr(self, "nested_blocks", 0)
 
     # --- statements ---------------------------------------------------------------------
     def statements(self, stmts) -> bool:
@@ -295,9 +288,10 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             value = self.materialize(value, want, node)
         elif isinstance(value, TupleValue):
             value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value
-        rebound_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value, ir.Var) \
-            and isinstance(value.type, ArrayType) and not self.control_depth()
-        if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebound_view:
+        # array views may be rebound to views of another rank (sub = a[:2]; sub = a[:2, 1]), as in
+        # Warp; a join of the two (a branch, a loop) is still refused where it happens
+        rebinds_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
+        if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebinds_view:
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "
                                         f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)

@@ -1,6 +1,6 @@
 """Subscripts that do more than read one element, for `typecheck`: constant slices of vectors and
-matrices (`v[1:]`, `m[:, 0]`, `m[1:, :2]`) read and written, and stores into components, fields
-and array elements (`a[i].x = ...`, `v[0] = ...`). A mixin of FunctionTyper."""
+matrices (`v[1:]`, `m[:, 0]`, `m[1:, :2]`) read and written, slices of arrays (views), and stores
+into components, fields and array elements (`a[i].x = ...`, `v[0] = ...`). A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
@@ -56,46 +56,37 @@ class Subscripts:
                                         "is part of its type)", node)
         return int(v.value)
 
+    # --- slices of arrays ------------------------------------------------------------------
+    def array_slice(self, base, node) -> ir.Var:
+        """a[1:n:2, i], a[::-1]: a view over the same memory (and gradient). Indices drop their
+        axis, slices keep it; bounds may be computed at run time, as in Warp."""
+        t = base.type
+        if type(t) is not ArrayType:
+            self.error(KernelTypeError, f"{T.type_name(t)} cannot be sliced in kernels; slice a wp.array", node)
+        if len(node.indices) > t.ndim:
+            self.error(KernelTypeError, f"too many indices ({len(node.indices)}) for a {t.ndim}-D array", node)
+        axes = []
+        for n in node.indices:
+            if not isinstance(n, S.Slice):
+                axes.append(self.indices((n,), node)[0])
+                continue
+            parts = []
+            for part in (n.lower, n.upper, n.step):
+                v = None if part is None else self.expr(part)
+                if isinstance(v, Lit) and v.kind == "int" and part is n.step and v.value == 0:
+                    self.error(KernelValueError, "Slice step cannot be zero", node)
+                if v is not None:
+                    v = self.convert(v, T.int32, part, what="a slice bound")
+                parts.append(v)
+            axes.append(ir.AxisSlice(*parts))
+        kept = sum(isinstance(a, ir.AxisSlice) for a in axes) + t.ndim - len(axes)
+        return self.let(ir.SliceView(base, tuple(axes)), ArrayType(t.dtype, kept), node.loc)
+
     def slice_of(self, base, node) -> ir.Var:
         positions, result = self.slice_positions(base.type, node.indices, node)
         elem = base.type._wp_scalar_type_
         parts = tuple(self.let(ir.Extract(base, p), elem, node.loc) for p in positions)
         return parts[0] if result is elem else self.let(ir.Construct(result, parts), result, node.loc)
-
-    # --- views of arrays ------------------------------------------------------------------
-    def array_slice(self, base, node) -> ir.Var:
-        """a[lo:hi:step, i, ...] on an array: a view (no copy) with one axis per slice, Python's
-        bounds rules, runtime or constant bounds (as Warp)."""
-        t = base.type
-        if len(node.indices) > t.ndim:
-            self.error(KernelTypeError, f"too many indices ({len(node.indices)}) for a {t.ndim}-D array", node)
-        axes, used, kept = [], [], t.ndim - len(node.indices)
-        for part in node.indices:
-            if not isinstance(part, S.Slice):
-                (index,) = self.indices([part], node)
-                axes.append(("index", index, None, None))
-                used.append(index)
-                continue
-            step = self.expr(part.step) if part.step is not None else None
-            if isinstance(step, Lit) and step.value == 0:
-                self.error(KernelValueError, "Slice step cannot be zero", node)
-            bounds = [None if p is None else self.indices([p], node)[0] for p in (part.lower, part.upper, part.step)]
-            axes.append(("range", *bounds))
-            used += [b for b in bounds if b is not None]
-            kept += 1
-        self.checks.append(node.loc)
-        return self.let(ir.View(base, tuple(used), tuple(axes)), type(t)(t.dtype, kept), node.loc)
-
-    def shape_beyond_rank(self, node, shape):
-        """a.shape[k] for a constant k past the array's rank: 0, as in Warp (whose shapes have 4 entries)."""
-        if not (isinstance(node.value, S.Attribute) and node.value.attr == "shape" and len(node.indices) == 1):
-            return None
-        array = self.expr(node.value.value)
-        k = self.expr(node.indices[0])
-        if isinstance(getattr(array, "type", None), ArrayType) and isinstance(k, Lit) and k.kind == "int" \
-                and array.type.ndim <= k.value < 4:
-            return Lit(0, "int")
-        return None
 
     # --- arrays made in kernels -----------------------------------------------------------
     def new_array(self, form: str, node) -> ir.Var:

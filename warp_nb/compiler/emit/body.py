@@ -79,6 +79,21 @@ class FunctionWriter:
         for dst, new in _local_arrays(self.fn.body):  # the memory of fixed-size arrays, for the whole function
             self.lines.append(f"{pad}{cpp_type(new.dtype)} {dst.name}_buf[{int(np.prod(new.fixed))}];")
 
+    def slice_view(self, v: ir.SliceView) -> str:
+        """wpnb::array_slice<M>(a, axis...) (native/array_slice.h); a missing bound is flagged, not 0."""
+        self.unit.headers.add("array_slice.h")
+        axes = []
+        for a in v.axes:
+            if not isinstance(a, ir.AxisSlice):
+                axes.append(f"wpnb::slice_index({a.name})")
+                continue
+            given = (1 if a.start is not None else 0) | (2 if a.stop is not None else 0)
+            bound = [b.name if b is not None else "0" for b in (a.start, a.stop)]
+            step = a.step.name if a.step is not None else "1"
+            axes.append(f"wpnb::slice_range({bound[0]}, {bound[1]}, {step}, {given})")
+        kept = sum(isinstance(a, ir.AxisSlice) for a in v.axes) + v.array.type.ndim - len(v.axes)
+        return f"wpnb::array_slice<{kept}>({v.array.name}, {', '.join(axes)})"
+
     # --- statements ---------------------------------------------------------------------
     def line(self, depth: int, text: str, loc=None) -> None:
         if loc is not None and loc.line != self.last_line:
@@ -169,8 +184,7 @@ class FunctionWriter:
         v = s.value
         if isinstance(v, ir.Const):
             self.consts[id(s.dst)] = v.value
-        elif isinstance(v, (ir.Copy, ir.View)) and not getattr(v, "slices", ()) \
-                and id(getattr(v, "src", getattr(v, "array", None))) in self.param_arrays:
+        elif isinstance(v, (ir.Copy, ir.View)) and id(getattr(v, "src", getattr(v, "array", None))) in self.param_arrays:
             self.param_arrays.add(id(s.dst))  # a copy or sub-array view keeps the last dimension
         elif isinstance(v, ir.Call) and v.builtin.name in ("add", "sub") and s.dst.type is T.int32:
             a, b = v.args
@@ -238,9 +252,8 @@ class FunctionWriter:
             return self.construct(v)
         if isinstance(v, ir.Load):
             return self.element_ref(v.array, v.indices, loc)
-        if isinstance(v, ir.View) and v.slices:
-            return f"wpnb::array_slice<{v.array.type.ndim - sum(k == 'index' for k, *_ in v.slices)}>(" \
-                   f"{v.array.name}, {', '.join(_slice_axis(axis) for axis in v.slices)})"
+        if isinstance(v, ir.SliceView):
+            return self.slice_view(v)
         if isinstance(v, ir.View):
             idx = ", ".join(i.name for i in v.indices)
             if self.debug:
@@ -347,17 +360,6 @@ def _local_arrays(stmts):
             yield s.dst, s.value
         for field in ("body", "orelse", "cond_body", "stmts"):
             yield from _local_arrays(getattr(s, field, ()) or ())
-
-
-def _slice_axis(axis) -> str:
-    """One axis of an array slice as native/array.h takes it: an index, or a range with its bounds."""
-    kind, start, stop, step = axis
-    if kind == "index":
-        return f"wpnb::slice_index({start.name})"
-    given = lambda v: "true" if v is not None else "false"  # noqa: E731
-    value = lambda v: v.name if v is not None else "0"  # noqa: E731
-    return (f"wpnb::slice_range({value(start)}, {value(stop)}, {step.name if step is not None else '1'}, "
-            f"{given(start)}, {given(stop)})")
 
 
 def _index(p) -> str:
