@@ -161,8 +161,6 @@ class ExprTyper:
         t = base.type
         if _shape_beyond_ndim(node, t):
             return Lit(0, "int")  # a.shape[k] past the array's dimensions is 0, as in Warp
-        if isinstance(t, ArrayType) and node.attr == "ptr":
-            return self.let(ir.Extract(base, ("ptr",)), T.uint64, node.loc)
         if any(isinstance(i, S.Slice) for i in node.indices):
             return self.array_slice(base, node) if isinstance(t, ArrayType) else self.slice_of(base, node)
         if isinstance(t, ArrayType):
