@@ -176,3 +176,17 @@ def test_full_infers_vectors_and_matrices_from_values():
     np.testing.assert_array_equal(v.numpy(), np.tile([1.5, 2.5], (3, 1)))
     m = wp.full(2, [[1.0, 2.0], [3.0, 4.0]])
     assert m.dtype._wp_generic_type_str_ == "mat_t" and m.numpy().shape == (2, 2, 2)
+
+
+def test_chained_subscripts_read_and_write_one_element():
+    """a[i][j][k] is a[i, j, k], for reading and for storing (as in Warp)."""
+
+    @wp.kernel(module="unique")
+    def chained(a: wp.array3d(dtype=int)):
+        i, j, k = wp.tid()
+        a[i][j][k] = a[i][j][k] * 2 + a[i, j][k]
+
+    data = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    a = wp.array(data, dtype=int)
+    wp.launch(chained, (2, 3, 4), inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), data * 3)
