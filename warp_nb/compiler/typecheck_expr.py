@@ -480,10 +480,6 @@ class ExprTyper:
         self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}\nIt accepts:\n"
                                     f"{registry.describe_overloads(b)}", node)
 
-from ..errors import (
-    KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError, KernelUndefinedNameError,
-    KernelUnsupportedError,
-)
     # --- values -------------------------------------------------------------------------
     def materialize(self, v, t, node) -> ir.Var:
         """A value as a variable of type `t` (literals take `t`; None keeps the default)."""
