@@ -112,6 +112,47 @@ WPNB_FN array_t<T, N - 2> view(const array_t<T, N>& a, int64 i, int64 j) { retur
 template <typename T, int N>
 WPNB_FN array_t<T, N - 3> view(const array_t<T, N>& a, int64 i, int64 j, int64 k) { return view(view(view(a, i), j), k); }
 
+// wp.array(ptr=..., shape=..., dtype=...) in a kernel: a contiguous view of memory at an address.
+template <typename T, int N, typename... D>
+WPNB_FN array_t<T, N> array_at(uint64 ptr, D... dims) {
+    array_t<T, N> r;
+    const int64 shape[N] = {int64(dims)...};
+    int64 stride = int64(sizeof(T));
+    for (int d = N - 1; d >= 0; --d) { r.shape[d] = shape[d]; r.strides[d] = stride; stride *= shape[d]; }
+    r.data = (T*)ptr;
+    r.grad = (T*)0;
+    return r;
+}
+// A fixed-size array made in a kernel (wp.zeros(shape=..., dtype=...)): `buffer` zeroed, viewed
+// contiguously with the given shape. The buffer is a local of the function that made it.
+template <typename T, int S, typename... D>
+WPNB_FN array_t<T, int(sizeof...(D))> local_array(T (&buffer)[S], D... dims) {
+    for (int k = 0; k < S; ++k) buffer[k] = T{};
+    return array_at<T, int(sizeof...(D))>(uint64(buffer), dims...);
+}
+
+// A fixed-size array returned by a function: its S elements by value, in row-major order (made
+// from the array the function returns; the caller copies them into its own buffer).
+template <typename T, int S, int N>
+struct fixed_array_t {
+    T data[S];
+    WPNB_FN fixed_array_t() { for (int k = 0; k < S; ++k) data[k] = T{}; }
+    WPNB_FN fixed_array_t(const array_t<T, N>& a) {
+        int64 idx[N] = {};
+        for (int k = 0; k < S; ++k) {  // element k of a, walking its indices in row-major order
+            int64 offset = 0;
+            for (int d = 0; d < N; ++d) offset += idx[d] * a.strides[d];
+            data[k] = *(const T*)((const char*)a.data + offset);
+            for (int d = N - 1; d >= 0; --d) { if (++idx[d] < a.shape[d]) break; idx[d] = 0; }
+        }
+    }
+};
+template <typename T, int S, int N, typename... D>
+WPNB_FN array_t<T, N> local_array_from(T (&buffer)[S], const fixed_array_t<T, S, N>& value, D... dims) {
+    for (int k = 0; k < S; ++k) buffer[k] = value.data[k];
+    return array_at<T, N>(uint64(buffer), dims...);
+}
+
 // len(a): the size of the first dimension.
 template <typename T, int N> WPNB_FN int32 len(const array_t<T, N>& a) { return int32(a.shape[0]); }
 

@@ -349,4 +349,22 @@ template<int N, typename T> WPNB_FN vec_t<N, T> operator*(const vec_t<N, T>& a, 
 template<int N, typename T> WPNB_FN vec_t<N, T> operator*(typename la_detail::ident<T>::type s, const vec_t<N, T>& a) { return mul(a, s); }
 template<int N, typename T> WPNB_FN vec_t<N, T> operator/(const vec_t<N, T>& a, typename la_detail::ident<T>::type s) { return div(a, s); }
 
+// bit_and bit_or bit_xor lshift rshift (a op b) and invert (~a) on integer vectors: componentwise,
+// each component as its scalar op does (shift counts out of range give 0, or -1 for rshift of a
+// negative signed value). Not differentiable: the adjoints do nothing.
+#define WPNB_V_BITWISE(NAME) \
+    template <int N, typename T> WPNB_FN vec_t<N, T> NAME(const vec_t<N, T>& a, const vec_t<N, T>& b) { \
+        vec_t<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = NAME(a.c[k], b.c[k]); return r; } \
+    template <int N, typename T> WPNB_FN void adj_##NAME(const vec_t<N, T>&, const vec_t<N, T>&, vec_t<N, T>&, \
+                                                        vec_t<N, T>&, const vec_t<N, T>&) {}
+WPNB_V_BITWISE(bit_and)
+WPNB_V_BITWISE(bit_or)
+WPNB_V_BITWISE(bit_xor)
+WPNB_V_BITWISE(lshift)
+WPNB_V_BITWISE(rshift)
+#undef WPNB_V_BITWISE
+template <int N, typename T> WPNB_FN vec_t<N, T> invert(const vec_t<N, T>& a) {
+    vec_t<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = invert(a.c[k]); return r; }
+template <int N, typename T> WPNB_FN void adj_invert(const vec_t<N, T>&, vec_t<N, T>&, const vec_t<N, T>&) {}
+
 }  // namespace wpnb

@@ -276,6 +276,9 @@ class Builtin:
     #: (argument types) -> a message or None: says precisely why no overload fits (a gradient
     #: matrix of the wrong shape) before the typechecker falls back to listing the overloads
     explain: Callable | None = None
+    #: a check of the chosen overload's argument types beyond what overloads express: returns the
+    #: message of a KernelUnsupportedError (Warp's RuntimeError, e.g. 8-bit atomics), or None
+    check: Callable | None = None
 
     @property
     def symbol(self) -> str:

@@ -357,6 +357,8 @@ def _passes_gradients(inst) -> bool:
     do nothing but repeat its side effects."""
     if inst.custom_grad is not None or inst.native is not None:
         return True
+    if getattr(inst.ir.return_type, "kind", "") == "fixedarray":  # fixed-size arrays carry no gradients (yet)
+        return False
     types_ = [p.type for p in inst.ir.params] + [inst.ir.return_type]
     return any(_differentiable(t) or (isinstance(t, ArrayType) and _differentiable(t.dtype)) for t in types_
                if t is not None)

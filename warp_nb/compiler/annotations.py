@@ -22,7 +22,7 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
     are kept as they are, except a function's plain `typing.Any`, which is None (typed per call)."""
     if isinstance(t, str):
         try:
-            t = eval(t, fn.__globals__, local_names or {})
+            t = eval(t, fn.__globals__, {**_closure_values(fn), **(local_names or {})})
         except Exception as e:  # an annotation that does not evaluate
             raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
     t = canonical_scalar(t)
@@ -73,6 +73,17 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
             raise KernelTypeError(f"parameter `{name}` of kernel `{fn.__qualname__}` needs a type annotation, "
                                   f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`", loc, fn.__name__)
         out.append(resolve_annotation(hints[name], fn, name, what, local_names))
+    return out
+
+
+def _closure_values(fn) -> dict:
+    """The values of the function's closure variables (a factory's `dtype`), for string annotations."""
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # not bound yet
+            pass
     return out
 
 

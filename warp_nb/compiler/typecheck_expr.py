@@ -14,6 +14,7 @@ from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..errors import (
     KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError, KernelUndefinedNameError,
+    KernelUnsupportedError,
 )
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
@@ -118,6 +119,8 @@ class ExprTyper:
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
         if isinstance(t, ArrayType) and node.attr == "ndim":
             return Lit(t.ndim, "int")  # part of the array's type: a constant
+        if isinstance(t, ArrayType) and node.attr == "ptr":
+            return self.let(ir.Extract(base, ("ptr",)), T.uint64, node.loc)
         known = self.type_attribute(t, node.attr) if node.attr in ("dtype", "length") else None
         if known is not None:  # a.dtype, v.length: what the value's type says, known when compiling
             return classify(known)
@@ -414,7 +417,7 @@ class ExprTyper:
             self.error(KernelTypeError, f"missing arguments in the call of wp.{b.name}", node)
         return full
 
-    def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False):
+    def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False, checked: bool = True):
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
                 self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)
@@ -424,6 +427,9 @@ class ExprTyper:
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
+        refusal = b.check(resolved.arg_types) if b.check and checked else None
+        if refusal:
+            self.error(KernelUnsupportedError, refusal, node)
         vars_ = []
         for a, t in zip(args, resolved.arg_types):
             vars_.append(self.materialize(a, t, node) if isinstance(a, Lit) else a)
@@ -554,7 +560,9 @@ class ExprTyper:
         value = self.expr(value_node)
         indices = list(self.indices(index_nodes, node))
         self.checks.append(node.loc)
-        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True)
+        # `a[i] += x` stays allowed on the narrow types wp.atomic_add refuses (the CPU has their atomics)
+        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True,
+                          checked=False)
 
     def annotation_type(self, node):
         v = self.expr(node)

@@ -21,7 +21,8 @@ from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
 from ..types.generic import is_generic, matches
-from .module import Module, get_module, unique_module
+from .module import Module, get_module, module_named, unique_module
+from .unique import check_module_options, unique_module_name
 
 
 class Kernel:
@@ -184,6 +185,13 @@ class Kernel:
             raise self._failures[key].with_traceback(None)
         return hit
 
+    def adopt(self, device: Device, compiled: CompiledKernel, backward: bool = False, signature=None) -> None:
+        """Launch `compiled` (code built elsewhere: wp.load_aot_module) for this device, direction and
+        signature, with the current options, instead of compiling."""
+        self._compiled[self._key(device, backward, signature)] = compiled
+        self._failures.pop(self._key(device, backward, signature), None)
+        self.launchers.clear()
+
     def invalidate(self) -> None:
         """Forget this kernel's compiled code and launchers (for example after a @wp.func it uses was
         redefined in a notebook); the next launch compiles it again, from the cache when its
@@ -208,6 +216,8 @@ class Kernel:
         generic kernel)."""
         dev = get_device(device)
         types_ = list(signature) if signature is not None else self.param_types
+        if signature is not None and not backward:  # as Warp: a launch with new types adds an overload
+            self.overloads.setdefault(tuple(signature), tuple(signature))
         launcher = Launcher(self, self.compiled(dev, backward, signature), dev, config.mode, backward, types_)
         if signature is not None:
             self.launchers[("backward" if backward else "forward", dev.alias, tuple(signature))] = launcher
@@ -233,8 +243,21 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
     caller = sys._getframe(1)
     if caller.f_code.co_name == "<lambda>":
         caller = caller.f_back
-    k = Kernel(f, key=key or name, module=module, enable_backward=enable_backward, launch_bounds=launch_bounds,
-               local_names=caller.f_locals)
-    if module_options:
-        k.module.options.update(module_options)
+    module_options = check_module_options(module, module_options)
+    options = {k: warp_only[k] for k in ("grid_stride", "cuda_max_registers") if warp_only.get(k) is not None}
+    if warp_only.get("enable_cuda_smem_spilling"):  # False is the default: the same kernel as leaving it out
+        options["enable_cuda_smem_spilling"] = True
+    if module == "unique":
+        fingerprint_options = {**options, "enable_backward": enable_backward, "key": key or name}
+        module_name = unique_module_name(f, fingerprint_options, launch_bounds, module_options)
+        existing = module_named(module_name)
+        kernel_key = key or name or f.__qualname__
+        if existing is not None and kernel_key in existing._kernels:  # an identical definition: its kernel
+            return existing._kernels[kernel_key]
+        module = get_module(module_name)
+        from .. import config
+        module.options.setdefault("deterministic", config.deterministic)  # as Warp: captured when made
+        module.options.update(module_options or {})
+    k = Kernel(f, key=key or name, module=module, options=options, enable_backward=enable_backward,
+               launch_bounds=launch_bounds, local_names=caller.f_locals)
     return k

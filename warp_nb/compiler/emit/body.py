@@ -4,6 +4,8 @@ its function, so a value computed in a branch stays visible to the code that rea
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
@@ -74,6 +76,8 @@ class FunctionWriter:
         pad = "    " * depth
         for v in self.fn.locals:
             self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
+        for dst, new in _local_arrays(self.fn.body):  # the memory of fixed-size arrays, for the whole function
+            self.lines.append(f"{pad}{cpp_type(new.dtype)} {dst.name}_buf[{int(np.prod(new.fixed))}];")
 
     def slice_view(self, v: ir.SliceView) -> str:
         """wpnb::array_slice<M>(a, axis...) (native/array_slice.h); a missing bound is flagged, not 0."""
@@ -187,6 +191,17 @@ class FunctionWriter:
             c = self.consts.get(id(b))
             if c is not None:
                 self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
+        if isinstance(v, ir.NewArray):
+            dims = ", ".join(d.name for d in v.shape)
+            if v.source is not None:  # a returned fixed-size array, copied into this function's buffer
+                self.line(depth, f"{s.dst.name} = wpnb::local_array_from({s.dst.name}_buf, {v.source.name}, {dims});",
+                          s.loc)
+            elif v.ptr is None:  # a fixed-size array: its buffer is declared with the function's locals
+                self.line(depth, f"{s.dst.name} = wpnb::local_array({s.dst.name}_buf, {dims});", s.loc)
+            else:
+                self.line(depth, f"{s.dst.name} = wpnb::array_at<{cpp_type(v.dtype)}, {len(v.shape)}>({v.ptr.name}, "
+                                 f"{dims});", s.loc)
+            return
         if isinstance(v, ir.Call) and v.resolved.overload.outputs:  # results through reference arguments
             self.unit.headers.add(v.builtin.header)
             outs = [f"{s.dst.name}.v{k}" for k in range(len(v.resolved.overload.outputs))]
@@ -307,6 +322,8 @@ class FunctionWriter:
 
     def extract(self, v: ir.Extract) -> str:
         t = v.base.type
+        if isinstance(t, ArrayType) and v.path == ("ptr",):  # a.ptr: the address of its data
+            return f"wpnb::uint64({v.base.name}.data)"
         if isinstance(t, ArrayType):  # a.shape
             return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
         expr, row = self.path_expr(v.base.name, t, v.path)
@@ -366,6 +383,15 @@ class FunctionWriter:
         return f'printf("{" ".join(parts)}\\n"{joined});'
 
 
+def _local_arrays(stmts):
+    """(dst, NewArray) of every fixed-size array the statements make, nested blocks included."""
+    for s in stmts:
+        if isinstance(s, ir.Let) and isinstance(s.value, ir.NewArray) and s.value.ptr is None:
+            yield s.dst, s.value
+        for field in ("body", "orelse", "cond_body", "stmts"):
+            yield from _local_arrays(getattr(s, field, ()) or ())
+
+
 def _index(p) -> str:
     return p.name if isinstance(p, ir.Var) else str(p)
 
@@ -396,16 +422,14 @@ def _format_value(expr: str, t):
         fmt, cast = _PRINTF[t]
         return fmt, [f"{cast}{expr}"]
     kind = T.kind_of(t)
-    if kind is not None:
+    if kind is not None:  # as Warp: each component followed by a space, a matrix one row a line
         n = T.type_length(t)
         fmt, cast = _PRINTF.get(t._wp_scalar_type_, ("%d", "(int)"))
         base = f"(&{expr}.c[0])" if kind == "vector" else f"((const {cpp_type(t._wp_scalar_type_)}*)&{expr})"
         if kind == "matrix":
             rows, cols = t._shape_
-            text = "[" + " ".join("[" + " ".join([fmt] * cols) + "]" for _ in range(rows)) + "]"
+            text = "\\n".join("".join(f"{fmt} " for _ in range(cols)) for _ in range(rows))
         else:
-            text = "[" + " ".join([fmt] * n) + "]"
+            text = "".join(f"{fmt} " for _ in range(n))
         return text, [f"{cast}{base}[{k}]" for k in range(n)]
-    if isinstance(t, ArrayType):
-        return "array(ndim=%d)", [str(t.ndim)]
-    return "<%s>", [f'"{T.type_name(t)}"']
+    return "<type without print implementation>", []
