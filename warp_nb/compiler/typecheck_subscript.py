@@ -56,6 +56,41 @@ class Subscripts:
                                         "is part of its type)", node)
         return int(v.value)
 
+    def component_path(self, t, index_nodes, node):
+        """The path and result type of v[i], m[i, j], m[i], t[i], tuple[k]."""
+        kind = T.kind_of(t)
+        if isinstance(t, ir.TupleType):
+            if len(index_nodes) != 1:
+                self.error(KernelTypeError, "a tuple takes one index", node)
+            k = self.expr(index_nodes[0])
+            if not isinstance(k, Lit) or not 0 <= k.value < len(t.items):
+                self.error(KernelTypeError, f"a tuple index must be a constant in 0..{len(t.items) - 1}", node)
+            return (int(k.value),), t.items[k.value]
+        if kind is None:
+            self.error(KernelTypeError, f"{T.type_name(t)} cannot be indexed", node)
+        shape = t._shape_
+        if len(index_nodes) > len(shape):
+            self.error(KernelTypeError, f"too many indices for {T.type_name(t)}", node)
+        path = []
+        for axis, n in enumerate(index_nodes):
+            v = self.expr(n)
+            if isinstance(v, Lit):
+                if v.kind != "int":
+                    self.error(KernelTypeError, "component indices must be integers", n)
+                if not -shape[axis] <= v.value < shape[axis]:
+                    self.error(KernelTypeError, f"index {v.value} is out of range for {T.type_name(t)} "
+                                                f"(size {shape[axis]})", n)
+                path.append(int(v.value) % shape[axis])
+            elif isinstance(v, PyObj) or not T.is_int_type(v.type):
+                self.error(KernelTypeError, f"component indices must be integers, got {self.describe(v)}", n)
+            else:
+                path.append(self.convert(v, T.int32, n) if v.type is not T.int32 else v)
+        if kind == "matrix" and len(path) == 1:
+            return tuple(path), T.vector(shape[1], t._wp_scalar_type_)
+        return tuple(path), t._wp_scalar_type_
+
+    # --- operators ----------------------------------------------------------------------
+
     # --- slices of arrays ------------------------------------------------------------------
     def array_slice(self, base, node) -> ir.Var:
         """a[1:n:2, i], a[::-1]: a view over the same memory (and gradient). Indices drop their
