@@ -56,6 +56,10 @@ def unique_module_name(func, kernel_options: dict, launch_bounds, module_options
         except ValueError:  # a cell not yet bound
             value = None
         h.update(f"{name}={_fingerprint(value)};".encode())
+    # annotations are evaluated where the function is defined: a factory's `dtype` parameter that
+    # only appears in them (x: wp.array(dtype=dtype)) is no closure variable, yet changes the code
+    for name, annotation in sorted(getattr(func, "__annotations__", {}).items()):
+        h.update(f"annotation {name}={_annotation_fingerprint(annotation)};".encode())
     for name in func.__code__.co_names:  # global constants the body reads (not modules, functions, types)
         value = func.__globals__.get(name)
         if isinstance(value, (numbers.Number, str, bytes, tuple, list)):
@@ -63,6 +67,15 @@ def unique_module_name(func, kernel_options: dict, launch_bounds, module_options
     options = {k: v for k, v in sorted(kernel_options.items()) if v is not None}
     h.update(repr((options, launch_bounds, sorted((module_options or {}).items(), key=str))).encode())
     return f"{func.__module__}.{func.__qualname__}_{h.hexdigest()[:8]}"  # no line: a copy elsewhere is the same
+
+
+def _annotation_fingerprint(annotation) -> str:
+    """Equal for equal array types (wp.array(dtype=float) makes a new object each time), by identity
+    for other types, as text for string annotations."""
+    dtype, ndim = getattr(annotation, "dtype", None), getattr(annotation, "ndim", None)
+    if dtype is not None and ndim is not None:
+        return f"{type(annotation).__name__}({_fingerprint(dtype)},{ndim})"
+    return _fingerprint(annotation)
 
 
 def _fingerprint(value) -> str:
