@@ -32,19 +32,21 @@ WPNB_FN array_t<T, N> grad_view(const array_t<T, N>& a) {
 }
 
 
-// Byte offset of element (i...) from strides (no checks).
+// Byte offset of element (i...) from strides; negative indices count from the end (no checks).
+#define WPNB_AT(d, i) (wrap_index(i, a.shape[d]) * a.strides[d])
 template <typename T, int N>
-WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i) { return i * a.strides[0]; }
+WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i) { return WPNB_AT(0, i); }
 template <typename T, int N>
-WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i, int64 j) { return i * a.strides[0] + j * a.strides[1]; }
+WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i, int64 j) { return WPNB_AT(0, i) + WPNB_AT(1, j); }
 template <typename T, int N>
 WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i, int64 j, int64 k) {
-    return i * a.strides[0] + j * a.strides[1] + k * a.strides[2];
+    return WPNB_AT(0, i) + WPNB_AT(1, j) + WPNB_AT(2, k);
 }
 template <typename T, int N>
 WPNB_FN int64 byte_offset(const array_t<T, N>& a, int64 i, int64 j, int64 k, int64 l) {
-    return i * a.strides[0] + j * a.strides[1] + k * a.strides[2] + l * a.strides[3];
+    return WPNB_AT(0, i) + WPNB_AT(1, j) + WPNB_AT(2, k) + WPNB_AT(3, l);
 }
+#undef WPNB_AT
 
 // Reference to element (i...) of a; the number of indices must equal N (the compiler checks).
 template <typename T, int N, typename... I>
@@ -67,19 +69,23 @@ template <typename T, int N> struct contiguous_index<false, T, N> {
     template <typename... I> static WPNB_FN T& at(const array_t<T, N>& a, I... i) { return index(a, i...); }
 };
 template <typename T> struct contiguous_index<true, T, 1> {
-    static WPNB_FN T& at(const array_t<T, 1>& a, int64 i) { return a.data[i]; }
+    static WPNB_FN T& at(const array_t<T, 1>& a, int64 i) { return a.data[wrap_index(i, a.shape[0])]; }
 };
 template <typename T> struct contiguous_index<true, T, 2> {
-    static WPNB_FN T& at(const array_t<T, 2>& a, int64 i, int64 j) { return ((T*)((char*)a.data + i * a.strides[0]))[j]; }
+    static WPNB_FN T& at(const array_t<T, 2>& a, int64 i, int64 j) {
+        return ((T*)((char*)a.data + wrap_index(i, a.shape[0]) * a.strides[0]))[wrap_index(j, a.shape[1])];
+    }
 };
 template <typename T> struct contiguous_index<true, T, 3> {
     static WPNB_FN T& at(const array_t<T, 3>& a, int64 i, int64 j, int64 k) {
-        return ((T*)((char*)a.data + i * a.strides[0] + j * a.strides[1]))[k];
+        return ((T*)((char*)a.data + wrap_index(i, a.shape[0]) * a.strides[0] + wrap_index(j, a.shape[1]) * a.strides[1]))
+            [wrap_index(k, a.shape[2])];
     }
 };
 template <typename T> struct contiguous_index<true, T, 4> {
     static WPNB_FN T& at(const array_t<T, 4>& a, int64 i, int64 j, int64 k, int64 l) {
-        return ((T*)((char*)a.data + i * a.strides[0] + j * a.strides[1] + k * a.strides[2]))[l];
+        return ((T*)((char*)a.data + wrap_index(i, a.shape[0]) * a.strides[0] + wrap_index(j, a.shape[1]) * a.strides[1] +
+                     wrap_index(k, a.shape[2]) * a.strides[2]))[wrap_index(l, a.shape[3])];
     }
 };
 template <bool Contiguous, typename T, int N, typename... I>
@@ -102,6 +108,7 @@ WPNB_FN void store(const array_t<T, N>& a, T value, I... i) { index(a, i...) = v
 template <typename T, int N>
 WPNB_FN array_t<T, N - 1> view(const array_t<T, N>& a, int64 i) {
     array_t<T, N - 1> r;
+    i = wrap_index(i, a.shape[0]);
     r.data = (T*)((char*)a.data + i * a.strides[0]);
     r.grad = a.grad ? (T*)((char*)a.grad + i * a.strides[0]) : (T*)0;
     for (int d = 1; d < N; ++d) { r.shape[d - 1] = a.shape[d]; r.strides[d - 1] = a.strides[d]; }
@@ -115,19 +122,7 @@ WPNB_FN array_t<T, N - 3> view(const array_t<T, N>& a, int64 i, int64 j, int64 k
 // len(a): the size of the first dimension.
 template <typename T, int N> WPNB_FN int32 len(const array_t<T, N>& a) { return int32(a.shape[0]); }
 
-#if defined(WPNB_DEBUG) && WPNB_DEBUG
-// Record the first failed check of this launch; later failures keep the first report.
-WPNB_FN void debug_fail(int32 loc, int32 axis, const int64* idx, const int64* shape, int32 n) {
-#ifdef WPNB_CUDA
-    if (atomicCAS(&wpnb_debug_state.failed, 0, 1) != 0) return;
-#else
-    if (__atomic_exchange_n(&wpnb_debug_state.failed, 1, __ATOMIC_ACQ_REL) != 0) return;
-#endif
-    wpnb_debug_state.loc = loc;
-    wpnb_debug_state.axis = axis;
-    for (int d = 0; d < n && d < 4; ++d) { wpnb_debug_state.index[d] = idx[d]; wpnb_debug_state.shape[d] = shape[d]; }
-}
-
+#if defined(WPNB_CHECKS) && WPNB_CHECKS
 // A scratch element returned by a failed checked access, so the kernel goes on without
 // touching memory outside the array (its result is discarded: the launch raises).
 template <typename T> WPNB_FN T& debug_scratch() {
@@ -145,7 +140,8 @@ template <typename T, int N, typename... I>
 WPNB_FN T& index_checked(const array_t<T, N>& a, int32 loc, I... i) {
     const int64 idx[N] = {int64(i)...};
     for (int d = 0; d < N; ++d) {
-        if (idx[d] < 0 || idx[d] >= a.shape[d]) {
+        const int64 w = wrap_index(idx[d], a.shape[d]);
+        if (w < 0 || w >= a.shape[d]) {
             debug_fail(loc, d, idx, a.shape, N);
             return debug_scratch<T>();
         }
@@ -157,7 +153,8 @@ template <typename T, int N, typename... I>
 WPNB_FN array_t<T, N - sizeof...(I)> view_checked(const array_t<T, N>& a, int32 loc, I... i) {
     const int64 idx[sizeof...(I)] = {int64(i)...};
     for (int d = 0; d < int(sizeof...(I)); ++d) {
-        if (idx[d] < 0 || idx[d] >= a.shape[d]) {
+        const int64 w = wrap_index(idx[d], a.shape[d]);
+        if (w < 0 || w >= a.shape[d]) {
             debug_fail(loc, d, idx, a.shape, int32(sizeof...(I)));
             array_t<T, N - sizeof...(I)> empty = {};
             return empty;
@@ -166,7 +163,7 @@ WPNB_FN array_t<T, N - sizeof...(I)> view_checked(const array_t<T, N>& a, int32 
     return view(a, i...);
 }
 
-// assert in debug mode: a false condition is reported with its source location.
+// assert (checked and debug modes): a false condition is reported with its source location.
 WPNB_FN void debug_check(bool cond, int32 loc) {
     if (!cond) debug_fail(loc, -1, (const int64*)0, (const int64*)0, 0);
 }

@@ -2,11 +2,22 @@
 Warp's where Warp has the setting."""
 
 import os
+import sys
+import types
 
 from .version import __version__ as version  # noqa: F401  (wp.config.version, as in Warp)
 
 #: "release" (optimised) or "debug" (bounds checks that raise Python errors, asserts, -O0 -g).
+#: Release code still checks array and vector indices unless `bounds_check` is False (see below).
 mode: str = "release"
+
+#: Bounds-checked array access (and runtime vector/matrix component indices) in optimised code:
+#: an out-of-bounds index raises IndexError naming kernel, array, index and line instead of
+#: touching memory outside the array. None: on (the default; docs/compat.md gives its measured
+#: cost); False: off for kernels without their own setting; a kernel's or module's explicit
+#: `mode="release"` (`%%kernel --mode release`) turns them off for that kernel. Debug mode always checks.
+#: $WARP_NB_BOUNDS_CHECK=0 sets False.
+bounds_check: bool | None = False if os.environ.get("WARP_NB_BOUNDS_CHECK", "") in ("0", "false", "off") else None
 
 #: Where compiled kernels are cached; None means $WARP_NB_CACHE_DIR or the per-user cache directory.
 kernel_cache_dir: str | None = os.environ.get("WARP_NB_CACHE_DIR") or None
@@ -38,7 +49,8 @@ class LaunchArrayAccessMode:
     SAFE = "safe"  # out-of-bounds indices raise IndexError
 
 
-#: Warp's checked-access switch; None follows `mode` ("debug" checks, "release" does not).
+#: Warp's `launch_array_access_mode` is about arrays of another device (checked before a launch),
+#: not about indices; accepted, not read. Bounds checks are `bounds_check` above.
 launch_array_access_mode: str | None = None
 
 #: Warp's `wp.config.verify_autograd_array_access`: warn when a kernel overwrites an array whose
@@ -74,3 +86,19 @@ track_memory: bool = False
 print_launches: bool = False
 enable_graph_capture_module_load_by_default: bool = True
 enable_mathdx_gemm: bool = False
+
+
+#: Bumped by every assignment to a setting here (and by a redefined @wp.func, struct or constant,
+#: program/redefinition.py): a launcher made before it is made again at its next launch, so a
+#: changed setting or definition is never served by code compiled under the old one.
+epoch: int = 0
+
+
+class _Settings(types.ModuleType):
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name != "epoch":
+            super().__setattr__("epoch", self.epoch + 1)
+
+
+sys.modules[__name__].__class__ = _Settings

@@ -41,6 +41,7 @@ class Launcher:
         self.device = device
         self.target = device.target
         self.mode = mode
+        self.epoch = config.epoch  # settings and definitions it was made under (see config.epoch)
         loaded = compiled.loaded
         self.entry = loaded.adjoint_entry if backward else loaded.entry
         self.stats = loaded.stats_address
@@ -249,7 +250,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}") from None
     args = (*inputs, *outputs) if outputs else inputs
-    if launcher is None or config.mode != launcher.mode:
+    if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
@@ -335,7 +336,7 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: 
     device, signature = forward.device, forward.signature
     launcher = kernel.launchers.get(("backward", device.alias) if signature is None else
                                     ("backward", device.alias, signature))
-    if launcher is None or config.mode != launcher.mode:
+    if launcher is None or launcher.epoch != config.epoch:
         try:
             launcher = kernel.launcher(device, backward=True, signature=signature)
         except KernelError as e:
@@ -375,7 +376,7 @@ def _make_launcher(kernel, device, args) -> Launcher:
         signature = concrete_signature(kernel, args)
         alias = device if device.__class__ is str else device.alias
         hit = kernel.launchers.get(("forward", get_device(alias).alias, signature))
-        return hit if hit is not None and hit.mode == config.mode else kernel.launcher(device, signature=signature)
+        return hit if hit is not None and hit.epoch == config.epoch else kernel.launcher(device, signature=signature)
     except KernelError as e:
         raise e.with_traceback(None) from None
 

@@ -13,6 +13,7 @@ from ..compiler.annotations import parameter_types, resolve_annotation
 from ..compiler.parse import parse_definition
 from ..compiler.scope import Scope
 from ..types.generic import is_generic, matches
+from . import redefinition
 
 
 @dataclass
@@ -181,9 +182,11 @@ def func(fn=None, **options):
     existing = _FUNCS.get(key)
     if existing is not None and existing.module == fn.__module__:
         existing.add_overload(fn)  # overloads are separate defs of one name in one module
+        redefinition.redefined()  # a re-run cell or a reload: kernels that call it compile again
         return existing
     f = Function(fn)
     _FUNCS[key] = f
+    redefinition.defined()
     return f
 
 

@@ -20,6 +20,7 @@ from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
 from ..types.generic import is_generic, matches
+from . import redefinition
 from .module import Module, get_module, unique_module
 
 
@@ -53,6 +54,7 @@ class Kernel:
         self.overloads: dict = {}  # concrete signatures asked for with wp.overload
         self._compiled: dict = {}  # (device alias, CompileOptions, signature) -> CompiledKernel
         self._failures: dict = {}  # same key -> KernelError
+        self._generation = (redefinition.generation, redefinition.definitions)  # when _compiled was made
         #: launchers by device name (read by wp.launch, made by `launcher`)
         self.launchers: dict = {}
         if module == "unique":
@@ -129,7 +131,10 @@ class Kernel:
         if backward and not self.backward_enabled:
             raise KernelError(f"kernel `{self.key}` has no backward pass: it was defined with enable_backward=False "
                               "(or its module, or wp.config, disables backward passes)", None, self.key)
-        mode = self.mode or self.module.options.get("mode") or config.mode
+        explicit = self.mode or self.module.options.get("mode")
+        mode = explicit or config.mode
+        if mode == "release" and not explicit and config.bounds_check is not False:
+            mode = "checked"  # optimised code with bounds checks: the default (config.bounds_check)
         return CompileOptions(mode, backward, config.cxx_flags)
 
     @property
@@ -140,6 +145,8 @@ class Kernel:
         return bool(config.enable_backward)
 
     def _key(self, device: Device, backward: bool, signature) -> tuple:
+        if self._generation != (redefinition.generation, redefinition.definitions):
+            self._forget_stale()
         return device.alias, self.compile_options(backward), tuple(signature if signature is not None else self.param_types)
 
     def is_ready(self, device: Device, backward: bool = False, signature=None) -> bool:
@@ -181,6 +188,15 @@ class Kernel:
         if hit is None:
             raise self._failures[key].with_traceback(None)
         return hit
+
+    def _forget_stale(self) -> None:
+        """After a redefinition (program/redefinition.py) compiled code may be stale: compile again;
+        after a new definition only the failures are (a name that was missing may exist now)."""
+        if self._generation[0] != redefinition.generation:
+            self._compiled.clear()
+            self.launchers.clear()
+        self._failures.clear()
+        self._generation = (redefinition.generation, redefinition.definitions)
 
     def invalidate(self) -> None:
         """Forget this kernel's compiled code and launchers (for example after a @wp.func it uses was

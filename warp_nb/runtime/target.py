@@ -12,6 +12,7 @@ from pathlib import Path
 from ..toolchain import cxx
 from ..toolchain.headers import native_dir
 from . import native
+from ..compiler.emit.cpp import has_checks
 from .debug import debug_error
 from .load import LoadedKernel, load_kernel
 
@@ -60,7 +61,7 @@ class CpuTarget(Target):
         cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function)
 
     def load(self, path: Path, unit, options) -> LoadedKernel:
-        return load_kernel(path, unit.entry, unit.backward_entry, debug=options.mode == "debug")
+        return load_kernel(path, unit.entry, unit.backward_entry, debug=has_checks(options.mode))
 
     def prepare(self) -> None:
         native.library()

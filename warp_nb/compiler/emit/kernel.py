@@ -12,7 +12,8 @@ from ..adjoint import AdjointUnit
 from ...types.array_type import ArrayType
 from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
-from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
+from .cpp import (HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, has_checks, struct_name,
+                  tuple_name)
 from .entry import entry_point
 
 
@@ -73,7 +74,8 @@ def native_adjoint(inst) -> str:
 
 def preamble_lines(mode: str, headers: list) -> list:
     """The lines a translation unit starts with: the mode switch and the native headers."""
-    return [f"#define WPNB_DEBUG {1 if mode == 'debug' else 0}"] + [f'#include "{h}"' for h in headers] + [""]
+    return ([f"#define WPNB_DEBUG {1 if mode == 'debug' else 0}", f"#define WPNB_CHECKS {1 if has_checks(mode) else 0}"]
+            + [f'#include "{h}"' for h in headers] + [""])
 
 
 def _backward(kernel: ir.Function, adjoint: AdjointUnit, unit: Unit) -> tuple[list, str]:
