@@ -135,19 +135,36 @@ template <typename T> WPNB_FN T& debug_scratch() {
     return *(T*)slot;
 }
 
-// index() with bounds checks: an out-of-bounds index is reported with its source location.
-template <typename T, int N, typename... I>
-WPNB_FN T& index_checked(const array_t<T, N>& a, int32 loc, I... i) {
-    const int64 idx[N] = {int64(i)...};
-    for (int d = 0; d < N; ++d) {
-        const int64 w = wrap_index(idx[d], a.shape[d]);
-        if (w < 0 || w >= a.shape[d]) {
-            debug_fail(loc, d, idx, a.shape, N);
-            return debug_scratch<T>();
-        }
+// The cold path of a failed checked access: report the first axis out of bounds. Out of line, and
+// given values only (no address of the array or its indices escapes), so the checked access
+// itself stays a compare and a branch that the compiler keeps in registers.
+WPNB_COLD_FN void index_failed(int32 loc, int32 n, int64 i0, int64 s0, int64 i1, int64 s1, int64 i2, int64 s2,
+                               int64 i3, int64 s3) {
+    const int64 idx[4] = {i0, i1, i2, i3}, shape[4] = {s0, s1, s2, s3};
+    for (int d = 0; d < n; ++d) {
+        const int64 w = wrap_index(idx[d], shape[d]);
+        if (w < 0 || w >= shape[d]) { debug_fail(loc, d, idx, shape, n); break; }
     }
-    return index(a, i...);
 }
+
+// index_c<Contiguous>() with bounds checks: an out-of-bounds index (after negative indices wrap)
+// is reported with its source location and touches no memory outside the array. One unsigned
+// compare per axis, no early exit, so the common in-bounds path stays cheap.
+template <bool Contiguous, typename T, int N, typename... I>
+WPNB_FN T& index_checked_c(const array_t<T, N>& a, int32 loc, I... i) {
+    const int64 idx[N] = {int64(i)...};
+    bool ok = true;
+    for (int d = 0; d < N; ++d) ok &= uint64(wrap_index(idx[d], a.shape[d])) < uint64(a.shape[d]);
+    if (__builtin_expect(!ok, 0)) {
+        index_failed(loc, N, idx[0], a.shape[0], N > 1 ? idx[N > 1 ? 1 : 0] : 0, N > 1 ? a.shape[N > 1 ? 1 : 0] : 0,
+                     N > 2 ? idx[N > 2 ? 2 : 0] : 0, N > 2 ? a.shape[N > 2 ? 2 : 0] : 0,
+                     N > 3 ? idx[N > 3 ? 3 : 0] : 0, N > 3 ? a.shape[N > 3 ? 3 : 0] : 0);
+        return debug_scratch<T>();
+    }
+    return index_c<Contiguous>(a, i...);
+}
+template <typename T, int N, typename... I>
+WPNB_FN T& index_checked(const array_t<T, N>& a, int32 loc, I... i) { return index_checked_c<false>(a, loc, i...); }
 
 template <typename T, int N, typename... I>
 WPNB_FN array_t<T, N - sizeof...(I)> view_checked(const array_t<T, N>& a, int32 loc, I... i) {

@@ -91,6 +91,9 @@ WPNB_FN T& index_checked(const indexedarray_t<T, N>& a, int32 loc, I... i) {
     return index(a, int64(i)...);
 }
 
+template <bool Contiguous, typename T, int N, typename... I>
+WPNB_FN T& index_checked_c(const indexedarray_t<T, N>& a, int32 loc, I... i) { return index_checked(a, loc, i...); }
+
 template <typename T, int N, typename... I>
 WPNB_FN indexedarray_t<T, N - sizeof...(I)> view_checked(const indexedarray_t<T, N>& a, int32 loc, I... i) {
     const int64 idx[sizeof...(I)] = {int64(i)...};

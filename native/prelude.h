@@ -9,12 +9,14 @@
 #define WPNB_KERNEL extern "C" __global__               // kernel entry points
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE __device__                      // where a debug-mode launch reports errors
+#define WPNB_COLD_FN __device__ __noinline__             // a rarely taken path (a failed check)
 #else
 #define WPNB_CPU 1
 #define WPNB_FN inline
 #define WPNB_KERNEL extern "C" __attribute__((visibility("default")))
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE extern "C" __attribute__((visibility("default")))
+#define WPNB_COLD_FN __attribute__((noinline, cold))
 #endif
 
 // C library entry points the CPU build needs, declared by hand instead of including

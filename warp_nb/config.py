@@ -8,16 +8,17 @@ import types
 from .version import __version__ as version  # noqa: F401  (wp.config.version, as in Warp)
 
 #: "release" (optimised) or "debug" (bounds checks that raise Python errors, asserts, -O0 -g).
-#: Release code still checks array and vector indices unless `bounds_check` is False (see below).
+#: Release code may still check array and vector indices: see `bounds_check` below.
 mode: str = "release"
 
 #: Bounds-checked array access (and runtime vector/matrix component indices) in optimised code:
 #: an out-of-bounds index raises IndexError naming kernel, array, index and line instead of
-#: touching memory outside the array. None: on (the default; docs/compat.md gives its measured
-#: cost); False: off for kernels without their own setting; a kernel's or module's explicit
-#: `mode="release"` (`%%kernel --mode release`) turns them off for that kernel. Debug mode always checks.
-#: $WARP_NB_BOUNDS_CHECK=0 sets False.
-bounds_check: bool | None = False if os.environ.get("WARP_NB_BOUNDS_CHECK", "") in ("0", "false", "off") else None
+#: touching memory outside the array. None (the default): on in an IPython kernel (Jupyter), off
+#: elsewhere (docs/compat.md gives the measured cost); True / False: on / off everywhere for kernels
+#: without their own mode. A kernel's or module's explicit `mode="release"` (`%%kernel --mode
+#: release`) turns them off for that kernel; debug mode always checks. $WARP_NB_BOUNDS_CHECK=0/1.
+bounds_check: bool | None = {"0": False, "false": False, "off": False, "1": True, "true": True, "on": True}.get(
+    os.environ.get("WARP_NB_BOUNDS_CHECK", "").lower())
 
 #: Where compiled kernels are cached; None means $WARP_NB_CACHE_DIR or the per-user cache directory.
 kernel_cache_dir: str | None = os.environ.get("WARP_NB_CACHE_DIR") or None

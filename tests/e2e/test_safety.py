@@ -33,8 +33,33 @@ def component_at(v: wp.array(dtype=wp.vec3), k: int, m: wp.array(dtype=wp.mat22)
 
 
 # --- bounds checks by default -------------------------------------------------------------------
-def test_out_of_bounds_write_raises_by_default_and_process_survives():
-    assert wp.config.mode == "release" and wp.config.bounds_check is None
+class _FakeKernelShell:
+    kernel = object()  # what an IPython kernel's shell has and a terminal's does not
+
+
+class _FakeIPython:
+    @staticmethod
+    def get_ipython():
+        return _FakeKernelShell()
+
+
+@pytest.fixture
+def in_jupyter(monkeypatch):
+    """This process seen as an IPython kernel (Jupyter), with the default setting."""
+    monkeypatch.setitem(sys.modules, "IPython", _FakeIPython)
+    monkeypatch.setattr(wp.config, "bounds_check", None)
+
+
+def test_checks_are_the_default_in_an_ipython_kernel_only(in_jupyter, monkeypatch):
+    assert copy_at.compile_options().mode == "checked"
+    monkeypatch.delitem(sys.modules, "IPython")
+    assert copy_at.compile_options().mode == "release"
+    monkeypatch.setattr(wp.config, "bounds_check", True)
+    assert copy_at.compile_options().mode == "checked"
+
+
+def test_out_of_bounds_write_raises_in_jupyter_and_process_survives(in_jupyter):
+    assert wp.config.mode == "release"
     x = wp.zeros(10)
     for _ in range(3):  # the student's cell, run again and again: never a crash
         with pytest.raises(IndexError) as info:
@@ -47,7 +72,7 @@ def test_out_of_bounds_write_raises_by_default_and_process_survives():
     np.testing.assert_array_equal(ok.numpy(), -np.arange(10, dtype=np.float32))
 
 
-def test_release_mode_turns_checks_off():
+def test_release_mode_turns_checks_off(in_jupyter):
     x = wp.array(np.arange(4, dtype=np.float32))
     out = wp.zeros(1)
     old = wp.config.bounds_check
@@ -83,7 +108,7 @@ def test_negative_indices_wrap_in_every_mode(check):
         wp.config.bounds_check = old
 
 
-def test_runtime_component_indices_are_checked():
+def test_runtime_component_indices_are_checked(in_jupyter):
     v = wp.array([wp.vec3(1.0, 2.0, 3.0)], dtype=wp.vec3)
     m = wp.array([wp.mat22(1.0, 2.0, 3.0, 4.0)], dtype=wp.mat22)
     out = wp.zeros(2)

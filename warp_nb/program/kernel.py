@@ -24,6 +24,18 @@ from . import redefinition
 from .module import Module, get_module, unique_module
 
 
+
+def bounds_checks_wanted() -> bool:
+    """Whether release-mode kernels get bounds checks: `config.bounds_check`, and where it is None
+    (the default), whether this process is an IPython kernel (Jupyter), where people experiment and
+    an out-of-bounds write must not kill the kernel. Elsewhere the checks cost too much to be the
+    default (docs/compat.md, "Bounds checks")."""
+    if config.bounds_check is not None:
+        return bool(config.bounds_check)
+    ipython = sys.modules.get("IPython")  # never imported here: a process without it is no kernel
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None and hasattr(shell, "kernel")
+
 class Kernel:
     """What `@wp.kernel` returns. Launch it with wp.launch(kernel, dim, inputs=[...])."""
 
@@ -133,8 +145,8 @@ class Kernel:
                               "(or its module, or wp.config, disables backward passes)", None, self.key)
         explicit = self.mode or self.module.options.get("mode")
         mode = explicit or config.mode
-        if mode == "release" and not explicit and config.bounds_check is not False:
-            mode = "checked"  # optimised code with bounds checks: the default (config.bounds_check)
+        if mode == "release" and not explicit and bounds_checks_wanted():
+            mode = "checked"  # optimised code with bounds checks (config.bounds_check)
         return CompileOptions(mode, backward, config.cxx_flags)
 
     @property

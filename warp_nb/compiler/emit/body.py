@@ -198,7 +198,8 @@ class FunctionWriter:
         idx = ", ".join(self.index_expr(i) for i in indices)
         if self.checked:
             site = self.unit.site(loc, f"array `{_user_name(array)}`")
-            return f"wpnb::index_checked({array.name}, {site}, {idx})"
+            contiguous = "WPNB_C" if id(array) in self.param_arrays else "false"
+            return f"wpnb::index_checked_c<{contiguous}>({array.name}, {site}, {idx})"
         if id(array) in self.param_arrays:
             return f"wpnb::index_c<WPNB_C>({array.name}, {idx})"
         return f"wpnb::index({array.name}, {idx})"
