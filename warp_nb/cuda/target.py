@@ -13,7 +13,7 @@ import ctypes
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..compiler.emit.cpp import has_checks
+from ..toolchain.modes import has_checks
 from ..runtime.debug import DebugState, debug_error
 from ..runtime.target import Target
 from ..toolchain.headers import native_dir

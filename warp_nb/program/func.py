@@ -13,7 +13,7 @@ from ..compiler.annotations import parameter_types, resolve_annotation
 from ..compiler.parse import parse_definition
 from ..compiler.scope import Scope
 from ..types.generic import is_generic, matches
-from . import redefinition
+from .. import redefinition
 
 
 @dataclass

@@ -20,7 +20,7 @@ from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
 from ..types.generic import is_generic, matches
-from . import redefinition
+from .. import redefinition
 from .module import Module, get_module, unique_module
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..toolchain import cxx
 from ..toolchain.headers import native_dir
 from . import native
-from ..compiler.emit.cpp import has_checks
+from ..toolchain.modes import has_checks
 from .debug import debug_error
 from .load import LoadedKernel, load_kernel
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
-from .cpp import QUAT_FIELDS, cpp_type, field_name, has_checks, literal
+from ...toolchain.modes import has_checks
+from .cpp import QUAT_FIELDS, cpp_type, field_name, literal
 from .entry import entry_point, find_reductions
 
 _PRINTF = {

@@ -156,12 +156,6 @@ def literal(value, t) -> str:
     raise TypeError(f"cannot write a constant of type {T.type_name(t)}")
 
 
-def has_checks(mode: str) -> bool:
-    """Whether code compiled in `mode` checks array and component indices ("checked": optimised with
-    checks, the default where people experiment; "debug": -O0 with checks and asserts; "release": none)."""
-    return mode in ("checked", "debug")
-
-
 class Unit:
     """Collects what one translation unit needs: structs, tuples, functions, headers."""
 

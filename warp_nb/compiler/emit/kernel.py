@@ -9,11 +9,11 @@ from __future__ import annotations
 from .. import ir
 from ... import types as T
 from ..adjoint import AdjointUnit
+from ...toolchain.modes import has_checks
 from ...types.array_type import ArrayType
 from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
-from .cpp import (HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, has_checks, struct_name,
-                  tuple_name)
+from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
 from .entry import entry_point
 
 

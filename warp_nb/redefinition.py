@@ -5,7 +5,7 @@ compiled code stale: `generation` counts them, and a kernel whose code is older 
 its next launch (from the kernel cache when its generated code did not change). New definitions
 only count in `definitions`: they can make a kernel that failed to compile compile now."""
 
-from .. import config
+from . import config
 
 generation = 0
 definitions = 0
@@ -35,7 +35,6 @@ def struct_defined(module: str, qualname: str) -> None:
 
 
 def constant_defined() -> None:
-    """wp.constant: a new value may replace one that compiled kernels read (a re-run cell)."""
-    from ..compiler.pipeline import compile_log
-    if compile_log:
-        redefined()
+    """wp.constant: a new value may replace one that compiled kernels read (a re-run cell). Before
+    any kernel compiled (a module's constants at import) this costs nothing."""
+    redefined()
