@@ -21,6 +21,7 @@ from .arrays.array import array
 from .errors import KernelError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
+from .runtime.target import raise_failed_check
 from .types.array_type import ArrayType, IndexedArrayType
 from .types.generic import is_generic, matches
 from .types.structs import StructInstance, field_ctype
@@ -46,8 +47,8 @@ class Launcher:
         self.entry = loaded.adjoint_entry if backward else loaded.entry
         self.stats = loaded.stats_address
         self.debug_state = loaded.debug_state
-        #: the CPU fast path: wp.launch calls the native runtime itself
-        self.direct = self.target.direct and self.debug_state is None
+        #: the CPU fast path: wp.launch calls the native runtime itself (and reads the check state)
+        self.direct = self.target.direct
         self.tid_count = compiled.typed.tid_count
         self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
         self.pack = make_packer(kernel, device, types_)
@@ -271,6 +272,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     packed = launcher.pack(*args)
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+        if launcher.debug_state is not None and launcher.debug_state.failed:
+            raise_failed_check(launcher)
     else:
         launcher.target.run(launcher, packed, bounds, size)
     if recording.tape is not None and record_tape:
@@ -320,6 +323,8 @@ class Launch:
         launcher = self._launcher
         if launcher.direct:
             _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+            if launcher.debug_state is not None and launcher.debug_state.failed:
+                raise_failed_check(launcher)
         else:
             launcher.target.run(launcher, self._packed, self._bounds, self._size)
 

@@ -67,9 +67,17 @@ class CpuTarget(Target):
         native.library()
 
     def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
-        state = launcher.debug_state
-        if state is not None:
-            ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
         native.launch(launcher.entry, packed, bounds, launcher.threads(), launcher.stats)
+        state = launcher.debug_state
         if state is not None and state.failed:
-            raise debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state)
+            raise_failed_check(launcher)
+
+
+def raise_failed_check(launcher) -> None:
+    """Raise the error a launch's checks recorded, leaving the check state cleared for the next
+    launch (it starts zeroed and is only ever written by a failing check, so a launch that passes
+    costs one read)."""
+    state = launcher.debug_state
+    error = debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state)
+    ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
+    raise error
