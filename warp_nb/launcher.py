@@ -156,7 +156,8 @@ def _slow_argument(kernel, index: int, value, device: Device):
                 value, (list, tuple)) else ""
             raise TypeError(f"{where} expects {t.type_name()}, got {type(value).__name__}{hint}")
         if value.dtype is not t.dtype or value.ndim != t.ndim:
-            raise TypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}")
+            raise TypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
+                            + _conversion_hint(value, t))
         if value.device != device:
             raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
                             f"copy it with a.to('{device.alias}')")
@@ -184,6 +185,20 @@ def _slow_argument(kernel, index: int, value, device: Device):
         raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__} ({e})") from None
 
 
+def _conversion_hint(value, t) -> str:
+    """How to get from the array passed to the one the parameter wants."""
+    if value.ndim != t.ndim:
+        return (f"; reshape it (a.reshape(...)) to {t.ndim} dimension{'s' if t.ndim > 1 else ''}, or declare the "
+                f"parameter wp.array(dtype=..., ndim={value.ndim})")
+    want = T.type_name(t.dtype)
+    if T.type_length(value.dtype) == T.type_length(t.dtype) and T.is_scalar_type(t.dtype) == T.is_scalar_type(value.dtype):
+        convert = f"wp.array(a.numpy(), dtype=wp.{want})"
+    else:
+        convert = "an array of the parameter's dtype"
+    return (f"; convert it ({convert}, a copy), or declare the parameter wp.array(dtype=wp.{T.type_name(value.dtype)}) "
+            f"or wp.array(dtype=typing.Any) to take either")
+
+
 class _NullArray:
     """A None passed for an array: a descriptor of zeros (data == nullptr)."""
 
@@ -201,7 +216,11 @@ _bounds_cache: dict = {}
 def _bounds(dim) -> tuple[bytes, int, int]:
     """(packed launch bounds, number of dimensions, thread count) of `dim`: an int, or a tuple,
     list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline)."""
-    shape = (int(dim),) if isinstance(dim, numbers.Integral) else tuple(int(d) for d in dim)
+    parts = (dim,) if isinstance(dim, numbers.Integral) else dim
+    if isinstance(dim, (str, bytes)) or not hasattr(parts, "__iter__") \
+            or not all(isinstance(d, numbers.Integral) for d in parts):
+        raise TypeError(f"launch dim must be an int or a tuple of 1 to 4 ints, got {dim!r}")
+    shape = tuple(int(d) for d in parts)
     if not 1 <= len(shape) <= 4 or any(d < 0 for d in shape):
         raise ValueError(f"launch dim must be a non-negative int or a tuple of 1 to 4 of them, got {dim!r}")
     size = 1
@@ -248,8 +267,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     try:
         launcher = kernel.launchers.get(device if device.__class__ is str else device.alias)
     except AttributeError:
-        raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
-                        f"{type(kernel).__name__}") from None
+        if not getattr(kernel, "_wp_kernel_", False):
+            raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
+                            f"{type(kernel).__name__}") from None
+        raise TypeError(f"wp.launch: device must be a device name such as 'cpu' or 'cuda:0', or a wp.Device, "
+                        f"got {device!r}") from None
     args = (*inputs, *outputs) if outputs else inputs
     if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args)
@@ -269,7 +291,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
         recording.capture.record(Launch(kernel, launcher.device, list(args), dim, launcher=launcher))
         return None
-    packed = launcher.pack(*args)
+    try:
+        packed = launcher.pack(*args)
+    except (TypeError, ValueError) as e:
+        # the message names kernel, argument and fix: the packer's frames would only bury it
+        raise e.with_traceback(None) from None
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
         if launcher.debug_state is not None and launcher.debug_state.failed:

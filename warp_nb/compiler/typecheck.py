@@ -16,7 +16,7 @@ from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, Scope
 from ..builtins import registry
-from .typecheck_expr import ExprTyper
+from .typecheck_expr import ExprTyper, TupleValue
 from .typecheck_special import SpecialForms
 from .typecheck_loops import Loops, _same_type
 from .typecheck_subscript import Subscripts
@@ -282,7 +282,12 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if isinstance(value, Lit):
             want = old.type if isinstance(old, ir.Var) else None
             value = self.materialize(value, want, node)
-        if isinstance(old, ir.Var) and not _same_type(old.type, value.type):
+        elif isinstance(value, TupleValue):
+            value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value
+        # array views may be rebound to views of another rank (sub = a[:2]; sub = a[:2, 1]), as in
+        # Warp; a join of the two (a branch, a loop) is still refused where it happens
+        rebinds_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
+        if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebinds_view:
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "
                                         f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import ir
+from . import hints, ir
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
@@ -17,6 +17,16 @@ from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
 from .typecheck_subscript import _Bound
+
+
+def _shape_beyond_ndim(node, t) -> bool:
+    """a.shape[k] with a constant k >= a.ndim (`node` indexes the shape of a `t.ndim`-D array)."""
+    value = node.value
+    if not (isinstance(value, S.Attribute) and value.attr == "shape" and len(node.indices) == 1
+            and isinstance(node.indices[0], S.Constant) and isinstance(node.indices[0].value, int)):
+        return False
+    ndim = t._shape_[0] if T.kind_of(t) == "vector" else None
+    return ndim is not None and ndim <= node.indices[0].value < 4
 
 
 class TupleValue(tuple):
@@ -56,7 +66,7 @@ class ExprTyper:
                                             f"of the branch at line {self.maybe_undefined[node.id]}; give it a "
                                             "value before the branch", node)
             self.error(KernelNameError, f"`{node.id}` is not defined (not a local variable, argument, global, "
-                                        "wp builtin or Python builtin)", node)
+                                        "wp builtin or Python builtin)." + hints.did_you_mean(node.id, self.env), node)
         return classify(obj)
 
     def expr_Constant(self, node: S.Constant):
@@ -80,7 +90,9 @@ class ExprTyper:
             try:
                 obj = getattr(base.obj, node.attr)
             except AttributeError:
-                self.error(KernelNameError, f"{self.describe(base)} has no attribute `{node.attr}`", node)
+                wp_module = getattr(base.obj, "__name__", None) == "warp_nb"
+                self.error(KernelNameError, f"{self.describe(base)} has no attribute `{node.attr}`."
+                           + (hints.did_you_mean(node.attr, hints.builtin_names(), "wp.") if wp_module else ""), node)
             return classify(obj)
         if isinstance(base, Lit):
             self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
@@ -103,6 +115,8 @@ class ExprTyper:
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
+        if isinstance(t, ArrayType) and node.attr == "ndim":
+            return Lit(t.ndim, "int")  # part of the array's type: a constant
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
 
     def adjoint_key(self, node) -> str | None:
@@ -143,8 +157,10 @@ class ExprTyper:
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
         t = base.type
+        if _shape_beyond_ndim(node, t):
+            return Lit(0, "int")  # a.shape[k] past the array's dimensions is 0, as in Warp
         if any(isinstance(i, S.Slice) for i in node.indices):
-            return self.slice_of(base, node)
+            return self.array_slice(base, node) if isinstance(t, ArrayType) else self.slice_of(base, node)
         if isinstance(t, ArrayType):
             indices = self.indices(node.indices, node)
             if len(indices) > t.ndim:
@@ -332,7 +348,7 @@ class ExprTyper:
             return self.call_function(obj, self.function_arguments(obj, node), node)
         if getattr(obj, "_wp_kernel_", False):
             self.error(KernelTypeError, f"kernel `{obj.key}` cannot be called from a kernel; make it a @wp.func", node)
-        self.error(KernelTypeError, f"{self.describe(fn)} cannot be called inside a kernel", node)
+        self.error(KernelTypeError, hints.uncallable(obj, self.describe(fn)), node)
 
     def dtype_variant(self, b: registry.Builtin, node: S.Call):
         """The builtin a `dtype=` keyword selects (Builtin.by_dtype), and the call without it."""
@@ -413,13 +429,16 @@ class ExprTyper:
     def no_overload(self, b: registry.Builtin, args, node):
         got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
         hint = ""
-        kinds = {getattr(value_type(a), "_kind", None) for a in args if not isinstance(a, Lit)}
+        kinds = {a.kind if isinstance(a, Lit) else getattr(value_type(a), "_kind", None) for a in args}
         if {"float", "int"} <= kinds or {"float", "uint"} <= kinds:
             hint = " Mixed integer and float operands need an explicit conversion, e.g. float(i)."
         elif b.name in ("mul", "div") and all(T.kind_of(value_type(a)) == "vector" for a in args if not isinstance(a, Lit)):
             hint = " Vectors do not multiply with *: use wp.dot, wp.cw_mul (componentwise) or wp.outer."
         op = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}.get(b.name)
         what = f"operator {op}" if op else f"wp.{b.name}"
+        if op and "Mixed integer and float" in hint:
+            # the conversion is the whole answer: a list of a dozen overloads would bury it
+            self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}", node)
         self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}\nIt accepts:\n"
                                     f"{registry.describe_overloads(b)}", node)
 

@@ -1,6 +1,6 @@
 """Subscripts that do more than read one element, for `typecheck`: constant slices of vectors and
-matrices (`v[1:]`, `m[:, 0]`, `m[1:, :2]`) read and written, and stores into components, fields
-and array elements (`a[i].x = ...`, `v[0] = ...`). A mixin of FunctionTyper."""
+matrices (`v[1:]`, `m[:, 0]`, `m[1:, :2]`) read and written, slices of arrays (views), and stores
+into components, fields and array elements (`a[i].x = ...`, `v[0] = ...`). A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
@@ -54,6 +54,32 @@ class Subscripts:
             self.error(KernelTypeError, "slice bounds in kernels must be integer constants (the result's length "
                                         "is part of its type)", node)
         return int(v.value)
+
+    # --- slices of arrays ------------------------------------------------------------------
+    def array_slice(self, base, node) -> ir.Var:
+        """a[1:n:2, i], a[::-1]: a view over the same memory (and gradient). Indices drop their
+        axis, slices keep it; bounds may be computed at run time, as in Warp."""
+        t = base.type
+        if type(t) is not ArrayType:
+            self.error(KernelTypeError, f"{T.type_name(t)} cannot be sliced in kernels; slice a wp.array", node)
+        if len(node.indices) > t.ndim:
+            self.error(KernelTypeError, f"too many indices ({len(node.indices)}) for a {t.ndim}-D array", node)
+        axes = []
+        for n in node.indices:
+            if not isinstance(n, S.Slice):
+                axes.append(self.indices((n,), node)[0])
+                continue
+            parts = []
+            for part in (n.lower, n.upper, n.step):
+                v = None if part is None else self.expr(part)
+                if isinstance(v, Lit) and v.kind == "int" and part is n.step and v.value == 0:
+                    self.error(KernelValueError, "Slice step cannot be zero", node)
+                if v is not None:
+                    v = self.convert(v, T.int32, part, what="a slice bound")
+                parts.append(v)
+            axes.append(ir.AxisSlice(*parts))
+        kept = sum(isinstance(a, ir.AxisSlice) for a in axes) + t.ndim - len(axes)
+        return self.let(ir.SliceView(base, tuple(axes)), ArrayType(t.dtype, kept), node.loc)
 
     def slice_of(self, base, node) -> ir.Var:
         positions, result = self.slice_positions(base.type, node.indices, node)
@@ -165,10 +191,16 @@ class Subscripts:
         for k, step in enumerate(chain):
             t = base.type
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
-                indices = self.indices(step.indices, step)
+                indices, rest = list(self.indices(step.indices, step)), chain[k + 1:]
+                # a[i][j][k] = v: chained subscripts of a multi-dimensional array are one element
+                while len(indices) < t.ndim and rest and isinstance(rest[0], S.Subscript) \
+                        and not any(isinstance(i, S.Slice) for i in rest[0].indices):
+                    indices += self.indices(rest[0].indices, rest[0])
+                    rest = rest[1:]
                 if len(indices) != t.ndim:
                     self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
-                path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
+                indices = tuple(indices)
+                path, elem_t = self.store_path(t.dtype, rest, node)
                 self.checks.append(step.loc)
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
                                            node.loc, path))

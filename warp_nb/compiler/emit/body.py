@@ -8,7 +8,7 @@ from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
 from ...toolchain.modes import has_checks
-from .cpp import QUAT_FIELDS, cpp_type, field_name, literal
+from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
 from .entry import entry_point, find_reductions
 
 _PRINTF = {
@@ -41,7 +41,7 @@ class FunctionWriter:
         fn = self.fn
         ret = cpp_type(fn.return_type) if fn.return_type is not None else "void"
         params = ", ".join(f"{cpp_type(p.type)} {p.name}" for p in fn.params)
-        self.lines.append(f"// @wp.func {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"// @wp.func {fn.name} ({comment_text(fn.loc.file, 400)}:{fn.loc.line})")
         self.lines.append(f"WPNB_FN {ret} {fn.symbol}({params}) {{")
         self.declarations(1)
         self.block(fn.body, 1)
@@ -52,7 +52,7 @@ class FunctionWriter:
         fn = self.fn
         sym = fn.symbol
         fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in fn.params) or "    char unused;"
-        self.lines.append(f"// @wp.kernel {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"// @wp.kernel {fn.name} ({comment_text(fn.loc.file, 400)}:{fn.loc.line})")
         self.lines.append(f"struct {sym}_args {{\n{fields}\n}};\n")
         count = max(fn.tid_count, 1)
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
@@ -77,11 +77,26 @@ class FunctionWriter:
         for v in self.fn.locals:
             self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
 
+    def slice_view(self, v: ir.SliceView) -> str:
+        """wpnb::array_slice<M>(a, axis...) (native/array_slice.h); a missing bound is flagged, not 0."""
+        self.unit.headers.add("array_slice.h")
+        axes = []
+        for a in v.axes:
+            if not isinstance(a, ir.AxisSlice):
+                axes.append(f"wpnb::slice_index({a.name})")
+                continue
+            given = (1 if a.start is not None else 0) | (2 if a.stop is not None else 0)
+            bound = [b.name if b is not None else "0" for b in (a.start, a.stop)]
+            step = a.step.name if a.step is not None else "1"
+            axes.append(f"wpnb::slice_range({bound[0]}, {bound[1]}, {step}, {given})")
+        kept = sum(isinstance(a, ir.AxisSlice) for a in v.axes) + v.array.type.ndim - len(v.axes)
+        return f"wpnb::array_slice<{kept}>({v.array.name}, {', '.join(axes)})"
+
     # --- statements ---------------------------------------------------------------------
     def line(self, depth: int, text: str, loc=None) -> None:
         if loc is not None and loc.line != self.last_line:
             # the user's line, so compiler errors can be mapped back to it
-            self.lines.append(f"{'    ' * depth}// @line {loc.line}: {loc.text.strip()[:100]}")
+            self.lines.append(f"{'    ' * depth}// @line {loc.line}: {comment_text(loc.text)}")
             self.last_line = loc.line
         self.lines.append("    " * depth + text)
 
@@ -225,6 +240,8 @@ class FunctionWriter:
             return self.construct(v)
         if isinstance(v, ir.Load):
             return self.element_ref(v.array, v.indices, loc)
+        if isinstance(v, ir.SliceView):
+            return self.slice_view(v)
         if isinstance(v, ir.View):
             idx = ", ".join(i.name for i in v.indices)
             if self.checked:
