@@ -73,6 +73,16 @@ class CallFunc:
 
 
 @dataclass(frozen=True)
+class GradCall:
+    """wp.grad(f)(args): the gradient of f's scalar result with respect to each argument, at
+    args: f's adjoint run once with adj_ret = 1 (one value, or a tuple for several arguments)."""
+
+    func: Any  # a registry.Builtin, or a typecheck.FuncInstance
+    args: tuple
+    resolved: Any = None  # the builtin's registry.Resolved (None for a user function)
+
+
+@dataclass(frozen=True)
 class Construct:
     """A value built from parts or converted: vec3(x, y, z), float32(i), mat33(...), Struct()."""
 

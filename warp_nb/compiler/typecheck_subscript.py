@@ -123,8 +123,9 @@ class Subscripts:
             return [self.let(ir.Extract(v, (k,)), t, node.loc) for k, t in enumerate(v.type.items)]
         kind = T.kind_of(getattr(v, "type", None)) if isinstance(v, ir.Var) else None
         if kind is None:
-            self.error(KernelTypeError, f"cannot unpack {self.describe(v)} into arguments; unpack a vector, matrix, "
-                                        "quaternion, tuple or a constant slice of an array", node)
+            self.error(KernelTypeError, "Starred expressions are only supported for vectors, matrices, quaternions, "
+                                        f"tuples and constant slices of arrays; cannot unpack {self.describe(v)}",
+                       node)
         t = v.type
         if kind == "matrix":
             row = T.vector(t._shape_[1], t._wp_scalar_type_)
@@ -136,10 +137,20 @@ class Subscripts:
         if base.type.ndim != 1 or len(sub.indices) != 1:
             self.error(KernelTypeError, "only a 1-D array slice can be unpacked (*a[i:j])", node)
         sl = sub.indices[0]
-        lower, upper, step = (self.const_slice_part(p, node) for p in (sl.lower, sl.upper, sl.step))
-        if upper is None or (lower is not None and lower < 0) or upper < 0:
-            self.error(KernelTypeError, "an unpacked array slice needs constant, non-negative bounds (*a[0:3]): the "
-                                        "array's length is not known when the kernel is compiled", node)
+        parts = [None if p is None else self.expr(p) for p in (sl.lower, sl.upper, sl.step)]
+        if any(p is not None and not (isinstance(p, Lit) and p.kind == "int") for p in parts):
+            self.error(KernelValueError, "Slice component must be a compile-time constant to unpack an array slice "
+                                         "(*a[0:3]): the number of values is part of the call", node)
+        lower, upper, step = (None if p is None else int(p.value) for p in parts)
+        if upper is None:
+            self.error(KernelValueError, "Unpacking an array slice requires explicit upper bound (*a[0:3]): the "
+                                         "array's length is not known when the kernel is compiled", node)
+        if (lower is not None and lower < 0) or upper < 0:
+            self.error(KernelValueError, "Slice bounds cannot be negative for arrays when unpacking (*a[0:3]): the "
+                                         "array's length is not known when the kernel is compiled", node)
+        if step is not None and step < 0:
+            self.error(KernelValueError, "Slice step cannot be negative for arrays when unpacking; write the bounds "
+                                         "in increasing order", node)
         if step == 0:
             self.error(KernelValueError, "Slice step cannot be zero", node)
         out = []
@@ -191,16 +202,16 @@ class Subscripts:
         for k, step in enumerate(chain):
             t = base.type
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
-                indices, rest = list(self.indices(step.indices, step)), chain[k + 1:]
-                # a[i][j][k] = v: chained subscripts of a multi-dimensional array are one element
-                while len(indices) < t.ndim and rest and isinstance(rest[0], S.Subscript) \
-                        and not any(isinstance(i, S.Slice) for i in rest[0].indices):
-                    indices += self.indices(rest[0].indices, rest[0])
-                    rest = rest[1:]
+                indices = self.indices(step.indices, step)
+                if len(indices) < t.ndim and k < len(chain) - 1 and isinstance(chain[k + 1], S.Subscript):
+                    # a[i][j] = v: the view a[i], then its element (the indices typed once)
+                    bound = S.Subscript(step.value, tuple(_Bound(i, step.loc) for i in indices), step.loc)
+                    base = self.expr_step(base, bound)
+                    continue
                 if len(indices) != t.ndim:
-                    self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
-                indices = tuple(indices)
-                path, elem_t = self.store_path(t.dtype, rest, node)
+                    self.error(KernelTypeError, "Incorrect number of indices specified for array indexing: a store "
+                                                f"into a {t.ndim}-D array needs {t.ndim} indices", step)
+                path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
                 self.checks.append(step.loc)
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
                                            node.loc, path))
@@ -269,3 +280,13 @@ class _Bound:
     def __init__(self, value, loc=None):
         self.value = value
         self.loc = loc
+
+
+def shape_beyond_ndim(node, t) -> bool:
+    """a.shape[k] with a constant k >= a.ndim (`node` indexes the shape of a `t.ndim`-D array)."""
+    value = node.value
+    if not (isinstance(value, S.Attribute) and value.attr == "shape" and len(node.indices) == 1
+            and isinstance(node.indices[0], S.Constant) and isinstance(node.indices[0].value, int)):
+        return False
+    ndim = t._shape_[0] if T.kind_of(t) == "vector" else None
+    return ndim is not None and ndim <= node.indices[0].value < 4
