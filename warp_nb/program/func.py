@@ -7,14 +7,13 @@ from __future__ import annotations
 import typing
 from dataclasses import dataclass
 
-from .. import types as T
+from .. import redefinition, types as T
 from ..builtins.registry import Literal, concrete
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
 from ..compiler.parse import parse_definition
 from ..compiler.scope import Scope
 from ..types.generic import is_generic, matches
-from .. import redefinition
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .. import config
+from .. import config, redefinition
 from ..compiler.annotations import parameter_names, parameter_types
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.parse import parse_definition
@@ -21,9 +21,7 @@ from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
 from ..types.generic import is_generic, matches
-from .. import redefinition
 from .module import Module, get_module, unique_module
-
 
 
 def bounds_checks_wanted() -> bool:
@@ -36,6 +34,7 @@ def bounds_checks_wanted() -> bool:
     ipython = sys.modules.get("IPython")  # never imported here: a process without it is no kernel
     shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
     return shell is not None and hasattr(shell, "kernel")
+
 
 class Kernel:
     """What `@wp.kernel` returns. Launch it with wp.launch(kernel, dim, inputs=[...])."""
