@@ -22,6 +22,7 @@ from .arrays.array import array
 from .errors import KernelError, ArgumentTypeError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
+from .runtime.target import raise_failed_check
 from .types.array_type import ArrayType, IndexedArrayType
 from .types.generic import is_generic, matches
 from .types.structs import StructInstance, field_ctype
@@ -42,12 +43,13 @@ class Launcher:
         self.device = device
         self.target = device.target
         self.mode = mode
+        self.epoch = config.epoch  # settings and definitions it was made under (see config.epoch)
         loaded = compiled.loaded
         self.entry = loaded.adjoint_entry if backward else loaded.entry
         self.stats = loaded.stats_address
         self.debug_state = loaded.debug_state
-        #: the CPU fast path: wp.launch calls the native runtime itself
-        self.direct = self.target.direct and self.debug_state is None
+        #: the CPU fast path: wp.launch calls the native runtime itself (and reads the check state)
+        self.direct = self.target.direct
         self.tid_count = compiled.typed.tid_count
         self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
         self.pack = make_packer(kernel, device, types_)
@@ -299,7 +301,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise TypeError(f"wp.launch: device must be a device name such as 'cpu' or 'cuda:0', or a wp.Device, "
                         f"got {device!r}") from None
     args = (*inputs, *outputs) if outputs else inputs
-    if launcher is None or config.mode != launcher.mode:
+    if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
@@ -324,6 +326,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise e.with_traceback(None) from None
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+        if launcher.debug_state is not None and launcher.debug_state.failed:
+            raise_failed_check(launcher)
     else:
         launcher.target.run(launcher, packed, bounds, size)
     if recording.tape is not None and record_tape:
@@ -395,6 +399,8 @@ class Launch:
         launcher = self._launcher
         if launcher.direct:
             _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+            if launcher.debug_state is not None and launcher.debug_state.failed:
+                raise_failed_check(launcher)
         else:
             launcher.target.run(launcher, self._packed, self._bounds, self._size)
 
@@ -411,7 +417,7 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: 
     device, signature = forward.device, forward.signature
     launcher = kernel.launchers.get(("backward", device.alias) if signature is None else
                                     ("backward", device.alias, signature))
-    if launcher is None or config.mode != launcher.mode:
+    if launcher is None or launcher.epoch != config.epoch:
         try:
             launcher = kernel.launcher(device, backward=True, signature=signature)
         except KernelError as e:
@@ -451,7 +457,7 @@ def _make_launcher(kernel, device, args) -> Launcher:
         signature = concrete_signature(kernel, args)
         alias = device if device.__class__ is str else device.alias
         hit = kernel.launchers.get(("forward", get_device(alias).alias, signature))
-        return hit if hit is not None and hit.mode == config.mode else kernel.launcher(device, signature=signature)
+        return hit if hit is not None and hit.epoch == config.epoch else kernel.launcher(device, signature=signature)
     except KernelError as e:
         raise e.with_traceback(None) from None
 

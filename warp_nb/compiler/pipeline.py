@@ -35,7 +35,7 @@ class CompileOptions:
     """What changes the generated code or its compilation, apart from the kernel and the target.
     Computed once per launch configuration (`Kernel.options`), so every target sees the same."""
 
-    mode: str = "release"  # "debug": bounds checks, asserts, -O0 -g
+    mode: str = "release"  # "checked": optimised with bounds checks; "debug": checks, asserts, -O0 -g
     backward: bool = False  # also emit the adjoint
     cxx_flags: str = ""  # extra C++ compiler flags (CPU)
 

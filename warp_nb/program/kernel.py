@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .. import config
+from .. import config, redefinition
 from ..compiler.annotations import parameter_names, parameter_types
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.parse import parse_definition
@@ -23,6 +23,18 @@ from ..runtime.devices import Device, get_device
 from ..types.generic import is_generic, matches
 from .module import Module, get_module, module_named, unique_module
 from .unique import check_module_options, unique_module_name
+
+
+def bounds_checks_wanted() -> bool:
+    """Whether release-mode kernels get bounds checks: `config.bounds_check`, and where it is None
+    (the default), whether this process is an IPython kernel (Jupyter), where people experiment and
+    an out-of-bounds write must not kill the kernel. Elsewhere the checks cost too much to be the
+    default (docs/compat.md, "Bounds checks")."""
+    if config.bounds_check is not None:
+        return bool(config.bounds_check)
+    ipython = sys.modules.get("IPython")  # never imported here: a process without it is no kernel
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None and hasattr(shell, "kernel")
 
 
 class Kernel:
@@ -56,6 +68,7 @@ class Kernel:
         self.overloads: dict = {}  # concrete signatures asked for with wp.overload
         self._compiled: dict = {}  # (device alias, CompileOptions, signature) -> CompiledKernel
         self._failures: dict = {}  # same key -> KernelError
+        self._generation = (redefinition.generation, redefinition.definitions)  # when _compiled was made
         #: launchers by device name (read by wp.launch, made by `launcher`)
         self.launchers: dict = {}
         if module == "unique":
@@ -132,7 +145,10 @@ class Kernel:
         if backward and not self.backward_enabled:
             raise KernelError(f"kernel `{self.key}` has no backward pass: it was defined with enable_backward=False "
                               "(or its module, or wp.config, disables backward passes)", None, self.key)
-        mode = self.mode or self.module.options.get("mode") or config.mode
+        explicit = self.mode or self.module.options.get("mode")
+        mode = explicit or config.mode
+        if mode == "release" and not explicit and bounds_checks_wanted():
+            mode = "checked"  # optimised code with bounds checks (config.bounds_check)
         return CompileOptions(mode, backward, config.cxx_flags)
 
     @property
@@ -143,6 +159,8 @@ class Kernel:
         return bool(config.enable_backward)
 
     def _key(self, device: Device, backward: bool, signature) -> tuple:
+        if self._generation != (redefinition.generation, redefinition.definitions):
+            self._forget_stale()
         return device.alias, self.compile_options(backward), tuple(signature if signature is not None else self.param_types)
 
     def is_ready(self, device: Device, backward: bool = False, signature=None) -> bool:
@@ -191,6 +209,15 @@ class Kernel:
         self._compiled[self._key(device, backward, signature)] = compiled
         self._failures.pop(self._key(device, backward, signature), None)
         self.launchers.clear()
+
+    def _forget_stale(self) -> None:
+        """After a redefinition (program/redefinition.py) compiled code may be stale: compile again;
+        after a new definition only the failures are (a name that was missing may exist now)."""
+        if self._generation[0] != redefinition.generation:
+            self._compiled.clear()
+            self.launchers.clear()
+        self._failures.clear()
+        self._generation = (redefinition.generation, redefinition.definitions)
 
     def invalidate(self) -> None:
         """Forget this kernel's compiled code and launchers (for example after a @wp.func it uses was

@@ -209,4 +209,6 @@ class StructInstance:
 
 def struct(cls) -> StructType:
     """Decorator: turn an annotated class into a struct type usable in kernels."""
+    from .. import redefinition
+    redefinition.struct_defined(cls.__module__, cls.__qualname__)
     return StructType(cls)

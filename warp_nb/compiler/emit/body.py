@@ -9,6 +9,7 @@ import numpy as np
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
+from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
 from .entry import entry_point, find_reductions
 
@@ -24,7 +25,8 @@ class FunctionWriter:
     def __init__(self, fn: ir.Function, unit):
         self.fn = fn
         self.unit = unit
-        self.debug = unit.mode == "debug"
+        self.debug = unit.mode == "debug"  # -O0, asserts, no privatised reductions
+        self.checked = has_checks(unit.mode)  # bounds-checked array and component access
         self.reductions: dict = {}
         self.consts: dict = {}  # id(Var) -> Python value, for Vars bound to constants
         self.lines: list[str] = []
@@ -159,7 +161,7 @@ class FunctionWriter:
         elif isinstance(s, ir.Return):
             self.line(depth, f"return {s.value.name};" if s.value is not None else "return;", s.loc)
         elif isinstance(s, ir.Check):
-            if self.debug:
+            if self.debug:  # asserts run in debug mode only, as in Warp
                 site = self.unit.site(s.loc, "assert")
                 self.line(depth, f"wpnb::debug_check({s.cond.name}, {site});", s.loc)
         else:
@@ -240,9 +242,9 @@ class FunctionWriter:
 
     def assign_path(self, target: str, t, path, value: str, depth: int, loc) -> None:
         """target<path> = value, for a component path into a local value or array element."""
-        expr, row = self.path_expr(target, t, path)
+        expr, row = self.path_expr(target, t, path, loc)
         if row is not None:  # a whole matrix row: m[i] = v
-            self.line(depth, f"{expr} = wpnb::with_index({expr}, {_index(row)}, {value});", loc)
+            self.line(depth, f"{expr} = wpnb::with_index({expr}, {row}, {value});", loc)
         else:
             self.line(depth, f"{expr} = {value};", loc)
 
@@ -255,9 +257,10 @@ class FunctionWriter:
 
     def element_ref(self, array: ir.Var, indices, loc) -> str:
         idx = ", ".join(self.index_expr(i) for i in indices)
-        if self.debug:
+        if self.checked:
             site = self.unit.site(loc, f"array `{_user_name(array)}`")
-            return f"wpnb::index_checked({array.name}, {site}, {idx})"
+            contiguous = "WPNB_C" if id(array) in self.param_arrays else "false"
+            return f"wpnb::index_checked_c<{contiguous}>({array.name}, {site}, {idx})"
         if id(array) in self.param_arrays:
             return f"wpnb::index_c<WPNB_C>({array.name}, {idx})"
         return f"wpnb::index({array.name}, {idx})"
@@ -286,12 +289,12 @@ class FunctionWriter:
             return self.slice_view(v)
         if isinstance(v, ir.View):
             idx = ", ".join(i.name for i in v.indices)
-            if self.debug:
+            if self.checked:
                 site = self.unit.site(loc, f"array `{_user_name(v.array)}`")
                 return f"wpnb::view_checked({v.array.name}, {site}, {idx})"
             return f"wpnb::view({v.array.name}, {idx})"
         if isinstance(v, ir.Extract):
-            return self.extract(v)
+            return self.extract(v, loc)
         if isinstance(v, ir.TupleOf):
             return f"{cpp_type(_tuple_type(v))}{{{', '.join(x.name for x in v.items)}}}"
         if isinstance(v, ir.Tid):
@@ -306,7 +309,8 @@ class FunctionWriter:
         if template is not None:
             bindings = {k: (cpp_type(x) if not isinstance(x, int) else str(x)) for k, x in resolved.bindings.items()}
             return f"{template.format(**bindings)}({', '.join(args)})"
-        if b.atomic and self.debug:
+        self.unit.headers.add(b.header)
+        if b.atomic and self.checked:
             arr, n = v.args[0], v.args[0].type.ndim
             element = self.element_ref(arr, v.args[1:1 + n], loc)
             return f"wpnb::{b.name}_at({', '.join([element] + args[1 + n:])})"
@@ -320,25 +324,34 @@ class FunctionWriter:
             return f"{cpp_type(t)}{{}}"
         return f"{cpp_type(t)}({', '.join(a.name for a in v.args)})"
 
-    def extract(self, v: ir.Extract) -> str:
+    def extract(self, v: ir.Extract, loc=None) -> str:
         t = v.base.type
         if isinstance(t, ArrayType) and v.path == ("ptr",):  # a.ptr: the address of its data
             return f"wpnb::uint64({v.base.name}.data)"
         if isinstance(t, ArrayType):  # a.shape
             return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
-        expr, row = self.path_expr(v.base.name, t, v.path)
-        return expr if row is None else f"wpnb::extract({expr}, {_index(row)})"
+        expr, row = self.path_expr(v.base.name, t, v.path, loc)
+        return expr if row is None else f"wpnb::extract({expr}, {row})"
 
-    def path_expr(self, base: str, t, path) -> tuple:
+    def component(self, p, n: int, loc, t) -> str:
+        """A component index: a constant as is; a runtime one checked against the length `n` (with
+        a source location, in checked code), else as is."""
+        if loc is None or not self.checked or not isinstance(p, ir.Var):
+            return _index(p)
+        site = self.unit.site(loc, f"a {T.type_name(t)} (component index)")
+        return f"wpnb::component_checked({p.name}, {n}, {site})"
+
+    def path_expr(self, base: str, t, path, loc=None) -> tuple:
         """C++ lvalue for a component path (.c[i] for vectors, .c[i][j] for matrices, fields ...),
-        and the row index when the path ends on a whole row of a matrix (else None)."""
+        and the row index (C++ text) when the path ends on a whole row of a matrix (else None).
+        With `loc`, runtime component indices are checked in checked code."""
         expr = base
         k = 0
         while k < len(path):
             p = path[k]
             kind = T.kind_of(t)
             if kind == "matrix" and k == len(path) - 1:
-                return expr, p
+                return expr, self.component(p, t._shape_[0], loc, t)
             if isinstance(t, ir.TupleType):
                 expr += f".v{p}"
                 t = t.items[p]
@@ -347,20 +360,22 @@ class FunctionWriter:
                 t = t.fields[p] if getattr(t, "_wp_struct_", False) or hasattr(t, "cpp") else (
                     T.vector(3, t._wp_scalar_type_) if p == "p" else T.quaternion(t._wp_scalar_type_))
             elif kind == "vector":
-                expr += f".c[{_index(p)}]"
+                expr += f".c[{self.component(p, t._shape_[0], loc, t)}]"
                 t = t._wp_scalar_type_
             elif kind == "matrix":
-                expr += f".c[{_index(p)}][{_index(path[k + 1])}]"
+                rows, cols = t._shape_
+                expr += f".c[{self.component(p, rows, loc, t)}][{self.component(path[k + 1], cols, loc, t)}]"
                 k += 1
                 t = t._wp_scalar_type_
             elif kind == "quaternion":
-                expr = f"{expr}.{QUAT_FIELDS[p]}" if isinstance(p, int) else f"(&{expr}.x)[{p.name}]"
+                expr = (f"{expr}.{QUAT_FIELDS[p]}" if isinstance(p, int) else
+                        f"(&{expr}.x)[{self.component(p, 4, loc, t)}]")
                 t = t._wp_scalar_type_
             elif kind == "transformation":
                 if isinstance(p, int):
                     expr = f"{expr}.p.c[{p}]" if p < 3 else f"{expr}.q.{QUAT_FIELDS[p - 3]}"
                 else:
-                    expr = f"(&{expr}.p.c[0])[{p.name}]"
+                    expr = f"(&{expr}.p.c[0])[{self.component(p, 7, loc, t)}]"
                 t = t._wp_scalar_type_
             else:
                 raise TypeError(f"cannot index {T.type_name(t)}")
