@@ -265,14 +265,19 @@ template<int N, typename T>
 WPNB_FN void adj_max(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const vec_t<N, T>& adj_ret) {
     for (int i = 0; i < N; ++i) wpnb::adj_max(a.c[i], b.c[i], adj_a.c[i], adj_b.c[i], adj_ret.c[i]);
 }
-// Index of the smallest component; ties pick the lowest index.
+// Index of the smallest component; ties pick the lowest index. A nan component is skipped
+// (as C fmin folds), so the result is nan only when every component is.
 template<int N, typename T> WPNB_FN uint32 argmin(const vec_t<N, T>& a) {
-    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[i] < a.c[k]) k = uint32(i); return k;
+    uint32 k = 0;
+    for (int i = 1; i < N; ++i) if (!isnan(a.c[i]) && (isnan(a.c[k]) || a.c[i] < a.c[k])) k = uint32(i);
+    return k;
 }
 template<int N, typename T> WPNB_FN void adj_argmin(const vec_t<N, T>&, vec_t<N, T>&, const uint32&) {}
-// Index of the largest component; ties pick the lowest index.
+// Index of the largest component; ties pick the lowest index; nan components are skipped.
 template<int N, typename T> WPNB_FN uint32 argmax(const vec_t<N, T>& a) {
-    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[k] < a.c[i]) k = uint32(i); return k;
+    uint32 k = 0;
+    for (int i = 1; i < N; ++i) if (!isnan(a.c[i]) && (isnan(a.c[k]) || a.c[k] < a.c[i])) k = uint32(i);
+    return k;
 }
 template<int N, typename T> WPNB_FN void adj_argmax(const vec_t<N, T>&, vec_t<N, T>&, const uint32&) {}
 // Smallest component; the gradient goes to the argmin component (lowest index on ties).

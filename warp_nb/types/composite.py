@@ -20,7 +20,7 @@ _TYPE_CACHE: dict = {}
 
 # short suffixes used in type names: vec3f, mat33d, vec4h, vec2i ...
 _SUFFIX = {
-    scalars.float16: "h", scalars.float32: "f", scalars.float64: "d",
+    scalars.float16: "h", scalars.float32: "f", scalars.float64: "d", scalars.bfloat16: "bf",
     scalars.int8: "b", scalars.uint8: "ub", scalars.int16: "s", scalars.uint16: "us",
     scalars.int32: "i", scalars.uint32: "ui", scalars.int64: "l", scalars.uint64: "ul",
     scalars.bool: "bool",
@@ -71,6 +71,8 @@ class Composite:
         raw = np.frombuffer(self, dtype=_storage_np(type(self)), count=n)
         if self._wp_scalar_type_ is scalars.float16:
             return raw.view(np.float16).copy()
+        if self._wp_scalar_type_ is scalars.bfloat16:
+            return scalars.bfloat16_bits_to_floats(raw)
         return raw.copy()
 
     def __array__(self, dtype=None, copy=None):
@@ -223,6 +225,8 @@ def _encode(cls, values):
     vals = [_value(v) for v in values]
     if t is scalars.float16:
         return np.asarray(vals, dtype=np.float16).view(np.uint16)
+    if t is scalars.bfloat16:
+        return scalars.floats_to_bfloat16_bits(vals)
     if t._kind in ("int", "uint"):
         return np.asarray([int(v) for v in vals]).astype(t._np)
     return np.asarray(vals, dtype=t._np)

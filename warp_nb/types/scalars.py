@@ -161,9 +161,8 @@ float_ = float32
 
 
 class _BFloat16(Scalar):
-    """bfloat16: float32's exponent with an 8-bit mantissa, stored as its upper 16 bits. Values and
-    arrays of it work in Python (numpy sees the bits as uint16, as in Warp without ml_dtypes);
-    kernels do not take it yet (docs/compat.md)."""
+    """bfloat16: float32's exponent with an 8-bit mantissa, stored as its upper 16 bits. numpy sees
+    the bits as uint16 (as Warp does without ml_dtypes); kernels compute it in float32."""
 
     __slots__ = ()
     _type_ = ctypes.c_uint16
@@ -178,13 +177,27 @@ class _BFloat16(Scalar):
 
 
 def float_to_bfloat16_bits(value) -> int:
-    """float32 -> bfloat16 bits, rounded to nearest even."""
-    bits = builtins.int(np.array([value], dtype=np.float32).view(np.uint32)[0])
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+    """float32 -> bfloat16 bits, rounded to nearest even (nan stays nan)."""
+    return builtins.int(floats_to_bfloat16_bits(np.array([value]))[0])
 
 
 def bfloat16_bits_to_float(bits: int) -> builtins.float:
-    return builtins.float(np.array([builtins.int(bits) << 16], dtype=np.uint32).view(np.float32)[0])
+    return builtins.float(bfloat16_bits_to_floats(np.array([bits]))[0])
+
+
+def floats_to_bfloat16_bits(values) -> np.ndarray:
+    """Any array of numbers -> bfloat16 bits (uint16) of the same shape: through float32, rounded to
+    nearest even, as native/prelude.h does. A nan keeps a quiet nan's bits even when its payload
+    lies only in the dropped low bits (0x7f800001 would truncate to inf)."""
+    bits = np.ascontiguousarray(np.asarray(values, dtype=np.float32)).view(np.uint32)
+    rounded = ((bits.astype(np.uint64) + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    quiet_nan = ((bits >> 16) | 0x40).astype(np.uint16)
+    return np.where((bits & 0x7FFFFFFF) > 0x7F800000, quiet_nan, rounded)
+
+
+def bfloat16_bits_to_floats(bits) -> np.ndarray:
+    """bfloat16 bits (any integer array) -> float32 values (exact)."""
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
 
 
 bfloat16 = type("bfloat16", (_BFloat16,), {"__slots__": (), "__module__": "warp_nb.types"})
