@@ -426,4 +426,18 @@ WPNB_FN void adj_lerp(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, typename
     la_detail::acc(adj_t, ddot(sub(b, a), adj_ret));
 }
 
+// isnan / isinf: whether any entry is; isfinite: whether every entry is. No gradient.
+template<int R, int C, typename T> WPNB_FN bool isnan(const mat_t<R, C, T>& m) {
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) if (isnan(m.c[i][j])) return true;
+    return false; }
+template<int R, int C, typename T> WPNB_FN bool isinf(const mat_t<R, C, T>& m) {
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) if (isinf(m.c[i][j])) return true;
+    return false; }
+template<int R, int C, typename T> WPNB_FN bool isfinite(const mat_t<R, C, T>& m) {
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) if (!isfinite(m.c[i][j])) return false;
+    return true; }
+template<int R, int C, typename T> WPNB_FN void adj_isnan(const mat_t<R, C, T>&, mat_t<R, C, T>&, const bool&) {}
+template<int R, int C, typename T> WPNB_FN void adj_isinf(const mat_t<R, C, T>&, mat_t<R, C, T>&, const bool&) {}
+template<int R, int C, typename T> WPNB_FN void adj_isfinite(const mat_t<R, C, T>&, mat_t<R, C, T>&, const bool&) {}
+
 }  // namespace wpnb

@@ -354,4 +354,18 @@ template<int N, typename T> WPNB_FN vec_t<N, T> operator*(const vec_t<N, T>& a, 
 template<int N, typename T> WPNB_FN vec_t<N, T> operator*(typename la_detail::ident<T>::type s, const vec_t<N, T>& a) { return mul(a, s); }
 template<int N, typename T> WPNB_FN vec_t<N, T> operator/(const vec_t<N, T>& a, typename la_detail::ident<T>::type s) { return div(a, s); }
 
+// isnan / isinf: whether any component is; isfinite: whether every component is. No gradient.
+template<int N, typename T> WPNB_FN bool isnan(const vec_t<N, T>& a) {
+    for (int i = 0; i < N; ++i) if (isnan(a.c[i])) return true;
+    return false; }
+template<int N, typename T> WPNB_FN bool isinf(const vec_t<N, T>& a) {
+    for (int i = 0; i < N; ++i) if (isinf(a.c[i])) return true;
+    return false; }
+template<int N, typename T> WPNB_FN bool isfinite(const vec_t<N, T>& a) {
+    for (int i = 0; i < N; ++i) if (!isfinite(a.c[i])) return false;
+    return true; }
+template<int N, typename T> WPNB_FN void adj_isnan(const vec_t<N, T>&, vec_t<N, T>&, const bool&) {}
+template<int N, typename T> WPNB_FN void adj_isinf(const vec_t<N, T>&, vec_t<N, T>&, const bool&) {}
+template<int N, typename T> WPNB_FN void adj_isfinite(const vec_t<N, T>&, vec_t<N, T>&, const bool&) {}
+
 }  // namespace wpnb

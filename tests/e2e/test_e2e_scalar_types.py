@@ -142,3 +142,24 @@ def test_clamp_gradient_goes_to_the_input_returned():
     for r, f, g in zip(rows, forward, grads):
         picked = next(k for k in range(3) if r[k] == f)
         assert g.tolist() == [1.0 if k == picked else 0.0 for k in range(3)], (r, f, g)
+
+
+@wp.kernel
+def k_special_composites(v: wp.array(dtype=wp.vec4), out: wp.array2d(dtype=wp.bool)):
+    i = wp.tid()
+    x = v[i]
+    m = wp.mat22(x[0], x[1], x[2], x[3])
+    q = wp.quat(x[0], x[1], x[2], x[3])
+    out[i, 0] = wp.isnan(x)
+    out[i, 1] = wp.isinf(m)
+    out[i, 2] = wp.isfinite(q)
+    out[i, 3] = wp.isfinite(m)
+
+
+def test_isnan_isinf_isfinite_of_vectors_matrices_quaternions():
+    v = np.array([[0.0, 1.0, 2.0, 3.0], [np.nan, 1.0, 2.0, 3.0], [1.0, -np.inf, 2.0, 3.0]], dtype=np.float32)
+    out = wp.zeros((3, 4), dtype=wp.bool)
+    run(k_special_composites, 3, wp.array(v, dtype=wp.vec4), out)
+    expected = np.stack([np.isnan(v).any(1), np.isinf(v).any(1), np.isfinite(v).all(1), np.isfinite(v).all(1)], 1)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    assert wp.isnan(wp.vec3(1.0, float("nan"), 0.0)) and wp.isfinite(wp.vec2(1.0, 2.0))

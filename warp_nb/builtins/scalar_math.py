@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..types.composite import Composite
-from .registry import ANY_SCALAR, FLOAT, NUMERIC, Quat, Scalar, Vec, builtin, ov, same
+from .registry import ANY_SCALAR, FLOAT, NUMERIC, Mat, Quat, Scalar, Vec, builtin, ov, same
 from .. import types as T
 
 F = Scalar("T", FLOAT)
@@ -87,6 +87,11 @@ builtin("lerp", ov(F, F, F, ret=same("T"), names=("a", "b", "t")), ov(_vF, _vF, 
         ov(Quat(), Quat(), F, ret=Quat()), header="scalar.h", category="math",
         python=_py(lambda a, b, t: a * (1 - t) + b * t, lambda a, b, t: a * (1 - t) + b * t),
         doc="Linear interpolation a * (1 - t) + b * t.")
-for _name, _fn in (("isnan", math.isnan), ("isinf", math.isinf), ("isfinite", math.isfinite)):
-    builtin(_name, ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="scalar.h", category="math",
-            differentiable=False, python=_py(_fn), doc=f"Whether x is {_name[2:]} (always False/True for integers).")
+_S_ANY = Scalar("T", ANY_SCALAR)
+for _name, _fn, _fold in (("isnan", math.isnan, any), ("isinf", math.isinf, any), ("isfinite", math.isfinite, all)):
+    builtin(_name, ov(_S_ANY, ret=T.bool), ov(Vec("n", _S_ANY), ret=T.bool), ov(Mat("r", "c", _S_ANY), ret=T.bool),
+            ov(Quat(), ret=T.bool), header="scalar.h", category="math", differentiable=False,
+            python=(lambda fn, fold: lambda x: fold(fn(float(v)) for v in np.ravel(np.asarray(x)))
+                    if isinstance(x, Composite) else fn(getattr(x, "value", x)))(_fn, _fold),
+            doc=f"Whether x is {_name[2:]} (always False/True for integers); for a vector, matrix or quaternion, "
+                f"whether {'every' if _fold is all else 'any'} component is.")
