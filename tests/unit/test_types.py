@@ -62,3 +62,34 @@ def test_python_scope_builtins():
     assert np.allclose(np.array(wp.cross(wp.vec3(1.0, 0.0, 0.0), wp.vec3(0.0, 1.0, 0.0))), [0, 0, 1])
     with pytest.raises(RuntimeError, match="only be called inside a kernel"):
         wp.tid()
+
+
+def test_python_scalar_mod_floordiv_pow_follow_the_kernel_rules():
+    import math
+    import numpy as np
+    # % is C's (sign of the dividend): math.fmod for floats, truncated remainder for integers
+    for a, b in [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (0.25, 3.0)]:
+        assert (wp.float64(a) % wp.float64(b)).value == math.fmod(a, b)
+        assert (wp.float64(a) // wp.float64(b)).value == math.floor(a / b)
+    for a, b in [(7, 2), (-7, 2), (7, -2), (-7, -2)]:
+        assert (wp.int32(a) % wp.int32(b)).value == int(np.fmod(np.int32(a), np.int32(b)))
+        assert (wp.int32(a) // wp.int32(b)).value == a // b
+    assert (wp.int8(1) % wp.int8(0)).value == 0  # as the kernel: no trap
+    assert (wp.float32(2.0) ** wp.float32(10.0)).value == 1024.0 and (3.0 ** wp.float32(2.0)).value == 9.0
+    with pytest.raises(TypeError):
+        wp.int32(2) ** wp.int32(3)  # Warp: integers have no **
+    assert wp.step(wp.int16(-4)) == 1 and wp.step(wp.int16(4)) == 0
+
+
+def test_bfloat16_bits_round_to_nearest_even_and_keep_nan():
+    import numpy as np
+    from warp_nb.types.scalars import bfloat16_bits_to_floats, floats_to_bfloat16_bits
+    x = np.array([1.0, 1.00390625, 1.01171875, -3.14159, 65504.0, np.inf, 1e-40], dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    # oracle: round half to even on the 16 dropped bits, written out on integers
+    low, high = bits & 0xFFFF, bits >> 16
+    expected = np.where((low > 0x8000) | ((low == 0x8000) & ((high & 1) == 1)), high + 1, high).astype(np.uint16)
+    np.testing.assert_array_equal(floats_to_bfloat16_bits(x), expected)
+    nans = np.array([0x7F800001, 0x7FBFFFFF, 0xFFBFFFFF, 0x7FC00000], dtype=np.uint32).view(np.float32)
+    assert np.isnan(bfloat16_bits_to_floats(floats_to_bfloat16_bits(nans))).all()
+    assert wp.bfloat16(3.14).value == float(bfloat16_bits_to_floats(floats_to_bfloat16_bits([3.14]))[0])

@@ -55,8 +55,8 @@ _float_fn("round", "x rounded to the nearest integer, halfway cases away from ze
           lambda x: float(math.floor(abs(x) + 0.5)) * (1.0 if x >= 0 else -1.0))
 _float_fn("rint", "x rounded to the nearest integer, halfway cases to even. Gradient 0.", lambda x: float(round(x)))
 _float_fn("frac", "x - trunc(x) (keeps the sign of x). Gradient 1.", lambda x: x - math.trunc(x))
-builtin("step", ov(F, ret=same("T")), header="scalar.h", category="math", python=_py(lambda x: 1.0 if x < 0 else 0.0),
-        doc="1 if x < 0 else 0 (Warp's definition). Gradient 0.")
+builtin("step", ov(N, ret=same("T")), header="scalar.h", category="math",
+        python=_py(lambda x: type(x)(1 if x < 0 else 0)), doc="1 if x < 0 else 0 (Warp's definition). Gradient 0.")
 builtin("nonzero", ov(N, ret=same("T")), header="scalar.h", category="math",
         python=_py(lambda x: type(x)(x != 0)), doc="1 if x != 0 else 0. Gradient 0.")
 builtin("atan2", ov(F, F, ret=same("T"), names=("y", "x")), header="scalar.h", category="math", python=_py(math.atan2),

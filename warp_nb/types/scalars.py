@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import math
 
 import numpy as np
 
@@ -109,6 +110,24 @@ class Scalar:
     def __rtruediv__(self, o):
         return self._binary(o, _truediv, True)
 
+    def __mod__(self, o):
+        return self._binary(o, _c_mod)
+
+    def __rmod__(self, o):
+        return self._binary(o, _c_mod, True)
+
+    def __floordiv__(self, o):
+        return self._binary(o, _floordiv)
+
+    def __rfloordiv__(self, o):
+        return self._binary(o, _floordiv, True)
+
+    def __pow__(self, o):  # floats only, as in Warp (integers raise TypeError)
+        return self._binary(o, _pow) if self._kind == "float" else NotImplemented
+
+    def __rpow__(self, o):
+        return self._binary(o, _pow, True) if self._kind == "float" else NotImplemented
+
     def __neg__(self):
         return type(self)(-self.value)
 
@@ -125,6 +144,30 @@ def _value(x):
 
 def _truediv(a, b):
     return a / b
+
+
+def _c_mod(a, b):
+    # the kernel's `%`: C fmod for floats (sign of a; nan for b == 0), truncated remainder for
+    # integers (0 for b == 0)
+    if isinstance(a, builtins.float) or isinstance(b, builtins.float):
+        return math.fmod(a, b) if b != 0 else math.nan
+    return a - _c_intdiv(a, b) * b if b != 0 else 0
+
+
+def _floordiv(a, b):
+    # the kernel's `//`: floor(a / b) for floats, Python's floor division for integers (0 for b == 0)
+    if isinstance(a, builtins.float) or isinstance(b, builtins.float):
+        return math.floor(a / b) if b != 0 and math.isfinite(a / b) else (a / b if b != 0 else math.nan)
+    return a // b if b != 0 else 0
+
+
+def _pow(a, b):
+    try:
+        return builtins.float(a) ** builtins.float(b)
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+    except ValueError:
+        return math.nan
 
 
 def _c_intdiv(a, b):
