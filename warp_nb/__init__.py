@@ -48,7 +48,7 @@ from .runtime.devices import (  # noqa: F401
 )
 from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403
-from .types import bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
+from .types import bool, float16, handle, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
 from .types import matrix, quaternion, transformation, vector  # noqa: F401
 from .types.generic import Float, Int  # noqa: F401  (type variables; wp.Scalar is one too, in annotations)
 from .types.structs import struct  # noqa: F401

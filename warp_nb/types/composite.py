@@ -49,6 +49,11 @@ class Composite:
                 return
             self._set_flat(_flatten(arg, type(self)))
             return
+        if self._wp_kind_ == "matrix" and len(args) == self._shape_[0]:
+            for row in args:  # rows given as sequences must each have `cols` entries
+                if not _is_scalar_value(row) and np.size(row) != self._shape_[1]:
+                    raise TypeError(f"Invalid argument in matrix constructor, expected row of length "
+                                    f"{self._shape_[1]}, got {tuple(row) if isinstance(row, list) else row}")
         self._set_flat(_flatten(args, type(self)))
 
     @classmethod
@@ -61,7 +66,9 @@ class Composite:
         n = _num_scalars(type(self))
         values = list(values)
         if len(values) != n:
-            raise ValueError(f"{type(self).__name__} takes {n} scalars, got {len(values)}")
+            what = "matrix" if self._wp_kind_ == "matrix" else "vector"  # Warp's message
+            raise ValueError(f"Invalid number of arguments in {what} constructor, expected {n} elements, "
+                             f"got {len(values)}")
         raw = np.frombuffer(self, dtype=_storage_np(type(self)), count=n)
         raw[:] = _encode(type(self), values)
 
@@ -81,8 +88,9 @@ class Composite:
 
     # --- element access -----------------------------------------------------------------
     def __getitem__(self, key):
+        key = self._checked_key(key)
         a = self.__array__()
-        if self._wp_kind_ == "matrix" and isinstance(key, int):
+        if self._wp_kind_ == "matrix" and isinstance(key, (int, np.integer)):
             return vector(self._shape_[1], self._wp_scalar_type_)._from_numpy(a[key])
         value = a[key]
         if isinstance(value, np.ndarray):
@@ -90,9 +98,60 @@ class Composite:
         return value.item()
 
     def __setitem__(self, key, value):
+        key = self._checked_key(key)
         a = self.__array__()
-        a[key] = np.asarray(value, dtype=a.dtype) if not np.isscalar(value) else value
+        t = self._wp_scalar_type_
+        if np.ndim(a[key]) == 0:
+            if not _is_scalar_value(value):
+                raise TypeError(f"Expected to assign a `{t.__name__}` value but got `{type(value).__name__}` instead")
+            a[key] = t._convert(value)  # integers wrap as in C
+        elif _is_scalar_value(value):
+            a[key] = t._convert(value)
+        else:
+            items = value._flat().tolist() if isinstance(value, Composite) else list(np.ravel(value)) \
+                if isinstance(value, np.ndarray) else list(value)
+            for item in items:
+                if not _is_scalar_value(item):
+                    raise TypeError(f"Expected to assign a slice from a sequence of `{t.__name__}` values but got "
+                                    f"`{type(item).__name__}` instead")
+            if len(items) != a[key].size:
+                raise ValueError("Can only assign sequence of same size")
+            a[key] = np.asarray([t._convert(v) for v in items], dtype=a.dtype).reshape(a[key].shape)
         self._set_flat(a.reshape(-1))
+
+    def _checked_key(self, key):
+        """The key of v[key] / m[key], refused as Warp does when it is not an index, slice or (for
+        matrices) a pair of them."""
+        index = (int, np.integer, slice)
+        if self._wp_kind_ != "matrix":
+            if not isinstance(key, index):
+                raise KeyError(f"Invalid key {key}, expected int or slice")
+            return key
+        if isinstance(key, tuple):
+            if len(key) not in (1, 2):
+                raise KeyError(f"Invalid key, expected one or two indices, got {len(key)}")
+            if all(isinstance(k, index) for k in key):
+                return key if len(key) == 2 else key[0]
+        elif isinstance(key, index):
+            return key
+        raise KeyError(f"Invalid key {key}, expected int or pair of ints")
+
+    @classmethod
+    def from_ptr(cls, ptr: int):
+        """The value stored at address `ptr` (a copy)."""
+        if not ptr:
+            raise RuntimeError("NULL pointer exception")
+        return cls.from_buffer_copy(ctypes.string_at(ptr, ctypes.sizeof(cls)))
+
+    def get_row(self, index: int):
+        if self._wp_kind_ != "matrix" or not -self._shape_[0] <= index < self._shape_[0]:
+            raise IndexError("Invalid row index")
+        return self[index]
+
+    def set_row(self, index: int, value):
+        if self._wp_kind_ != "matrix" or not -self._shape_[0] <= index < self._shape_[0]:
+            raise IndexError("Invalid row index")
+        self[index] = value
 
     def __len__(self):
         return self._shape_[0]
@@ -228,7 +287,7 @@ def _encode(cls, values):
     if t is scalars.bfloat16:
         return scalars.floats_to_bfloat16_bits(vals)
     if t._kind in ("int", "uint"):
-        return np.asarray([int(v) for v in vals]).astype(t._np)
+        return np.array([t._convert(v) for v in vals], dtype=t._np)  # wrapped into range as in C
     return np.asarray(vals, dtype=t._np)
 
 

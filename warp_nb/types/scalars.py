@@ -55,21 +55,29 @@ class Scalar:
         return f"{type(self).__name__}({self.value!r})"
 
     def __eq__(self, other):
-        if isinstance(other, Scalar):
-            other = other.value
-        return self.value == other
+        return self.value == self._comparable(other)
+
+    def __ne__(self, other):
+        return not self == other
 
     def __lt__(self, other):
-        return self.value < _value(other)
+        return self.value < self._comparable(other)
 
     def __le__(self, other):
-        return self.value <= _value(other)
+        return self.value <= self._comparable(other)
 
     def __gt__(self, other):
-        return self.value > _value(other)
+        return self.value > self._comparable(other)
 
     def __ge__(self, other):
-        return self.value >= _value(other)
+        return self.value >= self._comparable(other)
+
+    def _comparable(self, other):
+        # a float compares as a float, as in Warp: an integer too large for a double raises OverflowError
+        other = _value(other)
+        if self._kind == "float" and isinstance(other, builtins.int) and not isinstance(other, builtins.bool):
+            return builtins.float(other)
+        return other
 
     def __hash__(self):
         return hash(self.value)
@@ -179,8 +187,9 @@ def _c_intdiv(a, b):
 
 
 def _scalar(name: str, ctype, np_type, kind: str) -> type:
+    # __numpy_dtype__: NumPy >= 2.4 resolves np.dtype(wp.float32) and dtype=wp.float32 through it (as Warp)
     cls = type(name, (Scalar,), {"__slots__": (), "_type_": ctype, "_np": np.dtype(np_type), "_kind": kind,
-                                 "__module__": "warp_nb.types"})
+                                 "__module__": "warp_nb.types", "__numpy_dtype__": np.dtype(np_type)})
     cls._wp_scalar_type_ = cls
     return cls
 
@@ -201,6 +210,7 @@ float64 = _scalar("float64", ctypes.c_double, np.float64, "float")
 
 half = float16
 float_ = float32
+handle = uint64  # Warp's type of object ids (meshes, volumes, ...)
 
 
 class _BFloat16(Scalar):

@@ -184,5 +184,11 @@ class ScopedTimer:
 
 
 def constant(x):
-    """Mark a global value as a kernel constant (any global number is one already)."""
+    """Mark a global value as a kernel constant (any global number is one already). Like Warp, only
+    values kernels can hold are accepted: numbers, wp scalars, vectors, matrices, ... and struct instances."""
+    import numpy as np
+    from ..types import Composite, Scalar
+    if not isinstance(x, (int, float, Scalar, Composite, np.number, np.bool_)) \
+            and not hasattr(x, "_struct"):  # a @wp.struct instance
+        raise TypeError(f"Invalid constant type: {type(x)}")
     return x
