@@ -420,3 +420,40 @@ def test_transforms():
         np.testing.assert_allclose(q_to_matrix(inv[3:]), Ra.T, **r)
         np.testing.assert_allclose(inv[:3], -Ra.T @ pa[i], **r)
         np.testing.assert_allclose(to.numpy()[i, 3], [1, 2, 3, *qb[i]], **r)
+
+
+# --- anonymous and casting constructors (Warp's rules and messages) ------------------------------
+
+@wp.kernel
+def k_vector_casts(a: wp.array(dtype=wp.vec3d), h: wp.array(dtype=wp.vec3h), f: wp.array(dtype=wp.vec3f)):
+    i = wp.tid()
+    h[i] = wp.types.vector(a[i], dtype=wp.float16)  # length from the copied vector
+    f[i] = wp.vec3f(a[i])
+
+
+def test_vector_casting_constructors_round_like_numpy():
+    x = np.array([[1.1, -2.7, 65519.0], [1e-8, 3.0, -0.5]], dtype=np.float64)
+    h, f = wp.zeros(2, dtype=wp.vec3h), wp.zeros(2, dtype=wp.vec3f)
+    wp.launch(k_vector_casts, dim=2, inputs=[wp.array(x, dtype=wp.vec3d), h, f])
+    np.testing.assert_array_equal(h.numpy(), x.astype(np.float16))
+    np.testing.assert_array_equal(f.numpy(), x.astype(np.float32))
+
+
+@pytest.mark.parametrize("body, message", [
+    ("wp.vec3(wp.vec2(1.0, 2.0))", "incompatible vector of length 3 given when copy constructing a vector of length 2"),
+    ("wp.types.vector(1.0, 2.0, length=5)", r"incompatible number of values given \(2\) when constructing a vector "
+                                            "of length 5"),
+    ("wp.types.vector()", "the `length` argument must be specified when zero-initializing a vector"),
+    ("wp.types.vector(1.0, 2)", "all values given when constructing a vector must have the same type"),
+    ("wp.vec2(x, x)", "all values used to initialize this vector are expected to be of the type `float32`"),
+    ("wp.mat22(x)", "all values used to initialize this matrix are expected to be of the type `float32`"),
+])
+def test_vector_constructor_errors_are_warps(body, message):
+    import linecache
+    source, filename = f"def k(x: wp.float64):\n    v = {body}\n", f"<ctor {body}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # inspect reads it there
+    namespace = {"wp": wp}
+    exec(compile(source, filename, "exec"), namespace)
+    kernel = wp.Kernel(namespace["k"], key=f"ctor_error_{abs(hash(body))}")
+    with pytest.raises(RuntimeError, match=message + "$"):
+        wp.launch(kernel, dim=1, inputs=[wp.float64(1.0)])

@@ -15,7 +15,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelSyntaxError, KernelTypeError
+from ..errors import KernelConstructError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, Lit, PyObj, classify
@@ -192,13 +192,24 @@ class SpecialForms:
         if not args:
             return self.let(ir.Construct(t, ()), t, node.loc)
         scalars = all(isinstance(a, Lit) or (isinstance(a, ir.Var) and T.is_scalar_type(a.type)) for a in args)
+        if scalars:  # Warp's rule: variables must have the element type already (literals convert)
+            for a in args:
+                if isinstance(a, ir.Var) and a.type is not elem:
+                    self.error(KernelConstructError, f"all values used to initialize this {kind} are expected to be "
+                                                     f"of the type `{T.type_name(elem)}`", node)
         if len(args) == 1:
             a = args[0]
             if scalars:
                 return self.let(ir.Construct(t, (self.convert(a, elem, node, "the fill value"),)), t, node.loc)
             if isinstance(a, ir.Var) and T.kind_of(a.type) == kind and a.type._shape_ == t._shape_:
                 return a if a.type is t else self.let(ir.Construct(t, (a,)), t, node.loc)
+            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "vector":
+                self.error(KernelConstructError, f"incompatible vector of length {n} given when copy constructing a "
+                                                 f"vector of length {a.type._shape_[0]}", node)
             self.error(KernelTypeError, f"cannot build {T.type_name(t)} from {self.describe(a)}", node)
+        if scalars and kind == "vector" and len(args) != n:
+            self.error(KernelConstructError, f"incompatible number of values given ({len(args)}) when constructing a "
+                                             f"vector of length {n}", node)
         if scalars and len(args) == n:
             parts = tuple(self.convert(a, elem, node, f"each component of {T.type_name(t)}") for a in args)
             return self.let(ir.Construct(t, parts), t, node.loc)
@@ -241,10 +252,25 @@ class SpecialForms:
         args = [self.expr(a) for a in node.args]
         dtype = self.const_type(kwargs["dtype"]) if "dtype" in kwargs else None
         if dtype is None:
+            var_types = {a.type for a in args if isinstance(a, ir.Var)}
+            literal_kinds = {a.kind for a in args if isinstance(a, Lit)}
+            if factory is composite.vector and (len(var_types) > 1 or (not var_types and len(literal_kinds) > 1)):
+                self.error(KernelConstructError, "all values given when constructing a vector must have the same "
+                                                 "type", node)
             first = next((a for a in args if isinstance(a, ir.Var)), None)
             dtype = T.scalar_type_of(first.type) if first is not None else T.float32
         if factory is composite.vector:
-            length = self.const_int(kwargs["length"]) if "length" in kwargs else len(args)
+            copied = args[0] if len(args) == 1 and isinstance(args[0], ir.Var) and \
+                T.kind_of(args[0].type) == "vector" else None
+            if "length" in kwargs:
+                length = self.const_int(kwargs["length"])
+            elif copied is not None:  # vector(v, dtype=...): a copy, converted to dtype
+                length = copied.type._shape_[0]
+            elif not args:
+                self.error(KernelConstructError, "the `length` argument must be specified when zero-initializing a "
+                                                 "vector", node)
+            else:
+                length = len(args)
             t = T.vector(length, dtype)
         elif factory is composite.quaternion:  # wp.quaternion(x, y, z, w) or (v, w), dtype from the parts
             t = T.quaternion(dtype)
