@@ -95,6 +95,9 @@ def __getattr__(name):
     if name == "MarchingCubes":  # deprecated alias of wp.geometry.IsoSurfaceMarchingCubes (geometry-utils)
         from .geometry.iso_surface import deprecated_marching_cubes
         return deprecated_marching_cubes()
+    if name in ("float", "int"):  # Warp's module exposes Python's float and int (wp.float(x) converts to float32)
+        import builtins
+        return getattr(builtins, name)
     if name == "_src":  # Warp's implementation namespace: a few tables its tests reach for (docs/compat.md)
         import importlib
         return importlib.import_module("._src", __name__)

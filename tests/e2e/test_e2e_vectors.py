@@ -446,7 +446,13 @@ def test_vector_casting_constructors_round_like_numpy():
     ("wp.types.vector()", "the `length` argument must be specified when zero-initializing a vector"),
     ("wp.types.vector(1.0, 2)", "all values given when constructing a vector must have the same type"),
     ("wp.vec2(x, x)", "all values used to initialize this vector are expected to be of the type `float32`"),
-    ("wp.mat22(x)", "all values used to initialize this matrix are expected to be of the type `float32`"),
+    ("wp.mat22(x)", "the value used to fill this matrix is expected to be of the type `float32`"),
+    ("wp.mat22(x, x, x, x)", "all values used to initialize this matrix are expected to be of the type `float32`"),
+    ("wp.mat33(wp.mat22(1.0, 2.0, 3.0, 4.0))", r"incompatible matrix of shape \(3, 3\) given when copy constructing a "
+                                               r"matrix of shape \(2, 2\)"),
+    ("wp.mat22(1.0, 2.0, 3.0)", r"incompatible number of values given \(3\) when constructing a matrix of shape "
+                                r"\(2, 2\)"),
+    ("wp.types.matrix(1.0, 2.0)", "the `shape` argument must be specified when initializing a matrix by value"),
 ])
 def test_vector_constructor_errors_are_warps(body, message):
     import linecache
@@ -457,3 +463,23 @@ def test_vector_constructor_errors_are_warps(body, message):
     kernel = wp.Kernel(namespace["k"], key=f"ctor_error_{abs(hash(body))}")
     with pytest.raises(RuntimeError, match=message + "$"):
         wp.launch(kernel, dim=1, inputs=[wp.float64(1.0)])
+
+
+@wp.kernel
+def k_typed_keywords_and_bool(m: wp.array(dtype=wp.mat22d), out: wp.array(dtype=wp.mat22d),
+                              flags: wp.array(dtype=wp.vector(3, dtype=wp.bool))):
+    out[0] = wp.mat22d(m[0], shape=(2, 2))
+    out[1] = wp.types.matrix(m[0], dtype=wp.float64)
+    flags[0] = wp.types.vector(True, False, True)
+
+
+def test_typed_constructor_keywords_and_bool_literal_vectors():
+    m = np.array([[[1.5, -2.0], [3.0, 4.25]]])
+    out, flags = wp.zeros(2, dtype=wp.mat22d), wp.zeros(1, dtype=wp.vector(3, dtype=wp.bool))
+    wp.launch(k_typed_keywords_and_bool, dim=1, inputs=[wp.array(m, dtype=wp.mat22d), out, flags])
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([m, m]))
+    np.testing.assert_array_equal(flags.numpy()[0], [True, False, True])
+    a = wp.mat33(*range(9))
+    assert a.get_col(1) == wp.vec3(1.0, 4.0, 7.0)
+    a.set_col(2, wp.vec3(-1.0, -2.0, -3.0))
+    np.testing.assert_array_equal(np.asarray(a)[:, 2], [-1.0, -2.0, -3.0])

@@ -166,7 +166,7 @@ class SpecialForms:
         if getattr(t, "_wp_struct_", False):
             return self.construct_struct(t, node)
         if node.kwargs:
-            self.error(KernelTypeError, f"{T.type_name(t)}() takes positional arguments only", node)
+            self.check_type_keywords(t, node)
         args = [self.expr(a) for a in node.args]
         if T.is_scalar_type(t):
             return self.convert_scalar(t, args, node)
@@ -195,8 +195,9 @@ class SpecialForms:
         if scalars:  # Warp's rule: variables must have the element type already (literals convert)
             for a in args:
                 if isinstance(a, ir.Var) and a.type is not elem:
-                    self.error(KernelConstructError, f"all values used to initialize this {kind} are expected to be "
-                                                     f"of the type `{T.type_name(elem)}`", node)
+                    what = f"the value used to fill this {kind} is" if len(args) == 1 else \
+                        f"all values used to initialize this {kind} are"
+                    self.error(KernelConstructError, f"{what} expected to be of the type `{T.type_name(elem)}`", node)
         if len(args) == 1:
             a = args[0]
             if scalars:
@@ -206,10 +207,14 @@ class SpecialForms:
             if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "vector":
                 self.error(KernelConstructError, f"incompatible vector of length {n} given when copy constructing a "
                                                  f"vector of length {a.type._shape_[0]}", node)
+            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "matrix":
+                self.error(KernelConstructError, f"incompatible matrix of shape {t._shape_} given when copy "
+                                                 f"constructing a matrix of shape {a.type._shape_}", node)
             self.error(KernelTypeError, f"cannot build {T.type_name(t)} from {self.describe(a)}", node)
-        if scalars and kind == "vector" and len(args) != n:
+        if scalars and kind in ("vector", "matrix") and len(args) != n:
+            what = f"vector of length {n}" if kind == "vector" else f"matrix of shape {t._shape_}"
             self.error(KernelConstructError, f"incompatible number of values given ({len(args)}) when constructing a "
-                                             f"vector of length {n}", node)
+                                             f"{what}", node)
         if scalars and len(args) == n:
             parts = tuple(self.convert(a, elem, node, f"each component of {T.type_name(t)}") for a in args)
             return self.let(ir.Construct(t, parts), t, node.loc)
@@ -231,6 +236,22 @@ class SpecialForms:
                                     f"{' or (vec3, w)' if kind == 'quaternion' else ''}"
                                     f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}; "
                                     f"got {len(args)}", node)
+
+    def check_type_keywords(self, t, node):
+        """mat32d(m, shape=(3, 2)), vec3(v, length=3, dtype=float): Warp accepts the type's own shape,
+        length and dtype as keywords; anything else, or a value that disagrees, is an error."""
+        for key, value in node.kwargs:
+            if key == "dtype" and T.is_composite_type(t):
+                ok = self.const_type(value) is t._wp_scalar_type_
+            elif key == "length" and T.kind_of(t) == "vector":
+                ok = self.const_int(value) == t._shape_[0]
+            elif key == "shape" and T.kind_of(t) == "matrix":
+                shape = self.expr(value)
+                ok = isinstance(shape, tuple) and tuple(getattr(x, "value", None) for x in shape) == t._shape_
+            else:
+                self.error(KernelTypeError, f"{T.type_name(t)}() takes positional arguments only", node)
+            if not ok:
+                self.error(KernelTypeError, f"the `{key}` given to {T.type_name(t)}() does not match the type", node)
 
     def construct_struct(self, t, node):
         """MyStruct(a, b, field=c): fields in declaration order, then by name; the rest zero."""
@@ -258,7 +279,8 @@ class SpecialForms:
                 self.error(KernelConstructError, "all values given when constructing a vector must have the same "
                                                  "type", node)
             first = next((a for a in args if isinstance(a, ir.Var)), None)
-            dtype = T.scalar_type_of(first.type) if first is not None else T.float32
+            dtype = T.scalar_type_of(first.type) if first is not None else \
+                T.bool if literal_kinds == {"bool"} else T.float32  # vector(True, False): a bool vector
         if factory is composite.vector:
             copied = args[0] if len(args) == 1 and isinstance(args[0], ir.Var) and \
                 T.kind_of(args[0].type) == "vector" else None
@@ -282,8 +304,13 @@ class SpecialForms:
                 shape = tuple(x.value for x in shape) if isinstance(shape, tuple) else None
             else:
                 shape = None
+            copied = args[0] if len(args) == 1 and isinstance(args[0], ir.Var) and \
+                T.kind_of(args[0].type) == "matrix" else None
+            if shape is None and copied is not None:  # matrix(m, dtype=...): a copy, converted to dtype
+                shape = copied.type._shape_
             if shape is None:
-                self.error(KernelTypeError, "wp.matrix(...) in a kernel needs shape=(rows, cols)", node)
+                self.error(KernelConstructError, "the `shape` argument must be specified when initializing a matrix "
+                                                 "by value", node)
             t = T.matrix(shape, dtype)
         return self.construct_composite(t, args, node)
 

@@ -148,6 +148,16 @@ class Composite:
             raise IndexError("Invalid row index")
         return self[index]
 
+    def get_col(self, index: int):
+        if self._wp_kind_ != "matrix" or not -self._shape_[1] <= index < self._shape_[1]:
+            raise IndexError("Invalid column index")
+        return vector(self._shape_[0], self._wp_scalar_type_)._from_numpy(self.__array__()[:, index])
+
+    def set_col(self, index: int, value):
+        if self._wp_kind_ != "matrix" or not -self._shape_[1] <= index < self._shape_[1]:
+            raise IndexError("Invalid column index")
+        self[:, index] = value
+
     def set_row(self, index: int, value):
         if self._wp_kind_ != "matrix" or not -self._shape_[0] <= index < self._shape_[0]:
             raise IndexError("Invalid row index")
