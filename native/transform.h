@@ -174,6 +174,16 @@ template<typename T>
 WPNB_FN void adj_add(const transform_t<T>&, const transform_t<T>&, transform_t<T>& adj_a, transform_t<T>& adj_b, const transform_t<T>& adj_ret) {
     la_detail::acc(adj_a, adj_ret); la_detail::acc(adj_b, adj_ret);
 }
+// Componentwise a + t * (b - a) of the 7 components (Warp's lerp of transforms; q is not normalized).
+template<typename T> WPNB_FN transform_t<T> lerp(const transform_t<T>& a, const transform_t<T>& b, typename la_detail::ident<T>::type t) {
+    return transform_t<T>(lerp(a.p, b.p, t), lerp(a.q, b.q, t));
+}
+template<typename T>
+WPNB_FN void adj_lerp(const transform_t<T>& a, const transform_t<T>& b, typename la_detail::ident<T>::type t,
+                      transform_t<T>& adj_a, transform_t<T>& adj_b, T& adj_t, const transform_t<T>& adj_ret) {
+    adj_lerp(a.p, b.p, t, adj_a.p, adj_b.p, adj_t, adj_ret.p);
+    adj_lerp(a.q, b.q, t, adj_a.q, adj_b.q, adj_t, adj_ret.q);
+}
 // Componentwise a - b.
 template<typename T> WPNB_FN transform_t<T> sub(const transform_t<T>& a, const transform_t<T>& b) {
     return transform_t<T>(sub(a.p, b.p), sub(a.q, b.q));

@@ -202,6 +202,15 @@ WPNB_FN void adj_cw_div(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>&
     }
 }
 
+// Componentwise remainder mod(a[i], b[i]) (scalar.h's mod: sign of a; float d/da = 1, d/db = 0).
+template<int N, typename T> WPNB_FN vec_t<N, T> mod(const vec_t<N, T>& a, const vec_t<N, T>& b) {
+    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = wpnb::mod(a.c[i], b.c[i]); return r;
+}
+template<int N, typename T>
+WPNB_FN void adj_mod(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const vec_t<N, T>& adj_ret) {
+    for (int i = 0; i < N; ++i) wpnb::adj_mod(a.c[i], b.c[i], adj_a.c[i], adj_b.c[i], adj_ret.c[i]);
+}
+
 // ---- products and norms ----
 
 // Inner product sum a[i] * b[i].

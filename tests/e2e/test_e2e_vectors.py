@@ -483,3 +483,54 @@ def test_typed_constructor_keywords_and_bool_literal_vectors():
     assert a.get_col(1) == wp.vec3(1.0, 4.0, 7.0)
     a.set_col(2, wp.vec3(-1.0, -2.0, -3.0))
     np.testing.assert_array_equal(np.asarray(a)[:, 2], [-1.0, -2.0, -3.0])
+
+
+@wp.kernel
+def k_vec_mod(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3),
+              ai: wp.array(dtype=wp.vec3i), bi: wp.array(dtype=wp.vec3i), outi: wp.array(dtype=wp.vec3i)):
+    i = wp.tid()
+    out[i] = a[i] % b[i]
+    outi[i] = ai[i] % bi[i]
+
+
+def test_vector_modulo_is_c_remainder_componentwise():
+    g = rng(3)
+    a, b = g.normal(size=(4, 3)).astype(np.float32) * 5, g.normal(size=(4, 3)).astype(np.float32)
+    ai, bi = g.integers(-9, 9, size=(4, 3)).astype(np.int32), g.integers(1, 4, size=(4, 3)).astype(np.int32)
+    out, outi = wp.zeros(4, dtype=wp.vec3, requires_grad=True), wp.zeros(4, dtype=wp.vec3i)
+    wa, wb = wp.array(a, dtype=wp.vec3, requires_grad=True), wp.array(b, dtype=wp.vec3, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k_vec_mod, dim=4, inputs=[wa, wb, out, wp.array(ai, dtype=wp.vec3i), wp.array(bi, dtype=wp.vec3i),
+                                            outi])
+    np.testing.assert_allclose(out.numpy(), np.fmod(a, b), rtol=1e-6)
+    np.testing.assert_array_equal(outi.numpy(), np.fmod(ai, bi))
+    tape.backward(grads={out: wp.array(np.ones((4, 3)), dtype=wp.vec3)})
+    np.testing.assert_array_equal(wa.grad.numpy(), np.ones((4, 3)))  # d/da = 1
+    np.testing.assert_array_equal(wb.grad.numpy(), np.zeros((4, 3)))  # d/db = 0, Warp's choice
+    assert list(wp.vec3i(7, -7, 5) % wp.vec3i(2, 2, 0)) == [1, -1, 0]
+
+
+@wp.kernel
+def k_lerp_composites(a: wp.array(dtype=wp.mat22), b: wp.array(dtype=wp.mat22), t: wp.array(dtype=float),
+                      ta: wp.array(dtype=wp.transform), tb: wp.array(dtype=wp.transform),
+                      m: wp.array(dtype=wp.mat22), tr: wp.array(dtype=wp.transform)):
+    m[0] = wp.lerp(a[0], b[0], t[0])
+    tr[0] = wp.lerp(ta[0], tb[0], t[0])
+
+
+def test_lerp_of_matrices_and_transforms_with_gradient():
+    g = rng(5)
+    a, b, ta, tb = g.normal(size=(1, 2, 2)), g.normal(size=(1, 2, 2)), g.normal(size=(1, 7)), g.normal(size=(1, 7))
+    t = wp.array([0.3], dtype=float, requires_grad=True)
+    m, tr = wp.zeros(1, dtype=wp.mat22, requires_grad=True), wp.zeros(1, dtype=wp.transform, requires_grad=True)
+    args = [wp.array(a, dtype=wp.mat22), wp.array(b, dtype=wp.mat22), t, wp.array(ta, dtype=wp.transform),
+            wp.array(tb, dtype=wp.transform), m, tr]
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k_lerp_composites, dim=1, inputs=args)
+    np.testing.assert_allclose(m.numpy(), a * 0.7 + b * 0.3, rtol=1e-5)
+    np.testing.assert_allclose(tr.numpy(), ta * 0.7 + tb * 0.3, rtol=1e-5, atol=1e-6)
+    tape.backward(grads={m: wp.array(np.ones((1, 2, 2)), dtype=wp.mat22),
+                         tr: wp.array(np.ones((1, 7)), dtype=wp.transform)})
+    np.testing.assert_allclose(t.grad.numpy()[0], (b - a).sum() + (tb - ta).sum(), rtol=1e-5)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..types.composite import Composite
-from .registry import ANY_SCALAR, FLOAT, NUMERIC, Mat, Quat, Scalar, Vec, builtin, ov, same
+from .registry import ANY_SCALAR, FLOAT, NUMERIC, Mat, Quat, Scalar, Transform, Vec, builtin, ov, same
 from .. import types as T
 
 F = Scalar("T", FLOAT)
@@ -84,7 +84,9 @@ builtin("clamp", ov(N, N, N, ret=same("T"), names=("x", "low", "high")), header=
         python=_py(lambda x, lo, hi: min(max(x, lo), hi)),
         doc="x limited to [low, high]. At x == low or x == high the gradient goes to x.")
 builtin("lerp", ov(F, F, F, ret=same("T"), names=("a", "b", "t")), ov(_vF, _vF, F, ret=Vec("n", F)),
-        ov(Quat(), Quat(), F, ret=Quat()), header="scalar.h", category="math",
+        ov(Mat("r", "c", F), Mat("r", "c", F), F, ret=Mat("r", "c", F)),
+        ov(Quat(), Quat(), F, ret=Quat()), ov(Transform(), Transform(), F, ret=Transform()),
+        header="scalar.h", category="math",
         python=_py(lambda a, b, t: a * (1 - t) + b * t, lambda a, b, t: a * (1 - t) + b * t),
         doc="Linear interpolation a * (1 - t) + b * t.")
 _S_ANY = Scalar("T", ANY_SCALAR)

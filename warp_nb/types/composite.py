@@ -213,6 +213,14 @@ class Composite:
     def __rsub__(self, o):
         return self._wrap(_operand(o, self) - self.__array__())
 
+    def __mod__(self, o):
+        # the kernel's %: C's remainder (sign of the dividend), componentwise
+        a, b = self.__array__(), _operand(o, self)
+        if self._wp_scalar_type_._kind in ("int", "uint"):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return self._wrap(np.where(b == 0, 0, np.fmod(a, np.where(b == 0, 1, b))))
+        return self._wrap(np.fmod(a, b))
+
     def __neg__(self):
         return self._wrap(-self.__array__())
 
