@@ -204,7 +204,11 @@ _bounds_cache: dict = {}
 def _bounds(dim) -> tuple[bytes, int, int]:
     """(packed launch bounds, number of dimensions, thread count) of `dim`: an int, or a tuple,
     list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline)."""
-    shape = (int(dim),) if isinstance(dim, numbers.Integral) else tuple(int(d) for d in dim)
+    parts = (dim,) if isinstance(dim, numbers.Integral) else dim
+    if isinstance(dim, (str, bytes)) or not hasattr(parts, "__iter__") \
+            or not all(isinstance(d, numbers.Integral) for d in parts):
+        raise TypeError(f"launch dim must be an int or a tuple of 1 to 4 ints, got {dim!r}")
+    shape = tuple(int(d) for d in parts)
     if not 1 <= len(shape) <= 4 or any(d < 0 for d in shape):
         raise ValueError(f"launch dim must be a non-negative int or a tuple of 1 to 4 of them, got {dim!r}")
     size = 1
@@ -251,8 +255,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     try:
         launcher = kernel.launchers.get(device if device.__class__ is str else device.alias)
     except AttributeError:
-        raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
-                        f"{type(kernel).__name__}") from None
+        if not getattr(kernel, "_wp_kernel_", False):
+            raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
+                            f"{type(kernel).__name__}") from None
+        raise TypeError(f"wp.launch: device must be a device name such as 'cpu' or 'cuda:0', or a wp.Device, "
+                        f"got {device!r}") from None
     args = (*inputs, *outputs) if outputs else inputs
     if launcher is None or config.mode != launcher.mode:
         launcher = _make_launcher(kernel, device, args)

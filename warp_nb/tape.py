@@ -28,17 +28,18 @@ class Tape:
         #: scope markers: (launch index, name, metadata) where a scope begins, (launch index, None,
         #: None) where it ends
         self.scopes: list = []
-        self._outer = None
 
     # --- recording ----------------------------------------------------------------------
     def __enter__(self):
-        self._outer = recording.tape
+        if recording.tape is not None:
+            # as in Warp: an inner tape would silently take the launches the outer one needs
+            raise RuntimeError("wp.Tape blocks cannot be nested: a tape is already recording; end it first, or "
+                               "record everything on one tape")
         recording.tape = self
         return self
 
     def __exit__(self, *exc):
-        recording.tape = self._outer
-        self._outer = None
+        recording.tape = None
 
     def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, **kwargs) -> None:
         record = LaunchRecord(kernel, dim, tuple(inputs), tuple(outputs), device, typed)
@@ -84,6 +85,11 @@ class Tape:
         if loss is not None:
             if not isinstance(loss, array):
                 raise TypeError(f"tape.backward(loss) expects a wp.array, got {type(loss).__name__}")
+            scalar = loss.dtype if T.is_scalar_type(loss.dtype) else getattr(loss.dtype, "_wp_scalar_type_", None)
+            if getattr(scalar, "_kind", "float") != "float":
+                # an integer result is a step function of the inputs: its gradient would be all zeros
+                raise TypeError(f"the loss must be a float array to differentiate, got {T.type_name(loss.dtype)}: "
+                                f"integer values have no gradient (compute the loss in float32 or float64)")
             if loss.grad is None:
                 raise ValueError("the loss array has no gradient buffer: create it with requires_grad=True, "
                                  "e.g. wp.zeros(1, requires_grad=True)")

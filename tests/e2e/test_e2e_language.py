@@ -488,3 +488,44 @@ def test_shape_and_len_of_4d_array():
     out = wp.zeros(6, dtype=int)
     run(k_shapes, 1, wp.zeros((2, 3, 4, 5)), out)
     np.testing.assert_array_equal(out.numpy(), [2, 3, 4, 5, 2, 120])
+
+
+@wp.func
+def _continued_sum(a: float, b: float):
+    return a * 2.0 + \
+        b * 3.0
+
+
+@wp.kernel
+def _continued_lines(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    a = x[i] * 2.0 + \
+        x[i] * 3.0
+    b = (x[i] * 2.0 +
+         x[i] * 3.0)
+    c = 0.0
+    if x[i] > 0.0 and \
+            x[i] < 10.0:
+        c = 1.0
+    d = _continued_sum(x[i],
+                       x[i])
+    e = x[i] + \
+        \
+        x[i]
+    y[i * 5 + 0] = a
+    y[i * 5 + 1] = b
+    y[i * 5 + 2] = c
+    y[i * 5 + 3] = d
+    y[i * 5 + 4] = e
+
+
+def test_every_way_python_continues_a_line():
+    """A statement continued with a backslash was silently wrong (the C++ comment that carries
+    the user's line ended in a backslash and swallowed the next line of code): backslashes,
+    brackets, a condition and a @wp.func body, against the same arithmetic in numpy."""
+    x = np.array([1.0, 2.5, 12.0], dtype=np.float32)
+    y = wp.zeros(15, dtype=float)
+    wp.launch(_continued_lines, 3, inputs=[wp.array(x, dtype=float), y])
+    got = y.numpy().reshape(3, 5)
+    expected = np.stack([5 * x, 5 * x, ((x > 0) & (x < 10)).astype(np.float32), 5 * x, 2 * x], axis=1)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)

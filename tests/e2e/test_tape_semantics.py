@@ -376,3 +376,26 @@ def test_a_replayed_integer_side_effect_is_not_repeated_by_the_backward_pass():
     tape.backward(grads={y: wp.array(_ones(n))})
     np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.arange(n))
     assert counter.numpy()[0] == n  # the counter was bumped by the forward pass only
+
+
+def test_nested_tapes_are_refused_and_the_outer_one_keeps_recording():
+    """As in Warp: a tape inside a recording tape is an error (it would take the outer tape's
+    launches); the outer tape is unharmed and still differentiates what it recorded."""
+
+    @wp.kernel
+    def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * x[i]
+
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.zeros(3, dtype=float, requires_grad=True)
+    outer = wp.Tape()
+    with outer:
+        with pytest.raises(RuntimeError, match="cannot be nested"):
+            with wp.Tape():
+                pass
+        wp.launch(square, 3, inputs=[x], outputs=[y])
+    outer.backward(grads={y: wp.ones(3, dtype=float)})
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0, 6.0])
+    with wp.Tape():  # the slot is free again after the outer block
+        pass

@@ -241,6 +241,12 @@ class Spec:
     compare: Callable | None = None  # compare(got, expected, result_type) -> bool, per element
 
 
+def _gen_edges(types, rng):
+    """Four random points (two segments) and a small epsilon: generically non-parallel edges with a
+    unique closest pair."""
+    return [gen_value(t, rng) for t in types[:4]] + [np.full(N, 1e-6)]
+
+
 def _same_up_to_sign(got, exp, tol):
     return min(np.max(np.abs(got - exp)), np.max(np.abs(got + exp))) <= tol
 
@@ -253,6 +259,7 @@ SPECS: dict[str, Spec] = {
     "asin": Spec(_uniform(-0.99, 0.99, [1.0, -1.0, 0.0])), "acos": Spec(_uniform(-0.99, 0.99, [1.0, -1.0, 0.0])),
     "atan": Spec(_uniform(-5.0, 5.0)), "sinh": Spec(_uniform(-3.0, 3.0)), "cosh": Spec(_uniform(-3.0, 3.0)),
     "tanh": Spec(_uniform(-3.0, 3.0)), "erf": Spec(_uniform(-3.0, 3.0)),
+    "closest_point_edge_edge": Spec(_gen_edges, tol=10.0),
     "degrees": Spec(_uniform(-7.0, 7.0)), "radians": Spec(_uniform(-400.0, 400.0)),
     "floor": Spec(_uniform(-4.0, 4.0, ROUNDING_SPECIALS)), "ceil": Spec(_uniform(-4.0, 4.0, ROUNDING_SPECIALS)),
     "trunc": Spec(_uniform(-4.0, 4.0, ROUNDING_SPECIALS)), "round": Spec(_uniform(-4.0, 4.0, ROUNDING_SPECIALS)),

@@ -361,6 +361,61 @@ def _quat_from_matrix(types, m):
 REFS["quat_from_matrix"] = _quat_from_matrix
 
 
+def _closest_edge_edge(p1, q1, p2, q2, _eps):
+    """Closest points of two segments by enumeration (not the solver's clamping order): the
+    interior stationary point if it lies in the unit square, else the best of the four sides,
+    each side a 1-D clamped projection."""
+    p1, q1, p2, q2 = (np.asarray(v, np.float64) for v in (p1, q1, p2, q2))
+    d1, d2, r = q1 - p1, q2 - p2, p1 - p2
+    a, e, b, c, f = d1 @ d1, d2 @ d2, d1 @ d2, d1 @ r, d2 @ r
+
+    def dist(s, t):
+        return np.linalg.norm(p1 + s * d1 - p2 - t * d2)
+
+    candidates = []
+    det = a * e - b * b
+    if det > 1e-12 * a * e:
+        s, t = np.linalg.solve([[a, -b], [b, -e]], [-c, -f])
+        if 0 <= s <= 1 and 0 <= t <= 1:
+            candidates.append((s, t))
+    for s in (0.0, 1.0):
+        candidates.append((s, min(max((b * s + f) / e, 0.0), 1.0)))
+    for t in (0.0, 1.0):
+        candidates.append((min(max((b * t - c) / a, 0.0), 1.0), t))
+    s, t = min(candidates, key=lambda st: dist(*st))
+    return np.array([s, t, dist(s, t)])
+
+
+def _segment_hits_triangle(p, q, a, b, c):
+    """Whether segment p-q crosses triangle (a, b, c) (Moller-Trumbore on the segment's line)."""
+    d, e1, e2 = q - p, b - a, c - a
+    h = np.cross(d, e2)
+    det = e1 @ h
+    if abs(det) < 1e-12:
+        return False
+    s = p - a
+    u = (s @ h) / det
+    qv = np.cross(s, e1)
+    v = (d @ qv) / det
+    t = (e2 @ qv) / det
+    return 0 <= u <= 1 and 0 <= v and u + v <= 1 and 0 <= t <= 1
+
+
+def _intersect_tri_tri(v0, v1, v2, u0, u1, u2):
+    """Two triangles in general position intersect iff an edge of one crosses the other."""
+    v = [np.asarray(x, np.float64) for x in (v0, v1, v2)]
+    u = [np.asarray(x, np.float64) for x in (u0, u1, u2)]
+    for tri, other in ((v, u), (u, v)):
+        for i in range(3):
+            if _segment_hits_triangle(tri[i], tri[(i + 1) % 3], *other):
+                return 1
+    return 0
+
+
+REFS["closest_point_edge_edge"] = plain(_closest_edge_edge)
+REFS["intersect_tri_tri"] = plain(_intersect_tri_tri)
+
+
 def ref_for(name: str, types) -> Callable:
     sig = tuple(kind(t) for t in types)
     ref = REFS.get((name, sig)) or REFS.get(name)

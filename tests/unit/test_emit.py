@@ -95,3 +95,11 @@ def test_struct_and_tuple_definitions():
         """, [ArrayType(Body, 1), ArrayType(wp.float32, 1)], names={"Body": Body, "split": split})
     assert "struct s_Body_" in unit.source and "struct tuple_" in unit.source
     syntax_check(unit.source)
+
+
+def test_a_comment_never_ends_in_a_backslash():
+    from warp_nb.compiler.emit.cpp import comment_text
+    assert comment_text("    a = x[i] * 2.0 + \\") == "a = x[i] * 2.0 + [continued]"
+    assert comment_text("a = b \\\\") .endswith("[continued]")
+    assert comment_text("a \\ b") == "a \\ b"  # a backslash inside the line is harmless
+    assert "\n" not in comment_text("one\ntwo")

@@ -55,6 +55,18 @@ def test_quaternions_and_transforms_in_python():
     assert wp.transform_identity() == wp.transform(0, 0, 0, 0, 0, 0, 1)
 
 
+def test_transform_parts_by_keyword():
+    t = wp.transformf(p=(1.0, 2.0, 3.0), q=(0.0, 0.6, 0.0, 0.8))
+    np.testing.assert_allclose(np.array(t), [1.0, 2.0, 3.0, 0.0, 0.6, 0.0, 0.8], rtol=1e-6)
+    # an omitted part is the identity's; a positional p with a keyword q
+    assert np.array(wp.transformd(p=(1.0, 2.0, 3.0))).tolist() == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0]
+    assert wp.transformf(wp.vec3(1.0, 2.0, 3.0), q=wp.quat_identity()) == wp.transformf(p=(1.0, 2.0, 3.0))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        wp.vec3(x=1.0)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        wp.transformf(wp.vec3(), p=wp.vec3())
+
+
 def test_python_scope_builtins():
     assert wp.sin(0.5) == pytest.approx(np.sin(0.5)) and wp.clamp(5, 0, 3) == 3
     assert wp.length(wp.vec3(3.0, 4.0, 0.0)) == pytest.approx(5.0)

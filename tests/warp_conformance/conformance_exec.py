@@ -83,6 +83,25 @@ def _read_jsonl(path):
     return events
 
 
+UNSAFE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unsafe.txt")
+
+
+def unsafe_cases(key):
+    """{Class.method: why} for the cases of test file `key` listed in unsafe.txt: cases that read
+    Warp's native memory layout through ctypes, so on warp_nb's handles they read garbage and may
+    crash or loop forever. They are not run against warp_nb and fail with the reason given."""
+    found = {}
+    if os.path.exists(UNSAFE):
+        with open(UNSAFE, encoding="utf-8") as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    cid, why = (line.split(None, 1) + [""])[:2]
+                    if cid.split("::", 1)[0] == key:
+                        found[cid.split("::", 1)[1]] = why
+    return found
+
+
 def run_test_file(key, python, side, data_dir, cache, out_dir, timeout):
     """Run warp/tests/<key>.py. Returns {"key", "cases": {id: {"status", "reason"}},
     "import_error", "problem", "seconds", "header"}."""
@@ -94,6 +113,9 @@ def run_test_file(key, python, side, data_dir, cache, out_dir, timeout):
     env = child_env(side, data_dir, cache)
     cases, header, import_error, problem = {}, None, None, None
     fixture_errors = []  # (description such as 'setUpClass (warp.tests.test_x.TestX)', reason)
+    if side == "warp_nb":
+        cases = {cid: {"status": "error", "reason": f"not run against warp_nb: {why}"}
+                 for cid, why in unsafe_cases(key).items()}
     started = time.monotonic()
     attempt = 0
     while True:

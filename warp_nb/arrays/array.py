@@ -5,6 +5,7 @@ returns strided views. Knows nothing about kernels or C++."""
 
 from __future__ import annotations
 
+import math
 import typing
 
 import numpy as np
@@ -76,7 +77,11 @@ class array(metaclass=_ArrayMeta):
         self.storage = pinned_storage or self.device.storage
 
     def _init_alloc(self, dtype, shape, zero: bool):
-        nbytes = int(np.prod(shape)) * types.type_size_in_bytes(dtype)
+        # Python integers: np.prod wraps around in int64 (shape (2**33, 2**33) would give 0 bytes)
+        nbytes = math.prod(int(s) for s in shape) * types.type_size_in_bytes(dtype)
+        if nbytes >= 2 ** 63:
+            raise MemoryError(f"an array of shape {tuple(shape)} and dtype {types.type_name(dtype)} would take "
+                              f"{nbytes:.3g} bytes, more than any machine can address")
         buf = self.storage.allocate(nbytes, zero)
         self._init_view(buf.ptr, dtype, shape, None, buf)
 
@@ -101,6 +106,10 @@ class array(metaclass=_ArrayMeta):
             dtype = data.dtype if dtype is types.Any else dtype
         else:
             src = data
+        if np.iscomplexobj(src):
+            # numpy would drop the imaginary part with only a warning
+            raise TypeError("warp_nb arrays hold no complex numbers: pass the real and imaginary parts as two "
+                            "arrays, or as a vec2 array (np.stack([z.real, z.imag], axis=-1))")
         dtype = _resolve_dtype(dtype, src)
         src_np = _as_numpy(src, dtype)
         inner = types.numpy_inner_shape(dtype)
@@ -425,6 +434,9 @@ def _shape_tuple(shape) -> tuple:
         raise ValueError("an array needs a shape")
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__") \
+            or not all(isinstance(s, (int, np.integer)) for s in shape):
+        raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}")
     return tuple(int(s) for s in shape)
 
 

@@ -278,7 +278,9 @@ class Builtin:
 
     def __call__(self, *args, **kwargs):
         if self.python is None:
-            raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or @wp.func")
+            if python_scope_fallback is None:
+                raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or @wp.func")
+            return python_scope_fallback(self, args, kwargs)
         return self.python(*args, **kwargs)
 
     def __repr__(self):
@@ -318,6 +320,10 @@ class Resolved:
 
 
 BUILTINS: dict[str, Builtin] = {}
+
+#: fallback(builtin, args, kwargs) for Python-scope calls of builtins without a numpy implementation:
+#: installed by the program layer (program/builtin_call.py), which sits above the registry
+python_scope_fallback: Callable | None = None
 
 
 def add(b: Builtin) -> Builtin:

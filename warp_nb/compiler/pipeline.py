@@ -19,6 +19,7 @@ from ..toolchain.headers import headers_digest
 from . import ir
 from .adjoint import adjoint_unit
 from .emit import EmitResult, emit_kernel
+from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
 from .typecheck import Context, typecheck_kernel
 from .verify import between_stages
@@ -96,7 +97,7 @@ def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:
     code does not change a kernel's key), the native headers, this package's version and the
     target's own parts (its compiler and flags)."""
     code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
-    return cache.make_key(code, headers_digest(), cache.VERSION, *target.key_parts(options))
+    return cache.make_key(code, headers_digest(), cache.VERSION, EMIT_REVISION, *target.key_parts(options))
 
 
 def default_options(mode: str | None = None, backward: bool = False) -> CompileOptions:

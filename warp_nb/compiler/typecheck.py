@@ -16,7 +16,7 @@ from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, Scope
 from ..builtins import registry
-from .typecheck_expr import ExprTyper
+from .typecheck_expr import ExprTyper, TupleValue
 from .typecheck_special import SpecialForms
 from .typecheck_loops import Loops, _same_type
 from .typecheck_subscript import Subscripts
@@ -282,6 +282,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if isinstance(value, Lit):
             want = old.type if isinstance(old, ir.Var) else None
             value = self.materialize(value, want, node)
+        elif isinstance(value, TupleValue):
+            value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value
         if isinstance(old, ir.Var) and not _same_type(old.type, value.type):
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "

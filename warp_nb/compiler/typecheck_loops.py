@@ -138,6 +138,12 @@ class Loops:
         if call.kwargs or not 1 <= len(call.args) <= 3:
             self.error(KernelSyntaxError, "range() takes 1 to 3 positional arguments", call)
         args = [self.expr(a) for a in call.args]
+        for a, node in zip(args, call.args):
+            kind = a.kind if isinstance(a, Lit) else getattr(getattr(a, "type", None), "_kind", None)
+            if kind == "float":
+                # Python refuses range(0.5); converting would silently run a different loop
+                self.error(KernelTypeError, "range() takes integers, not a float: convert explicitly, e.g. "
+                                            "range(int(n))", node)
         start, stop, step = ([Lit(0, "int")] + args + [Lit(1, "int")])[:3] if len(args) == 1 else \
             (args + [Lit(1, "int")])[:3]
         if reverse:

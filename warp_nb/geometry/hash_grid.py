@@ -15,6 +15,7 @@ import ctypes
 
 import numpy as np
 
+from .. import recording
 from .. import types as T
 from ..arrays.array import array
 from . import native
@@ -64,10 +65,16 @@ class HashGrid:
 
     def reserve(self, num_points: int, with_groups: bool = False) -> None:
         """Allocate room for num_points points (build() grows it when needed)."""
+        if recording.capture is not None:
+            raise NotImplementedError("HashGrid.reserve() is not supported while a graph capture is recording; "
+                                      "reserve before capture")
+        self._grow(num_points)
+        self.reserved = True
+
+    def _grow(self, num_points: int) -> None:
         if int(num_points) > self._point_ids.size:
             self._point_ids = np.zeros(int(num_points), dtype=np.int32)
             self._desc.point_ids = native.ptr(self._point_ids)
-        self.reserved = True
 
     def build(self, points, radius: float, groups=None) -> None:
         """Sort points (a wp.array of the grid's vec3 type, any shape: its elements in row-major
@@ -75,10 +82,21 @@ class HashGrid:
         radius = float(radius)
         if not radius > 0.0 or not np.isfinite(radius):
             raise ValueError(f"HashGrid radius must be positive and finite, got {radius}")
+        if recording.capture is not None:
+            # recorded, not run: each replay sorts the points the array holds then
+            if recording.capture.apic:
+                raise NotImplementedError("HashGrid serialization is not yet supported: HashGrid.build() cannot be "
+                                          "recorded into a saveable (apic=True) capture")
+            self._points_view(points)  # the same checks now as at replay
+            recording.capture.record(lambda: self._build_now(points, radius, groups))
+            return
+        self._build_now(points, radius, groups)
+
+    def _build_now(self, points, radius: float, groups) -> None:
         view = self._points_view(points)
         n = view.shape[0]
         group_ids = self._groups_view(groups, points, n) if groups is not None else None
-        self.reserve(n)
+        self._grow(n)
         d = self._desc
         inv32 = np.float32(1.0) / np.float32(radius)
         inv64 = 1.0 / radius

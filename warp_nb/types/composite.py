@@ -37,8 +37,10 @@ class Composite:
     _shape_ = (3,)
 
     # --- construction -------------------------------------------------------------------
-    def __init__(self, *args):
+    def __init__(self, *args, **kwargs):
         super().__init__()
+        if kwargs:
+            args = _keyword_parts(type(self), args, kwargs)
         n = _num_scalars(type(self))
         if not args:
             return
@@ -377,6 +379,16 @@ def _transform_set_q(self, q):
     flat = self._flat()
     flat[3:] = np.asarray(q).reshape(4)
     self._set_flat(flat)
+
+
+def _keyword_parts(cls, args: tuple, kwargs: dict) -> tuple:
+    """A transform's parts by name, as Warp accepts them: `wp.transformf(p=(1, 2, 3), q=quat)`
+    (an omitted part is the identity's)."""
+    parts = ("p", "q")
+    if cls._wp_kind_ != "transformation" or set(kwargs) - set(parts[len(args):]):
+        raise TypeError(f"{cls.__name__}() got unexpected keyword arguments {sorted(kwargs)}")
+    defaults = {"p": (0.0, 0.0, 0.0), "q": (0.0, 0.0, 0.0, 1.0)}
+    return tuple(args) + tuple(kwargs.get(name, defaults[name]) for name in parts[len(args):])
 
 
 def _generic(kind: str, shape: tuple, dtype):

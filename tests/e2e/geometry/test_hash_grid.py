@@ -61,6 +61,35 @@ def test_rebuild_and_reserve():
         np.testing.assert_array_equal(counts.numpy(), _brute(pts, r))
 
 
+def test_a_build_inside_a_capture_replays_on_the_points_of_the_moment():
+    """A HashGrid.build recorded in a graph capture sorts, at each replay, what the points array
+    holds then (the capture does not run it, and it does not freeze the points)."""
+    rng = np.random.default_rng(3)
+    n, r = 400, 0.15
+    first, second = (rng.uniform(0, 1, (n, 3)).astype(np.float32) for _ in range(2))
+    P = wp.array(first, dtype=wp.vec3)
+    grid = wp.HashGrid(8, 8, 8)
+    counts, cand = wp.zeros(n, dtype=int), wp.zeros(n, dtype=int)
+    with wp.ScopedCapture() as capture:
+        grid.build(P, r)
+        wp.launch(count_neighbours, n, inputs=[grid.id, P, r, counts, cand])
+    assert (counts.numpy() == 0).all()  # recorded, not run
+    for pts in (first, second):
+        P.assign(pts)
+        wp.capture_launch(capture.graph)
+        np.testing.assert_array_equal(counts.numpy(), _brute(pts, r))
+
+
+def test_what_a_capture_cannot_record():
+    grid = wp.HashGrid(4, 4, 4)
+    with pytest.raises(NotImplementedError, match="reserve before capture"):
+        with wp.ScopedCapture():
+            grid.reserve(8)
+    with pytest.raises(NotImplementedError, match="serialization"):
+        with wp.ScopedCapture(apic=True):
+            grid.build(wp.zeros(3, dtype=wp.vec3), 0.1)
+
+
 def test_query_before_build_is_empty():
     grid = wp.HashGrid(4, 4, 4)
     pts = wp.zeros(3, dtype=wp.vec3)

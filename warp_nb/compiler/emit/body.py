@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
-from .cpp import QUAT_FIELDS, cpp_type, field_name, literal
+from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
 from .entry import entry_point, find_reductions
 
 _PRINTF = {
@@ -39,7 +39,7 @@ class FunctionWriter:
         fn = self.fn
         ret = cpp_type(fn.return_type) if fn.return_type is not None else "void"
         params = ", ".join(f"{cpp_type(p.type)} {p.name}" for p in fn.params)
-        self.lines.append(f"// @wp.func {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"// @wp.func {fn.name} ({comment_text(fn.loc.file, 400)}:{fn.loc.line})")
         self.lines.append(f"WPNB_FN {ret} {fn.symbol}({params}) {{")
         self.declarations(1)
         self.block(fn.body, 1)
@@ -50,7 +50,7 @@ class FunctionWriter:
         fn = self.fn
         sym = fn.symbol
         fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in fn.params) or "    char unused;"
-        self.lines.append(f"// @wp.kernel {fn.name} ({fn.loc.file}:{fn.loc.line})")
+        self.lines.append(f"// @wp.kernel {fn.name} ({comment_text(fn.loc.file, 400)}:{fn.loc.line})")
         self.lines.append(f"struct {sym}_args {{\n{fields}\n}};\n")
         count = max(fn.tid_count, 1)
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
@@ -79,7 +79,7 @@ class FunctionWriter:
     def line(self, depth: int, text: str, loc=None) -> None:
         if loc is not None and loc.line != self.last_line:
             # the user's line, so compiler errors can be mapped back to it
-            self.lines.append(f"{'    ' * depth}// @line {loc.line}: {loc.text.strip()[:100]}")
+            self.lines.append(f"{'    ' * depth}// @line {loc.line}: {comment_text(loc.text)}")
             self.last_line = loc.line
         self.lines.append("    " * depth + text)
 

@@ -23,9 +23,23 @@ _KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "t
 HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
                  "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h"]
 HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
-                "atomic.h": ["array.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"],
+                "atomic.h": ["array.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"], "closest_point.h": ["vec.h"],
                "expect.h": ["vec.h"], "indexed_array.h": ["array.h", "atomic.h", "adjoint.h"]}
 QUAT_FIELDS = "xyzw"
+
+
+#: Part of every kernel's cache key. Comment lines are left out of the key (moving code must not
+#: recompile it), so a change in how comments are written needs this bumped: revision 2 stopped a
+#: `//` comment ending in a backslash from swallowing the next line of code.
+EMIT_REVISION = "2"
+
+
+def comment_text(text: str, limit: int = 100) -> str:
+    """`text` made safe to follow `//` in C++: one line, and no backslash at its end (a `//` comment
+    ending in a backslash continues onto the next line, which would swallow generated code: a
+    Python line continued with a backslash is the common case)."""
+    one_line = " ".join(str(text).split())[:limit]
+    return one_line.rstrip("\\ ") + (" [continued]" if one_line.rstrip().endswith("\\") else "")
 
 
 @dataclass

@@ -1,0 +1,73 @@
+"""Builtins without a numpy implementation called from Python scope run in a one-thread CPU
+kernel (warp_nb/program/builtin_call.py): same results as inside a kernel, Warp's return types,
+and clear errors for what only a kernel can do."""
+
+import math
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from warp_nb.builtins.registry import BUILTINS
+
+pytestmark = pytest.mark.needs_cxx
+
+
+def _rpy_reference(roll, pitch, yaw):
+    """Quaternion (x, y, z, w) of rotations about x by roll, y by pitch, z by yaw, applied in
+    that order (q = qz * qy * qx)."""
+    def axis(i, angle):
+        q = [0.0, 0.0, 0.0, math.cos(angle / 2)]
+        q[i] = math.sin(angle / 2)
+        return q
+
+    def mul(a, b):
+        ax, ay, az, aw = a
+        bx, by, bz, bw = b
+        return [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+                aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz]
+    return np.array(mul(axis(2, yaw), mul(axis(1, pitch), axis(0, roll))))
+
+
+def test_the_builtin_under_test_has_no_numpy_implementation():
+    # otherwise these tests would not reach the kernel path
+    assert BUILTINS["quat_rpy"].python is None and BUILTINS["closest_point_edge_edge"].python is None
+
+
+def test_quat_rpy_from_python_matches_the_formula_and_a_kernel():
+    q = wp.quat_rpy(0.1, -0.4, 0.7)
+    assert isinstance(q, wp.quatf)
+    np.testing.assert_allclose(np.array(q), _rpy_reference(0.1, -0.4, 0.7), atol=1e-6)
+
+    @wp.kernel
+    def rpy(out: wp.array(dtype=wp.quat)):
+        out[0] = wp.quat_rpy(0.1, -0.4, 0.7)
+
+    out = wp.zeros(1, dtype=wp.quat)
+    wp.launch(rpy, dim=1, inputs=[out])
+    np.testing.assert_array_equal(out.numpy()[0], np.array(q))
+
+
+def test_composite_arguments_and_keywords():
+    p1, q1, p2, q2 = wp.vec3(0, 0, 0), wp.vec3(1, 1, 0), wp.vec3(0, 1, 0), wp.vec3(1, 0, 0)
+    st = wp.closest_point_edge_edge(p1, q1, p2, q2, 1e-5)
+    np.testing.assert_allclose(np.array(st), [0.5, 0.5, 0.0], atol=1e-6)
+    by_name = wp.closest_point_edge_edge(p1, q1, p2, q2, epsilon=1e-5)
+    assert np.array(by_name).tolist() == np.array(st).tolist()
+    xf = wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat_identity())
+    assert wp.transform_point(xf, wp.vec3(1.0, 1.0, 1.0)) == wp.vec3(2.0, 3.0, 4.0)
+
+
+def test_scalar_results_are_python_numbers():
+    hit = wp.intersect_tri_tri(wp.vec3(0, 0, 0), wp.vec3(1, 0, 0), wp.vec3(0, 0, 1),
+                               wp.vec3(0.5, -0.5, 0), wp.vec3(0.5, -0.5, 1), wp.vec3(0.5, 0.5, 0))
+    assert hit == 1 and isinstance(hit, int)
+
+
+def test_what_only_a_kernel_can_do_is_refused():
+    with pytest.raises(RuntimeError, match="inside a kernel"):
+        wp.tid()
+    with pytest.raises(TypeError, match="does not accept"):
+        wp.quat_rpy(wp.vec3(1.0, 2.0, 3.0))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        wp.quat_rpy(0.1, 0.2, spin=0.3)

@@ -1,0 +1,99 @@
+"""Builtins called from Python scope (`q = wp.quat_rpy(0.1, 0.2, 0.3)` outside any kernel) when
+the builtin has no numpy implementation of its own: the call runs in a one-thread CPU kernel, so
+Python scope and kernels share one implementation, overloads and all (Warp does the same through
+its native library).
+
+One generic kernel per builtin and argument count (`out[0] = wp.<name>(a0, a1, ...)`, parameters
+`typing.Any`) is specialised per argument types and cached like any kernel, so a repeated call
+costs a launch, not a compile."""
+
+from __future__ import annotations
+
+import linecache
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..builtins import registry
+from ..types.queries import dtype_from_numpy
+
+_KERNELS: dict = {}  # (builtin name, argument count) -> generic kernel
+
+
+def _literal(value):
+    """A plain Python number as the weakly typed literal the overload resolution adapts."""
+    if isinstance(value, bool):
+        return registry.Literal("bool", value)
+    if isinstance(value, int):
+        return registry.Literal("int", value)
+    if isinstance(value, float):
+        return registry.Literal("float", value)
+    return None
+
+
+def _arg_type(value):
+    lit = _literal(value)
+    if lit is not None:
+        return lit
+    if isinstance(value, np.generic):
+        return dtype_from_numpy(value.dtype)
+    return type(value)
+
+
+def _kernel_for(name: str, nargs: int):
+    """The generic one-thread kernel calling wp.<name> with `nargs` arguments."""
+    found = _KERNELS.get((name, nargs))
+    if found is not None:
+        return found
+    import warp_nb
+
+    from .kernel import kernel
+
+    params = ", ".join(f"a{i}: Any" for i in range(nargs))
+    args = ", ".join(f"a{i}" for i in range(nargs))
+    key = f"builtin_call_{name}_{nargs}"
+    source = f"def {key}({params}{', ' if nargs else ''}out: Any):\n    out[0] = wp.{name}({args})\n"
+    filename = f"<warp_nb Python-scope call of wp.{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = {"wp": warp_nb, "Any": Any}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (text built above from a registry name)
+    found = _KERNELS[(name, nargs)] = kernel(namespace[key], module="unique")
+    return found
+
+
+def _result(value, result_type):
+    """One element read back from the output array as Warp's Python scope returns it: a Python
+    number for scalars, a wp vector/matrix/quaternion/transform for composites."""
+    if T.is_scalar_type(result_type):
+        return value.item() if hasattr(value, "item") else value
+    return result_type._from_numpy(np.asarray(value))
+
+
+def call(b: registry.Builtin, args: tuple, kwargs: dict):
+    """wp.<b.name>(*args, **kwargs) from Python scope, through a one-thread CPU kernel."""
+    if kwargs:
+        names = next((o.names for o in b.overloads if len(o.names) >= len(args) + len(kwargs)
+                      and set(kwargs) <= set(o.names[len(args):])), None)
+        if names is None:
+            raise TypeError(f"wp.{b.name}() got unexpected keyword arguments {sorted(kwargs)}")
+        args = tuple(args) + tuple(kwargs[n] for n in names[len(args):] if n in kwargs)
+    if b.special or b.side_effects or b.atomic or b.iterator_next:
+        raise RuntimeError(f"wp.{b.name}() can only be called inside a kernel or @wp.func")
+    resolved = registry.resolve(b, [_arg_type(a) for a in args])
+    if resolved is None:
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"wp.{b.name} does not accept ({got}); it accepts:\n{registry.describe_overloads(b)}")
+    if b.inout_for(resolved.overload) or resolved.result is None:
+        raise RuntimeError(f"wp.{b.name}() can only be called inside a kernel or @wp.func")
+    values = [t(a) if _literal(a) is not None or isinstance(a, np.generic) else a
+              for a, t in zip(args, resolved.arg_types)]
+    from ..arrays.create import empty
+    from ..launcher import launch
+
+    out = empty(1, dtype=resolved.result, device="cpu")
+    launch(_kernel_for(b.name, len(values)), dim=1, inputs=[*values, out], device="cpu")
+    return _result(out.numpy()[0], resolved.result)
+
+
+registry.python_scope_fallback = call
