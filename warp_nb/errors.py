@@ -60,10 +60,10 @@ class KernelTypeError(KernelError, TypeError):
     """Types that do not fit: no overload for these arguments, a variable that changes type ..."""
 
 
-class KernelConstructError(KernelTypeError, RuntimeError):
-    """A vector or matrix constructor given arguments it cannot take (a vec3 from a vec2, components
-    of another type): a type error, and the RuntimeError Warp raises for it, with Warp's message
-    last (tests match its end), after the location."""
+class KernelRuntimeTypeError(KernelTypeError, RuntimeError):
+    """Types that do not fit where Warp raises a RuntimeError (a vec3 built from a vec2, components of
+    another type, wp.expect_eq of different types): a KernelTypeError that is also that RuntimeError,
+    with Warp's message last (tests match its end), after the location."""
 
     def _format(self) -> str:
         if self.loc is None:

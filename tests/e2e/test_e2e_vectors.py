@@ -534,3 +534,44 @@ def test_lerp_of_matrices_and_transforms_with_gradient():
     tape.backward(grads={m: wp.array(np.ones((1, 2, 2)), dtype=wp.mat22),
                          tr: wp.array(np.ones((1, 7)), dtype=wp.transform)})
     np.testing.assert_allclose(t.grad.numpy()[0], (b - a).sum() + (tb - ta).sum(), rtol=1e-5)
+
+
+MAT22I = wp.types.matrix((2, 2), wp.int32)
+
+
+@wp.kernel
+def k_quat_and_int_products(q: wp.array(dtype=wp.quat), acc: wp.array(dtype=wp.quat), out: wp.array(dtype=wp.quat),
+                            a: wp.array(dtype=MAT22I), b: wp.array(dtype=MAT22I), m: wp.array(dtype=MAT22I)):
+    i = wp.tid()
+    out[i] = 2.0 / q[i]
+    wp.atomic_add(acc, 0, q[i])
+    acc[1] -= q[i]
+    m[i] = a[i] @ b[i] + a[i] * b[i]
+
+
+def test_scalar_over_quaternion_quaternion_atomics_and_integer_matmul():
+    g = rng(7)
+    q = g.uniform(0.5, 2.0, size=(3, 4)).astype(np.float32)
+    a, b = g.integers(-5, 5, size=(3, 2, 2)).astype(np.int32), g.integers(-5, 5, size=(3, 2, 2)).astype(np.int32)
+    wq = wp.array(q, dtype=wp.quat, requires_grad=True)
+    acc, out = wp.zeros(2, dtype=wp.quat), wp.zeros(3, dtype=wp.quat, requires_grad=True)
+    m = wp.zeros(3, dtype=MAT22I)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k_quat_and_int_products, dim=3, inputs=[wq, acc, out, wp.array(a, dtype=MAT22I),
+                                                          wp.array(b, dtype=MAT22I), m])
+    np.testing.assert_allclose(out.numpy(), 2.0 / q, rtol=1e-6)
+    np.testing.assert_allclose(acc.numpy(), [q.sum(0), -q.sum(0)], rtol=1e-6)
+    np.testing.assert_array_equal(m.numpy(), 2 * (a @ b))
+    tape.backward(grads={out: wp.array(np.ones((3, 4)), dtype=wp.quat)})
+    np.testing.assert_allclose(wq.grad.numpy(), -2.0 / q**2, rtol=1e-5)
+
+
+def test_expect_eq_of_different_types_is_warps_runtime_error():
+    import linecache
+    source, filename = "def k():\n    wp.expect_neq(wp.vec3(0.0), wp.vec2(0.0))\n", "<expect_neq types>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"wp": wp}
+    exec(compile(source, filename, "exec"), namespace)
+    with pytest.raises(RuntimeError, match="Can't test equality for objects with different types$"):
+        wp.launch(wp.Kernel(namespace["k"], key="expect_neq_types"), dim=1)

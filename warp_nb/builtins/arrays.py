@@ -19,7 +19,8 @@ def _atomic_overloads(extra_values: int, value_pattern, names):
 
 
 _numeric = AnyType("D", accept=lambda t: T.is_scalar_type(t) and t._kind != "bool"
-                   or (T.kind_of(t) in ("vector", "matrix") and t._wp_scalar_type_ is not T.bool))
+                   or (T.kind_of(t) in ("vector", "matrix", "quaternion", "transformation")
+                       and t._wp_scalar_type_ is not T.bool))
 _ordered = AnyType("D", accept=lambda t: (T.is_scalar_type(t) and t._kind != "bool") or T.kind_of(t) == "vector")
 _a = dict(header="atomic.h", category="atomic")
 

@@ -32,9 +32,9 @@ builtin("mul",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Mat("r", "k", F), Vec("k", F), ret=Vec("r", F)),
-        ov(Vec("k", F), Mat("k", "c", F), ret=Vec("c", F)),
-        ov(Mat("r", "k", F), Mat("k", "c", F), ret=Mat("r", "c", F)),
+        ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
+        ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)),
+        ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), Quat(), ret=Quat()), ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
         ov(Transform(), Transform(), ret=Transform()),
         doc="a * b: scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
@@ -44,7 +44,7 @@ builtin("div",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), F, ret=Quat()),
+        ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
         doc="a / b. Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
 builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
@@ -55,8 +55,8 @@ builtin("mod", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), header="sca
 builtin("pow", ov(F, F, ret=same("T")), header="scalar.h", category="math",
         doc="a ** b. The gradient with respect to a at a == 0 with b < 1, and with respect to b for a <= 0, "
             "is chosen 0.")
-builtin("matmul", ov(Mat("r", "k", F), Vec("k", F), ret=Vec("r", F)),
-        ov(Vec("k", F), Mat("k", "c", F), ret=Vec("c", F)), ov(Mat("r", "k", F), Mat("k", "c", F), ret=Mat("r", "c", F)),
+builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
+        ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         cpp="wpnb::mul", header="scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
 builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), ret=Quat()), doc="-x.", **_elementwise)

@@ -12,7 +12,7 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
-from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError
+from ..errors import KernelNameError, KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
@@ -411,6 +411,8 @@ class ExprTyper:
         return state
 
     def no_overload(self, b: registry.Builtin, args, node):
+        if b.name in ("expect_eq", "expect_neq") and len(args) == 2:  # Warp's message (a RuntimeError)
+            self.error(KernelRuntimeTypeError, "Can't test equality for objects with different types", node)
         got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
         hint = ""
         kinds = {getattr(value_type(a), "_kind", None) for a in args if not isinstance(a, Lit)}

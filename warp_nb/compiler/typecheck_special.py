@@ -15,7 +15,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelConstructError, KernelSyntaxError, KernelTypeError
+from ..errors import KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, Lit, PyObj, classify
@@ -197,7 +197,7 @@ class SpecialForms:
                 if isinstance(a, ir.Var) and a.type is not elem:
                     what = f"the value used to fill this {kind} is" if len(args) == 1 else \
                         f"all values used to initialize this {kind} are"
-                    self.error(KernelConstructError, f"{what} expected to be of the type `{T.type_name(elem)}`", node)
+                    self.error(KernelRuntimeTypeError, f"{what} expected to be of the type `{T.type_name(elem)}`", node)
         if len(args) == 1:
             a = args[0]
             if scalars:
@@ -205,15 +205,15 @@ class SpecialForms:
             if isinstance(a, ir.Var) and T.kind_of(a.type) == kind and a.type._shape_ == t._shape_:
                 return a if a.type is t else self.let(ir.Construct(t, (a,)), t, node.loc)
             if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "vector":
-                self.error(KernelConstructError, f"incompatible vector of length {n} given when copy constructing a "
+                self.error(KernelRuntimeTypeError, f"incompatible vector of length {n} given when copy constructing a "
                                                  f"vector of length {a.type._shape_[0]}", node)
             if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "matrix":
-                self.error(KernelConstructError, f"incompatible matrix of shape {t._shape_} given when copy "
+                self.error(KernelRuntimeTypeError, f"incompatible matrix of shape {t._shape_} given when copy "
                                                  f"constructing a matrix of shape {a.type._shape_}", node)
             self.error(KernelTypeError, f"cannot build {T.type_name(t)} from {self.describe(a)}", node)
         if scalars and kind in ("vector", "matrix") and len(args) != n:
             what = f"vector of length {n}" if kind == "vector" else f"matrix of shape {t._shape_}"
-            self.error(KernelConstructError, f"incompatible number of values given ({len(args)}) when constructing a "
+            self.error(KernelRuntimeTypeError, f"incompatible number of values given ({len(args)}) when constructing a "
                                              f"{what}", node)
         if scalars and len(args) == n:
             parts = tuple(self.convert(a, elem, node, f"each component of {T.type_name(t)}") for a in args)
@@ -276,7 +276,7 @@ class SpecialForms:
             var_types = {a.type for a in args if isinstance(a, ir.Var)}
             literal_kinds = {a.kind for a in args if isinstance(a, Lit)}
             if factory is composite.vector and (len(var_types) > 1 or (not var_types and len(literal_kinds) > 1)):
-                self.error(KernelConstructError, "all values given when constructing a vector must have the same "
+                self.error(KernelRuntimeTypeError, "all values given when constructing a vector must have the same "
                                                  "type", node)
             first = next((a for a in args if isinstance(a, ir.Var)), None)
             dtype = T.scalar_type_of(first.type) if first is not None else \
@@ -289,7 +289,7 @@ class SpecialForms:
             elif copied is not None:  # vector(v, dtype=...): a copy, converted to dtype
                 length = copied.type._shape_[0]
             elif not args:
-                self.error(KernelConstructError, "the `length` argument must be specified when zero-initializing a "
+                self.error(KernelRuntimeTypeError, "the `length` argument must be specified when zero-initializing a "
                                                  "vector", node)
             else:
                 length = len(args)
@@ -309,7 +309,7 @@ class SpecialForms:
             if shape is None and copied is not None:  # matrix(m, dtype=...): a copy, converted to dtype
                 shape = copied.type._shape_
             if shape is None:
-                self.error(KernelConstructError, "the `shape` argument must be specified when initializing a matrix "
+                self.error(KernelRuntimeTypeError, "the `shape` argument must be specified when initializing a matrix "
                                                  "by value", node)
             t = T.matrix(shape, dtype)
         return self.construct_composite(t, args, node)
