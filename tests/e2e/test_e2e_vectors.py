@@ -575,3 +575,23 @@ def test_expect_eq_of_different_types_is_warps_runtime_error():
     exec(compile(source, filename, "exec"), namespace)
     with pytest.raises(RuntimeError, match="Can't test equality for objects with different types$"):
         wp.launch(wp.Kernel(namespace["k"], key="expect_neq_types"), dim=1)
+
+
+@wp.kernel
+def k_det_inv(m: wp.array(dtype=wp.mat44), d: wp.array(dtype=float), h: wp.array(dtype=wp.mat33h),
+              hi: wp.array(dtype=wp.mat33h), o: wp.array(dtype=wp.mat22i)):
+    d[0] = wp.determinant(m[0])
+    hi[0] = wp.inverse(h[0])
+    o[0] = wp.outer(wp.vec2i(2, -3), wp.vec2i(4, 5))
+
+
+def test_determinant_and_inverse_are_accurate_to_their_precision():
+    g = rng(11)
+    m = g.normal(size=(1, 4, 4)).astype(np.float32)
+    h = (g.normal(size=(1, 3, 3)) + 3 * np.eye(3)).astype(np.float16)
+    d, hi, o = wp.zeros(1, dtype=float), wp.zeros(1, dtype=wp.mat33h), wp.zeros(1, dtype=MAT22I)
+    wp.launch(k_det_inv, dim=1, inputs=[wp.array(m, dtype=wp.mat44), d, wp.array(h, dtype=wp.mat33h), hi, o])
+    exact = np.linalg.det(m[0].astype(np.float64))
+    assert abs(d.numpy()[0] - exact) <= 2 * np.finfo(np.float32).eps * abs(exact)  # one rounding
+    np.testing.assert_allclose(hi.numpy()[0], np.linalg.inv(h[0].astype(np.float64)), rtol=2e-3, atol=1e-3)
+    np.testing.assert_array_equal(o.numpy()[0], np.outer([2, -3], [4, 5]))

@@ -101,7 +101,7 @@ builtin("argmax", ov(V, ret=T.uint32), differentiable=False, python=lambda v: in
         doc="Index of the largest component.", **_la)
 
 _m = dict(header="mat.h", category="matrix")
-builtin("outer", ov(Vec("r", F), Vec("c", F), ret=Mat("r", "c", F)), python=_py(np.outer),
+builtin("outer", ov(Vec("r", N), Vec("c", N), ret=Mat("r", "c", N)), python=_py(np.outer),
         doc="Outer product a b^T.", **_m)
 builtin("transpose", ov(Mat("r", "c", N), ret=Mat("c", "r", N)), python=_py(np.transpose), doc="Transpose.", **_m)
 builtin("determinant", ov(SQ, ret=same("T")), python=_py(np.linalg.det), doc="Determinant (2x2, 3x3, 4x4).", **_m)
