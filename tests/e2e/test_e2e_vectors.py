@@ -579,7 +579,7 @@ def test_expect_eq_of_different_types_is_warps_runtime_error():
 
 @wp.kernel
 def k_det_inv(m: wp.array(dtype=wp.mat44), d: wp.array(dtype=float), h: wp.array(dtype=wp.mat33h),
-              hi: wp.array(dtype=wp.mat33h), o: wp.array(dtype=wp.mat22i)):
+              hi: wp.array(dtype=wp.mat33h), o: wp.array(dtype=MAT22I)):
     d[0] = wp.determinant(m[0])
     hi[0] = wp.inverse(h[0])
     o[0] = wp.outer(wp.vec2i(2, -3), wp.vec2i(4, 5))
