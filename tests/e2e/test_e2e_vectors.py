@@ -595,3 +595,17 @@ def test_determinant_and_inverse_are_accurate_to_their_precision():
     assert abs(d.numpy()[0] - exact) <= 2 * np.finfo(np.float32).eps * abs(exact)  # one rounding
     np.testing.assert_allclose(hi.numpy()[0], np.linalg.inv(h[0].astype(np.float64)), rtol=2e-3, atol=1e-3)
     np.testing.assert_array_equal(o.numpy()[0], np.outer([2, -3], [4, 5]))
+
+
+@wp.kernel
+def k_index_types(out: wp.array(dtype=int)):
+    v = wp.vec4i(10, 20, 30, 40)
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    out[0] = v[wp.uint8(1)] + v[wp.int64(3)] + v[wp.argmax(v)]
+    out[1] = int(m[wp.uint16(1), wp.int8(0)])
+
+
+def test_vectors_and_matrices_take_any_integer_index_type():
+    out = wp.zeros(2, dtype=int)
+    wp.launch(k_index_types, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [20 + 40 + 40, 3]
