@@ -36,7 +36,8 @@ builtin("mul",
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)),
         ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), Quat(), ret=Quat()), ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
-        ov(Transform(), Transform(), ret=Transform()),
+        ov(Transform(), Transform(), ret=Transform()), ov(Transform(), F, ret=Transform()),
+        ov(F, Transform(), ret=Transform()),
         doc="a * b: scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
             "quaternion (Hamilton) and transform composition. Two vectors do not multiply: use wp.dot, "
             "wp.cw_mul or wp.outer.", **_elementwise)
@@ -59,7 +60,7 @@ builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         cpp="wpnb::mul", header="scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
 builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), ret=Quat()), doc="-x.", **_elementwise)
+        ov(Quat(), ret=Quat()), ov(Transform(), ret=Transform()), doc="-x.", **_elementwise)
 builtin("pos", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), ret=Quat()), doc="+x.", **_elementwise)
 

@@ -165,6 +165,8 @@ class SpecialForms:
         t = canonical_scalar(t)
         if getattr(t, "_wp_struct_", False):
             return self.construct_struct(t, node)
+        if node.kwargs and T.kind_of(t) == "transformation":
+            return self.construct_transform_by_keyword(t, node)
         if node.kwargs:
             self.check_type_keywords(t, node)
         args = [self.expr(a) for a in node.args]
@@ -202,8 +204,14 @@ class SpecialForms:
             a = args[0]
             if scalars:
                 return self.let(ir.Construct(t, (self.convert(a, elem, node, "the fill value"),)), t, node.loc)
+            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "transformation" and a.type is not t:
+                self.error(KernelRuntimeTypeError, "copy constructing a transform requires matching source and "
+                                                   f"target dtypes, got `{T.type_name(a.type._wp_scalar_type_)}` and "
+                                                   f"`{T.type_name(elem)}`", node)
             if isinstance(a, ir.Var) and T.kind_of(a.type) == kind and a.type._shape_ == t._shape_:
                 return a if a.type is t else self.let(ir.Construct(t, (a,)), t, node.loc)
+            if kind == "transformation" and isinstance(a, ir.Var) and a.type is T.vector(3, elem):
+                return self.let(ir.Construct(t, (a,)), t, node.loc)  # transform(p): the identity rotation
             if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "vector":
                 self.error(KernelRuntimeTypeError, f"incompatible vector of length {n} given when copy constructing a "
                                                  f"vector of length {a.type._shape_[0]}", node)
@@ -211,6 +219,13 @@ class SpecialForms:
                 self.error(KernelRuntimeTypeError, f"incompatible matrix of shape {t._shape_} given when copy "
                                                  f"constructing a matrix of shape {a.type._shape_}", node)
             self.error(KernelTypeError, f"cannot build {T.type_name(t)} from {self.describe(a)}", node)
+        if scalars and kind == "transformation" and len(args) != n:
+            self.error(KernelRuntimeTypeError, f"incompatible number of values given ({len(args)}) when constructing a "
+                                               "transform; expected 0, 1, or 7", node)
+        if kind == "vector" and n == 6 and len(args) == 2 and all(  # spatial_vector(w, v) from two vec3
+                isinstance(a, ir.Var) and a.type is T.vector(3, elem) for a in args):
+            parts = tuple(self.let(ir.Extract(a, (k,)), elem, node.loc) for a in args for k in range(3))
+            return self.let(ir.Construct(t, parts), t, node.loc)
         if scalars and kind in ("vector", "matrix") and len(args) != n:
             what = f"vector of length {n}" if kind == "vector" else f"matrix of shape {t._shape_}"
             self.error(KernelRuntimeTypeError, f"incompatible number of values given ({len(args)}) when constructing a "
@@ -252,6 +267,26 @@ class SpecialForms:
                 self.error(KernelTypeError, f"{T.type_name(t)}() takes positional arguments only", node)
             if not ok:
                 self.error(KernelTypeError, f"the `{key}` given to {T.type_name(t)}() does not match the type", node)
+
+    def construct_transform_by_keyword(self, t, node):
+        """wp.transform(p=..., q=...), wp.transform(v, q=...): a part left out is the identity's."""
+        parts = dict(zip(("p", "q"), node.args))
+        for key, value in node.kwargs:
+            if key not in ("p", "q"):
+                self.error(KernelTypeError, f"{T.type_name(t)}() got an unexpected keyword argument '{key}'", node)
+            if key in parts or len(node.args) > 2:
+                self.error(KernelTypeError, f"{T.type_name(t)}() got multiple values for argument '{key}'", node)
+            parts[key] = value
+        elem = t._wp_scalar_type_
+        if "p" in parts:
+            p = self.convert(self.expr(parts["p"]), T.vector(3, elem), node, "the translation")
+        else:
+            p = self.let(ir.Construct(T.vector(3, elem), ()), T.vector(3, elem), node.loc)
+        if "q" in parts:
+            q = self.convert(self.expr(parts["q"]), T.quaternion(elem), node, "the rotation")
+        else:
+            q = self._template_call("quat_identity", "wpnb::quat_identity<{T}>", T.quaternion(elem), {"T": elem}, node)
+        return self.let(ir.Construct(t, (p, q)), t, node.loc)
 
     def construct_struct(self, t, node):
         """MyStruct(a, b, field=c): fields in declaration order, then by name; the rest zero."""

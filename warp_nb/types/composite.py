@@ -39,8 +39,11 @@ class Composite:
     # --- construction -------------------------------------------------------------------
     def __init__(self, *args, **kwargs):
         super().__init__()
+        if self._wp_kind_ == "transformation":
+            self._set_flat(_transform_values(type(self), args, kwargs))
+            return
         if kwargs:
-            args = _keyword_parts(type(self), args, kwargs)
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {sorted(kwargs)}")
         n = _num_scalars(type(self))
         if not args:
             return
@@ -381,14 +384,37 @@ def _transform_set_q(self, q):
     self._set_flat(flat)
 
 
-def _keyword_parts(cls, args: tuple, kwargs: dict) -> tuple:
-    """A transform's parts by name, as Warp accepts them: `wp.transformf(p=(1, 2, 3), q=quat)`
-    (an omitted part is the identity's)."""
-    parts = ("p", "q")
-    if cls._wp_kind_ != "transformation" or set(kwargs) - set(parts[len(args):]):
-        raise TypeError(f"{cls.__name__}() got unexpected keyword arguments {sorted(kwargs)}")
-    defaults = {"p": (0.0, 0.0, 0.0), "q": (0.0, 0.0, 0.0, 1.0)}
-    return tuple(args) + tuple(kwargs.get(name, defaults[name]) for name in parts[len(args):])
+def _transform_values(cls, args: tuple, kwargs: dict) -> list:
+    """The seven components of a transform built as Warp builds one in Python: () the identity,
+    (s) every component s, (t) a copy, (p) p with the identity rotation, (p, q), seven values, or
+    p= and q= by name (a part left out is the identity's); anything else names the culprit."""
+    for key in kwargs:
+        if key not in ("p", "q"):
+            raise TypeError(f"got an unexpected keyword argument '{key}'")
+        if len(args) > ("p", "q").index(key):
+            raise TypeError(f"multiple values for argument '{key}'")
+    identity = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    if len(args) == 1 and not kwargs:
+        a = args[0]
+        if _is_scalar_value(a) or isinstance(a, np.bool_):
+            return [a] * 7
+        if not isinstance(a, (Composite, list, tuple, np.ndarray)):
+            raise TypeError(f"Invalid argument in transformation constructor: expected a scalar value, got "
+                            f"{type(a).__name__}")
+        values = _flatten([a], cls)
+        return values + identity[3:] if len(values) == 3 else values
+    if len(args) > 2:
+        return _flatten(args, cls)
+    parts = dict(zip(("p", "q"), args), **kwargs)
+    if not parts:
+        return identity
+    for name in ("p", "q"):
+        if name in parts and not isinstance(parts[name], (Composite, list, tuple, np.ndarray)):
+            raise TypeError(f"Invalid argument '{name}' in transformation constructor: expected a sequence, got "
+                            f"{type(parts[name]).__name__}")
+    p = _flatten([parts["p"]], cls) if "p" in parts else identity[:3]
+    q = _flatten([parts["q"]], cls) if "q" in parts else identity[3:]
+    return p + q
 
 
 def _generic(kind: str, shape: tuple, dtype):
