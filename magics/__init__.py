@@ -26,6 +26,9 @@ def load_ipython_extension(ipython) -> None:
     if _state.get("shell") is ipython:
         return
     _state["shell"] = ipython
+    from .messages import misplaced_cell_magic
+    if misplaced_cell_magic not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.append(misplaced_cell_magic)
     ipython.events.register("pre_run_cell", _pre_run_cell)
     ipython.events.register("post_run_cell", _post_run_cell)
 
@@ -36,6 +39,9 @@ def unload_ipython_extension(ipython) -> None:
             ipython.events.unregister(name, hook)
         except ValueError:
             pass
+    from .messages import misplaced_cell_magic
+    if misplaced_cell_magic in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.remove(misplaced_cell_magic)
     _state.clear()
 
 

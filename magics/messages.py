@@ -91,3 +91,28 @@ def loc_label(loc: Loc | None) -> str:
     if loc is None:
         return ""
     return f"{label(loc.file)}, line {loc.line}"
+
+
+CELL_MAGICS = ("kernel", "func")
+
+
+def misplaced_cell_magic(lines: list[str]) -> list[str]:
+    """IPython input transformer: a `%%kernel` (or `%%func`) line below the cell's first line, such
+    as under a comment, makes IPython look for a *line* magic and report "Line magic function
+    `%%kernel` not found". The cell is replaced by one that raises an error saying where the magic
+    must go."""
+    first = next((k for k, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first].lstrip().startswith("%%"):
+        return lines
+    for k, line in enumerate(lines[first + 1:], start=first + 2):
+        words = line.strip().split()
+        if words and words[0] in {f"%%{m}" for m in CELL_MAGICS} and not line[:1].isspace():
+            return [f"raise __import__({__name__!r}, fromlist=['_']).misplaced_magic_error({words[0]!r}, {k})\n"]
+    return lines
+
+
+def misplaced_magic_error(magic: str, line: int) -> CellError:
+    return CellError(f"{magic} must be the first line of its cell (it is on line {line} here). Move it to the "
+                     f"top, and put comments below it: a cell magic takes the whole cell, and IPython only "
+                     f"recognises it on the first line.")
+

@@ -198,11 +198,6 @@ template<typename T>
 WPNB_FN void adj_sub(const transform_t<T>&, const transform_t<T>&, transform_t<T>& adj_a, transform_t<T>& adj_b, const transform_t<T>& adj_ret) {
     la_detail::acc(adj_a, adj_ret); la_detail::acc(adj_b, transform_t<T>(neg(adj_ret.p), neg(adj_ret.q)));
 }
-// -t componentwise (what a[i] -= t does to a transform array element).
-template<typename T> WPNB_FN transform_t<T> neg(const transform_t<T>& t) { return transform_t<T>(neg(t.p), neg(t.q)); }
-template<typename T> WPNB_FN void adj_neg(const transform_t<T>&, transform_t<T>& adj_t, const transform_t<T>& adj_ret) {
-    la_detail::acc(adj_t, transform_t<T>(neg(adj_ret.p), neg(adj_ret.q)));
-}
 // Every component times s.
 template<typename T> WPNB_FN transform_t<T> mul(const transform_t<T>& t, typename la_detail::ident<T>::type s) {
     return transform_t<T>(mul(t.p, s), mul(t.q, s));
@@ -210,6 +205,11 @@ template<typename T> WPNB_FN transform_t<T> mul(const transform_t<T>& t, typenam
 template<typename T>
 WPNB_FN void adj_mul(const transform_t<T>& t, typename la_detail::ident<T>::type s, transform_t<T>& adj_t, T& adj_s, const transform_t<T>& adj_ret) {
     adj_mul(t.p, s, adj_t.p, adj_s, adj_ret.p); adj_mul(t.q, s, adj_t.q, adj_s, adj_ret.q);
+}
+// -t, every component negated (the gradient of atomic_sub on transform arrays needs it).
+template<typename T> WPNB_FN transform_t<T> neg(const transform_t<T>& t) { return transform_t<T>(neg(t.p), neg(t.q)); }
+template<typename T> WPNB_FN void adj_neg(const transform_t<T>&, transform_t<T>& adj_t, const transform_t<T>& adj_ret) {
+    la_detail::acc(adj_t.p, neg(adj_ret.p)); la_detail::acc(adj_t.q, neg(adj_ret.q));
 }
 // s times every component.
 template<typename T> WPNB_FN transform_t<T> mul(typename la_detail::ident<T>::type s, const transform_t<T>& t) { return mul(t, s); }

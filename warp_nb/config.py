@@ -30,6 +30,10 @@ enable_backward: bool = True
 #: Extra flags for the C++ compiler (appended; part of the cache key).
 cxx_flags: str = os.environ.get("WARP_NB_CXXFLAGS", "")
 
+#: Seconds one C++ compile may take before it is stopped with an error (a hung compiler must not
+#: hang the launch, or a notebook cell, forever).
+compile_timeout: float = float(os.environ.get("WARP_NB_COMPILE_TIMEOUT", "600"))
+
 
 class LaunchArrayAccessMode:
     """Warp's names for how kernels access arrays (`launch_array_access_mode`)."""

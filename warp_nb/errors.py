@@ -4,6 +4,7 @@ about the stages."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 
@@ -21,8 +22,24 @@ class Loc:
         return f"{self.file}:{self.line}"
 
 
-class KernelError(Exception):
-    """An error in kernel or function source, raised before any C++ is compiled when possible."""
+def source_label(filename: str) -> str:
+    """What the user calls the file of a source location: an ordinary notebook cell's code lives in
+    a file such as /tmp/ipykernel_123/622390985.py, which IPython maps to its execution count, so it
+    reads "cell [5]" (the %%kernel magic labels its own cells the same way)."""
+    ipython_module = sys.modules.get("IPython")
+    if ipython_module is None or not filename:
+        return filename
+    try:
+        shell = ipython_module.get_ipython()
+        number = getattr(getattr(shell, "compile", None), "_filename_map", {}).get(filename)
+    except Exception:  # noqa: BLE001 (a label must never turn into an error of its own)
+        return filename
+    return f"cell [{number}]" if isinstance(number, int) else filename
+
+
+class KernelError(RuntimeError):
+    """An error in kernel or function source, raised before any C++ is compiled when possible.
+    A RuntimeError, as Warp's WarpCodegenError is."""
 
     def __init__(self, message: str, loc: Loc | None = None, function: str | None = None):
         self.message = message
@@ -33,7 +50,7 @@ class KernelError(Exception):
     def _format(self) -> str:
         if self.loc is None:
             return self.message
-        where = f"{self.loc.file}, line {self.loc.line}"
+        where = f"{source_label(self.loc.file)}, line {self.loc.line}"
         if self.function:
             where += f", in {self.function}"
         lines = [f"{self.message}", f"  ({where})"]
@@ -54,6 +71,13 @@ class KernelSyntaxError(KernelError):
 
 class KernelNameError(KernelError, NameError):
     """A name that is not a local variable, argument, builtin, function, struct or constant."""
+
+
+class KernelUndefinedNameError(KernelNameError, KeyError):
+    """A name that nothing defines. Also a KeyError, as Warp raises for an undefined symbol."""
+
+    def __str__(self):  # KeyError would quote the message
+        return Exception.__str__(self)
 
 
 class KernelTypeError(KernelError, TypeError):
@@ -85,7 +109,7 @@ WarpCodegenError = KernelError
 WarpCodegenTypeError = KernelTypeError
 WarpCodegenValueError = KernelValueError
 WarpCodegenAttributeError = KernelAttributeError
-WarpCodegenKeyError = KernelNameError
+WarpCodegenKeyError = KernelUndefinedNameError
 
 
 class KernelCompileError(KernelError):

@@ -159,7 +159,8 @@ def _slow_argument(kernel, index: int, value, device: Device):
                 value, (list, tuple)) else ""
             raise TypeError(f"{where} expects {t.type_name()}, got {type(value).__name__}{hint}")
         if value.dtype is not t.dtype or value.ndim != t.ndim:
-            raise TypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}")
+            raise TypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
+                            + _conversion_hint(value, t))
         if value.device != device:
             raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
                             f"copy it with a.to('{device.alias}')")
@@ -185,6 +186,20 @@ def _slow_argument(kernel, index: int, value, device: Device):
         return t(value) if not isinstance(value, (list, tuple)) else t(*value)
     except (TypeError, ValueError) as e:
         raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__} ({e})") from None
+
+
+def _conversion_hint(value, t) -> str:
+    """How to get from the array passed to the one the parameter wants."""
+    if value.ndim != t.ndim:
+        return (f"; reshape it (a.reshape(...)) to {t.ndim} dimension{'s' if t.ndim > 1 else ''}, or declare the "
+                f"parameter wp.array(dtype=..., ndim={value.ndim})")
+    want = T.type_name(t.dtype)
+    if T.type_length(value.dtype) == T.type_length(t.dtype) and T.is_scalar_type(t.dtype) == T.is_scalar_type(value.dtype):
+        convert = f"wp.array(a.numpy(), dtype=wp.{want})"
+    else:
+        convert = "an array of the parameter's dtype"
+    return (f"; convert it ({convert}, a copy), or declare the parameter wp.array(dtype=wp.{T.type_name(value.dtype)}) "
+            f"or wp.array(dtype=typing.Any) to take either")
 
 
 class _NullArray:
@@ -279,7 +294,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
         recording.capture.record(Launch(kernel, launcher.device, list(args), dim, launcher=launcher))
         return None
-    packed = launcher.pack(*args)
+    try:
+        packed = launcher.pack(*args)
+    except (TypeError, ValueError) as e:
+        # the message names kernel, argument and fix: the packer's frames would only bury it
+        raise e.with_traceback(None) from None
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
     else:

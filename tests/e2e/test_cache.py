@@ -225,3 +225,91 @@ def test_editing_one_kernel_leaves_the_others_cached_even_when_lines_move(tmp_pa
     wp.launch(m.second, dim=2, inputs=[b])
     assert a.numpy().tolist() == [3.0, 3.0] and b.numpy().tolist() == [3.0, 3.0]
     assert cache.stats["compiled"] - before == 1  # `first` only
+
+
+NO_COMPILER_CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import warp_nb as wp
+import cached_mod as m
+a = wp.ones(8)
+wp.launch(m.k, dim=8, inputs=[a])
+assert np.allclose(a.numpy(), 5.0), a.numpy()
+try:
+    wp.launch(m.other, dim=8, inputs=[a])
+except wp.CompilerNotFoundError as e:
+    print("build refused:", type(e).__name__)
+"""
+
+
+def test_cached_kernels_run_on_a_machine_without_a_compiler(tmp_path):
+    """A kernel in the cache launches with no C++ compiler on PATH (a lab machine that received a
+    warm cache); a kernel that needs building still says what to install."""
+    (tmp_path / "cached_mod.py").write_text(textwrap.dedent("""
+        import warp_nb as wp
+
+        @wp.kernel
+        def k(a: wp.array(dtype=float)):
+            i = wp.tid()
+            a[i] = a[i] * 5.0
+
+        @wp.kernel(module="unique")
+        def other(a: wp.array(dtype=float)):
+            i = wp.tid()
+            a[i] = a[i] * 7.0
+        """))
+    env = dict(os.environ, WARP_NB_CACHE_DIR=str(tmp_path / "cache"))
+    warm = "import sys; sys.path.insert(0, sys.argv[1]); import warp_nb as wp, cached_mod as m; " \
+           "wp.launch(m.k, dim=8, inputs=[wp.ones(8)])"
+    subprocess.run([sys.executable, "-c", warm, str(tmp_path)], env=env, check=True)
+    env.pop("CXX", None)
+    env["PATH"] = str(tmp_path / "no-bin")  # no g++, c++ or clang++ to be found
+    proc = subprocess.run([sys.executable, "-c", NO_COMPILER_CHILD, str(tmp_path)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "build refused: CompilerNotFoundError" in proc.stdout
+
+
+def test_a_hung_compiler_is_stopped_with_a_message(tmp_path):
+    """A compiler that never finishes is stopped after wp.config.compile_timeout; nothing is cached."""
+    fake = tmp_path / "hung-g++"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo 'hung-g++ 1.0'; exit 0; fi\nsleep 60\n")
+    fake.chmod(0o755)
+    code = textwrap.dedent("""
+        import warp_nb as wp
+        wp.config.compile_timeout = 1.0
+
+        @wp.kernel
+        def k(a: wp.array(dtype=float)):
+            i = wp.tid()
+            a[i] = a[i] * 9.0
+
+        try:
+            wp.launch(k, dim=4, inputs=[wp.ones(4)])
+        except wp.KernelCompileError as e:
+            print("stopped:", "did not finish within 1 s" in str(e))
+        """)
+    script = tmp_path / "hung_launch.py"
+    script.write_text(code)
+    env = dict(os.environ, WARP_NB_CACHE_DIR=str(tmp_path / "cache"), CXX=str(fake))
+    subprocess.run([sys.executable, "-c", "import warp_nb.runtime.native as r; r.library()"],
+                   env=dict(os.environ, WARP_NB_CACHE_DIR=str(tmp_path / "cache")), check=True)
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert "stopped: True" in proc.stdout, proc.stdout + proc.stderr[-3000:]
+    assert not list((tmp_path / "cache" / cache.VERSION).glob("k_k_*.so"))
+
+
+def test_build_folders_left_by_a_killed_compile_are_removed(tmp_path):
+    directory = tmp_path / "cache" / cache.VERSION
+    directory.mkdir(parents=True)
+    stale, live = directory / ".build-stale", directory / ".build-live"
+    for d in (stale, live):
+        d.mkdir()
+        (d / "k.cpp").write_text("// half written")
+    old = os.path.getmtime(stale) - 3 * 3600
+    os.utime(stale, (old, old))
+    env = dict(os.environ, WARP_NB_CACHE_DIR=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, "-c", "from warp_nb.toolchain import cache; cache.cache_dir()"], env=env,
+                   check=True)
+    assert not stale.exists() and live.exists()  # a folder in use (recent) is left alone

@@ -176,3 +176,26 @@ def test_debug_mode_asserts():
     finally:
         wp.config.mode = old
     wp.launch(asserts_positive, dim=3, inputs=[wp.full(3, -1.0)])  # release mode: asserts are not compiled
+
+
+def test_launch_errors_teach_without_burying_the_message():
+    """A wrong dtype says how to convert; a float for an int parameter is one clean error (no
+    chained 'During handling of the above exception'), raised from wp.launch, not from the
+    packer's internals."""
+    import traceback
+
+    @wp.kernel(module="unique")
+    def scale(x: wp.array(dtype=float), n: int):
+        i = wp.tid()
+        x[i] = x[i] * float(n)
+
+    with pytest.raises(TypeError, match=r"convert it \(wp.array\(a.numpy\(\), dtype=wp.float32\)") as info:
+        wp.launch(scale, 4, inputs=[wp.zeros(4, dtype=wp.float64), 2])
+    assert "wp.array(dtype=wp.float64)" in str(info.value)
+    with pytest.raises(TypeError, match="reshape it") as info:
+        wp.launch(scale, 4, inputs=[wp.zeros((2, 2), dtype=float), 2])
+    with pytest.raises(TypeError, match="pass an int") as info:
+        wp.launch(scale, 4, inputs=[wp.zeros(4, dtype=float), 2.5])
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert [f.name for f in frames][-1] == "launch"  # nothing below wp.launch

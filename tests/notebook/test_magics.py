@@ -170,6 +170,29 @@ def test_kernel_error_is_raised_at_the_cell_line_and_the_old_definition_stays(ip
     np.testing.assert_allclose(y, 2.0 * x + 1.0)
 
 
+def test_an_ordinary_cells_kernel_error_names_the_cell_not_a_temp_file(ip, uniq):
+    """@wp.kernel in an ordinary cell: IPython compiles it from /tmp/ipykernel_.../<hash>.py, and
+    the error names `cell [N], line L` as the %%kernel magic does."""
+    cell = (f"@wp.kernel\ndef bad_{uniq}(x: wp.array(dtype=float)):\n    i = wp.tid()\n"
+            f"    x[i] = missing_{uniq} * 2.0\n")
+    defined = run(ip, cell)
+    assert defined.error_in_exec is None  # errors surface at launch, as in Warp
+    ip.user_ns["_x"] = wp.zeros(2)
+    r = run(ip, f"wp.launch(bad_{uniq}, dim=2, inputs=[_x])")
+    assert isinstance(r.error_in_exec, wp.KernelNameError)
+    message = str(r.error_in_exec)
+    assert f"cell [{defined.execution_count}], line 4" in message
+    assert "ipykernel_" not in message and ".py, line" not in message
+
+
+def test_a_cell_magic_below_a_comment_says_it_must_come_first(ip, uniq):
+    r = run(ip, f"# my kernel\n%%kernel\ndef m_{uniq}(x: wp.array(dtype=float)):\n    i = wp.tid()\n")
+    assert "must be the first line of its cell" in str(r.error_in_exec)
+    assert "line 2" in str(r.error_in_exec) and f"m_{uniq}" not in ip.user_ns
+    ok(ip, f"v_{uniq} = 1  # a %%kernel inside a comment is left alone\nw_{uniq} = v_{uniq} + 1\n")
+    assert ip.user_ns[f"w_{uniq}"] == 2
+
+
 def test_one_failing_kernel_does_not_stop_the_others_of_its_cell(ip, uniq):
     r = run(ip, f"%%kernel\ndef fine_{uniq}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
                 f"def broken_{uniq}(x: wp.array(dtype=float)):\n    x[wp.tid()] = wp.vec3(1.0)\n")
@@ -221,6 +244,10 @@ def test_source_magic_shows_forward_and_adjoint(ip, uniq, capsys):
     assert "<span" in shown._repr_html_()  # highlighted
     r = run(ip, "%wp_source np")
     assert "not a kernel" in rendered(r.error_in_exec)
+    # a kernel of an ordinary cell: the comments name its cell, not IPython's temporary file
+    plain = run(ip, f"@wp.kernel\ndef plain_{uniq}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n")
+    text = ip.run_line_magic("wp_source", f"plain_{uniq} --forward").data
+    assert f"cell [{plain.execution_count}]" in text and "ipykernel" not in text
 
 
 def test_time_magic_and_kernel_time_option(ip, uniq, capsys):
@@ -284,3 +311,13 @@ def test_cell_number_is_right_whether_ipython_counts_before_or_after_running():
     assert current_cell_number(counted_after, body) == 2
     assert current_cell_number(counted_before, body) == 2
     assert current_cell_number(no_history, body) == 2
+
+
+def test_magic_help_is_plain_text_with_the_right_prefix(ip):
+    """`%%kernel?` says `Usage: %%kernel ...` (IPython's default shows `%kernel` after a reST `::`)."""
+    kernel_doc = ip.find_magic("kernel", "cell").__doc__
+    assert kernel_doc.startswith("Usage: %%kernel [--device DEVICE]")
+    assert ip.find_magic("func", "cell").__doc__.startswith("Usage: %%func")
+    assert ip.find_magic("wp_device", "line").__doc__.startswith("Usage: %wp_device")
+    for kind, name in [("cell", "kernel"), ("cell", "func"), ("line", "wp_device"), ("line", "wp_cache")]:
+        assert "::" not in ip.find_magic(name, kind).__doc__, name

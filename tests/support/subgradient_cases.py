@@ -59,10 +59,10 @@ def subgradient_rows() -> list:
         # row `floordiv(a, b)` (float): 0, 0 everywhere (an exact quotient included)
         rows.append(_row(f"floordiv ({s})", "wp.floordiv({0}, {1})", t2, [(6.0, 2.0), (-7.5, 2.0), (1.3, 0.7)],
                          [[0.0, 0.0]]))
-        # row `mod(a, b)` where a/b is an integer: d/da = 1, d/db = -trunc(a/b)
+        # row `mod(a, b)` (float): d/da = 1, d/db = 0 everywhere (Warp's choice)
         rows.append(_row(f"mod at integer quotients ({s})", "wp.mod({0}, {1})", t2,
                          [(6.0, 2.0), (-6.0, 2.0), (7.5, -2.5), (0.0, 3.0)],
-                         [[1.0, -3.0], [1.0, 3.0], [1.0, 3.0], [1.0, 0.0]]))
+                         [[1.0, 0.0]]))
         # rows `min(a, b)`, `max(a, b)` at a tie: to b (d/da = 0, d/db = 1)
         for fn in ("min", "max"):
             rows.append(_row(f"{fn} tie ({s})", f"wp.{fn}({{0}}, {{1}})", t2, [(1.25, 1.25), (0.0, -0.0), (-2.0, -2.0)],
@@ -74,18 +74,18 @@ def subgradient_rows() -> list:
                              # component 1 is no tie: min returns b there, max returns a
                              [np.hstack([np.diag([0.0, 0.0 if fn == "min" else 1.0, 0.0]),
                                          np.diag([1.0, 1.0 if fn == "min" else 0.0, 1.0])])]))
-        # Notes, NaN inputs: min/max route by the forward comparisons: a NaN argument gets the
-        # gradient only when it is the one returned (a < b and a > b are false with a NaN: b)
+        # Notes, NaN inputs: min/max are C fmin/fmax (a NaN is missing), the gradient goes to the
+        # argument returned: the other one
         for fn in ("min", "max"):
             rows.append(_row(f"{fn} with nan ({s})", f"wp.{fn}({{0}}, {{1}})", t2, [(NAN, 1.0), (1.0, NAN)],
-                             [[0.0, 1.0], [0.0, 1.0]]))
+                             [[0.0, 1.0], [1.0, 0.0]]))
         # row `clamp(x, lo, hi)` at x == lo or x == hi: to x; x < lo to lo, x > hi to hi
         rows.append(_row(f"clamp at its bounds ({s})", "wp.clamp({0}, {1}, {2})", t3,
                          [(-1.0, -1.0, 2.0), (2.0, -1.0, 2.0), (-3.0, -1.0, 2.0), (3.0, -1.0, 2.0), (0.5, 0.5, 0.5)],
                          [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]))
-        # Notes: clamp with a NaN x returns x (no comparison holds): the gradient goes to x
+        # Notes: clamp with a NaN x returns min(lo, hi) (Warp's fmin/fmax rule): the gradient goes to lo
         rows.append(_row(f"clamp with nan ({s})", "wp.clamp({0}, {1}, {2})", t3, [(NAN, -1.0, 2.0)],
-                         [[1.0, 0.0, 0.0]]))
+                         [[0.0, 1.0, 0.0]]))
         # row `sqrt(x)`, x = 0: 0 (not +inf); row `cbrt(x)`, x = 0: 0
         rows.append(_row(f"sqrt at 0 ({s})", "wp.sqrt({0})", t1, [(0.0,)], [[0.0]]))
         rows.append(_row(f"cbrt at 0 ({s})", "wp.cbrt({0})", t1, [(0.0,)], [[0.0]]))

@@ -3,13 +3,14 @@ the user's line and never our module names."""
 
 import textwrap
 
+import numpy as np
 import pytest
 
 import warp_nb as wp
 from warp_nb.compiler import ir
 from warp_nb.compiler.verify import verify
 from warp_nb.types.array_type import ArrayType
-from warp_nb.errors import KernelNameError, KernelTypeError
+from warp_nb.errors import KernelAttributeError, KernelNameError, KernelTypeError
 from warp_nb.compiler.parse import parse_source
 from warp_nb.compiler.scope import Scope
 from warp_nb.compiler.typecheck import Context, typecheck_kernel
@@ -26,6 +27,10 @@ def typed(src: str, params: list, names: dict | None = None):
 
 
 F1 = ArrayType(wp.float32, 1)
+
+
+def _python_helper(v):
+    return v * 2.0
 
 
 def test_saxpy_ir():
@@ -98,15 +103,21 @@ def test_compile_time_if_only_types_taken_branch():
 
 
 @pytest.mark.parametrize("body, error, words", [
-    ("y = nothing_here", KernelNameError, "`nothing_here` is not defined"),
+    ("y = nothing_here", KernelNameError, "Referencing undefined symbol: nothing_here"),
     ("y = x[0] * n", KernelTypeError, "float(i)"),
     ("y = 1.0\n    y = n", KernelTypeError, "keeps one type"),
     ("y = wp.cross(x[0], x[0])", KernelTypeError, "wp.cross does not accept"),
     ("y = L[0]", KernelTypeError, "kernels accept wp.array"),
     ("if n > 0:\n        z = 1.0\n    y = z", KernelNameError, "may be undefined"),
     ("y = x", None, None),
-    ("return 1.0", KernelTypeError, "kernels cannot return a value"),
+    ("return 1.0", KernelTypeError, "kernels cannot return values"),
     ("wp.launch(n)", KernelTypeError, "cannot be called inside a kernel"),
+    # errors that teach: the closest name, the wp builtin for numpy's, @wp.func for a helper
+    ("value = 1.0\n    y = valeu", KernelNameError, "Did you mean `value`?"),
+    ("y = wp.sinn(x[0])", KernelAttributeError, "Did you mean `wp.sin`?"),
+    ("y = np.sin(x[0])", KernelTypeError, "use `wp.sin`"),
+    ("y = helper(x[0])", KernelTypeError, "decorate it with @wp.func"),
+    ("y = n * 0.5", KernelTypeError, "float(i)"),
 ])
 def test_type_errors_point_at_the_line(body, error, words):
     src = f"def k(x: wp.array(dtype=float), n: int):\n    {body}\n"
@@ -114,9 +125,10 @@ def test_type_errors_point_at_the_line(body, error, words):
         typed(src, [F1, wp.int32])
         return
     with pytest.raises(error) as info:
-        typed(src, [F1, wp.int32], {"L": [1, 2, 3]})
+        typed(src, [F1, wp.int32], {"L": [1, 2, 3], "np": np, "helper": _python_helper})
     message = str(info.value)
     assert words in message, message
+    assert "It accepts" not in message or "float(i)" not in words  # the conversion, not a dozen overloads
     assert "k.py, line" in message and "^" in message
     assert "warp_nb." not in message and "typecheck" not in message
 

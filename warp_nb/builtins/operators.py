@@ -46,7 +46,7 @@ builtin("div",
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
-        doc="a / b. Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
+        doc="a / b (a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
 builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
         doc="a // b, rounded toward minus infinity (Python semantics). Integer division by zero gives 0.")

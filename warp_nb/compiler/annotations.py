@@ -35,6 +35,12 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         return t
     if t is typing.Any:
         return None if what == "function" else t
+    if what == "function" and (t is tuple or typing.get_origin(t) is tuple):
+        items = typing.get_args(t)
+        if not items or Ellipsis in items or any(x is typing.Any for x in items):
+            return None  # tuple, tuple[int, ...]: typed per call, from the tuple passed
+        from .ir import TupleType  # the type of a tuple value (a function's multiple return, or a parameter)
+        return TupleType(tuple(resolve_annotation(x, fn, name, what, local_names) for x in items))
     if isinstance(t, Generic):
         return t
     shown = getattr(t, "__name__", repr(t))
@@ -52,6 +58,8 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
     """One type per parameter of `fn` (None for a generic parameter of a function). A kernel
     parameter without an annotation is an error; a function's is generic."""
     hints = getattr(fn, "__annotations__", {})
+    if what == "kernel" and "return" in hints and not _means_none(hints["return"], fn, local_names):
+        raise KernelTypeError(KERNEL_RETURN_ERROR, loc, fn.__name__)
     out = []
     for name in parameter_names(fn):
         if name not in hints:
@@ -62,3 +70,18 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
                                   f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`", loc, fn.__name__)
         out.append(resolve_annotation(hints[name], fn, name, what, local_names))
     return out
+
+
+#: Warp's words, which its tests match
+KERNEL_RETURN_ERROR = ("Warp kernels cannot return values. Write results to output arguments, and omit the return "
+                       "annotation or use `-> None`.")
+
+
+def _means_none(annotation, fn, local_names) -> bool:
+    """Whether a kernel's return annotation says it returns nothing (None, NoneType, "None")."""
+    if isinstance(annotation, str):
+        try:
+            annotation = eval(annotation, fn.__globals__, local_names or {})
+        except Exception:
+            return False
+    return annotation is None or annotation is type(None)

@@ -1,29 +1,32 @@
 """Calls whose typing is not one fixed signature, for `typecheck`: wp.tid, print and
 wp.printf, Python's builtins (float, int, min, len ...), type constructors (vec3(...),
 float32(x), MyStruct()), and the builtins whose arguments are compile-time constants
-(identity(n, dtype), quat_identity ...). A mixin of FunctionTyper."""
+(identity(n, dtype), quat_identity ...); wp.static, calls of @wp.func functions and wp.grad(f).
+A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
 import ast
+import types
 import builtins as py
-import warnings
 
 from ..types import composite
-from . import ir
+from . import hints, ir
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError
+from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
-from .scope import ConstValue, Lit, PyObj, classify
+from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
+from .typecheck_expr import TupleValue, value_type
+from .typecheck_construct import Constructors
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
 
-class SpecialForms:
+class SpecialForms(Constructors):
     def special_call(self, obj, node: S.Call, statement: bool):
         """The typed result of a special call, or NotImplemented for ordinary calls."""
         if obj is py.range:
@@ -37,6 +40,10 @@ class SpecialForms:
             return self.call_builtin(BUILTINS[name], [self.expr(a) for a in node.args], node)
         if obj is py.len:
             return self.len_call(node)
+        if obj is grad:
+            return self.grad_of(node)
+        if isinstance(obj, GradOf):
+            return self.grad_call(obj.func, node)
         if obj is py.type and len(node.args) == 1 and not node.kwargs:  # type(x): its kernel type, usable as a
             v = self.expr(node.args[0])                                 # constructor (generic code does this)
             if isinstance(v, ir.Var):
@@ -126,241 +133,177 @@ class SpecialForms:
                 namespace[name] = cell.cell_contents
             except ValueError:
                 pass
+        # compile-time locals shadow globals: an unrolled loop's variable, a function held in a local
+        # a local bound to a number (x = 3) is known too, and a composite local has a known len()
+        for name, v in self.env.items():
+            if isinstance(v, Lit):
+                namespace[name] = v.value
+            elif isinstance(v, PyObj):
+                namespace[name] = v.obj
+            elif isinstance(v, ir.Var) and id(v) in self.bound_constants:
+                namespace[name] = self.bound_constants[id(v)]
+            elif isinstance(v, ir.Var) and (T.is_composite_type(v.type) or isinstance(v.type, ir.TupleType)):
+                namespace[name] = _KnownLength(v.type)
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
+        except NameError as e:  # a kernel variable whose value is only known when the kernel runs
+            self.error(KernelTypeError, f"Error evaluating static expression: {e}. Make sure all variables used in "
+                                        f"the static expression are constant. (in wp.static({source}))", node)
         except Exception as e:  # the user's expression failed: report it at its line
             self.error(KernelTypeError, f"Error evaluating static expression: {e} (in wp.static({source}), "
                                         f"{type(e).__name__})", node)
         return self.static_value(value, node)
 
-    def static_value(self, value, node):
+    def static_value(self, value, node, path: str | None = None):
         """A Python value computed by wp.static as a kernel value: constants, composites, and struct
-        instances (field by field)."""
+        instances (field by field; `path` names a nested one in errors)."""
+        unsupported = "Static expression returns an unsupported value: "
+        if getattr(type(value), "_wp_array_", False):
+            self.error(KernelTypeError, unsupported + "a Warp array cannot be created inside Warp kernels (pass the "
+                                                      "array as a kernel argument)", node)
+        if value is None:
+            self.error(KernelTypeError, unsupported + "None is returned", node)
         struct = getattr(value, "_struct", None)
         if struct is not None:
+            path = path or struct.__name__
             out = self.let(ir.Construct(struct, ()), struct, node.loc)
             for name, ft in struct.fields.items():
                 if isinstance(ft, ArrayType):
-                    self.error(KernelTypeError, f"wp.static cannot make a constant of {struct.__name__}: its field "
-                                                f"`{name}` is an array", node)
-                field = self.convert(self.static_value(getattr(value, name), node), ft, node, f"field `{name}`")
+                    self.error(KernelTypeError, unsupported + "the returned Warp struct contains a data type that "
+                                                              "cannot be constructed inside Warp kernels: a Warp array "
+                                                              f"cannot be created inside Warp kernels at {path} "
+                                                              f"(field `{name}`)", node)
+                field = self.convert(self.static_value(getattr(value, name), node, f"{path}.{name}"), ft, node,
+                                     f"field `{name}`")
                 out = self.let(ir.Update(out, (name,), field), struct, node.loc)
             return out
-        value = classify(value)
+        obj, value = value, classify(value)
         if isinstance(value, ConstValue):
             return self.let(ir.Const(value.value, value.type), value.type, node.loc)
+        if isinstance(value, PyObj) and not (callable(obj) or isinstance(obj, (type, types.ModuleType, str, tuple, list,
+                                                                                 dict, range))):
+            self.error(KernelTypeError, unsupported + f"value of type {type(obj).__qualname__}; wp.static gives "
+                                                      "numbers, strings, wp types and values, functions and structs",
+                       node)
         return value
 
+    # --- @wp.func calls ----------------------------------------------------------------
+    def call_function(self, func, args: list, node):
+        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
+                and func.overloads[0].native is None:
+            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
+        inst, vars_ = self.function_instance(func, args, node)
+        call = ir.CallFunc(inst, tuple(vars_))
+        if inst.return_type is None:
+            self.block.append(ir.Effect(call, node.loc))
+            return None
+        return self.let(call, inst.return_type, node.loc)
+
+    def function_instance(self, func, args: list, node):
+        """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""
+        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
+
+        args = [self.make_tuple(a, node) if isinstance(a, TupleValue) else a for a in args]  # f((a, b))
+        for a in args:
+            if isinstance(a, PyObj):
+                self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
+        overload = func.select_overload([value_type(a) for a in args])
+        if overload is None:
+            got = ", ".join(T.type_name(value_type(a)) for a in args)
+            self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
+        params = overload.resolve_params([value_type(a) for a in args])
+        vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
+        if overload.native is not None:
+            inst = native_instance(func, overload, [v.type for v in vars_], self.context)
+        else:
+            if any(fdef is overload.fdef for fdef in self.context.stack):
+                self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
+                                              "called on this path", node)
+            inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
+                                      overload.return_type, overload)
+        if inst not in self.funcs:
+            self.funcs.append(inst)
+        return inst, vars_
+
     # --- Python builtins ----------------------------------------------------------------
+    def grad_of(self, node):
+        """wp.grad(f): f named directly, through a local, or through wp.static(...)."""
+        if len(node.args) != 1 or node.kwargs:
+            self.error(KernelTypeError, "wp.grad() takes one function: wp.grad(f)(x)", node)
+        f = self.expr(node.args[0])
+        if not (isinstance(f, PyObj) and (getattr(f.obj, "_wp_func_", False) or isinstance(f.obj, registry.Builtin))):
+            self.error(KernelTypeError, f"wp.grad() takes a @wp.func or a wp builtin, not {self.describe(f)}", node)
+        return PyObj(GradOf(f.obj))
+
+    def grad_call(self, func, node):
+        """wp.grad(f)(args): f's adjoint at args with the result's adjoint 1 (ir.GradCall)."""
+        if node.kwargs:
+            self.error(KernelTypeError, "wp.grad(f)(...) takes positional arguments", node)
+        args = [self.expr(a) for a in node.args]
+        name = getattr(func, "key", None) or f"wp.{func.name}"
+        if isinstance(func, registry.Builtin):
+            if not func.differentiable or func.special:
+                self.error(KernelTypeError, f"wp.grad({name}): {name} has no gradient", node)
+            resolved = registry.resolve(func, [value_type(a) for a in args])
+            if resolved is None:
+                self.no_overload(func, args, node)
+            vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, resolved.arg_types)]
+            result = resolved.result
+            call = ir.GradCall(func, tuple(vars_), resolved)
+        else:
+            inst, vars_ = self.function_instance(func, args, node)
+            overload = func.select_overload([v.type for v in vars_])
+            if overload.custom_grad is not None and inst.custom_grad is None:  # typed here even without backward
+                from .typecheck import custom_grad_instance  # the statement typer (a cycle otherwise)
+                inst.custom_grad = custom_grad_instance(func, overload, inst, self.context)
+            result = inst.return_type
+            call = ir.GradCall(inst, tuple(vars_))
+        if not (T.is_scalar_type(result) and result._kind == "float"):
+            self.error(KernelTypeError, f"wp.grad({name}) needs a function with one float result, not "
+                                        f"{T.type_name(result) if result is not None else 'none'}", node)
+        types_ = [v.type for v in vars_]
+        t = types_[0] if len(types_) == 1 else ir.TupleType(tuple(types_))
+        return self.let(call, t, node.loc, "grad")
+
+    def check_function_path(self, func) -> None:
+        """`wp.missing()` or `wp.types.tid()`: a module path that names no function, in Warp's words."""
+        path, root = [], func
+        while isinstance(root, S.Attribute):
+            path.insert(0, root.attr)
+            root = root.value
+        if not path or not isinstance(root, S.Name) or root.id in self.env:
+            return  # not a path through modules (a local's attribute is typed as usual)
+        base = self.expr(func.value)
+        if isinstance(base, PyObj) and isinstance(base.obj, types.ModuleType) and not hasattr(base.obj, func.attr):
+            dotted = ".".join([root.id] + path)
+            suggestion = hints.did_you_mean(func.attr, hints.builtin_names(), "wp.") \
+                if getattr(base.obj, "__name__", None) == "warp_nb" else ""
+            self.error(KernelAttributeError, f"Could not find function {dotted}." + suggestion, func)
+
+    @staticmethod
+    def type_attribute(t, attr: str):
+        """What Warp's types answer for generic code: an array type's or a composite type's `dtype`
+        (element or scalar type), a vector type's `length`; None for anything else."""
+        if isinstance(t, ArrayType) and attr == "dtype":
+            return t.dtype
+        if isinstance(t, type) and T.is_composite_type(t):
+            if attr == "dtype":
+                return t._wp_scalar_type_
+            if attr == "length" and T.kind_of(t) == "vector":
+                return t._shape_[0]
+        return None
+
     def len_call(self, node):
         if len(node.args) != 1:
             self.error(KernelTypeError, "len() takes one argument", node)
         v = self.expr(node.args[0])
         if isinstance(v, ir.Var) and T.kind_of(v.type) in ("vector", "quaternion", "transformation", "matrix"):
             return Lit(v.type._shape_[0], "int")
+        if isinstance(v, ir.Var) and isinstance(v.type, ir.TupleType):
+            return Lit(len(v.type.items), "int")
+        if isinstance(v, tuple):  # a tuple expression
+            return Lit(len(v), "int")
         return self.call_builtin(BUILTINS["len"], [v], node)
-
-    # --- constructors -------------------------------------------------------------------
-    def construct(self, t, node):
-        t = canonical_scalar(t)
-        if getattr(t, "_wp_struct_", False):
-            return self.construct_struct(t, node)
-        if node.kwargs and T.kind_of(t) == "transformation":
-            return self.construct_transform_by_keyword(t, node)
-        if node.kwargs:
-            self.check_type_keywords(t, node)
-        args = [self.expr(a) for a in node.args]
-        if T.is_scalar_type(t):
-            return self.convert_scalar(t, args, node)
-        return self.construct_composite(t, args, node)
-
-    def convert_scalar(self, t, args, node):
-        if not args:
-            return self.materialize(Lit(0, "int"), t, node)
-        if len(args) != 1:
-            self.error(KernelTypeError, f"{T.type_name(t)}() takes one argument", node)
-        v = args[0]
-        if isinstance(v, Lit):
-            return self.let(ir.Const(t._convert(v.value), t), t, node.loc, "c")
-        if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
-            self.error(KernelTypeError, f"cannot convert {self.describe(v)} to {T.type_name(t)}", node)
-        if v.type is t:
-            return v
-        return self.let(ir.Construct(t, (v,)), t, node.loc)
-
-    def construct_composite(self, t, args, node):
-        kind, elem = T.kind_of(t), t._wp_scalar_type_
-        n = T.type_length(t)
-        if not args:
-            return self.let(ir.Construct(t, ()), t, node.loc)
-        scalars = all(isinstance(a, Lit) or (isinstance(a, ir.Var) and T.is_scalar_type(a.type)) for a in args)
-        if scalars:  # Warp's rule: variables must have the element type already (literals convert)
-            for a in args:
-                if isinstance(a, ir.Var) and a.type is not elem:
-                    what = f"the value used to fill this {kind} is" if len(args) == 1 else \
-                        f"all values used to initialize this {kind} are"
-                    self.error(KernelRuntimeTypeError, f"{what} expected to be of the type `{T.type_name(elem)}`", node)
-        if len(args) == 1:
-            a = args[0]
-            if scalars:
-                return self.let(ir.Construct(t, (self.convert(a, elem, node, "the fill value"),)), t, node.loc)
-            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "transformation" and a.type is not t:
-                self.error(KernelRuntimeTypeError, "copy constructing a transform requires matching source and "
-                                                   f"target dtypes, got `{T.type_name(a.type._wp_scalar_type_)}` and "
-                                                   f"`{T.type_name(elem)}`", node)
-            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind and a.type._shape_ == t._shape_:
-                return a if a.type is t else self.let(ir.Construct(t, (a,)), t, node.loc)
-            if kind == "transformation" and isinstance(a, ir.Var) and a.type is T.vector(3, elem):
-                return self.let(ir.Construct(t, (a,)), t, node.loc)  # transform(p): the identity rotation
-            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "vector":
-                self.error(KernelRuntimeTypeError, f"incompatible vector of length {n} given when copy constructing a "
-                                                 f"vector of length {a.type._shape_[0]}", node)
-            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind == "matrix":
-                self.error(KernelRuntimeTypeError, f"incompatible matrix of shape {t._shape_} given when copy "
-                                                 f"constructing a matrix of shape {a.type._shape_}", node)
-            self.error(KernelTypeError, f"cannot build {T.type_name(t)} from {self.describe(a)}", node)
-        if scalars and kind == "transformation" and len(args) != n:
-            self.error(KernelRuntimeTypeError, f"incompatible number of values given ({len(args)}) when constructing a "
-                                               "transform; expected 0, 1, or 7", node)
-        if kind == "vector" and n == 6 and len(args) == 2 and all(  # spatial_vector(w, v) from two vec3
-                isinstance(a, ir.Var) and a.type is T.vector(3, elem) for a in args):
-            parts = tuple(self.let(ir.Extract(a, (k,)), elem, node.loc) for a in args for k in range(3))
-            return self.let(ir.Construct(t, parts), t, node.loc)
-        if scalars and kind in ("vector", "matrix") and len(args) != n:
-            what = f"vector of length {n}" if kind == "vector" else f"matrix of shape {t._shape_}"
-            self.error(KernelRuntimeTypeError, f"incompatible number of values given ({len(args)}) when constructing a "
-                                             f"{what}", node)
-        if scalars and len(args) == n:
-            parts = tuple(self.convert(a, elem, node, f"each component of {T.type_name(t)}") for a in args)
-            return self.let(ir.Construct(t, parts), t, node.loc)
-        if kind == "quaternion" and len(args) == 2:
-            v = self.convert(args[0], T.vector(3, elem), node, "the imaginary part")
-            w = self.convert(args[1], elem, node, "the real part")
-            return self.let(ir.Construct(t, (v, w)), t, node.loc)
-        if kind == "transformation" and len(args) == 2:
-            p = self.convert(args[0], T.vector(3, elem), node, "the translation")
-            q = self.convert(args[1], T.quaternion(elem), node, "the rotation")
-            return self.let(ir.Construct(t, (p, q)), t, node.loc)
-        if kind == "matrix" and len(args) == t._shape_[1] and all(
-                isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" for a in args):
-            warnings.warn(f"{T.type_name(t)}(v0, v1, ...) from vectors takes them as columns (as Warp does in "
-                          "kernels, a deprecated form); write wp.matrix_from_cols(...) or wp.matrix_from_rows(...)",
-                          DeprecationWarning, stacklevel=2)
-            return self.matrix_from(args, node, "cols", t)
-        self.error(KernelTypeError, f"{T.type_name(t)} takes 0, 1 or {n} scalar arguments"
-                                    f"{' or (vec3, w)' if kind == 'quaternion' else ''}"
-                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}; "
-                                    f"got {len(args)}", node)
-
-    def check_type_keywords(self, t, node):
-        """mat32d(m, shape=(3, 2)), vec3(v, length=3, dtype=float): Warp accepts the type's own shape,
-        length and dtype as keywords; anything else, or a value that disagrees, is an error."""
-        for key, value in node.kwargs:
-            if key == "dtype" and T.is_composite_type(t):
-                ok = self.const_type(value) is t._wp_scalar_type_
-            elif key == "length" and T.kind_of(t) == "vector":
-                ok = self.const_int(value) == t._shape_[0]
-            elif key == "shape" and T.kind_of(t) == "matrix":
-                shape = self.expr(value)
-                ok = isinstance(shape, tuple) and tuple(getattr(x, "value", None) for x in shape) == t._shape_
-            else:
-                self.error(KernelTypeError, f"{T.type_name(t)}() takes positional arguments only", node)
-            if not ok:
-                self.error(KernelTypeError, f"the `{key}` given to {T.type_name(t)}() does not match the type", node)
-
-    def construct_transform_by_keyword(self, t, node):
-        """wp.transform(p=..., q=...), wp.transform(v, q=...): a part left out is the identity's."""
-        parts = dict(zip(("p", "q"), node.args))
-        for key, value in node.kwargs:
-            if key not in ("p", "q"):
-                self.error(KernelTypeError, f"{T.type_name(t)}() got an unexpected keyword argument '{key}'", node)
-            if key in parts or len(node.args) > 2:
-                self.error(KernelTypeError, f"{T.type_name(t)}() got multiple values for argument '{key}'", node)
-            parts[key] = value
-        elem = t._wp_scalar_type_
-        if "p" in parts:
-            p = self.convert(self.expr(parts["p"]), T.vector(3, elem), node, "the translation")
-        else:
-            p = self.let(ir.Construct(T.vector(3, elem), ()), T.vector(3, elem), node.loc)
-        if "q" in parts:
-            q = self.convert(self.expr(parts["q"]), T.quaternion(elem), node, "the rotation")
-        else:
-            q = self._template_call("quat_identity", "wpnb::quat_identity<{T}>", T.quaternion(elem), {"T": elem}, node)
-        return self.let(ir.Construct(t, (p, q)), t, node.loc)
-
-    def construct_struct(self, t, node):
-        """MyStruct(a, b, field=c): fields in declaration order, then by name; the rest zero."""
-        names = list(t.fields)
-        if len(node.args) > len(names):
-            self.error(KernelTypeError, f"{t.__name__}() takes at most {len(names)} positional arguments (its fields "
-                                        f"{', '.join(names)}), got {len(node.args)}", node)
-        value = self.let(ir.Construct(t, ()), t, node.loc)
-        for name, arg in list(zip(names, node.args)) + list(node.kwargs):
-            ft = t.fields.get(name)
-            if ft is None:
-                self.error(KernelTypeError, f"struct {t.__name__} has no field `{name}`", node)
-            field_value = self.convert(self.expr(arg), ft, node, f"field `{name}`")
-            value = self.let(ir.Update(value, (name,), field_value), t, node.loc)
-        return value
-
-    def generic_composite(self, factory, node):
-        kwargs = {k: v for k, v in node.kwargs}
-        args = [self.expr(a) for a in node.args]
-        dtype = self.const_type(kwargs["dtype"]) if "dtype" in kwargs else None
-        if dtype is None:
-            var_types = {a.type for a in args if isinstance(a, ir.Var)}
-            literal_kinds = {a.kind for a in args if isinstance(a, Lit)}
-            if factory is composite.vector and (len(var_types) > 1 or (not var_types and len(literal_kinds) > 1)):
-                self.error(KernelRuntimeTypeError, "all values given when constructing a vector must have the same "
-                                                 "type", node)
-            first = next((a for a in args if isinstance(a, ir.Var)), None)
-            dtype = T.scalar_type_of(first.type) if first is not None else \
-                T.bool if literal_kinds == {"bool"} else T.float32  # vector(True, False): a bool vector
-        if factory is composite.vector:
-            copied = args[0] if len(args) == 1 and isinstance(args[0], ir.Var) and \
-                T.kind_of(args[0].type) == "vector" else None
-            if "length" in kwargs:
-                length = self.const_int(kwargs["length"])
-            elif copied is not None:  # vector(v, dtype=...): a copy, converted to dtype
-                length = copied.type._shape_[0]
-            elif not args:
-                self.error(KernelRuntimeTypeError, "the `length` argument must be specified when zero-initializing a "
-                                                 "vector", node)
-            else:
-                length = len(args)
-            t = T.vector(length, dtype)
-        elif factory is composite.quaternion:  # wp.quaternion(x, y, z, w) or (v, w), dtype from the parts
-            t = T.quaternion(dtype)
-        elif factory is composite.transformation:  # wp.transformation(p, q)
-            t = T.transformation(dtype)
-        else:
-            if "shape" in kwargs:
-                shape = self.expr(kwargs["shape"])
-                shape = tuple(x.value for x in shape) if isinstance(shape, tuple) else None
-            else:
-                shape = None
-            copied = args[0] if len(args) == 1 and isinstance(args[0], ir.Var) and \
-                T.kind_of(args[0].type) == "matrix" else None
-            if shape is None and copied is not None:  # matrix(m, dtype=...): a copy, converted to dtype
-                shape = copied.type._shape_
-            if shape is None:
-                self.error(KernelRuntimeTypeError, "the `shape` argument must be specified when initializing a matrix "
-                                                 "by value", node)
-            t = T.matrix(shape, dtype)
-        return self.construct_composite(t, args, node)
-
-    def const_int(self, node) -> int:
-        v = self.expr(node)
-        if not (isinstance(v, Lit) and v.kind == "int"):
-            self.error(KernelTypeError, "this argument must be an integer constant", node)
-        return int(v.value)
-
-    def const_type(self, node):
-        v = self.expr(node)
-        t = canonical_scalar(v.obj) if isinstance(v, PyObj) else None
-        if not T.is_scalar_type(t):
-            self.error(KernelTypeError, "dtype must be a scalar type such as float or wp.float64", node)
-        return t
 
     # --- builtins with constant arguments -----------------------------------------------
     def _template_call(self, name: str, template: str, result, bindings: dict, node, args=()):
@@ -433,3 +376,15 @@ SPECIAL_FORMS = {
     "transform_identity": SpecialForms.form_transform_identity,
     "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
 }
+
+
+class _KnownLength:
+    """A kernel vector, matrix, quaternion or transform as wp.static sees it: only its length is
+    known when the kernel is compiled (wp.static(len(v)))."""
+
+    def __init__(self, t):
+        self.type = t
+
+    def __len__(self) -> int:
+        items = getattr(self.type, "items", None)  # a tuple
+        return len(items) if items is not None else int(self.type._shape_[0])

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ctypes
 
+from ..errors import source_label
+
 
 class DebugState(ctypes.Structure):
     """Mirror of wpnb::debug_state_t (native/array.h)."""
@@ -18,7 +20,7 @@ def debug_error(kernel_key: str, debug_sites: list, state: DebugState) -> Except
     """The IndexError (or AssertionError) for a failed check, at the user's line."""
     site = debug_sites[state.loc]
     loc = site.loc
-    where = f"{loc.file}, line {loc.line}, in kernel `{kernel_key}`"
+    where = f"{source_label(loc.file)}, line {loc.line}, in kernel `{kernel_key}`"
     text = f"\n    {loc.text.strip()}" if loc.text else ""
     if state.axis < 0:
         return AssertionError(f"assertion failed ({where}){text}")

@@ -10,6 +10,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import threading
 import tempfile
 import time
@@ -36,7 +37,34 @@ def cache_dir() -> Path:
         base = os.path.join(xdg, "warp_nb")
     path = Path(base) / VERSION
     path.mkdir(parents=True, exist_ok=True)
+    if path not in _swept:
+        _swept.add(path)
+        _sweep_stale_builds(path)
     return path
+
+
+_swept: set = set()
+
+
+def _sweep_stale_builds(directory: Path) -> None:
+    """Remove the build folders of compiles that were killed (`kill -9` leaves `.build-*` behind):
+    those untouched for longer than two compile timeouts, so that no live build is disturbed."""
+    limit = time.time() - 2 * max(config.compile_timeout, 60.0)
+    for stale in directory.glob(".build-*"):
+        try:
+            if stale.stat().st_mtime < limit:
+                shutil.rmtree(stale, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def last_remembered(name: str):
+    """The value `remembered(name, ...)` stored last, whatever its stamp, or None."""
+    try:
+        known = json.loads((cache_dir() / f"{name}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return next(iter(known.values()), None) if isinstance(known, dict) else None
 
 
 def remembered(name: str, stamp: str, compute: Callable[[], str]) -> str:

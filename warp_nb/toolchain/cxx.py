@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 from . import cache
+from .. import config
 from ..errors import CompilerNotFoundError, KernelCompileError, Loc
 
 _FLAGS = {
@@ -110,7 +111,13 @@ def compile_library(source: str, out_path: Path, include_dir: Path, mode: str, e
     src_path.write_text(source)
     cmd = [cxx, *compiler_flags(mode, extra_flags), f"-I{include_dir}", str(src_path), "-o", str(out_path),
            *libraries]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=config.compile_timeout)
+    except subprocess.TimeoutExpired:
+        raise KernelCompileError(f"the C++ compiler ({cxx}) did not finish within {config.compile_timeout:g} s and was "
+                                 "stopped; nothing was cached. If the machine is busy, raise "
+                                 "wp.config.compile_timeout (or $WARP_NB_COMPILE_TIMEOUT) and launch again.",
+                                 None, function) from None
     if proc.returncode != 0:
         raise map_compiler_error(proc.stderr, source, function)
 
@@ -144,5 +151,14 @@ def _header_of(lines: list[str], k: int) -> str | None:
 
 @lru_cache(maxsize=1)
 def identity_key() -> str:
-    """The identity of the C++ compiler in use (version and target CPU): part of each cache key."""
-    return compiler_identity(find_compiler(), lambda stamp, ask: cache.remembered("toolchain", stamp, ask))
+    """The identity of the C++ compiler in use (version and target CPU): part of each cache key.
+    Without a compiler on this machine, the identity of the last one that built kernels for this
+    CPU: what is cached still runs (a build still raises CompilerNotFoundError, saying what to install)."""
+    try:
+        cxx = find_compiler()
+    except CompilerNotFoundError:
+        last = cache.last_remembered("toolchain")
+        if isinstance(last, str) and last.endswith("|" + _cpu_signature()):
+            return last
+        raise
+    return compiler_identity(cxx, lambda stamp, ask: cache.remembered("toolchain", stamp, ask))
