@@ -17,6 +17,7 @@ from .. import recording, types
 from ..errors import ArgumentValueError
 from ..runtime import devices
 from ..types.array_type import ArrayType
+from ..types import scalars
 from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
 
 
@@ -270,6 +271,8 @@ class array(metaclass=_ArrayMeta):
     def list(self) -> list:
         """The elements as a Python list (vectors and matrices as wp types, structs as instances)."""
         a = self.numpy()
+        if types.scalar_type_of(self.dtype) is types.bfloat16:
+            a = scalars.bfloat16_bits_to_floats(a)  # values, not the bits .numpy() shows
         if types.is_composite_type(self.dtype):
             flat = a.reshape((-1,) + types.numpy_inner_shape(self.dtype))
             return [self.dtype._from_numpy(v) for v in flat]
@@ -527,6 +530,8 @@ def _resolve_dtype(dtype, data=None):
 def _as_numpy(src, dtype) -> np.ndarray:
     """`src` as a numpy array with this dtype's numpy layout (copying only if it must)."""
     np_dtype = types.numpy_dtype(dtype)
+    if types.scalar_type_of(dtype) is types.bfloat16:
+        return _as_bfloat16_bits(src)
     if hasattr(dtype, "numpy_value") and not isinstance(src, np.ndarray):
         return np.array([dtype.numpy_value(v) for v in src], dtype=np_dtype)
     if isinstance(src, np.ndarray) and src.dtype == np_dtype:
@@ -535,6 +540,20 @@ def _as_numpy(src, dtype) -> np.ndarray:
         return np.asarray(src, dtype=np_dtype)
     except (TypeError, ValueError) as e:
         raise TypeError(f"cannot convert {type(src).__name__} to an array of {types.type_name(dtype)}: {e}") from None
+
+
+def _as_bfloat16_bits(src) -> np.ndarray:
+    """Data for a bfloat16 array, as Warp reads it: a uint16 numpy array holds the bits already
+    (what .numpy() gives back); anything else holds values, rounded to bfloat16."""
+    if isinstance(src, np.ndarray) and src.dtype == np.uint16:
+        return src
+    if isinstance(src, np.ndarray):
+        return scalars.floats_to_bfloat16_bits(src)
+    try:
+        values = np.asarray(src, dtype=np.float32)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot convert {type(src).__name__} to an array of bfloat16: {e}") from None
+    return scalars.floats_to_bfloat16_bits(values)
 
 
 def _can_alias(src: np.ndarray, dtype) -> bool:
@@ -592,6 +611,8 @@ def _element_numpy(dtype, value) -> np.ndarray:
     inner = types.numpy_inner_shape(dtype)
     if types.is_composite_type(type(value)):
         value = value.__array__()  # not np.asarray: a float16 composite's buffer holds the bits
+    if types.scalar_type_of(dtype) is types.bfloat16:
+        value = scalars.floats_to_bfloat16_bits(np.asarray(getattr(value, "value", value), dtype=np.float32))
     values = np.asarray(getattr(value, "value", value), dtype=np_dtype)
     if values.ndim == 1 and len(inner) == 2 and values.size == int(np.prod(inner)):
         values = values.reshape(inner)  # a matrix given flat
