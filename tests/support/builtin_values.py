@@ -295,8 +295,9 @@ REFS: dict = {
     ("max", ("vector",)): plain(lambda v: np.asarray(v).max()),
     "clamp": _num(lambda x, lo, hi: min(max(x, lo), hi), lambda x, lo, hi: min(max(x, lo), hi)),
     "lerp": plain(lambda a, b, t: np.asarray(a, float) * (1 - float(t)) + np.asarray(b, float) * float(t)),
-    "isnan": plain(lambda x: bool(np.isnan(x))), "isinf": plain(lambda x: bool(np.isinf(x))),
-    "isfinite": plain(lambda x: bool(np.isfinite(x))),
+    # of a vector, matrix or quaternion: any component NaN / infinite, every component finite
+    "isnan": plain(lambda x: bool(np.isnan(x).any())), "isinf": plain(lambda x: bool(np.isinf(x).any())),
+    "isfinite": plain(lambda x: bool(np.isfinite(x).all())),
     # operators
     "add": _num(lambda a, b: a + b, lambda a, b: a + b),
     "sub": _num(lambda a, b: a - b, lambda a, b: a - b),
