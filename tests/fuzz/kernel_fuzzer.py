@@ -393,7 +393,9 @@ def _div(a: Expr, b: Expr):
 def _fn_lipschitz1(a: Expr, f):
     def ev(env):
         x = a.ev(env)
-        return Val(f(x.v), np.minimum(x.e, 2.0) + FN_ULPS * EPS)  # the results lie in [-1, 1]
+        r = f(x.v)
+        # 1-Lipschitz, results in [-1, 1]; libm's error is relative to the result (sin(0) is 0)
+        return Val(r, np.minimum(x.e, 2.0) + FN_ULPS * EPS * np.abs(r))
     return ev
 
 
@@ -413,7 +415,7 @@ def _log_shifted(a: Expr):
         arg = np.abs(x.v) + 1.0
         arg_e = x.e + EPS * arg
         r = np.log(arg)
-        return Val(r, arg_e / np.maximum(arg - arg_e, 0.5) + FN_ULPS * EPS * (np.abs(r) + 1.0))
+        return Val(r, arg_e / np.maximum(arg - arg_e, 0.5) + FN_ULPS * EPS * np.abs(r))
     return ev
 
 
@@ -522,10 +524,12 @@ def _compare(a: Expr, b: Expr, op: str):
         if a.src == b.src:  # the same expression on both sides: float32 computes equal values too
             return mask, np.zeros(env.T, dtype=bool)
         # an error bound of 0 means the float32 value is exact: such a comparison is certain; so is
-        # one of two values equal in float64 (in practice one value under two names, `b = a` then
-        # `if a >= b`, which float32 computes equal as well)
+        # one of two values equal in float64 with equal bounds (in practice one value under two
+        # names, `b = a` then `if a >= b`, which float32 computes equal as well). An exact 0 against
+        # a rounded 0 (the cross product of parallel vectors) is not certain.
         err = x.e + y.e
-        unsure = (err > 0) & (x.v != y.v) & (np.abs(x.v - y.v) <= err + 2 * EPS * (np.abs(x.v) + np.abs(y.v)))
+        alias = (x.v == y.v) & (x.e == y.e)
+        unsure = (err > 0) & ~alias & (np.abs(x.v - y.v) <= err + 2 * EPS * (np.abs(x.v) + np.abs(y.v)))
         return mask, unsure
     return ev
 
@@ -596,7 +600,7 @@ def run_statements(env: Env, stmts: list, active: np.ndarray) -> None:
             rhs = e.ev(env)
             new = _round(old.v + (rhs.v if op == "+=" else -rhs.v), old.e + rhs.e)
             if kind == "augment_squash":
-                new = Val(np.tanh(new.v), new.e + FN_ULPS * EPS)
+                new = Val(np.tanh(new.v), new.e + FN_ULPS * EPS * np.abs(np.tanh(new.v)))
             env.vars[name] = _merge(active, new, old)
         elif kind == "vcomp":
             _, name, c, e = st
@@ -620,7 +624,7 @@ def run_statements(env: Env, stmts: list, active: np.ndarray) -> None:
             s_e = old.e + EPS * np.abs(s)
             s2 = s + env.scratch.v[:, j]
             s2_e = s_e + env.scratch.e[:, j] + EPS * np.abs(s2)
-            env.vars[name] = _merge(active, Val(np.tanh(s2), s2_e + FN_ULPS * EPS), old)
+            env.vars[name] = _merge(active, Val(np.tanh(s2), s2_e + FN_ULPS * EPS * np.abs(np.tanh(s2))), old)
         elif kind == "if":
             _, branches, other = st
             remaining = active.copy()

