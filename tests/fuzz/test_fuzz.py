@@ -20,7 +20,7 @@ import pytest
 import warp_nb as wp
 from tests.fuzz.kernel_fuzzer import SLOTS, generate_module, inputs
 
-pytestmark = pytest.mark.needs_cxx
+pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
 
 DEFAULT_COUNT = 240
 THREADS = 64
@@ -91,4 +91,5 @@ def test_random_kernels_match_numpy_float64(request, tmp_path):
     assert blind <= 0.05 * 2 * count, f"{blind} launches would not notice a 1e-3 error: the error bounds are too loose"
     # a branch too close to call must stay rare, or the fuzzer would be checking little
     assert unsure_threads <= 0.10 * (checked + unsure_threads)
-    assert not failures, f"{len(failures)} of {2 * count} launches differ from numpy float64:\n\n" + "\n\n".join(failures[:5])
+    assert not failures, (f"{len(failures)} of {2 * count} launches differ from numpy float64:\n\n"
+                          + "\n\n".join(failures[:5]))
