@@ -63,7 +63,8 @@ class CellResult:
         if n:
             counts = []
             if self.compiled:
-                counts.append(f"{len(self.compiled)} compiled in {self.compile_seconds:.2f} s")
+                # the cell's wall time; the timing panel shows each kernel's own compile or load
+                counts.append(f"{len(self.compiled)} compiled in {self.compile_seconds:.2f} s (the cell's wall time)")
             if self.cached:
                 counts.append(f"{len(self.cached)} cached")
             parts.append(f"{n} kernel{'s' * (n != 1)}: " + ", ".join(counts))

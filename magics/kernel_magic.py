@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import MagicHelpFormatter, argument, kwds, magic_arguments, parse_argstring
 
 import warp_nb as wp
 from warp_nb.toolchain import cache
@@ -32,6 +32,21 @@ def _device(name: str | None, magic: str):
         raise messages.CellError(f"UsageError: {magic}: {e} No name was changed.") from None
 
 
+class _CellMagicHelp(MagicHelpFormatter):
+    """`%%kernel?` shows `Usage: %%kernel ...`: IPython's formatter writes reST for line magics
+    (a `::` block and a single `%`), which reads as noise in a notebook's help pane."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, "Usage: %%")
+
+
+class _LineMagicHelp(MagicHelpFormatter):
+    """`%wp_device?` shows `Usage: %wp_device ...`, without reST's `::`."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, "Usage: %")
+
+
 @magics_class
 class WarpMagics(Magics):
     """The warp_nb notebook magics."""
@@ -42,6 +57,7 @@ class WarpMagics(Magics):
               help="debug: bounds checks and asserts raise Python errors; release: optimised (default: wp.config.mode)")
     @argument("--time", action="store_true", help="report the launch times of these kernels after every cell")
     @argument("--source", action="store_true", help="show the generated C++ of each kernel")
+    @kwds(formatter_class=_CellMagicHelp)
     @cell_magic
     def kernel(self, line, cell):
         """Compile the cell's functions as warp_nb kernels, now.
@@ -52,19 +68,20 @@ class WarpMagics(Magics):
         editing a @wp.func recompiles the kernels (in any cell) that use it. Errors point at the
         cell's own lines, and a kernel that fails keeps its previous definition.
 
-        Example::
+        Example:
 
             %%kernel
             def saxpy(a: float, x: wp.array(dtype=float), y: wp.array(dtype=float)):
                 i = wp.tid()
                 y[i] = a * x[i] + y[i]
 
-        prints `1 kernel: 1 compiled in 0.41 s`; then, in any cell,
+        prints `1 kernel: 1 compiled in 0.41 s (the cell's wall time)`; then, in any cell,
         `wp.launch(saxpy, dim=n, inputs=[2.0, x, y])`.
         """
         return self._run(line, cell, "kernel")
 
     @magic_arguments()
+    @kwds(formatter_class=_CellMagicHelp)
     @cell_magic
     def func(self, line, cell):
         """Define every `def` of the cell as a @wp.func (a function callable from kernels).
@@ -72,7 +89,7 @@ class WarpMagics(Magics):
         Editing and re-running the cell recompiles exactly the kernels, in any cell, that call
         the functions it defines.
 
-        Example::
+        Example:
 
             %%func
             def lerp(a: float, b: float, t: float) -> float:
@@ -98,11 +115,12 @@ class WarpMagics(Magics):
 
     @magic_arguments()
     @argument("name", nargs="?", default=None, help="a device name: cpu, cuda, cuda:N")
+    @kwds(formatter_class=_LineMagicHelp)
     @line_magic
     def wp_device(self, line):
         """Show the default device and its properties, or set it.
 
-        Example::
+        Example:
 
             %wp_device          # shows: default device cpu (...), available: cpu
             %wp_device cpu      # makes cpu the default for arrays and launches
@@ -118,11 +136,12 @@ class WarpMagics(Magics):
     @argument("name", help="the name of a kernel in the notebook")
     @argument("--forward", action="store_true", help="only the forward kernel (no adjoint)")
     @argument("--device", default=None)
+    @kwds(formatter_class=_LineMagicHelp)
     @line_magic
     def wp_source(self, line):
         """Show the C++ generated for a kernel: the forward kernel and its adjoint, highlighted.
 
-        Example::
+        Example:
 
             %wp_source saxpy
             %wp_source saxpy --forward
@@ -138,7 +157,7 @@ class WarpMagics(Magics):
     def wp_time(self, line):
         """Launch timings: per kernel, launches and last / mean / min time (and compile time).
 
-        Example::
+        Example:
 
             %wp_time on                                   # record every launch from now on
             %wp_time wp.launch(saxpy, dim=n, inputs=[2.0, x, y])   # time one statement's launches
@@ -173,11 +192,12 @@ class WarpMagics(Magics):
 
     @magic_arguments()
     @argument("--clear", action="store_true", help="delete every compiled kernel from the disk cache")
+    @kwds(formatter_class=_LineMagicHelp)
     @line_magic
     def wp_cache(self, line):
         """Show what the kernel cache holds (and what this session compiled), or clear it.
 
-        Example::
+        Example:
 
             %wp_cache           # directory, entries, compiles and cache hits this session
             %wp_cache --clear   # the next launch of each kernel compiles it again
@@ -209,7 +229,20 @@ def source_display(k, device, forward_only: bool = False):
     """The kernel's C++ as a highlighted IPython display object (plain text in a terminal)."""
     from IPython.display import Code
     text = k.compiled(device, backward=not forward_only and k.backward_enabled).unit.source
-    return Code(text, language="c++")
+    return Code(_with_cell_labels(text), language="c++")
+
+
+def _with_cell_labels(text: str) -> str:
+    """The generated code's comments name the source file: in a notebook, say `cell [5]` instead of
+    IPython's /tmp/ipykernel_.../<hash>.py (both %%kernel cells and ordinary cells)."""
+    from IPython import get_ipython
+    labels = {name: f"cell [{n}]" for name, n in getattr(getattr(get_ipython(), "compile", None), "_filename_map",
+                                                          {}).items() if isinstance(n, int)}
+    labels.update(messages.CELL_LABELS)
+    for filename, label in labels.items():
+        if filename in text:
+            text = text.replace(filename, label)
+    return text
 
 
 def report_timed_launches(before: dict) -> str | None:

@@ -5,6 +5,8 @@
 #include "prelude.h"
 #include "scalar.h"
 #include "vec.h"
+#include "mat.h"
+#include "quat.h"
 
 namespace wpnb {
 
@@ -51,10 +53,23 @@ template <typename T> WPNB_FN void expect_near(T a, T b, T tolerance) {
 template <int N, typename T> WPNB_FN void expect_near(const vec_t<N, T>& a, const vec_t<N, T>& b, T tolerance) {
     if (!expect_detail::near(a, b, tolerance)) expect_detail::report("expect_near", a, b);
 }
+template <int R, int C, typename T>
+WPNB_FN void expect_near(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, T tolerance) {
+    bool ok = true;
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) ok = ok && abs(sub(a.c[i][j], b.c[i][j])) <= tolerance;
+    if (!ok) expect_detail::report("expect_near", a, b);
+}
+template <typename T> WPNB_FN void expect_near(const quat_t<T>& a, const quat_t<T>& b, T tolerance) {
+    if (!expect_detail::near(la_detail::qv(a), la_detail::qv(b), tolerance)) expect_detail::report("expect_near", a, b);
+}
 // ... with Warp's default tolerance, 1e-6.
 template <typename T> WPNB_FN void expect_near(T a, T b) { expect_near(a, b, T(1e-6)); }
 template <int N, typename T> WPNB_FN void expect_near(const vec_t<N, T>& a, const vec_t<N, T>& b) {
     expect_near(a, b, T(1e-6));
 }
+template <int R, int C, typename T> WPNB_FN void expect_near(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b) {
+    expect_near(a, b, T(1e-6));
+}
+template <typename T> WPNB_FN void expect_near(const quat_t<T>& a, const quat_t<T>& b) { expect_near(a, b, T(1e-6)); }
 
 }  // namespace wpnb

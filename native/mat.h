@@ -337,8 +337,18 @@ template<int N, typename T> WPNB_FN mat_t<N, N, T> cofactor(const mat_t<N, N, T>
 template<typename T> WPNB_FN mat_t<1, 1, T> cofactor(const mat_t<1, 1, T>&) { return mat_t<1, 1, T>(T(1)); }
 }  // namespace la_detail
 
-// Determinant (explicit for 2x2 and 3x3, Laplace expansion over 3x3 minors for 4x4).
-template<int N, typename T> WPNB_FN T determinant(const mat_t<N, N, T>& m) { return la_detail::det_impl<N>::run(m); }
+// Determinant (explicit for 2x2 and 3x3, Laplace expansion over 3x3 minors for 4x4), summed in a
+// wider type (float64 for float32, float32 for half): the cancellations of the expansion otherwise
+// cost float32 several digits (finite differences of a 4x4 determinant showed it).
+namespace la_detail {
+template<typename T> struct det_wide { typedef T type; };
+template<> struct det_wide<float32> { typedef float64 type; };
+template<> struct det_wide<half> { typedef float32 type; };
+}
+template<int N, typename T> WPNB_FN T determinant(const mat_t<N, N, T>& m) {
+    typedef typename la_detail::det_wide<T>::type W;
+    return T(la_detail::det_impl<N>::run(mat_t<N, N, W>(m)));
+}
 template<int N, typename T> WPNB_FN void adj_determinant(const mat_t<N, N, T>& m, mat_t<N, N, T>& adj_m, const T& adj_ret) {
     // d det / d m = cofactor matrix (valid for singular m too)
     la_detail::acc(adj_m, mul(la_detail::cofactor(m), adj_ret));

@@ -186,6 +186,48 @@ WPNB_FN void adj_svd3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>&, vec_t<3, T>&, ma
     la_detail::acc(adj_A, mat_t<3, 3, T>(mul(mul(U, M), transpose(V))));
 }
 
+// 2x2 singular value decomposition A = U diag(sigma) V^T in closed form: U and V are rotations
+// (det +1), sigma0 >= |sigma1|, sigma1 has the sign of det(A). With E, F, G, H the halves of
+// (a + d, a - d, c + b, c - b): sigma = sqrt(E^2 + H^2) +- sqrt(F^2 + G^2), and the rotation angles
+// are (atan2(H, E) + atan2(G, F)) / 2 for U and (atan2(G, F) - atan2(H, E)) / 2 for V.
+namespace la_detail {
+template<typename W> WPNB_FN void closed_svd2(const mat_t<2, 2, W>& A, mat_t<2, 2, W>& U, vec_t<2, W>& s, mat_t<2, 2, W>& V) {
+    const W E = (A.c[0][0] + A.c[1][1]) * W(0.5), F = (A.c[0][0] - A.c[1][1]) * W(0.5);
+    const W G = (A.c[1][0] + A.c[0][1]) * W(0.5), H = (A.c[1][0] - A.c[0][1]) * W(0.5);
+    const W q = sqrt(E * E + H * H), r = sqrt(F * F + G * G);
+    const W a1 = atan2(G, F), a2 = atan2(H, E);
+    const W phi = (a2 + a1) * W(0.5), theta = (a1 - a2) * W(0.5);  // A = rot(phi) diag(s) rot(-theta)
+    s.c[0] = q + r; s.c[1] = q - r;
+    const W cu = cos(phi), su = sin(phi), cv = cos(theta), sv = sin(theta);
+    U.c[0][0] = cu; U.c[0][1] = -su; U.c[1][0] = su; U.c[1][1] = cu;
+    V.c[0][0] = cv; V.c[0][1] = -sv; V.c[1][0] = sv; V.c[1][1] = cv;
+}
+}  // namespace la_detail
+template<typename T> WPNB_FN void svd2(const mat_t<2, 2, T>& A, mat_t<2, 2, T>& U, vec_t<2, T>& sigma, mat_t<2, 2, T>& V) {
+    typedef typename la_detail::work_type<T>::type W;
+    mat_t<2, 2, W> u, v; vec_t<2, W> s;
+    la_detail::closed_svd2(mat_t<2, 2, W>(A), u, s, v);
+    U = mat_t<2, 2, T>(u); sigma = vec_t<2, T>(s); V = mat_t<2, 2, T>(v);
+}
+// The 3x3 rule of adj_svd3 on 2x2 (F_ij = 1 / (s_j^2 - s_i^2), 0 for equal |s|).
+template<typename T>
+WPNB_FN void adj_svd2(const mat_t<2, 2, T>& A, mat_t<2, 2, T>&, vec_t<2, T>&, mat_t<2, 2, T>&, mat_t<2, 2, T>& adj_A, mat_t<2, 2, T>& adj_U,
+                      vec_t<2, T>& adj_sigma, mat_t<2, 2, T>& adj_V) {
+    typedef typename la_detail::work_type<T>::type W;
+    mat_t<2, 2, W> U, V; vec_t<2, W> s;
+    la_detail::closed_svd2(mat_t<2, 2, W>(A), U, s, V);
+    const mat_t<2, 2, W> gU(adj_U), gV(adj_V);
+    const mat_t<2, 2, W> JU = sub(mul(transpose(U), gU), mul(transpose(gU), U));
+    const mat_t<2, 2, W> JV = sub(mul(transpose(V), gV), mul(transpose(gV), V));
+    mat_t<2, 2, W> M;
+    for (int i = 0; i < 2; ++i) for (int j = 0; j < 2; ++j) {
+        if (i == j) { M.c[i][j] = W(adj_sigma.c[i]); continue; }
+        const W f = la_detail::inv_gap(s.c[i] * s.c[i], s.c[j] * s.c[j]);
+        M.c[i][j] = f * (JU.c[i][j] * s.c[j] + s.c[i] * JV.c[i][j]);
+    }
+    adj_A = add(adj_A, mat_t<2, 2, T>(mul(mul(U, M), transpose(V))));
+}
+
 // QR decomposition A = Q R: Q orthogonal with det +1, R upper triangular with R00, R11 >= 0 and
 // R22 of the sign of det(A) (Gram-Schmidt; rank-deficient columns get an arbitrary orthogonal completion).
 template<typename T> WPNB_FN void qr3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& Q, mat_t<3, 3, T>& R) {

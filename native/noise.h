@@ -176,7 +176,14 @@ WPNB_FN void noise_curl(uint32 seed, const T* x, uint32 octaves, T lacunarity, T
                                uint32&, vec_t<N, float32>& adj_x, uint32&, float32&, float32&, \
                                const vec_t<R, float32>& adj_ret) { \
         float32 out[R], jac[R * N]; noise_curl<N, float32>(state, x.c, octaves, lacunarity, gain, out, jac); \
-        for (int k = 0; k < N; ++k) for (int r = 0; r < R; ++r) adj_x.c[k] += jac[r * N + k] * adj_ret.c[r]; }
+        for (int k = 0; k < N; ++k) for (int r = 0; r < R; ++r) adj_x.c[k] += jac[r * N + k] * adj_ret.c[r]; } \
+    /* Warp's defaults: one octave, lacunarity 2, gain 0.5 */ \
+    WPNB_FN vec_t<R, float32> curlnoise(uint32 state, const vec_t<N, float32>& x) { \
+        return curlnoise(state, x, 1u, 2.0f, 0.5f); } \
+    WPNB_FN void adj_curlnoise(uint32 state, const vec_t<N, float32>& x, uint32& adj_state, vec_t<N, float32>& adj_x, \
+                               const vec_t<R, float32>& adj_ret) { \
+        uint32 ao = 0; float32 al = 0.0f, ag = 0.0f; \
+        adj_curlnoise(state, x, 1u, 2.0f, 0.5f, adj_state, adj_x, ao, al, ag, adj_ret); }
 WPNB_NOISE_CURL(2, 2)
 WPNB_NOISE_CURL(3, 3)
 WPNB_NOISE_CURL(4, 3)

@@ -36,6 +36,8 @@ float floorf(float) noexcept; double floor(double) noexcept; float ceilf(float) 
 float roundf(float) noexcept; double round(double) noexcept; float truncf(float) noexcept; double trunc(double) noexcept;
 float rintf(float) noexcept; double rint(double) noexcept; float fmodf(float, float) noexcept; double fmod(double, double) noexcept;
 float fabsf(float) noexcept; double fabs(double) noexcept;
+float erfcf(float) noexcept; double erfc(double) noexcept;
+float copysignf(float, float) noexcept; double copysign(double, double) noexcept;
 int printf(const char*, ...);  // glibc declares printf without noexcept
 }
 #endif

@@ -114,6 +114,16 @@ template<typename T>
 WPNB_FN void adj_div(const quat_t<T>& q, typename la_detail::ident<T>::type s, quat_t<T>& adj_q, T& adj_s, const quat_t<T>& adj_ret) {
     la_detail::acc(adj_q, div(adj_ret, s)); la_detail::acc(adj_s, T(-dot(q, adj_ret) / T(s * s)));
 }
+// s / q (s divided by every component, as Warp's scalar / quaternion).
+template<typename T> WPNB_FN quat_t<T> div(typename la_detail::ident<T>::type s, const quat_t<T>& q) {
+    return la_detail::vq(div(s, la_detail::qv(q)));
+}
+template<typename T>
+WPNB_FN void adj_div(typename la_detail::ident<T>::type s, const quat_t<T>& q, T& adj_s, quat_t<T>& adj_q, const quat_t<T>& adj_ret) {
+    vec_t<4, T> g = la_detail::qv(adj_q);
+    adj_div(s, la_detail::qv(q), adj_s, g, la_detail::qv(adj_ret));
+    adj_q = la_detail::vq(g);
+}
 // 4D inner product x1 x2 + y1 y2 + z1 z2 + w1 w2.
 template<typename T> WPNB_FN T dot(const quat_t<T>& a, const quat_t<T>& b) { return dot(la_detail::qv(a), la_detail::qv(b)); }
 template<typename T>

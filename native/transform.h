@@ -191,6 +191,11 @@ WPNB_FN void adj_mul(const transform_t<T>& t, typename la_detail::ident<T>::type
     adj_mul(t.p, s, adj_t.p, adj_s, adj_ret.p); adj_mul(t.q, s, adj_t.q, adj_s, adj_ret.q);
 }
 // s times every component.
+// -t, every component negated (the gradient of atomic_sub on transform arrays needs it).
+template<typename T> WPNB_FN transform_t<T> neg(const transform_t<T>& t) { return transform_t<T>(neg(t.p), neg(t.q)); }
+template<typename T> WPNB_FN void adj_neg(const transform_t<T>&, transform_t<T>& adj_t, const transform_t<T>& adj_ret) {
+    la_detail::acc(adj_t.p, neg(adj_ret.p)); la_detail::acc(adj_t.q, neg(adj_ret.q));
+}
 template<typename T> WPNB_FN transform_t<T> mul(typename la_detail::ident<T>::type s, const transform_t<T>& t) { return mul(t, s); }
 template<typename T>
 WPNB_FN void adj_mul(typename la_detail::ident<T>::type s, const transform_t<T>& t, T& adj_s, transform_t<T>& adj_t, const transform_t<T>& adj_ret) {

@@ -33,6 +33,7 @@ from .errors import (  # noqa: F401
     WarpCodegenValueError,
 )
 from .program.func import Function, adjoint, func, func_grad, func_native, func_replay  # noqa: F401
+from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
 from .launcher import Launch, launch  # noqa: F401

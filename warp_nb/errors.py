@@ -37,8 +37,9 @@ def source_label(filename: str) -> str:
     return f"cell [{number}]" if isinstance(number, int) else filename
 
 
-class KernelError(Exception):
-    """An error in kernel or function source, raised before any C++ is compiled when possible."""
+class KernelError(RuntimeError):
+    """An error in kernel or function source, raised before any C++ is compiled when possible.
+    A RuntimeError, as Warp's WarpCodegenError is."""
 
     def __init__(self, message: str, loc: Loc | None = None, function: str | None = None):
         self.message = message
@@ -72,6 +73,13 @@ class KernelNameError(KernelError, NameError):
     """A name that is not a local variable, argument, builtin, function, struct or constant."""
 
 
+class KernelUndefinedNameError(KernelNameError, KeyError):
+    """A name that nothing defines. Also a KeyError, as Warp raises for an undefined symbol."""
+
+    def __str__(self):  # KeyError would quote the message
+        return Exception.__str__(self)
+
+
 class KernelTypeError(KernelError, TypeError):
     """Types that do not fit: no overload for these arguments, a variable that changes type ..."""
 
@@ -89,7 +97,7 @@ WarpCodegenError = KernelError
 WarpCodegenTypeError = KernelTypeError
 WarpCodegenValueError = KernelValueError
 WarpCodegenAttributeError = KernelAttributeError
-WarpCodegenKeyError = KernelNameError
+WarpCodegenKeyError = KernelUndefinedNameError
 
 
 class KernelCompileError(KernelError):

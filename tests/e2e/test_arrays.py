@@ -117,3 +117,17 @@ def test_grad_arrays():
     assert a.grad is not None and a.grad.shape == (3,) and a.grad.dtype is wp.vec3
     assert a._desc[1] == a.grad.ptr  # the kernel-side descriptor carries the gradient pointer
     assert a[1:].grad.shape == (2,)
+
+
+def test_chained_subscripts_read_and_write_one_element():
+    """a[i][j][k] is a[i, j, k], for reading and for storing (as in Warp)."""
+
+    @wp.kernel(module="unique")
+    def chained(a: wp.array3d(dtype=int)):
+        i, j, k = wp.tid()
+        a[i][j][k] = a[i][j][k] * 2 + a[i, j][k]
+
+    data = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    a = wp.array(data, dtype=int)
+    wp.launch(chained, (2, 3, 4), inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), data * 3)

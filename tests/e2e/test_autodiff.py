@@ -294,24 +294,25 @@ def test_backward_misuse_raises_clear_errors():
 
 
 @wp.kernel
-def loop_with_break(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
+def loop_with_return(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
     i = wp.tid()
     s = float(0.0)
     for k in range(n):
         if s > 2.0:
-            break
+            y[i] = s
+            return
         s = s + x[i]
     y[i] = s
 
 
 def test_undifferentiable_constructs_are_refused_at_their_line():
     x, y = wp.ones(2, requires_grad=True), wp.zeros(2, requires_grad=True)
-    wp.launch(loop_with_break, dim=2, inputs=[x, 5, y])  # the forward pass is fine
+    wp.launch(loop_with_return, dim=2, inputs=[x, 5, y])  # the forward pass is fine
     assert y.numpy().tolist() == [3.0, 3.0]
     with pytest.raises(wp.KernelError) as info:
-        wp.launch(loop_with_break, dim=2, inputs=[x, 5, y], adjoint=True)
+        wp.launch(loop_with_return, dim=2, inputs=[x, 5, y], adjoint=True)
     message = str(info.value)
-    assert "break" in message and "test_autodiff.py, line" in message and "warp_nb." not in message
+    assert "return" in message and "test_autodiff.py, line" in message and "warp_nb." not in message
 
 
 def test_gradcheck_reports_a_wrong_gradient():

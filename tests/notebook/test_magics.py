@@ -244,6 +244,10 @@ def test_source_magic_shows_forward_and_adjoint(ip, uniq, capsys):
     assert "<span" in shown._repr_html_()  # highlighted
     r = run(ip, "%wp_source np")
     assert "not a kernel" in rendered(r.error_in_exec)
+    # a kernel of an ordinary cell: the comments name its cell, not IPython's temporary file
+    plain = run(ip, f"@wp.kernel\ndef plain_{uniq}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n")
+    text = ip.run_line_magic("wp_source", f"plain_{uniq} --forward").data
+    assert f"cell [{plain.execution_count}]" in text and "ipykernel" not in text
 
 
 def test_time_magic_and_kernel_time_option(ip, uniq, capsys):
@@ -307,3 +311,13 @@ def test_cell_number_is_right_whether_ipython_counts_before_or_after_running():
     assert current_cell_number(counted_after, body) == 2
     assert current_cell_number(counted_before, body) == 2
     assert current_cell_number(no_history, body) == 2
+
+
+def test_magic_help_is_plain_text_with_the_right_prefix(ip):
+    """`%%kernel?` says `Usage: %%kernel ...` (IPython's default shows `%kernel` after a reST `::`)."""
+    kernel_doc = ip.find_magic("kernel", "cell").__doc__
+    assert kernel_doc.startswith("Usage: %%kernel [--device DEVICE]")
+    assert ip.find_magic("func", "cell").__doc__.startswith("Usage: %%func")
+    assert ip.find_magic("wp_device", "line").__doc__.startswith("Usage: %wp_device")
+    for kind, name in [("cell", "kernel"), ("cell", "func"), ("line", "wp_device"), ("line", "wp_cache")]:
+        assert "::" not in ip.find_magic(name, kind).__doc__, name

@@ -94,6 +94,22 @@ def test_gradient_inspector_shows_values_and_gradients_and_passes_the_check():
     assert GradientInspector(tape, check=dict(kernel=square, dim=7, inputs=[x], outputs=[y])).run_check().passed
 
 
+def test_the_check_shows_the_values_it_was_computed_from():
+    """Run All: the inspector is displayed, the arrays change in later cells, then the check runs;
+    the table next to PASSED must show the arrays as the check saw them, not as first displayed."""
+    tape, x, y, loss, forward = _tape_problem([1.0, 2.0, 3.0])
+    insp = GradientInspector({"x": x, "y": y}, check=forward)
+    shown_before = insp.summary.value
+    x.assign(np.array([4.0, 5.0, 6.0], dtype=np.float32))  # a later cell changes the data
+    tape.zero()
+    with wp.Tape() as tape2:
+        forward()
+    tape2.backward(loss)
+    assert insp.run_check().passed
+    assert insp.summary.value != shown_before
+    np.testing.assert_allclose(insp.rows[0]["grad"]["norm"], np.linalg.norm(2 * np.array([4.0, 5.0, 6.0])), rtol=1e-5)
+
+
 def test_gradient_inspector_flags_nan_and_inf_and_a_wrong_gradient():
     tape, x, y, loss, forward = _tape_problem([1.0, 2.0, 3.0])
     x.grad.numpy()[1] = np.nan

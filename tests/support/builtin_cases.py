@@ -518,4 +518,8 @@ KNOWN_BROKEN: dict = {
     # every case that failed when these tests were written has since been fixed (the XPASS
     # check keeps this list honest): integer vector/matrix division by zero, wp.len and
     # wp.sign on vectors, wp.static, and the Python-scope min/max/transform_point/smoothstep
+    "python:quat_rpy(float64, float64, float64)": "the harness passes plain Python floats, for which wp.quat_rpy "
+                                                  "returns a quatf (as Warp does): float32 precision",
+    "python:bit_count(int64)": "the harness passes a plain Python int, which wp.bit_count counts in 32 bits "
+                               "(Warp's rule for Python ints); wp.bit_count(wp.int64(x)) counts 64",
 }

@@ -286,7 +286,70 @@ SPECS: dict[str, Spec] = {
     "quat_from_axis_angle": Spec(_gen_axis),
     "quat_from_matrix": Spec(_gen_quat_from_matrix, tol=10.0, compare=_same_up_to_sign),
     "quat_slerp": Spec(_gen_slerp, tol=30.0), "quat_rpy": Spec(_gen_rpy),
+    "erfc": Spec(_uniform(-3.0, 3.0, [0.0])), "erfinv": Spec(_uniform(-0.95, 0.95, [0.0, 0.5])),
+    "erfcinv": Spec(_uniform(0.05, 1.95, [1.0, 0.5])), "bit_count": Spec(_gen_bits),
+    "copysign": Spec(lambda types, rng: [gen_value(types[0], rng), with_specials(gen_value(types[1], rng),
+                                                                                 [0.0, -0.0, 1.0, -1.0])]),
+    **{n: Spec(lambda types, rng: [gen_value(types[0], rng)] + [gen_value(t, rng, N, 0.5, 3.0) for t in types[1:]])
+       for n in ("norm_huber", "norm_pseudo_huber", "smooth_normalize")},
 }
+
+
+_SEQUENCES = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+
+
+def _gen_euler_angles(types, rng):
+    """Angles inside the canonical ranges (|e[j]| < pi/2 - 0.2, the others in (-pi, pi)) for every sequence."""
+    seqs = np.array([_SEQUENCES[n % 6] for n in range(N)])
+    e = rng.uniform(-3.0, 3.0, (N, 3))
+    e[np.arange(N), seqs[:, 1]] = rng.uniform(-1.3, 1.3, N)
+    return e, seqs
+
+
+def _gen_from_euler(types, rng):
+    e, seqs = _gen_euler_angles(types, rng)
+    return [e.astype(np_dtype(types[0]))] + [seqs[:, n].astype(np.int32) for n in range(3)]
+
+
+def _gen_to_euler(types, rng):
+    from tests.support.builtin_values import _euler_q
+    e, seqs = _gen_euler_angles(types, rng)
+    q = np.array([_euler_q(e[n], *seqs[n]) for n in range(N)])
+    return [q.astype(np_dtype(types[0]))] + [seqs[:, n].astype(np.int32) for n in range(3)]
+
+
+def _gen_to_rpy(types, rng):
+    from tests.support.builtin_values import _euler_q
+    e = rng.uniform(-3.0, 3.0, (N, 3))
+    e[:, 1] = rng.uniform(-1.3, 1.3, N)
+    return [np.array([_euler_q(x, 0, 1, 2) for x in e]).astype(np_dtype(types[0]))]
+
+
+def _gen_twist(types, rng):
+    axis = rng.normal(size=(N, 3))
+    axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+    return [axis.astype(np_dtype(types[0])), unit_quats(rng, N).astype(np_dtype(types[1]))]
+
+
+def _gen_rigid4(types, rng):
+    t = types[0]
+    m = np.zeros((N, 4, 4))
+    m[:, :3, :3] = [rotation_matrix(q) for q in unit_quats(rng, N)]
+    m[:, :3, 3] = rng.uniform(-2, 2, (N, 3))
+    m[:, 3, 3] = 1
+    return [m.astype(np_dtype(t))]
+
+
+def _transform_up_to_sign(got, exp, tol):
+    return np.max(np.abs(got[:3] - exp[:3])) <= tol and _same_up_to_sign(got[3:], exp[3:], tol)
+
+
+SPECS.update({
+    "quat_from_euler": Spec(_gen_from_euler, tol=4.0), "quat_to_euler": Spec(_gen_to_euler, tol=30.0),
+    "quat_to_rpy": Spec(_gen_to_rpy, tol=30.0), "quat_twist": Spec(_gen_twist, tol=4.0),
+    "quat_twist_angle": Spec(_gen_twist, tol=4.0), "quat_twist_angle_signed": Spec(_gen_twist, tol=4.0),
+    "transform_from_matrix": Spec(_gen_rigid4, tol=10.0, compare=_transform_up_to_sign),
+})
 
 
 def spec_for(name: str) -> Spec:

@@ -414,6 +414,84 @@ def _intersect_tri_tri(v0, v1, v2, u0, u1, u2):
 
 REFS["closest_point_edge_edge"] = plain(_closest_edge_edge)
 REFS["intersect_tri_tri"] = plain(_intersect_tri_tri)
+def _erfinv(y):
+    x = 0.0
+    for _ in range(100):
+        x -= (math.erf(x) - y) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
+
+
+def _huber(v, delta=1.0):
+    n = float(np.linalg.norm(v))
+    return 0.5 * n * n if n <= delta else delta * (n - 0.5 * delta)
+
+
+def _pseudo_huber(v, delta=1.0):
+    return float(delta * np.sqrt(1 + np.dot(v, v) / (delta * delta)))
+
+
+REFS.update({
+    "erfc": _f(math.erfc), "erfinv": _f(_erfinv), "erfcinv": _f(lambda y: _erfinv(1 - y)),
+    "copysign": plain(lambda x, y: math.copysign(float(x), float(y))),
+    "bit_count": lambda types, x: (int(x) & ((1 << (np_dtype(types[0]).itemsize * 8)) - 1)).bit_count(),
+    "norm_l1": plain(lambda v: float(np.abs(v).sum())), "norm_l2": plain(lambda v: float(np.linalg.norm(v))),
+    "norm_huber": plain(lambda v, d=1.0: _huber(np.asarray(v, float), float(d))),
+    "norm_pseudo_huber": plain(lambda v, d=1.0: _pseudo_huber(np.asarray(v, float), float(d))),
+    "smooth_normalize": plain(lambda v, d=1.0: np.asarray(v, float) / _pseudo_huber(np.asarray(v, float), float(d))),
+})
+
+
+def _euler_q(e, i, j, k):
+    unit = np.eye(3)
+    return qmul(qmul(axis_angle(unit[k], e[k]), axis_angle(unit[j], e[j])), axis_angle(unit[i], e[i]))
+
+
+def _euler_of(q, i, j, k):
+    """Tait-Bryan angles (indexed by axis) from the rotation matrix (away from gimbal lock)."""
+    r = rotation_matrix(np.asarray(q, float) / np.linalg.norm(q))
+    s = 1.0 if (i + 1) % 3 == j and (j + 1) % 3 == k else -1.0
+    e = np.zeros(3)
+    e[j] = math.asin(max(-1.0, min(1.0, -s * r[k, i])))
+    e[i] = math.atan2(s * r[k, j], r[k, k])
+    e[k] = math.atan2(s * r[j, i], r[i, i])
+    return e
+
+
+def _compose(p, q, s):
+    m = np.eye(4)
+    m[:3, :3] = rotation_matrix(q) * np.asarray(s)[None, :]
+    m[:3, 3] = p
+    return m
+
+
+def _twist(axis, q):
+    t = np.array([*(np.dot(q[:3], axis) * np.asarray(axis)), q[3]])
+    return t / np.linalg.norm(t)
+
+
+REFS.update({
+    "quat_from_euler": plain(lambda e, i, j, k: _euler_q(np.asarray(e, float), int(i), int(j), int(k))),
+    "quat_to_euler": plain(lambda q, i, j, k: _euler_of(q, int(i), int(j), int(k))),
+    "quat_to_rpy": plain(lambda q: _euler_of(q, 0, 1, 2)),
+    "quat_twist": plain(_twist),
+    "quat_twist_angle_signed": plain(lambda axis, q: 2 * math.atan2(float(np.dot(q[:3], axis)), float(q[3]))),
+    "quat_twist_angle": plain(lambda axis, q: abs(2 * math.atan2(float(np.dot(q[:3], axis)), float(q[3])))),
+    "spatial_top": plain(lambda a: np.asarray(a)[:3]), "spatial_bottom": plain(lambda a: np.asarray(a)[3:]),
+    "spatial_dot": plain(lambda a, b: float(np.dot(a, b))),
+    "spatial_cross": plain(lambda a, b: np.concatenate([np.cross(a[:3], b[:3]),
+                                                        np.cross(a[3:], b[:3]) + np.cross(a[:3], b[3:])])),
+    "spatial_cross_dual": plain(lambda a, b: np.concatenate([np.cross(a[:3], b[:3]) + np.cross(a[3:], b[3:]),
+                                                             np.cross(a[:3], b[3:])])),
+    "spatial_adjoint": plain(lambda r, s: np.block([[r, np.zeros((3, 3))], [s, r]])),
+    "transform_compose": plain(_compose),
+    "transform_twist": plain(lambda t, x: np.concatenate([qrot(t[3:], x[:3]), qrot(t[3:], x[3:]) +
+                                                           np.cross(t[:3], qrot(t[3:], x[:3]))])),
+    "transform_wrench": plain(lambda t, x: np.concatenate([qrot(t[3:], x[:3]) + np.cross(t[:3], qrot(t[3:], x[3:])),
+                                                            qrot(t[3:], x[3:])])),
+    "velocity_at_point": plain(lambda qd, r: np.asarray(qd)[3:] + np.cross(qd[:3], r)),
+    "transform_to_matrix": plain(lambda t: _compose(t[:3], t[3:], np.ones(3))),
+    "transform_from_matrix": lambda types, m: np.array([*np.asarray(m)[:3, 3], *_quat_from_matrix(types, m)]),
+})
 
 
 def ref_for(name: str, types) -> Callable:

@@ -270,6 +270,13 @@ def dom_cond(types, rng):
     return [c, uni(types[1], rng), uni(types[2], rng)]
 
 
+def _quats_w_positive(t, rng):
+    """Unit quaternions with w > 0.2: away from the twist angle's jump (atan2's branch cut)."""
+    q = bc.unit_quats(rng, P)
+    q[:, 3] = np.maximum(np.abs(q[:, 3]), 0.2)
+    return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(bc.np_dtype(t))
+
+
 #: builtin -> domain(arg types, rng) -> list of P-row input arrays; default uniform in [-2, 2)
 #: (unit quaternions, transforms with unit rotations)
 DOMAINS: dict = {
@@ -288,6 +295,12 @@ DOMAINS: dict = {
     "quat_slerp": dom_slerp, "where": dom_cond, "select": dom_cond,
     "quat_from_axis_angle": lambda types, rng: [uni(types[0], rng), uni(types[1], rng, -4.0, 4.0)],
     "quat_rpy": dom_uniform(-3.0, 3.0),
+    "quat_twist_angle": lambda types, rng: [uni(types[0], rng), _quats_w_positive(types[1], rng)],
+    "quat_twist_angle_signed": lambda types, rng: [uni(types[0], rng), _quats_w_positive(types[1], rng)],
+    "erfc": dom_uniform(-2.5, 2.5), "erfinv": dom_uniform(-0.9, 0.9), "erfcinv": dom_uniform(0.1, 1.9),
+    "copysign": dom_away0, "norm_l1": dom_away0, "norm_l2": dom_normalize,
+    **{n: (lambda types, rng: [uni(types[0], rng)] + [uni(t, rng, 0.5, 3.0) for t in types[1:]])
+       for n in ("norm_huber", "norm_pseudo_huber", "smooth_normalize")},
 }
 
 #: piecewise constant builtins: the Jacobian is 0 (and the finite differences too)
@@ -405,6 +418,10 @@ def atomic_cases(name: str, rng) -> list:
 
 # --- all cases -------------------------------------------------------------------------------------
 
+#: builtins with several results (svd3 ...) and the noise functions (a uint32 state argument):
+#: hand-written cases in gradient_cases_extra.py
+MULTI_RESULT_NAMES = {n for n, b in BUILTINS.items() if any(o.outputs for o in b.overloads)}
+NOISE_NAMES = {"noise", "pnoise", "curlnoise"}
 SPECIAL_NAMES = {"matrix_from_rows", "matrix_from_cols", "identity", "quat_identity", "transform_identity"}
 ATOMIC_NAMES = set(ATOMIC_VALUE_TYPES)
 #: differentiable builtins: every one gets gradient cases (printf/tid/static are not differentiable)
@@ -419,6 +436,11 @@ def grad_cases(name: str) -> list:
         return special_cases(name, rng)
     if name in ATOMIC_NAMES:
         return atomic_cases(name, rng)
+    if name in MULTI_RESULT_NAMES or name in NOISE_NAMES or name in ("quat_from_euler", "quat_to_euler"):
+        from tests.support import gradient_cases_extra as extra  # builds on this module
+        if name in MULTI_RESULT_NAMES:
+            return extra.decomposition_cases(name, rng)
+        return extra.noise_cases(name, rng) if name in NOISE_NAMES else extra.euler_cases(name, rng)
     domain = DOMAINS.get(name, lambda types, rng: [uni(t, rng) for t in types])
     cases = []
     for inst in float_instances(name):

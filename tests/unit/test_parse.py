@@ -76,3 +76,9 @@ def test_syntax_error_points_at_line():
 def test_assigned_names_finds_component_roots():
     fdef = parse_source("def k(v: float):\n    a = 1\n    if a:\n        b = 2\n    c[0] = 3\n    d.x += 1\n")
     assert S.assigned_names(fdef.body) == {"a", "b", "c", "d"}
+
+
+def test_the_inside_of_wp_static_is_any_python():
+    fdef = parse_source("def k():\n    if wp.static(N in {1, 2} and [x for x in 'ab']):\n        pass\n")
+    call = fdef.body[0].test
+    assert isinstance(call, S.Call) and call.source.startswith("wp.static(N in {1, 2}")

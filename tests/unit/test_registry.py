@@ -87,7 +87,11 @@ def test_every_overload_is_reachable(name):
     dead = [oi for oi in range(len(b.overloads)) if oi not in reached]
     assert not dead, (f"overloads {dead} of wp.{name} are never chosen by resolve; e.g. "
                       f"{[(oi, [bc.tname(t) for t in ts]) for oi, ts in unreachable if oi in dead][:3]}")
-    for inst in insts:  # result types build to concrete types
+    for inst in insts:  # result types build to concrete types (a tuple of them: several results, as svd3)
+        if b.overloads[inst.overload].outputs:
+            assert isinstance(inst.result, tuple) and all(T.is_composite_type(t) or T.is_scalar_type(t)
+                                                          for t in inst.result), inst.id
+            continue
         assert inst.result is None or T.is_scalar_type(inst.result) or T.is_composite_type(inst.result) or \
             isinstance(inst.result, (R.OpaqueType, ArrayType)), inst.id  # OpaqueType: a native query or result struct
         # (ArrayType: grad_view, an array's gradient seen as an array)
@@ -220,9 +224,10 @@ def _split_params(text) -> list:
 
 
 def _accepts(params: list, o: R.Overload) -> bool:
-    if len(params) != len(o.params):
+    patterns = o.params + o.outputs  # several results come back through reference parameters
+    if len(params) != len(patterns):
         return False
-    for text, p in zip(params, o.params):
+    for text, p in zip(params, patterns):
         want = _CPP_TYPE.get(type(p))
         if want and want not in text:
             return False

@@ -10,7 +10,7 @@ import warp_nb as wp
 from warp_nb.compiler import ir
 from warp_nb.compiler.verify import verify
 from warp_nb.types.array_type import ArrayType
-from warp_nb.errors import KernelNameError, KernelTypeError
+from warp_nb.errors import KernelAttributeError, KernelNameError, KernelTypeError
 from warp_nb.compiler.parse import parse_source
 from warp_nb.compiler.scope import Scope
 from warp_nb.compiler.typecheck import Context, typecheck_kernel
@@ -103,18 +103,18 @@ def test_compile_time_if_only_types_taken_branch():
 
 
 @pytest.mark.parametrize("body, error, words", [
-    ("y = nothing_here", KernelNameError, "`nothing_here` is not defined"),
+    ("y = nothing_here", KernelNameError, "Referencing undefined symbol: nothing_here"),
     ("y = x[0] * n", KernelTypeError, "float(i)"),
     ("y = 1.0\n    y = n", KernelTypeError, "keeps one type"),
     ("y = wp.cross(x[0], x[0])", KernelTypeError, "wp.cross does not accept"),
     ("y = L[0]", KernelTypeError, "kernels accept wp.array"),
     ("if n > 0:\n        z = 1.0\n    y = z", KernelNameError, "may be undefined"),
     ("y = x", None, None),
-    ("return 1.0", KernelTypeError, "kernels cannot return a value"),
+    ("return 1.0", KernelTypeError, "kernels cannot return values"),
     ("wp.launch(n)", KernelTypeError, "cannot be called inside a kernel"),
     # errors that teach: the closest name, the wp builtin for numpy's, @wp.func for a helper
     ("value = 1.0\n    y = valeu", KernelNameError, "Did you mean `value`?"),
-    ("y = wp.sinn(x[0])", KernelNameError, "Did you mean `wp.sin`?"),
+    ("y = wp.sinn(x[0])", KernelAttributeError, "Did you mean `wp.sin`?"),
     ("y = np.sin(x[0])", KernelTypeError, "use `wp.sin`"),
     ("y = helper(x[0])", KernelTypeError, "decorate it with @wp.func"),
     ("y = n * 0.5", KernelTypeError, "float(i)"),

@@ -19,7 +19,8 @@ def _atomic_overloads(extra_values: int, value_pattern, names):
 
 
 _numeric = AnyType("D", accept=lambda t: T.is_scalar_type(t) and t._kind != "bool"
-                   or (T.kind_of(t) in ("vector", "matrix") and t._wp_scalar_type_ is not T.bool))
+                   or (T.kind_of(t) in ("vector", "matrix", "quaternion", "transformation")
+                       and t._wp_scalar_type_ is not T.bool))  # composites: componentwise, as Warp
 _ordered = AnyType("D", accept=lambda t: (T.is_scalar_type(t) and t._kind != "bool") or T.kind_of(t) == "vector")
 _a = dict(header="atomic.h", category="atomic")
 
@@ -58,5 +59,18 @@ builtin("where", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond",
 builtin("select", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond", "value_if_false", "value_if_true")),
         header="select.h", category="control",
         doc="value_if_false if cond is zero, else value_if_true (Warp's older argument order).")
+
+
+# array_search.h: binary search and CDF sampling
+_S = Scalar("T", NUMERIC)
+builtin("lower_bound", ov(Array(_S, 1), _S, ret=T.int32, names=("arr", "value")),
+        ov(Array(_S, 1), Exact(T.int32), Exact(T.int32), _S, ret=T.int32, names=("arr", "arr_begin", "arr_end", "value")),
+        header="array_search.h", category="array", differentiable=False,
+        doc="The first index (in [arr_begin, arr_end), default the whole array) whose element is not less than "
+            "value; the array must be sorted ascending.")
+builtin("sample_cdf", ov(Exact(T.uint32), Array(Exact(T.float32), 1), ret=T.int32, names=("state", "cdf")),
+        inout=(0,), header="array_search.h", category="random", differentiable=False,
+        doc="An index drawn from the ascending CDF table: lower_bound(cdf, u) for a uniform u in [0, 1). "
+            "Advances state.")
 
 del NUMERIC, Exact, IDX

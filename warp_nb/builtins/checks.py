@@ -5,7 +5,7 @@ Python they compare the values and print the same line."""
 import numpy as np
 
 from .. import types as T
-from .registry import FLOAT, AnyType, Scalar, Vec, builtin, ov
+from .registry import FLOAT, AnyType, Mat, Quat, Scalar, Vec, builtin, ov
 
 _any = AnyType("A")
 _c = dict(header="expect.h", category="checks", side_effects=True, differentiable=False)
@@ -25,6 +25,9 @@ builtin("expect_neq", ov(_any, _any, names=("a", "b")), python=_python("expect_n
 F = Scalar("T", FLOAT)
 builtin("expect_near", ov(F, F, F, names=("a", "b", "tolerance")), ov(F, F, names=("a", "b")),
         ov(Vec("n", F), Vec("n", F), F, names=("a", "b", "tolerance")), ov(Vec("n", F), Vec("n", F), names=("a", "b")),
+        ov(Quat(F), Quat(F), F, names=("a", "b", "tolerance")), ov(Quat(F), Quat(F), names=("a", "b")),
+        ov(Mat("r", "c", F), Mat("r", "c", F), F, names=("a", "b", "tolerance")),
+        ov(Mat("r", "c", F), Mat("r", "c", F), names=("a", "b")),
         python=_python("expect_near", lambda a, b, tol=1e-6: not np.all(np.abs(a - b) <= tol)),
         doc="Print an error when a and b differ by more than tolerance (default 1e-6) in any component.", **_c)
 

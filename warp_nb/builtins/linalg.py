@@ -101,7 +101,7 @@ builtin("argmax", ov(V, ret=T.uint32), differentiable=False, python=lambda v: in
         doc="Index of the largest component.", **_la)
 
 _m = dict(header="mat.h", category="matrix")
-builtin("outer", ov(Vec("r", F), Vec("c", F), ret=Mat("r", "c", F)), python=_py(np.outer),
+builtin("outer", ov(Vec("r", N), Vec("c", N), ret=Mat("r", "c", N)), python=_py(np.outer),
         doc="Outer product a b^T.", **_m)
 builtin("transpose", ov(Mat("r", "c", N), ret=Mat("c", "r", N)), python=_py(np.transpose), doc="Transpose.", **_m)
 builtin("determinant", ov(SQ, ret=same("T")), python=_py(np.linalg.det), doc="Determinant (2x2, 3x3, 4x4).", **_m)
@@ -141,7 +141,14 @@ builtin("quat_to_matrix", ov(Q, ret=Mat(3, 3, F)), python=_py(_qmat), doc="3x3 r
         **_q)
 builtin("quat_from_matrix", ov(Mat(3, 3, F), ret=Q), ov(Mat(4, 4, F), ret=Q),
         doc="Unit quaternion of a rotation matrix (the upper 3x3 block of a 4x4).", **_q)
-builtin("quat_rpy", ov(F, F, F, ret=Q, names=("roll", "pitch", "yaw")), doc="Quaternion from roll, pitch, yaw.", **_q)
+builtin("quat_rpy", ov(F, F, F, ret=Q, names=("roll", "pitch", "yaw")),
+        python=lambda r, p, y: T.quat(*_qmul(_qmul(_axis_angle(np.array([0.0, 0, 1]), float(y)),
+                                                    _axis_angle(np.array([0.0, 1, 0]), float(p))),
+                                              _axis_angle(np.array([1.0, 0, 0]), float(r)))), doc="Quaternion from roll, pitch, yaw.", **_q)
+builtin("quat_to_axis_angle", ov(Q, names=("quat",), outputs=(V3, F)),
+        doc="Axis and angle of a rotation: wp.quat_to_axis_angle(q, axis, angle) or axis, angle = "
+            "wp.quat_to_axis_angle(q). After flipping q to w >= 0: angle = 2 atan2(|v|, w) in [0, pi], axis = "
+            "v / |v| ((1, 0, 0) when v = 0, gradient 0 there).", **_q)
 builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")), doc="Spherical linear interpolation.", **_q)
 
 _t = dict(header="transform.h", category="transform")
@@ -156,3 +163,28 @@ builtin("transform_point", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), pyth
 builtin("transform_vector", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(_tvector),
         doc="Apply the rotation of the transform to a vector.", **_t)
 builtin("transform_inverse", ov(X, ret=X), python=_py(_tinv, "transform"), doc="The inverse transform.", **_t)
+
+# vec_norms.h: norms and the smooth normalisation (delta defaults to 1)
+_n = dict(header="vec_norms.h", category="vector")
+
+
+def _huber(v, delta=1.0):
+    n = np.linalg.norm(v)
+    return 0.5 * n * n if n <= delta else delta * (n - 0.5 * delta)
+
+
+def _pseudo_huber(v, delta=1.0):
+    return delta * np.sqrt(1 + v.dot(v) / (delta * delta))
+
+
+builtin("norm_l1", ov(VF, ret=same("T"), names=("v",)), python=_py(lambda v: np.abs(v).sum()),
+        doc="Sum of absolute values. Gradient sign(v_i), +1 at 0.", **_n)
+builtin("norm_l2", ov(VF, ret=same("T"), names=("v",)), python=_py(np.linalg.norm),
+        doc="Euclidean length (gradient 0 at the zero vector).", **_n)
+builtin("norm_huber", ov(VF, ret=same("T"), names=("v",)), ov(VF, F, ret=same("T"), names=("v", "delta")),
+        python=_py(_huber), doc="Huber norm: |v|^2 / 2 up to delta, then delta (|v| - delta / 2).", **_n)
+builtin("norm_pseudo_huber", ov(VF, ret=same("T"), names=("v",)), ov(VF, F, ret=same("T"), names=("v", "delta")),
+        python=_py(_pseudo_huber), doc="Pseudo-Huber norm delta sqrt(1 + |v|^2 / delta^2).", **_n)
+builtin("smooth_normalize", ov(VF, ret=VF, names=("v",)), ov(VF, F, ret=VF, names=("v", "delta")),
+        python=_py(lambda v, delta=1.0: v / _pseudo_huber(v, delta)),
+        doc="v / norm_pseudo_huber(v, delta): smooth everywhere, 0 at 0.", **_n)

@@ -32,11 +32,12 @@ builtin("mul",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Mat("r", "k", F), Vec("k", F), ret=Vec("r", F)),
-        ov(Vec("k", F), Mat("k", "c", F), ret=Vec("c", F)),
-        ov(Mat("r", "k", F), Mat("k", "c", F), ret=Mat("r", "c", F)),
+        ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
+        ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)),
+        ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), Quat(), ret=Quat()), ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
-        ov(Transform(), Transform(), ret=Transform()),
+        ov(Transform(), Transform(), ret=Transform()), ov(Transform(), F, ret=Transform()),
+        ov(F, Transform(), ret=Transform()),
         doc="a * b: scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
             "quaternion (Hamilton) and transform composition. Two vectors do not multiply: use wp.dot, "
             "wp.cw_mul or wp.outer.", **_elementwise)
@@ -44,8 +45,8 @@ builtin("div",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), F, ret=Quat()),
-        doc="a / b. Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
+        ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
+        doc="a / b (a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
 builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
         doc="a // b, rounded toward minus infinity (Python semantics). Integer division by zero gives 0.")
@@ -54,8 +55,8 @@ builtin("mod", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
 builtin("pow", ov(F, F, ret=same("T")), header="scalar.h", category="math",
         doc="a ** b. The gradient with respect to a at a == 0 with b < 1, and with respect to b for a <= 0, "
             "is chosen 0.")
-builtin("matmul", ov(Mat("r", "k", F), Vec("k", F), ret=Vec("r", F)),
-        ov(Vec("k", F), Mat("k", "c", F), ret=Vec("c", F)), ov(Mat("r", "k", F), Mat("k", "c", F), ret=Mat("r", "c", F)),
+builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
+        ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         cpp="wpnb::mul", header="scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
 builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), ret=Quat()), doc="-x.", **_elementwise)

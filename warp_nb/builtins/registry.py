@@ -236,10 +236,17 @@ class Overload:
     names: tuple = ()  # parameter names (for keyword arguments and docs)
     template: str | None = None  # C++ call text with {bindings}, e.g. "wpnb::identity<{n}, {T}>"
     inout: tuple | None = None  # this overload's in-place arguments (out-parameters), if not the builtin's
+    #: several results (Patterns), as Warp's decompositions: `U, s, V = wp.svd3(A)` (the result is a tuple)
+    #: or the output-argument form `wp.svd3(A, U, s, V)`, which rebinds the variables U, s, V. The C++
+    #: function writes them through reference arguments after the inputs; its adjoint takes the inputs,
+    #: the outputs (scratch), the inputs' adjoints, then the outputs' adjoints.
+    outputs: tuple = ()
 
 
-def ov(*params, ret=None, names=(), template=None, inout=None) -> Overload:
-    return Overload(tuple(params), ret, tuple(names), template, None if inout is None else tuple(inout))
+def ov(*params, ret=None, names=(), template=None, inout=None, outputs=()) -> Overload:
+    if outputs:
+        ret = Result(lambda b, outs=tuple(outputs): tuple(p.build(b) for p in outs))
+    return Overload(tuple(params), ret, tuple(names), template, None if inout is None else tuple(inout), tuple(outputs))
 
 
 @dataclass(frozen=True, eq=False)
@@ -273,8 +280,18 @@ class Builtin:
         return self.inout if overload.inout is None else overload.inout
 
     def inout_positions(self, nargs: int) -> set:
-        """Positions updated in place by any overload taking nargs arguments (before one is chosen)."""
-        return {p for o in self.overloads if len(o.params) == nargs for p in self.inout_for(o)}
+        """Positions updated in place by any overload taking nargs arguments (before one is chosen),
+        including the variables an output-argument form rebinds."""
+        found = {p for o in self.overloads if len(o.params) == nargs for p in self.inout_for(o)}
+        for o in self.overloads:
+            if o.outputs and len(o.params) + len(o.outputs) == nargs:
+                found.update(range(len(o.params), nargs))
+        return found
+
+    def output_form_count(self, nargs: int) -> int:
+        """How many trailing arguments are outputs when called with nargs arguments (0: not that form)."""
+        return next((len(o.outputs) for o in self.overloads
+                     if o.outputs and len(o.params) + len(o.outputs) == nargs), 0)
 
     def __call__(self, *args, **kwargs):
         if self.python is None:

@@ -90,3 +90,42 @@ builtin("lerp", ov(F, F, F, ret=same("T"), names=("a", "b", "t")), ov(_vF, _vF, 
 for _name, _fn in (("isnan", math.isnan), ("isinf", math.isinf), ("isfinite", math.isfinite)):
     builtin(_name, ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="scalar.h", category="math",
             differentiable=False, python=_py(_fn), doc=f"Whether x is {_name[2:]} (always False/True for integers).")
+
+# special_math.h: the rest of the error-function family, copysign, bit_count
+
+
+def _erfinv(y):
+    """Inverse of math.erf by Newton's method from a rough start (Python scope only)."""
+    if y <= -1 or y >= 1:
+        return math.copysign(math.inf, y) if abs(y) == 1 else math.nan
+    x = 0.0
+    for _ in range(60):
+        step = (math.erf(x) - y) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+        x -= step
+        if abs(step) < 1e-15 * max(1.0, abs(x)):
+            break
+    return x
+
+
+_sm = dict(header="special_math.h", category="math")
+builtin("erfc", ov(F, ret=same("T"), names=("x",)), python=_py(math.erfc), doc="1 - erf(x), accurate for large x.",
+        **_sm)
+builtin("erfinv", ov(F, ret=same("T"), names=("x",)), python=_py(_erfinv),
+        doc="Inverse error function on (-1, 1); +-inf at +-1.", **_sm)
+builtin("erfcinv", ov(F, ret=same("T"), names=("x",)), python=_py(lambda y: _erfinv(1 - y)),
+        doc="Inverse of erfc on (0, 2): erfinv(1 - x).", **_sm)
+builtin("copysign", ov(F, F, ret=same("T"), names=("x", "y")), python=_py(math.copysign),
+        doc="|x| with the sign of y. Gradient +-1 for x, 0 for y.", **_sm)
+
+
+def _bit_count(x):
+    value = getattr(x, "value", x)
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or (
+            isinstance(x, T.Scalar) and type(x)._kind not in ("int", "uint")):
+        raise RuntimeError(f"Couldn't find a function 'bit_count' compatible with the arguments '{type(x).__name__}'")
+    bits = type(x)._np.itemsize * 8 if isinstance(x, T.Scalar) else 32
+    return (int(value) & ((1 << bits) - 1)).bit_count()
+
+
+builtin("bit_count", ov(Scalar("T", ("int", "uint")), ret=T.int32, names=("x",)), differentiable=False,
+        python=_bit_count, doc="The number of set bits of x, in its own width (two's complement for signed).", **_sm)

@@ -40,17 +40,43 @@ class AdjointUnit:
     calls, by C++ symbol (absent for functions with a custom gradient, and for the custom
     gradient and replay functions themselves, which are not differentiated)."""
 
-    kernel: AdjointFunction
+    kernel: AdjointFunction | None  # None: only functions, for wp.grad(f) in forward code
     funcs: dict
 
 
-def adjoint_unit(kernel: ir.Function) -> AdjointUnit:
-    """Differentiate a typed kernel and every function it calls."""
+def adjoint_unit(kernel: ir.Function, backward: bool = True) -> AdjointUnit | None:
+    """Differentiate a typed kernel and every function it calls. Without `backward`, only the
+    functions that wp.grad(f) calls in forward code need adjoints (with everything they call):
+    a unit without a kernel adjoint, or None when there are none."""
     instances = ir.called_instances(kernel)
+    if not backward:
+        wanted = _grad_targets(kernel, instances)
+        if not wanted:
+            return None
+        instances = [inst for inst in instances if inst.symbol in wanted]
     helpers = {id(x) for inst in instances for x in (inst.custom_grad, inst.custom_replay) if x is not None}
     funcs = {inst.symbol: adjoint_function(inst.ir) for inst in instances
              if inst.custom_grad is None and id(inst) not in helpers and inst.native is None and _passes_gradients(inst)}
-    return AdjointUnit(adjoint_function(kernel), funcs)
+    return AdjointUnit(adjoint_function(kernel) if backward else None, funcs)
+
+
+def _grad_targets(kernel: ir.Function, instances) -> set:
+    """Symbols of the functions whose adjoints forward code calls through wp.grad(f), with every
+    function those call (their adjoints call the callees' adjoints)."""
+    wanted: set = set()
+
+    def visit(stmts):
+        for s in stmts:
+            value = getattr(s, "value", None)
+            if isinstance(value, ir.GradCall) and not isinstance(value.func, registry.Builtin):
+                for inst in ir.called_instances(value.func.ir) + [value.func]:
+                    wanted.add(inst.symbol)
+            for block in ir.child_blocks(s):
+                visit(block)
+
+    for fn in [kernel] + [inst.ir for inst in instances]:
+        visit(fn.body)
+    return wanted
 
 
 def adjoint_function(fn: ir.Function) -> AdjointFunction:
@@ -142,8 +168,9 @@ class _Builder:
         return out
 
     # --- replay -------------------------------------------------------------------------
-    def replay(self, stmts) -> tuple:
-        """The forward statements that compute values, without side effects."""
+    def replay(self, stmts, exits: bool = True) -> tuple:
+        """The forward statements that compute values, without side effects (and without the
+        loop's `break` when exits is False)."""
         out = []
         for s in stmts:
             if isinstance(s, ir.Let):
@@ -160,12 +187,16 @@ class _Builder:
             elif isinstance(s, ir.Assign):
                 out.append(s)
             elif isinstance(s, ir.If):
-                out.append(ir.If(s.cond, self.replay(s.body), self.replay(s.orelse), s.loc, s.phis))
+                out.append(ir.If(s.cond, self.replay(s.body, exits), self.replay(s.orelse, exits), s.loc, s.phis))
             elif isinstance(s, (ir.For, ir.While)):
                 out.append(self.replay_loop(s))
-            elif isinstance(s, (ir.Break, ir.Continue)):
-                raise NotDifferentiableError(f"cannot differentiate a dynamic loop with `{type(s).__name__.lower()}`"
-                                             "; use a constant range (unrolled) or a loop condition instead",
+            elif isinstance(s, ir.Break):
+                # typing left at most one break per loop, as the body's last statement (loop_exits):
+                # replayed to end the loop, dropped where one iteration is replayed on its own
+                if exits:
+                    out.append(s)
+            elif isinstance(s, ir.Continue):
+                raise NotDifferentiableError("cannot differentiate a `continue` left in a loop body",
                                              s.loc, self.fn.name)
             elif isinstance(s, ir.Iterate):
                 out.append(self.replay_loop(s))
@@ -179,7 +210,7 @@ class _Builder:
         incr: list = []
         nxt = self.call("add", [trips, one], incr, s.loc)
         incr.append(ir.Assign(trips, nxt, s.loc))
-        body = self.replay(s.body) + tuple(incr)
+        body = tuple(incr) + self.replay(s.body)  # counted on entry: an iteration that breaks counts too
         if isinstance(s, ir.For):
             loop = ir.For(s.var, s.start, s.stop, s.step, body, s.loc, s.carried)
         elif isinstance(s, ir.Iterate):
@@ -254,6 +285,8 @@ class _Builder:
                 out.append(Accumulate(self.adjoint_of(v.base), adj_dst, v.path))
         elif isinstance(v, ir.Update):
             out.append(AdjUpdate(adj_dst, v.path, self.adjoint_of(v.base), self.adjoint_of(v.value)))
+        elif isinstance(v, ir.GradCall):
+            pass  # a gradient used as a value: its own derivative (a second derivative) is not taken
         elif isinstance(v, ir.TupleOf):
             for k, item in enumerate(v.items):
                 if _differentiable(item.type):
@@ -291,7 +324,7 @@ class _Builder:
             counter=getattr(s, "var", None), start=getattr(s, "start", None), step=getattr(s, "step", None),
             trips=self._trips(s), k=self.new_var(T.int32, "k"), j=self.new_var(T.int32, "j"), carried=carried,
             cond_body=cond_body, body_replay=self.replay(s.body),
-            body_replay_no_writeback=self.replay(no_writeback), body_reverse=self.reverse(s.body), loc=s.loc,
+            body_replay_no_writeback=self.replay(no_writeback, exits=False), body_reverse=self.reverse(s.body), loc=s.loc,
             iteration_adjoints=tuple(self.adjoint_of(v) for v in _defined(s.body) if _differentiable(v.type)))
         out.append(rev)
         for c in carried:

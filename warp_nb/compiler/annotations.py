@@ -45,6 +45,12 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         return t
     if t is typing.Any:
         return None if what == "function" else t
+    if what == "function" and (t is tuple or typing.get_origin(t) is tuple):
+        items = typing.get_args(t)
+        if not items or Ellipsis in items or any(x is typing.Any for x in items):
+            return None  # tuple, tuple[int, ...]: typed per call, from the tuple passed
+        from .ir import TupleType  # the type of a tuple value (a function's multiple return, or a parameter)
+        return TupleType(tuple(resolve_annotation(x, fn, name, what, local_names) for x in items))
     if isinstance(t, Generic):
         return t
     shown = getattr(t, "__name__", repr(t))
@@ -72,6 +78,8 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
     if fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
         raise KernelTypeError(f"{what} `{fn.__qualname__}` takes *args or **kwargs; give each parameter a name "
                               "and a type", loc or parameter_loc(fn, "*"), fn.__name__)
+    if what == "kernel" and "return" in hints and not _means_none(hints["return"], fn, local_names):
+        raise KernelTypeError(KERNEL_RETURN_ERROR, loc or parameter_loc(fn, "->"), fn.__name__)
     out = []
     for name in parameter_names(fn):
         if name not in hints:
@@ -111,3 +119,18 @@ def parameter_loc(fn, name: str) -> Loc | None:
             break
     line = lines[def_index]
     return Loc(file, first + def_index, 0, None, line.rstrip("\n"))
+
+
+#: Warp's words, which its tests match
+KERNEL_RETURN_ERROR = ("Warp kernels cannot return values. Write results to output arguments, and omit the return "
+                       "annotation or use `-> None`.")
+
+
+def _means_none(annotation, fn, local_names) -> bool:
+    """Whether a kernel's return annotation says it returns nothing (None, NoneType, "None")."""
+    if isinstance(annotation, str):
+        try:
+            annotation = eval(annotation, fn.__globals__, local_names or {})
+        except Exception:
+            return False
+    return annotation is None or annotation is type(None)

@@ -73,6 +73,16 @@ class CallFunc:
 
 
 @dataclass(frozen=True)
+class GradCall:
+    """wp.grad(f)(args): the gradient of f's scalar result with respect to each argument, at
+    args: f's adjoint run once with adj_ret = 1 (one value, or a tuple for several arguments)."""
+
+    func: Any  # a registry.Builtin, or a typecheck.FuncInstance
+    args: tuple
+    resolved: Any = None  # the builtin's registry.Resolved (None for a user function)
+
+
+@dataclass(frozen=True)
 class Construct:
     """A value built from parts or converted: vec3(x, y, z), float32(i), mat33(...), Struct()."""
 
@@ -94,6 +104,24 @@ class View:
 
     array: Var
     indices: tuple
+
+
+@dataclass(frozen=True)
+class AxisSlice:
+    """One sliced axis of an array slice, start:stop:step (None where a bound is not written)."""
+
+    start: Var | None
+    stop: Var | None
+    step: Var | None
+
+
+@dataclass(frozen=True)
+class SliceView:
+    """a[1:n:2, i]: a view of an array; per written axis an index Var (the axis is dropped) or an
+    AxisSlice (kept); the axes after the last one written are kept whole."""
+
+    array: Var
+    axes: tuple
 
 
 @dataclass(frozen=True)
@@ -305,6 +333,12 @@ def format_value(v) -> str:
         return f"{type_name(v.type)}({', '.join(map(repr, v.args))})"
     if isinstance(v, (Load, View)):
         return f"{'load' if isinstance(v, Load) else 'view'} {v.array!r}[{', '.join(map(repr, v.indices))}]"
+    if isinstance(v, SliceView):
+        def axis(a):
+            if isinstance(a, AxisSlice):
+                return ":".join("" if b is None else repr(b) for b in (a.start, a.stop, a.step))
+            return repr(a)
+        return f"slice {v.array!r}[{', '.join(axis(a) for a in v.axes)}]"
     if isinstance(v, Extract):
         return f"{v.base!r}{''.join(f'[{p!r}]' for p in v.path)}"
     if isinstance(v, Update):
@@ -430,7 +464,7 @@ def array_param_usage(fn: Function) -> tuple[set, set]:
     def visit(stmts):
         for s in stmts:
             value = getattr(s, "value", None)
-            if isinstance(value, (Load, View)) and id(value.array) in index:
+            if isinstance(value, (Load, View, SliceView)) and id(value.array) in index:
                 read.add(index[id(value.array)])
             if isinstance(s, Store) and id(s.array) in index:
                 written.add(index[id(s.array)])

@@ -313,6 +313,9 @@ class _Parser:
                 if k.arg is None:
                     self.fail(node, "**kwargs in calls are not supported in kernels")
                 kwargs.append((k.arg, self.expr(k.value)))
+            if _is_static_call(node):  # wp.static(expr) is Python, evaluated from its text: any syntax goes
+                args = tuple(S.Constant(None, self.loc(a)) for a in node.args)
+                return S.Call(self.expr(node.func), args, tuple(kwargs), loc, self.segment(node))
             return S.Call(self.expr(node.func), tuple(self.argument(a) for a in node.args), tuple(kwargs), loc,
                           self.segment(node))
         if isinstance(node, ast.BinOp):
@@ -342,3 +345,10 @@ class _Parser:
             left = right
         # a < b < c means (a < b) and (b < c)
         return parts[0] if len(parts) == 1 else S.BoolOp("and", tuple(parts), loc)
+
+
+def _is_static_call(node: ast.Call) -> bool:
+    """wp.static(...), warp.static(...) or static(...) imported by name."""
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr == "static" and isinstance(f.value, ast.Name)
+            and f.value.id in ("wp", "warp")) or (isinstance(f, ast.Name) and f.id == "static")

@@ -70,7 +70,7 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     t0 = time.perf_counter()
     syntax = parse_definition(kernel.func)
     typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
-    adjoint = adjoint_unit(typed) if options.backward else None
+    adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = emit_kernel(typed, options.mode, adjoint)
     key = cache_key(unit, target, options)

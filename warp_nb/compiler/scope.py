@@ -72,6 +72,9 @@ class Scope:
         # cells, read at lookup time: a closure variable may be assigned after the decorator ran
         # (a recursive or later-defined function)
         self.cells = dict(zip(code.co_freevars, closure)) if code is not None else {}
+        # wp.static(...) values computed when the function was declared, by (line, column, text) of the call
+        # (compiler/static_eval.py)
+        self.static_values: dict = {}
 
     def lookup(self, name: str):
         """The Python object bound to `name`, or _MISSING."""
@@ -97,3 +100,31 @@ class Scope:
 
 
 MISSING = _MISSING
+
+
+class GradOf:
+    """wp.grad(f) inside a kernel or function: a function giving the gradient of f's scalar result
+    with respect to each of its arguments (one value, or a tuple for several). f is a @wp.func or a
+    differentiable wp builtin; the compiler types each call (compiler/typecheck_special.py)."""
+
+    _wp_grad_of_ = True
+
+    def __init__(self, func):
+        self.func = func
+
+    def __eq__(self, other):
+        return isinstance(other, GradOf) and other.func is self.func
+
+    def __hash__(self):
+        return hash(("wp.grad", id(self.func)))
+
+    def __call__(self, *args):
+        raise RuntimeError("wp.grad(f)(...) can only be called inside a kernel or a @wp.func")
+
+    def __repr__(self):
+        return f"wp.grad({getattr(self.func, 'key', getattr(self.func, 'name', self.func))})"
+
+
+def grad(f) -> GradOf:
+    """wp.grad(f): the gradient of f, to call inside kernels: `dx = wp.grad(square)(x)`."""
+    return GradOf(f)

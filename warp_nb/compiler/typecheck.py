@@ -6,6 +6,10 @@ live here; expressions in `typecheck_expr`, special forms and constructors in
 
 from __future__ import annotations
 
+import ast
+import re
+import textwrap
+
 import dataclasses
 import hashlib
 
@@ -14,7 +18,8 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError
-from .scope import Lit, PyObj, Scope
+from .annotations import KERNEL_RETURN_ERROR
+from .scope import GradOf, Lit, PyObj, Scope
 from ..builtins import registry
 from .typecheck_expr import ExprTyper, TupleValue
 from .typecheck_special import SpecialForms
@@ -74,6 +79,11 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
             inst.custom_replay = typecheck_function(func, replay.fdef, arg_types, replay.scope, context,
                                                     inst.return_type)
     return inst
+
+
+def custom_grad_instance(func, overload, inst: FuncInstance, context: Context) -> FuncInstance:
+    """The @wp.func_grad of an instance, for wp.grad(f) in a compilation without backward."""
+    return _custom_grad(func, overload.custom_grad, overload.fdef, list(inst.arg_types), inst.return_type, context)
 
 
 def native_instance(func, overload, arg_types: list, context: Context) -> FuncInstance:
@@ -144,6 +154,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         self.block: list = []
         self.locals: list = []
         self.loops: list = []  # typecheck_loops._Loop, innermost last
+        self.bound_constants: dict = {}  # id(var) -> the Python number a local was bound to (x = 3), for wp.static
         self.counter = 0
         self.tid_count = 0
         self.adjoint_params: list = []  # (name, type) in a @wp.func_grad function
@@ -272,13 +283,26 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if annotation is not None:
             t = self.annotation_type(annotation)
             value = self.convert(value, t, node)
-        if isinstance(value, PyObj) and (getattr(value.obj, "_wp_func_", False) or isinstance(value.obj, registry.Builtin)):
+        old = self.env.get(name)
+        if isinstance(old, PyObj) and _is_function_value(old.obj) and value != old:
+            # Warp has no function pointers: a local naming a function names it for good
+            if isinstance(old.obj, GradOf):
+                self.error(KernelTypeError, f"Cannot reassign local '{name}' that holds {old.obj!r} (a wp.grad "
+                                            "function); give the new value another name", node)
+            what = "another function" if isinstance(value, PyObj) and _is_function_value(value.obj) else \
+                "a non-function value"
+            self.error(KernelTypeError, f"rebinding function-valued local `{name}` to {what} is not supported; "
+                                        "give the new value another name", node)
+        if isinstance(value, PyObj) and _is_function_value(value.obj):
             self.env[name] = value  # a function as a value: the name stands for it when called
             return
         if isinstance(value, PyObj):
             self.error(KernelTypeError, f"`{name}` cannot hold {self.describe(value)}; kernel variables hold "
                                         "scalars, vectors, matrices, structs and arrays", node)
+        if isinstance(value, TupleValue):  # t = (a, b): a tuple value, as Warp
+            value = self.make_tuple(value, node)
         old = self.env.get(name)
+        literal = value.value if isinstance(value, Lit) else None
         if isinstance(value, Lit):
             # a literal takes the scalar type of the variable it replaces (x = 0 for a float x); it is
             # not broadcast into a vector or matrix variable (v = 1.0 is a type change, refused below)
@@ -286,13 +310,18 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             value = self.materialize(value, want, node)
         elif isinstance(value, TupleValue):
             value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value
-        if isinstance(old, ir.Var) and not _same_type(old.type, value.type):
+        # array views may be rebound to views of another rank (sub = a[:2]; sub = a[:2, 1]), as in
+        # Warp; a join of the two (a branch, a loop) is still refused where it happens
+        rebinds_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
+        if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebinds_view:
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "
                                         f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)
         var = self.new_var(value.type, name)
         self.block.append(ir.Let(var, ir.Copy(value), node.loc))
         self.env[name] = var
+        if literal is not None and not self.loops:  # a loop may change it; then it is not a constant
+            self.bound_constants[id(var)] = literal
         self.maybe_undefined.pop(name, None)
 
     def assign(self, s: S.Assign) -> None:
@@ -325,6 +354,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
 
     def aug_assign(self, s: S.AugAssign) -> None:
         target = s.target
+        if isinstance(target, S.Name) and isinstance(self.env.get(target.id), PyObj):
+            self.bind(target.id, Lit(0, "int"), s)  # g += 1.0 on a function-valued local: the rebinding error
         if isinstance(target, S.Subscript) and s.op in ("add", "sub"):
             base = self.expr(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, ArrayType) and len(target.indices) == base.type.ndim:
@@ -354,14 +385,34 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             self.block.append(ir.Return(None, s.loc))
             return
         if self.is_kernel:
-            self.error(KernelTypeError, "kernels cannot return a value; write results to an output array", s)
+            self.error(KernelTypeError, KERNEL_RETURN_ERROR, s)
         value = self.expr(s.value)
+        declared = self.declared_return
         if isinstance(s.value, S.Tuple):
-            value = self.make_tuple(value, s)
+            items = list(value)
+            if isinstance(declared, ir.TupleType):
+                if len(items) != len(declared.items):
+                    self.return_mismatch(s, f"a tuple of {len(declared.items)} elements", f"{len(items)} values")
+                items = [self.materialize(x, t, s) if isinstance(x, Lit) and _fits(x, t) else x
+                         for x, t in zip(items, declared.items)]
+            elif declared is not None and (T.is_scalar_type(declared) or T.is_composite_type(declared)):
+                self.return_mismatch(s, None, f"{len(items)} values")
+            value = self.make_tuple(TupleValue(items), s)
+            if isinstance(declared, ir.TupleType) and not _same_type(value.type, declared):
+                shown = ", ".join(T.type_name(t) for t in value.type.items)
+                self.return_mismatch(s, None, f"a tuple with types `({shown})`")
         if isinstance(value, Lit):
             value = self.materialize(value, self.return_type, s)
-        elif self.return_type is not None and self.declared_return is not None:
-            value = self.convert(value, self.return_type, s)
+        elif self.return_type is not None and declared is not None:
+            try:
+                value = self.convert(value, self.return_type, s)
+            except KernelTypeError:
+                if not isinstance(value, ir.Var):
+                    raise
+                if isinstance(value.type, ir.TupleType):
+                    shown = ", ".join(T.type_name(t) for t in value.type.items)
+                    self.return_mismatch(s, None, f"a tuple with types `({shown})`")
+                self.return_mismatch(s, None, f"a value of type `{T.type_name(value.type)}`")
         if isinstance(value, PyObj):
             self.error(KernelTypeError, f"cannot return {self.describe(value)} from a function", s)
         if self.return_type is None:
@@ -371,6 +422,17 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                                         f"{T.type_name(self.return_type)}; all returns must have one type", s)
         self.has_return_value = True
         self.block.append(ir.Return(value, s.loc))
+
+    def return_mismatch(self, node, annotated: str | None, returned: str):
+        """A return that does not fit the function's return annotation, in Warp's words."""
+        if annotated is None:
+            try:
+                returns = ast.parse(textwrap.dedent(self.fdef.source)).body[0].returns
+                annotated = "`" + re.sub(r"\b(?:wp|warp)\.", "", ast.unparse(returns)) + "`"
+            except (SyntaxError, IndexError, AttributeError, TypeError):
+                annotated = f"`{T.type_name(self.declared_return)}`"
+        self.error(KernelTypeError, f"The function `{self.fdef.name}` has its return type annotated as {annotated} "
+                                    f"but the code returns {returned}.", node)
 
     # --- branches -----------------------------------------------------------------------
     def if_statement(self, s: S.If) -> bool:
@@ -408,6 +470,10 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                 self.env.pop(name, None)
                 self.maybe_undefined[name] = node.loc.line
                 continue
+            if isinstance(a, Lit) or isinstance(b, Lit):  # an unrolled loop's leftover constant, reassigned
+                # materialized before the If (join runs before it is appended), so it dominates the phi
+                want = next((x.type for x in (a, b) if isinstance(x, ir.Var)), None)
+                a, b = (self.materialize(x, want, node) if isinstance(x, Lit) else x for x in (a, b))
             if not _same_type(a.type, b.type):
                 self.error(KernelTypeError, f"`{name}` is {T.type_name(a.type)} in one branch and "
                                             f"{T.type_name(b.type)} in the other; give it one type", node)
@@ -418,3 +484,15 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             self.env[name] = dst
         del then_tail, else_tail  # emit writes phi inputs from the Phi nodes
         return phis, body, orelse
+
+
+def _is_function_value(obj) -> bool:
+    """A @wp.func, a wp builtin or a wp.grad(f): what a local may name instead of holding a value."""
+    return getattr(obj, "_wp_func_", False) or isinstance(obj, (registry.Builtin, GradOf))
+
+
+def _fits(lit: Lit, t) -> bool:
+    """Whether a literal can take type t without loss (1 as a float: yes; 1.23 as an int: no)."""
+    if not T.is_scalar_type(t):
+        return False
+    return lit.kind != "float" or t._kind == "float"

@@ -12,11 +12,16 @@ from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
-from ..errors import KernelNameError, KernelSyntaxError, KernelTypeError
+from ..errors import (
+    KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError, KernelUndefinedNameError,
+)
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
-from .typecheck_subscript import _Bound
+from .typecheck_subscript import _Bound, shape_beyond_ndim
+
+
+_NOT_STATIC = object()
 
 
 class TupleValue(tuple):
@@ -55,8 +60,9 @@ class ExprTyper:
                 self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
                                             f"of the branch at line {self.maybe_undefined[node.id]}; give it a "
                                             "value before the branch", node)
-            self.error(KernelNameError, f"`{node.id}` is not defined (not a local variable, argument, global, "
-                                        "wp builtin or Python builtin)." + hints.did_you_mean(node.id, self.env), node)
+            self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {node.id} (`{node.id}` is not a "
+                                                 "local variable, argument, global, wp builtin or Python builtin)."
+                       + hints.did_you_mean(node.id, self.env), node)
         return classify(obj)
 
     def expr_Constant(self, node: S.Constant):
@@ -80,9 +86,12 @@ class ExprTyper:
             try:
                 obj = getattr(base.obj, node.attr)
             except AttributeError:
-                wp_module = getattr(base.obj, "__name__", None) == "warp_nb"
-                self.error(KernelNameError, f"{self.describe(base)} has no attribute `{node.attr}`."
-                           + (hints.did_you_mean(node.attr, hints.builtin_names(), "wp.") if wp_module else ""), node)
+                obj = self.type_attribute(base.obj, node.attr)
+                if obj is None:
+                    wp_module = getattr(base.obj, "__name__", None) == "warp_nb"
+                    self.error(KernelAttributeError, f"`{node.attr}` is not an attribute of {self.describe(base)}."
+                               + (hints.did_you_mean(node.attr, hints.builtin_names(), "wp.") if wp_module else ""),
+                               node)
             return classify(obj)
         if isinstance(base, Lit):
             self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
@@ -105,6 +114,11 @@ class ExprTyper:
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
+        if isinstance(t, ArrayType) and node.attr == "ndim":
+            return Lit(t.ndim, "int")  # part of the array's type: a constant
+        known = self.type_attribute(t, node.attr) if node.attr in ("dtype", "length") else None
+        if known is not None:  # a.dtype, v.length: what the value's type says, known when compiling
+            return classify(known)
         self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
 
     def adjoint_key(self, node) -> str | None:
@@ -145,8 +159,10 @@ class ExprTyper:
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"{self.describe(base)} cannot be indexed", node)
         t = base.type
+        if shape_beyond_ndim(node, t):
+            return Lit(0, "int")  # a.shape[k] past the array's dimensions is 0, as in Warp
         if any(isinstance(i, S.Slice) for i in node.indices):
-            return self.slice_of(base, node)
+            return self.array_slice(base, node) if isinstance(t, ArrayType) else self.slice_of(base, node)
         if isinstance(t, ArrayType):
             indices = self.indices(node.indices, node)
             if len(indices) > t.ndim:
@@ -211,12 +227,21 @@ class ExprTyper:
             return fold(op, a, b, node, self)
         if op in _COMPARISONS:
             a, b = self.comparable(a, b, node)
+        if registry.resolve(BUILTINS[op], [value_type(a), value_type(b)]) is None:
+            user = self.scope.lookup(op)  # a @wp.func named after the operator (`def add(a: Complex, ...)`)
+            if getattr(user, "_wp_func_", False) and user.select_overload([value_type(a), value_type(b)]) is not None:
+                return self.call_function(user, [a, b], node)
         return self.call_builtin(BUILTINS[op], [a, b], node)
 
     def comparable(self, a, b, node):
         """A float compared with an integer: the integer is converted to the float's type first
         (as Warp does; arithmetic between them still needs an explicit conversion)."""
         ta, tb = (v.type if isinstance(v, ir.Var) else None for v in (a, b))
+        if T.bool in (ta, tb) and all(t is T.bool or (isinstance(v, Lit) and v.kind == "bool")
+                                      for v, t in ((a, ta), (b, tb))):
+            # Python orders bools as 0 and 1: (x < y) < (z > 0)
+            a, b = (self.convert_explicitly(self.materialize(v, T.bool, node), T.int32, node) for v in (a, b))
+            return a, b
         if ta is not None and tb is not None and T.is_scalar_type(ta) and T.is_scalar_type(tb) and ta is not tb:
             if T.is_float_type(ta) and T.is_int_type(tb):
                 return a, self.convert_explicitly(b, ta, node)
@@ -317,6 +342,10 @@ class ExprTyper:
     def expr_Call(self, node: S.Call, statement: bool = False):
         if any(isinstance(a, S.Starred) for a in node.args):
             node = self.unpack_call_arguments(node)
+        declared = self.scope.static_values.get((node.loc.line, node.loc.col, node.source), _NOT_STATIC)
+        if declared is not _NOT_STATIC:  # a wp.static(...) evaluated when the function was declared
+            return self.static_value(declared, node)
+        self.check_function_path(node.func)
         fn = self.expr(node.func)
         if not isinstance(fn, PyObj):
             self.error(KernelTypeError, f"{self.describe(fn)} is not callable", node)
@@ -387,6 +416,9 @@ class ExprTyper:
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
                 self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)
+        n_out = b.output_form_count(len(args))
+        if n_out:
+            return self.call_output_form(b, args, n_out, node)
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
@@ -396,10 +428,24 @@ class ExprTyper:
         for pos in b.inout_for(resolved.overload):
             vars_[pos] = self.inout_arg(vars_[pos], node.args[pos] if hasattr(node, "args") else node, node)
         call = ir.Call(b, tuple(vars_), resolved)
+        if resolved.overload.outputs:  # several results: a tuple (`U, s, V = wp.svd3(A)`)
+            return self.let(call, ir.TupleType(tuple(resolved.result)), node.loc)
         if resolved.result is None or (statement and b.side_effects):
             self.block.append(ir.Effect(call, node.loc))  # a result nobody reads
             return None
         return self.let(call, resolved.result, node.loc)
+
+    def call_output_form(self, b: registry.Builtin, args: list, n_out: int, node):
+        """wp.svd3(A, U, s, V): the tuple form's results rebind the output variables (Warp's
+        output-argument form); they must be variables of the result types."""
+        out_nodes = node.args[len(args) - n_out:] if hasattr(node, "args") else ()
+        if len(out_nodes) != n_out or not all(isinstance(n, S.Name) for n in out_nodes):
+            self.error(KernelTypeError, f"the last {n_out} arguments of wp.{b.name} receive its results and must be "
+                                        "variables (declare them first, e.g. U = wp.mat33())", node)
+        result = self.call_builtin(b, args[:len(args) - n_out], node)
+        for name_node, item in zip(out_nodes, self.unpack(result, n_out, node)):
+            self.bind(name_node.id, item, node)
+        return None
 
     def inout_arg(self, var: ir.Var, arg_node, node) -> ir.Var:
         """An argument the builtin updates in place (a random state): it must be a variable, which is
@@ -427,37 +473,6 @@ class ExprTyper:
             self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}", node)
         self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}\nIt accepts:\n"
                                     f"{registry.describe_overloads(b)}", node)
-
-    def call_function(self, func, args: list, node):
-        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
-
-        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
-                and func.overloads[0].native is None:
-            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
-        for a in args:
-            if isinstance(a, (PyObj, TupleValue)):
-                self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
-        overload = func.select_overload([value_type(a) for a in args])
-        if overload is None:
-            got = ", ".join(T.type_name(value_type(a)) for a in args)
-            self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
-        params = overload.resolve_params([value_type(a) for a in args])
-        vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
-        if overload.native is not None:
-            inst = native_instance(func, overload, [v.type for v in vars_], self.context)
-        else:
-            if any(fdef is overload.fdef for fdef in self.context.stack):
-                self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
-                                              "called on this path", node)
-            inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
-                                      overload.return_type, overload)
-        if inst not in self.funcs:
-            self.funcs.append(inst)
-        call = ir.CallFunc(inst, tuple(vars_))
-        if inst.return_type is None:
-            self.block.append(ir.Effect(call, node.loc))
-            return None
-        return self.let(call, inst.return_type, node.loc)
 
     # --- values -------------------------------------------------------------------------
     def materialize(self, v, t, node) -> ir.Var:
@@ -574,3 +589,4 @@ def _cannot_fault(stmts) -> bool:
         elif not isinstance(v, (ir.Const, ir.Copy, ir.Extract, ir.Construct, ir.Tid)):
             return False
     return True
+

@@ -5,6 +5,8 @@ A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
+import re
+
 from . import ir
 from . import syntax as S
 from .. import config
@@ -13,6 +15,7 @@ from ..builtins.registry import BUILTINS
 from ..errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
 from .scope import Lit, PyObj, classify
 from .typecheck_subscript import _Bound
+from .loop_exits import has_loop_exit, structure_loop_body
 
 
 class _Loop:
@@ -24,7 +27,8 @@ class _Loop:
 class Loops:
     def carried_names(self, body, extra=()) -> list[str]:
         names = S.assigned_names(body) | self.inout_names(tuple(body) + tuple(extra))
-        return sorted(n for n in names if isinstance(self.env.get(n), ir.Var))
+        # a Lit is an unrolled loop's variable left after its loop: carried as an ordinary local
+        return sorted(n for n in names if isinstance(self.env.get(n), (ir.Var, Lit)))
 
     def inout_names(self, stmts) -> set:
         """Variables passed where a builtin updates its argument in place (wp.randf(state)):
@@ -56,6 +60,8 @@ class Loops:
         carried = []
         for name in self.carried_names(body, extra):
             init = self.env[name]
+            if isinstance(init, Lit):
+                init = self.materialize(init, None, S.Name(name, loc))
             state = self.new_var(init.type, name, mutable=True)
             carried.append(ir.Carried(name, state, init))
             self.env[name] = state
@@ -96,7 +102,11 @@ class Loops:
     def for_statement(self, s: S.For) -> None:
         """for i in range(...) / reversed(range(...)); for x in a query (wp.hash_grid_query(...) or a
         variable holding one); for x in a vector, matrix rows, tuple or constant Python sequence
-        (unrolled)."""
+        (unrolled). Early exits are first rewritten into branches (loop_exits)."""
+        structured = structure_loop_body(s.body)
+        for init in structured.init:
+            self.statement(init)
+        s = S.For(s.target, s.iter, structured.body, s.loc)
         it = s.iter
         if isinstance(it, S.Call):
             fn = self.expr(it.func)
@@ -108,9 +118,9 @@ class Loops:
         value = self.expr(it)
         if isinstance(value, ir.Var) and self.query_next(value.type) is not None:
             return self.iterator_loop(s, value)
-        self.sequence_loop(s, value)
+        self.sequence_loop(s, value, structured.unrolled_copy())
 
-    def sequence_loop(self, s: S.For, value) -> None:
+    def sequence_loop(self, s: S.For, value, body) -> None:
         """An unrolled loop over a value of known length: a vector's components, a matrix's rows,
         a tuple's items, or a constant Python sequence."""
         if isinstance(value, tuple):  # a tuple written in the kernel: (a, b, c)
@@ -124,7 +134,7 @@ class Loops:
                                           f"vector, matrix or tuple; not over {self.describe(value)}", s.iter)
         for item in items:
             self.env[s.target] = item
-            if self.statements(s.body):
+            if self.statements(body):
                 break
 
     def query_next(self, t):
@@ -150,7 +160,7 @@ class Loops:
             start, stop, step = self.reversed_range(start, stop, step, call)
         if all(isinstance(a, Lit) for a in (start, stop, step)):
             values = range(int(start.value), int(stop.value), int(step.value))
-            if len(values) <= config.max_unroll and not _has_loop_exit(s.body):
+            if (len(values) <= config.max_unroll or _static_uses(s.body, s.target)) and not has_loop_exit(s.body):
                 self.unrolled_loop(s, values)
                 return
         if isinstance(step, Lit) and step.value == 0:
@@ -165,6 +175,8 @@ class Loops:
         self.block.append(ir.For(counter, *bounds, body, s.loc, tuple(loop.carried)))
         for c in loop.carried:
             self.env[c.name] = c.state
+        # Python keeps the loop variable: its last value (the counter has moved one step past it)
+        self.env[s.target] = self.call_builtin(BUILTINS["sub"], [counter, bounds[2]], s)
 
     def reversed_range(self, start, stop, step, node) -> tuple:
         """reversed(range(a, b, s)) as a range: from a + (n - 1) s down to a - s by -s, where
@@ -187,8 +199,14 @@ class Loops:
             if self.statements(s.body):
                 break
         self.env.pop(s.target, None)
+        if len(values):  # Python keeps the loop variable, here a constant (wp.static can read it)
+            self.env[s.target] = Lit(values[-1], "int")
 
     def while_statement(self, s: S.While) -> None:
+        structured = structure_loop_body(s.body)
+        for init in structured.init:
+            self.statement(init)
+        s = S.While(s.test, structured.body, s.loc)
         # the condition may advance state in place too: `while wp.hash_grid_query_next(query, i)`
         loop = self.enter_loop(s.body, s.loc, extra=(s.test,))
         self.loops.append(loop)
@@ -219,14 +237,30 @@ class Loops:
             self.env[c.name] = c.state
 
 
-def _has_loop_exit(stmts) -> bool:
-    """Whether a loop body contains break or continue for this loop (not for nested loops)."""
-    for s in stmts:
-        if isinstance(s, (S.Break, S.Continue)):
-            return True
-        if isinstance(s, S.If) and (_has_loop_exit(s.body) or _has_loop_exit(s.orelse)):
-            return True
-    return False
+def _static_uses(stmts, name: str) -> bool:
+    """Whether a wp.static(...) in these statements names `name` (then Warp unrolls the loop whatever
+    its length, so that the static expression sees each value of the loop variable)."""
+    pattern = re.compile(rf"\b{re.escape(name)}\b")
+    found = False
+
+    def scan(node):
+        nonlocal found
+        if found:
+            return
+        if isinstance(node, S.Call) and node.source and getattr(node.func, "attr", getattr(node.func, "id", None)) == "static":
+            inner = node.source[node.source.find("(") + 1:]
+            if pattern.search(inner):
+                found = True
+                return
+        if isinstance(node, tuple):
+            for x in node:
+                scan(x)
+        elif hasattr(node, "__dataclass_fields__"):
+            for field in node.__dataclass_fields__:
+                if field != "loc":
+                    scan(getattr(node, field))
+    scan(tuple(stmts))
+    return found
 
 
 def _same_type(a, b) -> bool:

@@ -1,24 +1,27 @@
 """Calls whose typing is not one fixed signature, for `typecheck`: wp.tid, print and
 wp.printf, Python's builtins (float, int, min, len ...), type constructors (vec3(...),
 float32(x), MyStruct()), and the builtins whose arguments are compile-time constants
-(identity(n, dtype), quat_identity ...). A mixin of FunctionTyper."""
+(identity(n, dtype), quat_identity ...); wp.static, calls of @wp.func functions and wp.grad(f).
+A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
 import ast
+import types
 import builtins as py
 import warnings
 
 from ..types import composite
-from . import ir
+from . import hints, ir
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelSyntaxError, KernelTypeError
+from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
-from .scope import ConstValue, Lit, PyObj, classify
+from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
+from .typecheck_expr import TupleValue, value_type
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
@@ -37,6 +40,10 @@ class SpecialForms:
             return self.call_builtin(BUILTINS[name], [self.expr(a) for a in node.args], node)
         if obj is py.len:
             return self.len_call(node)
+        if obj is grad:
+            return self.grad_of(node)
+        if isinstance(obj, GradOf):
+            return self.grad_call(obj.func, node)
         if obj is py.type and len(node.args) == 1 and not node.kwargs:  # type(x): its kernel type, usable as a
             v = self.expr(node.args[0])                                 # constructor (generic code does this)
             if isinstance(v, ir.Var):
@@ -126,38 +133,176 @@ class SpecialForms:
                 namespace[name] = cell.cell_contents
             except ValueError:
                 pass
+        # compile-time locals shadow globals: an unrolled loop's variable, a function held in a local
+        # a local bound to a number (x = 3) is known too, and a composite local has a known len()
+        for name, v in self.env.items():
+            if isinstance(v, Lit):
+                namespace[name] = v.value
+            elif isinstance(v, PyObj):
+                namespace[name] = v.obj
+            elif isinstance(v, ir.Var) and id(v) in self.bound_constants:
+                namespace[name] = self.bound_constants[id(v)]
+            elif isinstance(v, ir.Var) and (T.is_composite_type(v.type) or isinstance(v.type, ir.TupleType)):
+                namespace[name] = _KnownLength(v.type)
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
+        except NameError as e:  # a kernel variable whose value is only known when the kernel runs
+            self.error(KernelTypeError, f"Error evaluating static expression: {e}. Make sure all variables used in "
+                                        f"the static expression are constant. (in wp.static({source}))", node)
         except Exception as e:  # the user's expression failed: report it at its line
             self.error(KernelTypeError, f"Error evaluating static expression: {e} (in wp.static({source}), "
                                         f"{type(e).__name__})", node)
         return self.static_value(value, node)
 
-    def static_value(self, value, node):
+    def static_value(self, value, node, path: str | None = None):
         """A Python value computed by wp.static as a kernel value: constants, composites, and struct
-        instances (field by field)."""
+        instances (field by field; `path` names a nested one in errors)."""
+        unsupported = "Static expression returns an unsupported value: "
+        if getattr(type(value), "_wp_array_", False):
+            self.error(KernelTypeError, unsupported + "a Warp array cannot be created inside Warp kernels (pass the "
+                                                      "array as a kernel argument)", node)
+        if value is None:
+            self.error(KernelTypeError, unsupported + "None is returned", node)
         struct = getattr(value, "_struct", None)
         if struct is not None:
+            path = path or struct.__name__
             out = self.let(ir.Construct(struct, ()), struct, node.loc)
             for name, ft in struct.fields.items():
                 if isinstance(ft, ArrayType):
-                    self.error(KernelTypeError, f"wp.static cannot make a constant of {struct.__name__}: its field "
-                                                f"`{name}` is an array", node)
-                field = self.convert(self.static_value(getattr(value, name), node), ft, node, f"field `{name}`")
+                    self.error(KernelTypeError, unsupported + "the returned Warp struct contains a data type that "
+                                                              "cannot be constructed inside Warp kernels: a Warp array "
+                                                              f"cannot be created inside Warp kernels at {path} "
+                                                              f"(field `{name}`)", node)
+                field = self.convert(self.static_value(getattr(value, name), node, f"{path}.{name}"), ft, node,
+                                     f"field `{name}`")
                 out = self.let(ir.Update(out, (name,), field), struct, node.loc)
             return out
-        value = classify(value)
+        obj, value = value, classify(value)
         if isinstance(value, ConstValue):
             return self.let(ir.Const(value.value, value.type), value.type, node.loc)
+        if isinstance(value, PyObj) and not (callable(obj) or isinstance(obj, (type, types.ModuleType, str, tuple, list,
+                                                                                 dict, range))):
+            self.error(KernelTypeError, unsupported + f"value of type {type(obj).__qualname__}; wp.static gives "
+                                                      "numbers, strings, wp types and values, functions and structs",
+                       node)
         return value
 
+    # --- @wp.func calls ----------------------------------------------------------------
+    def call_function(self, func, args: list, node):
+        if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
+                and func.overloads[0].native is None:
+            self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
+        inst, vars_ = self.function_instance(func, args, node)
+        call = ir.CallFunc(inst, tuple(vars_))
+        if inst.return_type is None:
+            self.block.append(ir.Effect(call, node.loc))
+            return None
+        return self.let(call, inst.return_type, node.loc)
+
+    def function_instance(self, func, args: list, node):
+        """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""
+        from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
+
+        args = [self.make_tuple(a, node) if isinstance(a, TupleValue) else a for a in args]  # f((a, b))
+        for a in args:
+            if isinstance(a, PyObj):
+                self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
+        overload = func.select_overload([value_type(a) for a in args])
+        if overload is None:
+            got = ", ".join(T.type_name(value_type(a)) for a in args)
+            self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
+        params = overload.resolve_params([value_type(a) for a in args])
+        vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
+        if overload.native is not None:
+            inst = native_instance(func, overload, [v.type for v in vars_], self.context)
+        else:
+            if any(fdef is overload.fdef for fdef in self.context.stack):
+                self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
+                                              "called on this path", node)
+            inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
+                                      overload.return_type, overload)
+        if inst not in self.funcs:
+            self.funcs.append(inst)
+        return inst, vars_
+
     # --- Python builtins ----------------------------------------------------------------
+    def grad_of(self, node):
+        """wp.grad(f): f named directly, through a local, or through wp.static(...)."""
+        if len(node.args) != 1 or node.kwargs:
+            self.error(KernelTypeError, "wp.grad() takes one function: wp.grad(f)(x)", node)
+        f = self.expr(node.args[0])
+        if not (isinstance(f, PyObj) and (getattr(f.obj, "_wp_func_", False) or isinstance(f.obj, registry.Builtin))):
+            self.error(KernelTypeError, f"wp.grad() takes a @wp.func or a wp builtin, not {self.describe(f)}", node)
+        return PyObj(GradOf(f.obj))
+
+    def grad_call(self, func, node):
+        """wp.grad(f)(args): f's adjoint at args with the result's adjoint 1 (ir.GradCall)."""
+        if node.kwargs:
+            self.error(KernelTypeError, "wp.grad(f)(...) takes positional arguments", node)
+        args = [self.expr(a) for a in node.args]
+        name = getattr(func, "key", None) or f"wp.{func.name}"
+        if isinstance(func, registry.Builtin):
+            if not func.differentiable or func.special:
+                self.error(KernelTypeError, f"wp.grad({name}): {name} has no gradient", node)
+            resolved = registry.resolve(func, [value_type(a) for a in args])
+            if resolved is None:
+                self.no_overload(func, args, node)
+            vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, resolved.arg_types)]
+            result = resolved.result
+            call = ir.GradCall(func, tuple(vars_), resolved)
+        else:
+            inst, vars_ = self.function_instance(func, args, node)
+            overload = func.select_overload([v.type for v in vars_])
+            if overload.custom_grad is not None and inst.custom_grad is None:  # typed here even without backward
+                from .typecheck import custom_grad_instance  # the statement typer (a cycle otherwise)
+                inst.custom_grad = custom_grad_instance(func, overload, inst, self.context)
+            result = inst.return_type
+            call = ir.GradCall(inst, tuple(vars_))
+        if not (T.is_scalar_type(result) and result._kind == "float"):
+            self.error(KernelTypeError, f"wp.grad({name}) needs a function with one float result, not "
+                                        f"{T.type_name(result) if result is not None else 'none'}", node)
+        types_ = [v.type for v in vars_]
+        t = types_[0] if len(types_) == 1 else ir.TupleType(tuple(types_))
+        return self.let(call, t, node.loc, "grad")
+
+    def check_function_path(self, func) -> None:
+        """`wp.missing()` or `wp.types.tid()`: a module path that names no function, in Warp's words."""
+        path, root = [], func
+        while isinstance(root, S.Attribute):
+            path.insert(0, root.attr)
+            root = root.value
+        if not path or not isinstance(root, S.Name) or root.id in self.env:
+            return  # not a path through modules (a local's attribute is typed as usual)
+        base = self.expr(func.value)
+        if isinstance(base, PyObj) and isinstance(base.obj, types.ModuleType) and not hasattr(base.obj, func.attr):
+            dotted = ".".join([root.id] + path)
+            suggestion = hints.did_you_mean(func.attr, hints.builtin_names(), "wp.") \
+                if getattr(base.obj, "__name__", None) == "warp_nb" else ""
+            self.error(KernelAttributeError, f"Could not find function {dotted}." + suggestion, func)
+
+    @staticmethod
+    def type_attribute(t, attr: str):
+        """What Warp's types answer for generic code: an array type's or a composite type's `dtype`
+        (element or scalar type), a vector type's `length`; None for anything else."""
+        if isinstance(t, ArrayType) and attr == "dtype":
+            return t.dtype
+        if isinstance(t, type) and T.is_composite_type(t):
+            if attr == "dtype":
+                return t._wp_scalar_type_
+            if attr == "length" and T.kind_of(t) == "vector":
+                return t._shape_[0]
+        return None
+
     def len_call(self, node):
         if len(node.args) != 1:
             self.error(KernelTypeError, "len() takes one argument", node)
         v = self.expr(node.args[0])
         if isinstance(v, ir.Var) and T.kind_of(v.type) in ("vector", "quaternion", "transformation", "matrix"):
             return Lit(v.type._shape_[0], "int")
+        if isinstance(v, ir.Var) and isinstance(v.type, ir.TupleType):
+            return Lit(len(v.type.items), "int")
+        if isinstance(v, tuple):  # a tuple expression
+            return Lit(len(v), "int")
         return self.call_builtin(BUILTINS["len"], [v], node)
 
     # --- constructors -------------------------------------------------------------------
@@ -210,6 +355,12 @@ class SpecialForms:
             p = self.convert(args[0], T.vector(3, elem), node, "the translation")
             q = self.convert(args[1], T.quaternion(elem), node, "the rotation")
             return self.let(ir.Construct(t, (p, q)), t, node.loc)
+        if kind == "vector" and n == 6 and len(args) == 2 and all(
+                isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" and a.type._shape_ == (3,) for a in args):
+            # wp.spatial_vector(w, v): a 6-vector from its angular and linear halves, as Warp
+            halves = [self.convert(a, T.vector(3, elem), node, "each half") for a in args]
+            parts = tuple(self.let(ir.Extract(h, (k,)), elem, node.loc) for h in halves for k in range(3))
+            return self.let(ir.Construct(t, parts), t, node.loc)
         if kind == "matrix" and len(args) == t._shape_[1] and all(
                 isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" for a in args):
             warnings.warn(f"{T.type_name(t)}(v0, v1, ...) from vectors takes them as columns (as Warp does in "
@@ -218,7 +369,8 @@ class SpecialForms:
             return self.matrix_from(args, node, "cols", t)
         self.error(KernelTypeError, f"{T.type_name(t)} takes 0, 1 or {n} scalar arguments"
                                     f"{' or (vec3, w)' if kind == 'quaternion' else ''}"
-                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}; "
+                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}"
+                                    f"{' or (w: vec3, v: vec3)' if kind == 'vector' and n == 6 else ''}; "
                                     f"got {len(args)}", node)
 
     def construct_struct(self, t, node):
@@ -239,6 +391,17 @@ class SpecialForms:
     def generic_composite(self, factory, node):
         kwargs = {k: v for k, v in node.kwargs}
         args = [self.expr(a) for a in node.args]
+        known = {composite.vector: ("dtype", "length"), composite.matrix: ("dtype", "shape"),
+                 composite.quaternion: ("dtype",), composite.transformation: ("dtype", "p", "q")}[factory]
+        unknown = sorted(set(kwargs) - set(known))
+        if unknown:  # never dropped silently
+            self.error(KernelTypeError, f"wp.{factory.__name__}() has no argument `{unknown[0]}` (it takes "
+                                        f"{', '.join(known)} by name)", node)
+        if factory is composite.transformation and ("p" in kwargs or "q" in kwargs):
+            if args or not ("p" in kwargs and "q" in kwargs):
+                self.error(KernelTypeError, "wp.transformation(p=..., q=...) takes both by name, or both by position",
+                           node)
+            args = [self.expr(kwargs["p"]), self.expr(kwargs["q"])]
         dtype = self.const_type(kwargs["dtype"]) if "dtype" in kwargs else None
         if dtype is None:
             first = next((a for a in args if isinstance(a, ir.Var)), None)
@@ -345,3 +508,15 @@ SPECIAL_FORMS = {
     "transform_identity": SpecialForms.form_transform_identity,
     "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
 }
+
+
+class _KnownLength:
+    """A kernel vector, matrix, quaternion or transform as wp.static sees it: only its length is
+    known when the kernel is compiled (wp.static(len(v)))."""
+
+    def __init__(self, t):
+        self.type = t
+
+    def __len__(self) -> int:
+        items = getattr(self.type, "items", None)  # a tuple
+        return len(items) if items is not None else int(self.type._shape_[0])

@@ -1,6 +1,6 @@
 """Subscripts that do more than read one element, for `typecheck`: constant slices of vectors and
-matrices (`v[1:]`, `m[:, 0]`, `m[1:, :2]`) read and written, and stores into components, fields
-and array elements (`a[i].x = ...`, `v[0] = ...`). A mixin of FunctionTyper."""
+matrices (`v[1:]`, `m[:, 0]`, `m[1:, :2]`) read and written, slices of arrays (views), and stores
+into components, fields and array elements (`a[i].x = ...`, `v[0] = ...`). A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
@@ -55,6 +55,32 @@ class Subscripts:
                                         "is part of its type)", node)
         return int(v.value)
 
+    # --- slices of arrays ------------------------------------------------------------------
+    def array_slice(self, base, node) -> ir.Var:
+        """a[1:n:2, i], a[::-1]: a view over the same memory (and gradient). Indices drop their
+        axis, slices keep it; bounds may be computed at run time, as in Warp."""
+        t = base.type
+        if type(t) is not ArrayType:
+            self.error(KernelTypeError, f"{T.type_name(t)} cannot be sliced in kernels; slice a wp.array", node)
+        if len(node.indices) > t.ndim:
+            self.error(KernelTypeError, f"too many indices ({len(node.indices)}) for a {t.ndim}-D array", node)
+        axes = []
+        for n in node.indices:
+            if not isinstance(n, S.Slice):
+                axes.append(self.indices((n,), node)[0])
+                continue
+            parts = []
+            for part in (n.lower, n.upper, n.step):
+                v = None if part is None else self.expr(part)
+                if isinstance(v, Lit) and v.kind == "int" and part is n.step and v.value == 0:
+                    self.error(KernelValueError, "Slice step cannot be zero", node)
+                if v is not None:
+                    v = self.convert(v, T.int32, part, what="a slice bound")
+                parts.append(v)
+            axes.append(ir.AxisSlice(*parts))
+        kept = sum(isinstance(a, ir.AxisSlice) for a in axes) + t.ndim - len(axes)
+        return self.let(ir.SliceView(base, tuple(axes)), ArrayType(t.dtype, kept), node.loc)
+
     def slice_of(self, base, node) -> ir.Var:
         positions, result = self.slice_positions(base.type, node.indices, node)
         elem = base.type._wp_scalar_type_
@@ -97,8 +123,9 @@ class Subscripts:
             return [self.let(ir.Extract(v, (k,)), t, node.loc) for k, t in enumerate(v.type.items)]
         kind = T.kind_of(getattr(v, "type", None)) if isinstance(v, ir.Var) else None
         if kind is None:
-            self.error(KernelTypeError, f"cannot unpack {self.describe(v)} into arguments; unpack a vector, matrix, "
-                                        "quaternion, tuple or a constant slice of an array", node)
+            self.error(KernelTypeError, "Starred expressions are only supported for vectors, matrices, quaternions, "
+                                        f"tuples and constant slices of arrays; cannot unpack {self.describe(v)}",
+                       node)
         t = v.type
         if kind == "matrix":
             row = T.vector(t._shape_[1], t._wp_scalar_type_)
@@ -110,10 +137,20 @@ class Subscripts:
         if base.type.ndim != 1 or len(sub.indices) != 1:
             self.error(KernelTypeError, "only a 1-D array slice can be unpacked (*a[i:j])", node)
         sl = sub.indices[0]
-        lower, upper, step = (self.const_slice_part(p, node) for p in (sl.lower, sl.upper, sl.step))
-        if upper is None or (lower is not None and lower < 0) or upper < 0:
-            self.error(KernelTypeError, "an unpacked array slice needs constant, non-negative bounds (*a[0:3]): the "
-                                        "array's length is not known when the kernel is compiled", node)
+        parts = [None if p is None else self.expr(p) for p in (sl.lower, sl.upper, sl.step)]
+        if any(p is not None and not (isinstance(p, Lit) and p.kind == "int") for p in parts):
+            self.error(KernelValueError, "Slice component must be a compile-time constant to unpack an array slice "
+                                         "(*a[0:3]): the number of values is part of the call", node)
+        lower, upper, step = (None if p is None else int(p.value) for p in parts)
+        if upper is None:
+            self.error(KernelValueError, "Unpacking an array slice requires explicit upper bound (*a[0:3]): the "
+                                         "array's length is not known when the kernel is compiled", node)
+        if (lower is not None and lower < 0) or upper < 0:
+            self.error(KernelValueError, "Slice bounds cannot be negative for arrays when unpacking (*a[0:3]): the "
+                                         "array's length is not known when the kernel is compiled", node)
+        if step is not None and step < 0:
+            self.error(KernelValueError, "Slice step cannot be negative for arrays when unpacking; write the bounds "
+                                         "in increasing order", node)
         if step == 0:
             self.error(KernelValueError, "Slice step cannot be zero", node)
         out = []
@@ -166,8 +203,14 @@ class Subscripts:
             t = base.type
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
                 indices = self.indices(step.indices, step)
+                if len(indices) < t.ndim and k < len(chain) - 1 and isinstance(chain[k + 1], S.Subscript):
+                    # a[i][j] = v: the view a[i], then its element (the indices typed once)
+                    bound = S.Subscript(step.value, tuple(_Bound(i, step.loc) for i in indices), step.loc)
+                    base = self.expr_step(base, bound)
+                    continue
                 if len(indices) != t.ndim:
-                    self.error(KernelTypeError, f"a store into a {t.ndim}-D array needs {t.ndim} indices", step)
+                    self.error(KernelTypeError, "Incorrect number of indices specified for array indexing: a store "
+                                                f"into a {t.ndim}-D array needs {t.ndim} indices", step)
                 path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
                 self.checks.append(step.loc)
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
@@ -237,3 +280,13 @@ class _Bound:
     def __init__(self, value, loc=None):
         self.value = value
         self.loc = loc
+
+
+def shape_beyond_ndim(node, t) -> bool:
+    """a.shape[k] with a constant k >= a.ndim (`node` indexes the shape of a `t.ndim`-D array)."""
+    value = node.value
+    if not (isinstance(value, S.Attribute) and value.attr == "shape" and len(node.indices) == 1
+            and isinstance(node.indices[0], S.Constant) and isinstance(node.indices[0].value, int)):
+        return False
+    ndim = t._shape_[0] if T.kind_of(t) == "vector" else None
+    return ndim is not None and ndim <= node.indices[0].value < 4

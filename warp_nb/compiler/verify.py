@@ -24,14 +24,15 @@ def between_stages(typed: ir.Function, adjoint, mode: str) -> None:
     and verify both (in debug mode, or with config.verify_ir)."""
     if config.print_ir:
         print(ir.format_function(typed))
-        if adjoint is not None:
+        if adjoint is not None and adjoint.kernel is not None:
             print(A.format_adjoint(adjoint.kernel))
     if mode == "debug" or config.verify_ir:
         verify(typed)
         for inst in ir.called_instances(typed):
             verify(inst.ir)
         if adjoint is not None:
-            verify_adjoint(adjoint.kernel)
+            if adjoint.kernel is not None:
+                verify_adjoint(adjoint.kernel)
             for adj in adjoint.funcs.values():
                 verify_adjoint(adj)
 
@@ -119,6 +120,7 @@ class _TypedVerifier:
                 for v in (s.start, s.stop, s.step):
                     self.use(v, scope)
                 self.define(s.var, inner)
+                scope.add(id(s.var))  # a function-level local: Python's loop variable outlives the loop
             elif isinstance(s, ir.Iterate):
                 self.use(s.query, scope)
                 self.define(s.var, inner)
@@ -144,6 +146,8 @@ class _TypedVerifier:
                 self.fail(f"{s.dst.name}: a load of {v.array.name} has type {type_name(t)}")
         elif isinstance(v, ir.Call) and v.resolved is not None and v.resolved.result is not None:
             result = v.resolved.result
+            if v.resolved.overload.outputs:  # several results: a tuple of them
+                result = ir.TupleType(tuple(result))
             if not (result is t or result == t):
                 self.fail(f"{s.dst.name} has type {type_name(t)} but {v.builtin.name} gives {type_name(result)}")
         elif isinstance(v, ir.Tid) and not self.fn.is_kernel:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .. import types as T
 from ..builtins.registry import Literal, concrete
+from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
 from ..compiler.parse import parse_definition
 from ..compiler.scope import Scope
@@ -61,16 +62,11 @@ class FuncOverload:
 def _overload(fn) -> FuncOverload:
     params = parameter_types(fn, "function")
     ret = fn.__annotations__.get("return")
-    if _is_tuple_annotation(ret):
-        ret = None  # several return values: their types come from the return statements
+    # tuple[a, b]: several return values, checked against the return statements (tuple[a, ...]: from them)
     ret = resolve_annotation(ret, fn, "return", "function") if ret is not None else None
-    return FuncOverload(fn, None, params, ret, Scope(fn))
-
-
-def _is_tuple_annotation(t) -> bool:
-    if isinstance(t, str):
-        return t.replace(" ", "").lower().startswith(("tuple", "typing.tuple"))
-    return t is tuple or typing.get_origin(t) is tuple
+    scope = Scope(fn)
+    resolve_at_declaration(fn, scope)  # wp.static(...) sees the globals as they are now
+    return FuncOverload(fn, None, params, ret, scope)
 
 
 class Function:

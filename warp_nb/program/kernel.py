@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import config
 from ..compiler.annotations import parameter_names, parameter_types
+from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.parse import parse_definition
 from ..compiler.pipeline import CompiledKernel, CompileOptions, compile_kernel
 from ..compiler.scope import Scope
@@ -50,6 +51,7 @@ class Kernel:
             self._definition_error = e
             self.param_types = [Any] * len(self.param_names)
         self.scope = Scope(func)
+        resolve_at_declaration(func, self.scope)  # wp.static(...) sees the globals as they are now
         self.overloads: dict = {}  # concrete signatures asked for with wp.overload
         self._compiled: dict = {}  # (device alias, CompileOptions, signature) -> CompiledKernel
         self._failures: dict = {}  # same key -> KernelError

@@ -8,7 +8,14 @@
 Importing this package needs ipywidgets (`pip install warp_nb[lab]`); GeometryView also uses
 pyvista (matplotlib when pyvista cannot render)."""
 
-from ._shared import ensure_headless_vtk
+try:
+    import ipywidgets  # noqa: F401
+except ModuleNotFoundError as e:
+    raise ModuleNotFoundError(
+        "warp_nb.widgets needs ipywidgets (and a Jupyter front end to show them): install them with "
+        "`pip install warp_nb[lab]` or `pip install ipywidgets`", name=e.name) from None
+
+from ._shared import ensure_headless_vtk  # noqa: E402
 
 ensure_headless_vtk()  # before anything imports pyvista: off-screen EGL, no X warnings in outputs
 

@@ -137,9 +137,13 @@ class GeometryView(StaticFallback, W.VBox):
         self.viewer = None  # the interactive view (backend="html")
         self.picture = W.Image(format="png", layout=W.Layout(width=f"{self.window_size[0]}px"))
         self.picture.add_class("wpnb-geometry-image")
-        self.step_button = W.Button(description="step", disabled=step is None, layout=W.Layout(width="70px"))
+        self.step_button = W.Button(description="step", disabled=step is None, layout=W.Layout(width="70px"),
+                                    tooltip="advance the simulation one step and draw it")
+        # the Play control's icons (play, pause, stop, loop) carry no words of their own
         self.play = W.Play(value=0, min=0, max=max_frames, interval=interval_ms, disabled=step is None,
-                           description="play")
+                           description="play", tooltip=f"play: step and draw every {interval_ms} ms; pause; stop "
+                                                       f"(back to frame 0 of the play counter); loop: start over "
+                                                       f"after {max_frames} frames")
         self.status = W.HTML()
         self.step_button.on_click(lambda _: self.step())
         self.play.observe(self._on_play, "value")

@@ -73,7 +73,8 @@ class GradientInspector(StaticFallback, W.VBox):
         self.check_button = W.Button(description="finite-difference check", layout=W.Layout(width="200px"),
                                      disabled=check is None,
                                      tooltip="compare the gradients with central finite differences")
-        self.refresh_button = W.Button(description="refresh", layout=W.Layout(width="80px"))
+        self.refresh_button = W.Button(description="refresh", layout=W.Layout(width="80px"),
+                                       tooltip="read the arrays' values and gradients again")
         self.check_output = W.HTML("" if check is not None else
                                    "<i>pass check=... to enable the finite-difference check</i>")
         self.check_button.on_click(lambda _: self.run_check())
@@ -171,6 +172,9 @@ class GradientInspector(StaticFallback, W.VBox):
         else:
             result = self._directional_check()
         self.check_result = result
+        # the values and gradients shown next to the verdict are the ones it was computed from (after
+        # Run All, the table would otherwise still show the arrays as they were when it was displayed)
+        self.refresh()
         color = "#2ca02c" if result.passed else "#d62728"
         self.check_output.value = (f"<pre class='wpnb-check' style='color:{color}'>"
                                    f"{'PASSED' if result.passed else 'FAILED'}: {esc(result.text)}</pre>")

@@ -29,7 +29,8 @@ class TimingPanel(StaticFallback, W.VBox):
         self._last_refresh = 0.0
         self.table = W.HTML()
         self.title = W.HTML("<b>kernel launches</b>")
-        self.reset_button = W.Button(description="reset", layout=W.Layout(width="80px"))
+        self.reset_button = W.Button(description="reset", layout=W.Layout(width="80px"),
+                                     tooltip="forget the launches recorded so far")
         self.reset_button.on_click(lambda _: self.reset())
         super().__init__([W.HBox([self.title, self.reset_button]), self.table], **kwargs)
         self.add_class("wpnb-timing-panel")
@@ -72,5 +73,7 @@ class TimingPanel(StaticFallback, W.VBox):
             compile_s = "-" if r["compile_s"] is None else f"{r['compile_s']:.2f} s"
             out.append([r["kernel"], r["device"], r["launches"], fmt_seconds(r["last_s"]), fmt_seconds(r["mean_s"]),
                         fmt_seconds(r["min_s"]), compile_s, bar(r["mean_s"] / slowest)])
-        return html_table(["kernel", "device", "launches", "last", "mean", "min", "compile", Html("mean time")], out,
-                          "wpnb-timing")
+        # "compile or load": this kernel's own last compile, or its load from the disk cache; a %%kernel
+        # cell's "compiled in" line is the wall time of the whole cell (all its kernels, the runtime)
+        return html_table(["kernel", "device", "launches", "last", "mean", "min", "compile or load",
+                           Html("mean time")], out, "wpnb-timing")

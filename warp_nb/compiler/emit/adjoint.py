@@ -155,6 +155,12 @@ class _AdjointWriter(FunctionWriter):
         symbol = b.symbol
         ns, _, name = symbol.rpartition("::")
         adj_symbol = f"{ns}::adj_{name}" if ns else f"adj_{name}"
+        outputs = len(s.resolved.overload.outputs)
+        if outputs:  # inputs, outputs (scratch: the adjoint recomputes them), inputs' adjoints, outputs' adjoints
+            args = [a.name for a in s.args] + [f"wpnb_out.v{k}" for k in range(outputs)] + \
+                [a.name for a in s.adj_args] + [f"{s.adj_ret.name}.v{k}" for k in range(outputs)]
+            self.line(depth, f"{{ {cpp_type(s.adj_ret.type)} wpnb_out{{}}; {adj_symbol}({', '.join(args)}); }}")
+            return
         args = [a.name for a in s.args] + [a.name for a in s.adj_args]
         if s.adj_ret is not None:
             args.append(s.adj_ret.name)

@@ -75,6 +75,21 @@ class FunctionWriter:
         for v in self.fn.locals:
             self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
 
+    def slice_view(self, v: ir.SliceView) -> str:
+        """wpnb::array_slice<M>(a, axis...) (native/array_slice.h); a missing bound is flagged, not 0."""
+        self.unit.headers.add("array_slice.h")
+        axes = []
+        for a in v.axes:
+            if not isinstance(a, ir.AxisSlice):
+                axes.append(f"wpnb::slice_index({a.name})")
+                continue
+            given = (1 if a.start is not None else 0) | (2 if a.stop is not None else 0)
+            bound = [b.name if b is not None else "0" for b in (a.start, a.stop)]
+            step = a.step.name if a.step is not None else "1"
+            axes.append(f"wpnb::slice_range({bound[0]}, {bound[1]}, {step}, {given})")
+        kept = sum(isinstance(a, ir.AxisSlice) for a in v.axes) + v.array.type.ndim - len(v.axes)
+        return f"wpnb::array_slice<{kept}>({v.array.name}, {', '.join(axes)})"
+
     # --- statements ---------------------------------------------------------------------
     def line(self, depth: int, text: str, loc=None) -> None:
         if loc is not None and loc.line != self.last_line:
@@ -172,11 +187,41 @@ class FunctionWriter:
             c = self.consts.get(id(b))
             if c is not None:
                 self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
+        if isinstance(v, ir.Call) and v.resolved.overload.outputs:  # results through reference arguments
+            self.unit.headers.add(v.builtin.header)
+            outs = [f"{s.dst.name}.v{k}" for k in range(len(v.resolved.overload.outputs))]
+            self.line(depth, f"{v.builtin.symbol}({', '.join([a.name for a in v.args] + outs)});", s.loc)
+            return
+        if isinstance(v, ir.GradCall):
+            self.grad_call(s.dst, v, depth, s.loc)
+            return
         if isinstance(v, ir.Update):
             self.line(depth, f"{s.dst.name} = {v.base.name};", s.loc)
             self.assign_path(s.dst.name, v.base.type, v.path, v.value.name, depth, s.loc)
             return
         self.line(depth, f"{s.dst.name} = {self.rhs(v, s.loc)};", s.loc)
+
+    def grad_call(self, dst: ir.Var, v: ir.GradCall, depth: int, loc) -> None:
+        """wp.grad(f)(args): f's adjoint called with zeroed argument adjoints and adj_ret = 1."""
+        self.unit.headers.add("adjoint.h")
+        args = [a.name for a in v.args]
+        grads = [f"wpnb_grad{k}" for k in range(len(v.args))]
+        builtin = v.resolved is not None  # else a user function instance
+        if builtin:
+            self.unit.headers.add(v.func.header)
+            ns, _, name = v.func.symbol.rpartition("::")
+            adjoint, result = (f"{ns}::adj_{name}" if ns else f"adj_{name}"), v.resolved.result
+        else:
+            adjoint, result = f"adj_{v.func.symbol}", v.func.return_type
+        one = f"{cpp_type(result)} wpnb_grad_ret = {cpp_type(result)}(1);"
+        if not builtin and v.func.custom_grad is not None:  # @wp.func_grad gives them
+            call = f"auto wpnb_g = {v.func.custom_grad.symbol}({', '.join(args + ['wpnb_grad_ret'])});"
+            grads = [f"wpnb_g.v{k}" for k in range(len(v.args))]
+        else:
+            zeros = " ".join(f"{cpp_type(a.type)} {g}{{}};" for a, g in zip(v.args, grads))
+            call = f"{zeros} {adjoint}({', '.join(args + grads + ['wpnb_grad_ret'])});"
+        value = grads[0] if len(grads) == 1 else f"{cpp_type(dst.type)}{{{', '.join(grads)}}}"
+        self.line(depth, f"{{ {one} {call} {dst.name} = {value}; }}", loc)
 
     def assign_path(self, target: str, t, path, value: str, depth: int, loc) -> None:
         """target<path> = value, for a component path into a local value or array element."""
@@ -222,6 +267,8 @@ class FunctionWriter:
             return self.construct(v)
         if isinstance(v, ir.Load):
             return self.element_ref(v.array, v.indices, loc)
+        if isinstance(v, ir.SliceView):
+            return self.slice_view(v)
         if isinstance(v, ir.View):
             idx = ", ".join(i.name for i in v.indices)
             if self.debug:

@@ -23,7 +23,7 @@ _KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "t
 HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
                  "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h"]
 HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
-                "atomic.h": ["array.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"], "closest_point.h": ["vec.h"],
+                "atomic.h": ["array.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"], "closest_point.h": ["vec.h"], "array_slice.h": ["array.h"],
                "expect.h": ["vec.h"], "indexed_array.h": ["array.h", "atomic.h", "adjoint.h"]}
 QUAT_FIELDS = "xyzw"
 

@@ -19,21 +19,26 @@ from .entry import entry_point
 def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit | None = None) -> EmitResult:
     """One translation unit: the structs and functions the kernel uses, the kernel and its entry
     points; with an `adjoint`, also the adjoint of every function and the backward kernel."""
-    backward = adjoint is not None
+    backward = adjoint is not None and adjoint.kernel is not None
     unit = Unit(mode)
     unit.add_function(kernel)
     bodies = []
     for inst in unit.funcs:
         bodies.append(native_function(inst) if inst.native else FunctionWriter(inst.ir, unit).function())
     kernel_text = FunctionWriter(kernel, unit).kernel()
-    backward_text, backward_entry = [], None
+    backward_text, backward_entry, declarations = [], None, []
+    if adjoint is not None:  # function adjoints: for the backward kernel, or for wp.grad(f) in forward code
+        backward_text = _function_adjoints(adjoint, unit)
+        declarations = [(f"adjoint-declaration:{name[len('adjoint:'):]}", _declaration(text))
+                        for name, text in backward_text]
     if backward:
-        backward_text, backward_entry = _backward(kernel, adjoint, unit)
+        kernel_backward, backward_entry = _backward(kernel, adjoint, unit)
+        backward_text.append(kernel_backward)
     headers = _sorted_headers(unit.headers)
     sections = [(f"struct:{struct_name(st)}", _struct_definition(st)) for st in unit.structs]
     sections += [(f"tuple:{tuple_name(t)}", _tuple_definition(t)) for t in unit.tuples]
-    if backward:
-        sections += _accumulate_overloads(unit)
+    if adjoint is not None:
+        sections += _accumulate_overloads(unit) + declarations
     sections += [(f"func:{inst.symbol}", body) for inst, body in zip(unit.funcs, bodies)]
     sections.append((f"kernel:{kernel.symbol}", kernel_text))
     sections += backward_text
@@ -76,25 +81,36 @@ def preamble_lines(mode: str, headers: list) -> list:
     return [f"#define WPNB_DEBUG {1 if mode == 'debug' else 0}"] + [f'#include "{h}"' for h in headers] + [""]
 
 
-def _backward(kernel: ir.Function, adjoint: AdjointUnit, unit: Unit) -> tuple[list, str]:
-    """The adjoints of the kernel's functions (callees first) and the backward kernel, as sections."""
+def _function_adjoints(adjoint: AdjointUnit, unit: Unit) -> list:
+    """The adjoints of the kernel's functions (callees first), as sections."""
     texts = []
     for inst in unit.funcs:
         if inst.native and inst.custom_grad is None and not inst.ir.symbol.endswith("_replay"):
-            texts.append((f"adjoint:{inst.symbol}", native_adjoint(inst)))
+            if adjoint.kernel is not None or inst.symbol in adjoint.funcs:
+                texts.append((f"adjoint:{inst.symbol}", native_adjoint(inst)))
             continue
         adj = adjoint.funcs.get(inst.symbol)
         if adj is not None:  # none for custom gradients and their helpers
             unit.add_adjoint_types(adj)
             texts.append((f"adjoint:{inst.symbol}", emit_adjoint_function(inst, adj, unit)))
+    return texts
+
+
+def _declaration(adjoint_text: str) -> str:
+    """The prototype of an adjoint function, so forward code may call it (wp.grad) before its body."""
+    signature = next(line for line in adjoint_text.splitlines() if line.startswith("WPNB_FN void adj_"))
+    return signature.rstrip().removesuffix("{").rstrip() + ";\n"
+
+
+def _backward(kernel: ir.Function, adjoint: AdjointUnit, unit: Unit) -> tuple[tuple, str]:
+    """The backward kernel, as a section, and its CPU entry point's name."""
     adj = adjoint.kernel
     unit.add_adjoint_types(adj)
     sym = kernel.symbol
     kernel_text = "\n".join([emit_kernel_backward(kernel, adj, unit, sym),
                              entry_point(sym, kernel, max(kernel.tid_count, 1), [], body="backward_body",
                                          entry="cpu_backward", run="backward_run")])
-    texts.append((f"kernel-backward:{sym}", kernel_text))
-    return texts, f"{sym}_cpu_backward"
+    return (f"kernel-backward:{sym}", kernel_text), f"{sym}_cpu_backward"
 
 
 def _accumulate_overloads(unit) -> list:

@@ -1,0 +1,91 @@
+"""wp.static(expr) evaluated when a kernel or function is declared, as Warp does: a syntax tree
+and its Scope in; the values of the static expressions that need nothing of the function itself
+out, stored in the Scope by the call's position (Scope.static_values), where typing finds them.
+Knows Python evaluation; knows nothing of types or the IR.
+
+Why at declaration: the expression then sees the globals as they were when the kernel was
+written (a name rebound later does not change it), and a side-effecting expression runs once.
+An expression that names a parameter or local of the function (an unrolled loop's variable, a
+local bound to a number) waits for typing, which knows those values."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from . import syntax as S
+from .parse import parse_definition
+from ..builtins.registry import BUILTINS
+from .scope import MISSING
+
+
+def resolve_at_declaration(fn, scope) -> None:
+    """resolve_static_expressions for a Python function being decorated; a function that does not
+    parse is left alone (its error is raised, at its line, when it is compiled)."""
+    try:
+        fdef = parse_definition(fn)
+    except Exception:  # noqa: BLE001 - never fail a decorator; compiling reports it
+        return
+    if "static" in fdef.source:
+        resolve_static_expressions(fdef, scope)
+
+
+def resolve_static_expressions(fdef: S.FunctionDef, scope) -> None:
+    """Evaluate each wp.static(...) of `fdef` that names only globals and closure variables."""
+    local_names = set(fdef.params) | S.assigned_names(fdef.body)  # loop targets included
+    for call in _calls(fdef.body):
+        if not _names_static(call.func, scope):
+            continue
+        expr = _argument(call)
+        if expr is None:
+            continue
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        if names & local_names:
+            continue  # typing evaluates it, with the function's compile-time locals
+        namespace = dict(scope.globals)
+        for name, cell in scope.cells.items():
+            try:
+                namespace[name] = cell.cell_contents
+            except ValueError:
+                pass
+        try:
+            value = eval(compile(ast.Expression(expr), call.loc.file, "eval"), namespace)  # noqa: S307 (the user's code)
+        except Exception:  # noqa: BLE001 - evaluated again while typing, where the error names the line
+            continue
+        scope.static_values[(call.loc.line, call.loc.col, call.source)] = value
+
+
+def _names_static(func, scope) -> bool:
+    """Whether a call's function is wp.static (spelt wp.static, warp.static, or any name bound to it)."""
+    static = BUILTINS["static"]
+    if isinstance(func, S.Attribute) and func.attr == "static" and isinstance(func.value, S.Name):
+        return func.value.id in ("wp", "warp")
+    if isinstance(func, S.Name):
+        obj = scope.lookup(func.id)
+        return obj is not MISSING and obj is static
+    return False
+
+
+def _argument(call: S.Call):
+    """The Python expression inside wp.static(...), from the call's own text."""
+    if len(call.args) != 1 or call.kwargs or not call.source:
+        return None
+    try:
+        node = ast.parse("(" + textwrap.dedent(call.source).strip() + ")", mode="eval").body
+    except SyntaxError:
+        return None
+    return node.args[0] if isinstance(node, ast.Call) and len(node.args) == 1 else None
+
+
+def _calls(node):
+    """Every call in a syntax tree, outermost first (a nested wp.static is inside its outer one's text)."""
+    if isinstance(node, S.Call):
+        yield node
+    if isinstance(node, tuple):
+        for x in node:
+            yield from _calls(x)
+    elif hasattr(node, "__dataclass_fields__"):
+        for field in node.__dataclass_fields__:
+            if field not in ("loc", "source"):
+                yield from _calls(getattr(node, field))
+
