@@ -54,7 +54,8 @@ class WarpMagics(Magics):
     @magic_arguments()
     @argument("--device", default=None, help="compile for this device (default: the current default device)")
     @argument("--mode", choices=["debug", "release"], default=None,
-              help="debug: bounds checks and asserts raise Python errors; release: optimised (default: wp.config.mode)")
+              help="debug: -O0, bounds checks and asserts raise Python errors; release: optimised without bounds "
+                   "checks (default: optimised with bounds checks, unless wp.config.bounds_check = False)")
     @argument("--time", action="store_true", help="report the launch times of these kernels after every cell")
     @argument("--source", action="store_true", help="show the generated C++ of each kernel")
     @kwds(formatter_class=_CellMagicHelp)

@@ -1,4 +1,4 @@
-// atomic.h: atomic read-modify-write on array elements (atomic_add/sub/min/max/cas/exch).
+// atomic.h: atomic read-modify-write on array elements (atomic_add/sub/min/max/cas/exch/and/or/xor).
 // Each returns the element's old value. Floats use compare-and-swap loops on their bits on
 // the CPU; vectors and matrices update each component atomically (not the whole element at
 // once, as in Warp). Adjoints of add/sub/min/max live here too.
@@ -73,6 +73,9 @@ template <typename T> struct op_sub { T v; WPNB_FN T operator()(T x) const { ret
 template <typename T> struct op_min { T v; WPNB_FN T operator()(T x) const { return min(x, v); } };
 template <typename T> struct op_max { T v; WPNB_FN T operator()(T x) const { return max(x, v); } };
 template <typename T> struct op_set { T v; WPNB_FN T operator()(T) const { return v; } };
+template <typename T> struct op_and { T v; WPNB_FN T operator()(T x) const { return bit_and(x, v); } };
+template <typename T> struct op_or { T v; WPNB_FN T operator()(T x) const { return bit_or(x, v); } };
+template <typename T> struct op_xor { T v; WPNB_FN T operator()(T x) const { return bit_xor(x, v); } };
 
 // Integer add/sub have native instructions; everything else goes through atomic_rmw.
 template <typename T> WPNB_FN T scalar_atomic_add(T* p, T v) {
@@ -103,6 +106,10 @@ template <typename T> WPNB_FN T scalar_atomic_sub(T* p, T v) { return scalar_ato
 template <typename T> WPNB_FN T scalar_atomic_min(T* p, T v) { op_min<T> op = {v}; return atomic_rmw(p, op); }
 template <typename T> WPNB_FN T scalar_atomic_max(T* p, T v) { op_max<T> op = {v}; return atomic_rmw(p, op); }
 template <typename T> WPNB_FN T scalar_atomic_exch(T* p, T v) { op_set<T> op = {v}; return atomic_rmw(p, op); }
+// atomic_and/or/xor: *p = *p & v (| v, ^ v) on integers, through the compare-and-swap loop.
+template <typename T> WPNB_FN T scalar_atomic_and(T* p, T v) { op_and<T> op = {v}; return atomic_rmw(p, op); }
+template <typename T> WPNB_FN T scalar_atomic_or(T* p, T v) { op_or<T> op = {v}; return atomic_rmw(p, op); }
+template <typename T> WPNB_FN T scalar_atomic_xor(T* p, T v) { op_xor<T> op = {v}; return atomic_rmw(p, op); }
 template <typename T> WPNB_FN T scalar_atomic_cas(T* p, T compare, T v) {
     typedef typename atomic_bits<T>::type B;
     B expected = bit_cast<B>(compare);
@@ -144,6 +151,9 @@ WPNB_ATOMIC_ELEMENT(sub)
 WPNB_ATOMIC_ELEMENT(min)
 WPNB_ATOMIC_ELEMENT(max)
 WPNB_ATOMIC_ELEMENT(exch)
+WPNB_ATOMIC_ELEMENT(and)
+WPNB_ATOMIC_ELEMENT(or)
+WPNB_ATOMIC_ELEMENT(xor)
 #undef WPNB_ATOMIC_ELEMENT
 
 // atomic_NAME(arr, i[, j, k, l], value): the builtins as the compiler calls them (release mode).
@@ -162,6 +172,9 @@ WPNB_ATOMIC_BUILTIN(sub)
 WPNB_ATOMIC_BUILTIN(min)
 WPNB_ATOMIC_BUILTIN(max)
 WPNB_ATOMIC_BUILTIN(exch)
+WPNB_ATOMIC_BUILTIN(and)
+WPNB_ATOMIC_BUILTIN(or)
+WPNB_ATOMIC_BUILTIN(xor)
 #undef WPNB_ATOMIC_BUILTIN
 
 template <typename T> WPNB_FN T atomic_cas(const array_t<T, 1>& a, int64 i, T c, T v) { return scalar_atomic_cas(&index(a, i), c, v); }
@@ -180,6 +193,9 @@ WPNB_ATOMIC_PTR(sub)
 WPNB_ATOMIC_PTR(min)
 WPNB_ATOMIC_PTR(max)
 WPNB_ATOMIC_PTR(exch)
+WPNB_ATOMIC_PTR(and)
+WPNB_ATOMIC_PTR(or)
+WPNB_ATOMIC_PTR(xor)
 #undef WPNB_ATOMIC_PTR
 template <typename T> WPNB_FN T atomic_cas_at(T& element, T c, T v) { return scalar_atomic_cas(&element, c, v); }
 

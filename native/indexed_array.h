@@ -21,6 +21,7 @@ struct indexedarray_t {
 // The position in the underlying array of index i along dimension d.
 template <typename T, int N>
 WPNB_FN int64 indexed_position(const indexedarray_t<T, N>& a, int d, int64 i) {
+    i = wrap_index(i, a.shape[d]);  // negative indices count from the end of the indexed shape
     return a.indices[d] ? int64(a.indices[d][i]) : i;
 }
 
@@ -75,13 +76,14 @@ template <typename T, int N> WPNB_FN int32 len(const indexedarray_t<T, N>& a) { 
 template <typename T, int N>
 WPNB_FN bool array_is_valid(const indexedarray_t<T, N>& a) { return a.arr.data != nullptr; }
 
-#if defined(WPNB_DEBUG) && WPNB_DEBUG
+#if defined(WPNB_CHECKS) && WPNB_CHECKS
 // index() with bounds checks against the indexed shape.
 template <typename T, int N, typename... I>
 WPNB_FN T& index_checked(const indexedarray_t<T, N>& a, int32 loc, I... i) {
     const int64 idx[N] = {int64(i)...};
     for (int d = 0; d < N; ++d) {
-        if (idx[d] < 0 || idx[d] >= a.shape[d]) {
+        const int64 w = wrap_index(idx[d], a.shape[d]);
+        if (w < 0 || w >= a.shape[d]) {
             debug_fail(loc, d, idx, a.shape, N);
             return debug_scratch<T>();
         }
@@ -89,11 +91,15 @@ WPNB_FN T& index_checked(const indexedarray_t<T, N>& a, int32 loc, I... i) {
     return index(a, int64(i)...);
 }
 
+template <bool Contiguous, typename T, int N, typename... I>
+WPNB_FN T& index_checked_c(const indexedarray_t<T, N>& a, int32 loc, I... i) { return index_checked(a, loc, i...); }
+
 template <typename T, int N, typename... I>
 WPNB_FN indexedarray_t<T, N - sizeof...(I)> view_checked(const indexedarray_t<T, N>& a, int32 loc, I... i) {
     const int64 idx[sizeof...(I)] = {int64(i)...};
     for (int d = 0; d < int(sizeof...(I)); ++d) {
-        if (idx[d] < 0 || idx[d] >= a.shape[d]) {
+        const int64 w = wrap_index(idx[d], a.shape[d]);
+        if (w < 0 || w >= a.shape[d]) {
             debug_fail(loc, d, idx, a.shape, int32(sizeof...(I)));
             indexedarray_t<T, N - sizeof...(I)> empty = {};
             return empty;

@@ -436,4 +436,26 @@ WPNB_FN void adj_lerp(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b, typename
     la_detail::acc(adj_t, ddot(sub(b, a), adj_ret));
 }
 
+// bit_and bit_or bit_xor lshift rshift and invert on integer matrices: componentwise, as on vectors.
+#define WPNB_M_BITWISE(NAME) \
+    template <int R, int C, typename T> \
+    WPNB_FN mat_t<R, C, T> NAME(const mat_t<R, C, T>& a, const mat_t<R, C, T>& b) { \
+        mat_t<R, C, T> r; \
+        for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = NAME(a.c[i][j], b.c[i][j]); \
+        return r; } \
+    template <int R, int C, typename T> \
+    WPNB_FN void adj_##NAME(const mat_t<R, C, T>&, const mat_t<R, C, T>&, mat_t<R, C, T>&, mat_t<R, C, T>&, \
+                            const mat_t<R, C, T>&) {}
+WPNB_M_BITWISE(bit_and)
+WPNB_M_BITWISE(bit_or)
+WPNB_M_BITWISE(bit_xor)
+WPNB_M_BITWISE(lshift)
+WPNB_M_BITWISE(rshift)
+#undef WPNB_M_BITWISE
+template <int R, int C, typename T> WPNB_FN mat_t<R, C, T> invert(const mat_t<R, C, T>& a) {
+    mat_t<R, C, T> r;
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = invert(a.c[i][j]);
+    return r; }
+template <int R, int C, typename T> WPNB_FN void adj_invert(const mat_t<R, C, T>&, mat_t<R, C, T>&, const mat_t<R, C, T>&) {}
+
 }  // namespace wpnb

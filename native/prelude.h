@@ -9,12 +9,14 @@
 #define WPNB_KERNEL extern "C" __global__               // kernel entry points
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE __device__                      // where a debug-mode launch reports errors
+#define WPNB_COLD_FN __device__ __noinline__             // a rarely taken path (a failed check)
 #else
 #define WPNB_CPU 1
 #define WPNB_FN inline
 #define WPNB_KERNEL extern "C" __attribute__((visibility("default")))
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE extern "C" __attribute__((visibility("default")))
+#define WPNB_COLD_FN __attribute__((noinline, cold))
 #endif
 
 // C library entry points the CPU build needs, declared by hand instead of including
@@ -143,8 +145,40 @@ typedef half float16;
 
 }  // namespace wpnb
 
-// The debug state of a kernel compiled in debug mode: one per translation unit (per kernel),
-// read by Python after each launch.
-#if defined(WPNB_DEBUG) && WPNB_DEBUG
+namespace wpnb {
+// A negative index counts from the end, as in Python and Warp 1.19 (x[-1] is the last element);
+// in every mode, checked or not. What is still outside [0, n) is out of bounds.
+WPNB_FN int64 wrap_index(int64 i, int64 n) { return i < 0 ? i + n : i; }
+}  // namespace wpnb
+
+// The check state of a kernel compiled with checks (WPNB_CHECKS: checked and debug modes): one
+// per translation unit (per kernel), read by Python after each launch.
+#if defined(WPNB_CHECKS) && WPNB_CHECKS
 WPNB_DEBUG_STATE wpnb::debug_state_t wpnb_debug_state = {};
+
+namespace wpnb {
+// Record the first failed check of this launch; later failures keep the first report.
+WPNB_FN void debug_fail(int32 loc, int32 axis, const int64* idx, const int64* shape, int32 n) {
+#ifdef WPNB_CUDA
+    if (atomicCAS(&wpnb_debug_state.failed, 0, 1) != 0) return;
+#else
+    if (__atomic_exchange_n(&wpnb_debug_state.failed, 1, __ATOMIC_ACQ_REL) != 0) return;
+#endif
+    wpnb_debug_state.loc = loc;
+    wpnb_debug_state.axis = axis;
+    for (int d = 0; d < n && d < 4; ++d) { wpnb_debug_state.index[d] = idx[d]; wpnb_debug_state.shape[d] = shape[d]; }
+}
+
+// A runtime component index of a vector or matrix axis of length n, wrapped like an array index;
+// one out of range is reported and replaced by 0, so the kernel goes on reading a real component.
+template <typename I> WPNB_FN int32 component_checked(I i, int32 n, int32 loc) {
+    const int64 w = wrap_index(int64(i), n);
+    if (w < 0 || w >= n) {
+        const int64 idx = int64(i), shape = n;
+        debug_fail(loc, 0, &idx, &shape, 1);
+        return 0;
+    }
+    return int32(w);
+}
+}  // namespace wpnb
 #endif

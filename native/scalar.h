@@ -322,16 +322,20 @@ WPNB_FN void adj_step(half, half&, const half&) {}
 WPNB_FN half nonzero(half x) { return half(nonzero(float32(x))); }
 WPNB_FN void adj_nonzero(half, half&, const half&) {}
 
-// min(a, b) = a < b ? a : b; max(a, b) = a > b ? a : b. The gradient goes to the argument
-// returned: on a tie (a == b) that is b. A nan in a returns b, a nan in b returns b.
-// clamp(x, lo, hi) = lo if x < lo, hi if x > hi, else x; at x == lo or x == hi the gradient
-// goes to x. Integer adjoints are no-ops.
+// min(a, b) and max(a, b) follow C's fmin/fmax (as Warp): a NaN operand is treated as missing and
+// the other is returned (NaN only when both are). On a tie (a == b) the result, and the gradient,
+// is b. clamp(x, lo, hi) = min(max(lo, x), hi) with the same NaN rule, so a NaN x gives
+// min(lo, hi), and lo > hi gives hi (Warp 1.19); on ties (x == lo or x == hi) the gradient goes to
+// x. The gradient goes to the operand returned. Integer adjoints are no-ops; `v != v` is false
+// for integers.
 #define WPNB_S_MINMAX(T, ADJ_MIN, ADJ_MAX, ADJ_CLAMP) \
-    WPNB_FN T min(T a, T b) { return a < b ? a : b; } \
+    WPNB_FN T min(T a, T b) { return (a < b || b != b) ? a : b; } \
     WPNB_FN void adj_min(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { ADJ_MIN } \
-    WPNB_FN T max(T a, T b) { return a > b ? a : b; } \
+    WPNB_FN T max(T a, T b) { return (a > b || b != b) ? a : b; } \
     WPNB_FN void adj_max(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { ADJ_MAX } \
-    WPNB_FN T clamp(T x, T lo, T hi) { return x < lo ? lo : (x > hi ? hi : x); } \
+    WPNB_FN T clamp(T x, T lo, T hi) { \
+        const T m = (lo > x || x != x) ? lo : x; \
+        return (hi < m || m != m) ? hi : m; } \
     WPNB_FN void adj_clamp(T x, T lo, T hi, T& adj_x, T& adj_lo, T& adj_hi, const T& adj_ret) { ADJ_CLAMP }
 #define WPNB_S_DEF(T, U) WPNB_S_MINMAX(T, \
     (void)a; (void)b; (void)adj_a; (void)adj_b; (void)adj_ret;, \
@@ -340,15 +344,16 @@ WPNB_FN void adj_nonzero(half, half&, const half&) {}
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
 #define WPNB_S_DEF(T) WPNB_S_MINMAX(T, \
-    if (a < b) adj_a += adj_ret; else adj_b += adj_ret;, \
-    if (a > b) adj_a += adj_ret; else adj_b += adj_ret;, \
-    if (x < lo) adj_lo += adj_ret; else if (x > hi) adj_hi += adj_ret; else adj_x += adj_ret;)
+    if (a < b || b != b) adj_a += adj_ret; else adj_b += adj_ret;, \
+    if (a > b || b != b) adj_a += adj_ret; else adj_b += adj_ret;, \
+    const bool from_lo = lo > x || x != x; const T m = from_lo ? lo : x; \
+    if (hi < m || m != m) adj_hi += adj_ret; else if (from_lo) adj_lo += adj_ret; else adj_x += adj_ret;)
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
 #undef WPNB_S_MINMAX
-WPNB_FN half min(half a, half b) { return float32(a) < float32(b) ? a : b; }
+WPNB_FN half min(half a, half b) { return (float32(a) < float32(b) || float32(b) != float32(b)) ? a : b; }
 WPNB_S_HALF_ADJ2(min)
-WPNB_FN half max(half a, half b) { return float32(a) > float32(b) ? a : b; }
+WPNB_FN half max(half a, half b) { return (float32(a) > float32(b) || float32(b) != float32(b)) ? a : b; }
 WPNB_S_HALF_ADJ2(max)
 WPNB_FN half clamp(half x, half lo, half hi) { return half(clamp(float32(x), float32(lo), float32(hi))); }
 WPNB_FN void adj_clamp(half x, half lo, half hi, half& adj_x, half& adj_lo, half& adj_hi, const half& adj_ret) {

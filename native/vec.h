@@ -204,9 +204,10 @@ WPNB_FN void adj_cw_div(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>&
 
 // ---- products and norms ----
 
-// Inner product sum a[i] * b[i].
+// Inner product sum a[i] * b[i], summed from the first product (not from +0), so the sign of a
+// zero result is kept: dot((-0, 0), (1, 1)) ... -0 * 1 + -0 = -0, as Warp.
 template<int N, typename T> WPNB_FN T dot(const vec_t<N, T>& a, const vec_t<N, T>& b) {
-    T s = T(0); for (int i = 0; i < N; ++i) s = T(s + a.c[i] * b.c[i]); return s;
+    T s = T(a.c[0] * b.c[0]); for (int i = 1; i < N; ++i) s = T(s + a.c[i] * b.c[i]); return s;
 }
 template<int N, typename T>
 WPNB_FN void adj_dot(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const T& adj_ret) {
@@ -265,14 +266,16 @@ template<int N, typename T>
 WPNB_FN void adj_max(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const vec_t<N, T>& adj_ret) {
     for (int i = 0; i < N; ++i) wpnb::adj_max(a.c[i], b.c[i], adj_a.c[i], adj_b.c[i], adj_ret.c[i]);
 }
-// Index of the smallest component; ties pick the lowest index.
+// Index of the smallest component; ties pick the lowest index; NaN components are skipped
+// unless all are NaN (an fmin fold, as Warp's min(v)).
 template<int N, typename T> WPNB_FN uint32 argmin(const vec_t<N, T>& a) {
-    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[i] < a.c[k]) k = uint32(i); return k;
+    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[i] < a.c[k] || a.c[k] != a.c[k]) k = uint32(i); return k;
 }
 template<int N, typename T> WPNB_FN void adj_argmin(const vec_t<N, T>&, vec_t<N, T>&, const uint32&) {}
-// Index of the largest component; ties pick the lowest index.
+// Index of the largest component; ties pick the lowest index; NaN components are skipped
+// unless all are NaN (an fmax fold).
 template<int N, typename T> WPNB_FN uint32 argmax(const vec_t<N, T>& a) {
-    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[k] < a.c[i]) k = uint32(i); return k;
+    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[k] < a.c[i] || a.c[k] != a.c[k]) k = uint32(i); return k;
 }
 template<int N, typename T> WPNB_FN void adj_argmax(const vec_t<N, T>&, vec_t<N, T>&, const uint32&) {}
 // Smallest component; the gradient goes to the argmin component (lowest index on ties).
@@ -348,5 +351,23 @@ template<int N, typename T> WPNB_FN vec_t<N, T> operator-(const vec_t<N, T>& a) 
 template<int N, typename T> WPNB_FN vec_t<N, T> operator*(const vec_t<N, T>& a, typename la_detail::ident<T>::type s) { return mul(a, s); }
 template<int N, typename T> WPNB_FN vec_t<N, T> operator*(typename la_detail::ident<T>::type s, const vec_t<N, T>& a) { return mul(a, s); }
 template<int N, typename T> WPNB_FN vec_t<N, T> operator/(const vec_t<N, T>& a, typename la_detail::ident<T>::type s) { return div(a, s); }
+
+// bit_and bit_or bit_xor lshift rshift (a op b) and invert (~a) on integer vectors: componentwise,
+// each component as its scalar op does (shift counts out of range give 0, or -1 for rshift of a
+// negative signed value). Not differentiable: the adjoints do nothing.
+#define WPNB_V_BITWISE(NAME) \
+    template <int N, typename T> WPNB_FN vec_t<N, T> NAME(const vec_t<N, T>& a, const vec_t<N, T>& b) { \
+        vec_t<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = NAME(a.c[k], b.c[k]); return r; } \
+    template <int N, typename T> WPNB_FN void adj_##NAME(const vec_t<N, T>&, const vec_t<N, T>&, vec_t<N, T>&, \
+                                                        vec_t<N, T>&, const vec_t<N, T>&) {}
+WPNB_V_BITWISE(bit_and)
+WPNB_V_BITWISE(bit_or)
+WPNB_V_BITWISE(bit_xor)
+WPNB_V_BITWISE(lshift)
+WPNB_V_BITWISE(rshift)
+#undef WPNB_V_BITWISE
+template <int N, typename T> WPNB_FN vec_t<N, T> invert(const vec_t<N, T>& a) {
+    vec_t<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = invert(a.c[k]); return r; }
+template <int N, typename T> WPNB_FN void adj_invert(const vec_t<N, T>&, vec_t<N, T>&, const vec_t<N, T>&) {}
 
 }  // namespace wpnb

@@ -34,6 +34,10 @@ struct volume_t {
     float32 translation[3];
     int32 pad;
     uint64 background[4];          // the background value's bytes (up to a vec4d)
+    const uint64* active_masks;    // 8 words per brick: bit (i&7)<<6 | (j&7)<<3 | (k&7) set for active voxels
+    const int32* voxel_offsets;    // per brick: the active voxels of the bricks before it (volume_lookup_index)
+    int32 voxel_count;             // active voxels in all
+    int32 pad2;
 };
 
 WPNB_FN const volume_t& volume_of(uint64 id) { return *(const volume_t*)id; }
@@ -108,17 +112,14 @@ template <int N_, typename S_> struct voxel_traits<vec_t<N_, S_>> {
 
 // Trilinear interpolation at index-space point uvw, per component, and the derivatives of each
 // component along x, y and z (g[0], g[1], g[2], when g is given).
+// The blend itself, from the 8 corner values c[a][b][d] of the cell (volume_index.h shares it,
+// so index sampling gives bit-identical results).
 template <typename T>
-WPNB_FN T volume_trilinear_of(const volume_t& v, const vec3f& uvw, T* g) {
+WPNB_FN T trilinear_from_corners(T (&c)[2][2][2], const vec3f& uvw, T* g) {
     typedef voxel_traits<T> tr;
     typedef typename tr::S S;
     const float32 fx = ::floorf(uvw.c[0]), fy = ::floorf(uvw.c[1]), fz = ::floorf(uvw.c[2]);
-    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
     const S tx = S(uvw.c[0] - fx), ty = S(uvw.c[1] - fy), tz = S(uvw.c[2] - fz);
-    T c[2][2][2];
-    for (int a = 0; a < 2; ++a)
-        for (int b = 0; b < 2; ++b)
-            for (int d = 0; d < 2; ++d) c[a][b][d] = volume_value_of<T>(v, i + a, j + b, k + d);
     T out = c[0][0][0];
     for (int n = 0; n < tr::N; ++n) {
         // along z, then y, then x
@@ -143,6 +144,16 @@ WPNB_FN T volume_trilinear_of(const volume_t& v, const vec3f& uvw, T* g) {
         tr::at(out, n) = cy[0] + (cy[1] - cy[0]) * tx;
     }
     return out;
+}
+
+template <typename T>
+WPNB_FN T volume_trilinear_of(const volume_t& v, const vec3f& uvw, T* g) {
+    const int32 i = int32(::floorf(uvw.c[0])), j = int32(::floorf(uvw.c[1])), k = int32(::floorf(uvw.c[2]));
+    T c[2][2][2];
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) c[a][b][d] = volume_value_of<T>(v, i + a, j + b, k + d);
+    return trilinear_from_corners<T>(c, uvw, g);
 }
 
 WPNB_FN float32 volume_trilinear(const volume_t& v, const vec3f& uvw, vec3f* grad) {
@@ -200,6 +211,46 @@ WPNB_FN float32 volume_sample_grad_f(uint64 id, const vec3f& uvw, int32 sampling
     }
     return geo::volume_trilinear(volume_of(id), uvw, &grad);
 }
+namespace geo {
+// The mixed second derivatives of the trilinear interpolant of a float volume at uvw:
+// h[0] = d2f/dy dz, h[1] = d2f/dx dz, h[2] = d2f/dx dy (the pure ones are zero; the Hessian is
+// [[0, h2, h1], [h2, 0, h0], [h1, h0, 0]]). Corner c_abd weighs w(a, tx) w(b, ty) w(d, tz) with
+// w(0, t) = 1 - t, w(1, t) = t, so each mixed derivative swaps two weights for their slopes -1, +1.
+WPNB_FN vec3f volume_trilinear_hessian(const volume_t& v, const vec3f& uvw) {
+    const float32 fx = ::floorf(uvw.c[0]), fy = ::floorf(uvw.c[1]), fz = ::floorf(uvw.c[2]);
+    const int32 i = int32(fx), j = int32(fy), k = int32(fz);
+    const float32 t[3] = {uvw.c[0] - fx, uvw.c[1] - fy, uvw.c[2] - fz};
+    vec3f h;
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+            for (int d = 0; d < 2; ++d) {
+                const float32 c = volume_value_of<float32>(v, i + a, j + b, k + d);
+                const float32 w[3] = {a ? t[0] : 1.0f - t[0], b ? t[1] : 1.0f - t[1], d ? t[2] : 1.0f - t[2]};
+                const float32 s[3] = {a ? 1.0f : -1.0f, b ? 1.0f : -1.0f, d ? 1.0f : -1.0f};
+                h.c[0] += c * w[0] * s[1] * s[2];
+                h.c[1] += c * s[0] * w[1] * s[2];
+                h.c[2] += c * s[0] * s[1] * w[2];
+            }
+    return h;
+}
+}  // namespace geo
+
+// Adjoint: the value's adjoint flows through the gradient g, the gradient output's through the
+// Hessian H (symmetric, zero diagonal): adj_uvw += g adj_ret + H adj_grad. grad is overwritten by
+// the call, so its adjoint stops here (zeroed). CLOSEST is piecewise constant: nothing flows.
+WPNB_FN void adj_volume_sample_grad_f(uint64 id, const vec3f& uvw, int32 sampling_mode, const vec3f&, uint64&,
+                                      vec3f& adj_uvw, int32&, vec3f& adj_grad, const float32& adj_ret) {
+    if (sampling_mode != 0) {
+        const volume_t& v = volume_of(id);
+        vec3f g;
+        geo::volume_trilinear(v, uvw, &g);
+        const vec3f h = geo::volume_trilinear_hessian(v, uvw);
+        adj_uvw.c[0] += g.c[0] * adj_ret + h.c[2] * adj_grad.c[1] + h.c[1] * adj_grad.c[2];
+        adj_uvw.c[1] += g.c[1] * adj_ret + h.c[2] * adj_grad.c[0] + h.c[0] * adj_grad.c[2];
+        adj_uvw.c[2] += g.c[2] * adj_ret + h.c[1] * adj_grad.c[0] + h.c[0] * adj_grad.c[1];
+    }
+    adj_grad = vec3f();
+}
 // The vec3 version: grad[r][c] is the derivative of component r along index axis c.
 WPNB_FN vec3f volume_sample_grad_v(uint64 id, const vec3f& uvw, int32 sampling_mode, mat33f& grad) {
     grad = mat33f();
@@ -209,6 +260,32 @@ WPNB_FN vec3f volume_sample_grad_v(uint64 id, const vec3f& uvw, int32 sampling_m
     for (int c = 0; c < 3; ++c)
         for (int n = 0; n < 3; ++n) grad.c[n][c] = g[c].c[n];
     return r;
+}
+
+// Vector volumes of any length N: grad is the N x 3 Jacobian, grad[r][c] the derivative of
+// component r along index axis c (one row per component, as Warp's mat43 for vec4 volumes).
+template <int N, typename S>
+WPNB_FN vec_t<N, S> volume_sample_grad_vec(uint64 id, const vec3f& uvw, int32 sampling_mode, mat_t<N, 3, S>& grad) {
+    grad = mat_t<N, 3, S>();
+    if (sampling_mode == 0) return volume_sample_t<vec_t<N, S>>(id, uvw, 0);
+    vec_t<N, S> g[3];
+    const vec_t<N, S> r = geo::volume_trilinear_of<vec_t<N, S>>(volume_of(id), uvw, g);
+    for (int c = 0; c < 3; ++c)
+        for (int n = 0; n < N; ++n) grad.c[n][c] = g[c].c[n];
+    return r;
+}
+
+// The typed forms the registry names (volume_sample_grad(..., dtype=wp.vec3d / vec4f / vec4d)).
+typedef mat_t<4, 3, float32> volume_jacobian43f;
+typedef mat_t<4, 3, float64> volume_jacobian43d;
+WPNB_FN vec3d volume_sample_grad_vd(uint64 id, const vec3f& uvw, int32 sampling_mode, mat33d& grad) {
+    return volume_sample_grad_vec<3, float64>(id, uvw, sampling_mode, grad);
+}
+WPNB_FN vec4f volume_sample_grad_v4(uint64 id, const vec3f& uvw, int32 sampling_mode, volume_jacobian43f& grad) {
+    return volume_sample_grad_vec<4, float32>(id, uvw, sampling_mode, grad);
+}
+WPNB_FN vec4d volume_sample_grad_v4d(uint64 id, const vec3f& uvw, int32 sampling_mode, volume_jacobian43d& grad) {
+    return volume_sample_grad_vec<4, float64>(id, uvw, sampling_mode, grad);
 }
 
 namespace geo {

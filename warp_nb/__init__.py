@@ -15,9 +15,13 @@ import math as _math
 from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
-from .aot import compile_aot_module  # noqa: F401
-from .capture import Graph, ScopedCapture, capture_begin, capture_end, capture_launch  # noqa: F401
+from .aot import compile_aot_module, load_aot_module  # noqa: F401
+from ._src.context import get_cpu_kernel_cache_key  # noqa: F401  (Warp's public name)
+from .capture import (  # noqa: F401
+    Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
+)
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
+from .types.array_type import fixedarray  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
 from .arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa
 from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401
@@ -46,7 +50,7 @@ from .runtime.devices import (  # noqa: F401
     get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
     is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,
-    set_mempool_enabled, set_peer_access_enabled, synchronize, synchronize_device,
+    set_mempool_enabled, set_peer_access_enabled, synchronize, synchronize_device, unmap_cuda_device,
 )
 from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403

@@ -1,46 +1,232 @@
-"""Ahead-of-time compilation for GPUs, without a GPU: `wp.compile_aot_module` writes the PTX or
-CUBIN of every kernel of a module, as Warp's function of the same name does. It runs the same
-pipeline as a launch, with a CUDA target that has an architecture but no device."""
+"""Ahead-of-time compilation, as Warp's `wp.compile_aot_module` / `wp.load_aot_module`: one file
+per module and architecture, named by the module's identifier (`wp_<module>_<hash>`, or
+`wp_<module>` with strip_hash). For the CPU it is a shared library (`<identifier>.o`); for CUDA a
+PTX or CUBIN (`<identifier>.sm<arch>.ptx|cubin`, next to the generated `<identifier>.cu`), which
+NVRTC builds without a GPU. Every kernel of the module (each overload of a generic one) is in it,
+forward and backward, with a manifest (a string the file exports) that says which entry points
+belong to which kernel and signature, so loading needs nothing but the file.
+
+Loading binds the module's kernels to the file's entry points: their launches run the file's code,
+even when the Python source changed since (what strip_hash is for), until the kernel is redefined.
+This module runs the pipeline's front half and the targets' builders; it does not launch."""
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
+import json
 import os
+import shutil
 import sys
-import warnings
+import tempfile
 from pathlib import Path
 
+from . import config, types as T
 from .compiler.adjoint import NotDifferentiableError
-from .cuda.target import AotCudaTarget
-from .compiler.pipeline import compile_kernel
-from .program.module import kernels_of
+from .compiler.emit import EmitResult
+from .compiler.emit.bundle import bundle_source, can_join
+from .compiler.pipeline import CompiledKernel, CompileOptions, emit_unit
+from .cuda.target import AotCudaTarget, arch_for
+from .errors import KernelError
+from .program.module import Module, get_module
+from .runtime.devices import get_device
+from .toolchain import cache
+from .utils.functions import warn
+
+_MANIFEST = "wpnb_aot_manifest"
 
 
-def compile_aot_module(module=None, arch: int = 90, module_dir: str | os.PathLike | None = None,
-                       use_ptx: bool = True, backward: bool = True, strip_hash: bool = False) -> list[Path]:
-    """Compile every kernel of `module` (a Python module, its name, or None for the caller's)
-    for the GPU architecture `arch`, writing one .ptx or .cubin file per kernel (forward and, with
-    `backward`, adjoint kernels in the same file). A kernel that cannot be differentiated is
-    written forward only, with a warning that names it. Returns the files."""
-    if module is None:
-        module = sys._getframe(1).f_globals.get("__name__", "__main__")
-    name = module if isinstance(module, str) else getattr(module, "__name__", str(module))
-    kernels = kernels_of(name)
-    if not kernels:
-        raise ValueError(f"module {name!r} has no kernels")
-    target = AotCudaTarget(arch, use_ptx)
+def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os.PathLike | None = None,
+                       use_ptx: bool | None = None, strip_hash: bool | None = None, *,
+                       backward: bool = True) -> list[Path]:
+    """Compile every kernel of `module` (a Python module, its name, a wp.Module; None: the caller's)
+    for `device` (default: the current device, unless `arch` is given) and for each architecture of
+    `arch` (an int or a list), into `module_dir` (default ./aot). Returns the files, the device's
+    first. A file already there is kept while wp.config.cache_kernels is set. strip_hash=None keeps
+    the module's option; True or False sets it."""
+    mod = _module(module)
+    _set_strip_hash(mod, strip_hash)
+    units = _emit_module(mod, backward)
     out_dir = Path(module_dir or Path.cwd() / "aot")
     out_dir.mkdir(parents=True, exist_ok=True)
+    identifier = mod.get_module_identifier()
+    targets = []
+    if device is not None or arch is None:
+        targets.append(_device_target(get_device(device), use_ptx))
+    for a in ([arch] if isinstance(arch, int) else list(arch or ())):
+        targets.append(AotCudaTarget(int(a), True if use_ptx is None else use_ptx))
     written = []
-    for k in kernels:
-        try:
-            compiled = compile_kernel(k, k.param_types, target, k.compile_options(backward and k.backward_enabled))
-        except NotDifferentiableError as e:
-            warnings.warn(f"compile_aot_module: kernel `{k.key}` is written without its backward pass: {e.message}",
-                          stacklevel=2)
-            compiled = compile_kernel(k, k.param_types, target, k.compile_options(False))
-        suffix = target.suffix[1:]
-        path = out_dir / (f"{k.syntax.name}.sm{arch}.{suffix}" if strip_hash else
-                          f"{k.syntax.name}_{compiled.key[:12]}.sm{arch}.{suffix}")
-        path.write_bytes(compiled.loaded.read_bytes())
+    for target in targets:
+        path = out_dir / _artifact_name(identifier, target)
+        if not (path.exists() and config.cache_kernels):
+            _build(mod, units, target, path)
         written.append(path)
     return written
+
+
+def load_aot_module(module=None, device=None, arch=None, module_dir: str | os.PathLike | None = None,
+                    use_ptx: bool | None = None, strip_hash: bool | None = None) -> None:
+    """Load what compile_aot_module wrote for `device` (default: the current device): the module's
+    kernels launch the file's code from now on. FileNotFoundError when there is no file for the
+    module's current identifier."""
+    mod = _module(module)
+    _set_strip_hash(mod, strip_hash)
+    dev = get_device(device)
+    target = _device_target(dev, use_ptx)
+    if arch is not None and not dev.is_cpu:
+        target = AotCudaTarget(int(arch), target.use_ptx)
+    path = Path(module_dir or Path.cwd() / "aot") / _artifact_name(mod.get_module_identifier(), target)
+    if not path.exists():
+        raise FileNotFoundError(f"no ahead-of-time build of module {mod.name!r} for {dev.alias}: {path} does not "
+                                "exist (wp.compile_aot_module writes it; the module's code or settings may have "
+                                "changed since)")
+    # a private copy named by content: a file rewritten at the same path is never mistaken for the
+    # one already loaded (the dynamic loader and the CUDA driver both remember paths)
+    data = path.read_bytes()
+    private = cache.cache_dir() / "aot" / f"{hashlib.sha256(data).hexdigest()[:32]}{path.suffix}"
+    if not private.exists():
+        private.parent.mkdir(parents=True, exist_ok=True)
+        tmp = private.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, private)
+    manifest = _read_manifest(private, dev)
+    by_kernel = {(e["key"], e["signature"]): e for e in manifest["kernels"]}
+    for k in mod.kernels:
+        for sig in k.signatures():
+            entry = by_kernel.get((k.key, _signature_text(sig)))
+            if entry is None:
+                continue  # not in the file (defined since): it compiles when launched, as usual
+            signature = tuple(sig) if k.is_generic else None
+            _bind(k, signature, entry, private, dev, backward=False)
+            if entry["backward"] and k.backward_enabled:  # the same entry's unit has the adjoint too
+                _bind(k, signature, entry, private, dev, backward=True)
+
+
+# --- compiling --------------------------------------------------------------------------------
+
+
+def _module(module) -> Module:
+    if module is None:
+        module = sys._getframe(2).f_globals.get("__name__", "__main__")
+    return get_module(module)
+
+
+def _set_strip_hash(mod: Module, strip_hash) -> None:
+    if strip_hash is not None:
+        mod.options["strip_hash"] = bool(strip_hash)
+
+
+def _emit_module(mod: Module, backward: bool) -> list:
+    """(kernel, signature, options, unit) for every compilable kernel of the module, as Warp chooses:
+    a generic kernel without overloads is left out with a warning; none left is an error."""
+    jobs, skipped = [], []
+    for k in mod.kernels:
+        if k.is_generic and not k.overloads:
+            skipped.append(k.key)
+            continue
+        if k.is_generic and len(k.overloads) > 1 and mod.options["strip_hash"]:
+            raise RuntimeError(f"cannot compile module {mod.name!r} ahead of time with strip_hash=True: the generic "
+                               f"kernel `{k.key}` has multiple overloads, whose entry points need hash suffixes to "
+                               "be told apart; compile without strip_hash")
+        jobs += [(k, sig) for sig in k.signatures()]
+    if not jobs:
+        raise RuntimeError(f"No compilable kernels found in module {mod.name!r}: each kernel must be concrete, or a "
+                           "generic kernel with overloads (wp.overload) so that its types are known")
+    for key in skipped:
+        warn(f"compile_aot_module: the generic kernel `{key}` of module {mod.name!r} is left out: it is a generic "
+             "kernel without overloads (give its types with wp.overload)")
+    units = []
+    for k, sig in jobs:
+        # the overloads of a generic kernel share one translation unit: a C++ name for each
+        symbol = f"k_{k.func.__name__}_{hashlib.sha256(_signature_text(sig).encode()).hexdigest()[:8]}" \
+            if k.is_generic else None
+        with_backward = backward and k.backward_enabled
+        try:
+            options = k.compile_options(with_backward)
+            units.append((k, sig, options, emit_unit(k, list(sig), options, symbol)[1]))
+        except NotDifferentiableError as e:
+            warn(f"compile_aot_module: kernel `{k.key}` is written without its backward pass: {e.message}")
+            options = k.compile_options(False)
+            units.append((k, sig, options, emit_unit(k, list(sig), options, symbol)[1]))
+    return units
+
+
+def _device_target(dev, use_ptx):
+    if dev.is_cpu:
+        return dev.target
+    arch, ptx = arch_for(dev.arch)
+    return AotCudaTarget(arch, ptx if use_ptx is None else use_ptx)
+
+
+def _artifact_name(identifier: str, target) -> str:
+    if isinstance(target, AotCudaTarget):
+        return f"{identifier}.sm{target.arch}{target.suffix}"
+    return f"{identifier}.o"  # Warp's name for the CPU artifact; here it is a shared library
+
+
+def _build(mod: Module, units: list, target, path: Path) -> None:
+    """One translation unit for the whole module, with the manifest; written atomically."""
+    joined: list = []
+    for k, _sig, _options, unit in units:
+        if not can_join(joined, unit):
+            raise KernelError(f"compile_aot_module: kernel `{k.key}` cannot share a translation unit with the other "
+                              f"kernels of module {mod.name!r} (another kernel has its C++ name, or another mode)")
+        joined.append(unit)
+    manifest = {"module": mod.name, "kernels": [_manifest_entry(k, sig, options, unit)
+                                                for k, sig, options, unit in units]}
+    text = json.dumps(manifest).replace("\\", "\\\\").replace('"', '\\"')
+    # the manifest is a global the host reads (WPNB_DEBUG_STATE: exported on the CPU, __device__ on CUDA)
+    source = bundle_source(joined) + f'\nWPNB_DEBUG_STATE char {_MANIFEST}[] = "{text}";\n'
+    first = units[0][2]
+    options = CompileOptions(first.mode, any(o.backward for _k, _s, o, _u in units), first.cxx_flags)
+    unit = EmitResult(source, "", function=f"module {mod.name}", mode=first.mode)
+    with tempfile.TemporaryDirectory(prefix="wpnb-aot-") as tmp:
+        built = Path(tmp) / f"module{target.suffix}"
+        target.build(unit, built, options)
+        staged = path.with_name(path.name + f".tmp{os.getpid()}")
+        shutil.copyfile(built, staged)
+        os.replace(staged, path)
+    if isinstance(target, AotCudaTarget):  # the generated source, beside the binary, as Warp writes it
+        path.with_name(path.name.split(".sm")[0] + ".cu").write_text(source)
+
+
+def _manifest_entry(k, sig, options: CompileOptions, unit: EmitResult) -> dict:
+    return {"key": k.key, "signature": _signature_text(sig), "backward": options.backward, "mode": options.mode,
+            "entry": unit.entry, "backward_entry": unit.backward_entry, "cuda_entry": unit.cuda_entry,
+            "cuda_backward_entry": unit.cuda_backward_entry}
+
+
+def _signature_text(sig) -> str:
+    return ", ".join(t.type_name() if hasattr(t, "type_name") else T.type_name(t) for t in sig)
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+def _read_manifest(path: Path, dev) -> dict:
+    if dev.is_cpu:
+        lib = ctypes.CDLL(str(path))
+        text = ctypes.cast(ctypes.addressof(ctypes.c_char.in_dll(lib, _MANIFEST)), ctypes.c_char_p).value
+    else:
+        from .cuda import driver as drv, memory as mem
+        dev.make_current()
+        module = dev.modules.get(path)
+        if module is None:
+            module = dev.modules[path] = drv.call("cuModuleLoadData", path.read_bytes())
+        address, size = drv.call("cuModuleGetGlobal", module, _MANIFEST.encode())
+        buffer = ctypes.create_string_buffer(int(size))
+        mem.device_to_host(dev, ctypes.addressof(buffer), drv.to_int(address), int(size))
+        text = buffer.value
+    return json.loads(text.decode())
+
+
+def _bind(k, signature, entry: dict, path: Path, dev, backward: bool) -> None:
+    """Make the file's entry points the kernel's compiled code for this signature and direction."""
+    options = k.compile_options(backward)
+    if options.mode != entry["mode"]:
+        return  # built in another mode: launches compile as usual
+    unit = EmitResult("", entry["entry"], backward_entry=entry["backward_entry"], cuda_entry=entry["cuda_entry"],
+                      cuda_backward_entry=entry["cuda_backward_entry"], function=k.key, mode=entry["mode"])
+    loaded = dev.target.load(path, unit, options)
+    typed, _ = emit_unit(k, list(signature if signature is not None else k.param_types), options)
+    k.adopt(dev, CompiledKernel(f"aot:{path.stem}", typed, unit, loaded, 0.0, False), backward, signature)

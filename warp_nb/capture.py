@@ -52,6 +52,59 @@ def capture_launch(graph: Graph, stream=None) -> None:
     graph.launch()
 
 
+def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) -> None:
+    """Warp's conditional graph node: run `on_true` when condition[0] (a one-element int array) is
+    nonzero, else `on_false`; each a function (called with **kwargs) or a captured Graph. In a capture
+    the condition is read each time the graph runs; outside one, now."""
+    if recording.capture is None:
+        branch = on_true if _is_true(condition) else on_false
+        _run(branch, kwargs)
+        return
+    then_graph, else_graph = _subgraph(on_true, kwargs), _subgraph(on_false, kwargs)
+    recording.capture.record(lambda: (then_graph if _is_true(condition) else else_graph).launch())
+
+
+def capture_while(condition, while_body, stream=None, **kwargs) -> None:
+    """Warp's while graph node: run `while_body` (a function called with **kwargs, or a Graph) as long
+    as condition[0] is nonzero; the body is expected to update the condition. In a capture the loop
+    runs each time the graph runs; outside one, now."""
+    if recording.capture is None:
+        while _is_true(condition):
+            _run(while_body, kwargs)
+        return
+    body = _subgraph(while_body, kwargs)
+
+    def loop():
+        while _is_true(condition):
+            body.launch()
+    recording.capture.record(loop)
+
+
+def _is_true(condition) -> bool:
+    return bool(condition.numpy().reshape(-1)[0])
+
+
+def _run(branch, kwargs) -> None:
+    if isinstance(branch, Graph):
+        branch.launch()
+    elif branch is not None:
+        branch(**kwargs)
+
+
+def _subgraph(branch, kwargs) -> Graph:
+    """What `branch` records, as a graph of its own (a Graph is used as it is)."""
+    if isinstance(branch, Graph):
+        return branch
+    outer = recording.capture
+    recording.capture = Graph(outer.device)
+    try:
+        if branch is not None:
+            branch(**kwargs)
+        return recording.capture
+    finally:
+        recording.capture = outer
+
+
 class ScopedCapture:
     """`with wp.ScopedCapture() as capture: ...` records the block; `capture.graph` replays it."""
 

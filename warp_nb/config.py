@@ -2,11 +2,23 @@
 Warp's where Warp has the setting."""
 
 import os
+import sys
+import types
 
 from .version import __version__ as version  # noqa: F401  (wp.config.version, as in Warp)
 
 #: "release" (optimised) or "debug" (bounds checks that raise Python errors, asserts, -O0 -g).
+#: Release code may still check array and vector indices: see `bounds_check` below.
 mode: str = "release"
+
+#: Bounds-checked array access (and runtime vector/matrix component indices) in optimised code:
+#: an out-of-bounds index raises IndexError naming kernel, array, index and line instead of
+#: touching memory outside the array. None (the default): on in an IPython kernel (Jupyter), off
+#: elsewhere (docs/compat.md gives the measured cost); True / False: on / off everywhere for kernels
+#: without their own mode. A kernel's or module's explicit `mode="release"` (`%%kernel --mode
+#: release`) turns them off for that kernel; debug mode always checks. $WARP_NB_BOUNDS_CHECK=0/1.
+bounds_check: bool | None = {"0": False, "false": False, "off": False, "1": True, "true": True, "on": True}.get(
+    os.environ.get("WARP_NB_BOUNDS_CHECK", "").lower())
 
 #: Where compiled kernels are cached; None means $WARP_NB_CACHE_DIR or the per-user cache directory.
 kernel_cache_dir: str | None = os.environ.get("WARP_NB_CACHE_DIR") or None
@@ -42,7 +54,8 @@ class LaunchArrayAccessMode:
     SAFE = "safe"  # out-of-bounds indices raise IndexError
 
 
-#: Warp's checked-access switch; None follows `mode` ("debug" checks, "release" does not).
+#: Warp's `launch_array_access_mode` is about arrays of another device (checked before a launch),
+#: not about indices; accepted, not read. Bounds checks are `bounds_check` above.
 launch_array_access_mode: str | None = None
 
 #: Warp's `wp.config.verify_autograd_array_access`: warn when a kernel overwrites an array whose
@@ -78,3 +91,19 @@ track_memory: bool = False
 print_launches: bool = False
 enable_graph_capture_module_load_by_default: bool = True
 enable_mathdx_gemm: bool = False
+
+
+#: Bumped by every assignment to a setting here (and by a redefined @wp.func, struct or constant,
+#: program/redefinition.py): a launcher made before it is made again at its next launch, so a
+#: changed setting or definition is never served by code compiled under the old one.
+epoch: int = 0
+
+
+class _Settings(types.ModuleType):
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name != "epoch":
+            super().__setattr__("epoch", self.epoch + 1)
+
+
+sys.modules[__name__].__class__ = _Settings

@@ -38,8 +38,8 @@ def source_label(filename: str) -> str:
 
 
 class KernelError(RuntimeError):
-    """An error in kernel or function source, raised before any C++ is compiled when possible.
-    A RuntimeError, as Warp's WarpCodegenError is."""
+    """An error in kernel or function source, raised before any C++ is compiled when possible. A
+    RuntimeError, as Warp's WarpCodegenError is, so `except RuntimeError` catches both."""
 
     def __init__(self, message: str, loc: Loc | None = None, function: str | None = None):
         self.message = message
@@ -92,6 +92,17 @@ class KernelAttributeError(KernelError, AttributeError):
     """An attribute that a value in kernel code does not have."""
 
 
+class KernelUnsupportedError(KernelError, RuntimeError):
+    """Well-typed code the targets cannot run (an atomic add on 8-bit integers): Warp raises a
+    RuntimeError whose message ends the text, so the location comes first here."""
+
+    def _format(self) -> str:
+        if self.loc is None:
+            return self.message
+        where = f"{self.loc.file}, line {self.loc.line}" + (f", in {self.function}" if self.function else "")
+        return f"({where}) {self.loc.text.strip()}\n{self.message}"
+
+
 # Warp's names for the same errors, so `except wp.WarpCodegenError` works unchanged
 WarpCodegenError = KernelError
 WarpCodegenTypeError = KernelTypeError
@@ -102,6 +113,17 @@ WarpCodegenKeyError = KernelUndefinedNameError
 
 class KernelCompileError(KernelError):
     """The C++ compiler refused the generated code; mapped back to the user's line when possible."""
+
+
+class ArgumentTypeError(TypeError, RuntimeError):
+    """An argument of the wrong type for a runtime function (a None struct for a kernel parameter, a
+    single number for a vector parameter, arrays of different element sizes to wp.copy): a
+    TypeError, and also the RuntimeError Warp raises for it."""
+
+
+class ArgumentValueError(ValueError, RuntimeError):
+    """An argument value a runtime function refuses (a negative copy offset): a ValueError, and also
+    the RuntimeError Warp raises for it."""
 
 
 class CompilerNotFoundError(RuntimeError):

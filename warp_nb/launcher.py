@@ -12,15 +12,17 @@ import ctypes
 import numbers
 import struct
 import time
+import warnings
 from typing import Any
 
 import numpy as np
 
 from . import config, recording, types as T
 from .arrays.array import array
-from .errors import KernelError
+from .errors import KernelError, ArgumentTypeError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
+from .runtime.target import raise_failed_check
 from .types.array_type import ArrayType, IndexedArrayType
 from .types.generic import is_generic, matches
 from .types.structs import StructInstance, field_ctype
@@ -41,12 +43,13 @@ class Launcher:
         self.device = device
         self.target = device.target
         self.mode = mode
+        self.epoch = config.epoch  # settings and definitions it was made under (see config.epoch)
         loaded = compiled.loaded
         self.entry = loaded.adjoint_entry if backward else loaded.entry
         self.stats = loaded.stats_address
         self.debug_state = loaded.debug_state
-        #: the CPU fast path: wp.launch calls the native runtime itself
-        self.direct = self.target.direct and self.debug_state is None
+        #: the CPU fast path: wp.launch calls the native runtime itself (and reads the check state)
+        self.direct = self.target.direct
         self.tid_count = compiled.typed.tid_count
         self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
         self.pack = make_packer(kernel, device, types_)
@@ -149,6 +152,11 @@ def _slow_argument(kernel, index: int, value, device: Device):
     if isinstance(t, ArrayType):
         if value is None:
             return _NullArray(t.ndim)
+        if isinstance(value, np.ndarray) and device.is_cpu:  # as Warp: a numpy array is used in place
+            try:
+                value = array(value, dtype=t.dtype, device=device, copy=False)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"{where} expects {t.type_name()}; the numpy array does not fit it ({e})") from None
         if not isinstance(value, array):
             hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
                 value, (list, tuple)) else ""
@@ -174,13 +182,35 @@ def _slow_argument(kernel, index: int, value, device: Device):
             raise TypeError(f"{where}: {raw} does not fit in {T.type_name(t)}")
         return converted
     if getattr(t, "_wp_struct_", False):
+        if value is None:
+            raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument '{name}' expects {t.__name__} but "
+                                      "got None")
         if not isinstance(value, StructInstance) or value._struct is not t:
             raise TypeError(f"{where} expects a {t.__name__} instance, got {type(value).__name__}")
         return _Bytes(value.to_bytes())
+    if value is None:
+        raise ValueError(f"Failed to convert argument for param {name} to {T.type_repr(t)}: got None")
+    value = composite_from_single_value(kernel.key, name, t, value)
     try:
         return t(value) if not isinstance(value, (list, tuple)) else t(*value)
     except (TypeError, ValueError) as e:
         raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__} ({e})") from None
+
+
+def composite_from_single_value(kernel_key: str, name: str, t, value):
+    """A single number given for a vector, matrix, quaternion or transform parameter. As Warp 1.19: a
+    Python or Warp number is refused (it was usually a mistake), a numpy number or a bool still fills
+    every component, with a deprecation warning. Anything else is returned unchanged."""
+    if not (T.is_composite_type(t) and isinstance(value, (numbers.Number, np.generic, T.Scalar))):
+        return value
+    shown = T.type_repr(t)
+    if isinstance(value, (bool, np.generic)) or getattr(value, "_kind", None) == "bool":
+        warnings.warn(f"Passing a value of type `{type(value).__name__}` for the `{shown}` kernel parameter "
+                      f"'{name}' of kernel `{kernel_key}` sets every component to it; this promotion is deprecated, "
+                      f"pass a {shown}", DeprecationWarning, stacklevel=4)
+        return t(value.item() if isinstance(value, np.generic) else value)
+    raise ArgumentTypeError(f"launch of kernel `{kernel_key}`: argument '{name}' expects {shown} but got a single "
+                              f"value ({value!r}); pass a {shown}, or a tuple or list of its components")
 
 
 def _conversion_hint(value, t) -> str:
@@ -273,7 +303,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     args = (*inputs, *outputs) if outputs else inputs
     if not hasattr(args, "__len__"):
         raise TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, got {type(inputs).__name__}")
-    if launcher is None or config.mode != launcher.mode:
+    if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
@@ -298,6 +328,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise e.with_traceback(None) from None
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+        if launcher.debug_state is not None and launcher.debug_state.failed:
+            raise_failed_check(launcher)
     else:
         launcher.target.run(launcher, packed, bounds, size)
     if recording.tape is not None and record_tape:
@@ -318,6 +350,8 @@ class Launch:
         self._launcher = launcher or kernel.launcher(device, backward=adjoint)
         self.device = self._launcher.device
         self.params = list(params) if params is not None else [_zero_argument(t) for t in kernel.param_types]
+        #: an adjoint launch's gradient arrays set with adjoint=True (else each array's .grad)
+        self.adj_params = [None] * len(self.params)
         self._packed = None
         self.set_dim(dim)
 
@@ -325,17 +359,34 @@ class Launch:
         self._bounds, ndim, self._size = _bounds(dim)
         self.dim = dim
 
-    def set_param_at_index(self, index: int, value) -> None:
+    def set_param_at_index(self, index: int, value, adjoint: bool = False) -> None:
+        """Set argument `index`; adjoint=True (on an adjoint launch) sets its gradient array instead."""
         if not 0 <= index < len(self.params):
             raise IndexError(f"kernel `{self.kernel.key}` has {len(self.params)} parameters; no index {index}")
-        self.params[index] = value
+        t = self.kernel.param_types[index]
+        value = composite_from_single_value(self.kernel.key, self.kernel.param_names[index], t, value)
+        if adjoint:
+            if not self.adjoint:
+                raise RuntimeError(f"launch of kernel `{self.kernel.key}` is not an adjoint launch; "
+                                   "make it with wp.Launch(kernel, device, adjoint=True)")
+            self.adj_params[index] = value
+        else:
+            self.params[index] = value
         self._packed = None
 
-    def set_param_by_name(self, name: str, value) -> None:
+    def set_param_by_name(self, name: str, value, adjoint: bool = False) -> None:
         if name not in self.kernel.param_names:
             raise KeyError(f"kernel `{self.kernel.key}` has no parameter {name!r} "
                            f"(its parameters: {', '.join(self.kernel.param_names)})")
-        self.set_param_at_index(self.kernel.param_names.index(name), value)
+        self.set_param_at_index(self.kernel.param_names.index(name), value, adjoint=adjoint)
+
+    def set_param_at_index_from_ctype(self, index: int, value) -> None:
+        """As Warp: set an argument from its C form (an array's or struct's __ctype__(), or a plain
+        value). The C forms warp_nb makes remember the value they came from, which is what is set."""
+        self.set_param_at_index(index, getattr(value, "_wp_value", value))
+
+    def set_param_by_name_from_ctype(self, name: str, value) -> None:
+        self.set_param_by_name(name, getattr(value, "_wp_value", value))
 
     def set_params(self, values) -> None:
         for k, v in enumerate(values):
@@ -343,10 +394,15 @@ class Launch:
 
     def launch(self, stream=None) -> None:
         if self._packed is None:
-            self._packed = self._launcher.pack(*self.params)
+            params = self.params
+            if self.adjoint and any(g is not None for g in self.adj_params):
+                params = [_with_grad(a, g, self.kernel, k) for k, (a, g) in enumerate(zip(params, self.adj_params))]
+            self._packed = self._launcher.pack(*params)
         launcher = self._launcher
         if launcher.direct:
             _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+            if launcher.debug_state is not None and launcher.debug_state.failed:
+                raise_failed_check(launcher)
         else:
             launcher.target.run(launcher, self._packed, self._bounds, self._size)
 
@@ -363,7 +419,7 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: 
     device, signature = forward.device, forward.signature
     launcher = kernel.launchers.get(("backward", device.alias) if signature is None else
                                     ("backward", device.alias, signature))
-    if launcher is None or config.mode != launcher.mode:
+    if launcher is None or launcher.epoch != config.epoch:
         try:
             launcher = kernel.launcher(device, backward=True, signature=signature)
         except KernelError as e:
@@ -405,7 +461,7 @@ def _make_launcher(kernel, device, args) -> Launcher:
         signature = concrete_signature(kernel, args)
         alias = device if device.__class__ is str else device.alias
         hit = kernel.launchers.get(("forward", get_device(alias).alias, signature))
-        return hit if hit is not None and hit.mode == config.mode else kernel.launcher(device, signature=signature)
+        return hit if hit is not None and hit.epoch == config.epoch else kernel.launcher(device, signature=signature)
     except KernelError as e:
         raise e.with_traceback(None) from None
 

@@ -112,6 +112,10 @@ class Tape:
         for record in reversed(self.launches):
             if isinstance(record, LaunchRecord):
                 args = record.inputs + record.outputs
+                if not record.kernel.backward_enabled:
+                    _warn_no_backward(record.kernel)
+                    self.gradients.update({a: a.grad for a in args if isinstance(a, array) and a.grad is not None})
+                    continue
                 # the adjoint of a store consumes (zeroes) the stored element's gradient (native/adjoint.h),
                 # so a second backward pass or an earlier launch that wrote the element does not count
                 # it twice; an array made with retain_grad=True keeps its gradient, as in Warp
@@ -247,3 +251,16 @@ def _struct_gradients(value: StructInstance) -> StructInstance:
         elif isinstance(field, StructInstance):
             setattr(out, name, _struct_gradients(field))
     return out
+
+
+def _warn_no_backward(kernel) -> None:
+    """As Warp: a recorded kernel without a backward pass is skipped, with a warning naming where it
+    was disabled (its gradients stay zero)."""
+    from .utils.functions import warn
+
+    if kernel.options.get("enable_backward") is False:
+        warn(f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} is "
+             "configured with the option 'enable_backward=False'.")
+    else:
+        warn(f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} is "
+             "defined in a module with the option 'enable_backward=False' set.")

@@ -34,8 +34,24 @@ def test_like_clone_and_copy():
     d = wp.zeros(10)
     wp.copy(d, a, dest_offset=2, src_offset=5, count=3)
     assert d.numpy().tolist() == [0, 0, 5, 6, 7, 0, 0, 0, 0, 0]
-    with pytest.raises(ValueError, match="out of bounds"):
+    with pytest.raises(ValueError, match="exceeds the destination size"):
         wp.copy(d, a, dest_offset=9, count=3)
+
+
+def test_copy_windows_of_strided_views_and_refusals():
+    src = wp.array(np.arange(12, dtype=np.float32))[::3]  # [0, 3, 6, 9], non-contiguous
+    dst = wp.full(8, -1.0)[::2]
+    wp.copy(dst, src, dest_offset=1, src_offset=2, count=2)
+    assert dst.numpy().tolist() == [-1, 6, 9, -1]
+    for kwargs, words in (({"src_offset": -1}, "Source offset must be non-negative"),
+                          ({"count": 1.5}, "must be integers"), ({"count": 9}, "exceeds the source size")):
+        with pytest.raises(RuntimeError, match=words):  # Warp's RuntimeErrors (ValueErrors as well)
+            wp.copy(dst, src, **kwargs)
+    grid = wp.array(np.arange(16, dtype=np.float32).reshape(4, 4))[::2, ::2]
+    with pytest.raises(RuntimeError, match="only supported for 1-D"):
+        wp.copy(wp.zeros_like(grid), grid, count=2)
+    with pytest.raises(RuntimeError, match=r"destination dtype=float64, source dtype=float32"):
+        wp.copy(wp.zeros(4, dtype=wp.float64), wp.zeros(4))
 
 
 def test_numpy_sharing_both_ways():
@@ -117,6 +133,49 @@ def test_grad_arrays():
     assert a.grad is not None and a.grad.shape == (3,) and a.grad.dtype is wp.vec3
     assert a._desc[1] == a.grad.ptr  # the kernel-side descriptor carries the gradient pointer
     assert a[1:].grad.shape == (2,)
+
+
+def test_views_as_other_element_types():
+    data = np.arange(16, dtype=np.float32)
+    flat = wp.array(data)
+    vectors = flat.reshape((4, 4)).view(wp.vec4)  # the last dimension becomes the components
+    assert vectors.shape == (4,) and vectors.dtype is wp.vec4
+    np.testing.assert_array_equal(vectors.numpy(), data.reshape(4, 4))
+    back = vectors.view(wp.float32)
+    assert back.shape == (4, 4)
+    np.testing.assert_array_equal(flat.view(wp.uint32).numpy(), data.view(np.uint32))
+    with pytest.raises(TypeError, match="source dtype has size 4 bytes, but target dtype has size 2 bytes"):
+        flat.view(wp.uint16)
+    with pytest.raises(TypeError, match="source scalar dtype float32 has size 4 bytes"):
+        vectors.view(wp.float64)
+
+
+def test_retain_grad_needs_requires_grad():
+    with pytest.raises(ValueError):
+        wp.zeros(3, retain_grad=True)
+    a = wp.zeros(3, requires_grad=True, retain_grad=True)
+    a.requires_grad = False
+    assert not a.retain_grad
+
+
+def test_rows_of_several_vectors():
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    a = wp.array(data, dtype=wp.vec3)  # each row holds two vectors, as Warp reads it
+    assert a.shape == (4, 2)
+    np.testing.assert_array_equal(a.numpy(), data.reshape(4, 2, 3))
+
+
+def test_strides_after_a_zero_dimension_are_zero():
+    view = np.asarray(wp.zeros((1, 0), dtype=wp.vec2))  # Warp's layout: (0, 8, 4)
+    assert view.shape == (1, 0, 2) and view.strides == (0, 8, 4)
+
+
+def test_full_infers_vectors_and_matrices_from_values():
+    v = wp.full(3, np.array([1.5, 2.5], dtype=np.float64))
+    assert wp.types.types_equal(v.dtype, wp.vec2d) and v.dtype._wp_generic_type_str_ == "vec_t"
+    np.testing.assert_array_equal(v.numpy(), np.tile([1.5, 2.5], (3, 1)))
+    m = wp.full(2, [[1.0, 2.0], [3.0, 4.0]])
+    assert m.dtype._wp_generic_type_str_ == "mat_t" and m.numpy().shape == (2, 2, 2)
 
 
 def test_chained_subscripts_read_and_write_one_element():

@@ -275,3 +275,97 @@ def test_single_thread_float_atomic_sum_is_bit_identical():
     exact = x.astype(np.float64).sum()
     sequential_error = abs(float(np.cumsum(x, dtype=np.float32)[-1]) - exact)
     assert abs(float(results[0]) - exact) <= max(sequential_error, 1e-6 * np.abs(x).sum())
+
+
+@wp.kernel
+def k_mat_min_max(vals: wp.array(dtype=wp.mat22), lo: wp.array(dtype=wp.mat22), hi: wp.array(dtype=wp.mat22)):
+    i = wp.tid()
+    wp.atomic_min(lo, 0, vals[i])
+    wp.atomic_max(hi, 0, vals[i])
+
+
+def test_matrix_atomic_min_max_componentwise():
+    vals = rng(31).normal(size=(300, 2, 2)).astype(np.float32)
+    lo, hi = wp.full(1, 1e9, dtype=wp.mat22), wp.full(1, -1e9, dtype=wp.mat22)
+    run(k_mat_min_max, len(vals), wp.array(vals, dtype=wp.mat22), lo, hi)
+    np.testing.assert_array_equal(lo.numpy()[0], vals.min(axis=0))
+    np.testing.assert_array_equal(hi.numpy()[0], vals.max(axis=0))
+
+
+@pytest.mark.parametrize("op, dtype", [("atomic_add", wp.int8), ("atomic_sub", wp.uint16),
+                                       ("atomic_min", wp.float16), ("atomic_max", wp.vec3b)])
+def test_narrow_atomics_are_refused_as_warp_does(op, dtype):
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+    atomic = getattr(wp, op)
+
+    def body(a: wp.array(dtype=dtype)):
+        atomic(a, 0, dtype(scalar(0)))
+
+    kernel = wp.Kernel(body, key=f"narrow_{op}_{dtype.__name__}")
+    with pytest.raises(RuntimeError, match=rf"{op}\(\) operations only work on .* \(with scalar type "
+                                           rf"{wp.types.type_repr(scalar)}\)$"):
+        wp.launch(kernel, 1, inputs=[wp.zeros(1, dtype=dtype)])
+
+
+@wp.kernel
+def k_narrow_augassign(a: wp.array(dtype=wp.int8)):
+    a[0] += wp.int8(2)
+
+
+def test_narrow_augmented_assignment_still_adds():
+    a = wp.zeros(1, dtype=wp.int8)
+    run(k_narrow_augassign, 5, a)
+    assert a.numpy()[0] == 10
+
+
+@wp.kernel
+def k_bitwise_atomics(bits: wp.array(dtype=wp.uint32), words: wp.array(dtype=wp.vec3ui),
+                      anded: wp.array(dtype=wp.uint32), ored: wp.array(dtype=wp.vec3ui),
+                      xored: wp.array(dtype=wp.uint32), olds: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    mask = wp.uint32(1) << wp.uint32(i % 32)
+    olds[i] = wp.atomic_and(anded, 0, ~mask | bits[i])  # clears bit i % 32 unless bits[i] keeps it
+    ored[0] |= words[i] & wp.vec3ui(mask)
+    wp.atomic_xor(xored, 0, bits[i])
+
+
+def test_bitwise_atomics_scalar_and_vector():
+    g = rng(32)
+    n = 64
+    bits = g.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    words = g.integers(0, 2 ** 32, (n, 3), dtype=np.uint64).astype(np.uint32)
+    anded, ored = wp.array(np.array([0xFFFFFFFF], np.uint32)), wp.zeros(1, dtype=wp.vec3ui)
+    xored, olds = wp.zeros(1, dtype=wp.uint32), wp.zeros(n, dtype=wp.uint32)
+    run(k_bitwise_atomics, n, wp.array(bits), wp.array(words, dtype=wp.vec3ui), anded, ored, xored, olds)
+    masks = np.uint32(1) << (np.arange(n) % 32).astype(np.uint32)
+    np.testing.assert_array_equal(anded.numpy()[0], np.bitwise_and.reduce(~masks | bits))
+    np.testing.assert_array_equal(ored.numpy()[0], np.bitwise_or.reduce(words & masks[:, None], axis=0))
+    np.testing.assert_array_equal(xored.numpy()[0], np.bitwise_xor.reduce(bits))
+    assert olds.numpy().dtype == np.uint32  # each thread saw some earlier value: a subset of the bits
+    np.testing.assert_array_equal(olds.numpy() & anded.numpy()[0], anded.numpy()[0])
+
+
+@wp.kernel
+def k_vector_bitwise(a: wp.array(dtype=wp.vec3i), b: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3i, ndim=2)):
+    i = wp.tid()
+    out[i, 0] = a[i] & b[i]
+    out[i, 1] = a[i] | b[i]
+    out[i, 2] = a[i] ^ b[i]
+    out[i, 3] = ~a[i]
+    out[i, 4] = a[i] << wp.vec3i(3, 0, 31)
+    out[i, 5] = a[i] >> wp.vec3i(1, 2, 40)  # a count past the width: 0, or -1 for a negative value
+
+
+def test_vector_bitwise_operators_componentwise():
+    g = rng(33)
+    a, b = g.integers(-1000, 1000, (16, 3)).astype(np.int32), g.integers(-1000, 1000, (16, 3)).astype(np.int32)
+    out = wp.zeros((16, 6), dtype=wp.vec3i)
+    run(k_vector_bitwise, 16, wp.array(a, dtype=wp.vec3i), wp.array(b, dtype=wp.vec3i), out)
+    got = out.numpy()
+    np.testing.assert_array_equal(got[:, 0], a & b)
+    np.testing.assert_array_equal(got[:, 1], a | b)
+    np.testing.assert_array_equal(got[:, 2], a ^ b)
+    np.testing.assert_array_equal(got[:, 3], ~a)
+    np.testing.assert_array_equal(got[:, 4], a << np.array([3, 0, 31], np.int32))
+    np.testing.assert_array_equal(got[:, 5][:, :2], a[:, :2] >> np.array([1, 2], np.int32))
+    np.testing.assert_array_equal(got[:, 5][:, 2], np.where(a[:, 2] < 0, -1, 0))

@@ -299,7 +299,7 @@ def _dtype_kernel(dtype):
         i = wp.tid()
         out[i] = a[i] * b[i] + a[i]
         if a[i] > b[i]:
-            wp.atomic_add(total, 0, a[i])
+            total[0] += a[i]  # wp.atomic_add refuses 8/16-bit integers, as Warp; `+=` still adds them
     return k
 
 DTYPE_CASES = [(wp.int8, np.int8), (wp.uint8, np.uint8), (wp.int16, np.int16), (wp.uint32, np.uint32),
@@ -425,6 +425,37 @@ def test_print_and_printf(capfd):
     out = capfd.readouterr().out
     assert "value 3 1.5 True" in out
     assert "printf 6|1.50|ok" in out
+
+@wp.kernel
+def k_print_composites(v: wp.vec3, m: wp.mat22, flag: wp.bool):
+    wp.print(v)
+    wp.print(m)
+    wp.print(flag)
+    wp.print(wp.float32(17.0))
+
+
+def test_print_writes_composites_as_warp(capfd):
+    capfd.readouterr()
+    run(k_print_composites, 1, wp.vec3(1.0, 2.5, -3.0), wp.mat22(1.0, 2.0, 3.0, 4.0), False)
+    # components each followed by a space, matrices one row a line (Warp's layout)
+    assert capfd.readouterr().out == "1 2.5 -3 \n1 2 \n3 4 \nFalse\n17\n"
+
+
+@wp.kernel
+def k_printf33():
+    wp.printf("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d \n",
+              1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+
+
+def test_printf_refuses_more_than_32_values():
+    with pytest.raises(RuntimeError, match="variadic arguments that can be passed to `printf` is 32$"):
+        run(k_printf33, 1)
+
+
+def test_python_scope_scalars_print_as_warp():
+    assert repr(wp.float16(-1)) == "float16(-1)" and str(wp.float32(-1)) == "-1"
+    assert repr(wp.float32(1.5)) == "float32(1.5)" and repr(wp.uint8(-1)) == "uint8(255)"
+
 
 # --- array views, shapes, sub-arrays ------------------------------------------------------------
 

@@ -34,7 +34,8 @@ def test_all_argument_kinds():
 
 
 @pytest.mark.parametrize("position, value, words", [
-    (0, np.zeros(4, np.float32), "argument `x` (position 1) expects array(dtype=float32, ndim=1), got ndarray"),
+    (0, [0.0] * 4, "argument `x` (position 1) expects array(dtype=float32, ndim=1), got list (wrap it"),
+    (0, np.zeros((4, 2), np.float32), "got array(dtype=float32, ndim=2)"),  # numpy arrays are taken in place
     (0, wp.zeros(4, dtype=wp.vec3), "got array(dtype=vec3f, ndim=1)"),
     (0, wp.zeros((2, 2)), "got array(dtype=float32, ndim=2)"),
     (1, "fast", "argument `s` (position 2) expects float32, got str"),
@@ -176,6 +177,70 @@ def test_debug_mode_asserts():
     finally:
         wp.config.mode = old
     wp.launch(asserts_positive, dim=3, inputs=[wp.full(3, -1.0)])  # release mode: asserts are not compiled
+
+
+@wp.kernel
+def vec_param(v: wp.vec3, out: wp.array(dtype=wp.vec3)):
+    out[0] = v
+
+
+def test_a_single_number_for_a_vector_parameter():
+    out = wp.zeros(1, dtype=wp.vec3)
+    for value in (2, 1.5, wp.float32(1.5)):  # refused, as Warp 1.19: usually a mistake
+        with pytest.raises(RuntimeError, match=r"argument 'v' expects vec3f but got a single value"):
+            wp.launch(vec_param, 1, inputs=[value, out])
+    with pytest.warns(DeprecationWarning, match="`float32`.*`vec3f`.*'v'.*deprecated"):
+        wp.launch(vec_param, 1, inputs=[np.float32(2.5), out])  # numpy numbers still fill the vector
+    np.testing.assert_array_equal(out.numpy()[0], [2.5, 2.5, 2.5])
+    with pytest.raises(RuntimeError, match="argument 'c' expects Coeffs but got None"):
+        wp.launch(many_args, 1, inputs=[None, 0.0, 0, wp.vec3(), None, out])
+    cmd = wp.Launch(vec_param, wp.get_device())
+    with pytest.raises(RuntimeError, match="expects vec3f but got a single value"):
+        cmd.set_param_by_name("v", 3)
+
+
+@wp.kernel
+def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+def test_recorded_adjoint_launch_takes_gradients_by_name():
+    x = wp.array([1.0, 2.0, 3.0], dtype=float)
+    y = wp.empty_like(x)
+    x_grad, y_grad = wp.zeros_like(x), wp.full_like(x, 2.0)
+    cmd = wp.Launch(square, wp.get_device(), adjoint=True)
+    cmd.set_param_by_name("x", x)
+    cmd.set_param_by_name("y", y)
+    cmd.set_param_by_name("x", x_grad, adjoint=True)
+    cmd.set_param_by_name("y", y_grad, adjoint=True)
+    cmd.set_dim(3)
+    cmd.launch()
+    np.testing.assert_allclose(x_grad.numpy(), 2.0 * 2.0 * x.numpy())  # d(x^2)/dx times the seed 2
+
+
+@wp.kernel
+def add_one(x: wp.array(dtype=float)):
+    x[wp.tid()] += 1.0
+
+
+def test_numpy_arrays_are_launched_in_place_on_the_cpu():
+    values = np.arange(4, dtype=np.float32)
+    wp.launch(add_one, 4, inputs=[values])
+    np.testing.assert_array_equal(values, np.arange(1, 5))
+
+
+def test_recorded_launch_takes_arguments_in_their_c_form():
+    out = wp.zeros(1, dtype=wp.vec3)
+    cmd = wp.launch(many_args, dim=1, inputs=[wp.zeros(1), 0.0, 0, wp.vec3(), Coeffs()], outputs=[out],
+                    record_cmd=True)
+    x, c = wp.array([2.0], dtype=float), Coeffs(a=1.0, b=wp.vec3(0.0, 1.0, 0.0))
+    cmd.set_param_at_index_from_ctype(0, x.__ctype__())
+    cmd.set_param_at_index_from_ctype(1, 3.0)
+    cmd.set_param_at_index_from_ctype(3, wp.vec3(1.0, 1.0, 1.0))
+    cmd.set_param_by_name_from_ctype("c", c.__ctype__())
+    cmd.launch()
+    np.testing.assert_allclose(out.numpy()[0], [6.0, 7.0, 6.0])  # v * (x * s + n) + c.b * c.a
 
 
 def test_launch_errors_teach_without_burying_the_message():

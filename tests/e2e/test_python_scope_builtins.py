@@ -31,7 +31,7 @@ def _rpy_reference(roll, pitch, yaw):
 
 def test_the_builtin_under_test_has_no_numpy_implementation():
     # otherwise these tests would not reach the kernel path
-    assert BUILTINS["quat_rpy"].python is None and BUILTINS["closest_point_edge_edge"].python is None
+    assert all(BUILTINS[n].python is None for n in ("closest_point_edge_edge", "intersect_tri_tri", "quat_slerp"))
 
 
 def test_quat_rpy_from_python_matches_the_formula_and_a_kernel():
@@ -45,6 +45,20 @@ def test_quat_rpy_from_python_matches_the_formula_and_a_kernel():
 
     out = wp.zeros(1, dtype=wp.quat)
     wp.launch(rpy, dim=1, inputs=[out])
+    np.testing.assert_allclose(out.numpy()[0], np.array(q), atol=1e-7)
+
+
+def test_quat_slerp_from_python_matches_a_kernel():
+    a, b = wp.quat_rpy(0.1, 0.2, 0.3), wp.quat_rpy(-0.5, 0.4, 1.0)
+    q = wp.quat_slerp(a, b, 0.25)
+    assert isinstance(q, wp.quatf)
+
+    @wp.kernel
+    def slerp(a: wp.quat, b: wp.quat, out: wp.array(dtype=wp.quat)):
+        out[0] = wp.quat_slerp(a, b, 0.25)
+
+    out = wp.zeros(1, dtype=wp.quat)
+    wp.launch(slerp, dim=1, inputs=[a, b, out])
     np.testing.assert_array_equal(out.numpy()[0], np.array(q))
 
 
@@ -67,7 +81,8 @@ def test_scalar_results_are_python_numbers():
 def test_what_only_a_kernel_can_do_is_refused():
     with pytest.raises(RuntimeError, match="inside a kernel"):
         wp.tid()
+    q = wp.quat_identity()
     with pytest.raises(TypeError, match="does not accept"):
-        wp.quat_rpy(wp.vec3(1.0, 2.0, 3.0))
+        wp.quat_slerp(q, wp.vec3(1.0, 2.0, 3.0), 0.5)
     with pytest.raises(TypeError, match="unexpected keyword"):
-        wp.quat_rpy(0.1, 0.2, spin=0.3)
+        wp.quat_slerp(q, q, spin=0.3)

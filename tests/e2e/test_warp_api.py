@@ -106,6 +106,49 @@ def test_kernel_objects_modules_and_options():
     assert not unique.backward_enabled
 
 
+def _make_scaler(factor):
+    @wp.kernel(module="unique")
+    def scale(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] * factor
+
+    return scale
+
+
+def test_unique_modules_reuse_identical_definitions():
+    a, b, c = _make_scaler(2.0), _make_scaler(2.0), _make_scaler(3.0)
+    assert a is b and a.module is b.module  # a factory called twice gives one kernel, as in Warp
+    assert c is not a and c.module.name != a.module.name  # a different closure value is other code
+    x = wp.array([1.0, 2.0], dtype=float)
+    wp.launch(c, 2, inputs=[x])
+    wp.launch(a, 2, inputs=[x])
+    assert x.numpy().tolist() == [6.0, 12.0]
+
+
+def test_module_options_are_checked_as_warp():
+    with pytest.raises(ValueError, match='module="unique"'):
+        wp.kernel(_plus_one, module_options={"fast_math": True})
+    with pytest.raises(TypeError, match="must be a dict"):
+        wp.kernel(_plus_one, module="unique", module_options="fast_math")
+    with pytest.raises(ValueError, match="fast_mth.*Valid options"):
+        wp.kernel(_plus_one, module="unique", module_options={"fast_mth": True})
+    with pytest.raises(TypeError):
+        wp.kernel(_plus_one, module="unique", module_options={"deterministic_max_records": 1.5})
+    k = wp.kernel(_plus_one, module="unique", module_options={"fast_math": True})
+    assert k.module.options["fast_math"] is True and "deterministic" in k.module.options
+
+
+def test_a_launch_with_new_types_adds_an_overload():
+    @wp.kernel(module="unique")
+    def double(x: wp.array(dtype=Any)):
+        x[wp.tid()] = x[wp.tid()] + x[wp.tid()]
+
+    assert len(double.overloads) == 0
+    wp.launch(double, 1, inputs=[wp.ones(1, dtype=wp.float32)])
+    first = double.module.get_module_hash()
+    wp.launch(double, 1, inputs=[wp.ones(1, dtype=wp.float64)])
+    assert len(double.overloads) == 2 and double.module.get_module_hash() != first
+
+
 BROKEN_MODULE = '''
 import warp_nb as wp
 
@@ -422,3 +465,41 @@ def test_an_array_is_true_unless_none_was_passed():
     assert result.numpy().tolist() == [2, 2, 2]
     wp.launch(guarded, dim=3, inputs=[wp.array([0, 1, 0], dtype=int), result])
     assert result.numpy().tolist() == [-1, 1, -1]
+
+
+def test_device_queries_without_a_gpu():
+    assert wp.get_device("cpu").max_shared_memory_per_block == 0
+    for alias in ("imaginary_device:0", "cpu"):  # nothing is ever mapped, so nothing can be unmapped
+        with pytest.raises(RuntimeError, match="cannot unmap"):
+            wp.unmap_cuda_device(alias)
+
+
+@wp.kernel
+def _count_down(counter: wp.array(dtype=wp.int32), visits: wp.array(dtype=wp.int32)):
+    wp.atomic_sub(counter, 0, 1)
+    wp.atomic_add(visits, 0, 1)
+
+
+def test_captured_conditionals_read_their_condition_on_every_replay():
+    counter, visits, flag = wp.zeros(1, dtype=wp.int32), wp.zeros(1, dtype=wp.int32), wp.zeros(1, dtype=wp.int32)
+
+    def body():
+        wp.launch(_count_down, 1, inputs=[counter, visits])
+
+    with wp.ScopedCapture() as capture:
+        counter.fill_(3)
+        wp.capture_while(counter, while_body=body)  # three visits per replay
+        wp.capture_if(flag, on_true=body)  # one more visit when flag is set at replay time
+    assert visits.numpy()[0] == 0  # recorded, not run
+    wp.capture_launch(capture.graph)
+    flag.fill_(1)
+    wp.capture_launch(capture.graph)
+    assert visits.numpy()[0] == 3 + 4
+    with wp.ScopedCapture(), pytest.raises(NotImplementedError):
+        wp.zeros(4)[wp.array([0, 2], dtype=wp.int32)].fill_(1)
+
+
+def test_cpu_kernel_cache_key_follows_the_instruction_set():
+    native, generic = wp.get_cpu_kernel_cache_key("-march=native"), wp.get_cpu_kernel_cache_key("")
+    assert native != generic and native.startswith(f"{wp.config.version}-")
+    assert wp.get_cpu_kernel_cache_key("-march=native -mllvm=-inline-threshold=3000") == native  # not the ISA

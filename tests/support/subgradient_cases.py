@@ -74,18 +74,19 @@ def subgradient_rows() -> list:
                              # component 1 is no tie: min returns b there, max returns a
                              [np.hstack([np.diag([0.0, 0.0 if fn == "min" else 1.0, 0.0]),
                                          np.diag([1.0, 1.0 if fn == "min" else 0.0, 1.0])])]))
-        # Notes, NaN inputs: min/max route by the forward comparisons: a NaN argument gets the
-        # gradient only when it is the one returned (a < b and a > b are false with a NaN: b)
+        # Notes, NaN inputs: min/max follow C's fmin/fmax (as Warp): the NaN operand is ignored,
+        # the other one is returned and gets the gradient
         for fn in ("min", "max"):
             rows.append(_row(f"{fn} with nan ({s})", f"wp.{fn}({{0}}, {{1}})", t2, [(NAN, 1.0), (1.0, NAN)],
-                             [[0.0, 1.0], [0.0, 1.0]]))
+                             [[0.0, 1.0], [1.0, 0.0]]))
         # row `clamp(x, lo, hi)` at x == lo or x == hi: to x; x < lo to lo, x > hi to hi
         rows.append(_row(f"clamp at its bounds ({s})", "wp.clamp({0}, {1}, {2})", t3,
                          [(-1.0, -1.0, 2.0), (2.0, -1.0, 2.0), (-3.0, -1.0, 2.0), (3.0, -1.0, 2.0), (0.5, 0.5, 0.5)],
                          [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]))
-        # Notes: clamp with a NaN x returns x (no comparison holds): the gradient goes to x
-        rows.append(_row(f"clamp with nan ({s})", "wp.clamp({0}, {1}, {2})", t3, [(NAN, -1.0, 2.0)],
-                         [[1.0, 0.0, 0.0]]))
+        # Notes: clamp(x, lo, hi) = fmin(fmax(lo, x), hi): a NaN x gives min(lo, hi), here lo, which
+        # gets the gradient; lo > hi gives hi
+        rows.append(_row(f"clamp with nan ({s})", "wp.clamp({0}, {1}, {2})", t3, [(NAN, -1.0, 2.0), (0.0, 2.0, -1.0)],
+                         [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
         # row `sqrt(x)`, x = 0: 0 (not +inf); row `cbrt(x)`, x = 0: 0
         rows.append(_row(f"sqrt at 0 ({s})", "wp.sqrt({0})", t1, [(0.0,)], [[0.0]]))
         rows.append(_row(f"cbrt at 0 ({s})", "wp.cbrt({0})", t1, [(0.0,)], [[0.0]]))

@@ -30,6 +30,7 @@ if not NATIVE.is_dir():  # installed layout: native/ is the package warp_nb.nati
 NO_CPP_FUNCTION = {
     "tid": "emitted as the launch index variables wpnb_tid<k>",
     "printf": "emitted as a call of C's printf",
+    "print": "emitted as a call of C's printf, with a format chosen by the value's type",
     "static": "evaluated in Python when the kernel is compiled",
 }
 

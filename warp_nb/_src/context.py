@@ -8,6 +8,28 @@ from ..types import type_name as type_str  # noqa: F401
 from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
 
 
+def machine_architecture() -> str:
+    """The CPU architecture name (x86_64, aarch64 ...), as Warp's context reports it."""
+    import platform
+    return platform.machine()
+
+
+def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
+    """Warp's key of CPU kernel binaries: the version, operating system, CPU architecture and the
+    instruction set the flags target (-march/-mcpu/-mtune; None: wp.config.cpu_compiler_flags, whose
+    default is -march=native). Other flags (-mllvm ...) do not change it, as in Warp."""
+    import hashlib
+    import platform
+
+    from .. import config
+    flags = cpu_compiler_flags if cpu_compiler_flags is not None else config.cpu_compiler_flags
+    if flags is None:
+        flags = "-march=native"
+    isa = " ".join(f for f in flags.split() if f.startswith(("-march", "-mcpu", "-mtune")))
+    target = hashlib.sha256(isa.encode()).hexdigest()[:8]
+    return f"{config.version}-{platform.system()}-{machine_architecture()}-{target}"
+
+
 class _Core:
     """Answers to the native core's capability queries: what warp_nb's CPU build has."""
 
@@ -40,6 +62,13 @@ class _Runtime:
             return tuple(nvrtc_version())
         except Exception:  # NVRTC not installed
             return None
+
+    @staticmethod
+    def verify_cuda_device(device=None) -> None:
+        """Warp's check after launches when wp.config.verify_cuda is set: wait for the device, so a
+        failed launch raises here (nothing to wait for on the CPU)."""
+        from ..runtime.devices import synchronize_device
+        synchronize_device(device)
 
     @property
     def nvrtc_supported_archs(self):

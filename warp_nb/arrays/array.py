@@ -5,12 +5,16 @@ returns strided views. Knows nothing about kernels or C++."""
 
 from __future__ import annotations
 
+import ctypes
+
 import math
 import typing
+import weakref
 
 import numpy as np
 
 from .. import recording, types
+from ..errors import ArgumentValueError
 from ..runtime import devices
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
@@ -33,10 +37,14 @@ _ELEMENT_ACCESS_MESSAGE = (
 
 
 class array(metaclass=_ArrayMeta):
+    #: in a kernel, wp.array(ptr=..., shape=..., dtype=...) views memory at an address (compiler/typecheck_subscript)
+    _wp_kernel_form_ = "array_from_ptr"
+
     """An n-dimensional (1 to 4) array of scalars, vectors, matrices or structs on a device."""
 
     _wp_array_ = True  # how modules that cannot import this one (struct fields) recognise arrays
     _default_ndim = 1
+    deleter = None  # Warp's deleter(ptr, size) of external memory; None when warp_nb owns it
 
     def __new__(cls, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
                 device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
@@ -61,6 +69,10 @@ class array(metaclass=_ArrayMeta):
         else:
             dtype = _resolve_dtype(dtype)
             self._init_alloc(dtype, _shape_tuple(shape), zero=True)
+        # Warp's deleter(ptr, size): frees external memory when the array goes (None: warp_nb owns it)
+        self.deleter = deleter
+        if deleter is not None and ptr is not None and data is None:
+            weakref.finalize(self, deleter, self.ptr, self.capacity)
         self._grad = None
         if grad is not None:
             self._grad = grad
@@ -76,6 +88,8 @@ class array(metaclass=_ArrayMeta):
         self.storage = pinned_storage or self.device.storage
 
     def _init_alloc(self, dtype, shape, zero: bool):
+        if any(int(s) < 0 for s in shape):
+            raise ValueError(f"Array shapes must be non-negative, got {tuple(shape)}")
         # Python integers: np.prod wraps around in int64 (shape (2**33, 2**33) would give 0 bytes)
         nbytes = math.prod(int(s) for s in shape) * types.type_size_in_bytes(dtype)
         if nbytes >= 2 ** 63:
@@ -90,7 +104,7 @@ class array(metaclass=_ArrayMeta):
         if not 1 <= len(self.shape) <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
         if any(s < 0 for s in self.shape):
-            raise ValueError(f"array shape must not be negative, got {self.shape}")
+            raise ValueError(f"Array shapes must be non-negative, got {self.shape}")
         elem = types.type_size_in_bytes(dtype)
         if strides is None:
             strides = _contiguous_strides(self.shape, elem)
@@ -117,7 +131,10 @@ class array(metaclass=_ArrayMeta):
         inner = types.numpy_inner_shape(dtype)
         if inner and shape is None and src_np.shape[src_np.ndim - len(inner):] != inner \
                 and src_np.size % int(np.prod(inner)) == 0:
-            src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
+            if len(inner) == 1 and src_np.ndim > 1 and src_np.shape[-1] % inner[0] == 0:
+                src_np = src_np.reshape(src_np.shape[:-1] + (-1,) + inner)  # rows of several vectors: (4, 6) -> (4, 2)
+            else:
+                src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
         if inner:
             if src_np.shape[len(src_np.shape) - len(inner):] != inner:
                 if src_np.size % int(np.prod(inner)) or shape is None:
@@ -189,9 +206,30 @@ class array(metaclass=_ArrayMeta):
     @requires_grad.setter
     def requires_grad(self, value: bool):
         self._requires_grad = bool(value)
+        if not self._requires_grad:
+            self._retain_grad = False  # as Warp: nothing left to retain
         if self._requires_grad and self._grad is None:
             self._grad = array(shape=self.shape, dtype=self.dtype, device=self.device)
         self._update_descriptor()
+
+    def __ctype__(self):
+        """The array's kernel descriptor (data, grad, shape, strides) as a ctypes object (Warp's name),
+        which a recorded launch takes back with set_param_at_index_from_ctype."""
+        raw = np.array(self._desc, dtype=np.int64).tobytes()
+        value = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+        value._wp_value = self
+        return value
+
+    @property
+    def retain_grad(self) -> bool:
+        """Keep .grad through tape.backward() (Warp's retain_grad); needs requires_grad."""
+        return getattr(self, "_retain_grad", False)
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool):
+        if value and not self.requires_grad:
+            raise ValueError("retain_grad=True needs requires_grad=True (there is no gradient to retain)")
+        self._retain_grad = bool(value)
 
     def __len__(self):
         return self.shape[0]
@@ -301,7 +339,8 @@ class array(metaclass=_ArrayMeta):
             known = int(np.prod([s for s in shape if s != -1]))
             shape = tuple(self.size // known if s == -1 else s for s in shape)
         if int(np.prod(shape)) != self.size:
-            raise ValueError(f"cannot reshape an array of size {self.size} into shape {shape}")
+            raise ArgumentValueError(f"cannot reshape array of shape {self.shape} (size {self.size}) into shape "
+                                     f"{shape} (size {int(np.prod(shape))})")
         src = self if self.is_contiguous else self.contiguous()
         out = array(ptr=src.ptr, dtype=self.dtype, shape=shape, device=self.device, owner=src)
         if src._grad is not None:
@@ -323,13 +362,39 @@ class array(metaclass=_ArrayMeta):
         return self if self.is_contiguous else clone(self)
 
     def view(self, dtype) -> array:
-        """The same bytes seen as another element type of the same size."""
+        """The same bytes seen as another element type (as Warp): of the same size with the same shape;
+        a vector or matrix array as its scalars (the components become the last dimensions); scalars
+        as vectors or matrices (the last dimensions, contiguous, become the components)."""
         dtype = canonical_scalar(dtype)
-        if types.type_size_in_bytes(dtype) != types.type_size_in_bytes(self.dtype):
-            raise TypeError(f"cannot view {types.type_name(self.dtype)} elements as {types.type_name(dtype)}: "
-                            "the sizes differ")
-        return array(ptr=self.ptr, dtype=dtype, shape=self.shape, strides=self.strides, device=self.device,
-                     owner=self)
+        src, size, new_size = self.dtype, types.type_size_in_bytes(self.dtype), types.type_size_in_bytes(dtype)
+        src_scalar, dst_scalar = types.is_scalar_type(src), types.is_scalar_type(dtype)
+        shape, strides = self.shape, self.strides
+        what = (f"cannot create an array view with dtype {types.type_repr(dtype)} from source dtype "
+                f"{types.type_repr(src)}")
+        if size == new_size and src_scalar == dst_scalar:
+            pass
+        elif not src_scalar and dst_scalar and hasattr(src, "_shape_"):  # vec4f -> float32: components last
+            scalar = src._wp_scalar_type_
+            if types.type_size_in_bytes(scalar) != new_size:
+                raise TypeError(f"{what}: source scalar dtype {types.type_repr(scalar)} has size "
+                                f"{types.type_size_in_bytes(scalar)} bytes, but target dtype has size {new_size} bytes")
+            inner = tuple(src._shape_)
+            shape, strides = shape + inner, strides + _contiguous_strides(inner, new_size)
+        elif src_scalar and not dst_scalar and hasattr(dtype, "_shape_"):  # float32 -> vec4f: last dims
+            scalar, inner = dtype._wp_scalar_type_, tuple(dtype._shape_)
+            if types.type_size_in_bytes(scalar) != size:
+                raise TypeError(f"{what}: source dtype has size {size} bytes, but target scalar dtype "
+                                f"{types.type_repr(scalar)} has size {types.type_size_in_bytes(scalar)} bytes")
+            if shape[len(shape) - len(inner):] != inner or strides[len(shape) - len(inner):] != \
+                    _contiguous_strides(inner, size):
+                raise TypeError(f"{what}: the last dimensions {shape[len(shape) - len(inner):]} must be the "
+                                f"contiguous components {inner}")
+            shape, strides = shape[:len(shape) - len(inner)], strides[:len(shape) - len(inner)]
+            if not shape:  # no 0-d arrays: one element
+                shape, strides = (1,), (types.type_size_in_bytes(dtype),)
+        else:
+            raise TypeError(f"{what}: source dtype has size {size} bytes, but target dtype has size {new_size} bytes")
+        return array(ptr=self.ptr, dtype=dtype, shape=shape, strides=strides, device=self.device, owner=self)
 
     def to(self, device) -> array:
         device = devices.get_device(device)
@@ -444,7 +509,7 @@ def _contiguous_strides(shape, elem: int) -> tuple:
     strides, acc = [], elem
     for s in reversed(shape):
         strides.append(acc)
-        acc *= max(s, 1)
+        acc *= s  # as Warp: the strides before a zero dimension are 0
     return tuple(reversed(strides))
 
 

@@ -9,6 +9,7 @@ import builtins
 import numpy as np
 
 from .. import recording, types
+from ..errors import ArgumentValueError, ArgumentTypeError
 from .array import array, copy_elements, empty_array
 
 
@@ -35,6 +36,10 @@ def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pin
                  retain_grad=kwargs.get("retain_grad", False), pinned=pinned)
 
 
+#: in a kernel, wp.zeros(shape=<constants>, dtype=...) makes a local fixed-size array (compiler/typecheck_subscript)
+zeros._wp_kernel_form_ = "local_zeros"
+
+
 def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
     if dtype is types.Any:
         if isinstance(value, builtins.bool):
@@ -43,12 +48,25 @@ def full(shape=None, value=0, dtype=types.Any, device=None, requires_grad=False,
             dtype = types.int32
         elif isinstance(value, float):
             dtype = types.float32
+        elif isinstance(value, (list, tuple, np.ndarray)):  # as Warp: a vector (1-D) or matrix (2-D) of its values
+            dtype = _composite_of(np.asarray(value))
         else:
             dtype = getattr(value, "_struct", type(value))  # a struct instance's type, or a composite
     a = empty(_shape(shape, kwargs), dtype, device, requires_grad=requires_grad, pinned=pinned,
               retain_grad=kwargs.get("retain_grad", False))
     a.fill_(value)
     return a
+
+
+def _composite_of(values: np.ndarray):
+    """The vector or matrix type whose value is this 1-D or 2-D numpy array (its scalar type from numpy's)."""
+    from ..types.scalars import scalar_from_numpy
+
+    scalar = scalar_from_numpy(values.dtype)
+    if scalar is None or values.ndim not in (1, 2):
+        raise TypeError(f"wp.full cannot infer a vector or matrix type from values of shape {values.shape} and "
+                        f"dtype {values.dtype}; give dtype=")
+    return types.vector(values.shape[0], scalar) if values.ndim == 1 else types.matrix(values.shape, scalar)
 
 
 def ones(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
@@ -81,31 +99,75 @@ def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) ->
 
 
 def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
-    """Copy `count` elements (default: all of `src` after `src_offset`) from the flattened `src`
-    starting at `src_offset` into the flattened `dest` starting at `dest_offset`."""
+    """Copy `count` elements (default, or 0: all of `src` after `src_offset`) from the flattened `src`
+    starting at `src_offset` into the flattened `dest` starting at `dest_offset`. As in Warp, offsets
+    and counts work on contiguous arrays and on 1-D strided views; arrays of other shapes are copied
+    whole. Errors are ValueErrors and, as in Warp, RuntimeErrors."""
+    _check_copy_range(dest_offset, src_offset, count)
     if getattr(dest, "_wp_indexedarray_", False) or getattr(src, "_wp_indexedarray_", False):
-        if dest_offset or src_offset or count not in (0, src.size) or src.shape != dest.shape:
-            raise ValueError("wp.copy with an indexed array copies all of it into an array of the same shape")
+        if dest_offset or src_offset or count not in (0, src.size):
+            raise ArgumentValueError("wp.copy with offsets or a count is not supported for indexed or Fabric arrays; "
+                                     "copy the whole array, or gather it first with .contiguous()")
+        if src.shape != dest.shape:
+            raise ArgumentValueError(f"wp.copy of an indexed array needs the same shape: destination "
+                                     f"shape={dest.shape}, source shape={src.shape}")
         dest.assign(src.numpy() if isinstance(dest, array) else src)
         return
     if not isinstance(dest, array) or not isinstance(src, array):
         raise TypeError("wp.copy(dest, src) copies between two wp.array objects")
     if types.type_size_in_bytes(dest.dtype) != types.type_size_in_bytes(src.dtype):
-        raise TypeError(f"cannot copy {types.type_name(src.dtype)} elements into {types.type_name(dest.dtype)}")
+        raise ArgumentTypeError(f"wp.copy needs elements of the same size: destination "
+                                  f"dtype={types.type_name(dest.dtype)}, source dtype={types.type_name(src.dtype)}")
+    strided = not (dest.is_contiguous and src.is_contiguous)
+    if strided and (dest.ndim != 1 or src.ndim != 1):
+        if dest_offset or src_offset or count:
+            raise ArgumentValueError("wp.copy with offsets or a count between non-contiguous arrays is only supported "
+                                     "for 1-D arrays; copy whole arrays, or use a.contiguous()")
+        if dest.shape != src.shape:
+            raise ArgumentValueError(f"wp.copy between non-contiguous arrays needs the same shape: destination "
+                                     f"shape={dest.shape}, source shape={src.shape}")
     count = count or (src.size - src_offset)
-    if src_offset < 0 or dest_offset < 0 or src_offset + count > src.size or dest_offset + count > dest.size:
-        raise ValueError(f"copy of {count} elements from offset {src_offset} (source size {src.size}) to offset "
-                         f"{dest_offset} (destination size {dest.size}) is out of bounds")
+    if src_offset + count > src.size:
+        raise ArgumentValueError(f"wp.copy of {count} elements from offset {src_offset} exceeds the source size "
+                                 f"({src.size})")
+    if dest_offset + count > dest.size:
+        raise ArgumentValueError(f"wp.copy of {count} elements to offset {dest_offset} exceeds the destination size "
+                                 f"({dest.size})")
     if count <= 0:
         return
+    if strided and dest.ndim == 1 and src.ndim == 1 and (dest_offset or src_offset or count != src.size
+                                                          or count != dest.size):
+        # a 1-D window of a strided view is itself a strided view: copied whole
+        _copy_windows(dest[dest_offset:dest_offset + count], src[src_offset:src_offset + count])
+        _record_copy(dest, src, dest_offset, src_offset, count)
+        return
     if recording.capture is not None:  # inside wp.ScopedCapture: replayed by capture_launch
-        if not (dest.is_contiguous and src.is_contiguous):
+        if strided:
             raise NotImplementedError("a copy between non-contiguous arrays cannot be captured; copy "
                                       "contiguous arrays (a.contiguous()) or run it outside the capture")
         recording.capture.record(lambda: copy_elements(dest, src, dest_offset, src_offset, count))
         return
     copy_elements(dest, src, dest_offset, src_offset, count)
     _record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _check_copy_range(dest_offset, src_offset, count) -> None:
+    for value in (dest_offset, src_offset, count):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ArgumentValueError(f"wp.copy offsets and count must be integers, got {value!r}")
+    if src_offset < 0:
+        raise ArgumentValueError(f"Source offset must be non-negative, got {src_offset}")
+    if dest_offset < 0:
+        raise ArgumentValueError(f"Destination offset must be non-negative, got {dest_offset}")
+    if count < 0:
+        raise ArgumentValueError(f"wp.copy count must be non-negative (0 copies everything), got {count}")
+
+
+def _copy_windows(dest: array, src: array) -> None:
+    if recording.capture is not None:
+        raise NotImplementedError("a copy between non-contiguous arrays cannot be captured; copy "
+                                  "contiguous arrays (a.contiguous()) or run it outside the capture")
+    copy_elements(dest, src, 0, 0, src.size)
 
 
 def _record_copy(dest, src, dest_offset, src_offset, count) -> None:

@@ -58,6 +58,11 @@ class indexedarray(metaclass=_IndexedMeta):
         return int(np.prod(self.shape))
 
     @property
+    def is_contiguous(self) -> bool:
+        """Never: its elements are wherever the indices point (as Warp reports it)."""
+        return False
+
+    @property
     def type(self) -> IndexedArrayType:
         return IndexedArrayType(self.dtype, self.ndim)
 
@@ -94,12 +99,14 @@ class indexedarray(metaclass=_IndexedMeta):
     def fill_(self, value) -> None:
         if self.size == 0:
             return
+        _refuse_in_capture("fill_")
         staged = empty_array(self.shape, self.dtype, self.device, False, False)  # converts `value` as an array's fill_ does
         staged.fill_(value)
         self._scatter(staged)
 
     def zero_(self) -> None:
         if self.size:
+            _refuse_in_capture("zero_")
             staged = empty_array(self.shape, self.dtype, self.device, False, False)
             staged.zero_()
             self._scatter(staged)
@@ -122,3 +129,12 @@ def _fixed(ndim: int):
 
 
 indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (_fixed(n) for n in (1, 2, 3, 4))
+
+
+def _refuse_in_capture(what: str) -> None:
+    """A scatter through indices is not recorded by wp.ScopedCapture (it would run once, now, and not on
+    replay): refused, as Warp refuses it."""
+    from .. import recording
+    if recording.capture is not None:
+        raise NotImplementedError(f"indexedarray.{what}() cannot be captured in a graph; fill the underlying array, "
+                                  "or run it outside the capture")

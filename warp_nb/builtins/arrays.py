@@ -21,18 +21,47 @@ def _atomic_overloads(extra_values: int, value_pattern, names):
 _numeric = AnyType("D", accept=lambda t: T.is_scalar_type(t) and t._kind != "bool"
                    or (T.kind_of(t) in ("vector", "matrix", "quaternion", "transformation")
                        and t._wp_scalar_type_ is not T.bool))  # composites: componentwise, as Warp
-_ordered = AnyType("D", accept=lambda t: (T.is_scalar_type(t) and t._kind != "bool") or T.kind_of(t) == "vector")
+_ordered = AnyType("D", accept=lambda t: (T.is_scalar_type(t) and t._kind != "bool")
+                   or T.kind_of(t) in ("vector", "matrix"))
 _a = dict(header="atomic.h", category="atomic")
 
-builtin("atomic_add", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True, atomic="add",
+
+def _atomic_scalar_check(name: str, allowed: tuple, allowed_text: str):
+    """Warp refuses atomics on 8- and 16-bit integers (and min/max on float16), which have no
+    hardware atomic on GPUs: the same refusal, with Warp's message, on every target."""
+    def check(arg_types):
+        dtype = arg_types[0].dtype
+        scalar = T.scalar_type_of(dtype) or dtype
+        if T.canonical_scalar(scalar) in allowed:
+            return None
+        return (f"{name}() operations only work on arrays with {allowed_text} as the underlying scalar types, "
+                f"but got {T.type_repr(dtype)} (with scalar type {T.type_repr(scalar)})")
+    return check
+
+
+_WIDE = (T.int32, T.uint32, T.int64, T.uint64, T.bfloat16, T.float32, T.float64)
+_SUMMABLE_TEXT = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
+_ORDERED_TEXT = "[u]int32, [u]int64, bfloat16, float32, or float64"
+
+builtin("atomic_add", *_atomic_overloads(1, _numeric, ("value",)),
+        check=_atomic_scalar_check("atomic_add", _WIDE + (T.float16,), _SUMMABLE_TEXT), side_effects=True, atomic="add",
         doc="arr[i] += value atomically; returns the old value. `a[i] += x` in a kernel does this too.", **_a)
-builtin("atomic_sub", *_atomic_overloads(1, _numeric, ("value",)), side_effects=True, atomic="sub",
+builtin("atomic_sub", *_atomic_overloads(1, _numeric, ("value",)),
+        check=_atomic_scalar_check("atomic_sub", _WIDE + (T.float16,), _SUMMABLE_TEXT), side_effects=True, atomic="sub",
         doc="arr[i] -= value atomically; returns the old value. `a[i] -= x` in a kernel does this too.", **_a)
-builtin("atomic_min", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True, atomic="min",
+builtin("atomic_min", *_atomic_overloads(1, _ordered, ("value",)),
+        check=_atomic_scalar_check("atomic_min", _WIDE, _ORDERED_TEXT), side_effects=True, atomic="min",
         doc="arr[i] = min(arr[i], value) atomically (componentwise for vectors); returns the old value. "
             "The gradient goes to the value that ends up stored.", **_a)
-builtin("atomic_max", *_atomic_overloads(1, _ordered, ("value",)), side_effects=True, atomic="max",
+builtin("atomic_max", *_atomic_overloads(1, _ordered, ("value",)),
+        check=_atomic_scalar_check("atomic_max", _WIDE, _ORDERED_TEXT), side_effects=True, atomic="max",
         doc="arr[i] = max(arr[i], value) atomically (componentwise for vectors); returns the old value.", **_a)
+_integers = AnyType("D", accept=lambda t: T.is_int_type(T.scalar_type_of(t) or t)
+                    and (T.is_scalar_type(t) or T.kind_of(t) in ("vector", "matrix")))
+for _op, _sym in (("and", "&"), ("or", "|"), ("xor", "^")):
+    builtin(f"atomic_{_op}", *_atomic_overloads(1, _integers, ("value",)), side_effects=True, differentiable=False,
+            atomic=_op, doc=f"arr[i] = arr[i] {_sym} value atomically (componentwise for integer vectors and "
+                            f"matrices); returns the old value. `a[i] {_sym}= x` in a kernel does this too.", **_a)
 builtin("atomic_cas", *_atomic_overloads(2, AnyType("D", accept=T.is_scalar_type), ("compare", "value")),
         side_effects=True, differentiable=False, atomic="cas",
         doc="If arr[i] == compare, store value; atomically. Returns the old value.", **_a)

@@ -5,7 +5,7 @@ iterable queries (`for i in wp.hash_grid_query(...)`) name the builtin that adva
 
 from .. import types as T
 from ..types.array_type import ArrayType
-from .registry import Exact, OpaqueType, builtin, ov
+from .registry import Array, Exact, OpaqueType, builtin, ov
 
 U64, V3, F, I = Exact(T.uint64), Exact(T.vec3f), Exact(T.float32), Exact(T.int32)
 _OUT_SIGN = dict(inout=(3, 4, 5, 6), ret=T.bool)  # (id, point, max_dist, inside, face, u, v, ...) -> found
@@ -176,6 +176,24 @@ builtin("hash_grid_point_id", ov(U64, I, ret=T.int32, names=("id", "index")),
 # --- volume ------------------------------------------------------------------------------------
 _v = dict(header="volume.h", category="geometry")
 _vn = dict(_v, differentiable=False)
+
+
+def _grad_type(value_type):
+    """The gradient a sample of value_type comes with: a vec3 for scalars, the N x 3 Jacobian for vectors."""
+    if T.kind_of(value_type) != "vector":
+        return T.vector(3, value_type)
+    return T.matrix((value_type._shape_[0], 3), value_type._wp_scalar_type_)
+
+
+def _explain_grad(expected):
+    def explain(arg_types):
+        got = arg_types[3] if len(arg_types) == 4 else None
+        if got is not None and not T.types_equal(got, expected):
+            return f"Incompatible gradient type, expected {T.type_name(expected)}, got {T.type_name(got)}"
+        return None
+    return explain
+
+
 _VOXEL_TYPES = {T.float32: "f", T.int32: "i", T.vec3f: "v", T.float64: "d", T.vec3d: "vd", T.vec4f: "v4",
                 T.vec4d: "v4d"}
 builtin("volume_sample_f", ov(U64, V3, I, ret=T.float32, names=("id", "uvw", "sampling_mode")),
@@ -187,11 +205,21 @@ builtin("volume_sample_v", ov(U64, V3, I, ret=T.vec3f, names=("id", "uvw", "samp
 builtin("volume_sample_i", ov(U64, V3, ret=T.int32, names=("id", "uvw")),
         doc="The voxel nearest index-space uvw of an int32 volume.", **_vn)
 builtin("volume_sample_grad_f", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uvw", "sampling_mode", "grad")),
-        inout=(3,), differentiable=False,
-        doc="volume_sample_f, also writing the index-space gradient of the interpolant into grad.", **_v)
+        inout=(3,), adjoint_inout=True, explain=_explain_grad(T.vec3f),
+        doc="volume_sample_f, also writing the index-space gradient of the interpolant into grad. Differentiable "
+            "in uvw (LINEAR): the value through the gradient, grad through the interpolant's Hessian.", **_v)
 builtin("volume_sample_grad_v", ov(U64, V3, I, Exact(T.mat33f), ret=T.vec3f, names=("id", "uvw", "sampling_mode", "grad")),
-        inout=(3,), export=False,
+        inout=(3,), export=False, explain=_explain_grad(T.mat33f),
         doc="volume_sample_v, also writing grad[r][c], the derivative of component r along index axis c.", **_vn)
+
+_GRAD_VARIANTS = {T.float32: "volume_sample_grad_f", T.vec3f: "volume_sample_grad_v"}
+for _t, _suffix in ((T.vec3d, "vd"), (T.vec4f, "v4"), (T.vec4d, "v4d")):  # float64 volumes: no gradient yet
+    _GRAD_VARIANTS[_t] = f"volume_sample_grad_{_suffix}"
+    builtin(_GRAD_VARIANTS[_t], ov(U64, V3, I, Exact(_grad_type(_t)), ret=_t,
+                                   names=("id", "uvw", "sampling_mode", "grad")),
+            inout=(3,), export=False, explain=_explain_grad(_grad_type(_t)),
+            doc=f"Sample a {T.type_name(_t)} volume and its Jacobian (grad[r][c]: component r along index axis c).",
+            **_vn)
 builtin("volume_lookup_f", ov(U64, I, I, I, ret=T.float32, names=("id", "i", "j", "k")),
         doc="The value of voxel (i, j, k) of a float volume (the background outside allocated tiles).", **_vn)
 builtin("volume_lookup_i", ov(U64, I, I, I, ret=T.int32, names=("id", "i", "j", "k")),
@@ -220,10 +248,29 @@ builtin("volume_sample", ov(U64, V3, I, ret=T.float32, names=("id", "uvw", "samp
         doc="Sample at index-space uvw: `wp.volume_sample(id, uvw, wp.Volume.LINEAR, dtype=wp.vec3)` for a volume "
             "of that type (float32 without dtype; differentiable in uvw like volume_sample_f).", **_v)
 builtin("volume_sample_grad", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uvw", "sampling_mode", "grad")),
-        inout=(3,), by_dtype={T.float32: "volume_sample_grad_f", T.vec3f: "volume_sample_grad_v"},
+        inout=(3,), by_dtype=_GRAD_VARIANTS,
         cpp="wpnb::volume_sample_grad_f",
         doc="Sample and the index-space gradient (into grad: a vec3 for float volumes, a mat33 for vec3 volumes): "
             "`wp.volume_sample_grad(id, uvw, mode, grad, dtype=wp.vec3)`.", **_vn)
+_vi = dict(header="volume_index.h", category="geometry")
+builtin("volume_lookup_index", ov(U64, I, I, I, ret=T.int32, names=("id", "i", "j", "k")), differentiable=False,
+        doc="The linear index of active voxel (i, j, k) (its row in Volume.get_voxels()), or -1 when it is inactive.",
+        **_vi)
+builtin("volume_voxel_count", ov(U64, ret=T.int32, names=("id",)), differentiable=False,
+        doc="The number of active (indexable) voxels: the size of a voxel_data array for volume_sample_index.", **_vi)
+_INDEX_VALUE_TYPES = (T.float32, T.float64, T.vec3f, T.vec3d, T.vec4f, T.vec4d)
+builtin("volume_sample_index",
+        *(ov(U64, V3, I, Array(Exact(t), 1), Exact(t), ret=t,
+             names=("id", "uvw", "sampling_mode", "voxel_data", "background")) for t in _INDEX_VALUE_TYPES),
+        doc="Sample per-voxel data at index-space uvw: voxel_data[volume_lookup_index(...)] at active voxels, "
+            "background elsewhere; CLOSEST or LINEAR. Differentiable in uvw, voxel_data and background.", **_vi)
+builtin("volume_sample_grad_index",
+        *(ov(U64, V3, I, Array(Exact(t), 1), Exact(t), Exact(_grad_type(t)), ret=t,
+             names=("id", "uvw", "sampling_mode", "voxel_data", "background", "grad")) for t in _INDEX_VALUE_TYPES),
+        inout=(5,), adjoint_inout=True,
+        explain=lambda types: _explain_grad(_grad_type(types[4]))(types[:3] + types[5:]) if len(types) == 6 else None,
+        doc="volume_sample_index, also writing the index-space gradient into grad (a vec3 for scalar data, the "
+            "N x 3 Jacobian for vectors). Differentiable like volume_sample_index.", **_vi)
 builtin("volume_store_f", ov(U64, I, I, I, F, names=("id", "i", "j", "k", "value")), side_effects=True,
         doc="Store into voxel (i, j, k) of a float volume if its tile is allocated.", **_vn)
 builtin("volume_store_i", ov(U64, I, I, I, I, names=("id", "i", "j", "k", "value")), side_effects=True,

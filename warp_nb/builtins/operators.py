@@ -73,14 +73,18 @@ builtin("ne", ov(Scalar("T", ANY_SCALAR), Scalar("T", ANY_SCALAR), ret=T.bool), 
         header="scalar.h", category="comparison", differentiable=False, doc="a != b (composites: any component).")
 
 IB = Scalar("T", INT + BOOLEAN)
+VI, MI = Vec("n", I), Mat("r", "c", I)  # integer vectors and matrices: bitwise ops componentwise
+_vi = (ov(VI, VI, ret=Vec("n", I)), ov(MI, MI, ret=Mat("r", "c", I)))
 for _name, _sym in (("bit_and", "&"), ("bit_or", "|"), ("bit_xor", "^")):
-    builtin(_name, ov(IB, IB, ret=same("T")), header="scalar.h", category="operators", differentiable=False,
-            doc=f"a {_sym} b for integers and bools.")
-builtin("lshift", ov(I, I, ret=same("T")), header="scalar.h", category="operators", differentiable=False,
-        doc="a << b (shifting by a negative count or the bit width or more gives 0).")
-builtin("rshift", ov(I, I, ret=same("T")), header="scalar.h", category="operators", differentiable=False,
-        doc="a >> b (arithmetic for signed types).")
-builtin("invert", ov(I, ret=same("T")), header="scalar.h", category="operators", differentiable=False, doc="~a.")
+    builtin(_name, ov(IB, IB, ret=same("T")), *_vi, header="scalar.h", category="operators", differentiable=False,
+            doc=f"a {_sym} b for integers and bools; componentwise for integer vectors and matrices.")
+builtin("lshift", ov(I, I, ret=same("T")), *_vi, header="scalar.h", category="operators", differentiable=False,
+        doc="a << b (shifting by a negative count or the bit width or more gives 0); componentwise for vectors "
+            "and matrices.")
+builtin("rshift", ov(I, I, ret=same("T")), *_vi, header="scalar.h", category="operators", differentiable=False,
+        doc="a >> b (arithmetic for signed types); componentwise for vectors and matrices.")
+builtin("invert", ov(I, ret=same("T")), ov(VI, ret=Vec("n", I)), ov(MI, ret=Mat("r", "c", I)), header="scalar.h",
+        category="operators", differentiable=False, doc="~a; componentwise for vectors and matrices.")
 builtin("logical_not", ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="scalar.h", category="operators",
         differentiable=False, doc="not x: True when x is zero or False.")
 

@@ -259,6 +259,9 @@ class Builtin:
     differentiable: bool = True
     side_effects: bool = False  # must run even when the result is unused; not replayed by the adjoint
     inout: tuple = ()  # argument positions updated in place (random state)
+    #: the adjoint takes the adjoints of the in-place arguments too (an out-parameter the call
+    #: overwrites: the adjoint reads the output's adjoint and zeroes it); else such calls get none
+    adjoint_inout: bool = False
     python: Callable | None = None  # implementation for calls from Python scope
     export: bool = True  # exposed as wp.<name>
     category: str = ""
@@ -270,6 +273,12 @@ class Builtin:
     atomic: str | None = None
     #: Warp's `dtype=` keyword (wp.volume_lookup(..., dtype=wp.vec3)): the builtin each type stands for
     by_dtype: dict | None = None
+    #: (argument types) -> a message or None: says precisely why no overload fits (a gradient
+    #: matrix of the wrong shape) before the typechecker falls back to listing the overloads
+    explain: Callable | None = None
+    #: a check of the chosen overload's argument types beyond what overloads express: returns the
+    #: message of a KernelUnsupportedError (Warp's RuntimeError, e.g. 8-bit atomics), or None
+    check: Callable | None = None
 
     @property
     def symbol(self) -> str:

@@ -72,17 +72,33 @@ builtin("abs", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h"
         doc="|x| (componentwise for vectors). The gradient at 0 is +1, as in Warp.")
 builtin("sign", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h", category="math",
         python=_py(lambda x: type(x)(-1 if x < 0 else 1)), doc="-1 if x < 0 else 1 (so sign(0) = 1). Gradient 0.")
+
+
+def _fmin(a, b):
+    """C's fmin, as Warp's min: a NaN operand is missing (b on a tie)."""
+    return a if (a < b or b != b) else b
+
+
+def _fmax(a, b):
+    return a if (a > b or b != b) else b
+
+
 builtin("min", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
-        header="scalar.h", category="math", python=_py(min, lambda *a: np.min(a[0]) if len(a) == 1 else np.minimum(*a)),
+        header="scalar.h", category="math",
+        python=_py(_fmin, lambda *a: np.fmin.reduce(a[0]) if len(a) == 1 else np.fmin(*a)),
         doc="The smaller of a and b (componentwise for vectors), or the smallest component of one vector. "
+            "Floats follow C's fmin: a NaN operand is ignored (NaN only when both are). "
             "On a tie the gradient goes to b.")
 builtin("max", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
-        header="scalar.h", category="math", python=_py(max, lambda *a: np.max(a[0]) if len(a) == 1 else np.maximum(*a)),
+        header="scalar.h", category="math",
+        python=_py(_fmax, lambda *a: np.fmax.reduce(a[0]) if len(a) == 1 else np.fmax(*a)),
         doc="The larger of a and b (componentwise for vectors), or the largest component of one vector. "
+            "Floats follow C's fmax: a NaN operand is ignored (NaN only when both are). "
             "On a tie the gradient goes to b.")
 builtin("clamp", ov(N, N, N, ret=same("T"), names=("x", "low", "high")), header="scalar.h", category="math",
-        python=_py(lambda x, lo, hi: min(max(x, lo), hi)),
-        doc="x limited to [low, high]. At x == low or x == high the gradient goes to x.")
+        python=_py(lambda x, lo, hi: _fmin(_fmax(lo, x), hi)),
+        doc="min(max(low, x), high) with fmin/fmax, as Warp 1.19: a NaN x gives min(low, high), and low > high "
+            "gives high. At x == low or x == high the gradient goes to x; otherwise to the operand returned.")
 builtin("lerp", ov(F, F, F, ret=same("T"), names=("a", "b", "t")), ov(_vF, _vF, F, ret=Vec("n", F)),
         ov(Quat(), Quat(), F, ret=Quat()), header="scalar.h", category="math",
         python=_py(lambda a, b, t: a * (1 - t) + b * t, lambda a, b, t: a * (1 - t) + b * t),

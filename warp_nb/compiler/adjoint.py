@@ -270,7 +270,8 @@ class _Builder:
         if isinstance(v, ir.Copy):
             out.append(Accumulate(self.adjoint_of(v.src), adj_dst))
         elif isinstance(v, ir.Call):
-            if v.builtin.differentiable and v.args and not v.builtin.inout_for(v.resolved.overload):
+            if v.builtin.differentiable and v.args and (v.builtin.adjoint_inout
+                                                        or not v.builtin.inout_for(v.resolved.overload)):
                 out.append(AdjCall(v.builtin, v.resolved, v.args, tuple(self.adjoint_of(a) for a in v.args), adj_dst))
         elif isinstance(v, ir.CallFunc) and _passes_gradients(v.func):
             out.append(AdjFuncCall(v.func, v.args, tuple(self.adjoint_of(a) for a in v.args),
@@ -356,6 +357,8 @@ def _passes_gradients(inst) -> bool:
     do nothing but repeat its side effects."""
     if inst.custom_grad is not None or inst.native is not None:
         return True
+    if getattr(inst.ir.return_type, "kind", "") == "fixedarray":  # fixed-size arrays carry no gradients (yet)
+        return False
     types_ = [p.type for p in inst.ir.params] + [inst.ir.return_type]
     return any(_differentiable(t) or (isinstance(t, ArrayType) and _differentiable(t.dtype)) for t in types_
                if t is not None)

@@ -24,7 +24,7 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
     are kept as they are, except a function's plain `typing.Any`, which is None (typed per call)."""
     if isinstance(t, str):
         try:
-            t = eval(t, fn.__globals__, local_names or {})
+            t = eval(t, fn.__globals__, {**_closure_values(fn), **(local_names or {})})
         except Exception as e:  # an annotation that does not evaluate
             raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
     t = canonical_scalar(t)
@@ -119,6 +119,17 @@ def parameter_loc(fn, name: str) -> Loc | None:
             break
     line = lines[def_index]
     return Loc(file, first + def_index, 0, None, line.rstrip("\n"))
+
+
+def _closure_values(fn) -> dict:
+    """The values of the function's closure variables (a factory's `dtype`), for string annotations."""
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # not bound yet
+            pass
+    return out
 
 
 #: Warp's words, which its tests match

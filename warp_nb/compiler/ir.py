@@ -107,6 +107,19 @@ class View:
 
 
 @dataclass(frozen=True)
+class NewArray:
+    """An array made in a kernel: over memory at `ptr` (wp.array(ptr=..., shape=..., dtype=...)), or,
+    with ptr None, a zeroed local buffer of the constant `fixed` shape (wp.zeros(shape=..., dtype=...):
+    Warp's fixed-size array). `shape` holds the Vars of the dimensions."""
+
+    dtype: Any
+    shape: tuple
+    ptr: Any = None
+    fixed: tuple | None = None
+    source: Any = None  # a function's returned fixed array (a value) whose elements the local array takes
+
+
+@dataclass(frozen=True)
 class AxisSlice:
     """One sliced axis of an array slice, start:stop:step (None where a bound is not written)."""
 
@@ -339,6 +352,9 @@ def format_value(v) -> str:
                 return ":".join("" if b is None else repr(b) for b in (a.start, a.stop, a.step))
             return repr(a)
         return f"slice {v.array!r}[{', '.join(axis(a) for a in v.axes)}]"
+    if isinstance(v, NewArray):
+        where = f"at {v.ptr!r}" if v.ptr is not None else "local"
+        return f"new array {where} shape ({', '.join(map(repr, v.shape))}) of {type_name(v.dtype)}"
     if isinstance(v, Extract):
         return f"{v.base!r}{''.join(f'[{p!r}]' for p in v.path)}"
     if isinstance(v, Update):

@@ -10,6 +10,7 @@ caching; which kernels compile together, and in parallel, is `warp_nb.module`'s 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ class CompileOptions:
     """What changes the generated code or its compilation, apart from the kernel and the target.
     Computed once per launch configuration (`Kernel.options`), so every target sees the same."""
 
-    mode: str = "release"  # "debug": bounds checks, asserts, -O0 -g
+    mode: str = "release"  # "checked": optimised with bounds checks; "debug": checks, asserts, -O0 -g
     backward: bool = False  # also emit the adjoint
     cxx_flags: str = ""  # extra C++ compiler flags (CPU)
 
@@ -80,6 +81,20 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     seconds = time.perf_counter() - t0
     compile_log.append((kernel.key, seconds, compiled_now))
     return CompiledKernel(key, typed, unit, loaded, seconds, compiled_now)
+
+
+def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | None = None
+              ) -> tuple[ir.Function, EmitResult]:
+    """The front half of compile_kernel (which spells its stages out itself): parse -> type -> adjoint
+    -> emit, for one concrete signature, no C++ compiled. `symbol` renames the kernel's C++ symbol
+    (overloads of one kernel compiled into one translation unit: wp.compile_aot_module)."""
+    syntax = parse_definition(kernel.func)
+    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    if symbol is not None:
+        typed = dataclasses.replace(typed, symbol=symbol)
+    adjoint = adjoint_unit(typed) if options.backward else None
+    between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
+    return typed, emit_kernel(typed, options.mode, adjoint)
 
 
 def fetch_or_build(name: str, key: str, unit: EmitResult, target, options: CompileOptions, defer: bool = False):

@@ -17,7 +17,7 @@ from . import ir
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import Loc, KernelSyntaxError, KernelTypeError
+from ..errors import Loc, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from .annotations import KERNEL_RETURN_ERROR
 from .scope import GradOf, Lit, PyObj, Scope
 from ..builtins import registry
@@ -25,6 +25,10 @@ from .typecheck_expr import ExprTyper, TupleValue
 from .typecheck_special import SpecialForms
 from .typecheck_loops import Loops, _same_type
 from .typecheck_subscript import Subscripts
+
+
+#: augmented assignments to an array element that are atomic updates (as in Warp): operator -> atomic op
+_ATOMIC_AUGMENTED = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
 
 
 class Context:
@@ -356,11 +360,11 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         target = s.target
         if isinstance(target, S.Name) and isinstance(self.env.get(target.id), PyObj):
             self.bind(target.id, Lit(0, "int"), s)  # g += 1.0 on a function-valued local: the rebinding error
-        if isinstance(target, S.Subscript) and s.op in ("add", "sub"):
+        if isinstance(target, S.Subscript) and s.op in _ATOMIC_AUGMENTED:
             base = self.expr(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, ArrayType) and len(target.indices) == base.type.ndim:
-                # a[i] += x is an atomic add, as in Warp
-                self.atomic_update(s.op, base, target.indices, s.value, s)
+                # a[i] += x is an atomic add, as in Warp (a[i] &= x an atomic and, ...)
+                self.atomic_update(_ATOMIC_AUGMENTED[s.op], base, target.indices, s.value, s)
                 return
         target = self.evaluated_once(target)  # a[f(i)].x += v calls f once, as Python does
         current = self.expr(target)
@@ -387,6 +391,11 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         if self.is_kernel:
             self.error(KernelTypeError, KERNEL_RETURN_ERROR, s)
         value = self.expr(s.value)
+        # conservative: loops rebind the array's variable, so any array returned by a function that makes a
+        # fixed-size array may be that one
+        if getattr(self, "local_arrays", ()) and isinstance(getattr(value, "type", None), ArrayType):
+            self.return_local_array(value, s)
+            return
         declared = self.declared_return
         if isinstance(s.value, S.Tuple):
             items = list(value)
@@ -420,6 +429,28 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         elif not _same_type(self.return_type, value.type):
             self.error(KernelTypeError, f"this return gives {T.type_name(value.type)} but an earlier one gave "
                                         f"{T.type_name(self.return_type)}; all returns must have one type", s)
+        self.has_return_value = True
+        self.block.append(ir.Return(value, s.loc))
+
+    def return_local_array(self, value, s) -> None:
+        """`return arr` of a fixed-size array this function made: returned by value (its elements are
+        copied into the caller's own fixed-size array), as Warp's fixedarray is. Loops rebind the
+        variable, so the array is known by its shape: the function must make arrays of one shape."""
+        made = {(fixed.dtype, fixed.shape) for fixed in self.local_array_types}
+        declared = self.declared_return
+        if isinstance(declared, ArrayType) and getattr(declared, "kind", "") != "fixedarray":
+            self.error(KernelUnsupportedError, f"The function `{self.fdef.name}` returns a fixed-size array whereas it "
+                                               f"has its return type annotated as "
+                                               f"`Array[{T.type_repr(value.type.dtype)}]`.", s)
+        if len(made) != 1:
+            self.error(KernelUnsupportedError, "a function that makes fixed-size arrays of several shapes cannot "
+                                               "return one; return from a function that makes one shape", s)
+        fixed = next(iter(self.local_array_types))
+        if (value.type.dtype, value.type.ndim) != (fixed.dtype, fixed.ndim) or (self.return_type is not None
+                                                                                and self.return_type != fixed):
+            self.error(KernelTypeError, f"this return gives {T.type_name(value.type)}, not the fixed-size array "
+                                        f"{T.type_name(fixed)} the function makes", s)
+        self.return_type = fixed
         self.has_return_value = True
         self.block.append(ir.Return(value, s.loc))
 

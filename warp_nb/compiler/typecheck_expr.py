@@ -14,6 +14,7 @@ from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..errors import (
     KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError, KernelUndefinedNameError,
+    KernelUnsupportedError,
 )
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
@@ -112,10 +113,14 @@ class ExprTyper:
                                             f"{', '.join(t.fields)})", node)
             self.note_type(ft)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
+        if isinstance(t, ArrayType) and node.attr == "dtype":  # a type: grads.dtype(), dtype=values.dtype
+            return classify(t.dtype)
         if isinstance(t, ArrayType) and node.attr == "shape":
             return self.let(ir.Extract(base, ("shape",)), T.vector(t.ndim, T.int32), node.loc)
         if isinstance(t, ArrayType) and node.attr == "ndim":
             return Lit(t.ndim, "int")  # part of the array's type: a constant
+        if isinstance(t, ArrayType) and node.attr == "ptr":
+            return self.let(ir.Extract(base, ("ptr",)), T.uint64, node.loc)
         known = self.type_attribute(t, node.attr) if node.attr in ("dtype", "length") else None
         if known is not None:  # a.dtype, v.length: what the value's type says, known when compiling
             return classify(known)
@@ -185,40 +190,6 @@ class ExprTyper:
             out.append(v)
         return tuple(out)
 
-    def component_path(self, t, index_nodes, node):
-        """The path and result type of v[i], m[i, j], m[i], t[i], tuple[k]."""
-        kind = T.kind_of(t)
-        if isinstance(t, ir.TupleType):
-            if len(index_nodes) != 1:
-                self.error(KernelTypeError, "a tuple takes one index", node)
-            k = self.expr(index_nodes[0])
-            if not isinstance(k, Lit) or not 0 <= k.value < len(t.items):
-                self.error(KernelTypeError, f"a tuple index must be a constant in 0..{len(t.items) - 1}", node)
-            return (int(k.value),), t.items[k.value]
-        if kind is None:
-            self.error(KernelTypeError, f"{T.type_name(t)} cannot be indexed", node)
-        shape = t._shape_
-        if len(index_nodes) > len(shape):
-            self.error(KernelTypeError, f"too many indices for {T.type_name(t)}", node)
-        path = []
-        for axis, n in enumerate(index_nodes):
-            v = self.expr(n)
-            if isinstance(v, Lit):
-                if v.kind != "int":
-                    self.error(KernelTypeError, "component indices must be integers", n)
-                if not -shape[axis] <= v.value < shape[axis]:
-                    self.error(KernelTypeError, f"index {v.value} is out of range for {T.type_name(t)} "
-                                                f"(size {shape[axis]})", n)
-                path.append(int(v.value) % shape[axis])
-            elif isinstance(v, PyObj) or not T.is_int_type(v.type):
-                self.error(KernelTypeError, f"component indices must be integers, got {self.describe(v)}", n)
-            else:
-                path.append(self.convert(v, T.int32, n) if v.type is not T.int32 else v)
-        if kind == "matrix" and len(path) == 1:
-            return tuple(path), T.vector(shape[1], t._wp_scalar_type_)
-        return tuple(path), t._wp_scalar_type_
-
-    # --- operators ----------------------------------------------------------------------
     def expr_BinOp(self, node: S.BinOp):
         return self.binary(node.op, self.expr(node.left), self.expr(node.right), node)
 
@@ -227,6 +198,8 @@ class ExprTyper:
             return fold(op, a, b, node, self)
         if op in _COMPARISONS:
             a, b = self.comparable(a, b, node)
+        if isinstance(a, PyObj) or isinstance(b, PyObj):  # a string or a Python object: the builtin says why not
+            return self.call_builtin(BUILTINS[op], [a, b], node)
         if registry.resolve(BUILTINS[op], [value_type(a), value_type(b)]) is None:
             user = self.scope.lookup(op)  # a @wp.func named after the operator (`def add(a: Complex, ...)`)
             if getattr(user, "_wp_func_", False) and user.select_overload([value_type(a), value_type(b)]) is not None:
@@ -412,7 +385,7 @@ class ExprTyper:
             self.error(KernelTypeError, f"missing arguments in the call of wp.{b.name}", node)
         return full
 
-    def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False):
+    def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False, checked: bool = True):
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
                 self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)
@@ -422,6 +395,9 @@ class ExprTyper:
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
+        refusal = b.check(resolved.arg_types) if b.check and checked else None
+        if refusal:
+            self.error(KernelUnsupportedError, refusal, node)
         vars_ = []
         for a, t in zip(args, resolved.arg_types):
             vars_.append(self.materialize(a, t, node) if isinstance(a, Lit) else a)
@@ -459,6 +435,9 @@ class ExprTyper:
         return state
 
     def no_overload(self, b: registry.Builtin, args, node):
+        why = b.explain([value_type(a) for a in args]) if b.explain else None
+        if why:
+            self.error(KernelTypeError, why, node)
         got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
         hint = ""
         kinds = {a.kind if isinstance(a, Lit) else getattr(value_type(a), "_kind", None) for a in args}
@@ -549,7 +528,9 @@ class ExprTyper:
         value = self.expr(value_node)
         indices = list(self.indices(index_nodes, node))
         self.checks.append(node.loc)
-        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True)
+        # `a[i] += x` stays allowed on the narrow types wp.atomic_add refuses (the CPU has their atomics)
+        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True,
+                          checked=False)
 
     def annotation_type(self, node):
         v = self.expr(node)

@@ -17,7 +17,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError
+from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
@@ -35,6 +35,9 @@ class SpecialForms:
             return self.print_call(node)
         if isinstance(obj, registry.Builtin):
             return SPECIAL_FORMS[obj.name](self, node) if obj.special else NotImplemented
+        form = getattr(obj, "_wp_kernel_form_", None) if _hashable(obj) or isinstance(obj, type) else None
+        if form is not None:
+            return self.new_array(form, node)
         name = _PY_TO_BUILTIN.get(obj) if _hashable(obj) else None
         if name is not None:
             return self.call_builtin(BUILTINS[name], [self.expr(a) for a in node.args], node)
@@ -100,6 +103,8 @@ class SpecialForms:
                 self.error(KernelTypeError, f"print() cannot show {self.describe(v)}", a)
             else:
                 items.append(self.materialize(v, None, a))
+        if node.kwargs:
+            self.error(KernelTypeError, "print() in a kernel takes no keyword arguments", node)
         self.block.append(ir.Print("", tuple(items), node.loc))
 
     def form_printf(self, node):
@@ -108,6 +113,9 @@ class SpecialForms:
         fmt = self.expr(node.args[0])
         if not (isinstance(fmt, PyObj) and isinstance(fmt.obj, str)):
             self.error(KernelTypeError, "the first argument of wp.printf must be a string constant", node)
+        if len(node.args) > 33:  # as Warp, which forwards at most 32 values to the device's printf
+            self.error(KernelUnsupportedError, "the maximum number of variadic arguments that can be passed to "
+                                               "`printf` is 32", node)
         args = []
         for a in node.args[1:]:
             v = self.materialize(self.expr(a), None, a)
@@ -197,6 +205,8 @@ class SpecialForms:
         if inst.return_type is None:
             self.block.append(ir.Effect(call, node.loc))
             return None
+        if getattr(inst.return_type, "kind", "") == "fixedarray":  # a returned fixed-size array: the caller's own
+            return self.returned_fixed_array(self.let(call, inst.return_type, node.loc), node)
         return self.let(call, inst.return_type, node.loc)
 
     def function_instance(self, func, args: list, node):
@@ -503,7 +513,7 @@ def _hashable(obj) -> bool:
 #: The special forms, by the name of the builtin they type (every builtin declared with
 #: special=True has one; tests/unit/test_registry checks both ways).
 SPECIAL_FORMS = {
-    "tid": SpecialForms.form_tid, "printf": SpecialForms.form_printf, "static": SpecialForms.form_static,
+    "tid": SpecialForms.form_tid, "printf": SpecialForms.form_printf, "print": SpecialForms.print_call, "static": SpecialForms.form_static,
     "identity": SpecialForms.form_identity, "quat_identity": SpecialForms.form_quat_identity,
     "transform_identity": SpecialForms.form_transform_identity,
     "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,

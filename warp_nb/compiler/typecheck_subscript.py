@@ -7,8 +7,9 @@ from __future__ import annotations
 from . import ir
 from . import syntax as S
 from .. import types as T
-from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
-from ..types.array_type import ArrayType
+from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError
+from ..types.scalars import canonical_scalar
+from ..types.array_type import ArrayType, FixedArrayType
 from .scope import Lit, PyObj
 
 
@@ -55,6 +56,41 @@ class Subscripts:
                                         "is part of its type)", node)
         return int(v.value)
 
+    def component_path(self, t, index_nodes, node):
+        """The path and result type of v[i], m[i, j], m[i], t[i], tuple[k]."""
+        kind = T.kind_of(t)
+        if isinstance(t, ir.TupleType):
+            if len(index_nodes) != 1:
+                self.error(KernelTypeError, "a tuple takes one index", node)
+            k = self.expr(index_nodes[0])
+            if not isinstance(k, Lit) or not 0 <= k.value < len(t.items):
+                self.error(KernelTypeError, f"a tuple index must be a constant in 0..{len(t.items) - 1}", node)
+            return (int(k.value),), t.items[k.value]
+        if kind is None:
+            self.error(KernelTypeError, f"{T.type_name(t)} cannot be indexed", node)
+        shape = t._shape_
+        if len(index_nodes) > len(shape):
+            self.error(KernelTypeError, f"too many indices for {T.type_name(t)}", node)
+        path = []
+        for axis, n in enumerate(index_nodes):
+            v = self.expr(n)
+            if isinstance(v, Lit):
+                if v.kind != "int":
+                    self.error(KernelTypeError, "component indices must be integers", n)
+                if not -shape[axis] <= v.value < shape[axis]:
+                    self.error(KernelTypeError, f"index {v.value} is out of range for {T.type_name(t)} "
+                                                f"(size {shape[axis]})", n)
+                path.append(int(v.value) % shape[axis])
+            elif isinstance(v, PyObj) or not T.is_int_type(v.type):
+                self.error(KernelTypeError, f"component indices must be integers, got {self.describe(v)}", n)
+            else:
+                path.append(self.convert(v, T.int32, n) if v.type is not T.int32 else v)
+        if kind == "matrix" and len(path) == 1:
+            return tuple(path), T.vector(shape[1], t._wp_scalar_type_)
+        return tuple(path), t._wp_scalar_type_
+
+    # --- operators ----------------------------------------------------------------------
+
     # --- slices of arrays ------------------------------------------------------------------
     def array_slice(self, base, node) -> ir.Var:
         """a[1:n:2, i], a[::-1]: a view over the same memory (and gradient). Indices drop their
@@ -86,6 +122,60 @@ class Subscripts:
         elem = base.type._wp_scalar_type_
         parts = tuple(self.let(ir.Extract(base, p), elem, node.loc) for p in positions)
         return parts[0] if result is elem else self.let(ir.Construct(result, parts), result, node.loc)
+
+    # --- arrays made in kernels -----------------------------------------------------------
+    def new_array(self, form: str, node) -> ir.Var:
+        """wp.zeros(shape=..., dtype=...) (a local fixed-size array, zeroed; its shape must be constant)
+        or wp.array(ptr=..., shape=..., dtype=...) (a view of memory at an address), as in Warp."""
+        names = ("shape", "dtype") if form == "local_zeros" else ("data", "dtype", "shape", "strides", "ptr")
+        given = dict(zip(names, node.args))
+        given.update(dict(node.kwargs))
+        dtype = canonical_scalar(self.expr(given["dtype"]).obj) if "dtype" in given else T.float32
+        if dtype is None or not (T.is_scalar_type(dtype) or T.is_composite_type(dtype)
+                                 or getattr(dtype, "_wp_struct_", False)):
+            self.error(KernelTypeError, "arrays made in kernels need a dtype: a scalar, vector, matrix or struct type",
+                       node)
+        if "shape" not in given:
+            self.error(KernelTypeError, "arrays made in kernels need a shape", node)
+        dims = self.shape_parts(given["shape"])
+        if form == "local_zeros":
+            if not all(isinstance(d, Lit) and d.kind == "int" for d in dims):
+                self.error(KernelUnsupportedError, "the `shape` argument must be specified as a constant when "
+                                                   "zero-initializing an array", node)
+            fixed = tuple(int(d.value) for d in dims)
+            shape = tuple(self.materialize(d, T.int32, node) for d in dims)
+            made = self.let(ir.NewArray(dtype, shape, None, fixed), ArrayType(dtype, len(dims)), node.loc)
+            self.local_arrays = getattr(self, "local_arrays", frozenset()) | {id(made)}  # (checked by returns)
+            self.local_array_types = getattr(self, "local_array_types", frozenset()) | {FixedArrayType(fixed, dtype)}
+            return made
+        if "ptr" not in given:
+            self.error(KernelTypeError, "wp.array(...) in a kernel views existing memory: give ptr=, shape= and dtype=",
+                       node)
+        ptr = self.materialize(self.expr(given["ptr"]), T.uint64, node)
+        for d in dims:
+            if not (isinstance(d, Lit) and d.kind == "int" or isinstance(d, ir.Var) and T.is_int_type(d.type)):
+                self.error(KernelTypeError, f"an array dimension must be an integer, not {self.describe(d)}", node)
+        shape = tuple(self.materialize(d, T.int32, node) if isinstance(d, Lit) else d for d in dims)
+        return self.let(ir.NewArray(dtype, shape, ptr), ArrayType(dtype, len(dims)), node.loc)
+
+    def returned_fixed_array(self, returned: ir.Var, node) -> ir.Var:
+        """A function's returned fixed-size array (a value) taken into a fixed-size array of the caller."""
+        t = returned.type
+        shape = tuple(self.materialize(Lit(d, "int"), T.int32, node) for d in t.shape)
+        made = self.let(ir.NewArray(t.dtype, shape, None, t.shape, returned), ArrayType(t.dtype, t.ndim), node.loc)
+        self.local_arrays = getattr(self, "local_arrays", frozenset()) | {id(made)}
+        self.local_array_types = getattr(self, "local_array_types", frozenset()) | {t}
+        return made
+
+    def shape_parts(self, shape_node) -> list:
+        """The dimensions of a shape= argument: an int, or a tuple of ints (constants or values)."""
+        items = shape_node.elts if isinstance(shape_node, S.Tuple) else [shape_node]
+        values = [self.expr(e) for e in items]
+        if len(values) == 1 and isinstance(values[0], PyObj) and isinstance(values[0].obj, tuple):
+            values = [Lit(int(v), "int") for v in values[0].obj]
+        if not 1 <= len(values) <= 4:
+            self.error(KernelTypeError, "arrays have 1 to 4 dimensions", shape_node)
+        return values
 
     def evaluated_once(self, target):
         """A store target with its index expressions typed now (read and written with the same

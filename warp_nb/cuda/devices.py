@@ -33,6 +33,10 @@ class CudaDevice(Device):
 
     is_uva = True
     is_cubin_supported = True
+
+    @property
+    def max_shared_memory_per_block(self) -> int:
+        return drv.attribute(self.handle, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK")
     is_primary = True
     has_context = True
 

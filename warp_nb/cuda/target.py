@@ -13,6 +13,7 @@ import ctypes
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..toolchain.modes import has_checks
 from ..runtime.debug import DebugState, debug_error
 from ..runtime.target import Target
 from ..toolchain.headers import native_dir
@@ -102,7 +103,7 @@ class CudaTarget(AotCudaTarget):
         if unit.cuda_backward_entry:
             backward = drv.call("cuModuleGetFunction", module, unit.cuda_backward_entry.encode())
         debug = None
-        if options.mode == "debug":
+        if has_checks(options.mode):
             debug, _size = drv.call("cuModuleGetGlobal", module, b"wpnb_debug_state")
             debug = drv.to_int(debug)
         return LoadedCudaKernel(module, forward, backward, debug, path)

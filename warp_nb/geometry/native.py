@@ -42,7 +42,8 @@ class VolumeTable(ctypes.Structure):
 class VolumeDesc(ctypes.Structure):
     _fields_ = [("data", _P), ("const_values", _P), ("levels", VolumeTable * 4), ("num_tiles", _I32),
                 ("value_size", _I32), ("xform", _F32 * 9), ("inv_xform", _F32 * 9), ("translation", _F32 * 3),
-                ("pad", _I32), ("background", ctypes.c_uint64 * 4)]
+                ("pad", _I32), ("background", ctypes.c_uint64 * 4), ("active_masks", _P), ("voxel_offsets", _P),
+                ("voxel_count", _I32), ("pad2", _I32)]
 
 
 #: numpy dtype of bvh.h's bvh_node_t (32 bytes)

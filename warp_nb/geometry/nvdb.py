@@ -1,7 +1,7 @@
 """A reader and writer for NanoVDB (.nvdb) grids of float, double, int32, Vec3f/d and Vec4f/d
-values, written from NanoVDB's documented memory layout:
-file header, per-grid metadata and name, then the grid buffer (uncompressed, or zlib with
-codec ZIP). The tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant
+values and OnIndex grids (active voxels numbered, no values; blind data read as feature arrays),
+written from NanoVDB's documented memory layout: file header, per-grid metadata and name, then
+the grid buffers (uncompressed, or zlib with codec ZIP). The tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant
 regions for the tiles of the lower (8^3), upper (128^3) and root (4096^3) levels. Every read is
 bounds-checked, so a truncated or corrupt file raises a ValueError, never reads past the data."""
 
@@ -60,7 +60,10 @@ class ValueType:
 #: NanoVDB grid types wp.Volume reads, by type code
 VALUE_TYPES = {1: ValueType(np.float32, ()), 2: ValueType(np.float64, ()), 4: ValueType(np.int32, ()),
                6: ValueType(np.float32, (3,)), 7: ValueType(np.float64, (3,)), 17: ValueType(np.float32, (4,)),
-               18: ValueType(np.float64, (4,))}
+               18: ValueType(np.float64, (4,)), 20: ValueType(np.uint64, ())}
+#: OnIndex grids: the tree holds voxel indices instead of values; a leaf is its header and value
+#: mask (80 bytes), then the index of its first active voxel and a prefix sum (8 bytes each)
+_ON_INDEX, _INDEX_LEAF_SIZE = 20, 96
 
 _GRID_HEADER = 672   # GridData
 _TREE_HEADER = 64    # TreeData
@@ -78,23 +81,41 @@ def _need(buf, offset: int, size: int, what: str) -> None:
 
 def read_file(data: bytes) -> bytes:
     """The first grid's buffer from the bytes of a .nvdb file (decompressed)."""
+    return read_grids(data, 1)[0]
+
+
+def read_grids(data: bytes, limit: int | None = None) -> list:
+    """The grid buffers (decompressed) of a .nvdb file, or the buffer itself when `data` is one
+    raw grid; at most `limit` of them. A file is a header, one metadata record (176 bytes and the
+    name) per grid, then the grids' payloads in the same order."""
     _need(data, 0, 16, "the file header")
     magic, version, grid_count, codec = struct.unpack_from("<QIHH", data, 0)
     if magic == GRID_MAGIC or (magic == FILE_MAGIC and len(data) >= 672 and _looks_like_grid(data)):
-        return data  # a raw grid buffer
+        return [data]  # a raw grid buffer
     if magic != FILE_MAGIC:
         raise NanoVDBError("not a NanoVDB file (bad magic number)")
     if grid_count < 1:
         raise NanoVDBError("the NanoVDB file holds no grid")
-    _need(data, 16, 176, "the grid metadata")
-    grid_size, file_size = struct.unpack_from("<QQ", data, 16)
-    grid_type, = struct.unpack_from("<I", data, 16 + 32)
-    name_size, = struct.unpack_from("<I", data, 16 + 136)
-    grid_codec, = struct.unpack_from("<H", data, 16 + 168)
-    if grid_type not in VALUE_TYPES:
-        raise NanoVDBError(f"unsupported NanoVDB grid type {GRID_TYPES.get(grid_type, grid_type)}: warp_nb reads "
-                           f"{', '.join(GRID_TYPES[t] for t in VALUE_TYPES)} grids")
-    start = 16 + 176 + name_size
+    metas, at = [], 16
+    for _ in range(grid_count):
+        _need(data, at, 176, "the grid metadata")
+        grid_size, file_size = struct.unpack_from("<QQ", data, at)
+        grid_type, = struct.unpack_from("<I", data, at + 32)
+        name_size, = struct.unpack_from("<I", data, at + 136)
+        grid_codec, = struct.unpack_from("<H", data, at + 168)
+        if grid_type not in VALUE_TYPES:
+            raise NanoVDBError(f"unsupported NanoVDB grid type {GRID_TYPES.get(grid_type, grid_type)}: warp_nb reads "
+                               f"{', '.join(GRID_TYPES[t] for t in VALUE_TYPES)} grids")
+        metas.append((grid_size, file_size, grid_codec))
+        at += 176 + name_size
+    grids = []
+    for grid_size, file_size, grid_codec in metas[:limit]:
+        grids.append(_payload(data, at, grid_size, grid_codec))
+        at += file_size
+    return grids
+
+
+def _payload(data: bytes, start: int, grid_size: int, grid_codec: int) -> bytes:
     if grid_codec == 0:
         _need(data, start, grid_size, "the grid")
         return data[start:start + grid_size]
@@ -175,6 +196,8 @@ def parse_grid(buf: bytes) -> dict:
         _internal(buf, vt, addr, origin, 4, 8, background, consts[8])
     n_leaves = counts[0]
     leaf0 = tree + offsets[0]
+    if grid_type == _ON_INDEX:
+        return _index_leaves(buf, leaf0, n_leaves, mat, vec, grid_class)
     _need(buf, leaf0, n_leaves * vt.leaf_size, "the leaf nodes")
     raw = np.frombuffer(buf, dtype=np.uint8, count=n_leaves * vt.leaf_size, offset=leaf0).reshape(n_leaves,
                                                                                                   vt.leaf_size)
@@ -185,6 +208,35 @@ def parse_grid(buf: bytes) -> dict:
     return {"origins": origins, "values": values.reshape((n_leaves, 512) + vt.inner).copy(), "levels": levels,
             "background": background, "xform": mat, "translation": vec, "grid_class": grid_class,
             "grid_type": grid_type}
+
+
+def _index_leaves(buf, leaf0: int, n_leaves: int, mat, vec, grid_class) -> dict:
+    """An OnIndex grid's leaves: bricks with their active voxels (numbered in leaf order by the
+    volume itself), no values; the grid's blind data (feature arrays) come along as bytes."""
+    _need(buf, leaf0, n_leaves * _INDEX_LEAF_SIZE, "the leaf nodes")
+    raw = np.frombuffer(buf, np.uint8, n_leaves * _INDEX_LEAF_SIZE, leaf0).reshape(n_leaves, _INDEX_LEAF_SIZE)
+    origins = np.ascontiguousarray(raw[:, :12]).view(np.int32).reshape(n_leaves, 3) & ~7
+    active = np.unpackbits(raw[:, 16:80], axis=1, bitorder="little").astype(bool)
+    empty = (np.zeros((0, 3), np.int32), np.zeros(0, np.uint64))
+    return {"origins": origins, "values": np.zeros((n_leaves, 512), np.uint64), "levels": [empty] * 3,
+            "background": np.uint64(0), "xform": mat, "translation": vec, "grid_class": grid_class,
+            "grid_type": _ON_INDEX, "active": active, "blind": blind_data(buf)}
+
+
+def blind_data(buf: bytes) -> list:
+    """The grid's blind data arrays: [(name, value size, value count, bytes)]. Each 288-byte
+    metadata record (data offset relative to itself, count, size, semantic, class, type, name)
+    follows the grid's blind-metadata offset."""
+    offset, count = struct.unpack_from("<qI", buf, 640)
+    out = []
+    for k in range(count):
+        at = offset + 288 * k
+        _need(buf, at, 288, "a blind metadata record")
+        data_offset, value_count, value_size = struct.unpack_from("<qQI", buf, at)
+        name = buf[at + 32:at + 288].split(b"\0", 1)[0].decode("utf-8", "replace")
+        _need(buf, at + data_offset, value_count * value_size, "blind data")
+        out.append((name, value_size, value_count, bytes(buf[at + data_offset:at + data_offset + value_count * value_size])))
+    return out
 
 
 def _internal(buf, vt: ValueType, addr, origin, log2dim, child_size, background, out):
@@ -237,7 +289,8 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     c8, c128, c4096 = [(np.asarray(o, np.int64).reshape(-1, 3), np.asarray(v, vt.np_type).reshape((-1,) + vt.inner))
                        for o, v in levels]
     bg = np.asarray(background, vt.np_type).reshape(vt.inner)
-    leaf_size = vt.leaf_size
+    is_index = grid_type == _ON_INDEX
+    leaf_size = _INDEX_LEAF_SIZE if is_index else vt.leaf_size
     # the nodes each brick and tile needs
     uppers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0], c128[0]]) & ~4095).tolist()})
     lowers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0]]) & ~127).tolist()})
@@ -260,11 +313,18 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     allp = np.concatenate([p for p in pts if len(p)]) if any(len(p) for p in pts) else np.zeros((1, 3), np.int64)
     lo, hi = allp.min(0), allp.max(0)
     # leaves
+    first = 1  # an index grid numbers its active voxels from 1 (0 is the background)
     for k, (o, v) in enumerate(zip(origins, values)):
         at = leaf_at + leaf_size * k
         struct.pack_into("<3i3BB", buf, at, *[int(x) for x in o], 7, 7, 7, 2)
         buf[at + 16:at + 80] = _mask(active[k])
-        buf[at + vt.leaf_values:at + vt.leaf_values + 512 * vt.size] = v.tobytes()
+        if is_index:  # the first index, then the active voxels up to each of words 0..6 (9 bits each)
+            words = active[k].reshape(8, 64).sum(axis=1)
+            prefix = sum(int(c) << (9 * w) for w, c in enumerate(np.cumsum(words)[:7]))
+            struct.pack_into("<QQ", buf, at + 80, first, prefix)
+            first += int(words.sum())
+        else:
+            buf[at + vt.leaf_values:at + vt.leaf_values + 512 * vt.size] = v.tobytes()
 
     def internal(at, origin, log2dim, child_size, children, tiles):
         n = 1 << (3 * log2dim)
@@ -330,21 +390,40 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     corners = np.array([[x, y, z] for x in (lo[0], hi[0] + 1) for y in (lo[1], hi[1] + 1) for z in (lo[2], hi[2] + 1)])
     world = corners @ xform.T + vec
     voxel = np.linalg.norm(xform, axis=0)
-    struct.pack_into("<6d3dIIqIIQQ", buf, 560, *world.min(0), *world.max(0), *voxel, 0, grid_type, grid_size, 0, 0,
-                     0, 0)
+    # an index grid: class IndexGrid (8), and its value count (active voxels and the background) in mData1
+    struct.pack_into("<6d3dIIqIIQQ", buf, 560, *world.min(0), *world.max(0), *voxel, 8 if is_index else 0, grid_type,
+                     grid_size, 0, 0, int(active.sum()) + 1 if is_index else 0, 0)
     return bytes(buf), (lo, hi, world.min(0), world.max(0), voxel)
 
 
 def write_file(grid: bytes, info, codec: str = "none", grid_type: int = 1) -> bytes:
     """A .nvdb file holding one grid (codec "none" or "zip")."""
-    lo, hi, wlo, whi, voxel = info
+    return write_files([(grid, info, grid_type)], codec)
+
+
+def grid_info(buf: bytes):
+    """(index bbox low, high, world bbox low, high, voxel size) of a grid buffer, as write_grid returns them."""
+    _need(buf, 0, _GRID_HEADER + _TREE_HEADER, "the grid header")
+    root = _GRID_HEADER + struct.unpack_from("<4Q", buf, _GRID_HEADER)[3]
+    _need(buf, root, 24, "the root node")
+    box = struct.unpack_from("<6i", buf, root)
+    world = struct.unpack_from("<6d", buf, 560)
+    return box[:3], box[3:], world[:3], world[3:], struct.unpack_from("<3d", buf, 608)
+
+
+def write_files(grids: list, codec: str = "none") -> bytes:
+    """A .nvdb file holding grids [(grid buffer, grid_info, type code)]: the header, one metadata
+    record per grid, then the payloads in the same order (codec "none" or "zip")."""
     if codec not in ("none", "zip"):
         raise ValueError(f"unsupported NanoVDB codec {codec!r} (warp_nb writes none and zip)")
-    data = grid if codec == "none" else zlib.compress(grid)
-    payload = data if codec == "none" else struct.pack("<Q", len(data)) + data
     code = 0 if codec == "none" else 1
-    head = struct.pack("<QIHH", FILE_MAGIC, _FILE_VERSION, 1, code)
-    meta = struct.pack("<QQQQII6d6i3dI4I3IHHI", len(grid), len(data), 0, 0, grid_type, 0, *wlo, *whi,
-                       *[int(x) for x in lo],
-                       *[int(x) for x in hi], *voxel, 1, 0, 0, 0, 0, 0, 0, 0, code, 0, _FILE_VERSION)
-    return head + meta + b"\0" + payload
+    metas, payloads = [], []
+    for grid, (lo, hi, wlo, whi, voxel), grid_type in grids:
+        data = grid if codec == "none" else zlib.compress(grid)
+        payload = data if codec == "none" else struct.pack("<Q", len(data)) + data
+        metas.append(struct.pack("<QQQQII6d6i3dI4I3IHHI", len(grid), len(payload), 0, 0, grid_type, 0, *wlo, *whi,
+                                 *[int(x) for x in lo], *[int(x) for x in hi], *voxel, 1, 0, 0, 0, 0, 0, 0, 0, code, 0,
+                                 _FILE_VERSION) + b"\0")
+        payloads.append(payload)
+    head = struct.pack("<QIHH", FILE_MAGIC, _FILE_VERSION, len(grids), code)
+    return head + b"".join(metas) + b"".join(payloads)

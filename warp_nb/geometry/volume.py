@@ -7,24 +7,31 @@ wp.volume_store_f), from a box (allocate) or from a NanoVDB grid of those types 
 
 Index space has voxel centres at integer coordinates; world = M @ index + translation (M is
 diag(voxel_size) unless a transform is given). Kernels sample in index space:
-wp.volume_sample_f(volume.id, wp.volume_world_to_index(volume.id, x), wp.Volume.LINEAR)."""
+wp.volume_sample_f(volume.id, wp.volume_world_to_index(volume.id, x), wp.Volume.LINEAR).
+
+Index volumes (allocate_by_tiles(bg_value=None), allocate_by_voxels, NanoVDB OnIndex grids) hold
+no values: their active voxels are numbered in get_voxels() order (per-brick active masks and
+offsets), and kernels read per-voxel arrays with wp.volume_sample_index (volume_index.h).
+Rebuildable volumes (volume_rebuild.py) re-apply a new layout within reserved capacities."""
 
 from __future__ import annotations
 
 import ctypes
+import struct
 
 import numpy as np
 
 from .. import types as T
 from ..arrays.array import array
 from . import native, nvdb
+from . import volume_rebuild as rb
 
 TILE = 8
 _LEVEL_SHIFTS = (3, 3, 7, 12)
 
 #: voxel types wp.Volume holds: NanoVDB type code and name (get_grid_info().type_str)
 _TYPES = {T.float32: (1, "float"), T.float64: (2, "double"), T.int32: (4, "int32"), T.vec3f: (6, "Vec3f"),
-          T.vec3d: (7, "Vec3d"), T.vec4f: (17, "Vec4f"), T.vec4d: (18, "Vec4d")}
+          T.vec3d: (7, "Vec3d"), T.vec4f: (17, "Vec4f"), T.vec4d: (18, "Vec4d"), T.uint64: (20, "OnIndex")}
 _FROM_CODE = {code: t for t, (code, _) in _TYPES.items()}
 
 
@@ -103,6 +110,13 @@ class Volume:
 
     CLOSEST = 0
     LINEAR = 1
+    ActiveStats, RebuildInfo = rb.ActiveStats, rb.RebuildInfo
+    REBUILD_SUCCESS, REBUILD_INVALID_INPUT = rb.REBUILD_SUCCESS, rb.REBUILD_INVALID_INPUT
+    REBUILD_VOXEL_CAPACITY_EXCEEDED, REBUILD_LEAF_CAPACITY_EXCEEDED = (rb.REBUILD_VOXEL_CAPACITY_EXCEEDED,
+                                                                       rb.REBUILD_LEAF_CAPACITY_EXCEEDED)
+    REBUILD_LOWER_CAPACITY_EXCEEDED, REBUILD_UPPER_CAPACITY_EXCEEDED = (rb.REBUILD_LOWER_CAPACITY_EXCEEDED,
+                                                                        rb.REBUILD_UPPER_CAPACITY_EXCEEDED)
+    _rebuild_info = rb.NOT_REBUILDABLE
 
     def __init__(self, data=None, copy: bool = True, *, _parts=None):
         if _parts is None:
@@ -114,8 +128,14 @@ class Volume:
         self._init(**_parts)
 
     def _init(self, origins, values, background, xform, translation, levels=(), dtype=T.float32, grid_index=0,
-              grid_count=1, source=None, active=None, device=None):
+              grid_count=1, source=None, active=None, device=None, is_index=False, features=(),
+              raw_grid=None):
         self.dtype = dtype
+        # an index volume holds no values: its active voxels are numbered (wp.volume_lookup_index)
+        # and kernels read per-voxel data from arrays (wp.volume_sample_index)
+        self.is_index = bool(is_index)
+        self._features = list(features)  # NanoVDB blind data: [(name, value size, value count, bytes)]
+        self._raw_grid = raw_grid  # an index grid read from a file is written back as it was read
         self._grid_index, self._grid_count, self._source = grid_index, grid_count, source
         npt, inner = _np_scalar(dtype), T.numpy_inner_shape(dtype)
         origins = np.ascontiguousarray(origins, np.int32).reshape(-1, 3) & ~(TILE - 1)
@@ -158,6 +178,12 @@ class Volume:
                                                   np.zeros((1,) + inner, npt))
         d.data, d.const_values = native.ptr(self._data), native.ptr(self._const_values)
         d.num_tiles, d.value_size = len(origins), T.type_size_in_bytes(dtype)
+        # linear voxel indices (volume_lookup_index): active bits per brick, and each brick's first index
+        self._active_masks = np.ascontiguousarray(np.packbits(self._active, axis=1, bitorder="little")).view(np.uint64)
+        counts = self._active.sum(axis=1)
+        self._voxel_offsets = np.ascontiguousarray((np.cumsum(counts) - counts).astype(np.int32))
+        d.active_masks, d.voxel_offsets = native.ptr(self._active_masks), native.ptr(self._voxel_offsets)
+        d.voxel_count = int(counts.sum())
         raw = self._background.tobytes()
         ctypes.memmove(ctypes.addressof(d.background), raw, len(raw))
         inv = np.linalg.inv(xform)
@@ -218,37 +244,88 @@ class Volume:
 
     @classmethod
     def allocate_by_tiles(cls, tile_points, voxel_size=None, bg_value=0.0, translation=(0.0, 0.0, 0.0), device=None,
-                          transform=None, point_mask=None, **kwargs):
+                          transform=None, point_mask=None, rebuildable=False, max_tiles=None, max_lower_nodes=None,
+                          max_upper_nodes=None, status=None, **kwargs):
         """The bricks containing tile_points: integer points are index-space voxel coordinates,
         float points world positions (mapped by transform, or voxel_size, and translation).
-        point_mask (int32, one per point) keeps the points where it is nonzero."""
-        ijk, xform = _index_points(tile_points, voxel_size, translation, transform, point_mask)
-        tiles = np.unique(ijk // TILE, axis=0) * TILE
-        return cls._from_tiles(tiles, xform, bg_value, translation, device=device)
+        point_mask (int32, one per point) keeps the points where it is nonzero. bg_value=None
+        makes an index volume (every voxel of the bricks active and numbered). rebuildable=True
+        reserves max_tiles / max_lower_nodes / max_upper_nodes for later Volume.rebuild calls."""
+        info = rb.capacity("tiles", None, max_tiles, max_lower_nodes, max_upper_nodes) if rebuildable else None
+        return cls._allocate("tiles", tile_points, voxel_size, bg_value, translation, device, transform, point_mask,
+                             info, status)
 
     @classmethod
     def allocate_by_voxels(cls, voxel_points, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None,
-                           transform=None, point_mask=None, **kwargs):
-        """The bricks containing the given voxels, with only those voxels active (background 0)."""
-        ijk, xform = _index_points(voxel_points, voxel_size, translation, transform, point_mask)
-        tiles, which = np.unique(ijk // TILE, axis=0, return_inverse=True)
-        active = np.zeros((len(tiles), 512), bool)
-        local = ijk - tiles[which.reshape(-1)] * TILE
-        active[which.reshape(-1), (local[:, 0] << 6) | (local[:, 1] << 3) | local[:, 2]] = True
-        return cls._from_tiles(tiles * TILE, xform, 0.0, translation, active=active, device=device)
+                           transform=None, point_mask=None, rebuildable=False, max_active_voxels=None,
+                           max_leaf_nodes=None, max_lower_nodes=None, max_upper_nodes=None, status=None, **kwargs):
+        """An index volume of the given voxels: the bricks containing them, with only those voxels
+        active. rebuildable=True reserves the max_* capacities for later Volume.rebuild calls."""
+        info = (rb.capacity("voxels", max_active_voxels, max_leaf_nodes, max_lower_nodes, max_upper_nodes)
+                if rebuildable else None)
+        return cls._allocate("voxels", voxel_points, voxel_size, None, translation, device, transform, point_mask,
+                             info, status)
 
     @classmethod
-    def _from_tiles(cls, tiles, vs, bg_value, translation, active=None, device=None):
+    def _allocate(cls, kind, points, voxel_size, bg_value, translation, device, transform, point_mask, info, status):
+        ijk, xform = _index_points(points, voxel_size, translation, transform, point_mask)
+        tiles, active = rb.layout(kind, ijk)
+        bits = 0
+        if info is not None:
+            bits = rb.exceeded(info, tiles, len(tiles) * 512 if active is None else int(active.sum()))
+            if bits:  # over capacity: an empty volume that a later rebuild may fill
+                tiles, active = tiles[:0], None if active is None else active[:0]
+        volume = cls._from_tiles(tiles, xform, bg_value, translation, active=active, device=device)
+        if info is not None:
+            volume._rebuild_info = info
+            volume._rebuild_args = (kind, xform, translation, point_mask is not None)
+        rb.report(status, bits)
+        return volume
+
+    @property
+    def is_rebuildable(self) -> bool:
+        return self._rebuild_info.input_kind is not None
+
+    def get_rebuild_info(self) -> rb.RebuildInfo:
+        """The input kind ("tiles", "voxels"; None when not rebuildable) and the reserved capacities."""
+        return self._rebuild_info
+
+    def get_active_stats(self) -> rb.ActiveStats:
+        """The grid's actual topology: active voxels, leaf, lower and upper nodes."""
+        return rb.stats(self._origins, int(self._active.sum()))
+
+    def rebuild(self, points, status=None, point_mask=None):
+        """Rebuild a rebuildable volume's topology from new points (of its input kind), within its
+        reserved capacities; values return to the background. Over capacity, the volume is kept
+        as it was and `status` says which capacity was exceeded."""
+        if not self.is_rebuildable:
+            raise RuntimeError("Volume.rebuild needs a volume allocated with rebuildable=True")
+        kind, xform, translation, _ = self._rebuild_args
+        ijk, _ = _index_points(points, None, translation, xform, point_mask, allow_empty=True)
+        tiles, active = rb.layout(kind, ijk)
+        bits = rb.exceeded(self._rebuild_info, tiles, len(tiles) * 512 if active is None else int(active.sum()))
+        if not bits:
+            bg = None if self.is_index else self._background
+            rebuilt = Volume._from_tiles(tiles, xform, bg, translation, active=active, device=self.device,
+                                         dtype=None if self.is_index else self.dtype)
+            info, args = self._rebuild_info, self._rebuild_args
+            self.__dict__.update(rebuilt.__dict__)
+            self._rebuild_info, self._rebuild_args = info, args
+        rb.report(status, bits)
+
+    @classmethod
+    def _from_tiles(cls, tiles, vs, bg_value, translation, active=None, device=None, dtype=None):
         tiles = np.asarray(tiles, np.int64)
         if np.abs(tiles).max(initial=0) >= 2 ** 23:
             raise ValueError("Volume: index coordinates must stay within +-2^23 voxels")
-        dtype = _dtype_of_value(bg_value)
-        bg = np.asarray(bg_value, _np_scalar(dtype)).reshape(T.numpy_inner_shape(dtype))
+        is_index = bg_value is None
+        dtype = T.uint64 if is_index else dtype or _dtype_of_value(bg_value)
+        bg = np.asarray(0 if is_index else bg_value, _np_scalar(dtype)).reshape(T.numpy_inner_shape(dtype))
         values = np.empty((len(tiles), 512) + bg.shape, bg.dtype)
         values[...] = bg
         xform = np.diag(vs) if np.ndim(vs) == 1 else np.asarray(vs, np.float64)
         return cls(_parts=dict(origins=tiles, values=values, background=bg, xform=xform, translation=translation,
-                               dtype=dtype, active=active, device=device))
+                               dtype=dtype, active=active, device=device, is_index=is_index))
 
     @classmethod
     def load_from_nvdb(cls, file_or_buffer, device=None):
@@ -264,8 +341,28 @@ class Volume:
         return cls(_parts=dict(_parts_from_nvdb(data), device=device))
 
     def load_next_grid(self):
-        """The next grid of the NanoVDB file this volume came from, or None (warp_nb reads one grid a file)."""
-        return None
+        """The next grid of the NanoVDB file this volume came from, or None after the last one."""
+        if self._source is None or self._grid_index + 1 >= self._grid_count:
+            return None
+        parts = _parts_from_nvdb(self._source, self._grid_index + 1)
+        return None if parts is None else Volume(_parts=dict(parts, device=self.device))
+
+    def get_feature_array_count(self) -> int:
+        """The number of supplemental data arrays (NanoVDB blind data) stored with the grid."""
+        return len(self._features)
+
+    def feature_array(self, feature_index: int, dtype=None):
+        """Feature array `feature_index` (NanoVDB blind data) as a wp.array of dtype (default uint8)."""
+        if not 0 <= feature_index < len(self._features):
+            raise IndexError(f"Volume has {len(self._features)} feature arrays, not index {feature_index}")
+        raw = self._features[feature_index][3]
+        dtype = T.uint8 if dtype is None else dtype
+        np_type = _np_scalar(dtype)
+        inner = T.numpy_inner_shape(dtype)
+        values = np.frombuffer(raw, np_type, len(raw) // np.dtype(np_type).itemsize)
+        if inner:
+            values = values[:len(values) // int(np.prod(inner)) * int(np.prod(inner))].reshape((-1,) + inner)
+        return array(values.copy(), dtype=dtype, device=self.device)
 
     def get_grid_info(self) -> GridInfo:
         """Warp's grid description: name, size in bytes, index and count of grids in the source, type name."""
@@ -277,6 +374,9 @@ class Volume:
         return array(np.frombuffer(self._grid_bytes(), np.uint8).copy(), dtype=T.uint8)
 
     def _grid_bytes(self) -> bytes:
+        if self._raw_grid is not None:
+            self._grid_info = nvdb.grid_info(self._raw_grid)
+            return self._raw_grid
         levels = []
         for level in range(1, 4):
             lv = self._levels[level - 1] if len(self._levels) >= level else None
@@ -292,8 +392,14 @@ class Volume:
     def save_to_nvdb(self, path, codec: str = "none") -> None:
         """Write the volume as a NanoVDB grid of its type (codec "none" or "zip"), readable by
         load_from_nvdb and by NanoVDB tools."""
-        grid = self._grid_bytes()
-        data = nvdb.write_file(grid, self._grid_info, codec, _TYPES[self.dtype][0])
+        if self._grid_index > 0:
+            raise RuntimeError("Volume.save_to_nvdb writes a NanoVDB file from its first grid; this volume is grid "
+                               f"{self._grid_index} of its file")
+        grids, volume = [], self
+        while volume is not None:  # the volume and the file's further grids, as Warp writes them
+            grids.append((volume._grid_bytes(), volume._grid_info, _TYPES[volume.dtype][0]))
+            volume = volume.load_next_grid()
+        data = nvdb.write_files(grids, codec)
         if hasattr(path, "write"):
             path.write(data)
         else:
@@ -305,18 +411,19 @@ class Volume:
         return len(self._origins)
 
     def get_voxel_count(self) -> int:
-        """The number of active voxels."""
-        return int(self._active.sum())
+        """The number of active voxels (the reserved voxel capacity for a rebuildable volume, as Warp)."""
+        return self._rebuild_info.max_active_voxels if self.is_rebuildable else int(self._active.sum())
 
     def get_tiles(self, out=None):
-        """Index-space origins of the allocated bricks (a wp.array of wp.vec3i)."""
-        return array(self._origins.copy(), dtype=T.vec3i)
+        """Index-space origins of the allocated bricks: an (n, 3) wp.array of int32 (as Warp returns
+        them), or written into `out` (at least n rows) when given."""
+        return _coords_array(self._origins, out)
 
     def get_voxels(self, out=None):
-        """Index-space coordinates of every voxel of the allocated bricks (a wp.array of wp.vec3i)."""
+        """Index-space coordinates of the active voxels: an (n, 3) wp.array of int32, or written into `out`."""
         local = np.stack(np.meshgrid(np.arange(8), np.arange(8), np.arange(8), indexing="ij"), -1).reshape(-1, 3)
         voxels = (self._origins[:, None, :] + local[None])[self._active]
-        return array(voxels.reshape(-1, 3).astype(np.int32), dtype=T.vec3i)
+        return _coords_array(voxels.reshape(-1, 3), out)
 
     def get_voxel_size(self) -> tuple:
         """The world-space vector of a voxel's diagonal (M @ (1, 1, 1): the voxel size for axis-aligned grids)."""
@@ -382,7 +489,18 @@ class Volume:
                 f"{self.get_voxel_size()})")
 
 
-def _index_points(points, voxel_size, translation, transform, point_mask):
+def _coords_array(coords: np.ndarray, out=None):
+    coords = np.ascontiguousarray(coords, np.int32).reshape(-1, 3)
+    if out is None:
+        return array(coords, dtype=T.int32)
+    if out.shape[0] < len(coords):
+        raise ValueError(f"Volume: `out` holds {out.shape[0]} rows, {len(coords)} are needed")
+    head = out[:len(coords)] if len(coords) < out.shape[0] else out
+    head.assign(coords)
+    return out
+
+
+def _index_points(points, voxel_size, translation, transform, point_mask, allow_empty=False):
     """(index-space voxel coordinates (n, 3) int64, index-to-world matrix) of allocation points:
     integer points are index coordinates already, float ones world positions."""
     pts = (points.numpy() if isinstance(points, array) else np.asarray(points)).reshape(-1, 3)
@@ -397,12 +515,21 @@ def _index_points(points, voxel_size, translation, transform, point_mask):
         if not np.isfinite(pts).all():
             raise ValueError("Volume allocation: points hold non-finite values")
         pts = np.floor((pts - np.asarray(translation, np.float64)) @ np.linalg.inv(xform).T + 0.5)
-    if len(pts) == 0:
+    if len(pts) == 0 and not (allow_empty or point_mask is not None):  # all masked out: an empty volume
         raise ValueError("Volume allocation got no points")
     return pts.astype(np.int64), xform
 
 
-def _parts_from_nvdb(data: bytes) -> dict:
-    grid = nvdb.parse_grid(nvdb.read_file(data))
+def _parts_from_nvdb(data: bytes, grid_index: int = 0) -> dict | None:
+    """The parts of grid `grid_index` of a .nvdb file (None past the last grid)."""
+    grids = nvdb.read_grids(data, grid_index + 1)
+    if grid_index >= len(grids):
+        return None
+    raw = grids[grid_index]
+    grid = nvdb.parse_grid(raw)
+    count = 1 if grids[0] is data else struct.unpack_from("<QIHH", data, 0)[2]  # a raw grid, or a file's grids
     return dict(origins=grid["origins"], values=grid["values"], background=grid["background"], xform=grid["xform"],
-                translation=grid["translation"], levels=grid["levels"], dtype=_FROM_CODE[grid["grid_type"]])
+                translation=grid["translation"], levels=grid["levels"], dtype=_FROM_CODE[grid["grid_type"]],
+                active=grid.get("active"), is_index=grid["grid_type"] == 20, features=grid.get("blind", ()),
+                grid_index=grid_index, grid_count=count, source=None if count == 1 else data,
+                raw_grid=raw if grid["grid_type"] == 20 else None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import typing
 from dataclasses import dataclass
 
-from .. import types as T
+from .. import redefinition, types as T
 from ..builtins.registry import Literal, concrete
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
@@ -177,9 +177,11 @@ def func(fn=None, **options):
     existing = _FUNCS.get(key)
     if existing is not None and existing.module == fn.__module__:
         existing.add_overload(fn)  # overloads are separate defs of one name in one module
+        redefinition.redefined()  # a re-run cell or a reload: kernels that call it compile again
         return existing
     f = Function(fn)
     _FUNCS[key] = f
+    redefinition.defined()
     return f
 
 

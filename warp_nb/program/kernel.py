@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .. import config
+from .. import config, redefinition
 from ..compiler.annotations import parameter_names, parameter_types
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.parse import parse_definition
@@ -21,7 +21,20 @@ from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
 from ..types.generic import is_generic, matches
-from .module import Module, get_module, unique_module
+from .module import Module, get_module, module_named, unique_module
+from .unique import check_module_options, unique_module_name
+
+
+def bounds_checks_wanted() -> bool:
+    """Whether release-mode kernels get bounds checks: `config.bounds_check`, and where it is None
+    (the default), whether this process is an IPython kernel (Jupyter), where people experiment and
+    an out-of-bounds write must not kill the kernel. Elsewhere the checks cost too much to be the
+    default (docs/compat.md, "Bounds checks")."""
+    if config.bounds_check is not None:
+        return bool(config.bounds_check)
+    ipython = sys.modules.get("IPython")  # never imported here: a process without it is no kernel
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None and hasattr(shell, "kernel")
 
 
 class Kernel:
@@ -55,6 +68,7 @@ class Kernel:
         self.overloads: dict = {}  # concrete signatures asked for with wp.overload
         self._compiled: dict = {}  # (device alias, CompileOptions, signature) -> CompiledKernel
         self._failures: dict = {}  # same key -> KernelError
+        self._generation = (redefinition.generation, redefinition.definitions)  # when _compiled was made
         #: launchers by device name (read by wp.launch, made by `launcher`)
         self.launchers: dict = {}
         if module == "unique":
@@ -131,7 +145,10 @@ class Kernel:
         if backward and not self.backward_enabled:
             raise KernelError(f"kernel `{self.key}` has no backward pass: it was defined with enable_backward=False "
                               "(or its module, or wp.config, disables backward passes)", None, self.key)
-        mode = self.mode or self.module.options.get("mode") or config.mode
+        explicit = self.mode or self.module.options.get("mode")
+        mode = explicit or config.mode
+        if mode == "release" and not explicit and bounds_checks_wanted():
+            mode = "checked"  # optimised code with bounds checks (config.bounds_check)
         return CompileOptions(mode, backward, config.cxx_flags)
 
     @property
@@ -142,6 +159,8 @@ class Kernel:
         return bool(config.enable_backward)
 
     def _key(self, device: Device, backward: bool, signature) -> tuple:
+        if self._generation != (redefinition.generation, redefinition.definitions):
+            self._forget_stale()
         return device.alias, self.compile_options(backward), tuple(signature if signature is not None else self.param_types)
 
     def is_ready(self, device: Device, backward: bool = False, signature=None) -> bool:
@@ -184,6 +203,22 @@ class Kernel:
             raise self._failures[key].with_traceback(None)
         return hit
 
+    def adopt(self, device: Device, compiled: CompiledKernel, backward: bool = False, signature=None) -> None:
+        """Launch `compiled` (code built elsewhere: wp.load_aot_module) for this device, direction and
+        signature, with the current options, instead of compiling."""
+        self._compiled[self._key(device, backward, signature)] = compiled
+        self._failures.pop(self._key(device, backward, signature), None)
+        self.launchers.clear()
+
+    def _forget_stale(self) -> None:
+        """After a redefinition (program/redefinition.py) compiled code may be stale: compile again;
+        after a new definition only the failures are (a name that was missing may exist now)."""
+        if self._generation[0] != redefinition.generation:
+            self._compiled.clear()
+            self.launchers.clear()
+        self._failures.clear()
+        self._generation = (redefinition.generation, redefinition.definitions)
+
     def invalidate(self) -> None:
         """Forget this kernel's compiled code and launchers (for example after a @wp.func it uses was
         redefined in a notebook); the next launch compiles it again, from the cache when its
@@ -208,6 +243,8 @@ class Kernel:
         generic kernel)."""
         dev = get_device(device)
         types_ = list(signature) if signature is not None else self.param_types
+        if signature is not None and not backward:  # as Warp: a launch with new types adds an overload
+            self.overloads.setdefault(tuple(signature), tuple(signature))
         launcher = Launcher(self, self.compiled(dev, backward, signature), dev, config.mode, backward, types_)
         if signature is not None:
             self.launchers[("backward" if backward else "forward", dev.alias, tuple(signature))] = launcher
@@ -233,8 +270,21 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
     caller = sys._getframe(1)
     if caller.f_code.co_name == "<lambda>":
         caller = caller.f_back
-    k = Kernel(f, key=key or name, module=module, enable_backward=enable_backward, launch_bounds=launch_bounds,
-               local_names=caller.f_locals)
-    if module_options:
-        k.module.options.update(module_options)
+    module_options = check_module_options(module, module_options)
+    options = {k: warp_only[k] for k in ("grid_stride", "cuda_max_registers") if warp_only.get(k) is not None}
+    if warp_only.get("enable_cuda_smem_spilling"):  # False is the default: the same kernel as leaving it out
+        options["enable_cuda_smem_spilling"] = True
+    if module == "unique":
+        fingerprint_options = {**options, "enable_backward": enable_backward, "key": key or name}
+        module_name = unique_module_name(f, fingerprint_options, launch_bounds, module_options)
+        existing = module_named(module_name)
+        kernel_key = key or name or f.__qualname__
+        if existing is not None and kernel_key in existing._kernels:  # an identical definition: its kernel
+            return existing._kernels[kernel_key]
+        module = get_module(module_name)
+        from .. import config
+        module.options.setdefault("deterministic", config.deterministic)  # as Warp: captured when made
+        module.options.update(module_options or {})
+    k = Kernel(f, key=key or name, module=module, options=options, enable_backward=enable_backward,
+               launch_bounds=launch_bounds, local_names=caller.f_locals)
     return k

@@ -6,6 +6,7 @@ kernel only, and a kernel that fails does not stop the others of its module."""
 
 from __future__ import annotations
 
+import inspect
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -69,6 +70,30 @@ class Module:
         return all(k.is_ready(device, signature=sig) and k._key(device, False, sig) in k._compiled
                    for k in self.kernels for sig in k.signatures())
 
+    def get_module_hash(self) -> str:
+        """A digest of what this module compiles: its name, options and each kernel with its
+        concrete signatures (a generic kernel's overloads, which launches with new types add)."""
+        import hashlib
+
+        parts = [self.name, repr(sorted(dict(self.options).items(), key=str))]
+        for k in self.kernels:
+            parts.append(f"{k.key}:{inspect.getsource(k.func) if _has_source(k.func) else k.func.__code__.co_code!r}")
+            parts += sorted(repr(sig) for sig in k.signatures())
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def get_module_identifier(self) -> str:
+        """The name of this module's ahead-of-time artifacts (wp.compile_aot_module): `wp_<name>_<hash>`,
+        the hash covering its code and the settings that change the generated code, or `wp_<name>`
+        with the strip_hash option."""
+        if self.options["strip_hash"]:
+            return f"wp_{self.name}"
+        import hashlib
+
+        from .. import config
+        from ..toolchain.headers import headers_digest
+        settings = f"{config.mode}|{config.verify_fp}|{config.cxx_flags}|{config.version}|{headers_digest()}"
+        return f"wp_{self.name}_{hashlib.sha256((self.get_module_hash() + settings).encode()).hexdigest()[:7]}"
+
     def mark_modified(self) -> None:
         """Warp's hook after changing a module's code: here each kernel keeps its own key, so
         nothing needs to be done."""
@@ -130,6 +155,14 @@ def _build_bundle(jobs: list, target) -> list:
 _MODULES: dict[str, Module] = {}
 
 
+def _has_source(func) -> bool:
+    try:
+        inspect.getsource(func)
+        return True
+    except (OSError, TypeError):
+        return False
+
+
 def get_module(name) -> Module:
     """The Module of a Python module (or notebook cell) name, made on first use."""
     if isinstance(name, Module):
@@ -140,6 +173,11 @@ def get_module(name) -> Module:
     if module is None:
         module = _MODULES[name] = Module(name)
     return module
+
+
+def module_named(name: str) -> Module | None:
+    """The Module of that name if one was made, else None."""
+    return _MODULES.get(name)
 
 
 def unique_module(func) -> Module:

@@ -52,6 +52,7 @@ class Device:
     is_capturing = False
     has_context = False
     sm_count = 0
+    max_shared_memory_per_block = 0
 
     def get_cuda_device(self):
         raise DeviceError(f"{self.alias} is not a CUDA device")
@@ -286,6 +287,15 @@ def synchronize_device(device=None) -> None:
     device = get_device(device)
     if device.is_cuda:
         device.synchronize()
+
+
+def unmap_cuda_device(alias: str) -> None:
+    """Warp's counterpart of map_cuda_device, which gives an alias to an external CUDA context.
+    warp_nb maps no external contexts, so there is never one to unmap: a RuntimeError, as Warp
+    raises for an alias it does not know."""
+    known = alias in {d.alias for d in get_devices()}
+    raise RuntimeError(f"cannot unmap {alias!r}: " + ("it is one of this machine's own devices, not a mapped external "
+                                                     "context" if known else "no CUDA device of that name is mapped"))
 
 
 # --- Warp's device queries ------------------------------------------------------------------

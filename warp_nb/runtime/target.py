@@ -12,6 +12,7 @@ from pathlib import Path
 from ..toolchain import cxx
 from ..toolchain.headers import native_dir
 from . import native
+from ..toolchain.modes import has_checks
 from .debug import debug_error
 from .load import LoadedKernel, load_kernel
 
@@ -60,15 +61,23 @@ class CpuTarget(Target):
         cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function)
 
     def load(self, path: Path, unit, options) -> LoadedKernel:
-        return load_kernel(path, unit.entry, unit.backward_entry, debug=options.mode == "debug")
+        return load_kernel(path, unit.entry, unit.backward_entry, debug=has_checks(options.mode))
 
     def prepare(self) -> None:
         native.library()
 
     def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
-        state = launcher.debug_state
-        if state is not None:
-            ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
         native.launch(launcher.entry, packed, bounds, launcher.threads(), launcher.stats)
+        state = launcher.debug_state
         if state is not None and state.failed:
-            raise debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state)
+            raise_failed_check(launcher)
+
+
+def raise_failed_check(launcher) -> None:
+    """Raise the error a launch's checks recorded, leaving the check state cleared for the next
+    launch (it starts zeroed and is only ever written by a failing check, so a launch that passes
+    costs one read)."""
+    state = launcher.debug_state
+    error = debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state)
+    ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
+    raise error

@@ -37,6 +37,35 @@ class ArrayType:
     __repr__ = type_name
 
 
+class FixedArrayType(ArrayType):
+    """`wp.fixedarray(shape=..., dtype=...)`: Warp's type of a fixed-size array, the kind a kernel or
+    function makes with wp.zeros(shape=<constants>, dtype=...); the shape is part of the type. Inside
+    kernels such an array is an ordinary array over local memory."""
+
+    __slots__ = ("shape",)
+    kind = "fixedarray"
+
+    def __init__(self, shape=(1,), dtype=types.float32):
+        self.shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        super().__init__(dtype, len(self.shape))
+
+    def __eq__(self, other):
+        return super().__eq__(other) and other.shape == self.shape
+
+    def __hash__(self):
+        return hash((self.kind, self.dtype, self.shape))
+
+    def type_name(self) -> str:
+        return f"fixedarray(shape={self.shape}, dtype={types.type_name(self.dtype)})"
+
+    __repr__ = type_name
+
+
+def fixedarray(shape=(1,), dtype=types.float32) -> FixedArrayType:
+    """The type of a fixed-size array (Warp's `wp.fixedarray`), for annotations."""
+    return FixedArrayType(shape, dtype)
+
+
 class IndexedArrayType(ArrayType):
     """`wp.indexedarray(dtype=...)`: an array seen through index arrays (one per dimension, or
     none for a dimension taken whole). Kernels read, write and update its elements like an array's."""

@@ -254,7 +254,10 @@ def _make(kind: str, shape: tuple, dtype, name: str):
     if cls is not None:
         return cls
     ctype = dtype._type_
-    attrs = {"_wp_kind_": kind, "_wp_scalar_type_": dtype, "_shape_": shape, "__module__": "warp_nb.types"}
+    attrs = {"_wp_kind_": kind, "_wp_scalar_type_": dtype, "_shape_": shape, "__module__": "warp_nb.types",
+             # Warp's name of the C++ template, which its tests read to tell vectors from matrices
+             "_wp_generic_type_str_": {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
+                                       "transformation": "transform_t"}[kind]}
     if kind == "matrix":
         attrs.update(_type_=vector(shape[1], dtype), _length_=shape[0])
     else:

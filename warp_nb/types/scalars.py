@@ -51,7 +51,12 @@ class Scalar:
         return builtins.bool(self.value)
 
     def __repr__(self):
-        return f"{type(self).__name__}({self.value!r})"
+        return f"{type(self).__name__}({self})"
+
+    def __str__(self):
+        """The value alone, a whole float without its `.0` (`float32(-1)`), as Warp writes scalars."""
+        text = repr(self.value)
+        return text[:-2] if self._kind == "float" and text.endswith(".0") else text
 
     def __eq__(self, other):
         if isinstance(other, Scalar):

@@ -186,6 +186,14 @@ class StructInstance:
         parts = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._struct.fields)
         return f"{self._struct.__name__}({parts})"
 
+    def __ctype__(self):
+        """The C layout of this value as a ctypes object (Warp's name), which a recorded launch takes
+        back with set_param_at_index_from_ctype."""
+        raw = self.to_bytes()
+        value = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+        value._wp_value = self
+        return value
+
     def to_bytes(self) -> bytes:
         """The C layout of this value; nested struct instances are written through first."""
         for name, t in self._struct.fields.items():
@@ -219,4 +227,6 @@ def _field_place(cls, name: str) -> str:
 
 def struct(cls) -> StructType:
     """Decorator: turn an annotated class into a struct type usable in kernels."""
+    from .. import redefinition
+    redefinition.struct_defined(cls.__module__, cls.__qualname__)
     return StructType(cls)

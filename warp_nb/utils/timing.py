@@ -184,5 +184,9 @@ class ScopedTimer:
 
 
 def constant(x):
-    """Mark a global value as a kernel constant (any global number is one already)."""
+    """Mark a global value as a kernel constant (any global number is one already). A constant made
+    after kernels compiled may be a new value for a name they read (a re-run cell): they compile
+    again at their next launch."""
+    from .. import redefinition
+    redefinition.constant_defined()
     return x

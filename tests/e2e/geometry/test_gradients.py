@@ -53,6 +53,19 @@ def volume_queries(vol: wp.uint64, x: wp.array(dtype=wp.vec3), out: wp.array2d(d
     a = wp.volume_world_to_index_dir(vol, x[i])
     b = wp.volume_index_to_world_dir(vol, x[i])
     out[i, 2] = a[0] * a[1] + b[2] + wp.volume_sample(vol, uvw * 0.9, wp.Volume.LINEAR)
+    g = wp.vec3(0.0, 0.0, 0.0)
+    v = wp.volume_sample_grad_f(vol, uvw, wp.Volume.LINEAR, g)
+    out[i, 3] = v + g[0] - 0.5 * g[2]
+
+
+@wp.kernel
+def index_volume_queries(vol: wp.uint64, x: wp.array(dtype=wp.vec3), data: wp.array(dtype=float),
+                         bg: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    out[i, 0] = wp.volume_sample_index(vol, x[i], wp.Volume.LINEAR, data, bg[0])
+    g = wp.vec3(0.0, 0.0, 0.0)
+    v = wp.volume_sample_grad_index(vol, x[i], wp.Volume.LINEAR, data, bg[0], g)
+    out[i, 1] = 0.5 * v + g[1] - 2.0 * g[2]
 
 
 @wp.kernel
@@ -101,7 +114,7 @@ def test_volume_gradients():
     vol = wp.Volume.load_from_numpy(rng.normal(size=(12, 12, 12)), min_world=(-1, -1, -1),
                                     voxel_size=(0.2, 0.15, 0.25))
     x = wp.array(rng.uniform(-0.5, 0.5, (6, 3)).astype(np.float32), dtype=wp.vec3, requires_grad=True)
-    out = wp.zeros((6, 3), dtype=float, requires_grad=True)
+    out = wp.zeros((6, 4), dtype=float, requires_grad=True)
     gradcheck(volume_queries, 6, [vol.id, x], [out], eps=1e-3, atol=5e-2, rtol=5e-2)
     vec_vol = wp.Volume.load_from_numpy(rng.normal(size=(12, 12, 12, 3)), min_world=(-1, -1, -1),
                                         voxel_size=(0.2, 0.15, 0.25))
@@ -109,16 +122,29 @@ def test_volume_gradients():
     gradcheck(vector_volume_queries, 6, [vec_vol.id, x], [out2], eps=1e-3, atol=5e-2, rtol=5e-2)
 
 
+def test_index_volume_gradients():
+    """Gradients into the sample point, the voxel data and the background (the points sit inside
+    one cell each, near the allocated block's edge, so some corners read the background)."""
+    rng = np.random.default_rng(3)
+    vol = wp.Volume.allocate_by_tiles(wp.array([[0, 0, 0]], dtype=wp.int32), voxel_size=1.0, bg_value=None)
+    x_np = np.floor(rng.uniform(0, 8, (6, 3))) + rng.uniform(0.2, 0.8, (6, 3))
+    x = wp.array(x_np.astype(np.float32), dtype=wp.vec3, requires_grad=True)
+    data = wp.array(rng.normal(size=vol.get_voxel_count()).astype(np.float32), dtype=float, requires_grad=True)
+    bg = wp.array([0.3], dtype=float, requires_grad=True)
+    out = wp.zeros((6, 2), dtype=float, requires_grad=True)
+    gradcheck(index_volume_queries, 6, [vol.id, x, data, bg], [out], eps=1e-3, atol=5e-2, rtol=5e-2)
+
+
 def test_every_differentiable_geometry_overload_is_checked():
     """The kernels above call every overload of every differentiable geometry builtin (but the
     out-parameter forms)."""
     import inspect
     source = "".join(inspect.getsource(k.func) for k in (point_queries, ray_queries, volume_queries,
-                                                          vector_volume_queries))
+                                                          vector_volume_queries, index_volume_queries))
     for name, b in BUILTINS.items():
         if b.category == "geometry" and b.differentiable:
             for o in b.overloads:
-                if o.inout:  # Warp's out-parameter forms: a bool result, nothing to differentiate
+                if o.inout and not b.adjoint_inout:  # Warp's out-parameter forms: a bool result, nothing to differentiate
                     continue
                 n_args = len(o.params)
                 assert any(call.count(",") + 1 == n_args for call in _calls(source, name)), (name, n_args)

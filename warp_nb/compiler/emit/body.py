@@ -4,9 +4,12 @@ its function, so a value computed in a branch stays visible to the code that rea
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
+from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
 from .entry import entry_point, find_reductions
 
@@ -22,7 +25,8 @@ class FunctionWriter:
     def __init__(self, fn: ir.Function, unit):
         self.fn = fn
         self.unit = unit
-        self.debug = unit.mode == "debug"
+        self.debug = unit.mode == "debug"  # -O0, asserts, no privatised reductions
+        self.checked = has_checks(unit.mode)  # bounds-checked array and component access
         self.reductions: dict = {}
         self.consts: dict = {}  # id(Var) -> Python value, for Vars bound to constants
         self.lines: list[str] = []
@@ -74,6 +78,8 @@ class FunctionWriter:
         pad = "    " * depth
         for v in self.fn.locals:
             self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
+        for dst, new in _local_arrays(self.fn.body):  # the memory of fixed-size arrays, for the whole function
+            self.lines.append(f"{pad}{cpp_type(new.dtype)} {dst.name}_buf[{int(np.prod(new.fixed))}];")
 
     def slice_view(self, v: ir.SliceView) -> str:
         """wpnb::array_slice<M>(a, axis...) (native/array_slice.h); a missing bound is flagged, not 0."""
@@ -155,7 +161,7 @@ class FunctionWriter:
         elif isinstance(s, ir.Return):
             self.line(depth, f"return {s.value.name};" if s.value is not None else "return;", s.loc)
         elif isinstance(s, ir.Check):
-            if self.debug:
+            if self.debug:  # asserts run in debug mode only, as in Warp
                 site = self.unit.site(s.loc, "assert")
                 self.line(depth, f"wpnb::debug_check({s.cond.name}, {site});", s.loc)
         else:
@@ -187,6 +193,17 @@ class FunctionWriter:
             c = self.consts.get(id(b))
             if c is not None:
                 self.offsets[id(s.dst)] = (a.name, c if v.builtin.name == "add" else -c)
+        if isinstance(v, ir.NewArray):
+            dims = ", ".join(d.name for d in v.shape)
+            if v.source is not None:  # a returned fixed-size array, copied into this function's buffer
+                self.line(depth, f"{s.dst.name} = wpnb::local_array_from({s.dst.name}_buf, {v.source.name}, {dims});",
+                          s.loc)
+            elif v.ptr is None:  # a fixed-size array: its buffer is declared with the function's locals
+                self.line(depth, f"{s.dst.name} = wpnb::local_array({s.dst.name}_buf, {dims});", s.loc)
+            else:
+                self.line(depth, f"{s.dst.name} = wpnb::array_at<{cpp_type(v.dtype)}, {len(v.shape)}>({v.ptr.name}, "
+                                 f"{dims});", s.loc)
+            return
         if isinstance(v, ir.Call) and v.resolved.overload.outputs:  # results through reference arguments
             self.unit.headers.add(v.builtin.header)
             outs = [f"{s.dst.name}.v{k}" for k in range(len(v.resolved.overload.outputs))]
@@ -225,9 +242,9 @@ class FunctionWriter:
 
     def assign_path(self, target: str, t, path, value: str, depth: int, loc) -> None:
         """target<path> = value, for a component path into a local value or array element."""
-        expr, row = self.path_expr(target, t, path)
+        expr, row = self.path_expr(target, t, path, loc)
         if row is not None:  # a whole matrix row: m[i] = v
-            self.line(depth, f"{expr} = wpnb::with_index({expr}, {_index(row)}, {value});", loc)
+            self.line(depth, f"{expr} = wpnb::with_index({expr}, {row}, {value});", loc)
         else:
             self.line(depth, f"{expr} = {value};", loc)
 
@@ -240,9 +257,10 @@ class FunctionWriter:
 
     def element_ref(self, array: ir.Var, indices, loc) -> str:
         idx = ", ".join(self.index_expr(i) for i in indices)
-        if self.debug:
+        if self.checked:
             site = self.unit.site(loc, f"array `{_user_name(array)}`")
-            return f"wpnb::index_checked({array.name}, {site}, {idx})"
+            contiguous = "WPNB_C" if id(array) in self.param_arrays else "false"
+            return f"wpnb::index_checked_c<{contiguous}>({array.name}, {site}, {idx})"
         if id(array) in self.param_arrays:
             return f"wpnb::index_c<WPNB_C>({array.name}, {idx})"
         return f"wpnb::index({array.name}, {idx})"
@@ -271,12 +289,12 @@ class FunctionWriter:
             return self.slice_view(v)
         if isinstance(v, ir.View):
             idx = ", ".join(i.name for i in v.indices)
-            if self.debug:
+            if self.checked:
                 site = self.unit.site(loc, f"array `{_user_name(v.array)}`")
                 return f"wpnb::view_checked({v.array.name}, {site}, {idx})"
             return f"wpnb::view({v.array.name}, {idx})"
         if isinstance(v, ir.Extract):
-            return self.extract(v)
+            return self.extract(v, loc)
         if isinstance(v, ir.TupleOf):
             return f"{cpp_type(_tuple_type(v))}{{{', '.join(x.name for x in v.items)}}}"
         if isinstance(v, ir.Tid):
@@ -287,11 +305,12 @@ class FunctionWriter:
         b, resolved = v.builtin, v.resolved
         args = [a.name for a in v.args]
         template = resolved.overload.template
+        self.unit.headers.add(b.header)  # a templated call needs its header too
         if template is not None:
             bindings = {k: (cpp_type(x) if not isinstance(x, int) else str(x)) for k, x in resolved.bindings.items()}
             return f"{template.format(**bindings)}({', '.join(args)})"
         self.unit.headers.add(b.header)
-        if b.atomic and self.debug:
+        if b.atomic and self.checked:
             arr, n = v.args[0], v.args[0].type.ndim
             element = self.element_ref(arr, v.args[1:1 + n], loc)
             return f"wpnb::{b.name}_at({', '.join([element] + args[1 + n:])})"
@@ -305,23 +324,34 @@ class FunctionWriter:
             return f"{cpp_type(t)}{{}}"
         return f"{cpp_type(t)}({', '.join(a.name for a in v.args)})"
 
-    def extract(self, v: ir.Extract) -> str:
+    def extract(self, v: ir.Extract, loc=None) -> str:
         t = v.base.type
+        if isinstance(t, ArrayType) and v.path == ("ptr",):  # a.ptr: the address of its data
+            return f"wpnb::uint64({v.base.name}.data)"
         if isinstance(t, ArrayType):  # a.shape
             return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
-        expr, row = self.path_expr(v.base.name, t, v.path)
-        return expr if row is None else f"wpnb::extract({expr}, {_index(row)})"
+        expr, row = self.path_expr(v.base.name, t, v.path, loc)
+        return expr if row is None else f"wpnb::extract({expr}, {row})"
 
-    def path_expr(self, base: str, t, path) -> tuple:
+    def component(self, p, n: int, loc, t) -> str:
+        """A component index: a constant as is; a runtime one checked against the length `n` (with
+        a source location, in checked code), else as is."""
+        if loc is None or not self.checked or not isinstance(p, ir.Var):
+            return _index(p)
+        site = self.unit.site(loc, f"a {T.type_name(t)} (component index)")
+        return f"wpnb::component_checked({p.name}, {n}, {site})"
+
+    def path_expr(self, base: str, t, path, loc=None) -> tuple:
         """C++ lvalue for a component path (.c[i] for vectors, .c[i][j] for matrices, fields ...),
-        and the row index when the path ends on a whole row of a matrix (else None)."""
+        and the row index (C++ text) when the path ends on a whole row of a matrix (else None).
+        With `loc`, runtime component indices are checked in checked code."""
         expr = base
         k = 0
         while k < len(path):
             p = path[k]
             kind = T.kind_of(t)
             if kind == "matrix" and k == len(path) - 1:
-                return expr, p
+                return expr, self.component(p, t._shape_[0], loc, t)
             if isinstance(t, ir.TupleType):
                 expr += f".v{p}"
                 t = t.items[p]
@@ -330,20 +360,22 @@ class FunctionWriter:
                 t = t.fields[p] if getattr(t, "_wp_struct_", False) or hasattr(t, "cpp") else (
                     T.vector(3, t._wp_scalar_type_) if p == "p" else T.quaternion(t._wp_scalar_type_))
             elif kind == "vector":
-                expr += f".c[{_index(p)}]"
+                expr += f".c[{self.component(p, t._shape_[0], loc, t)}]"
                 t = t._wp_scalar_type_
             elif kind == "matrix":
-                expr += f".c[{_index(p)}][{_index(path[k + 1])}]"
+                rows, cols = t._shape_
+                expr += f".c[{self.component(p, rows, loc, t)}][{self.component(path[k + 1], cols, loc, t)}]"
                 k += 1
                 t = t._wp_scalar_type_
             elif kind == "quaternion":
-                expr = f"{expr}.{QUAT_FIELDS[p]}" if isinstance(p, int) else f"(&{expr}.x)[{p.name}]"
+                expr = (f"{expr}.{QUAT_FIELDS[p]}" if isinstance(p, int) else
+                        f"(&{expr}.x)[{self.component(p, 4, loc, t)}]")
                 t = t._wp_scalar_type_
             elif kind == "transformation":
                 if isinstance(p, int):
                     expr = f"{expr}.p.c[{p}]" if p < 3 else f"{expr}.q.{QUAT_FIELDS[p - 3]}"
                 else:
-                    expr = f"(&{expr}.p.c[0])[{p.name}]"
+                    expr = f"(&{expr}.p.c[0])[{self.component(p, 7, loc, t)}]"
                 t = t._wp_scalar_type_
             else:
                 raise TypeError(f"cannot index {T.type_name(t)}")
@@ -364,6 +396,15 @@ class FunctionWriter:
                 args += item_args
         joined = "".join(f", {a}" for a in args)
         return f'printf("{" ".join(parts)}\\n"{joined});'
+
+
+def _local_arrays(stmts):
+    """(dst, NewArray) of every fixed-size array the statements make, nested blocks included."""
+    for s in stmts:
+        if isinstance(s, ir.Let) and isinstance(s.value, ir.NewArray) and s.value.ptr is None:
+            yield s.dst, s.value
+        for field in ("body", "orelse", "cond_body", "stmts"):
+            yield from _local_arrays(getattr(s, field, ()) or ())
 
 
 def _index(p) -> str:
@@ -396,16 +437,14 @@ def _format_value(expr: str, t):
         fmt, cast = _PRINTF[t]
         return fmt, [f"{cast}{expr}"]
     kind = T.kind_of(t)
-    if kind is not None:
+    if kind is not None:  # as Warp: each component followed by a space, a matrix one row a line
         n = T.type_length(t)
         fmt, cast = _PRINTF.get(t._wp_scalar_type_, ("%d", "(int)"))
         base = f"(&{expr}.c[0])" if kind == "vector" else f"((const {cpp_type(t._wp_scalar_type_)}*)&{expr})"
         if kind == "matrix":
             rows, cols = t._shape_
-            text = "[" + " ".join("[" + " ".join([fmt] * cols) + "]" for _ in range(rows)) + "]"
+            text = "\\n".join("".join(f"{fmt} " for _ in range(cols)) for _ in range(rows))
         else:
-            text = "[" + " ".join([fmt] * n) + "]"
+            text = "".join(f"{fmt} " for _ in range(n))
         return text, [f"{cast}{base}[{k}]" for k in range(n)]
-    if isinstance(t, ArrayType):
-        return "array(ndim=%d)", [str(t.ndim)]
-    return "<%s>", [f'"{T.type_name(t)}"']
+    return "<type without print implementation>", []

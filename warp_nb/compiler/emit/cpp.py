@@ -5,6 +5,8 @@ statements (body.py) or how a unit is assembled (kernel.py)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import hashlib
 import math
 from dataclasses import dataclass, field
@@ -81,6 +83,8 @@ def cpp_type(t) -> str:
         if kind == "quaternion":
             return f"wpnb::quat_t<{e}>"
         return f"wpnb::transform_t<{e}>"
+    if isinstance(t, ArrayType) and t.kind == "fixedarray":  # a fixed-size array returned by value
+        return f"wpnb::fixed_array_t<{cpp_type(t.dtype)}, {int(np.prod(t.shape))}, {t.ndim}>"
     if isinstance(t, ArrayType):
         return f"{t.cpp_template}<{cpp_type(t.dtype)}, {t.ndim}>"
     if getattr(t, "_wp_struct_", False):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import ir
 from ... import types as T
 from ..adjoint import AdjointUnit
+from ...toolchain.modes import has_checks
 from ...types.array_type import ArrayType
 from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
@@ -78,7 +79,8 @@ def native_adjoint(inst) -> str:
 
 def preamble_lines(mode: str, headers: list) -> list:
     """The lines a translation unit starts with: the mode switch and the native headers."""
-    return [f"#define WPNB_DEBUG {1 if mode == 'debug' else 0}"] + [f'#include "{h}"' for h in headers] + [""]
+    return ([f"#define WPNB_DEBUG {1 if mode == 'debug' else 0}", f"#define WPNB_CHECKS {1 if has_checks(mode) else 0}"]
+            + [f'#include "{h}"' for h in headers] + [""])
 
 
 def _function_adjoints(adjoint: AdjointUnit, unit: Unit) -> list:
