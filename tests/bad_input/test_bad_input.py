@@ -25,8 +25,6 @@ KNOWN = {
                                            "(issue 12 item 1, bounds-checked access by default)")),
     "default_oob_write": ("silent", "out-of-bounds write in release mode corrupts memory silently (issue 12 item 1)"),
     "default_oob_far_write": ("crash", "out-of-bounds write in release mode (issue 12 item 1)"),
-    "debug_vec_runtime_index": ("silent", ("a runtime vector component index is not checked, even in debug mode "
-                                         "(issue 12 item 1)")),
 }
 
 ROOT = Path(__file__).resolve().parents[2]

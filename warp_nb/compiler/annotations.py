@@ -4,6 +4,7 @@ function's signature before anything is compiled. Knows types; knows nothing abo
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 from typing import TypeVar
 
@@ -110,11 +111,15 @@ def parameter_loc(fn, name: str) -> Loc | None:
     except (OSError, TypeError):
         return None
     def_index = next((k for k, line in enumerate(lines) if line.lstrip().startswith(("def ", "async def "))), 0)
+    # the name as a whole word followed by what may follow a parameter (`a: float`, `a,`, `a)`)
+    word = rf"(?<![\w.]){re.escape(name)}\s*(?=[:,)=])"
+    pattern = re.compile(r"\*" if name == "*" else "->" if name == "->" else word)
     for k in range(def_index, len(lines)):
         line = lines[k]
-        column = line.find(name) if name != "*" else line.find("*")
-        if column >= 0 and (k > def_index or column > line.find("(")):
-            return Loc(file, first + k, column, column + len(name), line.rstrip("\n"))
+        start = line.find("(") + 1 if k == def_index else 0
+        match = pattern.search(line, start)
+        if match:
+            return Loc(file, first + k, match.start(), match.start() + len(name), line.rstrip("\n"))
         if line.split("#")[0].rstrip().endswith(":"):  # the end of the signature
             break
     line = lines[def_index]
