@@ -6,7 +6,8 @@ over all threads with a running float32 error bound (see there).
 
 What the kernels hold: float32 scalars and vec3, arithmetic, sin/cos/tanh/sqrt/log/exp/abs/min/max
 /clamp, dot/cross/length and component access, if/elif/else with comparisons joined by and/or/not,
-constant `for` loops (with steps, also negative), dynamic `for j in range(n)`, array reads and
+constant `for` loops (with steps, also negative), dynamic `for j in range(n)`, `while` loops over
+a counter, `break` and `continue` under a condition, array reads and
 writes at in-bounds indices, augmented assignments and vector component assignment. The generator
 keeps away from ill-conditioned operations: a divisor is `1 + b*b`, sqrt and log see `|a| + c`, exp
 sees a clamped argument, and a value whose static bound grows past a limit is squashed by tanh or
@@ -84,6 +85,7 @@ class Gen:
         self.scalars: dict[str, float] = {}   # variable -> static bound
         self.vectors: dict[str, float] = {}
         self.loop_vars: list[str] = []
+        self.loop_kinds: list[str] = []     # "for" or "while", innermost last
         self.counter = 0
 
     # -- expressions ---------------------------------------------------------------------------
@@ -253,10 +255,16 @@ class Gen:
         if self.vectors:
             kinds.append("vcomp")
         if depth > 0:
-            kinds += ["if", "for_const", "for_dyn"]
+            kinds += ["if", "for_const", "for_dyn", "while"]
         if in_loop:
-            kinds.append("scratch")
+            kinds += ["scratch", "jump"]
         kind = rng.choice(kinds)
+        if kind == "jump":  # `if cond: break` (or continue, in a for loop: a while loop would skip its step)
+            word = "continue" if self.loop_kinds[-1] == "for" and rng.random() < 0.5 else "break"
+            cond = self.condition(1)
+            self.emit(indent, f"if {cond.src}:")
+            self.emit(indent + 1, word)
+            return ("if", [(cond, [(word,)])], None)
         if kind == "assign":
             # only existing names may be reassigned inside blocks (Warp needs a definition that dominates)
             if indent > 1 and self.scalars:
@@ -336,7 +344,12 @@ class Gen:
             return ("if", branches, other)
         # loops
         var = self.fresh("j")
-        if kind == "for_const":
+        if kind == "while":  # a counter from 0 to a constant or to n, stepped at the end of the body
+            stop = rng.choice(["n", "3", str(SLOTS)])
+            self.emit(indent, f"{var} = int(0)")
+            self.emit(indent, f"while {var} < {stop}:")
+            bounds = ("dyn", None) if stop == "n" else ("const", range(int(stop)))
+        elif kind == "for_const":
             start, stop, step = rng.choice([(0, 3, 1), (0, SLOTS, 1), (1, SLOTS, 2), (SLOTS - 1, -1, -1), (0, 2, 1)])
             args = f"{start}, {stop}" + (f", {step}" if step != 1 else "")
             if (start, step) == (0, 1) and rng.random() < 0.5:
@@ -347,12 +360,15 @@ class Gen:
             self.emit(indent, f"for {var} in range(n):")
             bounds = ("dyn", None)
         self.loop_vars.append(var)
+        self.loop_kinds.append("while" if kind == "while" else "for")
         body = self.block(indent + 1, depth - 1, rng.randint(1, 2), True)
-        if rng.random() < 0.5:  # read the loop's slot of x and of scratch
-            if self.scalars:
-                name = rng.choice(sorted(self.scalars))
-                self.emit(indent + 1, f"{name} = wp.tanh({name} + x[i * {SLOTS} + {var}] * 0.5 + scratch[i * {SLOTS} + {var}])")
-                body.append(("accumulate", name, var))
+        if rng.random() < 0.5 and self.scalars:  # read the loop's slot of x and of scratch
+            name = rng.choice(sorted(self.scalars))
+            self.emit(indent + 1, f"{name} = wp.tanh({name} + x[i * {SLOTS} + {var}] * 0.5 + scratch[i * {SLOTS} + {var}])")
+            body.append(("accumulate", name, var))
+        if kind == "while":
+            self.emit(indent + 1, f"{var} += 1")
+        self.loop_kinds.pop()
         self.loop_vars.pop()
         return ("for", var, bounds, body)
 

@@ -172,7 +172,7 @@ def _vdiv_squash(a: Expr):
         d = 1.0 + np.sum(x.v * x.v, axis=1, keepdims=True)
         r = x.v / d
         # x / (1 + |x|^2) is 1-Lipschitz; its own rounding is a few eps of |x| / d <= 0.5
-        e = _norm(x.e) + 8 * EPS * _norm(x.v) / d
+        e = np.minimum(_norm(x.e), 1.0) + 8 * EPS * _norm(x.v) / d  # two results are at most 1 apart
         return Val(r, np.broadcast_to(e, r.shape).copy())
     return ev
 
@@ -258,8 +258,11 @@ def _merge(mask: np.ndarray, a: Val, b: Val) -> Val:
     return Val(np.where(m, a.v, b.v), np.where(m, a.e, b.e))
 
 
-def run_statements(env: Env, stmts: list, active: np.ndarray) -> None:
-    """Runs `stmts` for the threads where `active` holds (the others keep their values)."""
+def run_statements(env: Env, stmts: list, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runs `stmts` for the threads where `active` holds (the others keep their values). Returns
+    the threads that left the block by `break` and by `continue` (they skip the rest of it)."""
+    active = active.copy()
+    broke, continued = np.zeros(env.T, dtype=bool), np.zeros(env.T, dtype=bool)
     for st in stmts:
         kind = st[0]
         if kind == "assign":
@@ -305,21 +308,33 @@ def run_statements(env: Env, stmts: list, active: np.ndarray) -> None:
         elif kind == "if":
             _, branches, other = st
             remaining = active.copy()
+            left = np.zeros(env.T, dtype=bool)
             for cond, body in branches:
                 mask, unsure = cond.ev(env)
                 env.unsure |= unsure & remaining
-                taken = remaining & mask
-                run_statements(env, body, taken)
+                b, c = run_statements(env, body, remaining & mask)
+                broke, continued, left = broke | b, continued | c, left | b | c
                 remaining = remaining & ~mask
             if other is not None:
-                run_statements(env, other, remaining)
-        elif kind == "for":
+                b, c = run_statements(env, other, remaining)
+                broke, continued, left = broke | b, continued | c, left | b | c
+            active &= ~left
+        elif kind == "break":
+            broke |= active
+            active[:] = False
+        elif kind == "continue":
+            continued |= active
+            active[:] = False
+        elif kind == "for":  # a for loop, or a while loop over a counter (the same iterations)
             _, var, (how, rng_), body = st
             iterations = rng_ if how == "const" else range(env.n)
+            running = active.copy()
             for j in iterations:
                 env.ints[var] = j
-                run_statements(env, body, active)
+                b, _ = run_statements(env, body, running)
+                running &= ~b
         else:  # pragma: no cover
             raise AssertionError(kind)
+    return broke, continued
 
 
