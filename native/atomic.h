@@ -100,6 +100,9 @@ template <> WPNB_FN float64 scalar_atomic_add<float64>(float64* p, float64 v) {
 #endif
 }
 template <> WPNB_FN half scalar_atomic_add<half>(half* p, half v) { op_add<half> op = {v}; return atomic_rmw(p, op); }
+template <> WPNB_FN bfloat16 scalar_atomic_add<bfloat16>(bfloat16* p, bfloat16 v) {
+    op_add<bfloat16> op = {v}; return atomic_rmw(p, op);
+}
 template <> WPNB_FN bool scalar_atomic_add<bool>(bool* p, bool v) { return *p; (void)v; }
 
 template <typename T> WPNB_FN T scalar_atomic_sub(T* p, T v) { return scalar_atomic_add(p, neg(v)); }

@@ -337,28 +337,41 @@ template<int N, typename T> WPNB_FN mat_t<N, N, T> cofactor(const mat_t<N, N, T>
 template<typename T> WPNB_FN mat_t<1, 1, T> cofactor(const mat_t<1, 1, T>&) { return mat_t<1, 1, T>(T(1)); }
 }  // namespace la_detail
 
-// Determinant (explicit for 2x2 and 3x3, Laplace expansion over 3x3 minors for 4x4), summed in a
-// wider type (float64 for float32, float32 for half): the cancellations of the expansion otherwise
-// cost float32 several digits (finite differences of a 4x4 determinant showed it).
 namespace la_detail {
-template<typename T> struct det_wide { typedef T type; };
-template<> struct det_wide<float32> { typedef float64 type; };
-template<> struct det_wide<half> { typedef float32 type; };
+// The type determinants and inverses are computed in: one step wider than T, so the cancellation of
+// the cofactor expansion stays below T's rounding (finite differences of det(m) in float32 then
+// agree with its gradient, as Warp's tests ask).
+template<typename T> struct wide { typedef T type; };
+template<> struct wide<float32> { typedef float64 type; };
+template<> struct wide<half> { typedef float32 type; };
+template<> struct wide<bfloat16> { typedef float32 type; };
+template<typename To, int R, int C, typename T> WPNB_FN mat_t<R, C, To> convert(const mat_t<R, C, T>& m) {
+    mat_t<R, C, To> r;
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = To(m.c[i][j]);
+    return r;
 }
+}  // namespace la_detail
+
+// Determinant (explicit for 2x2 and 3x3, Laplace expansion over 3x3 minors for 4x4), computed one
+// precision wider than T (la_detail::wide) and rounded once.
 template<int N, typename T> WPNB_FN T determinant(const mat_t<N, N, T>& m) {
-    typedef typename la_detail::det_wide<T>::type W;
-    return T(la_detail::det_impl<N>::run(mat_t<N, N, W>(m)));
+    typedef typename la_detail::wide<T>::type W;
+    return T(la_detail::det_impl<N>::run(la_detail::convert<W>(m)));
 }
 template<int N, typename T> WPNB_FN void adj_determinant(const mat_t<N, N, T>& m, mat_t<N, N, T>& adj_m, const T& adj_ret) {
     // d det / d m = cofactor matrix (valid for singular m too)
-    la_detail::acc(adj_m, mul(la_detail::cofactor(m), adj_ret));
+    typedef typename la_detail::wide<T>::type W;
+    la_detail::acc(adj_m, mul(la_detail::convert<T>(la_detail::cofactor(la_detail::convert<W>(m))), adj_ret));
 }
-// Inverse adjugate(m) / det(m) (N = 2, 3, 4). A singular matrix (det == 0 exactly) gives the
-// zero matrix and a zero gradient; nearly singular ones give large values, as in Warp.
+// Inverse adjugate(m) / det(m) (N = 2, 3, 4), computed one precision wider than T. A singular
+// matrix (det == 0 exactly) gives the zero matrix and a zero gradient; nearly singular ones give
+// large values, as in Warp.
 template<int N, typename T> WPNB_FN mat_t<N, N, T> inverse(const mat_t<N, N, T>& m) {
-    const T d = determinant(m);
-    if (d == T(0)) return mat_t<N, N, T>();
-    return div(transpose(la_detail::cofactor(m)), d);
+    typedef typename la_detail::wide<T>::type W;
+    const mat_t<N, N, W> w = la_detail::convert<W>(m);
+    const W d = la_detail::det_impl<N>::run(w);
+    if (d == W(0)) return mat_t<N, N, T>();
+    return la_detail::convert<T>(div(transpose(la_detail::cofactor(w)), d));
 }
 template<int N, typename T> WPNB_FN void adj_inverse(const mat_t<N, N, T>& m, mat_t<N, N, T>& adj_m, const mat_t<N, N, T>& adj_ret) {
     if (determinant(m) == T(0)) return;
@@ -457,5 +470,18 @@ template <int R, int C, typename T> WPNB_FN mat_t<R, C, T> invert(const mat_t<R,
     for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) r.c[i][j] = invert(a.c[i][j]);
     return r; }
 template <int R, int C, typename T> WPNB_FN void adj_invert(const mat_t<R, C, T>&, mat_t<R, C, T>&, const mat_t<R, C, T>&) {}
+// isnan / isinf: whether any entry is; isfinite: whether every entry is. No gradient.
+template<int R, int C, typename T> WPNB_FN bool isnan(const mat_t<R, C, T>& m) {
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) if (isnan(m.c[i][j])) return true;
+    return false; }
+template<int R, int C, typename T> WPNB_FN bool isinf(const mat_t<R, C, T>& m) {
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) if (isinf(m.c[i][j])) return true;
+    return false; }
+template<int R, int C, typename T> WPNB_FN bool isfinite(const mat_t<R, C, T>& m) {
+    for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) if (!isfinite(m.c[i][j])) return false;
+    return true; }
+template<int R, int C, typename T> WPNB_FN void adj_isnan(const mat_t<R, C, T>&, mat_t<R, C, T>&, const bool&) {}
+template<int R, int C, typename T> WPNB_FN void adj_isinf(const mat_t<R, C, T>&, mat_t<R, C, T>&, const bool&) {}
+template<int R, int C, typename T> WPNB_FN void adj_isfinite(const mat_t<R, C, T>&, mat_t<R, C, T>&, const bool&) {}
 
 }  // namespace wpnb

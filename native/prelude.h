@@ -115,6 +115,17 @@ WPNB_FN float32 half_bits_to_float(uint16 h) {
     return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
+// bfloat16: float32's sign and 8-bit exponent with a 7-bit mantissa, i.e. the upper 16 bits of
+// a float32. Rounds to nearest even; a nan stays a (quiet) nan even when its payload lies only in
+// the low bits that are dropped (0x7f800001 would otherwise truncate to inf).
+WPNB_FN uint16 float_to_bfloat16_bits(float32 value) {
+    const uint32 f = float_bits(value);
+    if ((f & 0x7fffffffu) > 0x7f800000u) return uint16((f >> 16) | 0x40u);
+    return uint16((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
+}
+
+WPNB_FN float32 bfloat16_bits_to_float(uint16 b) { return bits_float(uint32(b) << 16); }
+
 // Launch bounds shared by every kernel entry point: the launch shape, its rank and total size.
 struct launch_t {
     int64 shape[4];
@@ -142,6 +153,16 @@ struct half {
     WPNB_FN operator float32() const { return half_bits_to_float(bits); }
 };
 typedef half float16;
+
+// bfloat16 stored as bits, like half: arithmetic happens in float32 and rounds back.
+struct bfloat16 {
+    uint16 bits;
+    WPNB_FN bfloat16() : bits(0) {}
+    WPNB_FN bfloat16(float32 f) : bits(float_to_bfloat16_bits(f)) {}
+    WPNB_FN bfloat16(float64 f) : bits(float_to_bfloat16_bits(float32(f))) {}
+    WPNB_FN bfloat16(int32 i) : bits(float_to_bfloat16_bits(float32(i))) {}
+    WPNB_FN operator float32() const { return bfloat16_bits_to_float(bits); }
+};
 
 }  // namespace wpnb
 

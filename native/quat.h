@@ -428,4 +428,13 @@ WPNB_FN void adj_quat_slerp(const quat_t<T>& a, const quat_t<T>& b, typename la_
 // Operators for C++ code in these headers (the generated code calls the named builtins).
 template<typename T> WPNB_FN quat_t<T> operator*(const quat_t<T>& a, const quat_t<T>& b) { return mul(a, b); }
 
+// isnan / isinf: whether any component is; isfinite: whether every component is. No gradient.
+template<typename T> WPNB_FN bool isnan(const quat_t<T>& q) { return isnan(q.x) || isnan(q.y) || isnan(q.z) || isnan(q.w); }
+template<typename T> WPNB_FN bool isinf(const quat_t<T>& q) { return isinf(q.x) || isinf(q.y) || isinf(q.z) || isinf(q.w); }
+template<typename T> WPNB_FN bool isfinite(const quat_t<T>& q) {
+    return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w); }
+template<typename T> WPNB_FN void adj_isnan(const quat_t<T>&, quat_t<T>&, const bool&) {}
+template<typename T> WPNB_FN void adj_isinf(const quat_t<T>&, quat_t<T>&, const bool&) {}
+template<typename T> WPNB_FN void adj_isfinite(const quat_t<T>&, quat_t<T>&, const bool&) {}
+
 }  // namespace wpnb

@@ -1,6 +1,7 @@
-// scalar.h: scalar builtins (operators and math) for float16 (wpnb::half), float32, float64
-// and the integer types, each followed by its adjoint. half computes in float32 and rounds
-// back. Choices at non-smooth points are listed in docs/subgradients.md.
+// scalar.h: scalar builtins (operators and math) for float16 (wpnb::half), bfloat16, float32,
+// float64 and the integer types, each followed by its adjoint. The 16-bit floats ("small
+// floats": half, bfloat16) compute in float32 and round back. Choices at non-smooth points
+// are listed in docs/subgradients.md.
 //
 // Integer semantics (Warp's): `/` truncates toward zero, `%` (mod) takes the sign of the
 // dividend (truncated division), `//` (floordiv) rounds toward minus infinity. Division or
@@ -41,20 +42,40 @@ WPNB_FN float64 fmod(float64 a, float64 b) { return ::fmod(a, b); }
 #define WPNB_S_FLOATS(X) X(float32) X(float64)
 // Adapter: applies the one-argument WPNB_S_DEF to a (T, U) entry.
 #define WPNB_S_FIRST(T, U) WPNB_S_DEF(T)
-// Every native scalar (not half), one argument per entry.
+// Every native scalar (not the small floats), one argument per entry.
 #define WPNB_S_NATIVE(X) X(int8) X(int16) X(int32) X(int64) X(uint8) X(uint16) X(uint32) X(uint64) \
     X(float32) X(float64)
-#define WPNB_S_ALL(X) WPNB_S_NATIVE(X) X(half)
+// The 16-bit floats stored as bits (prelude.h), computed in float32.
+#define WPNB_S_SMALL(X) X(half) X(bfloat16)
+#define WPNB_S_ALL(X) WPNB_S_NATIVE(X) WPNB_S_SMALL(X)
 
-// Adjoint of `half` unary/binary builtins: run the float32 adjoint and accumulate in float32.
-#define WPNB_S_HALF_ADJ1(NAME) \
-    WPNB_FN void adj_##NAME(half x, half& adj_x, const half& adj_ret) { \
+// Adjoint of a small float's unary/binary/ternary builtin: run the float32 adjoint and accumulate in float32.
+#define WPNB_S_SMALL_ADJ1(H, NAME) \
+    WPNB_FN void adj_##NAME(H x, H& adj_x, const H& adj_ret) { \
         float32 ax = 0.0f; adj_##NAME(float32(x), ax, float32(adj_ret)); \
-        adj_x = half(float32(adj_x) + ax); }
-#define WPNB_S_HALF_ADJ2(NAME) \
-    WPNB_FN void adj_##NAME(half a, half b, half& adj_a, half& adj_b, const half& adj_ret) { \
+        adj_x = H(float32(adj_x) + ax); }
+#define WPNB_S_SMALL_ADJ2(H, NAME) \
+    WPNB_FN void adj_##NAME(H a, H b, H& adj_a, H& adj_b, const H& adj_ret) { \
         float32 aa = 0.0f, ab = 0.0f; adj_##NAME(float32(a), float32(b), aa, ab, float32(adj_ret)); \
-        adj_a = half(float32(adj_a) + aa); adj_b = half(float32(adj_b) + ab); }
+        adj_a = H(float32(adj_a) + aa); adj_b = H(float32(adj_b) + ab); }
+#define WPNB_S_SMALL_ADJ3(H, NAME) \
+    WPNB_FN void adj_##NAME(H a, H b, H c, H& adj_a, H& adj_b, H& adj_c, const H& adj_ret) { \
+        float32 aa = 0.0f, ab = 0.0f, ac = 0.0f; \
+        adj_##NAME(float32(a), float32(b), float32(c), aa, ab, ac, float32(adj_ret)); \
+        adj_a = H(float32(adj_a) + aa); adj_b = H(float32(adj_b) + ab); adj_c = H(float32(adj_c) + ac); }
+// A small float's binary builtin computed in float32: NAME(a, b) = H(EXPR) with its adjoint.
+#define WPNB_S_SMALL_FN2(NAME, EXPR) \
+    WPNB_FN half NAME(half a, half b) { return half(EXPR); } WPNB_S_SMALL_ADJ2(half, NAME) \
+    WPNB_FN bfloat16 NAME(bfloat16 a, bfloat16 b) { return bfloat16(EXPR); } WPNB_S_SMALL_ADJ2(bfloat16, NAME)
+#define WPNB_S_SMALL_FN1(NAME, EXPR) \
+    WPNB_FN half NAME(half x) { return half(EXPR); } WPNB_S_SMALL_ADJ1(half, NAME) \
+    WPNB_FN bfloat16 NAME(bfloat16 x) { return bfloat16(EXPR); } WPNB_S_SMALL_ADJ1(bfloat16, NAME)
+#define WPNB_S_SMALL_FN3(NAME, A, B, C) \
+    WPNB_FN half NAME(half A, half B, half C) { return half(NAME(float32(A), float32(B), float32(C))); } \
+    WPNB_S_SMALL_ADJ3(half, NAME) \
+    WPNB_FN bfloat16 NAME(bfloat16 A, bfloat16 B, bfloat16 C) { \
+        return bfloat16(NAME(float32(A), float32(B), float32(C))); } \
+    WPNB_S_SMALL_ADJ3(bfloat16, NAME)
 
 // ---------------------------------------------------------------------------------------
 // Arithmetic operators
@@ -73,8 +94,7 @@ WPNB_S_INTS(WPNB_S_DEF)
     WPNB_FN void adj_add(T, T, T& adj_a, T& adj_b, const T& adj_ret) { adj_a += adj_ret; adj_b += adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half add(half a, half b) { return half(float32(a) + float32(b)); }
-WPNB_S_HALF_ADJ2(add)
+WPNB_S_SMALL_FN2(add, float32(a) + float32(b))
 
 // sub(a, b) = a - b; d/da = 1, d/db = -1. Integers: see add.
 #define WPNB_S_DEF(T, U) \
@@ -87,8 +107,7 @@ WPNB_S_INTS(WPNB_S_DEF)
     WPNB_FN void adj_sub(T, T, T& adj_a, T& adj_b, const T& adj_ret) { adj_a += adj_ret; adj_b -= adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half sub(half a, half b) { return half(float32(a) - float32(b)); }
-WPNB_S_HALF_ADJ2(sub)
+WPNB_S_SMALL_FN2(sub, float32(a) - float32(b))
 
 // mul(a, b) = a * b; d/da = b, d/db = a. Integers: see add.
 #define WPNB_S_DEF(T, U) \
@@ -101,8 +120,7 @@ WPNB_S_INTS(WPNB_S_DEF)
     WPNB_FN void adj_mul(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { adj_a += b * adj_ret; adj_b += a * adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half mul(half a, half b) { return half(float32(a) * float32(b)); }
-WPNB_S_HALF_ADJ2(mul)
+WPNB_S_SMALL_FN2(mul, float32(a) * float32(b))
 
 // div(a, b): floats a / b (IEEE: x/0 = +-inf or nan), d/da = 1/b, d/db = -a/b^2.
 // Signed integers truncate toward zero; b == 0 gives 0; MIN / -1 wraps to MIN.
@@ -123,12 +141,11 @@ WPNB_S_UINTS(WPNB_S_DEF)
         adj_a += adj_ret / b; adj_b -= adj_ret * (a / b) / b; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half div(half a, half b) { return half(float32(a) / float32(b)); }
-WPNB_S_HALF_ADJ2(div)
+WPNB_S_SMALL_FN2(div, float32(a) / float32(b))
 
 // mod(a, b): remainder of truncated division, sign of a (C `%`, C fmod for floats).
-// Integers: b == 0 gives 0, MIN % -1 gives 0. Floats: mod(a, 0) = nan;
-// d/da = 1, d/db = -trunc(a/b) (jumps where a/b crosses an integer are ignored).
+// Integers: b == 0 gives 0, MIN % -1 gives 0. Floats: mod(a, 0) = nan; d/da = 1 and, Warp's
+// choice, d/db = 0 (the true -trunc(a/b) only where |a| >= |b|; jumps are ignored).
 #define WPNB_S_DEF(T, U) \
     WPNB_FN T mod(T a, T b) { return (b == T(0) || b == T(-1)) ? T(0) : T(a % b); } \
     WPNB_FN void adj_mod(T, T, T&, T&, const T&) {}
@@ -142,11 +159,10 @@ WPNB_S_UINTS(WPNB_S_DEF)
 #define WPNB_S_DEF(T) \
     WPNB_FN T mod(T a, T b) { return libm::fmod(a, b); } \
     WPNB_FN void adj_mod(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { \
-        adj_a += adj_ret; adj_b -= adj_ret * libm::trunc(a / b); }
+        (void)a; (void)b; (void)adj_b; adj_a += adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half mod(half a, half b) { return half(libm::fmod(float32(a), float32(b))); }
-WPNB_S_HALF_ADJ2(mod)
+WPNB_S_SMALL_FN2(mod, libm::fmod(float32(a), float32(b)))
 
 // floordiv(a, b): Python `//`, rounds toward -inf. Signed integers: b == 0 gives 0, MIN // -1
 // wraps to MIN. Floats: floor(a / b). Piecewise constant: gradient 0 everywhere.
@@ -167,7 +183,7 @@ WPNB_S_UINTS(WPNB_S_DEF)
 #define WPNB_S_DEF(T) \
     WPNB_FN T floordiv(T a, T b) { return libm::floor(a / b); } \
     WPNB_FN void adj_floordiv(T, T, T&, T&, const T&) {}
-WPNB_S_FLOATS(WPNB_S_DEF) WPNB_S_DEF(half)
+WPNB_S_FLOATS(WPNB_S_DEF) WPNB_S_SMALL(WPNB_S_DEF)
 #undef WPNB_S_DEF
 
 // neg(x) = -x (integers wrap, so -MIN = MIN); pos(x) = +x. d/dx = -1 and 1.
@@ -185,10 +201,14 @@ WPNB_S_INTS(WPNB_S_DEF)
     WPNB_FN void adj_pos(T, T& adj_x, const T& adj_ret) { adj_x += adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half neg(half x) { half r = x; r.bits = uint16(r.bits ^ 0x8000u); return r; }
-WPNB_S_HALF_ADJ1(neg)
-WPNB_FN half pos(half x) { return x; }
-WPNB_S_HALF_ADJ1(pos)
+// The small floats flip or clear the sign bit (exact, and keeps nan a nan).
+#define WPNB_S_DEF(H) \
+    WPNB_FN H neg(H x) { H r = x; r.bits = uint16(r.bits ^ 0x8000u); return r; } \
+    WPNB_S_SMALL_ADJ1(H, neg) \
+    WPNB_FN H pos(H x) { return x; } \
+    WPNB_S_SMALL_ADJ1(H, pos)
+WPNB_S_SMALL(WPNB_S_DEF)
+#undef WPNB_S_DEF
 
 // ---------------------------------------------------------------------------------------
 // Comparisons (return bool; no gradient) and logic
@@ -212,6 +232,7 @@ WPNB_S_HALF_ADJ1(pos)
 WPNB_S_NATIVE(WPNB_S_DEF)
 #undef WPNB_S_DEF
 WPNB_S_CMP(half, float32)
+WPNB_S_CMP(bfloat16, float32)
 WPNB_S_CMP(bool, bool)
 #undef WPNB_S_CMP
 
@@ -221,8 +242,11 @@ WPNB_S_CMP(bool, bool)
     WPNB_FN void adj_logical_not(T, T&, const bool&) {}
 WPNB_S_NATIVE(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN bool logical_not(half x) { return float32(x) == 0.0f; }
-WPNB_FN void adj_logical_not(half, half&, const bool&) {}
+#define WPNB_S_DEF(H) \
+    WPNB_FN bool logical_not(H x) { return float32(x) == 0.0f; } \
+    WPNB_FN void adj_logical_not(H, H&, const bool&) {}
+WPNB_S_SMALL(WPNB_S_DEF)
+#undef WPNB_S_DEF
 WPNB_FN bool logical_not(bool x) { return !x; }
 WPNB_FN void adj_logical_not(bool, bool&, const bool&) {}
 
@@ -264,6 +288,34 @@ WPNB_S_SINTS(WPNB_S_DEF)
 WPNB_S_UINTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
 
+// isnan(x), isinf(x) (+-inf), isfinite(x) (neither): tested on the bits, so they hold under
+// fast-math too. Integers are always finite. No gradient.
+WPNB_FN bool isnan(float32 x) { return (float_bits(x) & 0x7fffffffu) > 0x7f800000u; }
+WPNB_FN bool isinf(float32 x) { return (float_bits(x) & 0x7fffffffu) == 0x7f800000u; }
+WPNB_FN bool isfinite(float32 x) { return (float_bits(x) & 0x7f800000u) != 0x7f800000u; }
+WPNB_FN uint64 double_bits(float64 f) { union { float64 f; uint64 u; } v; v.f = f; return v.u; }
+WPNB_FN bool isnan(float64 x) { return (double_bits(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; }
+WPNB_FN bool isinf(float64 x) { return (double_bits(x) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull; }
+WPNB_FN bool isfinite(float64 x) { return (double_bits(x) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
+WPNB_FN bool isnan(half x) { return (x.bits & 0x7fffu) > 0x7c00u; }
+WPNB_FN bool isinf(half x) { return (x.bits & 0x7fffu) == 0x7c00u; }
+WPNB_FN bool isfinite(half x) { return (x.bits & 0x7c00u) != 0x7c00u; }
+WPNB_FN bool isnan(bfloat16 x) { return (x.bits & 0x7fffu) > 0x7f80u; }
+WPNB_FN bool isinf(bfloat16 x) { return (x.bits & 0x7fffu) == 0x7f80u; }
+WPNB_FN bool isfinite(bfloat16 x) { return (x.bits & 0x7f80u) != 0x7f80u; }
+#define WPNB_S_DEF(T, U) \
+    WPNB_FN bool isnan(T) { return false; } \
+    WPNB_FN bool isinf(T) { return false; } \
+    WPNB_FN bool isfinite(T) { return true; }
+WPNB_S_INTS(WPNB_S_DEF)
+#undef WPNB_S_DEF
+#define WPNB_S_DEF(T) \
+    WPNB_FN void adj_isnan(T, T&, const bool&) {} \
+    WPNB_FN void adj_isinf(T, T&, const bool&) {} \
+    WPNB_FN void adj_isfinite(T, T&, const bool&) {}
+WPNB_S_ALL(WPNB_S_DEF)
+#undef WPNB_S_DEF
+
 // ---------------------------------------------------------------------------------------
 // abs, sign, min, max, clamp, step, nonzero (all scalar types)
 // ---------------------------------------------------------------------------------------
@@ -284,8 +336,11 @@ WPNB_S_UINTS(WPNB_S_DEF)
     WPNB_FN void adj_abs(T x, T& adj_x, const T& adj_ret) { adj_x += x < T(0) ? -adj_ret : adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half abs(half x) { half r = x; r.bits = uint16(r.bits & 0x7fffu); return r; }
-WPNB_S_HALF_ADJ1(abs)
+#define WPNB_S_DEF(H) \
+    WPNB_FN H abs(H x) { H r = x; r.bits = uint16(r.bits & 0x7fffu); return r; } \
+    WPNB_S_SMALL_ADJ1(H, abs)
+WPNB_S_SMALL(WPNB_S_DEF)
+#undef WPNB_S_DEF
 
 // sign(x) = -1 if x < 0 else 1 (Warp: sign(0) = sign(-0) = 1, sign(nan) = 1). Gradient 0.
 #define WPNB_S_DEF(T) \
@@ -298,8 +353,11 @@ WPNB_S_SINTS(WPNB_S_FIRST) WPNB_S_FLOATS(WPNB_S_DEF)
     WPNB_FN void adj_sign(T, T&, const T&) {}
 WPNB_S_UINTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half sign(half x) { return half(sign(float32(x))); }
-WPNB_FN void adj_sign(half, half&, const half&) {}
+#define WPNB_S_DEF(H) \
+    WPNB_FN H sign(H x) { return H(sign(float32(x))); } \
+    WPNB_FN void adj_sign(H, H&, const H&) {}
+WPNB_S_SMALL(WPNB_S_DEF)
+#undef WPNB_S_DEF
 
 // step(x) = 1 if x < 0 else 0 (Warp's definition, note the direction). Gradient 0.
 // nonzero(x) = 1 if x != 0 else 0 (nan counts as nonzero). Gradient 0.
@@ -317,17 +375,19 @@ WPNB_S_SINTS(WPNB_S_FIRST) WPNB_S_FLOATS(WPNB_S_DEF)
     WPNB_FN void adj_nonzero(T, T&, const T&) {}
 WPNB_S_UINTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half step(half x) { return half(step(float32(x))); }
-WPNB_FN void adj_step(half, half&, const half&) {}
-WPNB_FN half nonzero(half x) { return half(nonzero(float32(x))); }
-WPNB_FN void adj_nonzero(half, half&, const half&) {}
+#define WPNB_S_DEF(H) \
+    WPNB_FN H step(H x) { return H(step(float32(x))); } \
+    WPNB_FN void adj_step(H, H&, const H&) {} \
+    WPNB_FN H nonzero(H x) { return H(nonzero(float32(x))); } \
+    WPNB_FN void adj_nonzero(H, H&, const H&) {}
+WPNB_S_SMALL(WPNB_S_DEF)
+#undef WPNB_S_DEF
 
-// min(a, b) and max(a, b) follow C's fmin/fmax (as Warp): a NaN operand is treated as missing and
-// the other is returned (NaN only when both are). On a tie (a == b) the result, and the gradient,
-// is b. clamp(x, lo, hi) = min(max(lo, x), hi) with the same NaN rule, so a NaN x gives
-// min(lo, hi), and lo > hi gives hi (Warp 1.19); on ties (x == lo or x == hi) the gradient goes to
-// x. The gradient goes to the operand returned. Integer adjoints are no-ops; `v != v` is false
-// for integers.
+// min(a, b) = a < b ? a : b; max(a, b) = a > b ? a : b. Floats follow C fmin/fmax: a nan is a
+// missing value, so min(nan, b) = b, min(a, nan) = a and only min(nan, nan) is nan (Warp's choice).
+// The gradient goes to the argument returned: on a tie (a == b) that is b.
+// clamp(x, lo, hi) = min(max(x, lo), hi) with the same nan rule (clamp(nan, lo, hi) = min(lo, hi));
+// the gradient goes to the input returned, and to x at x == lo or x == hi. Integer adjoints are no-ops.
 #define WPNB_S_MINMAX(T, ADJ_MIN, ADJ_MAX, ADJ_CLAMP) \
     WPNB_FN T min(T a, T b) { return (a < b || b != b) ? a : b; } \
     WPNB_FN void adj_min(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { ADJ_MIN } \
@@ -343,30 +403,37 @@ WPNB_FN void adj_nonzero(half, half&, const half&) {}
     (void)x; (void)lo; (void)hi; (void)adj_x; (void)adj_lo; (void)adj_hi; (void)adj_ret;)
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-#define WPNB_S_DEF(T) WPNB_S_MINMAX(T, \
-    if (a < b || b != b) adj_a += adj_ret; else adj_b += adj_ret;, \
-    if (a > b || b != b) adj_a += adj_ret; else adj_b += adj_ret;, \
-    const bool from_lo = lo > x || x != x; const T m = from_lo ? lo : x; \
-    if (hi < m || m != m) adj_hi += adj_ret; else if (from_lo) adj_lo += adj_ret; else adj_x += adj_ret;)
+// Which argument a float min/max/clamp returns (nan is missing; min/max ties go to b, clamp ties to x).
+template <typename T> WPNB_FN bool min_takes_a(T a, T b) { return !isnan(a) && (isnan(b) || a < b); }
+template <typename T> WPNB_FN bool max_takes_a(T a, T b) { return !isnan(a) && (isnan(b) || a > b); }
+template <typename T> WPNB_FN bool clamp_keeps_x_over_lo(T x, T lo) { return !isnan(x) && (isnan(lo) || !(x < lo)); }
+template <typename T> WPNB_FN bool clamp_keeps_m_under_hi(T m, T hi) { return !isnan(m) && (isnan(hi) || !(m > hi)); }
+#define WPNB_S_DEF(T) \
+    WPNB_FN T min(T a, T b) { return min_takes_a(a, b) ? a : b; } \
+    WPNB_FN void adj_min(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { \
+        if (min_takes_a(a, b)) adj_a += adj_ret; else adj_b += adj_ret; } \
+    WPNB_FN T max(T a, T b) { return max_takes_a(a, b) ? a : b; } \
+    WPNB_FN void adj_max(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { \
+        if (max_takes_a(a, b)) adj_a += adj_ret; else adj_b += adj_ret; } \
+    WPNB_FN T clamp(T x, T lo, T hi) { \
+        const T m = clamp_keeps_x_over_lo(x, lo) ? x : lo; \
+        return clamp_keeps_m_under_hi(m, hi) ? m : hi; } \
+    WPNB_FN void adj_clamp(T x, T lo, T hi, T& adj_x, T& adj_lo, T& adj_hi, const T& adj_ret) { \
+        const bool keep_x = clamp_keeps_x_over_lo(x, lo); \
+        if (!clamp_keeps_m_under_hi(keep_x ? x : lo, hi)) adj_hi += adj_ret; \
+        else if (keep_x) adj_x += adj_ret; else adj_lo += adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
 #undef WPNB_S_MINMAX
-WPNB_FN half min(half a, half b) { return (float32(a) < float32(b) || float32(b) != float32(b)) ? a : b; }
-WPNB_S_HALF_ADJ2(min)
-WPNB_FN half max(half a, half b) { return (float32(a) > float32(b) || float32(b) != float32(b)) ? a : b; }
-WPNB_S_HALF_ADJ2(max)
-WPNB_FN half clamp(half x, half lo, half hi) { return half(clamp(float32(x), float32(lo), float32(hi))); }
-WPNB_FN void adj_clamp(half x, half lo, half hi, half& adj_x, half& adj_lo, half& adj_hi, const half& adj_ret) {
-    float32 ax = 0.0f, alo = 0.0f, ahi = 0.0f;
-    adj_clamp(float32(x), float32(lo), float32(hi), ax, alo, ahi, float32(adj_ret));
-    adj_x = half(float32(adj_x) + ax); adj_lo = half(float32(adj_lo) + alo); adj_hi = half(float32(adj_hi) + ahi);
-}
+WPNB_S_SMALL_FN2(min, min(float32(a), float32(b)))
+WPNB_S_SMALL_FN2(max, max(float32(a), float32(b)))
+WPNB_S_SMALL_FN3(clamp, x, lo, hi)
 
 // ---------------------------------------------------------------------------------------
 // Floating-point math (float16, float32, float64)
 // ---------------------------------------------------------------------------------------
 
-// Generates NAME(x) = libm::NAME(x) for float32/float64/half and adj_NAME with
+// Generates NAME(x) = libm::NAME(x) for float32/float64/small floats and adj_NAME with
 // adj_x += adj_ret * (DERIV); DERIV may use T (the type), x and ret (= NAME(x)).
 #define WPNB_S_UNARY_T(TT, NAME, DERIV) \
     WPNB_FN TT NAME(TT x) { return libm::NAME(x); } \
@@ -374,8 +441,7 @@ WPNB_FN void adj_clamp(half x, half lo, half hi, half& adj_x, half& adj_lo, half
         typedef TT T; const T ret = libm::NAME(x); (void)ret; adj_x += adj_ret * T(DERIV); }
 #define WPNB_S_UNARY(NAME, DERIV) \
     WPNB_S_UNARY_T(float32, NAME, DERIV) WPNB_S_UNARY_T(float64, NAME, DERIV) \
-    WPNB_FN half NAME(half x) { return half(libm::NAME(float32(x))); } \
-    WPNB_S_HALF_ADJ1(NAME)
+    WPNB_S_SMALL_FN1(NAME, libm::NAME(float32(x)))
 
 // floor, ceil, trunc: round down / up / toward zero. round: nearest, halfway cases away
 // from zero (Warp's round). rint: nearest, halfway cases to even. Gradient 0 everywhere.
@@ -426,8 +492,7 @@ WPNB_S_UNARY(erf, T(1.12837916709551257390) * libm::exp(-x * x))
     WPNB_FN void adj_frac(T, T& adj_x, const T& adj_ret) { adj_x += adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half frac(half x) { return half(frac(float32(x))); }
-WPNB_S_HALF_ADJ1(frac)
+WPNB_S_SMALL_FN1(frac, frac(float32(x)))
 
 // degrees(x) = x * 180/pi; radians(x) = x * pi/180. Linear.
 #define WPNB_S_DEF(T) \
@@ -437,10 +502,8 @@ WPNB_S_HALF_ADJ1(frac)
     WPNB_FN void adj_radians(T, T& adj_x, const T& adj_ret) { adj_x += adj_ret * T(0.017453292519943295769); }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half degrees(half x) { return half(degrees(float32(x))); }
-WPNB_S_HALF_ADJ1(degrees)
-WPNB_FN half radians(half x) { return half(radians(float32(x))); }
-WPNB_S_HALF_ADJ1(radians)
+WPNB_S_SMALL_FN1(degrees, degrees(float32(x)))
+WPNB_S_SMALL_FN1(radians, radians(float32(x)))
 
 // pow(a, b) = a^b (C pow: negative a needs integral b, else nan). d/da = b a^(b-1), chosen 0
 // at a == 0 with b < 1 (true value inf or nan); d/db = ln(a) a^b for a > 0, chosen 0 for a <= 0.
@@ -456,10 +519,8 @@ WPNB_S_HALF_ADJ1(radians)
         if (r2 > T(0)) { adj_y += adj_ret * x / r2; adj_x -= adj_ret * y / r2; } }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half pow(half a, half b) { return half(libm::pow(float32(a), float32(b))); }
-WPNB_S_HALF_ADJ2(pow)
-WPNB_FN half atan2(half y, half x) { return half(libm::atan2(float32(y), float32(x))); }
-WPNB_S_HALF_ADJ2(atan2)
+WPNB_S_SMALL_FN2(pow, libm::pow(float32(a), float32(b)))
+WPNB_S_SMALL_FN2(atan2, libm::atan2(float32(a), float32(b)))
 
 // lerp(a, b, t) = a*(1-t) + b*t; d/da = 1-t, d/db = t, d/dt = b-a.
 // smoothstep(a, b, x): u = clamp((x-a)/(b-a), 0, 1), returns u^2 (3 - 2u), C1-smooth; with
@@ -480,62 +541,33 @@ WPNB_S_HALF_ADJ2(atan2)
         adj_x += s; adj_a += s * (x - b) / d; adj_b -= s * (x - a) / d; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-WPNB_FN half lerp(half a, half b, half t) { return half(lerp(float32(a), float32(b), float32(t))); }
-WPNB_FN void adj_lerp(half a, half b, half t, half& adj_a, half& adj_b, half& adj_t, const half& adj_ret) {
-    float32 aa = 0.0f, ab = 0.0f, at = 0.0f;
-    adj_lerp(float32(a), float32(b), float32(t), aa, ab, at, float32(adj_ret));
-    adj_a = half(float32(adj_a) + aa); adj_b = half(float32(adj_b) + ab); adj_t = half(float32(adj_t) + at);
-}
-WPNB_FN half smoothstep(half a, half b, half x) { return half(smoothstep(float32(a), float32(b), float32(x))); }
-WPNB_FN void adj_smoothstep(half a, half b, half x, half& adj_a, half& adj_b, half& adj_x, const half& adj_ret) {
-    float32 aa = 0.0f, ab = 0.0f, ax = 0.0f;
-    adj_smoothstep(float32(a), float32(b), float32(x), aa, ab, ax, float32(adj_ret));
-    adj_a = half(float32(adj_a) + aa); adj_b = half(float32(adj_b) + ab); adj_x = half(float32(adj_x) + ax);
-}
+WPNB_S_SMALL_FN3(lerp, a, b, t)
+WPNB_S_SMALL_FN3(smoothstep, a, b, x)
 
-// isnan(x), isinf(x) (+-inf), isfinite(x) (neither): tested on the bits, so they hold under
-// fast-math too. Integers are always finite. No gradient.
-WPNB_FN bool isnan(float32 x) { return (float_bits(x) & 0x7fffffffu) > 0x7f800000u; }
-WPNB_FN bool isinf(float32 x) { return (float_bits(x) & 0x7fffffffu) == 0x7f800000u; }
-WPNB_FN bool isfinite(float32 x) { return (float_bits(x) & 0x7f800000u) != 0x7f800000u; }
-WPNB_FN uint64 double_bits(float64 f) { union { float64 f; uint64 u; } v; v.f = f; return v.u; }
-WPNB_FN bool isnan(float64 x) { return (double_bits(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; }
-WPNB_FN bool isinf(float64 x) { return (double_bits(x) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull; }
-WPNB_FN bool isfinite(float64 x) { return (double_bits(x) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
-WPNB_FN bool isnan(half x) { return (x.bits & 0x7fffu) > 0x7c00u; }
-WPNB_FN bool isinf(half x) { return (x.bits & 0x7fffu) == 0x7c00u; }
-WPNB_FN bool isfinite(half x) { return (x.bits & 0x7c00u) != 0x7c00u; }
-#define WPNB_S_DEF(T, U) \
-    WPNB_FN bool isnan(T) { return false; } \
-    WPNB_FN bool isinf(T) { return false; } \
-    WPNB_FN bool isfinite(T) { return true; }
-WPNB_S_INTS(WPNB_S_DEF)
-#undef WPNB_S_DEF
-#define WPNB_S_DEF(T) \
-    WPNB_FN void adj_isnan(T, T&, const bool&) {} \
-    WPNB_FN void adj_isinf(T, T&, const bool&) {} \
-    WPNB_FN void adj_isfinite(T, T&, const bool&) {}
-WPNB_S_ALL(WPNB_S_DEF)
-#undef WPNB_S_DEF
 
 // ---------------------------------------------------------------------------------------
 // Conversions
 // ---------------------------------------------------------------------------------------
 
-// cast<To>(x): value conversion between any two scalar types (bool included); a half source
-// or target goes through float32. Float to integer truncates toward zero (out of range is
+// cast<To>(x): value conversion between any two scalar types (bool included); a small-float
+// source or target goes through float32. Float to integer truncates toward zero (out of range is
 // undefined, as in C). adj_cast adds adj_ret converted back to From (0 for integer sides).
 template <typename To> struct scalar_caster {
     template <typename From> static WPNB_FN To run(From x) { return To(x); }
     static WPNB_FN To run(half x) { return To(float32(x)); }
+    static WPNB_FN To run(bfloat16 x) { return To(float32(x)); }
 };
-template <> struct scalar_caster<half> {
-    template <typename From> static WPNB_FN half run(From x) { return half(float32(x)); }
-    static WPNB_FN half run(half x) { return x; }
-};
+#define WPNB_S_DEF(H) \
+    template <> struct scalar_caster<H> { \
+        template <typename From> static WPNB_FN H run(From x) { return H(float32(x)); } \
+        static WPNB_FN H run(H x) { return x; } \
+    };
+WPNB_S_SMALL(WPNB_S_DEF)
+#undef WPNB_S_DEF
 template <typename To, typename From> WPNB_FN To cast(From x) { return scalar_caster<To>::run(x); }
 template <typename T> struct scalar_is_float { enum { value = 0 }; };
 template <> struct scalar_is_float<half> { enum { value = 1 }; };
+template <> struct scalar_is_float<bfloat16> { enum { value = 1 }; };
 template <> struct scalar_is_float<float32> { enum { value = 1 }; };
 template <> struct scalar_is_float<float64> { enum { value = 1 }; };
 template <typename To, typename From> WPNB_FN void adj_cast(From, From& adj_x, const To& adj_ret) {
@@ -543,8 +575,13 @@ template <typename To, typename From> WPNB_FN void adj_cast(From, From& adj_x, c
         adj_x = cast<From>(cast<float64>(adj_x) + cast<float64>(adj_ret));
 }
 
-#undef WPNB_S_HALF_ADJ1
-#undef WPNB_S_HALF_ADJ2
+#undef WPNB_S_SMALL_ADJ1
+#undef WPNB_S_SMALL_ADJ2
+#undef WPNB_S_SMALL_ADJ3
+#undef WPNB_S_SMALL_FN1
+#undef WPNB_S_SMALL_FN2
+#undef WPNB_S_SMALL_FN3
+#undef WPNB_S_SMALL
 #undef WPNB_S_SINTS
 #undef WPNB_S_UINTS
 #undef WPNB_S_INTS

@@ -17,6 +17,8 @@ struct transform_t {
 
     // All seven components zero, as Warp's zero-argument transformation() (see transform_identity).
     WPNB_FN transform_t() : p(), q() {}
+    // Every component s (Warp's transformation(s)).
+    WPNB_FN explicit transform_t(T s) : p(s), q(s, s, s, s) {}
     // Translation p and rotation q.
     WPNB_FN transform_t(const vec_t<3, T>& p_, const quat_t<T>& q_) : p(p_), q(q_) {}
     // Translation p with the identity rotation (Warp's transformation(p)).
@@ -58,6 +60,10 @@ WPNB_FN void adj_transform_t(T, T, T, T, T, T, T, T& adj_px, T& adj_py, T& adj_p
     la_detail::acc(adj_px, adj_ret.p.c[0]); la_detail::acc(adj_py, adj_ret.p.c[1]); la_detail::acc(adj_pz, adj_ret.p.c[2]);
     la_detail::acc(adj_qx, adj_ret.q.x); la_detail::acc(adj_qy, adj_ret.q.y); la_detail::acc(adj_qz, adj_ret.q.z);
     la_detail::acc(adj_qw, adj_ret.q.w);
+}
+// Adjoint of transform_t(s) (every component s): the sum of adj_ret's components.
+template<typename T> WPNB_FN void adj_transform_t(T, T& adj_s, const transform_t<T>& adj_ret) {
+    for (int k = 0; k < 7; ++k) la_detail::acc(adj_s, adj_ret[k]);
 }
 // Adjoint of transform_t<T>(transform_t<U>) (conversion).
 template<typename T, typename U>
@@ -174,6 +180,16 @@ template<typename T>
 WPNB_FN void adj_add(const transform_t<T>&, const transform_t<T>&, transform_t<T>& adj_a, transform_t<T>& adj_b, const transform_t<T>& adj_ret) {
     la_detail::acc(adj_a, adj_ret); la_detail::acc(adj_b, adj_ret);
 }
+// Componentwise a + t * (b - a) of the 7 components (Warp's lerp of transforms; q is not normalized).
+template<typename T> WPNB_FN transform_t<T> lerp(const transform_t<T>& a, const transform_t<T>& b, typename la_detail::ident<T>::type t) {
+    return transform_t<T>(lerp(a.p, b.p, t), lerp(a.q, b.q, t));
+}
+template<typename T>
+WPNB_FN void adj_lerp(const transform_t<T>& a, const transform_t<T>& b, typename la_detail::ident<T>::type t,
+                      transform_t<T>& adj_a, transform_t<T>& adj_b, T& adj_t, const transform_t<T>& adj_ret) {
+    adj_lerp(a.p, b.p, t, adj_a.p, adj_b.p, adj_t, adj_ret.p);
+    adj_lerp(a.q, b.q, t, adj_a.q, adj_b.q, adj_t, adj_ret.q);
+}
 // Componentwise a - b.
 template<typename T> WPNB_FN transform_t<T> sub(const transform_t<T>& a, const transform_t<T>& b) {
     return transform_t<T>(sub(a.p, b.p), sub(a.q, b.q));
@@ -190,12 +206,12 @@ template<typename T>
 WPNB_FN void adj_mul(const transform_t<T>& t, typename la_detail::ident<T>::type s, transform_t<T>& adj_t, T& adj_s, const transform_t<T>& adj_ret) {
     adj_mul(t.p, s, adj_t.p, adj_s, adj_ret.p); adj_mul(t.q, s, adj_t.q, adj_s, adj_ret.q);
 }
-// s times every component.
 // -t, every component negated (the gradient of atomic_sub on transform arrays needs it).
 template<typename T> WPNB_FN transform_t<T> neg(const transform_t<T>& t) { return transform_t<T>(neg(t.p), neg(t.q)); }
 template<typename T> WPNB_FN void adj_neg(const transform_t<T>&, transform_t<T>& adj_t, const transform_t<T>& adj_ret) {
     la_detail::acc(adj_t.p, neg(adj_ret.p)); la_detail::acc(adj_t.q, neg(adj_ret.q));
 }
+// s times every component.
 template<typename T> WPNB_FN transform_t<T> mul(typename la_detail::ident<T>::type s, const transform_t<T>& t) { return mul(t, s); }
 template<typename T>
 WPNB_FN void adj_mul(typename la_detail::ident<T>::type s, const transform_t<T>& t, T& adj_s, transform_t<T>& adj_t, const transform_t<T>& adj_ret) {

@@ -202,6 +202,15 @@ WPNB_FN void adj_cw_div(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>&
     }
 }
 
+// Componentwise remainder mod(a[i], b[i]) (scalar.h's mod: sign of a; float d/da = 1, d/db = 0).
+template<int N, typename T> WPNB_FN vec_t<N, T> mod(const vec_t<N, T>& a, const vec_t<N, T>& b) {
+    vec_t<N, T> r; for (int i = 0; i < N; ++i) r.c[i] = wpnb::mod(a.c[i], b.c[i]); return r;
+}
+template<int N, typename T>
+WPNB_FN void adj_mod(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const vec_t<N, T>& adj_ret) {
+    for (int i = 0; i < N; ++i) wpnb::adj_mod(a.c[i], b.c[i], adj_a.c[i], adj_b.c[i], adj_ret.c[i]);
+}
+
 // ---- products and norms ----
 
 // Inner product sum a[i] * b[i], summed from the first product (not from +0), so the sign of a
@@ -266,16 +275,19 @@ template<int N, typename T>
 WPNB_FN void adj_max(const vec_t<N, T>& a, const vec_t<N, T>& b, vec_t<N, T>& adj_a, vec_t<N, T>& adj_b, const vec_t<N, T>& adj_ret) {
     for (int i = 0; i < N; ++i) wpnb::adj_max(a.c[i], b.c[i], adj_a.c[i], adj_b.c[i], adj_ret.c[i]);
 }
-// Index of the smallest component; ties pick the lowest index; NaN components are skipped
-// unless all are NaN (an fmin fold, as Warp's min(v)).
+// Index of the smallest component; ties pick the lowest index. A nan component is skipped
+// (as C fmin folds), so the result is nan only when every component is.
 template<int N, typename T> WPNB_FN uint32 argmin(const vec_t<N, T>& a) {
-    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[i] < a.c[k] || a.c[k] != a.c[k]) k = uint32(i); return k;
+    uint32 k = 0;
+    for (int i = 1; i < N; ++i) if (!isnan(a.c[i]) && (isnan(a.c[k]) || a.c[i] < a.c[k])) k = uint32(i);
+    return k;
 }
 template<int N, typename T> WPNB_FN void adj_argmin(const vec_t<N, T>&, vec_t<N, T>&, const uint32&) {}
-// Index of the largest component; ties pick the lowest index; NaN components are skipped
-// unless all are NaN (an fmax fold).
+// Index of the largest component; ties pick the lowest index; nan components are skipped.
 template<int N, typename T> WPNB_FN uint32 argmax(const vec_t<N, T>& a) {
-    uint32 k = 0; for (int i = 1; i < N; ++i) if (a.c[k] < a.c[i] || a.c[k] != a.c[k]) k = uint32(i); return k;
+    uint32 k = 0;
+    for (int i = 1; i < N; ++i) if (!isnan(a.c[i]) && (isnan(a.c[k]) || a.c[k] < a.c[i])) k = uint32(i);
+    return k;
 }
 template<int N, typename T> WPNB_FN void adj_argmax(const vec_t<N, T>&, vec_t<N, T>&, const uint32&) {}
 // Smallest component; the gradient goes to the argmin component (lowest index on ties).
@@ -369,5 +381,18 @@ WPNB_V_BITWISE(rshift)
 template <int N, typename T> WPNB_FN vec_t<N, T> invert(const vec_t<N, T>& a) {
     vec_t<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = invert(a.c[k]); return r; }
 template <int N, typename T> WPNB_FN void adj_invert(const vec_t<N, T>&, vec_t<N, T>&, const vec_t<N, T>&) {}
+// isnan / isinf: whether any component is; isfinite: whether every component is. No gradient.
+template<int N, typename T> WPNB_FN bool isnan(const vec_t<N, T>& a) {
+    for (int i = 0; i < N; ++i) if (isnan(a.c[i])) return true;
+    return false; }
+template<int N, typename T> WPNB_FN bool isinf(const vec_t<N, T>& a) {
+    for (int i = 0; i < N; ++i) if (isinf(a.c[i])) return true;
+    return false; }
+template<int N, typename T> WPNB_FN bool isfinite(const vec_t<N, T>& a) {
+    for (int i = 0; i < N; ++i) if (!isfinite(a.c[i])) return false;
+    return true; }
+template<int N, typename T> WPNB_FN void adj_isnan(const vec_t<N, T>&, vec_t<N, T>&, const bool&) {}
+template<int N, typename T> WPNB_FN void adj_isinf(const vec_t<N, T>&, vec_t<N, T>&, const bool&) {}
+template<int N, typename T> WPNB_FN void adj_isfinite(const vec_t<N, T>&, vec_t<N, T>&, const bool&) {}
 
 }  // namespace wpnb

@@ -54,7 +54,7 @@ from .runtime.devices import (  # noqa: F401
 )
 from .tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403
-from .types import bool, float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
+from .types import bool, float16, handle, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
 from .types import matrix, quaternion, transformation, vector  # noqa: F401
 from .types.generic import Float, Int  # noqa: F401  (type variables; wp.Scalar is one too, in annotations)
 from .types.structs import struct  # noqa: F401
@@ -101,6 +101,9 @@ def __getattr__(name):
     if name == "MarchingCubes":  # deprecated alias of wp.geometry.IsoSurfaceMarchingCubes (geometry-utils)
         from .geometry.iso_surface import deprecated_marching_cubes
         return deprecated_marching_cubes()
+    if name in ("float", "int"):  # Warp's module exposes Python's float and int (wp.float(x) converts to float32)
+        import builtins
+        return getattr(builtins, name)
     if name == "_src":  # Warp's implementation namespace: a few tables its tests reach for (docs/compat.md)
         import importlib
         return importlib.import_module("._src", __name__)

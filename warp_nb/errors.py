@@ -84,6 +84,18 @@ class KernelTypeError(KernelError, TypeError):
     """Types that do not fit: no overload for these arguments, a variable that changes type ..."""
 
 
+class KernelRuntimeTypeError(KernelTypeError, RuntimeError):
+    """Types that do not fit where Warp raises a RuntimeError (a vec3 built from a vec2, components of
+    another type, wp.expect_eq of different types): a KernelTypeError that is also that RuntimeError,
+    with Warp's message last (tests match its end), after the location."""
+
+    def _format(self) -> str:
+        if self.loc is None:
+            return self.message
+        where = f"{self.loc.file}, line {self.loc.line}" + (f", in {self.function}" if self.function else "")
+        return f"({where}) {(self.loc.text or '').strip()}\n{self.message}"
+
+
 class KernelValueError(KernelError, ValueError):
     """A value that cannot be used where it is written (a slice step of zero, a constant out of range)."""
 

@@ -28,7 +28,8 @@ from .types.generic import is_generic, matches
 from .types.structs import StructInstance, field_ctype
 
 _SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16: "H", T.int32: "i", T.uint32: "I",
-                  T.int64: "q", T.uint64: "Q", T.float16: "e", T.float32: "f", T.float64: "d"}
+                  T.int64: "q", T.uint64: "Q", T.float16: "e", T.float32: "f", T.float64: "d",
+                  T.bfloat16: "H"}  # bfloat16: its bits, which only the slow path makes
 _BOUNDS = struct.Struct("=4qiiq")
 
 
@@ -88,6 +89,8 @@ def make_packer(kernel, device: Device, types_=None):
             pieces.append(f"*{v}._desc")
         elif T.is_scalar_type(t):
             fmt.append(_SCALAR_FORMAT[t])
+            if t is T.bfloat16:
+                lines.append(f"    {v} = _slow(_kernel, {k}, {v}, _device)")
             pieces.append(v)
         else:  # vectors, matrices, quaternions, transforms, structs: their bytes
             fmt.append(f"{size}s")
@@ -120,8 +123,10 @@ def pieces_slow(types_) -> list[str]:
     for k, t in enumerate(types_):
         if isinstance(t, ArrayType):
             out.append(f"*v{k}._desc")
-        elif T.is_scalar_type(t):
+        elif T.is_scalar_type(t) and t is not T.bfloat16:  # (bfloat16 went through it already)
             out.append(f"_slow(_kernel, {k}, v{k}, _device)")
+        elif t is T.bfloat16:
+            out.append(f"v{k}")
         else:
             out.append(f"bytes(v{k})")
     return out
@@ -180,7 +185,7 @@ def _slow_argument(kernel, index: int, value, device: Device):
             raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__}") from None
         if T.is_int_type(t) and converted != raw:
             raise TypeError(f"{where}: {raw} does not fit in {T.type_name(t)}")
-        return converted
+        return T.scalars.float_to_bfloat16_bits(converted) if t is T.bfloat16 else converted
     if getattr(t, "_wp_struct_", False):
         if value is None:
             raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument '{name}' expects {t.__name__} but "

@@ -30,6 +30,10 @@ COVERED_ELSEWHERE = {
     "printf": "test_printf (the output goes to the process's stdout)",
     "array_is_valid": "tests/e2e/test_warp_api.py (needs None passed for an array)",
     "grad_view": "tests/e2e/test_tape_semantics.py (wp.adjoint[xs][i] in a @wp.func_grad)",
+    "print": "tests/e2e/test_e2e_language.py (the output goes to the process's stdout)",
+    "atomic_and": "tests/e2e/test_e2e_atomics_random.py (contended bit masks against numpy's reductions)",
+    "atomic_or": "tests/e2e/test_e2e_atomics_random.py (contended bit masks against numpy's reductions)",
+    "atomic_xor": "tests/e2e/test_e2e_atomics_random.py (contended bit masks against numpy's reductions)",
 }
 # geometry queries take a live wp.Mesh / wp.Bvh / wp.HashGrid / wp.Volume handle (a random uint64
 # would crash): tests/geometry checks each against numpy brute force

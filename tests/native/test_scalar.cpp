@@ -116,7 +116,7 @@ static const Binary kBinary[] = {
     BI(sub, {1.5, -2.25}, {0.1, 0.7}, {-3.0, 4.0}, {10.0, 0.001}),
     BI(mul, {1.5, -2.25}, {0.1, 0.7}, {-3.0, 4.0}, {10.0, 0.001}),
     BI(div, {1.5, -2.25}, {0.1, 0.7}, {-3.0, 4.0}, {10.0, 0.3}),
-    BI(mod, {5.3, 2.0}, {-5.3, 2.0}, {7.1, -1.5}, {0.4, 0.9}),
+    BI(mod, {1.3, 2.0}, {-1.3, 2.0}, {1.1, -1.5}, {0.4, 0.9}),  // |a| < |b|: d/db = 0 is also the true value
     BI(floordiv, {5.3, 2.0}, {-5.3, 2.0}, {7.1, -1.5}, {0.4, 0.9}),
     BI(pow, {1.5, 2.3}, {0.7, -1.2}, {3.0, 0.5}, {0.2, 3.0}),
     BI(atan2, {1.5, 2.3}, {-0.7, -1.2}, {3.0, -0.5}, {-2.0, 3.0}),
@@ -142,6 +142,11 @@ static void test_binary() {
     CHECK(wpnb::pow(1.5, 2.3) == std::pow(1.5, 2.3) && wpnb::pow(2.0f, 0.5f) == std::pow(2.0f, 0.5f), "pow value");
     CHECK(wpnb::atan2(-0.7, -1.2) == std::atan2(-0.7, -1.2), "atan2 value");
     CHECK(wpnb::mod(-5.5, 2.0) == -1.5 && wpnb::mod(5.5f, -2.0f) == 1.5f, "float mod takes the sign of a");
+    {
+        double ga = 0.0, gb = 0.0;
+        wpnb::adj_mod(5.3, 2.0, ga, gb, 1.0);
+        CHECK(ga == 1.0 && gb == 0.0, "adj_mod: d/da = 1, d/db = 0 (Warp's choice) at |a| > |b|");
+    }
     CHECK(wpnb::floordiv(-5.5, 2.0) == -3.0 && wpnb::floordiv(5.5f, 2.0f) == 2.0f, "float floordiv");
     CHECK(std::isinf(wpnb::div(1.0f, 0.0f)) && std::isnan(wpnb::mod(1.0, 0.0)), "float division by zero is IEEE");
     CHECK(float(wpnb::add(half(1.5f), half(2.25f))) == 3.75f && float(wpnb::mul(half(3.0f), half(-0.5f))) == -1.5f,

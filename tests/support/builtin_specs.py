@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from tests.support.builtin_values import (
-    N, elem, f32, gen_value, kind, nonzero_divisor, np_dtype, rotation_matrix, unit_quats,
+    N, elem, f32, gen_value, inner_shape, kind, nonzero_divisor, np_dtype, rotation_matrix, unit_quats,
     with_specials,
 )
 
@@ -116,7 +116,7 @@ def _gen_shift(types, rng):
     a = gen_value(types[0], rng)
     bits = np_dtype(types[0]).itemsize * 8
     lo = -2 if elem(types[1])._kind == "int" else 0
-    n = rng.integers(lo, bits + 3, N).astype(np_dtype(types[1]))
+    n = rng.integers(lo, bits + 3, (N,) + inner_shape(types[1])).astype(np_dtype(types[1]))  # per component
     n = with_specials(n, [0, bits - 1, bits] + ([-1] if lo < 0 else []))
     if elem(types[0])._kind == "int":
         a = with_specials(a, [-5, -5, -5, -5])
@@ -130,7 +130,8 @@ def _gen_bits(types, rng):
             out.append(gen_value(t, rng))
         else:
             info = np.iinfo(np_dtype(t))
-            out.append(rng.integers(max(info.min, -(2 ** 31)), min(info.max, 2 ** 31 - 1), N, endpoint=True)
+            shape = (N,) + inner_shape(t)  # integer vectors and matrices are componentwise
+            out.append(rng.integers(max(info.min, -(2 ** 31)), min(info.max, 2 ** 31 - 1), shape, endpoint=True)
                        .astype(np_dtype(t)))
     return out
 

@@ -227,6 +227,16 @@ def _smoothstep(a, b, x):
     return u * u * (3 - 2 * u)
 
 
+def _componentwise(fn, *args):
+    """fn on scalars, or per component of integer vectors and matrices (same shapes)."""
+    arrays = [np.asarray(a) for a in args]
+    if all(a.ndim == 0 for a in arrays):
+        return fn(*[a.item() for a in arrays])
+    flat = [a.reshape(-1) for a in arrays]
+    return np.array([fn(*[f[k].item() for f in flat]) for k in range(flat[0].size)], dtype=object).reshape(
+        arrays[0].shape)
+
+
 def _lshift(types, a, n):
     bits = np_dtype(types[0]).itemsize * 8
     return 0 if (n < 0 or n >= bits) else a << n
@@ -306,9 +316,9 @@ REFS: dict = {
     "ge": plain(lambda a, b: a >= b),
     "eq": plain(lambda a, b: bool(np.array_equal(a, b))), "ne": plain(lambda a, b: not np.array_equal(a, b)),
     "bit_and": plain(lambda a, b: a & b), "bit_or": plain(lambda a, b: a | b), "bit_xor": plain(lambda a, b: a ^ b),
-    "lshift": lambda types, a, n: _lshift(types, int(a), int(n)),
-    "rshift": lambda types, a, n: _rshift(types, int(a), int(n)),
-    "invert": plain(lambda a: ~int(a)),
+    "lshift": lambda types, a, n: _componentwise(lambda x, k: _lshift(types, int(x), int(k)), a, n),
+    "rshift": lambda types, a, n: _componentwise(lambda x, k: _rshift(types, int(x), int(k)), a, n),
+    "invert": plain(lambda a: _componentwise(lambda x: ~int(x), a)),
     "logical_not": plain(lambda x: x == 0),
     # vectors
     "dot": plain(lambda a, b: np.dot(a, b)), "cross": plain(lambda a, b: np.cross(a, b)),

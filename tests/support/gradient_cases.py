@@ -181,11 +181,12 @@ def dom_divide(types, rng):
 
 
 def dom_mod(types, rng):
-    """a / b away from integers: a = b (k + f), f in [0.1, 0.9]."""
+    """a = b f with |f| in [0.1, 0.9]: a / b away from integers, and |a| < |b|, where the true d/db of
+    mod (-trunc(a/b)) is 0 as Warp's chosen gradient is everywhere (docs/subgradients.md); scalars or
+    vectors (componentwise)."""
     b = away0(types[1], rng, 0.5, 2.0)
-    k = rng.integers(-3, 4, P)
-    a = b * (k + rng.uniform(0.1, 0.9, P) * np.sign(k + 0.5))
-    return [a.astype(b.dtype), b]
+    f = rng.uniform(0.1, 0.9, b.shape) * rng.choice([-1.0, 1.0], b.shape)
+    return [(b * f).astype(b.dtype), b]
 
 
 def dom_atan2(types, rng):

@@ -59,10 +59,10 @@ def subgradient_rows() -> list:
         # row `floordiv(a, b)` (float): 0, 0 everywhere (an exact quotient included)
         rows.append(_row(f"floordiv ({s})", "wp.floordiv({0}, {1})", t2, [(6.0, 2.0), (-7.5, 2.0), (1.3, 0.7)],
                          [[0.0, 0.0]]))
-        # row `mod(a, b)` where a/b is an integer: d/da = 1, d/db = -trunc(a/b)
+        # row `mod(a, b)` (float): d/da = 1, d/db = 0 everywhere (Warp's choice)
         rows.append(_row(f"mod at integer quotients ({s})", "wp.mod({0}, {1})", t2,
                          [(6.0, 2.0), (-6.0, 2.0), (7.5, -2.5), (0.0, 3.0)],
-                         [[1.0, -3.0], [1.0, 3.0], [1.0, 3.0], [1.0, 0.0]]))
+                         [[1.0, 0.0]]))
         # rows `min(a, b)`, `max(a, b)` at a tie: to b (d/da = 0, d/db = 1)
         for fn in ("min", "max"):
             rows.append(_row(f"{fn} tie ({s})", f"wp.{fn}({{0}}, {{1}})", t2, [(1.25, 1.25), (0.0, -0.0), (-2.0, -2.0)],

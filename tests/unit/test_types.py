@@ -63,7 +63,7 @@ def test_transform_parts_by_keyword():
     assert wp.transformf(wp.vec3(1.0, 2.0, 3.0), q=wp.quat_identity()) == wp.transformf(p=(1.0, 2.0, 3.0))
     with pytest.raises(TypeError, match="unexpected keyword"):
         wp.vec3(x=1.0)
-    with pytest.raises(TypeError, match="unexpected keyword"):
+    with pytest.raises(TypeError, match="multiple values for argument 'p'"):  # as Warp words it for q
         wp.transformf(wp.vec3(), p=wp.vec3())
 
 
@@ -74,3 +74,73 @@ def test_python_scope_builtins():
     assert np.allclose(np.array(wp.cross(wp.vec3(1.0, 0.0, 0.0), wp.vec3(0.0, 1.0, 0.0))), [0, 0, 1])
     with pytest.raises(RuntimeError, match="only be called inside a kernel"):
         wp.tid()
+
+
+def test_python_scalar_mod_floordiv_pow_follow_the_kernel_rules():
+    import math
+    import numpy as np
+    # % is C's (sign of the dividend): math.fmod for floats, truncated remainder for integers
+    for a, b in [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (0.25, 3.0)]:
+        assert (wp.float64(a) % wp.float64(b)).value == math.fmod(a, b)
+        assert (wp.float64(a) // wp.float64(b)).value == math.floor(a / b)
+    for a, b in [(7, 2), (-7, 2), (7, -2), (-7, -2)]:
+        assert (wp.int32(a) % wp.int32(b)).value == int(np.fmod(np.int32(a), np.int32(b)))
+        assert (wp.int32(a) // wp.int32(b)).value == a // b
+    assert (wp.int8(1) % wp.int8(0)).value == 0  # as the kernel: no trap
+    assert (wp.float32(2.0) ** wp.float32(10.0)).value == 1024.0 and (3.0 ** wp.float32(2.0)).value == 9.0
+    with pytest.raises(TypeError):
+        wp.int32(2) ** wp.int32(3)  # Warp: integers have no **
+    assert wp.step(wp.int16(-4)) == 1 and wp.step(wp.int16(4)) == 0
+
+
+def test_bfloat16_bits_round_to_nearest_even_and_keep_nan():
+    import numpy as np
+    from warp_nb.types.scalars import bfloat16_bits_to_floats, floats_to_bfloat16_bits
+    x = np.array([1.0, 1.00390625, 1.01171875, -3.14159, 65504.0, np.inf, 1e-40], dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    # oracle: round half to even on the 16 dropped bits, written out on integers
+    low, high = bits & 0xFFFF, bits >> 16
+    expected = np.where((low > 0x8000) | ((low == 0x8000) & ((high & 1) == 1)), high + 1, high).astype(np.uint16)
+    np.testing.assert_array_equal(floats_to_bfloat16_bits(x), expected)
+    nans = np.array([0x7F800001, 0x7FBFFFFF, 0xFFBFFFFF, 0x7FC00000], dtype=np.uint32).view(np.float32)
+    assert np.isnan(bfloat16_bits_to_floats(floats_to_bfloat16_bits(nans))).all()
+    assert wp.bfloat16(3.14).value == float(bfloat16_bits_to_floats(floats_to_bfloat16_bits([3.14]))[0])
+
+
+def test_composite_element_access_is_checked_as_in_warp():
+    v = wp.vec3i(1, 2, 3)
+    with pytest.raises(KeyError, match="Invalid key None, expected int or slice"):
+        v[None]
+    with pytest.raises(TypeError, match="Expected to assign a `int32` value but got `str` instead"):
+        v[0] = "1"
+    with pytest.raises(ValueError, match="Can only assign sequence of same size"):
+        v[:1] = (1, 2)
+    u = wp.vec2ub(0, 0)
+    u[0] = -1  # integers wrap as in C
+    assert u[0] == 255 and wp.vector(2, dtype=wp.uint64)(-1, 0)[0] == 2**64 - 1
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    with pytest.raises(KeyError, match="expected one or two indices, got 3"):
+        m[0, 1, 0]
+    with pytest.raises(ValueError, match="Invalid number of arguments in matrix constructor, expected 4 elements, got 3"):
+        wp.mat22(1.0, 2.0, 3.0)
+    with pytest.raises(TypeError, match="expected row of length 2"):
+        wp.mat22((1.0, 2.0, 3.0), (4.0, 5.0, 6.0))
+    m.set_row(1, (7.0, 8.0))
+    assert m[1, 0] == 7.0 and m.get_row(1)[1] == 8.0
+    with pytest.raises(IndexError):
+        m.set_row(2, (0.0, 0.0))
+    with pytest.raises(RuntimeError, match="NULL pointer"):
+        wp.vec3.from_ptr(0)
+    assert wp.vec3.from_ptr(ctypes.addressof(wp.vec3(1.0, 2.0, 3.0))) is not None
+
+
+def test_scalar_numpy_dtype_protocol_and_float_comparisons():
+    import numpy as np
+    if np.lib.NumpyVersion(np.__version__) >= "2.4.0":
+        assert np.dtype(wp.float16) == np.float16 and np.zeros(2, dtype=wp.uint8).dtype == np.uint8
+    assert not hasattr(wp.bfloat16, "__numpy_dtype__")
+    with pytest.raises(OverflowError):
+        wp.float32(1.0) < 2**1024
+    assert wp.int8(1) == 1.0 and wp.float32(2.0) != 3
+    with pytest.raises(TypeError, match="Invalid constant type"):
+        wp.constant((1, 2, 3))

@@ -14,9 +14,7 @@ from ..types.scalars import SCALAR_TYPES, Scalar
 
 scalar_base = float_base = int_base = Scalar  # warp_nb has one base class for scalar types
 int_types = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
-# Warp lists bfloat16 among its float types; warp_nb kernels do not take it yet, so the tests that loop
-# over these tables skip it (docs/compat.md)
-float_types = (float16, float32, float64)
+float_types = (float16, float32, float64, bfloat16)
 scalar_types = int_types + float_types
 scalar_and_bool_types = scalar_types + (bool,)
 non_atomic_types = (int8, uint8, int16, uint16, int64)
@@ -90,15 +88,8 @@ def array_type_id(a) -> int:
     return ARRAY_TYPE_INDEXED if type(a).__name__ == "indexedarray" else ARRAY_TYPE_REGULAR
 
 
-def _np_float32_to_bfloat16_bits(values):
-    """float32 -> the upper 16 bits of each value, rounded to nearest even (bfloat16's bits)."""
-    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    return rounded.astype(np.uint16)
-
-
-def _np_bfloat16_bits_to_float32(bits):
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+from ..types.scalars import bfloat16_bits_to_floats as _np_bfloat16_bits_to_float32  # noqa: E402,F401
+from ..types.scalars import floats_to_bfloat16_bits as _np_float32_to_bfloat16_bits  # noqa: E402,F401
 
 
 concrete_array_type = internal("warp._src.types.concrete_array_type")

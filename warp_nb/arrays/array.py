@@ -17,7 +17,10 @@ from .. import recording, types
 from ..errors import ArgumentValueError
 from ..runtime import devices
 from ..types.array_type import ArrayType
-from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
+from ..types import scalars
+from ..types.scalars import canonical_scalar
+from .layout import (_as_numpy, _can_alias, _contiguous_strides,
+                     _resolve_dtype, _shape_tuple)
 
 
 class _ArrayMeta(type):
@@ -272,6 +275,8 @@ class array(metaclass=_ArrayMeta):
     def list(self) -> list:
         """The elements as a Python list (vectors and matrices as wp types, structs as instances)."""
         a = self.numpy()
+        if types.scalar_type_of(self.dtype) is types.bfloat16:
+            a = scalars.bfloat16_bits_to_floats(a)  # values, not the bits .numpy() shows
         if types.is_composite_type(self.dtype):
             flat = a.reshape((-1,) + types.numpy_inner_shape(self.dtype))
             return [self.dtype._from_numpy(v) for v in flat]
@@ -493,62 +498,6 @@ def _make_fixed_ndim(ndim: int):
 array1d, array2d, array3d, array4d = (_make_fixed_ndim(n) for n in (1, 2, 3, 4))
 
 
-def _shape_tuple(shape) -> tuple:
-    if shape is None:
-        raise ValueError("an array needs a shape")
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__") \
-            or not all(isinstance(s, (int, np.integer)) for s in shape):
-        raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}")
-    return tuple(int(s) for s in shape)
-
-
-def _contiguous_strides(shape, elem: int) -> tuple:
-    strides, acc = [], elem
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= s  # as Warp: the strides before a zero dimension are 0
-    return tuple(reversed(strides))
-
-
-def _resolve_dtype(dtype, data=None):
-    if dtype is types.Any or dtype is None:
-        if data is None:
-            return types.float32
-        arr_dtype = getattr(data, "dtype", None)
-        if isinstance(arr_dtype, np.dtype) and scalar_from_numpy(arr_dtype):
-            return scalar_from_numpy(arr_dtype)
-        return scalar_from_numpy(np.asarray(data).dtype) or types.float64
-    dtype = canonical_scalar(dtype)
-    if not (is_scalar_type(dtype) or types.is_composite_type(dtype) or hasattr(dtype, "numpy_dtype")):
-        raise TypeError(f"{dtype!r} is not an array element type; use a scalar, vector, matrix or @wp.struct type")
-    return dtype
-
-
-def _as_numpy(src, dtype) -> np.ndarray:
-    """`src` as a numpy array with this dtype's numpy layout (copying only if it must)."""
-    np_dtype = types.numpy_dtype(dtype)
-    if hasattr(dtype, "numpy_value") and not isinstance(src, np.ndarray):
-        return np.array([dtype.numpy_value(v) for v in src], dtype=np_dtype)
-    if isinstance(src, np.ndarray) and src.dtype == np_dtype:
-        return src
-    try:
-        return np.asarray(src, dtype=np_dtype)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"cannot convert {type(src).__name__} to an array of {types.type_name(dtype)}: {e}") from None
-
-
-def _can_alias(src: np.ndarray, dtype) -> bool:
-    """Whether `src` can be used in place: same element layout, aligned, inner dims packed."""
-    inner = types.numpy_inner_shape(dtype)
-    packed = _contiguous_strides(inner, src.dtype.itemsize)
-    if inner and tuple(src.strides[src.ndim - len(inner):]) != packed:
-        return False
-    return src.dtype == types.numpy_dtype(dtype) and src.ctypes.data % src.dtype.itemsize == 0
-
-
-
 def empty_array(shape, dtype, device, requires_grad=False, pinned=False, retain_grad=False) -> array:
     """An array whose memory is not initialised (what wp.empty and copies start from)."""
     a = array.__new__(array, shape=shape)
@@ -594,6 +543,8 @@ def _element_numpy(dtype, value) -> np.ndarray:
     inner = types.numpy_inner_shape(dtype)
     if types.is_composite_type(type(value)):
         value = value.__array__()  # not np.asarray: a float16 composite's buffer holds the bits
+    if types.scalar_type_of(dtype) is types.bfloat16:
+        value = scalars.floats_to_bfloat16_bits(np.asarray(getattr(value, "value", value), dtype=np.float32))
     values = np.asarray(getattr(value, "value", value), dtype=np_dtype)
     if values.ndim == 1 and len(inner) == 2 and values.size == int(np.prod(inner)):
         values = values.reshape(inner)  # a matrix given flat

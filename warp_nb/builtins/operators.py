@@ -50,8 +50,9 @@ builtin("div",
             "zero divisor.", **_elementwise)
 builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
         doc="a // b, rounded toward minus infinity (Python semantics). Integer division by zero gives 0.")
-builtin("mod", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
-        doc="a % b with the sign of a (C fmod / % semantics, as in Warp). Integer modulo by zero gives 0.")
+builtin("mod", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), header="scalar.h", category="operators",
+        doc="a % b with the sign of a (C fmod / % semantics, as in Warp; componentwise for vectors). Integer "
+            "modulo by zero gives 0. The float gradient is 1 for a and 0 for b (Warp's choice).")
 builtin("pow", ov(F, F, ret=same("T")), header="scalar.h", category="math",
         doc="a ** b. The gradient with respect to a at a == 0 with b < 1, and with respect to b for a <= 0, "
             "is chosen 0.")
@@ -59,7 +60,7 @@ builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         cpp="wpnb::mul", header="scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
 builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), ret=Quat()), doc="-x.", **_elementwise)
+        ov(Quat(), ret=Quat()), ov(Transform(), ret=Transform()), doc="-x.", **_elementwise)
 builtin("pos", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), ret=Quat()), doc="+x.", **_elementwise)
 

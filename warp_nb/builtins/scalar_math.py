@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..types.composite import Composite
-from .registry import ANY_SCALAR, FLOAT, NUMERIC, Quat, Scalar, Vec, builtin, ov, same
+from .registry import ANY_SCALAR, FLOAT, NUMERIC, Mat, Quat, Scalar, Transform, Vec, builtin, ov, same
 from .. import types as T
 
 F = Scalar("T", FLOAT)
@@ -55,8 +55,8 @@ _float_fn("round", "x rounded to the nearest integer, halfway cases away from ze
           lambda x: float(math.floor(abs(x) + 0.5)) * (1.0 if x >= 0 else -1.0))
 _float_fn("rint", "x rounded to the nearest integer, halfway cases to even. Gradient 0.", lambda x: float(round(x)))
 _float_fn("frac", "x - trunc(x) (keeps the sign of x). Gradient 1.", lambda x: x - math.trunc(x))
-builtin("step", ov(F, ret=same("T")), header="scalar.h", category="math", python=_py(lambda x: 1.0 if x < 0 else 0.0),
-        doc="1 if x < 0 else 0 (Warp's definition). Gradient 0.")
+builtin("step", ov(N, ret=same("T")), header="scalar.h", category="math",
+        python=_py(lambda x: type(x)(1 if x < 0 else 0)), doc="1 if x < 0 else 0 (Warp's definition). Gradient 0.")
 builtin("nonzero", ov(N, ret=same("T")), header="scalar.h", category="math",
         python=_py(lambda x: type(x)(x != 0)), doc="1 if x != 0 else 0. Gradient 0.")
 builtin("atan2", ov(F, F, ret=same("T"), names=("y", "x")), header="scalar.h", category="math", python=_py(math.atan2),
@@ -100,12 +100,19 @@ builtin("clamp", ov(N, N, N, ret=same("T"), names=("x", "low", "high")), header=
         doc="min(max(low, x), high) with fmin/fmax, as Warp 1.19: a NaN x gives min(low, high), and low > high "
             "gives high. At x == low or x == high the gradient goes to x; otherwise to the operand returned.")
 builtin("lerp", ov(F, F, F, ret=same("T"), names=("a", "b", "t")), ov(_vF, _vF, F, ret=Vec("n", F)),
-        ov(Quat(), Quat(), F, ret=Quat()), header="scalar.h", category="math",
+        ov(Mat("r", "c", F), Mat("r", "c", F), F, ret=Mat("r", "c", F)),
+        ov(Quat(), Quat(), F, ret=Quat()), ov(Transform(), Transform(), F, ret=Transform()),
+        header="scalar.h", category="math",
         python=_py(lambda a, b, t: a * (1 - t) + b * t, lambda a, b, t: a * (1 - t) + b * t),
         doc="Linear interpolation a * (1 - t) + b * t.")
-for _name, _fn in (("isnan", math.isnan), ("isinf", math.isinf), ("isfinite", math.isfinite)):
-    builtin(_name, ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="scalar.h", category="math",
-            differentiable=False, python=_py(_fn), doc=f"Whether x is {_name[2:]} (always False/True for integers).")
+_S_ANY = Scalar("T", ANY_SCALAR)
+for _name, _fn, _fold in (("isnan", math.isnan, any), ("isinf", math.isinf, any), ("isfinite", math.isfinite, all)):
+    builtin(_name, ov(_S_ANY, ret=T.bool), ov(Vec("n", _S_ANY), ret=T.bool), ov(Mat("r", "c", _S_ANY), ret=T.bool),
+            ov(Quat(), ret=T.bool), header="scalar.h", category="math", differentiable=False,
+            python=(lambda fn, fold: lambda x: fold(fn(float(v)) for v in np.ravel(np.asarray(x)))
+                    if isinstance(x, Composite) else fn(getattr(x, "value", x)))(_fn, _fold),
+            doc=f"Whether x is {_name[2:]} (always False/True for integers); for a vector, matrix or quaternion, "
+                f"whether {'every' if _fold is all else 'any'} component is.")
 
 # special_math.h: the rest of the error-function family, copysign, bit_count
 

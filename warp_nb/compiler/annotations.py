@@ -29,10 +29,6 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         except Exception as e:  # an annotation that does not evaluate
             raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
     t = canonical_scalar(t)
-    if t is T.bfloat16 or getattr(getattr(t, "dtype", None), "__name__", "") == "bfloat16":
-        raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` uses bfloat16, which warp_nb "
-                              "kernels do not support yet; use wp.float16 or wp.float32 (arrays of bfloat16 "
-                              "work in Python)")
     if t is ScalarBase:  # wp.Scalar in an annotation: Warp's type variable for any scalar
         t = generic.Scalar
     if isinstance(t, type) and getattr(t, "_wp_array_", False):  # a bare `wp.array` annotation

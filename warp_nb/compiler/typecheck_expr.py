@@ -13,8 +13,8 @@ from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..errors import (
-    KernelAttributeError, KernelNameError, KernelSyntaxError, KernelTypeError, KernelUndefinedNameError,
-    KernelUnsupportedError,
+    KernelAttributeError, KernelNameError, KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError,
+    KernelUndefinedNameError, KernelUnsupportedError,
 )
 from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
@@ -438,6 +438,8 @@ class ExprTyper:
         why = b.explain([value_type(a) for a in args]) if b.explain else None
         if why:
             self.error(KernelTypeError, why, node)
+        if b.name in ("expect_eq", "expect_neq") and len(args) == 2:  # Warp's message (a RuntimeError)
+            self.error(KernelRuntimeTypeError, "Can't test equality for objects with different types", node)
         got = ", ".join(T.type_name(value_type(a)) if not isinstance(a, Lit) else f"{a.kind} literal" for a in args)
         hint = ""
         kinds = {a.kind if isinstance(a, Lit) else getattr(value_type(a), "_kind", None) for a in args}

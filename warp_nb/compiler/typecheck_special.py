@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import types
 import builtins as py
-import warnings
 
 from ..types import composite
 from . import hints, ir
@@ -22,11 +21,12 @@ from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
 from .typecheck_expr import TupleValue, value_type
+from .typecheck_construct import Constructors
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
 
-class SpecialForms:
+class SpecialForms(Constructors):
     def special_call(self, obj, node: S.Call, statement: bool):
         """The typed result of a special call, or NotImplemented for ordinary calls."""
         if obj is py.range:
@@ -314,138 +314,6 @@ class SpecialForms:
         if isinstance(v, tuple):  # a tuple expression
             return Lit(len(v), "int")
         return self.call_builtin(BUILTINS["len"], [v], node)
-
-    # --- constructors -------------------------------------------------------------------
-    def construct(self, t, node):
-        t = canonical_scalar(t)
-        if getattr(t, "_wp_struct_", False):
-            return self.construct_struct(t, node)
-        if node.kwargs:
-            self.error(KernelTypeError, f"{T.type_name(t)}() takes positional arguments only", node)
-        args = [self.expr(a) for a in node.args]
-        if T.is_scalar_type(t):
-            return self.convert_scalar(t, args, node)
-        return self.construct_composite(t, args, node)
-
-    def convert_scalar(self, t, args, node):
-        if not args:
-            return self.materialize(Lit(0, "int"), t, node)
-        if len(args) != 1:
-            self.error(KernelTypeError, f"{T.type_name(t)}() takes one argument", node)
-        v = args[0]
-        if isinstance(v, Lit):
-            return self.let(ir.Const(t._convert(v.value), t), t, node.loc, "c")
-        if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
-            self.error(KernelTypeError, f"cannot convert {self.describe(v)} to {T.type_name(t)}", node)
-        if v.type is t:
-            return v
-        return self.let(ir.Construct(t, (v,)), t, node.loc)
-
-    def construct_composite(self, t, args, node):
-        kind, elem = T.kind_of(t), t._wp_scalar_type_
-        n = T.type_length(t)
-        if not args:
-            return self.let(ir.Construct(t, ()), t, node.loc)
-        scalars = all(isinstance(a, Lit) or (isinstance(a, ir.Var) and T.is_scalar_type(a.type)) for a in args)
-        if len(args) == 1:
-            a = args[0]
-            if scalars:
-                return self.let(ir.Construct(t, (self.convert(a, elem, node, "the fill value"),)), t, node.loc)
-            if isinstance(a, ir.Var) and T.kind_of(a.type) == kind and a.type._shape_ == t._shape_:
-                return a if a.type is t else self.let(ir.Construct(t, (a,)), t, node.loc)
-            self.error(KernelTypeError, f"cannot build {T.type_name(t)} from {self.describe(a)}", node)
-        if scalars and len(args) == n:
-            parts = tuple(self.convert(a, elem, node, f"each component of {T.type_name(t)}") for a in args)
-            return self.let(ir.Construct(t, parts), t, node.loc)
-        if kind == "quaternion" and len(args) == 2:
-            v = self.convert(args[0], T.vector(3, elem), node, "the imaginary part")
-            w = self.convert(args[1], elem, node, "the real part")
-            return self.let(ir.Construct(t, (v, w)), t, node.loc)
-        if kind == "transformation" and len(args) == 2:
-            p = self.convert(args[0], T.vector(3, elem), node, "the translation")
-            q = self.convert(args[1], T.quaternion(elem), node, "the rotation")
-            return self.let(ir.Construct(t, (p, q)), t, node.loc)
-        if kind == "vector" and n == 6 and len(args) == 2 and all(
-                isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" and a.type._shape_ == (3,) for a in args):
-            # wp.spatial_vector(w, v): a 6-vector from its angular and linear halves, as Warp
-            halves = [self.convert(a, T.vector(3, elem), node, "each half") for a in args]
-            parts = tuple(self.let(ir.Extract(h, (k,)), elem, node.loc) for h in halves for k in range(3))
-            return self.let(ir.Construct(t, parts), t, node.loc)
-        if kind == "matrix" and len(args) == t._shape_[1] and all(
-                isinstance(a, ir.Var) and T.kind_of(a.type) == "vector" for a in args):
-            warnings.warn(f"{T.type_name(t)}(v0, v1, ...) from vectors takes them as columns (as Warp does in "
-                          "kernels, a deprecated form); write wp.matrix_from_cols(...) or wp.matrix_from_rows(...)",
-                          DeprecationWarning, stacklevel=2)
-            return self.matrix_from(args, node, "cols", t)
-        self.error(KernelTypeError, f"{T.type_name(t)} takes 0, 1 or {n} scalar arguments"
-                                    f"{' or (vec3, w)' if kind == 'quaternion' else ''}"
-                                    f"{' or (p: vec3, q: quat)' if kind == 'transformation' else ''}"
-                                    f"{' or (w: vec3, v: vec3)' if kind == 'vector' and n == 6 else ''}; "
-                                    f"got {len(args)}", node)
-
-    def construct_struct(self, t, node):
-        """MyStruct(a, b, field=c): fields in declaration order, then by name; the rest zero."""
-        names = list(t.fields)
-        if len(node.args) > len(names):
-            self.error(KernelTypeError, f"{t.__name__}() takes at most {len(names)} positional arguments (its fields "
-                                        f"{', '.join(names)}), got {len(node.args)}", node)
-        value = self.let(ir.Construct(t, ()), t, node.loc)
-        for name, arg in list(zip(names, node.args)) + list(node.kwargs):
-            ft = t.fields.get(name)
-            if ft is None:
-                self.error(KernelTypeError, f"struct {t.__name__} has no field `{name}`", node)
-            field_value = self.convert(self.expr(arg), ft, node, f"field `{name}`")
-            value = self.let(ir.Update(value, (name,), field_value), t, node.loc)
-        return value
-
-    def generic_composite(self, factory, node):
-        kwargs = {k: v for k, v in node.kwargs}
-        args = [self.expr(a) for a in node.args]
-        known = {composite.vector: ("dtype", "length"), composite.matrix: ("dtype", "shape"),
-                 composite.quaternion: ("dtype",), composite.transformation: ("dtype", "p", "q")}[factory]
-        unknown = sorted(set(kwargs) - set(known))
-        if unknown:  # never dropped silently
-            self.error(KernelTypeError, f"wp.{factory.__name__}() has no argument `{unknown[0]}` (it takes "
-                                        f"{', '.join(known)} by name)", node)
-        if factory is composite.transformation and ("p" in kwargs or "q" in kwargs):
-            if args or not ("p" in kwargs and "q" in kwargs):
-                self.error(KernelTypeError, "wp.transformation(p=..., q=...) takes both by name, or both by position",
-                           node)
-            args = [self.expr(kwargs["p"]), self.expr(kwargs["q"])]
-        dtype = self.const_type(kwargs["dtype"]) if "dtype" in kwargs else None
-        if dtype is None:
-            first = next((a for a in args if isinstance(a, ir.Var)), None)
-            dtype = T.scalar_type_of(first.type) if first is not None else T.float32
-        if factory is composite.vector:
-            length = self.const_int(kwargs["length"]) if "length" in kwargs else len(args)
-            t = T.vector(length, dtype)
-        elif factory is composite.quaternion:  # wp.quaternion(x, y, z, w) or (v, w), dtype from the parts
-            t = T.quaternion(dtype)
-        elif factory is composite.transformation:  # wp.transformation(p, q)
-            t = T.transformation(dtype)
-        else:
-            if "shape" in kwargs:
-                shape = self.expr(kwargs["shape"])
-                shape = tuple(x.value for x in shape) if isinstance(shape, tuple) else None
-            else:
-                shape = None
-            if shape is None:
-                self.error(KernelTypeError, "wp.matrix(...) in a kernel needs shape=(rows, cols)", node)
-            t = T.matrix(shape, dtype)
-        return self.construct_composite(t, args, node)
-
-    def const_int(self, node) -> int:
-        v = self.expr(node)
-        if not (isinstance(v, Lit) and v.kind == "int"):
-            self.error(KernelTypeError, "this argument must be an integer constant", node)
-        return int(v.value)
-
-    def const_type(self, node):
-        v = self.expr(node)
-        t = canonical_scalar(v.obj) if isinstance(v, PyObj) else None
-        if not T.is_scalar_type(t):
-            self.error(KernelTypeError, "dtype must be a scalar type such as float or wp.float64", node)
-        return t
 
     # --- builtins with constant arguments -----------------------------------------------
     def _template_call(self, name: str, template: str, result, bindings: dict, node, args=()):

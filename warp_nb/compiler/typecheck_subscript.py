@@ -84,12 +84,11 @@ class Subscripts:
             elif isinstance(v, PyObj) or not T.is_int_type(v.type):
                 self.error(KernelTypeError, f"component indices must be integers, got {self.describe(v)}", n)
             else:
-                path.append(self.convert(v, T.int32, n) if v.type is not T.int32 else v)
+                # any integer type indexes (uint8, int64, argmin's uint32 ...): cast, the value is small
+                path.append(self.let(ir.Construct(T.int32, (v,)), T.int32, n.loc) if v.type is not T.int32 else v)
         if kind == "matrix" and len(path) == 1:
             return tuple(path), T.vector(shape[1], t._wp_scalar_type_)
         return tuple(path), t._wp_scalar_type_
-
-    # --- operators ----------------------------------------------------------------------
 
     # --- slices of arrays ------------------------------------------------------------------
     def array_slice(self, base, node) -> ir.Var:

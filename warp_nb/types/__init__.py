@@ -12,8 +12,8 @@ import numpy as np
 
 from .composite import Composite, is_composite_type, kind_of, matrix, quaternion, transformation, vector  # noqa: F401
 from .scalars import (  # noqa: F401
-    FLOAT_TYPES, INT_TYPES, SCALAR_TYPES, Scalar, bfloat16, bool, canonical_scalar, float16, float32, float64, half, int8, int16, int32,
-    int64, is_float_type, is_int_type, is_scalar_type, scalar_from_numpy, uint8, uint16, uint32, uint64,
+    FLOAT_TYPES, INT_TYPES, SCALAR_TYPES, Scalar, bfloat16, bool, canonical_scalar, float16, float32, float64, half,
+    handle, int8, int16, int32, int64, is_float_type, is_int_type, is_scalar_type, scalar_from_numpy, uint8, uint16, uint32, uint64,
 )
 
 from .queries import (  # noqa: F401  (Warp's public type queries)

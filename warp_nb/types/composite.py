@@ -20,7 +20,7 @@ _TYPE_CACHE: dict = {}
 
 # short suffixes used in type names: vec3f, mat33d, vec4h, vec2i ...
 _SUFFIX = {
-    scalars.float16: "h", scalars.float32: "f", scalars.float64: "d",
+    scalars.float16: "h", scalars.float32: "f", scalars.float64: "d", scalars.bfloat16: "bf",
     scalars.int8: "b", scalars.uint8: "ub", scalars.int16: "s", scalars.uint16: "us",
     scalars.int32: "i", scalars.uint32: "ui", scalars.int64: "l", scalars.uint64: "ul",
     scalars.bool: "bool",
@@ -39,8 +39,11 @@ class Composite:
     # --- construction -------------------------------------------------------------------
     def __init__(self, *args, **kwargs):
         super().__init__()
+        if self._wp_kind_ == "transformation":
+            self._set_flat(_transform_values(type(self), args, kwargs))
+            return
         if kwargs:
-            args = _keyword_parts(type(self), args, kwargs)
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {sorted(kwargs)}")
         n = _num_scalars(type(self))
         if not args:
             return
@@ -51,6 +54,11 @@ class Composite:
                 return
             self._set_flat(_flatten(arg, type(self)))
             return
+        if self._wp_kind_ == "matrix" and len(args) == self._shape_[0]:
+            for row in args:  # rows given as sequences must each have `cols` entries
+                if not _is_scalar_value(row) and np.size(row) != self._shape_[1]:
+                    raise TypeError(f"Invalid argument in matrix constructor, expected row of length "
+                                    f"{self._shape_[1]}, got {tuple(row) if isinstance(row, list) else row}")
         self._set_flat(_flatten(args, type(self)))
 
     @classmethod
@@ -63,7 +71,9 @@ class Composite:
         n = _num_scalars(type(self))
         values = list(values)
         if len(values) != n:
-            raise ValueError(f"{type(self).__name__} takes {n} scalars, got {len(values)}")
+            what = "matrix" if self._wp_kind_ == "matrix" else "vector"  # Warp's message
+            raise ValueError(f"Invalid number of arguments in {what} constructor, expected {n} elements, "
+                             f"got {len(values)}")
         raw = np.frombuffer(self, dtype=_storage_np(type(self)), count=n)
         raw[:] = _encode(type(self), values)
 
@@ -73,6 +83,8 @@ class Composite:
         raw = np.frombuffer(self, dtype=_storage_np(type(self)), count=n)
         if self._wp_scalar_type_ is scalars.float16:
             return raw.view(np.float16).copy()
+        if self._wp_scalar_type_ is scalars.bfloat16:
+            return scalars.bfloat16_bits_to_floats(raw)
         return raw.copy()
 
     def __array__(self, dtype=None, copy=None):
@@ -81,8 +93,9 @@ class Composite:
 
     # --- element access -----------------------------------------------------------------
     def __getitem__(self, key):
+        key = self._checked_key(key)
         a = self.__array__()
-        if self._wp_kind_ == "matrix" and isinstance(key, int):
+        if self._wp_kind_ == "matrix" and isinstance(key, (int, np.integer)):
             return vector(self._shape_[1], self._wp_scalar_type_)._from_numpy(a[key])
         value = a[key]
         if isinstance(value, np.ndarray):
@@ -90,9 +103,70 @@ class Composite:
         return value.item()
 
     def __setitem__(self, key, value):
+        key = self._checked_key(key)
         a = self.__array__()
-        a[key] = np.asarray(value, dtype=a.dtype) if not np.isscalar(value) else value
+        t = self._wp_scalar_type_
+        if np.ndim(a[key]) == 0:
+            if not _is_scalar_value(value):
+                raise TypeError(f"Expected to assign a `{t.__name__}` value but got `{type(value).__name__}` instead")
+            a[key] = t._convert(value)  # integers wrap as in C
+        elif _is_scalar_value(value):
+            a[key] = t._convert(value)
+        else:
+            items = value._flat().tolist() if isinstance(value, Composite) else list(np.ravel(value)) \
+                if isinstance(value, np.ndarray) else list(value)
+            for item in items:
+                if not _is_scalar_value(item):
+                    raise TypeError(f"Expected to assign a slice from a sequence of `{t.__name__}` values but got "
+                                    f"`{type(item).__name__}` instead")
+            if len(items) != a[key].size:
+                raise ValueError("Can only assign sequence of same size")
+            a[key] = np.asarray([t._convert(v) for v in items], dtype=a.dtype).reshape(a[key].shape)
         self._set_flat(a.reshape(-1))
+
+    def _checked_key(self, key):
+        """The key of v[key] / m[key], refused as Warp does when it is not an index, slice or (for
+        matrices) a pair of them."""
+        index = (int, np.integer, slice)
+        if self._wp_kind_ != "matrix":
+            if not isinstance(key, index):
+                raise KeyError(f"Invalid key {key}, expected int or slice")
+            return key
+        if isinstance(key, tuple):
+            if len(key) not in (1, 2):
+                raise KeyError(f"Invalid key, expected one or two indices, got {len(key)}")
+            if all(isinstance(k, index) for k in key):
+                return key if len(key) == 2 else key[0]
+        elif isinstance(key, index):
+            return key
+        raise KeyError(f"Invalid key {key}, expected int or pair of ints")
+
+    @classmethod
+    def from_ptr(cls, ptr: int):
+        """The value stored at address `ptr` (a copy)."""
+        if not ptr:
+            raise RuntimeError("NULL pointer exception")
+        return cls.from_buffer_copy(ctypes.string_at(ptr, ctypes.sizeof(cls)))
+
+    def get_row(self, index: int):
+        if self._wp_kind_ != "matrix" or not -self._shape_[0] <= index < self._shape_[0]:
+            raise IndexError("Invalid row index")
+        return self[index]
+
+    def get_col(self, index: int):
+        if self._wp_kind_ != "matrix" or not -self._shape_[1] <= index < self._shape_[1]:
+            raise IndexError("Invalid column index")
+        return vector(self._shape_[0], self._wp_scalar_type_)._from_numpy(self.__array__()[:, index])
+
+    def set_col(self, index: int, value):
+        if self._wp_kind_ != "matrix" or not -self._shape_[1] <= index < self._shape_[1]:
+            raise IndexError("Invalid column index")
+        self[:, index] = value
+
+    def set_row(self, index: int, value):
+        if self._wp_kind_ != "matrix" or not -self._shape_[0] <= index < self._shape_[0]:
+            raise IndexError("Invalid row index")
+        self[index] = value
 
     def __len__(self):
         return self._shape_[0]
@@ -143,6 +217,14 @@ class Composite:
 
     def __rsub__(self, o):
         return self._wrap(_operand(o, self) - self.__array__())
+
+    def __mod__(self, o):
+        # the kernel's %: C's remainder (sign of the dividend), componentwise
+        a, b = self.__array__(), _operand(o, self)
+        if self._wp_scalar_type_._kind in ("int", "uint"):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return self._wrap(np.where(b == 0, 0, np.fmod(a, np.where(b == 0, 1, b))))
+        return self._wrap(np.fmod(a, b))
 
     def __neg__(self):
         return self._wrap(-self.__array__())
@@ -225,8 +307,10 @@ def _encode(cls, values):
     vals = [_value(v) for v in values]
     if t is scalars.float16:
         return np.asarray(vals, dtype=np.float16).view(np.uint16)
+    if t is scalars.bfloat16:
+        return scalars.floats_to_bfloat16_bits(vals)
     if t._kind in ("int", "uint"):
-        return np.asarray([int(v) for v in vals]).astype(t._np)
+        return np.array([t._convert(v) for v in vals], dtype=t._np)  # wrapped into range as in C
     return np.asarray(vals, dtype=t._np)
 
 
@@ -303,14 +387,37 @@ def _transform_set_q(self, q):
     self._set_flat(flat)
 
 
-def _keyword_parts(cls, args: tuple, kwargs: dict) -> tuple:
-    """A transform's parts by name, as Warp accepts them: `wp.transformf(p=(1, 2, 3), q=quat)`
-    (an omitted part is the identity's)."""
-    parts = ("p", "q")
-    if cls._wp_kind_ != "transformation" or set(kwargs) - set(parts[len(args):]):
-        raise TypeError(f"{cls.__name__}() got unexpected keyword arguments {sorted(kwargs)}")
-    defaults = {"p": (0.0, 0.0, 0.0), "q": (0.0, 0.0, 0.0, 1.0)}
-    return tuple(args) + tuple(kwargs.get(name, defaults[name]) for name in parts[len(args):])
+def _transform_values(cls, args: tuple, kwargs: dict) -> list:
+    """The seven components of a transform built as Warp builds one in Python: () the identity,
+    (s) every component s, (t) a copy, (p) p with the identity rotation, (p, q), seven values, or
+    p= and q= by name (a part left out is the identity's); anything else names the culprit."""
+    for key in kwargs:
+        if key not in ("p", "q"):
+            raise TypeError(f"got an unexpected keyword argument '{key}'")
+        if len(args) > ("p", "q").index(key):
+            raise TypeError(f"multiple values for argument '{key}'")
+    identity = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    if len(args) == 1 and not kwargs:
+        a = args[0]
+        if _is_scalar_value(a) or isinstance(a, np.bool_):
+            return [a] * 7
+        if not isinstance(a, (Composite, list, tuple, np.ndarray)):
+            raise TypeError(f"Invalid argument in transformation constructor: expected a scalar value, got "
+                            f"{type(a).__name__}")
+        values = _flatten([a], cls)
+        return values + identity[3:] if len(values) == 3 else values
+    if len(args) > 2:
+        return _flatten(args, cls)
+    parts = dict(zip(("p", "q"), args), **kwargs)
+    if not parts:
+        return identity
+    for name in ("p", "q"):
+        if name in parts and not isinstance(parts[name], (Composite, list, tuple, np.ndarray)):
+            raise TypeError(f"Invalid argument '{name}' in transformation constructor: expected a sequence, got "
+                            f"{type(parts[name]).__name__}")
+    p = _flatten([parts["p"]], cls) if "p" in parts else identity[:3]
+    q = _flatten([parts["q"]], cls) if "q" in parts else identity[3:]
+    return p + q
 
 
 def _generic(kind: str, shape: tuple, dtype):

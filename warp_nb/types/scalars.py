@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import math
 
 import numpy as np
 
@@ -59,21 +60,29 @@ class Scalar:
         return text[:-2] if self._kind == "float" and text.endswith(".0") else text
 
     def __eq__(self, other):
-        if isinstance(other, Scalar):
-            other = other.value
-        return self.value == other
+        return self.value == self._comparable(other)
+
+    def __ne__(self, other):
+        return not self == other
 
     def __lt__(self, other):
-        return self.value < _value(other)
+        return self.value < self._comparable(other)
 
     def __le__(self, other):
-        return self.value <= _value(other)
+        return self.value <= self._comparable(other)
 
     def __gt__(self, other):
-        return self.value > _value(other)
+        return self.value > self._comparable(other)
 
     def __ge__(self, other):
-        return self.value >= _value(other)
+        return self.value >= self._comparable(other)
+
+    def _comparable(self, other):
+        # a float compares as a float, as in Warp: an integer too large for a double raises OverflowError
+        other = _value(other)
+        if self._kind == "float" and isinstance(other, builtins.int) and not isinstance(other, builtins.bool):
+            return builtins.float(other)
+        return other
 
     def __hash__(self):
         return hash(self.value)
@@ -114,6 +123,24 @@ class Scalar:
     def __rtruediv__(self, o):
         return self._binary(o, _truediv, True)
 
+    def __mod__(self, o):
+        return self._binary(o, _c_mod)
+
+    def __rmod__(self, o):
+        return self._binary(o, _c_mod, True)
+
+    def __floordiv__(self, o):
+        return self._binary(o, _floordiv)
+
+    def __rfloordiv__(self, o):
+        return self._binary(o, _floordiv, True)
+
+    def __pow__(self, o):  # floats only, as in Warp (integers raise TypeError)
+        return self._binary(o, _pow) if self._kind == "float" else NotImplemented
+
+    def __rpow__(self, o):
+        return self._binary(o, _pow, True) if self._kind == "float" else NotImplemented
+
     def __neg__(self):
         return type(self)(-self.value)
 
@@ -132,6 +159,30 @@ def _truediv(a, b):
     return a / b
 
 
+def _c_mod(a, b):
+    # the kernel's `%`: C fmod for floats (sign of a; nan for b == 0), truncated remainder for
+    # integers (0 for b == 0)
+    if isinstance(a, builtins.float) or isinstance(b, builtins.float):
+        return math.fmod(a, b) if b != 0 else math.nan
+    return a - _c_intdiv(a, b) * b if b != 0 else 0
+
+
+def _floordiv(a, b):
+    # the kernel's `//`: floor(a / b) for floats, Python's floor division for integers (0 for b == 0)
+    if isinstance(a, builtins.float) or isinstance(b, builtins.float):
+        return math.floor(a / b) if b != 0 and math.isfinite(a / b) else (a / b if b != 0 else math.nan)
+    return a // b if b != 0 else 0
+
+
+def _pow(a, b):
+    try:
+        return builtins.float(a) ** builtins.float(b)
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+    except ValueError:
+        return math.nan
+
+
 def _c_intdiv(a, b):
     # C semantics: truncate toward zero (what the kernel computes for integer `/`)
     if b == 0:
@@ -141,8 +192,9 @@ def _c_intdiv(a, b):
 
 
 def _scalar(name: str, ctype, np_type, kind: str) -> type:
+    # __numpy_dtype__: NumPy >= 2.4 resolves np.dtype(wp.float32) and dtype=wp.float32 through it (as Warp)
     cls = type(name, (Scalar,), {"__slots__": (), "_type_": ctype, "_np": np.dtype(np_type), "_kind": kind,
-                                 "__module__": "warp_nb.types"})
+                                 "__module__": "warp_nb.types", "__numpy_dtype__": np.dtype(np_type)})
     cls._wp_scalar_type_ = cls
     return cls
 
@@ -163,12 +215,12 @@ float64 = _scalar("float64", ctypes.c_double, np.float64, "float")
 
 half = float16
 float_ = float32
+handle = uint64  # Warp's type of object ids (meshes, volumes, ...)
 
 
 class _BFloat16(Scalar):
-    """bfloat16: float32's exponent with an 8-bit mantissa, stored as its upper 16 bits. Values and
-    arrays of it work in Python (numpy sees the bits as uint16, as in Warp without ml_dtypes);
-    kernels do not take it yet (docs/compat.md)."""
+    """bfloat16: float32's exponent with an 8-bit mantissa, stored as its upper 16 bits. numpy sees
+    the bits as uint16 (as Warp does without ml_dtypes); kernels compute it in float32."""
 
     __slots__ = ()
     _type_ = ctypes.c_uint16
@@ -183,13 +235,27 @@ class _BFloat16(Scalar):
 
 
 def float_to_bfloat16_bits(value) -> int:
-    """float32 -> bfloat16 bits, rounded to nearest even."""
-    bits = builtins.int(np.array([value], dtype=np.float32).view(np.uint32)[0])
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+    """float32 -> bfloat16 bits, rounded to nearest even (nan stays nan)."""
+    return builtins.int(floats_to_bfloat16_bits(np.array([value]))[0])
 
 
 def bfloat16_bits_to_float(bits: int) -> builtins.float:
-    return builtins.float(np.array([builtins.int(bits) << 16], dtype=np.uint32).view(np.float32)[0])
+    return builtins.float(bfloat16_bits_to_floats(np.array([bits]))[0])
+
+
+def floats_to_bfloat16_bits(values) -> np.ndarray:
+    """Any array of numbers -> bfloat16 bits (uint16) of the same shape: through float32, rounded to
+    nearest even, as native/prelude.h does. A nan keeps a quiet nan's bits even when its payload
+    lies only in the dropped low bits (0x7f800001 would truncate to inf)."""
+    bits = np.ascontiguousarray(np.asarray(values, dtype=np.float32)).view(np.uint32)
+    rounded = ((bits.astype(np.uint64) + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    quiet_nan = ((bits >> 16) | 0x40).astype(np.uint16)
+    return np.where((bits & 0x7FFFFFFF) > 0x7F800000, quiet_nan, rounded)
+
+
+def bfloat16_bits_to_floats(bits) -> np.ndarray:
+    """bfloat16 bits (any integer array) -> float32 values (exact)."""
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
 
 
 bfloat16 = type("bfloat16", (_BFloat16,), {"__slots__": (), "__module__": "warp_nb.types"})

@@ -145,7 +145,9 @@ class StructInstance:
             return self._arrays[name]  # the nested instance is the source of truth (see to_bytes)
         value = getattr(self._ctype, name)
         if T.is_scalar_type(t):
-            return T.scalars.half_bits_to_float(value) if t is T.float16 else value
+            if t is T.float16:
+                return T.scalars.half_bits_to_float(value)
+            return T.scalars.bfloat16_bits_to_float(value) if t is T.bfloat16 else value
         return t._from_numpy(np.asarray(value))
 
     def __setattr__(self, name, value):
@@ -178,7 +180,7 @@ class StructInstance:
             setattr(self._ctype, name, value._ctype)
         elif T.is_scalar_type(t):
             v = getattr(value, "value", value)
-            setattr(self._ctype, name, T.scalars.float_to_half_bits(v) if t is T.float16 else t._convert(v))
+            setattr(self._ctype, name, _scalar_storage(t, v))
         else:
             setattr(self._ctype, name, value if isinstance(value, t) else t(value))
 
@@ -230,3 +232,12 @@ def struct(cls) -> StructType:
     from .. import redefinition
     redefinition.struct_defined(cls.__module__, cls.__qualname__)
     return StructType(cls)
+
+
+def _scalar_storage(t, value):
+    """What a struct's ctypes field of scalar type `t` stores for `value` (the bits of 16-bit floats)."""
+    if t is T.float16:
+        return T.scalars.float_to_half_bits(value)
+    if t is T.bfloat16:
+        return T.scalars.float_to_bfloat16_bits(value)
+    return t._convert(value)

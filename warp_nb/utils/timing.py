@@ -184,9 +184,15 @@ class ScopedTimer:
 
 
 def constant(x):
-    """Mark a global value as a kernel constant (any global number is one already). A constant made
-    after kernels compiled may be a new value for a name they read (a re-run cell): they compile
-    again at their next launch."""
+    """Mark a global value as a kernel constant (any global number is one already). Like Warp, only
+    values kernels can hold are accepted: numbers, wp scalars, vectors, matrices, ... and struct
+    instances. A constant made after kernels compiled may be a new value for a name they read (a
+    re-run cell): they compile again at their next launch."""
+    import numpy as np
+    from ..types import Composite, Scalar
+    if not isinstance(x, (int, float, Scalar, Composite, np.number, np.bool_)) \
+            and not hasattr(x, "_struct"):  # a @wp.struct instance
+        raise TypeError(f"Invalid constant type: {type(x)}")
     from .. import redefinition
     redefinition.constant_defined()
     return x

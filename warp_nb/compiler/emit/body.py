@@ -17,7 +17,7 @@ _PRINTF = {
     T.int8: ("%d", "(int)"), T.int16: ("%d", "(int)"), T.int32: ("%d", "(int)"),
     T.uint8: ("%u", "(unsigned)"), T.uint16: ("%u", "(unsigned)"), T.uint32: ("%u", "(unsigned)"),
     T.int64: ("%lld", "(long long)"), T.uint64: ("%llu", "(unsigned long long)"),
-    T.float16: ("%g", "(double)(wpnb::float32)"), T.float32: ("%g", "(double)"), T.float64: ("%g", "(double)"),
+    T.float16: ("%g", "(double)(wpnb::float32)"), T.bfloat16: ("%g", "(double)(wpnb::float32)"), T.float32: ("%g", "(double)"), T.float64: ("%g", "(double)"),
 }
 
 

@@ -19,7 +19,7 @@ from ...errors import Loc
 _SCALAR_CPP = {
     T.bool: "bool", T.int8: "wpnb::int8", T.uint8: "wpnb::uint8", T.int16: "wpnb::int16", T.uint16: "wpnb::uint16",
     T.int32: "wpnb::int32", T.uint32: "wpnb::uint32", T.int64: "wpnb::int64", T.uint64: "wpnb::uint64",
-    T.float16: "wpnb::half", T.float32: "wpnb::float32", T.float64: "wpnb::float64",
+    T.float16: "wpnb::half", T.float32: "wpnb::float32", T.float64: "wpnb::float64", T.bfloat16: "wpnb::bfloat16",
 }
 _KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "transformation": "transform.h"}
 HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",

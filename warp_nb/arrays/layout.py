@@ -1,0 +1,82 @@
+"""How data becomes an array's memory: shapes checked, contiguous strides, the element type of
+untyped data, numpy data in an element type's layout (bfloat16 as its bits), and whether numpy
+memory can be used in place. Used by arrays/array.py and the array factories."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types
+from ..types import scalars
+from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
+
+
+def _shape_tuple(shape) -> tuple:
+    if shape is None:
+        raise ValueError("an array needs a shape")
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__") \
+            or not all(isinstance(s, (int, np.integer)) for s in shape):
+        raise TypeError(f"an array shape is an int or a tuple of ints, got {shape!r}")
+    return tuple(int(s) for s in shape)
+
+
+def _contiguous_strides(shape, elem: int) -> tuple:
+    strides, acc = [], elem
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= s  # as Warp: the strides before a zero dimension are 0
+    return tuple(reversed(strides))
+
+
+def _resolve_dtype(dtype, data=None):
+    if dtype is types.Any or dtype is None:
+        if data is None:
+            return types.float32
+        arr_dtype = getattr(data, "dtype", None)
+        if isinstance(arr_dtype, np.dtype) and scalar_from_numpy(arr_dtype):
+            return scalar_from_numpy(arr_dtype)
+        return scalar_from_numpy(np.asarray(data).dtype) or types.float64
+    dtype = canonical_scalar(dtype)
+    if not (is_scalar_type(dtype) or types.is_composite_type(dtype) or hasattr(dtype, "numpy_dtype")):
+        raise TypeError(f"{dtype!r} is not an array element type; use a scalar, vector, matrix or @wp.struct type")
+    return dtype
+
+
+def _as_numpy(src, dtype) -> np.ndarray:
+    """`src` as a numpy array with this dtype's numpy layout (copying only if it must)."""
+    np_dtype = types.numpy_dtype(dtype)
+    if types.scalar_type_of(dtype) is types.bfloat16:
+        return _as_bfloat16_bits(src)
+    if hasattr(dtype, "numpy_value") and not isinstance(src, np.ndarray):
+        return np.array([dtype.numpy_value(v) for v in src], dtype=np_dtype)
+    if isinstance(src, np.ndarray) and src.dtype == np_dtype:
+        return src
+    try:
+        return np.asarray(src, dtype=np_dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot convert {type(src).__name__} to an array of {types.type_name(dtype)}: {e}") from None
+
+
+def _as_bfloat16_bits(src) -> np.ndarray:
+    """Data for a bfloat16 array, as Warp reads it: a uint16 numpy array holds the bits already
+    (what .numpy() gives back); anything else holds values, rounded to bfloat16."""
+    if isinstance(src, np.ndarray) and src.dtype == np.uint16:
+        return src
+    if isinstance(src, np.ndarray):
+        return scalars.floats_to_bfloat16_bits(src)
+    try:
+        values = np.asarray(src, dtype=np.float32)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot convert {type(src).__name__} to an array of bfloat16: {e}") from None
+    return scalars.floats_to_bfloat16_bits(values)
+
+
+def _can_alias(src: np.ndarray, dtype) -> bool:
+    """Whether `src` can be used in place: same element layout, aligned, inner dims packed."""
+    inner = types.numpy_inner_shape(dtype)
+    packed = _contiguous_strides(inner, src.dtype.itemsize)
+    if inner and tuple(src.strides[src.ndim - len(inner):]) != packed:
+        return False
+    return src.dtype == types.numpy_dtype(dtype) and src.ctypes.data % src.dtype.itemsize == 0
