@@ -20,6 +20,11 @@ wp.config.verify_ir = True  # every test checks the IR invariants between stages
 _HAS_CXX = bool(os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++"))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-count", default=None, help="kernels the differential fuzzer generates (tests/fuzz)")
+    parser.addoption("--fuzz-seed", default=None, help="seed of the differential fuzzer (tests/fuzz)")
+
+
 def pytest_collection_modifyitems(config, items):
     skip_cxx = pytest.mark.skip(reason="no C++ compiler on this machine (install g++ or set CXX)")
     for item in items:

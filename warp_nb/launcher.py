@@ -306,6 +306,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise TypeError(f"wp.launch: device must be a device name such as 'cpu' or 'cuda:0', or a wp.Device, "
                         f"got {device!r}") from None
     args = (*inputs, *outputs) if outputs else inputs
+    if not hasattr(args, "__len__"):
+        raise TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, got {type(inputs).__name__}")
     if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args)
     if len(args) != launcher.nparams:
@@ -455,6 +457,8 @@ def _make_launcher(kernel, device, args) -> Launcher:
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
     try:
+        if kernel._definition_error is not None:  # a bad annotation: before any argument is judged by it
+            raise kernel._definition_error
         if not kernel.is_generic:
             return kernel.launcher(device)
         if len(args) != len(kernel.param_names):

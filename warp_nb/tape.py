@@ -80,11 +80,14 @@ class Tape:
         buffer takes the seed as its gradient, as in Warp), or, with neither, from the gradients
         already set on the outputs (as in Warp). An empty tape does nothing. Afterwards the read
         flags of the tape's arrays are cleared (wp.config.verify_autograd_array_access)."""
+        if loss is not None and not isinstance(loss, array):
+            raise TypeError(f"tape.backward(loss) expects a wp.array of one element, got {type(loss).__name__}")
+        if loss is not None and loss.size != 1:
+            raise ValueError(f"tape.backward(loss) takes a single-element loss array, got shape {loss.shape}: sum it "
+                             "into one element (wp.atomic_add) or pass per-element seeds with grads={array: seed}")
         if not self.launches:
             return
         if loss is not None:
-            if not isinstance(loss, array):
-                raise TypeError(f"tape.backward(loss) expects a wp.array, got {type(loss).__name__}")
             scalar = loss.dtype if T.is_scalar_type(loss.dtype) else getattr(loss.dtype, "_wp_scalar_type_", None)
             if getattr(scalar, "_kind", "float") != "float":
                 # an integer result is a step function of the inputs: its gradient would be all zeros

@@ -126,6 +126,8 @@ class array(metaclass=_ArrayMeta):
             # numpy would drop the imaginary part with only a warning
             raise TypeError("warp_nb arrays hold no complex numbers: pass the real and imaginary parts as two "
                             "arrays, or as a vec2 array (np.stack([z.real, z.imag], axis=-1))")
+        if isinstance(src, np.ndarray) and src.dtype == object and any(v is None for v in src.flat):  # numpy: NaN
+            raise TypeError("cannot make an array from data holding None: fill in the missing values first")
         dtype = _resolve_dtype(dtype, src)
         src_np = _as_numpy(src, dtype)
         inner = types.numpy_inner_shape(dtype)

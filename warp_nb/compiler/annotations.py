@@ -3,10 +3,13 @@ function's signature before anything is compiled. Knows types; knows nothing abo
 
 from __future__ import annotations
 
+import inspect
+import re
 import typing
+from typing import TypeVar
 
 from .. import types as T
-from ..errors import KernelTypeError
+from ..errors import KernelError, KernelTypeError, Loc
 from ..types.array_type import ArrayType
 from ..builtins.registry import OpaqueType
 from ..types import generic
@@ -30,6 +33,10 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         t = generic.Scalar
     if isinstance(t, type) and getattr(t, "_wp_array_", False):  # a bare `wp.array` annotation
         t = ArrayType(typing.Any, getattr(t, "_default_ndim", 1))
+    if isinstance(t, ArrayType) and not _element_type(t.dtype):
+        shown = getattr(t.dtype, "__name__", repr(t.dtype))
+        raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` is an array of {shown}, which arrays "
+                              "cannot hold; use a scalar, vector, matrix or @wp.struct dtype")
     if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False) \
             or isinstance(t, OpaqueType):  # a query or query result (wp.BvhQuery ...) passed to a function
         return t
@@ -49,6 +56,13 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
                           "wp.array(dtype=...) or a @wp.struct")
 
 
+def _element_type(dtype) -> bool:
+    """Whether an array annotation's dtype is one arrays can hold (or a generic placeholder)."""
+    return (dtype is typing.Any or isinstance(dtype, Generic) or T.is_scalar_type(dtype) or T.is_composite_type(dtype)
+            or getattr(dtype, "_wp_struct_", False) or hasattr(dtype, "numpy_dtype") or isinstance(dtype, TypeVar)
+            or isinstance(dtype, OpaqueType))
+
+
 def parameter_names(fn) -> list[str]:
     code = fn.__code__
     return list(code.co_varnames[:code.co_argcount])
@@ -58,8 +72,11 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
     """One type per parameter of `fn` (None for a generic parameter of a function). A kernel
     parameter without an annotation is an error; a function's is generic."""
     hints = getattr(fn, "__annotations__", {})
+    if fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        raise KernelTypeError(f"{what} `{fn.__qualname__}` takes *args or **kwargs; give each parameter a name "
+                              "and a type", loc or parameter_loc(fn, "*"), fn.__name__)
     if what == "kernel" and "return" in hints and not _means_none(hints["return"], fn, local_names):
-        raise KernelTypeError(KERNEL_RETURN_ERROR, loc, fn.__name__)
+        raise KernelTypeError(KERNEL_RETURN_ERROR, loc or parameter_loc(fn, "->"), fn.__name__)
     out = []
     for name in parameter_names(fn):
         if name not in hints:
@@ -67,9 +84,42 @@ def parameter_types(fn, what: str, local_names: dict | None = None, loc=None) ->
                 out.append(None)
                 continue
             raise KernelTypeError(f"parameter `{name}` of kernel `{fn.__qualname__}` needs a type annotation, "
-                                  f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`", loc, fn.__name__)
-        out.append(resolve_annotation(hints[name], fn, name, what, local_names))
+                                  f"e.g. `{name}: float` or `{name}: wp.array(dtype=float)`",
+                                  loc or parameter_loc(fn, name), fn.__name__)
+        try:
+            out.append(resolve_annotation(hints[name], fn, name, what, local_names))
+        except KernelError as e:
+            if e.loc is not None:
+                raise
+            raise type(e)(e.message, loc or parameter_loc(fn, name), fn.__name__) from None
+        except TypeError as e:  # a type that cannot be built (no C++ type, a vector of length 0 ...)
+            raise KernelTypeError(f"the annotation of parameter `{name}`: {e}", loc or parameter_loc(fn, name),
+                                  fn.__name__) from None
     return out
+
+
+def parameter_loc(fn, name: str) -> Loc | None:
+    """Where parameter `name` of `fn` is written (its line in a signature over several lines), or
+    the `def` line; None when the source cannot be read."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        file = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except (OSError, TypeError):
+        return None
+    def_index = next((k for k, line in enumerate(lines) if line.lstrip().startswith(("def ", "async def "))), 0)
+    # the name as a whole word followed by what may follow a parameter (`a: float`, `a,`, `a)`)
+    word = rf"(?<![\w.]){re.escape(name)}\s*(?=[:,)=])"
+    pattern = re.compile(r"\*" if name == "*" else "->" if name == "->" else word)
+    for k in range(def_index, len(lines)):
+        line = lines[k]
+        start = line.find("(") + 1 if k == def_index else 0
+        match = pattern.search(line, start)
+        if match:
+            return Loc(file, first + k, match.start(), match.start() + len(name), line.rstrip("\n"))
+        if line.split("#")[0].rstrip().endswith(":"):  # the end of the signature
+            break
+    line = lines[def_index]
+    return Loc(file, first + def_index, 0, None, line.rstrip("\n"))
 
 
 def _closure_values(fn) -> dict:

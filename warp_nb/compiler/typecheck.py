@@ -308,7 +308,9 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         old = self.env.get(name)
         literal = value.value if isinstance(value, Lit) else None
         if isinstance(value, Lit):
-            want = old.type if isinstance(old, ir.Var) else None
+            # a literal takes the scalar type of the variable it replaces (x = 0 for a float x); it is
+            # not broadcast into a vector or matrix variable (v = 1.0 is a type change, refused below)
+            want = old.type if isinstance(old, ir.Var) and T.is_scalar_type(old.type) else None
             value = self.materialize(value, want, node)
         elif isinstance(value, TupleValue):
             value = self.make_tuple(value, node)  # t = (1.0, 2) holds a tuple value

@@ -198,6 +198,8 @@ class ExprTyper:
             return fold(op, a, b, node, self)
         if op in _COMPARISONS:
             a, b = self.comparable(a, b, node)
+        if isinstance(a, PyObj) or isinstance(b, PyObj):  # a string or a Python object: the builtin says why not
+            return self.call_builtin(BUILTINS[op], [a, b], node)
         if registry.resolve(BUILTINS[op], [value_type(a), value_type(b)]) is None:
             user = self.scope.lookup(op)  # a @wp.func named after the operator (`def add(a: Complex, ...)`)
             if getattr(user, "_wp_func_", False) and user.select_overload([value_type(a), value_type(b)]) is not None:

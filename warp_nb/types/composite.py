@@ -428,13 +428,27 @@ def _generic(kind: str, shape: tuple, dtype):
     return None
 
 
+def _suffix(dtype, kind: str) -> str:
+    """The name suffix of a scalar type (f, d, i ...), or a clear error for anything else."""
+    suffix = _SUFFIX.get(canonical_scalar(dtype))
+    if suffix is None:
+        raise TypeError(f"a {kind} holds scalars (wp.float32, wp.float64, wp.int32 ...), not {getattr(dtype, '__name__', dtype)!r}")
+    return suffix
+
+
+def _length(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"a vector or matrix dimension must be a non-negative int, got {n!r}")
+    return int(n)
+
+
 def vector(length: int, dtype=scalars.float32):
     """The vector type of `length` elements of `dtype` (one class per combination); with Any for
     either, a generic vector type (for parameters of generic kernels and functions)."""
     generic = _generic("vector", (length,), dtype)
     if generic is not None:
         return generic
-    return _make("vector", (int(length),), dtype, f"vec{int(length)}{_SUFFIX[canonical_scalar(dtype)]}")
+    return _make("vector", (int(length),), dtype, f"vec{_length(length)}{_suffix(dtype, 'vector')}")
 
 
 def matrix(shape, dtype=scalars.float32):
@@ -443,7 +457,7 @@ def matrix(shape, dtype=scalars.float32):
     if generic is not None:
         return generic
     rows, cols = (int(s) for s in shape)
-    return _make("matrix", (rows, cols), dtype, f"mat{rows}{cols}{_SUFFIX[canonical_scalar(dtype)]}")
+    return _make("matrix", (rows, cols), dtype, f"mat{_length(rows)}{_length(cols)}{_suffix(dtype, 'matrix')}")
 
 
 def quaternion(dtype=scalars.float32):
@@ -451,7 +465,7 @@ def quaternion(dtype=scalars.float32):
     generic = _generic("quaternion", (4,), dtype)
     if generic is not None:
         return generic
-    return _make("quaternion", (4,), dtype, f"quat{_SUFFIX[canonical_scalar(dtype)]}")
+    return _make("quaternion", (4,), dtype, f"quat{_suffix(dtype, 'quaternion')}")
 
 
 def transformation(dtype=scalars.float32):
@@ -459,7 +473,7 @@ def transformation(dtype=scalars.float32):
     generic = _generic("transformation", (7,), dtype)
     if generic is not None:
         return generic
-    return _make("transformation", (7,), dtype, f"transform{_SUFFIX[canonical_scalar(dtype)]}")
+    return _make("transformation", (7,), dtype, f"transform{_suffix(dtype, 'transformation')}")
 
 
 def is_composite_type(t) -> bool:

@@ -75,7 +75,10 @@ class StructType:
             import sys
             t = eval(t, vars(sys.modules[self.cls.__module__]))  # postponed annotations
         t = canonical_scalar(t)
-        field_ctype(t)  # validates
+        try:
+            field_ctype(t)  # validates
+        except TypeError as e:
+            raise TypeError(f"field `{name}` of struct `{self.__qualname__}`: {e}{_field_place(self.cls, name)}") from None
         return t
 
     def __call__(self, *args, **values):
@@ -207,6 +210,21 @@ class StructInstance:
         for name, t in self._struct.fields.items():
             if isinstance(t, StructType):
                 self._arrays[name]._load(bytes(getattr(self._ctype, name)))
+
+
+def _field_place(cls, name: str) -> str:
+    """' (file, line N)' of the line that declares field `name` of `cls`, or '' when the source is not readable."""
+    import inspect
+    try:
+        lines, first = inspect.getsourcelines(cls)
+        file = inspect.getsourcefile(cls)
+    except (OSError, TypeError):
+        return ""
+    for k, line in enumerate(lines):
+        if line.strip().startswith(f"{name}:"):
+            from ..errors import source_label
+            return f" ({source_label(file)}, line {first + k})"
+    return ""
 
 
 def struct(cls) -> StructType:
