@@ -544,7 +544,8 @@ def _element_numpy(dtype, value) -> np.ndarray:
     if types.is_composite_type(type(value)):
         value = value.__array__()  # not np.asarray: a float16 composite's buffer holds the bits
     if types.scalar_type_of(dtype) is types.bfloat16:
-        value = scalars.floats_to_bfloat16_bits(np.asarray(getattr(value, "value", value), dtype=np.float32))
+        floats = np.asarray(getattr(value, "value", value), dtype=np.float32)
+        value = np.asarray(scalars.floats_to_bfloat16_bits(floats)).reshape(floats.shape)  # a scalar stays 0-d
     values = np.asarray(getattr(value, "value", value), dtype=np_dtype)
     if values.ndim == 1 and len(inner) == 2 and values.size == int(np.prod(inner)):
         values = values.reshape(inner)  # a matrix given flat

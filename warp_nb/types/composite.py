@@ -177,7 +177,9 @@ class Composite:
 
     def __eq__(self, other):
         try:
-            return bool(np.array_equal(self.__array__(), np.asarray(other).reshape(self._shape_)))
+            # another composite by its values: np.asarray of a float16/bfloat16 one is its bits
+            theirs = other.__array__() if isinstance(other, Composite) else np.asarray(other)
+            return bool(np.array_equal(self.__array__(), theirs.reshape(self._shape_)))
         except (ValueError, TypeError):
             return NotImplemented
 
