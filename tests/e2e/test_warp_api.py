@@ -503,3 +503,22 @@ def test_cpu_kernel_cache_key_follows_the_instruction_set():
     native, generic = wp.get_cpu_kernel_cache_key("-march=native"), wp.get_cpu_kernel_cache_key("")
     assert native != generic and native.startswith(f"{wp.config.version}-")
     assert wp.get_cpu_kernel_cache_key("-march=native -mllvm=-inline-threshold=3000") == native  # not the ISA
+
+
+def test_builtin_keyword_names_and_kernel_names_as_warp():
+    """wp.pow(x=..., y=...) takes Warp's parameter names in any order; a kernel name that is no
+    C++ identifier is refused when the kernel is declared."""
+
+    @wp.kernel(module="unique")
+    def powers(out: wp.array(dtype=float)):
+        out[0] = wp.pow(x=2.0, y=4.0)
+        out[1] = wp.pow(2.0, y=3.0)
+        out[2] = wp.pow(y=0.5, x=9.0)
+
+    out = wp.zeros(3, dtype=float)
+    wp.launch(powers, 1, inputs=[out])
+    np.testing.assert_allclose(out.numpy(), [16.0, 8.0, 3.0])
+    with pytest.raises(ValueError, match="valid C\\+\\+ identifier"):
+        @wp.kernel(module="unique", name="1invalid")
+        def invalid_named_kernel():
+            return

@@ -53,8 +53,8 @@ builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operat
 builtin("mod", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), header="scalar.h", category="operators",
         doc="a % b with the sign of a (C fmod / % semantics, as in Warp; componentwise for vectors). Integer "
             "modulo by zero gives 0. The float gradient is 1 for a and 0 for b (Warp's choice).")
-builtin("pow", ov(F, F, ret=same("T")), header="scalar.h", category="math",
-        doc="a ** b. The gradient with respect to a at a == 0 with b < 1, and with respect to b for a <= 0, "
+builtin("pow", ov(F, F, ret=same("T"), names=("x", "y")), header="scalar.h", category="math",
+        doc="x ** y. The gradient with respect to x at x == 0 with y < 1, and with respect to y for x <= 0, "
             "is chosen 0.")
 builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
