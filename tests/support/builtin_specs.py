@@ -273,7 +273,7 @@ SPECS: dict[str, Spec] = {
                                       with_specials(gen_value(types[1], rng), [1, 0, -1, 0, 1])]),
     "smoothstep": Spec(_gen_smoothstep), "clamp": Spec(_gen_clamp), "lerp": Spec(_gen_lerp),
     "isnan": Spec(_gen_isnan), "isinf": Spec(_gen_isnan), "isfinite": Spec(_gen_isnan),
-    "div": Spec(_gen_div), "floordiv": Spec(_gen_div), "mod": Spec(_gen_div), "pow": Spec(_gen_pow),
+    "div": Spec(_gen_div), "div_approx": Spec(_gen_div), "floordiv": Spec(_gen_div), "mod": Spec(_gen_div), "pow": Spec(_gen_pow),
     "cw_div": Spec(lambda types, rng: [gen_value(types[0], rng), nonzero_divisor(types[1], rng)]),
     "eq": Spec(_gen_equal_pairs), "ne": Spec(_gen_equal_pairs),
     "lt": Spec(_gen_equal_pairs), "le": Spec(_gen_equal_pairs), "gt": Spec(_gen_equal_pairs),

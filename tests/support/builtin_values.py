@@ -308,7 +308,7 @@ REFS: dict = {
     ("mul", ("quaternion", "quaternion")): plain(qmul),
     ("mul", ("transformation", "transformation")): plain(tmul),
     "matmul": plain(lambda a, b: np.asarray(a) @ np.asarray(b)),
-    "div": _num(c_div, lambda a, b: a / b),
+    "div": _num(c_div, lambda a, b: a / b), "div_approx": plain(lambda a, b: a / b),
     "floordiv": lambda types, a, b: (py_floordiv(int(a), int(b)) if is_int_value(a) else _floordiv_float(types, a, b)),
     "mod": _num(c_mod, math.fmod),
     "pow": plain(lambda a, b: float(a) ** float(b)),

@@ -48,6 +48,9 @@ builtin("div",
         ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
         doc="a / b (a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
+builtin("div_approx", ov(F, F, ret=same("T"), names=("x", "y")), cpp="wpnb::div", header="scalar.h", category="math",
+        doc="x / y, where Warp allows a faster, less exact division on the GPU; warp_nb divides exactly on both "
+            "targets (so its gradient is the division's).")
 builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
         doc="a // b, rounded toward minus infinity (Python semantics). Integer division by zero gives 0.")
 builtin("mod", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), header="scalar.h", category="operators",
