@@ -560,3 +560,29 @@ def test_every_way_python_continues_a_line():
     got = y.numpy().reshape(3, 5)
     expected = np.stack([5 * x, 5 * x, ((x > 0) & (x < 10)).astype(np.float32), 5 * x, 2 * x], axis=1)
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+@wp.kernel
+def _loop_locals_after_the_loop(x: wp.array(dtype=float), n: int, out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    length = float(0.0)
+    k = int(0)
+    while length < 3.0:
+        p = wp.vec3(x[i] + float(k), 0.0, 0.0)  # first bound inside the loop
+        length = wp.length(p)
+        k += 1
+    for j in range(n):
+        q = float(j) * 10.0
+    out[i] = p * 2.0 + wp.vec3(0.0, q, 0.0)  # q is 0 when the loop did not run (as Warp)
+
+
+def test_names_first_bound_in_a_loop_are_visible_after_it():
+    """Warp declares a kernel's variables up front: a name first assigned inside a dynamic loop
+    keeps its last value after the loop, zero when the loop never ran."""
+    x = np.array([0.5, 2.5], dtype=np.float32)
+    for n in (0, 3):
+        out = wp.zeros(2, dtype=wp.vec3)
+        run(_loop_locals_after_the_loop, 2, wp.array(x, dtype=float), n, out)
+        expected_p = x + np.ceil(3.0 - x)  # the first x + k (k = 0, 1, ...) of length at least 3
+        np.testing.assert_allclose(out.numpy()[:, 0], 2.0 * expected_p)
+        np.testing.assert_allclose(out.numpy()[:, 1], 0.0 if n == 0 else 10.0 * (n - 1))

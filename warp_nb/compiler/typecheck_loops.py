@@ -56,7 +56,31 @@ class Loops:
         scan(tuple(stmts))
         return found
 
-    def enter_loop(self, body, loc, extra=()) -> _Loop:
+    def hoist_loop_locals(self, body, loc, bind=None) -> None:
+        """Names first bound inside a dynamic loop and read after it (`while ...: p = ...` then
+        `use(p)`): as in Warp, they exist before the loop, zero-initialised, and the loop carries
+        them. Their types come from a trial typing of the body, which is then discarded."""
+        last = max((n.loc.line for n in _nodes(body) if getattr(n, "loc", None) is not None), default=loc.line)
+        later = {n.id for n in _nodes(self.fdef.body) if isinstance(n, S.Name) and n.loc.line > last}
+        wanted = [n for n in sorted(S.assigned_names(body)) if n in later and n not in self.env]
+        if not wanted:
+            return
+        saved = (dict(self.env), len(self.locals), len(self.checks), dict(self.maybe_undefined))
+        self.loops.append(_Loop([]))
+        try:
+            if bind is not None:
+                bind()  # the loop variable, for the trial only
+            self.in_block(lambda: self.statements(body))
+            found = {n: self.env[n].type for n in wanted if isinstance(self.env.get(n), ir.Var)}
+        finally:
+            self.loops.pop()
+            self.env, self.maybe_undefined = saved[0], saved[3]
+            del self.locals[saved[1]:], self.checks[saved[2]:]
+        for name, t in found.items():
+            self.env[name] = self.let(ir.Construct(t, ()), t, loc, name)
+
+    def enter_loop(self, body, loc, extra=(), bind=None) -> _Loop:
+        self.hoist_loop_locals(body, loc, bind)
         carried = []
         for name in self.carried_names(body, extra):
             init = self.env[name]
@@ -166,7 +190,7 @@ class Loops:
         if isinstance(step, Lit) and step.value == 0:
             self.error(KernelTypeError, "range() step must not be zero", call)
         bounds = [self.convert(a, T.int32, call, what="range() arguments") for a in (start, stop, step)]
-        loop = self.enter_loop(s.body, s.loc)
+        loop = self.enter_loop(s.body, s.loc, bind=lambda: self.env.__setitem__(s.target, self.new_var(T.int32, s.target)))
         counter = self.new_var(T.int32, s.target)
 
         def bind_counter():
@@ -224,7 +248,7 @@ class Loops:
         builtin advances a copy of it and yields x."""
         next_builtin = self.query_next(query.type)
         item_type = next_builtin.overloads[0].params[1].build({})
-        loop = self.enter_loop(s.body, s.loc)
+        loop = self.enter_loop(s.body, s.loc, bind=lambda: self.env.__setitem__(s.target, self.new_var(item_type, s.target)))
         item = self.new_var(item_type, s.target, mutable=True)
         state = self.new_var(query.type, "query", mutable=True)
 
@@ -235,6 +259,18 @@ class Loops:
         self.block.append(ir.Iterate(item, state, next_builtin, body, s.loc, tuple(loop.carried)))
         for c in loop.carried:
             self.env[c.name] = c.state
+
+
+def _nodes(x):
+    """Every syntax node in `x` (a node, or a tuple or list of them), depth first."""
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            yield from _nodes(y)
+    elif hasattr(x, "__dataclass_fields__") and not isinstance(x, type):
+        yield x
+        for name in x.__dataclass_fields__:
+            if name != "loc":
+                yield from _nodes(getattr(x, name))
 
 
 def _static_uses(stmts, name: str) -> bool:

@@ -318,6 +318,8 @@ class FunctionWriter:
 
     def construct(self, v: ir.Construct) -> str:
         t = v.type
+        if not v.args:  # a zero value (a loop local hoisted before its loop): value-initialised
+            return f"{cpp_type(t)}{{}}"
         if T.is_scalar_type(t):
             return f"wpnb::cast<{cpp_type(t)}>({v.args[0].name})"
         if getattr(t, "_wp_struct_", False):
