@@ -82,7 +82,6 @@ def euler_cases(name: str, rng) -> list:
     """quat_from_euler / quat_to_euler for every rotation sequence (constants of the kernel text), away
     from gimbal lock."""
     from tests.support.builtin_values import _euler_q
-    b = BUILTINS[name]
     cases = []
     for scalar in (f32, f64):
         v3, q = bc.vec(3, scalar), bc.quat(scalar)

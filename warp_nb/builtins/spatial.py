@@ -3,7 +3,6 @@ the angular part on top (0..2) and the linear part below (3..5), as in Warp."""
 
 import numpy as np
 
-from .. import types as T
 from .linalg import _py, _qmat
 from .registry import FLOAT, Mat, Quat, Scalar, Transform, Vec, builtin, ov, same
 

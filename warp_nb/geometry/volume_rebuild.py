@@ -9,7 +9,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import types as T
 
 TILE = 8
 
