@@ -34,26 +34,18 @@ class Loops:
         """Variables passed where a builtin updates its argument in place (wp.randf(state)):
         the loop must carry them, though no assignment names them."""
         found: set = set()
-
-        def scan(node):
-            if isinstance(node, S.Call):
-                try:
-                    fn = self.expr(node.func) if isinstance(node.func, (S.Name, S.Attribute)) else None
-                except KernelError:
-                    fn = None
-                builtin = getattr(fn, "obj", None)
-                positions = builtin.inout_positions(len(node.args)) if hasattr(builtin, "inout_positions") else ()
-                for pos in positions:
-                    if pos < len(node.args) and isinstance(node.args[pos], S.Name):
-                        found.add(node.args[pos].id)
-            if isinstance(node, tuple):
-                for x in node:
-                    scan(x)
-            elif hasattr(node, "__dataclass_fields__"):
-                for name in node.__dataclass_fields__:
-                    if name != "loc":
-                        scan(getattr(node, name))
-        scan(tuple(stmts))
+        for node in _nodes(tuple(stmts)):
+            if not isinstance(node, S.Call):
+                continue
+            try:
+                fn = self.expr(node.func) if isinstance(node.func, (S.Name, S.Attribute)) else None
+            except KernelError:
+                fn = None
+            builtin = getattr(fn, "obj", None)
+            positions = builtin.inout_positions(len(node.args)) if hasattr(builtin, "inout_positions") else ()
+            for pos in positions:
+                if pos < len(node.args) and isinstance(node.args[pos], S.Name):
+                    found.add(node.args[pos].id)
         return found
 
     def hoist_loop_locals(self, body, loc, bind=None) -> None:
@@ -277,26 +269,10 @@ def _static_uses(stmts, name: str) -> bool:
     """Whether a wp.static(...) in these statements names `name` (then Warp unrolls the loop whatever
     its length, so that the static expression sees each value of the loop variable)."""
     pattern = re.compile(rf"\b{re.escape(name)}\b")
-    found = False
-
-    def scan(node):
-        nonlocal found
-        if found:
-            return
-        if isinstance(node, S.Call) and node.source and getattr(node.func, "attr", getattr(node.func, "id", None)) == "static":
-            inner = node.source[node.source.find("(") + 1:]
-            if pattern.search(inner):
-                found = True
-                return
-        if isinstance(node, tuple):
-            for x in node:
-                scan(x)
-        elif hasattr(node, "__dataclass_fields__"):
-            for field in node.__dataclass_fields__:
-                if field != "loc":
-                    scan(getattr(node, field))
-    scan(tuple(stmts))
-    return found
+    return any(isinstance(node, S.Call) and node.source
+               and getattr(node.func, "attr", getattr(node.func, "id", None)) == "static"
+               and pattern.search(node.source[node.source.find("(") + 1:])
+               for node in _nodes(tuple(stmts)))
 
 
 def _same_type(a, b) -> bool:
