@@ -93,6 +93,14 @@ def _side(python: str, import_line: str, workdir: Path, seed: int, count: int, o
     return time.perf_counter() - t0
 
 
+def _apart(a: np.ndarray, b: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Where a and b differ by more than tol; equal infinities agree, two NaNs agree, a NaN or an
+    infinity against anything else differs."""
+    with np.errstate(invalid="ignore"):
+        far = ~(np.abs(a - b) <= tol)
+    return far & (a != b) & ~(np.isnan(a) & np.isnan(b))
+
+
 def compare(seed: int, count: int, ours: dict, theirs: dict) -> tuple[list[str], dict]:
     """Thread by thread, over the kernels both sides compiled."""
     from tests.fuzz.kernel_fuzzer import generate_module, inputs
@@ -109,7 +117,7 @@ def compare(seed: int, count: int, ours: dict, theirs: dict) -> tuple[list[str],
             a_v, b_v = ours[key + "_v"].astype(np.float64), theirs[key + "_v"].astype(np.float64)
             tol_s = 4.0 * ref_s.e + 1e-6 * (1.0 + np.abs(ref_s.v))
             tol_v = 4.0 * ref_v.e + 1e-6 * (1.0 + np.abs(ref_v.v))
-            bad = (np.abs(a_s - b_s) > tol_s) | (np.abs(a_v - b_v) > tol_v).any(axis=1)
+            bad = _apart(a_s, b_s, tol_s) | _apart(a_v, b_v, tol_v).any(axis=1)
             same = (a_s == b_s) & (a_v == b_v).all(axis=1)
             stats["launches"] += 1
             stats["threads"] += int((~unsure).sum())
