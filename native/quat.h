@@ -212,12 +212,12 @@ WPNB_FN void adj_quat_from_axis_angle(const vec_t<3, T>& axis, typename la_detai
     la_detail::acc(adj_angle, T(T(0.5) * T(T(dot(g, axis) * c) - T(adj_ret.w * s))));
 }
 // Axis and angle of q: angle = 2 atan2(|v|, w) in [0, pi] after flipping q to w >= 0; axis = v / |v|,
-// (1, 0, 0) when v = 0 (angle 0). Scale-invariant, so q need not be unit. Adjoint: gradient 0 at v = 0.
+// the zero vector when v = 0 (angle 0 or pi), as Warp. Scale-invariant, so q need not be unit. Adjoint: gradient 0 at v = 0.
 template<typename T> WPNB_FN void quat_to_axis_angle(const quat_t<T>& q, vec_t<3, T>& axis, T& angle) {
     const T sg = q.w < T(0) ? T(-1) : T(1);
     const vec_t<3, T> v = mul(la_detail::im(q), sg);
     const T n = length(v);
-    axis = n > T(0) ? div(v, n) : vec_t<3, T>(T(1), T(0), T(0));
+    axis = n > T(0) ? div(v, n) : vec_t<3, T>();  // as Warp: normalize(0) = 0
     angle = T(T(2) * wpnb::atan2(n, T(q.w * sg)));
 }
 // Adjoint of the output-argument form: reads adj_axis and adj_angle, adds into adj_q.

