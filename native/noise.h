@@ -20,6 +20,15 @@ template <typename T> WPNB_FN T noise_fade(T t) { return t * t * t * (t * (t * T
 template <typename T> WPNB_FN T noise_fade_d1(T t) { return T(30) * t * t * (t - T(1)) * (t - T(1)); }
 template <typename T> WPNB_FN T noise_fade_d2(T t) { return T(60) * t * (t - T(1)) * (T(2) * t - T(1)); }
 
+// rng_mix(x): bijective 32-bit avalanche hash (xor-shift / multiply rounds; constants from the
+// public hash-prospector search for low-bias 32-bit mixers); mixes lattice coordinates into a seed.
+WPNB_FN uint32 rng_mix(uint32 x) {
+    x ^= x >> 16; x *= 0x21f0aaadu;
+    x ^= x >> 15; x *= 0xd35a2d97u;
+    x ^= x >> 15;
+    return x;
+}
+
 // noise_lattice_hash(seed, p): hash of an N-dimensional lattice point for field `seed`.
 template <int N> WPNB_FN uint32 noise_lattice_hash(uint32 seed, const int32* p) {
     uint32 h = rng_mix(seed ^ (0x3c6ef372u + uint32(N)));

@@ -424,14 +424,14 @@ class ExprTyper:
         return None
 
     def inout_arg(self, var: ir.Var, arg_node, node) -> ir.Var:
-        """An argument the builtin updates in place (a random state): it must be a variable, which is
-        rebound to a new mutable copy that the call advances."""
-        if not isinstance(arg_node, S.Name) or self.env.get(arg_node.id) is not var:
-            self.error(KernelTypeError, "this argument is updated in place (a random state) and must be a "
-                                        "variable, as in: state = wp.rand_init(seed, tid); x = wp.randf(state)", node)
-        state = self.new_var(var.type, arg_node.id, mutable=True)
+        """An argument the builtin updates in place (a random state). A variable is rebound to a new
+        mutable copy that the call advances; any other expression (`wp.poisson(states[tid], lam)`)
+        gives a temporary copy whose advance is dropped, as in Warp (the array element is not written)."""
+        named = isinstance(arg_node, S.Name) and self.env.get(arg_node.id) is var
+        state = self.new_var(var.type, arg_node.id if named else "state", mutable=True)
         self.block.append(ir.Assign(state, var, node.loc))
-        self.env[arg_node.id] = state
+        if named:
+            self.env[arg_node.id] = state
         return state
 
     def no_overload(self, b: registry.Builtin, args, node):
