@@ -164,7 +164,8 @@ def noise_fields(p: wp.array(dtype=wp.vec3), n1: wp.array(dtype=float), n3: wp.a
     n3[i] = wp.noise(state, x)
     xy = wp.vec2(x[0], x[1])
     per[i] = wp.pnoise(state, xy, 3, 5)
-    per_shift[i] = wp.pnoise(state, xy + wp.vec2(3.0, 5.0), 3, 5)
+    # one period further from 0 (Warp wraps with C's remainder: periodic on each side of 0)
+    per_shift[i] = wp.pnoise(state, xy + wp.vec2(wp.sign(x[0]) * 3.0, wp.sign(x[1]) * 5.0), 3, 5)
     curl[i] = wp.curlnoise(state, x, wp.uint32(2), 2.0, 0.5)
     h = 1.0e-2  # central differences of the curl's divergence
     dx = wp.curlnoise(state, x + wp.vec3(h, 0.0, 0.0), wp.uint32(2), 2.0, 0.5) - \
