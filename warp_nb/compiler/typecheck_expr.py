@@ -13,7 +13,7 @@ from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..errors import (
-    KernelAttributeError, KernelNameError, KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError,
+    KernelAttributeError, KernelFieldError, KernelNameError, KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError,
     KernelUndefinedNameError, KernelUnsupportedError,
 )
 from ..builtins.registry import BUILTINS, Literal
@@ -109,8 +109,10 @@ class ExprTyper:
         if getattr(t, "_wp_struct_", False) or isinstance(t, registry.OpaqueType):
             ft = t.fields.get(node.attr)
             if ft is None:
-                self.error(KernelNameError, f"{T.type_name(t)} has no field `{node.attr}` (fields: "
-                                            f"{', '.join(t.fields)})", node)
+                what = node.value.id if isinstance(node.value, S.Name) else T.type_name(t)
+                self.error(KernelFieldError, f"the fields of {T.type_name(t)} are: {', '.join(t.fields)}\n"
+                                             f"`{node.attr}` is not an attribute of '{what}' ({t.key if getattr(t, '_wp_struct_', False) else T.type_name(t)})",
+                           node)
             self.note_type(ft)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "dtype":  # a type: grads.dtype(), dtype=values.dtype
