@@ -201,15 +201,5 @@ template <typename I> WPNB_FN int32 component_checked(I i, int32 n, int32 loc) {
     }
     return int32(w);
 }
-
-// wp.cast(v, To): the bytes of v read as a To (sizes checked equal when the kernel is typed); a
-// byte copy, which is well-defined C++ where a pointer cast would break aliasing rules. No gradient.
-template <typename To, typename From> WPNB_FN To bit_cast(const From& v) {
-    To out;
-    const unsigned char* src = reinterpret_cast<const unsigned char*>(&v);
-    unsigned char* dst = reinterpret_cast<unsigned char*>(&out);
-    for (unsigned i = 0; i < sizeof(To); ++i) dst[i] = src[i];
-    return out;
-}
 }  // namespace wpnb
 #endif
