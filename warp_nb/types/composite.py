@@ -98,8 +98,11 @@ class Composite:
         if self._wp_kind_ == "matrix" and isinstance(key, (int, np.integer)):
             return vector(self._shape_[1], self._wp_scalar_type_)._from_numpy(a[key])
         value = a[key]
-        if isinstance(value, np.ndarray):
-            return value.tolist()
+        if isinstance(value, np.ndarray):  # a slice: a vector or matrix of its shape, as Warp's
+            if value.ndim == 1:
+                return vector(len(value), self._wp_scalar_type_)._from_numpy(value)
+            shape = value.shape if value.size else (0, 0)  # an empty matrix slice is mat00, as Warp's
+            return matrix(shape, self._wp_scalar_type_)._from_numpy(value.reshape(shape))
         return value.item()
 
     def __setitem__(self, key, value):
