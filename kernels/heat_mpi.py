@@ -187,6 +187,43 @@ def initial_grid(rows: int, cols: int, dtype=np.float32, seed: int = 0) -> np.nd
     return u
 
 
+def idle_barrier(comm, poll_seconds: float = 0.002) -> None:
+    """A barrier that sleeps while it waits. Open MPI busy-polls in blocking calls, so ranks that sit
+    out a measurement would take CPU from the ranks being measured (on a 2-core machine, half of it)."""
+    request = comm.Ibarrier()
+    while not request.Test():
+        time.sleep(poll_seconds)
+
+
+def time_steps(heat: HeatSlabs, steps: int, warmup: int = 2, overlap: bool = False) -> dict:
+    """Time `steps` steps after `warmup` (collective over heat.comm). Milliseconds per step, the
+    slowest rank's: the mean over the run, and medians over steps, which shrug off the steps during
+    which the OS gave a rank's core to another program."""
+    comm = heat.comm
+    for _ in range(warmup):
+        heat.step(overlap)
+    if comm is not None:
+        comm.Barrier()
+    heat.halo_seconds = heat.compute_seconds = heat.wait_seconds = 0.0
+    t0 = time.perf_counter()
+    step_ms, halo_ms = [], []
+    for _ in range(steps):
+        t, h = time.perf_counter(), heat.halo_seconds
+        heat.step(overlap)
+        step_ms.append(1e3 * (time.perf_counter() - t))
+        halo_ms.append(1e3 * (heat.halo_seconds - h))
+    if comm is not None:
+        comm.Barrier()
+    wall_ms = 1e3 * (time.perf_counter() - t0)
+    mine = [wall_ms, 1e3 * heat.halo_seconds, 1e3 * heat.wait_seconds,
+            float(np.median(step_ms)), float(np.median(halo_ms))]
+    worst = [max(column) for column in zip(*comm.allgather(mine))] if comm is not None else mine
+    wall_ms, halo_total, wait_total, median_step, median_halo = worst
+    return {"steps": steps, "ms_per_step": wall_ms / steps, "halo_ms_per_step": halo_total / steps,
+            "halo_share": halo_total / wall_ms, "wait_ms_per_step": wait_total / steps,
+            "median_ms_per_step": median_step, "median_halo_ms_per_step": median_halo}
+
+
 def main(argv=None) -> None:
     """Run the heat equation on every rank of COMM_WORLD; rank 0 prints JSON timings and can save the grid."""
     import argparse
@@ -211,32 +248,13 @@ def main(argv=None) -> None:
     rows = args.rows * comm.size if args.weak else args.rows
     heat = HeatSlabs(initial_grid(rows, args.cols, args.dtype), comm=comm, alpha=args.alpha)
     heat.separate_wait = args.separate_wait
-    for _ in range(args.warmup):
-        heat.step(args.overlap)
-    comm.Barrier()
-    heat.halo_seconds = heat.compute_seconds = heat.wait_seconds = 0.0
-    t0 = time.perf_counter()
-    step_ms, halo_ms = [], []  # per step: medians shrug off the steps where the OS ran something else
-    for _ in range(args.steps):
-        t, h = time.perf_counter(), heat.halo_seconds
-        heat.step(args.overlap)
-        step_ms.append(1e3 * (time.perf_counter() - t))
-        halo_ms.append(1e3 * (heat.halo_seconds - h))
-    comm.Barrier()
-    wall = time.perf_counter() - t0
-    halo = comm.gather(heat.halo_seconds)
-    wait = comm.gather(heat.wait_seconds)
-    medians = comm.gather((float(np.median(step_ms)), float(np.median(halo_ms))))
+    timing = time_steps(heat, args.steps, args.warmup, args.overlap)
     result = heat.gather()
     if comm.rank == 0:
         if args.out:
             np.save(args.out, result)
-        print(json.dumps({"ranks": comm.size, "rows": rows, "cols": args.cols, "steps": args.steps,
-                          "ms_per_step": 1e3 * wall / args.steps, "halo_share": max(halo) / wall,
-                          "halo_ms_per_step": 1e3 * max(halo) / args.steps, "overlap": args.overlap,
-                          "wait_ms_per_step": 1e3 * max(wait) / args.steps,
-                          "median_ms_per_step": max(m[0] for m in medians),
-                          "median_halo_ms_per_step": max(m[1] for m in medians)}))
+        print(json.dumps({"ranks": comm.size, "rows": rows, "cols": args.cols, "overlap": args.overlap,
+                          **timing}))
 
 
 if __name__ == "__main__":

@@ -73,3 +73,11 @@ def test_mismatched_layouts_raise_on_every_rank(reports, case, words):
 def test_mpi_reports_a_receive_buffer_too_small(reports):
     assert reports[0]["truncated_recv"] is None  # the sender finishes
     assert "TRUNCATE" in reports[1]["truncated_recv"]
+
+
+def test_an_exception_on_one_rank_ends_every_rank():
+    """The way the examples and docs say to run (`python -m mpi4py`): no rank is left waiting."""
+    proc = run_ranks(2, [str(SCRIPTS / "one_rank_fails.py")], timeout=120)
+    assert proc.returncode != 0
+    assert "rank 1 found bad input before the Allreduce" in proc.stderr
+    assert "must not happen" not in proc.stdout
