@@ -70,6 +70,11 @@ def test_mismatched_layouts_raise_on_every_rank(reports, case, words):
             assert word in r[case]
 
 
+def test_a_wrong_total_count_is_refused_on_every_rank(reports):
+    for r in reports:
+        assert r["fit_total"].startswith("ValueError: the ranks hold [5, 5] points, 10 in all, but total_count is 7")
+
+
 def test_mpi_reports_a_receive_buffer_too_small(reports):
     assert reports[0]["truncated_recv"] is None  # the sender finishes
     assert "TRUNCATE" in reports[1]["truncated_recv"]

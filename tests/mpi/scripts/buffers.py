@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 from mpi4py import MPI
+from warp_nb.kernels.fit_mpi import DataParallelFit
 from warp_nb.kernels.mpi_buffers import check_layouts_agree, check_message_layout, mpi_buffer
 
 import warp_nb as wp
@@ -79,6 +80,10 @@ halo_recv = wp.zeros(4 if rank == 0 else 5, dtype=float)  # rank 1 allocated its
 report["halo_size"] = error_of(lambda: check_message_layout(comm, wp.zeros(4, dtype=float), other, halo_recv, other))
 report["halo_dtype"] = error_of(lambda: check_message_layout(
     comm, wp.zeros(4, dtype=wp.int32 if rank == 0 else float), other, wp.zeros(4, dtype=float), other))
+
+# the fit's total count must be the sum of the shards: every rank sees the same sum, so all refuse
+x3 = np.zeros((5, 3), np.float32)
+report["fit_total"] = error_of(lambda: DataParallelFit(x3, np.zeros(5, np.float32), total_count=7, comm=comm))
 
 # without the check, MPI itself catches a receive buffer that is too small (the sender finishes)
 comm.Set_errhandler(MPI.ERRORS_RETURN)
