@@ -52,3 +52,14 @@ def test_a_gpu_array_needs_a_cuda_aware_mpi(monkeypatch):
     assert mpi_buffer(gpu, cuda_aware=True) is gpu  # mpi4py then reads __cuda_array_interface__ / DLPack
     monkeypatch.setenv(CUDA_AWARE_ENV, "1")
     assert mpi_buffer(gpu) is gpu
+
+
+def test_mpi4py_sees_the_arrays_memory_without_starting_mpi():
+    mpi4py = pytest.importorskip("mpi4py", reason="mpi4py is not installed: pip install 'warp_nb[mpi]'")
+    mpi4py.rc.initialize = False  # buffer views need no MPI job (and this pytest process is not one)
+    mpi4py.rc.finalize = False
+    from mpi4py import MPI
+    a = wp.zeros(4, dtype=wp.vec3)
+    for given in (a, mpi_buffer(a)):  # the array itself (DLPack) and the numpy view
+        view = MPI.buffer(given)
+        assert view.address == a.ptr and view.nbytes == 4 * 3 * 4
