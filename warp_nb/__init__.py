@@ -30,7 +30,7 @@ from .interop.torch import (  # noqa: F401
     stream_to_torch, to_torch,
 )
 from .interop.jax import device_from_jax, device_to_jax, dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: F401
-from .jax_experimental import JaxModulePreloadMode, jax_callable, jax_kernel  # noqa: F401  (Warp 1.19's wp. names)
+from .jax_experimental import JaxCallableGraphMode, JaxModulePreloadMode, jax_callable, jax_kernel  # noqa: F401  (Warp 1.19's wp. names)
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .builtins.registry import BUILTINS as _BUILTINS
 from .cuda.streams import (  # noqa: F401

@@ -7,6 +7,7 @@ are cached per configuration as Warp caches them. jax itself is imported on firs
 from __future__ import annotations
 
 import enum
+import numbers
 
 from ..compiler.annotations import parameter_names, parameter_types
 from .callback import JaxOperation, split_parameters
@@ -25,18 +26,23 @@ class JaxModulePreloadMode(enum.Enum):
 ModulePreloadMode = JaxModulePreloadMode
 
 
-class GraphMode(enum.Enum):
+class JaxCallableGraphMode(enum.Enum):
     """How Warp captures a jax_callable (CUDA graphs). The CPU has no graphs: accepted, no effect."""
     NONE = 0
     JAX = 1
     WARP = 2
+    WARP_STAGED = 3
+    WARP_STAGED_EX = 4
+
+
+GraphMode = JaxCallableGraphMode
 
 
 def _check_block_dim(block_dim) -> None:
     if block_dim is None:
         return
-    if isinstance(block_dim, bool) or not isinstance(block_dim, int):
-        raise TypeError(f"block_dim must be an int or None, got {type(block_dim).__name__}")
+    if isinstance(block_dim, bool) or not isinstance(block_dim, numbers.Integral):
+        raise TypeError(f"block_dim must be an integer or None, got {type(block_dim).__name__}")
     if block_dim <= 0:
         raise ValueError(f"block_dim must be positive, got {block_dim}")
 
@@ -65,7 +71,7 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
         raise ValueError("in_out_argnames are not supported with enable_backward=True (an array both read and "
                          "overwritten has no well-defined gradient here)")
     if enable_backward and output_dims is not None:
-        raise ValueError("output_dims is not supported with enable_backward=True: outputs take the launch dimensions")
+        raise NotImplementedError("output_dims is not supported with enable_backward=True: outputs take the launch dimensions")
     key = ("kernel", id(kernel), num_outputs, vmap_method, _frozen(launch_dims), _frozen(output_dims),
            tuple(in_out_argnames or ()), bool(enable_backward), block_dim)
     cached = _CACHE.get(key)
@@ -79,18 +85,19 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
     from ..launcher import launch
 
     def run(args, dims):
-        launch(kernel, dim=dims, inputs=args, device="cpu", block_dim=block_dim or 256)
+        launch(kernel, dim=dims, inputs=args, device="cpu", block_dim=int(block_dim or 256))
 
     def backward(args, adj_args, dims):
         launch(kernel, dim=dims, inputs=args, adj_inputs=adj_args, device="cpu", adjoint=True)
 
     op = JaxOperation(params, run, what, launch_dims, output_dims, vmap_method,
                       backward=backward if enable_backward else None)
+    op.block_dim = int(block_dim) if block_dim is not None else None
     _CACHE[key] = (kernel, op)
     return op
 
 
-def jax_callable(func, num_outputs=1, graph_compatible=None, graph_mode=GraphMode.JAX, vmap_method="broadcast_all",
+def jax_callable(func, num_outputs=1, graph_compatible=None, graph_mode=JaxCallableGraphMode.JAX, vmap_method="broadcast_all",
                  output_dims=None, in_out_argnames=None, stage_in_argnames=None, stage_out_argnames=None,
                  graph_cache_max=None, module_preload_mode=JaxModulePreloadMode.CURRENT_DEVICE, has_side_effect=False):
     """A JAX operation calling `func`, a Python function whose annotated parameters are its inputs
@@ -99,7 +106,8 @@ def jax_callable(func, num_outputs=1, graph_compatible=None, graph_mode=GraphMod
     array input. No gradients: Warp's jax_callable has none either."""
     if not callable(func):
         raise TypeError(f"jax_callable expects a function, got {type(func).__name__}")
-    key = ("callable", id(func), num_outputs, vmap_method, _frozen(output_dims), tuple(in_out_argnames or ()))
+    key = ("callable", id(func), num_outputs, vmap_method, _frozen(output_dims), tuple(in_out_argnames or ()),
+           JaxCallableGraphMode(graph_mode), frozenset(stage_in_argnames or ()), frozenset(stage_out_argnames or ()))
     cached = _CACHE.get(key)
     if cached is not None and cached[0] is func:
         return cached[1]
@@ -107,9 +115,17 @@ def jax_callable(func, num_outputs=1, graph_compatible=None, graph_mode=GraphMod
     names = parameter_names(func)
     params = split_parameters(names, parameter_types(func, "jax_callable"), num_outputs, in_out_argnames, what)
 
+    graph_mode = JaxCallableGraphMode(graph_mode)
+
     def run(args, dims):
         func(*args)
 
     op = JaxOperation(params, run, what, None, output_dims, vmap_method)
+    op.graph_mode = graph_mode
+    # staging copies buffers for CUDA graph capture; kept as wrapper state, as Warp keeps it
+    op.stage_in_argnames, op.stage_out_argnames = set(stage_in_argnames or ()), set(stage_out_argnames or ())
+    if graph_mode not in (JaxCallableGraphMode.NONE, JaxCallableGraphMode.JAX):
+        op.refusal = (f"{what}: graph mode {graph_mode.name} captures a CUDA graph, which a call on the CPU cannot; "
+                      "use JaxCallableGraphMode.NONE or JAX")
     _CACHE[key] = (func, op)
     return op

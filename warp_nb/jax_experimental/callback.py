@@ -80,12 +80,22 @@ class JaxOperation:
         self.params, self.run, self.what = params, run, what
         self.launch_dims, self.output_dims, self.vmap_method = launch_dims, output_dims, vmap_method
         self.backward = backward  # run(inputs, outputs, input grads, output grads) or None
+        self.refusal = None  # why every call is refused (a CUDA-only option on the CPU), or None
 
     def __call__(self, *args, launch_dims=None, output_dims=None, vmap_method=None):
         import jax
-        if self.backward is not None and (launch_dims is not None or output_dims is not None):
-            raise ValueError(f"{self.what} was made with enable_backward=True: launch_dims and output_dims are fixed "
-                             "when it is made and cannot be overridden per call")
+        if self.backward is not None:  # the custom_vjp fixes them when the wrapper is made, as in Warp
+            for name, value, why in (("launch_dims", launch_dims, "launch_dims cannot be overridden per-call"),
+                                     ("output_dims", output_dims, "output_dims is not supported"),
+                                     ("vmap_method", vmap_method, "vmap_method cannot be overridden per-call")):
+                if value is not None:
+                    raise TypeError(f"{self.what} was made with enable_backward=True: {why}; give {name} to "
+                                    "jax_kernel(...) instead")
+        if self.refusal is not None:
+            raise RuntimeError(self.refusal)
+        if not _public().is_cpu_available():
+            raise RuntimeError(f"{self.what}: this warp_nb does not include CPU support (no C++ compiler was found); "
+                               "install g++ or clang")
         inputs = [p for p in self.params if p.role != "output"]
         if len(args) != len(inputs):
             raise TypeError(f"{self.what} takes {len(inputs)} inputs ({', '.join(p.name for p in inputs)}), "
@@ -137,9 +147,25 @@ class JaxOperation:
                 d = _dims(output_dims[p.name]) if p.name in output_dims else dims
             else:
                 d = _dims(output_dims) if output_dims is not None else dims
-            d = d[: p.type.ndim] if len(d) > p.type.ndim else d
+            if len(d) > p.type.ndim:  # given with the element's own dimensions (a (n, 2) shape for n vec2)
+                d = d[: p.type.ndim]
+            if len(d) < p.type.ndim:  # e.g. a 3-d launch over 4-d arrays: the output is shaped as such an input
+                like = [x.shape for q, x in by_name.items() if len(x.shape) - len(_inner(self, q)) == p.type.ndim]
+                if not like:
+                    raise ValueError(f"output `{p.name}` of {self.what} has {p.type.ndim} dimensions but the launch "
+                                     f"has {len(d)} ({d}); pass output_dims={{'{p.name}': shape}}")
+                d = like[0][: p.type.ndim]
             shapes.append(jax.ShapeDtypeStruct(_jax_shape(p, d), dtype_to_jax(T.scalar_type_of(p.type.dtype))))
         return shapes
+
+
+def _public():
+    import warp_nb  # Warp's tests replace wp.is_cpu_available with a mock: look it up at call time
+    return warp_nb
+
+
+def _inner(op: JaxOperation, name: str) -> tuple:
+    return T.numpy_inner_shape(next(p for p in op.params if p.name == name).type.dtype)
 
 
 def _wp_array(p: Parameter, value: np.ndarray, copy: bool) -> array:
