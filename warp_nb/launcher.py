@@ -470,6 +470,9 @@ def _with_grad(a, grad, kernel, index, write_back: list, protect: bool):
     array and its gradient with one set of strides: a gradient laid out differently (torch hands a
     backward pass expanded, stride-0 tensors) is given as a compact copy, copied back after the
     launch through `write_back`, since the adjoint adds into it (inputs) or consumes it (outputs)."""
+    if grad is not None and not isinstance(a, array) and hasattr(a, "__dlpack__"):  # a torch tensor, say
+        t = kernel.param_types[index]
+        a = from_dlpack(a, dtype=t.dtype if isinstance(t, ArrayType) and not is_generic(t) else None)
     if grad is None or not isinstance(a, array) or grad is a.grad:
         return a
     if not isinstance(grad, array) and hasattr(grad, "__dlpack__"):
