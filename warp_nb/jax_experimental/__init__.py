@@ -81,7 +81,7 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
     params = split_parameters(list(kernel.param_names), list(kernel.param_types), num_outputs, in_out_argnames, what)
     if kernel.is_generic:
         raise TypeError(f"{what}: the kernel is generic; wrap a concrete overload "
-                        "(kernel.add_overload([...types...]) or wp.overload)")
+                        "(kernel.add_overload([...types...]) or wp.overload(kernel, [...types...]))")
     from ..launcher import launch
 
     def run(args, dims):
