@@ -38,9 +38,10 @@ for _n in (2, 3, 4):
 quat, quatf, quatd, quath = quaternion(), quaternion(float32), quaternion(float64), quaternion(float16)
 transform, transformf, transformd, transformh = (
     transformation(), transformation(float32), transformation(float64), transformation(float16))
-spatial_vector, spatial_vectorf, spatial_vectord = vector(6), vector(6, float32), vector(6, float64)
-spatial_matrix, spatial_matrixf, spatial_matrixd = (
-    matrix((6, 6)), matrix((6, 6), float32), matrix((6, 6), float64))
+spatial_vector, spatial_vectorf, spatial_vectord, spatial_vectorh = (
+    vector(6), vector(6, float32), vector(6, float64), vector(6, float16))
+spatial_matrix, spatial_matrixf, spatial_matrixd, spatial_matrixh = (
+    matrix((6, 6)), matrix((6, 6), float32), matrix((6, 6), float64), matrix((6, 6), float16))
 
 
 def scalar_type_of(t):
