@@ -68,11 +68,28 @@ builtin("tile_argmax", ov(Tile("S", N), ret=_index_tile, names=("a",)),
 
 _F = Scalar("T", ("float",))
 _A, _B, _C = Tile(("m", "k"), _F), Tile(("k", "n"), _F), Tile(("m", "n"), _F)
+
+
+def _explain_matmul(arg_types):
+    """Which extents of a tile_matmul disagree (a, b: M x K and K x N; out: M x N)."""
+    tiles = [t for t in arg_types[:3] if isinstance(t, T.TileType)]
+    if len(tiles) < 2 or any(t.ndim != 2 for t in tiles):
+        return "wp.tile_matmul takes 2-D tiles: a (M x K), b (K x N)[, out (M x N)]"
+    a, b = tiles[0], tiles[1]
+    if a.shape[1] != b.shape[0]:
+        return f"wp.tile_matmul: the inner extents differ, a is {a.shape} and b is {b.shape} (a's columns must equal b's rows)"
+    if len(tiles) == 3 and tiles[2].shape != (a.shape[0], b.shape[1]):
+        return f"wp.tile_matmul: out is {tiles[2].shape} but a @ b is {(a.shape[0], b.shape[1])}"
+    if len({t.dtype for t in tiles}) > 1 or not T.is_float_type(a.dtype):
+        return "wp.tile_matmul takes float tiles of one dtype; convert with wp.tile_astype"
+    return None
+
+
 builtin("tile_matmul", ov(_A, _B, ret=_C, names=("a", "b")),
         ov(_A, _B, _C, ret=None, names=("a", "b", "out"), inout=(2,)),
         ov(_A, _B, _C, _F, _F, ret=None, names=("a", "b", "out", "alpha", "beta"), inout=(2,)),
         doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, out, "
-            "alpha=1, beta=1) updates out = alpha * a @ b + beta * out in place.", **_t)
+            "alpha=1, beta=1) updates out = alpha * a @ b + beta * out in place.", explain=_explain_matmul, **_t)
 
 builtin("block_dim", ov(ret=T.int32), doc="The number of threads of a block of a tiled launch (1 on the CPU, "
                                           "and in warp_nb's CUDA launches of tile kernels for now).", **_t)
