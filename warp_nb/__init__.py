@@ -46,7 +46,7 @@ from .program.func import Function, adjoint, func, func_grad, func_native, func_
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
-from .launcher import Launch, launch  # noqa: F401
+from .launcher import Launch, launch, launch_tiled  # noqa: F401
 from . import array_ops as _array_ops
 from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
 from .program.overload import overload  # noqa: F401

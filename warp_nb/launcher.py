@@ -298,6 +298,22 @@ def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, devi
         _observing = False
 
 
+def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
+                 adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
+    """Run `kernel` over `dim` blocks (Warp's tiled launch): wp.tid() gives a block's coordinates,
+    and unpacked into one more index, a thread's lane in its block. A block is one thread in
+    warp_nb (as on Warp's CPU), so block_dim is accepted and the lane is always 0."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return launch(kernel, dims + (1,), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, record_tape,
+                  record_cmd, max_blocks, block_dim)
+
+
+def _tiled_fits(dim, ndim: int, tid_count: int) -> bool:
+    """A kernel unpacking fewer indices than a launch has dimensions still reads its coordinates
+    right when the extra trailing dimensions are 1 (the lane axis of a tiled launch)."""
+    return ndim > tid_count and all(int(d) == 1 for d in tuple(dim)[tid_count:])
+
+
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
            adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
     """Run `kernel` over `dim` threads (an int, or a tuple of up to 4 ints)."""
@@ -327,7 +343,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
         bounds, ndim, size = _bounds(dim)
-    if launcher.tid_count > 1 and ndim != launcher.tid_count:
+    if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count):
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
     if record_cmd:

@@ -10,6 +10,7 @@ from . import hints, ir
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
+from ..types.tiles import TileType
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..errors import (
@@ -178,6 +179,8 @@ class ExprTyper:
             if len(indices) == t.ndim:
                 return self.let(ir.Load(base, indices), t.dtype, node.loc)
             return self.let(ir.View(base, indices), type(t)(t.dtype, t.ndim - len(indices)), node.loc)
+        if isinstance(t, TileType):
+            return self.tile_subscript(base, node.indices, node)
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 

@@ -16,6 +16,7 @@ from .scalars import (  # noqa: F401
     handle, int8, int16, int32, int64, is_float_type, is_int_type, is_scalar_type, scalar_from_numpy, uint8, uint16, uint32, uint64,
 )
 
+from .tiles import TileType, tile_type  # noqa: F401
 from .queries import (  # noqa: F401  (Warp's public type queries)
     dtype_from_numpy, dtype_to_numpy, is_array, is_composite, is_float, is_int, is_matrix, is_quaternion, is_scalar,
     is_struct, is_tile, is_transformation, is_value, is_vector, type_is_array, type_is_composite, type_is_float,
