@@ -169,8 +169,20 @@ def _inner(op: JaxOperation, name: str) -> tuple:
 
 
 def _wp_array(p: Parameter, value: np.ndarray, copy: bool) -> array:
+    """A warp_nb view of a callback buffer (a writable copy for in-out arrays and for adjoints,
+    which the kernel writes). A view, not wp.array(data): bfloat16 buffers must keep their bits."""
     data = np.array(value, copy=True) if copy else np.ascontiguousarray(value)
-    return array(data, dtype=p.type.dtype, copy=False)
+    inner = T.numpy_inner_shape(p.type.dtype)
+    shape = data.shape[: data.ndim - len(inner)] or (1,)
+    return array(ptr=data.ctypes.data, dtype=p.type.dtype, shape=shape, owner=data)
+
+
+def _to_jax_buffer(a: array, like) -> np.ndarray:
+    out = a.numpy().reshape(like.shape)
+    if out.dtype != like.dtype and out.dtype.itemsize == np.dtype(like.dtype).itemsize and \
+            T.scalar_type_of(a.dtype) is T.bfloat16:
+        return out.view(like.dtype)  # warp_nb's numpy view of bfloat16 is its 16-bit patterns
+    return out.astype(like.dtype, copy=False)
 
 
 def _launch_args(op: JaxOperation, statics: dict, buffers, shapes) -> tuple[list, list]:
@@ -198,7 +210,7 @@ def _forward(op: JaxOperation, statics, dims, shapes, method):
     def host(*buffers):
         args, outputs = _launch_args(op, statics, buffers, shapes)
         op.run(args, dims)
-        return tuple(o.numpy().reshape(s.shape).astype(s.dtype, copy=False) for o, s in zip(outputs, shapes))
+        return tuple(_to_jax_buffer(o, s) for o, s in zip(outputs, shapes))
 
     return lambda *traced: jax.pure_callback(host, tuple(shapes), *traced, vmap_method=method)
 
@@ -229,7 +241,7 @@ def _differentiable(op: JaxOperation, statics, dims, shapes, method):
                 args.append(statics[p.name])
                 adj_args.append(None)
         op.backward(args, adj_args, dims)
-        return tuple(g.numpy().reshape(np.shape(x)) for g, x in zip(grads, inputs))
+        return tuple(_to_jax_buffer(g, x) for g, x in zip(grads, inputs))
 
     def grad_shapes(traced):
         return tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in traced)
