@@ -103,7 +103,7 @@ class JaxOperation:
         statics, traced = {}, []
         for p, value in zip(inputs, args):
             if p.is_array:
-                traced.append(value)
+                traced.append(_checked_input(self.what, p, value))
             elif isinstance(value, jax.core.Tracer):
                 raise TypeError(f"scalar argument `{p.name}` of {self.what} must be static: pass a Python value, "
                                 f"or mark it static (jax.jit(..., static_argnames=['{p.name}']))")
@@ -162,6 +162,24 @@ class JaxOperation:
 def _public():
     import warp_nb  # Warp's tests replace wp.is_cpu_available with a mock: look it up at call time
     return warp_nb
+
+
+def _checked_input(what: str, p: Parameter, x):
+    """A JAX array argument checked against its parameter before it is traced: the kernel would
+    read a float64 buffer as float32 without complaint."""
+    import jax.numpy as jnp
+    scalar = T.scalar_type_of(p.type.dtype)
+    inner = T.numpy_inner_shape(p.type.dtype)
+    if not hasattr(x, "shape") or not hasattr(x, "dtype"):  # a list or a Python number: as JAX would see it
+        x = jnp.asarray(x)
+    shape, dtype = tuple(x.shape), jnp.dtype(x.dtype)
+    if dtype != jnp.dtype(dtype_to_jax(scalar)):
+        raise TypeError(f"argument `{p.name}` of {what} is a {p.type.type_name()}, got a JAX array of {dtype}; "
+                        f"convert it (x.astype(jnp.{jnp.dtype(dtype_to_jax(scalar)).name}))")
+    if len(shape) != p.type.ndim + len(inner) or shape[len(shape) - len(inner):] != inner:
+        want = f"{p.type.ndim} dimension(s)" + (f" followed by {inner} for {T.type_name(p.type.dtype)}" if inner else "")
+        raise TypeError(f"argument `{p.name}` of {what} is a {p.type.type_name()}: it needs {want}, got shape {shape}")
+    return x
 
 
 def _inner(op: JaxOperation, name: str) -> tuple:
