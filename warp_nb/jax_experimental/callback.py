@@ -230,7 +230,24 @@ def _forward(op: JaxOperation, statics, dims, shapes, method):
         op.run(args, dims)
         return tuple(_to_jax_buffer(o, s) for o, s in zip(outputs, shapes))
 
-    return lambda *traced: jax.pure_callback(host, tuple(shapes), *traced, vmap_method=method)
+    def call(*traced):
+        outs = jax.pure_callback(host, tuple(shapes), *traced, vmap_method=method)
+        return _varying_like(outs, traced)
+
+    return call
+
+
+def _varying_like(outs, traced):
+    """Inside shard_map, outputs vary over the mesh axes their inputs vary over (JAX's check_vma);
+    a callback's results vary over none, so they are cast, as Warp's FFI outputs inherit them."""
+    import jax
+    axes: set = set()
+    for x in traced:
+        manual = getattr(jax.typeof(x), "manual_axis_type", None) if hasattr(jax, "typeof") else None
+        axes |= set(getattr(manual, "varying", ()) or ())
+    if not axes or not hasattr(jax.lax, "pcast"):
+        return outs
+    return tuple(jax.lax.pcast(o, tuple(sorted(axes)), to="varying") for o in outs)
 
 
 def _differentiable(op: JaxOperation, statics, dims, shapes, method):
@@ -276,6 +293,7 @@ def _differentiable(op: JaxOperation, statics, dims, shapes, method):
         traced, outs = saved
         float_inputs = [jax.numpy.issubdtype(x.dtype, jax.numpy.floating) for x in traced]
         grads = jax.pure_callback(grads_host, grad_shapes(traced), *traced, *outs, *cotangents, vmap_method=method)
+        grads = _varying_like(grads, traced)
         return tuple(g if is_float else None for g, is_float in zip(grads, float_inputs))
 
     call.defvjp(call_fwd, call_bwd)
