@@ -81,6 +81,7 @@ class JaxOperation:
         self.launch_dims, self.output_dims, self.vmap_method = launch_dims, output_dims, vmap_method
         self.backward = backward  # run(inputs, outputs, input grads, output grads) or None
         self.refusal = None  # why every call is refused (a CUDA-only option on the CPU), or None
+        self.uses_thread_index = None  # () -> whether the compiled kernel reads wp.tid() (None: assume so)
 
     def __call__(self, *args, launch_dims=None, output_dims=None, vmap_method=None):
         import jax
@@ -130,7 +131,8 @@ class JaxOperation:
             dims = tuple(x.shape[: len(x.shape) - len(inner)])
         dims = _dims(dims)
         for axis, extent in enumerate(dims):
-            if extent > _TID_LIMIT:
+            # only a kernel that reads wp.tid() needs 32-bit extents (asked only then: it compiles)
+            if extent > _TID_LIMIT and (self.uses_thread_index is None or self.uses_thread_index()):
                 raise ValueError(f"Warp cannot launch a kernel using wp.tid() with extent {extent} in dimension "
                                  f"{axis}: thread indices are 32-bit (at most {_TID_LIMIT})")
         return dims
