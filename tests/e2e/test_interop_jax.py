@@ -116,3 +116,11 @@ def test_bad_calls_name_the_fix():
         wp.jax_kernel(_affine_sq, in_out_argnames=["missing"])
     with pytest.raises(TypeError, match="launch_dims cannot be overridden per-call"):
         wp.jax_kernel(_affine_sq, enable_backward=True)(jnp.ones(3), jnp.ones(3), 1.0, launch_dims=3)
+
+
+def test_mismatched_dtypes_and_shapes_are_refused_before_tracing():
+    op = wp.jax_kernel(_sin_cos, num_outputs=2)
+    with pytest.raises(TypeError, match=r"argument `x`.*got a JAX array of int32; convert it"):
+        op(jnp.ones((4, 2), dtype=jnp.int32))
+    with pytest.raises(TypeError, match=r"argument `x`.*followed by \(2,\).*got shape \(4, 3\)"):
+        op(jnp.ones((4, 3), dtype=jnp.float32))

@@ -165,3 +165,22 @@ def test_bad_input_names_the_fix():
     if not wp.is_cuda_available():
         with pytest.raises(wp.DeviceError, match="no NVIDIA GPU"):
             wp.device_from_torch("cuda:0")
+
+
+@wp.kernel
+def _square(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+def test_a_sliced_tensor_gets_a_gradient_laid_out_like_it():
+    base = torch.arange(12.0, dtype=torch.float64).reshape(4, 3)
+    x = base[:, 1]  # stride 3: the kernel reads its gradient with the same stride
+    xa = wp.from_torch(x, requires_grad=True)
+    assert x.grad.stride() == x.stride() and xa.grad.strides == xa.strides
+    ya = wp.zeros(4, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_square, dim=4, inputs=[xa], outputs=[ya])
+    tape.backward(grads={ya: wp.array(np.ones(4))})
+    torch.testing.assert_close(x.grad, 2 * x)

@@ -10,6 +10,7 @@ import enum
 import numbers
 
 from ..compiler.annotations import parameter_names, parameter_types
+from ..runtime.devices import get_device
 from .callback import JaxOperation, split_parameters
 
 _CACHE: dict = {}
@@ -93,6 +94,8 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
     op = JaxOperation(params, run, what, launch_dims, output_dims, vmap_method,
                       backward=backward if enable_backward else None)
     op.block_dim = int(block_dim) if block_dim is not None else None
+    # a wp.tid() in a branch that is constant False is compiled away, as in Warp
+    op.uses_thread_index = lambda: kernel.launcher(get_device("cpu")).tid_count > 0
     _CACHE[key] = (kernel, op)
     return op
 

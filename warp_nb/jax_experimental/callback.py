@@ -81,6 +81,7 @@ class JaxOperation:
         self.launch_dims, self.output_dims, self.vmap_method = launch_dims, output_dims, vmap_method
         self.backward = backward  # run(inputs, outputs, input grads, output grads) or None
         self.refusal = None  # why every call is refused (a CUDA-only option on the CPU), or None
+        self.uses_thread_index = None  # () -> whether the compiled kernel reads wp.tid() (None: assume so)
 
     def __call__(self, *args, launch_dims=None, output_dims=None, vmap_method=None):
         import jax
@@ -103,7 +104,7 @@ class JaxOperation:
         statics, traced = {}, []
         for p, value in zip(inputs, args):
             if p.is_array:
-                traced.append(value)
+                traced.append(_checked_input(self.what, p, value))
             elif isinstance(value, jax.core.Tracer):
                 raise TypeError(f"scalar argument `{p.name}` of {self.what} must be static: pass a Python value, "
                                 f"or mark it static (jax.jit(..., static_argnames=['{p.name}']))")
@@ -130,7 +131,8 @@ class JaxOperation:
             dims = tuple(x.shape[: len(x.shape) - len(inner)])
         dims = _dims(dims)
         for axis, extent in enumerate(dims):
-            if extent > _TID_LIMIT:
+            # only a kernel that reads wp.tid() needs 32-bit extents (asked only then: it compiles)
+            if extent > _TID_LIMIT and (self.uses_thread_index is None or self.uses_thread_index()):
                 raise ValueError(f"Warp cannot launch a kernel using wp.tid() with extent {extent} in dimension "
                                  f"{axis}: thread indices are 32-bit (at most {_TID_LIMIT})")
         return dims
@@ -164,13 +166,43 @@ def _public():
     return warp_nb
 
 
+def _checked_input(what: str, p: Parameter, x):
+    """A JAX array argument checked against its parameter before it is traced: the kernel would
+    read a float64 buffer as float32 without complaint."""
+    import jax.numpy as jnp
+    scalar = T.scalar_type_of(p.type.dtype)
+    inner = T.numpy_inner_shape(p.type.dtype)
+    if not hasattr(x, "shape") or not hasattr(x, "dtype"):  # a list or a Python number: as JAX would see it
+        x = jnp.asarray(x)
+    shape, dtype = tuple(x.shape), jnp.dtype(x.dtype)
+    if dtype != jnp.dtype(dtype_to_jax(scalar)):
+        raise TypeError(f"argument `{p.name}` of {what} is a {p.type.type_name()}, got a JAX array of {dtype}; "
+                        f"convert it (x.astype(jnp.{jnp.dtype(dtype_to_jax(scalar)).name}))")
+    if len(shape) != p.type.ndim + len(inner) or shape[len(shape) - len(inner):] != inner:
+        want = f"{p.type.ndim} dimension(s)" + (f" followed by {inner} for {T.type_name(p.type.dtype)}" if inner else "")
+        raise TypeError(f"argument `{p.name}` of {what} is a {p.type.type_name()}: it needs {want}, got shape {shape}")
+    return x
+
+
 def _inner(op: JaxOperation, name: str) -> tuple:
     return T.numpy_inner_shape(next(p for p in op.params if p.name == name).type.dtype)
 
 
 def _wp_array(p: Parameter, value: np.ndarray, copy: bool) -> array:
+    """A warp_nb view of a callback buffer (a writable copy for in-out arrays and for adjoints,
+    which the kernel writes). A view, not wp.array(data): bfloat16 buffers must keep their bits."""
     data = np.array(value, copy=True) if copy else np.ascontiguousarray(value)
-    return array(data, dtype=p.type.dtype, copy=False)
+    inner = T.numpy_inner_shape(p.type.dtype)
+    shape = data.shape[: data.ndim - len(inner)] or (1,)
+    return array(ptr=data.ctypes.data, dtype=p.type.dtype, shape=shape, owner=data)
+
+
+def _to_jax_buffer(a: array, like) -> np.ndarray:
+    out = a.numpy().reshape(like.shape)
+    if out.dtype != like.dtype and out.dtype.itemsize == np.dtype(like.dtype).itemsize and \
+            T.scalar_type_of(a.dtype) is T.bfloat16:
+        return out.view(like.dtype)  # warp_nb's numpy view of bfloat16 is its 16-bit patterns
+    return out.astype(like.dtype, copy=False)
 
 
 def _launch_args(op: JaxOperation, statics: dict, buffers, shapes) -> tuple[list, list]:
@@ -198,9 +230,26 @@ def _forward(op: JaxOperation, statics, dims, shapes, method):
     def host(*buffers):
         args, outputs = _launch_args(op, statics, buffers, shapes)
         op.run(args, dims)
-        return tuple(o.numpy().reshape(s.shape).astype(s.dtype, copy=False) for o, s in zip(outputs, shapes))
+        return tuple(_to_jax_buffer(o, s) for o, s in zip(outputs, shapes))
 
-    return lambda *traced: jax.pure_callback(host, tuple(shapes), *traced, vmap_method=method)
+    def call(*traced):
+        outs = jax.pure_callback(host, tuple(shapes), *traced, vmap_method=method)
+        return _varying_like(outs, traced)
+
+    return call
+
+
+def _varying_like(outs, traced):
+    """Inside shard_map, outputs vary over the mesh axes their inputs vary over (JAX's check_vma);
+    a callback's results vary over none, so they are cast, as Warp's FFI outputs inherit them."""
+    import jax
+    axes: set = set()
+    for x in traced:
+        manual = getattr(jax.typeof(x), "manual_axis_type", None) if hasattr(jax, "typeof") else None
+        axes |= set(getattr(manual, "varying", ()) or ())
+    if not axes or not hasattr(jax.lax, "pcast"):
+        return outs
+    return tuple(jax.lax.pcast(o, tuple(sorted(axes)), to="varying") for o in outs)
 
 
 def _differentiable(op: JaxOperation, statics, dims, shapes, method):
@@ -229,7 +278,7 @@ def _differentiable(op: JaxOperation, statics, dims, shapes, method):
                 args.append(statics[p.name])
                 adj_args.append(None)
         op.backward(args, adj_args, dims)
-        return tuple(g.numpy().reshape(np.shape(x)) for g, x in zip(grads, inputs))
+        return tuple(_to_jax_buffer(g, x) for g, x in zip(grads, inputs))
 
     def grad_shapes(traced):
         return tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in traced)
@@ -246,6 +295,7 @@ def _differentiable(op: JaxOperation, statics, dims, shapes, method):
         traced, outs = saved
         float_inputs = [jax.numpy.issubdtype(x.dtype, jax.numpy.floating) for x in traced]
         grads = jax.pure_callback(grads_host, grad_shapes(traced), *traced, *outs, *cotangents, vmap_method=method)
+        grads = _varying_like(grads, traced)
         return tuple(g if is_float else None for g, is_float in zip(grads, float_inputs))
 
     call.defvjp(call_fwd, call_bwd)
