@@ -271,14 +271,20 @@ class array(metaclass=_ArrayMeta):
 
     def numpy(self) -> np.ndarray:
         """The data as numpy: a view of host memory (shared, not copied); for a CUDA array, a host
-        copy made after the device's stream has finished its earlier work."""
-        return self.storage.to_numpy(self)
+        copy made after the device's stream has finished its earlier work. bfloat16 elements are
+        ml_dtypes.bfloat16 where ml_dtypes is installed, else their bits as uint16 (as in Warp)."""
+        out = self.storage.to_numpy(self)
+        if types.scalar_type_of(self.dtype) is types.bfloat16:
+            bf16 = scalars.ml_dtypes_bfloat16()
+            if bf16 is not None:
+                out = out.view(bf16)
+        return out
 
     def list(self) -> list:
         """The elements as a Python list (vectors and matrices as wp types, structs as instances)."""
-        a = self.numpy()
+        a = self.storage.to_numpy(self)
         if types.scalar_type_of(self.dtype) is types.bfloat16:
-            a = scalars.bfloat16_bits_to_floats(a)  # values, not the bits .numpy() shows
+            a = scalars.bfloat16_bits_to_floats(a)  # values, not the bits
         if types.is_composite_type(self.dtype):
             flat = a.reshape((-1,) + types.numpy_inner_shape(self.dtype))
             return [self.dtype._from_numpy(v) for v in flat]
@@ -473,7 +479,7 @@ class array(metaclass=_ArrayMeta):
                 and not (src.storage.host_accessible and self.storage.host_accessible):
             copy_elements(self, src, 0, 0, self.size)  # between devices: no host round trip
             return
-        values = src.numpy() if isinstance(src, array) else _as_numpy(src, self.dtype)
+        values = src.storage.to_numpy(src) if isinstance(src, array) else _as_numpy(src, self.dtype)
         count = self.size * types.type_length(self.dtype)
         if values.size != count:
             raise ValueError(f"cannot assign {values.size} values to an array of shape {self.shape} "

@@ -64,6 +64,8 @@ def _as_bfloat16_bits(src) -> np.ndarray:
     (what .numpy() gives back); anything else holds values, rounded to bfloat16."""
     if isinstance(src, np.ndarray) and src.dtype == np.uint16:
         return src
+    if isinstance(src, np.ndarray) and src.dtype == scalars.ml_dtypes_bfloat16():
+        return src.view(np.uint16)  # ml_dtypes' bfloat16 (what .numpy() gives back with it): the same bits
     if isinstance(src, np.ndarray):
         return scalars.floats_to_bfloat16_bits(src)
     try:

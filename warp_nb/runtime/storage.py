@@ -89,17 +89,17 @@ class CpuStorage(Storage):
         return out
 
     def upload(self, a, values: np.ndarray) -> None:
-        target = a.numpy()
+        target = self.to_numpy(a)
         target[...] = values.reshape(target.shape)
 
     def fill(self, a, element: np.ndarray) -> None:
-        a.numpy()[...] = element
+        self.to_numpy(a)[...] = element
 
     def zero(self, a) -> None:
-        a.numpy()[...] = 0
+        self.to_numpy(a)[...] = 0
 
     def copy(self, dest, src, dest_offset: int, src_offset: int, count: int) -> None:
-        s, d = src.numpy(), dest.numpy()
+        s, d = src.storage.to_numpy(src), self.to_numpy(dest)
         if s.dtype != d.dtype:
             s = s.view(d.dtype)
         if dest.is_contiguous:

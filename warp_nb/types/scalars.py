@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import functools
+import importlib.util
 import math
 
 import numpy as np
@@ -232,6 +234,16 @@ class _BFloat16(Scalar):
         if isinstance(x, Scalar):
             x = x.value
         return bfloat16_bits_to_float(float_to_bfloat16_bits(builtins.float(x)))
+
+
+@functools.lru_cache(maxsize=None)
+def ml_dtypes_bfloat16():
+    """ml_dtypes' numpy bfloat16 type when ml_dtypes is installed (JAX brings it), else None: Warp's
+    `.numpy()` of a bfloat16 array has that dtype where it can, the raw bits as uint16 otherwise."""
+    if importlib.util.find_spec("ml_dtypes") is None:
+        return None
+    import ml_dtypes
+    return np.dtype(ml_dtypes.bfloat16)
 
 
 def float_to_bfloat16_bits(value) -> int:
