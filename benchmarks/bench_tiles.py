@@ -1,0 +1,110 @@
+"""The tile group of the Warp-API benchmark: a tiled float32 matrix multiply, C = A @ B for square
+matrices of 256, 512, 1024 and 2048, written once with Warp's tile API (`wp.launch_tiled`,
+`wp.tile_load`, `wp.tile_matmul`, `wp.tile_store`) and run under `import warp as wp` and
+`import warp_nb as wp` (bench_warp_api.py merges it into its worker); bench_numpy.py times
+`np.matmul` beside it.
+
+Both Warp implementations run the same kernel with the same tile shape (TILE x TILE x TILE), the
+shape that was fastest for warp-lang on this machine among 16, 32, 64 and 128 (see README.md).
+A batch of 1-D FFTs (`wp.tile_fft`) belongs here too once warp_nb has tile_fft.
+
+Inputs and the float64 numpy oracle are made once per size and kept in .bench/oracle/tiles_*.npz."""
+
+import os
+
+import numpy as np
+
+import common
+
+SIZES = (256, 512, 1024, 2048)
+TILE = 64  # tile edge in M, N and K; every size is a multiple of it
+BLOCK_DIM = 64  # threads per block (Warp runs a CPU block on one thread whatever this is)
+TITLES = {n: "tiled matmul %dx%d float32 (%dx%dx%d tiles, wp.launch_tiled)" % (n, n, TILE, TILE, TILE)
+          for n in SIZES}
+#: result rows (name, workload that produces it, title)
+ROWS = [("tile_matmul_%d" % n, "tile_matmul", TITLES[n]) for n in SIZES]
+NAMES = [r[0] for r in ROWS]
+REPEATS = {False: {256: 20, 512: 10, 1024: 5, 2048: 3}, True: {256: 3, 512: 2, 1024: 1, 2048: 1}}
+
+
+def load(n):
+    """(a, b, a @ b in float64) for size n, standard-normal float32 inputs."""
+    path = os.path.join(common.ORACLE_DIR, "tiles_matmul_%d.npz" % n)
+    if os.path.exists(path):
+        with np.load(path) as z:
+            return z["a"], z["b"], z["c"]
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    os.makedirs(common.ORACLE_DIR, exist_ok=True)
+    tmp = "%s.%d.tmp.npz" % (path[:-4], os.getpid())
+    np.savez(tmp, a=a, b=b, c=c)
+    os.replace(tmp, path)
+    return a, b, c
+
+
+def check(got, expected):
+    # float32 sums of n products of O(1) values: errors grow like sqrt(n) * eps * |C|
+    return common.check_close(got, expected, 1e-4, 2e-3)
+
+
+def make(wp, device):
+    """The tile workloads for the module `wp` (warp or warp_nb): name -> fn(ctx)."""
+    if not hasattr(wp, "launch_tiled"):  # (warp-lang's tile builtins are not module attributes)
+        def missing(ctx):
+            raise common.NotYet("wp.launch_tiled is missing")
+        return {"tile_matmul": missing}
+
+    @wp.kernel
+    def tiled_matmul_kernel(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+        i, j = wp.tid()
+        acc = wp.tile_zeros(shape=(TILE, TILE), dtype=float)
+        for k in range(a.shape[1] // TILE):
+            ta = wp.tile_load(a, shape=(TILE, TILE), offset=(i * TILE, k * TILE))
+            tb = wp.tile_load(b, shape=(TILE, TILE), offset=(k * TILE, j * TILE))
+            wp.tile_matmul(ta, tb, acc)
+        wp.tile_store(c, acc, offset=(i * TILE, j * TILE))
+
+    def bench_matmul(ctx):
+        recs = []
+        config = getattr(wp, "config", None)
+        threads_knob = getattr(config, "cpu_threads", None)  # warp_nb only: also time one thread, for scale
+        for n in SIZES:
+            a_np, b_np, expected = load(n)
+            a, b = wp.array(a_np, dtype=float, device=device), wp.array(b_np, dtype=float, device=device)
+            c = wp.zeros((n, n), dtype=float, device=device)
+
+            def run():
+                wp.launch_tiled(tiled_matmul_kernel, dim=(n // TILE, n // TILE), inputs=[a, b, c],
+                                block_dim=BLOCK_DIM, device=device)
+                wp.synchronize()
+
+            times = common.time_it(run, REPEATS[ctx["quick"]][n])
+            got = check(c.numpy(), expected)
+            extra = {"gflops": 2.0 * n ** 3 / sorted(times)[len(times) // 2] / 1e9}
+            if threads_knob is not None:
+                config.cpu_threads = 1
+                try:
+                    one = common.time_it(run, max(1, REPEATS[ctx["quick"]][n] // 2), warmup=0)
+                finally:
+                    config.cpu_threads = threads_knob
+                extra["note"] = "one thread (wp.config.cpu_threads = 1): %.2f ms median" % (
+                    sorted(one)[len(one) // 2] * 1e3)
+                extra["one_thread_median_s"] = sorted(one)[len(one) // 2]
+            recs.append(common.result("tile_matmul_%d" % n, times, got, **extra))
+        return recs
+
+    return {"tile_matmul": bench_matmul}
+
+
+def bench_numpy(ctx):
+    """np.matmul on the same float32 inputs (BLAS; its own threads)."""
+    recs = []
+    for n in SIZES:
+        a, b, expected = load(n)
+        out = np.empty((n, n), np.float32)
+        times = common.time_it(lambda: np.matmul(a, b, out=out), REPEATS[ctx["quick"]][n])
+        recs.append(common.result("tile_matmul_%d" % n, times, check(out, expected),
+                                  note="np.matmul (BLAS, its own threads)"))
+    return recs
