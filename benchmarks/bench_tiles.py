@@ -87,9 +87,8 @@ def make(wp, device):
                 a, b = wp.array(a_np, dtype=float, device=device), wp.array(b_np, dtype=float, device=device)
                 c = wp.zeros((n, n), dtype=float, device=device)
 
-                def run():
-                    wp.launch_tiled(kernels[tile], dim=(n // tile, n // tile), inputs=[a, b, c],
-                                    block_dim=BLOCK_DIM, device=device)
+                def run(kernel=kernels[tile], dim=(n // tile, n // tile), args=(a, b, c)):
+                    wp.launch_tiled(kernel, dim=dim, inputs=list(args), block_dim=BLOCK_DIM, device=device)
                     wp.synchronize()
 
                 times = common.time_it(run, REPEATS[ctx["quick"]][n])
@@ -116,7 +115,7 @@ def bench_numpy(ctx):
     for n in SIZES:
         a, b, expected = load(n)
         out = np.empty((n, n), np.float32)
-        times = common.time_it(lambda: np.matmul(a, b, out=out), REPEATS[ctx["quick"]][n])
+        times = common.time_it(lambda a=a, b=b, out=out: np.matmul(a, b, out=out), REPEATS[ctx["quick"]][n])
         for tile in TILES:  # the same numpy time beside each tile shape's row
             recs.append(common.result(row_name(n, tile), times, check(out, expected),
                                       note="np.matmul (BLAS, its own threads)" if tile == TILES[0] else None))
