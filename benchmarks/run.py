@@ -42,6 +42,7 @@ WORKERS = {
     "numpy": ("main", ["bench_numpy.py"], {}),
 }
 TAPE_FRAMEWORKS = ("warp_nb", "warp", "numpy")
+TILE_FRAMEWORKS = ("warp_nb", "warp", "numpy")  # the others have no tile workload
 # rows of the report: (result name, workload that produces it, title)
 ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", "nbody", None),
         ("mandelbrot", "mandelbrot", None), ("atomic_sum", "atomic_sum", None), ("stencil", "stencil", None),
@@ -160,7 +161,8 @@ def run_worker(fw, args, workloads, venv_error):
         meta = {"error": "worker produced no output (log: %s)" % logpath}
     if "error" in meta:  # the framework did not start: say why in every table it belongs to
         for name, wl, _ in ROWS:
-            if wl in workloads and name not in results and (wl != "tape" or fw in TAPE_FRAMEWORKS):
+            if wl in workloads and name not in results and (wl != "tape" or fw in TAPE_FRAMEWORKS) and (
+                    wl != "tile_matmul" or fw in TILE_FRAMEWORKS):
                 results[name] = {"workload": name, "status": "error", "error": meta["error"]}
     if "tile_matmul" in results:  # one record for every size: an error, "not yet" or "n/a"
         rec = results.pop("tile_matmul")
