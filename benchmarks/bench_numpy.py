@@ -5,11 +5,13 @@
 - mandelbrot: float32 escape-time loop over the whole image, compacting the active set;
 - atomic_sum: x.sum() (a pairwise float32 sum, not atomics);
 - tape: the forward value and the analytic gradient (cos(x)*x + sin(x)), the oracle of the
-  Warp Tape workload, timed for scale.
+  Warp Tape workload, timed for scale;
+- tile_matmul: np.matmul on the same float32 matrices (BLAS, with its own threads).
 """
 
 import numpy as np
 
+import bench_tiles
 import common
 
 
@@ -100,6 +102,7 @@ def bench_tape(ctx):
 
 BENCHES = {"launch": bench_launch, "saxpy": bench_saxpy, "nbody": bench_nbody, "mandelbrot": bench_mandelbrot,
            "atomic_sum": bench_atomic_sum, "stencil": bench_stencil, "tape": bench_tape}
+BENCHES["tile_matmul"] = bench_tiles.bench_numpy  # np.matmul beside the tiled matmul
 
 if __name__ == "__main__":
     common.run_worker("numpy", setup, BENCHES)

@@ -287,6 +287,14 @@ if _import_error is None:  # the geometry group (wp.Mesh, wp.HashGrid), same cod
         def _geometry_failed(ctx, _e=e):
             raise RuntimeError("geometry kernels failed to define: " + common.short_error(_e))
         BENCHES.update({k: _geometry_failed for k in common.GEOMETRY})
+    try:  # the tile group (wp.launch_tiled, tile_matmul), same code for both modules
+        import bench_tiles
+        BENCHES.update(bench_tiles.make(wp, DEVICE))
+    except Exception as e:  # noqa: BLE001 - reported per workload
+
+        def _tiles_failed(ctx, _e=e):
+            raise RuntimeError("tile kernels failed to define: " + common.short_error(_e))
+        BENCHES.update({k: _tiles_failed for k in common.TILES})
 
 if __name__ == "__main__":
     common.run_worker(MODULE, setup, BENCHES)

@@ -35,8 +35,11 @@ WORKLOADS = {
     "bvh_build": "BVH build: wp.Mesh of 1M triangles",
     "mesh_query": "1M closest-point queries on a 100k-triangle mesh",
     "hash_grid": "hash grid of 1M points: build and neighbour counts",
+    # the tile group (bench_tiles.py; warp, warp_nb and numpy)
+    "tile_matmul": "tiled float32 matmul, 256 to 2048 (wp.launch_tiled, tile_load / tile_matmul / tile_store)",
 }
 GEOMETRY = ["bvh_build", "mesh_query", "hash_grid"]
+TILES = ["tile_matmul"]
 THROUGHPUT = ["saxpy", "nbody", "mandelbrot", "atomic_sum", "stencil"]
 
 N_LAUNCH = 10_000

@@ -20,6 +20,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_geometry  # noqa: E402
+import bench_tiles  # noqa: E402
 import common  # noqa: E402
 import coldstart  # noqa: E402
 
@@ -41,6 +42,7 @@ WORKERS = {
     "numpy": ("main", ["bench_numpy.py"], {}),
 }
 TAPE_FRAMEWORKS = ("warp_nb", "warp", "numpy")
+TILE_FRAMEWORKS = ("warp_nb", "warp", "numpy")  # the others have no tile workload
 # rows of the report: (result name, workload that produces it, title)
 ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", "nbody", None),
         ("mandelbrot", "mandelbrot", None), ("atomic_sum", "atomic_sum", None), ("stencil", "stencil", None),
@@ -49,7 +51,8 @@ ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", 
         ("cold_compile", "coldstart", "cold compile: 5-kernel module, empty cache, fresh process"),
         ("warm_start", "coldstart", "warm start: 5-kernel module, cache hit, fresh process")]
 ROWS += bench_geometry.ROWS  # the geometry group (warp and warp_nb)
-WORKLOAD_ALIASES = {"geometry": list(common.GEOMETRY)}
+ROWS += bench_tiles.ROWS  # the tile group (warp, warp_nb and numpy)
+WORKLOAD_ALIASES = {"geometry": list(common.GEOMETRY), "tiles": list(common.TILES)}
 
 
 def log(msg):
@@ -147,7 +150,8 @@ def run_worker(fw, args, workloads, venv_error):
             if done or "error" in m:
                 break
             log("  %-15s died: %s (log: %s)" % (fw, why, logpath))
-            got = {"tape" if r.startswith("tape") else "hash_grid" if r.startswith("hash_") else r for r in results}
+            got = {"tape" if r.startswith("tape") else "hash_grid" if r.startswith("hash_") else
+                   "tile_matmul" if r.startswith("tile_matmul") else r for r in results}
             idx = next((i for i, w in enumerate(remaining) if w not in got), len(remaining))
             if idx < len(remaining):
                 results[remaining[idx]] = {"workload": remaining[idx], "status": "error", "error": why}
@@ -157,8 +161,13 @@ def run_worker(fw, args, workloads, venv_error):
         meta = {"error": "worker produced no output (log: %s)" % logpath}
     if "error" in meta:  # the framework did not start: say why in every table it belongs to
         for name, wl, _ in ROWS:
-            if wl in workloads and name not in results and (wl != "tape" or fw in TAPE_FRAMEWORKS):
+            if wl in workloads and name not in results and (wl != "tape" or fw in TAPE_FRAMEWORKS) and (
+                    wl != "tile_matmul" or fw in TILE_FRAMEWORKS):
                 results[name] = {"workload": name, "status": "error", "error": meta["error"]}
+    if "tile_matmul" in results:  # one record for every size: an error, "not yet" or "n/a"
+        rec = results.pop("tile_matmul")
+        for name in bench_tiles.NAMES:
+            results.setdefault(name, dict(rec, workload=name))
     if "tape" in results:  # one record for both rows: an error, "not yet" or "n/a"
         rec = results.pop("tape")
         results.setdefault("tape_fwd", dict(rec, workload="tape_fwd"))
@@ -280,6 +289,16 @@ def report(frameworks, metas, results, rows, info, quick):
                 g = math.exp(sum(map(math.log, rw)) / len(rw))
                 summary.setdefault(fw, {})["geometry_geomean_vs_warp"] = g
                 lines.append("  %-15s x warp %.2f (%d/%d workloads; below 1 = faster)" % (fw, g, len(rw), len(geo)))
+    tiles = [n for n in bench_tiles.NAMES if any(r[0] == n for r in rows)]
+    if tiles:
+        lines.append("Tile group (%s): time / warp-lang's time, geometric mean" % ", ".join(tiles))
+        for fw in frameworks:
+            rw = [results[fw][n]["median_s"] / reference_times(results, n)[0] for n in tiles
+                  if valid(results.get(fw, {}).get(n)) and reference_times(results, n)[0]]
+            if rw and fw != "warp":
+                g = math.exp(sum(map(math.log, rw)) / len(rw))
+                summary.setdefault(fw, {})["tiles_geomean_vs_warp"] = g
+                lines.append("  %-15s x warp %.2f (%d/%d sizes; below 1 = faster)" % (fw, g, len(rw), len(tiles)))
     return "\n".join(lines), summary
 
 
@@ -300,7 +319,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repeats (about 3 minutes)")
     ap.add_argument("--only", default="", help="workloads: " + ",".join(common.WORKLOADS) + " (geometry = "
-                    + ",".join(common.GEOMETRY) + ")")
+                    + ",".join(common.GEOMETRY) + ", tiles = " + ",".join(common.TILES) + ")")
     ap.add_argument("--frameworks", default="", help="frameworks: " + ",".join(FRAMEWORKS) + " (numba = both)")
     ap.add_argument("--json", help="also write all results to this JSON file")
     ap.add_argument("--setup", action="store_true", help="create/update the venv in .bench/venv and exit")
