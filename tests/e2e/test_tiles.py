@@ -310,8 +310,63 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
-    kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions]
+    kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
+               tile_loss]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
         compile_kernel(k, sig, target, options)
+
+
+# --- gradients against finite differences -------------------------------------------------------------
+
+@wp.kernel
+def tile_loss(a: wp.array2d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), row: wp.array(dtype=wp.float64),
+              out: wp.array2d(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    ta = wp.tile_load(a, shape=(3, 5))
+    tb = wp.tile_load(b, shape=(5, 4))
+    c = wp.tile_matmul(ta, tb)                                   # 3 x 4
+    r = wp.tile_broadcast(wp.tile_load(row, shape=4), shape=(3, 4))
+    d = wp.tile_map(wp.sin, c) * wp.float64(2.0) + r * c - wp.tile_transpose(wp.tile_transpose(wp.tile_view(
+        ta, offset=(0, 1), shape=(3, 4))))
+    acc = wp.tile_zeros(shape=(3, 4), dtype=wp.float64)
+    wp.tile_matmul(ta, tb, acc, wp.float64(0.5), wp.float64(1.0))
+    e = d / (wp.tile_ones(shape=(3, 4), dtype=wp.float64) * wp.float64(3.0)) + acc + wp.tile_astype(
+        wp.tile_astype(d, dtype=float), dtype=wp.float64)
+    wp.tile_store(out, e)
+    wp.tile_atomic_add(loss, wp.tile_sum(wp.tile_map(square64, e)) + wp.tile_max(c) + wp.tile(e[1, 2]))
+
+
+@wp.func
+def square64(x: wp.float64):
+    return x * x
+
+
+def _numpy_loss(a, b, row):
+    c = a @ b
+    d = np.sin(c) * 2 + row[None, :] * c - a[0:3, 1:5]
+    e = d / 3 + 0.5 * c + d
+    return (e * e).sum() + c.max() + e[1, 2]
+
+
+def test_gradients_through_tile_ops_match_finite_differences():
+    a, b, row = rand(3, 5, dtype=np.float64), rand(5, 4, dtype=np.float64), rand(4, dtype=np.float64)
+    A, B, ROW = (wp.array(x, dtype=wp.float64, requires_grad=True) for x in (a, b, row))
+    out, loss = wp.zeros((3, 4), dtype=wp.float64, requires_grad=True), wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(tile_loss, dim=1, inputs=[A, B, ROW, out, loss], block_dim=32)
+    np.testing.assert_allclose(loss.numpy()[0], _numpy_loss(a, b, row), rtol=1e-6)
+    tape.backward(loss=loss)
+    eps = 1e-6
+    for x, got in ((a, A.grad.numpy()), (b, B.grad.numpy()), (row, ROW.grad.numpy())):
+        fd = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            old = x[idx]
+            x[idx] = old + eps
+            up = _numpy_loss(a, b, row)
+            x[idx] = old - eps
+            down = _numpy_loss(a, b, row)
+            x[idx] = old
+            fd[idx] = (up - down) / (2 * eps)
+        np.testing.assert_allclose(got, fd, rtol=1e-4, atol=1e-5)

@@ -10,8 +10,11 @@ from .registry import INT, NUMERIC, AnyType, Builtin, Exact, Result, Scalar, Til
 N = Scalar("T", NUMERIC)
 D = AnyType("D")
 IDX = Scalar("I", INT)
-_t = dict(header="tile.h", category="tile", differentiable=False)
+# the adjoint of each differentiable one is beside it in tile.h / tile_ops.h
+_t = dict(header="tile.h", category="tile")
 _special = dict(_t, special=True)
+_ops = dict(_t, header="tile_ops.h")
+_ops_special = dict(_ops, special=True)
 
 
 class TileBuiltin(Builtin):
@@ -30,7 +33,7 @@ for _name, _what in (("tile_zeros", "zeros"), ("tile_ones", "ones")):
             cpp="wpnb::tile_full", **_special)
 builtin("tile_full", doc="wp.tile_full(shape, value, dtype=float, storage='register'): a tile filled with value.",
         **_special)
-builtin("tile_arange", doc="wp.tile_arange(stop) / (start, stop) / (start, stop, step), dtype=int: a 1-D tile as "
+builtin("tile_arange", differentiable=False, doc="wp.tile_arange(stop) / (start, stop) / (start, stop, step), dtype=int: a 1-D tile as "
                            "numpy.arange; the bounds must be compile-time constants (they give the tile's length).",
         **_special)
 builtin("tile_load", doc="wp.tile_load(a, shape, offset=0, storage='register'): the block a[offset : offset + shape] "
@@ -42,29 +45,30 @@ builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k
 builtin("tile_map", doc="wp.tile_map(f, a[, b]): f applied to every element of a (and the matching element of b); f "
                         "is a builtin or a @wp.func.", cpp="wpnb::map_with", **_special)
 builtin("tile_reduce", doc="wp.tile_reduce(f, a): f folded over a's elements (row-major order) as a 1-element tile.",
-        cpp="wpnb::reduce_with", **_special)
+        cpp="wpnb::reduce_with", **dict(_ops_special, differentiable=False))
 builtin("tile_view", doc="wp.tile_view(t, offset, shape=None): the part of t at offset (a copy in warp_nb).",
-        **_special)
-builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", **_special)
+        **_ops_special)
+builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", **_ops_special)
 builtin("tile_reshape", doc="wp.tile_reshape(t, shape): t's elements in row-major order with another shape.",
-        **_special)
-builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.", **_special)
+        **_ops_special)
+builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.",
+        **_ops_special)
 
 builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)), cpp="wpnb::untile",
         doc="wp.untile(t): this thread's element of a 1-D tile of the block's length (the inverse of wp.tile).", **_t)
 builtin("tile_transpose", ov(Tile(("r", "c"), D), ret=Tile(("c", "r"), D), names=("a",)),
-        doc="The transpose of a 2-D tile.", **_t)
+        doc="The transpose of a 2-D tile.", **_ops)
 builtin("tile_extract", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),
         ov(Tile(("r", "c"), D), IDX, Scalar("J", INT), ret=same("D"), names=("a", "i", "j")),
-        doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", **_t)
+        doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", **_ops)
 for _name, _what in (("tile_sum", "sum"), ("tile_min", "smallest element"), ("tile_max", "largest element")):
     builtin(_name, ov(Tile("S", N), ret=Tile((1,), N), names=("a",)),
-            doc=f"The {_what} of a tile's elements, as a tile of one element.", **_t)
+            doc=f"The {_what} of a tile's elements, as a tile of one element.", **_ops)
 _index_tile = Result(lambda b: T.tile_type(T.int32, (1,)))
 builtin("tile_argmin", ov(Tile("S", N), ret=_index_tile, names=("a",)),
-        doc="The row-major index of the first smallest element, as a tile of one int32.", **_t)
+        doc="The row-major index of the first smallest element, as a tile of one int32.", differentiable=False, **_ops)
 builtin("tile_argmax", ov(Tile("S", N), ret=_index_tile, names=("a",)),
-        doc="The row-major index of the first largest element, as a tile of one int32.", **_t)
+        doc="The row-major index of the first largest element, as a tile of one int32.", differentiable=False, **_ops)
 
 _F = Scalar("T", ("float",))
 _A, _B, _C = Tile(("m", "k"), _F), Tile(("k", "n"), _F), Tile(("m", "n"), _F)
@@ -85,13 +89,22 @@ def _explain_matmul(arg_types):
     return None
 
 
-builtin("tile_matmul", ov(_A, _B, ret=_C, names=("a", "b")),
-        ov(_A, _B, _C, ret=None, names=("a", "b", "out"), inout=(2,)),
-        ov(_A, _B, _C, _F, _F, ret=None, names=("a", "b", "out", "alpha", "beta"), inout=(2,)),
-        doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, out, "
-            "alpha=1, beta=1) updates out = alpha * a @ b + beta * out in place.", explain=_explain_matmul, **_t)
+class RebindingBuiltin(Builtin):
+    """wp.tile_matmul(a, b, out): the variable passed as `out` is rebound to the result, so a loop
+    that accumulates into it carries it (what inout positions tell the loop analysis)."""
+
+    def inout_positions(self, nargs: int) -> set:
+        return {2} if nargs >= 3 else set()
+
+
+add(RebindingBuiltin("tile_matmul", (), doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, "
+                           "out, alpha=1.0, beta=1.0) sets out = alpha * a @ b + beta * out (the variable `out` is "
+                           "rebound to the result).", cpp="wpnb::tile_mma", **_ops_special))
+builtin("tile_mma", ov(_A, _B, ret=_C, names=("a", "b")),
+        ov(_A, _B, _C, _F, _F, ret=_C, names=("a", "b", "out", "alpha", "beta")), explain=_explain_matmul,
+        export=False, doc="What wp.tile_matmul computes: a @ b, or alpha * a @ b + beta * out.", **_ops)
 
 builtin("block_dim", ov(ret=T.int32), doc="The number of threads of a block of a tiled launch (1 on the CPU, "
-                                          "and in warp_nb's CUDA launches of tile kernels for now).", **_t)
+                                          "and in warp_nb's CUDA launches of tile kernels for now).", differentiable=False, **_t)
 
 del Exact

@@ -34,6 +34,7 @@ class SpecialForms(TileForms):
         if obj is py.print:
             return self.print_call(node)
         if isinstance(obj, registry.Builtin):
+            self.call_is_statement = statement  # a tile atomic whose result nobody reads is a statement
             return SPECIAL_FORMS[obj.name](self, node) if obj.special else NotImplemented
         form = getattr(obj, "_wp_kernel_form_", None) if _hashable(obj) or isinstance(obj, type) else None
         if form is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from . import ir
+from . import syntax as S
 from .. import types as T
 from ..builtins import registry
 from ..builtins.registry import BUILTINS, Overload, Resolved
@@ -185,6 +186,7 @@ class TileForms(Constructors):
         return self.store_like(node, "tile_atomic_add", True)
 
     def store_like(self, node, name: str, returns):
+        statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
         self.tile_name = name
         a = self.tile_args(node, ("a", "t", "offset", "bounds_check"), 2)
         arr = self.tile_array(a["a"], node)
@@ -195,7 +197,7 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.{name}: the tile holds {T.type_name(t.type.dtype)} but the array holds "
                                         f"{T.type_name(arr.type.dtype)}; convert with wp.tile_astype", node)
         offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
-        result = TileType(t.type.dtype, t.type.shape) if returns else None
+        result = TileType(t.type.dtype, t.type.shape) if returns and not statement else None
         return self.tile_call(name, f"wpnb::{name}", result, node, (arr, t, *offsets))
 
     # --- functions over elements ----------------------------------------------------------
@@ -225,10 +227,18 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.tile_map: tiles of shapes {tiles[0].type.shape} and "
                                         f"{tiles[1].type.shape}; they must have the same shape", node)
         callee, ret = self.element_function(self.expr(node.args[0]), [t.type.dtype for t in tiles], node)
-        params = ", ".join(f"const auto& x{k}" for k in range(len(tiles)))
-        call = ", ".join(f"x{k}" for k in range(len(tiles)))
+        n = len(tiles)
+        params = ", ".join(f"const auto& x{k}" for k in range(n))
+        call = ", ".join(f"x{k}" for k in range(n))
         template = f"wpnb::map_with([]({params}) {{{{ return {callee}({call}); }}}})"
-        return self.tile_call("tile_map", template, TileType(ret, tiles[0].type.shape), node, tuple(tiles))
+        # the adjoint: f's adjoint per element, (x..., adj_x..., adj_ret) as every adjoint takes them
+        ns, _, name = callee.rpartition("::")
+        adj_callee = f"{ns}::adj_{name}" if ns else f"adj_{name}"
+        adj_params = ", ".join([f"const auto& x{k}" for k in range(n)] + [f"auto& adj_x{k}" for k in range(n)])
+        adj_args = ", ".join([f"x{k}" for k in range(n)] + [f"adj_x{k}" for k in range(n)] + ["adj_r"])
+        adjoint = f"wpnb::adj_map_with([]({adj_params}, const auto& adj_r) {{{{ {adj_callee}({adj_args}); }}}})"
+        return self.tile_call("tile_map", template, TileType(ret, tiles[0].type.shape), node, tuple(tiles),
+                              adjoint=adjoint)
 
     def form_tile_reduce(self, node):
         self.tile_name = "tile_reduce"
@@ -301,6 +311,20 @@ class TileForms(Constructors):
         return self.tile_call("tile_astype", "wpnb::tile_astype<{U}>", TileType(dtype, t.type.shape), node, (t,),
                               U=dtype)
 
+    def form_tile_matmul(self, node):
+        """a @ b, or `out = alpha * a @ b + beta * out` with the variable passed as out rebound."""
+        self.tile_name = "tile_matmul"
+        a = self.tile_args(node, ("a", "b", "out", "alpha", "beta"), 2)
+        args = [self.expr(a["a"]), self.expr(a["b"])]
+        if "out" not in a:
+            return self.call_builtin(BUILTINS["tile_mma"], args, node)
+        if not isinstance(a["out"], S.Name):
+            self.error(KernelTypeError, "wp.tile_matmul: `out` must be a tile variable (it receives the result)", node)
+        scale = [self.expr(a[k]) if k in a else Lit(1.0, "float") for k in ("alpha", "beta")]
+        result = self.call_builtin(BUILTINS["tile_mma"], [*args, self.expr(a["out"]), *scale], node)
+        self.bind(a["out"].id, result, node)
+        return None
+
     def tile_subscript(self, base: ir.Var, index_nodes, node):
         """t[i] / t[i, j]: one element (wp.tile_extract)."""
         if len(index_nodes) != base.type.ndim:
@@ -312,4 +336,4 @@ class TileForms(Constructors):
 #: The tile special forms, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_reduce", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
+    "tile_map", "tile_reduce", "tile_matmul", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}

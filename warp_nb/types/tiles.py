@@ -7,7 +7,7 @@ stores every tile the same way (see docs/architecture.md, "Tiles"). Knows nothin
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import scalars
 
@@ -20,7 +20,8 @@ MAX_TILE_SIZE = 1 << 20
 class TileType:
     dtype: typing.Any
     shape: typing.Any  # a tuple of ints, or typing.Any (a generic annotation: any shape)
-    storage: str = "register"
+    #: Warp's hint; not part of the type's identity (a shared tile passes where a register one is expected)
+    storage: str = field(default="register", compare=False)
 
     @property
     def ndim(self) -> int:

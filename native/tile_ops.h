@@ -1,0 +1,208 @@
+// tile_ops.h: what rearranges, reduces and multiplies tiles (transpose, broadcast, view, reshape,
+// astype, element reads, sums and extrema, tile_reduce, matrix products), each followed by its
+// adjoint. The tile type itself is in tile.h.
+#pragma once
+#include "tile.h"
+
+namespace wpnb {
+
+// --- rearranging without arithmetic ----------------------------------------------------------
+
+// The transpose of a 2-D tile.
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, C, R> tile_transpose(const tile_t<T, R, C>& a) {
+    tile_t<T, C, R> out;
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j) out.at(j, i) = a.at(i, j);
+    return out;
+}
+template <typename T, int R, int C>
+WPNB_FN void adj_tile_transpose(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, C, R>& adj_ret) {
+    accumulate(adj_a, tile_transpose(adj_ret));
+}
+
+// a repeated to shape (R2, C2). (SR, SC) is a's shape in the result's axes (a 1-D tile of n is a
+// row, (1, n), as numpy aligns shapes on the right); an axis of extent 1 repeats (the compiler
+// checked the others match). Adjoint: the repeated elements' adjoints summed back.
+template <int R2, int C2, int SR, int SC, typename T, int R, int C>
+WPNB_FN tile_t<T, R2, C2> tile_broadcast(const tile_t<T, R, C>& a) {
+    static_assert(SR * SC == R * C, "tile_broadcast: the source shape keeps the number of elements");
+    tile_t<T, R2, C2> out;
+    for (int i = 0; i < R2; ++i)
+        for (int j = 0; j < C2; ++j) out.at(i, j) = a.data[(SR == 1 ? 0 : i) * SC + (SC == 1 ? 0 : j)];
+    return out;
+}
+template <int R2, int C2, int SR, int SC, typename T, int R, int C>
+WPNB_FN void adj_tile_broadcast(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R2, C2>& adj_ret) {
+    for (int i = 0; i < R2; ++i)
+        for (int j = 0; j < C2; ++j) accumulate(adj_a.data[(SR == 1 ? 0 : i) * SC + (SC == 1 ? 0 : j)], adj_ret.at(i, j));
+}
+
+// The part of a of shape (VR, VC) (in a's axes) starting at (o0, o1), stored with shape (R2, C2)
+// of the same size (Warp's tile_view: a view of a row of a 2-D tile is a 1-D tile; a copy here).
+// Elements beyond the source tile read 0.
+template <int VR, int VC, int R2, int C2, typename T, int R, int C>
+WPNB_FN tile_t<T, R2, C2> tile_view(const tile_t<T, R, C>& a, int32 o0, int32 o1) {
+    static_assert(VR * VC == R2 * C2, "tile_view: the view and the result have the same size");
+    tile_t<T, R2, C2> out;
+    for (int i = 0; i < VR; ++i)
+        for (int j = 0; j < VC; ++j) {
+            const int32 si = o0 + i, sj = o1 + j;
+            if (si >= 0 && si < R && sj >= 0 && sj < C) out.data[i * VC + j] = a.at(si, sj);
+        }
+    return out;
+}
+template <int VR, int VC, int R2, int C2, typename T, int R, int C>
+WPNB_FN void adj_tile_view(const tile_t<T, R, C>&, int32 o0, int32 o1, tile_t<T, R, C>& adj_a, int32&, int32&,
+                           const tile_t<T, R2, C2>& adj_ret) {
+    for (int i = 0; i < VR; ++i)
+        for (int j = 0; j < VC; ++j) {
+            const int32 si = o0 + i, sj = o1 + j;
+            if (si >= 0 && si < R && sj >= 0 && sj < C) accumulate(adj_a.at(si, sj), adj_ret.data[i * VC + j]);
+        }
+}
+
+// The same elements in row-major order, seen with another shape of the same size.
+template <int R2, int C2, typename T, int R, int C>
+WPNB_FN tile_t<T, R2, C2> tile_reshape(const tile_t<T, R, C>& a) {
+    static_assert(R * C == R2 * C2, "tile_reshape keeps the number of elements");
+    tile_t<T, R2, C2> out;
+    for (int k = 0; k < R * C; ++k) out.data[k] = a.data[k];
+    return out;
+}
+template <int R2, int C2, typename T, int R, int C>
+WPNB_FN void adj_tile_reshape(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R2, C2>& adj_ret) {
+    for (int k = 0; k < R * C; ++k) accumulate(adj_a.data[k], adj_ret.data[k]);
+}
+
+// A copy with another element type (wp.tile_astype); the adjoint converts back.
+template <typename U, typename T, int R, int C>
+WPNB_FN tile_t<U, R, C> tile_astype(const tile_t<T, R, C>& a) {
+    tile_t<U, R, C> out;
+    for (int k = 0; k < R * C; ++k) out.data[k] = U(a.data[k]);
+    return out;
+}
+template <typename U, typename T, int R, int C>
+WPNB_FN void adj_tile_astype(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<U, R, C>& adj_ret) {
+    for (int k = 0; k < R * C; ++k) accumulate(adj_a.data[k], T(adj_ret.data[k]));
+}
+
+// t[i] / t[i, j]; negative indices count from the end.
+template <typename T, int R, typename I>
+WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[wrap_index(i, R)]; }
+template <typename T, int R, int C, typename I, typename J>
+WPNB_FN T tile_extract(const tile_t<T, R, C>& a, I i, J j) { return a.at(wrap_index(i, R), wrap_index(j, C)); }
+template <typename T, int R, typename I>
+WPNB_FN void adj_tile_extract(const tile_t<T, R, 1>&, I i, tile_t<T, R, 1>& adj_a, I&, const T& adj_ret) {
+    accumulate(adj_a.data[wrap_index(i, R)], adj_ret);
+}
+template <typename T, int R, int C, typename I, typename J>
+WPNB_FN void adj_tile_extract(const tile_t<T, R, C>&, I i, J j, tile_t<T, R, C>& adj_a, I&, J&, const T& adj_ret) {
+    accumulate(adj_a.at(wrap_index(i, R), wrap_index(j, C)), adj_ret);
+}
+
+// --- reductions (results are 1-element tiles, as in Warp) --------------------------------------
+
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, 1, 1> tile_sum(const tile_t<T, R, C>& a) { return tile_from_value(tile_total(a)); }
+template <typename T, int R, int C>
+WPNB_FN void adj_tile_sum(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, 1, 1>& adj_ret) {
+    for (int k = 0; k < R * C; ++k) accumulate(adj_a.data[k], adj_ret.data[0]);
+}
+
+// The flat (row-major) index of the first smallest / largest element.
+template <typename T, int R, int C>
+WPNB_FN int32 tile_first_min(const tile_t<T, R, C>& a) {
+    int32 best = 0;
+    for (int k = 1; k < R * C; ++k) if (a.data[k] < a.data[best]) best = k;
+    return best;
+}
+template <typename T, int R, int C>
+WPNB_FN int32 tile_first_max(const tile_t<T, R, C>& a) {
+    int32 best = 0;
+    for (int k = 1; k < R * C; ++k) if (a.data[k] > a.data[best]) best = k;
+    return best;
+}
+template <typename T, int R, int C>
+WPNB_FN tile_t<int32, 1, 1> tile_argmin(const tile_t<T, R, C>& a) { return tile_from_value(tile_first_min(a)); }
+template <typename T, int R, int C>
+WPNB_FN tile_t<int32, 1, 1> tile_argmax(const tile_t<T, R, C>& a) { return tile_from_value(tile_first_max(a)); }
+
+// The smallest / largest element; its adjoint goes to the first element that has that value.
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, 1, 1> tile_min(const tile_t<T, R, C>& a) { return tile_from_value(a.data[tile_first_min(a)]); }
+template <typename T, int R, int C>
+WPNB_FN void adj_tile_min(const tile_t<T, R, C>& a, tile_t<T, R, C>& adj_a, const tile_t<T, 1, 1>& adj_ret) {
+    accumulate(adj_a.data[tile_first_min(a)], adj_ret.data[0]);
+}
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, 1, 1> tile_max(const tile_t<T, R, C>& a) { return tile_from_value(a.data[tile_first_max(a)]); }
+template <typename T, int R, int C>
+WPNB_FN void adj_tile_max(const tile_t<T, R, C>& a, tile_t<T, R, C>& adj_a, const tile_t<T, 1, 1>& adj_ret) {
+    accumulate(adj_a.data[tile_first_max(a)], adj_ret.data[0]);
+}
+
+// tile_reduce(f, a): f folded over the elements in row-major order, starting from the first
+// (not differentiated).
+template <typename F>
+struct tile_reducer {
+    F f;
+    template <typename T, int R, int C>
+    WPNB_FN tile_t<T, 1, 1> operator()(const tile_t<T, R, C>& a) const {
+        T acc = a.data[0];
+        for (int k = 1; k < R * C; ++k) acc = f(acc, a.data[k]);
+        return tile_from_value(acc);
+    }
+};
+template <typename F>
+WPNB_FN tile_reducer<F> reduce_with(F f) { return tile_reducer<F>{f}; }
+
+// --- matrix products ---------------------------------------------------------------------------
+
+// a (M x K) times b (K x N), accumulated in T, into out (added to what out holds).
+template <typename T, int M, int K, int N>
+WPNB_FN void tile_mma_into(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, tile_t<T, M, N>& out) {
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k) {
+            const T aik = a.at(i, k);
+            for (int j = 0; j < N; ++j) out.at(i, j) = add(out.at(i, j), mul(aik, b.at(k, j)));
+        }
+}
+
+// wp.tile_matmul(a, b) = a @ b. Adjoint: adj_a += adj_ret @ b^T, adj_b += a^T @ adj_ret.
+template <typename T, int M, int K, int N>
+WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b) {
+    tile_t<T, M, N> out;
+    tile_mma_into(a, b, out);
+    return out;
+}
+template <typename T, int M, int K, int N>
+WPNB_FN void adj_tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, tile_t<T, M, K>& adj_a,
+                          tile_t<T, K, N>& adj_b, const tile_t<T, M, N>& adj_ret) {
+    tile_mma_into(adj_ret, tile_transpose(b), adj_a);
+    tile_mma_into(tile_transpose(a), adj_ret, adj_b);
+}
+
+// wp.tile_matmul(a, b, out, alpha, beta): alpha * a @ b + beta * out (the caller rebinds out).
+template <typename T, int M, int K, int N>
+WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>& out,
+                                 T alpha, T beta) {
+    const tile_t<T, M, N> p = tile_mma(a, b);
+    tile_t<T, M, N> r;
+    for (int k = 0; k < M * N; ++k) r.data[k] = add(mul(alpha, p.data[k]), mul(beta, out.data[k]));
+    return r;
+}
+template <typename T, int M, int K, int N>
+WPNB_FN void adj_tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>& out, T alpha,
+                          T beta, tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b, tile_t<T, M, N>& adj_out,
+                          T& adj_alpha, T& adj_beta, const tile_t<T, M, N>& adj_ret) {
+    const tile_t<T, M, N> p = tile_mma(a, b), scaled = mul(adj_ret, alpha);
+    adj_tile_mma(a, b, adj_a, adj_b, scaled);
+    for (int k = 0; k < M * N; ++k) {
+        accumulate(adj_out.data[k], mul(beta, adj_ret.data[k]));
+        accumulate(adj_alpha, mul(p.data[k], adj_ret.data[k]));
+        accumulate(adj_beta, mul(out.data[k], adj_ret.data[k]));
+    }
+}
+
+}  // namespace wpnb
