@@ -41,8 +41,8 @@ WPNB_FN void adj_tile_broadcast(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, 
 // The part of a of shape (VR, VC) (in a's axes) starting at (o0, o1), stored with shape (R2, C2)
 // of the same size (Warp's tile_view: a view of a row of a 2-D tile is a 1-D tile; a copy here).
 // Elements beyond the source tile read 0.
-template <int VR, int VC, int R2, int C2, typename T, int R, int C>
-WPNB_FN tile_t<T, R2, C2> tile_view(const tile_t<T, R, C>& a, int32 o0, int32 o1) {
+template <int VR, int VC, int R2, int C2, typename T, int R, int C, typename I, typename J>
+WPNB_FN tile_t<T, R2, C2> tile_view(const tile_t<T, R, C>& a, I o0, J o1) {
     static_assert(VR * VC == R2 * C2, "tile_view: the view and the result have the same size");
     tile_t<T, R2, C2> out;
     for (int i = 0; i < VR; ++i)
@@ -52,8 +52,8 @@ WPNB_FN tile_t<T, R2, C2> tile_view(const tile_t<T, R, C>& a, int32 o0, int32 o1
         }
     return out;
 }
-template <int VR, int VC, int R2, int C2, typename T, int R, int C>
-WPNB_FN void adj_tile_view(const tile_t<T, R, C>&, int32 o0, int32 o1, tile_t<T, R, C>& adj_a, int32&, int32&,
+template <int VR, int VC, int R2, int C2, typename T, int R, int C, typename I, typename J>
+WPNB_FN void adj_tile_view(const tile_t<T, R, C>&, I o0, J o1, tile_t<T, R, C>& adj_a, I&, J&,
                            const tile_t<T, R2, C2>& adj_ret) {
     for (int i = 0; i < VR; ++i)
         for (int j = 0; j < VC; ++j) {
@@ -85,6 +85,55 @@ WPNB_FN tile_t<U, R, C> tile_astype(const tile_t<T, R, C>& a) {
 template <typename U, typename T, int R, int C>
 WPNB_FN void adj_tile_astype(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<U, R, C>& adj_ret) {
     for (int k = 0; k < R * C; ++k) accumulate(adj_a.data[k], T(adj_ret.data[k]));
+}
+
+// t[...] with integers and constant slices: the elements at (s0 + p * ST0, s1 + q * ST1) for p < N0,
+// q < N1, stored row-major with shape (R2, C2) of the same size (an integer index is an axis of
+// count 1 and step 0: t[i] of a 2-D tile is its row i). A copy (Warp's slices are views).
+template <int N0, int ST0, int N1, int ST1, int R2, int C2, typename T, int R, int C, typename I, typename J>
+WPNB_FN tile_t<T, R2, C2> tile_gather(const tile_t<T, R, C>& a, I i0, J j0) {
+    static_assert(N0 * N1 == R2 * C2, "tile_gather: the selection and the result have the same size");
+    const int32 s0 = int32(wrap_index(i0, R)), s1 = int32(wrap_index(j0, C));
+    tile_t<T, R2, C2> out;
+    for (int p = 0; p < N0; ++p)
+        for (int q = 0; q < N1; ++q) out.data[p * N1 + q] = a.at(s0 + p * ST0, s1 + q * ST1);
+    return out;
+}
+template <int N0, int ST0, int N1, int ST1, int R2, int C2, typename T, int R, int C, typename I, typename J>
+WPNB_FN void adj_tile_gather(const tile_t<T, R, C>&, I i0, J j0, tile_t<T, R, C>& adj_a, I&, J&,
+                             const tile_t<T, R2, C2>& adj_ret) {
+    const int32 s0 = int32(wrap_index(i0, R)), s1 = int32(wrap_index(j0, C));
+    for (int p = 0; p < N0; ++p)
+        for (int q = 0; q < N1; ++q) accumulate(adj_a.at(s0 + p * ST0, s1 + q * ST1), adj_ret.data[p * N1 + q]);
+}
+
+// The inverse: a copy of a with the selected elements replaced by v's (t[...] = v, wp.tile_assign).
+// Adjoint: v gets the selected elements' adjoints; a gets the others'.
+template <int N0, int ST0, int N1, int ST1, typename T, int R, int C, int R2, int C2, typename I, typename J>
+WPNB_FN tile_t<T, R, C> tile_scatter(const tile_t<T, R, C>& a, const tile_t<T, R2, C2>& v, I i0, J j0) {
+    const int32 s0 = int32(wrap_index(i0, R)), s1 = int32(wrap_index(j0, C));
+    tile_t<T, R, C> out = a;
+    for (int p = 0; p < N0; ++p)
+        for (int q = 0; q < N1; ++q) {
+            const int32 i = s0 + p * ST0, j = s1 + q * ST1;
+            if (i >= 0 && i < R && j >= 0 && j < C) out.at(i, j) = v.data[p * N1 + q];
+        }
+    return out;
+}
+template <int N0, int ST0, int N1, int ST1, typename T, int R, int C, int R2, int C2, typename I, typename J>
+WPNB_FN void adj_tile_scatter(const tile_t<T, R, C>&, const tile_t<T, R2, C2>&, I i0, J j0, tile_t<T, R, C>& adj_a,
+                              tile_t<T, R2, C2>& adj_v, I&, J&, const tile_t<T, R, C>& adj_ret) {
+    const int32 s0 = int32(wrap_index(i0, R)), s1 = int32(wrap_index(j0, C));
+    tile_t<T, R, C> rest = adj_ret;
+    for (int p = 0; p < N0; ++p)
+        for (int q = 0; q < N1; ++q) {
+            const int32 i = s0 + p * ST0, j = s1 + q * ST1;
+            if (i >= 0 && i < R && j >= 0 && j < C) {
+                accumulate(adj_v.data[p * N1 + q], rest.at(i, j));
+                rest.at(i, j) = T(0);
+            }
+        }
+    accumulate(adj_a, rest);
 }
 
 // t[i] / t[i, j]; negative indices count from the end.

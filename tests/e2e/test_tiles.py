@@ -136,6 +136,32 @@ def test_transpose_broadcast_view_reshape_astype():
     np.testing.assert_allclose(outs["doubled"].numpy(), a.astype(np.float64) * 2)
 
 
+@wp.kernel
+def slices(a: wp.array2d(dtype=float), row_of: wp.array(dtype=float), part: wp.array2d(dtype=float),
+           assembled: wp.array2d(dtype=float), r: int):
+    t = wp.tile_load(a, shape=(TM, TN))
+    wp.tile_store(row_of, t[r])
+    wp.tile_store(part, t[1:3, ::2])
+    u = wp.tile_zeros(shape=(TM, TN), dtype=float)
+    u[0:2, :] = t[2:4, :]
+    u[3, 1] = 5.0
+    wp.tile_assign(u, wp.tile_ones(shape=(1, 2), dtype=float), offset=(3, 6))
+    wp.tile_store(assembled, u)
+
+
+def test_slices_rows_and_slice_assignment():
+    a = rand(TM, TN)
+    row_of, part, assembled = wp.zeros(TN, dtype=float), wp.zeros((2, 4), dtype=float), wp.zeros((TM, TN), dtype=float)
+    wp.launch_tiled(slices, dim=1, inputs=[wp.array(a), row_of, part, assembled, -2], block_dim=16)
+    expected = np.zeros((TM, TN), np.float32)
+    expected[0:2] = a[2:4]
+    expected[3, 1] = 5
+    expected[3, 6:8] = 1
+    np.testing.assert_allclose(row_of.numpy(), a[-2])
+    np.testing.assert_allclose(part.numpy(), a[1:3, ::2])
+    np.testing.assert_allclose(assembled.numpy(), expected)
+
+
 # --- reductions ---------------------------------------------------------------------------------------
 
 @wp.func
@@ -311,7 +337,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss]
+               tile_loss, slices]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
@@ -333,6 +359,7 @@ def tile_loss(a: wp.array2d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), 
     wp.tile_matmul(ta, tb, acc, wp.float64(0.5), wp.float64(1.0))
     e = d / (wp.tile_ones(shape=(3, 4), dtype=wp.float64) * wp.float64(3.0)) + acc + wp.tile_astype(
         wp.tile_astype(d, dtype=float), dtype=wp.float64)
+    e[0:2, 1:3] = e[1:3, ::2] * wp.float64(3.0)  # slices read and written
     wp.tile_store(out, e)
     wp.tile_atomic_add(loss, wp.tile_sum(wp.tile_map(square64, e)) + wp.tile_max(c) + wp.tile(e[1, 2]))
 
@@ -345,7 +372,8 @@ def square64(x: wp.float64):
 def _numpy_loss(a, b, row):
     c = a @ b
     d = np.sin(c) * 2 + row[None, :] * c - a[0:3, 1:5]
-    e = d / 3 + 0.5 * c + d
+    e = d / 3 + 0.5 * c + d  # the float32 round trip of d: within the tolerance
+    e[0:2, 1:3] = e[1:3, ::2] * 3
     return (e * e).sum() + c.max() + e[1, 2]
 
 

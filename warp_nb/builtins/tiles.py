@@ -24,6 +24,19 @@ class TileBuiltin(Builtin):
         return tile_annotation(params)
 
 
+class RebindingBuiltin(Builtin):
+    """wp.tile_matmul(a, b, out), wp.tile_assign(dst, src): the variable passed as `out` / `dst` is
+    rebound to the result, so a loop that updates it carries it (what inout positions tell the loop
+    analysis)."""
+
+    def inout_positions(self, nargs: int) -> set:
+        position = _REBOUND[self.name]
+        return {position} if nargs > position else set()
+
+
+_REBOUND = {"tile_matmul": 2, "tile_assign": 0}
+
+
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
                                 "(one thread on the CPU: a tile of one element). `wp.tile[dtype, M, N]` is the "
                                 "annotation of a tile parameter.", cpp="wpnb::tile_from_value", special=True, **_t))
@@ -48,6 +61,9 @@ builtin("tile_reduce", doc="wp.tile_reduce(f, a): f folded over a's elements (ro
         cpp="wpnb::reduce_with", **dict(_ops_special, differentiable=False))
 builtin("tile_view", doc="wp.tile_view(t, offset, shape=None): the part of t at offset (a copy in warp_nb).",
         **_ops_special)
+add(RebindingBuiltin("tile_assign", (), doc="wp.tile_assign(dst, src, offset=0): dst (a tile variable) rebound "
+                                           "with src written at offset. `t[a:b, :] = u` does the same for a slice.",
+                     cpp="wpnb::tile_scatter", **_ops_special))
 builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", **_ops_special)
 builtin("tile_reshape", doc="wp.tile_reshape(t, shape): t's elements in row-major order with another shape.",
         **_ops_special)
@@ -89,12 +105,6 @@ def _explain_matmul(arg_types):
     return None
 
 
-class RebindingBuiltin(Builtin):
-    """wp.tile_matmul(a, b, out): the variable passed as `out` is rebound to the result, so a loop
-    that accumulates into it carries it (what inout positions tell the loop analysis)."""
-
-    def inout_positions(self, nargs: int) -> set:
-        return {2} if nargs >= 3 else set()
 
 
 add(RebindingBuiltin("tile_matmul", (), doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, "

@@ -167,6 +167,8 @@ class ExprTyper:
         t = base.type
         if shape_beyond_ndim(node, t):
             return Lit(0, "int")  # a.shape[k] past the array's dimensions is 0, as in Warp
+        if isinstance(t, TileType):
+            return self.tile_subscript(base, node.indices, node)
         if any(isinstance(i, S.Slice) for i in node.indices):
             return self.array_slice(base, node) if isinstance(t, ArrayType) else self.slice_of(base, node)
         if isinstance(t, ArrayType):
@@ -177,8 +179,6 @@ class ExprTyper:
             if len(indices) == t.ndim:
                 return self.let(ir.Load(base, indices), t.dtype, node.loc)
             return self.let(ir.View(base, indices), type(t)(t.dtype, t.ndim - len(indices)), node.loc)
-        if isinstance(t, TileType):
-            return self.tile_subscript(base, node.indices, node)
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 

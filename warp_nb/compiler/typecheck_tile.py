@@ -325,15 +325,95 @@ class TileForms(Constructors):
         self.bind(a["out"].id, result, node)
         return None
 
+    def tile_selection(self, t: TileType, index_nodes, node):
+        """What t[...] selects (integers and constant slices): per source axis (start, count, step)
+        with the starts as variables, and the result's shape (() for one element)."""
+        if len(index_nodes) > t.ndim:
+            self.error(KernelTypeError, f"a {t.ndim}-D tile takes at most {t.ndim} indices, got {len(index_nodes)}",
+                       node)
+        axes, shape = [], []
+        for axis, extent in enumerate(t.shape):
+            n = index_nodes[axis] if axis < len(index_nodes) else S.Slice(None, None, None, node.loc)
+            if isinstance(n, S.Slice):
+                bounds = [self.const_slice_part(part, node) for part in (n.lower, n.upper, n.step)]
+                if bounds[2] == 0:
+                    self.error(KernelTypeError, "a tile slice's step cannot be zero", node)
+                picked = range(*slice(*bounds).indices(extent))
+                if not picked:
+                    self.error(KernelTypeError, f"this slice of a tile of shape {t.shape} is an empty tile; tiles "
+                                                "have no zero-length axes", node)
+                start = self.materialize(Lit(picked.start, "int"), T.int32, node)
+                axes.append((start, len(picked), picked.step))
+                shape.append(len(picked))
+            else:
+                v = self.expr(n)
+                if isinstance(v, Lit) and v.kind == "int" and not -extent <= v.value < extent:
+                    self.error(KernelTypeError, f"index {v.value} is out of bounds for a tile axis of extent {extent}",
+                               node)
+                axes.append((self.indices([n], node)[0], 1, 0))
+        while len(axes) < 2:
+            axes.append((self.materialize(Lit(0, "int"), T.int32, node), 1, 0))
+        return axes, tuple(shape)
+
     def tile_subscript(self, base: ir.Var, index_nodes, node):
-        """t[i] / t[i, j]: one element (wp.tile_extract)."""
-        if len(index_nodes) != base.type.ndim:
-            self.error(KernelTypeError, f"a {base.type.ndim}-D tile takes {base.type.ndim} indices, got "
-                                        f"{len(index_nodes)}", node)
-        return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
+        """t[i, j]: one element (wp.tile_extract); t[i] of a 2-D tile or t[a:b, ...]: a tile (a copy)."""
+        t = base.type
+        if len(index_nodes) == t.ndim and not any(isinstance(n, S.Slice) for n in index_nodes):
+            return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
+        axes, shape = self.tile_selection(t, index_nodes, node)
+        result = TileType(t.dtype, shape)
+        (s0, n0, st0), (s1, n1, st1) = axes
+        return self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
+                              (base, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1, R=result.rows, C=result.cols)
+
+    def tile_store_part(self, name: str, index_nodes, value, node) -> None:
+        """t[...] = v: t rebound to a copy with the selected part replaced by the tile v (a scalar
+        into one element)."""
+        base = self.env[name]
+        t = base.type
+        axes, shape = self.tile_selection(t, index_nodes, node)
+        if not shape:
+            value = self.tile_call(
+                "tile", "wpnb::tile_from_value", TileType(t.dtype, (1,)), node,
+                (self.convert(value, t.dtype, node, "the stored value"),))
+        elif not (isinstance(value, ir.Var) and isinstance(value.type, TileType)):
+            self.error(KernelTypeError, f"assigning into a tile slice requires a tile of matching shape {shape}, got "
+                                        f"{self.describe(value)}", node)
+        elif math.prod(value.type.shape) != math.prod(shape) or value.type.dtype != t.dtype:
+            self.error(KernelTypeError, f"tile slice assignment: shape mismatch, the slice is {shape} of "
+                                        f"{T.type_name(t.dtype)} but the value is {T.type_name(value.type)}", node)
+        (s0, n0, st0), (s1, n1, st1) = axes
+        new = self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", t, node,
+                             (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
+        self.env[name] = new
+
+    def form_tile_assign(self, node):
+        """wp.tile_assign(dst, src, offset=0): dst (a variable) rebound with src written at offset."""
+        self.tile_name = "tile_assign"
+        a = self.tile_args(node, ("dst", "src", "offset"), 2)
+        if not isinstance(a["dst"], S.Name):
+            self.error(KernelTypeError, "wp.tile_assign: warp_nb needs the destination tile as a variable (views "
+                                        "of tiles are copies here)", node)
+        dst = self.tile_value(a["dst"], node, "the destination")
+        src = self.expr(a["src"])
+        offsets = self.tile_offsets(a.get("offset"), dst.type.ndim, node)
+        shape = src.type.shape if isinstance(src, ir.Var) and isinstance(src.type, TileType) else (1,) * dst.type.ndim
+        if len(shape) != dst.type.ndim:
+            self.error(KernelTypeError, f"wp.tile_assign: a {len(shape)}-D tile into a {dst.type.ndim}-D tile", node)
+        counts = tuple(shape) + (1,) * (2 - len(shape))
+        value = src if isinstance(src, ir.Var) and isinstance(src.type, TileType) else self.tile_call(
+            "tile", "wpnb::tile_from_value", TileType(dst.type.dtype, (1,)), node,
+            (self.convert(src, dst.type.dtype, node, "the assigned value"),))
+        if value.type.dtype != dst.type.dtype:
+            self.error(KernelTypeError, "wp.tile_assign: the tiles' dtypes differ; convert with wp.tile_astype", node)
+        offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(2 - len(offsets))]
+        self.env[a["dst"].id] = self.tile_call(
+            "tile_assign", "wpnb::tile_scatter<{N0}, 1, {N1}, 1>", dst.type, node, (dst, value, *offsets[:2]),
+            N0=counts[0], N1=counts[1])
+        return None
 
 
 #: The tile special forms, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_reduce", "tile_matmul", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
+    "tile_map", "tile_reduce", "tile_matmul", "tile_assign", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
