@@ -191,6 +191,130 @@ WPNB_FN void adj_tile_max(const tile_t<T, R, C>& a, tile_t<T, R, C>& adj_a, cons
     accumulate(adj_a.data[tile_first_max(a)], adj_ret.data[0]);
 }
 
+// --- reductions along one axis (axis 0 of an R x C tile gives C values, axis 1 gives R) ---------
+
+// Line l of the reduction along AXIS, element m of it: a.at(m, l) for axis 0, a.at(l, m) for axis 1.
+template <int AXIS, typename T, int R, int C>
+WPNB_FN int32 tile_axis_index(int l, int m) { return AXIS == 0 ? m * C + l : l * C + m; }
+
+template <int AXIS, typename T, int R, int C>
+WPNB_FN tile_t<T, AXIS == 0 ? C : R, 1> tile_sum_axis(const tile_t<T, R, C>& a) {
+    tile_t<T, AXIS == 0 ? C : R, 1> out;
+    for (int l = 0; l < (AXIS == 0 ? C : R); ++l)
+        for (int m = 0; m < (AXIS == 0 ? R : C); ++m)
+            out.data[l] = add(out.data[l], a.data[tile_axis_index<AXIS, T, R, C>(l, m)]);
+    return out;
+}
+template <int AXIS, typename T, int R, int C>
+WPNB_FN void adj_tile_sum_axis(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, AXIS == 0 ? C : R, 1>& adj_ret) {
+    for (int l = 0; l < (AXIS == 0 ? C : R); ++l)
+        for (int m = 0; m < (AXIS == 0 ? R : C); ++m) accumulate(adj_a.data[tile_axis_index<AXIS, T, R, C>(l, m)], adj_ret.data[l]);
+}
+
+// The position (in the line) of the first extreme of each line: Less(x, y) says x beats y.
+template <int AXIS, bool MAX, typename T, int R, int C>
+WPNB_FN int32 tile_axis_best(const tile_t<T, R, C>& a, int l) {
+    int32 best = 0;
+    for (int m = 1; m < (AXIS == 0 ? R : C); ++m) {
+        const T x = a.data[tile_axis_index<AXIS, T, R, C>(l, m)], b = a.data[tile_axis_index<AXIS, T, R, C>(l, best)];
+        if (MAX ? x > b : x < b) best = m;
+    }
+    return best;
+}
+#define WPNB_TILE_EXTREME_AXIS(NAME, ARGNAME, MAX)                                                          \
+    template <int AXIS, typename T, int R, int C>                                                             \
+    WPNB_FN tile_t<T, AXIS == 0 ? C : R, 1> NAME(const tile_t<T, R, C>& a) {                                  \
+        tile_t<T, AXIS == 0 ? C : R, 1> out;                                                                  \
+        for (int l = 0; l < (AXIS == 0 ? C : R); ++l)                                                         \
+            out.data[l] = a.data[tile_axis_index<AXIS, T, R, C>(l, tile_axis_best<AXIS, MAX>(a, l))];         \
+        return out;                                                                                           \
+    }                                                                                                         \
+    template <int AXIS, typename T, int R, int C>                                                             \
+    WPNB_FN void adj_##NAME(const tile_t<T, R, C>& a, tile_t<T, R, C>& adj_a,                                 \
+                            const tile_t<T, AXIS == 0 ? C : R, 1>& adj_ret) {                                 \
+        for (int l = 0; l < (AXIS == 0 ? C : R); ++l)                                                         \
+            accumulate(adj_a.data[tile_axis_index<AXIS, T, R, C>(l, tile_axis_best<AXIS, MAX>(a, l))], adj_ret.data[l]); \
+    }                                                                                                         \
+    template <int AXIS, typename T, int R, int C>                                                             \
+    WPNB_FN tile_t<int32, AXIS == 0 ? C : R, 1> ARGNAME(const tile_t<T, R, C>& a) {                           \
+        tile_t<int32, AXIS == 0 ? C : R, 1> out;                                                              \
+        for (int l = 0; l < (AXIS == 0 ? C : R); ++l) out.data[l] = tile_axis_best<AXIS, MAX>(a, l);          \
+        return out;                                                                                           \
+    }
+WPNB_TILE_EXTREME_AXIS(tile_max_axis, tile_argmax_axis, true)
+WPNB_TILE_EXTREME_AXIS(tile_min_axis, tile_argmin_axis, false)
+#undef WPNB_TILE_EXTREME_AXIS
+
+// tile_reduce(f, a, axis): f folded along each line (not differentiated).
+template <int AXIS, typename F>
+struct tile_axis_reducer {
+    F f;
+    template <typename T, int R, int C>
+    WPNB_FN tile_t<T, AXIS == 0 ? C : R, 1> operator()(const tile_t<T, R, C>& a) const {
+        tile_t<T, AXIS == 0 ? C : R, 1> out;
+        for (int l = 0; l < (AXIS == 0 ? C : R); ++l) {
+            T acc = a.data[tile_axis_index<AXIS, T, R, C>(l, 0)];
+            for (int m = 1; m < (AXIS == 0 ? R : C); ++m) acc = f(acc, a.data[tile_axis_index<AXIS, T, R, C>(l, m)]);
+            out.data[l] = acc;
+        }
+        return out;
+    }
+};
+template <int AXIS, typename F>
+WPNB_FN tile_axis_reducer<AXIS, F> reduce_axis_with(F f) { return tile_axis_reducer<AXIS, F>{f}; }
+
+// --- scans (row-major order) ------------------------------------------------------------------
+
+// Inclusive / exclusive prefix sums. Adjoint: suffix sums of the result's adjoint.
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, R, C> tile_scan_inclusive(const tile_t<T, R, C>& a) {
+    tile_t<T, R, C> out;
+    T s = T(0);
+    for (int k = 0; k < R * C; ++k) out.data[k] = s = add(s, a.data[k]);
+    return out;
+}
+template <typename T, int R, int C>
+WPNB_FN void adj_tile_scan_inclusive(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R, C>& adj_ret) {
+    T s = T(0);
+    for (int k = R * C - 1; k >= 0; --k) accumulate(adj_a.data[k], s = add(s, adj_ret.data[k]));
+}
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, R, C> tile_scan_exclusive(const tile_t<T, R, C>& a) {
+    tile_t<T, R, C> out;
+    T s = T(0);
+    for (int k = 0; k < R * C; ++k) { out.data[k] = s; s = add(s, a.data[k]); }
+    return out;
+}
+template <typename T, int R, int C>
+WPNB_FN void adj_tile_scan_exclusive(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R, C>& adj_ret) {
+    T s = T(0);
+    for (int k = R * C - 1; k >= 0; --k) { accumulate(adj_a.data[k], s); s = add(s, adj_ret.data[k]); }
+}
+
+// Running maximum / minimum; a NaN is skipped as C's fmax / fmin do (not differentiated).
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, R, C> tile_scan_max_inclusive(const tile_t<T, R, C>& a) {
+    tile_t<T, R, C> out;
+    T m = a.data[0];
+    for (int k = 0; k < R * C; ++k) {
+        const T x = a.data[k];
+        if (x > m || m != m) m = x;
+        out.data[k] = m;
+    }
+    return out;
+}
+template <typename T, int R, int C>
+WPNB_FN tile_t<T, R, C> tile_scan_min_inclusive(const tile_t<T, R, C>& a) {
+    tile_t<T, R, C> out;
+    T m = a.data[0];
+    for (int k = 0; k < R * C; ++k) {
+        const T x = a.data[k];
+        if (x < m || m != m) m = x;
+        out.data[k] = m;
+    }
+    return out;
+}
+
 // tile_reduce(f, a): f folded over the elements in row-major order, starting from the first
 // (not differentiated).
 template <typename F>

@@ -194,6 +194,41 @@ def test_reductions():
         assert list(idx[i]) == [blk.argmin(), blk.argmax()]
 
 
+@wp.kernel
+def along_axes(a: wp.array2d(dtype=float), sums: wp.array2d(dtype=float), extremes: wp.array2d(dtype=float),
+               where: wp.array2d(dtype=int), scans: wp.array2d(dtype=float)):
+    t = wp.tile_load(a, shape=(TM, TN))
+    wp.tile_store(sums, wp.tile_reshape(wp.tile_sum(t, axis=0), shape=(1, TN)))
+    wp.tile_store(sums, wp.tile_reshape(wp.tile_reduce(wp.add, t, axis=1), shape=(1, TM)), offset=(1, 0))
+    wp.tile_store(extremes, wp.tile_reshape(wp.tile_max(t, axis=1), shape=(1, TM)))
+    wp.tile_store(extremes, wp.tile_reshape(wp.tile_min(t, axis=0), shape=(1, TN)), offset=(1, 0))
+    wp.tile_store(where, wp.tile_reshape(wp.tile_argmax(t, axis=0), shape=(1, TN)))
+    wp.tile_store(where, wp.tile_reshape(wp.tile_argmin(t, axis=-1), shape=(1, TM)), offset=(1, 0))
+    wp.tile_store(scans, wp.tile_scan_inclusive(t))
+    wp.tile_store(scans, wp.tile_scan_exclusive(t), offset=(TM, 0))
+    wp.tile_store(scans, wp.tile_scan_max_inclusive(t), offset=(2 * TM, 0))
+    wp.tile_store(scans, wp.tile_scan_min_inclusive(t), offset=(3 * TM, 0))
+
+
+def test_reductions_along_an_axis_and_scans():
+    a = rand(TM, TN)
+    sums, extremes = wp.zeros((2, TN), dtype=float), wp.zeros((2, TN), dtype=float)
+    where, scans = wp.zeros((2, TN), dtype=int), wp.zeros((4 * TM, TN), dtype=float)
+    wp.launch_tiled(along_axes, dim=1, inputs=[wp.array(a), sums, extremes, where, scans], block_dim=16)
+    np.testing.assert_allclose(sums.numpy()[0], a.sum(0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sums.numpy()[1, :TM], a.sum(1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(extremes.numpy()[0, :TM], a.max(1))
+    np.testing.assert_allclose(extremes.numpy()[1], a.min(0))
+    np.testing.assert_array_equal(where.numpy()[0], a.argmax(0))
+    np.testing.assert_array_equal(where.numpy()[1, :TM], a.argmin(1))
+    flat = a.reshape(-1)
+    got = scans.numpy().reshape(4, -1)
+    np.testing.assert_allclose(got[0], np.cumsum(flat), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], np.r_[0, np.cumsum(flat)[:-1]], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[2], np.maximum.accumulate(flat))
+    np.testing.assert_allclose(got[3], np.minimum.accumulate(flat))
+
+
 # --- matrix products ----------------------------------------------------------------------------------
 
 @wp.kernel
@@ -337,7 +372,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices]
+               tile_loss, slices, along_axes]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
@@ -361,7 +396,8 @@ def tile_loss(a: wp.array2d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), 
         wp.tile_astype(d, dtype=float), dtype=wp.float64)
     e[0:2, 1:3] = e[1:3, ::2] * wp.float64(3.0)  # slices read and written
     wp.tile_store(out, e)
-    wp.tile_atomic_add(loss, wp.tile_sum(wp.tile_map(square64, e)) + wp.tile_max(c) + wp.tile(e[1, 2]))
+    extra = wp.tile_sum(wp.tile_sum(c, axis=1) * wp.tile_max(c, axis=0)[0:3]) + wp.tile_sum(wp.tile_scan_inclusive(ta))
+    wp.tile_atomic_add(loss, wp.tile_sum(wp.tile_map(square64, e)) + wp.tile_max(c) + wp.tile(e[1, 2]) + extra)
 
 
 @wp.func
@@ -374,7 +410,8 @@ def _numpy_loss(a, b, row):
     d = np.sin(c) * 2 + row[None, :] * c - a[0:3, 1:5]
     e = d / 3 + 0.5 * c + d  # the float32 round trip of d: within the tolerance
     e[0:2, 1:3] = e[1:3, ::2] * 3
-    return (e * e).sum() + c.max() + e[1, 2]
+    extra = (c.sum(1) * c.max(0)[0:3]).sum() + np.cumsum(a.reshape(-1)).sum()
+    return (e * e).sum() + c.max() + e[1, 2] + extra
 
 
 def test_gradients_through_tile_ops_match_finite_differences():

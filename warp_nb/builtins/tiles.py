@@ -5,7 +5,7 @@ The tile operators (+ - * / on tiles) are overloads of the operator builtins (op
 
 from .. import types as T
 from ..types.tiles import tile_annotation
-from .registry import INT, NUMERIC, AnyType, Builtin, Exact, Result, Scalar, Tile, add, builtin, ov, same
+from .registry import INT, NUMERIC, AnyType, Builtin, Scalar, Tile, add, builtin, ov, same
 
 N = Scalar("T", NUMERIC)
 D = AnyType("D")
@@ -78,13 +78,20 @@ builtin("tile_extract", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")
         ov(Tile(("r", "c"), D), IDX, Scalar("J", INT), ret=same("D"), names=("a", "i", "j")),
         doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", **_ops)
 for _name, _what in (("tile_sum", "sum"), ("tile_min", "smallest element"), ("tile_max", "largest element")):
-    builtin(_name, ov(Tile("S", N), ret=Tile((1,), N), names=("a",)),
-            doc=f"The {_what} of a tile's elements, as a tile of one element.", **_ops)
-_index_tile = Result(lambda b: T.tile_type(T.int32, (1,)))
-builtin("tile_argmin", ov(Tile("S", N), ret=_index_tile, names=("a",)),
-        doc="The row-major index of the first smallest element, as a tile of one int32.", differentiable=False, **_ops)
-builtin("tile_argmax", ov(Tile("S", N), ret=_index_tile, names=("a",)),
-        doc="The row-major index of the first largest element, as a tile of one int32.", differentiable=False, **_ops)
+    builtin(_name, doc=f"wp.{_name}(a, axis=None): the {_what} of a tile's elements as a tile of one element; along "
+                       f"`axis` (a constant), a 1-D tile of the {_what}s of its lines.", **_ops_special)
+for _name, _what in (("tile_argmin", "smallest"), ("tile_argmax", "largest")):
+    builtin(_name, doc=f"wp.{_name}(a, axis=None): the row-major index of the first {_what} element, as a tile of "
+                       "one int32; along `axis`, the position of each line's.", differentiable=False, **_ops_special)
+_S = Tile("S", N)
+builtin("tile_scan_inclusive", ov(_S, ret=_S, names=("a",)),
+        doc="Inclusive prefix sums of a tile's elements in row-major order (numpy.cumsum).", **_ops)
+builtin("tile_scan_exclusive", ov(_S, ret=_S, names=("a",)),
+        doc="Exclusive prefix sums (the first is 0) of a tile's elements in row-major order.", **_ops)
+builtin("tile_scan_max_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
+        doc="Running maximum of a tile's elements in row-major order (NaNs skipped, as fmax).", **_ops)
+builtin("tile_scan_min_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
+        doc="Running minimum of a tile's elements in row-major order (NaNs skipped, as fmin).", **_ops)
 
 _F = Scalar("T", ("float",))
 _A, _B, _C = Tile(("m", "k"), _F), Tile(("k", "n"), _F), Tile(("m", "n"), _F)
@@ -117,4 +124,3 @@ builtin("tile_mma", ov(_A, _B, ret=_C, names=("a", "b")),
 builtin("block_dim", ov(ret=T.int32), doc="The number of threads of a block of a tiled launch (1 on the CPU, "
                                           "and in warp_nb's CUDA launches of tile kernels for now).", differentiable=False, **_t)
 
-del Exact

@@ -242,15 +242,55 @@ class TileForms(Constructors):
 
     def form_tile_reduce(self, node):
         self.tile_name = "tile_reduce"
-        if len(node.args) != 2 or node.kwargs:
-            self.error(KernelTypeError, "wp.tile_reduce(f, a)", node)
-        t = self.tile_value(node.args[1], node, "the second argument")
-        callee, ret = self.element_function(self.expr(node.args[0]), [t.type.dtype] * 2, node)
+        a = self.tile_args(node, ("op", "a", "axis"), 2)
+        t = self.tile_value(a["a"], node, "the second argument")
+        callee, ret = self.element_function(self.expr(a["op"]), [t.type.dtype] * 2, node)
         if ret != t.type.dtype:
             self.error(KernelTypeError, f"wp.tile_reduce: f must return the elements' type {T.type_name(t.type.dtype)}",
                        node)
-        template = f"wpnb::reduce_with([](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}})"
-        return self.tile_call("tile_reduce", template, TileType(ret, (1,)), node, (t,))
+        axis, shape = self.reduction_axis(t.type, a, node)
+        fold = f"[](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}}"
+        template = f"wpnb::reduce_with({fold})" if axis is None else f"wpnb::reduce_axis_with<{axis}>({fold})"
+        return self.tile_call("tile_reduce", template, TileType(ret, shape), node, (t,))
+
+    def reduction_axis(self, t: TileType, a: dict, node):
+        """(the axis to reduce along, or None for all elements; the result's shape)."""
+        if "axis" not in a or (isinstance(self.expr(a["axis"]), PyObj) and self.expr(a["axis"]).obj is None):
+            return None, (1,)
+        axis = self.const_int(a["axis"])
+        if not -t.ndim <= axis < t.ndim:
+            self.error(KernelTypeError, f"axis {axis} is out of range for a {t.ndim}-D tile", node)
+        axis %= t.ndim
+        if t.ndim == 1:
+            return None, (1,)
+        return axis, (t.shape[1 - axis],)
+
+    def tile_reduction(self, node, name: str):
+        """wp.tile_sum / tile_min / tile_max / tile_argmin / tile_argmax (a, axis=None)."""
+        self.tile_name = name
+        a = self.tile_args(node, ("a", "axis"), 1)
+        t = self.tile_value(a["a"], node, "the argument")
+        if name != "tile_sum" and not T.is_scalar_type(t.type.dtype):
+            self.error(KernelTypeError, f"wp.{name} takes a tile of scalars, got {T.type_name(t.type)}", node)
+        axis, shape = self.reduction_axis(t.type, a, node)
+        dtype = T.int32 if name.startswith("tile_arg") else t.type.dtype
+        template = f"wpnb::{name}" if axis is None else f"wpnb::{name}_axis<{axis}>"
+        return self.tile_call(name, template, TileType(dtype, shape), node, (t,))
+
+    def form_tile_sum(self, node):
+        return self.tile_reduction(node, "tile_sum")
+
+    def form_tile_min(self, node):
+        return self.tile_reduction(node, "tile_min")
+
+    def form_tile_max(self, node):
+        return self.tile_reduction(node, "tile_max")
+
+    def form_tile_argmin(self, node):
+        return self.tile_reduction(node, "tile_argmin")
+
+    def form_tile_argmax(self, node):
+        return self.tile_reduction(node, "tile_argmax")
 
     # --- shapes ---------------------------------------------------------------------------
     def form_tile_view(self, node):
@@ -416,4 +456,5 @@ class TileForms(Constructors):
 #: The tile special forms, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_reduce", "tile_matmul", "tile_assign", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
+    "tile_map", "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin",
+    "tile_argmax", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
