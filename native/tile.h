@@ -182,6 +182,105 @@ WPNB_FN void adj_tile_atomic_add(const array_t<T, 2>& a, const tile_t<T, R, C>& 
     adj_tile_store(a, t, o0, o1, adj_a, adj_t, adj_o0, adj_o1, unused);
 }
 
+// --- 3-D and 4-D blocks ------------------------------------------------------------------------
+// The tile's shape padded in front to (E0, E1, E2, E3), stored as tile_t<T, E0 * E1 * E2, E3>; the
+// array's N dimensions are the last N of them.
+
+template <typename T, int N>
+WPNB_FN T* tile_nd_element(const array_t<T, N>& a, T* base, const int64* o, const int* idx) {
+    char* p = (char*)base;
+    for (int d = 0; d < N; ++d) {
+        const int64 i = o[d] + idx[4 - N + d];
+        if (i < 0 || i >= a.shape[d]) return nullptr;
+        p += i * a.strides[d];
+    }
+    return (T*)p;
+}
+
+// Visit each element of the block with its flat tile index and its array element (null outside).
+template <int E0, int E1, int E2, int E3, typename T, int N, typename F>
+WPNB_FN void tile_nd_each(const array_t<T, N>& a, T* base, const int64* o, F f) {
+    int k = 0;
+    for (int i0 = 0; i0 < E0; ++i0)
+        for (int i1 = 0; i1 < E1; ++i1)
+            for (int i2 = 0; i2 < E2; ++i2)
+                for (int i3 = 0; i3 < E3; ++i3, ++k) {
+                    const int idx[4] = {i0, i1, i2, i3};
+                    f(k, tile_nd_element(a, base, o, idx));
+                }
+}
+
+#define WPNB_TILE_ND(N, OFFSETS_DECL, OFFSETS, ADJ_OFFSETS_DECL)                                              \
+    template <typename T, int E0, int E1, int E2, int E3, typename I>                                        \
+    WPNB_FN tile_t<T, E0 * E1 * E2, E3> tile_load_nd(const array_t<T, N>& a, OFFSETS_DECL) {                 \
+        const int64 o[N] = {OFFSETS};                                                                         \
+        tile_t<T, E0 * E1 * E2, E3> out;                                                                      \
+        tile_nd_each<E0, E1, E2, E3>(a, a.data, o, [&](int k, T* p) { if (p) out.data[k] = *p; });           \
+        return out;                                                                                           \
+    }                                                                                                         \
+    template <typename T, int E0, int E1, int E2, int E3, typename I>                                        \
+    WPNB_FN void adj_tile_load_nd(const array_t<T, N>& a, OFFSETS_DECL, array_t<T, N>&, ADJ_OFFSETS_DECL,    \
+                                  const tile_t<T, E0 * E1 * E2, E3>& adj_ret) {                               \
+        if (!a.grad) return;                                                                                  \
+        const int64 o[N] = {OFFSETS};                                                                         \
+        tile_nd_each<E0, E1, E2, E3>(a, a.grad, o, [&](int k, T* p) { if (p) atomic_elem_add(p, adj_ret.data[k]); }); \
+    }                                                                                                         \
+    template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>                          \
+    WPNB_FN void tile_store_nd(const array_t<T, N>& a, const tile_t<T, R, C>& t, OFFSETS_DECL) {              \
+        const int64 o[N] = {OFFSETS};                                                                         \
+        tile_nd_each<E0, E1, E2, E3>(a, a.data, o, [&](int k, T* p) { if (p) *p = t.data[k]; });             \
+    }                                                                                                         \
+    template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I, typename Unused>         \
+    WPNB_FN void adj_tile_store_nd(const array_t<T, N>& a, const tile_t<T, R, C>&, OFFSETS_DECL, array_t<T, N>&, \
+                                   tile_t<T, R, C>& adj_t, ADJ_OFFSETS_DECL, const Unused&) {                \
+        if (!a.grad) return;                                                                                  \
+        const int64 o[N] = {OFFSETS};                                                                         \
+        tile_nd_each<E0, E1, E2, E3>(a, a.grad, o, [&](int k, T* p) { if (p) accumulate(adj_t.data[k], *p); }); \
+    }                                                                                                         \
+    template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>                          \
+    WPNB_FN tile_t<T, R, C> tile_atomic_add_nd(const array_t<T, N>& a, const tile_t<T, R, C>& t, OFFSETS_DECL) { \
+        const int64 o[N] = {OFFSETS};                                                                         \
+        tile_t<T, R, C> old;                                                                                  \
+        tile_nd_each<E0, E1, E2, E3>(a, a.data, o, [&](int k, T* p) { if (p) old.data[k] = atomic_elem_add(p, t.data[k]); }); \
+        return old;                                                                                           \
+    }                                                                                                         \
+    template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I, typename Unused>         \
+    WPNB_FN void adj_tile_atomic_add_nd(const array_t<T, N>& a, const tile_t<T, R, C>& t, OFFSETS_DECL,      \
+                                        array_t<T, N>& adj_a, tile_t<T, R, C>& adj_t, ADJ_OFFSETS_DECL,       \
+                                        const Unused& unused) {                                               \
+        if (!a.grad) return;                                                                                  \
+        const int64 o[N] = {OFFSETS};                                                                         \
+        tile_nd_each<E0, E1, E2, E3>(a, a.grad, o, [&](int k, T* p) { if (p) accumulate(adj_t.data[k], *p); }); \
+    }
+#define WPNB_COMMA ,
+WPNB_TILE_ND(3, I o0 WPNB_COMMA I o1 WPNB_COMMA I o2, int64(o0) WPNB_COMMA int64(o1) WPNB_COMMA int64(o2),
+             I& WPNB_COMMA I& WPNB_COMMA I&)
+WPNB_TILE_ND(4, I o0 WPNB_COMMA I o1 WPNB_COMMA I o2 WPNB_COMMA I o3,
+             int64(o0) WPNB_COMMA int64(o1) WPNB_COMMA int64(o2) WPNB_COMMA int64(o3),
+             I& WPNB_COMMA I& WPNB_COMMA I& WPNB_COMMA I&)
+#undef WPNB_COMMA
+#undef WPNB_TILE_ND
+
+// t[i, j, k(, l)] of a 3-D or 4-D tile (negative indices count from the end).
+template <int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN T tile_extract_nd(const tile_t<T, R, C>& a, I i, I j, I k) {
+    return a.data[(wrap_index(i, E1) * E2 + wrap_index(j, E2)) * E3 + wrap_index(k, E3)];
+}
+template <int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN void adj_tile_extract_nd(const tile_t<T, R, C>&, I i, I j, I k, tile_t<T, R, C>& adj_a, I&, I&, I&, const T& adj_ret) {
+    accumulate(adj_a.data[(wrap_index(i, E1) * E2 + wrap_index(j, E2)) * E3 + wrap_index(k, E3)], adj_ret);
+}
+template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN T tile_extract_nd(const tile_t<T, R, C>& a, I i, I j, I k, I l) {
+    return a.data[((wrap_index(i, E0) * E1 + wrap_index(j, E1)) * E2 + wrap_index(k, E2)) * E3 + wrap_index(l, E3)];
+}
+template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN void adj_tile_extract_nd(const tile_t<T, R, C>&, I i, I j, I k, I l, tile_t<T, R, C>& adj_a, I&, I&, I&, I&,
+                                 const T& adj_ret) {
+    accumulate(adj_a.data[((wrap_index(i, E0) * E1 + wrap_index(j, E1)) * E2 + wrap_index(k, E2)) * E3 + wrap_index(l, E3)],
+               adj_ret);
+}
+
 // --- elementwise arithmetic (the operators + - * / on tiles; scalars apply to every element) ----
 // The adjoints apply the scalar adjoints elementwise; a scalar operand's adjoint gathers them all.
 

@@ -70,6 +70,29 @@ def test_1d_loads_pad_with_zeros_and_stores_stay_inside():
     np.testing.assert_allclose(old.numpy(), np.arange(20) + a, rtol=1e-6)
 
 
+@wp.kernel
+def blocks_nd(a: wp.array3d(dtype=float), b: wp.array4d(dtype=float), out: wp.array3d(dtype=float),
+              out4: wp.array4d(dtype=float), picks: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=(2, 3, 4), offset=(i * 2, 0, 1))  # runs past a's last axis: zeros there
+    wp.tile_store(out, t * 2.0 + 1.0, offset=(i * 2, 0, 0))
+    u = wp.tile_load(b, shape=(1, 2, 2, 3))
+    wp.tile_atomic_add(out4, u)
+    picks[i] = t[1, 2, 3] + u[0, 1, -1, 2] + wp.tile_sum(t)[0]
+
+
+def test_3d_and_4d_tiles():
+    a, b = rand(4, 3, 4), rand(1, 2, 2, 3)
+    out, out4, picks = wp.zeros((4, 3, 4), dtype=float), wp.array(np.ones((1, 2, 2, 3), np.float32)), wp.zeros(2, dtype=float)
+    wp.launch_tiled(blocks_nd, dim=2, inputs=[wp.array(a), wp.array(b), out, out4, picks], block_dim=16)
+    padded = np.concatenate([a[:, :, 1:], np.zeros((4, 3, 1), np.float32)], axis=2)
+    np.testing.assert_allclose(out.numpy(), padded * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(out4.numpy(), 1 + 2 * b, rtol=1e-6)
+    for i in range(2):
+        blk = padded[i * 2:i * 2 + 2]
+        np.testing.assert_allclose(picks.numpy()[i], blk[1, 2, 3] + b[0, 1, -1, 2] + blk.sum(), rtol=1e-5)
+
+
 # --- construction, tile/untile, indexing ------------------------------------------------------------
 
 @wp.kernel
@@ -372,7 +395,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes]
+               tile_loss, slices, along_axes, blocks_nd]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

@@ -96,10 +96,12 @@ class TileForms(Constructors):
         v = self.expr(arg)
         if not (isinstance(v, ir.Var) and isinstance(v.type, ArrayType) and v.type.kind == "array"):
             self.error(KernelTypeError, f"wp.{self.tile_name} takes a wp.array, got {self.describe(v)}", node)
-        if v.type.ndim > 2:
-            self.error(KernelTypeError, f"wp.{self.tile_name}: warp_nb's tiles have one or two dimensions; this "
-                                        f"array has {v.type.ndim}", node)
         return v
+
+    def only_2d(self, t: TileType, what: str, node) -> None:
+        if t.ndim > 2:
+            self.error(KernelTypeError, f"{what} of {t.ndim}-D tiles is not supported by warp_nb yet (1-D and 2-D "
+                                        "tiles only); reshape to 2-D with wp.tile_reshape first", node)
 
     # --- construction ---------------------------------------------------------------------
     def form_tile_zeros(self, node):
@@ -175,6 +177,10 @@ class TileForms(Constructors):
                                         "shape needs one extent per array dimension", node)
         offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
         result = TileType(arr.type.dtype, shape, self.tile_storage(a, node))
+        if len(shape) > 2:
+            e = result.padded_shape
+            return self.tile_call("tile_load", "wpnb::tile_load_nd<{T}, {E0}, {E1}, {E2}, {E3}>", result, node,
+                                  (arr, *offsets), T=arr.type.dtype, E0=e[0], E1=e[1], E2=e[2], E3=e[3])
         template = "wpnb::tile_load<{T}, {R}>" if len(shape) == 1 else "wpnb::tile_load<{T}, {R}, {C}>"
         return self.tile_call("tile_load", template, result, node, (arr, *offsets), T=arr.type.dtype,
                               R=result.rows, C=result.cols)
@@ -198,6 +204,10 @@ class TileForms(Constructors):
                                         f"{T.type_name(arr.type.dtype)}; convert with wp.tile_astype", node)
         offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
         result = TileType(t.type.dtype, t.type.shape) if returns and not statement else None
+        if t.type.ndim > 2:
+            e = t.type.padded_shape
+            return self.tile_call(name, f"wpnb::{name}_nd<{{E0}}, {{E1}}, {{E2}}, {{E3}}>", result, node,
+                                  (arr, t, *offsets), E0=e[0], E1=e[1], E2=e[2], E3=e[3])
         return self.tile_call(name, f"wpnb::{name}", result, node, (arr, t, *offsets))
 
     # --- functions over elements ----------------------------------------------------------
@@ -261,6 +271,7 @@ class TileForms(Constructors):
         if not -t.ndim <= axis < t.ndim:
             self.error(KernelTypeError, f"axis {axis} is out of range for a {t.ndim}-D tile", node)
         axis %= t.ndim
+        self.only_2d(t, "reducing along an axis", node)
         if t.ndim == 1:
             return None, (1,)
         return axis, (t.shape[1 - axis],)
@@ -297,6 +308,7 @@ class TileForms(Constructors):
         self.tile_name = "tile_view"
         a = self.tile_args(node, ("t", "offset", "shape"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
+        self.only_2d(t.type, "wp.tile_view", node)
         v = self.expr(a["offset"])
         count = len(v) if isinstance(v, tuple) else 1
         if count > t.type.ndim:
@@ -320,6 +332,8 @@ class TileForms(Constructors):
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
         shape = self.const_shape(a["shape"], node)
+        self.only_2d(t.type, "wp.tile_broadcast", node)
+        self.only_2d(TileType(t.type.dtype, shape), "wp.tile_broadcast", node)
         if t.type.ndim > len(shape):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape}", node)
         source = (1,) * (len(shape) - t.type.ndim) + tuple(t.type.shape)  # numpy's rule: align on the right
@@ -399,7 +413,15 @@ class TileForms(Constructors):
         """t[i, j]: one element (wp.tile_extract); t[i] of a 2-D tile or t[a:b, ...]: a tile (a copy)."""
         t = base.type
         if len(index_nodes) == t.ndim and not any(isinstance(n, S.Slice) for n in index_nodes):
-            return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
+            if t.ndim <= 2:
+                return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
+            indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(index_nodes, node)]
+            e = t.padded_shape
+            template = "wpnb::tile_extract_nd<{E1}, {E2}, {E3}>" if t.ndim == 3 else \
+                "wpnb::tile_extract_nd<{E0}, {E1}, {E2}, {E3}>"
+            return self.tile_call("tile_extract", template, t.dtype, node, (base, *indices), E0=e[0], E1=e[1],
+                                  E2=e[2], E3=e[3])
+        self.only_2d(t, "slicing", node)
         axes, shape = self.tile_selection(t, index_nodes, node)
         result = TileType(t.dtype, shape)
         (s0, n0, st0), (s1, n1, st1) = axes
@@ -411,6 +433,7 @@ class TileForms(Constructors):
         into one element)."""
         base = self.env[name]
         t = base.type
+        self.only_2d(t, "assigning into parts", node)
         axes, shape = self.tile_selection(t, index_nodes, node)
         if not shape:
             value = self.tile_call(
@@ -435,6 +458,7 @@ class TileForms(Constructors):
             self.error(KernelTypeError, "wp.tile_assign: warp_nb needs the destination tile as a variable (views "
                                         "of tiles are copies here)", node)
         dst = self.tile_value(a["dst"], node, "the destination")
+        self.only_2d(dst.type, "wp.tile_assign", node)
         src = self.expr(a["src"])
         offsets = self.tile_offsets(a.get("offset"), dst.type.ndim, node)
         shape = src.type.shape if isinstance(src, ir.Var) and isinstance(src.type, TileType) else (1,) * dst.type.ndim

@@ -1,6 +1,6 @@
 """The tile type: a small dense block of values with a shape fixed when the kernel is compiled,
 which a kernel holds in a variable like a vector (Warp's `wp.tile`). A tile type is its element
-type, its shape (one or two extents; `typing.Any` in an annotation: any shape) and Warp's storage
+type, its shape (one to four extents; `typing.Any` in an annotation: any shape) and Warp's storage
 hint ("register" or "shared"). The storage hint is kept for Warp's introspection only: warp_nb
 stores every tile the same way (see docs/architecture.md, "Tiles"). Knows nothing about C++."""
 
@@ -36,12 +36,17 @@ class TileType:
 
     @property
     def rows(self) -> int:
-        return self.shape[0]
+        """Rows of the stored matrix: a 1-D tile is one column; an N-D one is its last axis's lines."""
+        return self.shape[0] if len(self.shape) == 1 else self.size // self.shape[-1]
 
     @property
     def cols(self) -> int:
-        """Columns of a 2-D tile; a 1-D tile is stored as one column (see native/tile.h)."""
-        return self.shape[1] if len(self.shape) > 1 else 1
+        return self.shape[-1] if len(self.shape) > 1 else 1
+
+    @property
+    def padded_shape(self) -> tuple:
+        """The shape with 1s in front, four extents (how native/tile.h walks 3-D and 4-D tiles)."""
+        return (1,) * (4 - len(self.shape)) + tuple(self.shape)
 
     def is_generic(self) -> bool:
         return self.shape is typing.Any or scalars.canonical_scalar(self.dtype) is typing.Any
@@ -67,8 +72,8 @@ def tile_type(dtype, shape, storage: str = "register") -> TileType:
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(int(s) for s in shape)
-    if not 1 <= len(shape) <= 2:
-        raise TypeError(f"tiles have one or two dimensions in warp_nb, got shape {shape}")
+    if not 1 <= len(shape) <= 4:
+        raise TypeError(f"tiles have one to four dimensions, got shape {shape}")
     if any(s <= 0 for s in shape):
         raise TypeError(f"a tile's extents must be positive, got shape {shape}")
     size = 1
