@@ -362,7 +362,8 @@ WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>
                                  T alpha, T beta) {
     const tile_t<T, M, N> p = tile_mma(a, b);
     tile_t<T, M, N> r;
-    for (int k = 0; k < M * N; ++k) r.data[k] = add(mul(alpha, p.data[k]), mul(beta, out.data[k]));
+    // beta == 0: out is not read at all (it may hold garbage or NaNs), as in BLAS and Warp
+    for (int k = 0; k < M * N; ++k) r.data[k] = beta == T(0) ? mul(alpha, p.data[k]) : add(mul(alpha, p.data[k]), mul(beta, out.data[k]));
     return r;
 }
 template <typename T, int M, int K, int N>

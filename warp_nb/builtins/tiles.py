@@ -34,7 +34,8 @@ class RebindingBuiltin(Builtin):
         return {position} if nargs > position else set()
 
 
-_REBOUND = {"tile_matmul": 2, "tile_assign": 0}
+_REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
+            "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1}
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
@@ -120,6 +121,29 @@ add(RebindingBuiltin("tile_matmul", (), doc="wp.tile_matmul(a, b): the matrix pr
 builtin("tile_mma", ov(_A, _B, ret=_C, names=("a", "b")),
         ov(_A, _B, _C, _F, _F, ret=_C, names=("a", "b", "out", "alpha", "beta")), explain=_explain_matmul,
         export=False, doc="What wp.tile_matmul computes: a @ b, or alpha * a @ b + beta * out.", **_ops)
+
+# --- linear algebra (tile_linalg.h) ----------------------------------------------------------------
+_la = dict(_t, header="tile_linalg.h")
+_SQ = Tile(("n", "n"), _F)
+_RHS = (Tile(("n",), _F), Tile(("n", "m"), _F))
+for _name, _what in (("tile_lower_solve", "L x = b for a lower-triangular L"),
+                     ("tile_upper_solve", "U x = b for an upper-triangular U")):
+    builtin(_name, *[ov(_SQ, rhs, ret=rhs, names=("L" if "lower" in _name else "U", "y")) for rhs in _RHS],
+            doc=f"wp.{_name}(L, b): x solving {_what} (b: N values or an N x M tile).", **_la)
+    add(RebindingBuiltin(f"{_name}_inplace", (), doc=f"wp.{_name}_inplace(L, b): b (a tile variable) rebound to "
+                                                      f"wp.{_name}(L, b).", cpp=f"wpnb::{_name}", special=True, **_la))
+builtin("tile_cholesky", doc="wp.tile_cholesky(A, fill_mode='lower'): L with A = L L^T (lower), or U = L^T (upper), "
+                             "of a symmetric positive definite tile.", special=True, **_la)
+add(RebindingBuiltin("tile_cholesky_inplace", (), doc="wp.tile_cholesky_inplace(A, fill_mode='lower'): A (a tile "
+                                                      "variable) rebound to its Cholesky factor.", cpp="wpnb::tile_cholesky",
+                     special=True, **_la))
+builtin("tile_cholesky_solve", doc="wp.tile_cholesky_solve(L, b, fill_mode='lower'): x solving A x = b from A's "
+                                   "Cholesky factor.", special=True, **_la)
+add(RebindingBuiltin("tile_cholesky_solve_inplace", (), doc="wp.tile_cholesky_solve_inplace(L, b, fill_mode='lower'): "
+                                                            "b (a tile variable) rebound to the solution.",
+                     cpp="wpnb::tile_cholesky_solve", special=True, **_la))
+builtin("tile_diag_add", ov(Tile(("n", "n"), N), Tile(("n",), N), ret=Tile(("n", "n"), N), names=("a", "d")),
+        doc="wp.tile_diag_add(a, d): the square tile a with the 1-D tile d added to its diagonal.", **_la)
 
 builtin("block_dim", ov(ret=T.int32), doc="The number of threads of a block of a tiled launch (1 on the CPU, "
                                           "and in warp_nb's CUDA launches of tile kernels for now).", differentiable=False, **_t)

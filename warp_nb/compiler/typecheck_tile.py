@@ -137,8 +137,9 @@ class TileForms(Constructors):
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
         if step == 0:
             self.error(KernelTypeError, "wp.tile_arange: step must not be zero", node)
-        n = max(0, math.ceil((stop - start) / step))
         is_float = any(x.kind == "float" for x in bounds)
+        # integers: exact (a length computed in floating point is wrong past 2**53)
+        n = max(0, math.ceil((stop - start) / step)) if is_float else len(range(start, stop, step))
         dtype = self.tile_dtype(kw.get("dtype"), node, T.float32 if is_float else T.int32)
         result = TileType(dtype, self.const_shape_of((n,), node), self.tile_storage(kw, node))
         first = self.materialize(Lit(dtype._convert(start), dtype._kind), dtype, node)
@@ -409,6 +410,74 @@ class TileForms(Constructors):
             axes.append((self.materialize(Lit(0, "int"), T.int32, node), 1, 0))
         return axes, tuple(shape)
 
+    # --- linear algebra -------------------------------------------------------------------------
+    def fill_mode(self, a: dict, node) -> int:
+        """1 for fill_mode='upper', 0 for 'lower' (the default)."""
+        if "fill_mode" not in a:
+            return 0
+        v = self.expr(a["fill_mode"])
+        if not (isinstance(v, PyObj) and v.obj in ("lower", "upper")):
+            self.error(KernelTypeError, "fill_mode must be 'lower' or 'upper'", node)
+        return int(v.obj == "upper")
+
+    def square_float_tile(self, arg, node, what: str) -> ir.Var:
+        t = self.tile_value(arg, node, what)
+        if t.type.ndim != 2 or t.type.shape[0] != t.type.shape[1] or not T.is_float_type(t.type.dtype):
+            self.error(KernelTypeError, f"wp.{self.tile_name}: {what} must be a square tile of floats, got "
+                                        f"{T.type_name(t.type)}", node)
+        return t
+
+    def rebind(self, arg, value, node) -> None:
+        if not isinstance(arg, S.Name):
+            self.error(KernelTypeError, f"wp.{self.tile_name} updates its argument in place: pass a tile variable",
+                       node)
+        self.bind(arg.id, value, node)
+
+    def form_tile_cholesky(self, node, inplace: bool = False):
+        self.tile_name = "tile_cholesky_inplace" if inplace else "tile_cholesky"
+        a = self.tile_args(node, ("A", "fill_mode"), 1)
+        m = self.square_float_tile(a["A"], node, "A")
+        result = self.tile_call(self.tile_name, "wpnb::tile_cholesky<{UP}>", TileType(m.type.dtype, m.type.shape),
+                                node, (m,), UP=self.fill_mode(a, node))
+        if not inplace:
+            return result
+        self.rebind(a["A"], result, node)
+        return None
+
+    def form_tile_cholesky_inplace(self, node):
+        return self.form_tile_cholesky(node, inplace=True)
+
+    def form_tile_cholesky_solve(self, node, inplace: bool = False):
+        self.tile_name = "tile_cholesky_solve_inplace" if inplace else "tile_cholesky_solve"
+        a = self.tile_args(node, ("L", "y", "fill_mode"), 2)
+        f = self.square_float_tile(a["L"], node, "the factor")
+        b = self.tile_value(a["y"], node, "the right-hand side")
+        if b.type.shape[0] != f.type.shape[0] or b.type.ndim > 2 or b.type.dtype != f.type.dtype:
+            self.error(KernelTypeError, f"wp.{self.tile_name}: a right-hand side of {T.type_name(b.type)} does not "
+                                        f"fit a factor of {T.type_name(f.type)}", node)
+        result = self.tile_call(self.tile_name, "wpnb::tile_cholesky_solve<{UP}>", TileType(b.type.dtype, b.type.shape),
+                                node, (f, b), UP=self.fill_mode(a, node))
+        if not inplace:
+            return result
+        self.rebind(a["y"], result, node)
+        return None
+
+    def form_tile_cholesky_solve_inplace(self, node):
+        return self.form_tile_cholesky_solve(node, inplace=True)
+
+    def triangular_inplace(self, node, name: str):
+        self.tile_name = f"{name}_inplace"
+        a = self.tile_args(node, ("L", "y"), 2)
+        result = self.call_builtin(BUILTINS[name], [self.expr(a["L"]), self.expr(a["y"])], node)
+        self.rebind(a["y"], result, node)
+        return None
+
+    def form_tile_lower_solve_inplace(self, node):
+        return self.triangular_inplace(node, "tile_lower_solve")
+
+    def form_tile_upper_solve_inplace(self, node):
+        return self.triangular_inplace(node, "tile_upper_solve")
+
     def tile_subscript(self, base: ir.Var, index_nodes, node):
         """t[i, j]: one element (wp.tile_extract); t[i] of a 2-D tile or t[a:b, ...]: a tile (a copy)."""
         t = base.type
@@ -481,4 +550,5 @@ class TileForms(Constructors):
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
     "tile_map", "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin",
-    "tile_argmax", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
+    "tile_argmax", "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
+    "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
