@@ -362,6 +362,21 @@ struct tile_mapper {
         for (int k = 0; k < R * C; ++k) out.data[k] = f(a.data[k], b.data[k]);
         return out;
     }
+    template <typename T, typename U, typename V, int R, int C>
+    WPNB_FN auto operator()(const tile_t<T, R, C>& a, const tile_t<U, R, C>& b, const tile_t<V, R, C>& c) const
+        -> tile_t<decltype(f(a.data[0], b.data[0], c.data[0])), R, C> {
+        tile_t<decltype(f(a.data[0], b.data[0], c.data[0])), R, C> out;
+        for (int k = 0; k < R * C; ++k) out.data[k] = f(a.data[k], b.data[k], c.data[k]);
+        return out;
+    }
+    template <typename T, typename U, typename V, typename W, int R, int C>
+    WPNB_FN auto operator()(const tile_t<T, R, C>& a, const tile_t<U, R, C>& b, const tile_t<V, R, C>& c,
+                            const tile_t<W, R, C>& d) const
+        -> tile_t<decltype(f(a.data[0], b.data[0], c.data[0], d.data[0])), R, C> {
+        tile_t<decltype(f(a.data[0], b.data[0], c.data[0], d.data[0])), R, C> out;
+        for (int k = 0; k < R * C; ++k) out.data[k] = f(a.data[k], b.data[k], c.data[k], d.data[k]);
+        return out;
+    }
 };
 template <typename F>
 WPNB_FN tile_mapper<F> map_with(F f) { return tile_mapper<F>{f}; }
@@ -377,6 +392,21 @@ struct tile_adj_mapper {
     WPNB_FN void operator()(const tile_t<T, R, C>& a, const tile_t<U, R, C>& b, tile_t<T, R, C>& adj_a,
                             tile_t<U, R, C>& adj_b, const tile_t<V, R, C>& adj_ret) const {
         for (int k = 0; k < R * C; ++k) adj_f(a.data[k], b.data[k], adj_a.data[k], adj_b.data[k], adj_ret.data[k]);
+    }
+    template <typename T, typename U, typename V, typename X, int R, int C>
+    WPNB_FN void operator()(const tile_t<T, R, C>& a, const tile_t<U, R, C>& b, const tile_t<V, R, C>& c,
+                            tile_t<T, R, C>& adj_a, tile_t<U, R, C>& adj_b, tile_t<V, R, C>& adj_c,
+                            const tile_t<X, R, C>& adj_ret) const {
+        for (int k = 0; k < R * C; ++k)
+            adj_f(a.data[k], b.data[k], c.data[k], adj_a.data[k], adj_b.data[k], adj_c.data[k], adj_ret.data[k]);
+    }
+    template <typename T, typename U, typename V, typename W, typename X, int R, int C>
+    WPNB_FN void operator()(const tile_t<T, R, C>& a, const tile_t<U, R, C>& b, const tile_t<V, R, C>& c,
+                            const tile_t<W, R, C>& d, tile_t<T, R, C>& adj_a, tile_t<U, R, C>& adj_b,
+                            tile_t<V, R, C>& adj_c, tile_t<W, R, C>& adj_d, const tile_t<X, R, C>& adj_ret) const {
+        for (int k = 0; k < R * C; ++k)
+            adj_f(a.data[k], b.data[k], c.data[k], d.data[k], adj_a.data[k], adj_b.data[k], adj_c.data[k], adj_d.data[k],
+                  adj_ret.data[k]);
     }
 };
 template <typename F>

@@ -93,6 +93,44 @@ def test_3d_and_4d_tiles():
         np.testing.assert_allclose(picks.numpy()[i], blk[1, 2, 3] + b[0, 1, -1, 2] + blk.sum(), rtol=1e-5)
 
 
+@wp.func
+def fma3(x: float, y: float, z: float):
+    return x + y * z
+
+
+@wp.kernel
+def composite_elements(v: wp.array(dtype=wp.vec3), s: wp.array(dtype=float), m: wp.array(dtype=wp.mat22),
+                       out_v: wp.array(dtype=wp.vec3), out_m: wp.array(dtype=wp.mat22), out_s: wp.array(dtype=float)):
+    tv = wp.tile_load(v, shape=TN)
+    ts = wp.tile_load(s, shape=TN)
+    tm = wp.tile_load(m, shape=TN)
+    scaled = tv * 2.0 + ts * tv - (-tv) / ts + wp.tile_map(wp.mul, ts, wp.vec3(1.0, 2.0, 3.0))
+    wp.tile_store(out_v, scaled)
+    wp.tile_store(out_m, 0.5 * tm / 4.0 + tm * ts)
+    wp.tile_store(out_s, wp.tile_map(fma3, ts, ts, wp.tile_ones(shape=TN, dtype=float) * 3.0))
+
+
+def test_tiles_of_vectors_and_matrices_with_scalars():
+    v, s, m = rand(TN, 3), rand(TN) + 2.0, rand(TN, 2, 2)
+    out_v, out_m, out_s = wp.zeros(TN, dtype=wp.vec3), wp.zeros(TN, dtype=wp.mat22), wp.zeros(TN, dtype=float)
+    wp.launch_tiled(composite_elements, dim=1, inputs=[wp.array(v, dtype=wp.vec3), wp.array(s),
+                                                       wp.array(m, dtype=wp.mat22), out_v, out_m, out_s], block_dim=8)
+    sc = s[:, None]
+    np.testing.assert_allclose(out_v.numpy(), v * 2 + sc * v + v / sc + sc * np.array([1, 2, 3]), rtol=1e-5)
+    np.testing.assert_allclose(out_m.numpy(), 0.5 * m / 4 + m * s[:, None, None], rtol=1e-5)
+    np.testing.assert_allclose(out_s.numpy(), s + s * 3, rtol=1e-5)
+
+
+def test_vector_by_vector_tile_products_are_refused():
+    @wp.kernel
+    def vv(a: wp.array(dtype=wp.vec3)):
+        t = wp.tile_load(a, shape=4)
+        wp.tile_store(a, t * wp.vec3(1.0, 2.0, 3.0))
+
+    with pytest.raises(wp.KernelTypeError, match="at least one operand must be a scalar type"):
+        wp.launch_tiled(vv, dim=1, inputs=[wp.zeros(4, dtype=wp.vec3)], block_dim=8)
+
+
 # --- construction, tile/untile, indexing ------------------------------------------------------------
 
 @wp.kernel
@@ -343,7 +381,7 @@ def test_shape_mismatch_in_arithmetic_is_reported_at_the_line():
         u = wp.tile_load(a, shape=(8, 4))
         wp.tile_store(a, t + u)
 
-    with pytest.raises(wp.KernelTypeError, match=r"same shape and dtype.*\(4, 8\).*\(8, 4\)") as err:
+    with pytest.raises(wp.KernelTypeError, match=r"tile \+ tile needs tiles of the same shape.*\(4, 8\).*\(8, 4\)") as err:
         wp.launch_tiled(bad_add, dim=1, inputs=[wp.zeros((8, 8), dtype=float)], block_dim=16)
     assert f"line {_line_of(bad_add.func, 't + u')}" in str(err.value)
     assert "warp_nb" not in str(err.value).split("\n")[0]
@@ -395,7 +433,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes, blocks_nd]
+               tile_loss, slices, along_axes, blocks_nd, composite_elements]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

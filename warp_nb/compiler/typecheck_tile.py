@@ -230,19 +230,45 @@ class TileForms(Constructors):
                    node)
 
     def form_tile_map(self, node):
+        """wp.tile_map(f, a, ...): f per element of 1 to 4 tiles of one shape; a value that is not a tile
+        is used for every element."""
         self.tile_name = "tile_map"
-        if len(node.args) not in (2, 3) or node.kwargs:
-            self.error(KernelTypeError, "wp.tile_map(f, a) or wp.tile_map(f, a, b)", node)
-        tiles = [self.tile_value(x, node, "each argument after the function") for x in node.args[1:]]
-        if len(tiles) == 2 and tiles[0].type.shape != tiles[1].type.shape:
-            self.error(KernelTypeError, f"wp.tile_map: tiles of shapes {tiles[0].type.shape} and "
-                                        f"{tiles[1].type.shape}; they must have the same shape", node)
-        callee, ret = self.element_function(self.expr(node.args[0]), [t.type.dtype for t in tiles], node)
+        if not 2 <= len(node.args) <= 5 or node.kwargs:
+            self.error(KernelTypeError, "wp.tile_map(f, a, ...) takes a function and 1 to 4 tiles or values", node)
+        values = [self.expr(x) for x in node.args[1:]]
+        tiles = [v for v in values if isinstance(v, ir.Var) and isinstance(v.type, TileType)]
+        if not tiles:
+            self.error(KernelTypeError, "wp.tile_map needs at least one tile after the function", node)
+        shape = tiles[0].type.shape
+        if any(t.type.shape != shape for t in tiles):
+            self.error(KernelTypeError, f"wp.tile_map: tiles of shapes {[t.type.shape for t in tiles]}; they must "
+                                        "have the same shape", node)
+        spread = []
+        for v in values:
+            if isinstance(v, ir.Var) and isinstance(v.type, TileType):
+                spread.append(v)
+                continue
+            x = self.materialize(v, None, node) if isinstance(v, Lit) else v
+            if not isinstance(x, ir.Var):
+                self.error(KernelTypeError, f"wp.tile_map cannot take {self.describe(v)}", node)
+            spread.append(self.spread(x, x.type, shape, node))
+        callee, ret = self.element_function(self.expr(node.args[0]), [t.type.dtype for t in spread], node)
+        return self.map_call(callee, ret, spread, node)
+
+    def spread(self, value, t, shape, node) -> ir.Var:
+        """A value as a tile of `shape` holding it in every element (tile_full)."""
+        x = self.materialize(value, t, node) if isinstance(value, Lit) else self.convert(value, t, node)
+        result = TileType(x.type, shape)
+        return self.tile_call("tile_full", "wpnb::tile_full<{T}, {R}, {C}>", result, node, (x,), T=x.type,
+                              R=result.rows, C=result.cols)
+
+    def map_call(self, callee: str, ret, tiles: list, node) -> ir.Var:
+        """The C++ function `callee` per element of `tiles` (one shape), as a tile of `ret`; its adjoint
+        calls adj_<callee> per element (x..., adj_x..., adj_ret), as every adjoint is called."""
         n = len(tiles)
         params = ", ".join(f"const auto& x{k}" for k in range(n))
         call = ", ".join(f"x{k}" for k in range(n))
         template = f"wpnb::map_with([]({params}) {{{{ return {callee}({call}); }}}})"
-        # the adjoint: f's adjoint per element, (x..., adj_x..., adj_ret) as every adjoint takes them
         ns, _, name = callee.rpartition("::")
         adj_callee = f"{ns}::adj_{name}" if ns else f"adj_{name}"
         adj_params = ", ".join([f"const auto& x{k}" for k in range(n)] + [f"auto& adj_x{k}" for k in range(n)])
@@ -250,59 +276,6 @@ class TileForms(Constructors):
         adjoint = f"wpnb::adj_map_with([]({adj_params}, const auto& adj_r) {{{{ {adj_callee}({adj_args}); }}}})"
         return self.tile_call("tile_map", template, TileType(ret, tiles[0].type.shape), node, tuple(tiles),
                               adjoint=adjoint)
-
-    def form_tile_reduce(self, node):
-        self.tile_name = "tile_reduce"
-        a = self.tile_args(node, ("op", "a", "axis"), 2)
-        t = self.tile_value(a["a"], node, "the second argument")
-        callee, ret = self.element_function(self.expr(a["op"]), [t.type.dtype] * 2, node)
-        if ret != t.type.dtype:
-            self.error(KernelTypeError, f"wp.tile_reduce: f must return the elements' type {T.type_name(t.type.dtype)}",
-                       node)
-        axis, shape = self.reduction_axis(t.type, a, node)
-        fold = f"[](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}}"
-        template = f"wpnb::reduce_with({fold})" if axis is None else f"wpnb::reduce_axis_with<{axis}>({fold})"
-        return self.tile_call("tile_reduce", template, TileType(ret, shape), node, (t,))
-
-    def reduction_axis(self, t: TileType, a: dict, node):
-        """(the axis to reduce along, or None for all elements; the result's shape)."""
-        if "axis" not in a or (isinstance(self.expr(a["axis"]), PyObj) and self.expr(a["axis"]).obj is None):
-            return None, (1,)
-        axis = self.const_int(a["axis"])
-        if not -t.ndim <= axis < t.ndim:
-            self.error(KernelTypeError, f"axis {axis} is out of range for a {t.ndim}-D tile", node)
-        axis %= t.ndim
-        self.only_2d(t, "reducing along an axis", node)
-        if t.ndim == 1:
-            return None, (1,)
-        return axis, (t.shape[1 - axis],)
-
-    def tile_reduction(self, node, name: str):
-        """wp.tile_sum / tile_min / tile_max / tile_argmin / tile_argmax (a, axis=None)."""
-        self.tile_name = name
-        a = self.tile_args(node, ("a", "axis"), 1)
-        t = self.tile_value(a["a"], node, "the argument")
-        if name != "tile_sum" and not T.is_scalar_type(t.type.dtype):
-            self.error(KernelTypeError, f"wp.{name} takes a tile of scalars, got {T.type_name(t.type)}", node)
-        axis, shape = self.reduction_axis(t.type, a, node)
-        dtype = T.int32 if name.startswith("tile_arg") else t.type.dtype
-        template = f"wpnb::{name}" if axis is None else f"wpnb::{name}_axis<{axis}>"
-        return self.tile_call(name, template, TileType(dtype, shape), node, (t,))
-
-    def form_tile_sum(self, node):
-        return self.tile_reduction(node, "tile_sum")
-
-    def form_tile_min(self, node):
-        return self.tile_reduction(node, "tile_min")
-
-    def form_tile_max(self, node):
-        return self.tile_reduction(node, "tile_max")
-
-    def form_tile_argmin(self, node):
-        return self.tile_reduction(node, "tile_argmin")
-
-    def form_tile_argmax(self, node):
-        return self.tile_reduction(node, "tile_argmax")
 
     # --- shapes ---------------------------------------------------------------------------
     def form_tile_view(self, node):
@@ -366,189 +339,7 @@ class TileForms(Constructors):
         return self.tile_call("tile_astype", "wpnb::tile_astype<{U}>", TileType(dtype, t.type.shape), node, (t,),
                               U=dtype)
 
-    def form_tile_matmul(self, node):
-        """a @ b, or `out = alpha * a @ b + beta * out` with the variable passed as out rebound."""
-        self.tile_name = "tile_matmul"
-        a = self.tile_args(node, ("a", "b", "out", "alpha", "beta"), 2)
-        args = [self.expr(a["a"]), self.expr(a["b"])]
-        if "out" not in a:
-            return self.call_builtin(BUILTINS["tile_mma"], args, node)
-        if not isinstance(a["out"], S.Name):
-            self.error(KernelTypeError, "wp.tile_matmul: `out` must be a tile variable (it receives the result)", node)
-        scale = [self.expr(a[k]) if k in a else Lit(1.0, "float") for k in ("alpha", "beta")]
-        result = self.call_builtin(BUILTINS["tile_mma"], [*args, self.expr(a["out"]), *scale], node)
-        self.bind(a["out"].id, result, node)
-        return None
-
-    def tile_selection(self, t: TileType, index_nodes, node):
-        """What t[...] selects (integers and constant slices): per source axis (start, count, step)
-        with the starts as variables, and the result's shape (() for one element)."""
-        if len(index_nodes) > t.ndim:
-            self.error(KernelTypeError, f"a {t.ndim}-D tile takes at most {t.ndim} indices, got {len(index_nodes)}",
-                       node)
-        axes, shape = [], []
-        for axis, extent in enumerate(t.shape):
-            n = index_nodes[axis] if axis < len(index_nodes) else S.Slice(None, None, None, node.loc)
-            if isinstance(n, S.Slice):
-                bounds = [self.const_slice_part(part, node) for part in (n.lower, n.upper, n.step)]
-                if bounds[2] == 0:
-                    self.error(KernelTypeError, "a tile slice's step cannot be zero", node)
-                picked = range(*slice(*bounds).indices(extent))
-                if not picked:
-                    self.error(KernelTypeError, f"this slice of a tile of shape {t.shape} is an empty tile; tiles "
-                                                "have no zero-length axes", node)
-                start = self.materialize(Lit(picked.start, "int"), T.int32, node)
-                axes.append((start, len(picked), picked.step))
-                shape.append(len(picked))
-            else:
-                v = self.expr(n)
-                if isinstance(v, Lit) and v.kind == "int" and not -extent <= v.value < extent:
-                    self.error(KernelTypeError, f"index {v.value} is out of bounds for a tile axis of extent {extent}",
-                               node)
-                axes.append((self.indices([n], node)[0], 1, 0))
-        while len(axes) < 2:
-            axes.append((self.materialize(Lit(0, "int"), T.int32, node), 1, 0))
-        return axes, tuple(shape)
-
-    # --- linear algebra -------------------------------------------------------------------------
-    def fill_mode(self, a: dict, node) -> int:
-        """1 for fill_mode='upper', 0 for 'lower' (the default)."""
-        if "fill_mode" not in a:
-            return 0
-        v = self.expr(a["fill_mode"])
-        if not (isinstance(v, PyObj) and v.obj in ("lower", "upper")):
-            self.error(KernelTypeError, "fill_mode must be 'lower' or 'upper'", node)
-        return int(v.obj == "upper")
-
-    def square_float_tile(self, arg, node, what: str) -> ir.Var:
-        t = self.tile_value(arg, node, what)
-        if t.type.ndim != 2 or t.type.shape[0] != t.type.shape[1] or not T.is_float_type(t.type.dtype):
-            self.error(KernelTypeError, f"wp.{self.tile_name}: {what} must be a square tile of floats, got "
-                                        f"{T.type_name(t.type)}", node)
-        return t
-
-    def rebind(self, arg, value, node) -> None:
-        if not isinstance(arg, S.Name):
-            self.error(KernelTypeError, f"wp.{self.tile_name} updates its argument in place: pass a tile variable",
-                       node)
-        self.bind(arg.id, value, node)
-
-    def form_tile_cholesky(self, node, inplace: bool = False):
-        self.tile_name = "tile_cholesky_inplace" if inplace else "tile_cholesky"
-        a = self.tile_args(node, ("A", "fill_mode"), 1)
-        m = self.square_float_tile(a["A"], node, "A")
-        result = self.tile_call(self.tile_name, "wpnb::tile_cholesky<{UP}>", TileType(m.type.dtype, m.type.shape),
-                                node, (m,), UP=self.fill_mode(a, node))
-        if not inplace:
-            return result
-        self.rebind(a["A"], result, node)
-        return None
-
-    def form_tile_cholesky_inplace(self, node):
-        return self.form_tile_cholesky(node, inplace=True)
-
-    def form_tile_cholesky_solve(self, node, inplace: bool = False):
-        self.tile_name = "tile_cholesky_solve_inplace" if inplace else "tile_cholesky_solve"
-        a = self.tile_args(node, ("L", "y", "fill_mode"), 2)
-        f = self.square_float_tile(a["L"], node, "the factor")
-        b = self.tile_value(a["y"], node, "the right-hand side")
-        if b.type.shape[0] != f.type.shape[0] or b.type.ndim > 2 or b.type.dtype != f.type.dtype:
-            self.error(KernelTypeError, f"wp.{self.tile_name}: a right-hand side of {T.type_name(b.type)} does not "
-                                        f"fit a factor of {T.type_name(f.type)}", node)
-        result = self.tile_call(self.tile_name, "wpnb::tile_cholesky_solve<{UP}>", TileType(b.type.dtype, b.type.shape),
-                                node, (f, b), UP=self.fill_mode(a, node))
-        if not inplace:
-            return result
-        self.rebind(a["y"], result, node)
-        return None
-
-    def form_tile_cholesky_solve_inplace(self, node):
-        return self.form_tile_cholesky_solve(node, inplace=True)
-
-    def triangular_inplace(self, node, name: str):
-        self.tile_name = f"{name}_inplace"
-        a = self.tile_args(node, ("L", "y"), 2)
-        result = self.call_builtin(BUILTINS[name], [self.expr(a["L"]), self.expr(a["y"])], node)
-        self.rebind(a["y"], result, node)
-        return None
-
-    def form_tile_lower_solve_inplace(self, node):
-        return self.triangular_inplace(node, "tile_lower_solve")
-
-    def form_tile_upper_solve_inplace(self, node):
-        return self.triangular_inplace(node, "tile_upper_solve")
-
-    def tile_subscript(self, base: ir.Var, index_nodes, node):
-        """t[i, j]: one element (wp.tile_extract); t[i] of a 2-D tile or t[a:b, ...]: a tile (a copy)."""
-        t = base.type
-        if len(index_nodes) == t.ndim and not any(isinstance(n, S.Slice) for n in index_nodes):
-            if t.ndim <= 2:
-                return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
-            indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(index_nodes, node)]
-            e = t.padded_shape
-            template = "wpnb::tile_extract_nd<{E1}, {E2}, {E3}>" if t.ndim == 3 else \
-                "wpnb::tile_extract_nd<{E0}, {E1}, {E2}, {E3}>"
-            return self.tile_call("tile_extract", template, t.dtype, node, (base, *indices), E0=e[0], E1=e[1],
-                                  E2=e[2], E3=e[3])
-        self.only_2d(t, "slicing", node)
-        axes, shape = self.tile_selection(t, index_nodes, node)
-        result = TileType(t.dtype, shape)
-        (s0, n0, st0), (s1, n1, st1) = axes
-        return self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
-                              (base, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1, R=result.rows, C=result.cols)
-
-    def tile_store_part(self, name: str, index_nodes, value, node) -> None:
-        """t[...] = v: t rebound to a copy with the selected part replaced by the tile v (a scalar
-        into one element)."""
-        base = self.env[name]
-        t = base.type
-        self.only_2d(t, "assigning into parts", node)
-        axes, shape = self.tile_selection(t, index_nodes, node)
-        if not shape:
-            value = self.tile_call(
-                "tile", "wpnb::tile_from_value", TileType(t.dtype, (1,)), node,
-                (self.convert(value, t.dtype, node, "the stored value"),))
-        elif not (isinstance(value, ir.Var) and isinstance(value.type, TileType)):
-            self.error(KernelTypeError, f"assigning into a tile slice requires a tile of matching shape {shape}, got "
-                                        f"{self.describe(value)}", node)
-        elif math.prod(value.type.shape) != math.prod(shape) or value.type.dtype != t.dtype:
-            self.error(KernelTypeError, f"tile slice assignment: shape mismatch, the slice is {shape} of "
-                                        f"{T.type_name(t.dtype)} but the value is {T.type_name(value.type)}", node)
-        (s0, n0, st0), (s1, n1, st1) = axes
-        new = self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", t, node,
-                             (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
-        self.env[name] = new
-
-    def form_tile_assign(self, node):
-        """wp.tile_assign(dst, src, offset=0): dst (a variable) rebound with src written at offset."""
-        self.tile_name = "tile_assign"
-        a = self.tile_args(node, ("dst", "src", "offset"), 2)
-        if not isinstance(a["dst"], S.Name):
-            self.error(KernelTypeError, "wp.tile_assign: warp_nb needs the destination tile as a variable (views "
-                                        "of tiles are copies here)", node)
-        dst = self.tile_value(a["dst"], node, "the destination")
-        self.only_2d(dst.type, "wp.tile_assign", node)
-        src = self.expr(a["src"])
-        offsets = self.tile_offsets(a.get("offset"), dst.type.ndim, node)
-        shape = src.type.shape if isinstance(src, ir.Var) and isinstance(src.type, TileType) else (1,) * dst.type.ndim
-        if len(shape) != dst.type.ndim:
-            self.error(KernelTypeError, f"wp.tile_assign: a {len(shape)}-D tile into a {dst.type.ndim}-D tile", node)
-        counts = tuple(shape) + (1,) * (2 - len(shape))
-        value = src if isinstance(src, ir.Var) and isinstance(src.type, TileType) else self.tile_call(
-            "tile", "wpnb::tile_from_value", TileType(dst.type.dtype, (1,)), node,
-            (self.convert(src, dst.type.dtype, node, "the assigned value"),))
-        if value.type.dtype != dst.type.dtype:
-            self.error(KernelTypeError, "wp.tile_assign: the tiles' dtypes differ; convert with wp.tile_astype", node)
-        offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(2 - len(offsets))]
-        self.env[a["dst"].id] = self.tile_call(
-            "tile_assign", "wpnb::tile_scatter<{N0}, 1, {N1}, 1>", dst.type, node, (dst, value, *offsets[:2]),
-            N0=counts[0], N1=counts[1])
-        return None
-
-
-#: The tile special forms, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
+#: The special forms typed here, by builtin name (typecheck_tile_ops adds its own).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin",
-    "tile_argmax", "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
-    "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
+    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
