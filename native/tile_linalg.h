@@ -1,11 +1,12 @@
 // tile_linalg.h: dense linear algebra on square tiles (Cholesky factorisation, triangular and
-// Cholesky solves, adding to the diagonal), each followed by its adjoint. Right-hand sides are a
+// Cholesky solves, adding to the diagonal) and Fourier transforms, each followed by its adjoint. Right-hand sides are a
 // 1-D tile of N values or an N x M tile (M columns). A Cholesky factor stored "lower" is L with
 // A = L L^T; stored "upper" it is U = L^T. Inputs are assumed well conditioned (no pivoting, as
 // in Warp); the factorisation of a matrix that is not positive definite gives NaNs.
 #pragma once
 #include "tile.h"
 #include "tile_ops.h"
+#include "vec.h"
 
 namespace wpnb {
 
@@ -159,6 +160,37 @@ WPNB_FN void adj_tile_diag_add(const tile_t<T, N, N>&, const tile_t<T, N, 1>&, t
                                const tile_t<T, N, N>& adj_ret) {
     accumulate(adj_a, adj_ret);
     for (int i = 0; i < N; ++i) accumulate(adj_d.data[i], adj_ret.at(i, i));
+}
+
+// --- discrete Fourier transforms ----------------------------------------------------------------------
+// A tile of complex numbers (vec2: real, imaginary) transformed along its last axis: LINES lines
+// of L values each. Forward: y_k = sum_j x_j e^(-2 pi i jk / L); inverse: the + sign, without the
+// 1/L factor (as Warp and numpy's ifft * L). Computed directly in float64 (O(L^2) per line: exact
+// to rounding for any L, not only powers of two). The adjoint of either is the other.
+template <int INVERSE, int LINES, int L, typename S, int R, int C>
+WPNB_FN tile_t<vec_t<2, S>, R, C> tile_fft_lines(const tile_t<vec_t<2, S>, R, C>& a) {
+    static_assert(LINES * L == R * C, "tile_fft: lines x length is the tile's size");
+    const float64 two_pi = 6.283185307179586476925286766559;
+    tile_t<vec_t<2, S>, R, C> out;
+    for (int line = 0; line < LINES; ++line)
+        for (int k = 0; k < L; ++k) {
+            float64 re = 0.0, im = 0.0;
+            for (int j = 0; j < L; ++j) {
+                const float64 angle = (INVERSE ? two_pi : -two_pi) * float64((int64(j) * k) % L) / float64(L);
+                const float64 c = libm::cos(angle), s = libm::sin(angle);
+                const vec_t<2, S>& x = a.data[line * L + j];
+                re += float64(x.c[0]) * c - float64(x.c[1]) * s;
+                im += float64(x.c[0]) * s + float64(x.c[1]) * c;
+            }
+            out.data[line * L + k].c[0] = S(re);
+            out.data[line * L + k].c[1] = S(im);
+        }
+    return out;
+}
+template <int INVERSE, int LINES, int L, typename S, int R, int C>
+WPNB_FN void adj_tile_fft_lines(const tile_t<vec_t<2, S>, R, C>&, tile_t<vec_t<2, S>, R, C>& adj_a,
+                                const tile_t<vec_t<2, S>, R, C>& adj_ret) {
+    accumulate(adj_a, tile_fft_lines<!INVERSE, LINES, L>(adj_ret));
 }
 
 }  // namespace wpnb

@@ -112,6 +112,34 @@ def test_a_non_square_factor_is_refused_at_the_line():
         wp.launch_tiled(bad, dim=1, inputs=[wp.zeros((4, 3), dtype=float)], block_dim=16)
 
 
+@wp.kernel
+def fourier(x: wp.array2d(dtype=wp.vec2d), y: wp.array2d(dtype=wp.vec2d), z: wp.array(dtype=wp.vec2f)):
+    t = wp.tile_load(x, shape=(3, 12))
+    wp.tile_fft(t)
+    wp.tile_store(y, t)
+    u = wp.tile_load(z, shape=8)
+    wp.tile_ifft(u)
+    wp.tile_store(z, u)
+
+
+def test_fft_and_ifft_along_the_last_axis_match_numpy_and_differentiate():
+    x = rng.standard_normal((3, 12)) + 1j * rng.standard_normal((3, 12))
+    z = (rng.standard_normal(8) + 1j * rng.standard_normal(8)).astype(np.complex64)
+    X = wp.array(x.view(np.float64).reshape(3, 12, 2), dtype=wp.vec2d, requires_grad=True)
+    Y = wp.zeros((3, 12), dtype=wp.vec2d, requires_grad=True)
+    Z = wp.array(z.view(np.float32).reshape(8, 2), dtype=wp.vec2f)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(fourier, dim=1, inputs=[X, Y, Z], block_dim=32)
+    np.testing.assert_allclose(Y.numpy().view(np.complex128).reshape(3, 12), np.fft.fft(x, axis=-1), atol=1e-12)
+    np.testing.assert_allclose(Z.numpy().view(np.complex64).reshape(8), np.fft.ifft(z) * 8, atol=1e-5)
+    adj = rng.standard_normal((3, 12)) + 1j * rng.standard_normal((3, 12))
+    tape.backward(grads={Y: wp.array(adj.view(np.float64).reshape(3, 12, 2), dtype=wp.vec2d)})
+    # the transform is linear: its adjoint is the conjugate transpose, the unnormalised inverse
+    np.testing.assert_allclose(X.grad.numpy().view(np.complex128).reshape(3, 12), np.fft.ifft(adj, axis=-1) * 12,
+                               atol=1e-12)
+
+
 @pytest.mark.needs_nvrtc
 def test_linalg_kernels_compile_for_sm90_with_nvrtc():
     from warp_nb.compiler.pipeline import compile_kernel
@@ -121,7 +149,7 @@ def test_linalg_kernels_compile_for_sm90_with_nvrtc():
         nvrtc.nvrtc_version()
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
-    jobs = [(k, o, s) for k in (factor_and_solve, solve_loss) for o, s in k.compiled_options("cpu")]
+    jobs = [(k, o, s) for k in (factor_and_solve, solve_loss, fourier) for o, s in k.compiled_options("cpu")]
     assert jobs, "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
         compile_kernel(k, sig, AotCudaTarget(90, use_ptx=True), options)

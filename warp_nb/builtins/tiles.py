@@ -35,7 +35,7 @@ class RebindingBuiltin(Builtin):
 
 
 _REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
-            "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1}
+            "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0}
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
@@ -142,6 +142,11 @@ builtin("tile_cholesky_solve", doc="wp.tile_cholesky_solve(L, b, fill_mode='lowe
 add(RebindingBuiltin("tile_cholesky_solve_inplace", (), doc="wp.tile_cholesky_solve_inplace(L, b, fill_mode='lower'): "
                                                             "b (a tile variable) rebound to the solution.",
                      cpp="wpnb::tile_cholesky_solve", special=True, **_la))
+for _name, _sign in (("tile_fft", "-"), ("tile_ifft", "+")):
+    add(RebindingBuiltin(_name, (), doc=f"wp.{_name}(t): t (a tile variable of vec2 complex numbers) rebound to its "
+                                        f"discrete Fourier transform along the last axis, y_k = sum_j x_j "
+                                        f"e^({_sign}2 pi i jk / n), unnormalised.", cpp="wpnb::tile_fft_lines",
+                         special=True, **_la))
 builtin("tile_diag_add", ov(Tile(("n", "n"), N), Tile(("n",), N), ret=Tile(("n", "n"), N), names=("a", "d")),
         doc="wp.tile_diag_add(a, d): the square tile a with the 1-D tile d added to its diagonal.", **_la)
 

@@ -214,6 +214,24 @@ class TileOpForms(TileForms):
     def form_tile_upper_solve_inplace(self, node):
         return self.triangular_inplace(node, "tile_upper_solve")
 
+    def form_tile_fft(self, node, inverse: int = 0):
+        """wp.tile_fft(t) / wp.tile_ifft(t): t rebound to its transform along the last axis."""
+        self.tile_name = "tile_ifft" if inverse else "tile_fft"
+        a = self.tile_args(node, ("inout",), 1)
+        t = self.tile_value(a["inout"], node, "the argument")
+        e = t.type.dtype
+        if not (T.kind_of(e) == "vector" and e._shape_[0] == 2 and T.is_float_type(e._wp_scalar_type_)):
+            self.error(KernelTypeError, f"wp.{self.tile_name} takes a tile of complex numbers stored as vec2 (vec2f "
+                                        f"or vec2d), got {T.type_name(t.type)}", node)
+        length = t.type.shape[-1]
+        result = self.tile_call(self.tile_name, "wpnb::tile_fft_lines<{INV}, {LINES}, {L}>", t.type, node, (t,),
+                                INV=inverse, LINES=t.type.size // length, L=length)
+        self.rebind(a["inout"], result, node)
+        return None
+
+    def form_tile_ifft(self, node):
+        return self.form_tile_fft(node, inverse=1)
+
     def tile_subscript(self, base: ir.Var, index_nodes, node):
         """t[i, j]: one element (wp.tile_extract); t[i] of a 2-D tile or t[a:b, ...]: a tile (a copy)."""
         t = base.type
@@ -292,4 +310,4 @@ def _is_tile(v) -> bool:
 TILE_OP_FORMS = {**TILE_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
     "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
     "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
-    "tile_lower_solve_inplace", "tile_upper_solve_inplace")}}
+    "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft")}}
