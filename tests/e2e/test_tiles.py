@@ -367,6 +367,29 @@ def test_lane_index_of_a_tiled_launch_is_zero():
     np.testing.assert_array_equal(out.numpy(), [[0, 7], [1, 7], [2, 7]])
 
 
+@wp.kernel
+def stacks(out: wp.array(dtype=int), counts: wp.array(dtype=int), n: int):
+    s = wp.tile_stack(capacity=4, dtype=int)
+    for q in range(n):  # a dynamic loop carries the stack
+        wp.tile_stack_push(s, q * 10, q % 2 == 0)
+    counts[0] = wp.tile_stack_count(s)
+    val, slot = wp.tile_stack_pop(s)
+    out[0] = val
+    out[1] = slot
+    counts[1] = wp.tile_stack_count(s)
+    wp.tile_stack_clear(s)
+    empty_val, empty_slot = wp.tile_stack_pop(s)
+    out[2] = empty_slot
+
+
+def test_tile_stack_push_pop_count_clear():
+    out, counts = wp.zeros(3, dtype=int), wp.zeros(2, dtype=int)
+    wp.launch_tiled(stacks, dim=1, inputs=[out, counts, 11], block_dim=32)
+    pushed = [q * 10 for q in range(11) if q % 2 == 0][:4]  # capacity 4: later pushes are dropped
+    np.testing.assert_array_equal(counts.numpy(), [len(pushed), len(pushed) - 1])
+    np.testing.assert_array_equal(out.numpy(), [pushed[-1], len(pushed) - 1, -1])
+
+
 # --- errors before C++ -------------------------------------------------------------------------------
 
 def _line_of(fn, text):
@@ -433,7 +456,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes, blocks_nd, composite_elements]
+               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

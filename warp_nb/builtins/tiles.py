@@ -4,7 +4,7 @@ indices) are declared with overloads here; those that take shapes, dtypes or fun
 The tile operators (+ - * / on tiles) are overloads of the operator builtins (operators.py)."""
 
 from .. import types as T
-from ..types.tiles import tile_annotation
+from ..types.tiles import stack_type, tile_annotation
 from .registry import INT, NUMERIC, AnyType, Builtin, Scalar, Tile, add, builtin, ov, same
 
 N = Scalar("T", NUMERIC)
@@ -35,7 +35,8 @@ class RebindingBuiltin(Builtin):
 
 
 _REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
-            "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0}
+            "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0,
+            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0}
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
@@ -149,6 +150,18 @@ for _name, _sign in (("tile_fft", "-"), ("tile_ifft", "+")):
                          special=True, **_la))
 builtin("tile_diag_add", ov(Tile(("n", "n"), N), Tile(("n",), N), ret=Tile(("n", "n"), N), names=("a", "d")),
         doc="wp.tile_diag_add(a, d): the square tile a with the 1-D tile d added to its diagonal.", **_la)
+
+# --- stacks (tile_stack.h) -----------------------------------------------------------------------
+_st = dict(_t, header="tile_stack.h", differentiable=False, special=True)
+builtin("tile_stack", doc="wp.tile_stack(capacity, dtype): an empty stack of up to `capacity` values; outside "
+                          "kernels, the stack type for annotations.", cpp="wpnb::tile_stack_t",
+        python=lambda capacity, dtype: stack_type(capacity, dtype), **_st)
+for _name, _what, _cpp in (("tile_stack_push", "pushes value when has_value (dropped when full)", "pushed"),
+                           ("tile_stack_pop", "pops the top: (value, slot), slot -1 when empty", "popped"),
+                           ("tile_stack_clear", "empties the stack", "cleared")):
+    add(RebindingBuiltin(_name, (), doc=f"wp.{_name}(s, ...): {_what}; s (a stack variable) is rebound.",
+                         cpp=f"wpnb::tile_stack_{_cpp}", **_st))
+builtin("tile_stack_count", doc="wp.tile_stack_count(s): how many values the stack holds.", **_st)
 
 builtin("block_dim", ov(ret=T.int32), doc="The number of threads of a block of a tiled launch (1 on the CPU, "
                                           "and in warp_nb's CUDA launches of tile kernels for now).", differentiable=False, **_t)

@@ -13,8 +13,9 @@ from .. import types as T
 from ..builtins import registry
 from ..builtins.registry import BUILTINS
 from ..errors import KernelTypeError
-from ..types.tiles import TileType
+from ..types.tiles import StackType, TileType, stack_type
 from .scope import Lit, PyObj
+from .typecheck_expr import TupleValue
 from .typecheck_tile import TILE_FORMS, TileForms
 
 _VERBS = {"mul": "multiply", "div": "divide"}
@@ -232,6 +233,65 @@ class TileOpForms(TileForms):
     def form_tile_ifft(self, node):
         return self.form_tile_fft(node, inverse=1)
 
+    # --- stacks ------------------------------------------------------------------------------
+    def stack_value(self, arg, node) -> ir.Var:
+        v = self.expr(arg)
+        if not (isinstance(v, ir.Var) and isinstance(v.type, StackType)):
+            self.error(KernelTypeError, f"wp.{self.tile_name} takes a wp.tile_stack, got {self.describe(v)}", node)
+        return v
+
+    def form_tile_stack(self, node):
+        self.tile_name = "tile_stack"
+        a = self.tile_args(node, ("capacity", "dtype"), 2)
+        cap = self.expr(a["capacity"])
+        if not (isinstance(cap, Lit) and cap.kind == "int"):
+            self.error(KernelTypeError, "wp.tile_stack: no overload takes this capacity; it must be a positive "
+                                        "integer constant", node)
+        try:
+            t = stack_type(int(cap.value), self.tile_dtype(a["dtype"], node))
+        except (TypeError, ValueError) as e:
+            self.error(KernelTypeError, str(e), node)
+        return self.let(ir.Construct(t, ()), t, node.loc)
+
+    def form_tile_stack_push(self, node):
+        self.tile_name = "tile_stack_push"
+        a = self.tile_args(node, ("s", "value", "has_value"), 2)
+        s = self.stack_value(a["s"], node)
+        v, dtype = self.expr(a["value"]), s.type.dtype
+        fits = registry.Literal(v.kind, v.value).fits(dtype) if isinstance(v, Lit) else \
+            isinstance(v, ir.Var) and v.type == dtype
+        if not fits:
+            self.error(KernelTypeError, f"wp.tile_stack_push: the value's type {self.describe(v)} does not match the "
+                                        f"stack's dtype {T.type_name(dtype)}", node)
+        v = self.materialize(v, dtype, node)
+        has = self.condition(a["has_value"]) if "has_value" in a else self.materialize(Lit(True, "bool"), T.bool, node)
+        self.rebind(a["s"], self.tile_call("tile_stack_push", "wpnb::tile_stack_pushed", s.type, node, (s, v, has)),
+                    node)
+        return None
+
+    def form_tile_stack_pop(self, node):
+        """(value, slot) of the top, then the stack rebound without it."""
+        self.tile_name = "tile_stack_pop"
+        a = self.tile_args(node, ("s",), 1)
+        s = self.stack_value(a["s"], node)
+        value = self.tile_call("tile_stack_pop", "wpnb::tile_stack_top", s.type.dtype, node, (s,))
+        slot = self.tile_call("tile_stack_pop", "wpnb::tile_stack_top_slot", T.int32, node, (s,))
+        self.rebind(a["s"], self.tile_call("tile_stack_pop", "wpnb::tile_stack_popped", s.type, node, (s,)), node)
+        return TupleValue((value, slot))
+
+    def form_tile_stack_clear(self, node):
+        self.tile_name = "tile_stack_clear"
+        a = self.tile_args(node, ("s",), 1)
+        s = self.stack_value(a["s"], node)
+        self.rebind(a["s"], self.tile_call("tile_stack_clear", "wpnb::tile_stack_cleared", s.type, node, (s,)), node)
+        return None
+
+    def form_tile_stack_count(self, node):
+        self.tile_name = "tile_stack_count"
+        a = self.tile_args(node, ("s",), 1)
+        return self.tile_call("tile_stack_count", "wpnb::tile_stack_count", T.int32, node,
+                              (self.stack_value(a["s"], node),))
+
     def tile_subscript(self, base: ir.Var, index_nodes, node):
         """t[i, j]: one element (wp.tile_extract); t[i] of a 2-D tile or t[a:b, ...]: a tile (a copy)."""
         t = base.type
@@ -310,4 +370,5 @@ def _is_tile(v) -> bool:
 TILE_OP_FORMS = {**TILE_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
     "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
     "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
-    "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft")}}
+    "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft", "tile_stack", "tile_stack_push",
+    "tile_stack_pop", "tile_stack_clear", "tile_stack_count")}}

@@ -105,5 +105,28 @@ def tile_annotation(params) -> TileType:
     return tile_type(dtype, tuple(shape))
 
 
+@dataclass(frozen=True)
+class StackType:
+    """Warp's tile_stack: a stack of up to `capacity` values of `dtype`, shared by a block (one
+    thread here, so a value the compiler rebinds after each push or pop)."""
+
+    dtype: typing.Any
+    capacity: int
+
+    def type_name(self) -> str:
+        return f"tile_stack(capacity={self.capacity}, dtype={getattr(self.dtype, '__name__', self.dtype)})"
+
+    __repr__ = type_name
+
+
+def stack_type(capacity, dtype) -> StackType:
+    """`wp.tile_stack(capacity=..., dtype=...)` as an annotation (and what a kernel's call makes)."""
+    if isinstance(capacity, bool) or not isinstance(capacity, int):
+        raise TypeError(f"wp.tile_stack: capacity must be an int, got {capacity!r}")
+    if capacity <= 0:
+        raise ValueError(f"wp.tile_stack: capacity must be a positive integer, got {capacity}")
+    return StackType(scalars.canonical_scalar(dtype), capacity)
+
+
 def type_is_tile(t) -> bool:
     return isinstance(t, TileType)
