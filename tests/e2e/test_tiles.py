@@ -223,6 +223,29 @@ def test_slices_rows_and_slice_assignment():
     np.testing.assert_allclose(assembled.numpy(), expected)
 
 
+@wp.kernel
+def fused(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), out: wp.array2d(dtype=float),
+          dots: wp.array(dtype=float), flat: wp.array(dtype=float), alpha: float):
+    x = wp.tile_load(a, shape=(TM, TN))
+    y = wp.tile_load(b, shape=(TM, TN))
+    wp.tile_axpy(alpha, x, y)  # y += alpha * x
+    wp.tile_store(out, y)
+    wp.tile_store(dots, wp.tile_dot(x, y))
+    e = wp.tile_empty(shape=(1, TM * TN), dtype=float)
+    e += wp.tile_reshape(x, shape=(1, -1))
+    wp.tile_store(flat, wp.tile_squeeze(e))
+
+
+def test_axpy_dot_empty_squeeze_and_reshape_minus_one():
+    a, b = rand(TM, TN), rand(TM, TN)
+    out, dots, flat = wp.zeros((TM, TN), dtype=float), wp.zeros(1, dtype=float), wp.zeros(TM * TN, dtype=float)
+    wp.launch_tiled(fused, dim=1, inputs=[wp.array(a), wp.array(b), out, dots, flat, 0.5], block_dim=16)
+    y = b + 0.5 * a
+    np.testing.assert_allclose(out.numpy(), y, rtol=1e-6)
+    np.testing.assert_allclose(dots.numpy()[0], (a * y).sum(), rtol=1e-5)
+    np.testing.assert_allclose(flat.numpy(), a.reshape(-1))
+
+
 # --- reductions ---------------------------------------------------------------------------------------
 
 @wp.func
@@ -456,7 +479,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks]
+               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

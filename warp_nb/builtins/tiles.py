@@ -36,7 +36,7 @@ class RebindingBuiltin(Builtin):
 
 _REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
             "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0,
-            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0}
+            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2}
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
@@ -46,6 +46,8 @@ add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as
 for _name, _what in (("tile_zeros", "zeros"), ("tile_ones", "ones")):
     builtin(_name, doc=f"wp.{_name}(shape, dtype=float, storage='register'): a tile of {_what}.",
             cpp="wpnb::tile_full", **_special)
+builtin("tile_empty", doc="wp.tile_empty(shape, dtype=float, storage='register'): a tile whose values Warp leaves "
+                          "unspecified (zeros in warp_nb).", cpp="wpnb::tile_full", **_special)
 builtin("tile_full", doc="wp.tile_full(shape, value, dtype=float, storage='register'): a tile filled with value.",
         **_special)
 builtin("tile_arange", differentiable=False, doc="wp.tile_arange(stop) / (start, stop) / (start, stop, step), dtype=int: a 1-D tile as "
@@ -69,6 +71,12 @@ add(RebindingBuiltin("tile_assign", (), doc="wp.tile_assign(dst, src, offset=0):
 builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", **_ops_special)
 builtin("tile_reshape", doc="wp.tile_reshape(t, shape): t's elements in row-major order with another shape.",
         **_ops_special)
+builtin("tile_squeeze", doc="wp.tile_squeeze(t, axis=None): t without its axes of extent 1 (all, or those in axis).",
+        cpp="wpnb::tile_reshape", **_ops_special)
+builtin("tile_dot", doc="wp.tile_dot(a, b): the sum of the elementwise product of two tiles, as a tile of one element.",
+        cpp="wpnb::tile_sum", **_ops_special)
+add(RebindingBuiltin("tile_axpy", (), doc="wp.tile_axpy(alpha, src, dest): dest (a tile variable) rebound to dest + "
+                                          "alpha * src.", cpp="wpnb::add", **_special))
 builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.",
         **_ops_special)
 

@@ -107,6 +107,10 @@ class TileForms(Constructors):
     def form_tile_zeros(self, node):
         return self.filled_tile(node, None, "zeros")
 
+    def form_tile_empty(self, node):
+        """Warp leaves an empty tile's values unspecified; warp_nb zeroes them."""
+        return self.filled_tile(node, None, "empty")
+
     def form_tile_ones(self, node):
         return self.filled_tile(node, Lit(1, "int"), "ones")
 
@@ -323,11 +327,54 @@ class TileForms(Constructors):
         self.tile_name = "tile_reshape"
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
-        shape = self.const_shape(a["shape"], node)
+        shape = self.reshape_target(a["shape"], t.type, node)
         if math.prod(shape) != t.type.size:
             self.error(KernelTypeError, f"wp.tile_reshape: cannot reshape a tile of shape {t.type.shape} "
                                         f"({t.type.size} elements) to {shape}", node)
         result = TileType(t.type.dtype, shape)
+        return self.tile_call("tile_reshape", "wpnb::tile_reshape<{R}, {C}>", result, node, (t,), R=result.rows,
+                              C=result.cols)
+
+    def reshape_target(self, arg, t: TileType, node) -> tuple:
+        """A reshape's shape, where one extent may be -1 (the rest of the size, as numpy's)."""
+        v = self.expr(arg)
+        items = v if isinstance(v, tuple) else (v,)
+        if not all(isinstance(x, Lit) and x.kind == "int" for x in items):
+            return self.const_shape(arg, node)  # says what is wrong
+        dims = [int(x.value) for x in items]
+        if dims.count(-1) == 1:
+            known = math.prod(d for d in dims if d != -1)
+            if known <= 0 or t.size % known:
+                self.error(KernelTypeError, f"wp.tile_reshape: cannot reshape a tile of shape {t.shape} to "
+                                            f"{tuple(dims)}", node)
+            dims[dims.index(-1)] = t.size // known
+        return self.const_shape_of(tuple(dims), node)
+
+    def form_tile_squeeze(self, node):
+        """wp.tile_squeeze(t, axis=None): t without its axes of extent 1 (all of them, or those named)."""
+        self.tile_name = "tile_squeeze"
+        a = self.tile_args(node, ("t", "axis"), 1)
+        t = self.tile_value(a["t"], node, "the first argument")
+        shape = t.type.shape
+        if "axis" in a:
+            v = self.expr(a["axis"])
+            items = v if isinstance(v, tuple) else (v,)
+            if not all(isinstance(x, Lit) and x.kind == "int" for x in items):
+                self.error(KernelTypeError, "wp.tile_squeeze: axis must be an integer constant or a tuple of them", node)
+            axes = set()
+            for x in items:
+                if not -len(shape) <= x.value < len(shape):
+                    self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} is out of range for a "
+                                                f"{len(shape)}-D tile", node)
+                axis = x.value % len(shape)
+                if shape[axis] != 1:
+                    self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} has extent {shape[axis]}, not 1",
+                               node)
+                axes.add(axis)
+        else:
+            axes = {k for k, n in enumerate(shape) if n == 1}
+        kept = tuple(n for k, n in enumerate(shape) if k not in axes) or (1,)
+        result = TileType(t.type.dtype, kept)
         return self.tile_call("tile_reshape", "wpnb::tile_reshape<{R}, {C}>", result, node, (t,), R=result.rows,
                               C=result.cols)
 
@@ -342,4 +389,4 @@ class TileForms(Constructors):
 #: The special forms typed here, by builtin name (typecheck_tile_ops adds its own).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
+    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze")}

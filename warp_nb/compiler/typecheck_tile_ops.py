@@ -103,6 +103,26 @@ class TileOpForms(TileForms):
     def form_tile_argmax(self, node):
         return self.tile_reduction(node, "tile_argmax")
 
+    def form_tile_dot(self, node):
+        """wp.tile_dot(a, b): the sum of a * b's elements, as a tile of one element."""
+        self.tile_name = "tile_dot"
+        a = self.tile_args(node, ("a", "b"), 2)
+        x, y = self.tile_value(a["a"], node, "a"), self.tile_value(a["b"], node, "b")
+        product = self.binary("mul", x, y, node)
+        return self.tile_call("tile_dot", "wpnb::tile_sum", TileType(product.type.dtype, (1,)), node, (product,))
+
+    def form_tile_axpy(self, node):
+        """wp.tile_axpy(alpha, src, dest): dest (a tile variable) rebound to dest + alpha * src."""
+        self.tile_name = "tile_axpy"
+        a = self.tile_args(node, ("alpha", "src", "dest"), 3)
+        src, dest = self.tile_value(a["src"], node, "src"), self.tile_value(a["dest"], node, "dest")
+        if src.type.shape != dest.type.shape:
+            self.error(KernelTypeError, f"wp.tile_axpy: src {src.type.shape} and dest {dest.type.shape} differ in "
+                                        "shape", node)
+        scaled = self.binary("mul", src, self.expr(a["alpha"]), node)
+        self.rebind(a["dest"], self.binary("add", dest, scaled, node), node)
+        return None
+
     def form_tile_matmul(self, node):
         """a @ b, or `out = alpha * a @ b + beta * out` with the variable passed as out rebound."""
         self.tile_name = "tile_matmul"
@@ -371,4 +391,4 @@ TILE_OP_FORMS = {**TILE_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for
     "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
     "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
     "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft", "tile_stack", "tile_stack_push",
-    "tile_stack_pop", "tile_stack_clear", "tile_stack_count")}}
+    "tile_stack_pop", "tile_stack_clear", "tile_stack_count", "tile_dot", "tile_axpy")}}
