@@ -136,6 +136,27 @@ WPNB_FN void adj_tile_scatter(const tile_t<T, R, C>&, const tile_t<T, R2, C2>&, 
     accumulate(adj_a, rest);
 }
 
+// t[idx, :] / t[:, idx] / t[idx] with a 1-D tile of indices: the rows (AXIS 0) or columns (AXIS 1)
+// they name, in their order (repeats allowed; negative indices count from the end). Adjoint: each
+// picked element's adjoint added back where it came from.
+template <int AXIS, typename T, int R, int C, typename I, int NI>
+WPNB_FN tile_t<T, AXIS == 0 ? NI : R, AXIS == 0 ? C : NI> tile_take(const tile_t<T, R, C>& a, const tile_t<I, NI, 1>& idx) {
+    tile_t<T, AXIS == 0 ? NI : R, AXIS == 0 ? C : NI> out;
+    for (int p = 0; p < (AXIS == 0 ? NI : R); ++p)
+        for (int q = 0; q < (AXIS == 0 ? C : NI); ++q)
+            out.at(p, q) = AXIS == 0 ? a.at(int32(wrap_index(idx.data[p], R)), q) : a.at(p, int32(wrap_index(idx.data[q], C)));
+    return out;
+}
+template <int AXIS, typename T, int R, int C, typename I, int NI>
+WPNB_FN void adj_tile_take(const tile_t<T, R, C>&, const tile_t<I, NI, 1>& idx, tile_t<T, R, C>& adj_a, tile_t<I, NI, 1>&,
+                           const tile_t<T, AXIS == 0 ? NI : R, AXIS == 0 ? C : NI>& adj_ret) {
+    for (int p = 0; p < (AXIS == 0 ? NI : R); ++p)
+        for (int q = 0; q < (AXIS == 0 ? C : NI); ++q) {
+            T& into = AXIS == 0 ? adj_a.at(int32(wrap_index(idx.data[p], R)), q) : adj_a.at(p, int32(wrap_index(idx.data[q], C)));
+            accumulate(into, adj_ret.at(p, q));
+        }
+}
+
 // t[i] / t[i, j]; negative indices count from the end.
 template <typename T, int R, typename I>
 WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[wrap_index(i, R)]; }

@@ -246,6 +246,32 @@ def test_axpy_dot_empty_squeeze_and_reshape_minus_one():
     np.testing.assert_allclose(flat.numpy(), a.reshape(-1))
 
 
+@wp.kernel
+def take_rows(src: wp.array2d(dtype=float), idx: wp.array(dtype=int), rows: wp.array2d(dtype=float),
+              cols: wp.array2d(dtype=float)):
+    t = wp.tile_load(src, shape=(TM, TN))
+    i = wp.tile_load(idx, shape=3)
+    wp.tile_store(rows, t[i, :])
+    wp.tile_store(cols, t[:, i])
+
+
+def test_index_tiles_pick_rows_and_columns_with_gradients():
+    src, idx = rand(TM, TN), np.array([-1, 0, 0], np.int32)  # a negative index and a repeat
+    S = wp.array(src, requires_grad=True)
+    rows, cols = wp.zeros((3, TN), dtype=float, requires_grad=True), wp.zeros((TM, 3), dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(take_rows, dim=1, inputs=[S, wp.array(idx), rows, cols], block_dim=16)
+    np.testing.assert_allclose(rows.numpy(), src[idx])
+    np.testing.assert_allclose(cols.numpy(), src[:, idx])
+    rows.grad, cols.grad = wp.ones_like(rows), wp.ones_like(cols)
+    tape.backward()
+    expected = np.zeros_like(src)
+    np.add.at(expected, idx, 1.0)
+    np.add.at(expected.T, idx, 1.0)
+    np.testing.assert_allclose(S.grad.numpy(), expected)
+
+
 # --- reductions ---------------------------------------------------------------------------------------
 
 @wp.func
@@ -479,7 +505,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused]
+               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused, take_rows]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

@@ -315,6 +315,9 @@ class TileOpForms(TileForms):
     def tile_subscript(self, base: ir.Var, index_nodes, node):
         """t[i, j]: one element (wp.tile_extract); t[i] of a 2-D tile or t[a:b, ...]: a tile (a copy)."""
         t = base.type
+        taken = self.tile_take(base, index_nodes, node)
+        if taken is not None:
+            return taken
         if len(index_nodes) == t.ndim and not any(isinstance(n, S.Slice) for n in index_nodes):
             if t.ndim <= 2:
                 return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
@@ -330,6 +333,25 @@ class TileOpForms(TileForms):
         (s0, n0, st0), (s1, n1, st1) = axes
         return self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
                               (base, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1, R=result.rows, C=result.cols)
+
+    def tile_take(self, base: ir.Var, index_nodes, node):
+        """t[idx, :], t[:, idx], t[idx] with a 1-D tile of integers (Warp's advanced indexing), or None."""
+        values = [None if isinstance(n, S.Slice) else self.expr(n) for n in index_nodes]
+        at = [k for k, v in enumerate(values) if _is_tile(v)]
+        if not at:
+            return None
+        t, axis, idx = base.type, at[0], values[at[0]]
+        if not (T.is_int_type(idx.type.dtype) and idx.type.ndim == 1):
+            self.error(KernelTypeError, f"a tile index must be a 1-D tile of integers, got {T.type_name(idx.type)}",
+                       node)
+        full = all(n.lower is None and n.upper is None and n.step is None for k, n in enumerate(index_nodes)
+                   if k != axis and isinstance(n, S.Slice))
+        if len(at) > 1 or not full or any(v is not None for k, v in enumerate(values) if k != axis) or t.ndim > 2:
+            self.error(KernelTypeError, "indexing a tile with an integer index tile requires ':' on all other axes "
+                                        "(t[idx, :] or t[:, idx]) of a 1-D or 2-D tile", node)
+        n = idx.type.shape[0]
+        shape = (n,) if t.ndim == 1 else ((n, t.shape[1]) if axis == 0 else (t.shape[0], n))
+        return self.tile_call("tile_view", f"wpnb::tile_take<{axis}>", TileType(t.dtype, shape), node, (base, idx))
 
     def tile_store_part(self, name: str, index_nodes, value, node) -> None:
         """t[...] = v: t rebound to a copy with the selected part replaced by the tile v (a scalar
