@@ -22,7 +22,8 @@ struct tile_t {
     T data[R * C];
 
     // Zero tile (what a hoisted loop variable and an adjoint start as).
-    WPNB_FN tile_t() { for (int k = 0; k < R * C; ++k) data[k] = T(0); }
+    // T() rather than T(0): elements may be vectors, quaternions or structs.
+    WPNB_FN tile_t() { for (int k = 0; k < R * C; ++k) data[k] = T(); }
     WPNB_FN T& at(int i, int j) { return data[i * C + j]; }
     WPNB_FN const T& at(int i, int j) const { return data[i * C + j]; }
 };
@@ -33,7 +34,7 @@ WPNB_FN int32 block_dim() { return 1; }
 // The sum of a tile's elements (the adjoint of a scalar that was spread over a tile).
 template <typename T, int R, int C>
 WPNB_FN T tile_total(const tile_t<T, R, C>& a) {
-    T s = T(0);
+    T s = T();
     for (int k = 0; k < R * C; ++k) s = add(s, a.data[k]);
     return s;
 }

@@ -130,7 +130,7 @@ WPNB_FN void adj_tile_scatter(const tile_t<T, R, C>&, const tile_t<T, R2, C2>&, 
             const int32 i = s0 + p * ST0, j = s1 + q * ST1;
             if (i >= 0 && i < R && j >= 0 && j < C) {
                 accumulate(adj_v.data[p * N1 + q], rest.at(i, j));
-                rest.at(i, j) = T(0);
+                rest.at(i, j) = T();
             }
         }
     accumulate(adj_a, rest);
@@ -290,25 +290,25 @@ WPNB_FN tile_axis_reducer<AXIS, F> reduce_axis_with(F f) { return tile_axis_redu
 template <typename T, int R, int C>
 WPNB_FN tile_t<T, R, C> tile_scan_inclusive(const tile_t<T, R, C>& a) {
     tile_t<T, R, C> out;
-    T s = T(0);
+    T s = T();
     for (int k = 0; k < R * C; ++k) out.data[k] = s = add(s, a.data[k]);
     return out;
 }
 template <typename T, int R, int C>
 WPNB_FN void adj_tile_scan_inclusive(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R, C>& adj_ret) {
-    T s = T(0);
+    T s = T();
     for (int k = R * C - 1; k >= 0; --k) accumulate(adj_a.data[k], s = add(s, adj_ret.data[k]));
 }
 template <typename T, int R, int C>
 WPNB_FN tile_t<T, R, C> tile_scan_exclusive(const tile_t<T, R, C>& a) {
     tile_t<T, R, C> out;
-    T s = T(0);
+    T s = T();
     for (int k = 0; k < R * C; ++k) { out.data[k] = s; s = add(s, a.data[k]); }
     return out;
 }
 template <typename T, int R, int C>
 WPNB_FN void adj_tile_scan_exclusive(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R, C>& adj_ret) {
-    T s = T(0);
+    T s = T();
     for (int k = R * C - 1; k >= 0; --k) { accumulate(adj_a.data[k], s); s = add(s, adj_ret.data[k]); }
 }
 

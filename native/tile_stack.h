@@ -14,7 +14,7 @@ struct tile_stack_t {
     int32 count;
 
     // An empty stack.
-    WPNB_FN tile_stack_t() : count(0) { for (int k = 0; k < CAP; ++k) data[k] = T(0); }
+    WPNB_FN tile_stack_t() : count(0) { for (int k = 0; k < CAP; ++k) data[k] = T(); }
 };
 
 // s with v pushed when has_value (and there is room).
@@ -29,7 +29,7 @@ WPNB_FN tile_stack_t<T, CAP> tile_stack_pushed(const tile_stack_t<T, CAP>& s, T 
 template <typename T, int CAP>
 WPNB_FN int32 tile_stack_top_slot(const tile_stack_t<T, CAP>& s) { return s.count > 0 ? s.count - 1 : -1; }
 template <typename T, int CAP>
-WPNB_FN T tile_stack_top(const tile_stack_t<T, CAP>& s) { return s.count > 0 ? s.data[s.count - 1] : T(0); }
+WPNB_FN T tile_stack_top(const tile_stack_t<T, CAP>& s) { return s.count > 0 ? s.data[s.count - 1] : T(); }
 
 // s without its top (unchanged when empty).
 template <typename T, int CAP>

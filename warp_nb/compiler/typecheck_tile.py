@@ -17,7 +17,7 @@ from ..errors import KernelTypeError
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..types.tiles import TileType, tile_type
-from .scope import Lit, PyObj
+from .scope import ConstValue, Lit, PyObj, classify
 from .typecheck_construct import Constructors
 
 
@@ -58,8 +58,9 @@ class TileForms(Constructors):
             return default
         v = self.expr(arg)
         t = canonical_scalar(v.obj) if isinstance(v, PyObj) else None
-        if not (T.is_scalar_type(t) or T.is_composite_type(t)):
-            self.error(KernelTypeError, "dtype must be a scalar, vector or matrix type such as float or wp.vec3", node)
+        if not (T.is_scalar_type(t) or T.is_composite_type(t) or getattr(t, "_wp_struct_", False)):
+            self.error(KernelTypeError, "dtype must be a scalar, vector, matrix or @wp.struct type such as float or "
+                                        "wp.vec3", node)
         return t
 
     def tile_storage(self, a: dict, node) -> str:
@@ -112,16 +113,18 @@ class TileForms(Constructors):
         return self.filled_tile(node, None, "empty")
 
     def form_tile_ones(self, node):
-        return self.filled_tile(node, Lit(1, "int"), "ones")
+        return self.filled_tile(node, Lit(1, "int"), "ones", default_float=True)
 
     def form_tile_full(self, node):
         a = self.tile_args(node, ("shape", "value", "dtype", "storage"), 2)
         return self.filled_tile(node, self.expr(a["value"]), "full", a)
 
-    def filled_tile(self, node, value, what: str, a: dict | None = None):
+    def filled_tile(self, node, value, what: str, a: dict | None = None, default_float: bool = False):
         self.tile_name = f"tile_{what}"
         a = a or self.tile_args(node, ("shape", "dtype", "storage"))
-        dtype = self.tile_dtype(a.get("dtype"), node, T.float32)
+        default = value.type if isinstance(value, ir.Var) else (T.float32 if value is None or default_float else registry.concrete(
+            registry.Literal(value.kind, value.value)))  # tile_full(shape, 3): int32, as Warp infers it
+        dtype = self.tile_dtype(a.get("dtype"), node, default)
         result = TileType(dtype, self.const_shape(a["shape"], node), self.tile_storage(a, node))
         if value is None:
             fill = self.let(ir.Construct(dtype, ()), dtype, node.loc)
@@ -130,24 +133,52 @@ class TileForms(Constructors):
         return self.tile_call(f"tile_{what}", "wpnb::tile_full<{T}, {R}, {C}>", result, node, (fill,), T=dtype,
                               R=result.rows, C=result.cols)
 
+    def const_number(self, arg):
+        """A number known when the kernel is compiled (a literal, a wp.constant, a local bound to a
+        number), or None."""
+        if isinstance(arg, S.Name):
+            local = self.env.get(arg.id)
+            if isinstance(local, ir.Var):
+                return self.bound_constants.get(id(local))
+            if local is None:
+                found = classify(self.scope.lookup(arg.id))
+                if isinstance(found, ConstValue) and T.is_scalar_type(found.type) and found.type is not T.bool:
+                    return found.value
+        v = self.expr(arg)
+        return v.value if isinstance(v, Lit) and v.kind in ("int", "float") else None
+
     def form_tile_arange(self, node):
         self.tile_name = "tile_arange"
-        bounds = [self.expr(x) for x in node.args]
         kw = dict(node.kwargs)
-        if not 1 <= len(bounds) <= 3 or not all(isinstance(x, Lit) and x.kind in ("int", "float") for x in bounds):
-            self.error(KernelTypeError, "wp.tile_arange takes 1 to 3 constant bounds: (stop), (start, stop) or "
-                                        "(start, stop, step); they fix the tile's length", node)
-        values = [x.value for x in bounds]
+        if not 1 <= len(node.args) <= 3:
+            self.error(KernelTypeError, f"tile_arange() accepts at most 3 positional arguments, got {len(node.args)} "
+                                        "((stop), (start, stop) or (start, stop, step))", node)
+        names = ("stop",) if len(node.args) == 1 else ("start", "stop", "step")
+        values = []
+        for name, arg in zip(names, node.args):
+            v = self.const_number(arg)
+            if v is None:
+                self.error(KernelTypeError, f"tile_arange() arguments must be compile time constants, but {name} is "
+                                            "not (they fix the tile's length)", node)
+            values.append(v)
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
         if step == 0:
-            self.error(KernelTypeError, "wp.tile_arange: step must not be zero", node)
-        is_float = any(x.kind == "float" for x in bounds)
+            self.error(KernelTypeError, "tile_arange() step cannot be zero", node)
+        is_float = any(isinstance(x, float) for x in values)
+        if is_float and not all(math.isfinite(x) for x in (start, stop, step)):
+            self.error(KernelTypeError, "tile_arange() needs finite bounds (an infinite range is uncountable)", node)
         # integers: exact (a length computed in floating point is wrong past 2**53)
         n = max(0, math.ceil((stop - start) / step)) if is_float else len(range(start, stop, step))
-        dtype = self.tile_dtype(kw.get("dtype"), node, T.float32 if is_float else T.int32)
+        if n == 0:
+            self.error(KernelTypeError, f"tile_arange() needs a non-empty range; ({start}, {stop}, {step}) is a "
+                                        "zero-length tile", node)
+        default = T.float32 if is_float else T.int32
+        dtype = self.tile_dtype(kw.get("dtype"), node, default)
+        if not T.is_scalar_type(dtype) or dtype is T.bool:
+            self.error(KernelTypeError, f"tile_arange() takes a numeric dtype, got {T.type_name(dtype)}", node)
         result = TileType(dtype, self.const_shape_of((n,), node), self.tile_storage(kw, node))
-        first = self.materialize(Lit(dtype._convert(start), dtype._kind), dtype, node)
-        delta = self.materialize(Lit(dtype._convert(step), dtype._kind), dtype, node)
+        first = self.let(ir.Const(dtype._convert(start), dtype), dtype, node.loc)
+        delta = self.let(ir.Const(dtype._convert(step), dtype), dtype, node.loc)
         return self.tile_call("tile_arange", "wpnb::tile_arange<{T}, {R}>", result, node, (first, delta), T=dtype,
                               R=n)
 
