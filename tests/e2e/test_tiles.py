@@ -70,6 +70,67 @@ def test_1d_loads_pad_with_zeros_and_stores_stay_inside():
     np.testing.assert_allclose(old.numpy(), np.arange(20) + a, rtol=1e-6)
 
 
+@wp.kernel
+def blocks_nd(a: wp.array3d(dtype=float), b: wp.array4d(dtype=float), out: wp.array3d(dtype=float),
+              out4: wp.array4d(dtype=float), picks: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=(2, 3, 4), offset=(i * 2, 0, 1))  # runs past a's last axis: zeros there
+    wp.tile_store(out, t * 2.0 + 1.0, offset=(i * 2, 0, 0))
+    u = wp.tile_load(b, shape=(1, 2, 2, 3))
+    wp.tile_atomic_add(out4, u)
+    picks[i] = t[1, 2, 3] + u[0, 1, -1, 2] + wp.tile_sum(t)[0]
+
+
+def test_3d_and_4d_tiles():
+    a, b = rand(4, 3, 4), rand(1, 2, 2, 3)
+    out, out4, picks = wp.zeros((4, 3, 4), dtype=float), wp.array(np.ones((1, 2, 2, 3), np.float32)), wp.zeros(2, dtype=float)
+    wp.launch_tiled(blocks_nd, dim=2, inputs=[wp.array(a), wp.array(b), out, out4, picks], block_dim=16)
+    padded = np.concatenate([a[:, :, 1:], np.zeros((4, 3, 1), np.float32)], axis=2)
+    np.testing.assert_allclose(out.numpy(), padded * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(out4.numpy(), 1 + 2 * b, rtol=1e-6)
+    for i in range(2):
+        blk = padded[i * 2:i * 2 + 2]
+        np.testing.assert_allclose(picks.numpy()[i], blk[1, 2, 3] + b[0, 1, -1, 2] + blk.sum(), rtol=1e-5)
+
+
+@wp.func
+def fma3(x: float, y: float, z: float):
+    return x + y * z
+
+
+@wp.kernel
+def composite_elements(v: wp.array(dtype=wp.vec3), s: wp.array(dtype=float), m: wp.array(dtype=wp.mat22),
+                       out_v: wp.array(dtype=wp.vec3), out_m: wp.array(dtype=wp.mat22), out_s: wp.array(dtype=float)):
+    tv = wp.tile_load(v, shape=TN)
+    ts = wp.tile_load(s, shape=TN)
+    tm = wp.tile_load(m, shape=TN)
+    scaled = tv * 2.0 + ts * tv - (-tv) / ts + wp.tile_map(wp.mul, ts, wp.vec3(1.0, 2.0, 3.0))
+    wp.tile_store(out_v, scaled)
+    wp.tile_store(out_m, 0.5 * tm / 4.0 + tm * ts)
+    wp.tile_store(out_s, wp.tile_map(fma3, ts, ts, wp.tile_ones(shape=TN, dtype=float) * 3.0))
+
+
+def test_tiles_of_vectors_and_matrices_with_scalars():
+    v, s, m = rand(TN, 3), rand(TN) + 2.0, rand(TN, 2, 2)
+    out_v, out_m, out_s = wp.zeros(TN, dtype=wp.vec3), wp.zeros(TN, dtype=wp.mat22), wp.zeros(TN, dtype=float)
+    wp.launch_tiled(composite_elements, dim=1, inputs=[wp.array(v, dtype=wp.vec3), wp.array(s),
+                                                       wp.array(m, dtype=wp.mat22), out_v, out_m, out_s], block_dim=8)
+    sc = s[:, None]
+    np.testing.assert_allclose(out_v.numpy(), v * 2 + sc * v + v / sc + sc * np.array([1, 2, 3]), rtol=1e-5)
+    np.testing.assert_allclose(out_m.numpy(), 0.5 * m / 4 + m * s[:, None, None], rtol=1e-5)
+    np.testing.assert_allclose(out_s.numpy(), s + s * 3, rtol=1e-5)
+
+
+def test_vector_by_vector_tile_products_are_refused():
+    @wp.kernel
+    def vv(a: wp.array(dtype=wp.vec3)):
+        t = wp.tile_load(a, shape=4)
+        wp.tile_store(a, t * wp.vec3(1.0, 2.0, 3.0))
+
+    with pytest.raises(wp.KernelTypeError, match="at least one operand must be a scalar type"):
+        wp.launch_tiled(vv, dim=1, inputs=[wp.zeros(4, dtype=wp.vec3)], block_dim=8)
+
+
 # --- construction, tile/untile, indexing ------------------------------------------------------------
 
 @wp.kernel
@@ -136,6 +197,81 @@ def test_transpose_broadcast_view_reshape_astype():
     np.testing.assert_allclose(outs["doubled"].numpy(), a.astype(np.float64) * 2)
 
 
+@wp.kernel
+def slices(a: wp.array2d(dtype=float), row_of: wp.array(dtype=float), part: wp.array2d(dtype=float),
+           assembled: wp.array2d(dtype=float), r: int):
+    t = wp.tile_load(a, shape=(TM, TN))
+    wp.tile_store(row_of, t[r])
+    wp.tile_store(part, t[1:3, ::2])
+    u = wp.tile_zeros(shape=(TM, TN), dtype=float)
+    u[0:2, :] = t[2:4, :]
+    u[3, 1] = 5.0
+    wp.tile_assign(u, wp.tile_ones(shape=(1, 2), dtype=float), offset=(3, 6))
+    wp.tile_store(assembled, u)
+
+
+def test_slices_rows_and_slice_assignment():
+    a = rand(TM, TN)
+    row_of, part, assembled = wp.zeros(TN, dtype=float), wp.zeros((2, 4), dtype=float), wp.zeros((TM, TN), dtype=float)
+    wp.launch_tiled(slices, dim=1, inputs=[wp.array(a), row_of, part, assembled, -2], block_dim=16)
+    expected = np.zeros((TM, TN), np.float32)
+    expected[0:2] = a[2:4]
+    expected[3, 1] = 5
+    expected[3, 6:8] = 1
+    np.testing.assert_allclose(row_of.numpy(), a[-2])
+    np.testing.assert_allclose(part.numpy(), a[1:3, ::2])
+    np.testing.assert_allclose(assembled.numpy(), expected)
+
+
+@wp.kernel
+def fused(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), out: wp.array2d(dtype=float),
+          dots: wp.array(dtype=float), flat: wp.array(dtype=float), alpha: float):
+    x = wp.tile_load(a, shape=(TM, TN))
+    y = wp.tile_load(b, shape=(TM, TN))
+    wp.tile_axpy(alpha, x, y)  # y += alpha * x
+    wp.tile_store(out, y)
+    wp.tile_store(dots, wp.tile_dot(x, y))
+    e = wp.tile_empty(shape=(1, TM * TN), dtype=float)
+    e += wp.tile_reshape(x, shape=(1, -1))
+    wp.tile_store(flat, wp.tile_squeeze(e))
+
+
+def test_axpy_dot_empty_squeeze_and_reshape_minus_one():
+    a, b = rand(TM, TN), rand(TM, TN)
+    out, dots, flat = wp.zeros((TM, TN), dtype=float), wp.zeros(1, dtype=float), wp.zeros(TM * TN, dtype=float)
+    wp.launch_tiled(fused, dim=1, inputs=[wp.array(a), wp.array(b), out, dots, flat, 0.5], block_dim=16)
+    y = b + 0.5 * a
+    np.testing.assert_allclose(out.numpy(), y, rtol=1e-6)
+    np.testing.assert_allclose(dots.numpy()[0], (a * y).sum(), rtol=1e-5)
+    np.testing.assert_allclose(flat.numpy(), a.reshape(-1))
+
+
+@wp.kernel
+def take_rows(src: wp.array2d(dtype=float), idx: wp.array(dtype=int), rows: wp.array2d(dtype=float),
+              cols: wp.array2d(dtype=float)):
+    t = wp.tile_load(src, shape=(TM, TN))
+    i = wp.tile_load(idx, shape=3)
+    wp.tile_store(rows, t[i, :])
+    wp.tile_store(cols, t[:, i])
+
+
+def test_index_tiles_pick_rows_and_columns_with_gradients():
+    src, idx = rand(TM, TN), np.array([-1, 0, 0], np.int32)  # a negative index and a repeat
+    S = wp.array(src, requires_grad=True)
+    rows, cols = wp.zeros((3, TN), dtype=float, requires_grad=True), wp.zeros((TM, 3), dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(take_rows, dim=1, inputs=[S, wp.array(idx), rows, cols], block_dim=16)
+    np.testing.assert_allclose(rows.numpy(), src[idx])
+    np.testing.assert_allclose(cols.numpy(), src[:, idx])
+    rows.grad, cols.grad = wp.ones_like(rows), wp.ones_like(cols)
+    tape.backward()
+    expected = np.zeros_like(src)
+    np.add.at(expected, idx, 1.0)
+    np.add.at(expected.T, idx, 1.0)
+    np.testing.assert_allclose(S.grad.numpy(), expected)
+
+
 # --- reductions ---------------------------------------------------------------------------------------
 
 @wp.func
@@ -166,6 +302,41 @@ def test_reductions():
         np.testing.assert_allclose(got[i], [blk.sum(), blk.min(), blk.max(), blk.sum(), blk.max()], rtol=1e-5,
                                    atol=1e-5)
         assert list(idx[i]) == [blk.argmin(), blk.argmax()]
+
+
+@wp.kernel
+def along_axes(a: wp.array2d(dtype=float), sums: wp.array2d(dtype=float), extremes: wp.array2d(dtype=float),
+               where: wp.array2d(dtype=int), scans: wp.array2d(dtype=float)):
+    t = wp.tile_load(a, shape=(TM, TN))
+    wp.tile_store(sums, wp.tile_reshape(wp.tile_sum(t, axis=0), shape=(1, TN)))
+    wp.tile_store(sums, wp.tile_reshape(wp.tile_reduce(wp.add, t, axis=1), shape=(1, TM)), offset=(1, 0))
+    wp.tile_store(extremes, wp.tile_reshape(wp.tile_max(t, axis=1), shape=(1, TM)))
+    wp.tile_store(extremes, wp.tile_reshape(wp.tile_min(t, axis=0), shape=(1, TN)), offset=(1, 0))
+    wp.tile_store(where, wp.tile_reshape(wp.tile_argmax(t, axis=0), shape=(1, TN)))
+    wp.tile_store(where, wp.tile_reshape(wp.tile_argmin(t, axis=-1), shape=(1, TM)), offset=(1, 0))
+    wp.tile_store(scans, wp.tile_scan_inclusive(t))
+    wp.tile_store(scans, wp.tile_scan_exclusive(t), offset=(TM, 0))
+    wp.tile_store(scans, wp.tile_scan_max_inclusive(t), offset=(2 * TM, 0))
+    wp.tile_store(scans, wp.tile_scan_min_inclusive(t), offset=(3 * TM, 0))
+
+
+def test_reductions_along_an_axis_and_scans():
+    a = rand(TM, TN)
+    sums, extremes = wp.zeros((2, TN), dtype=float), wp.zeros((2, TN), dtype=float)
+    where, scans = wp.zeros((2, TN), dtype=int), wp.zeros((4 * TM, TN), dtype=float)
+    wp.launch_tiled(along_axes, dim=1, inputs=[wp.array(a), sums, extremes, where, scans], block_dim=16)
+    np.testing.assert_allclose(sums.numpy()[0], a.sum(0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sums.numpy()[1, :TM], a.sum(1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(extremes.numpy()[0, :TM], a.max(1))
+    np.testing.assert_allclose(extremes.numpy()[1], a.min(0))
+    np.testing.assert_array_equal(where.numpy()[0], a.argmax(0))
+    np.testing.assert_array_equal(where.numpy()[1, :TM], a.argmin(1))
+    flat = a.reshape(-1)
+    got = scans.numpy().reshape(4, -1)
+    np.testing.assert_allclose(got[0], np.cumsum(flat), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], np.r_[0, np.cumsum(flat)[:-1]], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[2], np.maximum.accumulate(flat))
+    np.testing.assert_allclose(got[3], np.minimum.accumulate(flat))
 
 
 # --- matrix products ----------------------------------------------------------------------------------
@@ -245,6 +416,29 @@ def test_lane_index_of_a_tiled_launch_is_zero():
     np.testing.assert_array_equal(out.numpy(), [[0, 7], [1, 7], [2, 7]])
 
 
+@wp.kernel
+def stacks(out: wp.array(dtype=int), counts: wp.array(dtype=int), n: int):
+    s = wp.tile_stack(capacity=4, dtype=int)
+    for q in range(n):  # a dynamic loop carries the stack
+        wp.tile_stack_push(s, q * 10, q % 2 == 0)
+    counts[0] = wp.tile_stack_count(s)
+    val, slot = wp.tile_stack_pop(s)
+    out[0] = val
+    out[1] = slot
+    counts[1] = wp.tile_stack_count(s)
+    wp.tile_stack_clear(s)
+    empty_val, empty_slot = wp.tile_stack_pop(s)
+    out[2] = empty_slot
+
+
+def test_tile_stack_push_pop_count_clear():
+    out, counts = wp.zeros(3, dtype=int), wp.zeros(2, dtype=int)
+    wp.launch_tiled(stacks, dim=1, inputs=[out, counts, 11], block_dim=32)
+    pushed = [q * 10 for q in range(11) if q % 2 == 0][:4]  # capacity 4: later pushes are dropped
+    np.testing.assert_array_equal(counts.numpy(), [len(pushed), len(pushed) - 1])
+    np.testing.assert_array_equal(out.numpy(), [pushed[-1], len(pushed) - 1, -1])
+
+
 # --- errors before C++ -------------------------------------------------------------------------------
 
 def _line_of(fn, text):
@@ -259,7 +453,7 @@ def test_shape_mismatch_in_arithmetic_is_reported_at_the_line():
         u = wp.tile_load(a, shape=(8, 4))
         wp.tile_store(a, t + u)
 
-    with pytest.raises(wp.KernelTypeError, match=r"same shape and dtype.*\(4, 8\).*\(8, 4\)") as err:
+    with pytest.raises(wp.KernelTypeError, match=r"tile \+ tile needs tiles of the same shape.*\(4, 8\).*\(8, 4\)") as err:
         wp.launch_tiled(bad_add, dim=1, inputs=[wp.zeros((8, 8), dtype=float)], block_dim=16)
     assert f"line {_line_of(bad_add.func, 't + u')}" in str(err.value)
     assert "warp_nb" not in str(err.value).split("\n")[0]
@@ -310,8 +504,67 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
-    kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions]
+    kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
+               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused, take_rows]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
         compile_kernel(k, sig, target, options)
+
+
+# --- gradients against finite differences -------------------------------------------------------------
+
+@wp.kernel
+def tile_loss(a: wp.array2d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), row: wp.array(dtype=wp.float64),
+              out: wp.array2d(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    ta = wp.tile_load(a, shape=(3, 5))
+    tb = wp.tile_load(b, shape=(5, 4))
+    c = wp.tile_matmul(ta, tb)                                   # 3 x 4
+    r = wp.tile_broadcast(wp.tile_load(row, shape=4), shape=(3, 4))
+    d = wp.tile_map(wp.sin, c) * wp.float64(2.0) + r * c - wp.tile_transpose(wp.tile_transpose(wp.tile_view(
+        ta, offset=(0, 1), shape=(3, 4))))
+    acc = wp.tile_zeros(shape=(3, 4), dtype=wp.float64)
+    wp.tile_matmul(ta, tb, acc, wp.float64(0.5), wp.float64(1.0))
+    e = d / (wp.tile_ones(shape=(3, 4), dtype=wp.float64) * wp.float64(3.0)) + acc + wp.tile_astype(
+        wp.tile_astype(d, dtype=float), dtype=wp.float64)
+    e[0:2, 1:3] = e[1:3, ::2] * wp.float64(3.0)  # slices read and written
+    wp.tile_store(out, e)
+    extra = wp.tile_sum(wp.tile_sum(c, axis=1) * wp.tile_max(c, axis=0)[0:3]) + wp.tile_sum(wp.tile_scan_inclusive(ta))
+    wp.tile_atomic_add(loss, wp.tile_sum(wp.tile_map(square64, e)) + wp.tile_max(c) + wp.tile(e[1, 2]) + extra)
+
+
+@wp.func
+def square64(x: wp.float64):
+    return x * x
+
+
+def _numpy_loss(a, b, row):
+    c = a @ b
+    d = np.sin(c) * 2 + row[None, :] * c - a[0:3, 1:5]
+    e = d / 3 + 0.5 * c + d  # the float32 round trip of d: within the tolerance
+    e[0:2, 1:3] = e[1:3, ::2] * 3
+    extra = (c.sum(1) * c.max(0)[0:3]).sum() + np.cumsum(a.reshape(-1)).sum()
+    return (e * e).sum() + c.max() + e[1, 2] + extra
+
+
+def test_gradients_through_tile_ops_match_finite_differences():
+    a, b, row = rand(3, 5, dtype=np.float64), rand(5, 4, dtype=np.float64), rand(4, dtype=np.float64)
+    A, B, ROW = (wp.array(x, dtype=wp.float64, requires_grad=True) for x in (a, b, row))
+    out, loss = wp.zeros((3, 4), dtype=wp.float64, requires_grad=True), wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(tile_loss, dim=1, inputs=[A, B, ROW, out, loss], block_dim=32)
+    np.testing.assert_allclose(loss.numpy()[0], _numpy_loss(a, b, row), rtol=1e-6)
+    tape.backward(loss=loss)
+    eps = 1e-6
+    for x, got in ((a, A.grad.numpy()), (b, B.grad.numpy()), (row, ROW.grad.numpy())):
+        fd = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            old = x[idx]
+            x[idx] = old + eps
+            up = _numpy_loss(a, b, row)
+            x[idx] = old - eps
+            down = _numpy_loss(a, b, row)
+            x[idx] = old
+            fd[idx] = (up - down) / (2 * eps)
+        np.testing.assert_allclose(got, fd, rtol=1e-4, atol=1e-5)

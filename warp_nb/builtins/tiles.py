@@ -4,14 +4,17 @@ indices) are declared with overloads here; those that take shapes, dtypes or fun
 The tile operators (+ - * / on tiles) are overloads of the operator builtins (operators.py)."""
 
 from .. import types as T
-from ..types.tiles import tile_annotation
-from .registry import INT, NUMERIC, AnyType, Builtin, Exact, Result, Scalar, Tile, add, builtin, ov, same
+from ..types.tiles import stack_type, tile_annotation
+from .registry import INT, NUMERIC, AnyType, Builtin, Scalar, Tile, add, builtin, ov, same
 
 N = Scalar("T", NUMERIC)
 D = AnyType("D")
 IDX = Scalar("I", INT)
-_t = dict(header="tile.h", category="tile", differentiable=False)
+# the adjoint of each differentiable one is beside it in tile.h / tile_ops.h
+_t = dict(header="tile.h", category="tile")
 _special = dict(_t, special=True)
+_ops = dict(_t, header="tile_ops.h")
+_ops_special = dict(_ops, special=True)
 
 
 class TileBuiltin(Builtin):
@@ -21,6 +24,21 @@ class TileBuiltin(Builtin):
         return tile_annotation(params)
 
 
+class RebindingBuiltin(Builtin):
+    """wp.tile_matmul(a, b, out), wp.tile_assign(dst, src): the variable passed as `out` / `dst` is
+    rebound to the result, so a loop that updates it carries it (what inout positions tell the loop
+    analysis)."""
+
+    def inout_positions(self, nargs: int) -> set:
+        position = _REBOUND[self.name]
+        return {position} if nargs > position else set()
+
+
+_REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
+            "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0,
+            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2}
+
+
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
                                 "(one thread on the CPU: a tile of one element). `wp.tile[dtype, M, N]` is the "
                                 "annotation of a tile parameter.", cpp="wpnb::tile_from_value", special=True, **_t))
@@ -28,9 +46,11 @@ add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as
 for _name, _what in (("tile_zeros", "zeros"), ("tile_ones", "ones")):
     builtin(_name, doc=f"wp.{_name}(shape, dtype=float, storage='register'): a tile of {_what}.",
             cpp="wpnb::tile_full", **_special)
+builtin("tile_empty", doc="wp.tile_empty(shape, dtype=float, storage='register'): a tile whose values Warp leaves "
+                          "unspecified (zeros in warp_nb).", cpp="wpnb::tile_full", **_special)
 builtin("tile_full", doc="wp.tile_full(shape, value, dtype=float, storage='register'): a tile filled with value.",
         **_special)
-builtin("tile_arange", doc="wp.tile_arange(stop) / (start, stop) / (start, stop, step), dtype=int: a 1-D tile as "
+builtin("tile_arange", differentiable=False, doc="wp.tile_arange(stop) / (start, stop) / (start, stop, step), dtype=int: a 1-D tile as "
                            "numpy.arange; the bounds must be compile-time constants (they give the tile's length).",
         **_special)
 builtin("tile_load", doc="wp.tile_load(a, shape, offset=0, storage='register'): the block a[offset : offset + shape] "
@@ -42,29 +62,46 @@ builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k
 builtin("tile_map", doc="wp.tile_map(f, a[, b]): f applied to every element of a (and the matching element of b); f "
                         "is a builtin or a @wp.func.", cpp="wpnb::map_with", **_special)
 builtin("tile_reduce", doc="wp.tile_reduce(f, a): f folded over a's elements (row-major order) as a 1-element tile.",
-        cpp="wpnb::reduce_with", **_special)
+        cpp="wpnb::reduce_with", **dict(_ops_special, differentiable=False))
 builtin("tile_view", doc="wp.tile_view(t, offset, shape=None): the part of t at offset (a copy in warp_nb).",
-        **_special)
-builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", **_special)
+        **_ops_special)
+add(RebindingBuiltin("tile_assign", (), doc="wp.tile_assign(dst, src, offset=0): dst (a tile variable) rebound "
+                                           "with src written at offset. `t[a:b, :] = u` does the same for a slice.",
+                     cpp="wpnb::tile_scatter", **_ops_special))
+builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", **_ops_special)
 builtin("tile_reshape", doc="wp.tile_reshape(t, shape): t's elements in row-major order with another shape.",
-        **_special)
-builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.", **_special)
+        **_ops_special)
+builtin("tile_squeeze", doc="wp.tile_squeeze(t, axis=None): t without its axes of extent 1 (all, or those in axis).",
+        cpp="wpnb::tile_reshape", **_ops_special)
+builtin("tile_dot", doc="wp.tile_dot(a, b): the sum of the elementwise product of two tiles, as a tile of one element.",
+        cpp="wpnb::tile_sum", **_ops_special)
+add(RebindingBuiltin("tile_axpy", (), doc="wp.tile_axpy(alpha, src, dest): dest (a tile variable) rebound to dest + "
+                                          "alpha * src.", cpp="wpnb::add", **_special))
+builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.",
+        **_ops_special)
 
 builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)), cpp="wpnb::untile",
         doc="wp.untile(t): this thread's element of a 1-D tile of the block's length (the inverse of wp.tile).", **_t)
 builtin("tile_transpose", ov(Tile(("r", "c"), D), ret=Tile(("c", "r"), D), names=("a",)),
-        doc="The transpose of a 2-D tile.", **_t)
+        doc="The transpose of a 2-D tile.", **_ops)
 builtin("tile_extract", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),
         ov(Tile(("r", "c"), D), IDX, Scalar("J", INT), ret=same("D"), names=("a", "i", "j")),
-        doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", **_t)
+        doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", **_ops)
 for _name, _what in (("tile_sum", "sum"), ("tile_min", "smallest element"), ("tile_max", "largest element")):
-    builtin(_name, ov(Tile("S", N), ret=Tile((1,), N), names=("a",)),
-            doc=f"The {_what} of a tile's elements, as a tile of one element.", **_t)
-_index_tile = Result(lambda b: T.tile_type(T.int32, (1,)))
-builtin("tile_argmin", ov(Tile("S", N), ret=_index_tile, names=("a",)),
-        doc="The row-major index of the first smallest element, as a tile of one int32.", **_t)
-builtin("tile_argmax", ov(Tile("S", N), ret=_index_tile, names=("a",)),
-        doc="The row-major index of the first largest element, as a tile of one int32.", **_t)
+    builtin(_name, doc=f"wp.{_name}(a, axis=None): the {_what} of a tile's elements as a tile of one element; along "
+                       f"`axis` (a constant), a 1-D tile of the {_what}s of its lines.", **_ops_special)
+for _name, _what in (("tile_argmin", "smallest"), ("tile_argmax", "largest")):
+    builtin(_name, doc=f"wp.{_name}(a, axis=None): the row-major index of the first {_what} element, as a tile of "
+                       "one int32; along `axis`, the position of each line's.", differentiable=False, **_ops_special)
+_S = Tile("S", N)
+builtin("tile_scan_inclusive", ov(_S, ret=_S, names=("a",)),
+        doc="Inclusive prefix sums of a tile's elements in row-major order (numpy.cumsum).", **_ops)
+builtin("tile_scan_exclusive", ov(_S, ret=_S, names=("a",)),
+        doc="Exclusive prefix sums (the first is 0) of a tile's elements in row-major order.", **_ops)
+builtin("tile_scan_max_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
+        doc="Running maximum of a tile's elements in row-major order (NaNs skipped, as fmax).", **_ops)
+builtin("tile_scan_min_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
+        doc="Running minimum of a tile's elements in row-major order (NaNs skipped, as fmin).", **_ops)
 
 _F = Scalar("T", ("float",))
 _A, _B, _C = Tile(("m", "k"), _F), Tile(("k", "n"), _F), Tile(("m", "n"), _F)
@@ -85,13 +122,55 @@ def _explain_matmul(arg_types):
     return None
 
 
-builtin("tile_matmul", ov(_A, _B, ret=_C, names=("a", "b")),
-        ov(_A, _B, _C, ret=None, names=("a", "b", "out"), inout=(2,)),
-        ov(_A, _B, _C, _F, _F, ret=None, names=("a", "b", "out", "alpha", "beta"), inout=(2,)),
-        doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, out, "
-            "alpha=1, beta=1) updates out = alpha * a @ b + beta * out in place.", explain=_explain_matmul, **_t)
+
+
+add(RebindingBuiltin("tile_matmul", (), doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, "
+                           "out, alpha=1.0, beta=1.0) sets out = alpha * a @ b + beta * out (the variable `out` is "
+                           "rebound to the result).", cpp="wpnb::tile_mma", **_ops_special))
+builtin("tile_mma", ov(_A, _B, ret=_C, names=("a", "b")),
+        ov(_A, _B, _C, _F, _F, ret=_C, names=("a", "b", "out", "alpha", "beta")), explain=_explain_matmul,
+        export=False, doc="What wp.tile_matmul computes: a @ b, or alpha * a @ b + beta * out.", **_ops)
+
+# --- linear algebra (tile_linalg.h) ----------------------------------------------------------------
+_la = dict(_t, header="tile_linalg.h")
+_SQ = Tile(("n", "n"), _F)
+_RHS = (Tile(("n",), _F), Tile(("n", "m"), _F))
+for _name, _what in (("tile_lower_solve", "L x = b for a lower-triangular L"),
+                     ("tile_upper_solve", "U x = b for an upper-triangular U")):
+    builtin(_name, *[ov(_SQ, rhs, ret=rhs, names=("L" if "lower" in _name else "U", "y")) for rhs in _RHS],
+            doc=f"wp.{_name}(L, b): x solving {_what} (b: N values or an N x M tile).", **_la)
+    add(RebindingBuiltin(f"{_name}_inplace", (), doc=f"wp.{_name}_inplace(L, b): b (a tile variable) rebound to "
+                                                      f"wp.{_name}(L, b).", cpp=f"wpnb::{_name}", special=True, **_la))
+builtin("tile_cholesky", doc="wp.tile_cholesky(A, fill_mode='lower'): L with A = L L^T (lower), or U = L^T (upper), "
+                             "of a symmetric positive definite tile.", special=True, **_la)
+add(RebindingBuiltin("tile_cholesky_inplace", (), doc="wp.tile_cholesky_inplace(A, fill_mode='lower'): A (a tile "
+                                                      "variable) rebound to its Cholesky factor.", cpp="wpnb::tile_cholesky",
+                     special=True, **_la))
+builtin("tile_cholesky_solve", doc="wp.tile_cholesky_solve(L, b, fill_mode='lower'): x solving A x = b from A's "
+                                   "Cholesky factor.", special=True, **_la)
+add(RebindingBuiltin("tile_cholesky_solve_inplace", (), doc="wp.tile_cholesky_solve_inplace(L, b, fill_mode='lower'): "
+                                                            "b (a tile variable) rebound to the solution.",
+                     cpp="wpnb::tile_cholesky_solve", special=True, **_la))
+for _name, _sign in (("tile_fft", "-"), ("tile_ifft", "+")):
+    add(RebindingBuiltin(_name, (), doc=f"wp.{_name}(t): t (a tile variable of vec2 complex numbers) rebound to its "
+                                        f"discrete Fourier transform along the last axis, y_k = sum_j x_j "
+                                        f"e^({_sign}2 pi i jk / n), unnormalised.", cpp="wpnb::tile_fft_lines",
+                         special=True, **_la))
+builtin("tile_diag_add", ov(Tile(("n", "n"), N), Tile(("n",), N), ret=Tile(("n", "n"), N), names=("a", "d")),
+        doc="wp.tile_diag_add(a, d): the square tile a with the 1-D tile d added to its diagonal.", **_la)
+
+# --- stacks (tile_stack.h) -----------------------------------------------------------------------
+_st = dict(_t, header="tile_stack.h", differentiable=False, special=True)
+builtin("tile_stack", doc="wp.tile_stack(capacity, dtype): an empty stack of up to `capacity` values; outside "
+                          "kernels, the stack type for annotations.", cpp="wpnb::tile_stack_t",
+        python=lambda capacity, dtype: stack_type(capacity, dtype), **_st)
+for _name, _what, _cpp in (("tile_stack_push", "pushes value when has_value (dropped when full)", "pushed"),
+                           ("tile_stack_pop", "pops the top: (value, slot), slot -1 when empty", "popped"),
+                           ("tile_stack_clear", "empties the stack", "cleared")):
+    add(RebindingBuiltin(_name, (), doc=f"wp.{_name}(s, ...): {_what}; s (a stack variable) is rebound.",
+                         cpp=f"wpnb::tile_stack_{_cpp}", **_st))
+builtin("tile_stack_count", doc="wp.tile_stack_count(s): how many values the stack holds.", **_st)
 
 builtin("block_dim", ov(ret=T.int32), doc="The number of threads of a block of a tiled launch (1 on the CPU, "
-                                          "and in warp_nb's CUDA launches of tile kernels for now).", **_t)
+                                          "and in warp_nb's CUDA launches of tile kernels for now).", differentiable=False, **_t)
 
-del Exact

@@ -21,6 +21,7 @@ from . import ir
 from ..builtins import registry
 from .. import types as T
 from ..types.array_type import ArrayType
+from ..types.tiles import TileType
 from ..errors import KernelError
 from .adjoint_ir import (
     Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjStore, AdjUpdate, ReplayBlock, RevIf,
@@ -345,6 +346,8 @@ def _differentiable(t) -> bool:
     items = getattr(t, "items", None)
     if items is not None:
         return any(_differentiable(x) for x in items)
+    if isinstance(t, TileType):
+        return _differentiable(t.dtype)
     if isinstance(t, registry.OpaqueType):  # a native query result (wp.MeshQueryPoint): through its float fields
         return any(_differentiable(x) for x in t.fields.values())
     return False

@@ -16,6 +16,7 @@ import hashlib
 from . import ir
 from . import syntax as S
 from .. import types as T
+from ..types.tiles import TileType
 from ..types.array_type import ArrayType
 from ..errors import Loc, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from .annotations import KERNEL_RETURN_ERROR
@@ -150,6 +151,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         self.context = context
         self.is_kernel = is_kernel
         self.symbol = symbol
+        if isinstance(return_type, TileType) and return_type.is_generic():
+            return_type = None  # `-> wp.tile[float]`: any shape, taken from what the function returns
         self.declared_return = return_type
         self.return_type = return_type
         self.has_return_value = False

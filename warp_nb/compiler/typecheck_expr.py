@@ -169,6 +169,8 @@ class ExprTyper:
         t = base.type
         if shape_beyond_ndim(node, t):
             return Lit(0, "int")  # a.shape[k] past the array's dimensions is 0, as in Warp
+        if isinstance(t, TileType):
+            return self.tile_subscript(base, node.indices, node)
         if any(isinstance(i, S.Slice) for i in node.indices):
             return self.array_slice(base, node) if isinstance(t, ArrayType) else self.slice_of(base, node)
         if isinstance(t, ArrayType):
@@ -179,8 +181,6 @@ class ExprTyper:
             if len(indices) == t.ndim:
                 return self.let(ir.Load(base, indices), t.dtype, node.loc)
             return self.let(ir.View(base, indices), type(t)(t.dtype, t.ndim - len(indices)), node.loc)
-        if isinstance(t, TileType):
-            return self.tile_subscript(base, node.indices, node)
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 
@@ -206,6 +206,8 @@ class ExprTyper:
         if isinstance(a, PyObj) or isinstance(b, PyObj):  # a string or a Python object: the builtin says why not
             return self.call_builtin(BUILTINS[op], [a, b], node)
         if registry.resolve(BUILTINS[op], [value_type(a), value_type(b)]) is None:
+            if any(isinstance(v, ir.Var) and isinstance(v.type, TileType) for v in (a, b)):
+                return self.tile_elementwise(op, [a, b], node)  # tile<vec3> * float ...: per element
             user = self.scope.lookup(op)  # a @wp.func named after the operator (`def add(a: Complex, ...)`)
             if getattr(user, "_wp_func_", False) and user.select_overload([value_type(a), value_type(b)]) is not None:
                 return self.call_function(user, [a, b], node)
@@ -243,6 +245,8 @@ class ExprTyper:
                 return Lit(~v.value, "int")
         if node.op == "logical_not" and isinstance(v, ir.Var) and isinstance(v.type, ArrayType):
             v = self.condition_value(v, node)  # `not a`: the array is None
+        if isinstance(v, ir.Var) and isinstance(v.type, TileType) and registry.resolve(BUILTINS[node.op], [v.type]) is None:
+            return self.tile_elementwise(node.op, [v], node)  # -tile<vec3>: per element
         return self.call_builtin(BUILTINS[node.op], [v], node)
 
     def expr_Compare(self, node: S.Compare):

@@ -21,12 +21,12 @@ from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
 from .typecheck_expr import TupleValue, value_type
-from .typecheck_tile import TILE_FORMS, TileForms
+from .typecheck_tile_ops import TILE_OP_FORMS, TileOpForms
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
 
-class SpecialForms(TileForms):
+class SpecialForms(TileOpForms):
     def special_call(self, obj, node: S.Call, statement: bool):
         """The typed result of a special call, or NotImplemented for ordinary calls."""
         if obj is py.range:
@@ -34,6 +34,7 @@ class SpecialForms(TileForms):
         if obj is py.print:
             return self.print_call(node)
         if isinstance(obj, registry.Builtin):
+            self.call_is_statement = statement  # a tile atomic whose result nobody reads is a statement
             return SPECIAL_FORMS[obj.name](self, node) if obj.special else NotImplemented
         form = getattr(obj, "_wp_kernel_form_", None) if _hashable(obj) or isinstance(obj, type) else None
         if form is not None:
@@ -405,7 +406,7 @@ SPECIAL_FORMS = {
     "identity": SpecialForms.form_identity, "quat_identity": SpecialForms.form_quat_identity,
     "transform_identity": SpecialForms.form_transform_identity,
     "cast": SpecialForms.form_cast, "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
-    **TILE_FORMS,
+    **TILE_OP_FORMS,
 }
 
 

@@ -10,6 +10,7 @@ from .. import types as T
 from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError
 from ..types.scalars import canonical_scalar
 from ..types.array_type import ArrayType, FixedArrayType
+from ..types.tiles import TileType
 from .scope import Lit, PyObj
 
 
@@ -309,6 +310,8 @@ class Subscripts:
                 break
             base = self.expr_step(base, step)
         # no array on the way: a functional update of a local value, rebinding the root name
+        if len(chain) == 1 and isinstance(chain[0], S.Subscript) and isinstance(base.type, TileType):
+            return self.tile_store_part(root.id, chain[0].indices, value, node)
         if chain and isinstance(chain[-1], S.Subscript) and any(isinstance(i, S.Slice) for i in chain[-1].indices):
             return self.store_slice(root, chain, value, node)
         path, leaf_t = self.store_path(self.expr(root).type, chain, node)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from . import ir
+from . import syntax as S
 from .. import types as T
 from ..builtins import registry
 from ..builtins.registry import BUILTINS, Overload, Resolved
@@ -16,7 +17,7 @@ from ..errors import KernelTypeError
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..types.tiles import TileType, tile_type
-from .scope import Lit, PyObj
+from .scope import ConstValue, Lit, PyObj, classify
 from .typecheck_construct import Constructors
 
 
@@ -57,8 +58,9 @@ class TileForms(Constructors):
             return default
         v = self.expr(arg)
         t = canonical_scalar(v.obj) if isinstance(v, PyObj) else None
-        if not (T.is_scalar_type(t) or T.is_composite_type(t)):
-            self.error(KernelTypeError, "dtype must be a scalar, vector or matrix type such as float or wp.vec3", node)
+        if not (T.is_scalar_type(t) or T.is_composite_type(t) or getattr(t, "_wp_struct_", False)):
+            self.error(KernelTypeError, "dtype must be a scalar, vector, matrix or @wp.struct type such as float or "
+                                        "wp.vec3", node)
         return t
 
     def tile_storage(self, a: dict, node) -> str:
@@ -95,26 +97,34 @@ class TileForms(Constructors):
         v = self.expr(arg)
         if not (isinstance(v, ir.Var) and isinstance(v.type, ArrayType) and v.type.kind == "array"):
             self.error(KernelTypeError, f"wp.{self.tile_name} takes a wp.array, got {self.describe(v)}", node)
-        if v.type.ndim > 2:
-            self.error(KernelTypeError, f"wp.{self.tile_name}: warp_nb's tiles have one or two dimensions; this "
-                                        f"array has {v.type.ndim}", node)
         return v
+
+    def only_2d(self, t: TileType, what: str, node) -> None:
+        if t.ndim > 2:
+            self.error(KernelTypeError, f"{what} of {t.ndim}-D tiles is not supported by warp_nb yet (1-D and 2-D "
+                                        "tiles only); reshape to 2-D with wp.tile_reshape first", node)
 
     # --- construction ---------------------------------------------------------------------
     def form_tile_zeros(self, node):
         return self.filled_tile(node, None, "zeros")
 
+    def form_tile_empty(self, node):
+        """Warp leaves an empty tile's values unspecified; warp_nb zeroes them."""
+        return self.filled_tile(node, None, "empty")
+
     def form_tile_ones(self, node):
-        return self.filled_tile(node, Lit(1, "int"), "ones")
+        return self.filled_tile(node, Lit(1, "int"), "ones", default_float=True)
 
     def form_tile_full(self, node):
         a = self.tile_args(node, ("shape", "value", "dtype", "storage"), 2)
         return self.filled_tile(node, self.expr(a["value"]), "full", a)
 
-    def filled_tile(self, node, value, what: str, a: dict | None = None):
+    def filled_tile(self, node, value, what: str, a: dict | None = None, default_float: bool = False):
         self.tile_name = f"tile_{what}"
         a = a or self.tile_args(node, ("shape", "dtype", "storage"))
-        dtype = self.tile_dtype(a.get("dtype"), node, T.float32)
+        default = value.type if isinstance(value, ir.Var) else (T.float32 if value is None or default_float else registry.concrete(
+            registry.Literal(value.kind, value.value)))  # tile_full(shape, 3): int32, as Warp infers it
+        dtype = self.tile_dtype(a.get("dtype"), node, default)
         result = TileType(dtype, self.const_shape(a["shape"], node), self.tile_storage(a, node))
         if value is None:
             fill = self.let(ir.Construct(dtype, ()), dtype, node.loc)
@@ -123,23 +133,52 @@ class TileForms(Constructors):
         return self.tile_call(f"tile_{what}", "wpnb::tile_full<{T}, {R}, {C}>", result, node, (fill,), T=dtype,
                               R=result.rows, C=result.cols)
 
+    def const_number(self, arg):
+        """A number known when the kernel is compiled (a literal, a wp.constant, a local bound to a
+        number), or None."""
+        if isinstance(arg, S.Name):
+            local = self.env.get(arg.id)
+            if isinstance(local, ir.Var):
+                return self.bound_constants.get(id(local))
+            if local is None:
+                found = classify(self.scope.lookup(arg.id))
+                if isinstance(found, ConstValue) and T.is_scalar_type(found.type) and found.type is not T.bool:
+                    return found.value
+        v = self.expr(arg)
+        return v.value if isinstance(v, Lit) and v.kind in ("int", "float") else None
+
     def form_tile_arange(self, node):
         self.tile_name = "tile_arange"
-        bounds = [self.expr(x) for x in node.args]
         kw = dict(node.kwargs)
-        if not 1 <= len(bounds) <= 3 or not all(isinstance(x, Lit) and x.kind in ("int", "float") for x in bounds):
-            self.error(KernelTypeError, "wp.tile_arange takes 1 to 3 constant bounds: (stop), (start, stop) or "
-                                        "(start, stop, step); they fix the tile's length", node)
-        values = [x.value for x in bounds]
+        if not 1 <= len(node.args) <= 3:
+            self.error(KernelTypeError, f"tile_arange() accepts at most 3 positional arguments, got {len(node.args)} "
+                                        "((stop), (start, stop) or (start, stop, step))", node)
+        names = ("stop",) if len(node.args) == 1 else ("start", "stop", "step")
+        values = []
+        for name, arg in zip(names, node.args):
+            v = self.const_number(arg)
+            if v is None:
+                self.error(KernelTypeError, f"tile_arange() arguments must be compile time constants, but {name} is "
+                                            "not (they fix the tile's length)", node)
+            values.append(v)
         start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
         if step == 0:
-            self.error(KernelTypeError, "wp.tile_arange: step must not be zero", node)
-        n = max(0, math.ceil((stop - start) / step))
-        is_float = any(x.kind == "float" for x in bounds)
-        dtype = self.tile_dtype(kw.get("dtype"), node, T.float32 if is_float else T.int32)
+            self.error(KernelTypeError, "tile_arange() step cannot be zero", node)
+        is_float = any(isinstance(x, float) for x in values)
+        if is_float and not all(math.isfinite(x) for x in (start, stop, step)):
+            self.error(KernelTypeError, "tile_arange() needs finite bounds (an infinite range is uncountable)", node)
+        # integers: exact (a length computed in floating point is wrong past 2**53)
+        n = max(0, math.ceil((stop - start) / step)) if is_float else len(range(start, stop, step))
+        if n == 0:
+            self.error(KernelTypeError, f"tile_arange() needs a non-empty range; ({start}, {stop}, {step}) is a "
+                                        "zero-length tile", node)
+        default = T.float32 if is_float else T.int32
+        dtype = self.tile_dtype(kw.get("dtype"), node, default)
+        if not T.is_scalar_type(dtype) or dtype is T.bool:
+            self.error(KernelTypeError, f"tile_arange() takes a numeric dtype, got {T.type_name(dtype)}", node)
         result = TileType(dtype, self.const_shape_of((n,), node), self.tile_storage(kw, node))
-        first = self.materialize(Lit(dtype._convert(start), dtype._kind), dtype, node)
-        delta = self.materialize(Lit(dtype._convert(step), dtype._kind), dtype, node)
+        first = self.let(ir.Const(dtype._convert(start), dtype), dtype, node.loc)
+        delta = self.let(ir.Const(dtype._convert(step), dtype), dtype, node.loc)
         return self.tile_call("tile_arange", "wpnb::tile_arange<{T}, {R}>", result, node, (first, delta), T=dtype,
                               R=n)
 
@@ -174,6 +213,10 @@ class TileForms(Constructors):
                                         "shape needs one extent per array dimension", node)
         offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
         result = TileType(arr.type.dtype, shape, self.tile_storage(a, node))
+        if len(shape) > 2:
+            e = result.padded_shape
+            return self.tile_call("tile_load", "wpnb::tile_load_nd<{T}, {E0}, {E1}, {E2}, {E3}>", result, node,
+                                  (arr, *offsets), T=arr.type.dtype, E0=e[0], E1=e[1], E2=e[2], E3=e[3])
         template = "wpnb::tile_load<{T}, {R}>" if len(shape) == 1 else "wpnb::tile_load<{T}, {R}, {C}>"
         return self.tile_call("tile_load", template, result, node, (arr, *offsets), T=arr.type.dtype,
                               R=result.rows, C=result.cols)
@@ -185,6 +228,7 @@ class TileForms(Constructors):
         return self.store_like(node, "tile_atomic_add", True)
 
     def store_like(self, node, name: str, returns):
+        statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
         self.tile_name = name
         a = self.tile_args(node, ("a", "t", "offset", "bounds_check"), 2)
         arr = self.tile_array(a["a"], node)
@@ -195,7 +239,11 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.{name}: the tile holds {T.type_name(t.type.dtype)} but the array holds "
                                         f"{T.type_name(arr.type.dtype)}; convert with wp.tile_astype", node)
         offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
-        result = TileType(t.type.dtype, t.type.shape) if returns else None
+        result = TileType(t.type.dtype, t.type.shape) if returns and not statement else None
+        if t.type.ndim > 2:
+            e = t.type.padded_shape
+            return self.tile_call(name, f"wpnb::{name}_nd<{{E0}}, {{E1}}, {{E2}}, {{E3}}>", result, node,
+                                  (arr, t, *offsets), E0=e[0], E1=e[1], E2=e[2], E3=e[3])
         return self.tile_call(name, f"wpnb::{name}", result, node, (arr, t, *offsets))
 
     # --- functions over elements ----------------------------------------------------------
@@ -217,36 +265,59 @@ class TileForms(Constructors):
                    node)
 
     def form_tile_map(self, node):
+        """wp.tile_map(f, a, ...): f per element of 1 to 4 tiles of one shape; a value that is not a tile
+        is used for every element."""
         self.tile_name = "tile_map"
-        if len(node.args) not in (2, 3) or node.kwargs:
-            self.error(KernelTypeError, "wp.tile_map(f, a) or wp.tile_map(f, a, b)", node)
-        tiles = [self.tile_value(x, node, "each argument after the function") for x in node.args[1:]]
-        if len(tiles) == 2 and tiles[0].type.shape != tiles[1].type.shape:
-            self.error(KernelTypeError, f"wp.tile_map: tiles of shapes {tiles[0].type.shape} and "
-                                        f"{tiles[1].type.shape}; they must have the same shape", node)
-        callee, ret = self.element_function(self.expr(node.args[0]), [t.type.dtype for t in tiles], node)
-        params = ", ".join(f"const auto& x{k}" for k in range(len(tiles)))
-        call = ", ".join(f"x{k}" for k in range(len(tiles)))
-        template = f"wpnb::map_with([]({params}) {{{{ return {callee}({call}); }}}})"
-        return self.tile_call("tile_map", template, TileType(ret, tiles[0].type.shape), node, tuple(tiles))
+        if not 2 <= len(node.args) <= 5 or node.kwargs:
+            self.error(KernelTypeError, "wp.tile_map(f, a, ...) takes a function and 1 to 4 tiles or values", node)
+        values = [self.expr(x) for x in node.args[1:]]
+        tiles = [v for v in values if isinstance(v, ir.Var) and isinstance(v.type, TileType)]
+        if not tiles:
+            self.error(KernelTypeError, "wp.tile_map needs at least one tile after the function", node)
+        shape = tiles[0].type.shape
+        if any(t.type.shape != shape for t in tiles):
+            self.error(KernelTypeError, f"wp.tile_map: tiles of shapes {[t.type.shape for t in tiles]}; they must "
+                                        "have the same shape", node)
+        spread = []
+        for v in values:
+            if isinstance(v, ir.Var) and isinstance(v.type, TileType):
+                spread.append(v)
+                continue
+            x = self.materialize(v, None, node) if isinstance(v, Lit) else v
+            if not isinstance(x, ir.Var):
+                self.error(KernelTypeError, f"wp.tile_map cannot take {self.describe(v)}", node)
+            spread.append(self.spread(x, x.type, shape, node))
+        callee, ret = self.element_function(self.expr(node.args[0]), [t.type.dtype for t in spread], node)
+        return self.map_call(callee, ret, spread, node)
 
-    def form_tile_reduce(self, node):
-        self.tile_name = "tile_reduce"
-        if len(node.args) != 2 or node.kwargs:
-            self.error(KernelTypeError, "wp.tile_reduce(f, a)", node)
-        t = self.tile_value(node.args[1], node, "the second argument")
-        callee, ret = self.element_function(self.expr(node.args[0]), [t.type.dtype] * 2, node)
-        if ret != t.type.dtype:
-            self.error(KernelTypeError, f"wp.tile_reduce: f must return the elements' type {T.type_name(t.type.dtype)}",
-                       node)
-        template = f"wpnb::reduce_with([](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}})"
-        return self.tile_call("tile_reduce", template, TileType(ret, (1,)), node, (t,))
+    def spread(self, value, t, shape, node) -> ir.Var:
+        """A value as a tile of `shape` holding it in every element (tile_full)."""
+        x = self.materialize(value, t, node) if isinstance(value, Lit) else self.convert(value, t, node)
+        result = TileType(x.type, shape)
+        return self.tile_call("tile_full", "wpnb::tile_full<{T}, {R}, {C}>", result, node, (x,), T=x.type,
+                              R=result.rows, C=result.cols)
+
+    def map_call(self, callee: str, ret, tiles: list, node) -> ir.Var:
+        """The C++ function `callee` per element of `tiles` (one shape), as a tile of `ret`; its adjoint
+        calls adj_<callee> per element (x..., adj_x..., adj_ret), as every adjoint is called."""
+        n = len(tiles)
+        params = ", ".join(f"const auto& x{k}" for k in range(n))
+        call = ", ".join(f"x{k}" for k in range(n))
+        template = f"wpnb::map_with([]({params}) {{{{ return {callee}({call}); }}}})"
+        ns, _, name = callee.rpartition("::")
+        adj_callee = f"{ns}::adj_{name}" if ns else f"adj_{name}"
+        adj_params = ", ".join([f"const auto& x{k}" for k in range(n)] + [f"auto& adj_x{k}" for k in range(n)])
+        adj_args = ", ".join([f"x{k}" for k in range(n)] + [f"adj_x{k}" for k in range(n)] + ["adj_r"])
+        adjoint = f"wpnb::adj_map_with([]({adj_params}, const auto& adj_r) {{{{ {adj_callee}({adj_args}); }}}})"
+        return self.tile_call("tile_map", template, TileType(ret, tiles[0].type.shape), node, tuple(tiles),
+                              adjoint=adjoint)
 
     # --- shapes ---------------------------------------------------------------------------
     def form_tile_view(self, node):
         self.tile_name = "tile_view"
         a = self.tile_args(node, ("t", "offset", "shape"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
+        self.only_2d(t.type, "wp.tile_view", node)
         v = self.expr(a["offset"])
         count = len(v) if isinstance(v, tuple) else 1
         if count > t.type.ndim:
@@ -270,6 +341,8 @@ class TileForms(Constructors):
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
         shape = self.const_shape(a["shape"], node)
+        self.only_2d(t.type, "wp.tile_broadcast", node)
+        self.only_2d(TileType(t.type.dtype, shape), "wp.tile_broadcast", node)
         if t.type.ndim > len(shape):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape}", node)
         source = (1,) * (len(shape) - t.type.ndim) + tuple(t.type.shape)  # numpy's rule: align on the right
@@ -285,11 +358,54 @@ class TileForms(Constructors):
         self.tile_name = "tile_reshape"
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
-        shape = self.const_shape(a["shape"], node)
+        shape = self.reshape_target(a["shape"], t.type, node)
         if math.prod(shape) != t.type.size:
             self.error(KernelTypeError, f"wp.tile_reshape: cannot reshape a tile of shape {t.type.shape} "
                                         f"({t.type.size} elements) to {shape}", node)
         result = TileType(t.type.dtype, shape)
+        return self.tile_call("tile_reshape", "wpnb::tile_reshape<{R}, {C}>", result, node, (t,), R=result.rows,
+                              C=result.cols)
+
+    def reshape_target(self, arg, t: TileType, node) -> tuple:
+        """A reshape's shape, where one extent may be -1 (the rest of the size, as numpy's)."""
+        v = self.expr(arg)
+        items = v if isinstance(v, tuple) else (v,)
+        if not all(isinstance(x, Lit) and x.kind == "int" for x in items):
+            return self.const_shape(arg, node)  # says what is wrong
+        dims = [int(x.value) for x in items]
+        if dims.count(-1) == 1:
+            known = math.prod(d for d in dims if d != -1)
+            if known <= 0 or t.size % known:
+                self.error(KernelTypeError, f"wp.tile_reshape: cannot reshape a tile of shape {t.shape} to "
+                                            f"{tuple(dims)}", node)
+            dims[dims.index(-1)] = t.size // known
+        return self.const_shape_of(tuple(dims), node)
+
+    def form_tile_squeeze(self, node):
+        """wp.tile_squeeze(t, axis=None): t without its axes of extent 1 (all of them, or those named)."""
+        self.tile_name = "tile_squeeze"
+        a = self.tile_args(node, ("t", "axis"), 1)
+        t = self.tile_value(a["t"], node, "the first argument")
+        shape = t.type.shape
+        if "axis" in a:
+            v = self.expr(a["axis"])
+            items = v if isinstance(v, tuple) else (v,)
+            if not all(isinstance(x, Lit) and x.kind == "int" for x in items):
+                self.error(KernelTypeError, "wp.tile_squeeze: axis must be an integer constant or a tuple of them", node)
+            axes = set()
+            for x in items:
+                if not -len(shape) <= x.value < len(shape):
+                    self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} is out of range for a "
+                                                f"{len(shape)}-D tile", node)
+                axis = x.value % len(shape)
+                if shape[axis] != 1:
+                    self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} has extent {shape[axis]}, not 1",
+                               node)
+                axes.add(axis)
+        else:
+            axes = {k for k, n in enumerate(shape) if n == 1}
+        kept = tuple(n for k, n in enumerate(shape) if k not in axes) or (1,)
+        result = TileType(t.type.dtype, kept)
         return self.tile_call("tile_reshape", "wpnb::tile_reshape<{R}, {C}>", result, node, (t,), R=result.rows,
                               C=result.cols)
 
@@ -301,15 +417,7 @@ class TileForms(Constructors):
         return self.tile_call("tile_astype", "wpnb::tile_astype<{U}>", TileType(dtype, t.type.shape), node, (t,),
                               U=dtype)
 
-    def tile_subscript(self, base: ir.Var, index_nodes, node):
-        """t[i] / t[i, j]: one element (wp.tile_extract)."""
-        if len(index_nodes) != base.type.ndim:
-            self.error(KernelTypeError, f"a {base.type.ndim}-D tile takes {base.type.ndim} indices, got "
-                                        f"{len(index_nodes)}", node)
-        return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
-
-
-#: The tile special forms, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
+#: The special forms typed here, by builtin name (typecheck_tile_ops adds its own).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_reduce", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype")}
+    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze")}

@@ -1,13 +1,13 @@
 """The tile type: a small dense block of values with a shape fixed when the kernel is compiled,
 which a kernel holds in a variable like a vector (Warp's `wp.tile`). A tile type is its element
-type, its shape (one or two extents; `typing.Any` in an annotation: any shape) and Warp's storage
+type, its shape (one to four extents; `typing.Any` in an annotation: any shape) and Warp's storage
 hint ("register" or "shared"). The storage hint is kept for Warp's introspection only: warp_nb
 stores every tile the same way (see docs/architecture.md, "Tiles"). Knows nothing about C++."""
 
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import scalars
 
@@ -20,7 +20,8 @@ MAX_TILE_SIZE = 1 << 20
 class TileType:
     dtype: typing.Any
     shape: typing.Any  # a tuple of ints, or typing.Any (a generic annotation: any shape)
-    storage: str = "register"
+    #: Warp's hint; not part of the type's identity (a shared tile passes where a register one is expected)
+    storage: str = field(default="register", compare=False)
 
     @property
     def ndim(self) -> int:
@@ -35,12 +36,17 @@ class TileType:
 
     @property
     def rows(self) -> int:
-        return self.shape[0]
+        """Rows of the stored matrix: a 1-D tile is one column; an N-D one is its last axis's lines."""
+        return self.shape[0] if len(self.shape) == 1 else self.size // self.shape[-1]
 
     @property
     def cols(self) -> int:
-        """Columns of a 2-D tile; a 1-D tile is stored as one column (see native/tile.h)."""
-        return self.shape[1] if len(self.shape) > 1 else 1
+        return self.shape[-1] if len(self.shape) > 1 else 1
+
+    @property
+    def padded_shape(self) -> tuple:
+        """The shape with 1s in front, four extents (how native/tile.h walks 3-D and 4-D tiles)."""
+        return (1,) * (4 - len(self.shape)) + tuple(self.shape)
 
     def is_generic(self) -> bool:
         return self.shape is typing.Any or scalars.canonical_scalar(self.dtype) is typing.Any
@@ -66,8 +72,8 @@ def tile_type(dtype, shape, storage: str = "register") -> TileType:
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(int(s) for s in shape)
-    if not 1 <= len(shape) <= 2:
-        raise TypeError(f"tiles have one or two dimensions in warp_nb, got shape {shape}")
+    if not 1 <= len(shape) <= 4:
+        raise TypeError(f"tiles have one to four dimensions, got shape {shape}")
     if any(s <= 0 for s in shape):
         raise TypeError(f"a tile's extents must be positive, got shape {shape}")
     size = 1
@@ -97,6 +103,29 @@ def tile_annotation(params) -> TileType:
             raise TypeError(f"wp.tile[...]: a tile extent must be an int or Literal[int], got {d!r}")
         shape.append(d)
     return tile_type(dtype, tuple(shape))
+
+
+@dataclass(frozen=True)
+class StackType:
+    """Warp's tile_stack: a stack of up to `capacity` values of `dtype`, shared by a block (one
+    thread here, so a value the compiler rebinds after each push or pop)."""
+
+    dtype: typing.Any
+    capacity: int
+
+    def type_name(self) -> str:
+        return f"tile_stack(capacity={self.capacity}, dtype={getattr(self.dtype, '__name__', self.dtype)})"
+
+    __repr__ = type_name
+
+
+def stack_type(capacity, dtype) -> StackType:
+    """`wp.tile_stack(capacity=..., dtype=...)` as an annotation (and what a kernel's call makes)."""
+    if isinstance(capacity, bool) or not isinstance(capacity, int):
+        raise TypeError(f"wp.tile_stack: capacity must be an int, got {capacity!r}")
+    if capacity <= 0:
+        raise ValueError(f"wp.tile_stack: capacity must be a positive integer, got {capacity}")
+    return StackType(scalars.canonical_scalar(dtype), capacity)
 
 
 def type_is_tile(t) -> bool:

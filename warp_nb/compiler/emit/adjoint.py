@@ -152,9 +152,7 @@ class _AdjointWriter(FunctionWriter):
     def adj_call(self, s: AdjCall, depth: int) -> None:
         b = s.builtin
         self.unit.headers.add(b.header)
-        symbol = b.symbol
-        ns, _, name = symbol.rpartition("::")
-        adj_symbol = f"{ns}::adj_{name}" if ns else f"adj_{name}"
+        adj_symbol = _adjoint_symbol(b.symbol, s.resolved)
         outputs = len(s.resolved.overload.outputs)
         if outputs:  # inputs, outputs (scratch: the adjoint recomputes them), inputs' adjoints, outputs' adjoints
             args = [a.name for a in s.args] + [f"wpnb_out.v{k}" for k in range(outputs)] + \
@@ -213,6 +211,22 @@ class _AdjointWriter(FunctionWriter):
             self.line(inner, f"{a.name} = {cpp_type(a.type)}{{}};")
         self.reverse_block(s.body_reverse, inner)
         self.line(depth, "}")
+
+
+def _adjoint_symbol(symbol: str, resolved) -> str:
+    """adj_<name> of a builtin's C++ symbol; for a templated call, the template's adj_ twin with the same
+    bindings, or the adjoint text the typechecker wrote in the bindings (tile_map's function object)."""
+    template = resolved.overload.template
+    if template is not None:
+        bindings = {k: (str(x) if isinstance(x, (int, str)) else cpp_type(x)) for k, x in resolved.bindings.items()}
+        if "adjoint" in bindings:
+            return bindings["adjoint"].format(**bindings)
+        head, bracket, rest = template.partition("<")
+        ns, _, name = head.rpartition("::")
+        return f"{ns}::adj_{name}{bracket}{rest}".format(**bindings) if ns else f"adj_{name}{bracket}{rest}".format(
+            **bindings)
+    ns, _, name = symbol.rpartition("::")
+    return f"{ns}::adj_{name}" if ns else f"adj_{name}"
 
 
 def _adj_var(adj: AdjointFunction, v: ir.Var) -> ir.Var:

@@ -307,7 +307,7 @@ class FunctionWriter:
         template = resolved.overload.template
         self.unit.headers.add(b.header)  # a templated call needs its header too
         if template is not None:
-            bindings = {k: (cpp_type(x) if not isinstance(x, int) else str(x)) for k, x in resolved.bindings.items()}
+            bindings = {k: (str(x) if isinstance(x, (int, str)) else cpp_type(x)) for k, x in resolved.bindings.items()}
             return f"{template.format(**bindings)}({', '.join(args)})"
         self.unit.headers.add(b.header)
         if b.atomic and self.checked:
