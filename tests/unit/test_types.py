@@ -144,3 +144,15 @@ def test_scalar_numpy_dtype_protocol_and_float_comparisons():
     assert wp.int8(1) == 1.0 and wp.float32(2.0) != 3
     with pytest.raises(TypeError, match="Invalid constant type"):
         wp.constant((1, 2, 3))
+
+
+def test_matrix_length_counts_scalars_as_warps():
+    """`_length_` is the number of scalars (Warp's tests size buffers with it), while numpy still
+    sees rows x cols and len(m) counts rows."""
+    for shape in ((2, 2), (3, 4), (4, 3)):
+        t = wp.types.matrix(shape, wp.float32)
+        m = t(*np.arange(shape[0] * shape[1], dtype=np.float32))
+        assert t._length_ == shape[0] * shape[1] and len(m) == shape[0]
+        np.testing.assert_array_equal(np.array(m), np.arange(shape[0] * shape[1]).reshape(shape))
+        full = wp.full(3, 7.0, dtype=t)
+        np.testing.assert_array_equal(full.numpy(), np.full(3 * t._length_, 7.0).reshape(3, *shape))

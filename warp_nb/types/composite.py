@@ -30,7 +30,7 @@ _SUFFIX = {
 class Composite:
     """Mixin for the ctypes array classes made below. Class attributes set by the factories:
     `_wp_kind_` ('vector' | 'matrix' | 'quaternion' | 'transformation'), `_wp_scalar_type_`,
-    `_shape_` (a tuple), `_length_` (number of scalars for 1-D kinds, rows for matrices)."""
+    `_shape_` (a tuple), `_length_` (the number of scalars, as Warp's; see _make for matrices)."""
 
     _wp_kind_ = "vector"
     _wp_scalar_type_ = scalars.float32
@@ -357,6 +357,11 @@ def _make(kind: str, shape: tuple, dtype, name: str):
         for i, axis in enumerate("xyzw"[: min(shape[0], 4)]):
             attrs[axis] = property(_component_getter(i), _component_setter(i))
     cls = type(name, (Composite, ctypes.Array), attrs)
+    if kind == "matrix":
+        # A matrix is laid out as an array of row vectors, so numpy sees its shape (np.array(m) is
+        # rows x cols); ctypes reads _length_ (rows) only when the class is made, so it can then
+        # say what Warp's _length_ says, the number of scalars (code sizes buffers with it).
+        cls._length_ = shape[0] * shape[1]
     _TYPE_CACHE[key] = cls
     return cls
 
