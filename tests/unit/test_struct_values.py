@@ -112,13 +112,13 @@ def test_a_missing_field_is_warps_attribute_error():
 @wp.struct
 class WithMatrix:
     a: wp.int8
-    m: wp.mat23
+    m: wp.types.matrix((2, 3), wp.float32)
     b: wp.float32
 
 
 def test_matrix_fields_keep_numpys_shape_and_are_views():
     s = WithMatrix()
-    s.m = wp.mat23(*range(6))
+    s.m = wp.types.matrix((2, 3), wp.float32)(*range(6))
     s.m[1, 2] = 9.0
     s.b = 2.5
     expected = np.arange(6.0).reshape(2, 3)
