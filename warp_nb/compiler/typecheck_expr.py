@@ -454,7 +454,9 @@ class ExprTyper:
         if op and "Mixed integer and float" in hint:
             # the conversion is the whole answer: a list of a dozen overloads would bury it
             self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}", node)
-        self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}\nIt accepts:\n"
+        # Warp's words lead for a named builtin (its tests match them); operators keep the plain form
+        lead = "" if op else f"Couldn't find function overload for '{b.name}': "
+        self.error(KernelTypeError, f"{lead}{what} does not accept ({got}).{hint}\nIt accepts:\n"
                                     f"{registry.describe_overloads(b)}", node)
 
     # --- values -------------------------------------------------------------------------

@@ -302,6 +302,7 @@ class Subscripts:
                                                 f"into a {t.ndim}-D array needs {t.ndim} indices", step)
                 path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
                 self.checks.append(step.loc)
+                self.check_slot_value(value, elem_t, path, node)
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
                                            node.loc, path))
                 return
@@ -312,9 +313,17 @@ class Subscripts:
         if chain and isinstance(chain[-1], S.Subscript) and any(isinstance(i, S.Slice) for i in chain[-1].indices):
             return self.store_slice(root, chain, value, node)
         path, leaf_t = self.store_path(self.expr(root).type, chain, node)
+        self.check_slot_value(value, leaf_t, path, node)
         new_root = self.let(ir.Update(self.expr(root), path, self.convert(value, leaf_t, node, "the value")),
                             self.expr(root).type, node.loc, root.id)
         self.env[root.id] = new_root
+
+    def check_slot_value(self, value, slot_t, path, node):
+        """A value of another type stored into a component (`y[i].y = v3`): Warp's words first."""
+        if path and isinstance(value, ir.Var) and not (value.type is slot_t or value.type == slot_t):
+            self.error(KernelTypeError, f"Composite slot assignment expects value of type {T.type_name(slot_t)}, got "
+                                        f"{T.type_name(value.type)}; convert explicitly, e.g. "
+                                        f"{T.type_name(slot_t)}(...)", node)
 
     def expr_step(self, base, step):
         if isinstance(step, S.Attribute):
