@@ -156,3 +156,14 @@ def test_matrix_length_counts_scalars_as_warps():
         np.testing.assert_array_equal(np.array(m), np.arange(shape[0] * shape[1]).reshape(shape))
         full = wp.full(3, 7.0, dtype=t)
         np.testing.assert_array_equal(full.numpy(), np.full(3 * t._length_, 7.0).reshape(3, *shape))
+
+
+def test_swizzles_and_missing_components_cannot_be_assigned():
+    """`v.xy = ...` or `v2.z = ...` would make a plain attribute and change nothing: refused as Warp does."""
+    v = wp.vec3(1.0, 2.0, 3.0)
+    for name in ("xy", "xx", "xyzw", "w"):
+        with pytest.raises(AttributeError, match=rf"no attribute '{name}'$"):
+            setattr(v, name, 9.0)
+    v.y = 7.0  # a component: written
+    v.label = "kept"  # any other name: a plain attribute
+    assert list(v) == [1.0, 7.0, 3.0] and v.label == "kept"

@@ -174,6 +174,13 @@ class Composite:
     def __len__(self):
         return self._shape_[0]
 
+    def __setattr__(self, name, value):
+        # a swizzle (`v.xy = ...`) or a component this type lacks (`v2.z = ...`) would otherwise become a
+        # plain attribute that silently changes nothing: refused, as Warp does; other names stay free
+        if name and set(name) <= set("xyzw") and not isinstance(getattr(type(self), name, None), property):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        super().__setattr__(name, value)
+
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
