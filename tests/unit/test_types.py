@@ -167,3 +167,26 @@ def test_swizzles_and_missing_components_cannot_be_assigned():
     v.y = 7.0  # a component: written
     v.label = "kept"  # any other name: a plain attribute
     assert list(v) == [1.0, 7.0, 3.0] and v.label == "kept"
+
+
+def _rotation_matrix(q):
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def test_transform_product_in_python_composes_the_transforms():
+    rng = np.random.default_rng(2)
+    qa, qb = (q / np.linalg.norm(q) for q in rng.normal(size=(2, 4)))
+    pa, pb, x = rng.normal(size=(3, 3))
+    ab = wp.transformd(pa, qa) * wp.transformd(pb, qb)
+    # (a * b)(x) = a(b(x)) with t(x) = R(q) x + p
+    ab_x = _rotation_matrix(np.array(ab)[3:]) @ x + np.array(ab)[:3]
+    np.testing.assert_allclose(ab_x, _rotation_matrix(qa) @ (_rotation_matrix(qb) @ x + pb) + pa, atol=1e-12)
+
+
+def test_composites_of_different_scalar_types_do_not_multiply():
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'mul' compatible with the arguments "
+                                           r"'mat22f, mat22d'$"):
+        wp.mat22f(1.0, 2.0, 3.0, 4.0) * wp.mat22d(1.0, 2.0, 3.0, 4.0)

@@ -247,8 +247,14 @@ class Composite:
     def __mul__(self, o):
         if _is_scalar_value(o):
             return self._wrap(self.__array__() * _value(o))
+        if isinstance(o, Composite) and o._wp_scalar_type_ is not self._wp_scalar_type_:
+            from ..errors import ArgumentTypeError  # Warp's message, whole (its tests match it to the end)
+            raise ArgumentTypeError(f"Couldn't find a function 'mul' compatible with the arguments "
+                                    f"'{type(self).__name__}, {type(o).__name__}'")
         if self._wp_kind_ == "quaternion" and getattr(o, "_wp_kind_", None) == "quaternion":
             return self._wrap(_quat_mul(self.__array__(), o.__array__()))
+        if self._wp_kind_ == "transformation" and getattr(o, "_wp_kind_", None) == "transformation":
+            return self._wrap(_transform_mul(self.__array__(), o.__array__()))
         if self._wp_kind_ == "matrix" or getattr(o, "_wp_kind_", None) == "matrix":
             return self @ o
         raise TypeError(f"cannot multiply {type(self).__name__} by {type(o).__name__}; use wp.cw_mul for a"
@@ -303,6 +309,14 @@ def _quat_mul(a, b):
     av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
     v = aw * bv + bw * av + np.cross(av, bv)
     return np.array([*v, aw * bw - av.dot(bv)])
+
+
+def _transform_mul(a, b):
+    # Warp's transform_multiply: (a.p + rotate(a.q, b.p), a.q b.q), rotate by the formula
+    # v (2w^2 - 1) + 2w (u x v) + 2u (u . v) (q v q^-1 for a unit q; as is for any other)
+    u, w, v = a[3:6], a[6], b[:3]
+    p = a[:3] + v * (2 * w * w - 1) + 2 * w * np.cross(u, v) + 2 * u * u.dot(v)
+    return np.array([*p, *_quat_mul(a[3:], b[3:])])
 
 
 def _num_scalars(cls) -> int:
