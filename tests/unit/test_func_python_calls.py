@@ -31,7 +31,7 @@ def test_matching_arguments_run_the_python_body():
     np.testing.assert_allclose(np.array(unit(wp.vec3(3.0, 0.0, 4.0))), [0.6, 0.0, 0.8], rtol=1e-6)
 
 
-@pytest.mark.parametrize("fn, value", [(as_double, 1.0), (unit, 1.0), (twice, 2), (twice, np.float64(2.0))])
+@pytest.mark.parametrize("fn, value", [(as_double, 1.0), (unit, 1.0), (twice, 2)])
 def test_arguments_no_overload_takes_are_refused(fn, value):
     with pytest.raises(RuntimeError, match=r"^Error calling function '\w+', no overload found for arguments \("):
         fn(value)
