@@ -357,8 +357,9 @@ class ExprTyper:
         """A @wp.func call's arguments in parameter order: positional, then by keyword, then the
         defaults of the Python definition (constants)."""
         args = [self.expr(a) for a in node.args]
-        if not node.kwargs and len(args) >= len(func.overloads[-1].params):
-            return args
+        if not node.kwargs and (len(args) >= len(func.overloads[-1].params)
+                                or any(len(o.params) == len(args) for o in func.overloads)):
+            return args  # overloads of several arities (f(a, b) and f(a, b, c)): the count picks among them
         import inspect
         parameters = list(inspect.signature(func.overloads[-1].fn).parameters.values())
         by_name = {name: self.expr(value) for name, value in node.kwargs}
