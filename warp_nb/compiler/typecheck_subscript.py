@@ -7,7 +7,9 @@ from __future__ import annotations
 from . import ir
 from . import syntax as S
 from .. import types as T
-from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError
+from ..errors import (
+    KernelSliceValueError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError,
+)
 from ..types.scalars import canonical_scalar
 from ..types.array_type import ArrayType, FixedArrayType
 from .scope import Lit, PyObj
@@ -249,11 +251,26 @@ class Subscripts:
             out.append(self.let(ir.Load(base, (index,)), base.type.dtype, node.loc))
         return out
 
+    def check_slice_value(self, value, result, node) -> None:
+        """A variable that cannot fill a vector slice, refused with Warp's messages (a ValueError)."""
+        if T.kind_of(result) != "vector" or not isinstance(value, ir.Var) or value.type is result:
+            return
+        n, elem = result._shape_[0], T.type_name(result._wp_scalar_type_)
+        if T.kind_of(value.type) != "vector":
+            self.error(KernelSliceValueError, f"The provided value is expected to be a vector of length {n}, with "
+                                              f"dtype {elem}.", node)
+        if value.type._shape_[0] != n:
+            self.error(KernelSliceValueError, f"The length of the provided vector ({value.type._shape_[0]}) isn't "
+                                              f"compatible with the given slice (expected {n}).", node)
+        self.error(KernelSliceValueError, f"The provided vector is expected to be of length {n} with dtype {elem}.",
+                   node)
+
     def store_slice(self, root, chain, value, node) -> None:
         """v[1:] = value (and m[:, 1] = value ...): one component update per position of the slice."""
         root_var = self.expr(root)
         prefix, t = self.store_path(root_var.type, chain[:-1], node)
         positions, result = self.slice_positions(t, chain[-1].indices, node)
+        self.check_slice_value(value, result, node)
         value = self.convert(value, result, node, "the value assigned to the slice")
         elem = t._wp_scalar_type_
         cols = result._shape_[1] if T.kind_of(result) == "matrix" else None
