@@ -53,6 +53,8 @@ class Subscripts:
         if part is None:
             return None
         v = self.expr(part)
+        if isinstance(v, ir.Var) and isinstance(self.bound_constants.get(id(v)), int):
+            v = Lit(self.bound_constants[id(v)], "int")  # n = 3 outside any loop: a constant, as in Warp
         if not (isinstance(v, Lit) and v.kind == "int"):
             self.error(KernelTypeError, "slice bounds in kernels must be integer constants (the result's length "
                                         "is part of its type)", node)
