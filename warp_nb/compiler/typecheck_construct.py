@@ -42,8 +42,8 @@ class Constructors:
             return self.let(ir.Const(t._convert(v.value), t), t, node.loc, "c")
         if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
             self.error(KernelTypeError, f"cannot convert {self.describe(v)} to {T.type_name(t)}", node)
-        if v.type is t:
-            return v
+        if v.type is t:  # a copy for a bound local, so wp.float64(wp.float32(x)) sees a float32, not x's number
+            return self.let(ir.Copy(v), t, node.loc) if id(v) in self.bound_constants else v
         return self.let(ir.Construct(t, (v,)), t, node.loc)
 
     def bound_literal(self, v):
