@@ -41,3 +41,4 @@ def test_func_has_overloads_for_type_checkers():
     overloads = typing.get_overloads(wp.func)
     assert len(overloads) >= 2
     assert any("Callable" in str(o.__annotations__.get("return", "")) for o in overloads)
+
