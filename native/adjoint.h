@@ -82,12 +82,13 @@ WPNB_ADJ_ATOMIC_SUM(atomic_sub, WPNB_MINUS)
 
 // Adjoint of atomic_min / atomic_max: the value's gradient flows where the value won, that is
 // where the element's final content equals it (componentwise for vectors and matrices, which
-// the forward pass also updates componentwise). Ties give every tied writer the gradient.
+// the forward pass also updates componentwise). Ties give every tied writer the gradient; a NaN value
+// stored into a NaN slot won too (NaN != NaN, so it is checked apart, as Warp does).
 template <typename T> WPNB_FN void adj_atomic_extreme(const T& stored, const T& grad, const T& v, T& adj_v) {
     typedef typename atomic_elem<T>::scalar S;
     const S* st = (const S*)&stored; const S* g = (const S*)&grad; const S* val = (const S*)&v; S* adj = (S*)&adj_v;
     for (int k = 0; k < int(atomic_elem<T>::count); ++k)
-        if (st[k] == val[k]) adj[k] = add(adj[k], g[k]);
+        if (st[k] == val[k] || (st[k] != st[k] && val[k] != val[k])) adj[k] = add(adj[k], g[k]);
 }
 #define WPNB_ADJ_ATOMIC_EXTREME(NAME)                                                                         \
     template <typename T, typename I>                                                                          \

@@ -100,6 +100,17 @@ class KernelValueError(KernelError, ValueError):
     """A value that cannot be used where it is written (a slice step of zero, a constant out of range)."""
 
 
+class KernelSliceValueError(KernelValueError):
+    """A value that does not fit the slice it is assigned to (`v[1:] = vec3d(...)`): Warp's message,
+    which its tests match to the end, comes last, after the location."""
+
+    def _format(self) -> str:
+        if self.loc is None:
+            return self.message
+        where = f"{self.loc.file}, line {self.loc.line}" + (f", in {self.function}" if self.function else "")
+        return f"({where}) {(self.loc.text or '').strip()}\n{self.message}"
+
+
 class KernelAttributeError(KernelError, AttributeError):
     """An attribute that a value in kernel code does not have."""
 

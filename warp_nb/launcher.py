@@ -443,9 +443,12 @@ class Launch:
 
 
 def _zero_argument(t):
+    """An unset argument of a wp.Launch: zero bits, as Warp's (a transform too, not the identity)."""
     if isinstance(t, ArrayType):
         return None
-    return t() if T.is_scalar_type(t) or T.is_composite_type(t) else None
+    if T.is_composite_type(t):
+        return t._from_numpy(np.zeros(t._shape_))
+    return t() if T.is_scalar_type(t) else None
 
 
 def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: bool = False):

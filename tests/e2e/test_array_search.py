@@ -1,4 +1,4 @@
-"""wp.lower_bound (both forms, against numpy.searchsorted) and wp.sample_cdf (the histogram of its
+"""wp.lower_bound (both forms, against numpy.searchsorted, clamped to the last index as Warp) and wp.sample_cdf (the histogram of its
 draws against the probabilities of the CDF table)."""
 
 import numpy as np
@@ -24,8 +24,9 @@ def test_lower_bound(dtype):
     values = np.concatenate([arr, rng.integers(-25, 25, 20)]).astype(npt)  # hits and misses, out of range
     whole, part = wp.zeros(len(values), dtype=int), wp.zeros(len(values), dtype=int)
     wp.launch(search, len(values), inputs=[wp.array(arr, dtype=dtype), wp.array(values, dtype=dtype), whole, part])
-    np.testing.assert_array_equal(whole.numpy(), np.searchsorted(arr, values, side="left"))
-    np.testing.assert_array_equal(part.numpy(), 2 + np.searchsorted(arr[2:7], values, side="left"))
+    # numpy's searchsorted, except that a value above every element gives the last index (Warp's rule)
+    np.testing.assert_array_equal(whole.numpy(), np.minimum(np.searchsorted(arr, values, side="left"), len(arr) - 1))
+    np.testing.assert_array_equal(part.numpy(), 2 + np.minimum(np.searchsorted(arr[2:7], values, side="left"), 4))
 
 
 @wp.kernel

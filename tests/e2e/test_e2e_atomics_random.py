@@ -369,3 +369,32 @@ def test_vector_bitwise_operators_componentwise():
     np.testing.assert_array_equal(got[:, 4], a << np.array([3, 0, 31], np.int32))
     np.testing.assert_array_equal(got[:, 5][:, :2], a[:, :2] >> np.array([1, 2], np.int32))
     np.testing.assert_array_equal(got[:, 5][:, 2], np.where(a[:, 2] < 0, -1, 0))
+
+
+@wp.kernel
+def min_result_kept(slot: wp.array(dtype=float), value: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.atomic_min(slot, i, value[i])  # the result is used: the backward pass repeats the (idempotent) min
+
+
+def test_atomic_min_with_its_result_used_differentiates_as_warp():
+    """The value's gradient is the slot's where the value won (the slot ends equal to it, or both are
+    NaN), 0 where it lost; and repeating the min in the backward pass leaves the slot unchanged."""
+    nan = float("nan")
+    slot0 = np.array([nan, nan, 2.0, 5.0, 2.0], dtype=np.float32)
+    values = np.array([nan, 2.0, nan, 2.0, 5.0], dtype=np.float32)
+    slot = wp.array(slot0, dtype=float, requires_grad=True)
+    value = wp.array(values, dtype=float, requires_grad=True)
+    out = wp.zeros(len(values), dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(min_result_kept, len(values), inputs=[slot, value, out])
+    after_forward = slot.numpy().copy()
+    slot.grad.fill_(1.0)
+    tape.backward()
+    np.testing.assert_array_equal(after_forward, slot.numpy())  # the backward pass did not move the slots
+    # forward: NaN in the slot is replaced by a number; a NaN value leaves a number in place
+    expected_slot = np.where(np.isnan(slot0), values, np.where(np.isnan(values), slot0, np.minimum(slot0, values)))
+    np.testing.assert_array_equal(after_forward, expected_slot)
+    won = (expected_slot == values) | (np.isnan(expected_slot) & np.isnan(values))
+    np.testing.assert_array_equal(value.grad.numpy(), won.astype(np.float32))

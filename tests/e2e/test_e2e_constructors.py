@@ -243,3 +243,24 @@ def test_transform_constructor_forms_in_kernels_and_python():
 def test_transform_constructor_errors_are_warps(body, message):
     with pytest.raises(RuntimeError, match=message + "$"):
         wp.launch(kernel_from_source(f"def k():\n    t = {body}\n"), dim=1)
+
+
+@wp.kernel
+def bound_locals(values: wp.array(dtype=wp.float64), counts: wp.array(dtype=wp.int32)):
+    x = 0.1
+    n = 3
+    d = wp.vec3d(x, 0.0, 0.0)  # x converts like the literal it holds, as in Warp
+    values[0] = d[0]
+    values[1] = wp.float64(x)  # exactly 0.1, not 0.1 rounded to float32
+    values[2] = wp.float64(wp.float32(x))
+    f = wp.vec3f(4.0, 5.0, 6.0)
+    sliced = f[0:n]  # n is a constant where an integer literal is needed
+    counts[0] = n
+    counts[1] = wp.int32(sliced[2])
+
+
+def test_locals_bound_to_numbers_convert_like_the_numbers():
+    values, counts = wp.zeros(3, dtype=wp.float64), wp.zeros(2, dtype=wp.int32)
+    wp.launch(bound_locals, 1, outputs=[values, counts])
+    np.testing.assert_array_equal(values.numpy(), [0.1, 0.1, float(np.float32(0.1))])
+    np.testing.assert_array_equal(counts.numpy(), [3, 6])

@@ -264,3 +264,23 @@ def test_launch_errors_teach_without_burying_the_message():
     assert info.value.__cause__ is None and info.value.__suppress_context__
     frames = traceback.extract_tb(info.value.__traceback__)
     assert [f.name for f in frames][-1] == "launch"  # nothing below wp.launch
+
+
+@wp.kernel
+def copy_composites(v: wp.vec3, q: wp.quat, t: wp.transform, out: wp.array(dtype=float)):
+    for k in range(3):
+        out[k] = v[k]
+    for k in range(4):
+        out[3 + k] = q[k]
+    for k in range(7):
+        out[7 + k] = t[k]
+
+
+def test_a_launch_command_zeroes_unset_composite_arguments():
+    """As Warp: the bits of an unset argument are zero (a transform's too, not the identity)."""
+    out = wp.full(14, -1.0, dtype=float)
+    cmd = wp.Launch(copy_composites, "cpu")
+    cmd.set_param_by_name("out", out)
+    cmd.set_dim(1)
+    cmd.launch()
+    np.testing.assert_array_equal(out.numpy(), np.zeros(14))

@@ -60,3 +60,33 @@ def test_python_matrix_slices_are_matrices_and_update_in_place():
     v = wp.vec4(1.0, 2.0, 3.0, 4.0)
     v[:] %= wp.vec4(3.0, 3.0, 3.0, 3.0)
     np.testing.assert_array_equal(np.array(v), np.fmod([1.0, 2.0, 3.0, 4.0], 3.0))
+
+
+
+@wp.kernel(module="unique")
+def fill_with_double():
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    v[1:] = wp.vec3d(5.0, 6.0, 7.0)
+
+
+@wp.kernel(module="unique")
+def fill_with_scalar():
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    v[1:] = wp.float64(5.0)
+
+
+@wp.kernel(module="unique")
+def fill_with_short():
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    v[1:] = wp.vec2(5.0, 6.0)
+
+
+@pytest.mark.needs_cxx
+@pytest.mark.parametrize("kernel, words", [
+    (fill_with_double, r"The provided vector is expected to be of length 3 with dtype float32.$"),
+    (fill_with_scalar, r"The provided value is expected to be a vector of length 3, with dtype float32.$"),
+    (fill_with_short, r"The length of the provided vector \(2\) isn't compatible with the given slice \(expected 3\).$"),
+])
+def test_a_value_that_does_not_fit_a_slice_is_refused_with_warps_words(kernel, words):
+    with pytest.raises(ValueError, match=words):
+        wp.launch(kernel, dim=1)

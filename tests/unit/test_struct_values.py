@@ -107,3 +107,24 @@ def test_a_missing_field_is_warps_attribute_error():
     with pytest.raises(AttributeError, match=r"`nonexisting` is not an attribute of 's' \([\w.]+\.Fields\)$") as e:
         wp.launch(read_missing, dim=1, inputs=[Fields()])
     assert "the fields of Fields are: values, grid, v, m, u8, f64" in str(e.value)
+
+
+@wp.struct
+class WithMatrix:
+    a: wp.int8
+    m: wp.types.matrix((2, 3), wp.float32)
+    b: wp.float32
+
+
+def test_matrix_fields_keep_numpys_shape_and_are_views():
+    s = WithMatrix()
+    s.m = wp.types.matrix((2, 3), wp.float32)(*range(6))
+    s.m[1, 2] = 9.0
+    s.b = 2.5
+    expected = np.arange(6.0).reshape(2, 3)
+    expected[1, 2] = 9.0
+    np.testing.assert_array_equal(np.array(s.m), expected)
+    record = wp.array([s], dtype=WithMatrix).numpy()[0]
+    assert record["m"].shape == (2, 3)
+    np.testing.assert_array_equal(record["m"], expected)
+    assert record["b"] == 2.5

@@ -107,6 +107,9 @@ def test_compile_time_if_only_types_taken_branch():
     ("y = x[0] * n", KernelTypeError, "float(i)"),
     ("y = 1.0\n    y = n", KernelTypeError, "keeps one type"),
     ("y = wp.cross(x[0], x[0])", KernelTypeError, "wp.cross does not accept"),
+    ("y = wp.bit_count(x[0])", KernelTypeError, "Couldn't find function overload for 'bit_count': wp.bit_count does "
+                                                "not accept (float32)"),
+    ("v = wp.vec3()\n    v.y = v", KernelTypeError, "Composite slot assignment expects value of type float32, got vec3f"),
     ("y = L[0]", KernelTypeError, "kernels accept wp.array"),
     ("if n > 0:\n        z = 1.0\n    y = z", KernelNameError, "may be undefined"),
     ("y = x", None, None),

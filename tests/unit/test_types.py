@@ -144,3 +144,49 @@ def test_scalar_numpy_dtype_protocol_and_float_comparisons():
     assert wp.int8(1) == 1.0 and wp.float32(2.0) != 3
     with pytest.raises(TypeError, match="Invalid constant type"):
         wp.constant((1, 2, 3))
+
+
+def test_matrix_length_counts_scalars_as_warps():
+    """`_length_` is the number of scalars (Warp's tests size buffers with it), while numpy still
+    sees rows x cols and len(m) counts rows."""
+    for shape in ((2, 2), (3, 4), (4, 3)):
+        t = wp.types.matrix(shape, wp.float32)
+        m = t(*np.arange(shape[0] * shape[1], dtype=np.float32))
+        assert t._length_ == shape[0] * shape[1] and len(m) == shape[0]
+        np.testing.assert_array_equal(np.array(m), np.arange(shape[0] * shape[1]).reshape(shape))
+        full = wp.full(3, 7.0, dtype=t)
+        np.testing.assert_array_equal(full.numpy(), np.full(3 * t._length_, 7.0).reshape(3, *shape))
+
+
+def test_swizzles_and_missing_components_cannot_be_assigned():
+    """`v.xy = ...` or `v2.z = ...` would make a plain attribute and change nothing: refused as Warp does."""
+    v = wp.vec3(1.0, 2.0, 3.0)
+    for name in ("xy", "xx", "xyzw", "w"):
+        with pytest.raises(AttributeError, match=rf"no attribute '{name}'$"):
+            setattr(v, name, 9.0)
+    v.y = 7.0  # a component: written
+    v.label = "kept"  # any other name: a plain attribute
+    assert list(v) == [1.0, 7.0, 3.0] and v.label == "kept"
+
+
+def _rotation_matrix(q):
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def test_transform_product_in_python_composes_the_transforms():
+    rng = np.random.default_rng(2)
+    qa, qb = (q / np.linalg.norm(q) for q in rng.normal(size=(2, 4)))
+    pa, pb, x = rng.normal(size=(3, 3))
+    ab = wp.transformd(pa, qa) * wp.transformd(pb, qb)
+    # (a * b)(x) = a(b(x)) with t(x) = R(q) x + p
+    ab_x = _rotation_matrix(np.array(ab)[3:]) @ x + np.array(ab)[:3]
+    np.testing.assert_allclose(ab_x, _rotation_matrix(qa) @ (_rotation_matrix(qb) @ x + pb) + pa, atol=1e-12)
+
+
+def test_composites_of_different_scalar_types_do_not_multiply():
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'mul' compatible with the arguments "
+                                           r"'mat22f, mat22d'$"):
+        wp.mat22f(1.0, 2.0, 3.0, 4.0) * wp.mat22d(1.0, 2.0, 3.0, 4.0)

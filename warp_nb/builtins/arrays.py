@@ -96,7 +96,8 @@ builtin("lower_bound", ov(Array(_S, 1), _S, ret=T.int32, names=("arr", "value"))
         ov(Array(_S, 1), Exact(T.int32), Exact(T.int32), _S, ret=T.int32, names=("arr", "arr_begin", "arr_end", "value")),
         header="array_search.h", category="array", differentiable=False,
         doc="The first index (in [arr_begin, arr_end), default the whole array) whose element is not less than "
-            "value; the array must be sorted ascending.")
+            "value; the array must be sorted ascending. A value above every element gives the last index "
+            "(arr_end - 1), as Warp.")
 builtin("sample_cdf", ov(Exact(T.uint32), Array(Exact(T.float32), 1), ret=T.int32, names=("state", "cdf")),
         inout=(0,), header="array_search.h", category="random", differentiable=False,
         doc="An index drawn from the ascending CDF table: lower_bound(cdf, u) for a uniform u in [0, 1). "

@@ -10,8 +10,9 @@ builtin("tid", doc="The index of this thread: an int for 1-D launches; unpack `i
 builtin("printf", doc='printf-style output from a kernel: wp.printf("%d %f\\n", i, x).', side_effects=True,
         differentiable=False, **_s)
 builtin("print", doc="Print a value from a kernel, as Python's print() there does: vectors as components each followed "
-                       "by a space, matrices one row a line. In a backward pass the replayed print is followed by "
-                       "`adj: <the value's adjoint>`.", side_effects=True, differentiable=False,
+                       "by a space, matrices one row a line. Not replayed in a backward pass (Warp prints the value "
+                       "again there, followed by `adj: <its adjoint>`; not yet in warp_nb).", side_effects=True,
+        differentiable=False,
         python=lambda *values: print(*values), **_s)
 builtin("static", doc="wp.static(expr): evaluate a Python expression once, when the kernel is compiled.",
         differentiable=False, python=lambda value: value, **_s)

@@ -363,13 +363,14 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         target = s.target
         if isinstance(target, S.Name) and isinstance(self.env.get(target.id), PyObj):
             self.bind(target.id, Lit(0, "int"), s)  # g += 1.0 on a function-valued local: the rebinding error
+        # the target's index expressions first, once, as Python does: a[f(i)].x += v calls f once, before v
+        target = self.evaluated_once(target)
         if isinstance(target, S.Subscript) and s.op in _ATOMIC_AUGMENTED:
             base = self.expr(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, ArrayType) and len(target.indices) == base.type.ndim:
                 # a[i] += x is an atomic add, as in Warp (a[i] &= x an atomic and, ...)
                 self.atomic_update(_ATOMIC_AUGMENTED[s.op], base, target.indices, s.value, s)
                 return
-        target = self.evaluated_once(target)  # a[f(i)].x += v calls f once, as Python does
         current = self.expr(target)
         new = self.binary(s.op, current, self.expr(s.value), s)
         adjoint = self.adjoint_key(target)

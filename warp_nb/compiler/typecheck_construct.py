@@ -36,19 +36,32 @@ class Constructors:
         if len(args) != 1:
             self.error(KernelTypeError, f"{T.type_name(t)}() takes one argument", node)
         v = args[0]
+        if isinstance(v, ir.Var) and v.type is not t:
+            v = self.bound_literal(v)  # wp.float64(x) after x = 0.1: exactly 0.1, as Warp (not 0.1 in float32)
         if isinstance(v, Lit):
             return self.let(ir.Const(t._convert(v.value), t), t, node.loc, "c")
         if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
             self.error(KernelTypeError, f"cannot convert {self.describe(v)} to {T.type_name(t)}", node)
-        if v.type is t:
-            return v
+        if v.type is t:  # a copy for a bound local, so wp.float64(wp.float32(x)) sees a float32, not x's number
+            return self.let(ir.Copy(v), t, node.loc) if id(v) in self.bound_constants else v
         return self.let(ir.Construct(t, (v,)), t, node.loc)
+
+    def bound_literal(self, v):
+        """The literal a local was bound to outside any loop (x = 0.1), else the variable itself."""
+        value = self.bound_constants.get(id(v))
+        if value is None or not T.is_scalar_type(v.type):
+            return v
+        kind = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "float"
+        return Lit(value, kind)
 
     def construct_composite(self, t, args, node):
         kind, elem = T.kind_of(t), t._wp_scalar_type_
         n = T.type_length(t)
         if not args:
             return self.let(ir.Construct(t, ()), t, node.loc)
+        # a local still holding the number it was bound to (x = 0.1) converts like that literal, as in Warp;
+        # the local itself keeps its own value and type
+        args = [self.bound_literal(a) if isinstance(a, ir.Var) and a.type is not elem else a for a in args]
         scalars = all(isinstance(a, Lit) or (isinstance(a, ir.Var) and T.is_scalar_type(a.type)) for a in args)
         if scalars:  # Warp's rule: variables must have the element type already (literals convert)
             for a in args:

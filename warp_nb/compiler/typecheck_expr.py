@@ -364,8 +364,9 @@ class ExprTyper:
         """A @wp.func call's arguments in parameter order: positional, then by keyword, then the
         defaults of the Python definition (constants)."""
         args = [self.expr(a) for a in node.args]
-        if not node.kwargs and len(args) >= len(func.overloads[-1].params):
-            return args
+        if not node.kwargs and (len(args) >= len(func.overloads[-1].params)
+                                or any(len(o.params) == len(args) for o in func.overloads)):
+            return args  # overloads of several arities (f(a, b) and f(a, b, c)): the count picks among them
         import inspect
         parameters = list(inspect.signature(func.overloads[-1].fn).parameters.values())
         by_name = {name: self.expr(value) for name, value in node.kwargs}
@@ -461,7 +462,9 @@ class ExprTyper:
         if op and "Mixed integer and float" in hint:
             # the conversion is the whole answer: a list of a dozen overloads would bury it
             self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}", node)
-        self.error(KernelTypeError, f"{what} does not accept ({got}).{hint}\nIt accepts:\n"
+        # Warp's words lead for a named builtin (its tests match them); operators keep the plain form
+        lead = "" if op else f"Couldn't find function overload for '{b.name}': "
+        self.error(KernelTypeError, f"{lead}{what} does not accept ({got}).{hint}\nIt accepts:\n"
                                     f"{registry.describe_overloads(b)}", node)
 
     # --- values -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
+from ..types.generic import is_generic, matches
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
@@ -230,8 +231,14 @@ class SpecialForms(TileOpForms):
             if any(fdef is overload.fdef for fdef in self.context.stack):
                 self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
                                               "called on this path", node)
+            declared = overload.return_type
+            generic_return = declared is not None and is_generic(declared)  # `-> wp.Int`: any int the code returns
             inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
-                                      overload.return_type, overload)
+                                      None if generic_return else declared, overload)
+            if generic_return and not (inst.return_type is not None and matches(declared, inst.return_type)):
+                self.error(KernelTypeError, f"The function `{func.key}` has its return type annotated as "
+                                            f"`{T.type_name(declared)}` but the code returns a value of type "
+                                            f"`{T.type_name(inst.return_type)}`.", node)
         if inst not in self.funcs:
             self.funcs.append(inst)
         return inst, vars_

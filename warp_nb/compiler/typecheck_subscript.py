@@ -7,7 +7,9 @@ from __future__ import annotations
 from . import ir
 from . import syntax as S
 from .. import types as T
-from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError
+from ..errors import (
+    KernelSliceValueError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError,
+)
 from ..types.scalars import canonical_scalar
 from ..types.array_type import ArrayType, FixedArrayType
 from ..types.tiles import TileType
@@ -52,6 +54,8 @@ class Subscripts:
         if part is None:
             return None
         v = self.expr(part)
+        if isinstance(v, ir.Var) and isinstance(self.bound_constants.get(id(v)), int):
+            v = Lit(self.bound_constants[id(v)], "int")  # n = 3 outside any loop: a constant, as in Warp
         if not (isinstance(v, Lit) and v.kind == "int"):
             self.error(KernelTypeError, "slice bounds in kernels must be integer constants (the result's length "
                                         "is part of its type)", node)
@@ -250,11 +254,26 @@ class Subscripts:
             out.append(self.let(ir.Load(base, (index,)), base.type.dtype, node.loc))
         return out
 
+    def check_slice_value(self, value, result, node) -> None:
+        """A variable that cannot fill a vector slice, refused with Warp's messages (a ValueError)."""
+        if T.kind_of(result) != "vector" or not isinstance(value, ir.Var) or value.type is result:
+            return
+        n, elem = result._shape_[0], T.type_name(result._wp_scalar_type_)
+        if T.kind_of(value.type) != "vector":
+            self.error(KernelSliceValueError, f"The provided value is expected to be a vector of length {n}, with "
+                                              f"dtype {elem}.", node)
+        if value.type._shape_[0] != n:
+            self.error(KernelSliceValueError, f"The length of the provided vector ({value.type._shape_[0]}) isn't "
+                                              f"compatible with the given slice (expected {n}).", node)
+        self.error(KernelSliceValueError, f"The provided vector is expected to be of length {n} with dtype {elem}.",
+                   node)
+
     def store_slice(self, root, chain, value, node) -> None:
         """v[1:] = value (and m[:, 1] = value ...): one component update per position of the slice."""
         root_var = self.expr(root)
         prefix, t = self.store_path(root_var.type, chain[:-1], node)
         positions, result = self.slice_positions(t, chain[-1].indices, node)
+        self.check_slice_value(value, result, node)
         value = self.convert(value, result, node, "the value assigned to the slice")
         elem = t._wp_scalar_type_
         cols = result._shape_[1] if T.kind_of(result) == "matrix" else None
@@ -303,6 +322,7 @@ class Subscripts:
                                                 f"into a {t.ndim}-D array needs {t.ndim} indices", step)
                 path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
                 self.checks.append(step.loc)
+                self.check_slot_value(value, elem_t, path, node)
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
                                            node.loc, path))
                 return
@@ -315,9 +335,17 @@ class Subscripts:
         if chain and isinstance(chain[-1], S.Subscript) and any(isinstance(i, S.Slice) for i in chain[-1].indices):
             return self.store_slice(root, chain, value, node)
         path, leaf_t = self.store_path(self.expr(root).type, chain, node)
+        self.check_slot_value(value, leaf_t, path, node)
         new_root = self.let(ir.Update(self.expr(root), path, self.convert(value, leaf_t, node, "the value")),
                             self.expr(root).type, node.loc, root.id)
         self.env[root.id] = new_root
+
+    def check_slot_value(self, value, slot_t, path, node):
+        """A value of another type stored into a component (`y[i].y = v3`): Warp's words first."""
+        if path and isinstance(value, ir.Var) and not (value.type is slot_t or value.type == slot_t):
+            self.error(KernelTypeError, f"Composite slot assignment expects value of type {T.type_name(slot_t)}, got "
+                                        f"{T.type_name(value.type)}; convert explicitly, e.g. "
+                                        f"{T.type_name(slot_t)}(...)", node)
 
     def expr_step(self, base, step):
         if isinstance(step, S.Attribute):

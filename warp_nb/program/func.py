@@ -106,11 +106,18 @@ class Function:
     def __call__(self, *args, **kwargs):
         """From Python: the overload whose parameter types fit the arguments (the last definition
         when none is typed for them, as a plain Python function)."""
-        if len(self.overloads) > 1 and not kwargs:
+        if not kwargs and self.overloads:
             from ..launcher import type_of_value
-            chosen = self.select_overload([type_of_value(a) for a in args])
+            arg_types = [type_of_value(a) for a in args]
+            chosen = self.select_overload(arg_types)
             if chosen is not None:
                 return chosen.fn(*args)
+            if None not in arg_types and all(o.params and None not in o.params and len(o.params) == len(args)
+                                             for o in self.overloads):
+                # every overload is typed and none takes these values: Warp refuses the call (a Python
+                # float is a float32, an int an int32; no conversion), and so do we
+                raise RuntimeError(f"Error calling function '{self.key.rsplit('.', 1)[-1]}', no overload found "
+                                   f"for arguments {tuple(args)!r}")
         return self.func(*args, **kwargs)
 
     def __repr__(self):
@@ -167,6 +174,20 @@ def func_replay(f: Function):
         overload.custom_replay = replay
         return fn
     return decorate
+
+
+_P = typing.ParamSpec("_P")
+_R = typing.TypeVar("_R")
+
+
+# Signatures for static type checkers (Pyright/Pylance show the decorated function's own signature,
+# as for Warp's wp.func): bare @wp.func, and @wp.func(...) with options.
+@typing.overload
+def func(fn: typing.Callable[_P, _R]) -> typing.Callable[_P, _R]: ...
+
+
+@typing.overload
+def func(fn: None = None, **options) -> typing.Callable[[typing.Callable[_P, _R]], typing.Callable[_P, _R]]: ...
 
 
 def func(fn=None, **options):

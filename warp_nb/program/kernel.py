@@ -258,6 +258,20 @@ class Kernel:
         return launcher
 
 
+def _check_entry_point_abi(abi, enable_backward) -> None:
+    """Warp's entry_point_abi keyword: 'warp' (the default) is what warp_nb compiles; Warp's
+    'external_constant_params' entry points, for CUDA kernels launched by other programs, are not
+    made here. Bad values are refused with Warp's ValueErrors first."""
+    if abi is None or abi == "warp":
+        return
+    if abi != "external_constant_params":
+        raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', got {abi!r}")
+    if enable_backward is not False:
+        raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
+    raise NotImplementedError("entry_point_abi='external_constant_params' (a CUDA entry point for launches from "
+                              "other programs) is not supported by warp_nb; leave entry_point_abi out")
+
+
 def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, launch_bounds=None,
            module_options=None, **warp_only):
     """Decorator: a kernel, launched over a grid of threads with wp.launch. As in Warp:
@@ -272,6 +286,7 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
     if caller.f_code.co_name == "<lambda>":
         caller = caller.f_back
     module_options = check_module_options(module, module_options)
+    _check_entry_point_abi(warp_only.get("entry_point_abi"), enable_backward)
     if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
         # the name becomes the kernel's C++ symbol (and its entry point's)
         raise ValueError(f"kernel name {name!r} is not a valid C++ identifier: use letters, digits and "

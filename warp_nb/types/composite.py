@@ -30,7 +30,7 @@ _SUFFIX = {
 class Composite:
     """Mixin for the ctypes array classes made below. Class attributes set by the factories:
     `_wp_kind_` ('vector' | 'matrix' | 'quaternion' | 'transformation'), `_wp_scalar_type_`,
-    `_shape_` (a tuple), `_length_` (number of scalars for 1-D kinds, rows for matrices)."""
+    `_shape_` (a tuple), `_length_` (the number of scalars, as Warp's; see _make for matrices)."""
 
     _wp_kind_ = "vector"
     _wp_scalar_type_ = scalars.float32
@@ -175,6 +175,13 @@ class Composite:
     def __len__(self):
         return self._shape_[0]
 
+    def __setattr__(self, name, value):
+        # a swizzle (`v.xy = ...`) or a component this type lacks (`v2.z = ...`) would otherwise become a
+        # plain attribute that silently changes nothing: refused, as Warp does; other names stay free
+        if name and set(name) <= set("xyzw") and not isinstance(getattr(type(self), name, None), property):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        super().__setattr__(name, value)
+
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
@@ -241,8 +248,14 @@ class Composite:
     def __mul__(self, o):
         if _is_scalar_value(o):
             return self._wrap(self.__array__() * _value(o))
+        if isinstance(o, Composite) and o._wp_scalar_type_ is not self._wp_scalar_type_:
+            from ..errors import ArgumentTypeError  # Warp's message, whole (its tests match it to the end)
+            raise ArgumentTypeError(f"Couldn't find a function 'mul' compatible with the arguments "
+                                    f"'{type(self).__name__}, {type(o).__name__}'")
         if self._wp_kind_ == "quaternion" and getattr(o, "_wp_kind_", None) == "quaternion":
             return self._wrap(_quat_mul(self.__array__(), o.__array__()))
+        if self._wp_kind_ == "transformation" and getattr(o, "_wp_kind_", None) == "transformation":
+            return self._wrap(_transform_mul(self.__array__(), o.__array__()))
         if self._wp_kind_ == "matrix" or getattr(o, "_wp_kind_", None) == "matrix":
             return self @ o
         raise TypeError(f"cannot multiply {type(self).__name__} by {type(o).__name__}; use wp.cw_mul for a"
@@ -297,6 +310,14 @@ def _quat_mul(a, b):
     av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
     v = aw * bv + bw * av + np.cross(av, bv)
     return np.array([*v, aw * bw - av.dot(bv)])
+
+
+def _transform_mul(a, b):
+    # Warp's transform_multiply: (a.p + rotate(a.q, b.p), a.q b.q), rotate by the formula
+    # v (2w^2 - 1) + 2w (u x v) + 2u (u . v) (q v q^-1 for a unit q; as is for any other)
+    u, w, v = a[3:6], a[6], b[:3]
+    p = a[:3] + v * (2 * w * w - 1) + 2 * w * np.cross(u, v) + 2 * u * u.dot(v)
+    return np.array([*p, *_quat_mul(a[3:], b[3:])])
 
 
 def _num_scalars(cls) -> int:
@@ -358,6 +379,11 @@ def _make(kind: str, shape: tuple, dtype, name: str):
         for i, axis in enumerate("xyzw"[: min(shape[0], 4)]):
             attrs[axis] = property(_component_getter(i), _component_setter(i))
     cls = type(name, (Composite, ctypes.Array), attrs)
+    if kind == "matrix":
+        # A matrix is laid out as an array of row vectors, so numpy sees its shape (np.array(m) is
+        # rows x cols); ctypes reads _length_ (rows) only when the class is made, so it can then
+        # say what Warp's _length_ says, the number of scalars (code sizes buffers with it).
+        cls._length_ = shape[0] * shape[1]
     _TYPE_CACHE[key] = cls
     return cls
 

@@ -47,6 +47,10 @@ def field_ctype(t):
         return t.ctype
     if T.is_scalar_type(t):
         return t._type_
+    if T.kind_of(t) == "matrix":
+        # plain nested arrays of the same layout: numpy reads a field's _length_, and a matrix class
+        # says Warp's (the number of scalars, not rows); StructInstance views the bytes as `t`
+        return (t._type_._type_ * t._shape_[1]) * t._shape_[0]
     if T.is_composite_type(t):
         return t
     raise TypeError(f"{T.type_name(t)} cannot be a struct field; use scalars, vectors, matrices, "
@@ -155,6 +159,8 @@ class StructInstance:
             return self._arrays.get(name)
         if isinstance(t, StructType):
             return self._arrays[name]  # the nested instance is the source of truth (see to_bytes)
+        if T.kind_of(t) == "matrix":  # a view of the field's bytes (see field_ctype)
+            return t.from_buffer(self._ctype, getattr(type(self._ctype), name).offset)
         value = getattr(self._ctype, name)
         if T.is_scalar_type(t):
             if t is T.float16:
@@ -195,6 +201,10 @@ class StructInstance:
                 self._plain.add(name)
             else:
                 self._plain.discard(name)
+        elif T.kind_of(t) == "matrix":
+            value = _composite_value(struct, name, t, value)
+            ctypes.memmove(ctypes.addressof(self._ctype) + getattr(type(self._ctype), name).offset,
+                           ctypes.addressof(value), ctypes.sizeof(t))
         else:
             setattr(self._ctype, name, _composite_value(struct, name, t, value))
 
