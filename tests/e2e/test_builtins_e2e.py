@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from warp_nb.builtins import registry as R
 from warp_nb.builtins.registry import BUILTINS
 
 from tests.support import builtin_cases as bc
@@ -51,6 +52,10 @@ COVERED_ELSEWHERE["cast"] = "tests/e2e/test_cast.py"
 # in-place updates of a transform variable
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_spatial_builtins.py"
                           for n in ("transform_set_translation", "transform_set_rotation")})
+
+# tile builtins take and return tiles, which kernels build from arrays inside a tiled launch: each is
+# checked against numpy (and its gradient against finite differences) in tests/e2e/test_tile*.py
+COVERED_ELSEWHERE.update({n: "tests/e2e/test_tile*.py" for n, b in BUILTINS.items() if b.category == "tile"})
 
 E2E_NAMES = sorted(n for n in BUILTINS if n not in COVERED_ELSEWHERE)
 
@@ -238,6 +243,8 @@ def coverage() -> dict:
     for name, b in BUILTINS.items():
         units = list(range(len(b.overloads))) or [None]
         ok, broken = set(), set()
+        # operators on tiles (tile + tile, scalar * tile, ...): tests/e2e/test_tile*.py, against numpy
+        ok.update(k for k, o in enumerate(b.overloads) if any(isinstance(p, R.Tile) for p in o.params))
         if name in COVERED_ELSEWHERE:
             ok.update(units)
         else:
