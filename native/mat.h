@@ -14,7 +14,7 @@ namespace wpnb {
 
 template<int R, int C, typename T>
 struct mat_t {
-    T c[R][C];
+    T c[R > 0 ? R : 1][C > 0 ? C : 1];  // R or C = 0 (Warp's mat00, an empty slice): as vec_t<0, T>
 
     // Zero matrix.
     WPNB_FN mat_t() { for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) c[i][j] = T(0); }

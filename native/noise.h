@@ -1,12 +1,14 @@
-// noise.h: Perlin-style gradient noise in 1-4 dimensions (noise, pnoise) and curl noise,
-// with adjoints with respect to the coordinates.
+// noise.h: Perlin gradient noise in 1-4 dimensions (noise, pnoise) and curl noise, with
+// adjoints with respect to the coordinates; the fields are Warp's, number for number.
 //
-// One lattice cell per unit. Each lattice point gets a pseudo-random gradient vector (each
-// component uniform in [-1, 1), hashed from the state and the point's integer coordinates);
-// the value is the blend of the corner planes g . (x - corner) with the quintic fade
-// 6t^5 - 15t^4 + 10t^3, so the field is C2, zero at lattice points and centred on zero.
-// `state` (from rand_init) selects the field and is never advanced. Coordinates must stay
-// inside the int32 range. Periods <= 0 mean "not periodic" along that axis.
+// One lattice cell per unit. Each lattice point p gets a gradient drawn from random.h's stream
+// started at a spatial hash of p and the state: (p0 A) ^ (p1 B) ^ ... ^ (p_last K + state) with
+// Teschner's primes A, B and two more, the ones Warp uses; in 1-D the gradient is 2 randf - 1, in
+// 2-4-D the normalized vector of N draws randf - 0.5. The value blends the corner planes
+// g . (x - corner) with the quintic fade 6t^5 - 15t^4 + 10t^3, so the field is C2 and zero at
+// lattice points. `state` (from rand_init) selects the field and is never advanced. Periods <= 0
+// mean "not periodic" along that axis; a period wraps lattice coordinates with C's remainder, as
+// Warp does, so pnoise repeats on each side of 0 but not across it.
 #pragma once
 #include "prelude.h"
 #include "scalar.h"
@@ -20,11 +22,16 @@ template <typename T> WPNB_FN T noise_fade(T t) { return t * t * t * (t * (t * T
 template <typename T> WPNB_FN T noise_fade_d1(T t) { return T(30) * t * t * (t - T(1)) * (t - T(1)); }
 template <typename T> WPNB_FN T noise_fade_d2(T t) { return T(60) * t * (t - T(1)) * (T(2) * t - T(1)); }
 
-// noise_lattice_hash(seed, p): hash of an N-dimensional lattice point for field `seed`.
-template <int N> WPNB_FN uint32 noise_lattice_hash(uint32 seed, const int32* p) {
-    uint32 h = rng_mix(seed ^ (0x3c6ef372u + uint32(N)));
-    for (int i = 0; i < N; ++i) h = rng_mix(h + uint32(p[i]) * 0x9e3779b9u);
-    return h;
+// noise_lattice_gradient<N, T>(seed, p, g): the gradient at lattice point p of field `seed`.
+template <int N, typename T> WPNB_FN void noise_lattice_gradient(uint32 seed, const int32* p, T* g) {
+    const uint32 primes[4] = {73856093u, 19349663u, 53471161u, 10000019u};
+    uint32 idx = uint32(p[N - 1]) * primes[N - 1] + seed;
+    for (int i = 0; i < N - 1; ++i) idx ^= uint32(p[i]) * primes[i];
+    if (N == 1) { g[0] = T(2.0f * randf(idx) - 1.0f); return; }
+    float32 v[N], len2 = 0.0f;
+    for (int i = 0; i < N; ++i) { v[i] = randf(idx) - 0.5f; len2 += v[i] * v[i]; }
+    const float32 inv = len2 > 0.0f ? 1.0f / ::sqrtf(len2) : 0.0f;
+    for (int i = 0; i < N; ++i) g[i] = T(v[i] * inv);
 }
 
 // noise_eval<N, T>(seed, x, period, grad, hess): noise value at x; when grad / hess are not
@@ -48,17 +55,17 @@ WPNB_FN T noise_eval(uint32 seed, const T* x, const int32* period, T* grad, T* h
         T w[N], w1[N], d[N], g[N];
         for (int i = 0; i < N; ++i) {
             const int bit = (c >> i) & 1;
-            int32 q = cell[i] + bit;
-            if (period && period[i] > 0) { q %= period[i]; if (q < 0) q += period[i]; }
+            int32 q = cell[i];
+            if (period && period[i] > 0) { q %= period[i]; if (bit) q = (q + 1) % period[i]; }  // C remainder
+            else q += bit;
             p[i] = q;
             w[i] = bit ? f[i] : T(1) - f[i];
             w1[i] = bit ? f1[i] : -f1[i];
             d[i] = t[i] - T(bit);
         }
-        const uint32 h = noise_lattice_hash<N>(seed, p);
+        noise_lattice_gradient<N, T>(seed, p, g);
         T dot = T(0), weight = T(1);
         for (int i = 0; i < N; ++i) {
-            g[i] = T(int32(rng_mix(h + uint32(i) * 0x85ebca6bu) >> 8) - 8388608) * T(1.0 / 8388608.0);
             dot += g[i] * d[i];
             weight *= w[i];
         }
@@ -125,42 +132,43 @@ WPNB_NOISE_PNOISE(4, int32 px WPNB_NOISE_COMMA int32 py WPNB_NOISE_COMMA int32 p
 #undef WPNB_NOISE_PNOISE
 #undef WPNB_NOISE_COMMA
 
-// noise_fbm<N, T>(seed, x, octaves, lacunarity, gain, grad, hess): gradient and Hessian of the
-// potential sum_o gain^o noise_o(lacunarity^o x), where octave o uses field seed + o.
-template <int N, typename T>
-WPNB_FN void noise_fbm(uint32 seed, const T* x, uint32 octaves, T lacunarity, T gain, T* grad, T* hess) {
-    for (int i = 0; i < N; ++i) grad[i] = T(0);
-    if (hess) for (int i = 0; i < N * N; ++i) hess[i] = T(0);
-    T freq = T(1), amp = T(1);
-    for (uint32 o = 0; o < octaves; ++o) {
-        T xs[N], g[N], h[N * N];
-        for (int i = 0; i < N; ++i) xs[i] = x[i] * freq;
-        noise_eval<N, T>(seed + o * 0x2545f491u, xs, nullptr, g, hess ? h : nullptr);
-        for (int i = 0; i < N; ++i) grad[i] += amp * freq * g[i];
-        if (hess) for (int i = 0; i < N * N; ++i) hess[i] += amp * freq * freq * h[i];
-        freq *= lacunarity; amp *= gain;
-    }
-}
-
-// noise_curl<N, T>(seed, x, ..., out, jac): curl field and (when jac is not null) its Jacobian
-// d out_r / d x_k (row-major, R x N). N = 2: out = (dpsi/dy, -dpsi/dx), R = 2. N = 3 or 4:
-// three potentials psi_a (fields seed, seed^A, seed^B), out = curl over x, y, z, R = 3.
+// noise_curl<N, T>(seed, x, octaves, lacunarity, gain, out, jac): Warp's curl noise and (when jac
+// is not null) its Jacobian d out_r / d x_k (row-major, R x N). Octave o adds gain^o times the
+// curl of its potentials' gradients taken at lacunarity^o x (the gradient with respect to that
+// argument, as Warp; still divergence-free). N = 2: one potential, the field `seed` in every
+// octave, out = (-dpsi/dy, dpsi/dx). N = 3 or 4: three potentials psi_1..3 with fields s,
+// rand_init(s, 10019689), rand_init(that, 13112221), the last one becoming the next octave's s;
+// out = (d3/dy - d2/dz, d1/dz - d3/dx, d2/dx - d1/dy) over x, y, z.
 template <int N, typename T>
 WPNB_FN void noise_curl(uint32 seed, const T* x, uint32 octaves, T lacunarity, T gain, T* out, T* jac) {
-    T g[3][N], h[3][N * N];
-    const uint32 seeds[3] = {seed, seed ^ 0x68e31da4u, seed ^ 0xb5297a4du};
-    const int np = N == 2 ? 1 : 3;
-    for (int a = 0; a < np; ++a) noise_fbm<N, T>(seeds[a], x, octaves, lacunarity, gain, g[a], jac ? h[a] : nullptr);
-    if (N == 2) {
-        out[0] = g[0][1]; out[1] = -g[0][0];
-        if (jac) for (int k = 0; k < N; ++k) { jac[k] = h[0][N + k]; jac[N + k] = -h[0][k]; }
-        return;
-    }
-    // curl = (d3/dy - d2/dz, d1/dz - d3/dx, d2/dx - d1/dy) with psi_1, psi_2, psi_3 = fields 0, 1, 2
+    constexpr int R = N == 2 ? 2 : 3, F = N == 2 ? 1 : 3;
+    for (int r = 0; r < R; ++r) out[r] = T(0);
+    if (jac) for (int i = 0; i < R * N; ++i) jac[i] = T(0);
+    // component r = d psi_pa[r] / d x_da[r] - d psi_pb[r] / d x_db[r]
     const int pa[3] = {2, 0, 1}, da[3] = {1, 2, 0}, pb[3] = {1, 2, 0}, db[3] = {2, 0, 1};
-    for (int r = 0; r < 3; ++r) {
-        out[r] = g[pa[r]][da[r]] - g[pb[r]][db[r]];
-        if (jac) for (int k = 0; k < N; ++k) jac[r * N + k] = h[pa[r]][da[r] * N + k] - h[pb[r]][db[r] * N + k];
+    T freq = T(1), amp = T(1);
+    uint32 s = seed;
+    for (uint32 o = 0; o < octaves; ++o) {
+        uint32 fields[3] = {s, s, s};
+        if (F == 3) {
+            fields[1] = rand_init(int32(fields[0]), 10019689);
+            fields[2] = rand_init(int32(fields[1]), 13112221);
+            s = fields[2];
+        }
+        T xs[N], g[3][N], h[3][N * N];
+        for (int i = 0; i < N; ++i) xs[i] = x[i] * freq;
+        for (int a = 0; a < F; ++a) noise_eval<N, T>(fields[a], xs, nullptr, g[a], jac ? h[a] : nullptr);
+        const T jf = amp * freq;  // d/dx of a gradient taken at freq x
+        if (N == 2) {
+            out[0] -= amp * g[0][1]; out[1] += amp * g[0][0];
+            if (jac) for (int k = 0; k < N; ++k) { jac[k] -= jf * h[0][N + k]; jac[N + k] += jf * h[0][k]; }
+        } else {
+            for (int r = 0; r < 3; ++r) {
+                out[r] += amp * (g[pa[r]][da[r]] - g[pb[r]][db[r]]);
+                if (jac) for (int k = 0; k < N; ++k) jac[r * N + k] += jf * (h[pa[r]][da[r] * N + k] - h[pb[r]][db[r] * N + k]);
+            }
+        }
+        freq *= lacunarity; amp *= gain;
     }
 }
 

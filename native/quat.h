@@ -212,12 +212,12 @@ WPNB_FN void adj_quat_from_axis_angle(const vec_t<3, T>& axis, typename la_detai
     la_detail::acc(adj_angle, T(T(0.5) * T(T(dot(g, axis) * c) - T(adj_ret.w * s))));
 }
 // Axis and angle of q: angle = 2 atan2(|v|, w) in [0, pi] after flipping q to w >= 0; axis = v / |v|,
-// (1, 0, 0) when v = 0 (angle 0). Scale-invariant, so q need not be unit. Adjoint: gradient 0 at v = 0.
+// the zero vector when v = 0 (angle 0 or pi), as Warp. Scale-invariant, so q need not be unit. Adjoint: gradient 0 at v = 0.
 template<typename T> WPNB_FN void quat_to_axis_angle(const quat_t<T>& q, vec_t<3, T>& axis, T& angle) {
     const T sg = q.w < T(0) ? T(-1) : T(1);
     const vec_t<3, T> v = mul(la_detail::im(q), sg);
     const T n = length(v);
-    axis = n > T(0) ? div(v, n) : vec_t<3, T>(T(1), T(0), T(0));
+    axis = n > T(0) ? div(v, n) : vec_t<3, T>();  // as Warp: normalize(0) = 0
     angle = T(T(2) * wpnb::atan2(n, T(q.w * sg)));
 }
 // Adjoint of the output-argument form: reads adj_axis and adj_angle, adds into adj_q.
@@ -367,62 +367,40 @@ WPNB_FN void adj_quat_rpy(T roll, typename la_detail::ident<T>::type pitch, type
     la_detail::acc(adj_yaw, dot(g, la_detail::rpy_half(cr, sr, cp, sp, T(-sy * h), T(cy * h))));
 }
 
-// Spherical interpolation from a (unit) to normalize(b) along the shorter arc (b is flipped when
-// dot(a, b) < 0): (sin((1-t)th) a + sin(t th) bn) / sin(th), th = acos(dot(a, bn)). When
-// 1 - dot(a, bn) < 1e-6 (th < ~1.4e-3) it uses the series (1-t)(1 + th^2 (1-(1-t)^2)/6) a +
-// t (1 + th^2 (1-t^2)/6) bn with th^2 = 2x + x^2/3, x = 1 - dot(a, bn) (error ~th^4). t = 0 gives a.
+// Spherical interpolation, defined as Warp defines it: a * quat_from_axis_angle(axis, t * angle) with
+// (axis, angle) = quat_to_axis_angle(quat_inverse(a) * b). quat_to_axis_angle flips to w >= 0 (the
+// shorter arc) and is scale-invariant, so b need not be unit; a should be. Writing it as this
+// composition (not as (sin((1-t)th) a + sin(t th) b) / sin(th), equal on unit quaternions) gives the
+// gradients in every direction of the 4-D inputs that Warp's gradients have, off the unit sphere too.
+// b = +-a: axis 0 and angle 0, so the result is a.
 template<typename T> WPNB_FN quat_t<T> quat_slerp(const quat_t<T>& a, const quat_t<T>& b, typename la_detail::ident<T>::type t) {
-    const quat_t<T> bn = normalize(dot(a, b) < T(0) ? neg(b) : b);
-    const T c = dot(a, bn), x = T(T(1) - c), t1 = T(T(1) - t);
-    if (x < T(1e-6)) {
-        const T th2 = T(T(T(2) * x) + T(x * x / T(3)));
-        const T kA = T(t1 * T(T(1) + T(th2 * T(T(1) - t1 * t1) / T(6))));
-        const T kB = T(t * T(T(1) + T(th2 * T(T(1) - t * t) / T(6))));
-        return add(mul(a, kA), mul(bn, kB));
-    }
-    const T th = wpnb::acos(c), s = wpnb::sin(th);
-    return div(add(mul(a, wpnb::sin(T(t1 * th))), mul(bn, wpnb::sin(T(t * th)))), s);
+    vec_t<3, T> axis;
+    T angle;
+    quat_to_axis_angle(mul(quat_inverse(a), b), axis, angle);
+    return mul(a, quat_from_axis_angle(axis, T(t * angle)));
 }
+// The chain rule through the composition above, one adjoint per step, last step first.
 template<typename T>
 WPNB_FN void adj_quat_slerp(const quat_t<T>& a, const quat_t<T>& b, typename la_detail::ident<T>::type t, quat_t<T>& adj_a, quat_t<T>& adj_b,
                             T& adj_t, const quat_t<T>& g) {
-    const bool flip = dot(a, b) < T(0);
-    const quat_t<T> bf = flip ? neg(b) : b;
-    const quat_t<T> bn = normalize(bf);
-    const T c = dot(a, bn), x = T(T(1) - c), t1 = T(T(1) - t);
-    quat_t<T> gbn;
-    T gc = T(0);
-    if (x < T(1e-6)) {
-        const T th2 = T(T(T(2) * x) + T(x * x / T(3)));
-        const T kA = T(t1 * T(T(1) + T(th2 * T(T(1) - t1 * t1) / T(6))));
-        const T kB = T(t * T(T(1) + T(th2 * T(T(1) - t * t) / T(6))));
-        la_detail::acc(adj_a, mul(g, kA));
-        la_detail::acc(gbn, mul(g, kB));
-        const T gA = dot(g, a), gB = dot(g, bn);
-        // dkA/dt = -1 - th2 (1 - 3 t1^2) / 6, dkB/dt = 1 + th2 (1 - 3 t^2) / 6
-        const T dA = T(T(-1) - T(th2 * T(T(1) - T(T(3) * t1 * t1)) / T(6)));
-        const T dB = T(T(1) + T(th2 * T(T(1) - T(T(3) * t * t)) / T(6)));
-        la_detail::acc(adj_t, T(T(gA * dA) + T(gB * dB)));
-        // dk/dth2 = k-factor (1 - f^2) / 6; dth2/dc = -(2 + 2x/3)
-        const T gth2 = T(T(gA * T(t1 * T(T(1) - t1 * t1) / T(6))) + T(gB * T(t * T(T(1) - t * t) / T(6))));
-        gc = T(-gth2 * T(T(2) + T(T(2) * x / T(3))));
-    } else {
-        const T th = wpnb::acos(c), s = wpnb::sin(th);
-        const T A = wpnb::sin(T(t1 * th)), B = wpnb::sin(T(t * th));
-        const T cA = wpnb::cos(T(t1 * th)), cB = wpnb::cos(T(t * th));
-        const quat_t<T> q = div(add(mul(a, A), mul(bn, B)), s);
-        la_detail::acc(adj_a, mul(g, T(A / s)));
-        la_detail::acc(gbn, mul(g, T(B / s)));
-        const T gA = T(dot(g, a) / s), gB = T(dot(g, bn) / s), gS = T(-dot(g, q) / s);
-        const T gth = T(T(gA * T(t1 * cA)) + T(gB * T(t * cB)) + T(gS * wpnb::cos(th)));
-        la_detail::acc(adj_t, T(th * T(T(gB * cB) - T(gA * cA))));
-        gc = T(-gth / s);  // th = acos(c): dth/dc = -1 / sin(th)
-    }
-    la_detail::acc(adj_a, mul(bn, gc));
-    la_detail::acc(gbn, mul(a, gc));
-    quat_t<T> gbf;
-    adj_normalize(bf, gbf, gbn);
-    la_detail::acc(adj_b, flip ? neg(gbf) : gbf);
+    const quat_t<T> ai = quat_inverse(a), r = mul(ai, b);
+    vec_t<3, T> axis;
+    T angle;
+    quat_to_axis_angle(r, axis, angle);
+    const T scaled = T(t * angle);
+    const quat_t<T> h = quat_from_axis_angle(axis, scaled);
+    quat_t<T> gh;
+    adj_mul(a, h, adj_a, gh, g);
+    vec_t<3, T> gaxis;
+    T gscaled = T(0);
+    adj_quat_from_axis_angle(axis, scaled, gaxis, gscaled, gh);
+    la_detail::acc(adj_t, T(gscaled * angle));
+    T gangle = T(gscaled * t);
+    quat_t<T> gr;
+    adj_quat_to_axis_angle(r, axis, angle, gr, gaxis, gangle);
+    quat_t<T> gai;
+    adj_mul(ai, b, gai, adj_b, gr);
+    adj_quat_inverse(a, adj_a, gai);
 }
 
 // Operators for C++ code in these headers (the generated code calls the named builtins).

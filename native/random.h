@@ -1,61 +1,56 @@
-// random.h: counter-based random numbers with Warp's API (not differentiable).
+// random.h: random numbers with Warp's API and Warp's streams (not differentiable).
 //
-// The state is one uint32. Each draw advances it by a fixed odd step (a Weyl sequence,
-// period 2^32) and returns a bijective integer hash of the new state, so the stream is
-// counter-based: draw n of a stream is mix(start + n * STEP). rand_init(seed, offset)
-// hashes seed and offset into the starting counter, so neighbouring offsets (thread ids)
-// start at unrelated points of the cycle. The vector samplers live in random_sample.h.
+// The state is one uint32 and every draw replaces it by rng_hash(state), the PCG hash of
+// Jarzynski and Olano ("Hash Functions for GPU Rendering", JCGT 2020): an LCG step, then a
+// random xorshift, a multiply and a final xorshift, all bijective on uint32. Warp draws the same
+// way, so a kernel seeded alike draws the same numbers as under Warp, bit for bit (checked against
+// warp-lang 1.19 on the CPU by tests/e2e/test_random_streams.py). The vector samplers live in
+// random_sample.h.
 #pragma once
 #include "prelude.h"
 
 namespace wpnb {
 
-// Counter step per draw: 2^32 / golden ratio, odd, so the counter visits all 2^32 values.
-#define WPNB_RNG_STEP 0x9e3779b9u
-
-// rng_mix(x): bijective 32-bit avalanche hash (xor-shift / multiply rounds; constants from
-// the public hash-prospector search for low-bias 32-bit mixers).
-WPNB_FN uint32 rng_mix(uint32 x) {
-    x ^= x >> 16; x *= 0x21f0aaadu;
-    x ^= x >> 15; x *= 0xd35a2d97u;
-    x ^= x >> 15;
-    return x;
+// rng_hash(x): the PCG hash; a bijection of uint32 with full avalanche.
+WPNB_FN uint32 rng_hash(uint32 x) {
+    const uint32 state = x * 747796405u + 2891336453u;
+    const uint32 word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
 }
 
-// rand_init(seed, offset): starting state for stream `offset` of `seed` (use the thread id
-// as offset so threads draw uncorrelated values); both arguments are hashed.
-WPNB_FN uint32 rand_init(int32 seed, int32 offset) {
-    return rng_mix(rng_mix(uint32(seed) ^ 0x5851f42du) + uint32(offset) * 0x632be5abu);
-}
+// rand_init(seed, offset) = hash(seed + hash(offset)): stream `offset` of `seed` (use the thread id
+// as offset so threads draw unrelated values).
+WPNB_FN uint32 rand_init(int32 seed, int32 offset) { return rng_hash(uint32(seed) + rng_hash(uint32(offset))); }
 WPNB_FN void adj_rand_init(int32, int32, int32&, int32&, const uint32&) {}
 
-// rand_init(seed): starting state for `seed`; equal to rand_init(seed, 0).
-WPNB_FN uint32 rand_init(int32 seed) { return rand_init(seed, 0); }
+// rand_init(seed) = hash(seed) (not rand_init(seed, 0), as in Warp).
+WPNB_FN uint32 rand_init(int32 seed) { return rng_hash(uint32(seed)); }
 WPNB_FN void adj_rand_init(int32, int32&, const uint32&) {}
 
 // randu(state): uniform uint32 in [0, 2^32); advances state by one draw.
-WPNB_FN uint32 randu(uint32& state) { state += WPNB_RNG_STEP; return rng_mix(state); }
+WPNB_FN uint32 randu(uint32& state) { state = rng_hash(state); return state; }
 WPNB_FN void adj_randu(uint32&, uint32&, const uint32&) {}
 
-// randu(state, lo, hi): uniform in [lo, hi) by multiply-high range reduction (bias below
-// (hi-lo)/2^32); returns lo when hi <= lo (one draw is consumed either way).
+// randu(state, lo, hi) = lo + draw % (hi - lo), as Warp (a modulo bias below (hi-lo)/2^32);
+// returns lo when hi <= lo (one draw is consumed either way, where Warp would divide by zero).
 WPNB_FN uint32 randu(uint32& state, uint32 lo, uint32 hi) {
     const uint32 r = randu(state);
     if (hi <= lo) return lo;
-    return lo + uint32((uint64(r) * uint64(hi - lo)) >> 32);
+    return lo + r % (hi - lo);
 }
 WPNB_FN void adj_randu(uint32&, uint32, uint32, uint32&, uint32&, uint32&, const uint32&) {}
 
-// randi(state): uniform int32 over the full range [-2^31, 2^31).
+// randi(state): uniform int32 over the full range [-2^31, 2^31) (the draw's bits).
 WPNB_FN int32 randi(uint32& state) { return int32(randu(state)); }
 WPNB_FN void adj_randi(uint32&, uint32&, const int32&) {}
 
-// randi(state, lo, hi): uniform int32 in [lo, hi) (any range up to 2^32 - 1 wide); lo when hi <= lo.
+// randi(state, lo, hi) = lo + draw % (hi - lo), the remainder of the unsigned draw, as Warp;
+// lo when hi <= lo.
 WPNB_FN int32 randi(uint32& state, int32 lo, int32 hi) {
     const uint32 r = randu(state);
     if (hi <= lo) return lo;
     const uint32 span = uint32(hi) - uint32(lo);
-    return int32(uint32(lo) + uint32((uint64(r) * uint64(span)) >> 32));
+    return int32(uint32(lo) + r % span);
 }
 WPNB_FN void adj_randi(uint32&, int32, int32, uint32&, int32&, int32&, const int32&) {}
 
@@ -67,10 +62,10 @@ WPNB_FN void adj_randf(uint32&, uint32&, const float32&) {}
 WPNB_FN float32 randf(uint32& state, float32 lo, float32 hi) { return lo + (hi - lo) * randf(state); }
 WPNB_FN void adj_randf(uint32&, float32, float32, uint32&, float32&, float32&, const float32&) {}
 
-// randn(state): standard normal (mean 0, variance 1) by Box-Muller from two draws;
-// |result| <= sqrt(-2 ln 2^-24) ~ 5.77.
+// randn(state): standard normal by Box-Muller from two draws u1, u2 (in this order, as Warp):
+// sqrt(-2 ln u1) cos(2 pi u2). u1 = 0 (odds 2^-24 per call) gives +-inf or nan, as in Warp.
 WPNB_FN float32 randn(uint32& state) {
-    const float32 u1 = 1.0f - randf(state);  // (0, 1]: keeps log finite
+    const float32 u1 = randf(state);
     const float32 u2 = randf(state);
     return ::sqrtf(-2.0f * ::logf(u1)) * ::cosf(6.28318530717958647692f * u2);
 }
@@ -87,17 +82,21 @@ WPNB_FN float64 rng_log_factorial(float64 k) {
            inv * (1.0 / 12.0 - inv2 * (1.0 / 360.0 - inv2 * (1.0 / 1260.0)));
 }
 
-// poisson(state, lam): Poisson(lam) count (mean and variance lam). lam <= 0 or nan returns 0
-// and consumes no draw; lam < 12 multiplies uniforms until the product drops below e^-lam;
-// larger lam uses transformed rejection with squeeze (Hoermann's PTRS, ~1.1 tries on average).
+// poisson(state, lam): Poisson(lam) count (mean and variance lam), drawn as Warp draws it. lam <= 0
+// or nan returns 0 and consumes no draw; lam < 10 multiplies uniforms (Knuth) until the product
+// drops to e^-lam or below; larger lam uses transformed rejection with squeeze (Hoermann's PTRS,
+// ~1.1 tries of two draws, u then v), rejecting negative candidates.
 WPNB_FN uint32 poisson(uint32& state, float32 lam) {
     if (!(lam > 0.0f)) return 0u;
-    if (lam < 12.0f) {
+    if (lam < 10.0f) {
         const float32 limit = ::expf(-lam);
-        float32 p = 1.0f - randf(state);
+        float32 p = 1.0f;
         uint32 k = 0;
-        while (p > limit && k < 1000u) { p *= 1.0f - randf(state); ++k; }
-        return k;
+        for (;;) {
+            p *= randf(state);
+            if (p <= limit || k >= 1000u) return k;
+            ++k;
+        }
     }
     const float64 L = float64(lam), sl = ::sqrt(L), log_l = ::log(L);
     const float64 b = 0.931 + 2.53 * sl, a = -0.059 + 0.02483 * b;
@@ -116,7 +115,5 @@ WPNB_FN uint32 poisson(uint32& state, float32 lam) {
     return uint32(::floor(L + 0.5));  // not reached in practice (acceptance rate > 0.9 per try)
 }
 WPNB_FN void adj_poisson(uint32&, float32, uint32&, float32&, const uint32&) {}
-
-#undef WPNB_RNG_STEP
 
 }  // namespace wpnb

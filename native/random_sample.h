@@ -1,5 +1,6 @@
 // random_sample.h: uniform samples of points in simple shapes, returned as vec2f / vec3f
-// (not differentiable). Each advances `state` like the draws of random.h.
+// (not differentiable). Each advances `state` like the draws of random.h, and draws what Warp's
+// samplers draw, in the same order, so seeded alike they give Warp's points.
 #pragma once
 #include "prelude.h"
 #include "random.h"
@@ -41,12 +42,12 @@ WPNB_FN vec_t<3, float32> sample_unit_cube(uint32& state) {
 }
 WPNB_FN void adj_sample_unit_cube(uint32&, uint32&, const vec_t<3, float32>&) {}
 
-// sample_triangle(state): uniform barycentric (u, v) with u, v >= 0, u + v <= 1 (the third
-// weight is 1 - u - v); a pair outside the triangle is reflected back into it.
+// sample_triangle(state): uniform barycentric (u, v) with u, v >= 0, u + v <= 1 (the third weight
+// is 1 - u - v), as Warp: r = sqrt(u1), (1 - r, u2 r).
 WPNB_FN vec_t<2, float32> sample_triangle(uint32& state) {
-    float32 u = randf(state), v = randf(state);
-    if (u + v > 1.0f) { u = 1.0f - u; v = 1.0f - v; }
-    return vec_t<2, float32>(u, v);
+    const float32 r = ::sqrtf(randf(state));
+    const float32 u2 = randf(state);
+    return vec_t<2, float32>(1.0f - r, u2 * r);
 }
 WPNB_FN void adj_sample_triangle(uint32&, uint32&, const vec_t<2, float32>&) {}
 

@@ -42,7 +42,9 @@ struct flat_getter {
 
 template<int N, typename T>
 struct vec_t {
-    T c[N];
+    // N = 0 (Warp's vec0, the value of an empty slice) keeps one unused slot: C++ (and NVRTC) has no
+    // zero-length arrays, and every loop over the components stops at N.
+    T c[N > 0 ? N : 1];
 
     // Zero vector.
     WPNB_FN vec_t() { for (int i = 0; i < N; ++i) c[i] = T(0); }

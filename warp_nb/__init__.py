@@ -24,7 +24,13 @@ from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # no
 from .types.array_type import fixedarray  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
 from .arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa
-from .arrays.dlpack import from_dlpack, from_jax, from_torch, to_dlpack, to_jax, to_torch  # noqa: F401
+from .arrays.dlpack import from_dlpack, to_dlpack  # noqa: F401
+from .interop.torch import (  # noqa: F401
+    device_from_torch, device_to_torch, dtype_from_torch, dtype_to_torch, from_torch, stream_from_torch,
+    stream_to_torch, to_torch,
+)
+from .interop.jax import device_from_jax, device_to_jax, dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: F401
+from .jax_experimental import JaxCallableGraphMode, JaxModulePreloadMode, jax_callable, jax_kernel  # noqa: F401  (Warp 1.19's wp. names)
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .builtins.registry import BUILTINS as _BUILTINS
 from .cuda.streams import (  # noqa: F401
@@ -40,13 +46,13 @@ from .program.func import Function, adjoint, func, func_grad, func_native, func_
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
-from .launcher import Launch, launch  # noqa: F401
+from .launcher import Launch, launch, launch_tiled  # noqa: F401
 from . import array_ops as _array_ops
 from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
 from .program.overload import overload  # noqa: F401
 from .program import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
 from .runtime.devices import (  # noqa: F401
-    Device, DeviceError, ScopedDevice, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version,
+    Device, DeviceError, ScopedDevice, get_cuda_device, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version,
     get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
     is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,

@@ -104,6 +104,17 @@ class KernelAttributeError(KernelError, AttributeError):
     """An attribute that a value in kernel code does not have."""
 
 
+class KernelFieldError(KernelAttributeError):
+    """A field that a struct does not have. Warp's message (which its tests match to the end) comes
+    last, after the location and the fields the struct does have."""
+
+    def _format(self) -> str:
+        if self.loc is None:
+            return self.message
+        where = f"{self.loc.file}, line {self.loc.line}" + (f", in {self.function}" if self.function else "")
+        return f"({where}) {(self.loc.text or '').strip()}\n{self.message}"
+
+
 class KernelUnsupportedError(KernelError, RuntimeError):
     """Well-typed code the targets cannot run (an atomic add on 8-bit integers): Warp raises a
     RuntimeError whose message ends the text, so the location comes first here."""

@@ -19,6 +19,8 @@ import numpy as np
 
 from . import config, recording, types as T
 from .arrays.array import array
+from . import array_access
+from .arrays.dlpack import from_dlpack
 from .errors import KernelError, ArgumentTypeError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
@@ -162,6 +164,13 @@ def _slow_argument(kernel, index: int, value, device: Device):
                 value = array(value, dtype=t.dtype, device=device, copy=False)
             except (TypeError, ValueError) as e:
                 raise TypeError(f"{where} expects {t.type_name()}; the numpy array does not fit it ({e})") from None
+        if not isinstance(value, array) and hasattr(value, "__dlpack__") and not isinstance(value, np.ndarray):
+            # a torch tensor, JAX or cupy array, passed directly as Warp accepts it: a view, no copy
+            try:
+                value = from_dlpack(value, dtype=t.dtype)
+            except (TypeError, RuntimeError, BufferError) as e:
+                raise TypeError(f"{where} expects {t.type_name()}; the {type(value).__name__} does not fit it "
+                                f"({e})") from None
         if not isinstance(value, array):
             hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
                 value, (list, tuple)) else ""
@@ -289,6 +298,22 @@ def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, devi
         _observing = False
 
 
+def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
+                 adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
+    """Run `kernel` over `dim` blocks (Warp's tiled launch): wp.tid() gives a block's coordinates,
+    and unpacked into one more index, a thread's lane in its block. A block is one thread in
+    warp_nb (as on Warp's CPU), so block_dim is accepted and the lane is always 0."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return launch(kernel, dims + (1,), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, record_tape,
+                  record_cmd, max_blocks, block_dim)
+
+
+def _tiled_fits(dim, ndim: int, tid_count: int) -> bool:
+    """A kernel unpacking fewer indices than a launch has dimensions still reads its coordinates
+    right when the extra trailing dimensions are 1 (the lane axis of a tiled launch)."""
+    return ndim > tid_count and all(int(d) == 1 for d in tuple(dim)[tid_count:])
+
+
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
            adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
     """Run `kernel` over `dim` threads (an int, or a tuple of up to 4 ints)."""
@@ -318,7 +343,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
         bounds, ndim, size = _bounds(dim)
-    if launcher.tid_count > 1 and ndim != launcher.tid_count:
+    if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count):
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
     if record_cmd:
@@ -401,7 +426,12 @@ class Launch:
         if self._packed is None:
             params = self.params
             if self.adjoint and any(g is not None for g in self.adj_params):
-                params = [_with_grad(a, g, self.kernel, k) for k, (a, g) in enumerate(zip(params, self.adj_params))]
+                copies: list = []
+                params = [_with_grad(a, g, self.kernel, k, copies, False)
+                          for k, (a, g) in enumerate(zip(params, self.adj_params))]
+                if copies:
+                    raise TypeError(f"recorded adjoint launch of kernel `{self.kernel.key}`: give each adjoint array the "
+                                    "strides of its array (a packed launch cannot copy one back each time)")
             self._packed = self._launcher.pack(*params)
         launcher = self._launcher
         if launcher.direct:
@@ -433,23 +463,60 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: 
         if len(adj_args) != len(args):
             raise TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must give one entry "
                             f"per argument ({len(args)}), got {len(adj_args)}")
-        args = tuple(_with_grad(a, g, kernel, k) for k, (a, g) in enumerate(zip(args, adj_args)))
+        # as Warp, explicit adjoints of a raw adjoint launch are not consumed: the adjoint of a store
+        # zeroes the stored element's gradient (what a Tape wants), so such an array's adjoint is
+        # given as a copy
+        read, _ = array_access.param_access(forward.compiled.typed)
+        consumed = array_access.stored_params(forward.compiled.typed) - read
+        write_back: list = []
+        args = tuple(_with_grad(a, g, kernel, k, write_back, k in consumed) for k, (a, g) in enumerate(zip(args, adj_args)))
+        if write_back and record_cmd:
+            raise TypeError(f"adjoint launch of kernel `{kernel.key}` with record_cmd=True: an adjoint array laid out "
+                            "differently from its array needs a copy per launch; pass adjoints with the same strides")
     if record_cmd:
         return Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher)
     bounds, ndim, size = _bounds(dim)
     launcher.target.run(launcher, launcher.pack(*args), bounds, size)
+    for given, used in (write_back if adj_args else ()):
+        _copy_into(given, used)
 
 
-def _with_grad(a, grad, kernel, index):
-    """`a` seen with `grad` as its gradient buffer (for explicit adj_inputs)."""
+def _with_grad(a, grad, kernel, index, write_back: list, protect: bool):
+    """`a` seen with `grad` as its gradient buffer (for explicit adj_inputs). A kernel reads an
+    array and its gradient with one set of strides: a gradient laid out differently (torch hands a
+    backward pass expanded, stride-0 tensors) is given as a compact copy, copied back after the
+    launch through `write_back`, since the adjoint adds into it (inputs) or consumes it (outputs)."""
+    if grad is not None and not isinstance(a, array) and hasattr(a, "__dlpack__"):  # a torch tensor, say
+        t = kernel.param_types[index]
+        a = from_dlpack(a, dtype=t.dtype if isinstance(t, ArrayType) and not is_generic(t) else None)
     if grad is None or not isinstance(a, array) or grad is a.grad:
         return a
+    if not isinstance(grad, array) and hasattr(grad, "__dlpack__"):
+        grad = from_dlpack(grad, dtype=a.dtype)
     if not isinstance(grad, array) or grad.shape != a.shape or grad.dtype is not a.dtype:
         raise TypeError(f"adjoint launch of kernel `{kernel.key}`: the adjoint of argument "
                         f"`{kernel.param_names[index]}` must be an array like it ({a.type.type_name()}, shape {a.shape})")
+    if protect or grad.strides != a.strides:
+        compact = _compact_copy(grad)
+        if not protect:
+            write_back.append((grad, compact))
+        grad = compact
+        if not a.is_contiguous:
+            a = _compact_copy(a)
     view = array(ptr=a.ptr, dtype=a.dtype, shape=a.shape, strides=a.strides, device=a.device, owner=a)
     view.grad = grad
     return view
+
+
+def _compact_copy(a):
+    out = array(shape=a.shape, dtype=a.dtype, device=a.device)
+    _copy_into(out, a)
+    return out
+
+
+def _copy_into(dst, src) -> None:
+    from .arrays.create import copy
+    copy(dst, src)
 
 
 def _make_launcher(kernel, device, args) -> Launcher:

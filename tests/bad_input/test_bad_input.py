@@ -20,12 +20,7 @@ from tests.support.report import report_summary
 pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
 
 #: case -> (the outcome it has today, why)
-KNOWN = {
-    "none_for_array_then_store": ("crash", ("a None array (shape 0) written in release mode: unchecked access "
-                                           "(issue 12 item 1, bounds-checked access by default)")),
-    "default_oob_write": ("silent", "out-of-bounds write in release mode corrupts memory silently (issue 12 item 1)"),
-    "default_oob_far_write": ("crash", "out-of-bounds write in release mode (issue 12 item 1)"),
-}
+KNOWN: dict[str, tuple[str, str]] = {}
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -111,13 +111,13 @@ def test_quat_to_axis_angle():
     rng = np.random.default_rng(6)
     q = rng.normal(size=(16, 4))
     q /= np.linalg.norm(q, axis=1, keepdims=True)
-    q[0] = [0, 0, 0, 1]  # no rotation: axis (1, 0, 0)
+    q[0] = [0, 0, 0, 1]  # no rotation: axis 0 (as Warp's normalize(0))
     axes, angles = wp.zeros(16, dtype=wp.vec3d), wp.zeros(16, dtype=wp.float64)
     wp.launch(axis_angle, 16, inputs=[wp.array(q, dtype=wp.quatd), axes, angles])
     s = np.where(q[:, 3] < 0, -1.0, 1.0)[:, None]
     np.testing.assert_allclose(axes.numpy()[1:], (s * q[:, :3] / np.linalg.norm(q[:, :3], axis=1, keepdims=True))[1:],
                                atol=1e-12)
-    np.testing.assert_allclose(axes.numpy()[0], [1, 0, 0])
+    np.testing.assert_allclose(axes.numpy()[0], [0, 0, 0])
     np.testing.assert_allclose(angles.numpy(), 2 * np.arccos(np.abs(q[:, 3])), atol=1e-12)
 
 
@@ -164,7 +164,8 @@ def noise_fields(p: wp.array(dtype=wp.vec3), n1: wp.array(dtype=float), n3: wp.a
     n3[i] = wp.noise(state, x)
     xy = wp.vec2(x[0], x[1])
     per[i] = wp.pnoise(state, xy, 3, 5)
-    per_shift[i] = wp.pnoise(state, xy + wp.vec2(3.0, 5.0), 3, 5)
+    # one period further from 0 (Warp wraps with C's remainder: periodic on each side of 0)
+    per_shift[i] = wp.pnoise(state, xy + wp.vec2(wp.sign(x[0]) * 3.0, wp.sign(x[1]) * 5.0), 3, 5)
     curl[i] = wp.curlnoise(state, x, wp.uint32(2), 2.0, 0.5)
     h = 1.0e-2  # central differences of the curl's divergence
     dx = wp.curlnoise(state, x + wp.vec3(h, 0.0, 0.0), wp.uint32(2), 2.0, 0.5) - \

@@ -86,3 +86,16 @@ def test_what_only_a_kernel_can_do_is_refused():
         wp.quat_slerp(q, wp.vec3(1.0, 2.0, 3.0), 0.5)
     with pytest.raises(TypeError, match="unexpected keyword"):
         wp.quat_slerp(q, q, spin=0.3)
+
+
+def test_builtins_with_several_results_return_a_tuple():
+    q = np.array([1.0, -2.0, 3.0, 4.0])
+    axis, angle = wp.quat_to_axis_angle(wp.quatd(*q))
+    assert isinstance(axis, wp.vec3d)
+    np.testing.assert_allclose(np.array(axis), q[:3] / np.linalg.norm(q[:3]), atol=1e-12)
+    assert angle == pytest.approx(2.0 * math.atan2(np.linalg.norm(q[:3]), q[3]), abs=1e-12)
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    u, sigma, v = wp.svd3(wp.mat33d(*a.reshape(-1)))
+    u, sigma, v = np.array(u).reshape(3, 3), np.array(sigma), np.array(v).reshape(3, 3)
+    np.testing.assert_allclose(u @ np.diag(sigma) @ v.T, a, atol=1e-10)
+    np.testing.assert_allclose(np.sort(sigma), np.sort(np.linalg.svd(a)[1]), atol=1e-10)

@@ -90,6 +90,13 @@ def _collect(p, tvars: dict, dims: list, in_composite=False):
         tvars.setdefault(p.var, {"any": p.accept})
     elif isinstance(p, R.Exact):
         pass
+    elif isinstance(p, R.Tile):
+        if isinstance(p.shape, str):
+            tvars.setdefault(p.shape, {"choices": [(2,), (2, 3)]})
+        else:
+            for d in p.shape:
+                _dim(d, dims)
+        _collect(p.elem, tvars, dims, True)
     elif isinstance(p, R.Array):
         if isinstance(p.ndim, str):
             tvars.setdefault(p.ndim, {"choices": [1, 2, 3, 4]})
@@ -117,6 +124,9 @@ def _choices(var, info):
 def _build(p, b):
     if isinstance(p, R.Scalar):
         return b[p.var]
+    if isinstance(p, R.Tile):
+        shape = b[p.shape] if isinstance(p.shape, str) else tuple(d if isinstance(d, int) else b[d] for d in p.shape)
+        return T.tile_type(_build(p.elem, b), shape)
     if isinstance(p, R.Exact):
         return p.t
     if isinstance(p, R.Vec):
@@ -161,13 +171,15 @@ class Instance:
         return any(isinstance(t, R.ArrayType) for t in self.arg_types)
 
 
-def instances(name: str) -> tuple[list, list]:
+def instances(name: str, tiles: bool = False) -> tuple[list, list]:
     """(instances, unreachable): concrete instantiations of every overload of builtin `name`.
     An instantiation that `registry.resolve` sends to another (earlier) overload is not
     reachable as this overload and goes to `unreachable` as (overload index, types)."""
     b = BUILTINS[name]
     out, unreachable, seen = [], [], set()
     for oi, o in enumerate(b.overloads):
+        if not tiles and any(isinstance(p, R.Tile) for p in o.params):
+            continue  # kernels take no tile arguments: tests/e2e/test_tiles.py checks these against numpy
         tvars, dims = {}, []
         for p in o.params:
             _collect(p, tvars, dims)

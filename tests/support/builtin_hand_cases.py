@@ -268,7 +268,7 @@ def rand_init_cases() -> list:
             return f"{names['out']}[i] = wp.rand_init({args})"
 
         def check(res, nargs=nargs):
-            exp = [ref_rand_init(int(s), int(o) if nargs == 2 else 0) for s, o in zip(seeds, offsets)]
+            exp = [ref_rand_init(int(s), int(o) if nargs == 2 else None) for s, o in zip(seeds, offsets)]
             return [] if res["out"].tolist() == exp else [f"got {res['out'].tolist()}, expected {exp}"]
         params = [Param("seed", i32, seeds), Param("off", i32, offsets), Param("out", u32)]
         cases.append(Case(f"rand_init({', '.join(['int32'] * nargs)})", "rand_init", params, body, check,

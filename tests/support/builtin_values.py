@@ -521,28 +521,28 @@ def wrap_int(v: int, bits: int, signed: bool) -> int:
     return v
 
 
-# random numbers: the documented algorithm of native/random.h (a Weyl counter hashed by rng_mix)
+# random numbers: the documented algorithm of native/random.h (Warp's: each draw replaces the state
+# by the PCG hash of Jarzynski and Olano)
 
 M32 = 0xFFFFFFFF
-RNG_STEP = 0x9E3779B9
 
 
-def rng_mix(x: int) -> int:
-    x ^= x >> 16
-    x = (x * 0x21F0AAAD) & M32
-    x ^= x >> 15
-    x = (x * 0xD35A2D97) & M32
-    x ^= x >> 15
-    return x
+def pcg_hash(x: int) -> int:
+    state = (x * 747796405 + 2891336453) & M32
+    word = (((state >> ((state >> 28) + 4)) ^ state) * 277803737) & M32
+    return ((word >> 22) ^ word) & M32
 
 
-def ref_rand_init(seed: int, offset: int = 0) -> int:
-    return rng_mix((rng_mix((seed & M32) ^ 0x5851F42D) + (offset & M32) * 0x632BE5AB) & M32)
+def ref_rand_init(seed: int, offset: int | None = None) -> int:
+    """rand_init(seed) = hash(seed); rand_init(seed, offset) = hash(seed + hash(offset))."""
+    if offset is None:
+        return pcg_hash(seed & M32)
+    return pcg_hash(((seed & M32) + pcg_hash(offset & M32)) & M32)
 
 
 def ref_randu(state: int):
-    state = (state + RNG_STEP) & M32
-    return state, rng_mix(state)
+    state = pcg_hash(state)
+    return state, state
 
 
 def ref_draw(name: str, state: int, *bounds):
@@ -551,7 +551,7 @@ def ref_draw(name: str, state: int, *bounds):
         state, r = ref_randu(state)
         if bounds:
             lo, hi = bounds
-            return state, lo if hi <= lo else lo + ((r * (hi - lo)) >> 32)
+            return state, lo if hi <= lo else lo + r % (hi - lo)
         return state, r
     if name == "randi":
         state, r = ref_randu(state)
@@ -560,7 +560,7 @@ def ref_draw(name: str, state: int, *bounds):
             if hi <= lo:
                 return state, lo
             span = ((hi & M32) - (lo & M32)) & M32
-            return state, wrap_int((lo & M32) + ((r * span) >> 32), 32, True)
+            return state, wrap_int((lo & M32) + r % span, 32, True)
         return state, wrap_int(r, 32, True)
     if name == "randf":
         state, r = ref_randu(state)
@@ -572,5 +572,5 @@ def ref_draw(name: str, state: int, *bounds):
     if name == "randn":
         state, u1 = ref_draw("randf", state)
         state, u2 = ref_draw("randf", state)
-        return state, math.sqrt(-2 * math.log(1 - u1)) * math.cos(2 * math.pi * u2)
+        return state, math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
     raise ValueError(name)

@@ -69,6 +69,8 @@ class array(metaclass=_ArrayMeta):
         elif ptr is not None:
             dtype = _resolve_dtype(dtype)
             self._init_view(ptr, dtype, _shape_tuple(shape), strides, owner)
+            if capacity is not None:  # a view of foreign memory may know how much lies beyond its elements
+                self._capacity = int(capacity)
         else:
             dtype = _resolve_dtype(dtype)
             self._init_alloc(dtype, _shape_tuple(shape), zero=True)
@@ -180,7 +182,7 @@ class array(metaclass=_ArrayMeta):
 
     @property
     def capacity(self) -> int:
-        return self.size * types.type_size_in_bytes(self.dtype)
+        return getattr(self, "_capacity", None) or self.size * types.type_size_in_bytes(self.dtype)
 
     @property
     def is_contiguous(self) -> bool:

@@ -1,8 +1,8 @@
 """Zero-copy exchange with other array libraries through DLPack (numpy, torch, jax, cupy),
-both ways, on the CPU and on CUDA devices: `a.__dlpack__()` / `wp.from_dlpack(x)`, and the
-conveniences `wp.from_torch`, `wp.to_torch`, `wp.from_jax`, `wp.to_jax`. The DLPack structs are
-declared here with ctypes; capsules follow the protocol (named "dltensor", renamed
-"used_dltensor" by the consumer, which then owns the deleter)."""
+both ways, on the CPU and on CUDA devices: `a.__dlpack__()` / `wp.to_dlpack(a)` and
+`wp.from_dlpack(x)`. The DLPack structs are declared here with ctypes; capsules follow the
+protocol (named "dltensor", renamed "used_dltensor" by the consumer, which then owns the
+deleter). The torch and JAX conveniences built on this live in warp_nb/interop/."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .array import array
 from ..runtime.devices import get_device
 
 _CPU, _CUDA, _CUDA_HOST = 1, 2, 3
-_INT, _UINT, _FLOAT, _BOOL = 0, 1, 2, 6
+_INT, _UINT, _FLOAT, _BFLOAT, _BOOL = 0, 1, 2, 4, 6
 
 
 class DLDevice(ctypes.Structure):
@@ -91,7 +91,7 @@ def _capsule_destructor(capsule) -> None:
 
 
 def _dl_dtype(scalar) -> DLDataType:
-    code = {"float": _FLOAT, "int": _INT, "uint": _UINT, "bool": _BOOL}[scalar._kind]
+    code = _BFLOAT if scalar is T.bfloat16 else {"float": _FLOAT, "int": _INT, "uint": _UINT, "bool": _BOOL}[scalar._kind]
     return DLDataType(code, 8 * T.type_size_in_bytes(scalar), 1)
 
 
@@ -136,9 +136,13 @@ class _Import:
 
 def from_dlpack(source, dtype=None, device=None) -> array:
     """A wp.array viewing the memory of any object that supports DLPack (or a capsule), without
-    a copy. `dtype` may name a vector/matrix type whose shape matches the trailing dimensions."""
+    a copy. `dtype` may name a vector/matrix type whose shape matches the trailing dimensions, or a
+    scalar type of the same size and family (int64 as uint64, bool as int8 or uint8)."""
     if hasattr(source, "__dlpack__"):
         kind, ordinal = source.__dlpack_device__() if hasattr(source, "__dlpack_device__") else (_CPU, 0)
+        if int(kind) not in (_CPU, _CUDA, _CUDA_HOST):  # ask before exporting: the producer may not be able to
+            raise TypeError(f"Unsupported source device for DLPack: device_type={kind}, device_id={ordinal} "
+                            "(warp_nb takes CPU and CUDA memory; copy the tensor to one of them first)")
         kwargs = {"stream": get_device(f"cuda:{int(ordinal)}").stream.cuda_stream} if int(kind) == _CUDA else {}
         try:
             capsule = source.__dlpack__(max_version=(1, 0), **kwargs)
@@ -146,14 +150,15 @@ def from_dlpack(source, dtype=None, device=None) -> array:
             capsule = source.__dlpack__(**kwargs)
     else:
         capsule = source
-    if _api.PyCapsule_IsValid(capsule, b"dltensor_versioned"):
+    if _is_capsule(capsule, b"dltensor_versioned"):
         managed = DLManagedTensorVersioned.from_address(_api.PyCapsule_GetPointer(capsule, b"dltensor_versioned"))
         _api.PyCapsule_SetName(capsule, b"used_dltensor_versioned")  # we own it now
-    elif _api.PyCapsule_IsValid(capsule, b"dltensor"):
+    elif _is_capsule(capsule, b"dltensor"):
         managed = DLManagedTensor.from_address(_api.PyCapsule_GetPointer(capsule, b"dltensor"))
         _api.PyCapsule_SetName(capsule, b"used_dltensor")
     else:
-        raise TypeError("from_dlpack expects an object with __dlpack__ or an unconsumed DLPack capsule")
+        raise TypeError(f"Expected a valid DLPack capsule, got {type(capsule).__name__}: from_dlpack takes an "
+                        "object with __dlpack__ or an unconsumed DLPack capsule")
     tensor = managed.dl_tensor
     scalar = _scalar_from_dl(tensor.dtype)
     shape = tuple(tensor.shape[k] for k in range(tensor.ndim))
@@ -167,60 +172,66 @@ def from_dlpack(source, dtype=None, device=None) -> array:
     elif tensor.device.device_type in (_CPU, _CUDA_HOST):
         dev = get_device("cpu")
     else:
-        raise TypeError(f"DLPack device type {tensor.device.device_type} is not supported (CPU and CUDA are)")
-    element = T.canonical_scalar(dtype) if dtype is not None else scalar
-    inner = T.numpy_inner_shape(element)
-    if inner:
-        if shape[len(shape) - len(inner):] != inner or T.scalar_type_of(element) is not scalar:
-            raise TypeError(f"a tensor of shape {shape} and {T.type_name(scalar)} cannot be viewed as "
-                            f"{T.type_name(element)} elements")
-        shape, strides = shape[: len(shape) - len(inner)], strides[: len(strides) - len(inner)]
-    if not shape:
-        shape, strides = (1,), (T.type_size_in_bytes(element),)
+        raise TypeError(f"Unsupported source device for DLPack: device_type={tensor.device.device_type}, "
+                        f"device_id={tensor.device.device_id}")
+    element, shape, strides = view_elements(scalar, shape, strides, dtype, source_name="DLPack")
     keep = _Import(capsule, managed)
     return array(ptr=(tensor.data or 0) + tensor.byte_offset, dtype=element, shape=shape, strides=strides,
                  device=device or dev, owner=keep)
 
 
+def view_elements(scalar, shape: tuple, strides: tuple, dtype, source_name: str):
+    """The element type, shape and strides (bytes) of a warp_nb view of a foreign tensor of `scalar`s:
+    `dtype` None keeps the scalar; a vector or matrix type takes the trailing dimensions; a scalar
+    type of the same size and family reinterprets the bits. Shared by DLPack and the torch bridge."""
+    element = T.canonical_scalar(dtype) if dtype is not None else scalar
+    wanted = T.scalar_type_of(element)
+    if wanted is not scalar and not _same_bits(wanted, scalar):
+        raise RuntimeError(f"Incompatible data types: {source_name} {dl_type_name(scalar)} and Warp "
+                           f"{T.type_name(wanted)}; pass dtype=None (or a type built on {T.type_name(scalar)}), "
+                           "or convert the tensor first")
+    inner = T.numpy_inner_shape(element)
+    if inner:
+        if shape[len(shape) - len(inner):] != inner:
+            raise TypeError(f"a tensor of shape {shape} and {T.type_name(scalar)} cannot be viewed as "
+                            f"{T.type_name(element)} elements: its last dimensions must be {inner}")
+        tail = zip(inner, strides[len(strides) - len(inner):], _compact(inner, T.type_size_in_bytes(scalar)))
+        if any(n > 1 and got != want for n, got, want in tail):
+            raise TypeError(f"a tensor of shape {shape} cannot be viewed as {T.type_name(element)} elements: its last "
+                            f"dimensions are not contiguous (strides {strides}); make them so (.contiguous())")
+        shape, strides = shape[: len(shape) - len(inner)], strides[: len(strides) - len(inner)]
+    if not shape:
+        shape, strides = (1,), (T.type_size_in_bytes(element),)
+    return element, shape, strides
+
+
+def _compact(shape: tuple, itemsize: int) -> tuple:
+    return tuple(int(x) * itemsize for x in np.cumprod((1,) + shape[::-1])[-2::-1])
+
+
+def _same_bits(a, b) -> bool:
+    """Reinterpretation allowed between integers (and bool) of one size, as Warp allows it."""
+    return (T.type_size_in_bytes(a) == T.type_size_in_bytes(b) and a._kind in ("int", "uint", "bool")
+            and b._kind in ("int", "uint", "bool"))
+
+
+def dl_type_name(scalar) -> str:
+    """DLPack's spelling of a scalar type (bool is 'bool8', as in Warp's messages)."""
+    return "bool8" if scalar is T.bool else T.type_name(scalar)
+
+
+def _is_capsule(obj, name: bytes) -> bool:
+    return type(obj).__name__ == "PyCapsule" and bool(_api.PyCapsule_IsValid(obj, name))
+
+
 def _scalar_from_dl(dt: DLDataType):
     if dt.lanes != 1:
         raise TypeError("DLPack tensors with vector lanes are not supported")
-    table = {(_FLOAT, 16): T.float16, (_FLOAT, 32): T.float32, (_FLOAT, 64): T.float64, (_BOOL, 8): T.bool,
+    table = {(_BFLOAT, 16): T.bfloat16, (_FLOAT, 16): T.float16, (_FLOAT, 32): T.float32, (_FLOAT, 64): T.float64,
+             (_BOOL, 8): T.bool,
              (_INT, 8): T.int8, (_INT, 16): T.int16, (_INT, 32): T.int32, (_INT, 64): T.int64,
              (_UINT, 8): T.uint8, (_UINT, 16): T.uint16, (_UINT, 32): T.uint32, (_UINT, 64): T.uint64}
     scalar = table.get((dt.code, dt.bits))
     if scalar is None:
         raise TypeError(f"DLPack dtype (code {dt.code}, {dt.bits} bits) has no warp_nb equivalent")
     return scalar
-
-
-# --- framework conveniences (Warp's names) ---------------------------------------------------
-
-def from_torch(t, dtype=None, requires_grad=None) -> array:
-    """A wp.array sharing a torch tensor's memory (its .grad too, when it has one)."""
-    a = from_dlpack(t.detach(), dtype=dtype)
-    if requires_grad if requires_grad is not None else t.requires_grad:
-        import torch
-        if t.grad is None:
-            t.grad = torch.zeros_like(t)
-        a.grad = from_dlpack(t.grad, dtype=dtype)
-    return a
-
-
-def to_torch(a: array, requires_grad=None):
-    import torch
-    t = torch.from_dlpack(a)
-    if requires_grad if requires_grad is not None else a.requires_grad:
-        t.requires_grad_(True)
-        if a.grad is not None:
-            t.grad = torch.from_dlpack(a.grad)
-    return t
-
-
-def from_jax(x, dtype=None) -> array:
-    return from_dlpack(x, dtype=dtype)
-
-
-def to_jax(a: array):
-    import jax.dlpack
-    return jax.dlpack.from_dlpack(a)

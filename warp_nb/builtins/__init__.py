@@ -2,4 +2,4 @@
 `registry.BUILTINS`; nothing else happens here."""
 
 from . import (arrays, checks, geometry, linalg, mat_decomp, noise, operators, primitives, quat_euler,  # noqa: F401
-               random, scalar_math, spatial, special)
+               random, scalar_math, spatial, special, tiles)

@@ -148,8 +148,10 @@ builtin("quat_rpy", ov(F, F, F, ret=Q, names=("roll", "pitch", "yaw")),
 builtin("quat_to_axis_angle", ov(Q, names=("quat",), outputs=(V3, F)),
         doc="Axis and angle of a rotation: wp.quat_to_axis_angle(q, axis, angle) or axis, angle = "
             "wp.quat_to_axis_angle(q). After flipping q to w >= 0: angle = 2 atan2(|v|, w) in [0, pi], axis = "
-            "v / |v| ((1, 0, 0) when v = 0, gradient 0 there).", **_q)
-builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")), doc="Spherical linear interpolation.", **_q)
+            "v / |v| (the zero vector when v = 0, gradient 0 there).", **_q)
+builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")),
+        doc="Spherical linear interpolation along the shorter arc, as Warp: a * quat_from_axis_angle(axis, "
+            "t * angle) with (axis, angle) = quat_to_axis_angle(quat_inverse(a) * b).", **_q)
 
 _t = dict(header="transform.h", category="transform")
 builtin("transform_identity", header="transform.h", category="transform", special=True,

@@ -1,7 +1,6 @@
-"""Perlin-style gradient noise (noise.h): noise, pnoise (periodic) and curlnoise. `state` (from
+"""Perlin gradient noise (noise.h): noise, pnoise (periodic) and curlnoise. `state` (from
 rand_init) selects the field and is not advanced; gradients flow to the coordinates only. The
-fields are warp_nb's own (same properties as Warp's: C2, zero at lattice points, periodic for
-pnoise) but not Warp's numbers."""
+fields are Warp's, number for number (its lattice hash and gradients, C2, zero at lattice points)."""
 
 from .. import types as T
 from .registry import Exact, Vec, builtin, ov
@@ -16,7 +15,8 @@ builtin("pnoise", ov(S, F32, I32, ret=T.float32, names=("state", "x", "px")),
         ov(S, V2, I32, I32, ret=T.float32, names=("state", "xy", "px", "py")),
         ov(S, V3, I32, I32, I32, ret=T.float32, names=("state", "xyz", "px", "py", "pz")),
         ov(S, V4, I32, I32, I32, I32, ret=T.float32, names=("state", "xyzt", "px", "py", "pz", "pt")), **_n,
-        doc="Gradient noise repeating with integer period px (py, pz, pt) along each axis.")
+        doc="Gradient noise repeating with integer period px (py, pz, pt) along each axis (lattice coordinates "
+            "wrap with C's remainder, as Warp: periodic on each side of 0, not across it).")
 builtin("curlnoise", *(o for x, r in ((V2, T.vec2), (V3, T.vec3), (V4, T.vec3)) for o in (
         ov(S, x, ret=r, names=("state", "xy")),
         ov(S, x, U32, F32, F32, ret=r, names=("state", "xy", "octaves", "lacunarity", "gain")))), **_n,

@@ -1,7 +1,8 @@
 """Operators (+ - * / // % ** @, comparisons, bit operations) for scalars, vectors, matrices,
 quaternions and transforms. The C++ lives in scalar.h, vec.h, mat.h, quat.h, transform.h."""
 
-from .registry import ANY_SCALAR, FLOAT, INT, NUMERIC, AnyType, Mat, Quat, Scalar, Transform, Vec, builtin, ov, same
+from .registry import (ANY_SCALAR, FLOAT, INT, NUMERIC, AnyType, Mat, Quat, Scalar, Tile, Transform, Vec, builtin, ov,
+                       same)
 from .. import types as T
 
 N = Scalar("T", NUMERIC)
@@ -19,15 +20,32 @@ def _mat(b):
     return T.matrix((b["r"], b["c"]), b["T"])
 
 
+TN = Tile("S", N)
+#: tiles: elementwise with a tile of the same shape and element type, or with a scalar (tile.h)
+_tile_ops = (ov(TN, TN, ret=TN), ov(TN, N, ret=TN), ov(N, TN, ret=TN))
+
+
+def _explain_tiles(op: str):
+    """Tiles of different shapes or element types: say which (Warp broadcasts nothing implicitly)."""
+    def explain(arg_types):
+        tiles = [t for t in arg_types if isinstance(t, T.TileType)]
+        if len(tiles) == 2 and tiles[0] != tiles[1]:
+            return (f"tile {op} tile needs tiles of the same shape and dtype, got {T.type_name(tiles[0])} and "
+                    f"{T.type_name(tiles[1])}; use wp.tile_broadcast, wp.tile_reshape or wp.tile_astype first")
+        return None
+    return explain
+
+
 # the headers of vector, matrix, quaternion and transform overloads come in with their types
 _elementwise = dict(header="scalar.h", category="operators")
 
 builtin("add", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)),
-        ov(MN, MN, ret=Mat("r", "c", N)), ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()),
-        doc="a + b for scalars, vectors, matrices, quaternions and transforms (componentwise).", **_elementwise)
+        ov(MN, MN, ret=Mat("r", "c", N)), ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()), *_tile_ops,
+        explain=_explain_tiles("+"),
+        doc="a + b for scalars, vectors, matrices, quaternions, transforms and tiles (elementwise).", **_elementwise)
 builtin("sub", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), ov(MN, MN, ret=Mat("r", "c", N)),
-        ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()),
-        doc="a - b, componentwise for composites.", **_elementwise)
+        ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()), *_tile_ops,
+        explain=_explain_tiles("-"), doc="a - b, componentwise for composites and tiles.", **_elementwise)
 builtin("mul",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
@@ -37,16 +55,16 @@ builtin("mul",
         ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), Quat(), ret=Quat()), ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
         ov(Transform(), Transform(), ret=Transform()), ov(Transform(), F, ret=Transform()),
-        ov(F, Transform(), ret=Transform()),
-        doc="a * b: scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
+        ov(F, Transform(), ret=Transform()), *_tile_ops, explain=_explain_tiles("*"),
+        doc="a * b (tiles: elementwise, use wp.tile_matmul for products): scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
             "quaternion (Hamilton) and transform composition. Two vectors do not multiply: use wp.dot, "
             "wp.cw_mul or wp.outer.", **_elementwise)
 builtin("div",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()),
-        doc="a / b (a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
+        ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()), *_tile_ops, explain=_explain_tiles("/"),
+        doc="a / b (tiles: elementwise; a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
 builtin("div_approx", ov(F, F, ret=same("T"), names=("x", "y")), cpp="wpnb::div", header="scalar.h", category="math",
         doc="x / y, where Warp allows a faster, less exact division on the GPU; warp_nb divides exactly on both "
@@ -63,9 +81,9 @@ builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         cpp="wpnb::mul", header="scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
 builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), ret=Quat()), ov(Transform(), ret=Transform()), doc="-x.", **_elementwise)
+        ov(Quat(), ret=Quat()), ov(Transform(), ret=Transform()), ov(TN, ret=TN), doc="-x.", **_elementwise)
 builtin("pos", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), ret=Quat()), doc="+x.", **_elementwise)
+        ov(Quat(), ret=Quat()), ov(TN, ret=TN), doc="+x.", **_elementwise)
 
 _any = AnyType("A")
 for _name, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")):

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.composite import kind_of
+from ..types.tiles import TileType, tile_type
 
 FLOAT = ("float",)
 INT = ("int", "uint")
@@ -183,6 +184,27 @@ class Array(Pattern):
 
     def build(self, b):
         return ArrayType(self.elem.build(b), _Dim.build(self.ndim, b))
+
+
+class Tile(Pattern):
+    """A tile whose element type matches `elem`. `shape` is a variable bound to the whole shape (a
+    tuple: any rank) or a tuple of _Dims (a fixed rank: ("r", "c") binds the two extents)."""
+
+    def __init__(self, shape="S", elem: Pattern | None = None):
+        self.shape, self.elem = shape, elem or AnyType("D")
+
+    def match(self, t, b):
+        if not isinstance(t, TileType) or t.shape is Any:
+            return False
+        if isinstance(self.shape, str):
+            fits = _Dim.match(self.shape, tuple(t.shape), b)
+        else:
+            fits = len(self.shape) == t.ndim and all(_Dim.match(d, s, b) for d, s in zip(self.shape, t.shape))
+        return fits and self.elem.match(t.dtype, b)
+
+    def build(self, b):
+        shape = b[self.shape] if isinstance(self.shape, str) else tuple(_Dim.build(d, b) for d in self.shape)
+        return tile_type(self.elem.build(b), shape)
 
 
 class AnyType(Pattern):
@@ -406,4 +428,6 @@ def _pattern_name(p) -> str:
         return "Transformation"
     if isinstance(p, Array):
         return f"array(ndim={p.ndim})"
+    if isinstance(p, Tile):
+        return f"tile(dtype={_pattern_name(p.elem)}, shape={p.shape if isinstance(p.shape, str) else p.shape})"
     return "Any"

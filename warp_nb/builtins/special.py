@@ -15,3 +15,6 @@ builtin("print", doc="Print a value from a kernel, as Python's print() there doe
         python=lambda *values: print(*values), **_s)
 builtin("static", doc="wp.static(expr): evaluate a Python expression once, when the kernel is compiled.",
         differentiable=False, python=lambda value: value, **_s)
+builtin("cast", doc="wp.cast(a, dtype): the bits of `a` read as a value of type `dtype` (a scalar, vector, matrix or "
+                      "struct type of the same size in bytes), e.g. wp.cast(wp.int32(0x3FA00000), wp.float32) == 1.25.",
+        differentiable=False, cpp="wpnb::bit_cast", **_s)

@@ -11,6 +11,7 @@ from typing import TypeVar
 from .. import types as T
 from ..errors import KernelError, KernelTypeError, Loc
 from ..types.array_type import ArrayType
+from ..types.tiles import TileType
 from ..builtins.registry import OpaqueType
 from ..types import generic
 from ..types.generic import Generic
@@ -38,7 +39,7 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` is an array of {shown}, which arrays "
                               "cannot hold; use a scalar, vector, matrix or @wp.struct dtype")
     if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False) \
-            or isinstance(t, OpaqueType):  # a query or query result (wp.BvhQuery ...) passed to a function
+            or isinstance(t, (OpaqueType, TileType)):  # a query (wp.BvhQuery ...) or a tile (generic: any shape)
         return t
     if t is typing.Any:
         return None if what == "function" else t

@@ -41,9 +41,11 @@ _UNSUPPORTED = {
     ast.Await: "await is not supported in kernels",
     ast.Yield: "generators (yield) are not supported in kernels",
     ast.YieldFrom: "generators (yield) are not supported in kernels",
-    ast.List: "lists are not supported in kernels (they would be dynamically sized); use a vector type "
-              "such as wp.vec3 or a fixed-size tuple",
-    ast.Dict: "dicts are not supported in kernels; use a @wp.struct",
+    # Warp's words first (its tests match them), then ours
+    ast.List: "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small fixed-size "
+              "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays (a fixed-size tuple works "
+              "too; a list would be dynamically sized).",
+    ast.Dict: "Construct `ast.Dict` not supported in kernels. Use a @wp.struct for named fields.",
     ast.Set: "sets are not supported in kernels",
     ast.Starred: "star-unpacking is only supported in call arguments in kernels (f(*v))",
     ast.NamedExpr: "the walrus operator (:=) is not supported in kernels",

@@ -10,10 +10,11 @@ from . import hints, ir
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
+from ..types.tiles import TileType
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..errors import (
-    KernelAttributeError, KernelNameError, KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError,
+    KernelAttributeError, KernelFieldError, KernelNameError, KernelRuntimeTypeError, KernelSyntaxError, KernelTypeError,
     KernelUndefinedNameError, KernelUnsupportedError,
 )
 from ..builtins.registry import BUILTINS, Literal
@@ -109,8 +110,10 @@ class ExprTyper:
         if getattr(t, "_wp_struct_", False) or isinstance(t, registry.OpaqueType):
             ft = t.fields.get(node.attr)
             if ft is None:
-                self.error(KernelNameError, f"{T.type_name(t)} has no field `{node.attr}` (fields: "
-                                            f"{', '.join(t.fields)})", node)
+                what = node.value.id if isinstance(node.value, S.Name) else T.type_name(t)
+                self.error(KernelFieldError, f"the fields of {T.type_name(t)} are: {', '.join(t.fields)}\n"
+                                             f"`{node.attr}` is not an attribute of '{what}' ({t.key if getattr(t, '_wp_struct_', False) else T.type_name(t)})",
+                           node)
             self.note_type(ft)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if isinstance(t, ArrayType) and node.attr == "dtype":  # a type: grads.dtype(), dtype=values.dtype
@@ -176,6 +179,8 @@ class ExprTyper:
             if len(indices) == t.ndim:
                 return self.let(ir.Load(base, indices), t.dtype, node.loc)
             return self.let(ir.View(base, indices), type(t)(t.dtype, t.ndim - len(indices)), node.loc)
+        if isinstance(t, TileType):
+            return self.tile_subscript(base, node.indices, node)
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 
@@ -424,14 +429,14 @@ class ExprTyper:
         return None
 
     def inout_arg(self, var: ir.Var, arg_node, node) -> ir.Var:
-        """An argument the builtin updates in place (a random state): it must be a variable, which is
-        rebound to a new mutable copy that the call advances."""
-        if not isinstance(arg_node, S.Name) or self.env.get(arg_node.id) is not var:
-            self.error(KernelTypeError, "this argument is updated in place (a random state) and must be a "
-                                        "variable, as in: state = wp.rand_init(seed, tid); x = wp.randf(state)", node)
-        state = self.new_var(var.type, arg_node.id, mutable=True)
+        """An argument the builtin updates in place (a random state). A variable is rebound to a new
+        mutable copy that the call advances; any other expression (`wp.poisson(states[tid], lam)`)
+        gives a temporary copy whose advance is dropped, as in Warp (the array element is not written)."""
+        named = isinstance(arg_node, S.Name) and self.env.get(arg_node.id) is var
+        state = self.new_var(var.type, arg_node.id if named else "state", mutable=True)
         self.block.append(ir.Assign(state, var, node.loc))
-        self.env[arg_node.id] = state
+        if named:
+            self.env[arg_node.id] = state
         return state
 
     def no_overload(self, b: registry.Builtin, args, node):

@@ -21,12 +21,12 @@ from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
 from .typecheck_expr import TupleValue, value_type
-from .typecheck_construct import Constructors
+from .typecheck_tile import TILE_FORMS, TileForms
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
 
-class SpecialForms(Constructors):
+class SpecialForms(TileForms):
     def special_call(self, obj, node: S.Call, statement: bool):
         """The typed result of a special call, or NotImplemented for ordinary calls."""
         if obj is py.range:
@@ -351,6 +351,26 @@ class SpecialForms(Constructors):
         return self._template_call("transform_identity", "wpnb::transform_identity<{T}>", T.transformation(dtype),
                                    {"T": dtype}, node)
 
+    def form_cast(self, node):
+        a = self._named(node, ("a", "dtype"), {})
+        if set(a) != {"a", "dtype"}:
+            self.error(KernelTypeError, "wp.cast(a, dtype) takes a value and the type to read its bits as", node)
+        value = self.expr(a["a"])
+        if isinstance(value, Lit):
+            value = self.materialize(value, None, node)
+        if not isinstance(value, ir.Var) or isinstance(value.type, (ArrayType, ir.TupleType)):
+            self.error(KernelTypeError, f"wp.cast reinterprets a scalar, vector, matrix or struct value, not "
+                                        f"{self.describe(value)}", node)
+        target = self.expr(a["dtype"])
+        dtype = canonical_scalar(target.obj) if isinstance(target, PyObj) else None
+        if not (T.is_scalar_type(dtype) or T.is_composite_type(dtype) or getattr(dtype, "_wp_struct_", False)):
+            self.error(KernelTypeError, "wp.cast(a, dtype): dtype must be a scalar, vector, matrix or struct type", node)
+        size_from, size_to = T.type_size_in_bytes(value.type), T.type_size_in_bytes(dtype)
+        if size_from != size_to:
+            self.error(KernelTypeError, f"wp.cast reads the bits of {T.type_name(value.type)} ({size_from} bytes) as "
+                                        f"{T.type_name(dtype)} ({size_to} bytes): the sizes must be equal", node)
+        return self._template_call("cast", "wpnb::bit_cast<{T}>", dtype, {"T": dtype}, node, (value,))
+
     def form_matrix_from_rows(self, node):
         return self.matrix_from([self.expr(a) for a in node.args], node, "rows")
 
@@ -384,7 +404,8 @@ SPECIAL_FORMS = {
     "tid": SpecialForms.form_tid, "printf": SpecialForms.form_printf, "print": SpecialForms.print_call, "static": SpecialForms.form_static,
     "identity": SpecialForms.form_identity, "quat_identity": SpecialForms.form_quat_identity,
     "transform_identity": SpecialForms.form_transform_identity,
-    "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
+    "cast": SpecialForms.form_cast, "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
+    **TILE_FORMS,
 }
 
 

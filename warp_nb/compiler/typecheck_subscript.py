@@ -39,9 +39,9 @@ class Subscripts:
                 path, _ = self.component_path(T.vector(shape[axis], t._wp_scalar_type_), (n,), node)
                 axes.append((list(path), False))
         sizes = [len(ax) for ax, sliced in axes if sliced]
-        if any(n == 0 for n in sizes):
-            self.error(KernelValueError, f"this slice of {T.type_name(t)} is empty; kernels have no empty vectors", node)
         elem = t._wp_scalar_type_
+        if any(n == 0 for n in sizes):  # an empty slice: Warp's vec0, or mat00 for a matrix (no components)
+            return [], T.vector(0, elem) if len(sizes) == 1 else T.matrix((0, 0), elem)
         result = T.vector(sizes[0], elem) if len(sizes) == 1 else T.matrix(tuple(sizes), elem) if sizes else elem
         positions = [(i,) for i in axes[0][0]] if len(axes) == 1 else \
             [(i, j) for i in axes[0][0] for j in axes[1][0]]

@@ -109,6 +109,8 @@ class CudaStorage(Storage):
                 "data": (a.ptr, False), "strides": a.strides + inner_strides, "stream": a.device.stream.cuda_stream}
 
     def before_export(self, a, stream) -> None:
+        if stream is not None and (not isinstance(stream, int) or stream < -1):
+            raise TypeError(f"DLPack stream must None or an integer >= -1, got {stream!r}")  # Warp's wording
         if stream not in (None, -1):
             a.device.stream.synchronize()  # simple and safe: the consumer's stream sees our results
 

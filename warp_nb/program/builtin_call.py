@@ -41,9 +41,10 @@ def _arg_type(value):
     return type(value)
 
 
-def _kernel_for(name: str, nargs: int):
-    """The generic one-thread kernel calling wp.<name> with `nargs` arguments."""
-    found = _KERNELS.get((name, nargs))
+def _kernel_for(name: str, nargs: int, nout: int = 0):
+    """The generic one-thread kernel calling wp.<name> with `nargs` arguments; `nout` > 0 for a builtin
+    with several results (`axis, angle = wp.quat_to_axis_angle(q)`), one output array each."""
+    found = _KERNELS.get((name, nargs, nout))
     if found is not None:
         return found
     import warp_nb
@@ -52,13 +53,19 @@ def _kernel_for(name: str, nargs: int):
 
     params = ", ".join(f"a{i}: Any" for i in range(nargs))
     args = ", ".join(f"a{i}" for i in range(nargs))
-    key = f"builtin_call_{name}_{nargs}"
-    source = f"def {key}({params}{', ' if nargs else ''}out: Any):\n    out[0] = wp.{name}({args})\n"
+    key = f"builtin_call_{name}_{nargs}" + (f"_{nout}" if nout else "")
+    if nout:
+        outs = ", ".join(f"out{k}: Any" for k in range(nout))
+        body = f"    {', '.join(f'r{k}' for k in range(nout))} = wp.{name}({args})\n" + "".join(
+            f"    out{k}[0] = r{k}\n" for k in range(nout))
+    else:
+        outs, body = "out: Any", f"    out[0] = wp.{name}({args})\n"
+    source = f"def {key}({params}{', ' if nargs else ''}{outs}):\n{body}"
     filename = f"<warp_nb Python-scope call of wp.{name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     namespace = {"wp": warp_nb, "Any": Any}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (text built above from a registry name)
-    found = _KERNELS[(name, nargs)] = kernel(namespace[key], module="unique")
+    found = _KERNELS[(name, nargs, nout)] = kernel(namespace[key], module="unique")
     return found
 
 
@@ -91,6 +98,10 @@ def call(b: registry.Builtin, args: tuple, kwargs: dict):
     from ..arrays.create import empty
     from ..launcher import launch
 
+    if resolved.overload.outputs:  # several results: a tuple, as Warp's Python scope returns them
+        outs = [empty(1, dtype=t, device="cpu") for t in resolved.result]
+        launch(_kernel_for(b.name, len(values), len(outs)), dim=1, inputs=[*values, *outs], device="cpu")
+        return tuple(_result(o.numpy()[0], t) for o, t in zip(outs, resolved.result))
     out = empty(1, dtype=resolved.result, device="cpu")
     launch(_kernel_for(b.name, len(values)), dim=1, inputs=[*values, out], device="cpu")
     return _result(out.numpy()[0], resolved.result)

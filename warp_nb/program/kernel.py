@@ -107,9 +107,10 @@ class Kernel:
         non-generic kernel, the wp.overload signatures of a generic one."""
         return list(self.overloads.values()) if self.is_generic else [tuple(self.param_types)]
 
-    def add_overload(self, arg_types) -> tuple:
+    def add_overload(self, arg_types) -> "Kernel":
         """Register a concrete signature (a list of types, or a dict by parameter name) for a generic
-        kernel; returns it. Every parameter must be concrete and fit its generic annotation."""
+        kernel; returns the specialised kernel, as Warp does (launchable, and what wp.jax_kernel
+        wraps). Every parameter must be concrete and fit its generic annotation."""
         if isinstance(arg_types, dict):
             unknown = set(arg_types) - set(self.param_names)
             if unknown:
@@ -127,7 +128,7 @@ class Kernel:
                 raise TypeError(f"wp.overload: `{name}` of kernel `{self.key}` is declared {pattern!r}; "
                                 f"{t!r} does not fit it")
         self.overloads[signature] = signature
-        return signature
+        return self.specialized(signature)
 
     def specialized(self, signature: tuple) -> "Kernel":
         """The kernel for one concrete signature, launchable on its own (what wp.overload returns).

@@ -21,7 +21,7 @@ def overload(generic, arg_types=None):
     be launched on its own) or of a generic @wp.func; as a decorator, find the generic of the same
     name and return it."""
     if isinstance(generic, Kernel):
-        return generic.specialized(generic.add_overload(_required(arg_types, generic.key)))
+        return generic.add_overload(_required(arg_types, generic.key))
     if isinstance(generic, Function):
         _add_function_overload(generic, _required(arg_types, generic.key))
         return generic

@@ -173,6 +173,11 @@ def get_cuda_devices() -> list[Device]:
     return list(_cuda_devices())
 
 
+def get_cuda_device(ordinal=None) -> Device:
+    """The CUDA device of this ordinal (None: the current CUDA device), as Warp's wp.get_cuda_device."""
+    return get_device("cuda" if ordinal is None else f"cuda:{int(ordinal)}")
+
+
 def get_devices() -> list[Device]:
     return [CPU] + _cuda_devices()
 

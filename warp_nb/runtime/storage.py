@@ -47,7 +47,10 @@ class Storage:
         raise AttributeError("a CPU array has no __cuda_array_interface__; use __array_interface__ or numpy()")
 
     def before_export(self, a, stream) -> None:
-        """Called before a consumer on `stream` reads the array through DLPack."""
+        """Called before a consumer on `stream` reads the array through DLPack. Host memory has no
+        streams: DLPack allows only None or -1 ("no synchronization") for it."""
+        if stream is not None and not (isinstance(stream, int) and stream == -1):
+            raise TypeError(f"DLPack stream must be None or -1 for CPU device, got {stream!r}")
 
 
 class _Buffer:

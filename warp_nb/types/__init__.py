@@ -16,6 +16,7 @@ from .scalars import (  # noqa: F401
     handle, int8, int16, int32, int64, is_float_type, is_int_type, is_scalar_type, scalar_from_numpy, uint8, uint16, uint32, uint64,
 )
 
+from .tiles import TileType, tile_type  # noqa: F401
 from .queries import (  # noqa: F401  (Warp's public type queries)
     dtype_from_numpy, dtype_to_numpy, is_array, is_composite, is_float, is_int, is_matrix, is_quaternion, is_scalar,
     is_struct, is_tile, is_transformation, is_value, is_vector, type_is_array, type_is_composite, type_is_float,
@@ -38,9 +39,10 @@ for _n in (2, 3, 4):
 quat, quatf, quatd, quath = quaternion(), quaternion(float32), quaternion(float64), quaternion(float16)
 transform, transformf, transformd, transformh = (
     transformation(), transformation(float32), transformation(float64), transformation(float16))
-spatial_vector, spatial_vectorf, spatial_vectord = vector(6), vector(6, float32), vector(6, float64)
-spatial_matrix, spatial_matrixf, spatial_matrixd = (
-    matrix((6, 6)), matrix((6, 6), float32), matrix((6, 6), float64))
+spatial_vector, spatial_vectorf, spatial_vectord, spatial_vectorh = (
+    vector(6), vector(6, float32), vector(6, float64), vector(6, float16))
+spatial_matrix, spatial_matrixf, spatial_matrixd, spatial_matrixh = (
+    matrix((6, 6)), matrix((6, 6), float32), matrix((6, 6), float64), matrix((6, 6), float16))
 
 
 def scalar_type_of(t):

@@ -98,8 +98,11 @@ class Composite:
         if self._wp_kind_ == "matrix" and isinstance(key, (int, np.integer)):
             return vector(self._shape_[1], self._wp_scalar_type_)._from_numpy(a[key])
         value = a[key]
-        if isinstance(value, np.ndarray):
-            return value.tolist()
+        if isinstance(value, np.ndarray):  # a slice: a vector or matrix of its shape, as Warp's
+            if value.ndim == 1:
+                return vector(len(value), self._wp_scalar_type_)._from_numpy(value)
+            shape = value.shape if value.size else (0, 0)  # an empty matrix slice is mat00, as Warp's
+            return matrix(shape, self._wp_scalar_type_)._from_numpy(value.reshape(shape))
         return value.item()
 
     def __setitem__(self, key, value):
@@ -113,8 +116,9 @@ class Composite:
         elif _is_scalar_value(value):
             a[key] = t._convert(value)
         else:
-            items = value._flat().tolist() if isinstance(value, Composite) else list(np.ravel(value)) \
-                if isinstance(value, np.ndarray) else list(value)
+            # a torch tensor or JAX array iterates into 0-d arrays: read it through __array__ instead
+            items = value._flat().tolist() if isinstance(value, Composite) else list(np.ravel(np.asarray(value))) \
+                if isinstance(value, np.ndarray) or hasattr(value, "__array__") else list(value)
             for item in items:
                 if not _is_scalar_value(item):
                     raise TypeError(f"Expected to assign a slice from a sequence of `{t.__name__}` values but got "
@@ -414,6 +418,8 @@ def _transform_values(cls, args: tuple, kwargs: dict) -> list:
     if not parts:
         return identity
     for name in ("p", "q"):
+        if name in parts and hasattr(parts[name], "__array__") and not isinstance(parts[name], Composite):
+            parts[name] = np.asarray(parts[name])  # a torch tensor or JAX array, as Warp takes them
         if name in parts and not isinstance(parts[name], (Composite, list, tuple, np.ndarray)):
             raise TypeError(f"Invalid argument '{name}' in transformation constructor: expected a sequence, got "
                             f"{type(parts[name]).__name__}")

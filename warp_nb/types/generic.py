@@ -9,6 +9,7 @@ from __future__ import annotations
 import typing
 
 from . import composite, scalars
+from .tiles import TileType
 
 
 class Generic:
@@ -78,6 +79,8 @@ def is_generic(t) -> bool:
     """Whether an annotation stands for more than one concrete type."""
     if t is typing.Any or isinstance(t, Generic) or t is scalars.Scalar:
         return True
+    if isinstance(t, TileType):
+        return t.is_generic()
     dtype = getattr(t, "dtype", None)  # an array type
     return hasattr(t, "ndim") and hasattr(t, "dtype") and dtype is not None and is_generic(dtype)
 
@@ -88,7 +91,7 @@ def matches(pattern, t) -> bool:
         return True
     if pattern is scalars.Scalar:  # the base class of scalar types, written as an annotation
         pattern = Scalar
-    if isinstance(pattern, Generic):
+    if isinstance(pattern, (Generic, TileType)):
         return pattern.match(t)
     if hasattr(pattern, "ndim") and hasattr(pattern, "dtype") and is_generic(pattern.dtype):
         return hasattr(t, "ndim") and hasattr(t, "dtype") and t.ndim == pattern.ndim and type(t) is type(pattern) \

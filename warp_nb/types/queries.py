@@ -9,6 +9,7 @@ import numpy as np
 from . import composite as _c
 from . import scalars as _s
 from .array_type import ArrayType
+from .tiles import TileType
 
 
 def dtype_from_numpy(numpy_dtype):
@@ -73,7 +74,7 @@ def type_is_value(t) -> bool:
 
 
 def type_is_tile(t) -> bool:
-    return False
+    return isinstance(t, TileType)
 
 
 def _of_value(pred):
@@ -91,7 +92,7 @@ is_composite = _of_value(type_is_composite)
 is_struct = lambda x: type_is_struct(x) or type_is_struct(type(x))  # noqa: E731
 is_array = lambda x: type_is_array(x)  # noqa: E731
 is_value = _of_value(type_is_value)
-is_tile = lambda x: False  # noqa: E731
+is_tile = lambda x: type_is_tile(x) or type_is_tile(getattr(x, 'type', None))  # noqa: E731
 
 
 def type_length(t) -> int:

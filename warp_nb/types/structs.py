@@ -6,6 +6,8 @@ kernels or C++."""
 from __future__ import annotations
 
 import ctypes
+import warnings
+import weakref
 
 import numpy as np
 
@@ -69,6 +71,7 @@ class StructType:
         # an empty struct has one byte in C++, so it has one here too (emit writes the same `_empty`)
         self.ctype = type(cls.__name__, (ctypes.Structure,), {
             "_fields_": [(name, field_ctype(t)) for name, t in self.fields.items()] or [("_empty", ctypes.c_uint8)]})
+        self.instance_class = _instance_class(cls, self.fields)
 
     def _field_type(self, name, t):
         if isinstance(t, str):
@@ -86,13 +89,18 @@ class StructType:
         if len(args) > len(self.fields):
             raise TypeError(f"{self.__name__}() takes at most {len(self.fields)} positional arguments "
                             f"(its fields {', '.join(self.fields)}), got {len(args)}")
-        inst = StructInstance(self)
+        inst = self.instance_class(self)
         for name, value in list(zip(self.fields, args)) + list(values.items()):
             setattr(inst, name, value)
         return inst
 
     def type_name(self) -> str:
         return self.__name__
+
+    def __mro_entries__(self, bases):
+        """`class Child(Parent)` with Parent a struct: the class derives from Parent's class, and
+        `@wp.struct` then refuses it, as Warp does."""
+        return (self.cls,)
 
     def __repr__(self):
         return f"<wp.struct {self.__qualname__}>"
@@ -111,7 +119,7 @@ class StructType:
         return np.frombuffer(inst.to_bytes(), dtype=np.dtype(self.ctype))[0]
 
     def from_numpy_record(self, record) -> StructInstance:
-        inst = StructInstance(self)
+        inst = self.instance_class(self)
         inst._load(np.asarray(record).tobytes())
         return inst
 
@@ -120,12 +128,13 @@ class StructInstance:
     """One value of a struct type. Fields read and write like attributes; array fields keep a
     reference to the wp.array so its memory stays alive."""
 
-    __slots__ = ("_struct", "_ctype", "_arrays")
+    __slots__ = ("_struct", "_ctype", "_arrays", "_plain")
 
     def __init__(self, struct: StructType):
         object.__setattr__(self, "_struct", struct)
         object.__setattr__(self, "_ctype", struct.ctype())
         object.__setattr__(self, "_arrays", {})
+        object.__setattr__(self, "_plain", set())  # scalar fields last set from a plain Python int / float
         for name, t in struct.fields.items():
             if isinstance(t, StructType):
                 self._arrays[name] = t()  # nested instance owns its own fields
@@ -139,6 +148,9 @@ class StructInstance:
         t = struct.fields.get(name)
         if t is None:
             raise AttributeError(f"struct {struct.__name__} has no field {name!r}")
+        return self._field(name, t)
+
+    def _field(self, name, t):
         if isinstance(t, ArrayType):
             return self._arrays.get(name)
         if isinstance(t, StructType):
@@ -146,9 +158,12 @@ class StructInstance:
         value = getattr(self._ctype, name)
         if T.is_scalar_type(t):
             if t is T.float16:
-                return T.scalars.half_bits_to_float(value)
-            return T.scalars.bfloat16_bits_to_float(value) if t is T.bfloat16 else value
-        return t._from_numpy(np.asarray(value))
+                value = T.scalars.half_bits_to_float(value)
+            elif t is T.bfloat16:
+                value = T.scalars.bfloat16_bits_to_float(value)
+            # as Warp: a Warp scalar unless the field was last set from a plain Python number
+            return value if name in self._plain else t(value)
+        return value  # a vector / matrix view of this struct's memory: `s.v[0] = 1.0` writes the field
 
     def __setattr__(self, name, value):
         struct = self._struct
@@ -156,12 +171,7 @@ class StructInstance:
         if t is None:
             raise AttributeError(f"struct {struct.__name__} has no field {name!r}")
         if isinstance(t, ArrayType):
-            marker = "_wp_indexedarray_" if t.kind == "indexedarray" else "_wp_array_"
-            if value is not None and not getattr(type(value), marker, False):
-                raise TypeError(f"field {name!r} of {struct.__name__} holds a wp.{t.kind}, got {type(value).__name__}")
-            if value is not None and (value.dtype is not t.dtype or value.ndim != t.ndim):
-                raise TypeError(f"field {name!r} of {struct.__name__} expects {t.type_name()}, got "
-                                f"{T.type_name(value.type)}")
+            _check_array_field(struct, name, t, value)
             self._arrays[name] = value
             ctype = field_ctype(t)
             if value is None:
@@ -181,8 +191,12 @@ class StructInstance:
         elif T.is_scalar_type(t):
             v = getattr(value, "value", value)
             setattr(self._ctype, name, _scalar_storage(t, v))
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self._plain.add(name)
+            else:
+                self._plain.discard(name)
         else:
-            setattr(self._ctype, name, value if isinstance(value, t) else t(value))
+            setattr(self._ctype, name, _composite_value(struct, name, t, value))
 
     def __repr__(self):
         parts = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._struct.fields)
@@ -212,6 +226,56 @@ class StructInstance:
                 self._arrays[name]._load(bytes(getattr(self._ctype, name)))
 
 
+def _instance_class(cls, fields: dict) -> type:
+    """The class of a struct's instances: StructInstance and the user's class (so that
+    isinstance(s, Foo.cls) holds, as in Warp), with a property per field so that a class
+    attribute of the same name (a default value) does not hide the instance's value."""
+    namespace = {"__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+    for name in fields:
+        namespace[name] = property(lambda self, _n=name: StructInstance._field(self, _n, self._struct.fields[_n]))
+    try:
+        return type(cls.__name__, (StructInstance, cls), namespace)
+    except TypeError:  # a user class that cannot be combined (its own __slots__, a metaclass)
+        return type(cls.__name__, (StructInstance,), namespace)
+
+
+def _check_array_field(struct: StructType, name: str, t: ArrayType, value) -> None:
+    """Warp's checks (and messages) for a value assigned to an array field; None clears it."""
+    if value is None:
+        return
+    indexed = t.kind == "indexedarray"
+    if not getattr(type(value), "_wp_indexedarray_" if indexed else "_wp_array_", False):
+        what = "a Warp indexed array" if indexed else "a Warp array"
+        raise TypeError(f"Struct field '{name}' expects {what}, got {type(value).__name__} "
+                        f"(field of {struct.__name__}; pass a wp.{t.kind} of {T.type_name(t.dtype)})")
+    if value.dtype is not t.dtype:
+        raise TypeError(f"Struct field '{name}' expects dtype {T.type_name(t.dtype)}, got {T.type_name(value.dtype)}")
+    if value.ndim != t.ndim:
+        raise TypeError(f"Struct field '{name}' expects an array with {t.ndim} dimension(s), got {value.ndim} "
+                        "dimension(s)")
+
+
+def _composite_value(struct: StructType, name: str, t, value):
+    """What a vector / matrix / quaternion / transform field stores for `value`: the value itself, a
+    conversion of a sequence or numpy array, zeros for None. A plain or Warp number is refused (as
+    Warp: filling every component was a silent trap); a numpy number or a bool still fills every
+    component, with Warp's deprecation warning."""
+    if isinstance(value, t):
+        return value
+    if value is None:
+        return t()
+    is_bool = isinstance(value, (bool, np.bool_)) or type(value).__name__ == "bool"
+    if is_bool or isinstance(value, np.number):
+        warnings.warn(f"Assigning a value of type `{type(value).__name__}` to the `{T.type_name(t)}` struct field "
+                      f"'{name}' of {struct.__name__} fills every component; this is deprecated, assign a "
+                      f"{T.type_name(t)} instead", DeprecationWarning, stacklevel=3)
+        return t._from_numpy(np.full(t._shape_, float(getattr(value, "value", value))))
+    if isinstance(value, (int, float)) or T.is_scalar_type(type(value)):
+        raise TypeError(f"Struct field '{name}' expects {T.type_name(t)} but got a single value "
+                        f"({value!r}); assign a {T.type_name(t)}, e.g. {T.type_name(t)}(...)")
+    return t(value)
+
+
 def _field_place(cls, name: str) -> str:
     """' (file, line N)' of the line that declares field `name` of `cls`, or '' when the source is not readable."""
     import inspect
@@ -230,8 +294,16 @@ def _field_place(cls, name: str) -> str:
 def struct(cls) -> StructType:
     """Decorator: turn an annotated class into a struct type usable in kernels."""
     from .. import redefinition
+    parents = [b.__qualname__ for b in cls.__mro__[1:] if b in _STRUCT_CLASSES]
+    if parents:
+        raise RuntimeError(f"struct {cls.__qualname__} derives from the struct {parents[0]}; declare all its fields "
+                           "in one class: Warp structs must be defined as base classes")
     redefinition.struct_defined(cls.__module__, cls.__qualname__)
+    _STRUCT_CLASSES.add(cls)
     return StructType(cls)
+
+
+_STRUCT_CLASSES: weakref.WeakSet = weakref.WeakSet()  # the classes @wp.struct has turned into structs
 
 
 def _scalar_storage(t, value):

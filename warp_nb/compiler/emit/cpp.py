@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
+from ...types.tiles import TileType
 from ...errors import Loc
 
 _SCALAR_CPP = {
@@ -23,9 +24,9 @@ _SCALAR_CPP = {
 }
 _KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "transformation": "transform.h"}
 HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
-                 "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h"]
+                 "tile.h", "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h"]
 HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
-                "atomic.h": ["array.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"], "closest_point.h": ["vec.h"], "array_slice.h": ["array.h"],
+                "atomic.h": ["array.h"], "tile.h": ["array.h", "atomic.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"], "closest_point.h": ["vec.h"], "array_slice.h": ["array.h"],
                "expect.h": ["vec.h"], "indexed_array.h": ["array.h", "atomic.h", "adjoint.h"]}
 QUAT_FIELDS = "xyzw"
 
@@ -83,6 +84,8 @@ def cpp_type(t) -> str:
         if kind == "quaternion":
             return f"wpnb::quat_t<{e}>"
         return f"wpnb::transform_t<{e}>"
+    if isinstance(t, TileType):  # a 1-D tile is stored as one column (native/tile.h)
+        return f"wpnb::tile_t<{cpp_type(t.dtype)}, {t.rows}, {t.cols}>"
     if isinstance(t, ArrayType) and t.kind == "fixedarray":  # a fixed-size array returned by value
         return f"wpnb::fixed_array_t<{cpp_type(t.dtype)}, {int(np.prod(t.shape))}, {t.ndim}>"
     if isinstance(t, ArrayType):
@@ -133,6 +136,9 @@ def _type_headers(t, out: set) -> None:
     kind = T.kind_of(t)
     if kind:
         out.add(_KIND_HEADER[kind])
+    elif isinstance(t, TileType):
+        out.add("tile.h")
+        _type_headers(t.dtype, out)
     elif isinstance(t, ArrayType):
         out.add("array.h" if t.kind == "array" else "indexed_array.h")
         _type_headers(t.dtype, out)

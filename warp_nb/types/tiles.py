@@ -1,0 +1,103 @@
+"""The tile type: a small dense block of values with a shape fixed when the kernel is compiled,
+which a kernel holds in a variable like a vector (Warp's `wp.tile`). A tile type is its element
+type, its shape (one or two extents; `typing.Any` in an annotation: any shape) and Warp's storage
+hint ("register" or "shared"). The storage hint is kept for Warp's introspection only: warp_nb
+stores every tile the same way (see docs/architecture.md, "Tiles"). Knows nothing about C++."""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+
+from . import scalars
+
+#: the most values one tile may hold: every tile is a value in the thread's own memory (the C++
+#: stack on the CPU), so a limit keeps a typo in a shape from asking for gigabytes
+MAX_TILE_SIZE = 1 << 20
+
+
+@dataclass(frozen=True)
+class TileType:
+    dtype: typing.Any
+    shape: typing.Any  # a tuple of ints, or typing.Any (a generic annotation: any shape)
+    storage: str = "register"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def rows(self) -> int:
+        return self.shape[0]
+
+    @property
+    def cols(self) -> int:
+        """Columns of a 2-D tile; a 1-D tile is stored as one column (see native/tile.h)."""
+        return self.shape[1] if len(self.shape) > 1 else 1
+
+    def is_generic(self) -> bool:
+        return self.shape is typing.Any or scalars.canonical_scalar(self.dtype) is typing.Any
+
+    def match(self, t) -> bool:
+        """Whether a concrete tile type fits this (possibly generic) annotation."""
+        if not isinstance(t, TileType):
+            return False
+        if self.dtype is not typing.Any and scalars.canonical_scalar(self.dtype) != t.dtype:
+            return False
+        return self.shape is typing.Any or tuple(self.shape) == tuple(t.shape)
+
+    def type_name(self) -> str:
+        shape = "Any" if self.shape is typing.Any else str(tuple(self.shape))
+        name = getattr(self.dtype, "__name__", str(self.dtype))
+        return f"tile(dtype={name}, shape={shape})"
+
+    __repr__ = type_name
+
+
+def tile_type(dtype, shape, storage: str = "register") -> TileType:
+    """A tile type with its shape checked: a tuple of one or two positive extents."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(int(s) for s in shape)
+    if not 1 <= len(shape) <= 2:
+        raise TypeError(f"tiles have one or two dimensions in warp_nb, got shape {shape}")
+    if any(s <= 0 for s in shape):
+        raise TypeError(f"a tile's extents must be positive, got shape {shape}")
+    size = 1
+    for s in shape:
+        size *= s
+    if size > MAX_TILE_SIZE:
+        raise TypeError(f"a tile of shape {shape} holds {size} values; warp_nb allows at most {MAX_TILE_SIZE}")
+    if storage not in ("register", "shared"):
+        raise TypeError(f"storage must be 'register' or 'shared', got {storage!r}")
+    return TileType(scalars.canonical_scalar(dtype), shape, storage)
+
+
+def tile_annotation(params) -> TileType:
+    """`wp.tile[dtype]`, `wp.tile[dtype, M, N]`, `wp.tile[dtype, Literal[M]]`, `wp.tile[dtype, (M, N)]`."""
+    if not isinstance(params, tuple):
+        params = (params,)
+    dtype, dims = params[0], params[1:]
+    if len(dims) == 1 and isinstance(dims[0], tuple):
+        dims = dims[0]
+    if not dims:
+        return TileType(scalars.canonical_scalar(dtype), typing.Any)
+    shape = []
+    for d in dims:
+        if typing.get_origin(d) is typing.Literal:
+            d = typing.get_args(d)[0]
+        if not isinstance(d, int):
+            raise TypeError(f"wp.tile[...]: a tile extent must be an int or Literal[int], got {d!r}")
+        shape.append(d)
+    return tile_type(dtype, tuple(shape))
+
+
+def type_is_tile(t) -> bool:
+    return isinstance(t, TileType)
