@@ -30,10 +30,16 @@ def run(ranks: int, rows: int, cols: int, steps: int, extra: list[str]) -> dict:
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     command = [mpiexec(), "--oversubscribe", "-n", str(ranks), sys.executable, "-m", "mpi4py", "-m",
                "warp_nb.kernels.heat_mpi", "--rows", str(rows), "--cols", str(cols), "--steps", str(steps), *extra]
-    out = subprocess.run(command, check=False, capture_output=True, text=True, env=env, timeout=600)
-    if out.returncode:
-        sys.exit(f"{' '.join(command)} failed:\n{out.stderr[-3000:]}")
-    return json.loads([line for line in out.stdout.splitlines() if line.startswith("{")][-1])
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.terminate()  # mpiexec ends its ranks on SIGTERM (a SIGKILL would leave them running)
+        proc.communicate()
+        sys.exit(f"{' '.join(command)} ran past 600 s")
+    if proc.returncode:
+        sys.exit(f"{' '.join(command)} failed:\n{stderr[-3000:]}")
+    return json.loads([line for line in stdout.splitlines() if line.startswith("{")][-1])
 
 
 def best_of(repeats: int, *args) -> dict:

@@ -34,7 +34,8 @@ def skip_without_mpi() -> str:
 
 def run_ranks(ranks: int, args: list[str], timeout: float = 120.0, cwd=None) -> subprocess.CompletedProcess:
     """`mpiexec -n ranks python -m mpi4py ARGS` (an uncaught exception on one rank aborts all of them);
-    on timeout the whole process group is killed and the test fails with what the ranks printed."""
+    on timeout mpiexec is told to end its ranks (then killed with its process group), and the test fails
+    with what the ranks printed."""
     mpiexec = skip_without_mpi()
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -44,8 +45,13 @@ def run_ranks(ranks: int, args: list[str], timeout: float = 120.0, cwd=None) -> 
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+        # the ranks run in process groups of their own: SIGTERM lets mpiexec end them, then kill what is left
+        proc.terminate()
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
         pytest.fail(f"{ranks} ranks of {' '.join(args)} still ran after {timeout:.0f} s (a hang?)\n"
                     f"stdout:\n{out[-3000:]}\nstderr:\n{err[-3000:]}")
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
