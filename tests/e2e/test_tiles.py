@@ -429,13 +429,15 @@ def stacks(out: wp.array(dtype=int), counts: wp.array(dtype=int), n: int):
     wp.tile_stack_clear(s)
     empty_val, empty_slot = wp.tile_stack_pop(s)
     out[2] = empty_slot
+    counts[2] = wp.tile_stack_push(s, 7, True) * 10 + wp.tile_stack_push(s, 8, False)
 
 
 def test_tile_stack_push_pop_count_clear():
-    out, counts = wp.zeros(3, dtype=int), wp.zeros(2, dtype=int)
+    out, counts = wp.zeros(3, dtype=int), wp.zeros(3, dtype=int)
     wp.launch_tiled(stacks, dim=1, inputs=[out, counts, 11], block_dim=32)
     pushed = [q * 10 for q in range(11) if q % 2 == 0][:4]  # capacity 4: later pushes are dropped
-    np.testing.assert_array_equal(counts.numpy(), [len(pushed), len(pushed) - 1])
+    # a push gives the slot it filled (0 in the emptied stack), or -1 when there is nothing to push
+    np.testing.assert_array_equal(counts.numpy(), [len(pushed), len(pushed) - 1, 0 * 10 - 1])
     np.testing.assert_array_equal(out.numpy(), [pushed[-1], len(pushed) - 1, -1])
 
 

@@ -274,6 +274,7 @@ class TileOpForms(TileForms):
         return self.let(ir.Construct(t, ()), t, node.loc)
 
     def form_tile_stack_push(self, node):
+        """wp.tile_stack_push(s, value, has_value=True): s rebound with value pushed; the slot, or -1."""
         self.tile_name = "tile_stack_push"
         a = self.tile_args(node, ("s", "value", "has_value"), 2)
         s = self.stack_value(a["s"], node)
@@ -285,9 +286,10 @@ class TileOpForms(TileForms):
                                         f"stack's dtype {T.type_name(dtype)}", node)
         v = self.materialize(v, dtype, node)
         has = self.condition(a["has_value"]) if "has_value" in a else self.materialize(Lit(True, "bool"), T.bool, node)
+        slot = self.tile_call("tile_stack_push", "wpnb::tile_stack_push_slot", T.int32, node, (s, has))
         self.rebind(a["s"], self.tile_call("tile_stack_push", "wpnb::tile_stack_pushed", s.type, node, (s, v, has)),
                     node)
-        return None
+        return slot  # the slot pushed to, or -1
 
     def form_tile_stack_pop(self, node):
         """(value, slot) of the top, then the stack rebound without it."""
