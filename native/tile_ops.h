@@ -351,6 +351,33 @@ struct tile_reducer {
 template <typename F>
 WPNB_FN tile_reducer<F> reduce_with(F f) { return tile_reducer<F>{f}; }
 
+// --- sorting ----------------------------------------------------------------------------------
+
+// wp.tile_sort(keys, values): both rebound, sorted by key ascending, stably (equal keys keep their
+// order), by a bottom-up merge sort through scratch tiles. Not differentiated.
+template <typename K, typename V, int N>
+WPNB_FN void tile_sort(tile_t<K, N, 1>& keys, tile_t<V, N, 1>& values) {
+    tile_t<K, N, 1> k2;
+    tile_t<V, N, 1> v2;
+    K* ks = keys.data; V* vs = values.data; K* kd = k2.data; V* vd = v2.data;
+    for (int width = 1; width < N; width *= 2) {
+        for (int lo = 0; lo < N; lo += 2 * width) {
+            const int mid = lo + width < N ? lo + width : N, hi = lo + 2 * width < N ? lo + 2 * width : N;
+            int i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) {
+                if (ks[j] < ks[i]) { kd[o] = ks[j]; vd[o++] = vs[j++]; }
+                else { kd[o] = ks[i]; vd[o++] = vs[i++]; }
+            }
+            while (i < mid) { kd[o] = ks[i]; vd[o++] = vs[i++]; }
+            while (j < hi) { kd[o] = ks[j]; vd[o++] = vs[j++]; }
+        }
+        K* tk = ks; ks = kd; kd = tk;
+        V* tv = vs; vs = vd; vd = tv;
+    }
+    if (ks != keys.data)
+        for (int k = 0; k < N; ++k) { keys.data[k] = ks[k]; values.data[k] = vs[k]; }
+}
+
 // --- matrix products ---------------------------------------------------------------------------
 
 // a (M x K) times b (K x N), accumulated in T, into out (added to what out holds).

@@ -441,6 +441,26 @@ def test_tile_stack_push_pop_count_clear():
     np.testing.assert_array_equal(out.numpy(), [pushed[-1], len(pushed) - 1, -1])
 
 
+@wp.kernel
+def sort_pairs(ik: wp.array(dtype=float), iv: wp.array(dtype=int), ok: wp.array(dtype=float), ov: wp.array(dtype=int)):
+    keys = wp.tile_load(ik, shape=37)
+    values = wp.tile_load(iv, shape=37)
+    wp.tile_sort(keys, values)
+    wp.tile_store(ok, keys)
+    wp.tile_store(ov, values)
+
+
+def test_tile_sort_is_a_stable_sort_by_key():
+    keys = rand(37)
+    keys[5] = keys[9] = keys[30]  # ties keep their order
+    values = np.arange(37, dtype=np.int32)
+    ok, ov = wp.zeros(37, dtype=float), wp.zeros(37, dtype=int)
+    wp.launch_tiled(sort_pairs, dim=1, inputs=[wp.array(keys), wp.array(values), ok, ov], block_dim=32)
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(ok.numpy(), keys[order])
+    np.testing.assert_array_equal(ov.numpy(), values[order])
+
+
 # --- errors before C++ -------------------------------------------------------------------------------
 
 def _line_of(fn, text):
@@ -507,7 +527,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused, take_rows]
+               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused, take_rows, sort_pairs]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

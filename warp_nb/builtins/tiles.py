@@ -103,6 +103,10 @@ builtin("tile_scan_max_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=
 builtin("tile_scan_min_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
         doc="Running minimum of a tile's elements in row-major order (NaNs skipped, as fmin).", **_ops)
 
+builtin("tile_sort", ov(Tile(("n",), Scalar("K", NUMERIC)), Tile(("n",), D), ret=None, names=("keys", "values")),
+        inout=(0, 1), differentiable=False, doc="wp.tile_sort(keys, values): both 1-D tiles (variables) rebound, "
+                                                "sorted by key ascending, stably.", **_ops)
+
 _F = Scalar("T", ("float",))
 _A, _B, _C = Tile(("m", "k"), _F), Tile(("k", "n"), _F), Tile(("m", "n"), _F)
 
