@@ -272,6 +272,32 @@ def test_index_tiles_pick_rows_and_columns_with_gradients():
     np.testing.assert_allclose(S.grad.numpy(), expected)
 
 
+@wp.kernel
+def indexed_memory(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), z: wp.array2d(dtype=float)):
+    evens = wp.tile_arange(2, dtype=int) * 2
+    t = wp.tile_load_indexed(x, indices=evens, shape=(2, 4), offset=(0, 0), axis=0)
+    wp.tile_store(y, t)
+    cols = wp.tile_arange(4, dtype=int) * 2 - 1  # -1: outside the array, skipped
+    wp.tile_store_indexed(z, indices=cols, t=t, offset=(1, 0), axis=1)
+
+
+def test_indexed_loads_and_stores():
+    x = rand(4, 8)
+    X, y, z = wp.array(x, requires_grad=True), wp.zeros((2, 4), dtype=float, requires_grad=True), wp.zeros((3, 8), dtype=float)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(indexed_memory, dim=1, inputs=[X, y, z], block_dim=8)
+    np.testing.assert_array_equal(y.numpy(), x[[0, 2], :4])
+    expected = np.zeros((3, 8), np.float32)
+    expected[1:3, [1, 3, 5]] = x[[0, 2], 1:4]
+    np.testing.assert_array_equal(z.numpy(), expected)
+    y.grad = wp.ones_like(y)
+    tape.backward()
+    grad = np.zeros_like(x)
+    grad[[0, 2], :4] = 1
+    np.testing.assert_array_equal(X.grad.numpy(), grad)
+
+
 # --- reductions ---------------------------------------------------------------------------------------
 
 @wp.func
@@ -527,7 +553,7 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
     kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused, take_rows, sort_pairs]
+               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused, take_rows, sort_pairs, indexed_memory]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

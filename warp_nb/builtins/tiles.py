@@ -55,6 +55,12 @@ builtin("tile_arange", differentiable=False, doc="wp.tile_arange(stop) / (start,
         **_special)
 builtin("tile_load", doc="wp.tile_load(a, shape, offset=0, storage='register'): the block a[offset : offset + shape] "
                          "of a 1-D or 2-D array as a tile; elements outside the array read 0.", **_special)
+builtin("tile_load_indexed", doc="wp.tile_load_indexed(a, indices, shape, offset=0, axis=0): a tile whose entries "
+                                 "along `axis` come from the array positions offset + indices[k] (a 1-D int tile); "
+                                 "positions outside the array read 0.", **_special)
+builtin("tile_store_indexed", doc="wp.tile_store_indexed(a, indices, t, offset=0, axis=0): t written to a with its "
+                                  "entries along `axis` going to offset + indices[k]; outside the array: skipped.",
+        side_effects=True, **_special)
 builtin("tile_store", doc="wp.tile_store(a, t, offset=0): write tile t into a at offset; elements that fall outside "
                           "the array are not written.", side_effects=True, **_special)
 builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k] += t[k] atomically, inside the "

@@ -221,6 +221,52 @@ class TileForms(Constructors):
         return self.tile_call("tile_load", template, result, node, (arr, *offsets), T=arr.type.dtype,
                               R=result.rows, C=result.cols)
 
+    def indexed_parts(self, a: dict, arr: ir.Var, node):
+        """(index tile, axis, two int32 offsets) of tile_load_indexed / tile_store_indexed."""
+        idx = self.tile_value(a["indices"], node, "indices")
+        if idx.type.ndim != 1 or not T.is_int_type(idx.type.dtype):
+            self.error(KernelTypeError, f"wp.{self.tile_name}: indices must be a 1-D tile of integers, got "
+                                        f"{T.type_name(idx.type)}", node)
+        axis = self.const_int(a["axis"]) if "axis" in a else 0
+        if not 0 <= axis < arr.type.ndim:
+            self.error(KernelTypeError, f"wp.{self.tile_name}: axis {axis} is out of range for a {arr.type.ndim}-D "
+                                        "array", node)
+        offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
+        offsets = [self.convert(o, T.int32, node, "an offset") for o in offsets]
+        offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(2 - len(offsets))]
+        return idx, axis, offsets
+
+    def form_tile_load_indexed(self, node):
+        self.tile_name = "tile_load_indexed"
+        a = self.tile_args(node, ("a", "indices", "shape", "offset", "axis", "storage"), 3)
+        arr = self.tile_array(a["a"], node)
+        shape = self.const_shape(a["shape"], node)
+        if len(shape) != arr.type.ndim or arr.type.ndim > 2:
+            self.error(KernelTypeError, f"wp.tile_load_indexed: the shape {shape} needs one extent per dimension of "
+                                        "a 1-D or 2-D array", node)
+        idx, axis, offsets = self.indexed_parts(a, arr, node)
+        if shape[axis] != idx.type.shape[0]:
+            self.error(KernelTypeError, f"wp.tile_load_indexed: shape[{axis}] = {shape[axis]} but there are "
+                                        f"{idx.type.shape[0]} indices", node)
+        result = TileType(arr.type.dtype, shape, self.tile_storage(a, node))
+        return self.tile_call("tile_load_indexed", "wpnb::tile_load_indexed<{AX}, {T}, {R}, {C}>", result, node,
+                              (arr, idx, *offsets), AX=axis, T=arr.type.dtype, R=result.rows, C=result.cols)
+
+    def form_tile_store_indexed(self, node):
+        self.tile_name = "tile_store_indexed"
+        a = self.tile_args(node, ("a", "indices", "t", "offset", "axis"), 3)
+        arr = self.tile_array(a["a"], node)
+        t = self.tile_value(a["t"], node, "t")
+        if t.type.ndim != arr.type.ndim or arr.type.ndim > 2 or t.type.dtype != arr.type.dtype:
+            self.error(KernelTypeError, f"wp.tile_store_indexed: a {T.type_name(t.type)} does not fit a "
+                                        f"{arr.type.ndim}-D array of {T.type_name(arr.type.dtype)}", node)
+        idx, axis, offsets = self.indexed_parts(a, arr, node)
+        if t.type.shape[axis] != idx.type.shape[0]:
+            self.error(KernelTypeError, f"wp.tile_store_indexed: the tile has {t.type.shape[axis]} entries along "
+                                        f"axis {axis} but there are {idx.type.shape[0]} indices", node)
+        return self.tile_call("tile_store_indexed", "wpnb::tile_store_indexed<{AX}>", None, node,
+                              (arr, idx, t, *offsets), AX=axis)
+
     def form_tile_store(self, node):
         return self.store_like(node, "tile_store", None)
 
@@ -420,4 +466,5 @@ class TileForms(Constructors):
 #: The special forms typed here, by builtin name (typecheck_tile_ops adds its own).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze")}
+    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze",
+    "tile_load_indexed", "tile_store_indexed")}
