@@ -387,8 +387,6 @@ class TileForms(Constructors):
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
         shape = self.const_shape(a["shape"], node)
-        self.only_2d(t.type, "wp.tile_broadcast", node)
-        self.only_2d(TileType(t.type.dtype, shape), "wp.tile_broadcast", node)
         if t.type.ndim > len(shape):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape}", node)
         source = (1,) * (len(shape) - t.type.ndim) + tuple(t.type.shape)  # numpy's rule: align on the right
@@ -396,6 +394,11 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape} (each "
                                         "extent must match or be 1)", node)
         result = TileType(t.type.dtype, shape)
+        if len(shape) > 2:
+            e, src = result.padded_shape, (1,) * (4 - len(source)) + source
+            return self.tile_call("tile_broadcast", "wpnb::tile_broadcast_nd<{E0}, {E1}, {E2}, {E3}, {S0}, {S1}, {S2}, "
+                                  "{S3}>", result, node, (t,), E0=e[0], E1=e[1], E2=e[2], E3=e[3], S0=src[0],
+                                  S1=src[1], S2=src[2], S3=src[3])
         sr, sc = (source + (1,))[:2]
         return self.tile_call("tile_broadcast", "wpnb::tile_broadcast<{R}, {C}, {SR}, {SC}>", result, node, (t,),
                               R=result.rows, C=result.cols, SR=sr, SC=sc)

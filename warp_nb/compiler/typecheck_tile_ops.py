@@ -83,10 +83,25 @@ class TileOpForms(TileForms):
         t = self.tile_value(a["a"], node, "the argument")
         if name != "tile_sum" and not T.is_scalar_type(t.type.dtype):
             self.error(KernelTypeError, f"wp.{name} takes a tile of scalars, got {T.type_name(t.type)}", node)
+        if name == "tile_sum" and t.type.ndim > 2 and "axis" in a:
+            return self.sum_axis_nd(t, a, node)
         axis, shape = self.reduction_axis(t.type, a, node)
         dtype = T.int32 if name.startswith("tile_arg") else t.type.dtype
         template = f"wpnb::{name}" if axis is None else f"wpnb::{name}_axis<{axis}>"
         return self.tile_call(name, template, TileType(dtype, shape), node, (t,))
+
+    def sum_axis_nd(self, t: ir.Var, a: dict, node):
+        """wp.tile_sum(t, axis) of a 3-D or 4-D tile: the tile without that axis."""
+        ndim = t.type.ndim
+        axis = self.const_int(a["axis"])
+        if not -ndim <= axis < ndim:
+            self.error(KernelTypeError, f"axis {axis} is out of range for a {ndim}-D tile", node)
+        axis %= ndim
+        result = TileType(t.type.dtype, tuple(n for k, n in enumerate(t.type.shape) if k != axis))
+        e = t.type.padded_shape
+        return self.tile_call("tile_sum", "wpnb::tile_sum_axis_nd<{AX}, {E0}, {E1}, {E2}, {E3}, {R}, {C}>", result, node,
+                              (t,), AX=axis + 4 - ndim, E0=e[0], E1=e[1], E2=e[2], E3=e[3], R=result.rows,
+                              C=result.cols)
 
     def form_tile_sum(self, node):
         return self.tile_reduction(node, "tile_sum")
