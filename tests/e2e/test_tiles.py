@@ -482,3 +482,10 @@ def test_tile_kernels_compile_for_sm90_with_nvrtc():
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
         compile_kernel(k, sig, target, options)
+
+
+def test_tile_builtins_from_python_scope_say_where_they_belong():
+    with pytest.raises(RuntimeError, match=r"wp.tile_zeros\(\) is a tile builtin: call it inside a @wp.kernel"):
+        wp.tile_zeros(shape=(4,), dtype=float)
+    with pytest.raises(RuntimeError, match="wp.launch_tiled"):
+        wp.tile_sum(wp.zeros(4))
