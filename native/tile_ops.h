@@ -171,6 +171,56 @@ WPNB_FN void adj_tile_extract(const tile_t<T, R, C>&, I i, J j, tile_t<T, R, C>&
     accumulate(adj_a.at(wrap_index(i, R), wrap_index(j, C)), adj_ret);
 }
 
+// --- 3-D and 4-D tiles: broadcasting and sums along an axis -------------------------------------
+// Shapes padded in front to four extents: E (the result's, or the source's for a sum), S (the
+// source's for a broadcast); element (i0, i1, i2, i3) is at flat index ((i0 E1 + i1) E2 + i2) E3 + i3.
+
+template <int E0, int E1, int E2, int E3, int S0, int S1, int S2, int S3, typename T, int R, int C>
+WPNB_FN tile_t<T, E0 * E1 * E2, E3> tile_broadcast_nd(const tile_t<T, R, C>& a) {
+    tile_t<T, E0 * E1 * E2, E3> out;
+    int k = 0;
+    for (int i0 = 0; i0 < E0; ++i0) for (int i1 = 0; i1 < E1; ++i1) for (int i2 = 0; i2 < E2; ++i2)
+        for (int i3 = 0; i3 < E3; ++i3, ++k)
+            out.data[k] = a.data[(((S0 == 1 ? 0 : i0) * S1 + (S1 == 1 ? 0 : i1)) * S2 + (S2 == 1 ? 0 : i2)) * S3 + (S3 == 1 ? 0 : i3)];
+    return out;
+}
+template <int E0, int E1, int E2, int E3, int S0, int S1, int S2, int S3, typename T, int R, int C>
+WPNB_FN void adj_tile_broadcast_nd(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, E0 * E1 * E2, E3>& adj_ret) {
+    int k = 0;
+    for (int i0 = 0; i0 < E0; ++i0) for (int i1 = 0; i1 < E1; ++i1) for (int i2 = 0; i2 < E2; ++i2)
+        for (int i3 = 0; i3 < E3; ++i3, ++k)
+            accumulate(adj_a.data[(((S0 == 1 ? 0 : i0) * S1 + (S1 == 1 ? 0 : i1)) * S2 + (S2 == 1 ? 0 : i2)) * S3 +
+                                  (S3 == 1 ? 0 : i3)], adj_ret.data[k]);
+}
+
+// The flat index in the result of a reduction along (padded) axis AX of element (i0, i1, i2, i3).
+template <int AX, int E0, int E1, int E2, int E3>
+WPNB_FN int tile_reduced_index(int i0, int i1, int i2, int i3) {
+    const int e[4] = {E0, E1, E2, E3}, i[4] = {i0, i1, i2, i3};
+    int flat = 0;
+    for (int d = 0; d < 4; ++d)
+        if (d != AX) flat = flat * e[d] + i[d];
+    return flat;
+}
+template <int AX, int E0, int E1, int E2, int E3, int R2, int C2, typename T, int R, int C>
+WPNB_FN tile_t<T, R2, C2> tile_sum_axis_nd(const tile_t<T, R, C>& a) {
+    tile_t<T, R2, C2> out;
+    int k = 0;
+    for (int i0 = 0; i0 < E0; ++i0) for (int i1 = 0; i1 < E1; ++i1) for (int i2 = 0; i2 < E2; ++i2)
+        for (int i3 = 0; i3 < E3; ++i3, ++k) {
+            T& into = out.data[tile_reduced_index<AX, E0, E1, E2, E3>(i0, i1, i2, i3)];
+            into = add(into, a.data[k]);
+        }
+    return out;
+}
+template <int AX, int E0, int E1, int E2, int E3, int R2, int C2, typename T, int R, int C>
+WPNB_FN void adj_tile_sum_axis_nd(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R2, C2>& adj_ret) {
+    int k = 0;
+    for (int i0 = 0; i0 < E0; ++i0) for (int i1 = 0; i1 < E1; ++i1) for (int i2 = 0; i2 < E2; ++i2)
+        for (int i3 = 0; i3 < E3; ++i3, ++k)
+            accumulate(adj_a.data[k], adj_ret.data[tile_reduced_index<AX, E0, E1, E2, E3>(i0, i1, i2, i3)]);
+}
+
 // --- reductions (results are 1-element tiles, as in Warp) --------------------------------------
 
 template <typename T, int R, int C>
@@ -350,6 +400,33 @@ struct tile_reducer {
 };
 template <typename F>
 WPNB_FN tile_reducer<F> reduce_with(F f) { return tile_reducer<F>{f}; }
+
+// --- sorting ----------------------------------------------------------------------------------
+
+// wp.tile_sort(keys, values): both rebound, sorted by key ascending, stably (equal keys keep their
+// order), by a bottom-up merge sort through scratch tiles. Not differentiated.
+template <typename K, typename V, int N>
+WPNB_FN void tile_sort(tile_t<K, N, 1>& keys, tile_t<V, N, 1>& values) {
+    tile_t<K, N, 1> k2;
+    tile_t<V, N, 1> v2;
+    K* ks = keys.data; V* vs = values.data; K* kd = k2.data; V* vd = v2.data;
+    for (int width = 1; width < N; width *= 2) {
+        for (int lo = 0; lo < N; lo += 2 * width) {
+            const int mid = lo + width < N ? lo + width : N, hi = lo + 2 * width < N ? lo + 2 * width : N;
+            int i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) {
+                if (ks[j] < ks[i]) { kd[o] = ks[j]; vd[o++] = vs[j++]; }
+                else { kd[o] = ks[i]; vd[o++] = vs[i++]; }
+            }
+            while (i < mid) { kd[o] = ks[i]; vd[o++] = vs[i++]; }
+            while (j < hi) { kd[o] = ks[j]; vd[o++] = vs[j++]; }
+        }
+        K* tk = ks; ks = kd; kd = tk;
+        V* tv = vs; vs = vd; vd = tv;
+    }
+    if (ks != keys.data)
+        for (int k = 0; k < N; ++k) { keys.data[k] = ks[k]; values.data[k] = vs[k]; }
+}
 
 // --- matrix products ---------------------------------------------------------------------------
 

@@ -25,6 +25,12 @@ WPNB_FN tile_stack_t<T, CAP> tile_stack_pushed(const tile_stack_t<T, CAP>& s, T 
     return out;
 }
 
+// The slot a push with has_value takes, or -1 (nothing to push, or the stack is full).
+template <typename T, int CAP>
+WPNB_FN int32 tile_stack_push_slot(const tile_stack_t<T, CAP>& s, bool has_value) {
+    return has_value && s.count < CAP ? s.count : -1;
+}
+
 // The slot a pop takes (the top: count - 1), or -1 for an empty stack; and the value there.
 template <typename T, int CAP>
 WPNB_FN int32 tile_stack_top_slot(const tile_stack_t<T, CAP>& s) { return s.count > 0 ? s.count - 1 : -1; }

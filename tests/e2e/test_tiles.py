@@ -70,29 +70,6 @@ def test_1d_loads_pad_with_zeros_and_stores_stay_inside():
     np.testing.assert_allclose(old.numpy(), np.arange(20) + a, rtol=1e-6)
 
 
-@wp.kernel
-def blocks_nd(a: wp.array3d(dtype=float), b: wp.array4d(dtype=float), out: wp.array3d(dtype=float),
-              out4: wp.array4d(dtype=float), picks: wp.array(dtype=float)):
-    i = wp.tid()
-    t = wp.tile_load(a, shape=(2, 3, 4), offset=(i * 2, 0, 1))  # runs past a's last axis: zeros there
-    wp.tile_store(out, t * 2.0 + 1.0, offset=(i * 2, 0, 0))
-    u = wp.tile_load(b, shape=(1, 2, 2, 3))
-    wp.tile_atomic_add(out4, u)
-    picks[i] = t[1, 2, 3] + u[0, 1, -1, 2] + wp.tile_sum(t)[0]
-
-
-def test_3d_and_4d_tiles():
-    a, b = rand(4, 3, 4), rand(1, 2, 2, 3)
-    out, out4, picks = wp.zeros((4, 3, 4), dtype=float), wp.array(np.ones((1, 2, 2, 3), np.float32)), wp.zeros(2, dtype=float)
-    wp.launch_tiled(blocks_nd, dim=2, inputs=[wp.array(a), wp.array(b), out, out4, picks], block_dim=16)
-    padded = np.concatenate([a[:, :, 1:], np.zeros((4, 3, 1), np.float32)], axis=2)
-    np.testing.assert_allclose(out.numpy(), padded * 2 + 1, rtol=1e-6)
-    np.testing.assert_allclose(out4.numpy(), 1 + 2 * b, rtol=1e-6)
-    for i in range(2):
-        blk = padded[i * 2:i * 2 + 2]
-        np.testing.assert_allclose(picks.numpy()[i], blk[1, 2, 3] + b[0, 1, -1, 2] + blk.sum(), rtol=1e-5)
-
-
 @wp.func
 def fma3(x: float, y: float, z: float):
     return x + y * z
@@ -162,66 +139,7 @@ def test_construction_tile_untile_and_indexing():
     np.testing.assert_allclose(picks.numpy(), [5.0, 5.0 + 2.0, 1.0])
 
 
-# --- shapes ------------------------------------------------------------------------------------------
-
-@wp.kernel
-def shapes(a: wp.array2d(dtype=float), row: wp.array(dtype=float), col: wp.array2d(dtype=float),
-           tr: wp.array2d(dtype=float), rows: wp.array2d(dtype=float), cols: wp.array2d(dtype=float),
-           view_row: wp.array(dtype=float), block: wp.array2d(dtype=float), flat: wp.array(dtype=float),
-           doubled: wp.array2d(dtype=wp.float64)):
-    t = wp.tile_load(a, shape=(TM, TN))
-    wp.tile_store(tr, wp.tile_transpose(t))
-    r = wp.tile_load(row, shape=TN)
-    wp.tile_store(rows, wp.tile_broadcast(r, shape=(TM, TN)) + t)
-    c = wp.tile_load(col, shape=(TM, 1))
-    wp.tile_store(cols, wp.tile_broadcast(c, shape=(TM, TN)) * t)
-    wp.tile_store(view_row, wp.tile_view(t, offset=(2,)))
-    wp.tile_store(block, wp.tile_view(t, offset=(1, 2), shape=(2, 3)))
-    wp.tile_store(flat, wp.tile_reshape(t, shape=TM * TN))
-    wp.tile_store(doubled, wp.tile_astype(t, dtype=wp.float64) * wp.float64(2.0))
-
-
-def test_transpose_broadcast_view_reshape_astype():
-    a, row, col = rand(TM, TN), rand(TN), rand(TM, 1)
-    outs = dict(tr=wp.zeros((TN, TM), dtype=float), rows=wp.zeros((TM, TN), dtype=float),
-                cols=wp.zeros((TM, TN), dtype=float), view_row=wp.zeros(TN, dtype=float),
-                block=wp.zeros((2, 3), dtype=float), flat=wp.zeros(TM * TN, dtype=float),
-                doubled=wp.zeros((TM, TN), dtype=wp.float64))
-    wp.launch_tiled(shapes, dim=1, inputs=[wp.array(a), wp.array(row), wp.array(col), *outs.values()], block_dim=16)
-    np.testing.assert_allclose(outs["tr"].numpy(), a.T)
-    np.testing.assert_allclose(outs["rows"].numpy(), a + row[None, :], rtol=1e-6)
-    np.testing.assert_allclose(outs["cols"].numpy(), a * col, rtol=1e-6)
-    np.testing.assert_allclose(outs["view_row"].numpy(), a[2])
-    np.testing.assert_allclose(outs["block"].numpy(), a[1:3, 2:5])
-    np.testing.assert_allclose(outs["flat"].numpy(), a.reshape(-1))
-    np.testing.assert_allclose(outs["doubled"].numpy(), a.astype(np.float64) * 2)
-
-
-@wp.kernel
-def slices(a: wp.array2d(dtype=float), row_of: wp.array(dtype=float), part: wp.array2d(dtype=float),
-           assembled: wp.array2d(dtype=float), r: int):
-    t = wp.tile_load(a, shape=(TM, TN))
-    wp.tile_store(row_of, t[r])
-    wp.tile_store(part, t[1:3, ::2])
-    u = wp.tile_zeros(shape=(TM, TN), dtype=float)
-    u[0:2, :] = t[2:4, :]
-    u[3, 1] = 5.0
-    wp.tile_assign(u, wp.tile_ones(shape=(1, 2), dtype=float), offset=(3, 6))
-    wp.tile_store(assembled, u)
-
-
-def test_slices_rows_and_slice_assignment():
-    a = rand(TM, TN)
-    row_of, part, assembled = wp.zeros(TN, dtype=float), wp.zeros((2, 4), dtype=float), wp.zeros((TM, TN), dtype=float)
-    wp.launch_tiled(slices, dim=1, inputs=[wp.array(a), row_of, part, assembled, -2], block_dim=16)
-    expected = np.zeros((TM, TN), np.float32)
-    expected[0:2] = a[2:4]
-    expected[3, 1] = 5
-    expected[3, 6:8] = 1
-    np.testing.assert_allclose(row_of.numpy(), a[-2])
-    np.testing.assert_allclose(part.numpy(), a[1:3, ::2])
-    np.testing.assert_allclose(assembled.numpy(), expected)
-
+# --- fused operations ---------------------------------------------------------------------------------
 
 @wp.kernel
 def fused(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), out: wp.array2d(dtype=float),
@@ -244,32 +162,6 @@ def test_axpy_dot_empty_squeeze_and_reshape_minus_one():
     np.testing.assert_allclose(out.numpy(), y, rtol=1e-6)
     np.testing.assert_allclose(dots.numpy()[0], (a * y).sum(), rtol=1e-5)
     np.testing.assert_allclose(flat.numpy(), a.reshape(-1))
-
-
-@wp.kernel
-def take_rows(src: wp.array2d(dtype=float), idx: wp.array(dtype=int), rows: wp.array2d(dtype=float),
-              cols: wp.array2d(dtype=float)):
-    t = wp.tile_load(src, shape=(TM, TN))
-    i = wp.tile_load(idx, shape=3)
-    wp.tile_store(rows, t[i, :])
-    wp.tile_store(cols, t[:, i])
-
-
-def test_index_tiles_pick_rows_and_columns_with_gradients():
-    src, idx = rand(TM, TN), np.array([-1, 0, 0], np.int32)  # a negative index and a repeat
-    S = wp.array(src, requires_grad=True)
-    rows, cols = wp.zeros((3, TN), dtype=float, requires_grad=True), wp.zeros((TM, 3), dtype=float, requires_grad=True)
-    tape = wp.Tape()
-    with tape:
-        wp.launch_tiled(take_rows, dim=1, inputs=[S, wp.array(idx), rows, cols], block_dim=16)
-    np.testing.assert_allclose(rows.numpy(), src[idx])
-    np.testing.assert_allclose(cols.numpy(), src[:, idx])
-    rows.grad, cols.grad = wp.ones_like(rows), wp.ones_like(cols)
-    tape.backward()
-    expected = np.zeros_like(src)
-    np.add.at(expected, idx, 1.0)
-    np.add.at(expected.T, idx, 1.0)
-    np.testing.assert_allclose(S.grad.numpy(), expected)
 
 
 # --- reductions ---------------------------------------------------------------------------------------
@@ -427,16 +319,38 @@ def stacks(out: wp.array(dtype=int), counts: wp.array(dtype=int), n: int):
     out[1] = slot
     counts[1] = wp.tile_stack_count(s)
     wp.tile_stack_clear(s)
-    empty_val, empty_slot = wp.tile_stack_pop(s)
+    _empty_val, empty_slot = wp.tile_stack_pop(s)
     out[2] = empty_slot
+    counts[2] = wp.tile_stack_push(s, 7, True) * 10 + wp.tile_stack_push(s, 8, False)
 
 
 def test_tile_stack_push_pop_count_clear():
-    out, counts = wp.zeros(3, dtype=int), wp.zeros(2, dtype=int)
+    out, counts = wp.zeros(3, dtype=int), wp.zeros(3, dtype=int)
     wp.launch_tiled(stacks, dim=1, inputs=[out, counts, 11], block_dim=32)
     pushed = [q * 10 for q in range(11) if q % 2 == 0][:4]  # capacity 4: later pushes are dropped
-    np.testing.assert_array_equal(counts.numpy(), [len(pushed), len(pushed) - 1])
+    # a push gives the slot it filled (0 in the emptied stack), or -1 when there is nothing to push
+    np.testing.assert_array_equal(counts.numpy(), [len(pushed), len(pushed) - 1, 0 * 10 - 1])
     np.testing.assert_array_equal(out.numpy(), [pushed[-1], len(pushed) - 1, -1])
+
+
+@wp.kernel
+def sort_pairs(ik: wp.array(dtype=float), iv: wp.array(dtype=int), ok: wp.array(dtype=float), ov: wp.array(dtype=int)):
+    keys = wp.tile_load(ik, shape=37)
+    values = wp.tile_load(iv, shape=37)
+    wp.tile_sort(keys, values)
+    wp.tile_store(ok, keys)
+    wp.tile_store(ov, values)
+
+
+def test_tile_sort_is_a_stable_sort_by_key():
+    keys = rand(37)
+    keys[5] = keys[9] = keys[30]  # ties keep their order
+    values = np.arange(37, dtype=np.int32)
+    ok, ov = wp.zeros(37, dtype=float), wp.zeros(37, dtype=int)
+    wp.launch_tiled(sort_pairs, dim=1, inputs=[wp.array(keys), wp.array(values), ok, ov], block_dim=32)
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(ok.numpy(), keys[order])
+    np.testing.assert_array_equal(ov.numpy(), values[order])
 
 
 # --- errors before C++ -------------------------------------------------------------------------------
@@ -490,26 +404,6 @@ def test_bad_tile_calls_name_the_fix(body, words):
     with pytest.raises(wp.KernelTypeError, match=words) as err:
         typecheck_kernel(fdef, [ArrayType(wp.float32, 2), wp.int32], scope, Context("release"))
     assert "k.py, line 2" in str(err.value) and "warp_nb." not in str(err.value)
-
-
-# --- the same kernels through NVRTC --------------------------------------------------------------------
-
-@pytest.mark.needs_nvrtc
-def test_tile_kernels_compile_for_sm90_with_nvrtc():
-    from warp_nb.compiler.pipeline import compile_kernel
-    from warp_nb.cuda.target import AotCudaTarget
-    from warp_nb.toolchain import nvrtc
-    try:
-        nvrtc.nvrtc_version()
-    except nvrtc.NVRTCUnavailableError as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
-    target = AotCudaTarget(90, use_ptx=True)
-    kernels = [arithmetic, ragged_1d, construct, shapes, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, slices, along_axes, blocks_nd, composite_elements, stacks, fused, take_rows]
-    jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
-    assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
-    for k, options, sig in jobs:
-        compile_kernel(k, sig, target, options)
 
 
 # --- gradients against finite differences -------------------------------------------------------------
@@ -568,3 +462,30 @@ def test_gradients_through_tile_ops_match_finite_differences():
             x[idx] = old
             fd[idx] = (up - down) / (2 * eps)
         np.testing.assert_allclose(got, fd, rtol=1e-4, atol=1e-5)
+
+
+# --- the same kernels through NVRTC --------------------------------------------------------------------
+
+@pytest.mark.needs_nvrtc
+def test_tile_kernels_compile_for_sm90_with_nvrtc():
+    from warp_nb.compiler.pipeline import compile_kernel
+    from warp_nb.cuda.target import AotCudaTarget
+    from warp_nb.toolchain import nvrtc
+    try:
+        nvrtc.nvrtc_version()
+    except nvrtc.NVRTCUnavailableError as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    target = AotCudaTarget(90, use_ptx=True)
+    kernels = [arithmetic, ragged_1d, construct, reductions, tiled_gemm, gemm_forms, through_functions,
+               tile_loss, along_axes, composite_elements, stacks, fused, sort_pairs]
+    jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
+    assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
+    for k, options, sig in jobs:
+        compile_kernel(k, sig, target, options)
+
+
+def test_tile_builtins_from_python_scope_say_where_they_belong():
+    with pytest.raises(RuntimeError, match=r"wp.tile_zeros\(\) is a tile builtin: call it inside a @wp.kernel"):
+        wp.tile_zeros(shape=(4,), dtype=float)
+    with pytest.raises(RuntimeError, match="wp.launch_tiled"):
+        wp.tile_sum(wp.zeros(4))

@@ -4,4 +4,4 @@ public pieces, so such code imports and its other parts run. It is not warp_nb's
 and holds nothing else: see docs/compat.md for what is here and what a test reaching further
 finds missing."""
 
-from . import autograd, codegen, context, dlpack, logger, types, utils  # noqa: F401
+from . import autograd, build, codegen, context, dlpack, logger, types, utils  # noqa: F401

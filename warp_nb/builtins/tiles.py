@@ -55,6 +55,12 @@ builtin("tile_arange", differentiable=False, doc="wp.tile_arange(stop) / (start,
         **_special)
 builtin("tile_load", doc="wp.tile_load(a, shape, offset=0, storage='register'): the block a[offset : offset + shape] "
                          "of a 1-D or 2-D array as a tile; elements outside the array read 0.", **_special)
+builtin("tile_load_indexed", doc="wp.tile_load_indexed(a, indices, shape, offset=0, axis=0): a tile whose entries "
+                                 "along `axis` come from the array positions offset + indices[k] (a 1-D int tile); "
+                                 "positions outside the array read 0.", **_special)
+builtin("tile_store_indexed", doc="wp.tile_store_indexed(a, indices, t, offset=0, axis=0): t written to a with its "
+                                  "entries along `axis` going to offset + indices[k]; outside the array: skipped.",
+        side_effects=True, **_special)
 builtin("tile_store", doc="wp.tile_store(a, t, offset=0): write tile t into a at offset; elements that fall outside "
                           "the array are not written.", side_effects=True, **_special)
 builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k] += t[k] atomically, inside the "
@@ -102,6 +108,10 @@ builtin("tile_scan_max_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=
         doc="Running maximum of a tile's elements in row-major order (NaNs skipped, as fmax).", **_ops)
 builtin("tile_scan_min_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
         doc="Running minimum of a tile's elements in row-major order (NaNs skipped, as fmin).", **_ops)
+
+builtin("tile_sort", ov(Tile(("n",), Scalar("K", NUMERIC)), Tile(("n",), D), ret=None, names=("keys", "values")),
+        inout=(0, 1), differentiable=False, doc="wp.tile_sort(keys, values): both 1-D tiles (variables) rebound, "
+                                                "sorted by key ascending, stably.", **_ops)
 
 _F = Scalar("T", ("float",))
 _A, _B, _C = Tile(("m", "k"), _F), Tile(("k", "n"), _F), Tile(("m", "n"), _F)

@@ -221,6 +221,52 @@ class TileForms(Constructors):
         return self.tile_call("tile_load", template, result, node, (arr, *offsets), T=arr.type.dtype,
                               R=result.rows, C=result.cols)
 
+    def indexed_parts(self, a: dict, arr: ir.Var, node):
+        """(index tile, axis, two int32 offsets) of tile_load_indexed / tile_store_indexed."""
+        idx = self.tile_value(a["indices"], node, "indices")
+        if idx.type.ndim != 1 or not T.is_int_type(idx.type.dtype):
+            self.error(KernelTypeError, f"wp.{self.tile_name}: indices must be a 1-D tile of integers, got "
+                                        f"{T.type_name(idx.type)}", node)
+        axis = self.const_int(a["axis"]) if "axis" in a else 0
+        if not 0 <= axis < arr.type.ndim:
+            self.error(KernelTypeError, f"wp.{self.tile_name}: axis {axis} is out of range for a {arr.type.ndim}-D "
+                                        "array", node)
+        offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
+        offsets = [self.convert(o, T.int32, node, "an offset") for o in offsets]
+        offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(2 - len(offsets))]
+        return idx, axis, offsets
+
+    def form_tile_load_indexed(self, node):
+        self.tile_name = "tile_load_indexed"
+        a = self.tile_args(node, ("a", "indices", "shape", "offset", "axis", "storage"), 3)
+        arr = self.tile_array(a["a"], node)
+        shape = self.const_shape(a["shape"], node)
+        if len(shape) != arr.type.ndim or arr.type.ndim > 2:
+            self.error(KernelTypeError, f"wp.tile_load_indexed: the shape {shape} needs one extent per dimension of "
+                                        "a 1-D or 2-D array", node)
+        idx, axis, offsets = self.indexed_parts(a, arr, node)
+        if shape[axis] != idx.type.shape[0]:
+            self.error(KernelTypeError, f"wp.tile_load_indexed: shape[{axis}] = {shape[axis]} but there are "
+                                        f"{idx.type.shape[0]} indices", node)
+        result = TileType(arr.type.dtype, shape, self.tile_storage(a, node))
+        return self.tile_call("tile_load_indexed", "wpnb::tile_load_indexed<{AX}, {T}, {R}, {C}>", result, node,
+                              (arr, idx, *offsets), AX=axis, T=arr.type.dtype, R=result.rows, C=result.cols)
+
+    def form_tile_store_indexed(self, node):
+        self.tile_name = "tile_store_indexed"
+        a = self.tile_args(node, ("a", "indices", "t", "offset", "axis"), 3)
+        arr = self.tile_array(a["a"], node)
+        t = self.tile_value(a["t"], node, "t")
+        if t.type.ndim != arr.type.ndim or arr.type.ndim > 2 or t.type.dtype != arr.type.dtype:
+            self.error(KernelTypeError, f"wp.tile_store_indexed: a {T.type_name(t.type)} does not fit a "
+                                        f"{arr.type.ndim}-D array of {T.type_name(arr.type.dtype)}", node)
+        idx, axis, offsets = self.indexed_parts(a, arr, node)
+        if t.type.shape[axis] != idx.type.shape[0]:
+            self.error(KernelTypeError, f"wp.tile_store_indexed: the tile has {t.type.shape[axis]} entries along "
+                                        f"axis {axis} but there are {idx.type.shape[0]} indices", node)
+        return self.tile_call("tile_store_indexed", "wpnb::tile_store_indexed<{AX}>", None, node,
+                              (arr, idx, t, *offsets), AX=axis)
+
     def form_tile_store(self, node):
         return self.store_like(node, "tile_store", None)
 
@@ -341,8 +387,6 @@ class TileForms(Constructors):
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
         shape = self.const_shape(a["shape"], node)
-        self.only_2d(t.type, "wp.tile_broadcast", node)
-        self.only_2d(TileType(t.type.dtype, shape), "wp.tile_broadcast", node)
         if t.type.ndim > len(shape):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape}", node)
         source = (1,) * (len(shape) - t.type.ndim) + tuple(t.type.shape)  # numpy's rule: align on the right
@@ -350,6 +394,11 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape} (each "
                                         "extent must match or be 1)", node)
         result = TileType(t.type.dtype, shape)
+        if len(shape) > 2:
+            e, src = result.padded_shape, (1,) * (4 - len(source)) + source
+            return self.tile_call("tile_broadcast", "wpnb::tile_broadcast_nd<{E0}, {E1}, {E2}, {E3}, {S0}, {S1}, {S2}, "
+                                  "{S3}>", result, node, (t,), E0=e[0], E1=e[1], E2=e[2], E3=e[3], S0=src[0],
+                                  S1=src[1], S2=src[2], S3=src[3])
         sr, sc = (source + (1,))[:2]
         return self.tile_call("tile_broadcast", "wpnb::tile_broadcast<{R}, {C}, {SR}, {SC}>", result, node, (t,),
                               R=result.rows, C=result.cols, SR=sr, SC=sc)
@@ -420,4 +469,5 @@ class TileForms(Constructors):
 #: The special forms typed here, by builtin name (typecheck_tile_ops adds its own).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
     "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze")}
+    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze",
+    "tile_load_indexed", "tile_store_indexed")}

@@ -83,10 +83,25 @@ class TileOpForms(TileForms):
         t = self.tile_value(a["a"], node, "the argument")
         if name != "tile_sum" and not T.is_scalar_type(t.type.dtype):
             self.error(KernelTypeError, f"wp.{name} takes a tile of scalars, got {T.type_name(t.type)}", node)
+        if name == "tile_sum" and t.type.ndim > 2 and "axis" in a:
+            return self.sum_axis_nd(t, a, node)
         axis, shape = self.reduction_axis(t.type, a, node)
         dtype = T.int32 if name.startswith("tile_arg") else t.type.dtype
         template = f"wpnb::{name}" if axis is None else f"wpnb::{name}_axis<{axis}>"
         return self.tile_call(name, template, TileType(dtype, shape), node, (t,))
+
+    def sum_axis_nd(self, t: ir.Var, a: dict, node):
+        """wp.tile_sum(t, axis) of a 3-D or 4-D tile: the tile without that axis."""
+        ndim = t.type.ndim
+        axis = self.const_int(a["axis"])
+        if not -ndim <= axis < ndim:
+            self.error(KernelTypeError, f"axis {axis} is out of range for a {ndim}-D tile", node)
+        axis %= ndim
+        result = TileType(t.type.dtype, tuple(n for k, n in enumerate(t.type.shape) if k != axis))
+        e = t.type.padded_shape
+        return self.tile_call("tile_sum", "wpnb::tile_sum_axis_nd<{AX}, {E0}, {E1}, {E2}, {E3}, {R}, {C}>", result, node,
+                              (t,), AX=axis + 4 - ndim, E0=e[0], E1=e[1], E2=e[2], E3=e[3], R=result.rows,
+                              C=result.cols)
 
     def form_tile_sum(self, node):
         return self.tile_reduction(node, "tile_sum")
@@ -274,6 +289,7 @@ class TileOpForms(TileForms):
         return self.let(ir.Construct(t, ()), t, node.loc)
 
     def form_tile_stack_push(self, node):
+        """wp.tile_stack_push(s, value, has_value=True): s rebound with value pushed; the slot, or -1."""
         self.tile_name = "tile_stack_push"
         a = self.tile_args(node, ("s", "value", "has_value"), 2)
         s = self.stack_value(a["s"], node)
@@ -285,9 +301,10 @@ class TileOpForms(TileForms):
                                         f"stack's dtype {T.type_name(dtype)}", node)
         v = self.materialize(v, dtype, node)
         has = self.condition(a["has_value"]) if "has_value" in a else self.materialize(Lit(True, "bool"), T.bool, node)
+        slot = self.tile_call("tile_stack_push", "wpnb::tile_stack_push_slot", T.int32, node, (s, has))
         self.rebind(a["s"], self.tile_call("tile_stack_push", "wpnb::tile_stack_pushed", s.type, node, (s, v, has)),
                     node)
-        return None
+        return slot  # the slot pushed to, or -1
 
     def form_tile_stack_pop(self, node):
         """(value, slot) of the top, then the stack rebound without it."""

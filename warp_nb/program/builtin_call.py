@@ -79,6 +79,9 @@ def _result(value, result_type):
 
 def call(b: registry.Builtin, args: tuple, kwargs: dict):
     """wp.<b.name>(*args, **kwargs) from Python scope, through a one-thread CPU kernel."""
+    if b.category == "tile":  # tiles live in kernels only: there is nothing to make one of out here
+        raise RuntimeError(f"wp.{b.name}() is a tile builtin: call it inside a @wp.kernel (launched with "
+                           "wp.launch_tiled) or a @wp.func it calls")
     if kwargs:
         names = next((o.names for o in b.overloads if len(o.names) >= len(args) + len(kwargs)
                       and set(kwargs) <= set(o.names[len(args):])), None)
