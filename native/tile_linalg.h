@@ -165,26 +165,71 @@ WPNB_FN void adj_tile_diag_add(const tile_t<T, N, N>&, const tile_t<T, N, 1>&, t
 // --- discrete Fourier transforms ----------------------------------------------------------------------
 // A tile of complex numbers (vec2: real, imaginary) transformed along its last axis: LINES lines
 // of L values each. Forward: y_k = sum_j x_j e^(-2 pi i jk / L); inverse: the + sign, without the
-// 1/L factor (as Warp and numpy's ifft * L). Computed directly in float64 (O(L^2) per line: exact
-// to rounding for any L, not only powers of two). The adjoint of either is the other.
+// 1/L factor (as Warp and numpy's ifft * L). Computed in float64 from a table of the L twiddle
+// factors: an iterative radix-2 FFT (O(L log L) per line) when L is a power of two, the direct sum
+// (O(L^2), exact to rounding) for any other length. The adjoint of either is the other.
+template <int L>
+WPNB_FN void fft_twiddles(float64 (&wr)[L], float64 (&wi)[L], bool inverse) {
+    const float64 two_pi = 6.283185307179586476925286766559;
+    for (int k = 0; k < L; ++k) {
+        const float64 angle = (inverse ? two_pi : -two_pi) * float64(k) / float64(L);
+        wr[k] = libm::cos(angle);
+        wi[k] = libm::sin(angle);
+    }
+}
+
+// One line in place (re, im of length L, L a power of two): bit-reversal, then log2(L) butterfly passes.
+template <int L>
+WPNB_FN void fft_radix2_line(float64 (&re)[L], float64 (&im)[L], const float64 (&wr)[L], const float64 (&wi)[L]) {
+    for (int i = 1, j = 0; i < L; ++i) {
+        int bit = L >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j |= bit;
+        if (i < j) {
+            const float64 tr = re[i], ti = im[i];
+            re[i] = re[j]; im[i] = im[j]; re[j] = tr; im[j] = ti;
+        }
+    }
+    for (int len = 2; len <= L; len <<= 1) {
+        const int half = len >> 1, step = L / len;
+        for (int start = 0; start < L; start += len)
+            for (int k = 0; k < half; ++k) {
+                const float64 c = wr[k * step], s = wi[k * step];
+                const int p = start + k, q = p + half;
+                const float64 tr = re[q] * c - im[q] * s, ti = re[q] * s + im[q] * c;
+                re[q] = re[p] - tr; im[q] = im[p] - ti;
+                re[p] += tr; im[p] += ti;
+            }
+    }
+}
+
 template <int INVERSE, int LINES, int L, typename S, int R, int C>
 WPNB_FN tile_t<vec_t<2, S>, R, C> tile_fft_lines(const tile_t<vec_t<2, S>, R, C>& a) {
     static_assert(LINES * L == R * C, "tile_fft: lines x length is the tile's size");
-    const float64 two_pi = 6.283185307179586476925286766559;
+    float64 wr[L], wi[L];
+    fft_twiddles<L>(wr, wi, INVERSE != 0);
     tile_t<vec_t<2, S>, R, C> out;
-    for (int line = 0; line < LINES; ++line)
-        for (int k = 0; k < L; ++k) {
-            float64 re = 0.0, im = 0.0;
-            for (int j = 0; j < L; ++j) {
-                const float64 angle = (INVERSE ? two_pi : -two_pi) * float64((int64(j) * k) % L) / float64(L);
-                const float64 c = libm::cos(angle), s = libm::sin(angle);
-                const vec_t<2, S>& x = a.data[line * L + j];
-                re += float64(x.c[0]) * c - float64(x.c[1]) * s;
-                im += float64(x.c[0]) * s + float64(x.c[1]) * c;
+    for (int line = 0; line < LINES; ++line) {
+        const vec_t<2, S>* x = &a.data[line * L];
+        vec_t<2, S>* y = &out.data[line * L];
+        if ((L & (L - 1)) == 0) {
+            float64 re[L], im[L];
+            for (int j = 0; j < L; ++j) { re[j] = float64(x[j].c[0]); im[j] = float64(x[j].c[1]); }
+            fft_radix2_line<L>(re, im, wr, wi);
+            for (int k = 0; k < L; ++k) { y[k].c[0] = S(re[k]); y[k].c[1] = S(im[k]); }
+        } else {
+            for (int k = 0; k < L; ++k) {
+                float64 re = 0.0, im = 0.0;
+                for (int j = 0; j < L; ++j) {
+                    const int w = int((int64(j) * k) % L);
+                    re += float64(x[j].c[0]) * wr[w] - float64(x[j].c[1]) * wi[w];
+                    im += float64(x[j].c[0]) * wi[w] + float64(x[j].c[1]) * wr[w];
+                }
+                y[k].c[0] = S(re);
+                y[k].c[1] = S(im);
             }
-            out.data[line * L + k].c[0] = S(re);
-            out.data[line * L + k].c[1] = S(im);
         }
+    }
     return out;
 }
 template <int INVERSE, int LINES, int L, typename S, int R, int C>

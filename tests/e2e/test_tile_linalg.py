@@ -140,6 +140,22 @@ def test_fft_and_ifft_along_the_last_axis_match_numpy_and_differentiate():
                                atol=1e-12)
 
 
+@wp.kernel
+def fourier_pow2(x: wp.array2d(dtype=wp.vec2d), y: wp.array2d(dtype=wp.vec2d)):
+    t = wp.tile_load(x, shape=(2, 256))
+    wp.tile_fft(t)
+    wp.tile_store(y, t)
+
+
+def test_fft_of_a_power_of_two_length_takes_the_radix2_path_and_matches_numpy():
+    # 256 = 2^8: the butterfly passes and the bit reversal (lengths 8 and 12 above take shorter paths)
+    x = rng.standard_normal((2, 256)) + 1j * rng.standard_normal((2, 256))
+    X = wp.array(x.view(np.float64).reshape(2, 256, 2), dtype=wp.vec2d)
+    Y = wp.zeros((2, 256), dtype=wp.vec2d)
+    wp.launch_tiled(fourier_pow2, dim=1, inputs=[X, Y], block_dim=32)
+    np.testing.assert_allclose(Y.numpy().view(np.complex128).reshape(2, 256), np.fft.fft(x, axis=-1), atol=1e-10)
+
+
 @pytest.mark.needs_nvrtc
 def test_linalg_kernels_compile_for_sm90_with_nvrtc():
     from warp_nb.compiler.pipeline import compile_kernel
