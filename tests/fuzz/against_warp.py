@@ -37,7 +37,8 @@ def _module_source(import_line: str, kernels) -> str:
     return import_line + "\n\n\n" + HELPERS + "\n\n".join(k.source for k in kernels)
 
 
-def _load(path: Path, source: str):
+def load_source(path: Path, source: str):
+    """Write `source` to `path` and import it as a module of that name (kernels need a real file)."""
     import importlib.util
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -55,7 +56,7 @@ def run_side(import_line: str, workdir: str, seed: int, count: int, out_path: st
     refused = {}
     t0 = time.perf_counter()
     for attempt in range(count + 1):
-        module = _load(Path(workdir) / f"fuzz_{seed}_try{attempt}.py", _module_source(import_line, kernels))
+        module = load_source(Path(workdir) / f"fuzz_{seed}_try{attempt}.py", _module_source(import_line, kernels))
         wp = module.wp
         try:
             wp.load_module(module, device="cpu")

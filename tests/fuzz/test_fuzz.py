@@ -9,15 +9,14 @@ the thread, the inputs and both values, so it can be turned into a regression te
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import uuid
 
 import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.fuzz.against_warp import load_source
 from tests.fuzz.kernel_fuzzer import SLOTS, generate_module, inputs
 
 pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
@@ -35,13 +34,7 @@ def _seed(config) -> int:
 
 
 def _import(source: str, directory):
-    path = directory / f"fuzz_kernels_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_source(directory / f"fuzz_kernels_{uuid.uuid4().hex[:8]}.py", source)
 
 
 def _mismatches(got, ref, unsure) -> np.ndarray:
