@@ -43,16 +43,18 @@ def get_type_code(t) -> str:
 
 
 # --- names Warp's tests import from here ------------------------------------------------------
-import typing as _typing  # noqa: E402
 
 from ..types.composite import Composite  # noqa: E402
 from ._internal import internal  # noqa: E402
 
 
-def _literal(x) -> int:
-    """Literal[3] or 3 -> 3."""
-    args = _typing.get_args(x)
-    return int(args[0]) if args else int(x)
+def _literal(x, what: str = "a length") -> int:
+    """Literal[3] or 3 -> 3, a positive integer."""
+    from ..types.array_type import literal_int
+    value = literal_int(x, what)
+    if value <= 0:
+        raise TypeError(f"{what} must be a positive integer, got {value}")
+    return value
 
 
 class _CompositeFamily(Composite):
@@ -61,25 +63,34 @@ class _CompositeFamily(Composite):
     against them holds for every composite value, as warp_nb has one base class."""
 
     _make = None
+    _params: tuple = ()
 
     def __class_getitem__(cls, key):
         key = key if isinstance(key, tuple) else (key,)
+        if len(key) != len(cls._params):
+            raise TypeError(f"{cls.__name__}[...] requires {len(cls._params)} parameters "
+                            f"({', '.join(cls._params)}), got {len(key)}")
         return cls._make(*key)
 
 
 class Vector(_CompositeFamily):
-    _make = staticmethod(lambda dtype, length: vector(_literal(length), dtype))
+    _params = ("dtype", "length")
+    _make = staticmethod(lambda dtype, length: vector(_literal(length, "a vector's length"), dtype))
 
 
 class Matrix(_CompositeFamily):
-    _make = staticmethod(lambda dtype, rows, cols: matrix((_literal(rows), _literal(cols)), dtype))
+    _params = ("dtype", "rows", "cols")
+    _make = staticmethod(lambda dtype, rows, cols: matrix((_literal(rows, "a matrix's rows"),
+                                                           _literal(cols, "a matrix's columns")), dtype))
 
 
 class Quaternion(_CompositeFamily):
+    _params = ("dtype",)
     _make = staticmethod(lambda dtype: quaternion(dtype))
 
 
 class Transformation(_CompositeFamily):
+    _params = ("dtype",)
     _make = staticmethod(lambda dtype: transformation(dtype))
 ARRAY_TYPE_REGULAR, ARRAY_TYPE_INDEXED, ARRAY_TYPE_FABRIC, ARRAY_TYPE_FABRIC_INDEXED = 0, 1, 2, 3
 

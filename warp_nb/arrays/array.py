@@ -8,7 +8,6 @@ from __future__ import annotations
 import ctypes
 
 import math
-import typing
 import weakref
 
 import numpy as np
@@ -16,7 +15,7 @@ import numpy as np
 from .. import recording, types
 from ..errors import ArgumentValueError
 from ..runtime import devices
-from ..types.array_type import ArrayType
+from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
 from ..types.scalars import canonical_scalar
 from .layout import (_as_numpy, _can_alias, _contiguous_strides,
@@ -26,9 +25,11 @@ from .layout import (_as_numpy, _can_alias, _contiguous_strides,
 class _ArrayMeta(type):
     def __getitem__(cls, key):  # wp.array[float], wp.array[float, 2], wp.array[float, Literal[2]]
         if isinstance(key, tuple):
+            if cls is not array:  # wp.array1d ... wp.array4d: the ndim is in the name
+                raise TypeError(f"wp.{cls.__name__}[...] takes a single type parameter, the dtype; "
+                                "use wp.array[dtype, ndim] to give both")
             dtype, ndim = key
-            args = typing.get_args(ndim)
-            return ArrayType(dtype, int(args[0]) if args else int(ndim))
+            return ArrayType(dtype, literal_int(ndim, "an array's ndim"))
         return ArrayType(key, getattr(cls, "_default_ndim", 1))
 
 

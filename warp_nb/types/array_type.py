@@ -3,10 +3,25 @@ number of dimensions. The array objects themselves live in `warp_nb.arrays`."""
 
 from __future__ import annotations
 
+import operator
 import typing
 
 from .. import types
 from .scalars import canonical_scalar
+
+
+def literal_int(x, what: str) -> int:
+    """A type parameter given as 3 or Literal[3] -> 3; Literal[2, 3] names no single value."""
+    args = typing.get_args(x)
+    if args and len(args) != 1:
+        raise TypeError(f"Expected a single Literal value for {what}, got {x}")
+    value = args[0] if args else x
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        return operator.index(value)  # an int, or a numpy integer
+    except TypeError:
+        raise TypeError(f"{what} must be a positive integer, got {value!r}") from None
 
 
 class ArrayType:
@@ -19,7 +34,7 @@ class ArrayType:
         self.dtype = canonical_scalar(dtype)
         self.ndim = int(ndim)
         if not 1 <= self.ndim <= 4:
-            raise ValueError(f"arrays have 1 to 4 dimensions, got ndim={ndim}")
+            raise ValueError(f"arrays have 1 to 4 dimensions (ndim must be between 1 and 4), got ndim={ndim}")
 
     kind = "array"
     cpp_template = "wpnb::array_t"

@@ -487,7 +487,11 @@ def vector(length: int, dtype=scalars.float32):
 
 def matrix(shape, dtype=scalars.float32):
     """The row-major matrix type of `shape` = (rows, cols) with elements of `dtype` (generic with Any)."""
-    generic = _generic("matrix", tuple(shape), dtype)
+    shape = tuple(shape)
+    if len(shape) != 2:
+        raise ValueError(f"Matrix shape must have exactly two dimensions, got {len(shape)} "
+                         f"dimension{'' if len(shape) == 1 else 's'} in shape {shape}")
+    generic = _generic("matrix", shape, dtype)
     if generic is not None:
         return generic
     rows, cols = (int(s) for s in shape)

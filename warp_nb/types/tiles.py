@@ -75,7 +75,7 @@ def tile_type(dtype, shape, storage: str = "register") -> TileType:
     if not 1 <= len(shape) <= 4:
         raise TypeError(f"tiles have one to four dimensions, got shape {shape}")
     if any(s <= 0 for s in shape):
-        raise TypeError(f"a tile's extents must be positive, got shape {shape}")
+        raise TypeError(f"a tile's extents must be positive integers, got shape {shape}")
     size = 1
     for s in shape:
         size *= s
@@ -90,6 +90,8 @@ def tile_annotation(params) -> TileType:
     """`wp.tile[dtype]`, `wp.tile[dtype, M, N]`, `wp.tile[dtype, Literal[M]]`, `wp.tile[dtype, (M, N)]`."""
     if not isinstance(params, tuple):
         params = (params,)
+    if not params:
+        raise TypeError("wp.tile[...] requires at least a dtype: wp.tile[float] or wp.tile[float, M, N]")
     dtype, dims = params[0], params[1:]
     if len(dims) == 1 and isinstance(dims[0], tuple):
         dims = dims[0]
