@@ -1,0 +1,35 @@
+"""Type subscripts and factories refuse what names no type, with Warp's words (test_subscript_types)."""
+
+from typing import Literal
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from warp_nb._src.types import Matrix, Vector
+
+
+def test_good_subscripts_name_the_same_types_as_the_factories():
+    assert Vector[wp.float32, Literal[3]] is wp.types.vector(3, wp.float32)
+    assert Vector[wp.float64, np.int32(4)] is wp.vec4d  # a numpy integer is an integer
+    assert Matrix[wp.float32, 2, Literal[3]] is wp.types.matrix((2, 3), wp.float32)
+    assert wp.array[float, Literal[2]].ndim == 2 and wp.array2d[float].ndim == 2
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda: wp.types.matrix((2,), wp.float32), ValueError, r"exactly two dimensions, got 1 dimension in shape \(2,\)"),
+    (lambda: wp.types.matrix((2, 2, 2), wp.float32), ValueError, r"got 3 dimensions"),
+    (lambda: Vector[float], TypeError, r"requires 2 parameters"),
+    (lambda: Matrix[float, 3], TypeError, r"requires 3 parameters"),
+    (lambda: Vector[float, 0], TypeError, r"positive integer"),
+    (lambda: Matrix[float, -1, 3], TypeError, r"positive integer"),
+    (lambda: Vector[float, Literal[2, 3]], TypeError, r"single Literal value"),
+    (lambda: wp.array[float, Literal[1, 2]], TypeError, r"single Literal value"),
+    (lambda: wp.array[float, 5], ValueError, r"ndim must be between 1 and 4"),
+    (lambda: wp.array2d[float, Literal[2]], TypeError, r"single type parameter"),
+    (lambda: wp.tile[()], TypeError, r"requires at least a dtype"),
+    (lambda: wp.tile[float, -1, 4], TypeError, r"positive integer"),
+])
+def test_bad_subscripts_are_refused_with_what_is_wrong(make, error, words):
+    with pytest.raises(error, match=words):
+        make()
