@@ -103,6 +103,7 @@ def bench_tape(ctx):
 BENCHES = {"launch": bench_launch, "saxpy": bench_saxpy, "nbody": bench_nbody, "mandelbrot": bench_mandelbrot,
            "atomic_sum": bench_atomic_sum, "stencil": bench_stencil, "tape": bench_tape}
 BENCHES["tile_matmul"] = bench_tiles.bench_numpy  # np.matmul beside the tiled matmul
+BENCHES["tile_fft"] = bench_tiles.bench_numpy_fft  # np.fft.fft beside the batched tile_fft
 
 if __name__ == "__main__":
     common.run_worker("numpy", setup, BENCHES)

@@ -7,7 +7,9 @@ matrices of 256, 512, 1024 and 2048, written once with Warp's tile API (`wp.laun
 Both Warp implementations run the same kernel with the same square tiles, T x T x T for T = 128
 (warp-lang's fastest on this machine among 16, 32, 64 and 128) and T = 64 (the next; warp_nb's
 lead over warp-lang is larger there): rows `tile_matmul_<n>_t<T>` (see README.md).
-A batch of 1-D FFTs (`wp.tile_fft`) belongs here too once warp_nb has tile_fft.
+A batch of 1-D FFTs: 8192 complex64 signals (`wp.vec2f`) of length 64 to 1024, each block loading
+FFT_ROWS signals as one (FFT_ROWS, n) tile, `wp.tile_fft` along its rows, `wp.tile_store` back: rows
+`tile_fft_<n>`, beside `np.fft.fft(x, axis=1)` on the same complex64 data.
 
 Inputs and the float64 numpy oracle are made once per size and kept in .bench/oracle/tiles_*.npz."""
 
@@ -22,14 +24,32 @@ TILES = (128, 64)  # tile edges in M, N and K; every size is a multiple of each
 BLOCK_DIM = 64  # threads per block (Warp runs a CPU block on one thread whatever this is)
 
 
+FFT_SIZES = (64, 256, 1024)  # signal lengths (powers of two, as Warp's tile_fft wants)
+FFT_BATCH = 8192  # signals per launch
+FFT_ROWS = 8  # signals per block (one (FFT_ROWS, n) tile)
+
+
 def row_name(n, tile):
     return "tile_matmul_%d_t%d" % (n, tile)
+
+
+def fft_row_name(n):
+    return "tile_fft_%d" % n
 
 
 #: result rows (name, workload that produces it, title)
 ROWS = [(row_name(n, t), "tile_matmul", "tiled matmul %dx%d float32 (%dx%dx%d tiles, wp.launch_tiled)" % (
     n, n, t, t, t)) for t in TILES for n in SIZES]
+ROWS += [(fft_row_name(n), "tile_fft", "batch of %d complex64 FFTs of length %d (wp.tile_fft, %d per block)" % (
+    FFT_BATCH, n, FFT_ROWS)) for n in FFT_SIZES]
 NAMES = [r[0] for r in ROWS]
+NAMES_BY_WORKLOAD = {wl: [r[0] for r in ROWS if r[1] == wl] for wl in ("tile_matmul", "tile_fft")}
+
+
+def workload_of(row):
+    """The tile workload that produces result row `row` (None when it is not a tile row)."""
+    return next((wl for wl, names in NAMES_BY_WORKLOAD.items() if row in names or row == wl), None)
+FFT_REPEATS = {False: 10, True: 2}
 REPEATS = {False: {256: 20, 512: 10, 1024: 5, 2048: 3}, True: {256: 3, 512: 2, 1024: 1, 2048: 1}}
 
 
@@ -50,6 +70,28 @@ def load(n):
     return a, b, c
 
 
+def load_fft(n):
+    """(x, fft(x) in complex128) for FFT_BATCH standard-normal complex64 signals of length n."""
+    path = os.path.join(common.ORACLE_DIR, "tiles_fft_%d.npz" % n)
+    if os.path.exists(path):
+        with np.load(path) as z:
+            return z["x"], z["y"]
+    rng = np.random.default_rng(1000 + n)
+    x = (rng.standard_normal((FFT_BATCH, n)) + 1j * rng.standard_normal((FFT_BATCH, n))).astype(np.complex64)
+    y = np.fft.fft(x.astype(np.complex128), axis=1)
+    os.makedirs(common.ORACLE_DIR, exist_ok=True)
+    tmp = "%s.%d.tmp.npz" % (path[:-4], os.getpid())
+    np.savez(tmp, x=x, y=y)
+    os.replace(tmp, path)
+    return x, y
+
+
+def check_fft(got, expected):
+    # float32 butterflies: errors grow like log2(n) * eps * |X|, and |X| ~ sqrt(n) for unit-variance input
+    n = expected.shape[1]
+    return common.check_close(got, expected, 1e-4, 1e-5 * np.sqrt(n) * np.log2(n))
+
+
 def check(got, expected):
     # float32 sums of n products of O(1) values: errors grow like sqrt(n) * eps * |C|
     return common.check_close(got, expected, 1e-4, 2e-3)
@@ -60,7 +102,7 @@ def make(wp, device):
     if not hasattr(wp, "launch_tiled"):  # (warp-lang's tile builtins are not module attributes)
         def missing(ctx):
             raise common.NotYet("wp.launch_tiled is missing")
-        return {"tile_matmul": missing}
+        return {"tile_matmul": missing, "tile_fft": missing}
 
     def tiled_matmul_kernel(tile):
         """One block per tile x tile block of C; the tile shape is a constant of the closure."""
@@ -106,7 +148,38 @@ def make(wp, device):
                 recs.append(common.result(row_name(n, tile), times, got, **extra))
         return recs
 
-    return {"tile_matmul": bench_matmul}
+    def fft_kernel(n):
+        """FFT_ROWS signals of length n per block, transformed in place in one tile."""
+        @wp.kernel
+        def batched_fft(x: wp.array2d(dtype=wp.vec2f), y: wp.array2d(dtype=wp.vec2f)):
+            i = wp.tid()
+            t = wp.tile_load(x, shape=(FFT_ROWS, n), offset=(i * FFT_ROWS, 0))
+            wp.tile_fft(t)
+            wp.tile_store(y, t, offset=(i * FFT_ROWS, 0))
+        return batched_fft
+
+    def bench_fft(ctx):
+        recs = []
+        for n in FFT_SIZES:
+            x_np, expected = load_fft(n)
+            pairs = np.ascontiguousarray(x_np.view(np.float32).reshape(FFT_BATCH, n, 2))
+            x = wp.array(pairs, dtype=wp.vec2f, device=device)
+            y = wp.zeros((FFT_BATCH, n), dtype=wp.vec2f, device=device)
+            kernel = fft_kernel(n)
+
+            def run(kernel=kernel, args=(x, y)):
+                wp.launch_tiled(kernel, dim=FFT_BATCH // FFT_ROWS, inputs=list(args), block_dim=BLOCK_DIM,
+                                device=device)
+                wp.synchronize()
+
+            times = common.time_it(run, FFT_REPEATS[ctx["quick"]])
+            out = y.numpy().astype(np.float32)
+            got = check_fft(out[..., 0] + 1j * out[..., 1], expected)
+            recs.append(common.result(fft_row_name(n), times, got,
+                                      gflops=5.0 * FFT_BATCH * n * np.log2(n) / sorted(times)[len(times) // 2] / 1e9))
+        return recs
+
+    return {"tile_matmul": bench_matmul, "tile_fft": bench_fft}
 
 
 def bench_numpy(ctx):
@@ -119,4 +192,17 @@ def bench_numpy(ctx):
         for tile in TILES:  # the same numpy time beside each tile shape's row
             recs.append(common.result(row_name(n, tile), times, check(out, expected),
                                       note="np.matmul (BLAS, its own threads)" if tile == TILES[0] else None))
+    return recs
+
+
+def bench_numpy_fft(ctx):
+    """np.fft.fft(x, axis=1) on the same complex64 signals (pocketfft; complex64 in, complex64 out)."""
+    recs = []
+    for n in FFT_SIZES:
+        x, expected = load_fft(n)
+        out = []
+        times = common.time_it(lambda x=x: out.append(np.fft.fft(x, axis=1)), FFT_REPEATS[ctx["quick"]])
+        recs.append(common.result(fft_row_name(n), times, check_fft(out[-1], expected),
+                                  note="np.fft.fft(x, axis=1) (pocketfft)" if n == FFT_SIZES[0] else None))
+        out.clear()
     return recs

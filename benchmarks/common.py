@@ -37,9 +37,10 @@ WORKLOADS = {
     "hash_grid": "hash grid of 1M points: build and neighbour counts",
     # the tile group (bench_tiles.py; warp, warp_nb and numpy)
     "tile_matmul": "tiled float32 matmul, 256 to 2048 (wp.launch_tiled, tile_load / tile_matmul / tile_store)",
+    "tile_fft": "batch of 8192 complex64 1-D FFTs, length 64 to 1024 (wp.tile_fft)",
 }
 GEOMETRY = ["bvh_build", "mesh_query", "hash_grid"]
-TILES = ["tile_matmul"]
+TILES = ["tile_matmul", "tile_fft"]
 THROUGHPUT = ["saxpy", "nbody", "mandelbrot", "atomic_sum", "stencil"]
 
 N_LAUNCH = 10_000

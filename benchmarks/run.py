@@ -151,7 +151,7 @@ def run_worker(fw, args, workloads, venv_error):
                 break
             log("  %-15s died: %s (log: %s)" % (fw, why, logpath))
             got = {"tape" if r.startswith("tape") else "hash_grid" if r.startswith("hash_") else
-                   "tile_matmul" if r.startswith("tile_matmul") else r for r in results}
+                   bench_tiles.workload_of(r) or r for r in results}
             idx = next((i for i, w in enumerate(remaining) if w not in got), len(remaining))
             if idx < len(remaining):
                 results[remaining[idx]] = {"workload": remaining[idx], "status": "error", "error": why}
@@ -162,12 +162,13 @@ def run_worker(fw, args, workloads, venv_error):
     if "error" in meta:  # the framework did not start: say why in every table it belongs to
         for name, wl, _ in ROWS:
             if wl in workloads and name not in results and (wl != "tape" or fw in TAPE_FRAMEWORKS) and (
-                    wl != "tile_matmul" or fw in TILE_FRAMEWORKS):
+                    wl not in common.TILES or fw in TILE_FRAMEWORKS):
                 results[name] = {"workload": name, "status": "error", "error": meta["error"]}
-    if "tile_matmul" in results:  # one record for every size: an error, "not yet" or "n/a"
-        rec = results.pop("tile_matmul")
-        for name in bench_tiles.NAMES:
-            results.setdefault(name, dict(rec, workload=name))
+    for wl in common.TILES:  # one record for every size: an error, "not yet" or "n/a"
+        if wl in results:
+            rec = results.pop(wl)
+            for name in bench_tiles.NAMES_BY_WORKLOAD[wl]:
+                results.setdefault(name, dict(rec, workload=name))
     if "tape" in results:  # one record for both rows: an error, "not yet" or "n/a"
         rec = results.pop("tape")
         results.setdefault("tape_fwd", dict(rec, workload="tape_fwd"))
@@ -289,15 +290,17 @@ def report(frameworks, metas, results, rows, info, quick):
                 g = math.exp(sum(map(math.log, rw)) / len(rw))
                 summary.setdefault(fw, {})["geometry_geomean_vs_warp"] = g
                 lines.append("  %-15s x warp %.2f (%d/%d workloads; below 1 = faster)" % (fw, g, len(rw), len(geo)))
-    tiles = [n for n in bench_tiles.NAMES if any(r[0] == n for r in rows)]
-    if tiles:
-        lines.append("Tile group (%s): time / warp-lang's time, geometric mean" % ", ".join(tiles))
+    for wl, key in (("tile_matmul", "tiles_geomean_vs_warp"), ("tile_fft", "tile_fft_geomean_vs_warp")):
+        tiles = [n for n in bench_tiles.NAMES_BY_WORKLOAD[wl] if any(r[0] == n for r in rows)]
+        if not tiles:
+            continue
+        lines.append("Tile group, %s (%s): time / warp-lang's time, geometric mean" % (wl, ", ".join(tiles)))
         for fw in frameworks:
             rw = [results[fw][n]["median_s"] / reference_times(results, n)[0] for n in tiles
                   if valid(results.get(fw, {}).get(n)) and reference_times(results, n)[0]]
             if rw and fw != "warp":
                 g = math.exp(sum(map(math.log, rw)) / len(rw))
-                summary.setdefault(fw, {})["tiles_geomean_vs_warp"] = g
+                summary.setdefault(fw, {})[key] = g
                 lines.append("  %-15s x warp %.2f (%d/%d sizes; below 1 = faster)" % (fw, g, len(rw), len(tiles)))
     return "\n".join(lines), summary
 

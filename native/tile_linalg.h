@@ -203,11 +203,25 @@ WPNB_FN void fft_radix2_line(float64 (&re)[L], float64 (&im)[L], const float64 (
     }
 }
 
+// The twiddle table of one length and direction. On the CPU it is built once per process (a
+// function-local static: thread-safe initialisation since C++11), since its 2L cos/sin calls cost
+// as much as the butterflies of a few lines; a GPU thread builds its own (no static device tables).
+template <int L, int INVERSE>
+struct fft_table {
+    float64 wr[L], wi[L];
+    WPNB_FN fft_table() { fft_twiddles<L>(wr, wi, INVERSE != 0); }
+};
+
 template <int INVERSE, int LINES, int L, typename S, int R, int C>
 WPNB_FN tile_t<vec_t<2, S>, R, C> tile_fft_lines(const tile_t<vec_t<2, S>, R, C>& a) {
     static_assert(LINES * L == R * C, "tile_fft: lines x length is the tile's size");
-    float64 wr[L], wi[L];
-    fft_twiddles<L>(wr, wi, INVERSE != 0);
+#ifdef WPNB_CUDA
+    const fft_table<L, INVERSE> table;
+#else
+    static const fft_table<L, INVERSE> table;
+#endif
+    const float64 (&wr)[L] = table.wr;
+    const float64 (&wi)[L] = table.wi;
     tile_t<vec_t<2, S>, R, C> out;
     for (int line = 0; line < LINES; ++line) {
         const vec_t<2, S>* x = &a.data[line * L];
