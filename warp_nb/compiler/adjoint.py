@@ -247,6 +247,11 @@ class _Builder:
                 out.append(Accumulate(self.adjoint_of(s.src), self.adjoint_of(s.dst)))
                 out.append(Zero(self.adjoint_of(s.dst)))
         elif isinstance(s, ir.Store):
+            if s.rereads and _differentiable(s.value.type):
+                raise NotDifferentiableError(
+                    "cannot differentiate an in-place update such as `a[i] *= v` of an array element: the "
+                    "gradient needs the element's old value, which the update overwrites; write the result to "
+                    "another array (out[i] = a[i] * v), or launch without a backward pass", s.loc, self.fn.name)
             if _differentiable(s.value.type):
                 out.append(AdjStore(s.array, s.indices, s.path, self.adjoint_of(s.value)))
         elif isinstance(s, ir.Effect):

@@ -196,13 +196,16 @@ class Assign:
 
 @dataclass(frozen=True)
 class Store:
-    """a[indices] = value, or a[indices].path = value when `path` is not empty."""
+    """a[indices] = value, or a[indices].path = value when `path` is not empty. `rereads`: the
+    value is a nonlinear function of the element it overwrites (a[i] *= v, a[i].x /= v), so its
+    adjoint would need the old value, which this store destroys."""
 
     array: Var
     indices: tuple
     value: Var
     loc: Loc
     path: tuple = ()
+    rereads: bool = False
 
 
 @dataclass(frozen=True)

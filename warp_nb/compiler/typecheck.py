@@ -371,7 +371,12 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                 # a[i] += x is an atomic add, as in Warp (a[i] &= x an atomic and, ...)
                 self.atomic_update(_ATOMIC_AUGMENTED[s.op], base, target.indices, s.value, s)
                 return
-        current = self.expr(target)
+        # a[i].x += v reads and writes part of an element: what Warp calls a slot write
+        self.index_wording = "Array slot write indices" if isinstance(target, S.Attribute) else None
+        try:
+            current = self.expr(target)
+        finally:
+            self.index_wording = None
         new = self.binary(s.op, current, self.expr(s.value), s)
         adjoint = self.adjoint_key(target)
         if adjoint is not None:

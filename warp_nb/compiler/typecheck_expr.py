@@ -184,14 +184,15 @@ class ExprTyper:
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 
-    def indices(self, nodes, where) -> tuple:
+    def indices(self, nodes, where, what: str | None = None) -> tuple:
+        what = what or getattr(self, "index_wording", None) or "array indices"
         out = []
         for n in nodes:
             v = self.expr(n)
             if isinstance(v, Lit) and v.kind == "int":
                 v = self.materialize(v, T.int32, n)
             if isinstance(v, (Lit, PyObj)) or not T.is_int_type(v.type):
-                self.error(KernelTypeError, f"array indices must be integers, got {self.describe(v)}", n)
+                self.error(KernelTypeError, f"{what} must be integers, got {self.describe(v)}", n)
             out.append(v)
         return tuple(out)
 

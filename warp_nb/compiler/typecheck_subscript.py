@@ -15,6 +15,9 @@ from ..types.array_type import ArrayType, FixedArrayType
 from ..types.tiles import TileType
 from .scope import Lit, PyObj
 
+#: augmented assignments whose adjoint does not need the old value of their target (a[i].x += v)
+_LINEAR_UPDATES = frozenset({"add", "sub"})
+
 
 class Subscripts:
     # --- constant slices of vectors and matrices ------------------------------------------
@@ -311,7 +314,9 @@ class Subscripts:
         for k, step in enumerate(chain):
             t = base.type
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
-                indices = self.indices(step.indices, step)
+                # a write into part of an element (a[i].x = v) is what Warp calls a slot write
+                what = "Array slot write indices" if k < len(chain) - 1 else "array indices"
+                indices = self.indices(step.indices, step, what)
                 if len(indices) < t.ndim and k < len(chain) - 1 and isinstance(chain[k + 1], S.Subscript):
                     # a[i][j] = v: the view a[i], then its element (the indices typed once)
                     bound = S.Subscript(step.value, tuple(_Bound(i, step.loc) for i in indices), step.loc)
@@ -323,8 +328,9 @@ class Subscripts:
                 path, elem_t = self.store_path(t.dtype, chain[k + 1:], node)
                 self.checks.append(step.loc)
                 self.check_slot_value(value, elem_t, path, node)
+                rereads = isinstance(node, S.AugAssign) and node.op not in _LINEAR_UPDATES
                 self.block.append(ir.Store(base, indices, self.convert(value, elem_t, node, "the stored value"),
-                                           node.loc, path))
+                                           node.loc, path, rereads))
                 return
             if k == len(chain) - 1:
                 break

@@ -196,7 +196,7 @@ class Kernel:
         if hit is not None:
             return hit
         if not backward and signature is None:
-            self.module.load(device)
+            self.module.load_quietly(device)
         if key not in self._compiled and key not in self._failures:
             self.compile(device, backward, signature)
         hit = self._compiled.get(key)

@@ -59,8 +59,21 @@ class Module:
     def load(self, device=None, block_dim=None) -> bool:
         """Compile (or fetch from the cache) and load every kernel of this module that is not
         ready on `device` (each concrete signature: a generic kernel's wp.overload ones), in
-        parallel; True when all of them compiled. An error stays with its kernel and is raised
-        when that kernel is launched."""
+        parallel; True when all of them compiled. As in Warp, an explicit load raises the first
+        kernel's error (every kernel is tried first); a launch loads without raising, so one bad
+        kernel does not stop the others of its module (its error is raised when it is launched)."""
+        ok = self.load_quietly(device)
+        if not ok:
+            device = get_device(device)
+            for k in self.kernels:
+                for sig in k.signatures():
+                    error = k._failures.get(k._key(device, False, sig))
+                    if error is not None:
+                        raise error.with_traceback(None)
+        return ok
+
+    def load_quietly(self, device=None) -> bool:
+        """load() without raising: each kernel keeps its error for its own launches."""
         device = get_device(device)
         pending = [(k, sig) for k in self.kernels for sig in k.signatures() if not k.is_ready(device, signature=sig)]
         built = _build_together(pending, device) if len(pending) > 1 else frozenset()
