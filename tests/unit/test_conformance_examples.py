@@ -10,8 +10,8 @@ import pytest
 HERE = Path(__file__).resolve().parents[1] / "warp_conformance"
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "child"))
-import conformance_setup as setup  # noqa: E402
-import run_example  # noqa: E402
+import conformance_setup as setup
+import run_example
 
 
 def test_options_are_split_from_the_examples_arguments(tmp_path):
