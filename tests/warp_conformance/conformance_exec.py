@@ -178,8 +178,9 @@ def run_test_file(key, python, side, data_dir, cache, out_dir, timeout):
             "seconds": round(time.monotonic() - started, 1)}
 
 
-def run_example(name, args, python, side, data_dir, cache, out_dir, timeout):
-    """Run warp/examples/<name>.py as __main__ with args (and --device cpu)."""
+def run_example(name, args, python, side, data_dir, cache, out_dir, timeout, state=None, device="cpu"):
+    """Run warp/examples/<name>.py as __main__ with args (and --device cpu unless device is
+    'default'); its state is the arrays of the `example` instance, or of the globals named in state."""
     safe = "examples__" + name.replace("/", "__")
     work = os.path.join(out_dir, "work", safe)
     os.makedirs(work, exist_ok=True)
@@ -189,7 +190,9 @@ def run_example(name, args, python, side, data_dir, cache, out_dir, timeout):
     cmd = [python, os.path.join(CHILD_DIR, "run_example.py"), "--module", module, "--out", result_path]
     if side == "warp_nb":
         cmd.append("--hook")
-    full_args = ["--device", "cpu", *args]
+    if state:
+        cmd += ["--state", ",".join(state)]
+    full_args = (["--device", "cpu"] if device == "cpu" else []) + list(args)
     cmd += ["--", *full_args]
     rc, seconds = run_process(cmd, child_env(side, data_dir, cache), work, log_path, timeout)
     result = {"status": "error", "reason": ""}

@@ -124,3 +124,34 @@ def read_entries(path):
             if line:
                 out.append(line.split())
     return out
+
+
+# examples.txt words after an example's name that are options of the runner, not the example's
+# arguments: `ignore=NAME` (array NAME is left out of the state comparison), `state=NAME,...` (the
+# globals whose arrays are the state, for an example that binds no `example` instance), and
+# `device=default` (no `--device cpu`, for an example that refuses `--device cpu` by name yet runs on
+# the default device, which with CUDA_VISIBLE_DEVICES='' is the CPU)
+EXAMPLE_OPTIONS = ("ignore=", "state=", "device=")
+
+
+def example_entries(path):
+    """(name, args, options) per example of examples.txt; options: ignore (set of array names),
+    state (list of global names, None for the `example` instance), device ('cpu' or 'default')."""
+    out = []
+    for name, *words in read_entries(path):
+        opts = {"ignore": set(), "state": None, "device": "cpu"}
+        args = []
+        for w in words:
+            key, _, value = w.partition("=")
+            if not w.startswith(EXAMPLE_OPTIONS):
+                args.append(w)
+            elif key == "ignore":
+                opts["ignore"].add(value)
+            elif key == "state":
+                opts["state"] = [v for v in value.split(",") if v]
+            elif value in ("cpu", "default"):
+                opts["device"] = value
+            else:
+                raise SystemExit(f"examples.txt: {name}: device= takes 'cpu' or 'default', not {value!r}")
+        out.append((name, args, opts))
+    return out

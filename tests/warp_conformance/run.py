@@ -34,16 +34,16 @@ EXPECTATIONS = os.path.join(HERE, "expectations.txt")
 COMPAT = os.path.join(HERE, "..", "..", "docs", "compat.md")
 FILES = os.path.join(HERE, "files.txt")
 EXAMPLES = os.path.join(HERE, "examples.txt")
-IGNORE = "ignore="  # examples.txt: `ignore=NAME` leaves array NAME out of the state comparison
 
 
-def ignored_arrays(name):
-    """Arrays of example `name` that its state comparison leaves out: buffers the example allocates
-    with wp.empty and only fills when it renders, so they hold whatever the memory held."""
-    for e in setup.read_entries(EXAMPLES):
-        if e[0] == name:
-            return {a[len(IGNORE):] for a in e[1:] if a.startswith(IGNORE)}
-    return set()
+def example_options(name):
+    """The runner's options for example `name` in examples.txt (see setup.example_entries): the
+    arrays its state comparison leaves out (buffers allocated with wp.empty and only filled when it
+    renders hold whatever the memory held), the globals holding its state, the device flag."""
+    for n, _, opts in setup.example_entries(EXAMPLES):
+        if n == name:
+            return opts
+    return {"ignore": set(), "state": None, "device": "cpu"}
 EXIT_NO_WHEEL = 3  # the wheel could not be downloaded (the pytest entry skips on this)
 
 
@@ -124,7 +124,7 @@ def main(argv=None):
     keys = select(setup.list_test_files(data_dir, FILES), args.files) if run_tests else []
     examples = []
     if run_examples:
-        examples = [(e[0], [a for a in e[1:] if not a.startswith(IGNORE)]) for e in setup.read_entries(EXAMPLES)]
+        examples = [(n, a) for n, a, _ in setup.example_entries(EXAMPLES)]
         if args.example_names:
             examples = [e for e in examples if any(fnmatch.fnmatchcase(e[0], p) for p in args.example_names)]
 
@@ -156,8 +156,9 @@ def main(argv=None):
                 fut = pool.submit(cexec.run_test_file, name, python, side_key(side), data_dir, cache, out_dir,
                                   args.timeout)
             else:
+                opts = example_options(name)
                 fut = pool.submit(cexec.run_example, name, extra, python, side_key(side), data_dir, cache,
-                                  out_dir, args.timeout)
+                                  out_dir, args.timeout, state=opts["state"], device=opts["device"])
             futures[fut] = (kind, name)
         for fut in concurrent.futures.as_completed(futures):
             kind, name = futures[fut]
@@ -241,7 +242,7 @@ def report(args, keys, examples, results, ex_results, elapsed, out_dir):
         if key.startswith("examples/"):
             name = key[len("examples/"):]
             nb_cases = rep.example_cases(ex_results[name], baseline.get("examples", {}).get(name),
-                                         ignored_arrays(name))
+                                         example_options(name)["ignore"])
             seconds = ex_results[name]["seconds"]
             note = ex_results[name].get("reason", "")
             base_cases = 2 if name in baseline.get("examples", {}) else 0

@@ -7,7 +7,9 @@ The example runs through runpy.run_module(run_name="__main__") with sys.argv set
 ARGS, exactly as ``python -m warp.examples.core.example_dem ARGS`` would run it. run_module returns
 the module's globals once the ``__main__`` block is done; every Warp example binds its instance to
 the global ``example`` there, so its array attributes (warp arrays through ``.numpy()``, numpy
-arrays as they are) are the final state. Each array is summarized by shape, mean, RMS, min, max and
+arrays as they are) are the final state. An example that binds no instance (Warp's smaller tile
+examples) is given ``--state NAME,...``: the named globals, arrays themselves or objects holding
+arrays, are its state instead. Each array is summarized by shape, mean, RMS, min, max and
 NaN count, which the runner compares with the baseline's within a tolerance.
 """
 
@@ -42,21 +44,42 @@ def _g(x):
 
 
 def fingerprint(obj):
-    import numpy as np
-
     prints = {}
     for name in sorted(vars(obj)):
-        arr = _to_numpy(getattr(obj, name))
-        if arr is None or arr.dtype.kind not in "biuf" or arr.size == 0:
-            continue
-        a = arr.astype(np.float64).ravel()
-        finite = a[np.isfinite(a)]
-        stats = {"shape": list(arr.shape), "nan": int(a.size - finite.size)}
-        if finite.size:
-            stats.update(mean=_g(finite.mean()), rms=_g(math.sqrt(float(np.mean(finite * finite)))),
-                         min=_g(finite.min()), max=_g(finite.max()))
-        prints[name] = stats
+        stats = _summary(getattr(obj, name))
+        if stats is not None:
+            prints[name] = stats
     return prints
+
+
+def fingerprint_globals(g, names):
+    """The state of an example that binds no `example` instance: each named global that is an
+    array under its name, and the arrays of each named object as NAME.attr."""
+    prints = {}
+    for name in names:
+        value = g.get(name)
+        stats = _summary(value)
+        if stats is not None:
+            prints[name] = stats
+        elif value is not None and hasattr(value, "__dict__") and not isinstance(value, type):
+            prints.update({f"{name}.{k}": v for k, v in fingerprint(value).items()})
+    return prints
+
+
+def _summary(value):
+    """Shape, NaN count, mean, RMS, min and max of an array value; None for anything else."""
+    import numpy as np
+
+    arr = _to_numpy(value)
+    if arr is None or arr.dtype.kind not in "biuf" or arr.size == 0:
+        return None
+    a = arr.astype(np.float64).ravel()
+    finite = a[np.isfinite(a)]
+    stats = {"shape": list(arr.shape), "nan": int(a.size - finite.size)}
+    if finite.size:
+        stats.update(mean=_g(finite.mean()), rms=_g(math.sqrt(float(np.mean(finite * finite)))),
+                     min=_g(finite.min()), max=_g(finite.max()))
+    return stats
 
 
 def main():
@@ -64,6 +87,7 @@ def main():
     ap.add_argument("--module", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--hook", action="store_true")
+    ap.add_argument("--state", help="comma-separated globals whose arrays are the state (default: `example`)")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     example_args = a.args[1:] if a.args[:1] == ["--"] else a.args
@@ -90,7 +114,11 @@ def main():
             g = {}
         result["status"] = "pass"
         example = g.get("example")
-        if example is None:
+        if a.state and g:
+            result["fingerprint"] = fingerprint_globals(g, a.state.split(","))
+            if not result["fingerprint"]:
+                result["note"] = f"no arrays in the globals {a.state}: no state to compare"
+        elif example is None:
             result["fingerprint"] = None
             result["note"] = "no global 'example' after __main__: no state to compare"
         else:
