@@ -24,6 +24,8 @@ struct mesh_t {
     int32 num_tris;
     float32 average_edge_length;
     int32 pad;
+    vec3f* points_grad;        // the points' gradient array (null without one): wp.mesh_get(id).points[i]
+    vec3f* velocities_grad;    // is differentiable, as in Warp
 };
 
 WPNB_FN const mesh_t& mesh_of(uint64 id) { return *(const mesh_t*)id; }

@@ -261,7 +261,9 @@ WPNB_FN mesh_view_t mesh_get(uint64 id) {
     const mesh_t& m = mesh_of(id);
     mesh_view_t v;
     v.points = geo::view1d(m.points, m.num_points);
+    v.points.grad = m.points_grad;
     v.velocities = geo::view1d(m.velocities, m.num_points);
+    v.velocities.grad = m.velocities ? m.velocities_grad : nullptr;
     v.indices = geo::view1d(m.indices, 3 * m.num_tris);
     return v;
 }

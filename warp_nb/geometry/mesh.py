@@ -88,6 +88,7 @@ class Mesh:
                                                                        native.ptr(self._items), count, n_tris)
         d.points, d.indices = self._points.ptr, self.indices.ptr
         d.velocities = self._velocities.ptr if self._velocities is not None else 0
+        d.points_grad, d.velocities_grad = _grad_ptr(self._points), _grad_ptr(self._velocities)
         d.dipoles, d.tris = native.ptr(self._dipoles), native.ptr(self._tris)
         self._face_lowers = np.empty((n_tris, 3), dtype=np.float32)  # face boxes: the tree as a wp.Bvh
         self._face_uppers = np.empty((n_tris, 3), dtype=np.float32)
@@ -133,7 +134,7 @@ class Mesh:
         if view.shape[0] != self._desc.num_points:
             raise ValueError(f"new Mesh points has {view.shape[0]} entries; the mesh has {self._desc.num_points}")
         self._points = arr
-        self._desc.points = arr.ptr
+        self._desc.points, self._desc.points_grad = arr.ptr, _grad_ptr(arr)
         self.refit()
 
     @property
@@ -143,12 +144,13 @@ class Mesh:
     @velocities.setter
     def velocities(self, value):
         if value is None:
-            self._velocities, self._desc.velocities = None, 0
+            self._velocities, self._desc.velocities, self._desc.velocities_grad = None, 0, 0
             return
         arr, view = as_vec3_array(value, "Mesh velocities")
         if view.shape[0] != self._desc.num_points:
             raise ValueError(f"Mesh velocities has {view.shape[0]} entries for {self._desc.num_points} points")
         self._velocities, self._desc.velocities = arr, arr.ptr
+        self._desc.velocities_grad = _grad_ptr(arr)
 
     @property
     def num_tris(self) -> int:
@@ -169,3 +171,10 @@ class Mesh:
 
     def __repr__(self):
         return f"wp.Mesh({self.num_points} points, {self.num_tris} triangles)"
+
+
+def _grad_ptr(arr) -> int:
+    """The address of `arr`'s gradient array, 0 without one: kernels differentiate through
+    wp.mesh_get(id).points[i] into it (Warp keeps the points' gradient with the mesh too)."""
+    grad = getattr(arr, "grad", None) if arr is not None else None
+    return grad.ptr if grad is not None else 0

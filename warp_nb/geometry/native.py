@@ -26,7 +26,8 @@ class BvhDesc(ctypes.Structure):
 
 class MeshDesc(ctypes.Structure):
     _fields_ = [("bvh", BvhDesc), ("points", _P), ("velocities", _P), ("indices", _P), ("dipoles", _P), ("tris", _P),
-                ("num_points", _I32), ("num_tris", _I32), ("average_edge_length", _F32), ("pad", _I32)]
+                ("num_points", _I32), ("num_tris", _I32), ("average_edge_length", _F32), ("pad", _I32),
+                ("points_grad", _P), ("velocities_grad", _P)]
 
 
 class HashGridDesc(ctypes.Structure):
