@@ -5,15 +5,14 @@ step a 1-D int tile of one result per thread of the block (negative: none), and 
 per-thread query. Warp's older names (bvh_query_aabb_tiled, ...) are the same builtins."""
 
 from .. import types as T
-from ..types.tiles import tile_type
 from .geometry import U64, V3
-from .registry import Exact, OpaqueType, builtin, ov
+from .registry import Exact, OpaqueType, Tile, builtin, ov
 
 BvhQueryTiled = OpaqueType("BvhQueryTiled", "wpnb::bvh_query_tiled_t", "tile_query.h")
 MeshQueryAABBTiled = OpaqueType("MeshQueryAABBTiled", "wpnb::mesh_query_aabb_tiled_t", "tile_query.h")
 
 # one result per thread of the block: a block is one thread, so a tile of one element
-_STEP = tile_type(T.int32, (1,))
+_STEP = Tile((1,), Exact(T.int32))
 _q = dict(header="tile_query.h", category="geometry", differentiable=False)
 
 _BOX = ("id", "low", "high")
