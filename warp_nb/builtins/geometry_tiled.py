@@ -13,7 +13,7 @@ MeshQueryAABBTiled = OpaqueType("MeshQueryAABBTiled", "wpnb::mesh_query_aabb_til
 
 # one result per thread of the block: a block is one thread, so a tile of one element
 _STEP = Tile((1,), Exact(T.int32))
-_q = dict(header="tile_query.h", category="geometry", differentiable=False)
+_q = dict(header="tile_query.h", category="tile", differentiable=False)  # kernels only, as the other tile builtins
 
 _BOX = ("id", "low", "high")
 _NEXT = "Test each index for >= 0 and loop while wp.tile_query_valid(query)."

@@ -190,6 +190,11 @@ def test_a_thread_query_is_not_a_tile_query():
         wp.launch_tiled(mixed, dim=1, inputs=[wp.Bvh(_vec3(lo), _vec3(hi)).id], block_dim=8)
 
 
+def test_tiled_queries_belong_in_tile_kernels():
+    with pytest.raises(RuntimeError, match=r"wp.tile_bvh_query_aabb\(\) is a tile builtin"):
+        wp.tile_bvh_query_aabb(wp.uint64(0), wp.vec3(0.0), wp.vec3(1.0))
+
+
 @pytest.mark.needs_nvrtc
 def test_tiled_query_kernels_compile_for_sm90_with_nvrtc():
     from warp_nb.compiler.pipeline import compile_kernel
