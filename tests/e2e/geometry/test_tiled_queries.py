@@ -81,6 +81,15 @@ def exhausted(bvh: wp.uint64, lo: wp.vec3, hi: wp.vec3, out: wp.array(dtype=int)
     out[3] = wp.untile(wp.tile_bvh_query_next(q))  # stepping past the end keeps saying none
 
 
+@wp.kernel
+def weighted(bvh: wp.uint64, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    q = wp.tile_bvh_query_aabb(bvh, wp.vec3(-1.0), wp.vec3(1.0))
+    while wp.tile_query_valid(q):
+        i = wp.untile(wp.tile_bvh_query_next(q))
+        if i >= 0:
+            wp.atomic_add(y, 0, x[i] * x[i])
+
+
 def _boxes(n, seed):
     rng = np.random.default_rng(seed)
     c = rng.uniform(-1, 1, (n, 3))
@@ -190,6 +199,22 @@ def test_a_thread_query_is_not_a_tile_query():
         wp.launch_tiled(mixed, dim=1, inputs=[wp.Bvh(_vec3(lo), _vec3(hi)).id], block_dim=8)
 
 
+def test_gradients_flow_through_a_tiled_query_loop():
+    lo, hi = _boxes(40, 8)
+    lo, hi = lo * 2.5, hi * 2.5  # some inside the kernel's box [-1, 1]^3, some not
+    bvh = wp.Bvh(_vec3(lo), _vec3(hi))
+    x = wp.array(np.arange(40, dtype=np.float32), requires_grad=True)
+    y = wp.zeros(1, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(weighted, dim=1, inputs=[bvh.id, x, y], block_dim=8)
+    tape.backward(grads={y: wp.ones(1)})
+    inside = ((lo <= 1) & (hi >= -1)).all(-1)
+    assert 0 < inside.sum() < 40
+    np.testing.assert_allclose(y.numpy()[0], (np.arange(40) ** 2 * inside).sum())
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.arange(40) * inside)
+
+
 def test_tiled_queries_belong_in_tile_kernels():
     with pytest.raises(RuntimeError, match=r"wp.tile_bvh_query_aabb\(\) is a tile builtin"):
         wp.tile_bvh_query_aabb(wp.uint64(0), wp.vec3(0.0), wp.vec3(1.0))
@@ -205,7 +230,7 @@ def test_tiled_query_kernels_compile_for_sm90_with_nvrtc():
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
     target = AotCudaTarget(90, use_ptx=True)
-    kernels = [tile_box, tile_ray, older_names, tile_faces, exhausted]
+    kernels = [tile_box, tile_ray, older_names, tile_faces, exhausted, weighted]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
