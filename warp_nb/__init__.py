@@ -32,6 +32,7 @@ from .interop.torch import (  # noqa: F401
 from .interop.jax import device_from_jax, device_to_jax, dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: F401
 from .jax_experimental import JaxCallableGraphMode, JaxModulePreloadMode, jax_callable, jax_kernel  # noqa: F401  (Warp 1.19's wp. names)
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
+from .builtins.geometry_tiled import BvhQueryTiled, MeshQueryAABBTiled  # noqa
 from .builtins.registry import BUILTINS as _BUILTINS
 from .cuda.streams import (  # noqa: F401
     Event, ScopedStream, Stream, get_event_elapsed_time, get_stream, record_event, set_stream, synchronize_event,

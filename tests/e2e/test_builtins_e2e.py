@@ -56,6 +56,8 @@ COVERED_ELSEWHERE.update({n: "tests/e2e/test_spatial_builtins.py"
 # tile builtins take and return tiles, which kernels build from arrays inside a tiled launch: each is
 # checked against numpy (and its gradient against finite differences) in tests/e2e/test_tile*.py
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_tile*.py" for n, b in BUILTINS.items() if b.category == "tile"})
+COVERED_ELSEWHERE.update({n: "tests/e2e/geometry/test_tiled_queries.py" for n, b in BUILTINS.items()
+                          if b.header == "tile_query.h"})  # the thread-block geometry queries
 
 E2E_NAMES = sorted(n for n in BUILTINS if n not in COVERED_ELSEWHERE)
 

@@ -1,0 +1,71 @@
+// tile_query.h: Warp's thread-block ("tiled") geometry queries: wp.tile_bvh_query_aabb / _ray and
+// wp.tile_mesh_query_aabb, advanced by wp.tile_bvh_query_next / wp.tile_mesh_query_aabb_next and
+// guarded by wp.tile_query_valid. In Warp the threads of a block share one traversal and each
+// thread receives one result per step, as a tile of shape (block_dim,). A warp_nb block is one
+// thread (tile.h), so a step hands out one result, a tile of one element, and the traversal is
+// the per-thread query's own: each item comes out exactly once, in that query's order.
+#pragma once
+#include "prelude.h"
+#include "scalar.h"
+#include "vec.h"
+#include "tile.h"
+#include "bvh.h"
+#include "mesh_query.h"
+
+namespace wpnb {
+
+// A per-thread query and whether the block should keep looping: true until a step finds
+// nothing (Warp: true initially and after a batch holding a result, false after an empty one).
+template <typename Q>
+struct tiled_query_t {
+    Q q;
+    bool valid;
+};
+typedef tiled_query_t<bvh_query_t> bvh_query_tiled_t;
+typedef tiled_query_t<mesh_query_aabb_t> mesh_query_aabb_tiled_t;
+
+namespace geo {
+template <typename Q>
+WPNB_FN tiled_query_t<Q> tiled_start(const Q& q) {
+    tiled_query_t<Q> t;
+    t.q = q;
+    t.valid = true;
+    return t;
+}
+
+// One step: the next result as this thread's element (-1 when none), and the loop flag updated.
+template <typename Q>
+WPNB_FN tile_t<int32, 1, 1> tiled_step(tiled_query_t<Q>& t, bool found, int32 index) {
+    t.valid = found;
+    tile_t<int32, 1, 1> out;
+    out.data[0] = found ? index : -1;
+    return out;
+}
+}  // namespace geo
+
+WPNB_FN bvh_query_tiled_t tile_bvh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
+    return geo::tiled_start(bvh_query_aabb(id, low, high));
+}
+WPNB_FN bvh_query_tiled_t tile_bvh_query_ray(uint64 id, const vec3f& start, const vec3f& dir) {
+    return geo::tiled_start(bvh_query_ray(id, start, dir));
+}
+WPNB_FN mesh_query_aabb_tiled_t tile_mesh_query_aabb(uint64 id, const vec3f& low, const vec3f& high) {
+    return geo::tiled_start(mesh_query_aabb(id, low, high));
+}
+
+WPNB_FN tile_t<int32, 1, 1> tile_bvh_query_next(bvh_query_tiled_t& t) {
+    int32 index = -1;
+    // an exhausted query stays exhausted: a loop that keeps calling gets -1 again
+    const bool found = t.valid && bvh_query_next(t.q, index);
+    return geo::tiled_step(t, found, index);
+}
+WPNB_FN tile_t<int32, 1, 1> tile_mesh_query_aabb_next(mesh_query_aabb_tiled_t& t) {
+    int32 index = -1;
+    const bool found = t.valid && mesh_query_next(t.q, index);
+    return geo::tiled_step(t, found, index);
+}
+
+template <typename Q>
+WPNB_FN bool tile_query_valid(const tiled_query_t<Q>& t) { return t.valid; }
+
+}  // namespace wpnb
