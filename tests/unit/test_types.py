@@ -190,3 +190,37 @@ def test_composites_of_different_scalar_types_do_not_multiply():
     with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'mul' compatible with the arguments "
                                            r"'mat22f, mat22d'$"):
         wp.mat22f(1.0, 2.0, 3.0, 4.0) * wp.mat22d(1.0, 2.0, 3.0, 4.0)
+
+
+def test_type_codes_as_warp_spells_them():
+    from warp_nb._src.types import get_type_code
+
+    assert get_type_code(tuple[float, float]) == "tpl2f4f4"
+    assert get_type_code(tuple[float, wp.vec3f, wp.vec3f]) == "tpl3f4v3f4v3f4"
+    assert get_type_code(tuple[wp.vec3f, ...]) == "tpl2v3f4?"
+    assert get_type_code(tuple[wp.vec3f, wp.mat33f, wp.quatf]) == "tpl3v3f4m33f4qf4"
+    assert get_type_code(wp.array(dtype=wp.float64, ndim=3)) == "a3f8"
+    with pytest.raises(TypeError, match="Unrecognized type"):
+        get_type_code(tuple[int, str])
+
+
+def test_generic_type_equality_with_an_ellipsis_pattern():
+    from warp_nb._src.types import types_equal_generic
+
+    assert types_equal_generic((wp.float32, Ellipsis), (wp.float32, wp.float32, wp.float32))
+    assert not types_equal_generic((wp.float32, Ellipsis), (wp.float32, wp.int32))
+    with pytest.raises(TypeError, match="one type followed by Ellipsis"):
+        types_equal_generic((wp.float32, wp.float64, Ellipsis), (wp.float32, wp.float32))
+
+
+def test_kernel_overload_stubs_refuse_a_return_annotation():
+    from typing import Any
+
+    @wp.kernel
+    def generic_noop(x: Any):
+        return
+
+    def generic_noop(x: float) -> float: ...  # noqa: F811 - the stub names the kernel it specialises
+
+    with pytest.raises(TypeError, match="Return annotations are not allowed on @wp.overload stubs"):
+        wp.overload(generic_noop)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..types import *  # noqa: F401,F403
@@ -24,6 +26,17 @@ warp_type_to_np_dtype = {t: np.dtype(t._np) for t in SCALAR_TYPES}
 
 
 def types_equal_generic(a, b) -> bool:
+    """types_equal with generic matching; a tuple (T, ...) on either side matches a tuple of any
+    length whose every element matches T."""
+    for pattern, other in ((a, b), (b, a)):
+        if isinstance(pattern, tuple) and Ellipsis in pattern:
+            if len(pattern) != 2 or pattern[1] is not Ellipsis or pattern[0] is Ellipsis:
+                raise TypeError(f"An ellipsis sequence pattern must contain one type followed by Ellipsis, "
+                                f"got {pattern!r}")
+            items = other if isinstance(other, tuple) else (other,)
+            return all(types_equal_generic(pattern[0], x) for x in items if x is not Ellipsis)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(types_equal_generic(x, y) for x, y in zip(a, b))
     return types_equal(a, b, match_generic=True)
 
 
@@ -36,10 +49,40 @@ def strides_from_shape(shape, dtype) -> tuple:
     return tuple(reversed(strides))
 
 
+_SCALAR_CODES = {int8: "i1", uint8: "u1", int16: "i2", uint16: "u2", int32: "i4", uint32: "u4", int64: "i8",
+                 uint64: "u8", float16: "f2", float32: "f4", float64: "f8", bfloat16: "bf2", bool: "b"}
+
+
+builtins_bool = builtins.bool  # Python's bool (this module's `bool` is wp.bool)
+
+
 def get_type_code(t) -> str:
-    """A short code naming a type (used to name generic instances)."""
-    t = type_scalar_type(t) if t is not None else t
-    return type_name(t)
+    """Warp's short code of a type, as its tests spell them: f4 (float32), v3f4 (vec3f), m33f4,
+    qf4, tf4, a2f4 (a 2-D float32 array), tpl2f4f4 (tuple[float, float]), tpl2v3f4? (tuple[vec3f, ...])."""
+    import typing
+
+    from ..types import kind_of
+    from ..types.scalars import canonical_scalar
+
+    if typing.get_origin(t) is tuple:
+        args = typing.get_args(t)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"tpl2{get_type_code(args[0])}?"
+        return f"tpl{len(args)}" + "".join(get_type_code(x) for x in args)
+    if isinstance(t, ArrayType):
+        return f"a{t.ndim}{get_type_code(t.dtype)}"
+    scalar = canonical_scalar(t) if t in (int, float, builtins_bool) else t
+    if scalar in _SCALAR_CODES:
+        return _SCALAR_CODES[scalar]
+    kind = kind_of(t)
+    if kind is not None:
+        inner = get_type_code(t._wp_scalar_type_)
+        if kind == "vector":
+            return f"v{t._shape_[0]}{inner}"
+        if kind == "matrix":
+            return f"m{t._shape_[0]}{t._shape_[1]}{inner}"
+        return {"quaternion": "q", "transformation": "t"}.get(kind, kind[0]) + inner
+    raise TypeError(f"Unrecognized type '{t}'")
 
 
 # --- names Warp's tests import from here ------------------------------------------------------

@@ -27,6 +27,10 @@ def overload(generic, arg_types=None):
         return generic
     if callable(generic) and arg_types is None:  # the decorator form: a stub with concrete annotations
         target = _generic_named(generic)
+        if isinstance(target, Kernel) and getattr(generic, "__annotations__", {}).get("return") not in (
+                None, type(None), "None", "types.NoneType"):
+            raise TypeError(f"Return annotations are not allowed on @wp.overload stubs of kernels "
+                            f"({generic.__qualname__}): a kernel returns nothing")
         types_ = parameter_types(generic, "function", sys._getframe(1).f_locals)
         if isinstance(target, Kernel):
             target.add_overload(types_)
