@@ -262,7 +262,7 @@ def _compile(kernels: list, device, result: CellResult) -> list:
     log_start = len(pipeline.compile_log)
     t0 = time.perf_counter()
     for module in dict.fromkeys(k.module for k in kernels):
-        module.load(device)
+        module.load_quietly(device)  # each kernel keeps its own error: the cell reports them all
     failures = []
     for k in kernels:
         try:
