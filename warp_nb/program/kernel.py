@@ -90,6 +90,15 @@ class Kernel:
         return parse_definition(self.func)
 
     @property
+    def adj(self):
+        """Warp's `Kernel.adj`, as a read-only view of this definition (program/adjoint_view.py)."""
+        view = self.__dict__.get("_adj_view")
+        if view is None:
+            from .adjoint_view import AdjointView
+            view = self._adj_view = AdjointView(self.func, self.scope, kernel=self)
+        return view
+
+    @property
     def enable_backward(self):
         return self.options.get("enable_backward")
 
