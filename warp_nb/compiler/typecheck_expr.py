@@ -205,6 +205,9 @@ class ExprTyper:
             a, b = self.comparable(a, b, node)
         if isinstance(a, PyObj) or isinstance(b, PyObj):  # a string or a Python object: the builtin says why not
             return self.call_builtin(BUILTINS[op], [a, b], node)
+        user = self.user_operator(op, [a, b])
+        if user is not None:
+            return self.call_function(user, [a, b], node)
         if registry.resolve(BUILTINS[op], [value_type(a), value_type(b)]) is None:
             if any(isinstance(v, ir.Var) and isinstance(v.type, TileType) for v in (a, b)):
                 return self.tile_elementwise(op, [a, b], node)  # tile<vec3> * float ...: per element
@@ -212,6 +215,21 @@ class ExprTyper:
             if getattr(user, "_wp_func_", False) and user.select_overload([value_type(a), value_type(b)]) is not None:
                 return self.call_function(user, [a, b], node)
         return self.call_builtin(BUILTINS[op], [a, b], node)
+
+    def user_operator(self, op: str, args: list):
+        """A @wp.func named after the operator (`def add(a: float32, b: float32)` in the kernel's
+        module) with a concretely typed overload for these operands: as in Warp, it takes precedence
+        over the builtin (also for `x += y` and slot updates `v[0].x += y`); not from inside its own
+        body (where `a + b` means the builtin)."""
+        user = self.scope.lookup(op)
+        if not getattr(user, "_wp_func_", False):
+            return None
+        types = [value_type(v) for v in args]
+        if not any(not o.is_generic and o.accepts(types) for o in user.overloads):
+            return None
+        if any(fdef is o.fdef for o in user.overloads for fdef in self.context.stack):
+            return None
+        return user
 
     def comparable(self, a, b, node):
         """A float compared with an integer: the integer is converted to the float's type first
