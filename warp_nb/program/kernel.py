@@ -49,6 +49,7 @@ class Kernel:
         self.key = key or func.__qualname__
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
+        self.__module__ = func.__module__  # as a wrapped function says (wp.get_module(k.__module__))
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
         self.options = dict(options or {})  # Warp's per-kernel options dict (enable_backward, mode ...)
