@@ -1,4 +1,4 @@
-"""wp.ModuleBuildOptions (program/build_options.py) in the real CPU build and the module hash, and
+"""wp.ModuleBuildOptions (compiler/build_options.py) in the real CPU build and the module hash, and
 user operators (a @wp.func named `add` overriding `+` for its types)."""
 
 import importlib.util

@@ -19,6 +19,7 @@ from ..toolchain import cache
 from ..toolchain.headers import headers_digest
 from . import ir
 from .adjoint import adjoint_unit
+from .build_options import build_options_of, with_build_options
 from .emit import EmitResult, emit_kernel
 from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
@@ -98,13 +99,11 @@ def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | No
     unit = emit_kernel(typed, options.mode, adjoint)
     if build_options == "module":
         return typed, with_module_build_options(kernel, unit)
-    from ..program.build_options import with_build_options
     return typed, with_build_options(unit, build_options)
 
 
 def with_module_build_options(kernel, unit: EmitResult) -> EmitResult:
     """`unit` with its module's wp.ModuleBuildOptions applied (preambles, include paths)."""
-    from ..program.build_options import build_options_of, with_build_options
     return with_build_options(unit, build_options_of(getattr(kernel, "module", None)))
 
 

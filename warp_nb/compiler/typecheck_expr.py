@@ -217,19 +217,13 @@ class ExprTyper:
         return self.call_builtin(BUILTINS[op], [a, b], node)
 
     def user_operator(self, op: str, args: list):
-        """A @wp.func named after the operator (`def add(a: float32, b: float32)` in the kernel's
-        module) with a concretely typed overload for these operands: as in Warp, it takes precedence
-        over the builtin (also for `x += y` and slot updates `v[0].x += y`); not from inside its own
-        body (where `a + b` means the builtin)."""
+        """A @wp.func named after the operator with a concretely typed overload for these operands:
+        as in Warp it wins over the builtin (x += y, v[0].x += y too), except inside its own body."""
         user = self.scope.lookup(op)
-        if not getattr(user, "_wp_func_", False):
+        types = [value_type(v) for v in args] if getattr(user, "_wp_func_", False) else None
+        if types is None or not any(not o.is_generic and o.accepts(types) for o in user.overloads):
             return None
-        types = [value_type(v) for v in args]
-        if not any(not o.is_generic and o.accepts(types) for o in user.overloads):
-            return None
-        if any(fdef is o.fdef for o in user.overloads for fdef in self.context.stack):
-            return None
-        return user
+        return None if any(f is o.fdef for o in user.overloads for f in self.context.stack) else user
 
     def comparable(self, a, b, node):
         """A float compared with an integer: the integer is converted to the float's type first

@@ -13,7 +13,7 @@ import hashlib
 from .. import config as _config
 from ..compiler.pipeline import CompileOptions, emit_unit
 from ..types.generic import is_generic
-from .build_options import ModuleBuildOptions
+from ..compiler.build_options import ModuleBuildOptions
 
 #: the module options a build resolves (the module's setting, else wp.config's, else Warp's default)
 _RESOLVED = ("enable_backward", "mode", "max_unroll", "fast_math", "fuse_fp", "lineinfo", "cuda_output",
