@@ -1,4 +1,5 @@
-"""`warp._src.codegen`: the error types Warp's code generator raises, as warp_nb's kernel errors."""
+"""`warp._src.codegen`: the error types Warp's code generator raises, as warp_nb's kernel errors, and
+`Adjoint`, warp_nb's read-only view of a definition with Warp's source-extraction entry points."""
 
 from ..errors import (  # noqa: F401
     WarpCodegenAttributeError, WarpCodegenError, WarpCodegenKeyError, WarpCodegenTypeError, WarpCodegenValueError,

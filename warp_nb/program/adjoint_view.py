@@ -162,7 +162,7 @@ class AdjointView:
             value = self._resolve(node)
             if value is None:
                 continue
-            if isinstance(value, Builtin) or hasattr(value, "_wp_func_") or type(value).__name__ == "Function":
+            if isinstance(value, Builtin) or getattr(value, "_wp_func_", False):
                 functions.add(value)
             elif isinstance(value, type):
                 types_[ast.unparse(node)] = value
