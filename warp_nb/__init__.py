@@ -51,6 +51,7 @@ from .launcher import Launch, launch, launch_tiled  # noqa: F401
 from . import array_ops as _array_ops
 from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
 from .program.overload import overload  # noqa: F401
+from .compiler.build_options import ModuleBuildOptions  # noqa: F401
 from .program import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
 from .runtime.devices import (  # noqa: F401
     Device, DeviceError, ScopedDevice, get_cuda_device, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version,

@@ -6,6 +6,7 @@ from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
 from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
+from ..program.module_build import ModuleBuilder, ModuleHasher  # noqa: F401
 
 
 def machine_architecture() -> str:

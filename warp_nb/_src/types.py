@@ -20,7 +20,8 @@ float_types = (float16, float32, float64, bfloat16)
 scalar_types = int_types + float_types
 scalar_and_bool_types = scalar_types + (bool,)
 non_atomic_types = (int8, uint8, int16, uint16, int64)
-vector_types = tuple(vector(n, t) for t in scalar_types for n in (2, 3, 4))
+# the vector types with public names (wp.vec3h ...): bfloat16 vectors have none, in Warp as here
+vector_types = tuple(vector(n, t) for t in scalar_types if t is not bfloat16 for n in (2, 3, 4))
 np_dtype_to_warp_type = {np.dtype(t._np): t for t in SCALAR_TYPES}
 warp_type_to_np_dtype = {t: np.dtype(t._np) for t in SCALAR_TYPES}
 

@@ -19,6 +19,7 @@ from ..toolchain import cache
 from ..toolchain.headers import headers_digest
 from . import ir
 from .adjoint import adjoint_unit
+from .build_options import build_options_of, with_build_options
 from .emit import EmitResult, emit_kernel
 from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
@@ -73,7 +74,7 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    unit = emit_kernel(typed, options.mode, adjoint)
+    unit = with_module_build_options(kernel, emit_kernel(typed, options.mode, adjoint))
     key = cache_key(unit, target, options)
     path, compiled_now = fetch_or_build(f"k_{typed.name}", key, unit, target, options, defer_build)
     compiled_now = compiled_now or key in built_together
@@ -83,18 +84,27 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     return CompiledKernel(key, typed, unit, loaded, seconds, compiled_now)
 
 
-def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | None = None
-              ) -> tuple[ir.Function, EmitResult]:
+def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | None = None,
+              build_options="module") -> tuple[ir.Function, EmitResult]:
     """The front half of compile_kernel (which spells its stages out itself): parse -> type -> adjoint
     -> emit, for one concrete signature, no C++ compiled. `symbol` renames the kernel's C++ symbol
-    (overloads of one kernel compiled into one translation unit: wp.compile_aot_module)."""
+    (overloads of one kernel compiled into one translation unit: wp.compile_aot_module).
+    `build_options`: the wp.ModuleBuildOptions to apply (None: none), by default the module's."""
     syntax = parse_definition(kernel.func)
     typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
     adjoint = adjoint_unit(typed) if options.backward else None
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    return typed, emit_kernel(typed, options.mode, adjoint)
+    unit = emit_kernel(typed, options.mode, adjoint)
+    if build_options == "module":
+        return typed, with_module_build_options(kernel, unit)
+    return typed, with_build_options(unit, build_options)
+
+
+def with_module_build_options(kernel, unit: EmitResult) -> EmitResult:
+    """`unit` with its module's wp.ModuleBuildOptions applied (preambles, include paths)."""
+    return with_build_options(unit, build_options_of(getattr(kernel, "module", None)))
 
 
 def fetch_or_build(name: str, key: str, unit: EmitResult, target, options: CompileOptions, defer: bool = False):
@@ -112,7 +122,8 @@ def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:
     code does not change a kernel's key), the native headers, this package's version and the
     target's own parts (its compiler and flags)."""
     code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
-    return cache.make_key(code, headers_digest(), cache.VERSION, EMIT_REVISION, *target.key_parts(options))
+    extra = (unit.build_options.digest(),) if unit.build_options is not None else ()
+    return cache.make_key(code, headers_digest(), cache.VERSION, EMIT_REVISION, *target.key_parts(options), *extra)
 
 
 def default_options(mode: str | None = None, backward: bool = False) -> CompileOptions:

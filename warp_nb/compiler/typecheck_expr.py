@@ -206,6 +206,9 @@ class ExprTyper:
             a, b = self.comparable(a, b, node)
         if isinstance(a, PyObj) or isinstance(b, PyObj):  # a string or a Python object: the builtin says why not
             return self.call_builtin(BUILTINS[op], [a, b], node)
+        user = self.user_operator(op, [a, b])
+        if user is not None:
+            return self.call_function(user, [a, b], node)
         if registry.resolve(BUILTINS[op], [value_type(a), value_type(b)]) is None:
             if any(isinstance(v, ir.Var) and isinstance(v.type, TileType) for v in (a, b)):
                 return self.tile_elementwise(op, [a, b], node)  # tile<vec3> * float ...: per element
@@ -213,6 +216,15 @@ class ExprTyper:
             if getattr(user, "_wp_func_", False) and user.select_overload([value_type(a), value_type(b)]) is not None:
                 return self.call_function(user, [a, b], node)
         return self.call_builtin(BUILTINS[op], [a, b], node)
+
+    def user_operator(self, op: str, args: list):
+        """A @wp.func named after the operator with a concretely typed overload for these operands:
+        as in Warp it wins over the builtin (x += y, v[0].x += y too), except inside its own body."""
+        user = self.scope.lookup(op)
+        types = [value_type(v) for v in args] if getattr(user, "_wp_func_", False) else None
+        if types is None or not any(not o.is_generic and o.accepts(types) for o in user.overloads):
+            return None
+        return None if any(f is o.fdef for o in user.overloads for f in self.context.stack) else user
 
     def comparable(self, a, b, node):
         """A float compared with an integer: the integer is converted to the float's type first

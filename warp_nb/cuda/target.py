@@ -64,8 +64,9 @@ class AotCudaTarget(Target):
         return "cuda", str(self.arch), self.suffix, ".".join(map(str, nvrtc_version()))
 
     def build(self, unit, out_path: Path, options) -> None:
+        dirs = unit.build_options.extra_cuda_include_dirs if unit.build_options is not None else ()
         out_path.write_bytes(compile_cuda(unit.source, self.arch, native_dir(), self.use_ptx, options.mode == "debug",
-                                          function=unit.function))
+                                          function=unit.function, include_dirs=dirs))
 
     def load(self, path: Path, unit, options) -> Path:
         return path

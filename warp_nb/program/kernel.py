@@ -49,6 +49,7 @@ class Kernel:
         self.key = key or func.__qualname__
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
+        self.__module__ = func.__module__  # as a wrapped function says (wp.get_module(k.__module__))
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
         self.options = dict(options or {})  # Warp's per-kernel options dict (enable_backward, mode ...)
@@ -88,6 +89,15 @@ class Kernel:
     def syntax(self):
         """The parsed body (parsed on first need; a syntax error is raised here)."""
         return parse_definition(self.func)
+
+    @property
+    def adj(self):
+        """Warp's `Kernel.adj`, as a read-only view of this definition (program/adjoint_view.py)."""
+        view = self.__dict__.get("_adj_view")
+        if view is None:
+            from .adjoint_view import AdjointView
+            view = self._adj_view = AdjointView(self.func, self.scope, kernel=self)
+        return view
 
     @property
     def enable_backward(self):

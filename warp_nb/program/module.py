@@ -25,7 +25,8 @@ class ModuleOptions(dict):
     not set reads as wp.config's value (or Warp's default) at the moment it is read."""
 
     _DEFAULTS = {"fast_math": False, "fuse_fp": True, "lineinfo": False, "cuda_output": None, "block_dim": 256,
-                 "optimization_level": None, "compile_time_trace": False, "strip_hash": False}
+                 "optimization_level": None, "compile_time_trace": False, "strip_hash": False,
+                 "extra_build_options": None}
 
     def __missing__(self, key):
         from .. import config
@@ -106,6 +107,22 @@ class Module:
         from ..toolchain.headers import headers_digest
         settings = f"{config.mode}|{config.verify_fp}|{config.cxx_flags}|{config.version}|{headers_digest()}"
         return f"wp_{self.name}_{hashlib.sha256((self.get_module_hash() + settings).encode()).hexdigest()[:7]}"
+
+    # --- Warp's build API: content hash and resolved options (program/module_build.py) ----------
+    def hash_module(self) -> str:
+        """The content hash of this module's generated code (equal code: equal hash, whatever the
+        module's name), with its options and wp.ModuleBuildOptions."""
+        from .module_build import content_hash, resolve_options
+        return content_hash(self.kernels, resolve_options(self))
+
+    def resolve_options(self, config=None) -> dict:
+        """The options a build of this module uses now: its own, else `config`'s (wp.config)."""
+        from .module_build import resolve_options
+        return resolve_options(self, config)
+
+    def _get_live_kernels(self) -> list:
+        """The kernels a build of this module compiles (Warp's name)."""
+        return self.kernels
 
     def mark_modified(self) -> None:
         """Warp's hook after changing a module's code: here each kernel keeps its own key, so

@@ -17,7 +17,7 @@ import numpy as np
 VALID_MODULE_OPTIONS = frozenset((
     "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "cuda_output", "mode", "block_dim",
     "compile_time_trace", "strip_hash", "optimization_level", "deterministic", "deterministic_max_records",
-    "cpu_compiler_flags", "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mathdx_fft",
+    "cpu_compiler_flags", "enable_mathdx_gemm", "enable_mathdx_solver", "enable_mathdx_fft", "extra_build_options",
 ))
 
 

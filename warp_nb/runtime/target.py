@@ -58,7 +58,8 @@ class CpuTarget(Target):
         return cxx.identity_key(), " ".join(cxx.compiler_flags(options.mode, options.cxx_flags))
 
     def build(self, unit, out_path: Path, options) -> None:
-        cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function)
+        cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function,
+                            include_dirs=unit.build_options.extra_cpu_include_dirs if unit.build_options else ())
 
     def load(self, path: Path, unit, options) -> LoadedKernel:
         return load_kernel(path, unit.entry, unit.backward_entry, debug=has_checks(options.mode))

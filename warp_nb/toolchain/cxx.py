@@ -103,13 +103,14 @@ def _cpu_signature() -> str:
 
 
 def compile_library(source: str, out_path: Path, include_dir: Path, mode: str, extra_flags: str = "",
-                    function: str | None = None, libraries: tuple = ()) -> None:
+                    function: str | None = None, libraries: tuple = (), include_dirs: tuple = ()) -> None:
     """Compile `source` into the shared library `out_path`. Raises KernelCompileError with the
     user's line when the compiler refuses it."""
     cxx = find_compiler()
     src_path = out_path.with_suffix(".cpp")
     src_path.write_text(source)
-    cmd = [cxx, *compiler_flags(mode, extra_flags), f"-I{include_dir}", str(src_path), "-o", str(out_path),
+    cmd = [cxx, *compiler_flags(mode, extra_flags), f"-I{include_dir}", *(f"-I{d}" for d in include_dirs),
+           str(src_path), "-o", str(out_path),
            *libraries]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=config.compile_timeout)

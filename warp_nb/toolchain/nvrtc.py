@@ -55,7 +55,7 @@ def _ok(result, what: str):
 
 
 def compile_cuda(source: str, arch: int, include_dir: Path, use_ptx: bool = True, debug: bool = False,
-                 name: str = "wpnb_kernel.cu", function: str | None = None) -> bytes:
+                 name: str = "wpnb_kernel.cu", function: str | None = None, include_dirs: tuple = ()) -> bytes:
     """Compile `source` for compute capability `arch` (e.g. 90): PTX text, or a CUBIN for that
     exact architecture. Raises KernelCompileError (at the user's line when the source says which)."""
     nvrtc = _nvrtc()
@@ -64,8 +64,8 @@ def compile_cuda(source: str, arch: int, include_dir: Path, use_ptx: bool = True
         raise ValueError(f"NVRTC {'.'.join(map(str, nvrtc_version()))} cannot compile for sm_{arch}; it supports "
                          f"{', '.join(f'sm_{a}' for a in archs)}")
     target = f"compute_{arch}" if use_ptx else f"sm_{arch}"
-    options = [f"--gpu-architecture={target}", "--std=c++17", f"-I{include_dir}", "-default-device",
-               "--diag-suppress=177,550,549,186"]
+    options = [f"--gpu-architecture={target}", "--std=c++17", f"-I{include_dir}", *(f"-I{d}" for d in include_dirs),
+               "-default-device", "--diag-suppress=177,550,549,186"]
     if debug:
         options += ["-G", "-lineinfo"]
     (program,) = _ok(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []), "nvrtcCreateProgram")

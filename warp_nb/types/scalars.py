@@ -22,6 +22,7 @@ class Scalar:
     _np: np.dtype = np.dtype(np.float32)
     _kind: str = "float"  # "float" | "int" | "uint" | "bool"
     _wp_scalar_type_ = None  # set to the class itself; lets scalars answer like composites
+    _length_ = 1  # the number of scalars of a value, as Warp's scalar types say (vectors: their length)
 
     __slots__ = ("value",)
 

@@ -16,6 +16,8 @@ def can_join(units: list[EmitResult], unit: EmitResult) -> bool:
     (or backward kernel) already taken by another kernel."""
     if units and units[0].mode != unit.mode:
         return False
+    if unit.build_options is not None or any(u.build_options is not None for u in units):
+        return False  # its preamble and include paths are its own (compiler/build_options.py)
     taken = {key for u in units for key, _ in u.sections if key.startswith("kernel")}
     return not any(key in taken for key, _ in unit.sections if key.startswith("kernel"))
 

@@ -69,6 +69,8 @@ class EmitResult:
     #: the unit's code after its preamble, as (key, text) pieces in dependency order; units compiled
     #: together (emit/bundle.py) keep one piece per key
     sections: tuple = ()
+    #: the module's wp.ModuleBuildOptions (compiler/build_options.py): include paths and cache key
+    build_options: object = None
 
 
 def cpp_type(t) -> str:

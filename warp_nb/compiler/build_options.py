@@ -1,0 +1,122 @@
+"""`wp.ModuleBuildOptions`: extra C++/CUDA text and include directories for a module's builds, set
+as the module option "extra_build_options" (wp.set_module_options, module_options=). What it
+changes, for every kernel of the module:
+- the generated translation unit: each preamble sits after warp_nb's native headers (so it may use
+  their macros and types) and before the generated code (which may call what it declares); the CPU
+  preamble is compiled only by the C++ compiler and the CUDA one only by NVRTC (one text serves
+  both targets, so each sits in its target's `#if`);
+- the compiler's include path (`-I`), per target;
+- the kernel's cache key (the text and the directories), so a change rebuilds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from dataclasses import dataclass
+
+
+def _preamble(text) -> str:
+    """One trailing newline, so "x" and "x\\n" are the same preamble (and the same hash)."""
+    if not isinstance(text, str):
+        raise TypeError(f"a preamble must be a str, got {type(text).__name__}")
+    return text.rstrip("\n") + "\n" if text.strip() else ""
+
+
+def _include_dirs(dirs, what: str) -> tuple:
+    if dirs is None:
+        return ()
+    if isinstance(dirs, (str, os.PathLike)):
+        dirs = [dirs]
+    out = []
+    for d in dirs:
+        path = os.fspath(d)
+        if not os.path.isabs(path):
+            raise ValueError(f"{what}: {path!r} is not an absolute path")
+        if not os.path.isdir(path):
+            raise ValueError(f"{what}: {path!r} is not an existing directory")
+        out.append(os.path.normpath(path))
+    return tuple(out)
+
+
+@dataclass(frozen=True, init=False)
+class ModuleBuildOptions:
+    """Extra build inputs of a module's kernels (see the module docstring)."""
+
+    extra_cuda_include_dirs: tuple = ()
+    extra_cpu_include_dirs: tuple = ()
+    extra_cuda_preamble: str = ""
+    extra_cpu_preamble: str = ""
+    extra_build_dependencies: tuple = ()  # files whose contents the build depends on (headers)
+
+    def __init__(self, *, extra_cuda_include_dirs=None, extra_cpu_include_dirs=None, extra_cuda_preamble="",
+                 extra_cpu_preamble="", extra_build_dependencies=None):
+        set_ = object.__setattr__
+        set_(self, "extra_cuda_include_dirs", _include_dirs(extra_cuda_include_dirs, "extra_cuda_include_dirs"))
+        set_(self, "extra_cpu_include_dirs", _include_dirs(extra_cpu_include_dirs, "extra_cpu_include_dirs"))
+        set_(self, "extra_cuda_preamble", _preamble(extra_cuda_preamble))
+        set_(self, "extra_cpu_preamble", _preamble(extra_cpu_preamble))
+        deps = extra_build_dependencies or ()
+        set_(self, "extra_build_dependencies", tuple(os.fspath(p) for p in ([deps] if isinstance(deps, str) else deps)))
+
+    def merged(self, other: "ModuleBuildOptions") -> "ModuleBuildOptions":
+        """Both options together (directories and dependencies of both, preambles one after the other)."""
+        def union(a, b):
+            return tuple(dict.fromkeys(a + b))
+        return ModuleBuildOptions(
+            extra_cuda_include_dirs=union(self.extra_cuda_include_dirs, other.extra_cuda_include_dirs),
+            extra_cpu_include_dirs=union(self.extra_cpu_include_dirs, other.extra_cpu_include_dirs),
+            extra_cuda_preamble=self.extra_cuda_preamble + other.extra_cuda_preamble,
+            extra_cpu_preamble=self.extra_cpu_preamble + other.extra_cpu_preamble,
+            extra_build_dependencies=union(self.extra_build_dependencies, other.extra_build_dependencies))
+
+    @property
+    def is_empty(self) -> bool:
+        return not any(dataclasses.astuple(self))
+
+    def digest(self) -> str:
+        """What the build depends on: every field, and the current contents of the dependencies."""
+        h = hashlib.sha256(repr(dataclasses.astuple(self)).encode())
+        for path in self.extra_build_dependencies:
+            try:
+                with open(path, "rb") as f:
+                    h.update(f.read())
+            except OSError:
+                h.update(b"<missing>")
+        return h.hexdigest()
+
+    def preamble_text(self) -> str:
+        """The preamble block of the generated translation unit (empty without preambles)."""
+        parts = []
+        if self.extra_cpu_preamble:
+            parts.append(f"#if defined(WPNB_CPU)  // extra_cpu_preamble\n{self.extra_cpu_preamble}#endif\n")
+        if self.extra_cuda_preamble:
+            parts.append(f"#if defined(WPNB_CUDA)  // extra_cuda_preamble\n{self.extra_cuda_preamble}#endif\n")
+        return "".join(parts)
+
+
+def build_options_of(module) -> ModuleBuildOptions | None:
+    """The module's "extra_build_options", None when not set or empty."""
+    opts = dict.get(module.options, "extra_build_options") if module is not None else None
+    if opts is None:
+        return None
+    if not isinstance(opts, ModuleBuildOptions):
+        raise TypeError(f"the module option 'extra_build_options' must be a wp.ModuleBuildOptions, "
+                        f"got {type(opts).__name__}")
+    return None if opts.is_empty else opts
+
+
+def with_build_options(unit, opts: ModuleBuildOptions | None):
+    """The EmitResult `unit` with the preambles inserted after its headers and the options recorded
+    (for the compilers' include paths and the cache key); `unit` itself when there are none."""
+    if opts is None:
+        return unit
+    preamble = opts.preamble_text()
+    source = unit.source
+    if preamble:
+        lines = source.split("\n")
+        # the header block ends at the blank line after the last #include (emit/kernel.py preamble_lines)
+        last = max((i for i, line in enumerate(lines) if line.startswith("#include ")), default=0)
+        source = "\n".join(lines[:last + 1] + [preamble.rstrip("\n")] + lines[last + 1:])
+    return dataclasses.replace(unit, source=source, build_options=opts)

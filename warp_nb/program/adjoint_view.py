@@ -1,0 +1,220 @@
+"""`Kernel.adj` (and `warp._src.codegen.Adjoint(func)`): a read-only view of a definition under the
+names Warp's Adjoint object uses, for code and tests that inspect it. Everything it reports is
+warp_nb's own: the source and `ast` tree of the definition (compiler/function_source.py, shared by
+redeclarations of one code object), the wp.static(...) values warp_nb evaluated at declaration
+(compiler/static_eval.py), the names the body refers to as its Scope resolves them, the number of
+wp.tid() indices, and after a build the typed IR's variables. It has no `blocks`: warp_nb's
+generated code is not Warp's SSA blocks, and code that checks `hasattr(adj, "blocks")` before
+reading them is right to skip them here.
+
+`tree` is the shared tree with each resolved wp.static(...) replaced by its value when that value
+is a Python literal (path copying: the statements without one are the shared tree's own nodes);
+`_shared_source` is the shared record when nothing was replaced, else None (the view no longer
+matches the shared tree)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import types as pytypes
+
+from ..builtins.registry import BUILTINS, Builtin
+from ..compiler import function_source
+from ..compiler.scope import MISSING, ConstValue, Lit, Scope, classify
+
+_LITERALS = (bool, int, float, str, type(None))
+
+
+def substitute_nodes(node, replacements: dict, ancestors: set):
+    """A copy of `node` with each key of `replacements` swapped for its value; only the nodes in
+    `ancestors` (the paths to the replaced ones) are copied, the rest are shared. One Python frame
+    per tree level (explicit loops, no comprehensions), so deep trees need no more stack."""
+    if node in replacements:
+        return replacements[node]
+    if node not in ancestors:
+        return node
+    out = copy.copy(node)
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            items = []
+            for item in value:
+                items.append(substitute_nodes(item, replacements, ancestors) if isinstance(item, ast.AST) else item)
+            setattr(out, name, items)
+        elif isinstance(value, ast.AST):
+            setattr(out, name, substitute_nodes(value, replacements, ancestors))
+    return out
+
+
+def _parents(tree) -> dict:
+    parents = {}
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            parents[child] = parent
+    return parents
+
+
+def _local_names(fdef) -> set:
+    """Parameters and every name the body binds (assignments, loop targets)."""
+    names = {a.arg for a in fdef.args.args}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+    return names
+
+
+class AdjointView:
+    """Warp's Adjoint attributes for one kernel or function definition (see the module docstring)."""
+
+    def __init__(self, func, scope: Scope | None = None, kernel=None):
+        self.func = func
+        self.fun_name = func.__name__
+        self.filename = func.__code__.co_filename
+        shared = function_source.shared_source(func)
+        self.source, self.fun_lineno = shared.source, shared.lineno
+        if scope is None:  # a definition not made into a kernel: evaluate its statics as a kernel would
+            from ..compiler.static_eval import resolve_at_declaration
+            scope = Scope(func)
+            resolve_at_declaration(func, scope)
+        self.scope = scope
+        self._kernel = kernel
+        #: the wp.static(...) values evaluated at declaration, by (line, column, text) of the call
+        self.resolved_static_expressions = dict(scope.static_values)
+        self.tree, replaced, self.has_unresolved_static_expressions = self._static_view(shared)
+        self._shared_source = None if replaced else shared
+
+    # --- wp.static ------------------------------------------------------------------------
+    def _is_static_call(self, node) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        return self._resolve(node.func) is BUILTINS["static"]
+
+    def _static_view(self, shared):
+        """(tree, whether it differs from the shared one, whether a static call is left unresolved)."""
+        tree = shared.tree
+        if tree is None:
+            return None, False, False
+        first = self.fun_lineno
+        # the shared source is dedented: the original column is the ast's plus the first line's indent
+        indent = _indent_of(self.filename, first)
+        values = {(line, col): v for (line, col, _text), v in self.resolved_static_expressions.items()}
+        parents = _parents(tree)
+        replacements, unresolved = {}, False
+        for node in ast.walk(tree):
+            if not self._is_static_call(node) or self._inside_static(node, parents):
+                continue
+            key = (node.lineno + first - 1, node.col_offset + indent)
+            if key not in values:
+                unresolved = True
+            elif isinstance(values[key], _LITERALS):
+                replacements[node] = ast.copy_location(ast.Constant(values[key]), node)
+        if not replacements:
+            return tree, False, unresolved
+        ancestors = set()
+        for node in replacements:
+            parent = parents.get(node)
+            while parent is not None and parent not in ancestors:
+                ancestors.add(parent)
+                parent = parents.get(parent)
+        return substitute_nodes(tree, replacements, ancestors), True, unresolved
+
+    def _inside_static(self, node, parents) -> bool:
+        parent = parents.get(node)
+        while parent is not None:
+            if self._is_static_call(parent):
+                return True
+            parent = parents.get(parent)
+        return False
+
+    # --- names ----------------------------------------------------------------------------
+    def resolve_external_reference(self, name: str):
+        """The global, closure or Python builtin `name` refers to (None when there is none)."""
+        value = self.scope.lookup(name)
+        return None if value is MISSING else value
+
+    def _resolve(self, node):
+        """The object a Name or attribute chain (wp.sin, namespace.warp.tid) refers to, else None."""
+        if isinstance(node, ast.Name):
+            return self.resolve_external_reference(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._resolve(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
+
+    def get_references(self) -> tuple[dict, dict, set]:
+        """What the body refers to outside itself, resolved now: (constants by name: values of
+        numbers, wp scalars/vectors/structs; types by name; the set of functions, @wp.func and
+        builtins). Locals and the inside of resolved wp.static(...) calls are not references."""
+        constants, types_, functions = {}, {}, set()
+        if self.tree is None:
+            return constants, types_, functions
+        fdef = self.tree.body[0]
+        local = _local_names(fdef)
+        parents = _parents(self.tree)
+        for node in ast.walk(fdef):
+            if not isinstance(node, (ast.Name, ast.Attribute)) or isinstance(parents.get(node), ast.Attribute):
+                continue  # an attribute chain is looked at once, from its outermost node
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id in local or self._inside_static(node, parents) \
+                    or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+                continue
+            value = self._resolve(node)
+            if value is None:
+                continue
+            if isinstance(value, Builtin) or getattr(value, "_wp_func_", False):
+                functions.add(value)
+            elif isinstance(value, type):
+                types_[ast.unparse(node)] = value
+            elif isinstance(classify(value), (Lit, ConstValue)) and not isinstance(value, pytypes.ModuleType):
+                constants[ast.unparse(node)] = value
+        return constants, types_, functions
+
+    @property
+    def kernel_dim(self) -> int:
+        """How many indices wp.tid() is unpacked into (1 when it is not unpacked, or not called)."""
+        if self.tree is None:
+            return 1
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Assign) and is_tid_call(node.value, self):
+                target = node.targets[0]
+                return len(target.elts) if isinstance(target, ast.Tuple) else 1
+        return 1
+
+    @property
+    def variables(self) -> list:
+        """The typed IR's parameters and locals of the kernel's latest build (empty before one)."""
+        typed = getattr(self._kernel, "_built_ir", None) if self._kernel is not None else None
+        if typed is None and self._kernel is not None:
+            built = [c.typed for c in getattr(self._kernel, "_compiled", {}).values()]
+            typed = built[-1] if built else None
+        return [] if typed is None else list(typed.params) + list(typed.locals)
+
+
+def is_tid_call(node, adj) -> bool:
+    """Whether `node` calls wp.tid(): through a name bound to it, or an attribute `tid` of a
+    receiver that resolves (adj.resolve_external_reference) to the warp module."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    tid = BUILTINS["tid"]
+    if isinstance(func, ast.Name):
+        return adj.resolve_external_reference(func.id) is tid
+    if not (isinstance(func, ast.Attribute) and func.attr == "tid"):
+        return False
+    names, receiver = [], func.value
+    while isinstance(receiver, ast.Attribute):
+        names.append(receiver.attr)
+        receiver = receiver.value
+    if not isinstance(receiver, ast.Name):
+        return False
+    obj = adj.resolve_external_reference(receiver.id)
+    for name in reversed(names):
+        obj = getattr(obj, name, None)
+    return isinstance(obj, pytypes.ModuleType) and getattr(obj, "tid", None) is tid
+
+
+def _indent_of(filename: str, line: int) -> int:
+    import linecache
+    text = linecache.getline(filename, line)
+    return len(text) - len(text.lstrip()) if text.strip() else 0

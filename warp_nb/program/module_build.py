@@ -1,0 +1,108 @@
+"""A module's content hash and generated code without compiling, under the names Warp's API uses:
+`Module.hash_module()`, `Module.resolve_options(config)`, and `warp._src.context.ModuleHasher` /
+`ModuleBuilder`. warp_nb builds each kernel as its own translation unit (compiler/pipeline.py),
+so the hash is a digest of what its cache keys are made of: each kernel's generated C++ for each
+concrete signature (comment lines left out, as in pipeline.cache_key) and the module's
+wp.ModuleBuildOptions. Equal code hashes equal whatever the module is called; a change in a
+wp.static value, a called function or a referenced constant changes the code and so the hash."""
+
+from __future__ import annotations
+
+import hashlib
+
+from .. import config as _config
+from ..compiler.pipeline import CompileOptions, emit_unit
+from ..types.generic import is_generic
+from ..compiler.build_options import ModuleBuildOptions
+
+#: the module options a build resolves (the module's setting, else wp.config's, else Warp's default)
+_RESOLVED = ("enable_backward", "mode", "max_unroll", "fast_math", "fuse_fp", "lineinfo", "cuda_output",
+             "block_dim", "optimization_level", "strip_hash", "extra_build_options")
+
+
+def resolve_options(module, config=None) -> dict:
+    """The options a build of `module` uses now (Warp's Module.resolve_options(config))."""
+    config = config or _config
+    options = module.options
+    out = {}
+    for name in _RESOLVED:
+        value = dict.get(options, name)
+        if value is None and name in ("enable_backward", "max_unroll", "mode"):
+            value = getattr(config, name)
+        elif value is None and name not in options:
+            value = options.get(name, type(options)._DEFAULTS.get(name))
+        out[name] = value
+    return out
+
+
+def _signatures(kernel) -> list:
+    return [sig for sig in kernel.signatures() if not any(is_generic(t) for t in sig)]
+
+
+def _backward(kernel, options: dict) -> bool:
+    own = kernel.options.get("enable_backward")
+    return bool(own if own is not None else options.get("enable_backward"))
+
+
+def emit_units(kernels, options: dict) -> list:
+    """(kernel, typed IR, EmitResult) for every kernel and concrete signature: the front half of
+    the pipeline (parse, type, adjoint, emit), with `options`' mode, backward setting and build
+    options. A kernel error is raised, at its line."""
+    mode = options.get("mode") or _config.mode
+    extra = options.get("extra_build_options")
+    if extra is not None and not isinstance(extra, ModuleBuildOptions):
+        raise TypeError("the module option 'extra_build_options' must be a wp.ModuleBuildOptions")
+    extra = None if extra is None or extra.is_empty else extra
+    out = []
+    for k in kernels:
+        for sig in _signatures(k):
+            typed, unit = emit_unit(k, list(sig), CompileOptions(k.mode or mode, _backward(k, options),
+                                                                 _config.cxx_flags), build_options=extra)
+            out.append((k, typed, unit))
+    return out
+
+
+def content_hash(kernels, options: dict) -> str:
+    """The digest of the generated code of `kernels` built with `options` (see the module docstring)."""
+    h = hashlib.sha256()
+    for k, _typed, unit in emit_units(kernels, options):
+        code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
+        h.update(f"{k.key}\n{code}\n".encode())
+        if unit.build_options is not None:
+            h.update(unit.build_options.digest().encode())
+    return h.hexdigest()
+
+
+class ModuleHasher:
+    """Warp's ModuleHasher(kernels, options): the content hash of those kernels with those options."""
+
+    def __init__(self, kernels, options: dict):
+        self.kernels, self.options = list(kernels), dict(options)
+        self._hash = None
+
+    def get_hash(self) -> str:
+        if self._hash is None:
+            self._hash = content_hash(self.kernels, self.options)
+        return self._hash
+
+
+class ModuleBuilder:
+    """Warp's ModuleBuilder(module, options): runs the front half of the pipeline for every kernel
+    of the module when made (an error in a kernel is raised here), recording each kernel's typed IR
+    (`kernel.adj.variables`); `codegen(device)` gives the generated translation units."""
+
+    def __init__(self, module, options: dict | None = None, hasher=None):
+        self.module = module
+        self.options = dict(options) if options is not None else resolve_options(module)
+        self.hasher = hasher
+        self.units = emit_units(module.kernels, self.options)
+        for k, typed, _unit in self.units:
+            k._built_ir = typed
+
+    def codegen(self, device: str = "cpu") -> str:
+        """The C++ warp_nb generates for the module's kernels, one translation unit after another.
+        The same text serves the CPU and CUDA (NVRTC); each target's own parts (entry points, the
+        extra_*_preamble of wp.ModuleBuildOptions) sit in its `#if defined(WPNB_CPU/WPNB_CUDA)`."""
+        if str(device).split(":")[0] not in ("cpu", "cuda"):
+            raise ValueError(f"codegen: device must be 'cpu' or 'cuda', got {device!r}")
+        return "\n".join(unit.source for _k, _typed, unit in self.units)
