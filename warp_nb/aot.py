@@ -113,7 +113,7 @@ def _module(module) -> Module:
 
 def _set_strip_hash(mod: Module, strip_hash) -> None:
     if strip_hash is not None:
-        mod.options["strip_hash"] = bool(strip_hash)
+        mod._set_strip_hash(strip_hash)
 
 
 def _emit_module(mod: Module, backward: bool) -> list:

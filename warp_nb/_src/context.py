@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_arch  # noqa: F401
 from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401

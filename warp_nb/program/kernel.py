@@ -21,6 +21,7 @@ from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
 from ..types.generic import is_generic, matches
+from .naming import KernelNaming
 from .module import Module, get_module, module_named, unique_module
 from .unique import check_module_options, unique_module_name
 
@@ -37,7 +38,7 @@ def bounds_checks_wanted() -> bool:
     return shell is not None and hasattr(shell, "kernel")
 
 
-class Kernel:
+class Kernel(KernelNaming):
     """What `@wp.kernel` returns. Launch it with wp.launch(kernel, dim, inputs=[...])."""
 
     _wp_kernel_ = True

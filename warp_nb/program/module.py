@@ -39,10 +39,14 @@ class ModuleOptions(dict):
 class Module:
     """The kernels defined in one Python module or notebook cell."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, loader=None):
         self.name = name
+        self.loader = loader  # Warp's importer of the module's source; kept, not used
         self.options = ModuleOptions()
         self._kernels: dict = {}  # key -> Kernel, in definition order
+        #: Warp's loaded binaries by device; warp_nb keeps compiled code per kernel, so only what
+        #: callers put here, dropped when the module's symbol names change (_set_strip_hash)
+        self.execs: dict = {}
 
     def __repr__(self):
         return f"<wp.Module {self.name} ({len(self._kernels)} kernels)>"
@@ -97,6 +101,14 @@ class Module:
     def mark_modified(self) -> None:
         """Warp's hook after changing a module's code: here each kernel keeps its own key, so
         nothing needs to be done."""
+
+    def _set_strip_hash(self, strip_hash: bool) -> None:
+        """Set the strip_hash option (kernel symbols without their hash suffix, for ahead-of-time
+        builds); the kernels' names change, so their cached names and the loaded binaries go."""
+        self.options["strip_hash"] = bool(strip_hash)
+        self.execs.clear()
+        for k in self.kernels:
+            k._forget_mangled_name()
 
 
 #: at most this many kernels in one translation unit: bundles of several kernels parse the native
