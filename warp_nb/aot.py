@@ -47,6 +47,8 @@ def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os
     mod = _module(module)
     _set_strip_hash(mod, strip_hash)
     units = _emit_module(mod, backward)
+    if (device is not None or arch is None) and get_device(device).is_cpu:
+        _warn_native_isa(mod)
     out_dir = Path(module_dir or Path.cwd() / "aot")
     out_dir.mkdir(parents=True, exist_ok=True)
     identifier = mod.get_module_identifier()
@@ -59,7 +61,7 @@ def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os
     for target in targets:
         path = out_dir / _artifact_name(identifier, target)
         if not (path.exists() and config.cache_kernels):
-            _build(mod, units, target, path)
+            mod._compile(units, target, path)
         written.append(path)
     return written
 
@@ -109,6 +111,18 @@ def _module(module) -> Module:
     if module is None:
         module = sys._getframe(2).f_globals.get("__name__", "__main__")
     return get_module(module)
+
+
+def _warn_native_isa(mod: Module) -> None:
+    """A CPU build for this machine's instruction set may not run on another CPU: say so, once."""
+    from .toolchain.cpu_isa import effective_flags, is_native
+    if not is_native(effective_flags(mod.options)):
+        return
+    from ._src import context  # through Warp's logger name, which Warp's tests intercept
+    context.log_warning("compile_aot_module: CPU module is being compiled with -march=native. The binary uses this "
+                        "machine's instruction set and may fail on other CPUs; for a portable build set "
+                        "wp.config.cpu_compiler_flags='' (or the module option cpu_compiler_flags='').",
+                        category=UserWarning, stacklevel=2, once=True)
 
 
 def _set_strip_hash(mod: Module, strip_hash) -> None:

@@ -555,8 +555,8 @@ def concrete_signature(kernel, args) -> tuple:
         t = type_of_value(value)
         if t is None or not matches(pattern, t):
             shown = T.type_name(t) if t is not None else type(value).__name__
-            raise TypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
-                            f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
+            raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
+                                    f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
         out.append(t)
     return tuple(out)
 
