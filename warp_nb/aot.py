@@ -118,8 +118,8 @@ def _warn_native_isa(mod: Module) -> None:
     from .toolchain.cpu_isa import effective_flags, is_native
     if not is_native(effective_flags(mod.options)):
         return
-    from ._src import context  # through Warp's logger name, which Warp's tests intercept
-    context.log_warning("compile_aot_module: CPU module is being compiled with -march=native. The binary uses this "
+    from .tape_copy import _log_warning  # through Warp's logger name when loaded, which Warp's tests intercept
+    _log_warning("compile_aot_module: CPU module is being compiled with -march=native. The binary uses this "
                         "machine's instruction set and may fail on other CPUs; for a portable build set "
                         "wp.config.cpu_compiler_flags='' (or the module option cpu_compiler_flags='').",
                         category=UserWarning, stacklevel=2, once=True)
@@ -202,6 +202,9 @@ def _build(mod: Module, units: list, target, path: Path) -> None:
         os.replace(staged, path)
     if isinstance(target, AotCudaTarget):  # the generated source, beside the binary, as Warp writes it
         path.with_name(path.name.split(".sm")[0] + ".cu").write_text(source)
+
+
+Module._aot_build = staticmethod(_build)
 
 
 def _manifest_entry(k, sig, options: CompileOptions, unit: EmitResult) -> dict:

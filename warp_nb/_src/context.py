@@ -34,15 +34,6 @@ def _get_cpu_target_triple() -> str:
     return target_triple()
 
 
-def _cpu_target_hash(module_options=None, cpu_compiler_flags: str | None = None) -> str:
-    """8 hex digits naming what a CPU binary targets: compiler version, triple, instruction-set
-    flags (and this CPU's features for -march=native). The probes are looked up here, by these
-    names, so that Warp's tests can substitute them."""
-    from ..toolchain.cpu_isa import effective_flags, target_hash
-    flags = cpu_compiler_flags if cpu_compiler_flags is not None else effective_flags(module_options)
-    return target_hash(flags, _get_cpu_toolchain_version(), _get_cpu_target_triple(), _get_cpu_feature_set())
-
-
 def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
     """Warp's key of CPU kernel binaries: the version, operating system, CPU architecture and the
     target the flags choose (-march/-mcpu/-mtune; None: wp.config.cpu_compiler_flags, whose
@@ -54,9 +45,8 @@ def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
     if runtime.llvm is None:
         raise RuntimeError("no CPU compiler is available (Warp compiles CPU kernels with LLVM, warp_nb with the "
                            "machine's C++ compiler: install g++ or set CXX)")
-    from ..toolchain.cpu_isa import effective_flags
-    flags = cpu_compiler_flags if cpu_compiler_flags is not None else effective_flags()
-    return f"{config.version}-{platform.system()}-{machine_architecture()}-{_cpu_target_hash(None, flags)}"
+    from ..toolchain.cpu_isa import current_target_hash
+    return f"{config.version}-{platform.system()}-{machine_architecture()}-{current_target_hash(None, cpu_compiler_flags)}"
 
 
 class _Core:
