@@ -118,11 +118,13 @@ def _warn_native_isa(mod: Module) -> None:
     from .toolchain.cpu_isa import effective_flags, is_native
     if not is_native(effective_flags(mod.options)):
         return
-    from .tape_copy import _log_warning  # through Warp's logger name when loaded, which Warp's tests intercept
-    _log_warning("compile_aot_module: CPU module is being compiled with -march=native. The binary uses this "
-                        "machine's instruction set and may fail on other CPUs; for a portable build set "
-                        "wp.config.cpu_compiler_flags='' (or the module option cpu_compiler_flags='').",
-                        category=UserWarning, stacklevel=2, once=True)
+    # through Warp's logger name when warp._src is loaded (Warp's tests intercept it there; looked up in
+    # sys.modules: importing it here would make an import circle), else warp_nb's warn
+    context = sys.modules.get(f"{__package__}._src.context")
+    log = context.log_warning if context is not None else warn
+    log("compile_aot_module: CPU module is being compiled with -march=native. The binary uses this machine's "
+        "instruction set and may fail on other CPUs; for a portable build set wp.config.cpu_compiler_flags='' "
+        "(or the module option cpu_compiler_flags='').", category=UserWarning, stacklevel=2, once=True)
 
 
 def _set_strip_hash(mod: Module, strip_hash) -> None:
