@@ -42,7 +42,7 @@ def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
     import platform
 
     from .. import config
-    if runtime.llvm is None:
+    if _get_runtime(init=True).llvm is None:
         raise RuntimeError("no CPU compiler is available (Warp compiles CPU kernels with LLVM, warp_nb with the "
                            "machine's C++ compiler: install g++ or set CXX)")
     from ..toolchain.cpu_isa import current_target_hash
@@ -108,7 +108,21 @@ class _Runtime:
         return set(get_cuda_supported_archs())
 
 
-runtime = _Runtime()
+_RUNTIME = None
+
+
+def _get_runtime(init: bool = False):
+    """Warp's `runtime`: None until warp_nb is initialised, as in Warp (wp.init(), or its devices
+    enumerated: what Warp's init does first; `init`: enumerate them now), then one object."""
+    global _RUNTIME
+    if _RUNTIME is None:
+        from ..program import module
+        from ..runtime import devices
+        if init:
+            devices.get_devices()
+        if devices._cuda_probed or module._warmed:
+            _RUNTIME = _Runtime()
+    return _RUNTIME
 
 
 def init() -> None:
@@ -135,7 +149,10 @@ def _get_caller_module_name(stack_level: int = 2) -> str:
 
 
 def __getattr__(name):
-    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    """`runtime` (made when first asked for after initialisation); any other name of Warp's
+    implementation: a stand-in that raises when used (see _internal.py)."""
+    if name == "runtime":
+        return _get_runtime()
     if name.startswith("__"):
         raise AttributeError(name)
     from ._internal import internal as _stand_in
