@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from .. import types as T
 from ..errors import KernelError, KernelTypeError, Loc
+from ..types.array_annotation import ArrayAnnotationBase
 from ..types.array_type import ArrayType
 from ..types.tiles import StackType, TileType
 from ..builtins.registry import OpaqueType
@@ -37,6 +38,8 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
     t = canonical_scalar(t)
     if t is ScalarBase:  # wp.Scalar in an annotation: Warp's type variable for any scalar
         t = generic.Scalar
+    if isinstance(t, ArrayAnnotationBase):  # wp.array[float]: the compiler sees the plain array type
+        t = t.plain()
     if isinstance(t, type) and getattr(t, "_wp_array_", False):  # a bare `wp.array` annotation
         t = ArrayType(typing.Any, getattr(t, "_default_ndim", 1))
     if isinstance(t, ArrayType) and not _element_type(t.dtype):

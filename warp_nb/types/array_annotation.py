@@ -72,6 +72,11 @@ class ArrayAnnotationBase:
             return f"wp.{self._subscript}{self.ndim}d[{dtype}]"
         return f"wp.{self._subscript}[{dtype}, Literal[{self.ndim}]]"
 
+    def plain(self) -> ArrayType:
+        """The same type as the compiler's own (ArrayType, IndexedArrayType), without the annotation
+        behaviour."""
+        return self._plain(self.dtype, self.ndim)
+
     def __or__(self, other):
         return typing.Union[self, other]
 
@@ -81,9 +86,11 @@ class ArrayAnnotationBase:
 
 class ArrayAnnotation(ArrayAnnotationBase, ArrayType):
     __slots__ = ()
+    _plain = ArrayType
 
 
 class IndexedArrayAnnotation(ArrayAnnotationBase, IndexedArrayType):
     __slots__ = ()
     _subscript = "indexedarray"
     _nd_aliases = False
+    _plain = IndexedArrayType
