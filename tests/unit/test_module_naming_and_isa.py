@@ -112,3 +112,20 @@ def test_aot_cpu_build_for_native_isa_warns(tmp_path):
         finally:
             module.options["cpu_compiler_flags"] = ""
     assert "-march=native" in log.call_args.args[0] and log.call_args.kwargs["once"] is True
+
+
+def _one(a: wp.array[float]):
+    a[0] = 1.0
+
+
+def _two(a: wp.array[float]):
+    a[0] = 2.0
+
+
+def test_module_hash_follows_the_kernels_source_and_hashers_memoise_it():
+    module = wp.Module("test_module_naming_and_isa.hashes", None)
+    wp.Kernel(_one, key="k", module=module)
+    first = module.get_module_hash()
+    assert module.get_module_hash() == first and len(module.hashers) == 1
+    wp.Kernel(_two, key="k", module=module)  # a redefinition replaces the kernel of that key
+    assert module.get_module_hash() != first

@@ -80,15 +80,14 @@ class Module:
         overloads, which launches with new types add). Kept in `hashers` until those change."""
         import hashlib
 
-        settings = self._hash_settings()
-        kernels = tuple((k.key, id(k), tuple(sorted(repr(sig) for sig in k.signatures()))) for k in self.kernels)
-        memo = (settings, kernels)
+        # each kernel's part is its own hash (of its source, computed once per kernel: Kernel.hash)
+        memo = (self._hash_settings(), tuple((k.key, k.hash, tuple(sorted(repr(sig) for sig in k.signatures())))
+                                             for k in self.kernels))
         digest = self.hashers.get(memo)
         if digest is None:
-            parts = [self.name, settings]
-            for k in self.kernels:
-                parts.append(f"{k.key}:{inspect.getsource(k.func) if _has_source(k.func) else k.func.__code__.co_code!r}")
-                parts += sorted(repr(sig) for sig in k.signatures())
+            parts = [self.name, memo[0]]
+            for key, kernel_hash, signatures in memo[1]:
+                parts += [f"{key}:{kernel_hash.hex()}", *signatures]
             digest = self.hashers[memo] = hashlib.sha256("\n".join(parts).encode()).hexdigest()
         return digest
 
@@ -211,14 +210,6 @@ def _build_bundle(jobs: list, target) -> list:
 
 
 _MODULES: dict[str, Module] = {}
-
-
-def _has_source(func) -> bool:
-    try:
-        inspect.getsource(func)
-        return True
-    except (OSError, TypeError):
-        return False
 
 
 def get_module(name) -> Module:
