@@ -6,7 +6,7 @@ from ..errors import (  # noqa: F401
 
 from ._internal import internal  # noqa: E402
 
-from ..program.naming import codegen_lock as _codegen_lock  # noqa: E402
+from ..program.naming import codegen_lock as _codegen_lock  # noqa: E402,F401
 codegen_func_forward = internal("warp._src.codegen.codegen_func_forward")
 resolve_grid_stride = internal("warp._src.codegen.resolve_grid_stride")
 _is_tid_call = internal("warp._src.codegen._is_tid_call")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import inspect  # noqa: F401  (Warp's tests patch warp._src.context.inspect.getmodule and .sys._getframe)
 import sys  # noqa: F401
 
-from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_arch  # noqa: F401
 from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
+from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_arch  # noqa: F401
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
 from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
@@ -46,7 +46,8 @@ def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
         raise RuntimeError("no CPU compiler is available (Warp compiles CPU kernels with LLVM, warp_nb with the "
                            "machine's C++ compiler: install g++ or set CXX)")
     from ..toolchain.cpu_isa import current_target_hash
-    return f"{config.version}-{platform.system()}-{machine_architecture()}-{current_target_hash(None, cpu_compiler_flags)}"
+    target = current_target_hash(None, cpu_compiler_flags)
+    return f"{config.version}-{platform.system()}-{machine_architecture()}-{target}"
 
 
 class _Core:

@@ -112,9 +112,9 @@ from ..types.scalars import floats_to_bfloat16_bits as _np_float32_to_bfloat16_b
 
 concrete_array_type = internal("warp._src.types.concrete_array_type")
 matches_array_class = internal("warp._src.types.matches_array_class")
-from ..types.array_annotation import ArrayAnnotation as _ArrayAnnotation  # noqa: E402,F401
-from ..types.array_annotation import ArrayAnnotationBase as _ArrayAnnotationBase  # noqa: E402,F401
-from ..types.array_annotation import IndexedArrayAnnotation as _IndexedArrayAnnotation  # noqa: E402,F401
+from ..types.array_annotation import ArrayAnnotation as _ArrayAnnotation  # noqa: F401
+from ..types.array_annotation import ArrayAnnotationBase as _ArrayAnnotationBase  # noqa: F401
+from ..types.array_annotation import IndexedArrayAnnotation as _IndexedArrayAnnotation  # noqa: F401
 
 
 def hash_grid_query_type(dtype):

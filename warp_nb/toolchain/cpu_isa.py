@@ -12,7 +12,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 
 NATIVE = "-march=native"
 _ISA_PREFIXES = ("-march", "-mcpu", "-mtune")
@@ -57,11 +57,11 @@ def cxx_isa_flags(flags: str) -> str:
     return isa or generic_flags()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ask_compiler(option: str) -> str:
     from .cxx import find_compiler
     try:
-        out = subprocess.run([find_compiler(), option], capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run([find_compiler(), option], capture_output=True, text=True, timeout=30, check=False).stdout
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return out.strip() or "unknown"
@@ -77,7 +77,7 @@ def target_triple() -> str:
     return _ask_compiler("-dumpmachine")
 
 
-@lru_cache(maxsize=None)
+@cache
 def feature_set() -> frozenset:
     """This CPU's instruction-set features (the flags of /proc/cpuinfo; empty where unreadable)."""
     try:

@@ -78,10 +78,10 @@ class ArrayAnnotationBase:
         return self._plain(self.dtype, self.ndim)
 
     def __or__(self, other):
-        return typing.Union[self, other]
+        return typing.Union[self, other]  # noqa: UP007  (a runtime Union of instances)
 
     def __ror__(self, other):
-        return typing.Union[other, self]
+        return typing.Union[other, self]  # noqa: UP007
 
 
 class ArrayAnnotation(ArrayAnnotationBase, ArrayType):

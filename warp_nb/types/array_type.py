@@ -28,7 +28,7 @@ class ArrayType:
     """The type of an array argument: element type and number of dimensions.
     `wp.array(dtype=wp.vec3)`, `wp.array2d(dtype=float)` and `wp.array[float]` all make one."""
 
-    __slots__ = ("dtype", "ndim", "_vars")
+    __slots__ = ("_vars", "dtype", "ndim")
 
     def __init__(self, dtype=types.float32, ndim: int = 1):
         self.dtype = canonical_scalar(dtype)

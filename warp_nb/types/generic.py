@@ -94,7 +94,8 @@ def matches(pattern, t) -> bool:
         pattern = Scalar
     if isinstance(pattern, (Generic, TileType)):
         return pattern.match(t)
-    if hasattr(pattern, "ndim") and hasattr(pattern, "dtype") and (is_generic(pattern.dtype) or pattern.ndim is typing.Any):
+    if hasattr(pattern, "ndim") and hasattr(pattern, "dtype") and (
+            is_generic(pattern.dtype) or pattern.ndim is typing.Any):
         return hasattr(t, "ndim") and hasattr(t, "dtype") and pattern.ndim in (t.ndim, typing.Any) \
             and getattr(t, "kind", None) == getattr(pattern, "kind", None) and matches(pattern.dtype, t.dtype)
     pattern, t = scalars.canonical_scalar(pattern), scalars.canonical_scalar(t)
