@@ -47,6 +47,8 @@ def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os
     mod = _module(module)
     _set_strip_hash(mod, strip_hash)
     units = _emit_module(mod, backward)
+    if (device is not None or arch is None) and get_device(device).is_cpu:
+        _warn_native_isa(mod)
     out_dir = Path(module_dir or Path.cwd() / "aot")
     out_dir.mkdir(parents=True, exist_ok=True)
     identifier = mod.get_module_identifier()
@@ -59,7 +61,7 @@ def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os
     for target in targets:
         path = out_dir / _artifact_name(identifier, target)
         if not (path.exists() and config.cache_kernels):
-            _build(mod, units, target, path)
+            mod._compile(units, target, path)
         written.append(path)
     return written
 
@@ -111,9 +113,23 @@ def _module(module) -> Module:
     return get_module(module)
 
 
+def _warn_native_isa(mod: Module) -> None:
+    """A CPU build for this machine's instruction set may not run on another CPU: say so, once."""
+    from .toolchain.cpu_isa import effective_flags, is_native
+    if not is_native(effective_flags(mod.options)):
+        return
+    # through Warp's logger name when warp._src is loaded (Warp's tests intercept it there; looked up in
+    # sys.modules: importing it here would make an import circle), else warp_nb's warn
+    context = sys.modules.get(f"{__package__}._src.context")
+    log = context.log_warning if context is not None else warn
+    log("compile_aot_module: CPU module is being compiled with -march=native. The binary uses this machine's "
+        "instruction set and may fail on other CPUs; for a portable build set wp.config.cpu_compiler_flags='' "
+        "(or the module option cpu_compiler_flags='').", category=UserWarning, stacklevel=2, once=True)
+
+
 def _set_strip_hash(mod: Module, strip_hash) -> None:
     if strip_hash is not None:
-        mod.options["strip_hash"] = bool(strip_hash)
+        mod._set_strip_hash(strip_hash)
 
 
 def _emit_module(mod: Module, backward: bool) -> list:
@@ -188,6 +204,9 @@ def _build(mod: Module, units: list, target, path: Path) -> None:
         os.replace(staged, path)
     if isinstance(target, AotCudaTarget):  # the generated source, beside the binary, as Warp writes it
         path.with_name(path.name.split(".sm")[0] + ".cu").write_text(source)
+
+
+Module._aot_build = staticmethod(_build)
 
 
 def _manifest_entry(k, sig, options: CompileOptions, unit: EmitResult) -> dict:

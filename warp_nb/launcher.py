@@ -152,7 +152,7 @@ def _slow_argument(kernel, index: int, value, device: Device):
             return _NullArray(t.ndim, indexed=True)
         if not getattr(value, "_wp_indexedarray_", False) or value.dtype is not t.dtype or value.ndim != t.ndim:
             shown = value.type.type_name() if hasattr(value, "type") else type(value).__name__
-            raise TypeError(f"{where} expects {t.type_name()}, got {shown}")
+            raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {shown}")
         if value.device != device:
             raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}")
         return value
@@ -174,10 +174,12 @@ def _slow_argument(kernel, index: int, value, device: Device):
         if not isinstance(value, array):
             hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
                 value, (list, tuple)) else ""
-            raise TypeError(f"{where} expects {t.type_name()}, got {type(value).__name__}{hint}")
+            # Warp's wording (its tests match it), a RuntimeError as in Warp and a TypeError as well
+            raise ArgumentTypeError(f"{where} expects an array of type array(ndim={t.ndim}, dtype="
+                                    f"{T.type_name(t.dtype)}), but passed value has type {type(value).__name__}{hint}")
         if value.dtype is not t.dtype or value.ndim != t.ndim:
-            raise TypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
-                            + _conversion_hint(value, t))
+            raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
+                                    + _conversion_hint(value, t))
         if value.device != device:
             raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
                             f"copy it with a.to('{device.alias}')")
@@ -553,8 +555,8 @@ def concrete_signature(kernel, args) -> tuple:
         t = type_of_value(value)
         if t is None or not matches(pattern, t):
             shown = T.type_name(t) if t is not None else type(value).__name__
-            raise TypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
-                            f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
+            raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
+                                    f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
         out.append(t)
     return tuple(out)
 

@@ -34,7 +34,8 @@ def test_all_argument_kinds():
 
 
 @pytest.mark.parametrize("position, value, words", [
-    (0, [0.0] * 4, "argument `x` (position 1) expects array(dtype=float32, ndim=1), got list (wrap it"),
+    (0, [0.0] * 4, ("argument `x` (position 1) expects an array of type array(ndim=1, dtype=float32), but passed "
+                    "value has type list (wrap it")),
     (0, np.zeros((4, 2), np.float32), "got array(dtype=float32, ndim=2)"),  # numpy arrays are taken in place
     (0, wp.zeros(4, dtype=wp.vec3), "got array(dtype=vec3f, ndim=1)"),
     (0, wp.zeros((2, 2)), "got array(dtype=float32, ndim=2)"),

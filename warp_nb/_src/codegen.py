@@ -5,11 +5,9 @@ from ..errors import (  # noqa: F401
     WarpCodegenAttributeError, WarpCodegenError, WarpCodegenKeyError, WarpCodegenTypeError, WarpCodegenValueError,
 )
 
-import threading  # noqa: E402
-
 from ._internal import internal  # noqa: E402
 
-_codegen_lock = threading.RLock()
+from ..program.naming import codegen_lock as _codegen_lock  # noqa: E402,F401
 codegen_func_forward = internal("warp._src.codegen.codegen_func_forward")
 resolve_grid_stride = internal("warp._src.codegen.resolve_grid_stride")
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect  # noqa: F401  (Warp's tests patch warp._src.context.inspect.getmodule and .sys._getframe)
+import sys  # noqa: F401
+
 from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
+from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_arch  # noqa: F401
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
 from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
@@ -15,19 +19,35 @@ def machine_architecture() -> str:
     return platform.machine()
 
 
+def _get_cpu_feature_set() -> frozenset:
+    from ..toolchain.cpu_isa import feature_set
+    return feature_set()
+
+
+def _get_cpu_toolchain_version() -> str:
+    """The version of the CPU compiler (Warp's LLVM; here the C++ compiler, g++ or clang++)."""
+    from ..toolchain.cpu_isa import toolchain_version
+    return toolchain_version()
+
+
+def _get_cpu_target_triple() -> str:
+    from ..toolchain.cpu_isa import target_triple
+    return target_triple()
+
+
 def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
     """Warp's key of CPU kernel binaries: the version, operating system, CPU architecture and the
-    instruction set the flags target (-march/-mcpu/-mtune; None: wp.config.cpu_compiler_flags, whose
-    default is -march=native). Other flags (-mllvm ...) do not change it, as in Warp."""
-    import hashlib
+    target the flags choose (-march/-mcpu/-mtune; None: wp.config.cpu_compiler_flags, whose
+    default is -march=native); its last part is the target hash of _get_compile_output_name.
+    Other flags (-mllvm ...) do not change it, as in Warp."""
     import platform
 
     from .. import config
-    flags = cpu_compiler_flags if cpu_compiler_flags is not None else config.cpu_compiler_flags
-    if flags is None:
-        flags = "-march=native"
-    isa = " ".join(f for f in flags.split() if f.startswith(("-march", "-mcpu", "-mtune")))
-    target = hashlib.sha256(isa.encode()).hexdigest()[:8]
+    if _get_runtime(init=True).llvm is None:
+        raise RuntimeError("no CPU compiler is available (Warp compiles CPU kernels with LLVM, warp_nb with the "
+                           "machine's C++ compiler: install g++ or set CXX)")
+    from ..toolchain.cpu_isa import current_target_hash
+    target = current_target_hash(None, cpu_compiler_flags)
     return f"{config.version}-{platform.system()}-{machine_architecture()}-{target}"
 
 
@@ -47,8 +67,21 @@ class _Core:
         return None
 
 
+def _cpu_compiler():
+    from ..errors import CompilerNotFoundError
+    from ..toolchain.cxx import find_compiler
+    try:
+        return find_compiler()
+    except CompilerNotFoundError:
+        return None
+
+
 class _Runtime:
     core = _Core()
+
+    def __init__(self):
+        #: Warp's CPU compiler (LLVM); here the path of the C++ compiler, None when there is none
+        self.llvm = _cpu_compiler()
 
     @property
     def driver_version(self):
@@ -77,7 +110,21 @@ class _Runtime:
         return set(get_cuda_supported_archs())
 
 
-runtime = _Runtime()
+_RUNTIME = None
+
+
+def _get_runtime(init: bool = False):
+    """Warp's `runtime`: None until warp_nb is initialised, as in Warp (wp.init(), or its devices
+    enumerated: what Warp's init does first; `init`: enumerate them now), then one object."""
+    global _RUNTIME
+    if _RUNTIME is None:
+        from ..program import module
+        from ..runtime import devices
+        if init:
+            devices.get_devices()
+        if devices._cuda_probed or module._warmed:
+            _RUNTIME = _Runtime()
+    return _RUNTIME
 
 
 def init() -> None:
@@ -98,13 +145,16 @@ def _is_graph_capture_allocation_supported(device) -> bool:
     return d.is_cpu or d.is_mempool_supported
 
 
-def _get_caller_module_name(depth: int = 2) -> str:
-    import sys
-    return sys._getframe(depth).f_globals.get("__name__", "__main__")
+def _get_caller_module_name(stack_level: int = 2) -> str:
+    from ..program.module import _caller_module
+    return _caller_module(stack_level + 1)
 
 
 def __getattr__(name):
-    """Any other name of Warp's implementation: a stand-in that raises when used (see _internal.py)."""
+    """`runtime` (made when first asked for after initialisation); any other name of Warp's
+    implementation: a stand-in that raises when used (see _internal.py)."""
+    if name == "runtime":
+        return _get_runtime()
     if name.startswith("__"):
         raise AttributeError(name)
     from ._internal import internal as _stand_in

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import typing
 
 import numpy as np
 
@@ -111,6 +112,9 @@ class _CompositeFamily(Composite):
 
     def __class_getitem__(cls, key):
         key = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, typing.TypeVar) for k in key):
+            # Vector[T, N] in a static type hint: a generic alias (as typing.Generic makes), not a type
+            return typing._GenericAlias(cls, key)
         if len(key) != len(cls._params):
             raise TypeError(f"{cls.__name__}[...] requires {len(cls._params)} parameters "
                             f"({', '.join(cls._params)}), got {len(key)}")
@@ -140,7 +144,9 @@ ARRAY_TYPE_REGULAR, ARRAY_TYPE_INDEXED, ARRAY_TYPE_FABRIC, ARRAY_TYPE_FABRIC_IND
 
 
 def array_type_id(a) -> int:
-    return ARRAY_TYPE_INDEXED if type(a).__name__ == "indexedarray" else ARRAY_TYPE_REGULAR
+    from ..types.array_type import IndexedArrayType
+    indexed = isinstance(a, IndexedArrayType) or type(a).__name__ == "indexedarray"
+    return ARRAY_TYPE_INDEXED if indexed else ARRAY_TYPE_REGULAR
 
 
 from ..types.scalars import bfloat16_bits_to_floats as _np_bfloat16_bits_to_float32  # noqa: E402,F401
@@ -149,7 +155,9 @@ from ..types.scalars import floats_to_bfloat16_bits as _np_float32_to_bfloat16_b
 
 concrete_array_type = internal("warp._src.types.concrete_array_type")
 matches_array_class = internal("warp._src.types.matches_array_class")
-_ArrayAnnotation = _ArrayAnnotationBase = _IndexedArrayAnnotation = type("_ArrayAnnotation", (), {})
+from ..types.array_annotation import ArrayAnnotation as _ArrayAnnotation  # noqa: F401
+from ..types.array_annotation import ArrayAnnotationBase as _ArrayAnnotationBase  # noqa: F401
+from ..types.array_annotation import IndexedArrayAnnotation as _IndexedArrayAnnotation  # noqa: F401
 
 
 def hash_grid_query_type(dtype):

@@ -15,6 +15,9 @@ import numpy as np
 from .. import recording, types
 from ..errors import ArgumentValueError
 from ..runtime import devices
+from typing import Any
+
+from ..types.array_annotation import ArrayAnnotation
 from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
 from ..types.scalars import canonical_scalar
@@ -29,8 +32,8 @@ class _ArrayMeta(type):
                 raise TypeError(f"wp.{cls.__name__}[...] takes a single type parameter, the dtype; "
                                 "use wp.array[dtype, ndim] to give both")
             dtype, ndim = key
-            return ArrayType(dtype, literal_int(ndim, "an array's ndim"))
-        return ArrayType(key, getattr(cls, "_default_ndim", 1))
+            return ArrayAnnotation(dtype, ndim if ndim is Any else literal_int(ndim, "an array's ndim"))
+        return ArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
 _ELEMENT_ACCESS_MESSAGE = (

@@ -10,7 +10,8 @@ import typing
 import numpy as np
 
 from .. import types
-from ..types.array_type import IndexedArrayType
+from ..types.array_annotation import IndexedArrayAnnotation
+from ..types.array_type import IndexedArrayType, literal_int
 from .array import array, empty_array
 
 
@@ -18,9 +19,8 @@ class _IndexedMeta(type):
     def __getitem__(cls, key):  # wp.indexedarray[float], wp.indexedarray[float, 2]
         if isinstance(key, tuple):
             dtype, ndim = key
-            args = typing.get_args(ndim)
-            return IndexedArrayType(dtype, int(args[0]) if args else int(ndim))
-        return IndexedArrayType(key, getattr(cls, "_default_ndim", 1))
+            return IndexedArrayAnnotation(dtype, ndim if ndim is typing.Any else literal_int(ndim, "an array's ndim"))
+        return IndexedArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
 class indexedarray(metaclass=_IndexedMeta):

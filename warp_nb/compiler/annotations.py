@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 import typing
 from typing import TypeVar
 
 from .. import types as T
 from ..errors import KernelError, KernelTypeError, Loc
+from ..types.array_annotation import ArrayAnnotationBase
 from ..types.array_type import ArrayType
 from ..types.tiles import StackType, TileType
 from ..builtins.registry import OpaqueType
@@ -29,9 +31,15 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
             t = eval(t, fn.__globals__, {**_closure_values(fn), **(local_names or {})})
         except Exception as e:  # an annotation that does not evaluate
             raise KernelTypeError(f"the annotation of `{name}` ({t!r}) does not evaluate: {e}") from None
+    if typing.get_origin(t) in (typing.Union, types.UnionType):  # `wp.array[float] | float`, `int | float`
+        raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` is annotated {t}: Union type "
+                              "annotations are only supported at Python scope; a kernel or function parameter has "
+                              "one type (use typing.Any for a parameter typed per call)")
     t = canonical_scalar(t)
     if t is ScalarBase:  # wp.Scalar in an annotation: Warp's type variable for any scalar
         t = generic.Scalar
+    if isinstance(t, ArrayAnnotationBase):  # wp.array[float]: the compiler sees the plain array type
+        t = t.plain()
     if isinstance(t, type) and getattr(t, "_wp_array_", False):  # a bare `wp.array` annotation
         t = ArrayType(typing.Any, getattr(t, "_default_ndim", 1))
     if isinstance(t, ArrayType) and not _element_type(t.dtype):

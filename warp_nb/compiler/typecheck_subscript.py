@@ -103,7 +103,7 @@ class Subscripts:
         """a[1:n:2, i], a[::-1]: a view over the same memory (and gradient). Indices drop their
         axis, slices keep it; bounds may be computed at run time, as in Warp."""
         t = base.type
-        if type(t) is not ArrayType:
+        if not isinstance(t, ArrayType) or t.kind != "array":  # not indexed or fixed-size arrays
             self.error(KernelTypeError, f"{T.type_name(t)} cannot be sliced in kernels; slice a wp.array", node)
         if len(node.indices) > t.ndim:
             self.error(KernelTypeError, f"too many indices ({len(node.indices)}) for a {t.ndim}-D array", node)

@@ -17,6 +17,7 @@ from ..toolchain.modes import has_checks
 from ..runtime.debug import DebugState, debug_error
 from ..runtime.target import Target
 from ..toolchain.headers import native_dir
+from .arch_support import validate_device_arch
 from ..toolchain.nvrtc import compile_cuda, nvrtc_version, supported_archs
 from . import driver as drv
 from . import memory as mem
@@ -89,6 +90,7 @@ class CudaTarget(AotCudaTarget):
 
     def _resolve(self) -> tuple[int, bool]:
         if self._arch is None:  # asked of NVRTC once, when the first kernel is compiled for this device
+            validate_device_arch(self.device.arch, nvrtc_version(), self.device.alias)
             self._arch = arch_for(self.device.arch)
         return self._arch
 

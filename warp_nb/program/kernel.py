@@ -20,7 +20,9 @@ from ..compiler.scope import Scope
 from ..errors import KernelError, KernelTypeError
 from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
+from ..toolchain.cpu_isa import cxx_isa_flags, effective_flags
 from ..types.generic import is_generic, matches
+from .naming import KernelNaming
 from .module import Module, get_module, module_named, unique_module
 from .unique import check_module_options, unique_module_name
 
@@ -37,7 +39,7 @@ def bounds_checks_wanted() -> bool:
     return shell is not None and hasattr(shell, "kernel")
 
 
-class Kernel:
+class Kernel(KernelNaming):
     """What `@wp.kernel` returns. Launch it with wp.launch(kernel, dim, inputs=[...])."""
 
     _wp_kernel_ = True
@@ -160,7 +162,9 @@ class Kernel:
         mode = explicit or config.mode
         if mode == "release" and not explicit and bounds_checks_wanted():
             mode = "checked"  # optimised code with bounds checks (config.bounds_check)
-        return CompileOptions(mode, backward, config.cxx_flags)
+        # the module's (or wp.config's) cpu_compiler_flags choose the CPU instruction set (toolchain/cpu_isa.py)
+        isa = cxx_isa_flags(effective_flags(self.module.options))
+        return CompileOptions(mode, backward, f"{config.cxx_flags} {isa}".strip() if isa else config.cxx_flags)
 
     @property
     def backward_enabled(self) -> bool:

@@ -40,10 +40,14 @@ class ModuleOptions(dict):
 class Module:
     """The kernels defined in one Python module or notebook cell."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, loader=None):
         self.name = name
+        self.loader = loader  # Warp's importer of the module's source; kept, not used
         self.options = ModuleOptions()
         self._kernels: dict = {}  # key -> Kernel, in definition order
+        #: Warp's loaded binaries by device; warp_nb keeps compiled code per kernel, so only what
+        #: callers put here, dropped when the module's symbol names change (_set_strip_hash)
+        self.execs: dict = {}
 
     def __repr__(self):
         return f"<wp.Module {self.name} ({len(self._kernels)} kernels)>"
@@ -85,15 +89,60 @@ class Module:
                    for k in self.kernels for sig in k.signatures())
 
     def get_module_hash(self) -> str:
-        """A digest of what this module compiles: its name, options and each kernel with its
-        concrete signatures (a generic kernel's overloads, which launches with new types add)."""
+        """A digest of what this module compiles: its name, options (with the settings from wp.config
+        they fall back to) and each kernel with its concrete signatures (a generic kernel's
+        overloads, which launches with new types add). Kept in `hashers` until those change."""
         import hashlib
 
-        parts = [self.name, repr(sorted(dict(self.options).items(), key=str))]
-        for k in self.kernels:
-            parts.append(f"{k.key}:{inspect.getsource(k.func) if _has_source(k.func) else k.func.__code__.co_code!r}")
-            parts += sorted(repr(sig) for sig in k.signatures())
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+        # each kernel's part is its own hash (of its source, computed once per kernel: Kernel.hash)
+        memo = (self._hash_settings(), tuple((k.key, k.hash, tuple(sorted(repr(sig) for sig in k.signatures())))
+                                             for k in self.kernels))
+        digest = self.hashers.get(memo)
+        if digest is None:
+            parts = [self.name, memo[0]]
+            for key, kernel_hash, signatures in memo[1]:
+                parts += [f"{key}:{kernel_hash.hex()}", *signatures]
+            digest = self.hashers[memo] = hashlib.sha256("\n".join(parts).encode()).hexdigest()
+        return digest
+
+    @property
+    def hashers(self) -> dict:
+        """Warp's cache of this module's hashes: get_module_hash's digests by what they cover
+        (clearing it recomputes them)."""
+        memo = self.__dict__.get("_hashers")
+        if memo is None:
+            memo = self._hashers = {}
+        return memo
+
+    def _hash_settings(self) -> str:
+        """The options a module hash covers: those set on the module, then the optimisation level and
+        CPU instruction set in effect (a module option, else wp.config's; None for the optimisation
+        level is its own value: the target's default)."""
+        from .. import config
+        from ..toolchain.cpu_isa import effective_flags, isa_flags
+        level = self.options.get("optimization_level")
+        level = config.optimization_level if level is None else level
+        return "|".join([repr(sorted(dict(self.options).items(), key=str)), f"optimization_level={level!r}",
+                         f"cpu_isa={isa_flags(effective_flags(self.options))!r}"])
+
+    def _get_compile_output_name(self, device) -> str:
+        """Warp's name for this module's compiled file on `device`: `<identifier>.cpu<target>.o` on
+        the CPU (the target: compiler, triple and instruction set, toolchain/cpu_isa.py), else
+        `<identifier>.sm<arch>.ptx|cubin`."""
+        device = get_device(device)
+        if device.is_cpu:
+            from ..toolchain.cpu_isa import current_target_hash
+            return f"{self.get_module_identifier()}.cpu{current_target_hash(self.options)}.o"
+        target = device.target
+        return f"{self.get_module_identifier()}.sm{target.arch}{target.suffix}"
+
+    #: wp.compile_aot_module's builder of one module file, set by warp_nb.aot (which imports this module)
+    _aot_build = None
+
+    def _compile(self, units: list, target, path) -> None:
+        """Build the module's translation unit `units` for `target` into `path` (wp.compile_aot_module;
+        Warp's tests replace this method to skip the build)."""
+        type(self)._aot_build(self, units, target, path)
 
     def get_module_identifier(self) -> str:
         """The name of this module's ahead-of-time artifacts (wp.compile_aot_module): `wp_<name>_<hash>`,
@@ -127,6 +176,14 @@ class Module:
     def mark_modified(self) -> None:
         """Warp's hook after changing a module's code: here each kernel keeps its own key, so
         nothing needs to be done."""
+
+    def _set_strip_hash(self, strip_hash: bool) -> None:
+        """Set the strip_hash option (kernel symbols without their hash suffix, for ahead-of-time
+        builds); the kernels' names change, so their cached names and the loaded binaries go."""
+        self.options["strip_hash"] = bool(strip_hash)
+        self.execs.clear()
+        for k in self.kernels:
+            k._forget_mangled_name()
 
 
 #: at most this many kernels in one translation unit: bundles of several kernels parse the native
@@ -185,14 +242,6 @@ def _build_bundle(jobs: list, target) -> list:
 _MODULES: dict[str, Module] = {}
 
 
-def _has_source(func) -> bool:
-    try:
-        inspect.getsource(func)
-        return True
-    except (OSError, TypeError):
-        return False
-
-
 def get_module(name) -> Module:
     """The Module of a Python module (or notebook cell) name, made on first use."""
     if isinstance(name, Module):
@@ -216,7 +265,27 @@ def unique_module(func) -> Module:
 
 
 def _caller_module(depth: int = 2) -> str:
-    return sys._getframe(depth).f_globals.get("__name__", "__main__")
+    """The name of the Python module whose code is `depth` frames up (1: the caller of this
+    function's caller): its __name__ ("__main__" for a script, also one run by runpy), else its
+    __spec__'s name, else the module inspect finds for the frame, else the loaded module of its
+    file. RuntimeError when none of those says."""
+    frame = sys._getframe(depth)
+    g = frame.f_globals
+    if g.get("__name__"):
+        return g["__name__"]
+    spec = g.get("__spec__")
+    if spec is not None and getattr(spec, "name", None):
+        return spec.name
+    found = inspect.getmodule(frame)
+    if found is not None:
+        return found.__name__
+    filename = frame.f_code.co_filename
+    for name, mod in list(sys.modules.items()):
+        if getattr(mod, "__file__", None) == filename:
+            return name
+    raise RuntimeError(f"Could not determine the calling module (code from {filename!r} has no __name__ or "
+                       "__spec__, and no loaded module has that file); pass the module explicitly, "
+                       "e.g. wp.set_module_options(options, module=__name__)")
 
 
 def set_module_options(options: dict, module=None) -> None:

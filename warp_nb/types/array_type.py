@@ -28,10 +28,14 @@ class ArrayType:
     """The type of an array argument: element type and number of dimensions.
     `wp.array(dtype=wp.vec3)`, `wp.array2d(dtype=float)` and `wp.array[float]` all make one."""
 
-    __slots__ = ("dtype", "ndim")
+    __slots__ = ("_vars", "dtype", "ndim")
 
     def __init__(self, dtype=types.float32, ndim: int = 1):
         self.dtype = canonical_scalar(dtype)
+        self._vars = None
+        if ndim is typing.Any:  # wp.array[float, Any]: a generic parameter, any number of dimensions
+            self.ndim = ndim
+            return
         self.ndim = int(ndim)
         if not 1 <= self.ndim <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions (ndim must be between 1 and 4), got ndim={ndim}")
@@ -40,14 +44,25 @@ class ArrayType:
     cpp_template = "wpnb::array_t"
 
     def __eq__(self, other):
-        return type(other) is type(self) and other.dtype is self.dtype and other.ndim == self.ndim
+        # by kind, not class: wp.array[float] (an annotation, ArrayAnnotation) is wp.array(dtype=float)
+        return isinstance(other, ArrayType) and other.kind == self.kind and other.dtype is self.dtype \
+            and other.ndim == self.ndim
+
+    @property
+    def vars(self) -> dict:
+        """The attributes a kernel reads from an array of this type, with their types (made once)."""
+        if self._vars is None:
+            shape = types.vector(self.ndim, types.int32) if isinstance(self.ndim, int) else typing.Any
+            self._vars = {"shape": shape, "ndim": types.int32, "ptr": types.uint64, "dtype": self.dtype}
+        return self._vars
 
     def __hash__(self):
         return hash((self.kind, self.dtype, self.ndim))
 
     def type_name(self) -> str:
         dtype = "Any" if self.dtype is typing.Any else types.type_name(self.dtype)
-        return f"{self.kind}(dtype={dtype}, ndim={self.ndim})"
+        ndim = "Any" if self.ndim is typing.Any else self.ndim
+        return f"{self.kind}(dtype={dtype}, ndim={ndim})"
 
     __repr__ = type_name
 

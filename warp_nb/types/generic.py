@@ -81,8 +81,9 @@ def is_generic(t) -> bool:
         return True
     if isinstance(t, TileType):
         return t.is_generic()
-    dtype = getattr(t, "dtype", None)  # an array type
-    return hasattr(t, "ndim") and hasattr(t, "dtype") and dtype is not None and is_generic(dtype)
+    dtype = getattr(t, "dtype", None)  # an array type (generic in its dtype, or in its ndim: wp.array[float, Any])
+    return hasattr(t, "ndim") and hasattr(t, "dtype") and dtype is not None and (
+        is_generic(dtype) or getattr(t, "ndim", None) is typing.Any)
 
 
 def matches(pattern, t) -> bool:
@@ -93,8 +94,9 @@ def matches(pattern, t) -> bool:
         pattern = Scalar
     if isinstance(pattern, (Generic, TileType)):
         return pattern.match(t)
-    if hasattr(pattern, "ndim") and hasattr(pattern, "dtype") and is_generic(pattern.dtype):
-        return hasattr(t, "ndim") and hasattr(t, "dtype") and t.ndim == pattern.ndim and type(t) is type(pattern) \
-            and matches(pattern.dtype, t.dtype)
+    if hasattr(pattern, "ndim") and hasattr(pattern, "dtype") and (
+            is_generic(pattern.dtype) or pattern.ndim is typing.Any):
+        return hasattr(t, "ndim") and hasattr(t, "dtype") and pattern.ndim in (t.ndim, typing.Any) \
+            and getattr(t, "kind", None) == getattr(pattern, "kind", None) and matches(pattern.dtype, t.dtype)
     pattern, t = scalars.canonical_scalar(pattern), scalars.canonical_scalar(t)
     return pattern is t or pattern == t
