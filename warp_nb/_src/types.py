@@ -61,8 +61,6 @@ builtins_bool = builtins.bool  # Python's bool (this module's `bool` is wp.bool)
 def get_type_code(t) -> str:
     """Warp's short code of a type, as its tests spell them: f4 (float32), v3f4 (vec3f), m33f4,
     qf4, tf4, a2f4 (a 2-D float32 array), tpl2f4f4 (tuple[float, float]), tpl2v3f4? (tuple[vec3f, ...])."""
-    import typing
-
     from ..types import kind_of
     from ..types.scalars import canonical_scalar
 
