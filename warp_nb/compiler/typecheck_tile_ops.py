@@ -16,13 +16,14 @@ from ..errors import KernelTypeError
 from ..types.tiles import StackType, TileType, stack_type
 from .scope import Lit, PyObj
 from .typecheck_expr import TupleValue
-from .typecheck_tile import TILE_FORMS, TileForms
+from .typecheck_tile import TILE_FORMS
+from .typecheck_tile_parts import TileParts
 
 _VERBS = {"mul": "multiply", "div": "divide"}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}
 
 
-class TileOpForms(TileForms):
+class TileOpForms(TileParts):
     # --- operators ---------------------------------------------------------------------------
     def tile_elementwise(self, op: str, operands: list, node):
         """`a op b` where a tile's elements meet the other operand (a tile of the same shape, or one
@@ -344,8 +345,9 @@ class TileOpForms(TileForms):
                 "wpnb::tile_extract_nd<{E0}, {E1}, {E2}, {E3}>"
             return self.tile_call("tile_extract", template, t.dtype, node, (base, *indices), E0=e[0], E1=e[1],
                                   E2=e[2], E3=e[3])
-        self.only_2d(t, "slicing", node)
         axes, shape = self.tile_selection(t, index_nodes, node)
+        if t.ndim > 2:
+            return self.tile_gather_nd(base, axes, shape, node)
         result = TileType(t.dtype, shape)
         (s0, n0, st0), (s1, n1, st1) = axes
         return self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
@@ -373,9 +375,11 @@ class TileOpForms(TileForms):
     def tile_store_part(self, name: str, index_nodes, value, node) -> None:
         """t[...] = v: t rebound to a copy with the selected part replaced by the tile v (a scalar
         into one element)."""
-        base = self.env[name]
+        self.env[name] = self.tile_replaced(self.env[name], index_nodes, value, node)
+
+    def tile_replaced(self, base: ir.Var, index_nodes, value, node) -> ir.Var:
+        """A copy of the tile `base` with the part t[...] selects replaced by value."""
         t = base.type
-        self.only_2d(t, "assigning into parts", node)
         axes, shape = self.tile_selection(t, index_nodes, node)
         if not shape:
             value = self.tile_call(
@@ -387,10 +391,11 @@ class TileOpForms(TileForms):
         elif math.prod(value.type.shape) != math.prod(shape) or value.type.dtype != t.dtype:
             self.error(KernelTypeError, f"tile slice assignment: shape mismatch, the slice is {shape} of "
                                         f"{T.type_name(t.dtype)} but the value is {T.type_name(value.type)}", node)
+        if t.ndim > 2:
+            return self.tile_scatter_nd(base, axes, value, node)
         (s0, n0, st0), (s1, n1, st1) = axes
-        new = self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", t, node,
-                             (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
-        self.env[name] = new
+        return self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", t, node,
+                              (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
 
     def form_tile_assign(self, node):
         """wp.tile_assign(dst, src, offset=0): dst (a variable) rebound with src written at offset."""
