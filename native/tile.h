@@ -226,6 +226,25 @@ WPNB_FN void adj_tile_store_indexed(const array_t<T, N>& a, const tile_t<I, NI, 
     });
 }
 
+// a[...] += t elementwise and atomically through the indices (wp.tile_atomic_add_indexed); returns
+// the previous values (0 outside the array). Adjoint: t's adjoint reads a's gradient there.
+template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O>
+WPNB_FN tile_t<T, R, C> tile_atomic_add_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>& t,
+                                                O o0, O o1) {
+    tile_t<T, R, C> old;
+    tile_indexed_each<AXIS, T, N, R, C>(a, a.data, idx, int64(o0), int64(o1),
+                                        [&](int k, T* p) { if (p) old.data[k] = atomic_elem_add(p, t.data[k]); });
+    return old;
+}
+template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O, typename Unused>
+WPNB_FN void adj_tile_atomic_add_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>&, O o0,
+                                         O o1, array_t<T, N>&, tile_t<I, NI, 1>&, tile_t<T, R, C>& adj_t, O&, O&,
+                                         const Unused&) {
+    if (!a.grad) return;
+    tile_indexed_each<AXIS, T, N, R, C>(a, a.grad, idx, int64(o0), int64(o1),
+                                        [&](int k, T* p) { if (p) accumulate(adj_t.data[k], *p); });
+}
+
 // --- 3-D and 4-D blocks ------------------------------------------------------------------------
 // The tile's shape padded in front to (E0, E1, E2, E3), stored as tile_t<T, E0 * E1 * E2, E3>; the
 // array's N dimensions are the last N of them.

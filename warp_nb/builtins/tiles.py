@@ -61,6 +61,12 @@ builtin("tile_load_indexed", doc="wp.tile_load_indexed(a, indices, shape, offset
 builtin("tile_store_indexed", doc="wp.tile_store_indexed(a, indices, t, offset=0, axis=0): t written to a with its "
                                   "entries along `axis` going to offset + indices[k]; outside the array: skipped.",
         side_effects=True, **_special)
+builtin("tile_atomic_add_indexed", doc="wp.tile_atomic_add_indexed(a, indices, t, offset=0, axis=0): t added "
+                                       "atomically into a, its entries along `axis` going to offset + indices[k]; "
+                                       "returns the previous values as a tile.", side_effects=True, **_special)
+for _name, _what in (("tile_randi", "int32 draws (randi)"), ("tile_randf", "float32 draws in [0, 1) (randf)")):
+    builtin(_name, doc=f"wp.{_name}(shape, rng, min=None, max=None): a tile of {_what}, in [min, max) when given, "
+                       "from a copy of the stream rng.", differentiable=False, **dict(_special, header="tile_random.h"))
 builtin("tile_store", doc="wp.tile_store(a, t, offset=0): write tile t into a at offset; elements that fall outside "
                           "the array are not written.", side_effects=True, **_special)
 builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k] += t[k] atomically, inside the "

@@ -13,7 +13,7 @@ from . import syntax as S
 from .. import types as T
 from ..builtins import registry
 from ..builtins.registry import BUILTINS, Overload, Resolved
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelValueError
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..types.tiles import TileType, tile_type
@@ -276,7 +276,7 @@ class TileForms(Constructors):
     def store_like(self, node, name: str, returns):
         statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
         self.tile_name = name
-        a = self.tile_args(node, ("a", "t", "offset", "bounds_check"), 2)
+        a = self.tile_args(node, ("a", "t", "offset", "bounds_check", "aligned"), 2)  # hints: ignored
         arr = self.tile_array(a["a"], node)
         t = self.tile_value(a["t"], node, "the second argument")
         if t.type.ndim != arr.type.ndim:
@@ -386,6 +386,10 @@ class TileForms(Constructors):
         self.tile_name = "tile_broadcast"
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
+        wanted = self.expr(a["shape"])
+        if isinstance(wanted, tuple) and not 1 <= len(wanted) <= 4:
+            self.error(KernelValueError, "tile_broadcast() output must have between one and four dimensions, got "
+                                         f"{len(wanted)}", node)
         shape = self.const_shape(a["shape"], node)
         if t.type.ndim > len(shape):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape}", node)
@@ -444,8 +448,8 @@ class TileForms(Constructors):
             axes = set()
             for x in items:
                 if not -len(shape) <= x.value < len(shape):
-                    self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} is out of range for a "
-                                                f"{len(shape)}-D tile", node)
+                    self.error(KernelValueError, f"tile_squeeze() axis {x.value} is out of bounds for tile with "
+                                                 f"{len(shape)} dimensions", node)
                 axis = x.value % len(shape)
                 if shape[axis] != 1:
                     self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} has extent {shape[axis]}, not 1",

@@ -17,13 +17,14 @@ from ..types.tiles import StackType, TileType, stack_type
 from .scope import Lit, PyObj
 from .typecheck_expr import TupleValue
 from .typecheck_tile import TILE_FORMS
+from .typecheck_tile_extra import TILE_EXTRA_FORMS, TileExtras
 from .typecheck_tile_parts import TileParts
 
 _VERBS = {"mul": "multiply", "div": "divide"}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}
 
 
-class TileOpForms(TileParts):
+class TileOpForms(TileParts, TileExtras):
     # --- operators ---------------------------------------------------------------------------
     def tile_elementwise(self, op: str, operands: list, node):
         """`a op b` where a tile's elements meet the other operand (a tile of the same shape, or one
@@ -431,7 +432,7 @@ def _is_tile(v) -> bool:
 
 
 #: Every tile special form, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
-TILE_OP_FORMS = {**TILE_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
+TILE_OP_FORMS = {**TILE_FORMS, **TILE_EXTRA_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
     "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
     "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
     "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft", "tile_stack", "tile_stack_push",
