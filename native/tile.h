@@ -31,11 +31,12 @@ struct tile_t {
 // The threads of a block in a tiled launch: one (see the note at the top of this header).
 WPNB_FN int32 block_dim() { return 1; }
 
-// The sum of a tile's elements (the adjoint of a scalar that was spread over a tile).
+// The sum of a tile's elements (the adjoint of a scalar that was spread over a tile). From the
+// first element on: a struct's fields that are not summed (flags, small integers) keep its values.
 template <typename T, int R, int C>
 WPNB_FN T tile_total(const tile_t<T, R, C>& a) {
-    T s = T();
-    for (int k = 0; k < R * C; ++k) s = add(s, a.data[k]);
+    T s = a.data[0];
+    for (int k = 1; k < R * C; ++k) s = add(s, a.data[k]);
     return s;
 }
 

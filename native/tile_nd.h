@@ -71,3 +71,31 @@ WPNB_FN void adj_tile_scatter_nd(const tile_t<T, R, C>&, const tile_t<T, R2, C2>
 #undef WPNB_SELECT_PARAMS
 
 }  // namespace wpnb
+
+namespace wpnb {
+
+// wp.tile_scatter_add(t, i..., value, has_value): a copy of t with value added to the element at
+// the indices (padded in front to four, negative counting from the end) when has_value. One
+// thread per block, so the atomic and non-atomic forms are the same. Adjoint: t gets the adjoint
+// through; value gets the element's when it was added.
+template <int E0, int E1, int E2, int E3>
+WPNB_FN int tile_flat_index(int64 i0, int64 i1, int64 i2, int64 i3) {
+    return int(((wrap_index(i0, E0) * E1 + wrap_index(i1, E1)) * E2 + wrap_index(i2, E2)) * E3 + wrap_index(i3, E3));
+}
+template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN tile_t<T, R, C> tile_scatter_add(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2, I i3) {
+    tile_t<T, R, C> out = a;
+    if (has) {
+        const int k = tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3);
+        out.data[k] = add(out.data[k], value);
+    }
+    return out;
+}
+template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN void adj_tile_scatter_add(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3, tile_t<T, R, C>& adj_a,
+                                  T& adj_value, bool&, I&, I&, I&, I&, const tile_t<T, R, C>& adj_ret) {
+    accumulate(adj_a, adj_ret);
+    if (has) accumulate(adj_value, adj_ret.data[tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3)]);
+}
+
+}  // namespace wpnb

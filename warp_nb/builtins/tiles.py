@@ -36,7 +36,8 @@ class RebindingBuiltin(Builtin):
 
 _REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
             "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0,
-            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2}
+            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2,
+            "tile_scatter_add": 0}
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
@@ -64,6 +65,12 @@ builtin("tile_store_indexed", doc="wp.tile_store_indexed(a, indices, t, offset=0
 builtin("tile_atomic_add_indexed", doc="wp.tile_atomic_add_indexed(a, indices, t, offset=0, axis=0): t added "
                                        "atomically into a, its entries along `axis` going to offset + indices[k]; "
                                        "returns the previous values as a tile.", side_effects=True, **_special)
+builtin("tile_from_thread", doc="wp.tile_from_thread(shape, value, thread_idx=0, storage='register'): a tile "
+                                "filled with the value of thread thread_idx of the block (one thread on the CPU: "
+                                "its own value).", cpp="wpnb::tile_full", **_special)
+add(RebindingBuiltin("tile_scatter_add", (), doc="wp.tile_scatter_add(t, i..., value, has_value, atomic=True): t (a "
+                                                 "tile variable) rebound with value added to t[i...] when has_value.",
+                     cpp="wpnb::tile_scatter_add", **dict(_special, header="tile_nd.h")))
 for _name, _what in (("tile_randi", "int32 draws (randi)"), ("tile_randf", "float32 draws in [0, 1) (randf)")):
     builtin(_name, doc=f"wp.{_name}(shape, rng, min=None, max=None): a tile of {_what}, in [min, max) when given, "
                        "from a copy of the stream rng.", differentiable=False, **dict(_special, header="tile_random.h"))

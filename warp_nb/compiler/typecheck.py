@@ -372,7 +372,9 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                 self.atomic_update(_ATOMIC_AUGMENTED[s.op], base, target.indices, s.value, s)
                 return
         current = self.expr(target)
-        new = self.binary(s.op, current, self.expr(s.value), s)
+        value = self.expr(s.value)
+        new = self.struct_element_update(s.op, target, current, value, s)  # t[i] += v on a tile of structs
+        new = self.binary(s.op, current, value, s) if new is None else new
         adjoint = self.adjoint_key(target)
         if adjoint is not None:
             self.bind(adjoint, new, s)

@@ -125,6 +125,9 @@ class TileForms(Constructors):
         default = value.type if isinstance(value, ir.Var) else (T.float32 if value is None or default_float else registry.concrete(
             registry.Literal(value.kind, value.value)))  # tile_full(shape, 3): int32, as Warp infers it
         dtype = self.tile_dtype(a.get("dtype"), node, default)
+        if what == "ones" and getattr(dtype, "_wp_struct_", False):
+            self.error(KernelTypeError, f"tile_ones() does not support Warp struct data types ({T.type_name(dtype)}): "
+                                        "a struct has no value one", node)
         result = TileType(dtype, self.const_shape(a["shape"], node), self.tile_storage(a, node))
         if value is None:
             fill = self.let(ir.Construct(dtype, ()), dtype, node.loc)

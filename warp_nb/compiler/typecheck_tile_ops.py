@@ -19,12 +19,13 @@ from .typecheck_expr import TupleValue
 from .typecheck_tile import TILE_FORMS
 from .typecheck_tile_extra import TILE_EXTRA_FORMS, TileExtras
 from .typecheck_tile_parts import TileParts
+from .typecheck_tile_struct import TileStructs
 
 _VERBS = {"mul": "multiply", "div": "divide"}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}
 
 
-class TileOpForms(TileParts, TileExtras):
+class TileOpForms(TileParts, TileExtras, TileStructs):
     # --- operators ---------------------------------------------------------------------------
     def tile_elementwise(self, op: str, operands: list, node):
         """`a op b` where a tile's elements meet the other operand (a tile of the same shape, or one
@@ -34,6 +35,9 @@ class TileOpForms(TileParts, TileExtras):
         if len({t.type.shape for t in tiles}) > 1:
             self.error(KernelTypeError, f"tile {_SYMBOLS.get(op, op)} tile needs tiles of the same shape, got "
                                         f"{T.type_name(tiles[0].type)} and {T.type_name(tiles[1].type)}", node)
+        fieldwise = self.struct_tile_op(op, operands, node)
+        if fieldwise is not None:
+            return fieldwise
         elements = [v.type.dtype if _is_tile(v) else (registry.Literal(v.kind, v.value) if isinstance(v, Lit)
                                                        else getattr(v, "type", None)) for v in operands]
         if op in _VERBS and len(operands) == 2 and not any(T.is_scalar_type(e) or isinstance(e, registry.Literal)
@@ -56,10 +60,15 @@ class TileOpForms(TileParts, TileExtras):
         self.tile_name = "tile_reduce"
         a = self.tile_args(node, ("op", "a", "axis"), 2)
         t = self.tile_value(a["a"], node, "the second argument")
-        callee, ret = self.element_function(self.expr(a["op"]), [t.type.dtype] * 2, node)
+        f = self.expr(a["op"])
+        if isinstance(f, PyObj) and isinstance(f.obj, registry.Builtin) and getattr(t.type.dtype, "_wp_struct_", False) \
+                and registry.resolve(f.obj, [t.type.dtype] * 2) is None:
+            self.error(KernelTypeError, f"tile_reduce(): no overload of wp.{f.obj.name} accepts the Warp struct "
+                                        f"{T.type_name(t.type.dtype)}", node)
+        callee, ret = self.element_function(f, [t.type.dtype] * 2, node)
         if ret != t.type.dtype:
-            self.error(KernelTypeError, f"wp.tile_reduce: f must return the elements' type {T.type_name(t.type.dtype)}",
-                       node)
+            self.error(KernelTypeError, f"wp.tile_reduce: f must return the tile element type "
+                                        f"{T.type_name(t.type.dtype)}, got {T.type_name(ret)}", node)
         axis, shape = self.reduction_axis(t.type, a, node)
         fold = f"[](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}}"
         template = f"wpnb::reduce_with({fold})" if axis is None else f"wpnb::reduce_axis_with<{axis}>({fold})"
@@ -83,6 +92,8 @@ class TileOpForms(TileParts, TileExtras):
         self.tile_name = name
         a = self.tile_args(node, ("a", "axis"), 1)
         t = self.tile_value(a["a"], node, "the argument")
+        if name != "tile_sum":
+            self.refuse_struct_tile(name, t.type.dtype, node, "its elements have no order")
         if name != "tile_sum" and not T.is_scalar_type(t.type.dtype):
             self.error(KernelTypeError, f"wp.{name} takes a tile of scalars, got {T.type_name(t.type)}", node)
         if name == "tile_sum" and t.type.ndim > 2 and "axis" in a:
