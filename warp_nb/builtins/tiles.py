@@ -5,7 +5,7 @@ The tile operators (+ - * / on tiles) are overloads of the operator builtins (op
 
 from .. import types as T
 from ..types.tiles import stack_type, tile_annotation
-from .registry import INT, NUMERIC, AnyType, Builtin, Scalar, Tile, add, builtin, ov, same
+from .registry import INT, NUMERIC, AnyType, Builtin, Result, Scalar, Tile, add, builtin, ov, same
 
 N = Scalar("T", NUMERIC)
 D = AnyType("D")
@@ -101,8 +101,14 @@ add(RebindingBuiltin("tile_axpy", (), doc="wp.tile_axpy(alpha, src, dest): dest 
 builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.",
         **_ops_special)
 
-builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)), cpp="wpnb::untile",
-        doc="wp.untile(t): this thread's element of a 1-D tile of the block's length (the inverse of wp.tile).", **_t)
+_US = Scalar("S", NUMERIC)
+builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)),
+        ov(Tile(("n", "b"), _US), ret=Result(lambda b: T.vector(b["n"], b["S"])), names=("a",),
+           template="wpnb::untile_vector<{n}>"),
+        ov(Tile(("m", "n", "b"), _US), ret=Result(lambda b: T.matrix((b["m"], b["n"]), b["S"])), names=("a",),
+           template="wpnb::untile_matrix<{m}, {n}>"), cpp="wpnb::untile",
+        doc="wp.untile(t): this thread's element of a 1-D tile of the block's length (the inverse of wp.tile); of a "
+            "tile of shape (n, block_dim) or (m, n, block_dim), this thread's vector or matrix.", **_t)
 builtin("tile_transpose", ov(Tile(("r", "c"), D), ret=Tile(("c", "r"), D), names=("a",)),
         doc="The transpose of a 2-D tile.", **_ops)
 builtin("tile_extract", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),

@@ -201,8 +201,14 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.tile takes a scalar, vector or matrix value, got {self.describe(x)}", node)
         preserve = self.expr(a["preserve_type"]) if "preserve_type" in a else Lit(False, "bool")
         if T.is_composite_type(x.type) and not (isinstance(preserve, Lit) and preserve.value):
-            self.error(KernelTypeError, "wp.tile of a vector or matrix without preserve_type=True (a tile of its "
-                                        "components) is not supported yet; pass preserve_type=True", node)
+            kind, shape = T.kind_of(x.type), tuple(x.type._shape_)
+            if kind not in ("vector", "matrix"):
+                self.error(KernelTypeError, f"wp.tile of a {kind} without preserve_type=True (a tile of its "
+                                            "components) is not supported; pass preserve_type=True", node)
+            # a tile of the components with the block's axis last: (n, 1) or (m, n, 1), one thread
+            result = TileType(x.type._wp_scalar_type_, shape + (1,))
+            template = "wpnb::tile_from_vector" if kind == "vector" else "wpnb::tile_from_matrix"
+            return self.tile_call("tile", template, result, node, (x,))
         return self.tile_call("tile", "wpnb::tile_from_value", TileType(x.type, (1,)), node, (x,))
 
     # --- memory ---------------------------------------------------------------------------
