@@ -136,7 +136,14 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         self.tile_name = "tile_dot"
         a = self.tile_args(node, ("a", "b"), 2)
         x, y = self.tile_value(a["a"], node, "a"), self.tile_value(a["b"], node, "b")
-        product = self.binary("mul", x, y, node)
+        kind = T.kind_of(x.type.dtype)
+        if kind in ("vector", "quaternion", "matrix") and x.type.dtype == y.type.dtype and x.type.shape == y.type.shape:
+            # a full contraction: each pair of elements' dot (ddot for matrices), summed
+            fn = BUILTINS["ddot" if kind == "matrix" else "dot"]
+            resolved = registry.resolve(fn, [x.type.dtype] * 2)
+            product = self.map_call(fn.symbol, resolved.result, [x, y], node)
+        else:
+            product = self.binary("mul", x, y, node)
         return self.tile_call("tile_dot", "wpnb::tile_sum", TileType(product.type.dtype, (1,)), node, (product,))
 
     def form_tile_axpy(self, node):
