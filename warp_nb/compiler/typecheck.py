@@ -327,6 +327,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         var = self.new_var(value.type, name)
         self.block.append(ir.Let(var, ir.Copy(value), node.loc))
         self.env[name] = var
+        self.follow_view(value, var)  # row = t[i]: a write into row reaches t (typecheck_tile_parts)
         if literal is not None and not self.loops:  # a loop may change it; then it is not a constant
             self.bound_constants[id(var)] = literal
         self.maybe_undefined.pop(name, None)

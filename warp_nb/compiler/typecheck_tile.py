@@ -372,7 +372,9 @@ class TileForms(Constructors):
         self.tile_name = "tile_view"
         a = self.tile_args(node, ("t", "offset", "shape"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
-        self.only_2d(t.type, "wp.tile_view", node)
+        slices = self.explicit_slices(a["offset"])
+        if slices is not None:  # tile_view(t, offset=(slice(a, b, c), ...)): t[a:b:c, ...]
+            return self.tile_subscript(t, slices, S.Subscript(a["t"], slices, node.loc))
         v = self.expr(a["offset"])
         count = len(v) if isinstance(v, tuple) else 1
         if count > t.type.ndim:
@@ -387,9 +389,18 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.tile_view: a view of shape {shape} does not fit in a tile of shape "
                                         f"{t.type.shape}", node)
         result = TileType(t.type.dtype, shape)
+        if t.type.ndim > 2:
+            offsets = self.tile_offsets(a["offset"], count, node)
+            offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(t.type.ndim - count)]
+            part, axes = self.tile_view_nd(t, offsets, view, shape, node)
+            self.note_view_axes(a["t"], axes, part)
+            return part
         vr, vc = (view + (1,))[:2]
-        return self.tile_call("tile_view", "wpnb::tile_view<{VR}, {VC}, {R}, {C}>", result, node, (t, *offsets[:2]),
+        part = self.tile_call("tile_view", "wpnb::tile_view<{VR}, {VC}, {R}, {C}>", result, node, (t, *offsets[:2]),
                               VR=vr, VC=vc, R=result.rows, C=result.cols)
+        axes = [(o, n, 1) for o, n in zip(offsets, view)]
+        self.note_view_axes(a["t"], axes, part)
+        return part
 
     def form_tile_broadcast(self, node):
         self.tile_name = "tile_broadcast"

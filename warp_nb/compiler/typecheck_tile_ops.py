@@ -366,11 +366,14 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
                                   E2=e[2], E3=e[3])
         axes, shape = self.tile_selection(t, index_nodes, node)
         if t.ndim > 2:
-            return self.tile_gather_nd(base, axes, shape, node)
-        result = TileType(t.dtype, shape)
-        (s0, n0, st0), (s1, n1, st1) = axes
-        return self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
-                              (base, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1, R=result.rows, C=result.cols)
+            part = self.tile_gather_nd(base, axes, shape, node)
+        else:
+            result = TileType(t.dtype, shape)
+            (s0, n0, st0), (s1, n1, st1) = axes
+            part = self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
+                                  (base, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1, R=result.rows, C=result.cols)
+        self.note_view_axes(getattr(node, "value", None), axes, part)  # a write into the part reaches t
+        return part
 
     def tile_take(self, base: ir.Var, index_nodes, node):
         """t[idx, :], t[:, idx], t[idx] with a 1-D tile of integers (Warp's advanced indexing), or None."""
@@ -394,7 +397,7 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
     def tile_store_part(self, name: str, index_nodes, value, node) -> None:
         """t[...] = v: t rebound to a copy with the selected part replaced by the tile v (a scalar
         into one element)."""
-        self.env[name] = self.tile_replaced(self.env[name], index_nodes, value, node)
+        self.rebind_tile(name, self.tile_replaced(self.env[name], index_nodes, value, node), node)
 
     def tile_replaced(self, base: ir.Var, index_nodes, value, node) -> ir.Var:
         """A copy of the tile `base` with the part t[...] selects replaced by value."""
@@ -437,9 +440,9 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         if value.type.dtype != dst.type.dtype:
             self.error(KernelTypeError, "wp.tile_assign: the tiles' dtypes differ; convert with wp.tile_astype", node)
         offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(2 - len(offsets))]
-        self.env[a["dst"].id] = self.tile_call(
+        self.rebind_tile(a["dst"].id, self.tile_call(
             "tile_assign", "wpnb::tile_scatter<{N0}, 1, {N1}, 1>", dst.type, node, (dst, value, *offsets[:2]),
-            N0=counts[0], N1=counts[1])
+            N0=counts[0], N1=counts[1]), node)
         return None
 
 

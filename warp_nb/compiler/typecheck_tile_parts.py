@@ -13,6 +13,7 @@ from .. import types as T
 from ..errors import KernelTypeError
 from ..types.tiles import TileType
 from .scope import Lit
+from .typecheck_subscript import _Bound
 from .typecheck_tile import TileForms
 
 
@@ -51,11 +52,16 @@ class TileParts(TileForms):
                               "{ST1}, {N2}, {ST2}, {N3}, {ST3}>", t, node, (base, value, *(a[0] for a in axes)),
                               **self.selection_params(t, axes, None))
 
+    def tile_view_nd(self, t: ir.Var, offsets: list, view: tuple, shape: tuple, node) -> ir.Var:
+        """wp.tile_view of a 3-D or 4-D tile: `view` is the part's extent along each source axis."""
+        axes = [(o, n, 1) for o, n in zip(offsets, view)]
+        return self.tile_gather_nd(t, axes, shape, node), axes
+
     # --- writes into an element's components ---------------------------------------------
     def tile_store_chain(self, name: str, chain: list, value, node) -> None:
         """t[i...]<steps> = value: the element (or part) t[i...] updated along the remaining steps,
         then written back into t."""
-        self.env[name] = self.updated_part(self.env[name], chain, value, node)
+        self.rebind_tile(name, self.updated_part(self.env[name], chain, value, node), node)
 
     def updated_part(self, base: ir.Var, steps: list, value, node) -> ir.Var:
         """A copy of `base` with the component that `steps` (.field / [i] steps) lead to replaced by value."""
@@ -68,3 +74,103 @@ class TileParts(TileForms):
         path, leaf_t = self.store_path(base.type, steps, node)
         self.check_slot_value(value, leaf_t, path, node)
         return self.let(ir.Update(base, path, self.convert(value, leaf_t, node, "the value")), base.type, node.loc)
+
+    # --- views: writes through a part reach the tile it was taken from ------------------------
+    # Warp's t[i], t[a:b] and tile_view(t, ...) are views: wp.tile_assign(view, ...) changes t.
+    # Here a part is a copy, so the typer remembers which variable each part came from (and how it
+    # was selected) and, when the part's variable is rebound by a write, writes it back into the
+    # source's variable too.
+    def note_view(self, source_node, index_nodes, part: ir.Var, node) -> None:
+        """Remember that `part` is source[index_nodes] when the source is a tile variable; integer
+        indices are kept typed, so the write-back selects the same part."""
+        if not (isinstance(source_node, S.Name) and _is_tile(self.env.get(source_node.id))):
+            return
+        bound = tuple(n if isinstance(n, S.Slice) else _Bound(self.expr(n), n.loc) for n in index_nodes)
+        axes, _ = self.tile_selection(self.env[source_node.id].type, bound, node)
+        self.note_view_axes(source_node, axes, part)
+
+    def note_view_axes(self, source_node, axes: list, part: ir.Var) -> None:
+        """Remember that `part` is the selection `axes` ((start, count, step) per axis) of a tile variable."""
+        if isinstance(source_node, S.Name) and _is_tile(self.env.get(source_node.id)):
+            self.tile_views()[id(part)] = (source_node.id, axes, part)
+
+    def follow_view(self, value, var: ir.Var) -> None:
+        """var = value (a copy): a view stays a view under another name."""
+        record = self.tile_views().get(id(value))
+        if record is not None and record[2] is value:
+            self.tile_views()[id(var)] = (record[0], record[1], var)
+
+    def scatter_axes(self, base: ir.Var, axes: list, value: ir.Var, node) -> ir.Var:
+        """A copy of the tile `base` with the selection `axes` replaced by the tile `value`."""
+        if base.type.ndim > 2:
+            return self.tile_scatter_nd(base, axes, value, node)
+        axes = list(axes[:base.type.ndim])
+        axes += [(self.materialize(Lit(0, "int"), T.int32, node), 1, 0)] * (2 - len(axes))
+        (s0, n0, st0), (s1, n1, st1) = axes
+        return self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", base.type, node,
+                              (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
+
+    def tile_views(self) -> dict:
+        views = getattr(self, "_tile_views", None)
+        if views is None:
+            views = self._tile_views = {}
+        return views
+
+    def rebind_tile(self, name: str, new: ir.Var, node) -> None:
+        """name = new after a write into the tile bound to `name`; when that tile is a view of
+        another tile variable, the write goes on into it (and on up a chain of views)."""
+        old = self.env.get(name)
+        self.env[name] = new
+        views = self.tile_views()
+        record = views.get(id(old))
+        if record is None or record[2] is not old or old is new:
+            return
+        source, axes, _ = record
+        views[id(new)] = (source, axes, new)
+        base = self.env.get(source)
+        if _is_tile(base) and base.type.dtype == new.type.dtype:
+            self.rebind_tile(source, self.scatter_axes(base, axes, new, node), node)
+
+    def view_bases(self, stmts) -> set:
+        """Tile variables that parts are taken from in `stmts` (`row = t[i]`, tile_view(t, ...)):
+        a loop that writes into such a part changes them, so it must carry them."""
+        found = set()
+        for s in _walk(tuple(stmts)):
+            if not isinstance(s, S.Assign):
+                continue
+            v = s.value
+            src = v.value if isinstance(v, S.Subscript) else (v.args[0] if isinstance(v, S.Call) and v.args else None)
+            if isinstance(src, S.Name) and _is_tile(self.env.get(src.id)):
+                found.add(src.id)
+        return found
+
+    def explicit_slices(self, offset_node):
+        """tile_view(t, offset=(slice(a, b, c), ...)): the offsets as subscript indices, or None
+        when no slice(...) is written."""
+        items = offset_node.elts if isinstance(offset_node, S.Tuple) else (offset_node,)
+        out, found = [], False
+        for n in items:
+            if isinstance(n, S.Call) and isinstance(n.func, S.Name) and n.func.id == "slice" and not n.kwargs:
+                parts = list(n.args) + [None] * (3 - len(n.args))
+                if len(n.args) == 1:
+                    parts = [None, n.args[0], None]
+                out.append(S.Slice(*parts[:3], n.loc))
+                found = True
+            else:
+                out.append(n)
+        return tuple(out) if found else None
+
+
+def _is_tile(v) -> bool:
+    return isinstance(v, ir.Var) and isinstance(v.type, TileType)
+
+
+def _walk(x):
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            yield from _walk(y)
+    elif hasattr(x, "__dataclass_fields__") and not isinstance(x, type):
+        yield x
+        for name in x.__dataclass_fields__:
+            if name != "loc":
+                yield from _walk(getattr(x, name))
