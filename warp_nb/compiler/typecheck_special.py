@@ -204,13 +204,18 @@ class SpecialForms(TileOpForms):
                 and func.overloads[0].native is None:
             self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
         inst, vars_ = self.function_instance(func, args, node)
+        vars_, rebinds = self.reference_args(inst, vars_, node)  # tiles the function writes into (references)
         call = ir.CallFunc(inst, tuple(vars_))
         if inst.return_type is None:
             self.block.append(ir.Effect(call, node.loc))
-            return None
-        if getattr(inst.return_type, "kind", "") == "fixedarray":  # a returned fixed-size array: the caller's own
-            return self.returned_fixed_array(self.let(call, inst.return_type, node.loc), node)
-        return self.let(call, inst.return_type, node.loc)
+            result = None
+        elif getattr(inst.return_type, "kind", "") == "fixedarray":  # a returned fixed-size array: the caller's own
+            result = self.returned_fixed_array(self.let(call, inst.return_type, node.loc), node)
+        else:
+            result = self.let(call, inst.return_type, node.loc)
+        for name, value in rebinds:
+            self.rebind_tile(name, value, node)
+        return result
 
     def function_instance(self, func, args: list, node):
         """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""

@@ -11,13 +11,51 @@ from . import ir
 from . import syntax as S
 from .. import types as T
 from ..errors import KernelTypeError
-from ..types.tiles import TileType
+from ..types.tiles import StackType, TileType
 from .scope import Lit
 from .typecheck_subscript import _Bound
 from .typecheck_tile import TileForms
 
 
-class TileParts(TileForms):
+class TileReferences:
+    """Tiles and tile stacks passed to a @wp.func are references in Warp: a function that writes
+    into its tile parameter (t += u, wp.tile_assign(t, ...), wp.tile_stack_push(s, ...)) changes
+    the caller's tile. Here such a parameter is a C++ reference that the function writes its final
+    value to before each return, and the caller passes a copy that it rebinds its variable to."""
+
+    def reference_params(self, fdef, params: list) -> None:
+        """Mark the tile and stack parameters that the function's body writes (mutable: emitted as
+        references)."""
+        written = S.assigned_names(fdef.body) | self.inout_names(fdef.body) | self.view_bases(fdef.body)
+        self.ref_params = []
+        for k, (name, var) in enumerate(zip(fdef.params, params)):
+            if name in written and isinstance(var.type, (TileType, StackType)):
+                params[k] = ir.Var(var.name, var.type, mutable=True)
+                self.env[name] = params[k]
+                self.ref_params.append((name, params[k]))
+
+    def write_back_params(self, loc) -> None:
+        """Before a return: each written tile parameter gets its current value."""
+        for name, param in getattr(self, "ref_params", ()):
+            current = self.env.get(name)
+            if isinstance(current, ir.Var) and current is not param and current.type == param.type:
+                self.block.append(ir.Assign(param, current, loc))
+
+    def reference_args(self, inst, args: list, node) -> tuple:
+        """(the arguments of a call of `inst` with a copy for each reference parameter, the (name,
+        copy) pairs whose caller variable is rebound to the copy after the call)."""
+        params = getattr(getattr(inst, "ir", None), "params", ())
+        arg_nodes = getattr(node, "args", ())
+        out, rebinds = list(args), []
+        for k, p in enumerate(params):
+            if p.mutable and k < len(out) and isinstance(out[k], ir.Var) and p.type == out[k].type:
+                out[k] = self.let(ir.Copy(args[k]), args[k].type, node.loc, "ref")
+                if k < len(arg_nodes) and isinstance(arg_nodes[k], S.Name) and self.env.get(arg_nodes[k].id) is args[k]:
+                    rebinds.append((arg_nodes[k].id, out[k]))
+        return out, rebinds
+
+
+class TileParts(TileForms, TileReferences):
     # --- N-D selections ----------------------------------------------------------------------
     def padded_axes(self, axes: list, node) -> list:
         """A selection's (start, count, step) per axis with whole-axis entries in front: four axes,
