@@ -87,8 +87,6 @@ builtin("tile_view", doc="wp.tile_view(t, offset, shape=None): the part of t at 
 add(RebindingBuiltin("tile_assign", (), doc="wp.tile_assign(dst, src, offset=0): dst (a tile variable) rebound "
                                            "with src written at offset. `t[a:b, :] = u` does the same for a slice.",
                      cpp="wpnb::tile_scatter", **_ops_special))
-builtin("tile_select_nd", export=False, doc="What t[...] and t[...] = v do on 3-D and 4-D tiles (tile_nd.h).",
-        **dict(_special, header="tile_nd.h"))
 builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", **_ops_special)
 builtin("tile_reshape", doc="wp.tile_reshape(t, shape): t's elements in row-major order with another shape.",
         **_ops_special)

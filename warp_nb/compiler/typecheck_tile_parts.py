@@ -78,7 +78,7 @@ class TileParts(TileForms, TileReferences):
         t = base.type
         axes = self.padded_axes(axes[:t.ndim], node)
         result = TileType(t.dtype, shape)
-        return self.tile_call("tile_select_nd", "wpnb::tile_gather_nd<{E0}, {E1}, {E2}, {E3}, {N0}, {ST0}, {N1}, "
+        return self.tile_call("tile_view", "wpnb::tile_gather_nd<{E0}, {E1}, {E2}, {E3}, {N0}, {ST0}, {N1}, "
                               "{ST1}, {N2}, {ST2}, {N3}, {ST3}, {R}, {C}>", result, node,
                               (base, *(a[0] for a in axes)), **self.selection_params(t, axes, result))
 
@@ -86,7 +86,7 @@ class TileParts(TileForms, TileReferences):
         """A copy of a 3-D or 4-D tile with the part `axes` select replaced by the tile `value`."""
         t = base.type
         axes = self.padded_axes(axes[:t.ndim], node)
-        return self.tile_call("tile_select_nd", "wpnb::tile_scatter_nd<{E0}, {E1}, {E2}, {E3}, {N0}, {ST0}, {N1}, "
+        return self.tile_call("tile_assign", "wpnb::tile_scatter_nd<{E0}, {E1}, {E2}, {E3}, {N0}, {ST0}, {N1}, "
                               "{ST1}, {N2}, {ST2}, {N3}, {ST3}>", t, node, (base, value, *(a[0] for a in axes)),
                               **self.selection_params(t, axes, None))
 
