@@ -85,53 +85,6 @@ WPNB_FN void adj_untile(const tile_t<T, R, 1>&, tile_t<T, R, 1>& adj_t, const T&
     accumulate(adj_t.data[0], adj_ret);
 }
 
-// wp.tile(v) of a vector or matrix (without preserve_type): a tile of its components, shape (n, 1)
-// or (m, n, 1) (one thread's column), and wp.untile of such a tile. vec.h / mat.h define the types
-// wherever these are instantiated.
-template <int N, typename T> struct vec_t;
-template <int R, int C, typename T> struct mat_t;
-template <int N, typename T>
-WPNB_FN tile_t<T, N, 1> tile_from_vector(const vec_t<N, T>& v) {
-    tile_t<T, N, 1> out;
-    for (int k = 0; k < N; ++k) out.data[k] = v.c[k];
-    return out;
-}
-template <int N, typename T>
-WPNB_FN void adj_tile_from_vector(const vec_t<N, T>&, vec_t<N, T>& adj_v, const tile_t<T, N, 1>& adj_ret) {
-    for (int k = 0; k < N; ++k) accumulate(adj_v.c[k], adj_ret.data[k]);
-}
-template <int M, int N, typename T>
-WPNB_FN tile_t<T, M * N, 1> tile_from_matrix(const mat_t<M, N, T>& m) {
-    tile_t<T, M * N, 1> out;
-    for (int k = 0; k < M * N; ++k) out.data[k] = m.c[k / N][k % N];
-    return out;
-}
-template <int M, int N, typename T>
-WPNB_FN void adj_tile_from_matrix(const mat_t<M, N, T>&, mat_t<M, N, T>& adj_m, const tile_t<T, M * N, 1>& adj_ret) {
-    for (int k = 0; k < M * N; ++k) accumulate(adj_m.c[k / N][k % N], adj_ret.data[k]);
-}
-// Column 0 (this thread's) of a tile of shape (N, B) as a vector, or of (M, N, B) as a matrix.
-template <int N, typename T, int R, int C>
-WPNB_FN vec_t<N, T> untile_vector(const tile_t<T, R, C>& t) {
-    vec_t<N, T> v;
-    for (int k = 0; k < N; ++k) v.c[k] = t.data[k * C];
-    return v;
-}
-template <int N, typename T, int R, int C>
-WPNB_FN void adj_untile_vector(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_t, const vec_t<N, T>& adj_ret) {
-    for (int k = 0; k < N; ++k) accumulate(adj_t.data[k * C], adj_ret.c[k]);
-}
-template <int M, int N, typename T, int R, int C>
-WPNB_FN mat_t<M, N, T> untile_matrix(const tile_t<T, R, C>& t) {
-    mat_t<M, N, T> m;
-    for (int k = 0; k < M * N; ++k) m.c[k / N][k % N] = t.data[k * C];
-    return m;
-}
-template <int M, int N, typename T, int R, int C>
-WPNB_FN void adj_untile_matrix(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_t, const mat_t<M, N, T>& adj_ret) {
-    for (int k = 0; k < M * N; ++k) accumulate(adj_t.data[k * C], adj_ret.c[k / N][k % N]);
-}
-
 // --- loads and stores (out-of-bounds elements read 0 and are not written) ----------------------
 
 template <typename T, int N>
@@ -229,68 +182,6 @@ template <typename T, int R, int C, typename I, typename J, typename Unused>
 WPNB_FN void adj_tile_atomic_add(const array_t<T, 2>& a, const tile_t<T, R, C>& t, I o0, J o1, array_t<T, 2>& adj_a,
                                  tile_t<T, R, C>& adj_t, I& adj_o0, J& adj_o1, const Unused& unused) {
     adj_tile_store(a, t, o0, o1, adj_a, adj_t, adj_o0, adj_o1, unused);
-}
-
-// --- loads and stores through a tile of indices (wp.tile_load_indexed / tile_store_indexed) -------
-// Element (p, q) of the tile is a[o0 + p, o1 + q] except along AXIS, where the array index is
-// o[AXIS] + idx[p or q]; elements outside the array read 0 / are not written. 1-D arrays: q = 0.
-
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename F>
-WPNB_FN void tile_indexed_each(const array_t<T, N>& a, T* base, const tile_t<I, NI, 1>& idx, int64 o0, int64 o1, F f) {
-    for (int p = 0; p < R; ++p)
-        for (int q = 0; q < C; ++q) {
-            const int64 i = o0 + (AXIS == 0 ? int64(idx.data[p]) : int64(p));
-            const int64 j = o1 + (AXIS == 1 ? int64(idx.data[q]) : int64(q));
-            f(p * C + q, tile_inside(a, i, j) ? tile_element(a, base, i, j) : (T*)nullptr);
-        }
-}
-
-template <int AXIS, typename T, int R, int C, int N, typename I, int NI, typename O>
-WPNB_FN tile_t<T, R, C> tile_load_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, O o0, O o1) {
-    tile_t<T, R, C> out;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.data, idx, int64(o0), int64(o1), [&](int k, T* p) { if (p) out.data[k] = *p; });
-    return out;
-}
-template <int AXIS, typename T, int R, int C, int N, typename I, int NI, typename O>
-WPNB_FN void adj_tile_load_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, O o0, O o1, array_t<T, N>&,
-                                   tile_t<I, NI, 1>&, O&, O&, const tile_t<T, R, C>& adj_ret) {
-    if (!a.grad) return;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.grad, idx, int64(o0), int64(o1),
-                                        [&](int k, T* p) { if (p) atomic_elem_add(p, adj_ret.data[k]); });
-}
-
-// Adjoint of the store: t's adjoint reads a's gradient at the written places, which are then cleared
-// (the values there before the store no longer matter).
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O>
-WPNB_FN void tile_store_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>& t, O o0, O o1) {
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.data, idx, int64(o0), int64(o1), [&](int k, T* p) { if (p) *p = t.data[k]; });
-}
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O, typename Unused>
-WPNB_FN void adj_tile_store_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>&, O o0, O o1,
-                                    array_t<T, N>&, tile_t<I, NI, 1>&, tile_t<T, R, C>& adj_t, O&, O&, const Unused&) {
-    if (!a.grad) return;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.grad, idx, int64(o0), int64(o1), [&](int k, T* p) {
-        if (p) { accumulate(adj_t.data[k], *p); *p = T(); }
-    });
-}
-
-// a[...] += t elementwise and atomically through the indices (wp.tile_atomic_add_indexed); returns
-// the previous values (0 outside the array). Adjoint: t's adjoint reads a's gradient there.
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O>
-WPNB_FN tile_t<T, R, C> tile_atomic_add_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>& t,
-                                                O o0, O o1) {
-    tile_t<T, R, C> old;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.data, idx, int64(o0), int64(o1),
-                                        [&](int k, T* p) { if (p) old.data[k] = atomic_elem_add(p, t.data[k]); });
-    return old;
-}
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O, typename Unused>
-WPNB_FN void adj_tile_atomic_add_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>&, O o0,
-                                         O o1, array_t<T, N>&, tile_t<I, NI, 1>&, tile_t<T, R, C>& adj_t, O&, O&,
-                                         const Unused&) {
-    if (!a.grad) return;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.grad, idx, int64(o0), int64(o1),
-                                        [&](int k, T* p) { if (p) accumulate(adj_t.data[k], *p); });
 }
 
 // --- 3-D and 4-D blocks ------------------------------------------------------------------------
@@ -524,3 +415,7 @@ template <typename F>
 WPNB_FN tile_adj_mapper<F> adj_map_with(F adj_f) { return tile_adj_mapper<F>{adj_f}; }
 
 }  // namespace wpnb
+
+// tiles of a vector's or matrix's components, and loads and stores through a tile of indices
+#include "tile_components.h"
+#include "tile_indexed.h"
