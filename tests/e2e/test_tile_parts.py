@@ -130,3 +130,23 @@ def test_a_reference_parameter_in_a_kernel_with_a_backward_pass():
     out.grad = wp.ones_like(out)
     tape.backward()
     np.testing.assert_allclose(src.grad.numpy(), np.full_like(a, 3.0))
+
+
+@wp.func
+def rebind_only(t: wp.tile[float, 2, 3]):
+    t = t * 2.0  # a new tile under the local name: the caller's is unchanged
+    wp.tile_assign(t, wp.tile_ones(dtype=float, shape=(1, 3)), offset=(0, 0))
+
+
+@wp.kernel(enable_backward=False)
+def call_rebinding(src: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    t = wp.tile_load(src, shape=(2, 3))
+    rebind_only(t)
+    wp.tile_store(out, t)
+
+
+def test_a_function_rebinding_its_parameter_leaves_the_callers_tile():
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    out = wp.zeros((2, 3))
+    wp.launch_tiled(call_rebinding, dim=[1], inputs=[wp.array(a), out], block_dim=1)
+    np.testing.assert_array_equal(out.numpy(), a)

@@ -26,7 +26,9 @@ class TileReferences:
     def reference_params(self, fdef, params: list) -> None:
         """Mark the tile and stack parameters that the function's body writes (mutable: emitted as
         references)."""
-        written = S.assigned_names(fdef.body) | self.inout_names(fdef.body) | self.view_bases(fdef.body)
+        in_place, rebound = _writes(fdef.body)
+        # `t = t * 2.0` rebinds the local name only (Warp's too): such a parameter stays a value
+        written = (in_place | self.inout_names(fdef.body) | self.view_bases(fdef.body)) - rebound
         self.ref_params = []
         for k, (name, var) in enumerate(zip(fdef.params, params)):
             if name in written and isinstance(var.type, (TileType, StackType)):
@@ -177,7 +179,8 @@ class TileParts(TileForms, TileReferences):
             if not isinstance(s, S.Assign):
                 continue
             v = s.value
-            src = v.value if isinstance(v, S.Subscript) else (v.args[0] if isinstance(v, S.Call) and v.args else None)
+            view_call = isinstance(v, S.Call) and v.args and getattr(v.func, "attr", getattr(v.func, "id", "")) == "tile_view"
+            src = v.value if isinstance(v, S.Subscript) else (v.args[0] if view_call else None)
             if isinstance(src, S.Name) and _is_tile(self.env.get(src.id)):
                 found.add(src.id)
         return found
@@ -212,3 +215,22 @@ def _walk(x):
         for name in x.__dataclass_fields__:
             if name != "loc":
                 yield from _walk(getattr(x, name))
+
+
+def _writes(stmts) -> tuple:
+    """(names written in place: t += u, t[i] = v, t[i].x = v; names rebound: t = ..., loop targets)."""
+    in_place, rebound = set(), set()
+    for s in _walk(tuple(stmts)):
+        if isinstance(s, (S.Assign, S.AugAssign)):
+            targets = s.target.elts if isinstance(s.target, S.Tuple) else (s.target,)
+            for t in targets:
+                if isinstance(t, S.Name):
+                    (in_place if isinstance(s, S.AugAssign) else rebound).add(t.id)
+                    continue
+                while isinstance(t, (S.Subscript, S.Attribute)):
+                    t = t.value
+                if isinstance(t, S.Name):
+                    in_place.add(t.id)
+        elif isinstance(s, S.For) and isinstance(s.target, str):
+            rebound.add(s.target)
+    return in_place, rebound
