@@ -31,11 +31,12 @@ struct tile_t {
 // The threads of a block in a tiled launch: one (see the note at the top of this header).
 WPNB_FN int32 block_dim() { return 1; }
 
-// The sum of a tile's elements (the adjoint of a scalar that was spread over a tile).
+// The sum of a tile's elements (the adjoint of a scalar that was spread over a tile). From the
+// first element on: a struct's fields that are not summed (flags, small integers) keep its values.
 template <typename T, int R, int C>
 WPNB_FN T tile_total(const tile_t<T, R, C>& a) {
-    T s = T();
-    for (int k = 0; k < R * C; ++k) s = add(s, a.data[k]);
+    T s = a.data[0];
+    for (int k = 1; k < R * C; ++k) s = add(s, a.data[k]);
     return s;
 }
 
@@ -181,49 +182,6 @@ template <typename T, int R, int C, typename I, typename J, typename Unused>
 WPNB_FN void adj_tile_atomic_add(const array_t<T, 2>& a, const tile_t<T, R, C>& t, I o0, J o1, array_t<T, 2>& adj_a,
                                  tile_t<T, R, C>& adj_t, I& adj_o0, J& adj_o1, const Unused& unused) {
     adj_tile_store(a, t, o0, o1, adj_a, adj_t, adj_o0, adj_o1, unused);
-}
-
-// --- loads and stores through a tile of indices (wp.tile_load_indexed / tile_store_indexed) -------
-// Element (p, q) of the tile is a[o0 + p, o1 + q] except along AXIS, where the array index is
-// o[AXIS] + idx[p or q]; elements outside the array read 0 / are not written. 1-D arrays: q = 0.
-
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename F>
-WPNB_FN void tile_indexed_each(const array_t<T, N>& a, T* base, const tile_t<I, NI, 1>& idx, int64 o0, int64 o1, F f) {
-    for (int p = 0; p < R; ++p)
-        for (int q = 0; q < C; ++q) {
-            const int64 i = o0 + (AXIS == 0 ? int64(idx.data[p]) : int64(p));
-            const int64 j = o1 + (AXIS == 1 ? int64(idx.data[q]) : int64(q));
-            f(p * C + q, tile_inside(a, i, j) ? tile_element(a, base, i, j) : (T*)nullptr);
-        }
-}
-
-template <int AXIS, typename T, int R, int C, int N, typename I, int NI, typename O>
-WPNB_FN tile_t<T, R, C> tile_load_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, O o0, O o1) {
-    tile_t<T, R, C> out;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.data, idx, int64(o0), int64(o1), [&](int k, T* p) { if (p) out.data[k] = *p; });
-    return out;
-}
-template <int AXIS, typename T, int R, int C, int N, typename I, int NI, typename O>
-WPNB_FN void adj_tile_load_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, O o0, O o1, array_t<T, N>&,
-                                   tile_t<I, NI, 1>&, O&, O&, const tile_t<T, R, C>& adj_ret) {
-    if (!a.grad) return;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.grad, idx, int64(o0), int64(o1),
-                                        [&](int k, T* p) { if (p) atomic_elem_add(p, adj_ret.data[k]); });
-}
-
-// Adjoint of the store: t's adjoint reads a's gradient at the written places, which are then cleared
-// (the values there before the store no longer matter).
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O>
-WPNB_FN void tile_store_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>& t, O o0, O o1) {
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.data, idx, int64(o0), int64(o1), [&](int k, T* p) { if (p) *p = t.data[k]; });
-}
-template <int AXIS, typename T, int N, int R, int C, typename I, int NI, typename O, typename Unused>
-WPNB_FN void adj_tile_store_indexed(const array_t<T, N>& a, const tile_t<I, NI, 1>& idx, const tile_t<T, R, C>&, O o0, O o1,
-                                    array_t<T, N>&, tile_t<I, NI, 1>&, tile_t<T, R, C>& adj_t, O&, O&, const Unused&) {
-    if (!a.grad) return;
-    tile_indexed_each<AXIS, T, N, R, C>(a, a.grad, idx, int64(o0), int64(o1), [&](int k, T* p) {
-        if (p) { accumulate(adj_t.data[k], *p); *p = T(); }
-    });
 }
 
 // --- 3-D and 4-D blocks ------------------------------------------------------------------------
@@ -457,3 +415,7 @@ template <typename F>
 WPNB_FN tile_adj_mapper<F> adj_map_with(F adj_f) { return tile_adj_mapper<F>{adj_f}; }
 
 }  // namespace wpnb
+
+// tiles of a vector's or matrix's components, and loads and stores through a tile of indices
+#include "tile_components.h"
+#include "tile_indexed.h"

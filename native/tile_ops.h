@@ -3,6 +3,7 @@
 // adjoint. The tile type itself is in tile.h.
 #pragma once
 #include "tile.h"
+#include "tile_nd.h"  // the parts of 3-D and 4-D tiles (t[i], t[a:b] = u)
 
 namespace wpnb {
 

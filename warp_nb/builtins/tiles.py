@@ -5,7 +5,7 @@ The tile operators (+ - * / on tiles) are overloads of the operator builtins (op
 
 from .. import types as T
 from ..types.tiles import stack_type, tile_annotation
-from .registry import INT, NUMERIC, AnyType, Builtin, Scalar, Tile, add, builtin, ov, same
+from .registry import INT, NUMERIC, AnyType, Builtin, Result, Scalar, Tile, add, builtin, ov, same
 
 N = Scalar("T", NUMERIC)
 D = AnyType("D")
@@ -36,7 +36,8 @@ class RebindingBuiltin(Builtin):
 
 _REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
             "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0,
-            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2}
+            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2,
+            "tile_scatter_add": 0}
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
@@ -61,6 +62,18 @@ builtin("tile_load_indexed", doc="wp.tile_load_indexed(a, indices, shape, offset
 builtin("tile_store_indexed", doc="wp.tile_store_indexed(a, indices, t, offset=0, axis=0): t written to a with its "
                                   "entries along `axis` going to offset + indices[k]; outside the array: skipped.",
         side_effects=True, **_special)
+builtin("tile_atomic_add_indexed", doc="wp.tile_atomic_add_indexed(a, indices, t, offset=0, axis=0): t added "
+                                       "atomically into a, its entries along `axis` going to offset + indices[k]; "
+                                       "returns the previous values as a tile.", side_effects=True, **_special)
+builtin("tile_from_thread", doc="wp.tile_from_thread(shape, value, thread_idx=0, storage='register'): a tile "
+                                "filled with the value of thread thread_idx of the block (one thread on the CPU: "
+                                "its own value).", cpp="wpnb::tile_full", **_special)
+add(RebindingBuiltin("tile_scatter_add", (), doc="wp.tile_scatter_add(t, i..., value, has_value, atomic=True): t (a "
+                                                 "tile variable) rebound with value added to t[i...] when has_value.",
+                     cpp="wpnb::tile_scatter_add", **dict(_special, header="tile_nd.h")))
+for _name, _what in (("tile_randi", "int32 draws (randi)"), ("tile_randf", "float32 draws in [0, 1) (randf)")):
+    builtin(_name, doc=f"wp.{_name}(shape, rng, min=None, max=None): a tile of {_what}, in [min, max) when given, "
+                       "from a copy of the stream rng.", differentiable=False, **dict(_special, header="tile_random.h"))
 builtin("tile_store", doc="wp.tile_store(a, t, offset=0): write tile t into a at offset; elements that fall outside "
                           "the array are not written.", side_effects=True, **_special)
 builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k] += t[k] atomically, inside the "
@@ -86,8 +99,14 @@ add(RebindingBuiltin("tile_axpy", (), doc="wp.tile_axpy(alpha, src, dest): dest 
 builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.",
         **_ops_special)
 
-builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)), cpp="wpnb::untile",
-        doc="wp.untile(t): this thread's element of a 1-D tile of the block's length (the inverse of wp.tile).", **_t)
+_US = Scalar("S", NUMERIC)
+builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)),
+        ov(Tile(("n", "b"), _US), ret=Result(lambda b: T.vector(b["n"], b["S"])), names=("a",),
+           template="wpnb::untile_vector<{n}>"),
+        ov(Tile(("m", "n", "b"), _US), ret=Result(lambda b: T.matrix((b["m"], b["n"]), b["S"])), names=("a",),
+           template="wpnb::untile_matrix<{m}, {n}>"), cpp="wpnb::untile",
+        doc="wp.untile(t): this thread's element of a 1-D tile of the block's length (the inverse of wp.tile); of a "
+            "tile of shape (n, block_dim) or (m, n, block_dim), this thread's vector or matrix.", **_t)
 builtin("tile_transpose", ov(Tile(("r", "c"), D), ret=Tile(("c", "r"), D), names=("a",)),
         doc="The transpose of a 2-D tile.", **_ops)
 builtin("tile_extract", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),

@@ -180,6 +180,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             params.append(var)
             self.env[name] = var
             self.note_type(t)
+        if not self.is_kernel and not self.adjoint_params:
+            self.reference_params(fdef, params)  # tile parameters the body writes: references, as in Warp
         for name, t in self.adjoint_params:  # wp.adjoint[x] starts at zero; an array's is a view of its gradient
             if isinstance(t, ArrayType):
                 self.env[f"wp.adjoint[{name}]"] = self.call_builtin(registry.BUILTINS["grad_view"], [self.env[name]],
@@ -192,6 +194,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             terminated = self.statements(fdef.body)
         finally:
             self.context.stack.pop()
+        if not terminated:
+            self.write_back_params(fdef.loc)
         if self.adjoint_params:
             if self.has_return_value:
                 raise KernelTypeError("a @wp.func_grad function gives its results through wp.adjoint[x] += ...; "
@@ -327,6 +331,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         var = self.new_var(value.type, name)
         self.block.append(ir.Let(var, ir.Copy(value), node.loc))
         self.env[name] = var
+        self.follow_view(value, var)  # row = t[i]: a write into row reaches t (typecheck_tile_parts)
         if literal is not None and not self.loops:  # a loop may change it; then it is not a constant
             self.bound_constants[id(var)] = literal
         self.maybe_undefined.pop(name, None)
@@ -377,7 +382,9 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             current = self.expr(target)
         finally:
             self.index_wording = None
-        new = self.binary(s.op, current, self.expr(s.value), s)
+        value = self.expr(s.value)
+        new = self.struct_element_update(s.op, target, current, value, s)  # t[i] += v on a tile of structs
+        new = self.binary(s.op, current, value, s) if new is None else new
         adjoint = self.adjoint_key(target)
         if adjoint is not None:
             self.bind(adjoint, new, s)
@@ -395,6 +402,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
 
     def return_statement(self, s: S.Return) -> None:
         if s.value is None:
+            self.write_back_params(s.loc)
             self.block.append(ir.Return(None, s.loc))
             return
         if self.is_kernel:
@@ -439,6 +447,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             self.error(KernelTypeError, f"this return gives {T.type_name(value.type)} but an earlier one gave "
                                         f"{T.type_name(self.return_type)}; all returns must have one type", s)
         self.has_return_value = True
+        self.write_back_params(s.loc)
         self.block.append(ir.Return(value, s.loc))
 
     def return_local_array(self, value, s) -> None:
@@ -461,6 +470,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                                         f"{T.type_name(fixed)} the function makes", s)
         self.return_type = fixed
         self.has_return_value = True
+        self.write_back_params(s.loc)
         self.block.append(ir.Return(value, s.loc))
 
     def return_mismatch(self, node, annotated: str | None, returned: str):

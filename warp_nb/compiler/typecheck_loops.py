@@ -27,6 +27,7 @@ class _Loop:
 class Loops:
     def carried_names(self, body, extra=()) -> list[str]:
         names = S.assigned_names(body) | self.inout_names(tuple(body) + tuple(extra))
+        names |= self.view_bases(body)  # a tile whose part (a view) is written in the loop changes too
         # a Lit is an unrolled loop's variable left after its loop: carried as an ordinary local
         return sorted(n for n in names if isinstance(self.env.get(n), (ir.Var, Lit)))
 

@@ -16,6 +16,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
+from ..types.tiles import TileType
 from ..types.generic import is_generic, matches
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
@@ -152,7 +153,7 @@ class SpecialForms(TileOpForms):
                 namespace[name] = v.obj
             elif isinstance(v, ir.Var) and id(v) in self.bound_constants:
                 namespace[name] = self.bound_constants[id(v)]
-            elif isinstance(v, ir.Var) and (T.is_composite_type(v.type) or isinstance(v.type, ir.TupleType)):
+            elif isinstance(v, ir.Var) and (T.is_composite_type(v.type) or isinstance(v.type, (ir.TupleType, TileType))):
                 namespace[name] = _KnownLength(v.type)
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
@@ -203,13 +204,18 @@ class SpecialForms(TileOpForms):
                 and func.overloads[0].native is None:
             self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
         inst, vars_ = self.function_instance(func, args, node)
+        vars_, rebinds = self.reference_args(inst, vars_, node)  # tiles the function writes into (references)
         call = ir.CallFunc(inst, tuple(vars_))
         if inst.return_type is None:
             self.block.append(ir.Effect(call, node.loc))
-            return None
-        if getattr(inst.return_type, "kind", "") == "fixedarray":  # a returned fixed-size array: the caller's own
-            return self.returned_fixed_array(self.let(call, inst.return_type, node.loc), node)
-        return self.let(call, inst.return_type, node.loc)
+            result = None
+        elif getattr(inst.return_type, "kind", "") == "fixedarray":  # a returned fixed-size array: the caller's own
+            result = self.returned_fixed_array(self.let(call, inst.return_type, node.loc), node)
+        else:
+            result = self.let(call, inst.return_type, node.loc)
+        for name, value in rebinds:
+            self.rebind_tile(name, value, node)
+        return result
 
     def function_instance(self, func, args: list, node):
         """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""
@@ -426,4 +432,6 @@ class _KnownLength:
 
     def __len__(self) -> int:
         items = getattr(self.type, "items", None)  # a tuple
+        if isinstance(self.type, TileType):
+            return int(self.type.shape[0])  # a tile's first extent, as Warp's len(t)
         return len(items) if items is not None else int(self.type._shape_[0])

@@ -310,6 +310,8 @@ class Subscripts:
         base = self.expr(root)
         if isinstance(base, (Lit, PyObj)):
             self.error(KernelTypeError, f"cannot assign into {self.describe(base)}", node)
+        if adjoint is None and isinstance(base.type, TileType) and len(chain) > 1 and isinstance(chain[0], S.Subscript):
+            return self.tile_store_chain(root.id, chain, value, node)  # t[i][1] = v: into an element's component
         # walk until an array element is reached: from there on it is a store into memory
         for k, step in enumerate(chain):
             t = base.type

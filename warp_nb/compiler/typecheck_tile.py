@@ -13,7 +13,7 @@ from . import syntax as S
 from .. import types as T
 from ..builtins import registry
 from ..builtins.registry import BUILTINS, Overload, Resolved
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelValueError
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..types.tiles import TileType, tile_type
@@ -125,6 +125,9 @@ class TileForms(Constructors):
         default = value.type if isinstance(value, ir.Var) else (T.float32 if value is None or default_float else registry.concrete(
             registry.Literal(value.kind, value.value)))  # tile_full(shape, 3): int32, as Warp infers it
         dtype = self.tile_dtype(a.get("dtype"), node, default)
+        if what == "ones" and getattr(dtype, "_wp_struct_", False):
+            self.error(KernelTypeError, f"tile_ones() does not support Warp struct data types ({T.type_name(dtype)}): "
+                                        "a struct has no value one", node)
         result = TileType(dtype, self.const_shape(a["shape"], node), self.tile_storage(a, node))
         if value is None:
             fill = self.let(ir.Construct(dtype, ()), dtype, node.loc)
@@ -198,8 +201,14 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.tile takes a scalar, vector or matrix value, got {self.describe(x)}", node)
         preserve = self.expr(a["preserve_type"]) if "preserve_type" in a else Lit(False, "bool")
         if T.is_composite_type(x.type) and not (isinstance(preserve, Lit) and preserve.value):
-            self.error(KernelTypeError, "wp.tile of a vector or matrix without preserve_type=True (a tile of its "
-                                        "components) is not supported yet; pass preserve_type=True", node)
+            kind, shape = T.kind_of(x.type), tuple(x.type._shape_)
+            if kind not in ("vector", "matrix"):
+                self.error(KernelTypeError, f"wp.tile of a {kind} without preserve_type=True (a tile of its "
+                                            "components) is not supported; pass preserve_type=True", node)
+            # a tile of the components with the block's axis last: (n, 1) or (m, n, 1), one thread
+            result = TileType(x.type._wp_scalar_type_, shape + (1,))
+            template = "wpnb::tile_from_vector" if kind == "vector" else "wpnb::tile_from_matrix"
+            return self.tile_call("tile", template, result, node, (x,))
         return self.tile_call("tile", "wpnb::tile_from_value", TileType(x.type, (1,)), node, (x,))
 
     # --- memory ---------------------------------------------------------------------------
@@ -276,7 +285,7 @@ class TileForms(Constructors):
     def store_like(self, node, name: str, returns):
         statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
         self.tile_name = name
-        a = self.tile_args(node, ("a", "t", "offset", "bounds_check"), 2)
+        a = self.tile_args(node, ("a", "t", "offset", "bounds_check", "aligned"), 2)  # hints: ignored
         arr = self.tile_array(a["a"], node)
         t = self.tile_value(a["t"], node, "the second argument")
         if t.type.ndim != arr.type.ndim:
@@ -363,7 +372,9 @@ class TileForms(Constructors):
         self.tile_name = "tile_view"
         a = self.tile_args(node, ("t", "offset", "shape"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
-        self.only_2d(t.type, "wp.tile_view", node)
+        slices = self.explicit_slices(a["offset"])
+        if slices is not None:  # tile_view(t, offset=(slice(a, b, c), ...)): t[a:b:c, ...]
+            return self.tile_subscript(t, slices, S.Subscript(a["t"], slices, node.loc))
         v = self.expr(a["offset"])
         count = len(v) if isinstance(v, tuple) else 1
         if count > t.type.ndim:
@@ -378,14 +389,27 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"wp.tile_view: a view of shape {shape} does not fit in a tile of shape "
                                         f"{t.type.shape}", node)
         result = TileType(t.type.dtype, shape)
+        if t.type.ndim > 2:
+            offsets = self.tile_offsets(a["offset"], count, node)
+            offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(t.type.ndim - count)]
+            part, axes = self.tile_view_nd(t, offsets, view, shape, node)
+            self.note_view_axes(a["t"], axes, part)
+            return part
         vr, vc = (view + (1,))[:2]
-        return self.tile_call("tile_view", "wpnb::tile_view<{VR}, {VC}, {R}, {C}>", result, node, (t, *offsets[:2]),
+        part = self.tile_call("tile_view", "wpnb::tile_view<{VR}, {VC}, {R}, {C}>", result, node, (t, *offsets[:2]),
                               VR=vr, VC=vc, R=result.rows, C=result.cols)
+        axes = [(o, n, 1) for o, n in zip(offsets, view)]
+        self.note_view_axes(a["t"], axes, part)
+        return part
 
     def form_tile_broadcast(self, node):
         self.tile_name = "tile_broadcast"
         a = self.tile_args(node, ("t", "shape", "storage"), 2)
         t = self.tile_value(a["t"], node, "the first argument")
+        wanted = self.expr(a["shape"])
+        if isinstance(wanted, tuple) and not 1 <= len(wanted) <= 4:
+            self.error(KernelValueError, "tile_broadcast() output must have between one and four dimensions, got "
+                                         f"{len(wanted)}", node)
         shape = self.const_shape(a["shape"], node)
         if t.type.ndim > len(shape):
             self.error(KernelTypeError, f"wp.tile_broadcast: cannot broadcast shape {t.type.shape} to {shape}", node)
@@ -444,8 +468,8 @@ class TileForms(Constructors):
             axes = set()
             for x in items:
                 if not -len(shape) <= x.value < len(shape):
-                    self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} is out of range for a "
-                                                f"{len(shape)}-D tile", node)
+                    self.error(KernelValueError, f"tile_squeeze() axis {x.value} is out of bounds for tile with "
+                                                 f"{len(shape)} dimensions", node)
                 axis = x.value % len(shape)
                 if shape[axis] != 1:
                     self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} has extent {shape[axis]}, not 1",

@@ -16,13 +16,16 @@ from ..errors import KernelTypeError
 from ..types.tiles import StackType, TileType, stack_type
 from .scope import Lit, PyObj
 from .typecheck_expr import TupleValue
-from .typecheck_tile import TILE_FORMS, TileForms
+from .typecheck_tile import TILE_FORMS
+from .typecheck_tile_extra import TILE_EXTRA_FORMS, TileExtras
+from .typecheck_tile_parts import TileParts
+from .typecheck_tile_struct import TileStructs
 
 _VERBS = {"mul": "multiply", "div": "divide"}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}
 
 
-class TileOpForms(TileForms):
+class TileOpForms(TileParts, TileExtras, TileStructs):
     # --- operators ---------------------------------------------------------------------------
     def tile_elementwise(self, op: str, operands: list, node):
         """`a op b` where a tile's elements meet the other operand (a tile of the same shape, or one
@@ -32,6 +35,9 @@ class TileOpForms(TileForms):
         if len({t.type.shape for t in tiles}) > 1:
             self.error(KernelTypeError, f"tile {_SYMBOLS.get(op, op)} tile needs tiles of the same shape, got "
                                         f"{T.type_name(tiles[0].type)} and {T.type_name(tiles[1].type)}", node)
+        fieldwise = self.struct_tile_op(op, operands, node)
+        if fieldwise is not None:
+            return fieldwise
         elements = [v.type.dtype if _is_tile(v) else (registry.Literal(v.kind, v.value) if isinstance(v, Lit)
                                                        else getattr(v, "type", None)) for v in operands]
         if op in _VERBS and len(operands) == 2 and not any(T.is_scalar_type(e) or isinstance(e, registry.Literal)
@@ -54,10 +60,15 @@ class TileOpForms(TileForms):
         self.tile_name = "tile_reduce"
         a = self.tile_args(node, ("op", "a", "axis"), 2)
         t = self.tile_value(a["a"], node, "the second argument")
-        callee, ret = self.element_function(self.expr(a["op"]), [t.type.dtype] * 2, node)
+        f = self.expr(a["op"])
+        if isinstance(f, PyObj) and isinstance(f.obj, registry.Builtin) and getattr(t.type.dtype, "_wp_struct_", False) \
+                and registry.resolve(f.obj, [t.type.dtype] * 2) is None:
+            self.error(KernelTypeError, f"tile_reduce(): no overload of wp.{f.obj.name} accepts the Warp struct "
+                                        f"{T.type_name(t.type.dtype)}", node)
+        callee, ret = self.element_function(f, [t.type.dtype] * 2, node)
         if ret != t.type.dtype:
-            self.error(KernelTypeError, f"wp.tile_reduce: f must return the elements' type {T.type_name(t.type.dtype)}",
-                       node)
+            self.error(KernelTypeError, f"wp.tile_reduce: f must return the tile element type "
+                                        f"{T.type_name(t.type.dtype)}, got {T.type_name(ret)}", node)
         axis, shape = self.reduction_axis(t.type, a, node)
         fold = f"[](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}}"
         template = f"wpnb::reduce_with({fold})" if axis is None else f"wpnb::reduce_axis_with<{axis}>({fold})"
@@ -81,6 +92,8 @@ class TileOpForms(TileForms):
         self.tile_name = name
         a = self.tile_args(node, ("a", "axis"), 1)
         t = self.tile_value(a["a"], node, "the argument")
+        if name != "tile_sum":
+            self.refuse_struct_tile(name, t.type.dtype, node, "its elements have no order")
         if name != "tile_sum" and not T.is_scalar_type(t.type.dtype):
             self.error(KernelTypeError, f"wp.{name} takes a tile of scalars, got {T.type_name(t.type)}", node)
         if name == "tile_sum" and t.type.ndim > 2 and "axis" in a:
@@ -123,7 +136,14 @@ class TileOpForms(TileForms):
         self.tile_name = "tile_dot"
         a = self.tile_args(node, ("a", "b"), 2)
         x, y = self.tile_value(a["a"], node, "a"), self.tile_value(a["b"], node, "b")
-        product = self.binary("mul", x, y, node)
+        kind = T.kind_of(x.type.dtype)
+        if kind in ("vector", "quaternion", "matrix") and x.type.dtype == y.type.dtype and x.type.shape == y.type.shape:
+            # a full contraction: each pair of elements' dot (ddot for matrices), summed
+            fn = BUILTINS["ddot" if kind == "matrix" else "dot"]
+            resolved = registry.resolve(fn, [x.type.dtype] * 2)
+            product = self.map_call(fn.symbol, resolved.result, [x, y], node)
+        else:
+            product = self.binary("mul", x, y, node)
         return self.tile_call("tile_dot", "wpnb::tile_sum", TileType(product.type.dtype, (1,)), node, (product,))
 
     def form_tile_axpy(self, node):
@@ -344,12 +364,16 @@ class TileOpForms(TileForms):
                 "wpnb::tile_extract_nd<{E0}, {E1}, {E2}, {E3}>"
             return self.tile_call("tile_extract", template, t.dtype, node, (base, *indices), E0=e[0], E1=e[1],
                                   E2=e[2], E3=e[3])
-        self.only_2d(t, "slicing", node)
         axes, shape = self.tile_selection(t, index_nodes, node)
-        result = TileType(t.dtype, shape)
-        (s0, n0, st0), (s1, n1, st1) = axes
-        return self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
-                              (base, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1, R=result.rows, C=result.cols)
+        if t.ndim > 2:
+            part = self.tile_gather_nd(base, axes, shape, node)
+        else:
+            result = TileType(t.dtype, shape)
+            (s0, n0, st0), (s1, n1, st1) = axes
+            part = self.tile_call("tile_view", "wpnb::tile_gather<{N0}, {ST0}, {N1}, {ST1}, {R}, {C}>", result, node,
+                                  (base, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1, R=result.rows, C=result.cols)
+        self.note_view_axes(getattr(node, "value", None), axes, part)  # a write into the part reaches t
+        return part
 
     def tile_take(self, base: ir.Var, index_nodes, node):
         """t[idx, :], t[:, idx], t[idx] with a 1-D tile of integers (Warp's advanced indexing), or None."""
@@ -373,9 +397,11 @@ class TileOpForms(TileForms):
     def tile_store_part(self, name: str, index_nodes, value, node) -> None:
         """t[...] = v: t rebound to a copy with the selected part replaced by the tile v (a scalar
         into one element)."""
-        base = self.env[name]
+        self.rebind_tile(name, self.tile_replaced(self.env[name], index_nodes, value, node), node)
+
+    def tile_replaced(self, base: ir.Var, index_nodes, value, node) -> ir.Var:
+        """A copy of the tile `base` with the part t[...] selects replaced by value."""
         t = base.type
-        self.only_2d(t, "assigning into parts", node)
         axes, shape = self.tile_selection(t, index_nodes, node)
         if not shape:
             value = self.tile_call(
@@ -387,10 +413,11 @@ class TileOpForms(TileForms):
         elif math.prod(value.type.shape) != math.prod(shape) or value.type.dtype != t.dtype:
             self.error(KernelTypeError, f"tile slice assignment: shape mismatch, the slice is {shape} of "
                                         f"{T.type_name(t.dtype)} but the value is {T.type_name(value.type)}", node)
+        if t.ndim > 2:
+            return self.tile_scatter_nd(base, axes, value, node)
         (s0, n0, st0), (s1, n1, st1) = axes
-        new = self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", t, node,
-                             (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
-        self.env[name] = new
+        return self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", t, node,
+                              (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
 
     def form_tile_assign(self, node):
         """wp.tile_assign(dst, src, offset=0): dst (a variable) rebound with src written at offset."""
@@ -410,12 +437,16 @@ class TileOpForms(TileForms):
         value = src if isinstance(src, ir.Var) and isinstance(src.type, TileType) else self.tile_call(
             "tile", "wpnb::tile_from_value", TileType(dst.type.dtype, (1,)), node,
             (self.convert(src, dst.type.dtype, node, "the assigned value"),))
+        if value.type.dtype != dst.type.dtype and T.is_scalar_type(value.type.dtype) and \
+                T.is_scalar_type(dst.type.dtype):  # scalars are converted, as Warp does
+            value = self.tile_call("tile_astype", "wpnb::tile_astype<{U}>", TileType(dst.type.dtype, value.type.shape),
+                                   node, (value,), U=dst.type.dtype)
         if value.type.dtype != dst.type.dtype:
             self.error(KernelTypeError, "wp.tile_assign: the tiles' dtypes differ; convert with wp.tile_astype", node)
         offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(2 - len(offsets))]
-        self.env[a["dst"].id] = self.tile_call(
+        self.rebind_tile(a["dst"].id, self.tile_call(
             "tile_assign", "wpnb::tile_scatter<{N0}, 1, {N1}, 1>", dst.type, node, (dst, value, *offsets[:2]),
-            N0=counts[0], N1=counts[1])
+            N0=counts[0], N1=counts[1]), node)
         return None
 
 
@@ -426,7 +457,7 @@ def _is_tile(v) -> bool:
 
 
 #: Every tile special form, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
-TILE_OP_FORMS = {**TILE_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
+TILE_OP_FORMS = {**TILE_FORMS, **TILE_EXTRA_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
     "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
     "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
     "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft", "tile_stack", "tile_stack_push",

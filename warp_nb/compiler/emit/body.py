@@ -42,7 +42,8 @@ class FunctionWriter:
     def function(self) -> str:
         fn = self.fn
         ret = cpp_type(fn.return_type) if fn.return_type is not None else "void"
-        params = ", ".join(f"{cpp_type(p.type)} {p.name}" for p in fn.params)
+        # a mutable parameter is a tile the function writes into: a reference to the caller's copy
+        params = ", ".join(f"{cpp_type(p.type)}{'&' if p.mutable else ''} {p.name}" for p in fn.params)
         self.lines.append(f"// @wp.func {fn.name} ({comment_text(fn.loc.file, 400)}:{fn.loc.line})")
         self.lines.append(f"WPNB_FN {ret} {fn.symbol}({params}) {{")
         self.declarations(1)

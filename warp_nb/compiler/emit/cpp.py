@@ -24,10 +24,12 @@ _SCALAR_CPP = {
 }
 _KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "transformation": "transform.h"}
 HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
-                 "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h", "tile.h", "tile_ops.h", "tile_linalg.h", "tile_stack.h"]
+                 "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h", "tile.h", "tile_nd.h", "tile_ops.h", "tile_linalg.h", "tile_stack.h", "tile_random.h"]
 HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
                 "atomic.h": ["array.h"], "tile.h": ["array.h", "atomic.h", "adjoint.h"],
-                "tile_ops.h": ["array.h", "atomic.h", "adjoint.h", "tile.h"],
+                "tile_ops.h": ["array.h", "atomic.h", "adjoint.h", "tile.h", "tile_nd.h"],
+                "tile_nd.h": ["array.h", "atomic.h", "adjoint.h", "tile.h"],
+                "tile_random.h": ["random.h", "array.h", "atomic.h", "adjoint.h", "tile.h"],
                 "tile_linalg.h": ["vec.h", "array.h", "atomic.h", "adjoint.h", "tile.h", "tile_ops.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"], "closest_point.h": ["vec.h"], "array_slice.h": ["array.h"],
                "expect.h": ["vec.h"], "indexed_array.h": ["array.h", "atomic.h", "adjoint.h"]}
 QUAT_FIELDS = "xyzw"

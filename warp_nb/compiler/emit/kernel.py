@@ -15,6 +15,7 @@ from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
 from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
 from .entry import entry_point
+from .struct_ops import struct_adjoint_ops, struct_ops
 
 
 def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit | None = None) -> EmitResult:
@@ -37,6 +38,7 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
         backward_text.append(kernel_backward)
     headers = _sorted_headers(unit.headers)
     sections = [(f"struct:{struct_name(st)}", _struct_definition(st)) for st in unit.structs]
+    sections += [struct_ops(st, "atomic.h" in headers) for st in unit.structs]
     sections += [(f"tuple:{tuple_name(t)}", _tuple_definition(t)) for t in unit.tuples]
     if adjoint is not None:
         sections += _accumulate_overloads(unit) + declarations
@@ -122,13 +124,11 @@ def _accumulate_overloads(unit) -> list:
     for s in unit.structs:
         name = _local(struct_name(s))
         body = " ".join(f"accumulate(a.{field_name(n)}, b.{field_name(n)});" for n in s.fields)
-        # the gradient of a struct element read from an array, added field by field atomically
-        atomics = " ".join(f"atomic_elem_add(&p->{field_name(n)}, v.{field_name(n)});" for n, t in s.fields.items()
-                           if T.is_scalar_type(t) and t._kind == "float" or T.kind_of(t) in ("vector", "matrix"))
+        # (a struct element's gradient is added into an array by atomic_elem_add, from struct_ops)
         sections.append((f"accumulate:{struct_name(s)}", f"namespace wpnb {{\n"
                          f"WPNB_FN void accumulate({name}& a, const {name}& b) {{ {body} }}\n"
-                         f"WPNB_FN {name} atomic_elem_add({name}* p, const {name}& v) {{ {atomics} return {name}{{}}; }}\n"
                          "}  // namespace wpnb\n"))
+        sections.append(struct_adjoint_ops(s))
     for t in unit.tuples:
         name = _local(tuple_name(t))
         body = " ".join(f"accumulate(a.v{k}, b.v{k});" for k in range(len(t.items)))
