@@ -430,33 +430,37 @@ WPNB_FN void tile_sort(tile_t<K, N, 1>& keys, tile_t<V, N, 1>& values) {
 
 // --- matrix products ---------------------------------------------------------------------------
 
-// a (M x K) times b (K x N), accumulated in T, into out (added to what out holds).
-template <typename T, int M, int K, int N>
-WPNB_FN void tile_mma_into(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, tile_t<T, M, N>& out) {
+// a (M x K) times b (K x N) into out (added to what out holds), accumulated in out's type O: the
+// operands may be other float types (Warp's mixed precision: float16 a and b into a float64 out);
+// each operand is converted to O as it is read (a no-op when the types agree).
+template <typename A, typename B, typename O, int M, int K, int N>
+WPNB_FN void tile_mma_into(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, tile_t<O, M, N>& out) {
     for (int i = 0; i < M; ++i)
         for (int k = 0; k < K; ++k) {
-            const T aik = a.at(i, k);
-            for (int j = 0; j < N; ++j) out.at(i, j) = add(out.at(i, j), mul(aik, b.at(k, j)));
+            const O aik = O(a.at(i, k));
+            for (int j = 0; j < N; ++j) out.at(i, j) = add(out.at(i, j), mul(aik, O(b.at(k, j))));
         }
 }
 
-// wp.tile_matmul(a, b) = a @ b. Adjoint: adj_a += adj_ret @ b^T, adj_b += a^T @ adj_ret.
-template <typename T, int M, int K, int N>
-WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b) {
-    tile_t<T, M, N> out;
+// wp.tile_matmul(a, b) = a @ b, in a's type. Adjoint: adj_a += adj_ret @ b^T, adj_b += a^T @ adj_ret,
+// each accumulated in its operand's type.
+template <typename A, typename B, int M, int K, int N>
+WPNB_FN tile_t<A, M, N> tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b) {
+    tile_t<A, M, N> out;
     tile_mma_into(a, b, out);
     return out;
 }
-template <typename T, int M, int K, int N>
-WPNB_FN void adj_tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, tile_t<T, M, K>& adj_a,
-                          tile_t<T, K, N>& adj_b, const tile_t<T, M, N>& adj_ret) {
+template <typename A, typename B, typename R, int M, int K, int N>
+WPNB_FN void adj_tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, tile_t<A, M, K>& adj_a,
+                          tile_t<B, K, N>& adj_b, const tile_t<R, M, N>& adj_ret) {
     tile_mma_into(adj_ret, tile_transpose(b), adj_a);
     tile_mma_into(tile_transpose(a), adj_ret, adj_b);
 }
 
-// wp.tile_matmul(a, b, out, alpha, beta): alpha * a @ b + beta * out (the caller rebinds out).
-template <typename T, int M, int K, int N>
-WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>& out,
+// wp.tile_matmul(a, b, out, alpha, beta): alpha * a @ b + beta * out in out's type (the caller
+// rebinds out).
+template <typename A, typename B, typename T, int M, int K, int N>
+WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, const tile_t<T, M, N>& out,
                                  T alpha, T beta) {
     if (alpha == T(1) && beta == T(1)) {
         // the accumulating form of a tiled GEMM loop (tile_matmul(a, b, acc)): add the products into a
@@ -465,17 +469,20 @@ WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>
         tile_mma_into(a, b, r);
         return r;
     }
-    const tile_t<T, M, N> p = tile_mma(a, b);
+    tile_t<T, M, N> p;
+    tile_mma_into(a, b, p);
     tile_t<T, M, N> r;
     // beta == 0: out is not read at all (it may hold garbage or NaNs), as in BLAS and Warp
     for (int k = 0; k < M * N; ++k) r.data[k] = beta == T(0) ? mul(alpha, p.data[k]) : add(mul(alpha, p.data[k]), mul(beta, out.data[k]));
     return r;
 }
-template <typename T, int M, int K, int N>
-WPNB_FN void adj_tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>& out, T alpha,
-                          T beta, tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b, tile_t<T, M, N>& adj_out,
+template <typename A, typename B, typename T, int M, int K, int N>
+WPNB_FN void adj_tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, const tile_t<T, M, N>& out, T alpha,
+                          T beta, tile_t<A, M, K>& adj_a, tile_t<B, K, N>& adj_b, tile_t<T, M, N>& adj_out,
                           T& adj_alpha, T& adj_beta, const tile_t<T, M, N>& adj_ret) {
-    const tile_t<T, M, N> p = tile_mma(a, b), scaled = mul(adj_ret, alpha);
+    tile_t<T, M, N> p;
+    tile_mma_into(a, b, p);
+    const tile_t<T, M, N> scaled = mul(adj_ret, alpha);
     adj_tile_mma(a, b, adj_a, adj_b, scaled);
     for (int k = 0; k < M * N; ++k) {
         accumulate(adj_out.data[k], mul(beta, adj_ret.data[k]));

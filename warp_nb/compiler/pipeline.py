@@ -70,7 +70,8 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     the caller has just built in a bundle, which count as compiled now)."""
     t0 = time.perf_counter()
     syntax = parse_definition(kernel.func)
-    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False))
+    typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = emit_kernel(typed, options.mode, adjoint)
@@ -89,7 +90,8 @@ def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | No
     -> emit, for one concrete signature, no C++ compiled. `symbol` renames the kernel's C++ symbol
     (overloads of one kernel compiled into one translation unit: wp.compile_aot_module)."""
     syntax = parse_definition(kernel.func)
-    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False))
+    typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
     adjoint = adjoint_unit(typed) if options.backward else None

@@ -1,0 +1,211 @@
+"""Refusals and Warp-specific readings of tile code, for `typecheck`: what Warp rejects at the
+kernel's line (compound assignment into a view, reshaping a strided view, a float index, a
+view offset out of bounds, a shared tile larger than a CPU block's arena), explicit
+`slice(...)` offsets of wp.tile_view, the checked form of wp.tile_extract and tile_axpy into a
+broadcast shared tile. Each message keeps Warp's key phrase (its tests match it) and says what
+to write instead. A mixin of FunctionTyper that comes before TileOpForms, so its overrides of
+tile_subscript and tile_value wrap theirs."""
+
+from __future__ import annotations
+
+from . import ir
+from . import syntax as S
+from .. import types as T
+from ..errors import KernelTypeError, KernelValueError
+from ..types.tiles import TileType
+from .scope import Lit
+from .typecheck_tile_arange import ArangeForm
+from .typecheck_tile_matmul import MatmulForm
+
+#: Warp gives a CPU block a 256 KiB arena for its shared tiles; one tile larger than that cannot run
+#: there (nor on a GPU, whose blocks have less shared memory)
+SHARED_ARENA_BYTES = 256 * 1024
+
+
+def _is_tile(v) -> bool:
+    return isinstance(v, ir.Var) and isinstance(v.type, TileType)
+
+
+def _is_slice_call(n) -> bool:
+    return isinstance(n, S.Call) and isinstance(n.func, S.Name) and n.func.id == "slice"
+
+
+def _constant_node(n) -> bool:
+    """A node whose value is known without evaluating anything with effects."""
+    if isinstance(n, S.UnaryOp) and n.op in ("neg", "pos"):
+        return _constant_node(n.operand)
+    return isinstance(n, (S.Constant, S.Name, S.Attribute))
+
+
+class TileChecks(ArangeForm, MatmulForm):
+    # --- storage ----------------------------------------------------------------------------
+    def check_shared_arena(self, t: TileType, node) -> None:
+        if t.storage != "shared":
+            return
+        size = t.size * T.type_size_in_bytes(t.dtype)
+        if size > SHARED_ARENA_BYTES:
+            self.error(KernelValueError, f"wp.{self.tile_name}: a shared tile of shape {t.shape} and dtype "
+                                         f"{T.type_name(t.dtype)} needs {size} bytes, which exceeds the 256 KiB arena "
+                                         "of a block's shared memory on the CPU; use a smaller tile or "
+                                         "storage='register'", node)
+
+    # --- subscripts ---------------------------------------------------------------------------
+    def tile_subscript(self, base: ir.Var, index_nodes, node):
+        """t[...] as TileOpForms reads it, after Warp's checks of the indices; a view with a step other
+        than 1 is remembered (wp.tile_reshape refuses it, as Warp does)."""
+        for n in index_nodes:
+            if isinstance(n, S.Slice):
+                continue
+            v = self.expr(n)
+            bad = isinstance(v, Lit) and v.kind != "int" or isinstance(v, ir.Var) and not _is_tile(v) and not \
+                T.is_int_type(v.type)
+            if bad:
+                self.error(KernelTypeError, f"tile indices must be integers or slices, got {self.describe(v)}", node)
+        result = super().tile_subscript(base, index_nodes, node)
+        steps = [self.const_slice_part(n.step, node) for n in index_nodes if isinstance(n, S.Slice)]
+        if _is_tile(result) and any(s not in (None, 1) for s in steps):
+            self.strided_views.add(id(result))
+        return result
+
+    @property
+    def strided_views(self) -> set:
+        if not hasattr(self, "_strided_views"):
+            self._strided_views = set()
+        return self._strided_views
+
+    def tile_value(self, arg, node, what: str = "this argument") -> ir.Var:
+        v = super().tile_value(arg, node, what)
+        self.last_tile_argument = v  # what wp.tile_broadcast broadcasts
+        if self.tile_name == "tile_reshape" and id(v) in self.strided_views:
+            self.error(KernelValueError, "wp.tile_reshape requires a contiguous tile, but this is a strided or "
+                                         "reversed view (a slice with a step); copy it first, e.g. with "
+                                         "wp.tile_astype(view, dtype), then reshape the copy", node)
+        return v
+
+    def check_aug_target(self, target, node) -> None:
+        """t[0:4, :] += v or t[0] += v: Warp refuses a compound assignment into a view of a tile."""
+        if not (isinstance(target, S.Subscript) and isinstance(target.value, S.Name)):
+            return
+        base = self.env.get(target.value.id)
+        if not _is_tile(base):
+            return
+        if len(target.indices) < base.type.ndim or any(isinstance(i, S.Slice) for i in target.indices):
+            self.error(KernelValueError, "Compound assignment to a tile view (t[...] += v with a slice or fewer "
+                                         "indices than the tile has axes) is not supported; write the sum out: "
+                                         "t[...] = t[...] + v", node)
+
+    # --- wp.tile_view -------------------------------------------------------------------------
+    def form_tile_view(self, node):
+        """wp.tile_view(t, offset, shape): Warp's checks of the offsets first; slice(...) offsets
+        select as t[...] does."""
+        from .typecheck_tile import TileForms
+
+        self.tile_name = "tile_view"
+        a = self.tile_args(node, ("t", "offset", "shape"), 2)
+        items = a["offset"].elts if isinstance(a["offset"], S.Tuple) else (a["offset"],)
+        if any(_is_slice_call(n) for n in items):
+            if "shape" in a:
+                self.error(KernelValueError, "wp.tile_view cannot take 'shape' together with a slice offset (the "
+                                             "slices give the view's shape); drop one of them", node)
+            t = self.tile_value(a["t"], node, "the first argument")
+            return self.tile_subscript(t, tuple(self.slice_node(n) if _is_slice_call(n) else n for n in items), node)
+        t = self.tile_value(a["t"], node, "the first argument")
+        for axis, n in enumerate(items):
+            if not _constant_node(n):
+                continue
+            v = self.expr(n)
+            if isinstance(v, Lit) and v.kind not in ("int", "bool"):
+                self.error(KernelTypeError, f"wp.tile_view: offsets must be integers or slices, got "
+                                            f"{self.describe(v)}", node)
+            extent = t.type.shape[axis] if axis < t.type.ndim else None
+            if isinstance(v, Lit) and v.kind == "int" and extent is not None and not 0 <= v.value < extent:
+                self.error(KernelValueError, f"wp.tile_view: offset {v.value} is out of bounds for axis {axis} of a "
+                                             f"tile of shape {t.type.shape} (valid: 0 to {extent - 1})", node)
+        return TileForms.form_tile_view(self, node)
+
+    def slice_node(self, call) -> S.Slice:
+        """slice(stop) / slice(start, stop[, step]) as the slice syntax t[start:stop:step]; its bounds
+        must be constants (they give the view's shape)."""
+        if call.kwargs or not 1 <= len(call.args) <= 3:
+            self.error(KernelTypeError, "slice() takes 1 to 3 positional arguments", call)
+        parts = (None, call.args[0], None) if len(call.args) == 1 else (tuple(call.args) + (None,))[:3]
+        for name, p in zip(("start", "stop", "step"), parts):
+            if p is None:
+                continue
+            v = self.expr(p)
+            known = isinstance(v, Lit) and v.kind == "int" or isinstance(self.bound_constants.get(id(v)), int)
+            if not known:
+                self.error(KernelValueError, f"wp.tile_view: the slice's {name} must be a compile-time constant "
+                                             "integer (the view's shape is part of its type), got "
+                                             f"{self.describe(v)}", call)
+        return S.Slice(parts[0], parts[1], parts[2], call.loc)
+
+    # --- wp.tile_axpy -------------------------------------------------------------------------
+    def form_tile_axpy(self, node):
+        """wp.tile_axpy(alpha, src, dest): dest += alpha * src. When dest is a broadcast of a shared
+        tile, its elements share the source's storage (Warp's non-unique layout), so every
+        contribution lands in the one element it maps to: the source gains alpha * src summed
+        over the broadcast axes, and dest is the broadcast of the result."""
+        from .typecheck_tile_ops import TileOpForms
+
+        self.tile_name = "tile_axpy"
+        a = self.tile_args(node, ("alpha", "src", "dest"), 3)
+        dest = self.expr(a["dest"])
+        origin = self.broadcast_sources.get(id(dest)) if isinstance(a["dest"], S.Name) else None
+        if origin is None:
+            return TileOpForms.form_tile_axpy(self, node)
+        src = self.tile_value(a["src"], node, "src")
+        if src.type.shape != dest.type.shape:
+            self.error(KernelTypeError, f"wp.tile_axpy: src {src.type.shape} and dest {dest.type.shape} differ in "
+                                        "shape", node)
+        scaled = self.binary("mul", src, self.expr(a["alpha"]), node)
+        folded = self.fold_to(scaled, origin.type.shape, node)
+        updated = self.binary("add", origin, folded, node)
+        again = self.tile_call("tile_broadcast", "wpnb::tile_broadcast<{R}, {C}, {SR}, {SC}>", dest.type, node,
+                               (updated,), R=dest.type.rows, C=dest.type.cols,
+                               **dict(zip(("SR", "SC"), self.aligned_source(origin.type, dest.type))))
+        self.broadcast_sources[id(again)] = updated
+        self.rebind(a["dest"], again, node)
+        return None
+
+    def fold_to(self, t: ir.Var, shape: tuple, node) -> ir.Var:
+        """The 2-D (or 1-D) tile t summed over the axes where `shape` (right-aligned) has extent 1."""
+        source = (1,) * (t.type.ndim - len(shape)) + tuple(shape)
+        for axis in (0, 1)[:t.type.ndim]:
+            if source[axis] == 1 and t.type.shape[axis] != 1:
+                kept = t.type.shape[1 - axis] if t.type.ndim == 2 else 1
+                summed = self.tile_call("tile_sum", f"wpnb::tile_sum_axis<{axis}>", TileType(t.type.dtype, (kept,)),
+                                        node, (t,)) if t.type.ndim == 2 else \
+                    self.tile_call("tile_sum", "wpnb::tile_sum", TileType(t.type.dtype, (1,)), node, (t,))
+                keep = (1, kept) if axis == 0 else (kept, 1)
+                t = self.tile_call("tile_reshape", "wpnb::tile_reshape<{R}, {C}>", TileType(t.type.dtype, keep), node,
+                                   (summed,), R=keep[0], C=keep[1])
+        target = TileType(t.type.dtype, tuple(shape))
+        return self.tile_call("tile_reshape", "wpnb::tile_reshape<{R}, {C}>", target, node, (t,), R=target.rows,
+                              C=target.cols)
+
+    @staticmethod
+    def aligned_source(source: TileType, dest: TileType) -> tuple:
+        s = (1,) * (dest.ndim - source.ndim) + tuple(source.shape)
+        return (s + (1,))[:2]
+
+    @property
+    def broadcast_sources(self) -> dict:
+        """id(tile) -> the shared tile it is a broadcast of (wp.tile_broadcast of a shared tile)."""
+        if not hasattr(self, "_broadcast_sources"):
+            self._broadcast_sources = {}
+        return self._broadcast_sources
+
+    def form_tile_broadcast(self, node):
+        from .typecheck_tile import TileForms
+
+        result = TileForms.form_tile_broadcast(self, node)
+        source = self.last_tile_argument
+        if source.type.storage == "shared" and result.type.ndim <= 2:
+            self.broadcast_sources[id(result)] = source
+        return result
+
+
+#: The forms typed here, by builtin name (merged into SPECIAL_FORMS after the other tile forms).
+TILE_CHECK_FORMS = {name: getattr(TileChecks, f"form_{name}") for name in (
+    "tile_arange", "tile_matmul", "tile_view", "tile_axpy", "tile_broadcast")}
