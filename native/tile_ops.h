@@ -157,11 +157,23 @@ WPNB_FN void adj_tile_take(const tile_t<T, R, C>&, const tile_t<I, NI, 1>& idx, 
         }
 }
 
-// t[i] / t[i, j]; negative indices count from the end.
+// t[i] / t[i, j]; negative indices count from the end. With checks (debug and checked modes) an
+// index still outside the tile is reported as Warp reports it, and the process aborts, as Warp's
+// does: a tile index is not an array access the launch can report and go on from.
+template <int STRICT, typename I>
+WPNB_FN int32 tile_coord(I i, int32 n, int32 dim, const char* storage) {
+    const int64 w = STRICT ? int64(i) : wrap_index(int64(i), n);
+#if defined(WPNB_CHECKS) && WPNB_CHECKS
+    if (w < 0 || w >= n) tile_index_abort(storage, dim, int64(i), n);
+#endif
+    return int32(w);
+}
 template <typename T, int R, typename I>
-WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[wrap_index(i, R)]; }
+WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[tile_coord<0>(i, R, 0, "register")]; }
 template <typename T, int R, int C, typename I, typename J>
-WPNB_FN T tile_extract(const tile_t<T, R, C>& a, I i, J j) { return a.at(wrap_index(i, R), wrap_index(j, C)); }
+WPNB_FN T tile_extract(const tile_t<T, R, C>& a, I i, J j) {
+    return a.at(tile_coord<0>(i, R, 0, "register"), tile_coord<0>(j, C, 1, "register"));
+}
 template <typename T, int R, typename I>
 WPNB_FN void adj_tile_extract(const tile_t<T, R, 1>&, I i, tile_t<T, R, 1>& adj_a, I&, const T& adj_ret) {
     accumulate(adj_a.data[wrap_index(i, R)], adj_ret);
@@ -169,6 +181,26 @@ WPNB_FN void adj_tile_extract(const tile_t<T, R, 1>&, I i, tile_t<T, R, 1>& adj_
 template <typename T, int R, int C, typename I, typename J>
 WPNB_FN void adj_tile_extract(const tile_t<T, R, C>&, I i, J j, tile_t<T, R, C>& adj_a, I&, J&, const T& adj_ret) {
     accumulate(adj_a.at(wrap_index(i, R), wrap_index(j, C)), adj_ret);
+}
+// wp.tile_extract(t, i[, j]): as t[i, j], except that with checks a negative index is out of bounds
+// (Warp's tile_extract does not count from the end) and the report names the tile's storage.
+template <int SHARED, typename T, int R, typename I>
+WPNB_FN T tile_extract_in(const tile_t<T, R, 1>& a, I i) {
+    return a.data[tile_coord<1>(i, R, 0, SHARED ? "shared" : "register")];
+}
+template <int SHARED, typename T, int R, int C, typename I, typename J>
+WPNB_FN T tile_extract_in(const tile_t<T, R, C>& a, I i, J j) {
+    const char* storage = SHARED ? "shared" : "register";
+    return a.at(tile_coord<1>(i, R, 0, storage), tile_coord<1>(j, C, 1, storage));
+}
+template <int SHARED, typename T, int R, typename I>
+WPNB_FN void adj_tile_extract_in(const tile_t<T, R, 1>& a, I i, tile_t<T, R, 1>& adj_a, I& adj_i, const T& adj_ret) {
+    adj_tile_extract(a, i, adj_a, adj_i, adj_ret);
+}
+template <int SHARED, typename T, int R, int C, typename I, typename J>
+WPNB_FN void adj_tile_extract_in(const tile_t<T, R, C>& a, I i, J j, tile_t<T, R, C>& adj_a, I& adj_i, J& adj_j,
+                                 const T& adj_ret) {
+    adj_tile_extract(a, i, j, adj_a, adj_i, adj_j, adj_ret);
 }
 
 // --- 3-D and 4-D tiles: broadcasting and sums along an axis -------------------------------------

@@ -92,7 +92,7 @@ builtin("tile_transpose", ov(Tile(("r", "c"), D), ret=Tile(("c", "r"), D), names
         doc="The transpose of a 2-D tile.", **_ops)
 builtin("tile_extract", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),
         ov(Tile(("r", "c"), D), IDX, Scalar("J", INT), ret=same("D"), names=("a", "i", "j")),
-        doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", **_ops)
+        doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", special=True, **_ops)
 for _name, _what in (("tile_sum", "sum"), ("tile_min", "smallest element"), ("tile_max", "largest element")):
     builtin(_name, doc=f"wp.{_name}(a, axis=None): the {_what} of a tile's elements as a tile of one element; along "
                        f"`axis` (a constant), a 1-D tile of the {_what}s of its lines.", **_ops_special)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import ir
 from . import syntax as S
 from .. import types as T
-from ..errors import KernelTypeError, KernelValueError
+from ..errors import KernelTypeError, KernelUnsupportedError, KernelValueError
 from ..types.tiles import TileType
 from .scope import Lit
 from .typecheck_tile_arange import ArangeForm
@@ -20,6 +20,8 @@ from .typecheck_tile_matmul import MatmulForm
 #: Warp gives a CPU block a 256 KiB arena for its shared tiles; one tile larger than that cannot run
 #: there (nor on a GPU, whose blocks have less shared memory)
 SHARED_ARENA_BYTES = 256 * 1024
+#: element types without an atomic add on CUDA, which wp.tile_atomic_add refuses as Warp does
+_NO_ATOMIC_ADD = (T.bool, T.int8, T.uint8, T.int16, T.uint16)
 
 
 def _is_tile(v) -> bool:
@@ -38,6 +40,16 @@ def _constant_node(n) -> bool:
 
 
 class TileChecks(ArangeForm, MatmulForm):
+    def copied_from(self, v, table: dict):
+        """table's entry for v, or for the value v is a named copy of (x = t[::2]: x is a Copy of
+        the view), found by walking back the current block's copies."""
+        while isinstance(v, ir.Var):
+            if id(v) in table:
+                return table[id(v)]
+            v = next((s.value.src for s in reversed(self.block) if isinstance(s, ir.Let) and s.dst is v and
+                      isinstance(s.value, ir.Copy)), None)
+        return None
+
     # --- storage ----------------------------------------------------------------------------
     def check_shared_arena(self, t: TileType, node) -> None:
         if t.storage != "shared":
@@ -64,19 +76,20 @@ class TileChecks(ArangeForm, MatmulForm):
         result = super().tile_subscript(base, index_nodes, node)
         steps = [self.const_slice_part(n.step, node) for n in index_nodes if isinstance(n, S.Slice)]
         if _is_tile(result) and any(s not in (None, 1) for s in steps):
-            self.strided_views.add(id(result))
+            self.strided_views[id(result)] = True
         return result
 
     @property
-    def strided_views(self) -> set:
+    def strided_views(self) -> dict:
+        """id(tile) -> True for views with a step (t[::2]), which wp.tile_reshape refuses."""
         if not hasattr(self, "_strided_views"):
-            self._strided_views = set()
+            self._strided_views = {}
         return self._strided_views
 
     def tile_value(self, arg, node, what: str = "this argument") -> ir.Var:
         v = super().tile_value(arg, node, what)
         self.last_tile_argument = v  # what wp.tile_broadcast broadcasts
-        if self.tile_name == "tile_reshape" and id(v) in self.strided_views:
+        if self.tile_name == "tile_reshape" and self.copied_from(v, self.strided_views):
             self.error(KernelValueError, "wp.tile_reshape requires a contiguous tile, but this is a strided or "
                                          "reversed view (a slice with a step); copy it first, e.g. with "
                                          "wp.tile_astype(view, dtype), then reshape the copy", node)
@@ -93,6 +106,30 @@ class TileChecks(ArangeForm, MatmulForm):
             self.error(KernelValueError, "Compound assignment to a tile view (t[...] += v with a slice or fewer "
                                          "indices than the tile has axes) is not supported; write the sum out: "
                                          "t[...] = t[...] + v", node)
+
+    def tile_array(self, arg, node) -> ir.Var:
+        arr = super().tile_array(arg, node)
+        scalar = getattr(arr.type.dtype, "_wp_scalar_type_", arr.type.dtype)
+        if self.tile_name == "tile_atomic_add" and scalar in _NO_ATOMIC_ADD:
+            self.error(KernelUnsupportedError, f"wp.tile_atomic_add only supports arrays of 32- and 64-bit integers "
+                                               f"and of floats (and vectors and matrices of them), got an array of "
+                                               f"{T.type_name(arr.type.dtype)}: CUDA has no atomic add for it; "
+                                               "accumulate in a wider type", node)
+        return arr
+
+    def form_tile_extract(self, node):
+        """wp.tile_extract(t, i[, j]): one element; with checks an index outside the tile stops the
+        process with Warp's report naming the tile's storage, dimension and index."""
+        self.tile_name = "tile_extract"
+        a = self.tile_args(node, ("a", "i", "j"), 2)
+        t = self.tile_value(a["a"], node, "the first argument")
+        index_nodes = tuple(a[k] for k in ("i", "j") if k in a)
+        if len(index_nodes) != t.type.ndim:
+            self.error(KernelTypeError, f"wp.tile_extract: a {t.type.ndim}-D tile takes {t.type.ndim} indices, got "
+                                        f"{len(index_nodes)}", node)
+        indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(index_nodes, node)]
+        return self.tile_call("tile_extract", "wpnb::tile_extract_in<{SH}>", t.type.dtype, node, (t, *indices),
+                              SH=int(t.type.storage == "shared"))
 
     # --- wp.tile_view -------------------------------------------------------------------------
     def form_tile_view(self, node):
@@ -151,7 +188,7 @@ class TileChecks(ArangeForm, MatmulForm):
         self.tile_name = "tile_axpy"
         a = self.tile_args(node, ("alpha", "src", "dest"), 3)
         dest = self.expr(a["dest"])
-        origin = self.broadcast_sources.get(id(dest)) if isinstance(a["dest"], S.Name) else None
+        origin = self.copied_from(dest, self.broadcast_sources) if isinstance(a["dest"], S.Name) else None
         if origin is None:
             return TileOpForms.form_tile_axpy(self, node)
         src = self.tile_value(a["src"], node, "src")
@@ -208,4 +245,4 @@ class TileChecks(ArangeForm, MatmulForm):
 
 #: The forms typed here, by builtin name (merged into SPECIAL_FORMS after the other tile forms).
 TILE_CHECK_FORMS = {name: getattr(TileChecks, f"form_{name}") for name in (
-    "tile_arange", "tile_matmul", "tile_view", "tile_axpy", "tile_broadcast")}
+    "tile_arange", "tile_matmul", "tile_view", "tile_axpy", "tile_broadcast", "tile_extract")}
