@@ -323,7 +323,7 @@ class TileOpForms(TileForms):
             return taken
         if len(index_nodes) == t.ndim and not any(isinstance(n, S.Slice) for n in index_nodes):
             if t.ndim <= 2:
-                return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
+                return self.call_builtin(BUILTINS["tile_element"], [base, *self.indices(index_nodes, node)], node)
             indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(index_nodes, node)]
             e = t.padded_shape
             template = "wpnb::tile_extract_nd<{E1}, {E2}, {E3}>" if t.ndim == 3 else \
