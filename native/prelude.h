@@ -168,6 +168,10 @@ struct bfloat16 {
 
 }  // namespace wpnb
 
+// Warp's native namespace, for @wp.func_native snippets written against Warp's headers
+// (wp::vec_t<3, wp::float32>, wp::tile_extract ...): the same templates by warp_nb's names.
+namespace wp = wpnb;
+
 namespace wpnb {
 // A negative index counts from the end, as in Python and Warp 1.19 (x[-1] is the last element);
 // in every mode, checked or not. What is still outside [0, n) is out of bounds.
