@@ -16,6 +16,7 @@ from ..builtins import registry
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
+from ..types.tiles import TileType
 from ..types.generic import is_generic, matches
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
@@ -153,7 +154,8 @@ class SpecialForms(TileChecks, TileOpForms):
                 namespace[name] = v.obj
             elif isinstance(v, ir.Var) and id(v) in self.bound_constants:
                 namespace[name] = self.bound_constants[id(v)]
-            elif isinstance(v, ir.Var) and (T.is_composite_type(v.type) or isinstance(v.type, ir.TupleType)):
+            elif isinstance(v, ir.Var) and (T.is_composite_type(v.type) or
+                                            isinstance(v.type, (ir.TupleType, TileType))):
                 namespace[name] = _KnownLength(v.type)
         try:
             value = eval(compile(source, loc.file, "eval"), namespace)  # noqa: S307 (the user's own code)
@@ -428,4 +430,6 @@ class _KnownLength:
 
     def __len__(self) -> int:
         items = getattr(self.type, "items", None)  # a tuple
+        if isinstance(self.type, TileType):  # a tile: its first extent, as len(numpy array)
+            return int(self.type.shape[0])
         return len(items) if items is not None else int(self.type._shape_[0])
