@@ -13,7 +13,7 @@ from . import syntax as S
 from .. import types as T
 from ..builtins import registry
 from ..builtins.registry import BUILTINS, Overload, Resolved
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelValueError
 from ..types.array_type import ArrayType
 from ..types.scalars import canonical_scalar
 from ..types.tiles import TileType, tile_type
@@ -415,8 +415,9 @@ class TileForms(Constructors):
             axes = set()
             for x in items:
                 if not -len(shape) <= x.value < len(shape):
-                    self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} is out of range for a "
-                                                f"{len(shape)}-D tile", node)
+                    self.error(KernelValueError, f"tile_squeeze() axis {x.value} is out of bounds for tile with "
+                                                 f"{len(shape)} dimensions (valid: {-len(shape)} to {len(shape) - 1})",
+                               node)
                 axis = x.value % len(shape)
                 if shape[axis] != 1:
                     self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} has extent {shape[axis]}, not 1",

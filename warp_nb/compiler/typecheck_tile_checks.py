@@ -236,6 +236,11 @@ class TileChecks(ArangeForm, MatmulForm):
     def form_tile_broadcast(self, node):
         from .typecheck_tile import TileForms
 
+        self.tile_name = "tile_broadcast"
+        shape = self.tile_args(node, ("t", "shape", "storage"), 2)["shape"]
+        if isinstance(shape, S.Tuple) and not 1 <= len(shape.elts) <= 4:
+            self.error(KernelValueError, "tile_broadcast() output must have between one and four dimensions, got "
+                                         f"{len(shape.elts)}", node)
         result = TileForms.form_tile_broadcast(self, node)
         source = self.last_tile_argument
         if source.type.storage == "shared" and result.type.ndim <= 2:
