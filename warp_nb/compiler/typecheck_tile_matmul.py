@@ -11,11 +11,12 @@ at least as precise as TF32)."""
 
 from __future__ import annotations
 
+import warnings
+
 from . import syntax as S
 from .. import types as T
 from ..errors import KernelTypeError, KernelValueError, source_label
 from ..types.tiles import TileType
-from ..utils.functions import warn
 from .scope import Lit, PyObj
 
 _PRECISIONS = ("default", "tf32")
@@ -75,8 +76,9 @@ class MatmulForm:
             got = ", ".join(T.type_name(t.type.dtype) for t in tiles)
             self.error(KernelTypeError, f"wp.tile_matmul: precision='tf32' requires float32 tiles, got {got}", node)
         if p.obj == "tf32":  # said when the kernel is built (hashing a module types nothing), as Warp says it
-            warn(f"wp.tile_matmul at {source_label(node.loc.file)}:{node.loc.line}: warp_nb cannot honor "
-                 "precision='tf32' (it has no TF32 GEMM); the product is computed in full float32")
+            warnings.warn(f"wp.tile_matmul at {source_label(node.loc.file)}:{node.loc.line}: warp_nb cannot honor "
+                          "precision='tf32' (it has no TF32 GEMM); the product is computed in full float32",
+                          stacklevel=2)
 
     def matmul_shapes(self, a: TileType, b: TileType, out, node) -> None:
         tiles = [t for t in (a, b, out) if t is not None]
