@@ -188,6 +188,26 @@ def test_tile_extract_out_of_bounds_aborts_with_warps_report(tmp_path):
                 "valid range [0, 2)") in r.stderr, r.stderr
 
 
+@wp.kernel
+def assign_mixed(src: wp.array2d(dtype=wp.float64), dst: wp.array2d(dtype=wp.float32)):
+    row = wp.tile_load(src, shape=(1, 3))
+    dest = wp.tile_zeros(shape=(2, 3), dtype=wp.float32)
+    wp.tile_assign(dest, wp.tile_broadcast(row, shape=(2, 3)))  # float64 values into a float32 tile
+    wp.tile_store(dst, dest)
+
+
+def test_tile_assign_converts_to_the_destination_type():
+    src_np = np.array([[1.1, 2.2, -3.3]])
+    src, dst = wp.array(src_np, requires_grad=True), wp.zeros((2, 3), dtype=wp.float32, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(assign_mixed, dim=1, inputs=[src, dst], block_dim=32)
+    np.testing.assert_array_equal(dst.numpy(), np.broadcast_to(src_np.astype(np.float32), (2, 3)))
+    dst.grad = wp.array(np.arange(1, 7, dtype=np.float32).reshape(2, 3))
+    tape.backward()
+    np.testing.assert_allclose(src.grad.numpy(), [[5.0, 7.0, 9.0]])
+
+
 @pytest.mark.needs_nvrtc
 def test_check_kernels_compile_for_sm90_with_nvrtc():
     from warp_nb.compiler.pipeline import compile_kernel
@@ -197,7 +217,7 @@ def test_check_kernels_compile_for_sm90_with_nvrtc():
         nvrtc.nvrtc_version()
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
-    kernels = [aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums]
+    kernels = [aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

@@ -397,6 +397,10 @@ class TileOpForms(TileForms):
         value = src if isinstance(src, ir.Var) and isinstance(src.type, TileType) else self.tile_call(
             "tile", "wpnb::tile_from_value", TileType(dst.type.dtype, (1,)), node,
             (self.convert(src, dst.type.dtype, node, "the assigned value"),))
+        if value.type.dtype != dst.type.dtype and T.is_scalar_type(value.type.dtype) and \
+                T.is_scalar_type(dst.type.dtype):  # Warp converts the values to dst's type (and adjoints back)
+            value = self.tile_call("tile_astype", "wpnb::tile_astype<{U}>", TileType(dst.type.dtype, value.type.shape),
+                                   node, (value,), U=dst.type.dtype)
         if value.type.dtype != dst.type.dtype:
             self.error(KernelTypeError, "wp.tile_assign: the tiles' dtypes differ; convert with wp.tile_astype", node)
         offsets += [self.materialize(Lit(0, "int"), T.int32, node) for _ in range(2 - len(offsets))]
