@@ -247,7 +247,7 @@ class TileForms(Constructors):
     def store_like(self, node, name: str, returns):
         statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
         self.tile_name = name
-        a = self.tile_args(node, ("a", "t", "offset", "bounds_check"), 2)
+        a = self.tile_args(node, ("a", "t", "offset", "bounds_check", "aligned"), 2)  # aligned: a hint
         arr = self.tile_array(a["a"], node)
         t = self.tile_value(a["t"], node, "the second argument")
         if t.type.ndim != arr.type.ndim:

@@ -58,7 +58,8 @@ class MatmulForm:
         result = TileType(acc, (x.type.shape[0], y.type.shape[1]))
         if out is None:
             return self.tile_call("tile_mma", "wpnb::tile_mma", result, node, (x, y))
-        scale = [self.convert(self.expr(a[k]) if k in a else Lit(1.0, "float"), acc, node, k) for k in ("alpha", "beta")]
+        scale = [self.convert(self.expr(a[k]) if k in a else Lit(1.0, "float"), acc, node, k)
+                 for k in ("alpha", "beta")]
         self.bind(a["out"].id, self.tile_call("tile_mma", "wpnb::tile_mma", result, node, (x, y, out, *scale)), node)
         return None
 
