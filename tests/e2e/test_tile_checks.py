@@ -74,6 +74,26 @@ def test_mixed_precision_matmul_accumulates_in_outs_type():
     tape.backward(grads={Cw: wp.array(np.ones((4, 4)))})
     np.testing.assert_allclose(Aw.grad.numpy().astype(np.float64), 0.5 * np.ones((4, 4)) @ B.T, rtol=2e-3)
     np.testing.assert_allclose(Bw.grad.numpy(), 0.5 * A.astype(np.float64).T @ np.ones((4, 4)), rtol=1e-5)
+    # C was overwritten by the store: its gradient is that of the values loaded before, beta * 1
+    np.testing.assert_allclose(Cw.grad.numpy(), -1.3 * np.ones((4, 4)), rtol=1e-12)
+
+
+@wp.kernel
+def store_twice(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=4)
+    wp.tile_store(y, t * 5.0)  # overwritten by the next store: contributes nothing
+    wp.tile_store(y, t * 3.0)
+    wp.tile_atomic_add(y, t * 2.0)  # added to what the store left: both count
+
+
+def test_an_overwritten_store_carries_no_gradient():
+    x, y = wp.array(np.arange(4, dtype=np.float32), requires_grad=True), wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(store_twice, dim=1, inputs=[x, y], block_dim=32)
+    np.testing.assert_allclose(y.numpy(), np.arange(4) * 5.0)
+    tape.backward(grads={y: wp.ones(4, dtype=float)})
+    np.testing.assert_allclose(x.grad.numpy(), np.full(4, 5.0))
 
 
 @wp.kernel(enable_backward=False)
@@ -217,7 +237,8 @@ def test_check_kernels_compile_for_sm90_with_nvrtc():
         nvrtc.nvrtc_version()
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
-    kernels = [aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed]
+    kernels = [aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed,
+               store_twice]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:
