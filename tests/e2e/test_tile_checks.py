@@ -228,6 +228,39 @@ def test_tile_assign_converts_to_the_destination_type():
     np.testing.assert_allclose(src.grad.numpy(), [[5.0, 7.0, 9.0]])
 
 
+@wp.kernel
+def add_indexed(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(x, shape=(3, 4))
+    rows = wp.tile_arange(3, dtype=int) * 2 - 1  # -1: outside y, skipped
+    wp.tile_atomic_add_indexed(y, indices=rows, t=t, axis=0)
+    wp.tile_atomic_add_indexed(y, rows, t * 10.0, offset=(0, 1), axis=0)
+
+
+@wp.kernel(enable_backward=False)
+def add_indexed_prev(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), prev: wp.array2d(dtype=float)):
+    rows = wp.tile_arange(3, dtype=int) * 2 - 1
+    wp.tile_store(prev, wp.tile_atomic_add_indexed(y, rows, wp.tile_load(x, shape=(3, 4)), axis=0))
+
+
+def test_tile_atomic_add_indexed_adds_at_the_indexed_rows():
+    x = rng.random((3, 4)).astype(np.float32)
+    y0 = rng.random((4, 5)).astype(np.float32)
+    X, Y = wp.array(x, requires_grad=True), wp.array(y0, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(add_indexed, dim=1, inputs=[X, Y], block_dim=32)
+    expected = y0.copy()
+    expected[[1, 3], :4] += x[1:]
+    expected[[1, 3], 1:5] += 10.0 * x[1:]
+    np.testing.assert_allclose(Y.numpy(), expected, rtol=1e-6)
+    tape.backward(grads={Y: wp.ones((4, 5), dtype=float)})
+    np.testing.assert_allclose(X.grad.numpy(), np.r_[np.zeros((1, 4)), np.full((2, 4), 11.0)])
+    prev = wp.full((3, 4), -1.0, dtype=float)
+    wp.launch_tiled(add_indexed_prev, dim=1, inputs=[X, Y, prev], block_dim=32)
+    np.testing.assert_allclose(prev.numpy()[1:], expected[[1, 3], :4], rtol=1e-6)  # the values before this add
+    np.testing.assert_array_equal(prev.numpy()[0], 0.0)  # outside: no previous value
+
+
 @pytest.mark.needs_nvrtc
 def test_check_kernels_compile_for_sm90_with_nvrtc():
     from warp_nb.compiler.pipeline import compile_kernel
@@ -238,7 +271,7 @@ def test_check_kernels_compile_for_sm90_with_nvrtc():
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
     kernels = [aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed,
-               store_twice]
+               store_twice, add_indexed, add_indexed_prev]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

@@ -61,6 +61,10 @@ builtin("tile_load_indexed", doc="wp.tile_load_indexed(a, indices, shape, offset
 builtin("tile_store_indexed", doc="wp.tile_store_indexed(a, indices, t, offset=0, axis=0): t written to a with its "
                                   "entries along `axis` going to offset + indices[k]; outside the array: skipped.",
         side_effects=True, **_special)
+builtin("tile_atomic_add_indexed", doc="wp.tile_atomic_add_indexed(a, indices, t, offset=0, axis=0): t added "
+                                       "atomically to a with its entries along `axis` going to offset + indices[k]; "
+                                       "outside the array: skipped. Returns the previous values as a tile.",
+        side_effects=True, **dict(_special, header="tile_indexed.h"))
 builtin("tile_store", doc="wp.tile_store(a, t, offset=0): write tile t into a at offset; elements that fall outside "
                           "the array are not written.", side_effects=True, **_special)
 builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k] += t[k] atomically, inside the "

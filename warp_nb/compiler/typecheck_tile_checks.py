@@ -110,8 +110,8 @@ class TileChecks(ArangeForm, MatmulForm):
     def tile_array(self, arg, node) -> ir.Var:
         arr = super().tile_array(arg, node)
         scalar = getattr(arr.type.dtype, "_wp_scalar_type_", arr.type.dtype)
-        if self.tile_name == "tile_atomic_add" and scalar in _NO_ATOMIC_ADD:
-            self.error(KernelUnsupportedError, f"wp.tile_atomic_add only supports arrays of 32- and 64-bit integers "
+        if self.tile_name.startswith("tile_atomic_add") and scalar in _NO_ATOMIC_ADD:
+            self.error(KernelUnsupportedError, f"wp.{self.tile_name} only supports arrays of 32- and 64-bit integers "
                                                f"and of floats (and vectors and matrices of them), got an array of "
                                                f"{T.type_name(arr.type.dtype)}: CUDA has no atomic add for it; "
                                                "accumulate in a wider type", node)
@@ -130,6 +130,25 @@ class TileChecks(ArangeForm, MatmulForm):
         indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(index_nodes, node)]
         return self.tile_call("tile_extract", "wpnb::tile_extract_in<{SH}>", t.type.dtype, node, (t, *indices),
                               SH=int(t.type.storage == "shared"))
+
+    def form_tile_atomic_add_indexed(self, node):
+        """wp.tile_atomic_add_indexed(a, indices, t, offset=0, axis=0): tile_store_indexed's places,
+        added to atomically; the previous values as a tile (unless the call is a statement)."""
+        statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
+        self.tile_name = "tile_atomic_add_indexed"
+        a = self.tile_args(node, ("a", "indices", "t", "offset", "axis"), 3)
+        arr = self.tile_array(a["a"], node)
+        t = self.tile_value(a["t"], node, "t")
+        if t.type.ndim != arr.type.ndim or arr.type.ndim > 2 or t.type.dtype != arr.type.dtype:
+            self.error(KernelTypeError, f"wp.tile_atomic_add_indexed: a {T.type_name(t.type)} does not fit a "
+                                        f"{arr.type.ndim}-D array of {T.type_name(arr.type.dtype)}", node)
+        idx, axis, offsets = self.indexed_parts(a, arr, node)
+        if t.type.shape[axis] != idx.type.shape[0]:
+            self.error(KernelTypeError, f"wp.tile_atomic_add_indexed: the tile has {t.type.shape[axis]} entries "
+                                        f"along axis {axis} but there are {idx.type.shape[0]} indices", node)
+        result = None if statement else TileType(t.type.dtype, t.type.shape)
+        return self.tile_call("tile_atomic_add_indexed", "wpnb::tile_atomic_add_indexed<{AX}>", result, node,
+                              (arr, idx, t, *offsets), AX=axis)
 
     # --- wp.tile_view -------------------------------------------------------------------------
     def form_tile_view(self, node):
@@ -250,4 +269,5 @@ class TileChecks(ArangeForm, MatmulForm):
 
 #: The forms typed here, by builtin name (merged into SPECIAL_FORMS after the other tile forms).
 TILE_CHECK_FORMS = {name: getattr(TileChecks, f"form_{name}") for name in (
-    "tile_arange", "tile_matmul", "tile_view", "tile_axpy", "tile_broadcast", "tile_extract")}
+    "tile_arange", "tile_matmul", "tile_view", "tile_axpy", "tile_broadcast", "tile_extract",
+    "tile_atomic_add_indexed")}
