@@ -261,6 +261,20 @@ def test_tile_atomic_add_indexed_adds_at_the_indexed_rows():
     np.testing.assert_array_equal(prev.numpy()[0], 0.0)  # outside: no previous value
 
 
+@wp.kernel
+def extracts(a: wp.array3d(dtype=float), out: wp.array(dtype=float)):
+    t = wp.tile_load(a, shape=(2, 3, 4))
+    m = wp.tile_load(a[1], shape=(3, 4), storage="shared")
+    out[0] = wp.tile_extract(t, 1, 2, 3) + wp.tile_extract(m, 0, 1) * 100.0 + m[-1, -1] * 1000.0
+
+
+def test_tile_extract_reads_one_element():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    out = wp.zeros(1, dtype=float)
+    wp.launch_tiled(extracts, dim=1, inputs=[wp.array(a), out], block_dim=32)
+    assert out.numpy()[0] == a[1, 2, 3] + a[1, 0, 1] * 100.0 + a[1, -1, -1] * 1000.0
+
+
 @pytest.mark.needs_nvrtc
 def test_check_kernels_compile_for_sm90_with_nvrtc():
     from warp_nb.compiler.pipeline import compile_kernel
@@ -271,7 +285,7 @@ def test_check_kernels_compile_for_sm90_with_nvrtc():
     except nvrtc.NVRTCUnavailableError as e:
         pytest.skip(f"NVRTC unavailable: {e}")
     kernels = [aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed,
-               store_twice, add_indexed, add_indexed_prev]
+               store_twice, add_indexed, add_indexed_prev, extracts]
     jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
     assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
     for k, options, sig in jobs:

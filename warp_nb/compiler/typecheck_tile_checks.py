@@ -121,12 +121,19 @@ class TileChecks(ArangeForm, MatmulForm):
         """wp.tile_extract(t, i[, j]): one element; with checks an index outside the tile stops the
         process with Warp's report naming the tile's storage, dimension and index."""
         self.tile_name = "tile_extract"
-        a = self.tile_args(node, ("a", "i", "j"), 2)
-        t = self.tile_value(a["a"], node, "the first argument")
-        index_nodes = tuple(a[k] for k in ("i", "j") if k in a)
+        if node.kwargs:
+            a = self.tile_args(node, ("a", "i", "j"), 2)
+            t_node, index_nodes = a["a"], tuple(a[k] for k in ("i", "j") if k in a)
+        else:  # positional: as many indices as the tile has axes (up to four)
+            t_node, index_nodes = (node.args[0] if node.args else None), tuple(node.args[1:])
+        if t_node is None:
+            self.error(KernelTypeError, "wp.tile_extract needs the argument `a`", node)
+        t = self.tile_value(t_node, node, "the first argument")
         if len(index_nodes) != t.type.ndim:
             self.error(KernelTypeError, f"wp.tile_extract: a {t.type.ndim}-D tile takes {t.type.ndim} indices, got "
                                         f"{len(index_nodes)}", node)
+        if t.type.ndim > 2:  # 3-D and 4-D tiles: t[i, j, k] reads them
+            return self.tile_subscript(t, index_nodes, node)
         indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(index_nodes, node)]
         return self.tile_call("tile_extract", "wpnb::tile_extract_in<{SH}>", t.type.dtype, node, (t, *indices),
                               SH=int(t.type.storage == "shared"))
