@@ -44,8 +44,9 @@ class TileChecks(ArangeForm, MatmulForm):
         """table's entry for v, or for the value v is a named copy of (x = t[::2]: x is a Copy of
         the view), found by walking back the current block's copies."""
         while isinstance(v, ir.Var):
-            if id(v) in table:
-                return table[id(v)]
+            entry = table.get(id(v))
+            if entry is not None and entry[0] is v:  # the var itself is kept: its id is not reused
+                return entry[1]
             v = next((s.value.src for s in reversed(self.block) if isinstance(s, ir.Let) and s.dst is v and
                       isinstance(s.value, ir.Copy)), None)
         return None
@@ -76,12 +77,12 @@ class TileChecks(ArangeForm, MatmulForm):
         result = super().tile_subscript(base, index_nodes, node)
         steps = [self.const_slice_part(n.step, node) for n in index_nodes if isinstance(n, S.Slice)]
         if _is_tile(result) and any(s not in (None, 1) for s in steps):
-            self.strided_views[id(result)] = True
+            self.strided_views[id(result)] = (result, True)
         return result
 
     @property
     def strided_views(self) -> dict:
-        """id(tile) -> True for views with a step (t[::2]), which wp.tile_reshape refuses."""
+        """id(tile) -> (tile, True) for views with a step (t[::2]), which wp.tile_reshape refuses."""
         if not hasattr(self, "_strided_views"):
             self._strided_views = {}
         return self._strided_views
@@ -227,7 +228,7 @@ class TileChecks(ArangeForm, MatmulForm):
         again = self.tile_call("tile_broadcast", "wpnb::tile_broadcast<{R}, {C}, {SR}, {SC}>", dest.type, node,
                                (updated,), R=dest.type.rows, C=dest.type.cols,
                                **dict(zip(("SR", "SC"), self.aligned_source(origin.type, dest.type))))
-        self.broadcast_sources[id(again)] = updated
+        self.broadcast_sources[id(again)] = (again, updated)
         self.rebind(a["dest"], again, node)
         return None
 
@@ -254,7 +255,7 @@ class TileChecks(ArangeForm, MatmulForm):
 
     @property
     def broadcast_sources(self) -> dict:
-        """id(tile) -> the shared tile it is a broadcast of (wp.tile_broadcast of a shared tile)."""
+        """id(tile) -> (tile, the shared tile it is a broadcast of) (wp.tile_broadcast of a shared tile)."""
         if not hasattr(self, "_broadcast_sources"):
             self._broadcast_sources = {}
         return self._broadcast_sources
@@ -270,7 +271,7 @@ class TileChecks(ArangeForm, MatmulForm):
         result = TileForms.form_tile_broadcast(self, node)
         source = self.last_tile_argument
         if source.type.storage == "shared" and result.type.ndim <= 2:
-            self.broadcast_sources[id(result)] = source
+            self.broadcast_sources[id(result)] = (result, source)
         return result
 
 
