@@ -14,12 +14,12 @@ from warp_nb.errors import KernelError
 from warp_nb.types.array_type import ArrayType
 
 
-def typed(body: str, params=(), backward_enabled: bool = False):
-    names = ", ".join(f"{n}: {a}" for n, a, _ in params)
-    src = f"def k({names}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+def typed(body: str, params=(), backward_enabled: bool = False, names: dict | None = None):
+    signature = ", ".join(f"{n}: {a}" for n, a, _ in params)
+    src = f"def k({signature}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
     fdef = parse_source(src, "k.py")
     scope = Scope(lambda: None)
-    scope.globals = {"wp": wp}
+    scope.globals = {"wp": wp, **(names or {})}
     return typecheck_kernel(fdef, [t for _, _, t in params], scope, Context("release", False, backward_enabled))
 
 
@@ -134,3 +134,31 @@ def test_integer_ranges_are_counted_exactly():
     assert plan([0, 9007199254740993, 9007199254740992], wp.int64)[0] == 2
     assert plan([10, 0, -3], wp.int32) == (4, 10, -3)
     assert plan([0.0, 10.0], wp.int32)[0] == 10  # integral float bounds hold an exact integer
+
+
+@wp.struct
+class Pair:
+    x: float
+    n: int
+
+
+@wp.func
+def pair_x_sum(a: Pair, b: Pair) -> float:
+    return a.x + b.x
+
+
+@pytest.mark.parametrize("body, words", [
+    ("t = wp.tile_ones(8, dtype=Pair)", "tile_ones does not support Warp struct"),
+    ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_min(t)", "tile_min does not support Warp struct"),
+    ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_argmax(t)", "tile_argmax does not support Warp struct"),
+    ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_reduce(wp.min, t)",
+     "no overload of wp.min accepts Warp struct"),
+    ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_reduce(pair_x_sum, t)", "must return the tile element type"),
+    ("t = wp.tile_zeros(shape=8, dtype=Pair)\nt &= t", "bitwise inplace operators"),
+    ("t = wp.tile_zeros(shape=8, dtype=Pair)\nt[0] |= Pair()", "bitwise inplace operators"),
+    ("t = wp.tile_arange(8, dtype=Pair)", "tile_arange() requires a numeric scalar dtype"),
+])
+def test_struct_tiles_refuse_what_structs_cannot_do(body, words):
+    with pytest.raises(TypeError) as info:
+        typed(body, names={"Pair": Pair, "pair_x_sum": pair_x_sum})
+    assert words in str(info.value), str(info.value)

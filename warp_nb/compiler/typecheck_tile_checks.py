@@ -20,12 +20,18 @@ from .typecheck_tile_matmul import MatmulForm
 #: Warp gives a CPU block a 256 KiB arena for its shared tiles; one tile larger than that cannot run
 #: there (nor on a GPU, whose blocks have less shared memory)
 SHARED_ARENA_BYTES = 256 * 1024
+#: reductions that order the elements, which a struct has no order for
+_ORDERING = ("tile_min", "tile_max", "tile_argmin", "tile_argmax")
 #: element types without an atomic add on CUDA, which wp.tile_atomic_add refuses as Warp does
 _NO_ATOMIC_ADD = (T.bool, T.int8, T.uint8, T.int16, T.uint16)
 
 
 def _is_tile(v) -> bool:
     return isinstance(v, ir.Var) and isinstance(v.type, TileType)
+
+
+def _is_struct(t) -> bool:
+    return bool(getattr(t, "_wp_struct_", False))
 
 
 def _is_slice_call(n) -> bool:
@@ -90,6 +96,9 @@ class TileChecks(ArangeForm, MatmulForm):
     def tile_value(self, arg, node, what: str = "this argument") -> ir.Var:
         v = super().tile_value(arg, node, what)
         self.last_tile_argument = v  # what wp.tile_broadcast broadcasts
+        if self.tile_name in _ORDERING and _is_struct(v.type.dtype):
+            self.error(KernelTypeError, f"wp.{self.tile_name} does not support Warp struct dtypes (a struct has no "
+                                        f"order), got {T.type_name(v.type)}; reduce one of its fields", node)
         if self.tile_name == "tile_reshape" and self.copied_from(v, self.strided_views):
             self.error(KernelValueError, "wp.tile_reshape requires a contiguous tile, but this is a strided or "
                                          "reversed view (a slice with a step); copy it first, e.g. with "
@@ -97,7 +106,15 @@ class TileChecks(ArangeForm, MatmulForm):
         return v
 
     def check_aug_target(self, target, node) -> None:
-        """t[0:4, :] += v or t[0] += v: Warp refuses a compound assignment into a view of a tile."""
+        """t[0:4, :] += v or t[0] += v: Warp refuses a compound assignment into a view of a tile; and
+        t &= u on a tile of structs (or one of its elements)."""
+        if node.op in ("bit_and", "bit_or", "bit_xor"):
+            root = target.value if isinstance(target, S.Subscript) else target
+            held = self.env.get(root.id) if isinstance(root, S.Name) else None
+            t = getattr(held, "type", None)
+            if _is_struct(t.dtype if isinstance(t, TileType) else t):
+                self.error(KernelTypeError, "bitwise inplace operators (&=, |=, ^=) do not support Warp struct "
+                                            "values; apply them to the struct's integer fields", node)
         if not (isinstance(target, S.Subscript) and isinstance(target.value, S.Name)):
             return
         base = self.env.get(target.value.id)
@@ -157,6 +174,27 @@ class TileChecks(ArangeForm, MatmulForm):
         result = None if statement else TileType(t.type.dtype, t.type.shape)
         return self.tile_call("tile_atomic_add_indexed", "wpnb::tile_atomic_add_indexed<{AX}>", result, node,
                               (arr, idx, t, *offsets), AX=axis)
+
+    def element_function(self, f, dtypes: list, node) -> tuple:
+        from ..builtins import registry
+        from .scope import PyObj
+
+        if self.tile_name == "tile_reduce" and any(_is_struct(t) for t in dtypes) and isinstance(f, PyObj) and \
+                isinstance(f.obj, registry.Builtin) and registry.resolve(f.obj, list(dtypes)) is None:
+            self.error(KernelTypeError, f"wp.tile_reduce: no overload of wp.{f.obj.name} accepts Warp struct "
+                                        f"elements ({T.type_name(dtypes[0])}); reduce with a @wp.func over the "
+                                        "struct", node)
+        return super().element_function(f, dtypes, node)
+
+    def form_tile_ones(self, node):
+        from .typecheck_tile import TileForms
+
+        self.tile_name = "tile_ones"
+        a = self.tile_args(node, ("shape", "dtype", "storage"))
+        if "dtype" in a and _is_struct(self.tile_dtype(a["dtype"], node)):
+            self.error(KernelTypeError, "wp.tile_ones does not support Warp struct dtypes (a struct has no value "
+                                        "one); use wp.tile_zeros or wp.tile_full with a struct value", node)
+        return TileForms.form_tile_ones(self, node)
 
     # --- wp.tile_view -------------------------------------------------------------------------
     def form_tile_view(self, node):
@@ -278,4 +316,4 @@ class TileChecks(ArangeForm, MatmulForm):
 #: The forms typed here, by builtin name (merged into SPECIAL_FORMS after the other tile forms).
 TILE_CHECK_FORMS = {name: getattr(TileChecks, f"form_{name}") for name in (
     "tile_arange", "tile_matmul", "tile_view", "tile_axpy", "tile_broadcast", "tile_extract",
-    "tile_atomic_add_indexed")}
+    "tile_atomic_add_indexed", "tile_ones")}

@@ -56,7 +56,8 @@ class TileOpForms(TileForms):
         t = self.tile_value(a["a"], node, "the second argument")
         callee, ret = self.element_function(self.expr(a["op"]), [t.type.dtype] * 2, node)
         if ret != t.type.dtype:
-            self.error(KernelTypeError, f"wp.tile_reduce: f must return the elements' type {T.type_name(t.type.dtype)}",
+            self.error(KernelTypeError, f"wp.tile_reduce: f must return the tile element type "
+                                        f"{T.type_name(t.type.dtype)}, got {T.type_name(ret)}",
                        node)
         axis, shape = self.reduction_axis(t.type, a, node)
         fold = f"[](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}}"
