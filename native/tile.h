@@ -127,7 +127,12 @@ WPNB_FN void adj_tile_load(const array_t<T, 2>& a, I o0, J o1, array_t<T, 2>&, I
             if (tile_inside(a, o0 + i, o1 + j)) atomic_elem_add(tile_element(a, a.grad, o0 + i, o1 + j), adj_ret.at(i, j));
 }
 
-// Write t into a at the offset. Adjoint: t's adjoint reads a's gradient there.
+// The adjoint of an overwritten element: its gradient moves into the stored value's adjoint.
+template <typename T> WPNB_FN void tile_take_grad(T& adj, T* grad) { accumulate(adj, *grad); *grad = T(); }
+
+// Write t into a at the offset. Adjoint: t's adjoint reads a's gradient there, which is then cleared:
+// the values the store overwrote do not reach the output, so a load of them before the store (c =
+// tile_load(C); ...; tile_store(C, c)) gets only its own path's gradient, as in Warp.
 template <typename T, int R, typename I>
 WPNB_FN void tile_store(const array_t<T, 1>& a, const tile_t<T, R, 1>& t, I o0) {
     for (int i = 0; i < R; ++i)
@@ -144,7 +149,7 @@ WPNB_FN void adj_tile_store(const array_t<T, 1>& a, const tile_t<T, R, 1>&, I o0
                             I&, const Unused&) {
     if (!a.grad) return;
     for (int i = 0; i < R; ++i)
-        if (tile_inside(a, o0 + i)) accumulate(adj_t.data[i], *tile_element(a, a.grad, o0 + i));
+        if (tile_inside(a, o0 + i)) tile_take_grad(adj_t.data[i], tile_element(a, a.grad, o0 + i));
 }
 template <typename T, int R, int C, typename I, typename J, typename Unused>
 WPNB_FN void adj_tile_store(const array_t<T, 2>& a, const tile_t<T, R, C>&, I o0, J o1, array_t<T, 2>&,
@@ -152,11 +157,11 @@ WPNB_FN void adj_tile_store(const array_t<T, 2>& a, const tile_t<T, R, C>&, I o0
     if (!a.grad) return;
     for (int i = 0; i < R; ++i)
         for (int j = 0; j < C; ++j)
-            if (tile_inside(a, o0 + i, o1 + j)) accumulate(adj_t.at(i, j), *tile_element(a, a.grad, o0 + i, o1 + j));
+            if (tile_inside(a, o0 + i, o1 + j)) tile_take_grad(adj_t.at(i, j), tile_element(a, a.grad, o0 + i, o1 + j));
 }
 
 // a[o + k] += t[k] atomically, inside the array; returns the previous values (0 outside).
-// Adjoint: as a store's (the previous values carry no gradient).
+// Adjoint: t's adjoint reads a's gradient there (the previous values carry no gradient)
 template <typename T, int R, typename I>
 WPNB_FN tile_t<T, R, 1> tile_atomic_add(const array_t<T, 1>& a, const tile_t<T, R, 1>& t, I o0) {
     tile_t<T, R, 1> old;
@@ -173,15 +178,21 @@ WPNB_FN tile_t<T, R, C> tile_atomic_add(const array_t<T, 2>& a, const tile_t<T, 
                 old.at(i, j) = atomic_elem_add(tile_element(a, a.data, o0 + i, o1 + j), t.at(i, j));
     return old;
 }
+// (unlike a store's, the gradient stays: the values added to still reach the output)
 template <typename T, int R, typename I, typename Unused>
-WPNB_FN void adj_tile_atomic_add(const array_t<T, 1>& a, const tile_t<T, R, 1>& t, I o0, array_t<T, 1>& adj_a,
-                                 tile_t<T, R, 1>& adj_t, I& adj_o0, const Unused& unused) {
-    adj_tile_store(a, t, o0, adj_a, adj_t, adj_o0, unused);
+WPNB_FN void adj_tile_atomic_add(const array_t<T, 1>& a, const tile_t<T, R, 1>&, I o0, array_t<T, 1>&,
+                                 tile_t<T, R, 1>& adj_t, I&, const Unused&) {
+    if (!a.grad) return;
+    for (int i = 0; i < R; ++i)
+        if (tile_inside(a, o0 + i)) accumulate(adj_t.data[i], *tile_element(a, a.grad, o0 + i));
 }
 template <typename T, int R, int C, typename I, typename J, typename Unused>
-WPNB_FN void adj_tile_atomic_add(const array_t<T, 2>& a, const tile_t<T, R, C>& t, I o0, J o1, array_t<T, 2>& adj_a,
-                                 tile_t<T, R, C>& adj_t, I& adj_o0, J& adj_o1, const Unused& unused) {
-    adj_tile_store(a, t, o0, o1, adj_a, adj_t, adj_o0, adj_o1, unused);
+WPNB_FN void adj_tile_atomic_add(const array_t<T, 2>& a, const tile_t<T, R, C>&, I o0, J o1, array_t<T, 2>&,
+                                 tile_t<T, R, C>& adj_t, I&, J&, const Unused&) {
+    if (!a.grad) return;
+    for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j)
+            if (tile_inside(a, o0 + i, o1 + j)) accumulate(adj_t.at(i, j), *tile_element(a, a.grad, o0 + i, o1 + j));
 }
 
 // --- 3-D and 4-D blocks ------------------------------------------------------------------------
@@ -237,7 +248,7 @@ WPNB_FN void tile_nd_each(const array_t<T, N>& a, T* base, const int64* o, F f) 
                                    tile_t<T, R, C>& adj_t, ADJ_OFFSETS_DECL, const Unused&) {                \
         if (!a.grad) return;                                                                                  \
         const int64 o[N] = {OFFSETS};                                                                         \
-        tile_nd_each<E0, E1, E2, E3>(a, a.grad, o, [&](int k, T* p) { if (p) accumulate(adj_t.data[k], *p); }); \
+        tile_nd_each<E0, E1, E2, E3>(a, a.grad, o, [&](int k, T* p) { if (p) tile_take_grad(adj_t.data[k], p); }); \
     }                                                                                                         \
     template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>                          \
     WPNB_FN tile_t<T, R, C> tile_atomic_add_nd(const array_t<T, N>& a, const tile_t<T, R, C>& t, OFFSETS_DECL) { \

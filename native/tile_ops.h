@@ -158,11 +158,23 @@ WPNB_FN void adj_tile_take(const tile_t<T, R, C>&, const tile_t<I, NI, 1>& idx, 
         }
 }
 
-// t[i] / t[i, j]; negative indices count from the end.
+// t[i] / t[i, j]; negative indices count from the end. With checks (debug and checked modes) an
+// index still outside the tile is reported as Warp reports it, and the process aborts, as Warp's
+// does: a tile index is not an array access the launch can report and go on from.
+template <int STRICT, typename I>
+WPNB_FN int32 tile_coord(I i, int32 n, int32 dim, const char* storage) {
+    const int64 w = STRICT ? int64(i) : wrap_index(int64(i), n);
+#if defined(WPNB_CHECKS) && WPNB_CHECKS
+    if (w < 0 || w >= n) tile_index_abort(storage, dim, int64(i), n);
+#endif
+    return int32(w);
+}
 template <typename T, int R, typename I>
-WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[wrap_index(i, R)]; }
+WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[tile_coord<0>(i, R, 0, "register")]; }
 template <typename T, int R, int C, typename I, typename J>
-WPNB_FN T tile_extract(const tile_t<T, R, C>& a, I i, J j) { return a.at(wrap_index(i, R), wrap_index(j, C)); }
+WPNB_FN T tile_extract(const tile_t<T, R, C>& a, I i, J j) {
+    return a.at(tile_coord<0>(i, R, 0, "register"), tile_coord<0>(j, C, 1, "register"));
+}
 template <typename T, int R, typename I>
 WPNB_FN void adj_tile_extract(const tile_t<T, R, 1>&, I i, tile_t<T, R, 1>& adj_a, I&, const T& adj_ret) {
     accumulate(adj_a.data[wrap_index(i, R)], adj_ret);
@@ -170,6 +182,26 @@ WPNB_FN void adj_tile_extract(const tile_t<T, R, 1>&, I i, tile_t<T, R, 1>& adj_
 template <typename T, int R, int C, typename I, typename J>
 WPNB_FN void adj_tile_extract(const tile_t<T, R, C>&, I i, J j, tile_t<T, R, C>& adj_a, I&, J&, const T& adj_ret) {
     accumulate(adj_a.at(wrap_index(i, R), wrap_index(j, C)), adj_ret);
+}
+// wp.tile_extract(t, i[, j]): as t[i, j], except that with checks a negative index is out of bounds
+// (Warp's tile_extract does not count from the end) and the report names the tile's storage.
+template <int SHARED, typename T, int R, typename I>
+WPNB_FN T tile_extract_in(const tile_t<T, R, 1>& a, I i) {
+    return a.data[tile_coord<1>(i, R, 0, SHARED ? "shared" : "register")];
+}
+template <int SHARED, typename T, int R, int C, typename I, typename J>
+WPNB_FN T tile_extract_in(const tile_t<T, R, C>& a, I i, J j) {
+    const char* storage = SHARED ? "shared" : "register";
+    return a.at(tile_coord<1>(i, R, 0, storage), tile_coord<1>(j, C, 1, storage));
+}
+template <int SHARED, typename T, int R, typename I>
+WPNB_FN void adj_tile_extract_in(const tile_t<T, R, 1>& a, I i, tile_t<T, R, 1>& adj_a, I& adj_i, const T& adj_ret) {
+    adj_tile_extract(a, i, adj_a, adj_i, adj_ret);
+}
+template <int SHARED, typename T, int R, int C, typename I, typename J>
+WPNB_FN void adj_tile_extract_in(const tile_t<T, R, C>& a, I i, J j, tile_t<T, R, C>& adj_a, I& adj_i, J& adj_j,
+                                 const T& adj_ret) {
+    adj_tile_extract(a, i, j, adj_a, adj_i, adj_j, adj_ret);
 }
 
 // --- 3-D and 4-D tiles: broadcasting and sums along an axis -------------------------------------
@@ -431,33 +463,37 @@ WPNB_FN void tile_sort(tile_t<K, N, 1>& keys, tile_t<V, N, 1>& values) {
 
 // --- matrix products ---------------------------------------------------------------------------
 
-// a (M x K) times b (K x N), accumulated in T, into out (added to what out holds).
-template <typename T, int M, int K, int N>
-WPNB_FN void tile_mma_into(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, tile_t<T, M, N>& out) {
+// a (M x K) times b (K x N) into out (added to what out holds), accumulated in out's type O: the
+// operands may be other float types (Warp's mixed precision: float16 a and b into a float64 out);
+// each operand is converted to O as it is read (a no-op when the types agree).
+template <typename A, typename B, typename O, int M, int K, int N>
+WPNB_FN void tile_mma_into(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, tile_t<O, M, N>& out) {
     for (int i = 0; i < M; ++i)
         for (int k = 0; k < K; ++k) {
-            const T aik = a.at(i, k);
-            for (int j = 0; j < N; ++j) out.at(i, j) = add(out.at(i, j), mul(aik, b.at(k, j)));
+            const O aik = O(a.at(i, k));
+            for (int j = 0; j < N; ++j) out.at(i, j) = add(out.at(i, j), mul(aik, O(b.at(k, j))));
         }
 }
 
-// wp.tile_matmul(a, b) = a @ b. Adjoint: adj_a += adj_ret @ b^T, adj_b += a^T @ adj_ret.
-template <typename T, int M, int K, int N>
-WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b) {
-    tile_t<T, M, N> out;
+// wp.tile_matmul(a, b) = a @ b, in a's type. Adjoint: adj_a += adj_ret @ b^T, adj_b += a^T @ adj_ret,
+// each accumulated in its operand's type.
+template <typename A, typename B, int M, int K, int N>
+WPNB_FN tile_t<A, M, N> tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b) {
+    tile_t<A, M, N> out;
     tile_mma_into(a, b, out);
     return out;
 }
-template <typename T, int M, int K, int N>
-WPNB_FN void adj_tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, tile_t<T, M, K>& adj_a,
-                          tile_t<T, K, N>& adj_b, const tile_t<T, M, N>& adj_ret) {
+template <typename A, typename B, typename R, int M, int K, int N>
+WPNB_FN void adj_tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, tile_t<A, M, K>& adj_a,
+                          tile_t<B, K, N>& adj_b, const tile_t<R, M, N>& adj_ret) {
     tile_mma_into(adj_ret, tile_transpose(b), adj_a);
     tile_mma_into(tile_transpose(a), adj_ret, adj_b);
 }
 
-// wp.tile_matmul(a, b, out, alpha, beta): alpha * a @ b + beta * out (the caller rebinds out).
-template <typename T, int M, int K, int N>
-WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>& out,
+// wp.tile_matmul(a, b, out, alpha, beta): alpha * a @ b + beta * out in out's type (the caller
+// rebinds out).
+template <typename A, typename B, typename T, int M, int K, int N>
+WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, const tile_t<T, M, N>& out,
                                  T alpha, T beta) {
     if (alpha == T(1) && beta == T(1)) {
         // the accumulating form of a tiled GEMM loop (tile_matmul(a, b, acc)): add the products into a
@@ -466,17 +502,20 @@ WPNB_FN tile_t<T, M, N> tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>
         tile_mma_into(a, b, r);
         return r;
     }
-    const tile_t<T, M, N> p = tile_mma(a, b);
+    tile_t<T, M, N> p;
+    tile_mma_into(a, b, p);
     tile_t<T, M, N> r;
     // beta == 0: out is not read at all (it may hold garbage or NaNs), as in BLAS and Warp
     for (int k = 0; k < M * N; ++k) r.data[k] = beta == T(0) ? mul(alpha, p.data[k]) : add(mul(alpha, p.data[k]), mul(beta, out.data[k]));
     return r;
 }
-template <typename T, int M, int K, int N>
-WPNB_FN void adj_tile_mma(const tile_t<T, M, K>& a, const tile_t<T, K, N>& b, const tile_t<T, M, N>& out, T alpha,
-                          T beta, tile_t<T, M, K>& adj_a, tile_t<T, K, N>& adj_b, tile_t<T, M, N>& adj_out,
+template <typename A, typename B, typename T, int M, int K, int N>
+WPNB_FN void adj_tile_mma(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, const tile_t<T, M, N>& out, T alpha,
+                          T beta, tile_t<A, M, K>& adj_a, tile_t<B, K, N>& adj_b, tile_t<T, M, N>& adj_out,
                           T& adj_alpha, T& adj_beta, const tile_t<T, M, N>& adj_ret) {
-    const tile_t<T, M, N> p = tile_mma(a, b), scaled = mul(adj_ret, alpha);
+    tile_t<T, M, N> p;
+    tile_mma_into(a, b, p);
+    const tile_t<T, M, N> scaled = mul(adj_ret, alpha);
     adj_tile_mma(a, b, adj_a, adj_b, scaled);
     for (int k = 0; k < M * N; ++k) {
         accumulate(adj_out.data[k], mul(beta, adj_ret.data[k]));

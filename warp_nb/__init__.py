@@ -66,7 +66,7 @@ from .types import bool, float16, handle, float32, float64, int8, int16, int32, 
 from .types import matrix, quaternion, transformation, vector  # noqa: F401
 from .types.generic import Float, Int  # noqa: F401  (type variables; wp.Scalar is one too, in annotations)
 from .types.structs import struct  # noqa: F401
-from .utils import ScopedTimer, constant  # noqa: F401
+from .utils import ScopedLogLevel, ScopedTimer, constant  # noqa: F401
 from .version import __version__  # noqa: F401
 
 # wp.utils, Warp's timing API and geometry helpers (geometry-utils branch)

@@ -448,6 +448,24 @@ def test_func_native_runs_cpp_with_its_adjoint():
     np.testing.assert_allclose(y.grad.numpy(), seed)
 
 
+@wp.func_native("return wp::vec_t<3, wp::float32>(x, 2.0f * x, 3.0f);")
+def native_in_warps_namespace(x: float) -> wp.vec3: ...  # noqa: E704
+
+
+@wp.kernel
+def use_warp_namespace(x: wp.array(dtype=float), out: wp.array(dtype=wp.vec3)):
+    tid = wp.tid()
+    out[tid] = native_in_warps_namespace(x[tid])
+
+
+def test_func_native_may_name_warps_native_namespace():
+    """Snippets written against Warp's headers spell its types wp::vec_t<3, wp::float32>: the same
+    templates here."""
+    out = wp.zeros(2, dtype=wp.vec3)
+    wp.launch(use_warp_namespace, dim=2, inputs=[wp.array([1.0, 2.0], dtype=float), out])
+    np.testing.assert_allclose(out.numpy(), [[1.0, 2.0, 3.0], [2.0, 4.0, 3.0]])
+
+
 @wp.kernel
 def guarded(arr: wp.array(dtype=int), result: wp.array(dtype=int)):
     tid = wp.tid()

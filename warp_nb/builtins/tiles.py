@@ -109,9 +109,13 @@ builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)),
             "tile of shape (n, block_dim) or (m, n, block_dim), this thread's vector or matrix.", **_t)
 builtin("tile_transpose", ov(Tile(("r", "c"), D), ret=Tile(("c", "r"), D), names=("a",)),
         doc="The transpose of a 2-D tile.", **_ops)
-builtin("tile_extract", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),
-        ov(Tile(("r", "c"), D), IDX, Scalar("J", INT), ret=same("D"), names=("a", "i", "j")),
-        doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads).", **_ops)
+builtin("tile_extract", doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads); with checks "
+                            "(debug mode), an index outside the tile stops the process with Warp's report.",
+        cpp="wpnb::tile_extract_in", special=True, **_ops)
+builtin("tile_element", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),
+        ov(Tile(("r", "c"), D), IDX, Scalar("J", INT), ret=same("D"), names=("a", "i", "j")), cpp="wpnb::tile_extract",
+        export=False, doc="What t[i] / t[i, j] reads: one element of a 1-D or 2-D tile (negative indices count from "
+                          "the end).", **_ops)
 for _name, _what in (("tile_sum", "sum"), ("tile_min", "smallest element"), ("tile_max", "largest element")):
     builtin(_name, doc=f"wp.{_name}(a, axis=None): the {_what} of a tile's elements as a tile of one element; along "
                        f"`axis` (a constant), a 1-D tile of the {_what}s of its lines.", **_ops_special)

@@ -71,7 +71,8 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     the caller has just built in a bundle, which count as compiled now)."""
     t0 = time.perf_counter()
     syntax = parse_definition(kernel.func)
-    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False))
+    typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = with_module_build_options(kernel, emit_kernel(typed, options.mode, adjoint))
@@ -91,7 +92,8 @@ def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | No
     (overloads of one kernel compiled into one translation unit: wp.compile_aot_module).
     `build_options`: the wp.ModuleBuildOptions to apply (None: none), by default the module's."""
     syntax = parse_definition(kernel.func)
-    typed = typecheck_kernel(syntax, signature, kernel.scope, Context(options.mode, options.backward))
+    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False))
+    typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
     adjoint = adjoint_unit(typed) if options.backward else None

@@ -36,9 +36,10 @@ class Context:
     """State shared by one compilation: the function instances typed so far (so a function
     used twice is typed once) and the stack of functions being typed (to refuse recursion)."""
 
-    def __init__(self, mode: str, backward: bool = False):
+    def __init__(self, mode: str, backward: bool = False, backward_enabled: bool = False):
         self.mode = mode
         self.backward = backward  # also type custom gradients and replays (@wp.func_grad, @wp.func_replay)
+        self.backward_enabled = backward_enabled  # the kernel may be differentiated (what tile_matmul checks)
         self.instances: dict = {}
         self.stack: list = []
 
@@ -370,6 +371,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
             self.bind(target.id, Lit(0, "int"), s)  # g += 1.0 on a function-valued local: the rebinding error
         # the target's index expressions first, once, as Python does: a[f(i)].x += v calls f once, before v
         target = self.evaluated_once(target)
+        self.check_aug_target(target, s)  # t[0:4, :] += v: Warp refuses it
         if isinstance(target, S.Subscript) and s.op in _ATOMIC_AUGMENTED:
             base = self.expr(target.value)
             if isinstance(base, ir.Var) and isinstance(base.type, ArrayType) and len(target.indices) == base.type.ndim:

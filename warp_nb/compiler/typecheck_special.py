@@ -23,12 +23,13 @@ from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
 from .typecheck_expr import TupleValue, value_type
+from .typecheck_tile_checks import TILE_CHECK_FORMS, TileChecks
 from .typecheck_tile_ops import TILE_OP_FORMS, TileOpForms
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
 
-class SpecialForms(TileOpForms):
+class SpecialForms(TileChecks, TileOpForms):
     def special_call(self, obj, node: S.Call, statement: bool):
         """The typed result of a special call, or NotImplemented for ordinary calls."""
         if obj is py.range:
@@ -420,6 +421,7 @@ SPECIAL_FORMS = {
     "transform_identity": SpecialForms.form_transform_identity,
     "cast": SpecialForms.form_cast, "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
     **TILE_OP_FORMS,
+    **TILE_CHECK_FORMS,
 }
 
 

@@ -44,7 +44,9 @@ class TileForms(Constructors):
     def const_shape(self, arg, node) -> tuple:
         """A tile shape: an int constant or a tuple of int constants."""
         v = self.expr(arg)
-        items = v if isinstance(v, tuple) else (v,)
+        # a local bound to an integer outside any loop (n = 3) is a constant, as in Warp
+        items = tuple(Lit(self.bound_constants[id(x)], "int") if isinstance(x, ir.Var) and isinstance(
+            self.bound_constants.get(id(x)), int) else x for x in (v if isinstance(v, tuple) else (v,)))
         if not all(isinstance(x, Lit) and x.kind == "int" for x in items):
             self.error(KernelTypeError, "a tile shape must be an integer constant or a tuple of them, such as "
                                         "shape=(TILE_M, TILE_N) with TILE_M = wp.constant(16)", node)
@@ -87,6 +89,8 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"offset has {len(items)} entries but the tile has {ndim} dimensions", node)
         out = []
         for x in items:
+            if isinstance(x, Lit) and x.kind not in ("int", "bool"):
+                self.error(KernelTypeError, f"tile offsets must be integers, got {self.describe(x)}", node)
             x = self.materialize(x, T.int32, node) if isinstance(x, Lit) else x
             if not (isinstance(x, ir.Var) and T.is_int_type(x.type)):
                 self.error(KernelTypeError, f"tile offsets must be integers, got {self.describe(x)}", node)
@@ -129,6 +133,7 @@ class TileForms(Constructors):
             self.error(KernelTypeError, f"tile_ones() does not support Warp struct data types ({T.type_name(dtype)}): "
                                         "a struct has no value one", node)
         result = TileType(dtype, self.const_shape(a["shape"], node), self.tile_storage(a, node))
+        self.check_shared_arena(result, node)
         if value is None:
             fill = self.let(ir.Construct(dtype, ()), dtype, node.loc)
         else:
@@ -149,41 +154,6 @@ class TileForms(Constructors):
                     return found.value
         v = self.expr(arg)
         return v.value if isinstance(v, Lit) and v.kind in ("int", "float") else None
-
-    def form_tile_arange(self, node):
-        self.tile_name = "tile_arange"
-        kw = dict(node.kwargs)
-        if not 1 <= len(node.args) <= 3:
-            self.error(KernelTypeError, f"tile_arange() accepts at most 3 positional arguments, got {len(node.args)} "
-                                        "((stop), (start, stop) or (start, stop, step))", node)
-        names = ("stop",) if len(node.args) == 1 else ("start", "stop", "step")
-        values = []
-        for name, arg in zip(names, node.args):
-            v = self.const_number(arg)
-            if v is None:
-                self.error(KernelTypeError, f"tile_arange() arguments must be compile time constants, but {name} is "
-                                            "not (they fix the tile's length)", node)
-            values.append(v)
-        start, stop, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
-        if step == 0:
-            self.error(KernelTypeError, "tile_arange() step cannot be zero", node)
-        is_float = any(isinstance(x, float) for x in values)
-        if is_float and not all(math.isfinite(x) for x in (start, stop, step)):
-            self.error(KernelTypeError, "tile_arange() needs finite bounds (an infinite range is uncountable)", node)
-        # integers: exact (a length computed in floating point is wrong past 2**53)
-        n = max(0, math.ceil((stop - start) / step)) if is_float else len(range(start, stop, step))
-        if n == 0:
-            self.error(KernelTypeError, f"tile_arange() needs a non-empty range; ({start}, {stop}, {step}) is a "
-                                        "zero-length tile", node)
-        default = T.float32 if is_float else T.int32
-        dtype = self.tile_dtype(kw.get("dtype"), node, default)
-        if not T.is_scalar_type(dtype) or dtype is T.bool:
-            self.error(KernelTypeError, f"tile_arange() takes a numeric dtype, got {T.type_name(dtype)}", node)
-        result = TileType(dtype, self.const_shape_of((n,), node), self.tile_storage(kw, node))
-        first = self.let(ir.Const(dtype._convert(start), dtype), dtype, node.loc)
-        delta = self.let(ir.Const(dtype._convert(step), dtype), dtype, node.loc)
-        return self.tile_call("tile_arange", "wpnb::tile_arange<{T}, {R}>", result, node, (first, delta), T=dtype,
-                              R=n)
 
     def const_shape_of(self, shape: tuple, node) -> tuple:
         try:
@@ -222,6 +192,7 @@ class TileForms(Constructors):
                                         "shape needs one extent per array dimension", node)
         offsets = self.tile_offsets(a.get("offset"), arr.type.ndim, node)
         result = TileType(arr.type.dtype, shape, self.tile_storage(a, node))
+        self.check_shared_arena(result, node)
         if len(shape) > 2:
             e = result.padded_shape
             return self.tile_call("tile_load", "wpnb::tile_load_nd<{T}, {E0}, {E1}, {E2}, {E3}>", result, node,
@@ -469,7 +440,8 @@ class TileForms(Constructors):
             for x in items:
                 if not -len(shape) <= x.value < len(shape):
                     self.error(KernelValueError, f"tile_squeeze() axis {x.value} is out of bounds for tile with "
-                                                 f"{len(shape)} dimensions", node)
+                                                 f"{len(shape)} dimensions (valid: {-len(shape)} to {len(shape) - 1})",
+                               node)
                 axis = x.value % len(shape)
                 if shape[axis] != 1:
                     self.error(KernelTypeError, f"wp.tile_squeeze: axis {x.value} has extent {shape[axis]}, not 1",
@@ -492,6 +464,6 @@ class TileForms(Constructors):
 
 #: The special forms typed here, by builtin name (typecheck_tile_ops adds its own).
 TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
-    "tile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_load", "tile_store", "tile_atomic_add",
+    "tile", "tile_zeros", "tile_ones", "tile_full", "tile_load", "tile_store", "tile_atomic_add",
     "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze",
     "tile_load_indexed", "tile_store_indexed")}

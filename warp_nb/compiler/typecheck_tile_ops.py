@@ -158,20 +158,6 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         self.rebind(a["dest"], self.binary("add", dest, scaled, node), node)
         return None
 
-    def form_tile_matmul(self, node):
-        """a @ b, or `out = alpha * a @ b + beta * out` with the variable passed as out rebound."""
-        self.tile_name = "tile_matmul"
-        a = self.tile_args(node, ("a", "b", "out", "alpha", "beta"), 2)
-        args = [self.expr(a["a"]), self.expr(a["b"])]
-        if "out" not in a:
-            return self.call_builtin(BUILTINS["tile_mma"], args, node)
-        if not isinstance(a["out"], S.Name):
-            self.error(KernelTypeError, "wp.tile_matmul: `out` must be a tile variable (it receives the result)", node)
-        scale = [self.expr(a[k]) if k in a else Lit(1.0, "float") for k in ("alpha", "beta")]
-        result = self.call_builtin(BUILTINS["tile_mma"], [*args, self.expr(a["out"]), *scale], node)
-        self.bind(a["out"].id, result, node)
-        return None
-
     def tile_selection(self, t: TileType, index_nodes, node):
         """What t[...] selects (integers and constant slices): per source axis (start, count, step)
         with the starts as variables, and the result's shape (() for one element)."""
@@ -357,7 +343,7 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
             return taken
         if len(index_nodes) == t.ndim and not any(isinstance(n, S.Slice) for n in index_nodes):
             if t.ndim <= 2:
-                return self.call_builtin(BUILTINS["tile_extract"], [base, *self.indices(index_nodes, node)], node)
+                return self.call_builtin(BUILTINS["tile_element"], [base, *self.indices(index_nodes, node)], node)
             indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(index_nodes, node)]
             e = t.padded_shape
             template = "wpnb::tile_extract_nd<{E1}, {E2}, {E3}>" if t.ndim == 3 else \
@@ -383,7 +369,8 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
             return None
         t, axis, idx = base.type, at[0], values[at[0]]
         if not (T.is_int_type(idx.type.dtype) and idx.type.ndim == 1):
-            self.error(KernelTypeError, f"a tile index must be a 1-D tile of integers, got {T.type_name(idx.type)}",
+            self.error(KernelTypeError, f"a tile index must be an integer index tile (a 1-D tile of integers), got "
+                                        f"{T.type_name(idx.type)}",
                        node)
         full = all(n.lower is None and n.upper is None and n.step is None for k, n in enumerate(index_nodes)
                    if k != axis and isinstance(n, S.Slice))
@@ -458,7 +445,7 @@ def _is_tile(v) -> bool:
 
 #: Every tile special form, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
 TILE_OP_FORMS = {**TILE_FORMS, **TILE_EXTRA_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
-    "tile_reduce", "tile_matmul", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
+    "tile_reduce", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
     "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
     "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft", "tile_stack", "tile_stack_push",
     "tile_stack_pop", "tile_stack_clear", "tile_stack_count", "tile_dot", "tile_axpy")}}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .. import config
 from ..errors import KernelCompileError, Loc
 
 
@@ -76,6 +77,13 @@ def compile_cuda(source: str, arch: int, include_dir: Path, use_ptx: bool = True
             log = b" " * size
             _ok(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
             raise map_nvrtc_error(log.decode(errors="replace"), source, function)
+        if config.log_level <= 10:  # wp.LOG_DEBUG: the diagnostics of a build that succeeded (its warnings)
+            (size,) = _ok(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+            log = b" " * size
+            _ok(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
+            text = log.rstrip(b"\0 ").decode(errors="replace").strip()
+            if text:
+                print(f"Warp DEBUG: NVRTC log of {name}:\n{text}", flush=True)
         if use_ptx:
             (size,) = _ok(nvrtc.nvrtcGetPTXSize(program), "nvrtcGetPTXSize")
             out = b" " * size

@@ -2,7 +2,7 @@
 arrays (written as warp_nb kernels, so they run on any device), mesh adjacency, turning a Python
 callable into a `wp.func`, warnings, and timing (`ScopedTimer`, `timing_begin/end/print`)."""
 
-from .functions import create_warp_function, transform_expand, warn  # noqa: F401
+from .functions import ScopedLogLevel, create_warp_function, transform_expand, warn  # noqa: F401
 from .mesh_adjacency import MeshAdjacency, MeshEdge  # noqa: F401
 from .reduce import array_inner, array_sum  # noqa: F401
 from .scan import array_cast, array_scan, runlength_encode  # noqa: F401

@@ -97,3 +97,22 @@ def create_warp_function(func):
     fn.__module__ = func.__module__
     created = wp.func(fn)
     return created, get_module(func.__module__)
+
+
+class ScopedLogLevel:
+    """`with wp.ScopedLogLevel(wp.LOG_DEBUG):` sets wp.config.log_level inside the block and restores
+    it after (Warp's context manager). At LOG_DEBUG, NVRTC's diagnostics of a CUDA build are printed
+    even when the build succeeds."""
+
+    def __init__(self, level: int):
+        self.level = level
+
+    def __enter__(self):
+        from .. import config
+        self.saved, config.log_level = config.log_level, self.level
+        return self
+
+    def __exit__(self, *exc):
+        from .. import config
+        config.log_level = self.saved
+        return False
