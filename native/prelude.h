@@ -41,8 +41,6 @@ float fabsf(float) noexcept; double fabs(double) noexcept;
 float erfcf(float) noexcept; double erfc(double) noexcept;
 float copysignf(float, float) noexcept; double copysign(double, double) noexcept;
 int printf(const char*, ...);  // glibc declares printf without noexcept
-int dprintf(int, const char*, ...);
-void abort() noexcept __attribute__((noreturn));
 }
 #endif
 
@@ -196,20 +194,6 @@ WPNB_FN void debug_fail(int32 loc, int32 axis, const int64* idx, const int64* sh
     for (int d = 0; d < n && d < 4; ++d) { wpnb_debug_state.index[d] = idx[d]; wpnb_debug_state.shape[d] = shape[d]; }
 }
 
-// A tile index outside its tile (checked modes): Warp's report, then the process stops, as Warp's
-// does (a CPU abort; on CUDA a trap, which fails the launch). On the CPU the text goes straight to
-// file descriptor 2, because abort() does not flush stdio buffers.
-WPNB_COLD_FN void tile_index_abort(const char* storage, int32 dim, int64 index, int32 extent) {
-    const char* fmt = "Warp tile index out of bounds in %s tile: coordinate dimension %d has index %lld, outside "
-                      "valid range [0, %d)\n";
-#ifdef WPNB_CUDA
-    printf(fmt, storage, dim, index, extent);
-    __trap();
-#else
-    dprintf(2, fmt, storage, dim, index, extent);
-    abort();
-#endif
-}
 
 // A runtime component index of a vector or matrix axis of length n, wrapped like an array index;
 // one out of range is reported and replaced by 0, so the kernel goes on reading a real component.

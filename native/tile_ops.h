@@ -158,23 +158,11 @@ WPNB_FN void adj_tile_take(const tile_t<T, R, C>&, const tile_t<I, NI, 1>& idx, 
         }
 }
 
-// t[i] / t[i, j]; negative indices count from the end. With checks (debug and checked modes) an
-// index still outside the tile is reported as Warp reports it, and the process aborts, as Warp's
-// does: a tile index is not an array access the launch can report and go on from.
-template <int STRICT, typename I>
-WPNB_FN int32 tile_coord(I i, int32 n, int32 dim, const char* storage) {
-    const int64 w = STRICT ? int64(i) : wrap_index(int64(i), n);
-#if defined(WPNB_CHECKS) && WPNB_CHECKS
-    if (w < 0 || w >= n) tile_index_abort(storage, dim, int64(i), n);
-#endif
-    return int32(w);
-}
+// t[i] / t[i, j]; negative indices count from the end.
 template <typename T, int R, typename I>
-WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[tile_coord<0>(i, R, 0, "register")]; }
+WPNB_FN T tile_extract(const tile_t<T, R, 1>& a, I i) { return a.data[wrap_index(i, R)]; }
 template <typename T, int R, int C, typename I, typename J>
-WPNB_FN T tile_extract(const tile_t<T, R, C>& a, I i, J j) {
-    return a.at(tile_coord<0>(i, R, 0, "register"), tile_coord<0>(j, C, 1, "register"));
-}
+WPNB_FN T tile_extract(const tile_t<T, R, C>& a, I i, J j) { return a.at(wrap_index(i, R), wrap_index(j, C)); }
 template <typename T, int R, typename I>
 WPNB_FN void adj_tile_extract(const tile_t<T, R, 1>&, I i, tile_t<T, R, 1>& adj_a, I&, const T& adj_ret) {
     accumulate(adj_a.data[wrap_index(i, R)], adj_ret);
@@ -183,17 +171,46 @@ template <typename T, int R, int C, typename I, typename J>
 WPNB_FN void adj_tile_extract(const tile_t<T, R, C>&, I i, J j, tile_t<T, R, C>& adj_a, I&, J&, const T& adj_ret) {
     accumulate(adj_a.at(wrap_index(i, R), wrap_index(j, C)), adj_ret);
 }
-// wp.tile_extract(t, i[, j]): as t[i, j], except that with checks a negative index is out of bounds
-// (Warp's tile_extract does not count from the end) and the report names the tile's storage.
+// wp.tile_extract(t, i[, j]): as t[i, j] (unchecked code wraps a negative index the same way).
 template <int SHARED, typename T, int R, typename I>
-WPNB_FN T tile_extract_in(const tile_t<T, R, 1>& a, I i) {
-    return a.data[tile_coord<1>(i, R, 0, SHARED ? "shared" : "register")];
+WPNB_FN T tile_extract_in(const tile_t<T, R, 1>& a, I i) { return tile_extract(a, i); }
+template <int SHARED, typename T, int R, int C, typename I, typename J>
+WPNB_FN T tile_extract_in(const tile_t<T, R, C>& a, I i, J j) { return tile_extract(a, i, j); }
+
+#if defined(WPNB_CHECKS) && WPNB_CHECKS
+// Checked code (the notebook default, checked and debug modes): an index outside the tile is
+// reported like an array index (the launch raises IndexError at the kernel's line; Warp aborts the
+// process) and element 0 is read instead, so nothing outside the tile is touched. t[-1] counts from
+// the end; wp.tile_extract (STRICT) takes a negative index as outside, as Warp's does.
+template <int STRICT, int R, int C, typename I, typename J>
+WPNB_FN int32 tile_offset_checked(int32 loc, I i, J j) {
+    const int64 idx[2] = {STRICT ? int64(i) : wrap_index(int64(i), R), STRICT ? int64(j) : wrap_index(int64(j), C)};
+    const int64 shape[2] = {R, C};
+    for (int d = 0; d < 2; ++d)
+        if (idx[d] < 0 || idx[d] >= shape[d]) {
+            const int64 shown[2] = {int64(i), int64(j)};
+            debug_fail(loc, d, shown, shape, C == 1 ? 1 : 2);
+            return 0;
+        }
+    return int32(idx[0] * C + idx[1]);
+}
+template <typename T, int R, typename I>
+WPNB_FN T tile_extract_checked(const tile_t<T, R, 1>& a, int32 loc, I i) {
+    return a.data[tile_offset_checked<0, R, 1>(loc, i, 0)];
+}
+template <typename T, int R, int C, typename I, typename J>
+WPNB_FN T tile_extract_checked(const tile_t<T, R, C>& a, int32 loc, I i, J j) {
+    return a.data[tile_offset_checked<0, R, C>(loc, i, j)];
+}
+template <int SHARED, typename T, int R, typename I>
+WPNB_FN T tile_extract_in_checked(const tile_t<T, R, 1>& a, int32 loc, I i) {
+    return a.data[tile_offset_checked<1, R, 1>(loc, i, 0)];
 }
 template <int SHARED, typename T, int R, int C, typename I, typename J>
-WPNB_FN T tile_extract_in(const tile_t<T, R, C>& a, I i, J j) {
-    const char* storage = SHARED ? "shared" : "register";
-    return a.at(tile_coord<1>(i, R, 0, storage), tile_coord<1>(j, C, 1, storage));
+WPNB_FN T tile_extract_in_checked(const tile_t<T, R, C>& a, int32 loc, I i, J j) {
+    return a.data[tile_offset_checked<1, R, C>(loc, i, j)];
 }
+#endif
 template <int SHARED, typename T, int R, typename I>
 WPNB_FN void adj_tile_extract_in(const tile_t<T, R, 1>& a, I i, tile_t<T, R, 1>& adj_a, I& adj_i, const T& adj_ret) {
     adj_tile_extract(a, i, adj_a, adj_i, adj_ret);

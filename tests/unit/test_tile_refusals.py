@@ -152,7 +152,7 @@ def pair_x_sum(a: Pair, b: Pair) -> float:
     ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_min(t)", "tile_min does not support Warp struct"),
     ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_argmax(t)", "tile_argmax does not support Warp struct"),
     ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_reduce(wp.min, t)",
-     "no overload of wp.min accepts Warp struct"),
+     "no overload of wp.min accepts the Warp struct"),
     ("t = wp.tile_zeros(shape=8, dtype=Pair)\nm = wp.tile_reduce(pair_x_sum, t)", "must return the tile element type"),
     ("t = wp.tile_zeros(shape=8, dtype=Pair)\nt &= t", "bitwise inplace operators"),
     ("t = wp.tile_zeros(shape=8, dtype=Pair)\nt[0] |= Pair()", "bitwise inplace operators"),

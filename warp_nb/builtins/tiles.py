@@ -110,7 +110,8 @@ builtin("untile", ov(Tile(("n",), D), ret=same("D"), names=("a",)),
 builtin("tile_transpose", ov(Tile(("r", "c"), D), ret=Tile(("c", "r"), D), names=("a",)),
         doc="The transpose of a 2-D tile.", **_ops)
 builtin("tile_extract", doc="wp.tile_extract(t, i[, j]): one element of a tile (what t[i, j] reads); with checks "
-                            "(debug mode), an index outside the tile stops the process with Warp's report.",
+                            "(checked and debug modes), an index outside the tile raises IndexError after the launch; "
+                            "a negative index is outside (it does not count from the end).",
         cpp="wpnb::tile_extract_in", special=True, **_ops)
 builtin("tile_element", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")),
         ov(Tile(("r", "c"), D), IDX, Scalar("J", INT), ret=same("D"), names=("a", "i", "j")), cpp="wpnb::tile_extract",

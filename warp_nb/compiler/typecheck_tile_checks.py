@@ -156,17 +156,6 @@ class TileChecks(ArangeForm, MatmulForm):
         return self.tile_call("tile_extract", "wpnb::tile_extract_in<{SH}>", t.type.dtype, node, (t, *indices),
                               SH=int(t.type.storage == "shared"))
 
-    def element_function(self, f, dtypes: list, node) -> tuple:
-        from ..builtins import registry
-        from .scope import PyObj
-
-        if self.tile_name == "tile_reduce" and any(_is_struct(t) for t in dtypes) and isinstance(f, PyObj) and \
-                isinstance(f.obj, registry.Builtin) and registry.resolve(f.obj, list(dtypes)) is None:
-            self.error(KernelTypeError, f"wp.tile_reduce: no overload of wp.{f.obj.name} accepts Warp struct "
-                                        f"elements ({T.type_name(dtypes[0])}); reduce with a @wp.func over the "
-                                        "struct", node)
-        return super().element_function(f, dtypes, node)
-
     def form_tile_ones(self, node):
         from .typecheck_tile import TileForms
 

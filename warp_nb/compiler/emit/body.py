@@ -309,13 +309,24 @@ class FunctionWriter:
         self.unit.headers.add(b.header)  # a templated call needs its header too
         if template is not None:
             bindings = {k: (str(x) if isinstance(x, (int, str)) else cpp_type(x)) for k, x in resolved.bindings.items()}
+            if b.name in _CHECKED_TILE_READS and self.checked and loc is not None:
+                return self.checked_tile_read(template.format(**bindings), v, args, loc)
             return f"{template.format(**bindings)}({', '.join(args)})"
+        if b.name in _CHECKED_TILE_READS and self.checked and loc is not None:
+            return self.checked_tile_read(b.symbol, v, args, loc)
         self.unit.headers.add(b.header)
         if b.atomic and self.checked:
             arr, n = v.args[0], v.args[0].type.ndim
             element = self.element_ref(arr, v.args[1:1 + n], loc)
             return f"wpnb::{b.name}_at({', '.join([element] + args[1 + n:])})"
         return f"{b.symbol}({', '.join(args)})"
+
+    def checked_tile_read(self, name: str, v: ir.Call, args: list, loc) -> str:
+        """t[i, j] / wp.tile_extract in checked code: the `_checked` variant, given the site that an
+        index outside the tile is reported from (an IndexError after the launch, as for arrays)."""
+        base, _, params = name.partition("<")
+        site = self.unit.site(loc, f"a tile of shape {tuple(v.args[0].type.shape)}")
+        return f"{base}_checked{'<' + params if params else ''}({', '.join([args[0], str(site)] + args[1:])})"
 
     def construct(self, v: ir.Construct) -> str:
         t = v.type
@@ -451,3 +462,7 @@ def _format_value(expr: str, t):
             text = "".join(f"{fmt} " for _ in range(n))
         return text, [f"{cast}{base}[{k}]" for k in range(n)]
     return "<type without print implementation>", []
+
+
+#: tile element reads that checked code bounds-checks (native/tile_ops.h, *_checked)
+_CHECKED_TILE_READS = frozenset({"tile_extract", "tile_element"})
