@@ -69,8 +69,12 @@ def get_type_code(t) -> str:
         if len(args) == 2 and args[1] is Ellipsis:
             return f"tpl2{get_type_code(args[0])}?"
         return f"tpl{len(args)}" + "".join(get_type_code(x) for x in args)
+    if t is typing.Any:
+        return "?"
     if isinstance(t, ArrayType):
         return f"a{t.ndim}{get_type_code(t.dtype)}"
+    if getattr(t, "_wp_struct_", False):
+        return f"s{getattr(t, 'key', None) or t.__name__}"
     scalar = canonical_scalar(t) if t in (int, float, builtins_bool) else t
     if scalar in _SCALAR_CODES:
         return _SCALAR_CODES[scalar]

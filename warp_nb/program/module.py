@@ -64,17 +64,17 @@ class Module:
     def load(self, device=None, block_dim=None) -> bool:
         """Compile (or fetch from the cache) and load every kernel of this module that is not
         ready on `device` (each concrete signature: a generic kernel's wp.overload ones), in
-        parallel; True when all of them compiled. As in Warp, an explicit load raises the first
-        kernel's error (every kernel is tried first); a launch loads without raising, so one bad
-        kernel does not stop the others of its module (its error is raised when it is launched)."""
+        parallel; True when all of them compiled. warp_nb compiles each kernel on its own, so a bad
+        kernel does not stop the good ones of its module: its error is raised when it is launched.
+        A load that loaded nothing (every kernel failed: a module="unique" kernel's own module, say)
+        raises the first error, as Warp's load of a module that does not compile."""
         ok = self.load_quietly(device)
         if not ok:
             device = get_device(device)
-            for k in self.kernels:
-                for sig in k.signatures():
-                    error = k._failures.get(k._key(device, False, sig))
-                    if error is not None:
-                        raise error.with_traceback(None)
+            states = [(k, k._failures.get(k._key(device, False, sig))) for k in self.kernels for sig in k.signatures()]
+            errors = [e for _, e in states if e is not None]
+            if errors and len(errors) == len(states):
+                raise errors[0].with_traceback(None)
         return ok
 
     def load_quietly(self, device=None) -> bool:
