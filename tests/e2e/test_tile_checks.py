@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.nvrtc_sm90 import compile_for_sm90
 
 rng = np.random.default_rng(14)
 
@@ -267,16 +268,5 @@ def test_tile_extract_reads_one_element():
 
 @pytest.mark.needs_nvrtc
 def test_check_kernels_compile_for_sm90_with_nvrtc():
-    from warp_nb.compiler.pipeline import compile_kernel
-    from warp_nb.cuda.target import AotCudaTarget
-    from warp_nb.toolchain import nvrtc
-    try:
-        nvrtc.nvrtc_version()
-    except nvrtc.NVRTCUnavailableError as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
-    kernels = [aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed,
-               store_twice, add_indexed, add_indexed_prev, extracts]
-    jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
-    assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
-    for k, options, sig in jobs:
-        compile_kernel(k, sig, AotCudaTarget(90, use_ptx=True), options)
+    compile_for_sm90([aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed,
+               store_twice, add_indexed, add_indexed_prev, extracts])

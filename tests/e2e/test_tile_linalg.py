@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.nvrtc_sm90 import compile_for_sm90
 
 N, M = 5, 3
 rng = np.random.default_rng(11)
@@ -158,14 +159,4 @@ def test_fft_of_a_power_of_two_length_takes_the_radix2_path_and_matches_numpy():
 
 @pytest.mark.needs_nvrtc
 def test_linalg_kernels_compile_for_sm90_with_nvrtc():
-    from warp_nb.compiler.pipeline import compile_kernel
-    from warp_nb.cuda.target import AotCudaTarget
-    from warp_nb.toolchain import nvrtc
-    try:
-        nvrtc.nvrtc_version()
-    except nvrtc.NVRTCUnavailableError as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
-    jobs = [(k, o, s) for k in (factor_and_solve, solve_loss, fourier) for o, s in k.compiled_options("cpu")]
-    assert jobs, "run the CPU tests of this file first (they compile the kernels)"
-    for k, options, sig in jobs:
-        compile_kernel(k, sig, AotCudaTarget(90, use_ptx=True), options)
+    compile_for_sm90([factor_and_solve, solve_loss, fourier])

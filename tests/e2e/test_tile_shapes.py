@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.nvrtc_sm90 import compile_for_sm90
 
 TM, TN = 4, 8
 rng = np.random.default_rng(8)
@@ -175,15 +176,4 @@ def test_indexed_loads_and_stores():
 
 @pytest.mark.needs_nvrtc
 def test_shape_kernels_compile_for_sm90_with_nvrtc():
-    from warp_nb.compiler.pipeline import compile_kernel
-    from warp_nb.cuda.target import AotCudaTarget
-    from warp_nb.toolchain import nvrtc
-    try:
-        nvrtc.nvrtc_version()
-    except nvrtc.NVRTCUnavailableError as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
-    kernels = [blocks_nd, nd_broadcast_and_sums, shapes, slices, take_rows, indexed_memory]
-    jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
-    assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
-    for k, options, sig in jobs:
-        compile_kernel(k, sig, AotCudaTarget(90, use_ptx=True), options)
+    compile_for_sm90([blocks_nd, nd_broadcast_and_sums, shapes, slices, take_rows, indexed_memory])

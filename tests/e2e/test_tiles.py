@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.nvrtc_sm90 import compile_for_sm90
 
 TM, TN, TK = 4, 8, 4
 rng = np.random.default_rng(7)
@@ -468,20 +469,8 @@ def test_gradients_through_tile_ops_match_finite_differences():
 
 @pytest.mark.needs_nvrtc
 def test_tile_kernels_compile_for_sm90_with_nvrtc():
-    from warp_nb.compiler.pipeline import compile_kernel
-    from warp_nb.cuda.target import AotCudaTarget
-    from warp_nb.toolchain import nvrtc
-    try:
-        nvrtc.nvrtc_version()
-    except nvrtc.NVRTCUnavailableError as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
-    target = AotCudaTarget(90, use_ptx=True)
-    kernels = [arithmetic, ragged_1d, construct, reductions, tiled_gemm, gemm_forms, through_functions,
-               tile_loss, along_axes, composite_elements, stacks, fused, sort_pairs]
-    jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
-    assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
-    for k, options, sig in jobs:
-        compile_kernel(k, sig, target, options)
+    compile_for_sm90([arithmetic, ragged_1d, construct, reductions, tiled_gemm, gemm_forms, through_functions,
+               tile_loss, along_axes, composite_elements, stacks, fused, sort_pairs])
 
 
 def test_tile_builtins_from_python_scope_say_where_they_belong():

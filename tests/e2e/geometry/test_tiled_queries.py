@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.nvrtc_sm90 import compile_for_sm90
 
 pytestmark = pytest.mark.needs_cxx
 
@@ -222,16 +223,4 @@ def test_tiled_queries_belong_in_tile_kernels():
 
 @pytest.mark.needs_nvrtc
 def test_tiled_query_kernels_compile_for_sm90_with_nvrtc():
-    from warp_nb.compiler.pipeline import compile_kernel
-    from warp_nb.cuda.target import AotCudaTarget
-    from warp_nb.toolchain import nvrtc
-    try:
-        nvrtc.nvrtc_version()
-    except nvrtc.NVRTCUnavailableError as e:
-        pytest.skip(f"NVRTC unavailable: {e}")
-    target = AotCudaTarget(90, use_ptx=True)
-    kernels = [tile_box, tile_ray, older_names, tile_faces, exhausted, weighted]
-    jobs = [(k, options, sig) for k in kernels for options, sig in k.compiled_options("cpu")]
-    assert len(jobs) >= len(kernels), "run the CPU tests of this file first (they compile the kernels)"
-    for k, options, sig in jobs:
-        compile_kernel(k, sig, target, options)
+    compile_for_sm90([tile_box, tile_ray, older_names, tile_faces, exhausted, weighted])
