@@ -24,7 +24,7 @@ def __getattr__(name):
 import inspect  # noqa: E402,F401  (Warp's tests patch inspect.getsourcelines through this name)
 
 from ..compiler import function_source as _source  # noqa: E402
-from ..program.adjoint_view import AdjointView as _AdjointView, is_tid_call as _is_tid_call  # noqa: E402,F811
+from ..program.adjoint_view import AdjointView as _AdjointView, is_tid_call as _is_tid_call  # noqa: E402,F401,F811
 from ..program.adjoint_view import substitute_nodes as _substitute_nodes  # noqa: E402,F401
 
 _SharedFunctionSource = _source.SharedFunctionSource

@@ -10,7 +10,6 @@ from __future__ import annotations
 from . import ir
 from . import syntax as S
 from .. import types as T
-from ..errors import KernelTypeError
 from ..types.tiles import StackType, TileType
 from .scope import Lit
 from .typecheck_subscript import _Bound

@@ -7,7 +7,6 @@ compilers or devices, and does not run the adjoint pass (the pipeline does)."""
 from __future__ import annotations
 
 from .. import ir
-from ... import types as T
 from ..adjoint import AdjointUnit
 from ...toolchain.modes import has_checks
 from ...types.array_type import ArrayType
