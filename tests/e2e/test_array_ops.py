@@ -74,3 +74,24 @@ def test_operators_are_recorded_on_a_tape():
 def test_mismatched_shapes_are_refused():
     with pytest.raises(ValueError, match=r"shapes \(3,\) and \(4,\) differ"):
         wp.zeros(3) + wp.zeros(4)
+
+
+def test_cptr_indexes_the_elements_of_a_host_array():
+    @wp.struct
+    class Particle:
+        mass: float
+        pos: wp.vec3
+
+    items = [Particle() for _ in range(3)]
+    for k, p in enumerate(items):
+        p.mass, p.pos = 1.5 * k, wp.vec3(k, 2.0 * k, 3.0 * k)
+    a = wp.array(items, dtype=Particle)
+    ptr = a.cptr()
+    for k in range(3):
+        assert ptr[k].mass == 1.5 * k and ptr[k].pos == wp.vec3(k, 2.0 * k, 3.0 * k)
+    ptr[2].mass = 7.0  # the pointer aliases the array's memory
+    assert a.numpy()["mass"][2] == 7.0
+    values = wp.array(np.arange(4, dtype=np.float32))
+    assert [values.cptr()[k] for k in range(4)] == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="contiguous"):
+        wp.array(np.arange(8, dtype=np.float32))[::2].cptr()

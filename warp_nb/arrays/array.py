@@ -284,6 +284,17 @@ class array(metaclass=_ArrayMeta):
                 out = out.view(bf16)
         return out
 
+    def cptr(self):
+        """A ctypes pointer to the first element of a contiguous array in host memory, indexed by the
+        flat element number (`a.cptr()[i].field` for an array of structs), as Warp's. It aliases
+        the array's memory: keep the array alive while using it."""
+        if not self.storage.host_accessible:
+            raise RuntimeError("a.cptr() needs an array in host memory; copy it first with a.to('cpu')")
+        if not self.is_contiguous:
+            raise RuntimeError("a.cptr() needs a contiguous array; copy it first with wp.clone(a)")
+        from ..types.structs import field_ctype
+        return ctypes.cast(self.ptr or _EMPTY_ADDR, ctypes.POINTER(field_ctype(self.dtype)))
+
     def list(self) -> list:
         """The elements as a Python list (vectors and matrices as wp types, structs as instances)."""
         a = self.storage.to_numpy(self)
