@@ -189,6 +189,18 @@ class FunctionDef:
     source: str  # the function's source text (dedented)
 
 
+def walk(x):
+    """Every syntax node in `x` (a node, or a tuple or list of them), depth first."""
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            yield from walk(y)
+    elif hasattr(x, "__dataclass_fields__") and not isinstance(x, type):
+        yield x
+        for name in x.__dataclass_fields__:
+            if name != "loc":
+                yield from walk(getattr(x, name))
+
+
 def assigned_names(stmts) -> set[str]:
     """Names assigned anywhere in these statements (including nested blocks, loop targets and
     the roots of component stores such as `v[0] = x`)."""

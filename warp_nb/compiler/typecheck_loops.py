@@ -35,7 +35,7 @@ class Loops:
         """Variables passed where a builtin updates its argument in place (wp.randf(state)):
         the loop must carry them, though no assignment names them."""
         found: set = set()
-        for node in _nodes(tuple(stmts)):
+        for node in S.walk(tuple(stmts)):
             if not isinstance(node, S.Call):
                 continue
             try:
@@ -53,8 +53,8 @@ class Loops:
         """Names first bound inside a dynamic loop and read after it (`while ...: p = ...` then
         `use(p)`): as in Warp, they exist before the loop, zero-initialised, and the loop carries
         them. Their types come from a trial typing of the body, which is then discarded."""
-        last = max((n.loc.line for n in _nodes(body) if getattr(n, "loc", None) is not None), default=loc.line)
-        later = {n.id for n in _nodes(self.fdef.body) if isinstance(n, S.Name) and n.loc.line > last}
+        last = max((n.loc.line for n in S.walk(body) if getattr(n, "loc", None) is not None), default=loc.line)
+        later = {n.id for n in S.walk(self.fdef.body) if isinstance(n, S.Name) and n.loc.line > last}
         wanted = [n for n in sorted(S.assigned_names(body)) if n in later and n not in self.env]
         if not wanted:
             return
@@ -254,17 +254,6 @@ class Loops:
             self.env[c.name] = c.state
 
 
-def _nodes(x):
-    """Every syntax node in `x` (a node, or a tuple or list of them), depth first."""
-    if isinstance(x, (tuple, list)):
-        for y in x:
-            yield from _nodes(y)
-    elif hasattr(x, "__dataclass_fields__") and not isinstance(x, type):
-        yield x
-        for name in x.__dataclass_fields__:
-            if name != "loc":
-                yield from _nodes(getattr(x, name))
-
 
 def _static_uses(stmts, name: str) -> bool:
     """Whether a wp.static(...) in these statements names `name` (then Warp unrolls the loop whatever
@@ -273,7 +262,7 @@ def _static_uses(stmts, name: str) -> bool:
     return any(isinstance(node, S.Call) and node.source
                and getattr(node.func, "attr", getattr(node.func, "id", None)) == "static"
                and pattern.search(node.source[node.source.find("(") + 1:])
-               for node in _nodes(tuple(stmts)))
+               for node in S.walk(tuple(stmts)))
 
 
 def _same_type(a, b) -> bool:

@@ -233,19 +233,26 @@ class TileForms(Constructors):
                               (arr, idx, *offsets), AX=axis, T=arr.type.dtype, R=result.rows, C=result.cols)
 
     def form_tile_store_indexed(self, node):
-        self.tile_name = "tile_store_indexed"
+        return self.indexed_write("tile_store_indexed", node)
+
+    def indexed_write(self, name: str, node, returns_previous: bool = False):
+        """wp.tile_store_indexed / wp.tile_atomic_add_indexed(a, indices, t, offset=0, axis=0): t written
+        (or added atomically) to a, its entries along `axis` going to offset + indices[k]; the atomic
+        form gives the previous values as a tile unless the call is a statement."""
+        statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
+        self.tile_name = name
         a = self.tile_args(node, ("a", "indices", "t", "offset", "axis"), 3)
         arr = self.tile_array(a["a"], node)
         t = self.tile_value(a["t"], node, "t")
         if t.type.ndim != arr.type.ndim or arr.type.ndim > 2 or t.type.dtype != arr.type.dtype:
-            self.error(KernelTypeError, f"wp.tile_store_indexed: a {T.type_name(t.type)} does not fit a "
+            self.error(KernelTypeError, f"wp.{name}: a {T.type_name(t.type)} does not fit a "
                                         f"{arr.type.ndim}-D array of {T.type_name(arr.type.dtype)}", node)
         idx, axis, offsets = self.indexed_parts(a, arr, node)
         if t.type.shape[axis] != idx.type.shape[0]:
-            self.error(KernelTypeError, f"wp.tile_store_indexed: the tile has {t.type.shape[axis]} entries along "
+            self.error(KernelTypeError, f"wp.{name}: the tile has {t.type.shape[axis]} entries along "
                                         f"axis {axis} but there are {idx.type.shape[0]} indices", node)
-        return self.tile_call("tile_store_indexed", "wpnb::tile_store_indexed<{AX}>", None, node,
-                              (arr, idx, t, *offsets), AX=axis)
+        result = TileType(t.type.dtype, t.type.shape) if returns_previous and not statement else None
+        return self.tile_call(name, f"wpnb::{name}<{{AX}}>", result, node, (arr, idx, t, *offsets), AX=axis)
 
     def form_tile_store(self, node):
         return self.store_like(node, "tile_store", None)

@@ -42,23 +42,7 @@ class TileExtras(TileForms):
         return self.random_tile(node, "tile_randf", T.float32)
 
     def form_tile_atomic_add_indexed(self, node):
-        """wp.tile_atomic_add_indexed(a, indices, t, offset=0, axis=0): t added atomically into a with
-        its entries along `axis` going to offset + indices[k]; the previous values as a tile."""
-        statement = getattr(self, "call_is_statement", False)  # read first: typing the arguments resets it
-        self.tile_name = "tile_atomic_add_indexed"
-        a = self.tile_args(node, ("a", "indices", "t", "offset", "axis"), 3)
-        arr = self.tile_array(a["a"], node)
-        t = self.tile_value(a["t"], node, "t")
-        if t.type.ndim != arr.type.ndim or arr.type.ndim > 2 or t.type.dtype != arr.type.dtype:
-            self.error(KernelTypeError, f"wp.tile_atomic_add_indexed: a {T.type_name(t.type)} does not fit a "
-                                        f"{arr.type.ndim}-D array of {T.type_name(arr.type.dtype)}", node)
-        idx, axis, offsets = self.indexed_parts(a, arr, node)
-        if t.type.shape[axis] != idx.type.shape[0]:
-            self.error(KernelTypeError, f"wp.tile_atomic_add_indexed: the tile has {t.type.shape[axis]} entries "
-                                        f"along axis {axis} but there are {idx.type.shape[0]} indices", node)
-        result = None if statement else TileType(t.type.dtype, t.type.shape)
-        return self.tile_call("tile_atomic_add_indexed", "wpnb::tile_atomic_add_indexed<{AX}>", result, node,
-                              (arr, idx, t, *offsets), AX=axis)
+        return self.indexed_write("tile_atomic_add_indexed", node, returns_previous=True)
 
     def form_tile_from_thread(self, node):
         """wp.tile_from_thread(shape, value, thread_idx=0, storage): a tile filled with one thread's

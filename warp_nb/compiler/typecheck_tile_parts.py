@@ -174,7 +174,7 @@ class TileParts(TileForms, TileReferences):
         """Tile variables that parts are taken from in `stmts` (`row = t[i]`, tile_view(t, ...)):
         a loop that writes into such a part changes them, so it must carry them."""
         found = set()
-        for s in _walk(tuple(stmts)):
+        for s in S.walk(tuple(stmts)):
             if not isinstance(s, S.Assign):
                 continue
             v = s.value
@@ -205,21 +205,11 @@ def _is_tile(v) -> bool:
     return isinstance(v, ir.Var) and isinstance(v.type, TileType)
 
 
-def _walk(x):
-    if isinstance(x, (tuple, list)):
-        for y in x:
-            yield from _walk(y)
-    elif hasattr(x, "__dataclass_fields__") and not isinstance(x, type):
-        yield x
-        for name in x.__dataclass_fields__:
-            if name != "loc":
-                yield from _walk(getattr(x, name))
-
 
 def _writes(stmts) -> tuple:
     """(names written in place: t += u, t[i] = v, t[i].x = v; names rebound: t = ..., loop targets)."""
     in_place, rebound = set(), set()
-    for s in _walk(tuple(stmts)):
+    for s in S.walk(tuple(stmts)):
         if isinstance(s, (S.Assign, S.AugAssign)):
             targets = s.target.elts if isinstance(s.target, S.Tuple) else (s.target,)
             for t in targets:
