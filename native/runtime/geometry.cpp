@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -265,24 +267,44 @@ int32_t build_prims(std::vector<Prim>& prims, int32_t leaf_size, bvh_node_t* nod
     return b.next_node.load();
 }
 
+// The message of the last failed build on this thread (an exception must not cross the C ABI
+// into ctypes: it would terminate the process, and with it the notebook).
+thread_local std::string last_error;
+
+template <class F>
+int32_t reporting_failure(F&& build) {
+    try {
+        return build();
+    } catch (const std::exception& e) {
+        last_error = e.what();
+    } catch (...) {
+        last_error = "unknown native error";
+    }
+    return 0;
+}
+
 }  // namespace
 
 extern "C" {
 
+__attribute__((visibility("default"))) const char* wpnb_geometry_last_error() { return last_error.c_str(); }
+
 // Build a tree over n item boxes (lo/hi: n x 3 floats). nodes must hold 2n - 1 entries, items n.
-// Returns the number of nodes written.
+// Returns the number of nodes written (0 when the build failed: see wpnb_geometry_last_error).
 __attribute__((visibility("default"))) int32_t wpnb_bvh_build(const float* lo, const float* hi, int32_t n,
                                                                int32_t leaf_size, bvh_node_t* nodes, int32_t* items,
                                                                int32_t threads) {
     if (n <= 0) return 0;
-    const int t = thread_count(threads);
-    std::vector<Prim> prims(n);
-    parallel_for(n, t, [&](int64_t s, int64_t e) {
-        for (int64_t k = s; k < e; ++k) {
-            prims[k].set(lo + 3 * k, hi + 3 * k, int32_t(k));
-        }
+    return reporting_failure([&]() -> int32_t {
+        const int t = thread_count(threads);
+        std::vector<Prim> prims(n);
+        parallel_for(n, t, [&](int64_t s, int64_t e) {
+            for (int64_t k = s; k < e; ++k) {
+                prims[k].set(lo + 3 * k, hi + 3 * k, int32_t(k));
+            }
+        });
+        return build_prims(prims, leaf_size, nodes, items, t);
     });
-    return build_prims(prims, leaf_size, nodes, items, t);
 }
 
 // Recompute every node's box from its items' boxes (children first: they have higher indices).
@@ -309,32 +331,34 @@ __attribute__((visibility("default"))) void wpnb_bvh_refit(bvh_node_t* nodes, in
 __attribute__((visibility("default"))) int32_t wpnb_mesh_build(const float* pts, const int32_t* idx, int32_t num_tris,
                                                                 int32_t leaf_size, bvh_node_t* nodes, int32_t* items,
                                                                 float* avg_edge, int32_t threads) {
-    const int t = thread_count(threads);
-    std::vector<Prim> prims(num_tris);
-    std::vector<double> edge_sums(t, 0.0);
-    parallel_for(num_tris, t, [&](int64_t s, int64_t e) {
+    return reporting_failure([&]() -> int32_t {
+        const int t = thread_count(threads);
+        std::vector<Prim> prims(num_tris);
+        std::vector<double> edge_sums(t, 0.0);
+        parallel_for(num_tris, t, [&](int64_t s, int64_t e) {
+            double edge = 0.0;
+            for (int64_t f = s; f < e; ++f) {
+                const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
+                float l[3], h[3];
+                for (int a = 0; a < 3; ++a) {
+                    l[a] = std::min(p[0][a], std::min(p[1][a], p[2][a]));
+                    h[a] = std::max(p[0][a], std::max(p[1][a], p[2][a]));
+                }
+                prims[f].set(l, h, int32_t(f));
+                for (int k = 0; k < 3; ++k) {
+                    const float* a = p[k];
+                    const float* c = p[(k + 1) % 3];
+                    const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
+                    edge += std::sqrt(dx * dx + dy * dy + dz * dz);
+                }
+            }
+            edge_sums[int(s * t / std::max<int64_t>(num_tris, 1))] += edge;
+        });
         double edge = 0.0;
-        for (int64_t f = s; f < e; ++f) {
-            const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
-            float l[3], h[3];
-            for (int a = 0; a < 3; ++a) {
-                l[a] = std::min(p[0][a], std::min(p[1][a], p[2][a]));
-                h[a] = std::max(p[0][a], std::max(p[1][a], p[2][a]));
-            }
-            prims[f].set(l, h, int32_t(f));
-            for (int k = 0; k < 3; ++k) {
-                const float* a = p[k];
-                const float* c = p[(k + 1) % 3];
-                const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
-                edge += std::sqrt(dx * dx + dy * dy + dz * dz);
-            }
-        }
-        edge_sums[int(s * t / std::max<int64_t>(num_tris, 1))] += edge;
+        for (double x : edge_sums) edge += x;
+        *avg_edge = num_tris > 0 ? float(edge / (3.0 * num_tris)) : 0.0f;
+        return build_prims(prims, leaf_size, nodes, items, t);
     });
-    double edge = 0.0;
-    for (double x : edge_sums) edge += x;
-    *avg_edge = num_tris > 0 ? float(edge / (3.0 * num_tris)) : 0.0f;
-    return build_prims(prims, leaf_size, nodes, items, t);
 }
 
 // The vertices of each tree item in tree order (9 floats per triangle), for fast leaf tests.

@@ -66,6 +66,14 @@ class _Core:
     def wp_set_error_output_enabled(enabled) -> None:
         return None
 
+    @staticmethod
+    def wp_mesh_create_host(*args) -> int:
+        """Build a mesh's tree on the CPU (native/runtime/geometry.cpp): the node count, 0 when
+        the build failed (the runtime's get_error_string() says why). wp.Mesh builds through
+        this name, Warp's, so a failure reads as Warp reports it."""
+        from ..geometry import native
+        return native.library().wpnb_mesh_build(*args)
+
 
 def _cpu_compiler():
     from ..errors import CompilerNotFoundError
@@ -103,6 +111,12 @@ class _Runtime:
         failed launch raises here (nothing to wait for on the CPU)."""
         from ..runtime.devices import synchronize_device
         synchronize_device(device)
+
+    @staticmethod
+    def get_error_string() -> str:
+        """The message of the last native failure (a tree build that returned 0)."""
+        from ..geometry import native
+        return native.last_error()
 
     @property
     def nvrtc_supported_archs(self):

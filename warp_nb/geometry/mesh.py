@@ -10,6 +10,7 @@ import ctypes
 import numpy as np
 
 from . import native
+from .._src.context import _get_runtime
 from ._util import as_int_array, as_vec3_array, check_finite
 from .bvh import build_tree, check_constructor
 from .groups import build_grouped_tree, group_array
@@ -69,9 +70,12 @@ class Mesh:
         self._nodes = np.zeros(max(2 * n_tris - 1, 1), dtype=native.NODE_DTYPE)
         self._items = np.zeros(n_tris, dtype=np.int32)
         avg = np.zeros(1, dtype=np.float32)
-        count = lib.wpnb_mesh_build(native.ptr(pts), native.ptr(idx), n_tris, self.bvh_leaf_size,
-                                    native.ptr(self._nodes), native.ptr(self._items), native.ptr(avg),
-                                    native.threads())
+        runtime = _get_runtime(init=True)
+        count = runtime.core.wp_mesh_create_host(native.ptr(pts), native.ptr(idx), n_tris, self.bvh_leaf_size,
+                                                 native.ptr(self._nodes), native.ptr(self._items), native.ptr(avg),
+                                                 native.threads())
+        if count == 0:
+            raise RuntimeError(f"Failed to create mesh: {runtime.get_error_string()}")
         d = self._desc
         if self._groups is not None:  # rebuilt as one subtree per group (same average edge length)
             tri = pts[idx.reshape(-1, 3)]

@@ -69,11 +69,12 @@ def library():
     source = source_path.read_text()
     headers = "".join((native / h).read_text() for h in ("prelude.h", "scalar.h", "vec.h", "bvh.h", "mesh.h",
                                                           "hash_grid.h", "volume.h"))
-    flags = "-O3 -pthread"
+    # exceptions on: the builders catch a failed allocation and return 0 instead of aborting
+    flags = "-O3 -pthread -fexceptions"
     key = cache.make_key(source, headers, cxx.identity_key(), flags, cache.VERSION)
 
     def compile_geometry(out: Path) -> None:
-        cxx.compile_library(source, out, native, "release", "-pthread", libraries=("-pthread",))
+        cxx.compile_library(source, out, native, "release", "-pthread -fexceptions", libraries=("-pthread",))
 
     path, _ = cache.get_or_build("wpnb_geometry", key, compile_geometry, counter="runtime_compiled")
     lib = ctypes.CDLL(str(path))
@@ -92,6 +93,8 @@ def library():
     lib.wpnb_hash_grid_build.restype = i32
     lib.wpnb_volume_table_build.argtypes = [p, i32, i32, p, p, i32]
     lib.wpnb_volume_table_build.restype = i32
+    lib.wpnb_geometry_last_error.argtypes = []
+    lib.wpnb_geometry_last_error.restype = ctypes.c_char_p
     lib.wpnb_geometry_sizes.argtypes = [p]
     lib.wpnb_geometry_sizes.restype = None
     sizes = np.zeros(5, dtype=np.int64)
@@ -102,3 +105,8 @@ def library():
         raise RuntimeError(f"warp_nb's geometry descriptors do not match native/*.h ({list(sizes)} != {want}); "
                            "reinstall warp_nb")
     return lib
+
+
+def last_error() -> str:
+    """The message of the last failed tree build on this thread."""
+    return library().wpnb_geometry_last_error().decode(errors="replace") or "unknown native error"

@@ -284,3 +284,23 @@ def test_signs_on_a_concave_shape():
     for mode in (1, 2, 3):
         _, _, sign, _ = _query(mesh, pts, mode=mode)
         np.testing.assert_array_equal(sign < 0, inside, err_msg=f"mode {mode}")
+
+
+def test_a_failed_native_build_raises_instead_of_aborting():
+    """The tree builder reports a failure (return 0 and a message) instead of aborting the
+    process; wp.Mesh turns it into a RuntimeError with that message. The builder is replaced
+    by one that fails, since a real allocation failure cannot be provoked safely here."""
+    from unittest import mock
+
+    from warp_nb._src.context import _get_runtime
+    from warp_nb.geometry import native
+
+    verts, faces = uv_sphere(1.0, 8, 6)
+    runtime = _get_runtime(init=True)
+    with mock.patch.object(runtime.core, "wp_mesh_create_host", return_value=0), \
+            mock.patch.object(native, "last_error", return_value="out of memory"):
+        with pytest.raises(RuntimeError, match="Failed to create mesh: out of memory"):
+            wp.Mesh(points=wp.array(verts, dtype=wp.vec3), indices=wp.array(faces, dtype=int))
+    mesh = wp.Mesh(points=wp.array(verts, dtype=wp.vec3), indices=wp.array(faces, dtype=int))
+    assert mesh.num_tris == len(faces) // 3
+    assert isinstance(native.last_error(), str)
