@@ -4,16 +4,17 @@
 //
 // A tile is a value like a matrix: tile_t<T, R, C> holds R*C elements in row-major order; a 1-D
 // tile of length n is tile_t<T, n, 1>. The compiler knows each tile's shape, so every function
-// here is a template over it. One thread computes a whole tile (on the CPU a block has one
-// thread, as in Warp; CUDA launches of tile kernels use blocks of one thread too until cooperative
-// versions exist; see docs/architecture.md, "Tiles"). Loads outside the array read 0 and stores
-// outside it are dropped, as in Warp.
+// here is a template over it. Every lane of a block holds the whole tile and computes it (on the
+// CPU a block is one lane, as in Warp, unless wp.config.enable_cpu_blocks); the few operations
+// where lanes differ are in block.h and tile_block.h (see docs/architecture.md, "Tiles"). Loads
+// outside the array read 0 and stores outside it are dropped, as in Warp.
 #pragma once
 #include "prelude.h"
 #include "scalar.h"
 #include "array.h"
 #include "atomic.h"
 #include "adjoint.h"
+#include "block.h"  // block_dim(), block_lane(): the lanes of a block
 
 namespace wpnb {
 
@@ -28,8 +29,6 @@ struct tile_t {
     WPNB_FN const T& at(int i, int j) const { return data[i * C + j]; }
 };
 
-// The threads of a block in a tiled launch: one (see the note at the top of this header).
-WPNB_FN int32 block_dim() { return 1; }
 
 // The sum of a tile's elements (the adjoint of a scalar that was spread over a tile). From the
 // first element on: a struct's fields that are not summed (flags, small integers) keep its values.
@@ -67,7 +66,7 @@ WPNB_FN void adj_tile_arange(T, T, T& adj_start, T& adj_step, const tile_t<T, R,
     }
 }
 
-// wp.tile(x): the block's values of x as a 1-D tile; a block is one thread, so one value.
+// wp.tile(x) in a block of one lane: a 1-D tile of one value (several lanes: tile_block.h).
 template <typename T>
 WPNB_FN tile_t<T, 1, 1> tile_from_value(T x) {
     tile_t<T, 1, 1> out;
@@ -77,12 +76,16 @@ WPNB_FN tile_t<T, 1, 1> tile_from_value(T x) {
 template <typename T>
 WPNB_FN void adj_tile_from_value(T, T& adj_x, const tile_t<T, 1, 1>& adj_ret) { accumulate(adj_x, adj_ret.data[0]); }
 
-// wp.untile(t): this thread's value of a 1-D tile of the block's length (one thread: element 0).
+// wp.untile(t): this lane's value of a 1-D tile of the block's length (one lane: element 0).
 template <typename T, int R>
-WPNB_FN T untile(const tile_t<T, R, 1>& t) { return t.data[0]; }
+WPNB_FN T untile(const tile_t<T, R, 1>& t) {
+    const int32 lane = block_lane();
+    return lane < R ? t.data[lane] : T();
+}
 template <typename T, int R>
 WPNB_FN void adj_untile(const tile_t<T, R, 1>&, tile_t<T, R, 1>& adj_t, const T& adj_ret) {
-    accumulate(adj_t.data[0], adj_ret);
+    const int32 lane = block_lane();
+    if (lane < R) accumulate(adj_t.data[lane], adj_ret);
 }
 
 // --- loads and stores (out-of-bounds elements read 0 and are not written) ----------------------

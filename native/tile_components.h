@@ -35,26 +35,30 @@ template <int M, int N, typename T>
 WPNB_FN void adj_tile_from_matrix(const mat_t<M, N, T>&, mat_t<M, N, T>& adj_m, const tile_t<T, M * N, 1>& adj_ret) {
     for (int k = 0; k < M * N; ++k) accumulate(adj_m.c[k / N][k % N], adj_ret.data[k]);
 }
-// Column 0 (this thread's) of a tile of shape (N, B) as a vector, or of (M, N, B) as a matrix.
+// This lane's column of a tile of shape (N, B) as a vector, or of (M, N, B) as a matrix.
 template <int N, typename T, int R, int C>
 WPNB_FN vec_t<N, T> untile_vector(const tile_t<T, R, C>& t) {
     vec_t<N, T> v;
-    for (int k = 0; k < N; ++k) v.c[k] = t.data[k * C];
+    const int32 lane = block_lane() < C ? block_lane() : 0;
+    for (int k = 0; k < N; ++k) v.c[k] = t.data[k * C + lane];
     return v;
 }
 template <int N, typename T, int R, int C>
 WPNB_FN void adj_untile_vector(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_t, const vec_t<N, T>& adj_ret) {
-    for (int k = 0; k < N; ++k) accumulate(adj_t.data[k * C], adj_ret.c[k]);
+    const int32 lane = block_lane() < C ? block_lane() : 0;
+    for (int k = 0; k < N; ++k) accumulate(adj_t.data[k * C + lane], adj_ret.c[k]);
 }
 template <int M, int N, typename T, int R, int C>
 WPNB_FN mat_t<M, N, T> untile_matrix(const tile_t<T, R, C>& t) {
     mat_t<M, N, T> m;
-    for (int k = 0; k < M * N; ++k) m.c[k / N][k % N] = t.data[k * C];
+    const int32 lane = block_lane() < C ? block_lane() : 0;
+    for (int k = 0; k < M * N; ++k) m.c[k / N][k % N] = t.data[k * C + lane];
     return m;
 }
 template <int M, int N, typename T, int R, int C>
 WPNB_FN void adj_untile_matrix(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_t, const mat_t<M, N, T>& adj_ret) {
-    for (int k = 0; k < M * N; ++k) accumulate(adj_t.data[k * C], adj_ret.c[k / N][k % N]);
+    const int32 lane = block_lane() < C ? block_lane() : 0;
+    for (int k = 0; k < M * N; ++k) accumulate(adj_t.data[k * C + lane], adj_ret.c[k / N][k % N]);
 }
 
 }  // namespace wpnb

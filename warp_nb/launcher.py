@@ -21,7 +21,7 @@ from . import config, recording, types as T
 from .arrays.array import array
 from . import array_access
 from .arrays.dlpack import from_dlpack
-from .errors import KernelError, ArgumentTypeError
+from .errors import KernelError, KernelUnsupportedError, ArgumentTypeError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
 from .runtime.target import raise_failed_check
@@ -55,6 +55,10 @@ class Launcher:
         self.direct = self.target.direct
         self.tid_count = compiled.typed.tid_count
         self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
+        #: lanes per block the code was typed for, and whether that matters to it (a tile kernel, or
+        #: one that asks wp.block_dim()): such kernels are compiled again for other lane counts
+        self.block_dim = compiled.typed.block_dim
+        self.uses_blocks = "block.h" in compiled.unit.headers
         self.pack = make_packer(kernel, device, types_)
         self.nparams = len(kernel.param_names)
 
@@ -303,11 +307,45 @@ def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, devi
 def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
                  adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
     """Run `kernel` over `dim` blocks (Warp's tiled launch): wp.tid() gives a block's coordinates,
-    and unpacked into one more index, a thread's lane in its block. A block is one thread in
-    warp_nb (as on Warp's CPU), so block_dim is accepted and the lane is always 0."""
+    and unpacked into one more index, a thread's lane in its block. A block has block_dim lanes
+    on CUDA, and on the CPU with wp.config.enable_cpu_blocks; otherwise one (as on Warp's CPU)."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return launch(kernel, dims + (1,), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, record_tape,
-                  record_cmd, max_blocks, block_dim)
+    lanes = lanes_per_block(get_device(device) if device is not None else current_device(), block_dim)
+    return launch(kernel, dims + (lanes,), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
+                  record_tape, record_cmd, max_blocks, block_dim)
+
+
+def lanes_per_block(device, block_dim) -> int:
+    """The lanes a block of a launch has, as Warp resolves block_dim: on the CPU one, unless
+    wp.config.enable_cpu_blocks (then block_dim, 256 when not positive); on CUDA block_dim."""
+    if device.is_cpu and not config.enable_cpu_blocks:
+        return 1
+    lanes = 256 if block_dim is None or int(block_dim) <= 0 else int(block_dim)
+    if lanes > 1024:
+        raise ValueError(f"block_dim must be at most 1024 (the threads of a CUDA block), got {block_dim}")
+    return lanes
+
+
+def _lanes_launcher(kernel, launcher, lanes: int):
+    """The launcher of a tile kernel compiled for blocks of `lanes` lanes (native/block.h)."""
+    hit = kernel.launchers.get(("lanes", launcher.device.alias, lanes, launcher.signature)) if lanes > 1 else None
+    if hit is not None and hit.epoch == config.epoch:
+        return hit
+    try:
+        return kernel.launcher(launcher.device, signature=launcher.signature, block_dim=lanes)
+    except KernelError as e:
+        raise e.with_traceback(None) from None
+
+
+def _block_bounds(dim, lanes: int) -> tuple[bytes, int]:
+    """The launch bounds of a launch in blocks of `lanes` lanes: the shape counts threads, the size
+    blocks (what the runtime splits over its threads, and the CUDA grid)."""
+    shape = (dim,) if isinstance(dim, numbers.Integral) else tuple(int(d) for d in dim)
+    threads = 1
+    for d in shape:
+        threads *= int(d)
+    blocks = (threads + lanes - 1) // lanes
+    return _BOUNDS.pack(*(tuple(shape) + (1,) * (4 - len(shape))), len(shape), 0, blocks), blocks
 
 
 def _tiled_fits(dim, ndim: int, tid_count: int) -> bool:
@@ -337,17 +375,28 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, got {type(inputs).__name__}")
     if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args)
+    if launcher.uses_blocks:  # a tile kernel: compiled for the lanes its blocks have
+        lanes = lanes_per_block(launcher.device, block_dim)
+        if lanes != launcher.block_dim:
+            launcher = _lanes_launcher(kernel, launcher, lanes)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
+    if adjoint and launcher.block_dim > 1:
+        raise KernelUnsupportedError(f"kernel `{kernel.key}`: the backward pass of a tile kernel launched with blocks of "
+                                     f"{launcher.block_dim} lanes is not supported by warp_nb yet; differentiate it with "
+                                     "one-lane blocks (on the CPU: wp.config.enable_cpu_blocks = False, the default)")
     if adjoint:
         return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, record_cmd)
     try:  # inline: most launches repeat a dim seen before
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
         bounds, ndim, size = _bounds(dim)
-    if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count):
+    if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count) \
+            and not (launcher.block_dim > 1 and ndim == launcher.tid_count + 1):  # (the lanes' axis of launch_tiled)
         raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
                          f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
+    if launcher.block_dim > 1:
+        bounds, size = _block_bounds(dim, launcher.block_dim)
     if record_cmd:
         return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
@@ -389,6 +438,8 @@ class Launch:
 
     def set_dim(self, dim) -> None:
         self._bounds, ndim, self._size = _bounds(dim)
+        if self._launcher.block_dim > 1:
+            self._bounds, self._size = _block_bounds(dim, self._launcher.block_dim)
         self.dim = dim
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False) -> None:

@@ -25,6 +25,7 @@ from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
 from .typecheck import Context, typecheck_kernel
 from .verify import between_stages
+from ..errors import KernelUnsupportedError
 
 #: Every compile in this process, for every target: (kernel key, seconds, compiled_now). The
 #: notebook layer reads it to say "compiled" or "cached".
@@ -39,6 +40,7 @@ class CompileOptions:
     mode: str = "release"  # "checked": optimised with bounds checks; "debug": checks, asserts, -O0 -g
     backward: bool = False  # also emit the adjoint
     cxx_flags: str = ""  # extra C++ compiler flags (CPU)
+    block_dim: int = 1  # lanes per block of a tile kernel (native/block.h); 1 for every other kernel
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,13 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     the caller has just built in a bundle, which count as compiled now)."""
     t0 = time.perf_counter()
     syntax = parse_definition(kernel.func)
-    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False))
+    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
+    if options.backward and options.block_dim > 1:
+        raise KernelUnsupportedError(
+            f"kernel `{kernel.key}`: the backward pass of a tile kernel launched with blocks of {options.block_dim} "
+            "lanes is not supported by warp_nb yet; differentiate it with one-lane blocks (on the CPU: "
+            "wp.config.enable_cpu_blocks = False, the default)", typed.loc, kernel.key)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = with_module_build_options(kernel, emit_kernel(typed, options.mode, adjoint))
@@ -92,7 +99,7 @@ def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | No
     (overloads of one kernel compiled into one translation unit: wp.compile_aot_module).
     `build_options`: the wp.ModuleBuildOptions to apply (None: none), by default the module's."""
     syntax = parse_definition(kernel.func)
-    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False))
+    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
@@ -125,6 +132,8 @@ def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:
     target's own parts (its compiler and flags)."""
     code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
     extra = (unit.build_options.digest(),) if unit.build_options is not None else ()
+    if options.block_dim > 1:  # (the code says it too: lane counts are template arguments)
+        extra += (f"block_dim={options.block_dim}",)
     return cache.make_key(code, headers_digest(), cache.VERSION, EMIT_REVISION, *target.key_parts(options), *extra)
 
 

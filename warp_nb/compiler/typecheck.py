@@ -36,8 +36,11 @@ class Context:
     """State shared by one compilation: the function instances typed so far (so a function
     used twice is typed once) and the stack of functions being typed (to refuse recursion)."""
 
-    def __init__(self, mode: str, backward: bool = False, backward_enabled: bool = False):
+    def __init__(self, mode: str, backward: bool = False, backward_enabled: bool = False, block_dim: int = 1):
         self.mode = mode
+        #: lanes per block the kernel is typed for (1: a block is one lane, as on Warp's CPU;
+        #: more: CUDA, or wp.config.enable_cpu_blocks; native/block.h, native/tile_block.h)
+        self.block_dim = block_dim
         self.backward = backward  # also type custom gradients and replays (@wp.func_grad, @wp.func_replay)
         self.backward_enabled = backward_enabled  # the kernel may be differentiated (what tile_matmul checks)
         self.instances: dict = {}
@@ -63,7 +66,8 @@ def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, conte
     # one kernel per translation unit: its plain name is unique there, and the unit's cache key
     # covers its content
     typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}")
-    return typer.run(param_types)
+    fn = typer.run(param_types)
+    return dataclasses.replace(fn, block_dim=context.block_dim) if context.block_dim > 1 else fn
 
 
 def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,
@@ -378,6 +382,8 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
                 # a[i] += x is an atomic add, as in Warp (a[i] &= x an atomic and, ...)
                 self.atomic_update(_ATOMIC_AUGMENTED[s.op], base, target.indices, s.value, s)
                 return
+        if self.context.block_dim > 1 and self.lanes_tile_update(target, s):
+            return  # t[i] |= v from every lane of a block: all the lanes' updates, in lane order
         # a[i].x += v reads and writes part of an element: what Warp calls a slot write
         self.index_wording = "Array slot write indices" if isinstance(target, S.Attribute) else None
         try:

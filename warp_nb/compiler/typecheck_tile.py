@@ -162,7 +162,7 @@ class TileForms(Constructors):
             self.error(KernelTypeError, str(e), node)
 
     def form_tile(self, node):
-        """wp.tile(x): the block's values of x; one thread per block here, so a 1-element tile."""
+        """wp.tile(x): the block's values of x, a tile of block_dim elements (one lane: one)."""
         self.tile_name = "tile"
         a = self.tile_args(node, ("x", "preserve_type"))
         x = self.expr(a["x"])
@@ -175,11 +175,16 @@ class TileForms(Constructors):
             if kind not in ("vector", "matrix"):
                 self.error(KernelTypeError, f"wp.tile of a {kind} without preserve_type=True (a tile of its "
                                             "components) is not supported; pass preserve_type=True", node)
-            # a tile of the components with the block's axis last: (n, 1) or (m, n, 1), one thread
-            result = TileType(x.type._wp_scalar_type_, shape + (1,))
+            # a tile of the components with the block's axis last: (n, B) or (m, n, B)
+            lanes = self.context.block_dim
+            result = TileType(x.type._wp_scalar_type_, shape + (lanes,))
             template = "wpnb::tile_from_vector" if kind == "vector" else "wpnb::tile_from_matrix"
+            if lanes > 1:
+                template = f"{template}_lanes<{lanes}>"
             return self.tile_call("tile", template, result, node, (x,))
-        return self.tile_call("tile", "wpnb::tile_from_value", TileType(x.type, (1,)), node, (x,))
+        lanes = self.context.block_dim
+        template = f"wpnb::tile_from_lanes<{lanes}>" if lanes > 1 else "wpnb::tile_from_value"
+        return self.tile_call("tile", template, TileType(x.type, (lanes,)), node, (x,))
 
     # --- memory ---------------------------------------------------------------------------
     def form_tile_load(self, node):

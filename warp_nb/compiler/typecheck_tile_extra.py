@@ -52,13 +52,19 @@ class TileExtras(TileForms):
         a = self.tile_args(node, ("shape", "value", "thread_idx", "storage"), 2)
         shape = self.const_shape(a["shape"], node)
         value = self.expr(a["value"])
+        lane = None
         if "thread_idx" in a:
-            self.expr(a["thread_idx"])  # typed for its errors; one thread has index 0
+            lane = self.convert(self.expr(a["thread_idx"]), T.int32, node, "thread_idx")
         value = self.materialize(value, None, node) if isinstance(value, Lit) else value
         if not hasattr(value, "type"):
             self.error(KernelTypeError, f"wp.tile_from_thread: value must be a kernel value, got "
                                         f"{self.describe(value)}", node)
         result = TileType(value.type, shape, self.tile_storage(a, node))
+        if self.context.block_dim > 1:  # several lanes: lane thread_idx's value, handed to every lane
+            if lane is None:
+                lane = self.materialize(Lit(0, "int"), T.int32, node)
+            return self.tile_call("tile_from_thread", "wpnb::tile_full_from_lane<{T}, {R}, {C}>", result, node,
+                                  (value, lane), T=value.type, R=result.rows, C=result.cols)
         return self.tile_call("tile_from_thread", "wpnb::tile_full<{T}, {R}, {C}>", result, node, (value,),
                               T=value.type, R=result.rows, C=result.cols)
 
@@ -82,7 +88,9 @@ class TileExtras(TileForms):
         value = self.convert(self.expr(args[1 + ndim]), t.type.dtype, node, "the added value")
         has = self.condition(args[2 + ndim])
         e = t.type.padded_shape
-        new = self.tile_call("tile_scatter_add", "wpnb::tile_scatter_add<{E0}, {E1}, {E2}, {E3}>", t.type, node,
+        lanes = self.context.block_dim  # several lanes: every lane's addition, in lane order
+        name = f"wpnb::tile_scatter_add_lanes<{lanes}, " if lanes > 1 else "wpnb::tile_scatter_add<"
+        new = self.tile_call("tile_scatter_add", name + "{E0}, {E1}, {E2}, {E3}>", t.type, node,
                              (t, value, has, *indices), E0=e[0], E1=e[1], E2=e[2], E3=e[3])
         self.bind(args[0].id, new, node)
         return None

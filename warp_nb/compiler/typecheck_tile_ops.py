@@ -307,9 +307,11 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
                                         f"stack's dtype {T.type_name(dtype)}", node)
         v = self.materialize(v, dtype, node)
         has = self.condition(a["has_value"]) if "has_value" in a else self.materialize(Lit(True, "bool"), T.bool, node)
-        slot = self.tile_call("tile_stack_push", "wpnb::tile_stack_push_slot", T.int32, node, (s, has))
-        self.rebind(a["s"], self.tile_call("tile_stack_push", "wpnb::tile_stack_pushed", s.type, node, (s, v, has)),
-                    node)
+        lanes = self.context.block_dim  # several lanes: every lane pushes its value (native/tile_block.h)
+        each = f"_lanes<{lanes}>" if lanes > 1 else ""
+        slot = self.tile_call("tile_stack_push", f"wpnb::tile_stack_push_slot{each}", T.int32, node, (s, has))
+        self.rebind(a["s"], self.tile_call("tile_stack_push", f"wpnb::tile_stack_pushed{each}", s.type, node,
+                                           (s, v, has)), node)
         return slot  # the slot pushed to, or -1
 
     def form_tile_stack_pop(self, node):
@@ -317,9 +319,11 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         self.tile_name = "tile_stack_pop"
         a = self.tile_args(node, ("s",), 1)
         s = self.stack_value(a["s"], node)
-        value = self.tile_call("tile_stack_pop", "wpnb::tile_stack_top", s.type.dtype, node, (s,))
-        slot = self.tile_call("tile_stack_pop", "wpnb::tile_stack_top_slot", T.int32, node, (s,))
-        self.rebind(a["s"], self.tile_call("tile_stack_pop", "wpnb::tile_stack_popped", s.type, node, (s,)), node)
+        each = "_lanes" if self.context.block_dim > 1 else ""  # several lanes: each pops one value
+        value = self.tile_call("tile_stack_pop", f"wpnb::tile_stack_top{each}", s.type.dtype, node, (s,))
+        slot = self.tile_call("tile_stack_pop", f"wpnb::tile_stack_top_slot{each}", T.int32, node, (s,))
+        self.rebind(a["s"], self.tile_call("tile_stack_pop", f"wpnb::tile_stack_popped{each}", s.type, node, (s,)),
+                    node)
         return TupleValue((value, slot))
 
     def form_tile_stack_clear(self, node):
@@ -390,6 +394,8 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         """A copy of the tile `base` with the part t[...] selects replaced by value."""
         t = base.type
         axes, shape = self.tile_selection(t, index_nodes, node)
+        if not shape and self.context.block_dim > 1 and t.ndim <= 2:
+            return self.lanes_element_update(base, axes, "set", value, node)
         if not shape:
             value = self.tile_call(
                 "tile", "wpnb::tile_from_value", TileType(t.dtype, (1,)), node,
@@ -405,6 +411,32 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         (s0, n0, st0), (s1, n1, st1) = axes
         return self.tile_call("tile_assign", "wpnb::tile_scatter<{N0}, {ST0}, {N1}, {ST1}>", t, node,
                               (base, value, s0, s1), N0=n0, ST0=st0, N1=n1, ST1=st1)
+
+    def lanes_tile_update(self, target, s) -> bool:
+        """`t[i, j] op= v` on a tile variable in a kernel typed for blocks of several lanes: t rebound
+        with every lane's update applied (Warp's lanes update a shared tile); False for any other
+        target."""
+        if not (isinstance(target, S.Subscript) and isinstance(target.value, S.Name)) or s.op not in _LANE_OPS:
+            return False
+        base = self.env.get(target.value.id)
+        if not (isinstance(base, ir.Var) and isinstance(base.type, TileType)) or base.type.ndim > 2 or \
+                len(target.indices) != base.type.ndim or any(isinstance(i, S.Slice) for i in target.indices):
+            return False
+        axes, shape = self.tile_selection(base.type, target.indices, s)
+        if shape:
+            return False
+        new = self.lanes_element_update(base, axes, s.op, self.expr(s.value), s)
+        self.rebind_tile(target.value.id, new, s)
+        return True
+
+    def lanes_element_update(self, base: ir.Var, axes, op: str, value, node) -> ir.Var:
+        """t[i, j] = v (op "set") or t[i, j] op= v written by every lane of a block of several: the
+        block's writes gathered and applied in lane order, so every lane keeps the same tile."""
+        t = base.type
+        (s0, _, _), (s1, _, _) = axes
+        v = self.convert(value, t.dtype, node, "the stored value")
+        return self.tile_call("tile_assign", f"wpnb::tile_lanes_update<{self.context.block_dim}, wpnb::lane_op_{op}>",
+                              t, node, (base, v, s0, s1))
 
     def form_tile_assign(self, node):
         """wp.tile_assign(dst, src, offset=0): dst (a variable) rebound with src written at offset."""
@@ -437,6 +469,8 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         return None
 
 
+#: the updates of one tile element that lanes can make together (native/tile_block.h lane_op_*)
+_LANE_OPS = ("add", "sub", "mul", "div", "bit_and", "bit_or", "bit_xor", "min", "max")
 
 
 def _is_tile(v) -> bool:

@@ -117,13 +117,15 @@ class CudaTarget(AotCudaTarget):
         if size == 0:
             return
         device = self.device
-        grid = min((size + BLOCK - 1) // BLOCK, device.sm_count * BLOCKS_PER_SM)
+        grid, block = min((size + BLOCK - 1) // BLOCK, device.sm_count * BLOCKS_PER_SM), BLOCK
+        if launcher.block_dim > 1:  # a tile kernel in blocks of several lanes: `size` counts blocks
+            grid, block = size, launcher.block_dim
         stream = device.stream
         state_ptr = launcher.debug_state
         if state_ptr is not None:
             mem.memset(device, state_ptr, 0, ctypes.sizeof(DebugState), stream)
         device.make_current()
-        drv.launch(launcher.entry, grid, BLOCK, stream.handle, packed, bounds)
+        drv.launch(launcher.entry, grid, block, stream.handle, packed, bounds)
         if state_ptr is not None:
             state = DebugState()
             mem.device_to_host(device, ctypes.addressof(state), state_ptr, ctypes.sizeof(state), stream)

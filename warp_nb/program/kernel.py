@@ -152,7 +152,7 @@ class Kernel(KernelNaming):
         return k
 
     # --- compiling ------------------------------------------------------------------------
-    def compile_options(self, backward: bool = False) -> CompileOptions:
+    def compile_options(self, backward: bool = False, block_dim: int = 1) -> CompileOptions:
         """The compile options in effect now: the kernel's setting, else its module's, else
         wp.config's (the more specific scope wins, as in Warp)."""
         if backward and not self.backward_enabled:
@@ -164,7 +164,8 @@ class Kernel(KernelNaming):
             mode = "checked"  # optimised code with bounds checks (config.bounds_check)
         # the module's (or wp.config's) cpu_compiler_flags choose the CPU instruction set (toolchain/cpu_isa.py)
         isa = cxx_isa_flags(effective_flags(self.module.options))
-        return CompileOptions(mode, backward, f"{config.cxx_flags} {isa}".strip() if isa else config.cxx_flags)
+        return CompileOptions(mode, backward, f"{config.cxx_flags} {isa}".strip() if isa else config.cxx_flags,
+                              block_dim)
 
     @property
     def backward_enabled(self) -> bool:
@@ -173,10 +174,11 @@ class Kernel(KernelNaming):
                 return bool(setting)
         return bool(config.enable_backward)
 
-    def _key(self, device: Device, backward: bool, signature) -> tuple:
+    def _key(self, device: Device, backward: bool, signature, block_dim: int = 1) -> tuple:
         if self._generation != (redefinition.generation, redefinition.definitions):
             self._forget_stale()
-        return device.alias, self.compile_options(backward), tuple(signature if signature is not None else self.param_types)
+        return (device.alias, self.compile_options(backward, block_dim),
+                tuple(signature if signature is not None else self.param_types))
 
     def is_ready(self, device: Device, backward: bool = False, signature=None) -> bool:
         """Whether compiling for `device` has been tried with the current options."""
@@ -184,11 +186,11 @@ class Kernel(KernelNaming):
         return key in self._compiled or key in self._failures
 
     def compile(self, device: Device, backward: bool = False, signature=None, defer_build: bool = False,
-                built_together: frozenset = frozenset()) -> None:
+                built_together: frozenset = frozenset(), block_dim: int = 1) -> None:
         """Compile for `device` now, keeping the result or the error (for this kernel's launches:
         one bad kernel does not stop the others of its module). With `defer_build`, a kernel not in
         the cache raises BuildDeferred (its module builds several such kernels together)."""
-        key = self._key(device, backward, signature)
+        key = self._key(device, backward, signature, block_dim)
         try:
             if self._definition_error is not None:
                 raise self._definition_error
@@ -201,18 +203,19 @@ class Kernel(KernelNaming):
         except KernelError as e:
             self._failures[key] = e
 
-    def compiled(self, device=None, backward: bool = False, signature=None) -> CompiledKernel:
+    def compiled(self, device=None, backward: bool = False, signature=None, block_dim: int = 1) -> CompiledKernel:
         """This kernel compiled for `device` with the current options (and `signature`, for a generic
-        kernel): forward code compiles with the rest of its module; `backward` adds the adjoint."""
+        kernel): forward code compiles with the rest of its module; `backward` adds the adjoint.
+        `block_dim`: the lanes per block a tile kernel is typed for (1: the module's build)."""
         device = get_device(device)
-        key = self._key(device, backward, signature)
+        key = self._key(device, backward, signature, block_dim)
         hit = self._compiled.get(key)
         if hit is not None:
             return hit
-        if not backward and signature is None:
+        if not backward and signature is None and block_dim == 1:
             self.module.load_quietly(device)
         if key not in self._compiled and key not in self._failures:
-            self.compile(device, backward, signature)
+            self.compile(device, backward, signature, block_dim=block_dim)
         hit = self._compiled.get(key)
         if hit is None:
             raise self._failures[key].with_traceback(None)
@@ -252,16 +255,19 @@ class Kernel(KernelNaming):
         return [(options, list(sig)) for alias, options, sig in self._compiled if alias == device_alias]
 
     # --- launching ------------------------------------------------------------------------
-    def launcher(self, device, backward: bool = False, signature=None) -> Launcher:
+    def launcher(self, device, backward: bool = False, signature=None, block_dim: int = 1) -> Launcher:
         """The launcher of this kernel on `device` (a Device or a name), made on first use and kept
         under the name it was asked by and the device's own name (with the signature, for a
-        generic kernel)."""
+        generic kernel; with the lane count, for a tile kernel in blocks of several lanes)."""
         dev = get_device(device)
         types_ = list(signature) if signature is not None else self.param_types
         if signature is not None and not backward:  # as Warp: a launch with new types adds an overload
             self.overloads.setdefault(tuple(signature), tuple(signature))
-        launcher = Launcher(self, self.compiled(dev, backward, signature), dev, config.mode, backward, types_)
-        if signature is not None:
+        compiled = self.compiled(dev, backward, signature, block_dim)
+        launcher = Launcher(self, compiled, dev, config.mode, backward, types_)
+        if block_dim > 1:
+            self.launchers[("lanes", dev.alias, block_dim, signature)] = launcher
+        elif signature is not None:
             self.launchers[("backward" if backward else "forward", dev.alias, tuple(signature))] = launcher
         elif backward:
             self.launchers[("backward", dev.alias)] = launcher

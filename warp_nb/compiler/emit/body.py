@@ -9,9 +9,10 @@ import numpy as np
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
+from ...types.tiles import TileType
 from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
-from .entry import entry_point, find_reductions
+from .entry import block_entry_point, entry_point, find_reductions
 
 _PRINTF = {
     T.int8: ("%d", "(int)"), T.int16: ("%d", "(int)"), T.int32: ("%d", "(int)"),
@@ -60,7 +61,8 @@ class FunctionWriter:
         count = max(fn.tid_count, 1)
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
         self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
-        self.reductions = {} if self.debug else find_reductions(fn, {})
+        lanes = fn.block_dim  # blocks of several lanes: no privatised reductions, the block entry points
+        self.reductions = {} if self.debug or lanes > 1 else find_reductions(fn, {})
         accumulators = list({id(a): a for a in self.reductions.values()}.values())
         if accumulators:
             self.unit.headers.add("atomic.h")
@@ -72,7 +74,8 @@ class FunctionWriter:
         self.declarations(1)
         self.block(fn.body, 1)
         self.lines.append("}\n")
-        self.lines.append(entry_point(sym, fn, count, accumulators))
+        self.lines.append(block_entry_point(sym, count, lanes) if lanes > 1 else
+                          entry_point(sym, fn, count, accumulators))
         return "\n".join(self.lines)
 
     def declarations(self, depth: int) -> None:
@@ -124,7 +127,10 @@ class FunctionWriter:
             else:
                 self.line(depth, f"{self.rhs(s.value, s.loc)};", s.loc)
         elif isinstance(s, ir.Print):
-            self.line(depth, self.print_call(s), s.loc)
+            text = self.print_call(s)
+            if self.unit.block_dim > 1 and any(isinstance(getattr(a, "type", None), TileType) for a in s.args):
+                text = f"if (wpnb::block_lane() == 0) {text}"  # a block's tile is printed once
+            self.line(depth, text, s.loc)
         elif isinstance(s, ir.If):
             self.line(depth, f"if ({s.cond.name}) {{", s.loc)
             self.block(s.body, depth + 1)
@@ -303,6 +309,14 @@ class FunctionWriter:
         raise TypeError(f"cannot emit {type(v).__name__}")
 
     def call(self, v: ir.Call, loc) -> str:
+        text = self.call_text(v, loc)
+        if self.unit.block_dim > 1 and v.builtin.name in _LANE_ZERO_EFFECTS:
+            # a block of several lanes holds one tile: its store or atomic happens once, on lane 0,
+            # and its result (an atomic's previous values) is handed to every lane (native/block.h)
+            return f"wpnb::block_lead([&]() {{ return {text}; }})"
+        return text
+
+    def call_text(self, v: ir.Call, loc) -> str:
         b, resolved = v.builtin, v.resolved
         args = [a.name for a in v.args]
         template = resolved.overload.template
@@ -466,3 +480,6 @@ def _format_value(expr: str, t):
 
 #: tile element reads that checked code bounds-checks (native/tile_ops.h, *_checked)
 _CHECKED_TILE_READS = frozenset({"tile_extract", "tile_element"})
+
+#: tile builtins with effects outside the block: in a block of several lanes, lane 0 runs them
+_LANE_ZERO_EFFECTS = frozenset({"tile_store", "tile_store_indexed", "tile_atomic_add", "tile_atomic_add_indexed"})

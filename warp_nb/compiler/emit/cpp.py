@@ -24,9 +24,12 @@ _SCALAR_CPP = {
 }
 _KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "transformation": "transform.h"}
 HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
-                 "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h", "tile.h", "tile_nd.h", "tile_ops.h", "tile_linalg.h", "tile_stack.h", "tile_random.h"]
+                 "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h", "tile.h", "tile_nd.h", "tile_ops.h", "tile_linalg.h", "tile_stack.h", "tile_random.h",
+                 "block.h", "tile_block.h", "block_cpu.h"]
 HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
-                "atomic.h": ["array.h"], "tile.h": ["array.h", "atomic.h", "adjoint.h"],
+                "atomic.h": ["array.h"], "tile.h": ["array.h", "atomic.h", "adjoint.h", "block.h"],
+                "tile_block.h": ["array.h", "atomic.h", "adjoint.h", "tile.h", "tile_nd.h", "tile_stack.h", "block.h"],
+                "block_cpu.h": ["block.h"],
                 "tile_ops.h": ["array.h", "atomic.h", "adjoint.h", "tile.h", "tile_nd.h"],
                 "tile_nd.h": ["array.h", "atomic.h", "adjoint.h", "tile.h"],
                 "tile_random.h": ["random.h", "array.h", "atomic.h", "adjoint.h", "tile.h"],
@@ -194,8 +197,9 @@ def literal(value, t) -> str:
 class Unit:
     """Collects what one translation unit needs: structs, tuples, functions, headers."""
 
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, block_dim: int = 1):
         self.mode = mode
+        self.block_dim = block_dim  # lanes per block: more than one makes effects run on lane 0 (body.py)
         self.headers: set = {"prelude.h", "scalar.h"}
         self.structs: list = []
         self.tuples: list = []

@@ -223,3 +223,44 @@ def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:
     lines.append("        " + carry)
     lines.append("    }")
     return "\n".join(lines) + "\n"
+
+
+def block_entry_point(sym: str, count: int, lanes: int) -> str:
+    """The entry points of a kernel typed for blocks of `lanes` lanes (native/block.h), under the
+    usual names. The launch's `size` counts blocks (the runtime splits blocks over its threads;
+    thread k of the launch is lane k % lanes of block k / lanes), the shape counts threads. CPU:
+    each block's lanes run as fibers (native/block_cpu.h). CUDA: a block of `lanes` threads per
+    block of the launch, in shared memory for what lanes exchange; threads past the end of a
+    partial last block leave at once (they count as arrived at the block's barriers)."""
+    # coordinates over all four axes (unused ones are 1): a kernel unpacking fewer indices than the
+    # launch has (i = wp.tid() in a tiled launch) reads the leading ones, its block's
+    coords = "".join(f"    const wpnb::int32 c{d} = wpnb::int32(rest % wpnb_shape[{d}]); rest /= wpnb_shape[{d}];\n"
+                     for d in range(3, 0, -1)) + "    const wpnb::int32 c0 = wpnb::int32(rest);\n"
+    call = f"{sym}_body<false>(wpnb_args, {', '.join(f'c{d}' for d in range(count))});\n"
+    threads = "wpnb_shape[0] * wpnb_shape[1] * wpnb_shape[2] * wpnb_shape[3]"
+    return (f"#if defined(WPNB_CPU)\n"
+            f"struct {sym}_lanes_t {{ const {sym}_args* args; const wpnb::launch_t* launch; wpnb::int64 block; }};\n\n"
+            f"inline void {sym}_lane(void* wpnb_user, wpnb::int32 wpnb_lane) {{\n"
+            f"    const {sym}_lanes_t* u = (const {sym}_lanes_t*)wpnb_user;\n"
+            f"    const {sym}_args& wpnb_args = *u->args;\n"
+            f"    const wpnb::int64* wpnb_shape = u->launch->shape;\n"
+            f"    wpnb::int64 rest = u->block * {lanes} + wpnb_lane;\n{coords}    {call}}}\n\n"
+            f"WPNB_KERNEL void {sym}_cpu_forward(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
+            f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
+            f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
+            f"    const wpnb::int64* wpnb_shape = wpnb_launch->shape;\n"
+            f"    {sym}_lanes_t user{{&wpnb_args, wpnb_launch, 0}};\n"
+            f"    if (!wpnb::run_fiber_blocks({lanes}, wpnb_begin, wpnb_end, {threads}, &user.block, {sym}_lane, &user))\n"
+            f"        printf(\"warp_nb: could not map the fiber stacks of a CPU block\\n\");\n}}\n"
+            f"#endif\n\n"
+            f"#if defined(WPNB_CUDA)\n"
+            f"WPNB_KERNEL void {sym}_cuda_forward({sym}_args wpnb_args, wpnb::launch_t wpnb_launch) {{\n"
+            f"    const wpnb::int64* wpnb_shape = wpnb_launch.shape;\n"
+            f"    const wpnb::int64 wpnb_threads = {threads};\n"
+            f"    const wpnb::int64 wpnb_first = wpnb::int64(blockIdx.x) * {lanes};\n"
+            f"    if (threadIdx.x == 0) wpnb::block_active_slot() = wpnb::int32(wpnb_threads - wpnb_first < {lanes} ? "
+            f"wpnb_threads - wpnb_first : {lanes});\n"
+            f"    __syncthreads();\n"
+            f"    wpnb::int64 rest = wpnb_first + threadIdx.x;\n"
+            f"    if (rest >= wpnb_threads) return;\n{coords}    {call}}}\n"
+            f"#endif\n")

@@ -21,7 +21,9 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
     """One translation unit: the structs and functions the kernel uses, the kernel and its entry
     points; with an `adjoint`, also the adjoint of every function and the backward kernel."""
     backward = adjoint is not None and adjoint.kernel is not None
-    unit = Unit(mode)
+    unit = Unit(mode, kernel.block_dim)
+    if kernel.block_dim > 1:
+        unit.headers.update(("block.h", "tile_block.h", "block_cpu.h"))
     unit.add_function(kernel)
     bodies = []
     for inst in unit.funcs:
