@@ -84,8 +84,13 @@ WPNB_FN T untile(const tile_t<T, R, 1>& t) {
 }
 template <typename T, int R>
 WPNB_FN void adj_untile(const tile_t<T, R, 1>&, tile_t<T, R, 1>& adj_t, const T& adj_ret) {
-    const int32 lane = block_lane();
-    if (lane < R) accumulate(adj_t.data[lane], adj_ret);
+    if (block_dim() == 1) {
+        accumulate(adj_t.data[0], adj_ret);
+        return;
+    }
+    T all[R];  // a block of R lanes: every lane's adjoint, so each lane keeps the whole tile's
+    block_gather<R>(adj_ret, all);
+    for (int k = 0; k < R; ++k) accumulate(adj_t.data[k], all[k]);
 }
 
 // --- loads and stores (out-of-bounds elements read 0 and are not written) ----------------------

@@ -8,6 +8,7 @@
 #include "block.h"
 #include "tile.h"
 #include "tile_stack.h"
+#include "tile_nd.h"
 
 namespace wpnb {
 
@@ -17,6 +18,12 @@ WPNB_FN tile_t<T, B, 1> tile_from_lanes(T x) {
     tile_t<T, B, 1> out;
     block_gather<B>(x, out.data);
     return out;
+}
+
+template <int B, typename T>
+WPNB_FN void adj_tile_from_lanes(T, T& adj_x, const tile_t<T, B, 1>& adj_ret) {
+    const int32 lane = block_lane();
+    if (lane < B) accumulate(adj_x, adj_ret.data[lane]);
 }
 
 // wp.tile(v) of an N-vector or M x N matrix: its components as a tile of shape (N, B) or
@@ -40,10 +47,27 @@ WPNB_FN tile_t<T, M * N, B> tile_from_matrix_lanes(const mat_t<M, N, T>& m) {
     return out;
 }
 
+template <int B, int N, typename T>
+WPNB_FN void adj_tile_from_vector_lanes(const vec_t<N, T>&, vec_t<N, T>& adj_v, const tile_t<T, N, B>& adj_ret) {
+    const int32 lane = block_lane();
+    if (lane < B)
+        for (int c = 0; c < N; ++c) accumulate(adj_v.c[c], adj_ret.at(c, lane));
+}
+template <int B, int M, int N, typename T>
+WPNB_FN void adj_tile_from_matrix_lanes(const mat_t<M, N, T>&, mat_t<M, N, T>& adj_m, const tile_t<T, M * N, B>& adj_ret) {
+    const int32 lane = block_lane();
+    if (lane < B)
+        for (int c = 0; c < M * N; ++c) accumulate(adj_m.c[c / N][c % N], adj_ret.at(c, lane));
+}
+
 // wp.tile_from_thread(shape, value, thread_idx): the tile filled with lane thread_idx's value.
 template <typename T, int R, int C>
 WPNB_FN tile_t<T, R, C> tile_full_from_lane(T value, int32 lane) {
     return tile_full<T, R, C>(block_broadcast(value, lane));
+}
+template <typename T, int R, int C>
+WPNB_FN void adj_tile_full_from_lane(T, int32 lane, T& adj_value, int32&, const tile_t<T, R, C>& adj_ret) {
+    if (block_lane() == lane) accumulate(adj_value, tile_total(adj_ret));
 }
 
 // One lane's write into a tile: where, what, and whether it writes at all.
@@ -90,6 +114,15 @@ WPNB_FN tile_t<T, R, C> tile_lanes_update(const tile_t<T, R, C>& t, T value, int
     return out;
 }
 
+template <int B, typename Op, typename T, int R, int C>
+WPNB_FN void adj_tile_lanes_update(const tile_t<T, R, C>&, T, int32 i, int32 j, tile_t<T, R, C>& adj_t, T& adj_value,
+                                   int32&, int32&, const tile_t<T, R, C>& adj_ret) {
+    // the element's writes are not differentiated through (Warp's per-thread tile writes are not
+    // either): the tile's adjoint passes through, the value gets its element's
+    accumulate(adj_t, adj_ret);
+    if (i >= 0 && i < R && j >= 0 && j < C) accumulate(adj_value, adj_ret.at(i, j));
+}
+
 // wp.tile_scatter_add(t, i..., value, has_value) from every lane.
 template <int B, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
 WPNB_FN tile_t<T, R, C> tile_scatter_add_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2,
@@ -106,6 +139,14 @@ WPNB_FN tile_t<T, R, C> tile_scatter_add_lanes(const tile_t<T, R, C>& a, const T
         }
     }
     return out;
+}
+
+template <int B, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN void adj_tile_scatter_add_lanes(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3,
+                                        tile_t<T, R, C>& adj_a, T& adj_value, bool&, I&, I&, I&, I&,
+                                        const tile_t<T, R, C>& adj_ret) {
+    accumulate(adj_a, adj_ret);
+    if (has) accumulate(adj_value, adj_ret.data[tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3)]);
 }
 
 // --- stacks: every lane pushes or pops its own value --------------------------------------------

@@ -45,8 +45,14 @@ WPNB_FN vec_t<N, T> untile_vector(const tile_t<T, R, C>& t) {
 }
 template <int N, typename T, int R, int C>
 WPNB_FN void adj_untile_vector(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_t, const vec_t<N, T>& adj_ret) {
-    const int32 lane = block_lane() < C ? block_lane() : 0;
-    for (int k = 0; k < N; ++k) accumulate(adj_t.data[k * C + lane], adj_ret.c[k]);
+    if (block_dim() == 1) {
+        for (int k = 0; k < N; ++k) accumulate(adj_t.data[k * C], adj_ret.c[k]);
+        return;
+    }
+    vec_t<N, T> all[C];  // a block of C lanes: every lane's adjoint, so each keeps the whole tile's
+    block_gather<C>(adj_ret, all);
+    for (int l = 0; l < C; ++l)
+        for (int k = 0; k < N; ++k) accumulate(adj_t.data[k * C + l], all[l].c[k]);
 }
 template <int M, int N, typename T, int R, int C>
 WPNB_FN mat_t<M, N, T> untile_matrix(const tile_t<T, R, C>& t) {
@@ -57,8 +63,14 @@ WPNB_FN mat_t<M, N, T> untile_matrix(const tile_t<T, R, C>& t) {
 }
 template <int M, int N, typename T, int R, int C>
 WPNB_FN void adj_untile_matrix(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_t, const mat_t<M, N, T>& adj_ret) {
-    const int32 lane = block_lane() < C ? block_lane() : 0;
-    for (int k = 0; k < M * N; ++k) accumulate(adj_t.data[k * C + lane], adj_ret.c[k / N][k % N]);
+    if (block_dim() == 1) {
+        for (int k = 0; k < M * N; ++k) accumulate(adj_t.data[k * C], adj_ret.c[k / N][k % N]);
+        return;
+    }
+    mat_t<M, N, T> all[C];
+    block_gather<C>(adj_ret, all);
+    for (int l = 0; l < C; ++l)
+        for (int k = 0; k < M * N; ++k) accumulate(adj_t.data[k * C + l], all[l].c[k / N][k % N]);
 }
 
 }  // namespace wpnb

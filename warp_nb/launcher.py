@@ -21,7 +21,7 @@ from . import config, recording, types as T
 from .arrays.array import array
 from . import array_access
 from .arrays.dlpack import from_dlpack
-from .errors import KernelError, KernelUnsupportedError, ArgumentTypeError
+from .errors import KernelError, ArgumentTypeError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
 from .runtime.target import raise_failed_check
@@ -328,7 +328,8 @@ def lanes_per_block(device, block_dim) -> int:
 
 def _lanes_launcher(kernel, launcher, lanes: int):
     """The launcher of a tile kernel compiled for blocks of `lanes` lanes (native/block.h)."""
-    hit = kernel.launchers.get(("lanes", launcher.device.alias, lanes, launcher.signature)) if lanes > 1 else None
+    hit = kernel.launchers.get(("lanes", "forward", launcher.device.alias, lanes, launcher.signature)) \
+        if lanes > 1 else None
     if hit is not None and hit.epoch == config.epoch:
         return hit
     try:
@@ -374,17 +375,13 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if not hasattr(args, "__len__"):
         raise TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, got {type(inputs).__name__}")
     if launcher is None or launcher.epoch != config.epoch:
-        launcher = _make_launcher(kernel, device, args)
+        launcher = _make_launcher(kernel, device, args, block_dim)
     if launcher.uses_blocks:  # a tile kernel: compiled for the lanes its blocks have
         lanes = lanes_per_block(launcher.device, block_dim)
         if lanes != launcher.block_dim:
             launcher = _lanes_launcher(kernel, launcher, lanes)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
-    if adjoint and launcher.block_dim > 1:
-        raise KernelUnsupportedError(f"kernel `{kernel.key}`: the backward pass of a tile kernel launched with blocks of "
-                                     f"{launcher.block_dim} lanes is not supported by warp_nb yet; differentiate it with "
-                                     "one-lane blocks (on the CPU: wp.config.enable_cpu_blocks = False, the default)")
     if adjoint:
         return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, record_cmd)
     try:  # inline: most launches repeat a dim seen before
@@ -414,7 +411,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     else:
         launcher.target.run(launcher, packed, bounds, size)
     if recording.tape is not None and record_tape:
-        recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed)
+        recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed,
+                                     block_dim=block_dim)
 
 
 class Launch:
@@ -507,12 +505,15 @@ def _zero_argument(t):
 def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: bool = False):
     """Run the kernel's backward code. Array gradients come from each array's .grad, or from the
     matching entry of adj_inputs/adj_outputs when given (as in Warp)."""
-    device, signature = forward.device, forward.signature
-    launcher = kernel.launchers.get(("backward", device.alias) if signature is None else
-                                    ("backward", device.alias, signature))
+    device, signature, lanes = forward.device, forward.signature, forward.block_dim
+    if lanes > 1:
+        launcher = kernel.launchers.get(("lanes", "backward", device.alias, lanes, signature))
+    else:
+        launcher = kernel.launchers.get(("backward", device.alias) if signature is None else
+                                        ("backward", device.alias, signature))
     if launcher is None or launcher.epoch != config.epoch:
         try:
-            launcher = kernel.launcher(device, backward=True, signature=signature)
+            launcher = kernel.launcher(device, backward=True, signature=signature, block_dim=lanes)
         except KernelError as e:
             raise e.with_traceback(None) from None
     if adj_args:
@@ -532,6 +533,8 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: 
     if record_cmd:
         return Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher)
     bounds, ndim, size = _bounds(dim)
+    if lanes > 1:
+        bounds, size = _block_bounds(dim, lanes)
     launcher.target.run(launcher, launcher.pack(*args), bounds, size)
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)
@@ -575,21 +578,24 @@ def _copy_into(dst, src) -> None:
     copy(dst, src)
 
 
-def _make_launcher(kernel, device, args) -> Launcher:
+def _make_launcher(kernel, device, args, block_dim=256) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
     try:
         if kernel._definition_error is not None:  # a bad annotation: before any argument is judged by it
             raise kernel._definition_error
+        # typed for the lanes its blocks will have: wp.tile(x) of a tile kernel has block_dim elements
+        lanes = lanes_per_block(get_device(device), block_dim)
         if not kernel.is_generic:
-            return kernel.launcher(device)
+            return kernel.launcher(device, block_dim=lanes)
         if len(args) != len(kernel.param_names):
             _wrong_count(kernel, args)
         signature = concrete_signature(kernel, args)
         alias = device if device.__class__ is str else device.alias
         hit = kernel.launchers.get(("forward", get_device(alias).alias, signature))
-        return hit if hit is not None and hit.epoch == config.epoch else kernel.launcher(device, signature=signature)
+        return hit if hit is not None and hit.epoch == config.epoch else kernel.launcher(device, signature=signature,
+                                                                                         block_dim=lanes)
     except KernelError as e:
         raise e.with_traceback(None) from None
 

@@ -41,8 +41,8 @@ class Tape:
     def __exit__(self, *exc):
         recording.tape = None
 
-    def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, **kwargs) -> None:
-        record = LaunchRecord(kernel, dim, tuple(inputs), tuple(outputs), device, typed)
+    def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, block_dim=256, **kwargs) -> None:
+        record = LaunchRecord(kernel, dim, tuple(inputs), tuple(outputs), device, typed, block_dim)
         self.launches.append(record)
         if config.verify_autograd_array_access:
             array_access.mark_launch(kernel, record.typed_ir(), record.inputs + record.outputs)
@@ -124,7 +124,7 @@ class Tape:
                     if isinstance(a, StructInstance):
                         _refresh_struct(a)
                 launch(record.kernel, record.dim, inputs=record.inputs, outputs=record.outputs, device=record.device,
-                       adjoint=True, record_tape=False)
+                       adjoint=True, record_tape=False, block_dim=record.block_dim)
                 for a, before, also_read in retained:
                     if also_read:
                         a.grad.assign(a.grad.numpy() + before)

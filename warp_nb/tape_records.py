@@ -17,6 +17,7 @@ class LaunchRecord:
     outputs: tuple
     device: object
     typed: object = None  # the kernel's typed IR for this launch (a generic kernel's instance)
+    block_dim: int = 256  # as launched: a tile kernel's backward runs in blocks of the same lanes
 
     def typed_ir(self):
         """The typed IR of the launched kernel (compiled already: it ran)."""

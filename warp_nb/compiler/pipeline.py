@@ -25,7 +25,6 @@ from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
 from .typecheck import Context, typecheck_kernel
 from .verify import between_stages
-from ..errors import KernelUnsupportedError
 
 #: Every compile in this process, for every target: (kernel key, seconds, compiled_now). The
 #: notebook layer reads it to say "compiled" or "cached".
@@ -75,11 +74,6 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, def
     syntax = parse_definition(kernel.func)
     context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
-    if options.backward and options.block_dim > 1:
-        raise KernelUnsupportedError(
-            f"kernel `{kernel.key}`: the backward pass of a tile kernel launched with blocks of {options.block_dim} "
-            "lanes is not supported by warp_nb yet; differentiate it with one-lane blocks (on the CPU: "
-            "wp.config.enable_cpu_blocks = False, the default)", typed.loc, kernel.key)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = with_module_build_options(kernel, emit_kernel(typed, options.mode, adjoint))

@@ -41,6 +41,7 @@ class Context:
         #: lanes per block the kernel is typed for (1: a block is one lane, as on Warp's CPU;
         #: more: CUDA, or wp.config.enable_cpu_blocks; native/block.h, native/tile_block.h)
         self.block_dim = block_dim
+        self.uses_blocks = False  # the kernel has tiles or asks wp.block_dim(): its code depends on block_dim
         self.backward = backward  # also type custom gradients and replays (@wp.func_grad, @wp.func_replay)
         self.backward_enabled = backward_enabled  # the kernel may be differentiated (what tile_matmul checks)
         self.instances: dict = {}
@@ -67,7 +68,8 @@ def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, conte
     # covers its content
     typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}")
     fn = typer.run(param_types)
-    return dataclasses.replace(fn, block_dim=context.block_dim) if context.block_dim > 1 else fn
+    # a kernel without tiles runs the same in blocks of any size: typed as one lane, plain entry points
+    return dataclasses.replace(fn, block_dim=context.block_dim) if context.block_dim > 1 and context.uses_blocks else fn
 
 
 def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,

@@ -409,6 +409,8 @@ class ExprTyper:
         return full
 
     def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False, checked: bool = True):
+        if b.name == "block_dim":
+            self.context.uses_blocks = True  # the kernel depends on its blocks' lanes (as tile kernels do)
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
                 self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)

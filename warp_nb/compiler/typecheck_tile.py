@@ -27,6 +27,7 @@ class TileForms(Constructors):
         """A call of the native template `template` (with {R}, {C}, {T} ... filled from `bindings`);
         a result-less call is kept as a statement."""
         b = BUILTINS[name]
+        self.context.uses_blocks = True  # compiled again for each lane count it is launched with
         resolved = Resolved(Overload((), result, (), template), tuple(a.type for a in args), result, bindings)
         call = ir.Call(b, tuple(args), resolved)
         if result is None:

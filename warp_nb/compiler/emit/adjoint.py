@@ -164,6 +164,12 @@ class _AdjointWriter(FunctionWriter):
             args.append(s.adj_ret.name)
         else:  # an atomic used as a statement: no one reads its result
             args.append(f"{cpp_type(s.args[-1].type)}{{}}")
+        if self.unit.block_dim > 1 and b.name in _LANE_ZERO_ADJOINTS:
+            # a block of several lanes: the gradient moves between the tile and the array once, on
+            # lane 0, and every lane then holds lane 0's adjoints (native/block.h)
+            shared = "".join(f" {a.name} = wpnb::block_broadcast({a.name}, 0);" for a in s.adj_args)
+            self.line(depth, f"{{ wpnb::block_lead([&]() {{ {adj_symbol}({', '.join(args)}); }});{shared} }}")
+            return
         self.line(depth, f"{adj_symbol}({', '.join(args)});")
 
     def adj_construct(self, s: AdjConstruct, depth: int) -> None:
@@ -211,6 +217,11 @@ class _AdjointWriter(FunctionWriter):
             self.line(inner, f"{a.name} = {cpp_type(a.type)}{{}};")
         self.reverse_block(s.body_reverse, inner)
         self.line(depth, "}")
+
+
+#: builtins whose adjoint reads or writes array gradients: run on lane 0 of a block of several lanes
+_LANE_ZERO_ADJOINTS = frozenset({"tile_load", "tile_load_indexed", "tile_store", "tile_store_indexed",
+                                 "tile_atomic_add", "tile_atomic_add_indexed"})
 
 
 def _adjoint_symbol(symbol: str, resolved) -> str:

@@ -225,7 +225,7 @@ def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:
     return "\n".join(lines) + "\n"
 
 
-def block_entry_point(sym: str, count: int, lanes: int) -> str:
+def block_entry_point(sym: str, count: int, lanes: int, body: str = "body", direction: str = "forward") -> str:
     """The entry points of a kernel typed for blocks of `lanes` lanes (native/block.h), under the
     usual names. The launch's `size` counts blocks (the runtime splits blocks over its threads;
     thread k of the launch is lane k % lanes of block k / lanes), the shape counts threads. CPU:
@@ -236,25 +236,25 @@ def block_entry_point(sym: str, count: int, lanes: int) -> str:
     # launch has (i = wp.tid() in a tiled launch) reads the leading ones, its block's
     coords = "".join(f"    const wpnb::int32 c{d} = wpnb::int32(rest % wpnb_shape[{d}]); rest /= wpnb_shape[{d}];\n"
                      for d in range(3, 0, -1)) + "    const wpnb::int32 c0 = wpnb::int32(rest);\n"
-    call = f"{sym}_body<false>(wpnb_args, {', '.join(f'c{d}' for d in range(count))});\n"
+    call = f"{sym}_{body}<false>(wpnb_args, {', '.join(f'c{d}' for d in range(count))});\n"
     threads = "wpnb_shape[0] * wpnb_shape[1] * wpnb_shape[2] * wpnb_shape[3]"
     return (f"#if defined(WPNB_CPU)\n"
-            f"struct {sym}_lanes_t {{ const {sym}_args* args; const wpnb::launch_t* launch; wpnb::int64 block; }};\n\n"
-            f"inline void {sym}_lane(void* wpnb_user, wpnb::int32 wpnb_lane) {{\n"
-            f"    const {sym}_lanes_t* u = (const {sym}_lanes_t*)wpnb_user;\n"
+            f"struct {sym}_{direction}_lanes_t {{ const {sym}_args* args; const wpnb::launch_t* launch; wpnb::int64 block; }};\n\n"
+            f"inline void {sym}_{direction}_lane(void* wpnb_user, wpnb::int32 wpnb_lane) {{\n"
+            f"    const {sym}_{direction}_lanes_t* u = (const {sym}_{direction}_lanes_t*)wpnb_user;\n"
             f"    const {sym}_args& wpnb_args = *u->args;\n"
             f"    const wpnb::int64* wpnb_shape = u->launch->shape;\n"
             f"    wpnb::int64 rest = u->block * {lanes} + wpnb_lane;\n{coords}    {call}}}\n\n"
-            f"WPNB_KERNEL void {sym}_cpu_forward(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
+            f"WPNB_KERNEL void {sym}_cpu_{direction}(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
             f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
             f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
             f"    const wpnb::int64* wpnb_shape = wpnb_launch->shape;\n"
-            f"    {sym}_lanes_t user{{&wpnb_args, wpnb_launch, 0}};\n"
-            f"    if (!wpnb::run_fiber_blocks({lanes}, wpnb_begin, wpnb_end, {threads}, &user.block, {sym}_lane, &user))\n"
+            f"    {sym}_{direction}_lanes_t user{{&wpnb_args, wpnb_launch, 0}};\n"
+            f"    if (!wpnb::run_fiber_blocks({lanes}, wpnb_begin, wpnb_end, {threads}, &user.block, {sym}_{direction}_lane, &user))\n"
             f"        printf(\"warp_nb: could not map the fiber stacks of a CPU block\\n\");\n}}\n"
             f"#endif\n\n"
             f"#if defined(WPNB_CUDA)\n"
-            f"WPNB_KERNEL void {sym}_cuda_forward({sym}_args wpnb_args, wpnb::launch_t wpnb_launch) {{\n"
+            f"WPNB_KERNEL void {sym}_cuda_{direction}({sym}_args wpnb_args, wpnb::launch_t wpnb_launch) {{\n"
             f"    const wpnb::int64* wpnb_shape = wpnb_launch.shape;\n"
             f"    const wpnb::int64 wpnb_threads = {threads};\n"
             f"    const wpnb::int64 wpnb_first = wpnb::int64(blockIdx.x) * {lanes};\n"

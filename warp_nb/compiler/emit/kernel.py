@@ -13,7 +13,7 @@ from ...types.array_type import ArrayType
 from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
 from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
-from .entry import entry_point
+from .entry import block_entry_point, entry_point
 from .struct_ops import struct_adjoint_ops, struct_ops
 
 
@@ -112,9 +112,10 @@ def _backward(kernel: ir.Function, adjoint: AdjointUnit, unit: Unit) -> tuple[tu
     adj = adjoint.kernel
     unit.add_adjoint_types(adj)
     sym = kernel.symbol
-    kernel_text = "\n".join([emit_kernel_backward(kernel, adj, unit, sym),
-                             entry_point(sym, kernel, max(kernel.tid_count, 1), [], body="backward_body",
-                                         entry="cpu_backward", run="backward_run")])
+    count = max(kernel.tid_count, 1)
+    entry = block_entry_point(sym, count, kernel.block_dim, "backward_body", "backward") if kernel.block_dim > 1 else \
+        entry_point(sym, kernel, count, [], body="backward_body", entry="cpu_backward", run="backward_run")
+    kernel_text = "\n".join([emit_kernel_backward(kernel, adj, unit, sym), entry])
     return (f"kernel-backward:{sym}", kernel_text), f"{sym}_cpu_backward"
 
 
