@@ -26,6 +26,15 @@ WPNB_FN void adj_tile_from_lanes(T, T& adj_x, const tile_t<T, B, 1>& adj_ret) {
     if (lane < B) accumulate(adj_x, adj_ret.data[lane]);
 }
 
+// The block's sum of every lane's `part` (an adjoint each lane computed from its own values).
+template <typename V>
+WPNB_FN V block_sum_lanes(const V& part) {
+    if (block_dim() == 1) return part;
+    V total = block_broadcast(part, 0);
+    for (int32 l = 1; l < block_active(); ++l) accumulate(total, block_broadcast(part, l));
+    return total;
+}
+
 // wp.tile(v) of an N-vector or M x N matrix: its components as a tile of shape (N, B) or
 // (M * N, B) (the compiler views it as (M, N, B)), lane k's in column k.
 template <int B, int N, typename T>

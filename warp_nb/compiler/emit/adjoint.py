@@ -164,6 +164,14 @@ class _AdjointWriter(FunctionWriter):
             args.append(s.adj_ret.name)
         else:  # an atomic used as a statement: no one reads its result
             args.append(f"{cpp_type(s.args[-1].type)}{{}}")
+        if self.unit.block_dim > 1 and b.name in _LANE_SUMMED_ADJOINTS and s.adj_args:
+            # an element read with this lane's indices: each lane's part of the tile's adjoint differs,
+            # and the tile's adjoint is the block's sum of them (native/tile_block.h)
+            tile_adj = s.adj_args[0].name
+            args[len(s.args)] = "wpnb_part"
+            self.line(depth, f"{{ {cpp_type(s.adj_args[0].type)} wpnb_part{{}}; {adj_symbol}({', '.join(args)}); "
+                             f"wpnb::accumulate({tile_adj}, wpnb::block_sum_lanes(wpnb_part)); }}")
+            return
         if self.unit.block_dim > 1 and b.name in _LANE_ZERO_ADJOINTS:
             # a block of several lanes: the gradient moves between the tile and the array once, on
             # lane 0, and every lane then holds lane 0's adjoints (native/block.h)
@@ -218,6 +226,9 @@ class _AdjointWriter(FunctionWriter):
         self.reverse_block(s.body_reverse, inner)
         self.line(depth, "}")
 
+
+#: reads of one tile element, whose adjoints differ between lanes (each lane reads its own element)
+_LANE_SUMMED_ADJOINTS = frozenset({"tile_extract", "tile_element"})
 
 #: builtins whose adjoint reads or writes array gradients: run on lane 0 of a block of several lanes
 _LANE_ZERO_ADJOINTS = frozenset({"tile_load", "tile_load_indexed", "tile_store", "tile_store_indexed",
