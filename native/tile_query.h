@@ -65,6 +65,34 @@ WPNB_FN tile_t<int32, 1, 1> tile_mesh_query_aabb_next(mesh_query_aabb_tiled_t& t
     return geo::tiled_step(t, found, index);
 }
 
+// In a block of B lanes (tile_block.h) a step hands out the next B results, lane k's k-th (-1
+// past the end); every lane walks the same traversal, so all hold the same tile. The loop flag is
+// true after a step that found anything.
+namespace geo {
+template <int B, typename Q, typename Next>
+WPNB_FN tile_t<int32, B, 1> tiled_lanes_step(tiled_query_t<Q>& t, Next next) {
+    tile_t<int32, B, 1> out;
+    bool any = false, more = t.valid;
+    for (int k = 0; k < B; ++k) {
+        int32 index = -1;
+        more = more && next(t.q, index);
+        out.data[k] = more ? index : -1;
+        any = any || more;
+    }
+    t.valid = any;
+    return out;
+}
+}  // namespace geo
+
+template <int B>
+WPNB_FN tile_t<int32, B, 1> tile_bvh_query_next_lanes(bvh_query_tiled_t& t) {
+    return geo::tiled_lanes_step<B>(t, [](bvh_query_t& q, int32& i) { return bvh_query_next(q, i); });
+}
+template <int B>
+WPNB_FN tile_t<int32, B, 1> tile_mesh_query_aabb_next_lanes(mesh_query_aabb_tiled_t& t) {
+    return geo::tiled_lanes_step<B>(t, [](mesh_query_aabb_t& q, int32& i) { return mesh_query_next(q, i); });
+}
+
 template <typename Q>
 WPNB_FN bool tile_query_valid(const tiled_query_t<Q>& t) { return t.valid; }
 

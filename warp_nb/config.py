@@ -54,6 +54,10 @@ class LaunchArrayAccessMode:
     SAFE = "safe"  # out-of-bounds indices raise IndexError
 
 
+#: Warp's experimental CPU blocks: tile kernels launched on the CPU get blocks of block_dim lanes
+#: (run as fibers, native/block_cpu.h) instead of one lane, so wp.tile(x) gathers block_dim values.
+enable_cpu_blocks: bool = False
+
 #: Warp's `launch_array_access_mode` is about arrays of another device (checked before a launch),
 #: not about indices; accepted, not read. Bounds checks are `bounds_check` above.
 launch_array_access_mode: str | None = None
@@ -66,7 +70,6 @@ verify_autograd_array_access: bool = False
 # Programs written for Warp set these; warp_nb reads none of them (it has no precompiled headers,
 # no separate linker, no LLVM backend, no CUDA graphs on the CPU ...). They exist so that such
 # programs run unchanged; docs/compat.md lists them.
-enable_cpu_blocks: bool = False
 log_level: int = 30
 cache_kernels: bool = True
 verify_fp: bool = False

@@ -1,6 +1,7 @@
 """Tile kernels on cuda:0, compared with numpy: the same kinds of kernels tests/e2e/test_tile*.py run
-on the CPU (and compile for sm_90 with NVRTC there). Today a CUDA block of a tiled launch gives its
-whole tile to one thread (docs/architecture.md, Tiles), so these check results, not speed."""
+on the CPU (and compile for sm_90 with NVRTC there). A CUDA block of a tiled launch has block_dim
+threads (lanes); each holds the whole tile and they exchange values in shared memory
+(native/block.h; docs/architecture.md, Tiles). These check results, not speed."""
 
 import numpy as np
 import pytest
@@ -62,3 +63,28 @@ def test_fft_rows_match_numpy():
     wp.launch_tiled(rows_fft, dim=8, inputs=[wp.array(x.view(np.float64).reshape(8, L, 2), dtype=wp.vec2d, device=DEVICE), y],
                     block_dim=64, device=DEVICE)
     np.testing.assert_allclose(y.numpy().view(np.complex128).reshape(8, L), np.fft.fft(x, axis=-1), atol=1e-10)
+
+
+@wp.kernel
+def lanes_kernel(x: wp.array(dtype=float), total: wp.array(dtype=float), doubled: wp.array(dtype=float),
+                 bits: wp.array(dtype=wp.uint32)):
+    i, lane = wp.tid()
+    t = wp.tile(x[i * wp.block_dim() + lane])
+    wp.tile_store(total, wp.tile_sum(t), offset=i)
+    doubled[i * wp.block_dim() + lane] = wp.untile(t * 2.0)
+    word = wp.tile_zeros(shape=1, dtype=wp.uint32)
+    word[0] |= wp.uint32(1) << wp.uint32(lane % 32)
+    wp.tile_store(bits, word, offset=i)
+
+
+def test_lanes_cooperate_in_a_cuda_block():
+    """wp.tile(x) gathers block_dim threads' values, untile hands each its own, and per-lane writes
+    into one tile element combine: the block's threads really cooperate."""
+    x = np.random.default_rng(4).random(6 * 32).astype(np.float32)
+    total, doubled = wp.zeros(6, dtype=float, device=DEVICE), wp.zeros(6 * 32, dtype=float, device=DEVICE)
+    bits = wp.zeros(6, dtype=wp.uint32, device=DEVICE)
+    wp.launch_tiled(lanes_kernel, dim=6, inputs=[wp.array(x, device=DEVICE), total, doubled, bits], block_dim=32,
+                    device=DEVICE)
+    np.testing.assert_allclose(total.numpy(), x.reshape(6, 32).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(doubled.numpy(), 2 * x)
+    assert bits.numpy().tolist() == [2 ** 32 - 1] * 6

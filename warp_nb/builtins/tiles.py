@@ -41,7 +41,7 @@ _REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "til
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
-                                "(one thread on the CPU: a tile of one element). `wp.tile[dtype, M, N]` is the "
+                                "(a block of one lane, the CPU's default: a tile of one element). `wp.tile[dtype, M, N]` is the "
                                 "annotation of a tile parameter.", cpp="wpnb::tile_from_value", special=True, **_t))
 
 for _name, _what in (("tile_zeros", "zeros"), ("tile_ones", "ones")):
@@ -205,6 +205,6 @@ for _name, _what, _cpp in (("tile_stack_push", "pushes value when has_value (dro
                          cpp=f"wpnb::tile_stack_{_cpp}", **_st))
 builtin("tile_stack_count", doc="wp.tile_stack_count(s): how many values the stack holds.", **_st)
 
-builtin("block_dim", ov(ret=T.int32), doc="The number of threads of a block of a tiled launch (1 on the CPU, "
-                                          "and in warp_nb's CUDA launches of tile kernels for now).", differentiable=False, **_t)
+builtin("block_dim", ov(ret=T.int32), doc="The number of threads (lanes) of a block: 1 on the CPU unless "
+                                          "wp.config.enable_cpu_blocks, the launch's block_dim on CUDA.", differentiable=False, **_t)
 

@@ -409,7 +409,7 @@ class ExprTyper:
         return full
 
     def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False, checked: bool = True):
-        if b.name == "block_dim":
+        if b.name == "block_dim" or b.name.startswith("tile") or b.name in _LANE_QUERY_STEPS:
             self.context.uses_blocks = True  # the kernel depends on its blocks' lanes (as tile kernels do)
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
@@ -420,6 +420,8 @@ class ExprTyper:
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
+        if self.context.block_dim > 1 and b.name in _LANE_QUERY_STEPS:
+            resolved = _lanes_query_step(resolved, self.context.block_dim, b.name)
         refusal = b.check(resolved.arg_types) if b.check and checked else None
         if refusal:
             self.error(KernelUnsupportedError, refusal, node)
@@ -600,3 +602,19 @@ def _cannot_fault(stmts) -> bool:
             return False
     return True
 
+
+
+#: the tiled geometry queries' steps: in a block of several lanes, one result per lane per step
+_LANE_QUERY_STEPS = frozenset({"tile_bvh_query_next", "bvh_query_next_tiled", "tile_mesh_query_aabb_next",
+                               "mesh_query_aabb_next_tiled"})
+
+
+def _lanes_query_step(resolved, lanes: int, name: str):
+    """A query step typed for a block of `lanes` lanes: a tile of `lanes` results (native/tile_query.h)."""
+    import dataclasses
+
+    from ..types.tiles import TileType
+    result = TileType(T.int32, (lanes,))
+    native = "wpnb::tile_mesh_query_aabb_next" if "mesh" in name else "wpnb::tile_bvh_query_next"
+    overload = dataclasses.replace(resolved.overload, result=result, template=f"{native}_lanes<{lanes}>")
+    return dataclasses.replace(resolved, overload=overload, result=result)

@@ -46,8 +46,7 @@ class TileExtras(TileForms):
 
     def form_tile_from_thread(self, node):
         """wp.tile_from_thread(shape, value, thread_idx=0, storage): a tile filled with one thread's
-        value. A block is one thread here, so that thread's value whatever thread_idx says (as
-        Warp's CPU blocks of one thread)."""
+        value (in a block of one lane, that lane's whatever thread_idx says, as on Warp's CPU)."""
         self.tile_name = "tile_from_thread"
         a = self.tile_args(node, ("shape", "value", "thread_idx", "storage"), 2)
         shape = self.const_shape(a["shape"], node)

@@ -1,0 +1,156 @@
+"""Tile kernels in blocks of several lanes (native/block.h): on the CPU with
+wp.config.enable_cpu_blocks (lanes as fibers), the same code CUDA runs with its threads.
+Results against numpy, gradients against finite differences, and the CUDA text of every
+variant compiled for sm_90."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from warp_nb.autograd import gradcheck
+
+from tests.support.nvrtc_sm90 import compile_for_sm90
+
+pytestmark = pytest.mark.needs_cxx
+
+B = 16
+
+
+@pytest.fixture
+def cpu_blocks():
+    before = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = True
+    yield
+    wp.config.enable_cpu_blocks = before
+
+
+@wp.kernel
+def gather_kernel(x: wp.array(dtype=float), total: wp.array(dtype=float), doubled: wp.array(dtype=float),
+                  lanes: wp.array(dtype=int)):
+    i, lane = wp.tid()
+    t = wp.tile(x[i * wp.block_dim() + lane])  # one value per lane
+    wp.tile_store(total, wp.tile_sum(t), offset=i)  # stored once per block
+    doubled[i * wp.block_dim() + lane] = wp.untile(t * 2.0)  # each lane its own element
+    lanes[i * wp.block_dim() + lane] = wp.block_dim() * 1000 + lane
+
+
+def test_wp_tile_gathers_the_lanes_and_untile_scatters_them(cpu_blocks):
+    x = np.random.default_rng(0).random(5 * B).astype(np.float32)
+    total, doubled = wp.zeros(5, dtype=float), wp.zeros(5 * B, dtype=float)
+    lanes = wp.zeros(5 * B, dtype=int)
+    wp.launch_tiled(gather_kernel, dim=5, inputs=[wp.array(x), total, doubled, lanes], block_dim=B)
+    np.testing.assert_allclose(total.numpy(), x.reshape(5, B).sum(1), rtol=1e-6)
+    np.testing.assert_allclose(doubled.numpy(), 2 * x)
+    np.testing.assert_array_equal(lanes.numpy(), B * 1000 + np.tile(np.arange(B), 5))
+
+
+def test_without_cpu_blocks_a_block_is_one_lane():
+    x = np.arange(4, dtype=np.float32)
+    total, doubled, lanes = wp.zeros(4, dtype=float), wp.zeros(4, dtype=float), wp.zeros(4, dtype=int)
+    wp.launch_tiled(gather_kernel, dim=4, inputs=[wp.array(x), total, doubled, lanes], block_dim=B)
+    np.testing.assert_allclose(total.numpy(), x)  # wp.tile(x) has one element: the lane's own
+    np.testing.assert_array_equal(lanes.numpy(), [1000] * 4)
+
+
+@wp.kernel
+def lane_writes_kernel(bits: wp.array(dtype=wp.uint32), hist: wp.array(dtype=int), pushed: wp.array(dtype=float),
+                       slots: wp.array(dtype=int), count: wp.array(dtype=int)):
+    i, lane = wp.tid()
+    word = wp.tile_zeros(shape=1, dtype=wp.uint32)
+    word[0] |= wp.uint32(1) << wp.uint32(lane)  # every lane sets its bit of one shared element
+    wp.tile_store(bits, word, offset=i)
+    h = wp.tile_zeros(shape=4, dtype=int)
+    h[lane % 4] += 1  # a histogram of lane % 4 written by every lane
+    wp.tile_store(hist, h, offset=i * 4)
+    s = wp.tile_stack(capacity=B, dtype=float)
+    slot = wp.tile_stack_push(s, float(lane) * 0.5, lane % 3 == 0)  # some lanes push
+    slots[i * B + lane] = slot
+    count[i] = wp.tile_stack_count(s)
+    value, popped = wp.tile_stack_pop(s)
+    if popped >= 0:
+        pushed[i * B + popped] = value
+
+
+def test_per_lane_writes_into_shared_tiles_and_stacks(cpu_blocks):
+    n = 3
+    bits, hist = wp.zeros(n, dtype=wp.uint32), wp.zeros(4 * n, dtype=int)
+    pushed, slots, count = wp.full(n * B, -1.0, dtype=float), wp.zeros(n * B, dtype=int), wp.zeros(n, dtype=int)
+    wp.launch_tiled(lane_writes_kernel, dim=n, inputs=[bits, hist, pushed, slots, count], block_dim=B)
+    assert bits.numpy().tolist() == [2 ** B - 1] * n
+    assert hist.numpy().reshape(n, 4).tolist() == [[B // 4] * 4] * n
+    pushers = [lane for lane in range(B) if lane % 3 == 0]
+    expected_slots = [pushers.index(lane) if lane in pushers else -1 for lane in range(B)]
+    assert slots.numpy().reshape(n, B).tolist() == [expected_slots] * n
+    assert count.numpy().tolist() == [len(pushers)] * n
+    for row in pushed.numpy().reshape(n, B):
+        assert row[:len(pushers)].tolist() == [lane * 0.5 for lane in pushers]
+        assert (row[len(pushers):] == -1.0).all()
+
+
+@wp.kernel
+def from_thread_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float), partial: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_from_thread(shape=4, value=x[i], thread_idx=3)  # lane 3's value, everywhere
+    wp.tile_store(out, t, offset=(i // B) * 4)
+    wp.tile_store(partial, wp.tile_sum(wp.tile(x[i])), offset=i // B)
+
+
+def test_tile_from_thread_and_a_partial_last_block(cpu_blocks):
+    n = 2 * B + 5  # the last block has 5 lanes in the launch: the others give zero to wp.tile
+    x = np.arange(n, dtype=np.float32) + 1.0
+    out, partial = wp.zeros(12, dtype=float), wp.zeros(3, dtype=float)
+    wp.launch(from_thread_kernel, dim=n, inputs=[wp.array(x), out, partial], block_dim=B)
+    np.testing.assert_allclose(out.numpy().reshape(3, 4), np.repeat(x[[3, B + 3, 2 * B + 3]], 4).reshape(3, 4))
+    np.testing.assert_allclose(partial.numpy(), [x[:B].sum(), x[B:2 * B].sum(), x[2 * B:].sum()])
+
+
+@wp.kernel
+def loss_kernel(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    a = wp.tile_load(x, shape=B, offset=i * B)
+    t = wp.tile(y[i * B + lane] * y[i * B + lane])
+    wp.tile_atomic_add(out, wp.tile_sum(a * a + t), offset=i)
+    wp.atomic_add(out, i, wp.untile(a) * 3.0 + wp.tile_extract(a, lane) * 0.5)
+
+
+def test_backward_in_blocks_matches_finite_differences(cpu_blocks):
+    rng = np.random.default_rng(1)
+    x = wp.array(rng.random(2 * B).astype(np.float32), requires_grad=True)
+    y = wp.array(rng.random(2 * B).astype(np.float32), requires_grad=True)
+    out = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(loss_kernel, dim=2, inputs=[x, y, out], block_dim=B)
+    xn, yn = x.numpy().reshape(2, B), y.numpy().reshape(2, B)
+    np.testing.assert_allclose(out.numpy(), (xn ** 2 + yn ** 2).sum(1) + 3.5 * xn.sum(1), rtol=1e-5)
+    tape.backward(grads={out: wp.ones(2, dtype=float)})
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy() + 3.5, rtol=1e-5)
+    np.testing.assert_allclose(y.grad.numpy(), 2 * y.numpy(), rtol=1e-5)
+    # and by central differences, through warp_nb's own checker
+    assert gradcheck(loss_kernel, dim=(2, B), inputs=[x, y], outputs=[wp.zeros(2, dtype=float, requires_grad=True)],
+                     block_dim=B, eps=1e-2, show_summary=False)  # quadratic: central differences are exact
+
+
+def test_each_lane_count_is_its_own_compiled_kernel(cpu_blocks):
+    x = wp.array(np.ones(64, dtype=np.float32))
+    for lanes in (8, 16):
+        total = wp.zeros(64 // lanes, dtype=float)
+        wp.launch_tiled(gather_kernel, dim=64 // lanes, inputs=[x, total, wp.zeros(64, dtype=float),
+                                                                 wp.zeros(64, dtype=int)], block_dim=lanes)
+        np.testing.assert_allclose(total.numpy(), lanes)
+    keys = {o.block_dim: gather_kernel.compiled("cpu", block_dim=o.block_dim).key
+            for o, _ in gather_kernel.compiled_options("cpu") if o.block_dim > 1}
+    assert {8, 16} <= set(keys) and keys[8] != keys[16]
+
+
+def test_block_dim_beyond_a_cuda_block_is_refused(cpu_blocks):
+    with pytest.raises(ValueError, match="at most 1024"):
+        wp.launch_tiled(gather_kernel, dim=1, inputs=[wp.zeros(2048), wp.zeros(1), wp.zeros(2048),
+                                                      wp.zeros(2048, dtype=int)], block_dim=2048)
+
+
+def test_block_variants_compile_for_sm90(cpu_blocks):
+    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel]
+    for k in kernels:
+        assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
+    compile_for_sm90(kernels)
