@@ -61,7 +61,11 @@ WPNB_FN unsigned char* block_scratch() {
 #endif
 
 WPNB_FN void block_copy_bytes(unsigned char* dst, const unsigned char* src, int64 n) {
+#if defined(WPNB_CPU)
+    __builtin_memcpy(dst, src, (unsigned long)n);
+#else
     for (int64 k = 0; k < n; ++k) dst[k] = src[k];
+#endif
 }
 
 // Lane `src`'s `value`, in every lane (every lane calls it). Values larger than the scratch
@@ -122,6 +126,28 @@ struct block_lead_t<void> {
 template <typename F>
 WPNB_FN auto block_lead(F f) -> decltype(f()) {
     return block_lead_t<decltype(f())>::run(f);
+}
+
+// f() for a costly tile operation (a product, a factorisation, an FFT, a sort) whose result every
+// lane holds. CPU lanes are fibers of one thread: computing it in every lane would only repeat the
+// work, so lane 0 computes it and hands it over. CUDA lanes run in parallel: each computes it.
+template <typename F>
+WPNB_FN auto block_once(F f) -> decltype(f()) {
+#if defined(WPNB_CPU)
+    return block_lead(f);
+#else
+    return f();
+#endif
+}
+
+// What lane 0 holds, in every lane, after a block_once (CPU); on CUDA every lane computed it.
+template <typename V>
+WPNB_FN V block_share(const V& value) {
+#if defined(WPNB_CPU)
+    return block_broadcast(value, 0);
+#else
+    return value;
+#endif
 }
 
 }  // namespace wpnb

@@ -8,7 +8,7 @@ from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
 from .cpp import cpp_type
-from .body import FunctionWriter, _index
+from .body import LANE_ZERO_COMPUTE, FunctionWriter, _index
 from ..adjoint_ir import (
     Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjStore, AdjUpdate, ReplayBlock, RevIf,
     RevLoop, TupleItem, Zero,
@@ -171,6 +171,10 @@ class _AdjointWriter(FunctionWriter):
             args[len(s.args)] = "wpnb_part"
             self.line(depth, f"{{ {cpp_type(s.adj_args[0].type)} wpnb_part{{}}; {adj_symbol}({', '.join(args)}); "
                              f"wpnb::accumulate({tile_adj}, wpnb::block_sum_lanes(wpnb_part)); }}")
+            return
+        if self.unit.block_dim > 1 and b.name in LANE_ZERO_COMPUTE:  # costly: once per CPU block
+            shared = "".join(f" {a.name} = wpnb::block_share({a.name});" for a in s.adj_args)
+            self.line(depth, f"{{ wpnb::block_once([&]() {{ {adj_symbol}({', '.join(args)}); }});{shared} }}")
             return
         if self.unit.block_dim > 1 and b.name in _LANE_ZERO_ADJOINTS:
             # a block of several lanes: the gradient moves between the tile and the array once, on

@@ -314,6 +314,8 @@ class FunctionWriter:
             # a block of several lanes holds one tile: its store or atomic happens once, on lane 0,
             # and its result (an atomic's previous values) is handed to every lane (native/block.h)
             return f"wpnb::block_lead([&]() {{ return {text}; }})"
+        if self.unit.block_dim > 1 and v.builtin.name in LANE_ZERO_COMPUTE:
+            return f"wpnb::block_once([&]() {{ return {text}; }})"  # computed once per CPU block
         return text
 
     def call_text(self, v: ir.Call, loc) -> str:
@@ -480,6 +482,12 @@ def _format_value(expr: str, t):
 
 #: tile element reads that checked code bounds-checks (native/tile_ops.h, *_checked)
 _CHECKED_TILE_READS = frozenset({"tile_extract", "tile_element"})
+
+#: costly pure tile builtins: in a CPU block of several lanes, lane 0 computes them (block.h block_once)
+LANE_ZERO_COMPUTE = frozenset({"tile_matmul", "tile_mma", "tile_fft", "tile_ifft", "tile_cholesky",
+                               "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
+                               "tile_lower_solve", "tile_lower_solve_inplace", "tile_upper_solve",
+                               "tile_upper_solve_inplace", "tile_sort"})
 
 #: tile builtins with effects outside the block: in a block of several lanes, lane 0 runs them
 _LANE_ZERO_EFFECTS = frozenset({"tile_store", "tile_store_indexed", "tile_atomic_add", "tile_atomic_add_indexed"})
