@@ -93,6 +93,23 @@ WPNB_FN void adj_untile(const tile_t<T, R, 1>&, tile_t<T, R, 1>& adj_t, const T&
     for (int k = 0; k < R; ++k) accumulate(adj_t.data[k], all[k]);
 }
 
+// print(t) of a 1-D or 2-D tile of scalars, as Warp shows it: `[1 2 3] = tile(shape=(3),
+// storage=register)`, a 2-D tile's rows on their own lines. `show` prints one element.
+template <typename T, int R, int C, typename F>
+WPNB_FN void print_tile(const tile_t<T, R, C>& t, F show, int ndim, const char* shape, const char* storage) {
+    printf("[");
+    for (int i = 0; i < R; ++i) {
+        if (ndim == 2) printf(i == 0 ? "[" : " [");
+        for (int j = 0; j < C; ++j) {
+            show(t.at(i, j));
+            if (j + 1 < C) printf(" ");
+        }
+        if (ndim == 2) printf(i + 1 < R ? "]\n" : "]");
+        else if (i + 1 < R) printf(" ");
+    }
+    printf("] = tile(shape=(%s), storage=%s)", shape, storage);
+}
+
 // --- loads and stores (out-of-bounds elements read 0 and are not written) ----------------------
 
 template <typename T, int N>

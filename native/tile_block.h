@@ -158,6 +158,19 @@ WPNB_FN void adj_tile_scatter_add_lanes(const tile_t<T, R, C>&, const T&, bool h
     if (has) accumulate(adj_value, adj_ret.data[tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3)]);
 }
 
+// wp.tile_scatter_masked(t, i..., value, has_value) from every lane: the writes in lane order.
+template <int B, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN tile_t<T, R, C> tile_scatter_set_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2,
+                                               I i3) {
+    lane_write_t<T> all[B];
+    block_gather<B>(lane_write_t<T>{int32(i0), int32(i1), int32(i2), int32(i3), value, has}, all);
+    tile_t<T, R, C> out = a;
+    const int32 active = block_active();
+    for (int k = 0; k < active && k < B; ++k)
+        if (all[k].has) out.data[tile_flat_index<E0, E1, E2, E3>(all[k].i0, all[k].i1, all[k].i2, all[k].i3)] = all[k].value;
+    return out;
+}
+
 // --- stacks: every lane pushes or pops its own value --------------------------------------------
 
 // The slot this lane's push takes (-1: nothing to push, or no room left before it).

@@ -91,6 +91,26 @@ WPNB_FN tile_t<T, R, C> tile_scatter_add(const tile_t<T, R, C>& a, const T& valu
     }
     return out;
 }
+// wp.tile_scatter_masked(t, i..., value, has_value): a copy of t with the element set to value
+// when has_value. Adjoint: the overwritten element's adjoint goes to value, not to t.
+template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN tile_t<T, R, C> tile_scatter_set(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2, I i3) {
+    tile_t<T, R, C> out = a;
+    if (has) out.data[tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3)] = value;
+    return out;
+}
+template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN void adj_tile_scatter_set(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3, tile_t<T, R, C>& adj_a,
+                                  T& adj_value, bool&, I&, I&, I&, I&, const tile_t<T, R, C>& adj_ret) {
+    tile_t<T, R, C> through = adj_ret;
+    if (has) {
+        const int k = tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3);
+        accumulate(adj_value, adj_ret.data[k]);
+        through.data[k] = T();
+    }
+    accumulate(adj_a, through);
+}
+
 template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
 WPNB_FN void adj_tile_scatter_add(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3, tile_t<T, R, C>& adj_a,
                                   T& adj_value, bool&, I&, I&, I&, I&, const tile_t<T, R, C>& adj_ret) {

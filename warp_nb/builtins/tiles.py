@@ -37,7 +37,7 @@ class RebindingBuiltin(Builtin):
 _REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
             "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0,
             "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2,
-            "tile_scatter_add": 0}
+            "tile_scatter_add": 0, "tile_scatter_masked": 0}
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
@@ -71,6 +71,10 @@ builtin("tile_from_thread", doc="wp.tile_from_thread(shape, value, thread_idx=0,
 add(RebindingBuiltin("tile_scatter_add", (), doc="wp.tile_scatter_add(t, i..., value, has_value, atomic=True): t (a "
                                                  "tile variable) rebound with value added to t[i...] when has_value.",
                      cpp="wpnb::tile_scatter_add", **dict(_special, header="tile_nd.h")))
+add(RebindingBuiltin("tile_scatter_masked", (), doc="wp.tile_scatter_masked(t, i..., value, has_value): t (a tile "
+                                                    "variable) rebound with t[i...] set to value when has_value (each "
+                                                    "lane of a block its own element).",
+                     cpp="wpnb::tile_scatter_set", **dict(_special, header="tile_nd.h")))
 for _name, _what in (("tile_randi", "int32 draws (randi)"), ("tile_randf", "float32 draws in [0, 1) (randf)")):
     builtin(_name, doc=f"wp.{_name}(shape, rng, min=None, max=None): a tile of {_what}, in [min, max) when given, "
                        "from a copy of the stream rng.", differentiable=False, **dict(_special, header="tile_random.h"))

@@ -67,19 +67,24 @@ class TileExtras(TileForms):
         return self.tile_call("tile_from_thread", "wpnb::tile_full<{T}, {R}, {C}>", result, node, (value,),
                               T=value.type, R=result.rows, C=result.cols)
 
-    def form_tile_scatter_add(self, node):
+    def form_tile_scatter_masked(self, node):
+        """wp.tile_scatter_masked(t, i..., value, has_value): t (a variable) rebound with t[i...]
+        set to value when has_value."""
+        return self.form_tile_scatter_add(node, "tile_scatter_masked")
+
+    def form_tile_scatter_add(self, node, name: str = "tile_scatter_add"):
         """wp.tile_scatter_add(t, i..., value, has_value, atomic=True): t (a variable) rebound with
         value added to t[i...] when has_value."""
-        self.tile_name = "tile_scatter_add"
+        self.tile_name = name
         args, kw = list(node.args), dict(node.kwargs)
         if not args or not isinstance(args[0], S.Name):
-            self.error(KernelTypeError, "wp.tile_scatter_add updates its first argument: pass a tile variable", node)
+            self.error(KernelTypeError, f"wp.{name} updates its first argument: pass a tile variable", node)
         t = self.tile_value(args[0], node, "the first argument")
         if "atomic" in kw:
             self.expr(kw["atomic"])  # one thread per block: atomic or not, the same
         ndim = t.type.ndim
         if len(args) != ndim + 3:
-            self.error(KernelTypeError, f"wp.tile_scatter_add(t, {ndim} indices, value, has_value) on a {ndim}-D tile "
+            self.error(KernelTypeError, f"wp.{name}(t, {ndim} indices, value, has_value) on a {ndim}-D tile "
                                         f"takes {ndim + 3} arguments, got {len(args)}", node)
         indices = [self.convert(i, T.int32, node, "a tile index") for i in self.indices(args[1:1 + ndim], node)]
         zero = self.materialize(Lit(0, "int"), T.int32, node)
@@ -87,9 +92,10 @@ class TileExtras(TileForms):
         value = self.convert(self.expr(args[1 + ndim]), t.type.dtype, node, "the added value")
         has = self.condition(args[2 + ndim])
         e = t.type.padded_shape
-        lanes = self.context.block_dim  # several lanes: every lane's addition, in lane order
-        name = f"wpnb::tile_scatter_add_lanes<{lanes}, " if lanes > 1 else "wpnb::tile_scatter_add<"
-        new = self.tile_call("tile_scatter_add", name + "{E0}, {E1}, {E2}, {E3}>", t.type, node,
+        lanes = self.context.block_dim  # several lanes: every lane's write, in lane order
+        native = "wpnb::tile_scatter_add" if name == "tile_scatter_add" else "wpnb::tile_scatter_set"
+        template = f"{native}_lanes<{lanes}, " if lanes > 1 else f"{native}<"
+        new = self.tile_call(name, template + "{E0}, {E1}, {E2}, {E3}>", t.type, node,
                              (t, value, has, *indices), E0=e[0], E1=e[1], E2=e[2], E3=e[3])
         self.bind(args[0].id, new, node)
         return None
@@ -97,4 +103,5 @@ class TileExtras(TileForms):
 
 #: The special forms typed here, by builtin name.
 TILE_EXTRA_FORMS = {name: getattr(TileExtras, f"form_{name}") for name in (
-    "tile_randi", "tile_randf", "tile_atomic_add_indexed", "tile_from_thread", "tile_scatter_add")}
+    "tile_randi", "tile_randf", "tile_atomic_add_indexed", "tile_from_thread", "tile_scatter_add",
+    "tile_scatter_masked")}

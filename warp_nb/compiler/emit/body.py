@@ -416,6 +416,8 @@ class FunctionWriter:
         if s.fmt:  # wp.printf
             args = "".join(f", {_printf_arg(a)}" for a in s.args)
             return f'printf("{_escape(s.fmt)}"{args});'
+        if any(_printable_tile(getattr(item, "type", None)) for item in s.args):
+            return self.print_tiles(s)
         parts, args = [], []
         for item in s.args:
             if isinstance(item, str):
@@ -426,6 +428,33 @@ class FunctionWriter:
                 args += item_args
         joined = "".join(f", {a}" for a in args)
         return f'printf("{" ".join(parts)}\\n"{joined});'
+
+    def print_tiles(self, s: ir.Print) -> str:
+        """print() of items among which are tiles of scalars: each item printed on its own, a tile as
+        Warp shows it (`[1 2 3] = tile(shape=(3), storage=register)`, native/tile.h print_tile)."""
+        self.unit.headers.add("tile.h")
+        calls = []
+        for k, item in enumerate(s.args):
+            end = "\\n" if k == len(s.args) - 1 else " "
+            if isinstance(item, str):
+                calls.append(f'printf("%s{end}", "{_escape(item)}");')
+            elif _printable_tile(item.type):
+                t = item.type
+                fmt, cast = _PRINTF[t.dtype]
+                printer = f'[](const {cpp_type(t.dtype)}& v) {{ printf("{fmt}", {cast}v); }}'
+                shape = ",".join(str(n) for n in t.shape)
+                calls.append(f'wpnb::print_tile({item.name}, {printer}, {t.ndim}, "{shape}", "{t.storage}"); '
+                             f'printf("{end}");')
+            else:
+                fmt, item_args = _format_value(item.name, item.type)
+                joined = "".join(f", {a}" for a in item_args)
+                calls.append(f'printf("{fmt}{end}"{joined});')
+        return "{ " + " ".join(calls) + " }"
+
+
+def _printable_tile(t) -> bool:
+    """A 1-D or 2-D tile of scalars (what print() shows element by element)."""
+    return isinstance(t, TileType) and t.ndim <= 2 and t.dtype in _PRINTF
 
 
 def _local_arrays(stmts):
