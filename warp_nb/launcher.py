@@ -588,16 +588,31 @@ def _make_launcher(kernel, device, args, block_dim=256) -> Launcher:
         # typed for the lanes its blocks will have: wp.tile(x) of a tile kernel has block_dim elements
         lanes = lanes_per_block(get_device(device), block_dim)
         if not kernel.is_generic:
-            return kernel.launcher(device, block_dim=lanes)
+            return _launcher_for_lanes(kernel, device, None, lanes)
         if len(args) != len(kernel.param_names):
             _wrong_count(kernel, args)
         signature = concrete_signature(kernel, args)
         alias = device if device.__class__ is str else device.alias
         hit = kernel.launchers.get(("forward", get_device(alias).alias, signature))
-        return hit if hit is not None and hit.epoch == config.epoch else kernel.launcher(device, signature=signature,
-                                                                                         block_dim=lanes)
+        return hit if hit is not None and hit.epoch == config.epoch else \
+            _launcher_for_lanes(kernel, device, signature, lanes)
     except KernelError as e:
         raise e.with_traceback(None) from None
+
+
+def _launcher_for_lanes(kernel, device, signature, lanes: int) -> Launcher:
+    """A kernel's first launcher for a launch whose blocks have `lanes` lanes: its one-lane build
+    (made with the rest of its module) when its code does not depend on the lanes, as for every
+    kernel without tiles; else the build for `lanes` (where wp.tile(x) has `lanes` elements: a
+    kernel may only type-check that way)."""
+    if lanes > 1:
+        try:
+            one = kernel.launcher(device, signature=signature)
+            if not one.uses_blocks:
+                return one
+        except KernelError:
+            pass  # (the build for its lanes reports the kernel's errors)
+    return kernel.launcher(device, signature=signature, block_dim=lanes)
 
 
 def concrete_signature(kernel, args) -> tuple:
