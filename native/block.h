@@ -25,7 +25,7 @@ struct block_ctx_t {
     int32 lane;    // the lane running now (CPU fibers set it at each switch)
     int32 dim;     // lanes per block
     int32 active;  // lanes 0 .. active - 1 run (a partial last block has fewer than dim)
-    int32 pad;
+    int32 leader;  // the lowest lane still running: it does what the block does once
     unsigned char* scratch;  // WPNB_BLOCK_SCRATCH bytes, shared by the block's lanes
     void (*sync)(block_ctx_t*);
     void* runner;
@@ -40,6 +40,7 @@ inline block_ctx_t*& block_ctx_slot() {
 WPNB_FN int32 block_lane() { block_ctx_t* c = block_ctx_slot(); return c ? c->lane : 0; }
 WPNB_FN int32 block_dim() { block_ctx_t* c = block_ctx_slot(); return c ? c->dim : 1; }
 WPNB_FN int32 block_active() { block_ctx_t* c = block_ctx_slot(); return c ? c->active : 1; }
+WPNB_FN int32 block_leader() { block_ctx_t* c = block_ctx_slot(); return c ? c->leader : 0; }
 WPNB_FN void block_sync() {
     block_ctx_t* c = block_ctx_slot();
     if (c) c->sync(c);
@@ -53,6 +54,17 @@ WPNB_FN int32& block_active_slot() {
     return active;
 }
 WPNB_FN int32 block_active() { return block_active_slot(); }
+// The lowest thread of the block still running (threads may have returned), elected in shared memory.
+WPNB_FN int32 block_leader() {
+    __shared__ int32 leader;
+    leader = int32(blockDim.x);
+    __syncthreads();
+    atomicMin(&leader, int32(threadIdx.x));
+    __syncthreads();
+    const int32 elected = leader;
+    __syncthreads();  // every thread has read it before the next election
+    return elected;
+}
 WPNB_FN void block_sync() { __syncthreads(); }
 WPNB_FN unsigned char* block_scratch() {
     __shared__ __align__(16) unsigned char scratch[WPNB_BLOCK_SCRATCH];
@@ -104,23 +116,24 @@ WPNB_FN void block_gather(const T& x, T* out) {
     }
 }
 
-// f() run by lane 0 alone (a store, an atomic, a print: effects outside the block happen once),
-// its result handed to every lane.
+// f() run by one lane alone, the block's leader (a store, an atomic, a print: effects outside
+// the block happen once), its result handed to every lane.
 template <typename R>
 struct block_lead_t {
     template <typename F>
     static WPNB_FN R run(F& f) {
+        const int32 leader = block_leader();
         R r = R();
-        if (block_lane() == 0) r = f();
-        return block_broadcast(r, 0);
+        if (block_lane() == leader) r = f();
+        return block_broadcast(r, leader);
     }
 };
 template <>
 struct block_lead_t<void> {
     template <typename F>
     static WPNB_FN void run(F& f) {
-        if (block_lane() == 0) f();
-        block_sync();  // what lane 0 wrote is there for every lane's next read
+        if (block_lane() == block_leader()) f();
+        block_sync();  // what the leader wrote is there for every lane's next read
     }
 };
 template <typename F>
@@ -144,7 +157,7 @@ WPNB_FN auto block_once(F f) -> decltype(f()) {
 template <typename V>
 WPNB_FN V block_share(const V& value) {
 #if defined(WPNB_CPU)
-    return block_broadcast(value, 0);
+    return block_broadcast(value, block_leader());
 #else
     return value;
 #endif

@@ -137,6 +137,7 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
         f->ctx.lane = 0;
         f->ctx.dim = B;
         f->ctx.active = active;
+        f->ctx.leader = 0;
         f->ctx.scratch = f->scratch;
         f->ctx.sync = fiber_yield;
         f->ctx.runner = f;
@@ -151,7 +152,9 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
                 if (f->done[k]) continue;
                 f->ctx.lane = k;
                 fiber_resume(f, k);
-                if (f->done[k]) --remaining;
+                if (!f->done[k]) continue;
+                --remaining;
+                while (f->ctx.leader < active - 1 && f->done[f->ctx.leader]) ++f->ctx.leader;  // the next lead
             }
         }
     }

@@ -58,7 +58,7 @@ class Launcher:
         #: lanes per block the code was typed for, and whether that matters to it (a tile kernel, or
         #: one that asks wp.block_dim()): such kernels are compiled again for other lane counts
         self.block_dim = compiled.typed.block_dim
-        self.uses_blocks = "block.h" in compiled.unit.headers
+        self.uses_blocks = compiled.typed.uses_blocks
         self.pack = make_packer(kernel, device, types_)
         self.nparams = len(kernel.param_names)
 

@@ -131,6 +131,29 @@ def test_backward_in_blocks_matches_finite_differences(cpu_blocks):
                      block_dim=B, eps=1e-2, show_summary=False)  # quadratic: central differences are exact
 
 
+@wp.kernel
+def survivors_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    if lane == 0:
+        return  # the block's lowest lane leaves: the next one leads what is done once
+    t = wp.tile(x[i * B + lane])
+    keys = wp.tile_load(x, shape=B, offset=i * B)
+    values = wp.tile_zeros(shape=B, dtype=int)
+    wp.tile_sort(keys, values)
+    wp.tile_store(out, keys, offset=i * B)
+    wp.tile_atomic_add(out, wp.tile_sum(t), offset=2 * B + i)
+
+
+def test_a_lane_that_returns_early_hands_the_lead_on(cpu_blocks):
+    x = np.random.default_rng(2).permutation(2 * B).astype(np.float32)
+    out = wp.zeros(2 * B + 2, dtype=float)
+    wp.launch_tiled(survivors_kernel, dim=2, inputs=[wp.array(x), out], block_dim=B)
+    got = out.numpy()
+    np.testing.assert_array_equal(got[:2 * B], np.sort(x.reshape(2, B), axis=1).ravel())
+    # lane 0 gave nothing to wp.tile (it had left), and the sum was added once per block
+    np.testing.assert_allclose(got[2 * B:], x.reshape(2, B)[:, 1:].sum(1))
+
+
 def test_each_lane_count_is_its_own_compiled_kernel(cpu_blocks):
     x = wp.array(np.ones(64, dtype=np.float32))
     for lanes in (8, 16):
@@ -150,7 +173,7 @@ def test_block_dim_beyond_a_cuda_block_is_refused(cpu_blocks):
 
 
 def test_block_variants_compile_for_sm90(cpu_blocks):
-    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel]
+    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)

@@ -68,8 +68,9 @@ def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, conte
     # covers its content
     typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}")
     fn = typer.run(param_types)
-    # a kernel without tiles runs the same in blocks of any size: typed as one lane, plain entry points
-    return dataclasses.replace(fn, block_dim=context.block_dim) if context.block_dim > 1 and context.uses_blocks else fn
+    if not context.uses_blocks:
+        return fn  # a kernel without tiles runs the same in blocks of any size: one lane, plain entry points
+    return dataclasses.replace(fn, block_dim=context.block_dim, uses_blocks=True)
 
 
 def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,

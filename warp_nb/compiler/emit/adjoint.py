@@ -179,7 +179,7 @@ class _AdjointWriter(FunctionWriter):
         if self.unit.block_dim > 1 and b.name in _LANE_ZERO_ADJOINTS:
             # a block of several lanes: the gradient moves between the tile and the array once, on
             # lane 0, and every lane then holds lane 0's adjoints (native/block.h)
-            shared = "".join(f" {a.name} = wpnb::block_broadcast({a.name}, 0);" for a in s.adj_args)
+            shared = "".join(f" {a.name} = wpnb::block_broadcast({a.name}, wpnb::block_leader());" for a in s.adj_args)
             self.line(depth, f"{{ wpnb::block_lead([&]() {{ {adj_symbol}({', '.join(args)}); }});{shared} }}")
             return
         self.line(depth, f"{adj_symbol}({', '.join(args)});")

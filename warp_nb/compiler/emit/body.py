@@ -129,7 +129,7 @@ class FunctionWriter:
         elif isinstance(s, ir.Print):
             text = self.print_call(s)
             if self.unit.block_dim > 1 and any(isinstance(getattr(a, "type", None), TileType) for a in s.args):
-                text = f"if (wpnb::block_lane() == 0) {text}"  # a block's tile is printed once
+                text = f"if (wpnb::block_lane() == wpnb::block_leader()) {text}"  # a block's tile is printed once
             self.line(depth, text, s.loc)
         elif isinstance(s, ir.If):
             self.line(depth, f"if ({s.cond.name}) {{", s.loc)
