@@ -1,18 +1,15 @@
-"""`wp.launch`: check the arguments against the kernel's parameters, pack them into the bytes
-of the kernel's argument struct, and run the kernel through the native runtime.
+"""`wp.launch`: find the kernel's launcher for the device (and, for a tile kernel, the lanes of
+its blocks), pack the arguments into the bytes of its argument struct (launch_args.py) and run
+it through the native runtime or the CUDA target.
 
-Launch cost matters (simulations launch thousands of small kernels), so each compiled kernel
-gets a packing function generated for its signature: one `struct.pack` call with identity
-checks in front. Anything unusual falls to a slow path that converts what it can and
-otherwise raises a TypeError naming the parameter."""
+Launch cost matters (simulations launch thousands of small kernels): a launch that repeats one
+seen before costs a dictionary lookup, a generated packing function and one foreign call."""
 
 from __future__ import annotations
 
-import ctypes
 import numbers
 import struct
 import time
-import warnings
 from typing import Any
 
 import numpy as np
@@ -25,13 +22,11 @@ from .errors import KernelError, ArgumentTypeError
 from .runtime import native
 from .runtime.devices import Device, cpu_thread_count, current_device, get_device
 from .runtime.target import raise_failed_check
-from .types.array_type import ArrayType, IndexedArrayType
+from .types.array_type import ArrayType
 from .types.generic import is_generic, matches
-from .types.structs import StructInstance, field_ctype
+from .types.structs import StructInstance
+from .launch_args import composite_from_single_value, make_packer  # noqa: F401
 
-_SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16: "H", T.int32: "i", T.uint32: "I",
-                  T.int64: "q", T.uint64: "Q", T.float16: "e", T.float32: "f", T.float64: "d",
-                  T.bfloat16: "H"}  # bfloat16: its bits, which only the slow path makes
 _BOUNDS = struct.Struct("=4qiiq")
 
 
@@ -65,197 +60,6 @@ class Launcher:
     @staticmethod
     def threads() -> int:
         return config.cpu_threads or _CPU_COUNT
-
-
-def make_packer(kernel, device: Device, types_=None):
-    """A function(*values) -> bytes for this kernel's argument struct, generated for its signature
-    (`types_`: a generic kernel's concrete signature)."""
-    names, types_ = kernel.param_names, list(types_ if types_ is not None else kernel.param_types)
-    fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
-    layout = type("args", (ctypes.Structure,), {"_fields_": fields})
-    fmt, offset, lines, pieces = ["="], 0, [], []
-    env = {"_array": array, "_slow": _slow_argument, "_kernel": _Signature(kernel.key, names, types_),
-           "_device": device, "_struct": struct}
-    for k, t in enumerate(types_):
-        field_offset = getattr(layout, f"f{k}").offset
-        if field_offset > offset:
-            fmt.append(f"{field_offset - offset}x")
-        size = ctypes.sizeof(field_ctype(t))
-        v = f"v{k}"
-        env[f"_T{k}"] = t
-        if isinstance(t, IndexedArrayType):  # the array's descriptor, N index pointers, the N-d shape
-            fmt.append(f"QQ{t.ndim}q{t.ndim}q{t.ndim}Q{t.ndim}q")
-            lines.append(f"    {v} = _slow(_kernel, {k}, {v}, _device)")
-            pieces.append(f"*{v}._desc")
-        elif isinstance(t, ArrayType):
-            env[f"_D{k}"] = t.dtype
-            fmt.append(f"QQ{t.ndim}q{t.ndim}q")
-            lines.append(f"    if {v}.__class__ is not _array or {v}.dtype is not _D{k} or len({v}.shape) != {t.ndim} "
-                         f"or {v}.device is not _device: {v} = _slow(_kernel, {k}, {v}, _device)")
-            pieces.append(f"*{v}._desc")
-        elif T.is_scalar_type(t):
-            fmt.append(_SCALAR_FORMAT[t])
-            if t is T.bfloat16:
-                lines.append(f"    {v} = _slow(_kernel, {k}, {v}, _device)")
-            pieces.append(v)
-        else:  # vectors, matrices, quaternions, transforms, structs: their bytes
-            fmt.append(f"{size}s")
-            lines.append(f"    if {v}.__class__ is not _T{k}: {v} = _slow(_kernel, {k}, {v}, _device)")
-            pieces.append(f"bytes({v})")
-        offset = field_offset + size
-    total = ctypes.sizeof(layout)
-    if total > offset:
-        fmt.append(f"{total - offset}x")
-    env["_S"] = struct.Struct("".join(fmt))
-    params = ", ".join(f"v{k}" for k in range(len(types_)))
-    source = (f"def pack({params}):\n" + "\n".join(lines) + ("\n" if lines else "") +
-              f"    try:\n        return _S.pack({', '.join(pieces)})\n"
-              f"    except (_struct.error, TypeError, OverflowError):\n"
-              f"        return _S.pack({', '.join(pieces_slow(types_))})\n")
-    code = _PACKER_CODE.get(source)
-    if code is None:  # kernels with the same signature share the compiled packer code
-        code = _PACKER_CODE[source] = compile(source, "<warp_nb argument packer>", "exec")
-    exec(code, env)
-    del names
-    return env["pack"]
-
-
-_PACKER_CODE: dict = {}
-
-
-def pieces_slow(types_) -> list[str]:
-    """The second try: every scalar goes through the slow path first (which raises with a clear message)."""
-    out = []
-    for k, t in enumerate(types_):
-        if isinstance(t, ArrayType):
-            out.append(f"*v{k}._desc")
-        elif T.is_scalar_type(t) and t is not T.bfloat16:  # (bfloat16 went through it already)
-            out.append(f"_slow(_kernel, {k}, v{k}, _device)")
-        elif t is T.bfloat16:
-            out.append(f"v{k}")
-        else:
-            out.append(f"bytes(v{k})")
-    return out
-
-
-class _Signature:
-    """What the slow path needs of a kernel: its key and the concrete parameter names and types."""
-
-    __slots__ = ("key", "param_names", "param_types")
-
-    def __init__(self, key, names, types_):
-        self.key, self.param_names, self.param_types = key, names, types_
-
-
-def _slow_argument(kernel, index: int, value, device: Device):
-    """Convert or refuse one argument, naming it in the error."""
-    name, t = kernel.param_names[index], kernel.param_types[index]
-    where = f"launch of kernel `{kernel.key}`: argument `{name}` (position {index + 1})"
-    if isinstance(t, IndexedArrayType):
-        if value is None:
-            return _NullArray(t.ndim, indexed=True)
-        if not getattr(value, "_wp_indexedarray_", False) or value.dtype is not t.dtype or value.ndim != t.ndim:
-            shown = value.type.type_name() if hasattr(value, "type") else type(value).__name__
-            raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {shown}")
-        if value.device != device:
-            raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}")
-        return value
-    if isinstance(t, ArrayType):
-        if value is None:
-            return _NullArray(t.ndim)
-        if isinstance(value, np.ndarray) and device.is_cpu:  # as Warp: a numpy array is used in place
-            try:
-                value = array(value, dtype=t.dtype, device=device, copy=False)
-            except (TypeError, ValueError) as e:
-                raise TypeError(f"{where} expects {t.type_name()}; the numpy array does not fit it ({e})") from None
-        if not isinstance(value, array) and hasattr(value, "__dlpack__") and not isinstance(value, np.ndarray):
-            # a torch tensor, JAX or cupy array, passed directly as Warp accepts it: a view, no copy
-            try:
-                value = from_dlpack(value, dtype=t.dtype)
-            except (TypeError, RuntimeError, BufferError) as e:
-                raise TypeError(f"{where} expects {t.type_name()}; the {type(value).__name__} does not fit it "
-                                f"({e})") from None
-        if not isinstance(value, array):
-            hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
-                value, (list, tuple)) else ""
-            # Warp's wording (its tests match it), a RuntimeError as in Warp and a TypeError as well
-            raise ArgumentTypeError(f"{where} expects an array of type array(ndim={t.ndim}, dtype="
-                                    f"{T.type_name(t.dtype)}), but passed value has type {type(value).__name__}{hint}")
-        if value.dtype is not t.dtype or value.ndim != t.ndim:
-            raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
-                                    + _conversion_hint(value, t))
-        if value.device != device:
-            raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
-                            f"copy it with a.to('{device.alias}')")
-        return value
-    if T.is_scalar_type(t):
-        raw = getattr(value, "value", value)
-        if isinstance(value, T.Scalar) and type(value) is not t:
-            raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__}")
-        if T.is_int_type(t) and isinstance(raw, float):
-            raise TypeError(f"{where} expects {T.type_name(t)}, got float {raw!r}; pass an int")
-        try:
-            converted = t._convert(raw)
-        except (TypeError, ValueError):
-            raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__}") from None
-        if T.is_int_type(t) and converted != raw:
-            raise TypeError(f"{where}: {raw} does not fit in {T.type_name(t)}")
-        return T.scalars.float_to_bfloat16_bits(converted) if t is T.bfloat16 else converted
-    if getattr(t, "_wp_struct_", False):
-        if value is None:
-            raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument '{name}' expects {t.__name__} but "
-                                      "got None")
-        if not isinstance(value, StructInstance) or value._struct is not t:
-            raise TypeError(f"{where} expects a {t.__name__} instance, got {type(value).__name__}")
-        return _Bytes(value.to_bytes())
-    if value is None:
-        raise ValueError(f"Failed to convert argument for param {name} to {T.type_repr(t)}: got None")
-    value = composite_from_single_value(kernel.key, name, t, value)
-    try:
-        return t(value) if not isinstance(value, (list, tuple)) else t(*value)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__} ({e})") from None
-
-
-def composite_from_single_value(kernel_key: str, name: str, t, value):
-    """A single number given for a vector, matrix, quaternion or transform parameter. As Warp 1.19: a
-    Python or Warp number is refused (it was usually a mistake), a numpy number or a bool still fills
-    every component, with a deprecation warning. Anything else is returned unchanged."""
-    if not (T.is_composite_type(t) and isinstance(value, (numbers.Number, np.generic, T.Scalar))):
-        return value
-    shown = T.type_repr(t)
-    if isinstance(value, (bool, np.generic)) or getattr(value, "_kind", None) == "bool":
-        warnings.warn(f"Passing a value of type `{type(value).__name__}` for the `{shown}` kernel parameter "
-                      f"'{name}' of kernel `{kernel_key}` sets every component to it; this promotion is deprecated, "
-                      f"pass a {shown}", DeprecationWarning, stacklevel=4)
-        return t(value.item() if isinstance(value, np.generic) else value)
-    raise ArgumentTypeError(f"launch of kernel `{kernel_key}`: argument '{name}' expects {shown} but got a single "
-                              f"value ({value!r}); pass a {shown}, or a tuple or list of its components")
-
-
-def _conversion_hint(value, t) -> str:
-    """How to get from the array passed to the one the parameter wants."""
-    if value.ndim != t.ndim:
-        return (f"; reshape it (a.reshape(...)) to {t.ndim} dimension{'s' if t.ndim > 1 else ''}, or declare the "
-                f"parameter wp.array(dtype=..., ndim={value.ndim})")
-    want = T.type_name(t.dtype)
-    if T.type_length(value.dtype) == T.type_length(t.dtype) and T.is_scalar_type(t.dtype) == T.is_scalar_type(value.dtype):
-        convert = f"wp.array(a.numpy(), dtype=wp.{want})"
-    else:
-        convert = "an array of the parameter's dtype"
-    return (f"; convert it ({convert}, a copy), or declare the parameter wp.array(dtype=wp.{T.type_name(value.dtype)}) "
-            f"or wp.array(dtype=typing.Any) to take either")
-
-
-class _NullArray:
-    """A None passed for an array: a descriptor of zeros (data == nullptr)."""
-
-    def __init__(self, ndim: int, indexed: bool = False):
-        self._desc = (0, 0) + (0,) * ((4 if indexed else 2) * ndim)
-
-
-class _Bytes(bytes):
-    pass
 
 
 _bounds_cache: dict = {}

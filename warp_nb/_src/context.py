@@ -51,94 +51,20 @@ def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
     return f"{config.version}-{platform.system()}-{machine_architecture()}-{target}"
 
 
-class _Core:
-    """Answers to the native core's capability queries: what warp_nb's CPU build has."""
-
-    @staticmethod
-    def wp_is_mathdx_enabled() -> bool:
-        return False
-
-    @staticmethod
-    def wp_is_error_output_enabled() -> bool:
-        return True
-
-    @staticmethod
-    def wp_set_error_output_enabled(enabled) -> None:
-        return None
-
-    @staticmethod
-    def wp_mesh_create_host(*args) -> int:
-        """Build a mesh's tree on the CPU (native/runtime/geometry.cpp): the node count, 0 when
-        the build failed (the runtime's get_error_string() says why). wp.Mesh builds through
-        this name, Warp's, so a failure reads as Warp reports it."""
-        from ..geometry import native
-        return native.library().wpnb_mesh_build(*args)
-
-
-def _cpu_compiler():
-    from ..errors import CompilerNotFoundError
-    from ..toolchain.cxx import find_compiler
-    try:
-        return find_compiler()
-    except CompilerNotFoundError:
-        return None
-
-
-class _Runtime:
-    core = _Core()
-
-    def __init__(self):
-        #: Warp's CPU compiler (LLVM); here the path of the C++ compiler, None when there is none
-        self.llvm = _cpu_compiler()
-
-    @property
-    def driver_version(self):
-        from ..runtime.devices import get_cuda_driver_version
-        v = get_cuda_driver_version()
-        return (v // 1000, (v % 1000) // 10) if v else None
-
-    @property
-    def toolkit_version(self):
-        try:
-            from ..toolchain.nvrtc import nvrtc_version
-            return tuple(nvrtc_version())
-        except Exception:  # NVRTC not installed
-            return None
-
-    @staticmethod
-    def verify_cuda_device(device=None) -> None:
-        """Warp's check after launches when wp.config.verify_cuda is set: wait for the device, so a
-        failed launch raises here (nothing to wait for on the CPU)."""
-        from ..runtime.devices import synchronize_device
-        synchronize_device(device)
-
-    @staticmethod
-    def get_error_string() -> str:
-        """The message of the last native failure (a tree build that returned 0)."""
-        from ..geometry import native
-        return native.last_error()
-
-    @property
-    def nvrtc_supported_archs(self):
-        from ..runtime.devices import get_cuda_supported_archs
-        return set(get_cuda_supported_archs())
-
-
-_RUNTIME = None
+from ..runtime.warp_runtime import Core as _Core, Runtime as _Runtime  # noqa: E402,F401
 
 
 def _get_runtime(init: bool = False):
     """Warp's `runtime`: None until warp_nb is initialised, as in Warp (wp.init(), or its devices
-    enumerated: what Warp's init does first; `init`: enumerate them now), then one object."""
-    global _RUNTIME
-    if _RUNTIME is None:
+    enumerated: what Warp's init does first; `init`: enumerate them now), then one object
+    (runtime/warp_runtime.py)."""
+    from ..runtime import warp_runtime
+    if warp_runtime.instance() is None:
         from ..program import module
         from ..runtime import devices
-        if init:
-            devices.get_devices()
-        if devices._cuda_probed or module._warmed:
-            _RUNTIME = _Runtime()
-    return _RUNTIME
+        if init or devices._cuda_probed or module._warmed:
+            warp_runtime.current()
+    return warp_runtime.instance()
 
 
 def init() -> None:

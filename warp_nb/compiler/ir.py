@@ -500,3 +500,19 @@ def array_param_usage(fn: Function) -> tuple[set, set]:
 
     visit(fn.body)
     return read, written
+
+
+def cannot_fault(stmts) -> bool:
+    """Whether evaluating these statements unconditionally is harmless: only constants, copies,
+    components and side-effect-free builtins (no array access, no user function, no control flow).
+    Integer division by zero gives 0 in kernels, so arithmetic never traps."""
+    for s in stmts:
+        if not isinstance(s, Let):
+            return False
+        v = s.value
+        if isinstance(v, Call):
+            if v.builtin.side_effects or v.builtin.inout_for(v.resolved.overload):
+                return False
+        elif not isinstance(v, (Const, Copy, Extract, Construct, Tid)):
+            return False
+    return True

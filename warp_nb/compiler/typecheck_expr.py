@@ -21,6 +21,7 @@ from ..builtins.registry import BUILTINS, Literal
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
 from .typecheck_subscript import _Bound, shape_beyond_ndim
+from .lanes import for_lanes
 
 
 _NOT_STATIC = object()
@@ -279,7 +280,7 @@ class ExprTyper:
         saved_env = dict(self.env)
         body, value = self.in_block(lambda: self.condition(rest_node))
         self.env = saved_env  # names bound while evaluating the operand do not escape
-        if _cannot_fault(body):
+        if ir.cannot_fault(body):
             # nothing to protect: evaluate both sides and combine them without a branch, which
             # keeps loops branch-free and vectorisable (bounds tests such as i == 0 or j == n - 1)
             self.block.extend(body)
@@ -409,8 +410,6 @@ class ExprTyper:
         return full
 
     def call_builtin(self, b: registry.Builtin, args: list, node, statement: bool = False, checked: bool = True):
-        if b.name == "block_dim" or b.name.startswith("tile") or b.name in _LANE_QUERY_STEPS:
-            self.context.uses_blocks = True  # the kernel depends on its blocks' lanes (as tile kernels do)
         for a in args:
             if isinstance(a, (PyObj, TupleValue)):
                 self.error(KernelTypeError, f"wp.{b.name} cannot take {self.describe(a)} as an argument", node)
@@ -420,8 +419,7 @@ class ExprTyper:
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
-        if self.context.block_dim > 1 and b.name in _LANE_QUERY_STEPS:
-            resolved = _lanes_query_step(resolved, self.context.block_dim, b.name)
+        resolved = for_lanes(self.context, b.name, resolved)  # (tile kernels: typed per lane count)
         refusal = b.check(resolved.arg_types) if b.check and checked else None
         if refusal:
             self.error(KernelUnsupportedError, refusal, node)
@@ -585,36 +583,3 @@ def _unqualified_builtin(name: str):
     if t is not None and (T.is_scalar_type(t) or T.is_composite_type(t)):
         return t
     return MISSING
-
-
-def _cannot_fault(stmts) -> bool:
-    """Whether evaluating these statements unconditionally is harmless: only constants, copies,
-    components and side-effect-free builtins (no array access, no user function, no control flow).
-    Integer division by zero gives 0 in kernels, so arithmetic never traps."""
-    for s in stmts:
-        if not isinstance(s, ir.Let):
-            return False
-        v = s.value
-        if isinstance(v, ir.Call):
-            if v.builtin.side_effects or v.builtin.inout_for(v.resolved.overload):
-                return False
-        elif not isinstance(v, (ir.Const, ir.Copy, ir.Extract, ir.Construct, ir.Tid)):
-            return False
-    return True
-
-
-
-#: the tiled geometry queries' steps: in a block of several lanes, one result per lane per step
-_LANE_QUERY_STEPS = frozenset({"tile_bvh_query_next", "bvh_query_next_tiled", "tile_mesh_query_aabb_next",
-                               "mesh_query_aabb_next_tiled"})
-
-
-def _lanes_query_step(resolved, lanes: int, name: str):
-    """A query step typed for a block of `lanes` lanes: a tile of `lanes` results (native/tile_query.h)."""
-    import dataclasses
-
-    from ..types.tiles import TileType
-    result = TileType(T.int32, (lanes,))
-    native = "wpnb::tile_mesh_query_aabb_next" if "mesh" in name else "wpnb::tile_bvh_query_next"
-    overload = dataclasses.replace(resolved.overload, result=result, template=f"{native}_lanes<{lanes}>")
-    return dataclasses.replace(resolved, overload=overload, result=result)

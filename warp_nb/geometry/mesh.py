@@ -10,7 +10,6 @@ import ctypes
 import numpy as np
 
 from . import native
-from .._src.context import _get_runtime
 from ._util import as_int_array, as_vec3_array, check_finite
 from .bvh import build_tree, check_constructor
 from .groups import build_grouped_tree, group_array
@@ -70,7 +69,7 @@ class Mesh:
         self._nodes = np.zeros(max(2 * n_tris - 1, 1), dtype=native.NODE_DTYPE)
         self._items = np.zeros(n_tris, dtype=np.int32)
         avg = np.zeros(1, dtype=np.float32)
-        runtime = _get_runtime(init=True)
+        runtime = _warp_runtime()
         count = runtime.core.wp_mesh_create_host(native.ptr(pts), native.ptr(idx), n_tris, self.bvh_leaf_size,
                                                  native.ptr(self._nodes), native.ptr(self._items), native.ptr(avg),
                                                  native.threads())
@@ -175,6 +174,12 @@ class Mesh:
 
     def __repr__(self):
         return f"wp.Mesh({self.num_points} points, {self.num_tris} triangles)"
+
+
+def _warp_runtime():
+    """Warp's runtime object (warp._src.context.runtime), made now if warp_nb was not initialised."""
+    from ..runtime import warp_runtime
+    return warp_runtime.current()
 
 
 def _grad_ptr(arr) -> int:

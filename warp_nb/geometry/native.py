@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..runtime.devices import cpu_thread_count
+from ..runtime.warp_runtime import Core
 from ..toolchain import cache, cxx
 from ..toolchain.headers import native_dir
 
@@ -108,5 +109,14 @@ def library():
 
 
 def last_error() -> str:
-    """The message of the last failed tree build on this thread."""
-    return library().wpnb_geometry_last_error().decode(errors="replace") or "unknown native error"
+    """The message of the last failed tree build on this thread ("" when none failed)."""
+    return library().wpnb_geometry_last_error().decode(errors="replace")
+
+
+def _mesh_create_host(*args) -> int:
+    """Build a mesh's tree on the CPU: the node count, 0 when the build failed (last_error says why)."""
+    return library().wpnb_mesh_build(*args)
+
+
+# wp.Mesh builds through Warp's name on the runtime's core, so a failure reads as Warp reports it
+Core.register("wp_mesh_create_host", _mesh_create_host, last_error)

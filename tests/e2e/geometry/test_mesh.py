@@ -297,10 +297,11 @@ def test_a_failed_native_build_raises_instead_of_aborting():
 
     verts, faces = uv_sphere(1.0, 8, 6)
     runtime = _get_runtime(init=True)
-    with mock.patch.object(runtime.core, "wp_mesh_create_host", return_value=0), \
-            mock.patch.object(native, "last_error", return_value="out of memory"):
-        with pytest.raises(RuntimeError, match="Failed to create mesh: out of memory"):
+    with mock.patch.object(runtime.core, "wp_mesh_create_host", return_value=0):
+        # nothing failed in the native library itself, so its message is the runtime's fallback
+        with pytest.raises(RuntimeError, match="Failed to create mesh: unknown native error"):
             wp.Mesh(points=wp.array(verts, dtype=wp.vec3), indices=wp.array(faces, dtype=int))
     mesh = wp.Mesh(points=wp.array(verts, dtype=wp.vec3), indices=wp.array(faces, dtype=int))
     assert mesh.num_tris == len(faces) // 3
-    assert isinstance(native.last_error(), str)
+    assert native.last_error() == ""  # no build failed on this thread
+    assert runtime.get_error_string() == "unknown native error"

@@ -1,0 +1,104 @@
+"""Warp's `runtime` object (`warp._src.context.runtime`), as far as programs and tests reach for
+it: the native core's capability queries and entry points (`runtime.core`), the CPU compiler,
+driver and toolkit versions, the last native error. One object, made by _src/context.py when
+warp_nb is initialised; it lives here, below the layers whose native libraries register entry
+points on its core."""
+
+from __future__ import annotations
+
+
+class Core:
+    """Answers to the native core's capability queries: what warp_nb's CPU build has."""
+
+    @staticmethod
+    def wp_is_mathdx_enabled() -> bool:
+        return False
+
+    @staticmethod
+    def wp_is_error_output_enabled() -> bool:
+        return True
+
+    @staticmethod
+    def wp_set_error_output_enabled(enabled) -> None:
+        return None
+
+    #: where the message of a native failure is read, one per library (registered with its entries)
+    error_sources: list = []
+
+    @classmethod
+    def register(cls, name: str, entry, error_source=None) -> None:
+        """An entry point of one of warp_nb's native libraries, under Warp's name, registered by the
+        layer that owns the library (geometry/native.py registers the mesh builder), so callers
+        reach it, and tests replace it, through the runtime's core as in Warp."""
+        setattr(cls, name, staticmethod(entry))
+        if error_source is not None and error_source not in cls.error_sources:
+            cls.error_sources.append(error_source)
+
+
+def cpu_compiler():
+    from ..errors import CompilerNotFoundError
+    from ..toolchain.cxx import find_compiler
+    try:
+        return find_compiler()
+    except CompilerNotFoundError:
+        return None
+
+
+class Runtime:
+    core = Core()
+
+    def __init__(self):
+        #: Warp's CPU compiler (LLVM); here the path of the C++ compiler, None when there is none
+        self.llvm = cpu_compiler()
+
+    @property
+    def driver_version(self):
+        from .devices import get_cuda_driver_version
+        v = get_cuda_driver_version()
+        return (v // 1000, (v % 1000) // 10) if v else None
+
+    @property
+    def toolkit_version(self):
+        try:
+            from ..toolchain.nvrtc import nvrtc_version
+            return tuple(nvrtc_version())
+        except Exception:  # NVRTC not installed
+            return None
+
+    @staticmethod
+    def verify_cuda_device(device=None) -> None:
+        """Warp's check after launches when wp.config.verify_cuda is set: wait for the device, so a
+        failed launch raises here (nothing to wait for on the CPU)."""
+        from .devices import synchronize_device
+        synchronize_device(device)
+
+    def get_error_string(self) -> str:
+        """The message of the last native failure (an entry point of the core that returned 0)."""
+        for source in self.core.error_sources:
+            message = source()
+            if message:
+                return message
+        return "unknown native error"
+
+    @property
+    def nvrtc_supported_archs(self):
+        from .devices import get_cuda_supported_archs
+        return set(get_cuda_supported_archs())
+
+
+_INSTANCE = None
+
+
+def instance():
+    """The runtime object, None until one was made."""
+    return _INSTANCE
+
+
+def current():
+    """The runtime object, made now (with the devices enumerated, what Warp's init does first)."""
+    global _INSTANCE
+    if _INSTANCE is None:
+        from .devices import get_devices
+        get_devices()
+        _INSTANCE = Runtime()
+    return _INSTANCE
