@@ -27,6 +27,7 @@ struct block_ctx_t {
     int32 active;  // lanes 0 .. active - 1 run (a partial last block has fewer than dim)
     int32 leader;  // the lowest lane still running: it does what the block does once
     unsigned char* scratch;  // WPNB_BLOCK_SCRATCH bytes, shared by the block's lanes
+    const bool* done;        // which lanes have returned (they give nothing to what lanes gather)
     void (*sync)(block_ctx_t*);
     void* runner;
 };
@@ -41,6 +42,7 @@ WPNB_FN int32 block_lane() { block_ctx_t* c = block_ctx_slot(); return c ? c->la
 WPNB_FN int32 block_dim() { block_ctx_t* c = block_ctx_slot(); return c ? c->dim : 1; }
 WPNB_FN int32 block_active() { block_ctx_t* c = block_ctx_slot(); return c ? c->active : 1; }
 WPNB_FN int32 block_leader() { block_ctx_t* c = block_ctx_slot(); return c ? c->leader : 0; }
+WPNB_FN bool block_alive(int32 lane) { block_ctx_t* c = block_ctx_slot(); return c ? !c->done[lane] : lane == 0; }
 WPNB_FN void block_sync() {
     block_ctx_t* c = block_ctx_slot();
     if (c) c->sync(c);
@@ -54,6 +56,12 @@ WPNB_FN int32& block_active_slot() {
     return active;
 }
 WPNB_FN int32 block_active() { return block_active_slot(); }
+// Which threads of the block are still running (the entry point clears a thread's flag when it returns).
+WPNB_FN bool* block_alive_slot() {
+    __shared__ bool alive[1024];
+    return alive;
+}
+WPNB_FN bool block_alive(int32 lane) { return block_alive_slot()[lane]; }
 // The lowest thread of the block still running (threads may have returned), elected in shared memory.
 WPNB_FN int32 block_leader() {
     __shared__ int32 leader;
@@ -98,7 +106,8 @@ WPNB_FN V block_broadcast(const V& value, int32 src) {
     return out;
 }
 
-// Every lane's x, in lane order, into out[0 .. B) of every lane; lanes outside the launch give T().
+// Every lane's x, in lane order, into out[0 .. B) of every lane; lanes outside the launch, and
+// lanes that returned, give T().
 template <int B, typename T>
 WPNB_FN void block_gather(const T& x, T* out) {
     if (B == 1) {
@@ -108,11 +117,13 @@ WPNB_FN void block_gather(const T& x, T* out) {
     const int32 lane = block_lane(), active = block_active();
     const int per = int(WPNB_BLOCK_SCRATCH / sizeof(T)) > 0 ? int(WPNB_BLOCK_SCRATCH / sizeof(T)) : 1;
     T* slots = (T*)block_scratch();
+    bool present[B];  // which lanes take part, seen between the barriers (none can end there)
     for (int base = 0; base < B; base += per) {
         block_sync();
         if (lane >= base && lane < base + per) slots[lane - base] = x;
+        for (int k = base; k < B && k < base + per; ++k) present[k] = k < active && block_alive(k);
         block_sync();
-        for (int k = base; k < B && k < base + per; ++k) out[k] = k < active ? slots[k - base] : T();
+        for (int k = base; k < B && k < base + per; ++k) out[k] = present[k] ? slots[k - base] : T();
     }
 }
 

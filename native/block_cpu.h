@@ -139,6 +139,7 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
         f->ctx.active = active;
         f->ctx.leader = 0;
         f->ctx.scratch = f->scratch;
+        f->ctx.done = f->done;
         f->ctx.sync = fiber_yield;
         f->ctx.runner = f;
         slot = &f->ctx;

@@ -118,7 +118,8 @@ WPNB_FN tile_t<T, R, C> tile_lanes_update(const tile_t<T, R, C>& t, T value, int
     const int32 active = block_active();
     for (int k = 0; k < active && k < B; ++k) {
         const lane_write_t<T>& w = all[k];
-        if (w.i0 >= 0 && w.i0 < R && w.i1 >= 0 && w.i1 < C) out.at(w.i0, w.i1) = Op::apply(out.at(w.i0, w.i1), w.value);
+        if (w.has && w.i0 >= 0 && w.i0 < R && w.i1 >= 0 && w.i1 < C)  // (a lane that returned has no write)
+            out.at(w.i0, w.i1) = Op::apply(out.at(w.i0, w.i1), w.value);
     }
     return out;
 }
@@ -196,21 +197,31 @@ WPNB_FN tile_stack_t<T, CAP> tile_stack_pushed_lanes(const tile_stack_t<T, CAP>&
     return out;
 }
 
-// Each lane pops one value: lane k takes slot count - 1 - k (-1 when the stack has run out).
-template <typename T, int CAP>
+// Each running lane pops one value: the k-th running lane takes slot count - 1 - k (-1 when the
+// stack has run out). `before`: how many running lanes come before this one (up to `upto`).
+template <int B>
+WPNB_FN int32 block_running_before(int32 upto) {
+    bool running[B];
+    block_gather<B>(true, running);  // lanes that returned give false
+    int32 n = 0;
+    for (int32 k = 0; k < upto && k < B; ++k) n += running[k] ? 1 : 0;
+    return n;
+}
+template <int B, typename T, int CAP>
 WPNB_FN int32 tile_stack_top_slot_lanes(const tile_stack_t<T, CAP>& s) {
-    const int32 slot = s.count - 1 - block_lane();
+    const int32 slot = s.count - 1 - block_running_before<B>(block_lane());
     return slot >= 0 ? slot : -1;
 }
-template <typename T, int CAP>
+template <int B, typename T, int CAP>
 WPNB_FN T tile_stack_top_lanes(const tile_stack_t<T, CAP>& s) {
-    const int32 slot = s.count - 1 - block_lane();
+    const int32 slot = s.count - 1 - block_running_before<B>(block_lane());
     return slot >= 0 ? s.data[slot] : T();
 }
-template <typename T, int CAP>
+template <int B, typename T, int CAP>
 WPNB_FN tile_stack_t<T, CAP> tile_stack_popped_lanes(const tile_stack_t<T, CAP>& s) {
     tile_stack_t<T, CAP> out = s;
-    out.count = s.count > block_active() ? s.count - block_active() : 0;
+    const int32 running = block_running_before<B>(B);
+    out.count = s.count > running ? s.count - running : 0;
     return out;
 }
 

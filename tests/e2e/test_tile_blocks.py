@@ -132,10 +132,13 @@ def test_backward_in_blocks_matches_finite_differences(cpu_blocks):
 
 
 @wp.kernel
-def survivors_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+def survivors_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float), counts: wp.array(dtype=int)):
     i, lane = wp.tid()
-    if lane == 0:
+    if lane == 0 or lane % 3 == 0:
         return  # the block's lowest lane leaves: the next one leads what is done once
+    s = wp.tile_stack(capacity=B, dtype=int)
+    wp.tile_stack_push(s, lane, True)  # only the lanes still running push
+    counts[i * B + lane] = wp.tile_stack_count(s)
     t = wp.tile(x[i * B + lane])
     keys = wp.tile_load(x, shape=B, offset=i * B)
     values = wp.tile_zeros(shape=B, dtype=int)
@@ -146,12 +149,14 @@ def survivors_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float)):
 
 def test_a_lane_that_returns_early_hands_the_lead_on(cpu_blocks):
     x = np.random.default_rng(2).permutation(2 * B).astype(np.float32)
-    out = wp.zeros(2 * B + 2, dtype=float)
-    wp.launch_tiled(survivors_kernel, dim=2, inputs=[wp.array(x), out], block_dim=B)
+    out, counts = wp.zeros(2 * B + 2, dtype=float), wp.full(2 * B, -1, dtype=int)
+    wp.launch_tiled(survivors_kernel, dim=2, inputs=[wp.array(x), out, counts], block_dim=B)
     got = out.numpy()
     np.testing.assert_array_equal(got[:2 * B], np.sort(x.reshape(2, B), axis=1).ravel())
-    # lane 0 gave nothing to wp.tile (it had left), and the sum was added once per block
-    np.testing.assert_allclose(got[2 * B:], x.reshape(2, B)[:, 1:].sum(1))
+    # the lanes that left gave nothing to wp.tile or the stack; the sum was added once per block
+    running = np.array([lane % 3 != 0 for lane in range(B)])
+    np.testing.assert_allclose(got[2 * B:], (x.reshape(2, B) * running).sum(1))
+    assert counts.numpy().reshape(2, B).tolist() == [[int(running.sum()) if r else -1 for r in running]] * 2
 
 
 def test_each_lane_count_is_its_own_compiled_kernel(cpu_blocks):

@@ -319,7 +319,8 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         self.tile_name = "tile_stack_pop"
         a = self.tile_args(node, ("s",), 1)
         s = self.stack_value(a["s"], node)
-        each = "_lanes" if self.context.block_dim > 1 else ""  # several lanes: each pops one value
+        lanes = self.context.block_dim  # several lanes: each pops one value
+        each = f"_lanes<{lanes}>" if lanes > 1 else ""
         value = self.tile_call("tile_stack_pop", f"wpnb::tile_stack_top{each}", s.type.dtype, node, (s,))
         slot = self.tile_call("tile_stack_pop", f"wpnb::tile_stack_top_slot{each}", T.int32, node, (s,))
         self.rebind(a["s"], self.tile_call("tile_stack_pop", f"wpnb::tile_stack_popped{each}", s.type, node, (s,)),

@@ -260,7 +260,9 @@ def block_entry_point(sym: str, count: int, lanes: int, body: str = "body", dire
             f"    const wpnb::int64 wpnb_first = wpnb::int64(blockIdx.x) * {lanes};\n"
             f"    if (threadIdx.x == 0) wpnb::block_active_slot() = wpnb::int32(wpnb_threads - wpnb_first < {lanes} ? "
             f"wpnb_threads - wpnb_first : {lanes});\n"
-            f"    __syncthreads();\n"
             f"    wpnb::int64 rest = wpnb_first + threadIdx.x;\n"
-            f"    if (rest >= wpnb_threads) return;\n{coords}    {call}}}\n"
+            f"    wpnb::block_alive_slot()[threadIdx.x] = rest < wpnb_threads;\n"
+            f"    __syncthreads();\n"
+            f"    if (rest >= wpnb_threads) return;\n{coords}    {call}"
+            f"    wpnb::block_alive_slot()[threadIdx.x] = false;  // (what lanes gather skips it now)\n}}\n"
             f"#endif\n")
