@@ -89,11 +89,13 @@ struct lane_write_t {
 
 // How a write combines with the element (t[i] = v, t[i] += v, t[i] |= v ...).
 struct lane_op_set {
+    static constexpr bool overwrites = true;
     template <typename T>
     static WPNB_FN T apply(T, T v) { return v; }
 };
 #define WPNB_LANE_OP(NAME)                                               \
     struct lane_op_##NAME {                                              \
+        static constexpr bool overwrites = false;                        \
         template <typename T>                                            \
         static WPNB_FN T apply(T a, T v) { return NAME(a, v); }          \
     };
@@ -133,10 +135,10 @@ WPNB_FN void adj_tile_lanes_update(const tile_t<T, R, C>&, T, int32 i, int32 j, 
     if (i >= 0 && i < R && j >= 0 && j < C) accumulate(adj_value, adj_ret.at(i, j));
 }
 
-// wp.tile_scatter_add(t, i..., value, has_value) from every lane.
-template <int B, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
-WPNB_FN tile_t<T, R, C> tile_scatter_add_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2,
-                                               I i3) {
+// wp.tile_scatter_add / tile_scatter_masked(t, i..., value, has_value) from every lane: each
+// lane's write combined with its element (Op: lane_op_add, lane_op_set) in lane order.
+template <int B, typename Op, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN tile_t<T, R, C> tile_scatter_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2, I i3) {
     lane_write_t<T> all[B];
     block_gather<B>(lane_write_t<T>{int32(i0), int32(i1), int32(i2), int32(i3), value, has}, all);
     tile_t<T, R, C> out = a;
@@ -145,31 +147,24 @@ WPNB_FN tile_t<T, R, C> tile_scatter_add_lanes(const tile_t<T, R, C>& a, const T
         const lane_write_t<T>& w = all[k];
         if (w.has) {
             const int f = tile_flat_index<E0, E1, E2, E3>(w.i0, w.i1, w.i2, w.i3);
-            out.data[f] = add(out.data[f], w.value);
+            out.data[f] = Op::apply(out.data[f], w.value);
         }
     }
     return out;
 }
-
-template <int B, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
-WPNB_FN void adj_tile_scatter_add_lanes(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3,
-                                        tile_t<T, R, C>& adj_a, T& adj_value, bool&, I&, I&, I&, I&,
-                                        const tile_t<T, R, C>& adj_ret) {
-    accumulate(adj_a, adj_ret);
-    if (has) accumulate(adj_value, adj_ret.data[tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3)]);
-}
-
-// wp.tile_scatter_masked(t, i..., value, has_value) from every lane: the writes in lane order.
-template <int B, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
-WPNB_FN tile_t<T, R, C> tile_scatter_set_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2,
-                                               I i3) {
-    lane_write_t<T> all[B];
-    block_gather<B>(lane_write_t<T>{int32(i0), int32(i1), int32(i2), int32(i3), value, has}, all);
-    tile_t<T, R, C> out = a;
-    const int32 active = block_active();
-    for (int k = 0; k < active && k < B; ++k)
-        if (all[k].has) out.data[tile_flat_index<E0, E1, E2, E3>(all[k].i0, all[k].i1, all[k].i2, all[k].i3)] = all[k].value;
-    return out;
+// Adjoint: this lane's value gets its element's adjoint; the tile's passes through, except where
+// a set overwrote the element.
+template <int B, typename Op, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN void adj_tile_scatter_lanes(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3,
+                                    tile_t<T, R, C>& adj_a, T& adj_value, bool&, I&, I&, I&, I&,
+                                    const tile_t<T, R, C>& adj_ret) {
+    tile_t<T, R, C> through = adj_ret;
+    if (has) {
+        const int f = tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3);
+        accumulate(adj_value, adj_ret.data[f]);
+        if (Op::overwrites) through.data[f] = T();
+    }
+    accumulate(adj_a, through);
 }
 
 // --- stacks: every lane pushes or pops its own value --------------------------------------------

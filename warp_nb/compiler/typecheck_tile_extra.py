@@ -93,8 +93,8 @@ class TileExtras(TileForms):
         has = self.condition(args[2 + ndim])
         e = t.type.padded_shape
         lanes = self.context.block_dim  # several lanes: every lane's write, in lane order
-        native = "wpnb::tile_scatter_add" if name == "tile_scatter_add" else "wpnb::tile_scatter_set"
-        template = f"{native}_lanes<{lanes}, " if lanes > 1 else f"{native}<"
+        op = "add" if name == "tile_scatter_add" else "set"
+        template = f"wpnb::tile_scatter_lanes<{lanes}, wpnb::lane_op_{op}, " if lanes > 1 else f"wpnb::tile_scatter_{op}<"
         new = self.tile_call(name, template + "{E0}, {E1}, {E2}, {E3}>", t.type, node,
                              (t, value, has, *indices), E0=e[0], E1=e[1], E2=e[2], E3=e[3])
         self.bind(args[0].id, new, node)
