@@ -1,9 +1,10 @@
 // tile_query.h: Warp's thread-block ("tiled") geometry queries: wp.tile_bvh_query_aabb / _ray and
 // wp.tile_mesh_query_aabb, advanced by wp.tile_bvh_query_next / wp.tile_mesh_query_aabb_next and
 // guarded by wp.tile_query_valid. In Warp the threads of a block share one traversal and each
-// thread receives one result per step, as a tile of shape (block_dim,). A warp_nb block is one
-// thread (tile.h), so a step hands out one result, a tile of one element, and the traversal is
-// the per-thread query's own: each item comes out exactly once, in that query's order.
+// thread receives one result per step, as a tile of shape (block_dim,). In a block of one lane
+// (the CPU's default) a step hands out one result, a tile of one element; in a block of several
+// (tile_block.h) every lane walks the same traversal and a step hands out the next block_dim
+// results, lane k's the k-th. Either way each item comes out exactly once, in the query's order.
 #pragma once
 #include "prelude.h"
 #include "scalar.h"

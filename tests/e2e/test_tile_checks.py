@@ -160,8 +160,8 @@ def block_sums(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
 
 
 def test_block_dim_does_not_change_the_compiled_kernel():
-    """block_dim is not part of the generated code (a block is one thread here), so launches with
-    64 and 128 threads per block share one binary and agree."""
+    """On the CPU a block is one lane unless wp.config.enable_cpu_blocks, so block_dim is not part
+    of the generated code: launches with 64 and 128 threads per block share one binary and agree."""
     a = rng.random((2, 8)).astype(np.float32)
     outs = []
     for bd in (64, 128):

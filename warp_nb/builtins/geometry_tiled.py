@@ -1,8 +1,9 @@
 """Thread-block geometry queries (tile_query.h): wp.tile_bvh_query_aabb / _ray and
 wp.tile_mesh_query_aabb, stepped by wp.tile_bvh_query_next / wp.tile_mesh_query_aabb_next, each
 step a 1-D int tile of one result per thread of the block (negative: none), and looped with
-`while wp.tile_query_valid(query)`. A warp_nb block is one thread, so a step is one result of the
-per-thread query. Warp's older names (bvh_query_aabb_tiled, ...) are the same builtins."""
+`while wp.tile_query_valid(query)`. In a block of one lane (the CPU's default) a step is one result
+of the per-thread query; in a block of several, a tile of one result per lane (compiler/lanes.py).
+Warp's older names (bvh_query_aabb_tiled, ...) are the same builtins."""
 
 from .. import types as T
 from .geometry import U64, V3
@@ -11,7 +12,7 @@ from .registry import Exact, OpaqueType, Tile, builtin, ov
 BvhQueryTiled = OpaqueType("BvhQueryTiled", "wpnb::bvh_query_tiled_t", "tile_query.h")
 MeshQueryAABBTiled = OpaqueType("MeshQueryAABBTiled", "wpnb::mesh_query_aabb_tiled_t", "tile_query.h")
 
-# one result per thread of the block: a block is one thread, so a tile of one element
+# one result per lane of the block: one lane here (blocks of several lanes retype it: compiler/lanes.py)
 _STEP = Tile((1,), Exact(T.int32))
 _q = dict(header="tile_query.h", category="tile", differentiable=False)  # kernels only, as the other tile builtins
 

@@ -81,7 +81,7 @@ class TileExtras(TileForms):
             self.error(KernelTypeError, f"wp.{name} updates its first argument: pass a tile variable", node)
         t = self.tile_value(args[0], node, "the first argument")
         if "atomic" in kw:
-            self.expr(kw["atomic"])  # one thread per block: atomic or not, the same
+            self.expr(kw["atomic"])  # lanes' additions are applied in lane order: atomic or not, the same
         ndim = t.type.ndim
         if len(args) != ndim + 3:
             self.error(KernelTypeError, f"wp.{name}(t, {ndim} indices, value, has_value) on a {ndim}-D tile "
