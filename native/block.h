@@ -49,8 +49,15 @@ WPNB_FN void block_sync() {
 }
 WPNB_FN unsigned char* block_scratch() { return block_ctx_slot()->scratch; }
 #else
-WPNB_FN int32 block_lane() { return int32(threadIdx.x); }
-WPNB_FN int32 block_dim() { return int32(blockDim.x); }
+// The lanes of this kernel's blocks, set by its entry point: B in a kernel typed for blocks of B
+// lanes (one CUDA block each), 1 in a one-lane kernel, whose CUDA blocks hold many independent
+// one-lane blocks of the launch (so threadIdx.x is not a lane there).
+WPNB_FN int32& block_lanes_slot() {
+    __shared__ int32 lanes;
+    return lanes;
+}
+WPNB_FN int32 block_dim() { return block_lanes_slot(); }
+WPNB_FN int32 block_lane() { return block_lanes_slot() > 1 ? int32(threadIdx.x) : 0; }
 WPNB_FN int32& block_active_slot() {
     __shared__ int32 active;
     return active;

@@ -61,6 +61,8 @@ class FunctionWriter:
         count = max(fn.tid_count, 1)
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
         self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
+        if fn.uses_blocks:
+            self.unit.headers.add("block.h")  # (its CUDA entry points say how many lanes a block has)
         lanes = fn.block_dim  # blocks of several lanes: no privatised reductions, the block entry points
         self.reductions = {} if self.debug or lanes > 1 else find_reductions(fn, {})
         accumulators = list({id(a): a for a in self.reductions.values()}.values())

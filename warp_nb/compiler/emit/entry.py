@@ -151,10 +151,11 @@ def entry_point(sym: str, fn: ir.Function, count: int, accumulators: list, body:
             f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
             f"    if ({contiguous}) {sym}_{run}<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
             f"    else {sym}_{run}<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n"
-            f"#endif\n\n" + _cuda_entry(sym, count, accumulators, body, entry.replace("cpu_", "cuda_")))
+            f"#endif\n\n" + _cuda_entry(sym, count, accumulators, body, entry.replace("cpu_", "cuda_"),
+                                         fn.uses_blocks))
 
 
-def _cuda_entry(sym: str, count: int, accumulators: list, body: str, entry: str) -> str:
+def _cuda_entry(sym: str, count: int, accumulators: list, body: str, entry: str, one_lane_blocks: bool = False) -> str:
     """A grid-stride kernel: each GPU thread runs thread indices idx, idx + stride, ... of the
     launch. Reductions accumulate per GPU thread and are added once at its end."""
     coords = []
@@ -175,6 +176,8 @@ def _cuda_entry(sym: str, count: int, accumulators: list, body: str, entry: str)
     inner = (coords_code if count > 1 else "") + f"            {call}\n"
     return (f"#if defined(WPNB_CUDA)\n"
             f"WPNB_KERNEL void {sym}_{entry}({sym}_args wpnb_args, wpnb::launch_t wpnb_launch) {{\n{decl}"
+            + ("    wpnb::block_lanes_slot() = 1;  // a tile kernel in one-lane blocks (native/block.h)\n"
+               if one_lane_blocks else "") +
             f"    for (wpnb::int64 idx = wpnb::int64(blockIdx.x) * blockDim.x + threadIdx.x; idx < wpnb_launch.size; "
             f"idx += wpnb::int64(gridDim.x) * blockDim.x) {{\n{inner}    }}\n{flush}}}\n#endif\n")
 
@@ -262,6 +265,7 @@ def block_entry_point(sym: str, count: int, lanes: int, body: str = "body", dire
             f"wpnb_threads - wpnb_first : {lanes});\n"
             f"    wpnb::int64 rest = wpnb_first + threadIdx.x;\n"
             f"    wpnb::block_alive_slot()[threadIdx.x] = rest < wpnb_threads;\n"
+            f"    wpnb::block_lanes_slot() = {lanes};\n"
             f"    __syncthreads();\n"
             f"    if (rest >= wpnb_threads) return;\n{coords}    {call}"
             f"    wpnb::block_alive_slot()[threadIdx.x] = false;  // (what lanes gather skips it now)\n}}\n"
