@@ -17,11 +17,8 @@ B = 16
 
 
 @pytest.fixture
-def cpu_blocks():
-    before = wp.config.enable_cpu_blocks
-    wp.config.enable_cpu_blocks = True
-    yield
-    wp.config.enable_cpu_blocks = before
+def cpu_blocks(monkeypatch):
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
 
 
 @wp.kernel

@@ -265,12 +265,14 @@ class Kernel(KernelNaming):
             self.overloads.setdefault(tuple(signature), tuple(signature))
         compiled = self.compiled(dev, backward, signature, block_dim)
         launcher = Launcher(self, compiled, dev, config.mode, backward, types_)
+        direction = "backward" if backward else "forward"
         if launcher.block_dim > 1:
-            self.launchers[("lanes", "backward" if backward else "forward", dev.alias, block_dim, signature)] = launcher
-        if launcher.block_dim > 1 and backward:
-            pass  # (an adjoint launch finds it by its lanes; the plain keys hold one-lane backward code)
-        elif signature is not None:  # (a forward launcher of any lanes: wp.launch checks the lanes it has)
-            self.launchers[("backward" if backward else "forward", dev.alias, tuple(signature))] = launcher
+            self.launchers[("lanes", direction, dev.alias, block_dim, signature)] = launcher
+            if backward:
+                return launcher  # an adjoint launch finds it by its lanes; the plain keys hold one-lane code
+        # (a forward launcher of any lanes may stand under the plain keys: wp.launch checks its lanes)
+        if signature is not None:
+            self.launchers[(direction, dev.alias, tuple(signature))] = launcher
         elif backward:
             self.launchers[("backward", dev.alias)] = launcher
         else:
