@@ -51,9 +51,6 @@ def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
     return f"{config.version}-{platform.system()}-{machine_architecture()}-{target}"
 
 
-from ..runtime.warp_runtime import Core as _Core, Runtime as _Runtime  # noqa: E402,F401
-
-
 def _get_runtime(init: bool = False):
     """Warp's `runtime`: None until warp_nb is initialised, as in Warp (wp.init(), or its devices
     enumerated: what Warp's init does first; `init`: enumerate them now), then one object
