@@ -9,7 +9,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from warp_nb import launcher
+from warp_nb.launch import launcher
 from warp_nb.compiler import pipeline
 
 

@@ -15,9 +15,8 @@ import math as _math
 from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
-from .aot import compile_aot_module, load_aot_module  # noqa: F401
-from ._src.context import get_cpu_kernel_cache_key  # noqa: F401  (Warp's public name)
-from .capture import (  # noqa: F401
+from .program.aot import compile_aot_module, load_aot_module  # noqa: F401
+from .launch.capture import (  # noqa
     Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
 )
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
@@ -47,12 +46,12 @@ from .program.func import Function, adjoint, func, func_grad, func_native, func_
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
-from .launcher import Launch, launch, launch_tiled  # noqa: F401
-from . import array_ops as _array_ops
+from .launch.launcher import Launch, launch, launch_tiled  # noqa: F401
+from .utils import array_ops as _array_ops  # noqa: F401  (computes wp.array's operators)
 from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
 from .program.overload import overload  # noqa: F401
 from .compiler.build_options import ModuleBuildOptions  # noqa: F401
-from .program import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
+from .launch import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
 from .runtime.devices import (  # noqa: F401
     Device, DeviceError, ScopedDevice, get_cuda_device, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version,
     get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
@@ -60,7 +59,7 @@ from .runtime.devices import (  # noqa: F401
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,
     set_mempool_enabled, set_peer_access_enabled, synchronize, synchronize_device, unmap_cuda_device,
 )
-from .tape import Tape  # noqa: F401
+from .autograd.tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403
 from .types import bool, float16, handle, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa
 from .types import matrix, quaternion, transformation, vector  # noqa: F401
@@ -118,6 +117,13 @@ def __getattr__(name):
     raise AttributeError(f"module 'warp_nb' has no attribute {name!r}")
 
 
+def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
+    """Warp's key of CPU kernel binaries (version, operating system, CPU architecture, and the target
+    the compiler flags choose); defined with Warp's other runtime names in warp_nb._src.context."""
+    from ._src.context import get_cpu_kernel_cache_key as key
+    return key(cpu_compiler_flags)
+
+
 def clear_kernel_cache() -> None:
     """Empty the compiled-kernel cache on disk (Warp's name); kernels already loaded keep working
     and later compiles fill it again."""
@@ -142,5 +148,3 @@ def load_ipython_extension(ipython):
     from .magics import load_ipython_extension as load
     load(ipython)
 
-
-_array_ops.install(array)  # `a + b`, `2.0 * a`, `a.grad *= 2.0` on arrays

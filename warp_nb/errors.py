@@ -5,6 +5,7 @@ about the stages."""
 from __future__ import annotations
 
 import sys
+import warnings
 from dataclasses import dataclass
 
 
@@ -162,3 +163,31 @@ class ArgumentValueError(ValueError, RuntimeError):
 
 class CompilerNotFoundError(RuntimeError):
     """No C++ compiler on this machine."""
+
+
+# --- warnings, as Warp prints them (wp.utils.warn): below every layer, so any module can warn ---
+_warnings_seen: set = set()
+
+
+def _format(message, category, filename, lineno, line=None) -> str:
+    from . import config
+    where = f" ({filename}:{lineno})" if getattr(config, "verbose_warnings", False) else ""
+    return f"Warp {category.__name__}: {message}{where}\n"
+
+
+def warn(message: str, category=None, stacklevel: int = 1, once: bool = False) -> None:
+    """Warn as Warp does: printed as "Warp UserWarning: message" each time it is raised (once=True:
+    only the first time a message is seen), through Python's warnings filters. stacklevel 1 is
+    the line calling warn (2 its caller, ...); wp.config.verbose_warnings adds that file and line."""
+    category = category or UserWarning
+    if once:
+        if message in _warnings_seen:
+            return
+        _warnings_seen.add(message)
+    saved = warnings.formatwarning
+    warnings.formatwarning = _format
+    try:
+        with warnings.catch_warnings():  # fresh registries: a repeated message is shown again, as in Warp
+            warnings.warn(message, category, stacklevel=stacklevel + 1)
+    finally:
+        warnings.formatwarning = saved

@@ -78,3 +78,37 @@ def test_strip_hash_loads_the_built_code_after_the_source_changed(tmp_path):
         wp.load_aot_module(mod, "cpu", module_dir=tmp_path / "aot")
     wp.get_module(name).kernels[0].invalidate()
     np.testing.assert_array_equal(_add(mod), 21)  # compiled from the edited source
+
+
+GRAD_IN_FORWARD = '''
+import warp_nb as wp
+
+wp.set_module_options({"enable_backward": False})
+
+@wp.func
+def cube(x: float):
+    return x * x * x
+
+@wp.kernel
+def slope(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.grad(cube)(x[i])  # a gradient as a value, in forward code: needs cube's adjoint
+'''
+
+
+def test_a_forward_kernel_calling_wp_grad_compiles_ahead_of_time(tmp_path):
+    """Ahead-of-time units come from the same front half as launches: a forward kernel (backward
+    disabled) that calls wp.grad(f) carries f's adjoint, as its launch does (this once failed to
+    compile: the ahead-of-time copy of the front half left the adjoint out without backward)."""
+    (tmp_path / "wpnb_aot_grad.py").write_text(GRAD_IN_FORWARD)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        mod = importlib.import_module("wpnb_aot_grad")
+    finally:
+        sys.path.remove(str(tmp_path))
+    wp.compile_aot_module(mod, "cpu", module_dir=tmp_path / "aot")
+    wp.load_aot_module(mod, "cpu", module_dir=tmp_path / "aot")
+    x = np.linspace(-1.0, 2.0, 7, dtype=np.float32)
+    y = wp.zeros(7)
+    wp.launch(mod.slope, 7, inputs=[wp.array(x), y])
+    np.testing.assert_allclose(y.numpy(), 3.0 * x * x, rtol=1e-6)

@@ -159,7 +159,7 @@ def register(fake, kernel, device="cuda:0"):
     """Let the fake driver run `kernel` through its CPU build."""
     cpu = kernel.compiled("cpu")
     gpu = kernel.compiled(device)
-    from warp_nb.launcher import make_packer
+    from warp_nb.launch.launcher import make_packer
     size = len(make_packer(kernel, wp.get_device(device))(*_dummy_args(kernel)))
     fake.kernels[gpu.unit.cuda_entry] = (cpu.loaded.entry, size)
 

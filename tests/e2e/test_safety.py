@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from warp_nb.launch.launcher import launcher_for
 
 pytestmark = pytest.mark.needs_cxx
 
@@ -78,13 +79,13 @@ def test_release_mode_turns_checks_off(in_jupyter):
     old = wp.config.bounds_check
     wp.config.bounds_check = False
     try:
-        launcher = copy_at.launcher("cpu")
+        launcher = launcher_for(copy_at, "cpu")
         assert launcher.debug_state is None  # no checks compiled in
         wp.launch(copy_at, dim=1, inputs=[x, 3, out])
         assert out.numpy()[0] == 3.0
     finally:
         wp.config.bounds_check = old
-    assert copy_at.launcher("cpu").debug_state is not None
+    assert launcher_for(copy_at, "cpu").debug_state is not None
     explicit = wp.Kernel(copy_at.func, key="copy_at_release", options={"mode": "release"})
     assert explicit.compile_options().mode == "release"
     assert copy_at.compile_options().mode == "checked"

@@ -259,7 +259,7 @@ def test_time_magic_and_kernel_time_option(ip, uniq, capsys):
     out = capsys.readouterr().out
     assert f"tm_{uniq}" in out and "launches" in out
     ok(ip, "%wp_time off")
-    from warp_nb import launcher
+    from warp_nb.launch import launcher
     assert not launcher.listeners
 
 

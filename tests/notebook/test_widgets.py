@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
-from warp_nb import launcher
+from warp_nb.launch import launcher
 
 pytest.importorskip("ipywidgets")
 pytestmark = pytest.mark.needs_cxx

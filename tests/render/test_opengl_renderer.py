@@ -266,7 +266,7 @@ def test_example_render_opengl_calls():
 
 def test_notebook_view_shows_the_last_frame(renderer):
     pytest.importorskip("ipywidgets")
-    from warp_nb.render.view import RendererView
+    from warp_nb.widgets.renderer_view import RendererView
     view = RendererView(renderer)
     frame(renderer, lambda r: r.render_sphere("s", (0.0, 0.0, 0.0), None, 1.0))
     view.update_frame(force=True)

@@ -47,15 +47,15 @@ def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
         raise RuntimeError("no CPU compiler is available (Warp compiles CPU kernels with LLVM, warp_nb with the "
                            "machine's C++ compiler: install g++ or set CXX)")
     from ..toolchain.cpu_isa import current_target_hash
-    target = current_target_hash(None, cpu_compiler_flags)
+    target = current_target_hash(None, cpu_compiler_flags, probes=sys.modules[__name__])
     return f"{config.version}-{platform.system()}-{machine_architecture()}-{target}"
 
 
 def _get_runtime(init: bool = False):
     """Warp's `runtime`: None until warp_nb is initialised, as in Warp (wp.init(), or its devices
     enumerated: what Warp's init does first; `init`: enumerate them now), then one object
-    (runtime/warp_runtime.py)."""
-    from ..runtime import warp_runtime
+    (runtime_object.py)."""
+    from . import runtime_object as warp_runtime
     if warp_runtime.instance() is None:
         from ..program import module
         from ..runtime import devices
@@ -65,8 +65,8 @@ def _get_runtime(init: bool = False):
 
 
 def init() -> None:
-    from .. import init as _init
-    _init()
+    from ..program.module import warm_up
+    warm_up()
 
 
 from ._internal import internal  # noqa: E402
@@ -96,3 +96,12 @@ def __getattr__(name):
         raise AttributeError(name)
     from ._internal import internal as _stand_in
     return _stand_in(f"warp._src.context.{name}")
+
+
+# Warp's tests patch this module's logger and CPU probes, and the runtime object's entry points: the
+# library's own code consults them from now on (runtime/compat_hooks.py)
+from ..runtime import compat_hooks as _hooks  # noqa: E402
+from . import runtime_object as _runtime_object  # noqa: E402
+
+_hooks.register("context", sys.modules[__name__])
+_hooks.register("runtime", _runtime_object)

@@ -12,7 +12,9 @@ import weakref
 
 import numpy as np
 
-from .. import recording, types
+from ..runtime import recording
+from .. import types
+from .arithmetic import ArrayArithmetic
 from ..errors import ArgumentValueError
 from ..runtime import devices
 from typing import Any
@@ -43,7 +45,7 @@ _ELEMENT_ACCESS_MESSAGE = (
     "or a.list().")
 
 
-class array(metaclass=_ArrayMeta):
+class array(ArrayArithmetic, metaclass=_ArrayMeta):
     #: in a kernel, wp.array(ptr=..., shape=..., dtype=...) views memory at an address (compiler/typecheck_subscript)
     _wp_kernel_form_ = "array_from_ptr"
 

@@ -8,7 +8,8 @@ import builtins
 
 import numpy as np
 
-from .. import recording, types
+from ..runtime import recording
+from .. import types
 from ..errors import ArgumentValueError, ArgumentTypeError
 from .array import array, copy_elements, empty_array
 

@@ -134,7 +134,7 @@ indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (_fixed(n) for 
 def _refuse_in_capture(what: str) -> None:
     """A scatter through indices is not recorded by wp.ScopedCapture (it would run once, now, and not on
     replay): refused, as Warp refuses it."""
-    from .. import recording
+    from ..runtime import recording
     if recording.capture is not None:
         raise NotImplementedError(f"indexedarray.{what}() cannot be captured in a graph; fill the underlying array, "
                                   "or run it outside the capture")

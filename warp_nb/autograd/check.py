@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..array_access import param_access
+from ..compiler.param_access import param_access
 from ..arrays.array import array
-from ..tape_records import LaunchRecord
+from .tape_records import LaunchRecord
 from .jacobians import _differentiable, jacobian, jacobian_fd, make_job
 from .metadata import FunctionMetadata
 

@@ -19,11 +19,12 @@ import contextlib
 
 import numpy as np
 
-from .. import array_access, recording
+from . import array_access
+from ..runtime import recording
 from .. import types as T
 from ..arrays.array import array
-from ..launcher import launch
-from ..tape_records import LaunchRecord
+from ..launch.launcher import launch
+from .tape_records import LaunchRecord
 from .metadata import FunctionMetadata, resolve_mask
 
 _NO_BACKWARD = ("Kernel must have backward pass enabled to compute Jacobians: kernel `{key}` has enable_backward=False "
@@ -244,7 +245,7 @@ class _FunctionJob(_Job):
         return outputs
 
     def adjoint(self, mask, max_outputs_per_var) -> dict:
-        from ..tape import Tape
+        from .tape import Tape
         tape = Tape()
         outer, recording.tape = recording.tape, None
         try:

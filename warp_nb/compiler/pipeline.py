@@ -1,7 +1,13 @@
-"""The compiler pipeline in one function. A kernel definition and a concrete signature come in;
-a kernel loaded on a target comes out:
+"""The compiler pipeline: two halves, composed by `compile_kernel`. A kernel definition and a
+concrete signature come in; a kernel loaded on a target comes out:
 
-    parse -> type -> adjoint -> emit -> key -> build or fetch -> load
+    front half:  parse -> type -> adjoint -> emit -> key      (Python only: a Translation)
+    back half:   build or fetch -> load                       (the target's compiler and loader)
+
+Every driver calls these halves and none spells the stages out again: a launch (compile_kernel),
+a module load (program/module.py: the front half of each kernel, then one build of the missing
+ones together, then the back half of each), wp.compile_aot_module and Warp's module hashers (the
+front half alone), warm-up (the front half of a tiny kernel).
 
 Each stage is its own module (parse.py, typecheck.py, adjoint.py, emit/, toolchain/cache.py) and
 the target (runtime/target.py, cuda/target.py) supplies what depends on the device kind: its
@@ -43,6 +49,19 @@ class CompileOptions:
 
 
 @dataclass(frozen=True)
+class Translation:
+    """What the front half gives: a kernel typed for one signature, its translation unit (C++ text
+    with its build options) and, for a target, the unit's cache key. No compiler has run."""
+
+    kernel_key: str  # the wp.Kernel's key (what the compile log names)
+    typed: ir.Function
+    unit: EmitResult
+    key: str | None  # the cache key; None when translated without a target (ahead-of-time units, hashes)
+    options: CompileOptions
+    seconds: float  # time spent in the front half
+
+
+@dataclass(frozen=True)
 class CompiledKernel:
     """A kernel ready to launch on one target with one set of options."""
 
@@ -54,70 +73,57 @@ class CompiledKernel:
     compiled_now: bool
 
 
-class BuildDeferred(Exception):
-    """Raised by compile_kernel(..., defer_build=True) when the kernel is not in the cache: its
-    translation unit, for the caller to build together with others (program/module.py), after
-    which compile_kernel finds it in the cache."""
-
-    def __init__(self, name: str, key: str, unit: EmitResult, options: CompileOptions):
-        super().__init__(name)
-        self.name, self.key, self.unit, self.options = name, key, unit, options
-
-
-def compile_kernel(kernel, signature: list, target, options: CompileOptions, defer_build: bool = False,
+def compile_kernel(kernel, signature: list, target, options: CompileOptions, front: Translation | None = None,
                    built_together: frozenset = frozenset()) -> CompiledKernel:
-    """`kernel` (a wp.Kernel) typed for `signature` (one type per parameter), compiled for
-    `target` and loaded. Raises KernelError at the user's line for an error in the kernel (and
-    BuildDeferred when asked to leave a missing build to the caller; `built_together`: cache keys
-    the caller has just built in a bundle, which count as compiled now)."""
+    """`kernel` (a wp.Kernel) typed for `signature` (one type per parameter), compiled for `target`
+    and loaded: the front half, then the back half. `front`: the front half already run (a module
+    load translates its kernels first, to build the missing ones together); `built_together`: cache
+    keys the caller has just built, which count as compiled now. Raises KernelError at the user's
+    line for an error in the kernel."""
+    front = front or front_half(kernel, signature, options, target)
+    loaded, seconds, compiled_now = back_half(front, target)
+    compiled_now = compiled_now or front.key in built_together
+    compile_log.append((kernel.key, front.seconds + seconds, compiled_now))
+    return CompiledKernel(front.key, front.typed, front.unit, loaded, front.seconds + seconds, compiled_now)
+
+
+def front_half(kernel, signature: list, options: CompileOptions, target=None, symbol: str | None = None,
+               build_options="module") -> Translation:
+    """parse -> type -> adjoint -> emit -> key, for one concrete signature; no C++ compiled.
+    `target`: whose cache key to compute (None: none). `symbol` renames the kernel's C++ symbol
+    (overloads of one kernel in one translation unit: wp.compile_aot_module). `build_options`: the
+    wp.ModuleBuildOptions to apply (None: none), by default those of the kernel's module."""
     t0 = time.perf_counter()
-    syntax = parse_definition(kernel.func)
-    context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
-    typed = typecheck_kernel(syntax, signature, kernel.scope, context)
-    adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
-    between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    unit = with_module_build_options(kernel, emit_kernel(typed, options.mode, adjoint))
-    key = cache_key(unit, target, options)
-    path, compiled_now = fetch_or_build(f"k_{typed.name}", key, unit, target, options, defer_build)
-    compiled_now = compiled_now or key in built_together
-    loaded = target.load(path, unit, options)
-    seconds = time.perf_counter() - t0
-    compile_log.append((kernel.key, seconds, compiled_now))
-    return CompiledKernel(key, typed, unit, loaded, seconds, compiled_now)
-
-
-def emit_unit(kernel, signature: list, options: CompileOptions, symbol: str | None = None,
-              build_options="module") -> tuple[ir.Function, EmitResult]:
-    """The front half of compile_kernel (which spells its stages out itself): parse -> type -> adjoint
-    -> emit, for one concrete signature, no C++ compiled. `symbol` renames the kernel's C++ symbol
-    (overloads of one kernel compiled into one translation unit: wp.compile_aot_module).
-    `build_options`: the wp.ModuleBuildOptions to apply (None: none), by default the module's."""
     syntax = parse_definition(kernel.func)
     context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
-    adjoint = adjoint_unit(typed) if options.backward else None
+    adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = emit_kernel(typed, options.mode, adjoint)
-    if build_options == "module":
-        return typed, with_module_build_options(kernel, unit)
-    return typed, with_build_options(unit, build_options)
+    unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
+                              if build_options == "module" else build_options)
+    key = cache_key(unit, target, options) if target is not None else None
+    return Translation(kernel.key, typed, unit, key, options, time.perf_counter() - t0)
 
 
-def with_module_build_options(kernel, unit: EmitResult) -> EmitResult:
-    """`unit` with its module's wp.ModuleBuildOptions applied (preambles, include paths)."""
-    return with_build_options(unit, build_options_of(getattr(kernel, "module", None)))
+def back_half(front: Translation, target) -> tuple[object, float, bool]:
+    """build or fetch -> load: (what the target loaded, seconds, whether it was compiled now)."""
+    t0 = time.perf_counter()
+    path, compiled_now = fetch_or_build(f"k_{front.typed.name}", front.key, front.unit, target, front.options)
+    loaded = target.load(path, front.unit, front.options)
+    return loaded, time.perf_counter() - t0, compiled_now
 
 
-def fetch_or_build(name: str, key: str, unit: EmitResult, target, options: CompileOptions, defer: bool = False):
-    """(artifact path, compiled_now): from the cache, else built by the target (or, with `defer`,
-    left to the caller: BuildDeferred)."""
-    if defer:
-        found = cache.lookup(name, key, target.suffix)
-        if found is None:
-            raise BuildDeferred(name, key, unit, options)
+def fetch_or_build(name: str, key: str, unit: EmitResult, target, options: CompileOptions):
+    """(artifact path, compiled_now): from the cache, else built by the target."""
     return cache.get_or_build(name, key, lambda out: target.build(unit, out, options), suffix=target.suffix)
+
+
+def is_cached(front: Translation, target) -> bool:
+    """Whether the back half of `front` would find its artifact in the cache (no build)."""
+    return cache.lookup(f"k_{front.typed.name}", front.key, target.suffix) is not None
 
 
 def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:

@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from .. import recording
+from ..runtime import recording
 from .. import types as T
 from ..arrays.array import array
 from . import native

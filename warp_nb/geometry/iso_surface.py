@@ -18,17 +18,17 @@ import numpy as np
 import warp_nb as wp
 
 from .. import types as T
-from ..arrays.array import array3d
+from ..arrays.array import array, array3d
 from ..program.kernel import kernel
-from ..utils.functions import warn
+from ..errors import warn
 from .marching_cubes import lookup_tables, topology
 
 _UNSET = object()
 
 
 @kernel
-def _place_vertices(field: array3d(dtype=float), sites: wp.array(dtype=T.vec4i), threshold: float,
-                    lower: T.vec3, spacing: T.vec3, verts: wp.array(dtype=T.vec3)):
+def _place_vertices(field: array3d(dtype=float), sites: array(dtype=T.vec4i), threshold: float,
+                    lower: T.vec3, spacing: T.vec3, verts: array(dtype=T.vec3)):
     v = wp.tid()
     s = sites[v]
     i, j, k, axis = s[0], s[1], s[2], s[3]

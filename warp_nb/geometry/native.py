@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 
 from ..runtime.devices import cpu_thread_count
-from ..runtime.warp_runtime import Core
 from ..toolchain import cache, cxx
 from ..toolchain.headers import native_dir
 
@@ -113,10 +112,9 @@ def last_error() -> str:
     return library().wpnb_geometry_last_error().decode(errors="replace")
 
 
-def _mesh_create_host(*args) -> int:
+def mesh_create_host(*args) -> int:
     """Build a mesh's tree on the CPU: the node count, 0 when the build failed (last_error says why)."""
     return library().wpnb_mesh_build(*args)
 
 
 # wp.Mesh builds through Warp's name on the runtime's core, so a failure reads as Warp reports it
-Core.register("wp_mesh_create_host", _mesh_create_host, last_error)

@@ -83,7 +83,7 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
     if kernel.is_generic:
         raise TypeError(f"{what}: the kernel is generic; wrap a concrete overload "
                         "(kernel.add_overload([...types...]) or wp.overload(kernel, [...types...]))")
-    from ..launcher import launch
+    from ..launch.launcher import launch, launcher_for
 
     def run(args, dims):
         launch(kernel, dim=dims, inputs=args, device="cpu", block_dim=int(block_dim or 256))
@@ -95,7 +95,7 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
                       backward=backward if enable_backward else None)
     op.block_dim = int(block_dim) if block_dim is not None else None
     # a wp.tid() in a branch that is constant False is compiled away, as in Warp
-    op.uses_thread_index = lambda: kernel.launcher(get_device("cpu")).tid_count > 0
+    op.uses_thread_index = lambda: launcher_for(kernel, get_device("cpu")).tid_count > 0
     _CACHE[key] = (kernel, op)
     return op
 

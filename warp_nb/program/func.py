@@ -7,7 +7,8 @@ from __future__ import annotations
 import typing
 from dataclasses import dataclass
 
-from .. import redefinition, types as T
+from . import redefinition
+from .. import types as T
 from ..builtins.registry import Literal, concrete
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
@@ -107,7 +108,7 @@ class Function:
         """From Python: the overload whose parameter types fit the arguments (the last definition
         when none is typed for them, as a plain Python function)."""
         if not kwargs and self.overloads:
-            from ..launcher import type_of_value
+            from .signatures import type_of_value
             arg_types = [type_of_value(a) for a in args]
             chosen = self.select_overload(arg_types)
             if chosen is not None:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .. import config, redefinition
+from .. import config
+from . import redefinition
 from ..compiler.annotations import parameter_names, parameter_types
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.parse import parse_definition
-from ..compiler.pipeline import CompiledKernel, CompileOptions, compile_kernel
+from ..compiler.pipeline import CompiledKernel, CompileOptions, compile_kernel, front_half
 from ..compiler.scope import Scope
 from ..errors import KernelError, KernelTypeError
-from ..launcher import Launcher
 from ..runtime.devices import Device, get_device
 from ..toolchain.cpu_isa import cxx_isa_flags, effective_flags
 from ..types.generic import is_generic, matches
@@ -71,8 +71,10 @@ class Kernel(KernelNaming):
         self.overloads: dict = {}  # concrete signatures asked for with wp.overload
         self._compiled: dict = {}  # (device alias, CompileOptions, signature) -> CompiledKernel
         self._failures: dict = {}  # same key -> KernelError
+        self._translations: dict = {}  # same key -> the front half's Translation, until compiled
         self._generation = (redefinition.generation, redefinition.definitions)  # when _compiled was made
-        #: launchers by device name (read by wp.launch, made by `launcher`)
+        #: launchers by launch_key (device, direction, signature, block_dim): made and read by the
+        #: launch layer (launch/launcher.py)
         self.launchers: dict = {}
         if module == "unique":
             module = unique_module(func)
@@ -185,23 +187,53 @@ class Kernel(KernelNaming):
         key = self._key(device, backward, signature)
         return key in self._compiled or key in self._failures
 
-    def compile(self, device: Device, backward: bool = False, signature=None, defer_build: bool = False,
-                built_together: frozenset = frozenset(), block_dim: int = 1) -> None:
+    def translate(self, device: Device, backward: bool = False, signature=None, block_dim: int = 1):
+        """The front half of the pipeline for `device` (a Translation: typed IR, C++ text, cache key),
+        kept until the kernel is compiled with it; None when the kernel has an error (kept, as a
+        failed compile is, for this kernel's launches)."""
+        key = self._key(device, backward, signature, block_dim)
+        if key in self._translations or key in self._failures:
+            return self._translations.get(key)
+        try:
+            self._translations[key] = front_half(self, self._concrete(key), key[1], device.target)
+        except KernelError as e:
+            self._failures[key] = e
+        return self._translations.get(key)
+
+    def compile(self, device: Device, backward: bool = False, signature=None, built_together: frozenset = frozenset(),
+                block_dim: int = 1) -> None:
         """Compile for `device` now, keeping the result or the error (for this kernel's launches:
-        one bad kernel does not stop the others of its module). With `defer_build`, a kernel not in
-        the cache raises BuildDeferred (its module builds several such kernels together)."""
+        one bad kernel does not stop the others of its module); the front half is not run again
+        when `translate` ran it. `built_together`: cache keys its module has just built."""
         key = self._key(device, backward, signature, block_dim)
         try:
-            if self._definition_error is not None:
-                raise self._definition_error
-            types_ = list(key[2])
-            if any(is_generic(t) for t in types_):
-                raise KernelTypeError(f"kernel `{self.key}` has generic parameters; launch it with arguments or "
-                                      "give concrete types with wp.overload", None, self.key)
-            self._compiled[key] = compile_kernel(self, types_, device.target, key[1], defer_build, built_together)
+            front = self._translations.pop(key, None)
+            self._compiled[key] = compile_kernel(self, self._concrete(key), device.target, key[1], front, built_together)
             self._failures.pop(key, None)
         except KernelError as e:
             self._failures[key] = e
+
+    def _concrete(self, key) -> list:
+        """The concrete parameter types of a compile key (raises for a definition error, or a
+        generic signature)."""
+        if self._definition_error is not None:
+            raise self._definition_error
+        types_ = list(key[2])
+        if any(is_generic(t) for t in types_):
+            raise KernelTypeError(f"kernel `{self.key}` has generic parameters; launch it with arguments or "
+                                  "give concrete types with wp.overload", None, self.key)
+        return types_
+
+    def depends_on_lanes(self, device: Device, signature=None) -> bool:
+        """Whether this kernel's code depends on how many lanes its blocks have (tiles, stacks, tiled
+        queries, wp.block_dim()): known from typing it for one lane, before anything is compiled. A
+        kernel with an error says True (its build for the launch's lanes reports the error)."""
+        key = self._key(device, False, signature)
+        done = self._compiled.get(key)
+        if done is not None:
+            return done.typed.uses_blocks
+        front = self.translate(device, False, signature)
+        return front is None or front.typed.uses_blocks
 
     def compiled(self, device=None, backward: bool = False, signature=None, block_dim: int = 1) -> CompiledKernel:
         """This kernel compiled for `device` with the current options (and `signature`, for a generic
@@ -235,6 +267,7 @@ class Kernel(KernelNaming):
             self._compiled.clear()
             self.launchers.clear()
         self._failures.clear()
+        self._translations.clear()
         self._generation = (redefinition.generation, redefinition.definitions)
 
     def invalidate(self) -> None:
@@ -243,6 +276,7 @@ class Kernel(KernelNaming):
         generated code did not change."""
         self._compiled.clear()
         self._failures.clear()
+        self._translations.clear()
         self.launchers.clear()
 
     @property
@@ -253,33 +287,6 @@ class Kernel(KernelNaming):
         """(CompileOptions, signature) pairs this kernel has been compiled with on a device (for tools
         that recompile the same variants for another target)."""
         return [(options, list(sig)) for alias, options, sig in self._compiled if alias == device_alias]
-
-    # --- launching ------------------------------------------------------------------------
-    def launcher(self, device, backward: bool = False, signature=None, block_dim: int = 1) -> Launcher:
-        """The launcher of this kernel on `device` (a Device or a name), made on first use and kept
-        under the name it was asked by and the device's own name (with the signature, for a
-        generic kernel; with the lane count, for a tile kernel in blocks of several lanes)."""
-        dev = get_device(device)
-        types_ = list(signature) if signature is not None else self.param_types
-        if signature is not None and not backward:  # as Warp: a launch with new types adds an overload
-            self.overloads.setdefault(tuple(signature), tuple(signature))
-        compiled = self.compiled(dev, backward, signature, block_dim)
-        launcher = Launcher(self, compiled, dev, config.mode, backward, types_)
-        direction = "backward" if backward else "forward"
-        if launcher.block_dim > 1:
-            self.launchers[("lanes", direction, dev.alias, block_dim, signature)] = launcher
-            if backward:
-                return launcher  # an adjoint launch finds it by its lanes; the plain keys hold one-lane code
-        # (a forward launcher of any lanes may stand under the plain keys: wp.launch checks its lanes)
-        if signature is not None:
-            self.launchers[(direction, dev.alias, tuple(signature))] = launcher
-        elif backward:
-            self.launchers[("backward", dev.alias)] = launcher
-        else:
-            if isinstance(device, str):
-                self.launchers[device] = launcher
-            self.launchers[dev.alias] = launcher
-        return launcher
 
 
 def _check_entry_point_abi(abi, enable_backward) -> None:

@@ -14,10 +14,12 @@ from pathlib import Path
 
 from ..compiler.emit import EmitResult
 from ..compiler.emit.bundle import bundle_source, can_join
-from ..compiler.pipeline import BuildDeferred, CompileOptions
+from ..compiler.pipeline import CompileOptions, is_cached
 from ..errors import KernelError
 from ..runtime.devices import cpu_thread_count, get_device
 from ..toolchain import cache
+from ..types.array_type import ArrayType
+from ..types.scalars import float32
 
 
 class ModuleOptions(dict):
@@ -131,8 +133,10 @@ class Module:
         `<identifier>.sm<arch>.ptx|cubin`."""
         device = get_device(device)
         if device.is_cpu:
+            from ..runtime import compat_hooks
             from ..toolchain.cpu_isa import current_target_hash
-            return f"{self.get_module_identifier()}.cpu{current_target_hash(self.options)}.o"
+            probes = compat_hooks.namespace("context")  # Warp's tests substitute the CPU probes there
+            return f"{self.get_module_identifier()}.cpu{current_target_hash(self.options, probes=probes)}.o"
         target = device.target
         return f"{self.get_module_identifier()}.sm{target.arch}{target.suffix}"
 
@@ -192,28 +196,24 @@ BUNDLE_SIZE = 16
 
 
 def _build_together(pending: list, device) -> frozenset:
-    """Build the kernels of `pending` that are not in the cache a few at a time, in one translation
-    unit per bundle and the bundles in parallel; each kernel's artifact goes into the cache under
-    its own key, where its compile (afterwards) finds it. A bundle that fails to compile is left
-    to its kernels' own compiles, which report the error at the right kernel. Returns the cache
-    keys built."""
+    """Run the front half of every kernel of `pending`, then build those not in the cache a few at a
+    time, in one translation unit per bundle and the bundles in parallel; each kernel's artifact
+    goes into the cache under its own key, where its back half (afterwards, in Kernel.compile)
+    finds it. A bundle that fails to compile is left to its kernels' own builds, which report the
+    error at the right kernel. Returns the cache keys built."""
     target = device.target
-    deferred = []
-    for k, sig in pending:  # the front half of the pipeline: parse, type, emit, key (in Python)
-        try:
-            k.compile(device, signature=sig, defer_build=True)
-        except BuildDeferred as job:
-            deferred.append(job)
+    fronts = [k.translate(device, signature=sig) for k, sig in pending]  # parse, type, emit, key
+    missing = [f for f in fronts if f is not None and not is_cached(f, target)]
     # as many bundles as there are cores (to compile in parallel), of at most BUNDLE_SIZE kernels
-    size = max(1, min(BUNDLE_SIZE, -(-len(deferred) // cpu_thread_count())))
+    size = max(1, min(BUNDLE_SIZE, -(-len(missing) // cpu_thread_count())))
     bundles: list = []
-    for job in deferred:
-        home = next((b for b in bundles if len(b) < size and b[0].options.cxx_flags == job.options.cxx_flags
-                     and can_join([j.unit for j in b], job.unit)), None)
+    for front in missing:
+        home = next((b for b in bundles if len(b) < size and b[0].options.cxx_flags == front.options.cxx_flags
+                     and can_join([f.unit for f in b], front.unit)), None)
         if home is None:
-            bundles.append([job])
+            bundles.append([front])
         else:
-            home.append(job)
+            home.append(front)
     workers = max(1, min(len(bundles), cpu_thread_count()))
     with ThreadPoolExecutor(workers + 1) as pool:
         ready = pool.submit(target.prepare)  # e.g. the CPU runtime, built once per machine
@@ -222,21 +222,21 @@ def _build_together(pending: list, device) -> frozenset:
     return frozenset(built)
 
 
-def _build_bundle(jobs: list, target) -> list:
-    if len(jobs) == 1:
-        return []  # its own compile builds it, as it would alone
-    units = [j.unit for j in jobs]
+def _build_bundle(fronts: list, target) -> list:
+    if len(fronts) == 1:
+        return []  # its own back half builds it, as it would alone
+    units = [f.unit for f in fronts]
     unit = EmitResult(bundle_source(units), "", function=f"{len(units)} kernels", mode=units[0].mode)
-    options = CompileOptions(units[0].mode, False, jobs[0].options.cxx_flags)
+    options = CompileOptions(units[0].mode, False, fronts[0].options.cxx_flags)
     with tempfile.TemporaryDirectory(prefix="wpnb-bundle-") as tmp:
         built = Path(tmp) / f"bundle{target.suffix}"
         try:
             target.build(unit, built, options)
         except KernelError:
             return []
-        for j in jobs:
-            cache.install(j.name, j.key, built, target.suffix, j.unit.source)
-    return [j.key for j in jobs]
+        for f in fronts:
+            cache.install(f"k_{f.typed.name}", f.key, built, target.suffix, f.unit.source)
+    return [f.key for f in fronts]
 
 
 _MODULES: dict[str, Module] = {}
@@ -321,39 +321,27 @@ def force_load(device=None, modules=None) -> None:
         load_module(name, device)
 
 
-_WARM_UP_KERNEL = """
-def wpnb_warm_up(a: array, b: float):
-    i = wp.tid()
+def _warm_up_kernel(a: ArrayType(float32, 1), b: float32):
+    i = tid()  # noqa: F821  (builtins need no `wp.` in kernels)
     if a[i] > b:
-        a[i] = wp.sin(a[i]) * b + 1.0
-"""
+        a[i] = sin(a[i]) * b + 1.0  # noqa: F821
+
+
 _warmed = False
 
 
 def warm_up() -> None:
     """Everything the first launch would otherwise do once per process: the CPU target's runtime,
-    the compiler's identity, the header digest, and one pass of parse/typecheck/emit (no compile)."""
+    the compiler's identity, the header digest, and the front half of the pipeline on a tiny
+    kernel (parse, type, adjoint, emit, key: no C++ compiled)."""
     global _warmed
     if _warmed:
         return
     _warmed = True
-    import warp_nb as wp
-
-    from .. import config, types as T
-    from ..compiler.emit import emit_kernel
-    from ..compiler.parse import parse_source
-    from ..compiler.pipeline import default_options
-    from ..compiler.scope import Scope
-    from ..compiler.typecheck import Context, typecheck_kernel
-    from ..toolchain.headers import headers_digest
-    from ..types.array_type import ArrayType
+    from ..compiler.pipeline import front_half
+    from .kernel import Kernel
 
     cpu = get_device("cpu")
     cpu.target.prepare()
-    cpu.target.key_parts(default_options())
-    headers_digest()
-    scope = Scope(warm_up)
-    scope.globals = {"wp": wp}
-    typed = typecheck_kernel(parse_source(_WARM_UP_KERNEL, "<warm-up>"), [ArrayType(T.float32, 1), T.float32], scope,
-                             Context(config.mode))
-    emit_kernel(typed, config.mode)
+    kernel = Kernel(_warm_up_kernel, key="wpnb_warm_up", module=Module("wpnb-warm-up"), register=False)
+    front_half(kernel, kernel.param_types, kernel.compile_options(), cpu.target)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from .. import config as _config
-from ..compiler.pipeline import CompileOptions, emit_unit
+from ..compiler.pipeline import CompileOptions, front_half
 from ..types.generic import is_generic
 from ..compiler.build_options import ModuleBuildOptions
 
@@ -56,9 +56,9 @@ def emit_units(kernels, options: dict) -> list:
     out = []
     for k in kernels:
         for sig in _signatures(k):
-            typed, unit = emit_unit(k, list(sig), CompileOptions(k.mode or mode, _backward(k, options),
-                                                                 _config.cxx_flags), build_options=extra)
-            out.append((k, typed, unit))
+            front = front_half(k, list(sig), CompileOptions(k.mode or mode, _backward(k, options), _config.cxx_flags),
+                               build_options=extra)
+            out.append((k, front.typed, front.unit))
     return out
 
 

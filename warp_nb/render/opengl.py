@@ -130,7 +130,7 @@ class OpenGLRenderer(FrameMixin):
         if headless is not True and _in_notebook():
             from IPython.display import display
 
-            from .view import RendererView
+            from ..widgets.renderer_view import RendererView  # its notebook face (test_architecture: UPWARD)
             self.view = RendererView(self)
             display(self.view)
 

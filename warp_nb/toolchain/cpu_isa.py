@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import platform
 import subprocess
-import sys
 from functools import cache
 
 NATIVE = "-march=native"
@@ -100,18 +99,18 @@ def target_hash(flags: str, version: str, triple: str, features: frozenset) -> s
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
 
 
-def _probe(name: str, default):
-    """A probe's answer. Warp's tests substitute warp._src.context._get_cpu_feature_set (and
-    _get_cpu_toolchain_version, _get_cpu_target_triple): when that module is loaded the probe is
-    looked up there (in sys.modules, as tape_copy does: importing it here would make an import circle)."""
-    context = sys.modules.get(f"{__package__.rsplit('.', 1)[0]}._src.context")
-    found = getattr(context, name, None) if context is not None else None
+def _probe(probes, name: str, default):
+    """A probe's answer: `name` of `probes` when given and it has one (Warp's tests substitute
+    warp._src.context._get_cpu_feature_set, _get_cpu_toolchain_version, _get_cpu_target_triple),
+    else this module's own probe."""
+    found = getattr(probes, name, None) if probes is not None else None
     return (found or default)()
 
 
-def current_target_hash(module_options=None, flags: str | None = None) -> str:
+def current_target_hash(module_options=None, flags: str | None = None, probes=None) -> str:
     """The target hash (above) of CPU code built now with `flags` (None: those in effect for a module
     with `module_options`)."""
     flags = effective_flags(module_options) if flags is None else flags
-    return target_hash(flags, _probe("_get_cpu_toolchain_version", toolchain_version),
-                       _probe("_get_cpu_target_triple", target_triple), _probe("_get_cpu_feature_set", feature_set))
+    return target_hash(flags, _probe(probes, "_get_cpu_toolchain_version", toolchain_version),
+                       _probe(probes, "_get_cpu_target_triple", target_triple),
+                       _probe(probes, "_get_cpu_feature_set", feature_set))

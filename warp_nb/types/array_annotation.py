@@ -13,12 +13,12 @@ from .array_type import ArrayType, IndexedArrayType
 
 
 def _public_names() -> dict:
-    """id(type) -> its wp.* name, for the scalar and composite types warp_nb exports (the longest
-    name where several name one type: wp.vec3f rather than wp.vec3, as Warp writes them)."""
-    import warp_nb
+    """id(type) -> its wp.* name, for the scalar and composite types warp_nb exports (all of them come
+    from this package; the longest name where several name one type: wp.vec3f rather than wp.vec3,
+    as Warp writes them)."""
     names: dict = {}
-    for name in dir(warp_nb):
-        obj = getattr(warp_nb, name, None)
+    for name in dir(T):
+        obj = getattr(T, name, None)
         if isinstance(obj, type) and (T.is_scalar_type(obj) or T.is_composite_type(obj)):
             known = names.get(id(obj))
             if known is None or (len(name), name) > (len(known), known):
@@ -32,13 +32,12 @@ _NAMES: dict = {}
 def dtype_repr(dtype) -> str:
     """A dtype as source text: wp.float32, wp.vec3f; Any; a struct's or custom type's own name; a
     vector or matrix without a wp.* name as vector(length=5, dtype=float32)."""
-    import warp_nb
     if dtype is typing.Any:
         return "Any"
     if not _NAMES:
         _NAMES.update(_public_names())
     name = _NAMES.get(id(dtype))
-    if name is not None and getattr(warp_nb, name, None) is dtype:
+    if name is not None and getattr(T, name, None) is dtype:
         return f"wp.{name}"
     if getattr(dtype, "_wp_struct_", False):
         return getattr(dtype, "key", dtype.__name__)

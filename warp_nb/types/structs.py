@@ -301,14 +301,19 @@ def _field_place(cls, name: str) -> str:
     return ""
 
 
+#: Called as listener(module, qualname) for every @wp.struct made: the program layer counts
+#: redefinitions this way (program/redefinition.py), so the types know nothing of kernels.
+definition_listeners: list = []
+
+
 def struct(cls) -> StructType:
     """Decorator: turn an annotated class into a struct type usable in kernels."""
-    from .. import redefinition
     parents = [b.__qualname__ for b in cls.__mro__[1:] if b in _STRUCT_CLASSES]
     if parents:
         raise RuntimeError(f"struct {cls.__qualname__} derives from the struct {parents[0]}; declare all its fields "
                            "in one class: Warp structs must be defined as base classes")
-    redefinition.struct_defined(cls.__module__, cls.__qualname__)
+    for listener in definition_listeners:
+        listener(cls.__module__, cls.__qualname__)
     _STRUCT_CLASSES.add(cls)
     return StructType(cls)
 

@@ -9,36 +9,9 @@ import hashlib
 import inspect
 import linecache
 import textwrap
-import warnings
 
 from .. import types as T
-
-_warnings_seen: set = set()
-
-
-def _format(message, category, filename, lineno, line=None) -> str:
-    from .. import config
-    where = f" ({filename}:{lineno})" if getattr(config, "verbose_warnings", False) else ""
-    return f"Warp {category.__name__}: {message}{where}\n"
-
-
-def warn(message: str, category=None, stacklevel: int = 1, once: bool = False) -> None:
-    """Warn as Warp does: printed as "Warp UserWarning: message" each time it is raised (once=True:
-    only the first time a message is seen), through Python's warnings filters. stacklevel 1 is
-    the line calling warn (2 its caller, ...); wp.config.verbose_warnings adds that file and line."""
-    category = category or UserWarning
-    if once:
-        if message in _warnings_seen:
-            return
-        _warnings_seen.add(message)
-    saved = warnings.formatwarning
-    warnings.formatwarning = _format
-    try:
-        with warnings.catch_warnings():  # fresh registries: a repeated message is shown again, as in Warp
-            warnings.warn(message, category, stacklevel=stacklevel + 1)
-    finally:
-        warnings.formatwarning = saved
-
+from ..errors import _warnings_seen, warn  # noqa: F401  (wp.utils.warn; lives below every layer)
 
 def transform_expand(t):
     """A 7-value sequence (p.x, p.y, p.z, q.x, q.y, q.z, q.w) as a wp.transform."""

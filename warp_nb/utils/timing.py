@@ -16,7 +16,7 @@ import dataclasses
 import sys
 import time
 
-from .. import launcher
+from ..launch import launcher
 
 TIMING_KERNEL = 1
 TIMING_KERNEL_BUILTIN = 2
@@ -193,6 +193,6 @@ def constant(x):
     if not isinstance(x, (int, float, Scalar, Composite, np.number, np.bool_)) \
             and not hasattr(x, "_struct"):  # a @wp.struct instance
         raise TypeError(f"Invalid constant type: {type(x)}")
-    from .. import redefinition
+    from ..program import redefinition
     redefinition.constant_defined()
     return x

@@ -235,7 +235,7 @@ class GradientInspector(StaticFallback, W.VBox):
     def _fresh_gradients(self, inputs: list) -> list:
         """The inputs' gradients from recording `check()` on a new Tape and running it backwards;
         every inspected array's `.grad` is left as it was."""
-        from warp_nb.tape import Tape
+        from warp_nb.autograd.tape import Tape
         kept = [(a, as_numpy(a.grad).copy()) for a in self.arrays.values() if getattr(a, "grad", None) is not None]
         try:
             for a, _ in kept:

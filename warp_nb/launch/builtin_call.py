@@ -47,9 +47,7 @@ def _kernel_for(name: str, nargs: int, nout: int = 0):
     found = _KERNELS.get((name, nargs, nout))
     if found is not None:
         return found
-    import warp_nb
-
-    from .kernel import kernel
+    from ..program.kernel import kernel
 
     params = ", ".join(f"a{i}: Any" for i in range(nargs))
     args = ", ".join(f"a{i}" for i in range(nargs))
@@ -63,10 +61,21 @@ def _kernel_for(name: str, nargs: int, nout: int = 0):
     source = f"def {key}({params}{', ' if nargs else ''}{outs}):\n{body}"
     filename = f"<warp_nb Python-scope call of wp.{name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace = {"wp": warp_nb, "Any": Any}
+    namespace = {"wp": _Builtins(), "Any": Any}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (text built above from a registry name)
     found = _KERNELS[(name, nargs, nout)] = kernel(namespace[key], module="unique")
     return found
+
+
+class _Builtins:
+    """What `wp.` names in these generated kernels: the registry's builtins (the kernels call
+    nothing else, so the public package need not be imported here)."""
+
+    def __getattr__(self, name):
+        try:
+            return registry.BUILTINS[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 def _result(value, result_type):
@@ -99,7 +108,7 @@ def call(b: registry.Builtin, args: tuple, kwargs: dict):
     values = [t(a) if _literal(a) is not None or isinstance(a, np.generic) else a
               for a, t in zip(args, resolved.arg_types)]
     from ..arrays.create import empty
-    from ..launcher import launch
+    from .launcher import launch
 
     if resolved.overload.outputs:  # several results: a tuple, as Warp's Python scope returns them
         outs = [empty(1, dtype=t, device="cpu") for t in resolved.result]

@@ -1,5 +1,5 @@
 """Python-scope arithmetic on arrays (`a + b`, `2.0 * a`, `-a`, `a.grad *= 2.0`), as Warp offers
-it: each operator is an element-wise kernel launched on the arrays' device, so it runs on a GPU
+it (the operators are declared on wp.array, arrays/arithmetic.py; this module computes them): each operator is an element-wise kernel launched on the arrays' device, so it runs on a GPU
 without a host round trip and is recorded on an active wp.Tape like any launch.
 
 The operands are flattened (contiguous copies where needed) so one generic kernel per operator
@@ -7,15 +7,17 @@ serves every shape; a Python number becomes the array's scalar type, as Warp con
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
-from . import types
-from .arrays.create import empty
-from .launcher import launch
-from .program.func import func
-from .program.kernel import kernel
+from .. import types
+from ..arrays import arithmetic
+from ..arrays.create import empty
+from ..launch.launcher import launch
+from ..program.func import func
+from ..program.kernel import kernel
 
 
 @func
@@ -133,17 +135,15 @@ def _like(a):
     return empty(a.shape, a.dtype, a.device, requires_grad=bool(getattr(a, "requires_grad", False)))
 
 
-def install(array_class) -> None:
-    """Give wp.array its arithmetic operators."""
-    for name in _OPERATORS:
-        setattr(array_class, f"__{name}__", lambda self, other, _n=name: binary(_n, self, other))
-        setattr(array_class, f"__r{name}__", lambda self, other, _n=name: binary(_n, other, self))
-        setattr(array_class, f"__i{name}__", lambda self, other, _n=name: binary(_n, self, other, out=self))
-    array_class.__neg__ = negate
-    array_class.__pos__ = lambda self: self.contiguous() if self.is_contiguous is False else _copy(self)
+def positive(a):
+    """`+a`: a copy (contiguous), as Warp's."""
+    return a.contiguous() if a.is_contiguous is False else _copy(a)
 
 
 def _copy(a):
-    from .arrays.array import clone
+    from ..arrays.array import clone
 
     return clone(a)
+
+
+arithmetic.provide(sys.modules[__name__])  # wp.array's operators (arrays/arithmetic.py) run these

@@ -12,13 +12,13 @@ import warnings
 
 import numpy as np
 
-from . import types as T
-from .arrays.array import array
-from .arrays.dlpack import from_dlpack
-from .errors import ArgumentTypeError
-from .runtime.devices import Device
-from .types.array_type import ArrayType, IndexedArrayType
-from .types.structs import StructInstance, field_ctype
+from .. import types as T
+from ..arrays.array import array
+from ..arrays.dlpack import from_dlpack
+from ..errors import ArgumentTypeError
+from ..runtime.devices import Device
+from ..types.array_type import ArrayType, IndexedArrayType
+from ..types.structs import StructInstance, field_ctype
 
 _SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16: "H", T.int32: "i", T.uint32: "I",
                   T.int64: "q", T.uint64: "Q", T.float16: "e", T.float32: "f", T.float64: "d",

@@ -2,9 +2,9 @@
 piece other code already reaches for, `bsr_row_index`; anything else raises an error that says
 so (see docs/compat.md)."""
 
-from .program.func import func
-from .types.array_type import ArrayType
-from .types.scalars import int32
+from ..program.func import func
+from ..types.array_type import ArrayType
+from ..types.scalars import int32
 
 
 @func

@@ -2,8 +2,8 @@
 code already reaches for, the `Sample` struct; anything else raises an error that says so (see
 docs/compat.md)."""
 
-from .types import float32, int32, vec3
-from .types.structs import struct
+from ..types import float32, int32, vec3
+from ..types.structs import struct
 
 ElementIndex = int32
 QuadraturePointIndex = int32

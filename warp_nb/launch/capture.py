@@ -6,8 +6,8 @@ is a replay from Python, not a CUDA graph (docs/compat.md)."""
 
 from __future__ import annotations
 
-from . import recording
-from .runtime.devices import get_device
+from ..runtime import recording
+from ..runtime.devices import get_device
 
 
 class Graph:

@@ -11,7 +11,7 @@ import time
 
 import ipywidgets as W
 
-from ..widgets._shared import StaticFallback, png_bytes
+from ._shared import StaticFallback, png_bytes
 
 
 class RendererView(StaticFallback, W.VBox):

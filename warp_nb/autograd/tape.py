@@ -11,12 +11,15 @@ launches mark the arrays they read and write (array_access.py)."""
 
 from __future__ import annotations
 
-from . import array_access, config, recording
-from . import types as T
-from .arrays.array import array
+from . import array_access
+from .. import config
+from ..compiler.param_access import param_access, stored_params
+from ..runtime import recording
+from .. import types as T
+from ..arrays.array import array
 from .tape_copy import copy_adjoint
 from .tape_records import CopyRecord, FuncRecord, LaunchRecord, arrays_in
-from .types.structs import StructInstance
+from ..types.structs import StructInstance
 
 
 class Tape:
@@ -108,7 +111,7 @@ class Tape:
                 a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self.gradients[a] = a.grad
         self._check_gradient_chain()
-        from .launcher import launch
+        from ..launch.launcher import launch
         for record in reversed(self.launches):
             if isinstance(record, LaunchRecord):
                 args = record.inputs + record.outputs
@@ -213,14 +216,14 @@ class Tape:
 def _retained(record: LaunchRecord, args) -> list:
     """(array, its gradient before the adjoint, whether the launch also reads it) for the
     retain_grad arrays the launch stores into."""
-    stored = array_access.stored_params(record.typed_ir())
-    read = array_access.param_access(record.typed_ir())[0]
+    stored = stored_params(record.typed_ir())
+    read = param_access(record.typed_ir())[0]
     return [(args[k], args[k].grad.numpy().copy(), k in read) for k in sorted(stored)
             if isinstance(args[k], array) and args[k].grad is not None and args[k].retain_grad]
 
 
 def _usage(record: LaunchRecord):
-    from .compiler.ir import array_param_usage
+    from ..compiler.ir import array_param_usage
     return array_param_usage(record.typed_ir())
 
 
@@ -256,7 +259,7 @@ def _struct_gradients(value: StructInstance) -> StructInstance:
 def _warn_no_backward(kernel) -> None:
     """As Warp: a recorded kernel without a backward pass is skipped, with a warning naming where it
     was disabled (its gradients stay zero)."""
-    from .utils.functions import warn
+    from ..errors import warn
 
     if kernel.options.get("enable_backward") is False:
         warn(f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} is "

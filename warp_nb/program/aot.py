@@ -21,17 +21,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import config, types as T
-from .compiler.adjoint import NotDifferentiableError
-from .compiler.emit import EmitResult
-from .compiler.emit.bundle import bundle_source, can_join
-from .compiler.pipeline import CompiledKernel, CompileOptions, emit_unit
-from .cuda.target import AotCudaTarget, arch_for
-from .errors import KernelError
-from .program.module import Module, get_module
-from .runtime.devices import get_device
-from .toolchain import cache
-from .utils.functions import warn
+from .. import config, types as T
+from ..compiler.adjoint import NotDifferentiableError
+from ..compiler.emit import EmitResult
+from ..compiler.emit.bundle import bundle_source, can_join
+from ..compiler.pipeline import CompiledKernel, CompileOptions, front_half
+from ..cuda.target import AotCudaTarget, arch_for
+from ..errors import KernelError
+from .module import Module, get_module
+from ..runtime.devices import get_device
+from ..toolchain import cache
+from ..errors import warn
+from ..runtime import compat_hooks
 
 _MANIFEST = "wpnb_aot_manifest"
 
@@ -115,13 +116,11 @@ def _module(module) -> Module:
 
 def _warn_native_isa(mod: Module) -> None:
     """A CPU build for this machine's instruction set may not run on another CPU: say so, once."""
-    from .toolchain.cpu_isa import effective_flags, is_native
+    from ..toolchain.cpu_isa import effective_flags, is_native
     if not is_native(effective_flags(mod.options)):
         return
-    # through Warp's logger name when warp._src is loaded (Warp's tests intercept it there; looked up in
-    # sys.modules: importing it here would make an import circle), else warp_nb's warn
-    context = sys.modules.get(f"{__package__}._src.context")
-    log = context.log_warning if context is not None else warn
+    # through Warp's logger name when warp._src is loaded (Warp's tests intercept it there), else warp_nb's warn
+    log = compat_hooks.resolve("context", "log_warning", warn)
     log("compile_aot_module: CPU module is being compiled with -march=native. The binary uses this machine's "
         "instruction set and may fail on other CPUs; for a portable build set wp.config.cpu_compiler_flags='' "
         "(or the module option cpu_compiler_flags='').", category=UserWarning, stacklevel=2, once=True)
@@ -159,11 +158,11 @@ def _emit_module(mod: Module, backward: bool) -> list:
         with_backward = backward and k.backward_enabled
         try:
             options = k.compile_options(with_backward)
-            units.append((k, sig, options, emit_unit(k, list(sig), options, symbol)[1]))
+            units.append((k, sig, options, front_half(k, list(sig), options, symbol=symbol).unit))
         except NotDifferentiableError as e:
             warn(f"compile_aot_module: kernel `{k.key}` is written without its backward pass: {e.message}")
             options = k.compile_options(False)
-            units.append((k, sig, options, emit_unit(k, list(sig), options, symbol)[1]))
+            units.append((k, sig, options, front_half(k, list(sig), options, symbol=symbol).unit))
     return units
 
 
@@ -227,7 +226,7 @@ def _read_manifest(path: Path, dev) -> dict:
         lib = ctypes.CDLL(str(path))
         text = ctypes.cast(ctypes.addressof(ctypes.c_char.in_dll(lib, _MANIFEST)), ctypes.c_char_p).value
     else:
-        from .cuda import driver as drv, memory as mem
+        from ..cuda import driver as drv, memory as mem
         dev.make_current()
         module = dev.modules.get(path)
         if module is None:
@@ -247,5 +246,5 @@ def _bind(k, signature, entry: dict, path: Path, dev, backward: bool) -> None:
     unit = EmitResult("", entry["entry"], backward_entry=entry["backward_entry"], cuda_entry=entry["cuda_entry"],
                       cuda_backward_entry=entry["cuda_backward_entry"], function=k.key, mode=entry["mode"])
     loaded = dev.target.load(path, unit, options)
-    typed, _ = emit_unit(k, list(signature if signature is not None else k.param_types), options)
+    typed = front_half(k, list(signature if signature is not None else k.param_types), options).typed
     k.adopt(dev, CompiledKernel(f"aot:{path.stem}", typed, unit, loaded, 0.0, False), backward, signature)

@@ -17,13 +17,13 @@ or two different types of one size reinterpreted)."""
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 import numpy as np
 
-from . import types as T
-from .arrays.array import array, copy_elements
+from .. import types as T
+from ..arrays.array import array, copy_elements
+from ..runtime import compat_hooks
 
 
 def copy_adjoint(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
@@ -88,11 +88,11 @@ _warned: set = set()
 
 def _log_warning(message: str, category=UserWarning, stacklevel: int = 2, once: bool = False) -> None:
     """Warn (once per message). Warp's tests count these warnings by patching
-    warp._src.context.log_warning, so when that module is loaded the call goes through it (looked up
-    in sys.modules: importing warp_nb._src here would make an import circle)."""
-    context = sys.modules.get(f"{__package__}._src.context")
-    if context is not None:
-        context.log_warning(message, category=category, stacklevel=stacklevel, once=once)
+    warp._src.context.log_warning, so when that module is loaded the call goes through it
+    (runtime/compat_hooks.py)."""
+    log = compat_hooks.resolve("context", "log_warning", None)
+    if log is not None:
+        log(message, category=category, stacklevel=stacklevel, once=once)
         return
     if once and message in _warned:
         return

@@ -10,22 +10,22 @@ from __future__ import annotations
 import numbers
 import struct
 import time
-from typing import Any
 
 import numpy as np
 
-from . import config, recording, types as T
-from .arrays.array import array
-from . import array_access
-from .arrays.dlpack import from_dlpack
-from .errors import KernelError, ArgumentTypeError
-from .runtime import native
-from .runtime.devices import Device, cpu_thread_count, current_device, get_device
-from .runtime.target import raise_failed_check
-from .types.array_type import ArrayType
-from .types.generic import is_generic, matches
-from .types.structs import StructInstance
-from .launch_args import composite_from_single_value, make_packer  # noqa: F401
+from .. import config, types as T
+from ..runtime import recording
+from ..arrays.array import array
+from ..compiler.param_access import param_access, stored_params
+from ..arrays.dlpack import from_dlpack
+from ..errors import KernelError
+from ..runtime import native
+from ..runtime.devices import Device, cpu_thread_count, current_device, get_device
+from ..runtime.target import raise_failed_check
+from ..types.array_type import ArrayType
+from ..types.generic import is_generic
+from ..program.signatures import concrete_signature
+from .args import composite_from_single_value, make_packer  # noqa: F401
 
 _BOUNDS = struct.Struct("=4qiiq")
 
@@ -130,18 +130,6 @@ def lanes_per_block(device, block_dim) -> int:
     return lanes
 
 
-def _lanes_launcher(kernel, launcher, lanes: int):
-    """The launcher of a tile kernel compiled for blocks of `lanes` lanes (native/block.h)."""
-    hit = kernel.launchers.get(("lanes", "forward", launcher.device.alias, lanes, launcher.signature)) \
-        if lanes > 1 else None
-    if hit is not None and hit.epoch == config.epoch:
-        return hit
-    try:
-        return kernel.launcher(launcher.device, signature=launcher.signature, block_dim=lanes)
-    except KernelError as e:
-        raise e.with_traceback(None) from None
-
-
 def _block_bounds(dim, lanes: int) -> tuple[bytes, int]:
     """The launch bounds of a launch in blocks of `lanes` lanes: the shape counts threads, the size
     blocks (what the runtime splits over its threads, and the CUDA grid)."""
@@ -168,7 +156,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if device is None:
         device = current_device()  # the default of this moment, not of the first launch
     try:
-        launcher = kernel.launchers.get(device if device.__class__ is str else device.alias)
+        launcher = kernel.launchers.get((device if device.__class__ is str else device.alias, False, None, block_dim))
     except AttributeError:
         if not getattr(kernel, "_wp_kernel_", False):
             raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
@@ -180,14 +168,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, got {type(inputs).__name__}")
     if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args, block_dim)
-    if launcher.uses_blocks:  # a tile kernel: compiled for the lanes its blocks have
-        lanes = lanes_per_block(launcher.device, block_dim)
-        if lanes != launcher.block_dim:
-            launcher = _lanes_launcher(kernel, launcher, lanes)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
-        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, record_cmd)
+        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, block_dim, record_cmd)
     try:  # inline: most launches repeat a dim seen before
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
@@ -230,7 +214,7 @@ class Launch:
         (default: zero, arrays None) and dim are set before `launch()`."""
         self.kernel = kernel
         self.adjoint = adjoint
-        self._launcher = launcher or kernel.launcher(device, backward=adjoint)
+        self._launcher = launcher or launcher_for(kernel, device, adjoint)
         self.device = self._launcher.device
         self.params = list(params) if params is not None else [_zero_argument(t) for t in kernel.param_types]
         #: an adjoint launch's gradient arrays set with adjoint=True (else each array's .grad)
@@ -306,18 +290,14 @@ def _zero_argument(t):
     return t() if T.is_scalar_type(t) else None
 
 
-def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: bool = False):
+def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, record_cmd: bool = False):
     """Run the kernel's backward code. Array gradients come from each array's .grad, or from the
     matching entry of adj_inputs/adj_outputs when given (as in Warp)."""
     device, signature, lanes = forward.device, forward.signature, forward.block_dim
-    if lanes > 1:
-        launcher = kernel.launchers.get(("lanes", "backward", device.alias, lanes, signature))
-    else:
-        launcher = kernel.launchers.get(("backward", device.alias) if signature is None else
-                                        ("backward", device.alias, signature))
+    launcher = kernel.launchers.get(launcher_key(device.alias, True, signature, block_dim))
     if launcher is None or launcher.epoch != config.epoch:
         try:
-            launcher = kernel.launcher(device, backward=True, signature=signature, block_dim=lanes)
+            launcher = launcher_for(kernel, device, True, signature, block_dim)
         except KernelError as e:
             raise e.with_traceback(None) from None
     if adj_args:
@@ -327,8 +307,8 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, record_cmd: 
         # as Warp, explicit adjoints of a raw adjoint launch are not consumed: the adjoint of a store
         # zeroes the stored element's gradient (what a Tape wants), so such an array's adjoint is
         # given as a copy
-        read, _ = array_access.param_access(forward.compiled.typed)
-        consumed = array_access.stored_params(forward.compiled.typed) - read
+        read, _ = param_access(forward.compiled.typed)
+        consumed = stored_params(forward.compiled.typed) - read
         write_back: list = []
         args = tuple(_with_grad(a, g, kernel, k, write_back, k in consumed) for k, (a, g) in enumerate(zip(args, adj_args)))
         if write_back and record_cmd:
@@ -378,8 +358,16 @@ def _compact_copy(a):
 
 
 def _copy_into(dst, src) -> None:
-    from .arrays.create import copy
+    from ..arrays.create import copy
     copy(dst, src)
+
+
+def launcher_key(device_name: str, backward: bool, signature, block_dim) -> tuple:
+    """The one shape of the keys of `Kernel.launchers`: what a launch asks for. The device as the
+    launch named it (or its alias), the direction, a generic kernel's concrete signature (None for
+    others) and the launch's block_dim as given (the lanes it resolves to depend on the device and
+    wp.config, whose changes remake every launcher: config.epoch)."""
+    return (device_name, backward, signature, block_dim)
 
 
 def _make_launcher(kernel, device, args, block_dim=256) -> Launcher:
@@ -389,72 +377,39 @@ def _make_launcher(kernel, device, args, block_dim=256) -> Launcher:
     try:
         if kernel._definition_error is not None:  # a bad annotation: before any argument is judged by it
             raise kernel._definition_error
-        # typed for the lanes its blocks will have: wp.tile(x) of a tile kernel has block_dim elements
-        lanes = lanes_per_block(get_device(device), block_dim)
-        if not kernel.is_generic:
-            return _launcher_for_lanes(kernel, device, None, lanes)
-        if len(args) != len(kernel.param_names):
-            _wrong_count(kernel, args)
-        signature = concrete_signature(kernel, args)
-        alias = device if device.__class__ is str else device.alias
-        hit = kernel.launchers.get(("forward", get_device(alias).alias, signature))
-        return hit if hit is not None and hit.epoch == config.epoch else \
-            _launcher_for_lanes(kernel, device, signature, lanes)
+        signature = None
+        if kernel.is_generic:
+            if len(args) != len(kernel.param_names):
+                _wrong_count(kernel, args)
+            signature = concrete_signature(kernel, args)
+            hit = kernel.launchers.get(launcher_key(get_device(device).alias, False, signature, block_dim))
+            if hit is not None and hit.epoch == config.epoch:
+                return hit
+        return launcher_for(kernel, device, False, signature, block_dim)
     except KernelError as e:
         raise e.with_traceback(None) from None
 
 
-def _launcher_for_lanes(kernel, device, signature, lanes: int) -> Launcher:
-    """A kernel's first launcher for a launch whose blocks have `lanes` lanes: its one-lane build
-    (made with the rest of its module) when its code does not depend on the lanes, as for every
-    kernel without tiles; else the build for `lanes` (where wp.tile(x) has `lanes` elements: a
-    kernel may only type-check that way)."""
-    if lanes > 1:
-        try:
-            one = kernel.launcher(device, signature=signature)
-            if not one.uses_blocks:
-                return one
-        except KernelError:
-            pass  # (the build for its lanes reports the kernel's errors)
-    return kernel.launcher(device, signature=signature, block_dim=lanes)
-
-
-def concrete_signature(kernel, args) -> tuple:
-    """A generic kernel's parameter types made concrete by the arguments of a launch: an array's
-    dtype and ndim, a Python float as float32 and an int as int32 (as in Warp), a vector, matrix or
-    struct value as its type."""
-    out = []
-    for name, pattern, value in zip(kernel.param_names, kernel.param_types, args):
-        if not is_generic(pattern):
-            out.append(pattern)
-            continue
-        t = type_of_value(value)
-        if t is None or not matches(pattern, t):
-            shown = T.type_name(t) if t is not None else type(value).__name__
-            raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
-                                    f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
-        out.append(t)
-    return tuple(out)
-
-
-def type_of_value(value):
-    """The kernel type of a Python value passed for a generic parameter (None if it has none)."""
-    if getattr(type(value), "_wp_array_", False):
-        return ArrayType(value.dtype, value.ndim)
-    if getattr(type(value), "_wp_indexedarray_", False):
-        return value.type
-    if isinstance(value, bool):
-        return T.bool
-    if isinstance(value, numbers.Integral) and not isinstance(value, np.integer):
-        return T.int32
-    if isinstance(value, float):
-        return T.float32
-    if isinstance(value, np.generic):
-        return T.scalar_from_numpy(value.dtype)
-    if isinstance(value, StructInstance):
-        return value._struct
-    t = type(value)
-    return t if T.is_scalar_type(t) or T.is_composite_type(t) else None
+def launcher_for(kernel, device, backward: bool = False, signature=None, block_dim=1) -> Launcher:
+    """The launcher of `kernel` for a launch on `device` (a Device or a name) asking for `block_dim`,
+    made now and kept in `kernel.launchers` under the device's alias and the name it was asked by.
+    Its code is typed for the lanes a block of that launch has (lanes_per_block): a tile kernel's
+    wp.tile(x) has that many elements. A kernel whose code does not depend on the lanes (every
+    kernel without tiles) is known to from its typing alone, and uses its one-lane build, compiled
+    with the rest of its module."""
+    dev = get_device(device)
+    types_ = list(signature) if signature is not None else kernel.param_types
+    if signature is not None and not backward:  # as Warp: a launch with new types adds an overload
+        kernel.overloads.setdefault(tuple(signature), tuple(signature))
+    lanes = lanes_per_block(dev, block_dim) if block_dim != 1 else 1
+    if lanes > 1 and not kernel.depends_on_lanes(dev, signature):
+        lanes = 1
+    compiled = kernel.compiled(dev, backward, signature, lanes)
+    launcher = Launcher(kernel, compiled, dev, config.mode, backward, types_)
+    kernel.launchers[launcher_key(dev.alias, backward, signature, block_dim)] = launcher
+    if isinstance(device, str) and device != dev.alias:
+        kernel.launchers[launcher_key(device, backward, signature, block_dim)] = launcher
+    return launcher
 
 
 def _wrong_count(kernel, args):

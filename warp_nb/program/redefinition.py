@@ -5,7 +5,8 @@ compiled code stale: `generation` counts them, and a kernel whose code is older 
 its next launch (from the kernel cache when its generated code did not change). New definitions
 only count in `definitions`: they can make a kernel that failed to compile compile now."""
 
-from . import config
+from .. import config
+from ..types import structs as _structs
 
 generation = 0
 definitions = 0
@@ -38,3 +39,6 @@ def constant_defined() -> None:
     """wp.constant: a new value may replace one that compiled kernels read (a re-run cell). Before
     any kernel compiled (a module's constants at import) this costs nothing."""
     redefined()
+
+
+_structs.definition_listeners.append(struct_defined)

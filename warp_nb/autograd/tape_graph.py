@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import html
 
-from . import types as T
-from .array_access import param_access
-from .arrays.array import array
+from .. import types as T
+from ..compiler.param_access import param_access
+from ..arrays.array import array
 from .tape_records import CopyRecord, LaunchRecord
 
 

@@ -1,8 +1,9 @@
 """Warp's `runtime` object (`warp._src.context.runtime`), as far as programs and tests reach for
 it: the native core's capability queries and entry points (`runtime.core`), the CPU compiler,
 driver and toolkit versions, the last native error. One object, made by _src/context.py when
-warp_nb is initialised; it lives here, below the layers whose native libraries register entry
-points on its core."""
+asked for after warp_nb is initialised. Its core holds the native builders under Warp's names
+(the mesh builder of geometry/native.py), and once the object exists wp.Mesh builds through it,
+so what Warp's tests patch there is what runs (runtime/compat_hooks.py)."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ class Runtime:
 
     @property
     def driver_version(self):
-        from .devices import get_cuda_driver_version
+        from ..runtime.devices import get_cuda_driver_version
         v = get_cuda_driver_version()
         return (v // 1000, (v % 1000) // 10) if v else None
 
@@ -69,7 +70,7 @@ class Runtime:
     def verify_cuda_device(device=None) -> None:
         """Warp's check after launches when wp.config.verify_cuda is set: wait for the device, so a
         failed launch raises here (nothing to wait for on the CPU)."""
-        from .devices import synchronize_device
+        from ..runtime.devices import synchronize_device
         synchronize_device(device)
 
     def get_error_string(self) -> str:
@@ -82,7 +83,7 @@ class Runtime:
 
     @property
     def nvrtc_supported_archs(self):
-        from .devices import get_cuda_supported_archs
+        from ..runtime.devices import get_cuda_supported_archs
         return set(get_cuda_supported_archs())
 
 
@@ -98,7 +99,15 @@ def current():
     """The runtime object, made now (with the devices enumerated, what Warp's init does first)."""
     global _INSTANCE
     if _INSTANCE is None:
-        from .devices import get_devices
+        from ..runtime.devices import get_devices
         get_devices()
         _INSTANCE = Runtime()
     return _INSTANCE
+
+
+def _register_native_entries() -> None:
+    from ..geometry import native
+    Core.register("wp_mesh_create_host", native.mesh_create_host, native.last_error)
+
+
+_register_native_entries()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .arrays.array import array
-from .types.structs import StructInstance
+from ..arrays.array import array
+from ..types.structs import StructInstance
 
 
 @dataclass
@@ -22,7 +22,7 @@ class LaunchRecord:
     def typed_ir(self):
         """The typed IR of the launched kernel (compiled already: it ran)."""
         if self.typed is None:
-            from .launcher import concrete_signature
+            from ..launch.launcher import concrete_signature
             args = self.inputs + self.outputs
             signature = concrete_signature(self.kernel, args) if self.kernel.is_generic else None
             self.typed = self.kernel.compiled(self.device, signature=signature).typed
