@@ -20,12 +20,12 @@ def __getattr__(name):
     return _stand_in(f"warp._src.codegen.{name}")
 
 
-# --- Warp's Adjoint: warp_nb's read-only view of a definition (program/adjoint_view.py) ---------
+# --- Warp's Adjoint: warp_nb's read-only view of a definition (adjoint_view.py) ---------
 import inspect  # noqa: E402,F401  (Warp's tests patch inspect.getsourcelines through this name)
 
 from ..compiler import function_source as _source  # noqa: E402
-from ..program.adjoint_view import AdjointView as _AdjointView, is_tid_call as _is_tid_call  # noqa: E402,F401,F811
-from ..program.adjoint_view import substitute_nodes as _substitute_nodes  # noqa: E402,F401
+from .adjoint_view import AdjointView as _AdjointView, is_tid_call as _is_tid_call  # noqa: E402,F401,F811
+from .adjoint_view import substitute_nodes as _substitute_nodes  # noqa: E402,F401
 
 _SharedFunctionSource = _source.SharedFunctionSource
 _shared_function_sources = _source.shared_function_sources

@@ -10,7 +10,7 @@ from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_ar
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
 from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
-from ..program.module_build import ModuleBuilder, ModuleHasher  # noqa: F401
+from .module_hashing import ModuleBuilder, ModuleHasher  # noqa: F401
 
 
 def machine_architecture() -> str:

@@ -96,10 +96,11 @@ class Kernel(KernelNaming):
 
     @property
     def adj(self):
-        """Warp's `Kernel.adj`, as a read-only view of this definition (program/adjoint_view.py)."""
+        """Warp's `Kernel.adj`, as a read-only view of this definition (a Warp-compatibility shim:
+        _src/adjoint_view.py, loaded on first use)."""
         view = self.__dict__.get("_adj_view")
         if view is None:
-            from .adjoint_view import AdjointView
+            from .._src.adjoint_view import AdjointView
             view = self._adj_view = AdjointView(self.func, self.scope, kernel=self)
         return view
 

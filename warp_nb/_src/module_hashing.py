@@ -1,0 +1,42 @@
+"""`warp._src.context.ModuleHasher` / `ModuleBuilder`: Warp's classes that hash a module's code
+and generate it without compiling, built on warp_nb's own module hash and the pipeline's front
+half (program/module_build.py)."""
+
+from __future__ import annotations
+
+from ..program.module_build import content_hash, emit_units, resolve_options
+
+
+class ModuleHasher:
+    """Warp's ModuleHasher(kernels, options): the content hash of those kernels with those options."""
+
+    def __init__(self, kernels, options: dict):
+        self.kernels, self.options = list(kernels), dict(options)
+        self._hash = None
+
+    def get_hash(self) -> str:
+        if self._hash is None:
+            self._hash = content_hash(self.kernels, self.options)
+        return self._hash
+
+
+class ModuleBuilder:
+    """Warp's ModuleBuilder(module, options): runs the front half of the pipeline for every kernel
+    of the module when made (an error in a kernel is raised here), recording each kernel's typed IR
+    (`kernel.adj.variables`); `codegen(device)` gives the generated translation units."""
+
+    def __init__(self, module, options: dict | None = None, hasher=None):
+        self.module = module
+        self.options = dict(options) if options is not None else resolve_options(module)
+        self.hasher = hasher
+        self.units = emit_units(module.kernels, self.options)
+        for k, typed, _unit in self.units:
+            k._built_ir = typed
+
+    def codegen(self, device: str = "cpu") -> str:
+        """The C++ warp_nb generates for the module's kernels, one translation unit after another.
+        The same text serves the CPU and CUDA (NVRTC); each target's own parts (entry points, the
+        extra_*_preamble of wp.ModuleBuildOptions) sit in its `#if defined(WPNB_CPU/WPNB_CUDA)`."""
+        if str(device).split(":")[0] not in ("cpu", "cuda"):
+            raise ValueError(f"codegen: device must be 'cpu' or 'cuda', got {device!r}")
+        return "\n".join(unit.source for _k, _typed, unit in self.units)
