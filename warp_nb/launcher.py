@@ -131,7 +131,7 @@ def lanes_per_block(device, block_dim) -> int:
 
 
 def _lanes_launcher(kernel, launcher, lanes: int):
-    """The launcher of a tile kernel compiled for blocks of `lanes` lanes (native/block.h)."""
+    """The launcher of a tile kernel compiled for blocks of `lanes` lanes (native/tiles/block.h)."""
     hit = kernel.launchers.get(("lanes", "forward", launcher.device.alias, lanes, launcher.signature)) \
         if lanes > 1 else None
     if hit is not None and hit.epoch == config.epoch:
