@@ -168,11 +168,7 @@ template <typename T, int N> WPNB_FN int32 len(const array_t<T, N>& a) { return 
 // touching memory outside the array (its result is discarded: the launch raises).
 template <typename T> WPNB_FN T& debug_scratch() {
     static_assert(sizeof(T) <= 4096, "element type too large for the debug scratch slot");
-#ifdef WPNB_CUDA
-    __shared__ alignas(16) char slot[4096];
-#else
-    alignas(16) static char slot[4096];
-#endif
+    alignas(16) WPNB_SCRATCH_STORAGE char slot[4096];  // (static on the CPU, __shared__ on CUDA)
     return *(T*)slot;
 }
 

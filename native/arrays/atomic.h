@@ -1,7 +1,9 @@
 // atomic.h: atomic read-modify-write on array elements (atomic_add/sub/min/max/cas/exch/and/or/xor).
-// Each returns the element's old value. Floats use compare-and-swap loops on their bits on
-// the CPU; vectors and matrices update each component atomically (not the whole element at
-// once, as in Warp). Adjoints of add/sub/min/max live here too.
+// Each returns the element's old value. What the target adds in one instruction (integers on the
+// CPU, float32 and float64 on CUDA) uses that instruction; everything else is a compare-and-swap
+// loop on the value's bits (the primitives are the prelude's, one definition per target). Vectors
+// and matrices update each component atomically (not the whole element at once, as in Warp).
+// Adjoints of add/sub/min/max live here too.
 #pragma once
 #include "core/prelude.h"
 #include "core/scalar.h"
@@ -19,53 +21,19 @@ template <> struct unsigned_of_size<4> { typedef uint32 type; };
 template <> struct unsigned_of_size<8> { typedef uint64 type; };
 template <typename T> struct atomic_bits { typedef typename unsigned_of_size<sizeof(T)>::type type; };
 
-#ifdef WPNB_CUDA
-// Compare-and-swap on the GPU: 32- and 64-bit natively; 8- and 16-bit values through the
-// aligned 32-bit word that holds them (every GPU generation supports that).
-WPNB_FN uint32 cas_bits(uint32* p, uint32 compare, uint32 value) { return atomicCAS(p, compare, value); }
-WPNB_FN uint64 cas_bits(uint64* p, uint64 compare, uint64 value) {
-    return atomicCAS((unsigned long long*)p, (unsigned long long)compare, (unsigned long long)value);
-}
-template <typename B> WPNB_FN B cas_bits(B* p, B compare, B value) {
-    uint32* word = (uint32*)((uint64)p & ~uint64(3));
-    const uint32 shift = uint32(((uint64)p & 3) * 8);
-    const uint32 mask = uint32((1ull << (8 * sizeof(B))) - 1) << shift;
-    uint32 old = *word;
-    for (;;) {
-        const B current = B((old & mask) >> shift);
-        if (current != compare) return current;
-        const uint32 desired = (old & ~mask) | (uint32(value) << shift);
-        const uint32 seen = atomicCAS(word, old, desired);
-        if (seen == old) return current;
-        old = seen;
-    }
-}
-#endif
-
-// Apply `op(old)` atomically to *p; returns the old value. The CPU path is a CAS loop on the bits.
+// Apply `op(old)` atomically to *p; returns the old value. A compare-and-swap loop on the bits
+// (the target's primitives: core/prelude_cpu.h, core/prelude_cuda.h).
 template <typename T, typename Op>
 WPNB_FN T atomic_rmw(T* p, Op op) {
     typedef typename atomic_bits<T>::type B;
     static_assert(sizeof(B) == sizeof(T), "atomic_rmw needs a same-size integer type");
-#ifdef WPNB_CUDA
     B* bp = (B*)p;
-    B old_bits = *bp, assumed;
-    do {
-        assumed = old_bits;
-        const B new_bits = bit_cast<B>(op(bit_cast<T>(assumed)));
-        old_bits = cas_bits(bp, assumed, new_bits);
-    } while (old_bits != assumed);
-    return bit_cast<T>(old_bits);
-#else
-    B* bp = (B*)p;
-    B old_bits = __atomic_load_n(bp, __ATOMIC_RELAXED);
+    B old_bits = atomic_load_bits(bp);
     for (;;) {
         const T old_value = bit_cast<T>(old_bits);
         const B new_bits = bit_cast<B>(op(old_value));
-        if (__atomic_compare_exchange_n(bp, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-            return old_value;
+        if (atomic_cas_bits_weak(bp, old_bits, new_bits)) return old_value;
     }
-#endif
 }
 
 template <typename T> struct op_add { T v; WPNB_FN T operator()(T x) const { return add(x, v); } };
@@ -77,31 +45,14 @@ template <typename T> struct op_and { T v; WPNB_FN T operator()(T x) const { ret
 template <typename T> struct op_or { T v; WPNB_FN T operator()(T x) const { return bit_or(x, v); } };
 template <typename T> struct op_xor { T v; WPNB_FN T operator()(T x) const { return bit_xor(x, v); } };
 
-// Integer add/sub have native instructions; everything else goes through atomic_rmw.
+// The types the target adds in one instruction (native_atomic_add, in the prelude) use it;
+// everything else goes through atomic_rmw.
 template <typename T> WPNB_FN T scalar_atomic_add(T* p, T v) {
-#ifndef WPNB_CUDA
-    if (sizeof(typename atomic_bits<T>::type) == sizeof(T) && T(0.5) == T(0))  // integer types
-        return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-#endif
-    op_add<T> op = {v}; return atomic_rmw(p, op);
-}
-template <> WPNB_FN float32 scalar_atomic_add<float32>(float32* p, float32 v) {
-#ifdef WPNB_CUDA
-    return atomicAdd(p, v);
-#else
-    op_add<float32> op = {v}; return atomic_rmw(p, op);
-#endif
-}
-template <> WPNB_FN float64 scalar_atomic_add<float64>(float64* p, float64 v) {
-#ifdef WPNB_CUDA
-    return atomicAdd(p, v);
-#else
-    op_add<float64> op = {v}; return atomic_rmw(p, op);
-#endif
-}
-template <> WPNB_FN half scalar_atomic_add<half>(half* p, half v) { op_add<half> op = {v}; return atomic_rmw(p, op); }
-template <> WPNB_FN bfloat16 scalar_atomic_add<bfloat16>(bfloat16* p, bfloat16 v) {
-    op_add<bfloat16> op = {v}; return atomic_rmw(p, op);
+    if constexpr (native_atomic_add<T>::value) {
+        return atomic_add_native(p, v);
+    } else {
+        op_add<T> op = {v}; return atomic_rmw(p, op);
+    }
 }
 template <> WPNB_FN bool scalar_atomic_add<bool>(bool* p, bool v) { return *p; (void)v; }
 
@@ -115,15 +66,7 @@ template <typename T> WPNB_FN T scalar_atomic_or(T* p, T v) { op_or<T> op = {v};
 template <typename T> WPNB_FN T scalar_atomic_xor(T* p, T v) { op_xor<T> op = {v}; return atomic_rmw(p, op); }
 template <typename T> WPNB_FN T scalar_atomic_cas(T* p, T compare, T v) {
     typedef typename atomic_bits<T>::type B;
-    B expected = bit_cast<B>(compare);
-    const B desired = bit_cast<B>(v);
-#ifdef WPNB_CUDA
-    B old = cas_bits((B*)p, expected, desired);
-#else
-    __atomic_compare_exchange_n((B*)p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    B old = expected;
-#endif
-    return bit_cast<T>(old);
+    return bit_cast<T>(atomic_cas_bits((B*)p, bit_cast<B>(compare), bit_cast<B>(v)));
 }
 
 // --- element-level atomics: scalars directly, composites componentwise ----------------------

@@ -1,6 +1,9 @@
 // prelude.h: the only place where the CPU (g++/clang) and CUDA (NVRTC) targets differ.
-// Every other header includes this one and uses its macros; none includes a standard
-// library header, because NVRTC compiles these files too and has no standard library.
+// Every other header includes this one and uses its macros and primitives; none includes a
+// standard library header, because NVRTC compiles these files too and has no standard library.
+// Here: which target this is, the function qualifiers, the fixed-width types and the 16-bit
+// floats; the primitives that differ by target (atomics on bits, storage classes, the lanes of a
+// block) are in prelude_cpu.h and prelude_cuda.h, one definition per target, included below.
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -17,31 +20,6 @@
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE extern "C" __attribute__((visibility("default")))
 #define WPNB_COLD_FN __attribute__((noinline, cold))
-#endif
-
-// C library entry points the CPU build needs, declared by hand instead of including
-// <math.h>/<stdio.h> (noexcept, as glibc declares them, so either may come first).
-// Under NVRTC the same names are device builtins.
-#ifdef WPNB_CPU
-extern "C" {
-float sqrtf(float) noexcept; double sqrt(double) noexcept; float cbrtf(float) noexcept; double cbrt(double) noexcept;
-float expf(float) noexcept; double exp(double) noexcept; float logf(float) noexcept; double log(double) noexcept;
-float log2f(float) noexcept; double log2(double) noexcept; float log10f(float) noexcept; double log10(double) noexcept;
-float powf(float, float) noexcept; double pow(double, double) noexcept;
-float sinf(float) noexcept; double sin(double) noexcept; float cosf(float) noexcept; double cos(double) noexcept;
-float tanf(float) noexcept; double tan(double) noexcept; float asinf(float) noexcept; double asin(double) noexcept;
-float acosf(float) noexcept; double acos(double) noexcept; float atanf(float) noexcept; double atan(double) noexcept;
-float atan2f(float, float) noexcept; double atan2(double, double) noexcept;
-float sinhf(float) noexcept; double sinh(double) noexcept; float coshf(float) noexcept; double cosh(double) noexcept;
-float tanhf(float) noexcept; double tanh(double) noexcept; float erff(float) noexcept; double erf(double) noexcept;
-float floorf(float) noexcept; double floor(double) noexcept; float ceilf(float) noexcept; double ceil(double) noexcept;
-float roundf(float) noexcept; double round(double) noexcept; float truncf(float) noexcept; double trunc(double) noexcept;
-float rintf(float) noexcept; double rint(double) noexcept; float fmodf(float, float) noexcept; double fmod(double, double) noexcept;
-float fabsf(float) noexcept; double fabs(double) noexcept;
-float erfcf(float) noexcept; double erfc(double) noexcept;
-float copysignf(float, float) noexcept; double copysign(double, double) noexcept;
-int printf(const char*, ...);  // glibc declares printf without noexcept
-}
 #endif
 
 namespace wpnb {
@@ -170,6 +148,16 @@ struct bfloat16 {
 // (wp::vec_t<3, wp::float32>, wp::tile_extract ...): the same templates by warp_nb's names.
 namespace wp = wpnb;
 
+// Bytes of scratch a block's lanes exchange values through (tiles/block.h).
+#define WPNB_BLOCK_SCRATCH 16384
+
+// The target's primitives: the same names, one definition per target.
+#if defined(WPNB_CUDA)
+#include "core/prelude_cuda.h"
+#else
+#include "core/prelude_cpu.h"
+#endif
+
 namespace wpnb {
 // A negative index counts from the end, as in Python and Warp 1.19 (x[-1] is the last element);
 // in every mode, checked or not. What is still outside [0, n) is out of bounds.
@@ -184,11 +172,7 @@ WPNB_DEBUG_STATE wpnb::debug_state_t wpnb_debug_state = {};
 namespace wpnb {
 // Record the first failed check of this launch; later failures keep the first report.
 WPNB_FN void debug_fail(int32 loc, int32 axis, const int64* idx, const int64* shape, int32 n) {
-#ifdef WPNB_CUDA
-    if (atomicCAS(&wpnb_debug_state.failed, 0, 1) != 0) return;
-#else
-    if (__atomic_exchange_n(&wpnb_debug_state.failed, 1, __ATOMIC_ACQ_REL) != 0) return;
-#endif
+    if (!claim_flag(&wpnb_debug_state.failed)) return;
     wpnb_debug_state.loc = loc;
     wpnb_debug_state.axis = axis;
     for (int d = 0; d < n && d < 4; ++d) { wpnb_debug_state.index[d] = idx[d]; wpnb_debug_state.shape[d] = shape[d]; }

@@ -19,81 +19,10 @@
 
 namespace wpnb {
 
-#define WPNB_BLOCK_SCRATCH 16384
-
-struct block_ctx_t {
-    int32 lane;    // the lane running now (CPU fibers set it at each switch)
-    int32 dim;     // lanes per block
-    int32 active;  // lanes 0 .. active - 1 run (a partial last block has fewer than dim)
-    int32 leader;  // the lowest lane still running: it does what the block does once
-    unsigned char* scratch;  // WPNB_BLOCK_SCRATCH bytes, shared by the block's lanes
-    const bool* done;        // which lanes have returned (they give nothing to what lanes gather)
-    void (*sync)(block_ctx_t*);
-    void* runner;
-};
-
-#if defined(WPNB_CPU)
-// The block the fibers of this OS thread belong to (null: one-lane blocks).
-inline block_ctx_t*& block_ctx_slot() {
-    static thread_local block_ctx_t* ctx = nullptr;
-    return ctx;
-}
-WPNB_FN int32 block_lane() { block_ctx_t* c = block_ctx_slot(); return c ? c->lane : 0; }
-WPNB_FN int32 block_dim() { block_ctx_t* c = block_ctx_slot(); return c ? c->dim : 1; }
-WPNB_FN int32 block_active() { block_ctx_t* c = block_ctx_slot(); return c ? c->active : 1; }
-WPNB_FN int32 block_leader() { block_ctx_t* c = block_ctx_slot(); return c ? c->leader : 0; }
-WPNB_FN bool block_alive(int32 lane) { block_ctx_t* c = block_ctx_slot(); return c ? !c->done[lane] : lane == 0; }
-WPNB_FN void block_sync() {
-    block_ctx_t* c = block_ctx_slot();
-    if (c) c->sync(c);
-}
-WPNB_FN unsigned char* block_scratch() { return block_ctx_slot()->scratch; }
-#else
-// The lanes of this kernel's blocks, set by its entry point: B in a kernel typed for blocks of B
-// lanes (one CUDA block each), 1 in a one-lane kernel, whose CUDA blocks hold many independent
-// one-lane blocks of the launch (so threadIdx.x is not a lane there).
-WPNB_FN int32& block_lanes_slot() {
-    __shared__ int32 lanes;
-    return lanes;
-}
-WPNB_FN int32 block_dim() { return block_lanes_slot(); }
-WPNB_FN int32 block_lane() { return block_lanes_slot() > 1 ? int32(threadIdx.x) : 0; }
-WPNB_FN int32& block_active_slot() {
-    __shared__ int32 active;
-    return active;
-}
-WPNB_FN int32 block_active() { return block_active_slot(); }
-// Which threads of the block are still running (the entry point clears a thread's flag when it returns).
-WPNB_FN bool* block_alive_slot() {
-    __shared__ bool alive[1024];
-    return alive;
-}
-WPNB_FN bool block_alive(int32 lane) { return block_alive_slot()[lane]; }
-// The lowest thread of the block still running (threads may have returned), elected in shared memory.
-WPNB_FN int32 block_leader() {
-    __shared__ int32 leader;
-    leader = int32(blockDim.x);
-    __syncthreads();
-    atomicMin(&leader, int32(threadIdx.x));
-    __syncthreads();
-    const int32 elected = leader;
-    __syncthreads();  // every thread has read it before the next election
-    return elected;
-}
-WPNB_FN void block_sync() { __syncthreads(); }
-WPNB_FN unsigned char* block_scratch() {
-    __shared__ __align__(16) unsigned char scratch[WPNB_BLOCK_SCRATCH];
-    return scratch;
-}
-#endif
-
-WPNB_FN void block_copy_bytes(unsigned char* dst, const unsigned char* src, int64 n) {
-#if defined(WPNB_CPU)
-    __builtin_memcpy(dst, src, (unsigned long)n);
-#else
-    for (int64 k = 0; k < n; ++k) dst[k] = src[k];
-#endif
-}
+// The lanes' primitives differ by target and are the prelude's (core/prelude_cpu.h,
+// core/prelude_cuda.h): block_lane(), block_dim(), block_active() (lanes 0 .. active - 1 run),
+// block_leader() (the lowest lane still running), block_alive(lane), block_sync() (the barrier),
+// block_scratch() (WPNB_BLOCK_SCRATCH bytes shared by the lanes) and lanes_share_thread.
 
 // Lane `src`'s `value`, in every lane (every lane calls it). Values larger than the scratch
 // (big tiles) go through it in pieces.
@@ -106,9 +35,9 @@ WPNB_FN V block_broadcast(const V& value, int32 src) {
     for (int64 base = 0; base < size; base += WPNB_BLOCK_SCRATCH) {
         const int64 n = size - base < WPNB_BLOCK_SCRATCH ? size - base : WPNB_BLOCK_SCRATCH;
         block_sync();  // every lane has read what the scratch held before
-        if (block_lane() == src) block_copy_bytes(scratch, (const unsigned char*)&value + base, n);
+        if (block_lane() == src) copy_bytes(scratch, (const unsigned char*)&value + base, n);
         block_sync();
-        block_copy_bytes((unsigned char*)&out + base, scratch, n);
+        copy_bytes((unsigned char*)&out + base, scratch, n);
     }
     return out;
 }
@@ -164,21 +93,22 @@ WPNB_FN auto block_lead(F f) -> decltype(f()) {
 // work, so lane 0 computes it and hands it over. CUDA lanes run in parallel: each computes it.
 template <typename F>
 WPNB_FN auto block_once(F f) -> decltype(f()) {
-#if defined(WPNB_CPU)
-    return block_lead(f);
-#else
-    return f();
-#endif
+    if constexpr (lanes_share_thread) {
+        return block_lead(f);
+    } else {
+        return f();
+    }
 }
 
-// What lane 0 holds, in every lane, after a block_once (CPU); on CUDA every lane computed it.
+// What lane 0 holds, in every lane, after a block_once (lanes that share a thread); where lanes
+// are threads, every lane computed it.
 template <typename V>
 WPNB_FN V block_share(const V& value) {
-#if defined(WPNB_CPU)
-    return block_broadcast(value, block_leader());
-#else
-    return value;
-#endif
+    if constexpr (lanes_share_thread) {
+        return block_broadcast(value, block_leader());
+    } else {
+        return value;
+    }
 }
 
 }  // namespace wpnb

@@ -10,6 +10,10 @@
 // x86-64 a few instructions here (about 10 ns); elsewhere ucontext's swapcontext, which also saves
 // the signal mask with a system call (about a microsecond). A block of 256 lanes crossing a
 // barrier pays 256 switches. Without enable_cpu_blocks a block is one lane and none of this runs.
+//
+// CPU-only by nature (system headers, a stack switch in assembly), and the one exception to
+// "target conditionals live in the prelude": a kernel's text is the same for both targets and
+// includes this header, so under NVRTC it is empty (CUDA lanes are threads: core/prelude_cuda.h).
 #pragma once
 #include "tiles/block.h"
 

@@ -215,11 +215,7 @@ struct fft_table {
 template <int INVERSE, int LINES, int L, typename S, int R, int C>
 WPNB_FN tile_t<vec_t<2, S>, R, C> tile_fft_lines(const tile_t<vec_t<2, S>, R, C>& a) {
     static_assert(LINES * L == R * C, "tile_fft: lines x length is the tile's size");
-#ifdef WPNB_CUDA
-    const fft_table<L, INVERSE> table;
-#else
-    static const fft_table<L, INVERSE> table;
-#endif
+    WPNB_TABLE_STORAGE const fft_table<L, INVERSE> table;  // (static on the CPU, per thread on CUDA)
     const float64 (&wr)[L] = table.wr;
     const float64 (&wi)[L] = table.wi;
     tile_t<vec_t<2, S>, R, C> out;
