@@ -55,7 +55,7 @@ class LaunchArrayAccessMode:
 
 
 #: Warp's experimental CPU blocks: tile kernels launched on the CPU get blocks of block_dim lanes
-#: (run as fibers, native/block_cpu.h) instead of one lane, so wp.tile(x) gathers block_dim values.
+#: (run as fibers, native/tiles/block_cpu.h) instead of one lane, so wp.tile(x) gathers block_dim values.
 enable_cpu_blocks: bool = False
 
 #: Warp's `launch_array_access_mode` is about arrays of another device (checked before a launch),

@@ -8,10 +8,10 @@
 // on std::threads near the root; a median split when SAH finds nothing better or the tree
 // gets deep, so traversal stacks stay bounded. Refit is one bottom-up sweep (children always
 // have higher indices than their parent).
-#include "bvh.h"
-#include "mesh.h"
-#include "hash_grid.h"
-#include "volume.h"
+#include "geometry/bvh.h"
+#include "geometry/mesh.h"
+#include "geometry/hash_grid.h"
+#include "geometry/volume.h"
 
 #include <algorithm>
 #include <atomic>

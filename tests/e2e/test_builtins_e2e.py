@@ -44,7 +44,7 @@ COVERED_ELSEWHERE.update({n: "tests/e2e/test_warp_api.py" for n, b in BUILTINS.i
 
 # several results (svd3 ...) and the noise fields (no closed-form reference): tests/e2e/test_decompositions_noise.py
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_decompositions_noise.py" for n, b in BUILTINS.items()
-                          if b.header in ("mat_decomp.h", "noise.h") or n in ("quat_to_axis_angle", "transform_decompose")})
+                          if b.header in ("core/mat_decomp.h", "core/noise.h") or n in ("quat_to_axis_angle", "transform_decompose")})
 
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_array_search.py" for n in ("lower_bound", "sample_cdf")})
 # bit reinterpretation, against numpy's views of the same bytes
@@ -57,7 +57,7 @@ COVERED_ELSEWHERE.update({n: "tests/e2e/test_spatial_builtins.py"
 # checked against numpy (and its gradient against finite differences) in tests/e2e/test_tile*.py
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_tile*.py" for n, b in BUILTINS.items() if b.category == "tile"})
 COVERED_ELSEWHERE.update({n: "tests/e2e/geometry/test_tiled_queries.py" for n, b in BUILTINS.items()
-                          if b.header == "tile_query.h"})  # the thread-block geometry queries
+                          if b.header == "tiles/tile_query.h"})  # the thread-block geometry queries
 
 E2E_NAMES = sorted(n for n in BUILTINS if n not in COVERED_ELSEWHERE)
 

@@ -34,7 +34,7 @@ def test_wheel_contents_and_headers_from_site_packages(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"warp_nb"}, top  # kernels/, magics/, native/ install as warp_nb.* only
-    assert "warp_nb/native/prelude.h" in names and "warp_nb/native/runtime/cpu_runtime.cpp" in names
+    assert "warp_nb/native/core/prelude.h" in names and "warp_nb/native/runtime/cpu_runtime.cpp" in names
     assert "warp_nb/builtins/linalg.py" in names and "warp_nb/magics/__init__.py" in names
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],

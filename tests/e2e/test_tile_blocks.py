@@ -1,4 +1,4 @@
-"""Tile kernels in blocks of several lanes (native/block.h): on the CPU with
+"""Tile kernels in blocks of several lanes (native/tiles/block.h): on the CPU with
 wp.config.enable_cpu_blocks (lanes as fibers), the same code CUDA runs with its threads.
 Results against numpy, gradients against finite differences, and the CUDA text of every
 variant compiled for sm_90."""

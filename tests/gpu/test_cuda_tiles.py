@@ -1,7 +1,7 @@
 """Tile kernels on cuda:0, compared with numpy: the same kinds of kernels tests/e2e/test_tile*.py run
 on the CPU (and compile for sm_90 with NVRTC there). A CUDA block of a tiled launch has block_dim
 threads (lanes); each holds the whole tile and they exchange values in shared memory
-(native/block.h; docs/architecture.md, Tiles). These check results, not speed."""
+(native/tiles/block.h; docs/architecture.md, Tiles). These check results, not speed."""
 
 import numpy as np
 import pytest

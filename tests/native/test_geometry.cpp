@@ -1,4 +1,4 @@
-// Tests for native/bvh.h, native/mesh.h, native/hash_grid.h and native/volume.h on hand-built
+// Tests for native/geometry/bvh.h, native/geometry/mesh.h, native/geometry/hash_grid.h and native/geometry/volume.h on hand-built
 // data (no builder): closest points on a triangle against dense sampling, their barycentric
 // gradients against central differences, solid angles of a closed tetrahedron, a two-leaf tree
 // answering box queries, hash-grid cell wrapping, volume keys and trilinear sampling with its
@@ -8,10 +8,10 @@
 #include <cstring>
 #include <vector>
 
-#include "mesh.h"
-#include "mesh_query.h"
-#include "hash_grid.h"
-#include "volume.h"
+#include "geometry/mesh.h"
+#include "geometry/mesh_query.h"
+#include "geometry/hash_grid.h"
+#include "geometry/volume.h"
 
 using namespace wpnb;
 static int g_fail = 0, g_checks = 0;

@@ -1,11 +1,11 @@
-// Mirror test of native/mat.h: values against independent formulas (Gaussian elimination for
+// Mirror test of native/core/mat.h: values against independent formulas (Gaussian elimination for
 // determinants, m * inverse(m) == I, ...), every adjoint against central differences in float64.
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
 #include <utility>
 
-#include "mat.h"
+#include "core/mat.h"
 #include "adjoint_check.h"  // expect_near, check1..3: adjoints against central differences
 
 using namespace wpnb;

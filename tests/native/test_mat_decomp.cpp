@@ -1,9 +1,9 @@
-// Mirror test of native/mat_decomp.h (svd3, qr3, eig3): reconstruction, orthogonality, Warp's
+// Mirror test of native/core/mat_decomp.h (svd3, qr3, eig3): reconstruction, orthogonality, Warp's
 // sign/order conventions, rank-deficient inputs, and adjoints against central differences.
 #include <cmath>
 #include <cstdio>
 
-#include "mat_decomp.h"
+#include "core/mat_decomp.h"
 #include "adjoint_check.h"  // expect_near, check1..3: adjoints against central differences
 
 using namespace wpnb;

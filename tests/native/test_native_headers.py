@@ -22,7 +22,8 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 NATIVE_DIR = REPO_ROOT / "native"
 CPP_TESTS = sorted(HERE.glob("test_*.cpp"))
-HEADERS = sorted(p.name for p in NATIVE_DIR.glob("*.h"))
+#: every header, by its path below native/ (the include root): "core/scalar.h", "tiles/tile.h" ...
+HEADERS = sorted(p.relative_to(NATIVE_DIR).as_posix() for p in NATIVE_DIR.rglob("*.h"))
 
 
 def _cxx() -> list[str]:
@@ -54,7 +55,7 @@ def test_cpp_program(source: Path, tmp_path: Path):
 @pytest.mark.parametrize("header", HEADERS)
 def test_header_is_self_contained(header: str, tmp_path: Path):
     """`#include "<header>"` alone compiles with -Wall -Wextra -Werror (no missing includes, no warnings)."""
-    src = tmp_path / f"only_{Path(header).stem}.cpp"
+    src = tmp_path / f"only_{header.replace('/', '_')[:-2]}.cpp"
     src.write_text(f'#include "{header}"\n#include "{header}"\n')  # twice: include guards work
     cmd = _cxx() + ["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I", str(NATIVE_DIR), str(src)]
     res = _run(cmd, timeout=120)
@@ -84,7 +85,8 @@ def test_nvrtc_scalar_and_random_kernel():
     """Device code that calls scalar builtins (every float width, ints, half), the RNG, the
     samplers and noise (instantiating their templates) compiles."""
     _skip_without_nvrtc()
-    headers = [h for h in ("scalar.h", "random.h", "random_sample.h", "noise.h") if (NATIVE_DIR / h).exists()]
+    headers = [h for h in ("core/scalar.h", "core/random.h", "core/random_sample.h", "core/noise.h")
+               if (NATIVE_DIR / h).exists()]
     source = "".join(f'#include "{h}"\n' for h in headers) + r"""
 namespace w = wpnb;
 extern "C" __global__ void wpnb_scalar_kernel(float* f, double* d, int* i, unsigned short* h, unsigned* u) {
@@ -121,9 +123,9 @@ extern "C" __global__ void wpnb_scalar_kernel(float* f, double* d, int* i, unsig
 #endif
 }
 """
-    if "random.h" in headers:
+    if "core/random.h" in headers:
         source = "#define WPNB_HAVE_RANDOM 1\n" + source
-    if "noise.h" in headers and "random_sample.h" in headers:
+    if "core/noise.h" in headers and "core/random_sample.h" in headers:
         source = "#define WPNB_HAVE_NOISE 1\n" + source
     ok, out = nvrtc_util.compile_to_ptx(source, name="scalar_kernel.cu")
     assert ok, out

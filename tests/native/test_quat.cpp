@@ -1,10 +1,10 @@
-// Mirror test of native/quat.h: values against independent formulas (q v q* products, rotation
+// Mirror test of native/core/quat.h: values against independent formulas (q v q* products, rotation
 // matrices, Warp's documented examples), every adjoint against central differences in float64.
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
 
-#include "quat.h"
+#include "core/quat.h"
 #include "adjoint_check.h"  // expect_near, check1..3: adjoints against central differences
 
 using namespace wpnb;

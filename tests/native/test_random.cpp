@@ -1,4 +1,4 @@
-// Tests for native/random.h, native/random_sample.h and native/noise.h: determinism, distinct streams per
+// Tests for native/core/random.h, native/core/random_sample.h and native/core/noise.h: determinism, distinct streams per
 // seed and offset, ranges, means and variances within 5-6 standard errors, chi-square
 // goodness of fit for integers and Poisson counts, the geometry of the shape samplers, and
 // noise gradients / Hessians / curl Jacobians against central differences in float64.
@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "random.h"
-#if __has_include("vec.h")
-#include "random_sample.h"
-#include "noise.h"
+#include "core/random.h"
+#if __has_include("core/vec.h")
+#include "core/random_sample.h"
+#include "core/noise.h"
 #define HAVE_SAMPLERS 1
 #endif
 

@@ -1,4 +1,4 @@
-// Tests for native/scalar.h: values against the C library and independent formulas, every
+// Tests for native/core/scalar.h: values against the C library and independent formulas, every
 // adjoint against central differences in float64, Warp's integer semantics, subgradient
 // choices, half round trips. Exit status 0 when everything passes; prints each failure.
 // System headers come first: prelude.h declares some C functions without noexcept.
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "scalar.h"
+#include "core/scalar.h"
 
 using wpnb::half;
 static int g_fail = 0, g_checks = 0;

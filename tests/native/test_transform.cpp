@@ -1,11 +1,11 @@
-// Mirror test of native/transform.h: values against independent formulas (composition of point
+// Mirror test of native/core/transform.h: values against independent formulas (composition of point
 // maps, inverse round trips, 4x4 matrices built from the rotation), adjoints against central
 // differences in float64.
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
 
-#include "transform.h"
+#include "core/transform.h"
 #include "adjoint_check.h"  // expect_near, check1..3: adjoints against central differences
 
 using namespace wpnb;

@@ -1,10 +1,10 @@
-// Mirror test of native/vec.h: values against independent formulas, every adjoint against
+// Mirror test of native/core/vec.h: values against independent formulas, every adjoint against
 // central differences in float64 at random points. Prints each failure; exit code = failures.
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
 
-#include "vec.h"
+#include "core/vec.h"
 #include "adjoint_check.h"  // expect_near, check1..3: adjoints against central differences
 
 using namespace wpnb;

@@ -521,7 +521,7 @@ def wrap_int(v: int, bits: int, signed: bool) -> int:
     return v
 
 
-# random numbers: the documented algorithm of native/random.h (Warp's: each draw replaces the state
+# random numbers: the documented algorithm of native/core/random.h (Warp's: each draw replaces the state
 # by the PCG hash of Jarzynski and Olano)
 
 M32 = 0xFFFFFFFF

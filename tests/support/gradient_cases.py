@@ -144,7 +144,7 @@ def well_conditioned(t, rng):
 
 
 def _rotation_matrices(rng, margin=0.2):
-    """Rotation matrices on which Shepperd's branch (native/quat.h: trace > 0, else the largest
+    """Rotation matrices on which Shepperd's branch (native/core/quat.h: trace > 0, else the largest
     diagonal entry) is decided with a margin, so finite differences stay on one branch; half of
     them take the trace branch, the others the x, y and z branches."""
     out = []
@@ -460,7 +460,7 @@ def grad_cases(name: str) -> list:
 
 
 def slerp_series_case(rng) -> GradCase:
-    """quat_slerp's series branch (native/quat.h: 1 - dot(a, normalize(b)) < 1e-6): b at about
+    """quat_slerp's series branch (native/core/quat.h: 1 - dot(a, normalize(b)) < 1e-6): b at about
     4e-4 rad from +-a, so that x = 1 - dot ~ 1e-7, and a finite-difference step of 1e-9 that
     keeps every evaluation on the branch. float64 only (float32 cannot resolve x). The rounding
     error of the differences is ~1e-7: tolerances x20, still far below the O(0.1) terms (such as

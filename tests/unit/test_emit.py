@@ -58,7 +58,7 @@ def test_kernel_text_is_readable_and_compiles():
             a[i] = acc
         """, [ArrayType(wp.vec3, 1), wp.float32, wp.int32])
     src = unit.source
-    assert '#include "vec.h"' in src and '#include "mat.h"' not in src  # only what the kernel uses
+    assert '#include "core/vec.h"' in src and '#include "core/mat.h"' not in src  # only what the kernel uses
     assert "// @line 6:" in src  # the user's lines, for mapping compiler errors back
     assert "acc_" in src and unit.entry in src
     syntax_check(src)

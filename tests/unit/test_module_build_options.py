@@ -84,7 +84,7 @@ def test_cpu_preamble_and_include_dir_reach_the_compiler(tmp_path):
     module.options["extra_build_options"] = wp.ModuleBuildOptions(
         extra_cpu_include_dirs=[str(tmp_path)], extra_cpu_preamble='#include "wpnb_addon.h"')
     source = wp._src.context.ModuleBuilder(module).codegen("cpu")
-    assert source.index('#include "prelude.h"') < source.index('#include "wpnb_addon.h"') < source.index("scaled")
+    assert source.index('#include "core/prelude.h"') < source.index('#include "wpnb_addon.h"') < source.index("scaled")
     a = wp.array([1.0, 2.0], dtype=float, device="cpu")
     wp.launch(py.k, 2, [a], device="cpu")
     np.testing.assert_allclose(a.numpy(), [3.0, 6.0])

@@ -1,6 +1,6 @@
 """`wp.indexedarray`: an array seen through index arrays, one per dimension (None: the dimension
 taken whole), as Warp defines it. Kernels read, write and update it like an array (the indices
-are followed in native/indexed_array.h); from Python it converts to numpy (a gathered copy) and
+are followed in native/arrays/indexed_array.h); from Python it converts to numpy (a gathered copy) and
 can be filled. `wp.indexedarray(dtype=...)` without data is the annotation."""
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ class Tape:
                     _warn_no_backward(record.kernel)
                     self.gradients.update({a: a.grad for a in args if isinstance(a, array) and a.grad is not None})
                     continue
-                # the adjoint of a store consumes (zeroes) the stored element's gradient (native/adjoint.h),
+                # the adjoint of a store consumes (zeroes) the stored element's gradient (native/arrays/adjoint.h),
                 # so a second backward pass or an earlier launch that wrote the element does not count
                 # it twice; an array made with retain_grad=True keeps its gradient, as in Warp
                 retained = _retained(record, args)

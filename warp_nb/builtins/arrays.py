@@ -23,7 +23,7 @@ _numeric = AnyType("D", accept=lambda t: T.is_scalar_type(t) and t._kind != "boo
                        and t._wp_scalar_type_ is not T.bool))  # composites: componentwise, as Warp
 _ordered = AnyType("D", accept=lambda t: (T.is_scalar_type(t) and t._kind != "bool")
                    or T.kind_of(t) in ("vector", "matrix"))
-_a = dict(header="atomic.h", category="atomic")
+_a = dict(header="arrays/atomic.h", category="atomic")
 
 
 def _atomic_scalar_check(name: str, allowed: tuple, allowed_text: str):
@@ -69,24 +69,25 @@ builtin("atomic_exch", *_atomic_overloads(1, AnyType("D", accept=T.is_scalar_typ
         differentiable=False, atomic="exch", doc="Store value in arr[i] atomically and return the old value.", **_a)
 
 builtin("len", ov(Array(D, "ndim"), ret=T.int32), ov(Vec("n", Scalar("T", ANY_SCALAR)), ret=T.int32),
-        header="array.h", category="array", differentiable=False,
+        header="arrays/array.h", category="array", differentiable=False,
         doc="Length of the first dimension of an array, or the number of components of a vector.")
 
-builtin("array_is_valid", ov(Array(D, "ndim"), ret=T.bool), header="array.h", category="array", differentiable=False,
-        export=False, doc="Whether an array argument holds an array (False when None was passed): what "
-                          "`if a:` and `not a` test in a kernel.")
+builtin("array_is_valid", ov(Array(D, "ndim"), ret=T.bool), header="arrays/array.h", category="array",
+        differentiable=False, export=False,
+        doc="Whether an array argument holds an array (False when None was passed): what "
+            "`if a:` and `not a` test in a kernel.")
 
-builtin("grad_view", ov(Array(D, "ndim"), ret=Array(D, "ndim")), header="array.h", category="array",
+builtin("grad_view", ov(Array(D, "ndim"), ret=Array(D, "ndim")), header="arrays/array.h", category="array",
         differentiable=False, export=False,
         doc="The gradient of an array seen as an array of its own: wp.adjoint[a] for an array parameter `a` of a "
             "@wp.func_grad function (adding into it adds into a's gradient).")
 
 C = Scalar("C", ANY_SCALAR)
 builtin("where", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond", "value_if_true", "value_if_false")),
-        header="select.h", category="control",
+        header="core/select.h", category="control",
         doc="value_if_true if cond is nonzero, else value_if_false. Both are evaluated.")
 builtin("select", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond", "value_if_false", "value_if_true")),
-        header="select.h", category="control",
+        header="core/select.h", category="control",
         doc="value_if_false if cond is zero, else value_if_true (Warp's older argument order).")
 
 
@@ -94,12 +95,12 @@ builtin("select", ov(C, AnyType("A"), AnyType("A"), ret=same("A"), names=("cond"
 _S = Scalar("T", NUMERIC)
 builtin("lower_bound", ov(Array(_S, 1), _S, ret=T.int32, names=("arr", "value")),
         ov(Array(_S, 1), Exact(T.int32), Exact(T.int32), _S, ret=T.int32, names=("arr", "arr_begin", "arr_end", "value")),
-        header="array_search.h", category="array", differentiable=False,
+        header="arrays/array_search.h", category="array", differentiable=False,
         doc="The first index (in [arr_begin, arr_end), default the whole array) whose element is not less than "
             "value; the array must be sorted ascending. A value above every element gives the last index "
             "(arr_end - 1), as Warp.")
 builtin("sample_cdf", ov(Exact(T.uint32), Array(Exact(T.float32), 1), ret=T.int32, names=("state", "cdf")),
-        inout=(0,), header="array_search.h", category="random", differentiable=False,
+        inout=(0,), header="arrays/array_search.h", category="random", differentiable=False,
         doc="An index drawn from the ascending CDF table: lower_bound(cdf, u) for a uniform u in [0, 1). "
             "Advances state.")
 

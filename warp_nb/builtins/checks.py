@@ -8,7 +8,7 @@ from .. import types as T
 from .registry import FLOAT, AnyType, Mat, Quat, Scalar, Vec, builtin, ov
 
 _any = AnyType("A")
-_c = dict(header="expect.h", category="checks", side_effects=True, differentiable=False)
+_c = dict(header="core/expect.h", category="checks", side_effects=True, differentiable=False)
 
 
 def _python(name, failed):

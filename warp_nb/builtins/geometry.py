@@ -10,25 +10,26 @@ from .registry import Array, Exact, OpaqueType, builtin, ov
 U64, V3, F, I = Exact(T.uint64), Exact(T.vec3f), Exact(T.float32), Exact(T.int32)
 _OUT_SIGN = dict(inout=(3, 4, 5, 6), ret=T.bool)  # (id, point, max_dist, inside, face, u, v, ...) -> found
 
-MeshQueryPoint = OpaqueType("MeshQueryPoint", "wpnb::mesh_query_point_t", "mesh.h", {
+MeshQueryPoint = OpaqueType("MeshQueryPoint", "wpnb::mesh_query_point_t", "geometry/mesh.h", {
     "result": T.bool, "sign": T.float32, "face": T.int32, "u": T.float32, "v": T.float32})
-MeshQueryRay = OpaqueType("MeshQueryRay", "wpnb::mesh_query_ray_t", "mesh.h", {
+MeshQueryRay = OpaqueType("MeshQueryRay", "wpnb::mesh_query_ray_t", "geometry/mesh.h", {
     "result": T.bool, "sign": T.float32, "face": T.int32, "t": T.float32, "u": T.float32, "v": T.float32,
     "normal": T.vec3f})
-MeshQuery = OpaqueType("MeshQuery", "wpnb::mesh_query_aabb_t", "mesh_query.h")
+MeshQuery = OpaqueType("MeshQuery", "wpnb::mesh_query_aabb_t", "geometry/mesh_query.h")
 MeshQueryAABB = MeshQuery  # Warp's older name: box and sphere queries share one type
-MeshView = OpaqueType("Mesh", "wpnb::mesh_view_t", "mesh_query.h", {
+MeshView = OpaqueType("Mesh", "wpnb::mesh_view_t", "geometry/mesh_query.h", {
     "points": ArrayType(T.vec3f, 1), "velocities": ArrayType(T.vec3f, 1), "indices": ArrayType(T.int32, 1)})
-BvhQuery = OpaqueType("BvhQuery", "wpnb::bvh_query_t", "bvh.h")
-HashGridQuery = OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "hash_grid.h")
+BvhQuery = OpaqueType("BvhQuery", "wpnb::bvh_query_t", "geometry/bvh.h")
+HashGridQuery = OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "geometry/hash_grid.h")
 # queries of float16 and float64 grids: the same native query, told apart by the type checker
 HashGridQuery.variants.update({T.float32: HashGridQuery,
-                               T.float16: OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "hash_grid.h"),
-                               T.float64: OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "hash_grid.h")})
+                               **{t: OpaqueType("HashGridQuery", "wpnb::hash_grid_query_t", "geometry/hash_grid.h")
+                                  for t in (T.float16, T.float64)}})
 
 # --- mesh ------------------------------------------------------------------------------------
-_m = dict(header="mesh.h", category="geometry")
-_mp = dict(header="mesh_query.h", category="geometry")  # the point and ray queries: their out-parameter forms too
+_m = dict(header="geometry/mesh.h", category="geometry")
+# the point and ray queries: their out-parameter forms too
+_mp = dict(header="geometry/mesh_query.h", category="geometry")
 _OUT = ("id", "point", "max_dist", "inside", "face", "bary_u", "bary_v")
 builtin("mesh_query_point", ov(U64, V3, F, ret=MeshQueryPoint, names=("id", "point", "max_dist")),
         ov(U64, V3, F, F, I, F, F, names=_OUT, **_OUT_SIGN),
@@ -65,7 +66,7 @@ builtin("mesh_query_ray",
                                                       "normal", "face", "root"), inout=(4, 5, 6, 7, 8, 9), ret=T.bool),
         doc="The closest hit of start + t * dir with 0 <= t < max_t: result, face, t, barycentric u, v, the unit "
             "face normal, and sign (+1 front face, -1 back face). Differentiable in start and dir through t.", **_mp)
-_mq = dict(header="mesh_query.h", category="geometry", differentiable=False)
+_mq = dict(header="geometry/mesh_query.h", category="geometry", differentiable=False)
 builtin("mesh_query_aabb", ov(U64, V3, V3, ret=MeshQuery, names=("id", "low", "high")),
         ov(U64, V3, V3, I, ret=MeshQuery, names=("id", "low", "high", "root")), iterator_next="mesh_query_next",
         doc="Faces whose bounding boxes overlap [low, high]: `for face in wp.mesh_query_aabb(id, low, high)`.", **_mq)
@@ -126,7 +127,7 @@ builtin("mesh_get_index", ov(U64, I, ret=T.int32, names=("id", "index")), differ
         doc="Entry `index` of the flattened index buffer (face = index // 3).", **_m)
 
 # --- bvh ---------------------------------------------------------------------------------------
-_b = dict(header="bvh.h", category="geometry", differentiable=False)
+_b = dict(header="geometry/bvh.h", category="geometry", differentiable=False)
 builtin("bvh_query_aabb", ov(U64, V3, V3, ret=BvhQuery, names=("id", "low", "high")),
         ov(U64, V3, V3, I, ret=BvhQuery, names=("id", "low", "high", "root")), iterator_next="bvh_query_next",
         doc="Items of wp.Bvh `id` whose boxes overlap [low, high]: `for i in wp.bvh_query_aabb(id, lo, hi)`. "
@@ -154,7 +155,7 @@ builtin("bvh_query_next", ov(Exact(BvhQuery), I, ret=T.bool, names=("query", "in
             "done. max_dist bounds the ray parameter of ray and capsule queries.", **_b)
 
 # --- hash grid ---------------------------------------------------------------------------------
-_h = dict(header="hash_grid.h", category="geometry", differentiable=False)
+_h = dict(header="geometry/hash_grid.h", category="geometry", differentiable=False)
 _HQ = {t: HashGridQuery[t] for t in (T.float32, T.float16, T.float64)}
 _HV = {T.float32: T.vec3f, T.float16: T.vec3h, T.float64: T.vec3d}
 builtin("hash_grid_query",
@@ -174,7 +175,7 @@ builtin("hash_grid_point_id", ov(U64, I, ret=T.int32, names=("id", "index")),
             "neighbour loops).", **_h)
 
 # --- volume ------------------------------------------------------------------------------------
-_v = dict(header="volume.h", category="geometry")
+_v = dict(header="geometry/volume.h", category="geometry")
 _vn = dict(_v, differentiable=False)
 
 
@@ -252,7 +253,7 @@ builtin("volume_sample_grad", ov(U64, V3, I, V3, ret=T.float32, names=("id", "uv
         cpp="wpnb::volume_sample_grad_f",
         doc="Sample and the index-space gradient (into grad: a vec3 for float volumes, a mat33 for vec3 volumes): "
             "`wp.volume_sample_grad(id, uvw, mode, grad, dtype=wp.vec3)`.", **_vn)
-_vi = dict(header="volume_index.h", category="geometry")
+_vi = dict(header="geometry/volume_index.h", category="geometry")
 builtin("volume_lookup_index", ov(U64, I, I, I, ret=T.int32, names=("id", "i", "j", "k")), differentiable=False,
         doc="The linear index of active voxel (i, j, k) (its row in Volume.get_voxels()), or -1 when it is inactive.",
         **_vi)

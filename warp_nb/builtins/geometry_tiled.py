@@ -9,12 +9,13 @@ from .. import types as T
 from .geometry import U64, V3
 from .registry import Exact, OpaqueType, Tile, builtin, ov
 
-BvhQueryTiled = OpaqueType("BvhQueryTiled", "wpnb::bvh_query_tiled_t", "tile_query.h")
-MeshQueryAABBTiled = OpaqueType("MeshQueryAABBTiled", "wpnb::mesh_query_aabb_tiled_t", "tile_query.h")
+BvhQueryTiled = OpaqueType("BvhQueryTiled", "wpnb::bvh_query_tiled_t", "tiles/tile_query.h")
+MeshQueryAABBTiled = OpaqueType("MeshQueryAABBTiled", "wpnb::mesh_query_aabb_tiled_t", "tiles/tile_query.h")
 
 # one result per lane of the block: one lane here (blocks of several lanes retype it: compiler/lanes.py)
 _STEP = Tile((1,), Exact(T.int32))
-_q = dict(header="tile_query.h", category="tile", differentiable=False)  # kernels only, as the other tile builtins
+# kernels only, as the other tile builtins
+_q = dict(header="tiles/tile_query.h", category="tile", differentiable=False)
 
 _BOX = ("id", "low", "high")
 _NEXT = "Test each index for >= 0 and loop while wp.tile_query_valid(query)."

@@ -84,7 +84,7 @@ def _tinv(t):
     return np.array([*(-_qrot(qi, t[:3])), *qi])
 
 
-_la = dict(header="vec.h", category="vector")
+_la = dict(header="core/vec.h", category="vector")
 builtin("dot", ov(V, V, ret=same("T")), ov(Q, Q, ret=same("T")), python=_py(np.dot), doc="Inner product.", **_la)
 builtin("cross", ov(V3, V3, ret=V3), python=_py(np.cross), doc="Cross product of two 3D vectors.", **_la)
 builtin("length", ov(VF, ret=same("T")), ov(Q, ret=same("T")), python=_py(np.linalg.norm),
@@ -100,7 +100,7 @@ builtin("argmin", ov(V, ret=T.uint32), differentiable=False, python=lambda v: in
 builtin("argmax", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmax(np.asarray(v))),
         doc="Index of the largest component.", **_la)
 
-_m = dict(header="mat.h", category="matrix")
+_m = dict(header="core/mat.h", category="matrix")
 builtin("outer", ov(Vec("r", N), Vec("c", N), ret=Mat("r", "c", N)), python=_py(np.outer),
         doc="Outer product a b^T.", **_m)
 builtin("transpose", ov(Mat("r", "c", N), ret=Mat("c", "r", N)), python=_py(np.transpose), doc="Transpose.", **_m)
@@ -115,17 +115,17 @@ builtin("skew", ov(V3, ret=Mat(3, 3, F)),
         doc="The cross-product matrix of v: skew(v) @ u == cross(v, u).", **_m)
 builtin("ddot", ov(M, M, ret=same("T")), python=_py(lambda a, b: float((a * b).sum())),
         doc="Frobenius inner product of two matrices.", **_m)
-builtin("identity", header="mat.h", category="matrix", special=True, python=lambda n, dtype=T.float32: T.matrix((n, n), dtype)(
+builtin("identity", header="core/mat.h", category="matrix", special=True, python=lambda n, dtype=T.float32: T.matrix((n, n), dtype)(
         *np.eye(n).reshape(-1)), doc="identity(n, dtype): the n x n identity matrix (n and dtype are constants).")
-builtin("matrix_from_rows", header="mat.h", category="matrix", special=True,
+builtin("matrix_from_rows", header="core/mat.h", category="matrix", special=True,
         doc="The matrix whose rows are the given vectors.",
         python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs])))
-builtin("matrix_from_cols", header="mat.h", category="matrix", special=True,
+builtin("matrix_from_cols", header="core/mat.h", category="matrix", special=True,
         doc="The matrix whose columns are the given vectors.",
         python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs]).T))
 
-_q = dict(header="quat.h", category="quaternion")
-builtin("quat_identity", header="quat.h", category="quaternion", special=True, python=lambda dtype=T.float32: T.quaternion(dtype)(
+_q = dict(header="core/quat.h", category="quaternion")
+builtin("quat_identity", header="core/quat.h", category="quaternion", special=True, python=lambda dtype=T.float32: T.quaternion(dtype)(
         0, 0, 0, 1), doc="quat_identity(dtype=float32): the quaternion (0, 0, 0, 1).")
 builtin("quat_from_axis_angle", ov(V3, F, ret=Q, names=("axis", "angle")), python=_py(_axis_angle, "quat"),
         doc="Rotation of `angle` radians about the unit vector `axis` (as in Warp, the axis is not "
@@ -153,8 +153,8 @@ builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")),
         doc="Spherical linear interpolation along the shorter arc, as Warp: a * quat_from_axis_angle(axis, "
             "t * angle) with (axis, angle) = quat_to_axis_angle(quat_inverse(a) * b).", **_q)
 
-_t = dict(header="transform.h", category="transform")
-builtin("transform_identity", header="transform.h", category="transform", special=True,
+_t = dict(header="core/transform.h", category="transform")
+builtin("transform_identity", header="core/transform.h", category="transform", special=True,
         python=lambda dtype=T.float32: T.transformation(dtype)(0, 0, 0, 0, 0, 0, 1),
         doc="transform_identity(dtype=float32): no translation, no rotation.")
 builtin("transform_get_translation", ov(X, ret=V3), python=_py(lambda t: t[:3]), doc="The translation p.", **_t)
@@ -167,7 +167,7 @@ builtin("transform_vector", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), pyt
 builtin("transform_inverse", ov(X, ret=X), python=_py(_tinv, "transform"), doc="The inverse transform.", **_t)
 
 # vec_norms.h: norms and the smooth normalisation (delta defaults to 1)
-_n = dict(header="vec_norms.h", category="vector")
+_n = dict(header="core/vec_norms.h", category="vector")
 
 
 def _huber(v, delta=1.0):

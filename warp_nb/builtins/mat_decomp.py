@@ -7,7 +7,7 @@ from .registry import FLOAT, Mat, Scalar, Vec, builtin, ov
 
 F = Scalar("T", FLOAT)
 M3, V3, M2, V2 = Mat(3, 3, F), Vec(3, F), Mat(2, 2, F), Vec(2, F)
-_d = dict(header="mat_decomp.h", category="matrix")
+_d = dict(header="core/mat_decomp.h", category="matrix")
 
 builtin("svd3", ov(M3, names=("A",), outputs=(M3, V3, M3)), **_d,
         doc="Singular value decomposition A = U diag(sigma) V^T: |sigma| descending, sigma0, sigma1 >= 0, sigma2 "

@@ -7,7 +7,7 @@ from .registry import Exact, Vec, builtin, ov
 
 S, F32, I32, U32 = Exact(T.uint32), Exact(T.float32), Exact(T.int32), Exact(T.uint32)
 V2, V3, V4 = (Vec(n, F32) for n in (2, 3, 4))
-_n = dict(header="noise.h", category="noise")
+_n = dict(header="core/noise.h", category="noise")
 
 builtin("noise", *(ov(S, x, ret=T.float32, names=("state", "x")) for x in (F32, V2, V3, V4)), **_n,
         doc="Gradient noise at x (float32, vec2, vec3 or vec4), roughly in [-1, 1].")

@@ -37,7 +37,7 @@ def _explain_tiles(op: str):
 
 
 # the headers of vector, matrix, quaternion and transform overloads come in with their types
-_elementwise = dict(header="scalar.h", category="operators")
+_elementwise = dict(header="core/scalar.h", category="operators")
 
 builtin("add", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)),
         ov(MN, MN, ret=Mat("r", "c", N)), ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()), *_tile_ops,
@@ -66,20 +66,21 @@ builtin("div",
         ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()), *_tile_ops, explain=_explain_tiles("/"),
         doc="a / b (tiles: elementwise; a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
-builtin("div_approx", ov(F, F, ret=same("T"), names=("x", "y")), cpp="wpnb::div", header="scalar.h", category="math",
+builtin("div_approx", ov(F, F, ret=same("T"), names=("x", "y")), cpp="wpnb::div", header="core/scalar.h",
+        category="math",
         doc="x / y, where Warp allows a faster, less exact division on the GPU; warp_nb divides exactly on both "
             "targets (so its gradient is the division's).")
-builtin("floordiv", ov(N, N, ret=same("T")), header="scalar.h", category="operators",
+builtin("floordiv", ov(N, N, ret=same("T")), header="core/scalar.h", category="operators",
         doc="a // b, rounded toward minus infinity (Python semantics). Integer division by zero gives 0.")
-builtin("mod", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), header="scalar.h", category="operators",
+builtin("mod", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), header="core/scalar.h", category="operators",
         doc="a % b with the sign of a (C fmod / % semantics, as in Warp; componentwise for vectors). Integer "
             "modulo by zero gives 0. The float gradient is 1 for a and 0 for b (Warp's choice).")
-builtin("pow", ov(F, F, ret=same("T"), names=("x", "y")), header="scalar.h", category="math",
+builtin("pow", ov(F, F, ret=same("T"), names=("x", "y")), header="core/scalar.h", category="math",
         doc="x ** y. The gradient with respect to x at x == 0 with y < 1, and with respect to y for x <= 0, "
             "is chosen 0.")
 builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
-        cpp="wpnb::mul", header="scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
+        cpp="wpnb::mul", header="core/scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
 builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), ret=Quat()), ov(Transform(), ret=Transform()), ov(TN, ret=TN), doc="-x.", **_elementwise)
 builtin("pos", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
@@ -87,26 +88,27 @@ builtin("pos", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r
 
 _any = AnyType("A")
 for _name, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">=")):
-    builtin(_name, ov(N, N, ret=T.bool), header="scalar.h", category="comparison", differentiable=False,
+    builtin(_name, ov(N, N, ret=T.bool), header="core/scalar.h", category="comparison", differentiable=False,
             doc=f"a {_sym} b for scalars.")
 builtin("eq", ov(Scalar("T", ANY_SCALAR), Scalar("T", ANY_SCALAR), ret=T.bool), ov(_any, _any, ret=T.bool),
-        header="scalar.h", category="comparison", differentiable=False, doc="a == b (composites: every component).")
+        header="core/scalar.h", category="comparison", differentiable=False,
+        doc="a == b (composites: every component).")
 builtin("ne", ov(Scalar("T", ANY_SCALAR), Scalar("T", ANY_SCALAR), ret=T.bool), ov(_any, _any, ret=T.bool),
-        header="scalar.h", category="comparison", differentiable=False, doc="a != b (composites: any component).")
+        header="core/scalar.h", category="comparison", differentiable=False, doc="a != b (composites: any component).")
 
 IB = Scalar("T", INT + BOOLEAN)
 VI, MI = Vec("n", I), Mat("r", "c", I)  # integer vectors and matrices: bitwise ops componentwise
 _vi = (ov(VI, VI, ret=Vec("n", I)), ov(MI, MI, ret=Mat("r", "c", I)))
 for _name, _sym in (("bit_and", "&"), ("bit_or", "|"), ("bit_xor", "^")):
-    builtin(_name, ov(IB, IB, ret=same("T")), *_vi, header="scalar.h", category="operators", differentiable=False,
+    builtin(_name, ov(IB, IB, ret=same("T")), *_vi, header="core/scalar.h", category="operators", differentiable=False,
             doc=f"a {_sym} b for integers and bools; componentwise for integer vectors and matrices.")
-builtin("lshift", ov(I, I, ret=same("T")), *_vi, header="scalar.h", category="operators", differentiable=False,
+builtin("lshift", ov(I, I, ret=same("T")), *_vi, header="core/scalar.h", category="operators", differentiable=False,
         doc="a << b (shifting by a negative count or the bit width or more gives 0); componentwise for vectors "
             "and matrices.")
-builtin("rshift", ov(I, I, ret=same("T")), *_vi, header="scalar.h", category="operators", differentiable=False,
+builtin("rshift", ov(I, I, ret=same("T")), *_vi, header="core/scalar.h", category="operators", differentiable=False,
         doc="a >> b (arithmetic for signed types); componentwise for vectors and matrices.")
-builtin("invert", ov(I, ret=same("T")), ov(VI, ret=Vec("n", I)), ov(MI, ret=Mat("r", "c", I)), header="scalar.h",
+builtin("invert", ov(I, ret=same("T")), ov(VI, ret=Vec("n", I)), ov(MI, ret=Mat("r", "c", I)), header="core/scalar.h",
         category="operators", differentiable=False, doc="~a; componentwise for vectors and matrices.")
-builtin("logical_not", ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="scalar.h", category="operators",
+builtin("logical_not", ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="core/scalar.h", category="operators",
         differentiable=False, doc="not x: True when x is zero or False.")
 

@@ -7,7 +7,7 @@ from .registry import FLOAT, Scalar, Vec, builtin, ov
 
 F = Scalar("T", FLOAT)
 V3 = Vec(3, F)
-_p = dict(header="closest_point.h", category="primitives")
+_p = dict(header="geometry/closest_point.h", category="primitives")
 
 builtin("closest_point_edge_edge", ov(V3, V3, V3, V3, F, ret=V3, names=("p1", "q1", "p2", "q2", "epsilon")),
         doc="Closest points of segments p1-q1 and p2-q2: vec3(s, t, d), the points being p1 + s (q1 - p1) and "

@@ -9,7 +9,7 @@ from .registry import FLOAT, Exact, Quat, Scalar, Vec, builtin, ov, same
 
 F = Scalar("T", FLOAT)
 V3, Q, I = Vec(3, F), Quat(F), Exact(T.int32)
-_e = dict(header="quat_euler.h", category="quaternion")
+_e = dict(header="core/quat_euler.h", category="quaternion")
 
 
 def _from_euler(e, i, j, k):

@@ -7,7 +7,7 @@ from .registry import Exact, Scalar, INT, builtin, ov
 I = Scalar("I", INT)  # noqa: E741
 S = Exact(T.uint32)
 F32 = Exact(T.float32)
-_r = dict(header="random.h", category="random", differentiable=False)
+_r = dict(header="core/random.h", category="random", differentiable=False)
 
 builtin("rand_init", ov(Exact(T.int32), ret=T.uint32, names=("seed",)),
         ov(Exact(T.int32), Exact(T.int32), ret=T.uint32, names=("seed", "offset")),
@@ -22,7 +22,7 @@ builtin("randf", ov(S, ret=T.float32, names=("state",)), ov(S, F32, F32, ret=T.f
 builtin("randn", ov(S, ret=T.float32, names=("state",)), inout=(0,),
         doc="A standard normal float32; advances state.", **_r)
 
-_s = dict(header="random_sample.h", category="random", differentiable=False, inout=(0,))
+_s = dict(header="core/random_sample.h", category="random", differentiable=False, inout=(0,))
 for _name, _ret, _doc in (
         ("sample_unit_sphere_surface", T.vec3, "A uniform point on the unit sphere."),
         ("sample_unit_sphere", T.vec3, "A uniform point in the unit ball."),

@@ -27,7 +27,7 @@ def _py(fn_scalar, fn_array=None):
 
 
 def _float_fn(name, doc, fn):
-    builtin(name, ov(F, ret=same("T"), names=("x",)), header="scalar.h", category="math", doc=doc, python=_py(fn))
+    builtin(name, ov(F, ret=same("T"), names=("x",)), header="core/scalar.h", category="math", doc=doc, python=_py(fn))
 
 
 _float_fn("sqrt", "Square root. Gradient at 0 chosen 0 (the true derivative is infinite).", math.sqrt)
@@ -55,22 +55,23 @@ _float_fn("round", "x rounded to the nearest integer, halfway cases away from ze
           lambda x: float(math.floor(abs(x) + 0.5)) * (1.0 if x >= 0 else -1.0))
 _float_fn("rint", "x rounded to the nearest integer, halfway cases to even. Gradient 0.", lambda x: float(round(x)))
 _float_fn("frac", "x - trunc(x) (keeps the sign of x). Gradient 1.", lambda x: x - math.trunc(x))
-builtin("step", ov(N, ret=same("T")), header="scalar.h", category="math",
+builtin("step", ov(N, ret=same("T")), header="core/scalar.h", category="math",
         python=_py(lambda x: type(x)(1 if x < 0 else 0)), doc="1 if x < 0 else 0 (Warp's definition). Gradient 0.")
-builtin("nonzero", ov(N, ret=same("T")), header="scalar.h", category="math",
+builtin("nonzero", ov(N, ret=same("T")), header="core/scalar.h", category="math",
         python=_py(lambda x: type(x)(x != 0)), doc="1 if x != 0 else 0. Gradient 0.")
-builtin("atan2", ov(F, F, ret=same("T"), names=("y", "x")), header="scalar.h", category="math", python=_py(math.atan2),
+builtin("atan2", ov(F, F, ret=same("T"), names=("y", "x")), header="core/scalar.h", category="math",
+        python=_py(math.atan2),
         doc="Angle of the point (x, y) in [-pi, pi]. Gradient at (0, 0) chosen 0.")
-builtin("smoothstep", ov(F, F, F, ret=same("T"), names=("a", "b", "x")), header="scalar.h", category="math",
+builtin("smoothstep", ov(F, F, F, ret=same("T"), names=("a", "b", "x")), header="core/scalar.h", category="math",
         doc="Hermite interpolation: 0 below a, 1 above b, u^2 (3 - 2u) with u = (x - a) / (b - a) between.",
         python=_py(lambda a, b, x: (0.0 if x < a else 1.0) if a == b else
                    (lambda u: u * u * (3 - 2 * u))(min(max((x - a) / (b - a), 0.0), 1.0))))
 
 _vF = Vec("n", F)
 _vN = Vec("n", N)
-builtin("abs", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h", category="math", python=_py(abs),
+builtin("abs", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="core/scalar.h", category="math", python=_py(abs),
         doc="|x| (componentwise for vectors). The gradient at 0 is +1, as in Warp.")
-builtin("sign", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="scalar.h", category="math",
+builtin("sign", ov(N, ret=same("T")), ov(_vN, ret=Vec("n", N)), header="core/scalar.h", category="math",
         python=_py(lambda x: type(x)(-1 if x < 0 else 1)), doc="-1 if x < 0 else 1 (so sign(0) = 1). Gradient 0.")
 
 
@@ -84,31 +85,31 @@ def _fmax(a, b):
 
 
 builtin("min", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
-        header="scalar.h", category="math",
+        header="core/scalar.h", category="math",
         python=_py(_fmin, lambda *a: np.fmin.reduce(a[0]) if len(a) == 1 else np.fmin(*a)),
         doc="The smaller of a and b (componentwise for vectors), or the smallest component of one vector. "
             "Floats follow C's fmin: a NaN operand is ignored (NaN only when both are). "
             "On a tie the gradient goes to b.")
 builtin("max", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
-        header="scalar.h", category="math",
+        header="core/scalar.h", category="math",
         python=_py(_fmax, lambda *a: np.fmax.reduce(a[0]) if len(a) == 1 else np.fmax(*a)),
         doc="The larger of a and b (componentwise for vectors), or the largest component of one vector. "
             "Floats follow C's fmax: a NaN operand is ignored (NaN only when both are). "
             "On a tie the gradient goes to b.")
-builtin("clamp", ov(N, N, N, ret=same("T"), names=("x", "low", "high")), header="scalar.h", category="math",
+builtin("clamp", ov(N, N, N, ret=same("T"), names=("x", "low", "high")), header="core/scalar.h", category="math",
         python=_py(lambda x, lo, hi: _fmin(_fmax(lo, x), hi)),
         doc="min(max(low, x), high) with fmin/fmax, as Warp 1.19: a NaN x gives min(low, high), and low > high "
             "gives high. At x == low or x == high the gradient goes to x; otherwise to the operand returned.")
 builtin("lerp", ov(F, F, F, ret=same("T"), names=("a", "b", "t")), ov(_vF, _vF, F, ret=Vec("n", F)),
         ov(Mat("r", "c", F), Mat("r", "c", F), F, ret=Mat("r", "c", F)),
         ov(Quat(), Quat(), F, ret=Quat()), ov(Transform(), Transform(), F, ret=Transform()),
-        header="scalar.h", category="math",
+        header="core/scalar.h", category="math",
         python=_py(lambda a, b, t: a * (1 - t) + b * t, lambda a, b, t: a * (1 - t) + b * t),
         doc="Linear interpolation a * (1 - t) + b * t.")
 _S_ANY = Scalar("T", ANY_SCALAR)
 for _name, _fn, _fold in (("isnan", math.isnan, any), ("isinf", math.isinf, any), ("isfinite", math.isfinite, all)):
     builtin(_name, ov(_S_ANY, ret=T.bool), ov(Vec("n", _S_ANY), ret=T.bool), ov(Mat("r", "c", _S_ANY), ret=T.bool),
-            ov(Quat(), ret=T.bool), header="scalar.h", category="math", differentiable=False,
+            ov(Quat(), ret=T.bool), header="core/scalar.h", category="math", differentiable=False,
             python=(lambda fn, fold: lambda x: fold(fn(float(v)) for v in np.ravel(np.asarray(x)))
                     if isinstance(x, Composite) else fn(getattr(x, "value", x)))(_fn, _fold),
             doc=f"Whether x is {_name[2:]} (always False/True for integers); for a vector, matrix or quaternion, "
@@ -130,7 +131,7 @@ def _erfinv(y):
     return x
 
 
-_sm = dict(header="special_math.h", category="math")
+_sm = dict(header="core/special_math.h", category="math")
 builtin("erfc", ov(F, ret=same("T"), names=("x",)), python=_py(math.erfc), doc="1 - erf(x), accurate for large x.",
         **_sm)
 builtin("erfinv", ov(F, ret=same("T"), names=("x",)), python=_py(_erfinv),

@@ -8,7 +8,7 @@ from .registry import FLOAT, Mat, Quat, Scalar, Transform, Vec, builtin, ov, sam
 
 F = Scalar("T", FLOAT)
 V6, V3, M3, M4, M6 = Vec(6, F), Vec(3, F), Mat(3, 3, F), Mat(4, 4, F), Mat(6, 6, F)
-_s = dict(header="spatial.h", category="spatial")
+_s = dict(header="core/spatial.h", category="spatial")
 
 
 def _scross(a, b):

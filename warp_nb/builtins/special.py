@@ -4,7 +4,7 @@ builtin, for documentation, stubs and `wp.<name>`."""
 
 from .registry import builtin
 
-_s = dict(header="prelude.h", category="special", special=True)
+_s = dict(header="core/prelude.h", category="special", special=True)
 builtin("tid", doc="The index of this thread: an int for 1-D launches; unpack `i, j = wp.tid()` for 2-D, up to 4-D.",
         differentiable=False, **_s)
 builtin("printf", doc='printf-style output from a kernel: wp.printf("%d %f\\n", i, x).', side_effects=True,

@@ -11,9 +11,9 @@ N = Scalar("T", NUMERIC)
 D = AnyType("D")
 IDX = Scalar("I", INT)
 # the adjoint of each differentiable one is beside it in tile.h / tile_ops.h
-_t = dict(header="tile.h", category="tile")
+_t = dict(header="tiles/tile.h", category="tile")
 _special = dict(_t, special=True)
-_ops = dict(_t, header="tile_ops.h")
+_ops = dict(_t, header="tiles/tile_ops.h")
 _ops_special = dict(_ops, special=True)
 
 
@@ -70,14 +70,15 @@ builtin("tile_from_thread", doc="wp.tile_from_thread(shape, value, thread_idx=0,
                                 "its own value).", cpp="wpnb::tile_full", **_special)
 add(RebindingBuiltin("tile_scatter_add", (), doc="wp.tile_scatter_add(t, i..., value, has_value, atomic=True): t (a "
                                                  "tile variable) rebound with value added to t[i...] when has_value.",
-                     cpp="wpnb::tile_scatter_add", **dict(_special, header="tile_nd.h")))
+                     cpp="wpnb::tile_scatter_add", **dict(_special, header="tiles/tile_nd.h")))
 add(RebindingBuiltin("tile_scatter_masked", (), doc="wp.tile_scatter_masked(t, i..., value, has_value): t (a tile "
                                                     "variable) rebound with t[i...] set to value when has_value (each "
                                                     "lane of a block its own element).",
-                     cpp="wpnb::tile_scatter_set", **dict(_special, header="tile_nd.h")))
+                     cpp="wpnb::tile_scatter_set", **dict(_special, header="tiles/tile_nd.h")))
 for _name, _what in (("tile_randi", "int32 draws (randi)"), ("tile_randf", "float32 draws in [0, 1) (randf)")):
     builtin(_name, doc=f"wp.{_name}(shape, rng, min=None, max=None): a tile of {_what}, in [min, max) when given, "
-                       "from a copy of the stream rng.", differentiable=False, **dict(_special, header="tile_random.h"))
+                       "from a copy of the stream rng.", differentiable=False,
+            **dict(_special, header="tiles/tile_random.h"))
 builtin("tile_store", doc="wp.tile_store(a, t, offset=0): write tile t into a at offset; elements that fall outside "
                           "the array are not written.", side_effects=True, **_special)
 builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k] += t[k] atomically, inside the "
@@ -170,7 +171,7 @@ builtin("tile_mma", ov(_A, _B, ret=_C, names=("a", "b")),
         export=False, doc="What wp.tile_matmul computes: a @ b, or alpha * a @ b + beta * out.", **_ops)
 
 # --- linear algebra (tile_linalg.h) ----------------------------------------------------------------
-_la = dict(_t, header="tile_linalg.h")
+_la = dict(_t, header="tiles/tile_linalg.h")
 _SQ = Tile(("n", "n"), _F)
 _RHS = (Tile(("n",), _F), Tile(("n", "m"), _F))
 for _name, _what in (("tile_lower_solve", "L x = b for a lower-triangular L"),
@@ -198,7 +199,7 @@ builtin("tile_diag_add", ov(Tile(("n", "n"), N), Tile(("n",), N), ret=Tile(("n",
         doc="wp.tile_diag_add(a, d): the square tile a with the 1-D tile d added to its diagonal.", **_la)
 
 # --- stacks (tile_stack.h) -----------------------------------------------------------------------
-_st = dict(_t, header="tile_stack.h", differentiable=False, special=True)
+_st = dict(_t, header="tiles/tile_stack.h", differentiable=False, special=True)
 builtin("tile_stack", doc="wp.tile_stack(capacity, dtype): an empty stack of up to `capacity` values; outside "
                           "kernels, the stack type for annotations.", cpp="wpnb::tile_stack_t",
         python=lambda capacity, dtype: stack_type(capacity, dtype), **_st)

@@ -320,7 +320,7 @@ class Function:
     is_kernel: bool
     loc: Loc
     tid_count: int = 0  # how many indices wp.tid() is unpacked into (0: not used)
-    block_dim: int = 1  # the lanes per block a kernel was typed for (native/block.h)
+    block_dim: int = 1  # the lanes per block a kernel was typed for (native/tiles/block.h)
     uses_blocks: bool = False  # its code depends on the lanes of its blocks (tiles, wp.block_dim())
     funcs: list = field(default_factory=list)  # FuncInstances called (direct)
     structs: list = field(default_factory=list)  # struct types used (direct)

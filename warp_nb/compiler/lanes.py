@@ -1,4 +1,4 @@
-"""What typing does differently in a kernel typed for blocks of several lanes (native/block.h):
+"""What typing does differently in a kernel typed for blocks of several lanes (native/tiles/block.h):
 the steps of tiled geometry queries give each lane its own result. (The tile forms themselves
 choose their lanes' variants where they are typed: typecheck_tile*.py.)"""
 
@@ -25,7 +25,7 @@ def for_lanes(context, name: str, resolved):
 
 
 def lanes_query_step(resolved, lanes: int, name: str):
-    """A query step typed for a block of `lanes` lanes: a tile of `lanes` results (native/tile_query.h)."""
+    """A query step typed for a block of `lanes` lanes: a tile of `lanes` results (native/tiles/tile_query.h)."""
     result = TileType(T.int32, (lanes,))
     native = "wpnb::tile_mesh_query_aabb_next" if "mesh" in name else "wpnb::tile_bvh_query_next"
     overload = dataclasses.replace(resolved.overload, result=result, template=f"{native}_lanes<{lanes}>")

@@ -45,7 +45,7 @@ class CompileOptions:
     mode: str = "release"  # "checked": optimised with bounds checks; "debug": checks, asserts, -O0 -g
     backward: bool = False  # also emit the adjoint
     cxx_flags: str = ""  # extra C++ compiler flags (CPU)
-    block_dim: int = 1  # lanes per block of a tile kernel (native/block.h); 1 for every other kernel
+    block_dim: int = 1  # lanes per block of a tile kernel (native/tiles/block.h); 1 for every other kernel
 
 
 @dataclass(frozen=True)

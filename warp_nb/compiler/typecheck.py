@@ -39,7 +39,7 @@ class Context:
     def __init__(self, mode: str, backward: bool = False, backward_enabled: bool = False, block_dim: int = 1):
         self.mode = mode
         #: lanes per block the kernel is typed for (1: a block is one lane, as on Warp's CPU;
-        #: more: CUDA, or wp.config.enable_cpu_blocks; native/block.h, native/tile_block.h)
+        #: more: CUDA, or wp.config.enable_cpu_blocks; native/tiles/block.h, native/tiles/tile_block.h)
         self.block_dim = block_dim
         self.uses_blocks = False  # the kernel has tiles or asks wp.block_dim(): its code depends on block_dim
         self.backward = backward  # also type custom gradients and replays (@wp.func_grad, @wp.func_replay)

@@ -1,6 +1,6 @@
 """The tile builtins whose arguments are shapes, dtypes or functions (tile_zeros(shape, dtype),
 tile_load(a, shape, offset), tile_map(f, t) ...), for `typecheck`: each is typed here into a call
-of a native template (native/tile.h) whose shape parameters come from the constants. Shapes and
+of a native template (native/tiles/tile.h) whose shape parameters come from the constants. Shapes and
 element types are checked here, so a mismatch is reported at the user's line before any C++ is
 written. A mixin of FunctionTyper; the tile builtins with plain signatures are in builtins/tiles.py."""
 

@@ -1,7 +1,7 @@
 """Tile builtins that make tiles from a random stream or scatter them atomically through indices
 (wp.tile_randi / tile_randf, wp.tile_atomic_add_indexed), or from
 one thread's values (wp.tile_from_thread, wp.tile_scatter_add), for `typecheck`. A mixin of
-FunctionTyper over TileForms; the C++ is in native/tile_random.h and native/tile.h."""
+FunctionTyper over TileForms; the C++ is in native/tiles/tile_random.h and native/tiles/tile.h."""
 
 from __future__ import annotations
 

@@ -307,7 +307,7 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
                                         f"stack's dtype {T.type_name(dtype)}", node)
         v = self.materialize(v, dtype, node)
         has = self.condition(a["has_value"]) if "has_value" in a else self.materialize(Lit(True, "bool"), T.bool, node)
-        lanes = self.context.block_dim  # several lanes: every lane pushes its value (native/tile_block.h)
+        lanes = self.context.block_dim  # several lanes: every lane pushes its value (native/tiles/tile_block.h)
         each = f"_lanes<{lanes}>" if lanes > 1 else ""
         slot = self.tile_call("tile_stack_push", f"wpnb::tile_stack_push_slot{each}", T.int32, node, (s, has))
         self.rebind(a["s"], self.tile_call("tile_stack_push", f"wpnb::tile_stack_pushed{each}", s.type, node,
@@ -470,7 +470,7 @@ class TileOpForms(TileParts, TileExtras, TileStructs):
         return None
 
 
-#: the updates of one tile element that lanes can make together (native/tile_block.h lane_op_*)
+#: the updates of one tile element that lanes can make together (native/tiles/tile_block.h lane_op_*)
 _LANE_OPS = ("add", "sub", "mul", "div", "bit_and", "bit_or", "bit_xor", "min", "max")
 
 

@@ -60,7 +60,7 @@ class TileParts(TileForms, TileReferences):
     # --- N-D selections ----------------------------------------------------------------------
     def padded_axes(self, axes: list, node) -> list:
         """A selection's (start, count, step) per axis with whole-axis entries in front: four axes,
-        as native/tile_nd.h walks every tile."""
+        as native/tiles/tile_nd.h walks every tile."""
         zero = self.materialize(Lit(0, "int"), T.int32, node)
         axes = [(self.convert(s, T.int32, node, "a tile index"), n, st) for s, n, st in axes]
         return [(zero, 1, 0)] * (4 - len(axes)) + axes

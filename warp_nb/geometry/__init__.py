@@ -2,7 +2,7 @@
 (wp.Bvh), hash grids for point clouds (wp.HashGrid), sparse volumes (wp.Volume) and marching
 cubes (wp.geometry.IsoSurfaceMarchingCubes); USD (`warp_nb.geometry.usd`, needs usd-core) and pyvista
 (`warp_nb.geometry.pyvista_bridge`) bridges. Kernel-side queries are the builtins declared in
-warp_nb/builtins/geometry.py over native/{bvh,mesh,hash_grid,volume}.h."""
+warp_nb/builtins/geometry.py over native/geometry/{bvh,mesh,hash_grid,volume}.h."""
 
 from .bvh import Bvh  # noqa: F401
 from .mesh import Mesh  # noqa: F401

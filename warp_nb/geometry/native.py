@@ -1,6 +1,6 @@
 """The geometry builders (native/runtime/geometry.cpp), built once per machine into the kernel
 cache like the CPU runtime and loaded with ctypes, and the ctypes mirrors of the descriptors
-that kernels receive through an object's `id` (bvh.h, mesh.h, hash_grid.h, volume.h)."""
+that kernels receive through an object's `id` (native/geometry/: bvh.h, mesh.h, hash_grid.h, volume.h)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime.devices import cpu_thread_count
 from ..toolchain import cache, cxx
-from ..toolchain.headers import native_dir
+from ..toolchain.headers import headers_digest, native_dir
 
 _P = ctypes.c_void_p
 _I32 = ctypes.c_int32
@@ -67,11 +67,10 @@ def library():
     native = native_dir()
     source_path = native / "runtime" / "geometry.cpp"
     source = source_path.read_text()
-    headers = "".join((native / h).read_text() for h in ("prelude.h", "scalar.h", "vec.h", "bvh.h", "mesh.h",
-                                                          "hash_grid.h", "volume.h"))
     # exceptions on: the builders catch a failed allocation and return 0 instead of aborting
     flags = "-O3 -pthread -fexceptions"
-    key = cache.make_key(source, headers, cxx.identity_key(), flags, cache.VERSION)
+    # every header (geometry.cpp includes the geometry family, and through it core/ and the prelude's target part)
+    key = cache.make_key(source, headers_digest(), cxx.identity_key(), flags, cache.VERSION)
 
     def compile_geometry(out: Path) -> None:
         cxx.compile_library(source, out, native, "release", "-pthread -fexceptions", libraries=("-pthread",))

@@ -10,7 +10,7 @@ from ..errors import source_label
 
 
 class DebugState(ctypes.Structure):
-    """Mirror of wpnb::debug_state_t (native/array.h)."""
+    """Mirror of wpnb::debug_state_t (native/arrays/array.h)."""
 
     _fields_ = [("failed", ctypes.c_int32), ("loc", ctypes.c_int32), ("axis", ctypes.c_int32),
                 ("pad", ctypes.c_int32), ("index", ctypes.c_int64 * 4), ("shape", ctypes.c_int64 * 4)]

@@ -258,7 +258,7 @@ def bfloat16_bits_to_float(bits: int) -> builtins.float:
 
 def floats_to_bfloat16_bits(values) -> np.ndarray:
     """Any array of numbers -> bfloat16 bits (uint16) of the same shape: through float32, rounded to
-    nearest even, as native/prelude.h does. A nan keeps a quiet nan's bits even when its payload
+    nearest even, as native/core/prelude.h does. A nan keeps a quiet nan's bits even when its payload
     lies only in the dropped low bits (0x7f800001 would truncate to inf)."""
     bits = np.ascontiguousarray(np.asarray(values, dtype=np.float32)).view(np.uint32)
     rounded = ((bits.astype(np.uint64) + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)

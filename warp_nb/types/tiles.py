@@ -45,7 +45,7 @@ class TileType:
 
     @property
     def padded_shape(self) -> tuple:
-        """The shape with 1s in front, four extents (how native/tile.h walks 3-D and 4-D tiles)."""
+        """The shape with 1s in front, four extents (how native/tiles/tile.h walks 3-D and 4-D tiles)."""
         return (1,) * (4 - len(self.shape)) + tuple(self.shape)
 
     def is_generic(self) -> bool:

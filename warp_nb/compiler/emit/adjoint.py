@@ -23,7 +23,7 @@ class _AdjointWriter(FunctionWriter):
         super().__init__(adj.primal, unit)
         self.adjfn = adj
         self.reference_adjoints = reference_adjoints  # adjoint Vars that are function parameters
-        unit.headers.add("adjoint.h")
+        unit.headers.add("arrays/adjoint.h")
 
     # --- functions ----------------------------------------------------------------------
     def adjoint_function(self) -> str:
@@ -166,7 +166,7 @@ class _AdjointWriter(FunctionWriter):
             args.append(f"{cpp_type(s.args[-1].type)}{{}}")
         if self.unit.block_dim > 1 and b.name in _LANE_SUMMED_ADJOINTS and s.adj_args:
             # an element read with this lane's indices: each lane's part of the tile's adjoint differs,
-            # and the tile's adjoint is the block's sum of them (native/tile_block.h)
+            # and the tile's adjoint is the block's sum of them (native/tiles/tile_block.h)
             tile_adj = s.adj_args[0].name
             args[len(s.args)] = "wpnb_part"
             self.line(depth, f"{{ {cpp_type(s.adj_args[0].type)} wpnb_part{{}}; {adj_symbol}({', '.join(args)}); "
@@ -178,7 +178,7 @@ class _AdjointWriter(FunctionWriter):
             return
         if self.unit.block_dim > 1 and b.name in _LANE_ZERO_ADJOINTS:
             # a block of several lanes: the gradient moves between the tile and the array once, on
-            # lane 0, and every lane then holds lane 0's adjoints (native/block.h)
+            # lane 0, and every lane then holds lane 0's adjoints (native/tiles/block.h)
             shared = "".join(f" {a.name} = wpnb::block_broadcast({a.name}, wpnb::block_leader());" for a in s.adj_args)
             self.line(depth, f"{{ wpnb::block_lead([&]() {{ {adj_symbol}({', '.join(args)}); }});{shared} }}")
             return

@@ -62,12 +62,12 @@ class FunctionWriter:
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
         self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
         if fn.uses_blocks:
-            self.unit.headers.add("block.h")  # (its CUDA entry points say how many lanes a block has)
+            self.unit.headers.add("tiles/block.h")  # (its CUDA entry points say how many lanes a block has)
         lanes = fn.block_dim  # blocks of several lanes: no privatised reductions, the block entry points
         self.reductions = {} if self.debug or lanes > 1 else find_reductions(fn, {})
         accumulators = list({id(a): a for a in self.reductions.values()}.values())
         if accumulators:
-            self.unit.headers.add("atomic.h")
+            self.unit.headers.add("arrays/atomic.h")
         accs = "".join(f", {a.cpp_type}& {a.name}" for a in accumulators)
         self.lines.append("template <bool WPNB_C>")
         self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
@@ -88,8 +88,8 @@ class FunctionWriter:
             self.lines.append(f"{pad}{cpp_type(new.dtype)} {dst.name}_buf[{int(np.prod(new.fixed))}];")
 
     def slice_view(self, v: ir.SliceView) -> str:
-        """wpnb::array_slice<M>(a, axis...) (native/array_slice.h); a missing bound is flagged, not 0."""
-        self.unit.headers.add("array_slice.h")
+        """wpnb::array_slice<M>(a, axis...) (native/arrays/array_slice.h); a missing bound is flagged, not 0."""
+        self.unit.headers.add("arrays/array_slice.h")
         axes = []
         for a in v.axes:
             if not isinstance(a, ir.AxisSlice):
@@ -229,7 +229,7 @@ class FunctionWriter:
 
     def grad_call(self, dst: ir.Var, v: ir.GradCall, depth: int, loc) -> None:
         """wp.grad(f)(args): f's adjoint called with zeroed argument adjoints and adj_ret = 1."""
-        self.unit.headers.add("adjoint.h")
+        self.unit.headers.add("arrays/adjoint.h")
         args = [a.name for a in v.args]
         grads = [f"wpnb_grad{k}" for k in range(len(v.args))]
         builtin = v.resolved is not None  # else a user function instance
@@ -314,7 +314,7 @@ class FunctionWriter:
         text = self.call_text(v, loc)
         if self.unit.block_dim > 1 and v.builtin.name in _LANE_ZERO_EFFECTS:
             # a block of several lanes holds one tile: its store or atomic happens once, on lane 0,
-            # and its result (an atomic's previous values) is handed to every lane (native/block.h)
+            # and its result (an atomic's previous values) is handed to every lane (native/tiles/block.h)
             return f"wpnb::block_lead([&]() {{ return {text}; }})"
         if self.unit.block_dim > 1 and v.builtin.name in LANE_ZERO_COMPUTE:
             return f"wpnb::block_once([&]() {{ return {text}; }})"  # computed once per CPU block
@@ -433,8 +433,8 @@ class FunctionWriter:
 
     def print_tiles(self, s: ir.Print) -> str:
         """print() of items among which are tiles of scalars: each item printed on its own, a tile as
-        Warp shows it (`[1 2 3] = tile(shape=(3), storage=register)`, native/tile.h print_tile)."""
-        self.unit.headers.add("tile.h")
+        Warp shows it (`[1 2 3] = tile(shape=(3), storage=register)`, native/tiles/tile.h print_tile)."""
+        self.unit.headers.add("tiles/tile.h")
         calls = []
         for k, item in enumerate(s.args):
             end = "\\n" if k == len(s.args) - 1 else " "
@@ -511,7 +511,7 @@ def _format_value(expr: str, t):
     return "<type without print implementation>", []
 
 
-#: tile element reads that checked code bounds-checks (native/tile_ops.h, *_checked)
+#: tile element reads that checked code bounds-checks (native/tiles/tile_ops.h, *_checked)
 _CHECKED_TILE_READS = frozenset({"tile_extract", "tile_element"})
 
 #: costly pure tile builtins: in a CPU block of several lanes, lane 0 computes them (block.h block_once)

@@ -22,19 +22,30 @@ _SCALAR_CPP = {
     T.int32: "wpnb::int32", T.uint32: "wpnb::uint32", T.int64: "wpnb::int64", T.uint64: "wpnb::uint64",
     T.float16: "wpnb::half", T.float32: "wpnb::float32", T.float64: "wpnb::float64", T.bfloat16: "wpnb::bfloat16",
 }
-_KIND_HEADER = {"vector": "vec.h", "matrix": "mat.h", "quaternion": "quat.h", "transformation": "transform.h"}
-HEADER_ORDER = ["prelude.h", "scalar.h", "vec.h", "mat.h", "quat.h", "transform.h", "array.h", "atomic.h",
-                 "select.h", "random.h", "random_sample.h", "noise.h", "adjoint.h", "tile.h", "tile_nd.h", "tile_ops.h", "tile_linalg.h", "tile_stack.h", "tile_random.h",
-                 "block.h", "tile_block.h", "block_cpu.h"]
-HEADER_DEPS = {"mat.h": ["vec.h"], "quat.h": ["vec.h", "mat.h"], "transform.h": ["vec.h", "mat.h", "quat.h"],
-                "atomic.h": ["array.h"], "tile.h": ["array.h", "atomic.h", "adjoint.h", "block.h"],
-                "tile_block.h": ["array.h", "atomic.h", "adjoint.h", "tile.h", "tile_nd.h", "tile_stack.h", "block.h"],
-                "block_cpu.h": ["block.h"],
-                "tile_ops.h": ["array.h", "atomic.h", "adjoint.h", "tile.h", "tile_nd.h"],
-                "tile_nd.h": ["array.h", "atomic.h", "adjoint.h", "tile.h"],
-                "tile_random.h": ["random.h", "array.h", "atomic.h", "adjoint.h", "tile.h"],
-                "tile_linalg.h": ["vec.h", "array.h", "atomic.h", "adjoint.h", "tile.h", "tile_ops.h"], "adjoint.h": ["array.h", "atomic.h"], "random_sample.h": ["vec.h", "random.h"], "noise.h": ["vec.h"], "closest_point.h": ["vec.h"], "array_slice.h": ["array.h"],
-               "expect.h": ["vec.h"], "indexed_array.h": ["array.h", "atomic.h", "adjoint.h"]}
+_KIND_HEADER = {"vector": "core/vec.h", "matrix": "core/mat.h", "quaternion": "core/quat.h",
+                "transformation": "core/transform.h"}
+#: a header is named by its path below native/, the include root (toolchain/headers.py)
+HEADER_ORDER = ["core/prelude.h", "core/scalar.h", "core/vec.h", "core/mat.h", "core/quat.h", "core/transform.h",
+                "arrays/array.h", "arrays/atomic.h", "core/select.h", "core/random.h", "core/random_sample.h",
+                "core/noise.h", "arrays/adjoint.h", "tiles/tile.h", "tiles/tile_nd.h", "tiles/tile_ops.h",
+                "tiles/tile_linalg.h", "tiles/tile_stack.h", "tiles/tile_random.h", "tiles/block.h", "tiles/tile_block.h",
+                "tiles/block_cpu.h"]
+_ARRAY_ADJOINT = ["arrays/array.h", "arrays/atomic.h", "arrays/adjoint.h"]
+HEADER_DEPS = {"core/mat.h": ["core/vec.h"], "core/quat.h": ["core/vec.h", "core/mat.h"],
+               "core/transform.h": ["core/vec.h", "core/mat.h", "core/quat.h"],
+               "core/random_sample.h": ["core/vec.h", "core/random.h"], "core/noise.h": ["core/vec.h"],
+               "core/expect.h": ["core/vec.h"],
+               "arrays/atomic.h": ["arrays/array.h"], "arrays/adjoint.h": ["arrays/array.h", "arrays/atomic.h"],
+               "arrays/array_slice.h": ["arrays/array.h"], "arrays/indexed_array.h": _ARRAY_ADJOINT,
+               "geometry/closest_point.h": ["core/vec.h"],
+               "tiles/tile.h": _ARRAY_ADJOINT + ["tiles/block.h"],
+               "tiles/tile_block.h": _ARRAY_ADJOINT + ["tiles/tile.h", "tiles/tile_nd.h", "tiles/tile_stack.h",
+                                                       "tiles/block.h"],
+               "tiles/block_cpu.h": ["tiles/block.h"],
+               "tiles/tile_ops.h": _ARRAY_ADJOINT + ["tiles/tile.h", "tiles/tile_nd.h"],
+               "tiles/tile_nd.h": _ARRAY_ADJOINT + ["tiles/tile.h"],
+               "tiles/tile_random.h": ["core/random.h"] + _ARRAY_ADJOINT + ["tiles/tile.h"],
+               "tiles/tile_linalg.h": ["core/vec.h"] + _ARRAY_ADJOINT + ["tiles/tile.h", "tiles/tile_ops.h"]}
 QUAT_FIELDS = "xyzw"
 
 
@@ -95,7 +106,7 @@ def cpp_type(t) -> str:
         return f"wpnb::transform_t<{e}>"
     if isinstance(t, StackType):
         return f"wpnb::tile_stack_t<{cpp_type(t.dtype)}, {t.capacity}>"
-    if isinstance(t, TileType):  # a 1-D tile is stored as one column (native/tile.h)
+    if isinstance(t, TileType):  # a 1-D tile is stored as one column (native/tiles/tile.h)
         return f"wpnb::tile_t<{cpp_type(t.dtype)}, {t.rows}, {t.cols}>"
     if isinstance(t, ArrayType) and t.kind == "fixedarray":  # a fixed-size array returned by value
         return f"wpnb::fixed_array_t<{cpp_type(t.dtype)}, {int(np.prod(t.shape))}, {t.ndim}>"
@@ -148,13 +159,13 @@ def _type_headers(t, out: set) -> None:
     if kind:
         out.add(_KIND_HEADER[kind])
     elif isinstance(t, StackType):
-        out.add("tile_stack.h")
+        out.add("tiles/tile_stack.h")
         _type_headers(t.dtype, out)
     elif isinstance(t, TileType):
-        out.add("tile.h")
+        out.add("tiles/tile.h")
         _type_headers(t.dtype, out)
     elif isinstance(t, ArrayType):
-        out.add("array.h" if t.kind == "array" else "indexed_array.h")
+        out.add("arrays/array.h" if t.kind == "array" else "arrays/indexed_array.h")
         _type_headers(t.dtype, out)
     elif getattr(t, "_wp_struct_", False):
         for ft in t.fields.values():
@@ -200,7 +211,7 @@ class Unit:
     def __init__(self, mode: str, block_dim: int = 1):
         self.mode = mode
         self.block_dim = block_dim  # lanes per block: more than one makes effects run on lane 0 (body.py)
-        self.headers: set = {"prelude.h", "scalar.h"}
+        self.headers: set = {"core/prelude.h", "core/scalar.h"}
         self.structs: list = []
         self.tuples: list = []
         self.funcs: list = []  # FuncInstances, callees first
@@ -229,7 +240,7 @@ class Unit:
                 self.add_type(f.return_type)
 
     def add_adjoint_types(self, adj) -> None:
-        self.headers.add("adjoint.h")
+        self.headers.add("arrays/adjoint.h")
         for v in adj.locals:
             self.add_type(v.type)
 

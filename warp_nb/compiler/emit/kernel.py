@@ -1,7 +1,7 @@
 """Typed IR (and, for a backward pass, its adjoint) -> one C++ translation unit: the structs and
 functions a kernel uses, the kernel body and its entry points, and with an adjoint the backward
 functions and kernel. The same text compiles for the CPU and for CUDA (NVRTC); target
-differences are macros of native/prelude.h. Knows C++; knows nothing about Python's ast,
+differences are macros of native/core/prelude.h. Knows C++; knows nothing about Python's ast,
 compilers or devices, and does not run the adjoint pass (the pipeline does)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
     backward = adjoint is not None and adjoint.kernel is not None
     unit = Unit(mode, kernel.block_dim)
     if kernel.block_dim > 1:
-        unit.headers.update(("block.h", "tile_block.h", "block_cpu.h"))
+        unit.headers.update(("tiles/block.h", "tiles/tile_block.h", "tiles/block_cpu.h"))
     unit.add_function(kernel)
     bodies = []
     for inst in unit.funcs:
@@ -39,7 +39,7 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
         backward_text.append(kernel_backward)
     headers = _sorted_headers(unit.headers)
     sections = [(f"struct:{struct_name(st)}", _struct_definition(st)) for st in unit.structs]
-    sections += [struct_ops(st, "atomic.h" in headers) for st in unit.structs]
+    sections += [struct_ops(st, "arrays/atomic.h" in headers) for st in unit.structs]
     sections += [(f"tuple:{tuple_name(t)}", _tuple_definition(t)) for t in unit.tuples]
     if adjoint is not None:
         sections += _accumulate_overloads(unit) + declarations
