@@ -156,6 +156,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if device is None:
         device = current_device()  # the default of this moment, not of the first launch
     try:
+        # launcher_key(...) written inline: most launches repeat one seen before
         launcher = kernel.launchers.get((device if device.__class__ is str else device.alias, False, None, block_dim))
     except AttributeError:
         if not getattr(kernel, "_wp_kernel_", False):

@@ -73,7 +73,7 @@ class Kernel(KernelNaming):
         self._failures: dict = {}  # same key -> KernelError
         self._translations: dict = {}  # same key -> the front half's Translation, until compiled
         self._generation = (redefinition.generation, redefinition.definitions)  # when _compiled was made
-        #: launchers by launch_key (device, direction, signature, block_dim): made and read by the
+        #: launchers by launcher_key (device, direction, signature, block_dim): made and read by the
         #: launch layer (launch/launcher.py)
         self.launchers: dict = {}
         if module == "unique":

@@ -140,7 +140,7 @@ class Module:
         target = device.target
         return f"{self.get_module_identifier()}.sm{target.arch}{target.suffix}"
 
-    #: wp.compile_aot_module's builder of one module file, set by warp_nb.aot (which imports this module)
+    #: wp.compile_aot_module's builder of one module file, set by program/aot.py (which imports this module)
     _aot_build = None
 
     def _compile(self, units: list, target, path) -> None:

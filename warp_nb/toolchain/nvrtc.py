@@ -2,7 +2,7 @@
 wheel; no CUDA toolkit needed). Needs no GPU and no driver: the CUDA driver is never touched
 here. NVRTC errors are mapped to the user's Python line like C++ compiler errors.
 
-(`warp_nb.aot` and the CUDA target call it.)"""
+(program/aot.py and the CUDA target call it.)"""
 
 from __future__ import annotations
 

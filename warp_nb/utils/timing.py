@@ -2,7 +2,7 @@
 statistics and the activities launched inside it) and the activity timing API
 (`wp.timing_begin(cuda_filter=...)`, `wp.timing_end()`, `wp.timing_print(results)`).
 
-Activities are recorded through the launcher's listener hook (`warp_nb.launcher.listeners`): every
+Activities are recorded through the launcher's listener hook (`warp_nb.launch.launcher.listeners`): every
 kernel launch made while timing is on becomes one `TimingResult` with the time the launch took.
 On the CPU a launch returns when the kernel is done, so that is the kernel's duration; on a CUDA
 device it is the time to enqueue the launch unless the device is synchronized (pass
