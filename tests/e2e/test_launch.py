@@ -285,3 +285,34 @@ def test_a_launch_command_zeroes_unset_composite_arguments():
     cmd.set_dim(1)
     cmd.launch()
     np.testing.assert_array_equal(out.numpy(), np.zeros(14))
+
+
+@wp.kernel
+def scaled_if(flag: bool, a: float, x: wp.array(dtype=float)):
+    i = wp.tid()
+    if flag:
+        x[i] = a * x[i]
+
+
+@pytest.mark.parametrize("value", ["2.0", None, [2.0], b"2", 2.0j])
+def test_scalar_parameters_refuse_what_is_not_a_number(value):
+    """Warp refuses a string, None or a list for a scalar parameter; silently converting "2.0" or
+    packing None as NaN would hide the mistake (lab 01's try-it-yourself promises the error)."""
+    x = wp.ones(4)
+    with pytest.raises(TypeError, match=r"argument `a` \(position 2\) expects float32, got .*: pass a number") as info:
+        wp.launch(scaled_if, dim=4, inputs=[True, value, x])
+    assert isinstance(info.value, RuntimeError)  # Warp raises a RuntimeError: both kinds are caught
+    np.testing.assert_array_equal(x.numpy(), 1.0)  # nothing ran
+
+
+@pytest.mark.parametrize("flag", ["no", None, 0.5j])
+def test_bool_parameters_refuse_what_is_not_a_number(flag):
+    with pytest.raises(TypeError, match=r"argument `flag` \(position 1\) expects bool, got .*: pass a number"):
+        wp.launch(scaled_if, dim=4, inputs=[flag, 2.0, wp.ones(4)])
+
+
+def test_scalar_parameters_take_python_and_numpy_numbers():
+    x = wp.ones(3)
+    for flag, a in ((True, 2), (np.bool_(True), np.float64(2.0)), (1, np.float32(2.0))):
+        wp.launch(scaled_if, dim=3, inputs=[flag, a, x])
+    np.testing.assert_array_equal(x.numpy(), 8.0)

@@ -54,6 +54,8 @@ def make_packer(kernel, device: Device, types_=None):
             fmt.append(_SCALAR_FORMAT[t])
             if t is T.bfloat16:
                 lines.append(f"    {v} = _slow(_kernel, {k}, {v}, _device)")
+            elif t is T.bool:  # struct packs any object as a bool (its truth): only bools go straight in
+                lines.append(f"    if {v}.__class__ is not bool: {v} = _slow(_kernel, {k}, {v}, _device)")
             pieces.append(v)
         else:  # vectors, matrices, quaternions, transforms, structs: their bytes
             fmt.append(f"{size}s")
@@ -149,6 +151,9 @@ def _slow_argument(kernel, index: int, value, device: Device):
         raw = getattr(value, "value", value)
         if isinstance(value, T.Scalar) and type(value) is not t:
             raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__}")
+        if not isinstance(raw, (numbers.Real, np.number, np.bool_)):  # "2.0", None, [1.0]: refused, as Warp does
+            raise ArgumentTypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__} {value!r}: "
+                                    "pass a number" + (" (not its text)" if isinstance(value, str) else ""))
         if T.is_int_type(t) and isinstance(raw, float):
             raise TypeError(f"{where} expects {T.type_name(t)}, got float {raw!r}; pass an int")
         try:
