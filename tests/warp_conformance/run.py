@@ -19,6 +19,7 @@ import fnmatch
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 
@@ -34,6 +35,7 @@ EXPECTATIONS = os.path.join(HERE, "expectations.txt")
 COMPAT = os.path.join(HERE, "..", "..", "docs", "compat.md")
 FILES = os.path.join(HERE, "files.txt")
 EXAMPLES = os.path.join(HERE, "examples.txt")
+OPTIONAL = os.path.join(HERE, "optional.txt")
 
 
 def example_options(name):
@@ -311,7 +313,7 @@ def report(args, keys, examples, results, ex_results, elapsed, out_dir):
             print(f"wrote the per-file table to {COMPAT}")
         return 0
     if args.check:
-        return check(expectations, now_failing, baseline, ran, missing_baseline)
+        return check(expectations, now_failing, baseline, ran, missing_baseline, missing_optional(args.python or sys.executable))
     return 0
 
 
@@ -319,11 +321,39 @@ def _kind(expectation):
     return expectation.split(":", 1)[0].strip()
 
 
-def check(expectations, now_failing, baseline, ran, missing_baseline):
-    problems = []
+def optional_entries() -> list:
+    """(file or case-id prefix, package) of optional.txt."""
+    return [tuple(line.split()[:2]) for line in open(OPTIONAL) if line.strip() and not line.startswith("#")]
+
+
+def missing_optional(python) -> dict:
+    """The entries of optional.txt whose package does not import in `python`: {prefix: package}."""
+    entries = optional_entries()
+    packages = sorted({pkg for _, pkg in entries})
+    code = "import importlib.util, sys; print(' '.join(p for p in sys.argv[1:] if importlib.util.find_spec(p) is None))"
+    out = subprocess.run([python, "-c", code, *packages], capture_output=True, text=True, check=False)
+    absent = set(out.stdout.split())
+    return {prefix: pkg for prefix, pkg in entries if pkg in absent}
+
+
+def _needs(cid: str, missing: dict):
+    """The missing package a case needs, if any (its file, or a prefix of its id, is in optional.txt)."""
+    key = cid.split("::", 1)[0]
+    return next((pkg for prefix, pkg in missing.items() if key == prefix or cid.startswith(prefix)), None)
+
+
+def check(expectations, now_failing, baseline, ran, missing_baseline, missing=None):
+    problems, skipped = [], {}
     for cid, reason in sorted(now_failing.items()):
         if cid not in expectations:
+            needs = _needs(cid, missing or {})
+            if needs is not None:
+                skipped.setdefault(needs, []).append(cid)
+                continue
             problems.append(f"FAILS (not in expectations.txt): {cid}: {reason[:200]}")
+    for package, cases in sorted(skipped.items()):
+        print(f"\nskipped {len(cases)} cases that need {package}, which is not installed (optional.txt): "
+              f"{', '.join(cases[:3])}{' ...' if len(cases) > 3 else ''}")
     for cid in sorted(expectations):
         key = cid.split("::", 1)[0]
         if key not in ran or _kind(expectations[cid]) == rep.FLAKY:
