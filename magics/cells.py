@@ -62,9 +62,8 @@ class CellResult:
         parts = []
         if n:
             counts = []
-            if self.compiled:
-                # the cell's wall time; the timing panel shows each kernel's own compile or load
-                counts.append(f"{len(self.compiled)} compiled in {self.compile_seconds:.2f} s (the cell's wall time)")
+            if self.compiled:  # (the cell's time, said once: at the end of the line)
+                counts.append(f"{len(self.compiled)} compiled")
             if self.cached:
                 counts.append(f"{len(self.cached)} cached")
             parts.append(f"{n} kernel{'s' * (n != 1)}: " + ", ".join(counts))
@@ -85,7 +84,8 @@ class CellResult:
         if self.stale:
             line += "; re-run " + ", ".join(f"{where} ({k})" for k, where in self.stale) + \
                     " to use the new struct in its parameters"
-        return line + f" [{self.seconds * 1e3:.1f} ms]"
+        took = f"{self.seconds:.2f} s" if self.seconds >= 1.0 else f"{self.seconds * 1e3:.1f} ms"
+        return line + f" [{took}]"
 
 
 #: module name -> record of the last run of that cell text

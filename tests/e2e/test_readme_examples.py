@@ -2,6 +2,7 @@
 the autodiff block's gradient matches the closed form it states."""
 
 import io
+import os
 import re
 import runpy
 from contextlib import redirect_stdout
@@ -41,3 +42,21 @@ def test_the_autodiff_block_gives_the_stated_gradient(tmp_path):
     x = np.linspace(0.0, 1.0, 8)
     y = np.sin(x) * x
     np.testing.assert_allclose(ns["x"].grad.numpy(), 2 * y * (np.sin(x) + x * np.cos(x)), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.needs_cxx
+def test_the_demo_counts_its_kernels_the_same_way_on_every_run(tmp_path):
+    """`python -m warp_nb demo` says how many of its kernels were compiled and how many came from the
+    cache: 2 + 0 the first time, 0 + 2 the next (the runtime library is not one of them)."""
+    import re
+    import subprocess
+    import sys
+    env = dict(os.environ, WARP_NB_CACHE_DIR=str(tmp_path / "cache"))
+    seen = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-m", "warp_nb", "demo"], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, check=True).stdout
+        found = re.search(r"\((\d+) kernels compiled, (\d+) from the cache", out)
+        assert found, out
+        seen.append((int(found[1]), int(found[2])))
+    assert seen == [(2, 0), (0, 2)], seen

@@ -321,3 +321,14 @@ def test_magic_help_is_plain_text_with_the_right_prefix(ip):
     assert ip.find_magic("wp_device", "line").__doc__.startswith("Usage: %wp_device")
     for kind, name in [("cell", "kernel"), ("cell", "func"), ("line", "wp_device"), ("line", "wp_cache")]:
         assert "::" not in ip.find_magic(name, kind).__doc__, name
+
+
+def test_the_compile_line_says_the_time_once(ip, uniq, capsys):
+    """One line per cell, with one time (the cell's): `1 kernel: 1 compiled [251.8 ms]`, then
+    `1 kernel: 1 cached [...]` when the unchanged cell runs again."""
+    import re
+    for expected in ("1 compiled", "(cell unchanged: nothing re-typed)"):
+        ok(ip, saxpy_cell(f"timed_{uniq}"))
+        line = capsys.readouterr().out.strip().splitlines()[-1]
+        assert expected in line, line
+        assert len(re.findall(r"\d+(\.\d+)? (ms|s)\b", line)) == 1, line
