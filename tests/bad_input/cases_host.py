@@ -33,6 +33,12 @@ LAUNCH = [
     ("float_for_int", _launch("wp.launch(k, dim=8, inputs=[a, 1.5, wp.vec3()])")),
     ("array_for_int", _launch("wp.launch(k, dim=8, inputs=[a, a, wp.vec3()])")),
     ("none_for_int", _launch("wp.launch(k, dim=8, inputs=[a, None, wp.vec3()])")),
+    ("string_for_float", "@wp.kernel\ndef s(x: wp.array(dtype=float), a: float):\n    x[wp.tid()] *= a\n"
+                         "wp.launch(s, dim=4, inputs=[wp.ones(4), '2.0'])  # <-\n"),
+    ("none_for_float", "@wp.kernel\ndef s(x: wp.array(dtype=float), a: float):\n    x[wp.tid()] *= a\n"
+                       "wp.launch(s, dim=4, inputs=[wp.ones(4), None])  # <-\n"),
+    ("string_for_bool", "@wp.kernel\ndef s(x: wp.array(dtype=float), on: bool):\n    if on:\n        x[wp.tid()] = 0.0\n"
+                        "wp.launch(s, dim=4, inputs=[wp.ones(4), 'no'])  # <-\n"),
     ("float_for_vec3", _launch("wp.launch(k, dim=8, inputs=[a, 1, 2.0])")),
     ("short_tuple_for_vec3", _launch("wp.launch(k, dim=8, inputs=[a, 1, (1.0, 2.0)])")),
     ("string_for_vec3", _launch("wp.launch(k, dim=8, inputs=[a, 1, 'xyz'])")),
@@ -90,6 +96,7 @@ ARRAYS = [
     ("array_strings", "a = wp.array(np.array(['a', 'b']))  # <-\n"),
     ("array_objects", "a = wp.array([object(), object()])  # <-\n"),
     ("array_vec3_wrong_inner", "a = wp.array(np.zeros((5, 2)), dtype=wp.vec3)  # <-\n"),
+    ("array_vec3_rows_split_vectors", "a = wp.array(np.zeros((3, 4), dtype=np.float32), dtype=wp.vec3)  # <-\n"),
     ("array_mat33_wrong_inner", "a = wp.array(np.zeros((5, 3)), dtype=wp.mat33)  # <-\n"),
     ("array_shape_mismatch", "a = wp.array(np.zeros(6), shape=(4, 2))  # <-\n"),
     ("array_none_data_no_shape_then_launch", "a = wp.array(None, dtype=float)\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = 1.0\nwp.launch(k, dim=4, inputs=[a])  # <-\n"),

@@ -190,3 +190,10 @@ def test_chained_subscripts_read_and_write_one_element():
     a = wp.array(data, dtype=int)
     wp.launch(chained, (2, 3, 4), inputs=[a])
     np.testing.assert_array_equal(a.numpy(), data * 3)
+
+
+def test_rows_that_split_vectors_are_refused():
+    """12 floats in rows of 4 are not vec3s (Warp refuses it too); a flat run of 12 is 4 of them."""
+    with pytest.raises(ValueError, match="inner dimensions of the input data are not compatible"):
+        wp.array(np.zeros((3, 4), dtype=np.float32), dtype=wp.vec3)
+    assert wp.array(np.arange(12, dtype=np.float32), dtype=wp.vec3).shape == (4,)
