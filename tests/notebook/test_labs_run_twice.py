@@ -1,0 +1,40 @@
+"""Every cell of every lab can be run again: each lab is executed top to bottom in one kernel, then
+each of its code cells a second time, in order, in the same kernel (what a student does all the
+time: Shift+Enter on a cell already run). A cell tagged `raises-exception` may raise both times."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+pytest.importorskip("ipywidgets")
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
+
+
+def _errors(cell) -> list:
+    return [f"{o.get('ename')}: {o.get('evalue')}" for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_cell_runs_twice(notebook, tmp_path):
+    nb = nbformat.read(notebook, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", allow_errors=True,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    code = [(k, c) for k, c in enumerate(nb.cells) if c.cell_type == "code"]
+    t0 = time.perf_counter()
+    with client.setup_kernel(env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1")):
+        for rerun in (False, True):
+            for k, cell in code:
+                client.execute_cell(cell, k)
+                expected = "raises-exception" in cell.metadata.get("tags", [])
+                errors = _errors(cell)
+                assert expected or not errors, (f"{notebook.name}, code cell {k} ({'second' if rerun else 'first'} "
+                                                f"run):\n{''.join(cell.source)[:400]}\n-> {errors}")
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 120, f"{notebook.name} took {elapsed:.1f} s for two runs of every cell"
