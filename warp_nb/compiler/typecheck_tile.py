@@ -474,9 +474,3 @@ class TileForms(Constructors):
         dtype = self.tile_dtype(a["dtype"], node)
         return self.tile_call("tile_astype", "wpnb::tile_astype<{U}>", TileType(dtype, t.type.shape), node, (t,),
                               U=dtype)
-
-#: The special forms typed here, by builtin name (typecheck_tile_ops adds its own).
-TILE_FORMS = {name: getattr(TileForms, f"form_{name}") for name in (
-    "tile", "tile_zeros", "tile_ones", "tile_full", "tile_load", "tile_store", "tile_atomic_add",
-    "tile_map", "tile_view", "tile_broadcast", "tile_reshape", "tile_astype", "tile_empty", "tile_squeeze",
-    "tile_load_indexed", "tile_store_indexed")}

@@ -282,7 +282,3 @@ class TileChecks(ArangeForm, MatmulForm):
             self.broadcast_sources[id(result)] = (result, source)
         return result
 
-
-#: The forms typed here, by builtin name (merged into SPECIAL_FORMS after the other tile forms).
-TILE_CHECK_FORMS = {name: getattr(TileChecks, f"form_{name}") for name in (
-    "tile_arange", "tile_matmul", "tile_view", "tile_axpy", "tile_broadcast", "tile_extract", "tile_ones")}

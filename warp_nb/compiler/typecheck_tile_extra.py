@@ -100,8 +100,3 @@ class TileExtras(TileForms):
         self.bind(args[0].id, new, node)
         return None
 
-
-#: The special forms typed here, by builtin name.
-TILE_EXTRA_FORMS = {name: getattr(TileExtras, f"form_{name}") for name in (
-    "tile_randi", "tile_randf", "tile_atomic_add_indexed", "tile_from_thread", "tile_scatter_add",
-    "tile_scatter_masked")}

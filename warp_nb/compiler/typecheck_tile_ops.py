@@ -16,8 +16,7 @@ from ..errors import KernelTypeError
 from ..types.tiles import StackType, TileType, stack_type
 from .scope import Lit, PyObj
 from .typecheck_expr import TupleValue
-from .typecheck_tile import TILE_FORMS
-from .typecheck_tile_extra import TILE_EXTRA_FORMS, TileExtras
+from .typecheck_tile_extra import TileExtras
 from .typecheck_tile_parts import TileParts
 from .typecheck_tile_struct import TileStructs
 
@@ -477,10 +476,3 @@ _LANE_OPS = ("add", "sub", "mul", "div", "bit_and", "bit_or", "bit_xor", "min", 
 def _is_tile(v) -> bool:
     return isinstance(v, ir.Var) and isinstance(v.type, TileType)
 
-
-#: Every tile special form, by builtin name (merged into typecheck_special.SPECIAL_FORMS).
-TILE_OP_FORMS = {**TILE_FORMS, **TILE_EXTRA_FORMS, **{name: getattr(TileOpForms, f"form_{name}") for name in (
-    "tile_reduce", "tile_assign", "tile_sum", "tile_min", "tile_max", "tile_argmin", "tile_argmax",
-    "tile_cholesky", "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
-    "tile_lower_solve_inplace", "tile_upper_solve_inplace", "tile_fft", "tile_ifft", "tile_stack", "tile_stack_push",
-    "tile_stack_pop", "tile_stack_clear", "tile_stack_count", "tile_dot", "tile_axpy")}}
