@@ -300,6 +300,9 @@ class Builtin:
     #: the adjoint takes the adjoints of the in-place arguments too (an out-parameter the call
     #: overwrites: the adjoint reads the output's adjoint and zeroes it); else such calls get none
     adjoint_inout: bool = False
+    #: the argument position whose variable a call rebinds to its result (wp.tile_matmul(a, b, out),
+    #: wp.tile_assign(dst, src)): a loop that calls it carries that variable
+    rebinds: int | None = None
     python: Callable | None = None  # implementation for calls from Python scope
     export: bool = True  # exposed as wp.<name>
     category: str = ""
@@ -348,6 +351,8 @@ class Builtin:
     def inout_positions(self, nargs: int) -> set:
         """Positions updated in place by any overload taking nargs arguments (before one is chosen),
         including the variables an output-argument form rebinds."""
+        if self.rebinds is not None:
+            return {self.rebinds} if nargs > self.rebinds else set()
         found = {p for o in self.overloads if len(o.params) == nargs for p in self.inout_for(o)}
         for o in self.overloads:
             if o.outputs and len(o.params) + len(o.outputs) == nargs:

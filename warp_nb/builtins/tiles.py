@@ -29,22 +29,6 @@ class TileBuiltin(Builtin):
         return tile_annotation(params)
 
 
-class RebindingBuiltin(Builtin):
-    """wp.tile_matmul(a, b, out), wp.tile_assign(dst, src): the variable passed as `out` / `dst` is
-    rebound to the result, so a loop that updates it carries it (what inout positions tell the loop
-    analysis)."""
-
-    def inout_positions(self, nargs: int) -> set:
-        position = _REBOUND[self.name]
-        return {position} if nargs > position else set()
-
-
-_REBOUND = {"tile_matmul": 2, "tile_assign": 0, "tile_cholesky_inplace": 0, "tile_lower_solve_inplace": 1,
-            "tile_upper_solve_inplace": 1, "tile_cholesky_solve_inplace": 1, "tile_fft": 0, "tile_ifft": 0,
-            "tile_stack_push": 0, "tile_stack_pop": 0, "tile_stack_clear": 0, "tile_axpy": 2,
-            "tile_scatter_add": 0, "tile_scatter_masked": 0}
-
-
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "
                                 "(a block of one lane, the CPU's default: a tile of one element). `wp.tile[dtype, M, N]` is the "
                                 "annotation of a tile parameter.", cpp="wpnb::tile_from_value", form="tile", **_t))
@@ -73,13 +57,13 @@ builtin("tile_atomic_add_indexed", doc="wp.tile_atomic_add_indexed(a, indices, t
 builtin("tile_from_thread", doc="wp.tile_from_thread(shape, value, thread_idx=0, storage='register'): a tile "
                                 "filled with the value of thread thread_idx of the block (one thread on the CPU: "
                                 "its own value).", cpp="wpnb::tile_full", form="tile_from_thread", **_t)
-add(RebindingBuiltin("tile_scatter_add", (), doc="wp.tile_scatter_add(t, i..., value, has_value, atomic=True): t (a "
+builtin("tile_scatter_add", rebinds=0, doc="wp.tile_scatter_add(t, i..., value, has_value, atomic=True): t (a "
                                                  "tile variable) rebound with value added to t[i...] when has_value.",
-                     cpp="wpnb::tile_scatter_add", **dict(_t, form="tile_scatter_add", header="tile_nd.h")))
-add(RebindingBuiltin("tile_scatter_masked", (), doc="wp.tile_scatter_masked(t, i..., value, has_value): t (a tile "
+                     cpp="wpnb::tile_scatter_add", **dict(_t, form="tile_scatter_add", header="tile_nd.h"))
+builtin("tile_scatter_masked", rebinds=0, doc="wp.tile_scatter_masked(t, i..., value, has_value): t (a tile "
                                                     "variable) rebound with t[i...] set to value when has_value (each "
                                                     "lane of a block its own element).",
-                     cpp="wpnb::tile_scatter_set", **dict(_t, form="tile_scatter_masked", header="tile_nd.h")))
+                     cpp="wpnb::tile_scatter_set", **dict(_t, form="tile_scatter_masked", header="tile_nd.h"))
 for _name, _what in (("tile_randi", "int32 draws (randi)"), ("tile_randf", "float32 draws in [0, 1) (randf)")):
     builtin(_name, doc=f"wp.{_name}(shape, rng, min=None, max=None): a tile of {_what}, in [min, max) when given, "
                        "from a copy of the stream rng.", differentiable=False, **dict(_t, form=_name, header="tile_random.h"))
@@ -93,9 +77,9 @@ builtin("tile_reduce", doc="wp.tile_reduce(f, a): f folded over a's elements (ro
         cpp="wpnb::reduce_with", **dict(_ops, form="tile_reduce", differentiable=False))
 builtin("tile_view", doc="wp.tile_view(t, offset, shape=None): the part of t at offset (a copy in warp_nb).",
         form="tile_view", **_ops)
-add(RebindingBuiltin("tile_assign", (), doc="wp.tile_assign(dst, src, offset=0): dst (a tile variable) rebound "
+builtin("tile_assign", rebinds=0, doc="wp.tile_assign(dst, src, offset=0): dst (a tile variable) rebound "
                                            "with src written at offset. `t[a:b, :] = u` does the same for a slice.",
-                     cpp="wpnb::tile_scatter", form="tile_assign", **_ops))
+                     cpp="wpnb::tile_scatter", form="tile_assign", **_ops)
 builtin("tile_broadcast", doc="wp.tile_broadcast(t, shape): t repeated along its axes of extent 1.", form="tile_broadcast", **_ops)
 builtin("tile_reshape", doc="wp.tile_reshape(t, shape): t's elements in row-major order with another shape.",
         form="tile_reshape", **_ops)
@@ -103,8 +87,8 @@ builtin("tile_squeeze", doc="wp.tile_squeeze(t, axis=None): t without its axes o
         cpp="wpnb::tile_reshape", form="tile_squeeze", **_ops)
 builtin("tile_dot", doc="wp.tile_dot(a, b): the sum of the elementwise product of two tiles, as a tile of one element.",
         cpp="wpnb::tile_sum", form="tile_dot", **_ops)
-add(RebindingBuiltin("tile_axpy", (), doc="wp.tile_axpy(alpha, src, dest): dest (a tile variable) rebound to dest + "
-                                          "alpha * src.", cpp="wpnb::add", form="tile_axpy", **_t))
+builtin("tile_axpy", rebinds=2, doc="wp.tile_axpy(alpha, src, dest): dest (a tile variable) rebound to dest + "
+                                          "alpha * src.", cpp="wpnb::add", form="tile_axpy", **_t)
 builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.",
         form="tile_astype", **_ops)
 
@@ -167,9 +151,9 @@ def _explain_matmul(arg_types):
 
 
 
-add(RebindingBuiltin("tile_matmul", (), doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, "
+builtin("tile_matmul", rebinds=2, doc="wp.tile_matmul(a, b): the matrix product of an M x K and a K x N tile. wp.tile_matmul(a, b, "
                            "out, alpha=1.0, beta=1.0) sets out = alpha * a @ b + beta * out (the variable `out` is "
-                           "rebound to the result).", cpp="wpnb::tile_mma", form="tile_matmul", **dict(_ops, **_once)))
+                           "rebound to the result).", cpp="wpnb::tile_mma", form="tile_matmul", **dict(_ops, **_once))
 builtin("tile_mma", ov(_A, _B, ret=_C, names=("a", "b")),
         ov(_A, _B, _C, _F, _F, ret=_C, names=("a", "b", "out", "alpha", "beta")), explain=_explain_matmul,
         export=False, doc="What wp.tile_matmul computes: a @ b, or alpha * a @ b + beta * out.", **dict(_ops, **_once))
@@ -182,23 +166,23 @@ for _name, _what in (("tile_lower_solve", "L x = b for a lower-triangular L"),
                      ("tile_upper_solve", "U x = b for an upper-triangular U")):
     builtin(_name, *[ov(_SQ, rhs, ret=rhs, names=("L" if "lower" in _name else "U", "y")) for rhs in _RHS],
             doc=f"wp.{_name}(L, b): x solving {_what} (b: N values or an N x M tile).", **_la)
-    add(RebindingBuiltin(f"{_name}_inplace", (), doc=f"wp.{_name}_inplace(L, b): b (a tile variable) rebound to "
-                                                      f"wp.{_name}(L, b).", cpp=f"wpnb::{_name}", form=f"{_name}_inplace", **_la))
+    builtin(f"{_name}_inplace", rebinds=1, doc=f"wp.{_name}_inplace(L, b): b (a tile variable) rebound to "
+                                                      f"wp.{_name}(L, b).", cpp=f"wpnb::{_name}", form=f"{_name}_inplace", **_la)
 builtin("tile_cholesky", doc="wp.tile_cholesky(A, fill_mode='lower'): L with A = L L^T (lower), or U = L^T (upper), "
                              "of a symmetric positive definite tile.", form="tile_cholesky", **_la)
-add(RebindingBuiltin("tile_cholesky_inplace", (), doc="wp.tile_cholesky_inplace(A, fill_mode='lower'): A (a tile "
+builtin("tile_cholesky_inplace", rebinds=0, doc="wp.tile_cholesky_inplace(A, fill_mode='lower'): A (a tile "
                                                       "variable) rebound to its Cholesky factor.", cpp="wpnb::tile_cholesky",
-                     form="tile_cholesky_inplace", **_la))
+                     form="tile_cholesky_inplace", **_la)
 builtin("tile_cholesky_solve", doc="wp.tile_cholesky_solve(L, b, fill_mode='lower'): x solving A x = b from A's "
                                    "Cholesky factor.", form="tile_cholesky_solve", **_la)
-add(RebindingBuiltin("tile_cholesky_solve_inplace", (), doc="wp.tile_cholesky_solve_inplace(L, b, fill_mode='lower'): "
+builtin("tile_cholesky_solve_inplace", rebinds=1, doc="wp.tile_cholesky_solve_inplace(L, b, fill_mode='lower'): "
                                                             "b (a tile variable) rebound to the solution.",
-                     cpp="wpnb::tile_cholesky_solve", form="tile_cholesky_solve_inplace", **_la))
+                     cpp="wpnb::tile_cholesky_solve", form="tile_cholesky_solve_inplace", **_la)
 for _name, _sign in (("tile_fft", "-"), ("tile_ifft", "+")):
-    add(RebindingBuiltin(_name, (), doc=f"wp.{_name}(t): t (a tile variable of vec2 complex numbers) rebound to its "
+    builtin(_name, rebinds=0, doc=f"wp.{_name}(t): t (a tile variable of vec2 complex numbers) rebound to its "
                                         f"discrete Fourier transform along the last axis, y_k = sum_j x_j "
                                         f"e^({_sign}2 pi i jk / n), unnormalised.", cpp="wpnb::tile_fft_lines",
-                         form=_name, **_la))
+                         form=_name, **_la)
 builtin("tile_diag_add", ov(Tile(("n", "n"), N), Tile(("n",), N), ret=Tile(("n", "n"), N), names=("a", "d")),
         doc="wp.tile_diag_add(a, d): the square tile a with the 1-D tile d added to its diagonal.",
         **dict(_la, lanes="uniform"))
@@ -211,8 +195,8 @@ builtin("tile_stack", doc="wp.tile_stack(capacity, dtype): an empty stack of up 
 for _name, _what, _cpp in (("tile_stack_push", "pushes value when has_value (dropped when full)", "pushed"),
                            ("tile_stack_pop", "pops the top: (value, slot), slot -1 when empty", "popped"),
                            ("tile_stack_clear", "empties the stack", "cleared")):
-    add(RebindingBuiltin(_name, (), doc=f"wp.{_name}(s, ...): {_what}; s (a stack variable) is rebound.",
-                         cpp=f"wpnb::tile_stack_{_cpp}", form=_name, **_st))
+    builtin(_name, rebinds=0, doc=f"wp.{_name}(s, ...): {_what}; s (a stack variable) is rebound.",
+                         cpp=f"wpnb::tile_stack_{_cpp}", form=_name, **_st)
 builtin("tile_stack_count", doc="wp.tile_stack_count(s): how many values the stack holds.", form="tile_stack_count", **_st)
 
 builtin("block_dim", ov(ret=T.int32), doc="The number of threads (lanes) of a block: 1 on the CPU unless "
