@@ -1,8 +1,11 @@
 """Syntax tree -> typed IR (`ir.py`): names resolved, every value typed, builtins resolved to
 one overload of the registry, user functions instantiated for their argument types. Values
 become SSA variables; branches join through phis and loops carry explicit state. Statements
-live here; expressions in `typecheck_expr`, special forms and constructors in
-`typecheck_special`. Knows the registry and types; knows nothing about C++ or devices."""
+live here; FunctionTyper gathers one mixin per concept: expressions (`typecheck_expr`),
+subscripts (`typecheck_subscript`), loops (`typecheck_loops`), calls typed by a rule
+(`typecheck_calls`), constructors (`typecheck_construct`) and tiles (`typecheck_tiles*`). A
+builtin typed by a rule names it in the registry (`form=`: the method `form_<form>`). Knows the
+registry and types; knows nothing about C++ or devices."""
 
 from __future__ import annotations
 
@@ -23,9 +26,20 @@ from .annotations import KERNEL_RETURN_ERROR
 from .scope import GradOf, Lit, PyObj, Scope
 from ..builtins import registry
 from .typecheck_expr import ExprTyper, TupleValue
-from .typecheck_special import SpecialForms
+from .typecheck_calls import Calls
+from .typecheck_construct import Constructors
 from .typecheck_loops import Loops, _same_type
 from .typecheck_subscript import Subscripts
+from .typecheck_tiles import TileArguments
+from .typecheck_tiles_arange import ArangeForm
+from .typecheck_tiles_construct import TileConstruction
+from .typecheck_tiles_elementwise import TileElementwise
+from .typecheck_tiles_linalg import TileLinearAlgebra
+from .typecheck_tiles_memory import TileMemory
+from .typecheck_tiles_parts import TileParts, TileReferences, TileSubscripts
+from .typecheck_tiles_reduce import TileReductions
+from .typecheck_tiles_shape import TileShapes
+from .typecheck_tiles_stacks import TileStacks
 
 
 #: augmented assignments to an array element that are atomic updates (as in Warp): operator -> atomic op
@@ -151,7 +165,9 @@ def _content_symbol(fn: ir.Function, prefix: str) -> ir.Function:
     return dataclasses.replace(fn, symbol=f"{prefix}_{fn.name}_{ir.fingerprint(fn)}")
 
 
-class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
+class FunctionTyper(ExprTyper, Subscripts, Loops, Calls, Constructors, TileArguments, TileConstruction, ArangeForm,
+                    TileMemory, TileShapes, TileElementwise, TileReductions, TileLinearAlgebra, TileStacks, TileSubscripts,
+                    TileParts, TileReferences):
     def __init__(self, fdef: S.FunctionDef, scope: Scope, context: Context, is_kernel: bool, symbol: str,
                  return_type=None):
         self.fdef = fdef
@@ -339,7 +355,7 @@ class FunctionTyper(ExprTyper, Subscripts, Loops, SpecialForms):
         var = self.new_var(value.type, name)
         self.block.append(ir.Let(var, ir.Copy(value), node.loc))
         self.env[name] = var
-        self.follow_view(value, var)  # row = t[i]: a write into row reaches t (typecheck_tile_parts)
+        self.follow_view(value, var)  # row = t[i]: a write into row reaches t (typecheck_tiles_parts)
         if literal is not None and not self.loops:  # a loop may change it; then it is not a constant
             self.bound_constants[id(var)] = literal
         self.maybe_undefined.pop(name, None)

@@ -2,7 +2,8 @@
 wp.printf, Python's builtins (float, int, min, len ...), type constructors (vec3(...),
 float32(x), MyStruct()), and the builtins whose arguments are compile-time constants
 (identity(n, dtype), quat_identity ...); wp.static, calls of @wp.func functions and wp.grad(f).
-A mixin of FunctionTyper."""
+A builtin typed by a rule names it in the registry (`form="tid"`: the method `form_tid`, here or in
+typecheck_tiles*.py); `special_call` dispatches on that field. A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
@@ -23,13 +24,11 @@ from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
 from .typecheck_expr import TupleValue, value_type
-from .typecheck_tile_checks import TileChecks
-from .typecheck_tile_ops import TileOpForms
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
 
-class SpecialForms(TileChecks, TileOpForms):
+class Calls:
     def special_call(self, obj, node: S.Call, statement: bool):
         """The typed result of a special call, or NotImplemented for ordinary calls."""
         if obj is py.range:
