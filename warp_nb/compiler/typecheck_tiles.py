@@ -20,7 +20,13 @@ from .scope import ConstValue, Lit, PyObj, classify
 _ORDERING = ("tile_min", "tile_max", "tile_argmin", "tile_argmax")
 
 
-def _is_struct(t) -> bool:
+def is_tile(v) -> bool:
+    """A typed value holding a tile."""
+    return isinstance(v, ir.Var) and isinstance(v.type, TileType)
+
+
+def is_struct(t) -> bool:
+    """A @wp.struct type (tiles of structs have rules of their own)."""
     return bool(getattr(t, "_wp_struct_", False))
 
 
@@ -158,7 +164,7 @@ class TileArguments:
     def tile_value(self, arg, node, what: str = "this argument") -> ir.Var:
         v = self.plain_tile_value(arg, node, what)
         self.last_tile_argument = v  # what wp.tile_broadcast broadcasts
-        if self.tile_name in _ORDERING and _is_struct(v.type.dtype):
+        if self.tile_name in _ORDERING and is_struct(v.type.dtype):
             self.error(KernelTypeError, f"wp.{self.tile_name} does not support Warp struct dtypes (a struct has no "
                                         f"order), got {T.type_name(v.type)}; reduce one of its fields", node)
         if self.tile_name == "tile_reshape" and self.copied_from(v, self.strided_views):

@@ -12,14 +12,11 @@ from ..builtins import registry
 from ..errors import KernelTypeError, KernelValueError
 from ..types.tiles import TileType
 from .scope import Lit
+from .typecheck_tiles import is_struct
 
 #: Warp gives a CPU block a 256 KiB arena for its shared tiles; one tile larger than that cannot run
 #: there (nor on a GPU, whose blocks have less shared memory)
 SHARED_ARENA_BYTES = 256 * 1024
-
-
-def _is_struct(t) -> bool:
-    return bool(getattr(t, "_wp_struct_", False))
 
 
 class TileConstruction:
@@ -152,7 +149,7 @@ class TileConstruction:
 
         self.tile_name = "tile_ones"
         a = self.tile_args(node, ("shape", "dtype", "storage"))
-        if "dtype" in a and _is_struct(self.tile_dtype(a["dtype"], node)):
+        if "dtype" in a and is_struct(self.tile_dtype(a["dtype"], node)):
             self.error(KernelTypeError, "wp.tile_ones does not support Warp struct dtypes (a struct has no value "
                                         "one); use wp.tile_zeros or wp.tile_full with a struct value", node)
         return self.plain_tile_ones(node)

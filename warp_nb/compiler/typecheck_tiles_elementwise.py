@@ -13,6 +13,7 @@ from ..builtins.registry import BUILTINS
 from ..errors import KernelTypeError
 from ..types.tiles import TileType
 from .scope import Lit, PyObj
+from .typecheck_tiles import is_struct, is_tile
 
 _VERBS = {"mul": "multiply", "div": "divide"}
 
@@ -20,18 +21,10 @@ _VERBS = {"mul": "multiply", "div": "divide"}
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "floordiv": "//", "pow": "**"}
 
 
-def _is_tile(v) -> bool:
-    return isinstance(v, ir.Var) and isinstance(v.type, TileType)
-
-
 _BITWISE = {"bit_and": "&", "bit_or": "|", "bit_xor": "^"}
 
 
 _FIELDWISE = {"add": "+", "sub": "-"}
-
-
-def is_struct(t) -> bool:
-    return getattr(t, "_wp_struct_", False)
 
 
 class TileElementwise:
@@ -104,21 +97,21 @@ class TileElementwise:
         """`a op b` where a tile's elements meet the other operand (a tile of the same shape, or one
         value for every element) and no tile overload of the operator fits: the scalar operator
         applied per element (tile<vec3> * float, float / tile<mat22> ...)."""
-        tiles = [v for v in operands if _is_tile(v)]
+        tiles = [v for v in operands if is_tile(v)]
         if len({t.type.shape for t in tiles}) > 1:
             self.error(KernelTypeError, f"tile {_SYMBOLS.get(op, op)} tile needs tiles of the same shape, got "
                                         f"{T.type_name(tiles[0].type)} and {T.type_name(tiles[1].type)}", node)
         fieldwise = self.struct_tile_op(op, operands, node)
         if fieldwise is not None:
             return fieldwise
-        elements = [v.type.dtype if _is_tile(v) else (registry.Literal(v.kind, v.value) if isinstance(v, Lit)
+        elements = [v.type.dtype if is_tile(v) else (registry.Literal(v.kind, v.value) if isinstance(v, Lit)
                                                        else getattr(v, "type", None)) for v in operands]
         if op in _VERBS and len(operands) == 2 and not any(T.is_scalar_type(e) or isinstance(e, registry.Literal)
                                                            for e in elements):
-            if all(_is_tile(v) for v in operands):
+            if all(is_tile(v) for v in operands):
                 self.error(KernelTypeError, f"tile {op}: the tiles' element type must be scalar (got "
                                             f"{T.type_name(elements[0])} and {T.type_name(elements[1])})", node)
-            a, b = (f"tile<{T.type_name(e)}>" if _is_tile(v) else T.type_name(e) for v, e in zip(operands, elements))
+            a, b = (f"tile<{T.type_name(e)}>" if is_tile(v) else T.type_name(e) for v, e in zip(operands, elements))
             self.error(KernelTypeError, f"Cannot {_VERBS[op]} {a} by {b}: at least one operand must be a scalar type",
                        node)
         builtin = BUILTINS[op]
@@ -126,13 +119,13 @@ class TileElementwise:
         if resolved is None:
             self.no_overload(builtin, operands, node)
         shape = tiles[0].type.shape
-        spread = [v if _is_tile(v) else self.spread(v, t, shape, node) for v, t in zip(operands, resolved.arg_types)]
+        spread = [v if is_tile(v) else self.spread(v, t, shape, node) for v, t in zip(operands, resolved.arg_types)]
         return self.map_call(builtin.symbol, resolved.result, spread, node)
 
     def struct_tile_op(self, op: str, operands: list, node):
         """`a op b` where a tile's elements are structs: add and sub field by field; None when no
         operand is a struct tile or struct value."""
-        elements = [v.type.dtype if _is_tile(v) else getattr(v, "type", None) for v in operands]
+        elements = [v.type.dtype if is_tile(v) else getattr(v, "type", None) for v in operands]
         structs = [e for e in elements if is_struct(e)]
         if not structs:
             return None
@@ -144,8 +137,8 @@ class TileElementwise:
             got = ", ".join(T.type_name(e) for e in elements)
             self.error(KernelTypeError, f"tile {op}: a tile of Warp struct {name} supports only + and - with "
                                         f"another of the same struct, got ({got})", node)
-        shape = next(v.type.shape for v in operands if _is_tile(v))
-        spread = [v if _is_tile(v) else self.spread(v, v.type, shape, node) for v in operands]
+        shape = next(v.type.shape for v in operands if is_tile(v))
+        spread = [v if is_tile(v) else self.spread(v, v.type, shape, node) for v in operands]
         return self.map_call(f"wpnb::{op}", structs[0], spread, node)
 
     def struct_element_update(self, op: str, target, current, value, node):
@@ -154,7 +147,7 @@ class TileElementwise:
         if not (isinstance(target, S.Subscript) and isinstance(current, ir.Var) and is_struct(current.type)):
             return None
         base = self.expr(target.value)
-        if not _is_tile(base):
+        if not is_tile(base):
             return None
         name = T.type_name(current.type)
         if op in _BITWISE:

@@ -17,6 +17,7 @@ wp.tile_axpy(alpha, src, dest) into a broadcast of a shared tile adds into the s
 from __future__ import annotations
 
 import warnings
+
 from . import ir, syntax as S
 from .. import types as T
 from ..builtins.registry import BUILTINS

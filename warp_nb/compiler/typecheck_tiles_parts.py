@@ -10,6 +10,7 @@ into is passed by reference (TileReferences). A mixin of FunctionTyper."""
 from __future__ import annotations
 
 import math
+
 from . import ir, syntax as S
 from .. import types as T
 from ..builtins.registry import BUILTINS
@@ -17,17 +18,10 @@ from ..errors import KernelTypeError, KernelValueError
 from ..types.tiles import StackType, TileType
 from .scope import Lit
 from .typecheck_subscript import _Bound
+from .typecheck_tiles import is_struct, is_tile
 
 #: the updates of one tile element that lanes can make together (native/tile_block.h lane_op_*)
 _LANE_OPS = ("add", "sub", "mul", "div", "bit_and", "bit_or", "bit_xor", "min", "max")
-
-
-def _is_tile(v) -> bool:
-    return isinstance(v, ir.Var) and isinstance(v.type, TileType)
-
-
-def _is_struct(t) -> bool:
-    return bool(getattr(t, "_wp_struct_", False))
 
 
 def _writes(stmts) -> tuple:
@@ -109,7 +103,7 @@ class TileSubscripts:
     def tile_take(self, base: ir.Var, index_nodes, node):
         """t[idx, :], t[:, idx], t[idx] with a 1-D tile of integers (Warp's advanced indexing), or None."""
         values = [None if isinstance(n, S.Slice) else self.expr(n) for n in index_nodes]
-        at = [k for k, v in enumerate(values) if _is_tile(v)]
+        at = [k for k, v in enumerate(values) if is_tile(v)]
         if not at:
             return None
         t, axis, idx = base.type, at[0], values[at[0]]
@@ -249,13 +243,13 @@ class TileSubscripts:
             if isinstance(n, S.Slice):
                 continue
             v = self.expr(n)
-            bad = isinstance(v, Lit) and v.kind != "int" or isinstance(v, ir.Var) and not _is_tile(v) and not \
+            bad = isinstance(v, Lit) and v.kind != "int" or isinstance(v, ir.Var) and not is_tile(v) and not \
                 T.is_int_type(v.type)
             if bad:
                 self.error(KernelTypeError, f"tile indices must be integers or slices, got {self.describe(v)}", node)
         result = self.plain_tile_subscript(base, index_nodes, node)
         steps = [self.const_slice_part(n.step, node) for n in index_nodes if isinstance(n, S.Slice)]
-        if _is_tile(result) and any(s not in (None, 1) for s in steps):
+        if is_tile(result) and any(s not in (None, 1) for s in steps):
             self.strided_views[id(result)] = (result, True)
         return result
 
@@ -266,13 +260,13 @@ class TileSubscripts:
             root = target.value if isinstance(target, S.Subscript) else target
             held = self.env.get(root.id) if isinstance(root, S.Name) else None
             t = getattr(held, "type", None)
-            if _is_struct(t.dtype if isinstance(t, TileType) else t):
+            if is_struct(t.dtype if isinstance(t, TileType) else t):
                 self.error(KernelTypeError, "bitwise inplace operators (&=, |=, ^=) do not support Warp struct "
                                             "values; apply them to the struct's integer fields", node)
         if not (isinstance(target, S.Subscript) and isinstance(target.value, S.Name)):
             return
         base = self.env.get(target.value.id)
-        if not _is_tile(base):
+        if not is_tile(base):
             return
         if len(target.indices) < base.type.ndim or any(isinstance(i, S.Slice) for i in target.indices):
             self.error(KernelValueError, "Compound assignment to a tile view (t[...] += v with a slice or fewer "
@@ -404,7 +398,7 @@ class TileParts:
     def note_view(self, source_node, index_nodes, part: ir.Var, node) -> None:
         """Remember that `part` is source[index_nodes] when the source is a tile variable; integer
         indices are kept typed, so the write-back selects the same part."""
-        if not (isinstance(source_node, S.Name) and _is_tile(self.env.get(source_node.id))):
+        if not (isinstance(source_node, S.Name) and is_tile(self.env.get(source_node.id))):
             return
         bound = tuple(n if isinstance(n, S.Slice) else _Bound(self.expr(n), n.loc) for n in index_nodes)
         axes, _ = self.tile_selection(self.env[source_node.id].type, bound, node)
@@ -412,7 +406,7 @@ class TileParts:
 
     def note_view_axes(self, source_node, axes: list, part: ir.Var) -> None:
         """Remember that `part` is the selection `axes` ((start, count, step) per axis) of a tile variable."""
-        if isinstance(source_node, S.Name) and _is_tile(self.env.get(source_node.id)):
+        if isinstance(source_node, S.Name) and is_tile(self.env.get(source_node.id)):
             self.tile_views()[id(part)] = (source_node.id, axes, part)
 
     def follow_view(self, value, var: ir.Var) -> None:
@@ -449,7 +443,7 @@ class TileParts:
         source, axes, _ = record
         views[id(new)] = (source, axes, new)
         base = self.env.get(source)
-        if _is_tile(base) and base.type.dtype == new.type.dtype:
+        if is_tile(base) and base.type.dtype == new.type.dtype:
             self.rebind_tile(source, self.scatter_axes(base, axes, new, node), node)
 
     def view_bases(self, stmts) -> set:
@@ -462,7 +456,7 @@ class TileParts:
             v = s.value
             view_call = isinstance(v, S.Call) and v.args and getattr(v.func, "attr", getattr(v.func, "id", "")) == "tile_view"
             src = v.value if isinstance(v, S.Subscript) else (v.args[0] if view_call else None)
-            if isinstance(src, S.Name) and _is_tile(self.env.get(src.id)):
+            if isinstance(src, S.Name) and is_tile(self.env.get(src.id)):
                 found.add(src.id)
         return found
 

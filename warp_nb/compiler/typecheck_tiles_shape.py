@@ -5,6 +5,7 @@ shares storage with), wp.tile_reshape and wp.tile_squeeze. A mixin of FunctionTy
 from __future__ import annotations
 
 import math
+
 from . import syntax as S
 from .. import types as T
 from ..errors import KernelTypeError, KernelValueError
