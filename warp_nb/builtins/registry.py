@@ -1,8 +1,10 @@
 """The builtin registry. Each builtin is declared once (in `warp_nb/builtins/`, one module per
-native header): its Python name, overloads (argument type patterns -> result type), C++
-symbol, header, whether and how it is differentiated, and its documentation. Type checking,
-emission, the adjoint pass, docs and stubs all read these records. Knows types; knows
-nothing about Python's ast or C++ text beyond symbol names."""
+native header): its Python name, overloads (argument type patterns -> result type) or the name
+of the typechecker's rule that types it (`form`), C++ symbol, header, whether and how it is
+differentiated, how it runs in a block of several lanes (`lanes`, LANES), and its documentation.
+Type checking, emission, the adjoint pass, docs and stubs all read these records (rather than
+tables of builtin names of their own). Knows types; knows nothing about Python's ast or C++ text
+beyond symbol names."""
 
 from __future__ import annotations
 
@@ -317,8 +319,10 @@ class Builtin:
     #: an element read that checked code bounds-checks: emitted as its `_checked` variant, given the
     #: site an index outside the tile is reported from
     checked_read: bool = False
-    #: side effects that give the same result when repeated (atomic min / max): the adjoint's replay
-    #: of the forward code may run the call again, so its result may be used in a differentiated kernel
+    #: side effects that leave memory as they were when repeated (atomic min / max: min(min(a, v), v) is
+    #: min(a, v)): the adjoint's replay may run the call again, as Warp does, so its result may be used in
+    #: a differentiated kernel (the value it returns there is the array's value after the forward pass,
+    #: Warp's too, which only matters to a gradient through that result)
     replayable: bool = False
     #: an atomic read-modify-write of an array element (arr, indices..., values...): its operation
     atomic: str | None = None

@@ -29,10 +29,6 @@ from .adjoint_ir import (
 )
 from ..builtins.registry import BUILTINS
 
-# Atomics whose result the backward pass may compute again by repeating them, as Warp does: applied
-# twice, min(min(a, v), v) leaves memory as once; the value they return there is the array's value
-# after the forward pass (Warp's too), which only matters to a gradient through that result.
-
 
 class NotDifferentiableError(KernelError):
     """A construct whose gradient warp_nb cannot compute; raised at its line when a backward

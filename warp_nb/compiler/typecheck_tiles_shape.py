@@ -12,6 +12,7 @@ from ..errors import KernelTypeError, KernelValueError
 from ..types.tiles import TileType
 from .scope import Lit
 
+
 def _is_slice_call(n) -> bool:
     return isinstance(n, S.Call) and isinstance(n.func, S.Name) and n.func.id == "slice"
 

@@ -510,4 +510,3 @@ def _format_value(expr: str, t):
             text = "".join(f"{fmt} " for _ in range(n))
         return text, [f"{cast}{base}[{k}]" for k in range(n)]
     return "<type without print implementation>", []
-
