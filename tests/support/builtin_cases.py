@@ -38,8 +38,8 @@ from tests.support.builtin_values import (  # noqa: F401 (some are re-exported f
 )
 from tests.support.builtin_specs import spec_for
 
-#: builtins typed by a special form of the typechecker (declared special=True, no overloads)
-SPECIAL_FORMS = {name for name, b in BUILTINS.items() if b.special}
+#: builtins typed by a rule of the typechecker (declared with form=, no overloads)
+SPECIAL_FORMS = {name for name, b in BUILTINS.items() if b.form is not None}
 
 #: builtins that the generic generator does not handle; they have hand-written cases
 #: (test_builtins_e2e.py) that declare which overloads they cover

@@ -17,7 +17,7 @@ import warp_nb as wp
 from warp_nb.builtins import registry as R
 from warp_nb import types as T
 from warp_nb.builtins.registry import BUILTINS
-from warp_nb.compiler.typecheck_special import SPECIAL_FORMS
+from warp_nb.compiler.typecheck import FunctionTyper
 from warp_nb.types.array_type import ArrayType
 
 from tests.support import builtin_cases as bc
@@ -48,10 +48,11 @@ def test_builtin_record(name):
     b = BUILTINS[name]
     assert b.doc and b.doc.strip(), f"wp.{name} has no doc string"
     assert (NATIVE / b.header).is_file(), f"wp.{name}: header native/{b.header} does not exist"
-    if b.special:
-        assert name in SPECIAL_FORMS, f"wp.{name} is declared special but the typechecker has no form for it"
+    if b.form is not None:
+        assert callable(getattr(FunctionTyper, f"form_{b.form}", None)), (
+            f"wp.{name} is typed by form={b.form!r} but the typechecker has no method form_{b.form}")
     else:
-        assert b.overloads, f"wp.{name} has no overloads and is not a special form"
+        assert b.overloads, f"wp.{name} has no overloads and names no typing rule (form=)"
     for o in b.overloads:
         assert all(isinstance(p, R.Pattern) for p in o.params), f"wp.{name}: a parameter is not a type pattern"
         assert not o.names or len(o.names) == len(o.params), (
@@ -64,10 +65,28 @@ def test_builtin_record(name):
 
 
 def test_special_forms_are_declared():
-    missing = set(SPECIAL_FORMS) - {n for n, b in BUILTINS.items() if b.special}
-    assert not missing, f"special forms without a special=True registry record: {sorted(missing)}"
-    with_overloads = [n for n in SPECIAL_FORMS if BUILTINS[n].overloads]
-    assert not with_overloads, f"special forms should not declare overloads: {with_overloads}"
+    """Every typing rule of the typechecker (a method form_<name>) is named by a builtin's `form`, and a
+    builtin typed by a rule declares no overloads."""
+    rules = {m.removeprefix("form_") for m in dir(FunctionTyper) if m.startswith("form_")}
+    named = {b.form for b in BUILTINS.values() if b.form is not None}
+    assert not rules - named, f"typing rules no builtin names with form=: {sorted(rules - named)}"
+    with_overloads = [n for n, b in BUILTINS.items() if b.form is not None and b.overloads]
+    assert not with_overloads, f"builtins typed by a rule should not declare overloads: {with_overloads}"
+
+
+def test_lane_behaviour_is_declared():
+    """Every tile builtin says how it runs in a block of several lanes; a checked element read is one
+    lane's own element; only builtins with effects run on lane 0 (registry.LANES)."""
+    for name, b in BUILTINS.items():
+        assert b.lanes in R.LANES, f"wp.{name}: lanes={b.lanes!r}"
+        if b.category == "tile":
+            assert b.lanes is not None, f"wp.{name}: a tile builtin without lanes="
+        if b.checked_read:
+            assert b.lanes == "own_element", f"wp.{name}: a checked element read is a lane's own element"
+        if b.lanes == "lead":
+            assert b.side_effects, f"wp.{name}: lanes='lead' is for builtins with effects outside the block"
+    with pytest.raises(ValueError, match="lanes"):
+        R.Builtin("x", (), "prelude.h", lanes="sometimes")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -9,7 +9,7 @@ import warp_nb as wp
 from warp_nb.compiler.parse import parse_source
 from warp_nb.compiler.scope import Scope
 from warp_nb.compiler.typecheck import Context, typecheck_kernel
-from warp_nb.compiler.typecheck_tile_arange import plan, round_int_to_float
+from warp_nb.compiler.typecheck_tiles_arange import plan, round_int_to_float
 from warp_nb.errors import KernelError
 from warp_nb.types.array_type import ArrayType
 

@@ -51,11 +51,11 @@ builtin("atomic_sub", *_atomic_overloads(1, _numeric, ("value",)),
         doc="arr[i] -= value atomically; returns the old value. `a[i] -= x` in a kernel does this too.", **_a)
 builtin("atomic_min", *_atomic_overloads(1, _ordered, ("value",)),
         check=_atomic_scalar_check("atomic_min", _WIDE, _ORDERED_TEXT), side_effects=True, atomic="min",
-        doc="arr[i] = min(arr[i], value) atomically (componentwise for vectors); returns the old value. "
+        replayable=True, doc="arr[i] = min(arr[i], value) atomically (componentwise for vectors); returns the old value. "
             "The gradient goes to the value that ends up stored.", **_a)
 builtin("atomic_max", *_atomic_overloads(1, _ordered, ("value",)),
         check=_atomic_scalar_check("atomic_max", _WIDE, _ORDERED_TEXT), side_effects=True, atomic="max",
-        doc="arr[i] = max(arr[i], value) atomically (componentwise for vectors); returns the old value.", **_a)
+        replayable=True, doc="arr[i] = max(arr[i], value) atomically (componentwise for vectors); returns the old value.", **_a)
 _integers = AnyType("D", accept=lambda t: T.is_int_type(T.scalar_type_of(t) or t)
                     and (T.is_scalar_type(t) or T.kind_of(t) in ("vector", "matrix")))
 for _op, _sym in (("and", "&"), ("or", "|"), ("xor", "^")):

@@ -14,8 +14,7 @@ MeshQueryAABBTiled = OpaqueType("MeshQueryAABBTiled", "wpnb::mesh_query_aabb_til
 
 # one result per lane of the block: one lane here (blocks of several lanes retype it: compiler/lanes.py)
 _STEP = Tile((1,), Exact(T.int32))
-# kernels only, as the other tile builtins
-_q = dict(header="tiles/tile_query.h", category="tile", differentiable=False)
+_q = dict(header="tiles/tile_query.h", category="tile", differentiable=False, lanes="uniform")  # kernels only, as tiles
 
 _BOX = ("id", "low", "high")
 _NEXT = "Test each index for >= 0 and loop while wp.tile_query_valid(query)."
@@ -32,7 +31,7 @@ for _name, _cpp in (("tile_bvh_query_ray", None), ("bvh_query_ray_tiled", "wpnb:
 for _name, _cpp in (("tile_bvh_query_next", None), ("bvh_query_next_tiled", "wpnb::tile_bvh_query_next")):
     builtin(_name, ov(Exact(BvhQueryTiled), ret=_STEP, names=("query",)), inout=(0,), cpp=_cpp,
             doc="Advance a block's bvh query: a 1-D int tile with one item index per thread (-1: none). " + _NEXT,
-            **_q)
+            **dict(_q, lanes="lane_query"))
 
 for _name, _cpp in (("tile_mesh_query_aabb", None), ("mesh_query_aabb_tiled", "wpnb::tile_mesh_query_aabb")):
     builtin(_name, ov(U64, V3, V3, ret=MeshQueryAABBTiled, names=_BOX), cpp=_cpp,
@@ -43,7 +42,7 @@ for _name, _cpp in (("tile_mesh_query_aabb_next", None),
                     ("mesh_query_aabb_next_tiled", "wpnb::tile_mesh_query_aabb_next")):
     builtin(_name, ov(Exact(MeshQueryAABBTiled), ret=_STEP, names=("query",)), inout=(0,), cpp=_cpp,
             doc="Advance a block's mesh box query: a 1-D int tile with one face index per thread (-1: none). "
-                + _NEXT, **_q)
+                + _NEXT, **dict(_q, lanes="lane_query"))
 
 builtin("tile_query_valid", ov(Exact(BvhQueryTiled), ret=T.bool, names=("query",)),
         ov(Exact(MeshQueryAABBTiled), ret=T.bool, names=("query",)),

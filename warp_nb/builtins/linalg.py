@@ -115,17 +115,17 @@ builtin("skew", ov(V3, ret=Mat(3, 3, F)),
         doc="The cross-product matrix of v: skew(v) @ u == cross(v, u).", **_m)
 builtin("ddot", ov(M, M, ret=same("T")), python=_py(lambda a, b: float((a * b).sum())),
         doc="Frobenius inner product of two matrices.", **_m)
-builtin("identity", header="core/mat.h", category="matrix", special=True, python=lambda n, dtype=T.float32: T.matrix((n, n), dtype)(
+builtin("identity", header="core/mat.h", category="matrix", form="identity", python=lambda n, dtype=T.float32: T.matrix((n, n), dtype)(
         *np.eye(n).reshape(-1)), doc="identity(n, dtype): the n x n identity matrix (n and dtype are constants).")
-builtin("matrix_from_rows", header="core/mat.h", category="matrix", special=True,
+builtin("matrix_from_rows", header="core/mat.h", category="matrix", form="matrix_from_rows",
         doc="The matrix whose rows are the given vectors.",
         python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs])))
-builtin("matrix_from_cols", header="core/mat.h", category="matrix", special=True,
+builtin("matrix_from_cols", header="core/mat.h", category="matrix", form="matrix_from_cols",
         doc="The matrix whose columns are the given vectors.",
         python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs]).T))
 
 _q = dict(header="core/quat.h", category="quaternion")
-builtin("quat_identity", header="core/quat.h", category="quaternion", special=True, python=lambda dtype=T.float32: T.quaternion(dtype)(
+builtin("quat_identity", header="core/quat.h", category="quaternion", form="quat_identity", python=lambda dtype=T.float32: T.quaternion(dtype)(
         0, 0, 0, 1), doc="quat_identity(dtype=float32): the quaternion (0, 0, 0, 1).")
 builtin("quat_from_axis_angle", ov(V3, F, ret=Q, names=("axis", "angle")), python=_py(_axis_angle, "quat"),
         doc="Rotation of `angle` radians about the unit vector `axis` (as in Warp, the axis is not "
@@ -154,7 +154,7 @@ builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")),
             "t * angle) with (axis, angle) = quat_to_axis_angle(quat_inverse(a) * b).", **_q)
 
 _t = dict(header="core/transform.h", category="transform")
-builtin("transform_identity", header="core/transform.h", category="transform", special=True,
+builtin("transform_identity", header="core/transform.h", category="transform", form="transform_identity",
         python=lambda dtype=T.float32: T.transformation(dtype)(0, 0, 0, 0, 0, 0, 1),
         doc="transform_identity(dtype=float32): no translation, no rotation.")
 builtin("transform_get_translation", ov(X, ret=V3), python=_py(lambda t: t[:3]), doc="The translation p.", **_t)

@@ -1,8 +1,10 @@
 """The builtin registry. Each builtin is declared once (in `warp_nb/builtins/`, one module per
-native header): its Python name, overloads (argument type patterns -> result type), C++
-symbol, header, whether and how it is differentiated, and its documentation. Type checking,
-emission, the adjoint pass, docs and stubs all read these records. Knows types; knows
-nothing about Python's ast or C++ text beyond symbol names."""
+native header): its Python name, overloads (argument type patterns -> result type) or the name
+of the typechecker's rule that types it (`form`), C++ symbol, header, whether and how it is
+differentiated, how it runs in a block of several lanes (`lanes`, LANES), and its documentation.
+Type checking, emission, the adjoint pass, docs and stubs all read these records (rather than
+tables of builtin names of their own). Knows types; knows nothing about Python's ast or C++ text
+beyond symbol names."""
 
 from __future__ import annotations
 
@@ -271,6 +273,22 @@ def ov(*params, ret=None, names=(), template=None, inout=None, outputs=()) -> Ov
     return Overload(tuple(params), ret, tuple(names), template, None if inout is None else tuple(inout), tuple(outputs))
 
 
+#: What a builtin's call does in a kernel typed for blocks of several lanes (native/tiles/block.h), by the
+#: value of `Builtin.lanes`. Every lane holds a whole tile, so most tile code runs unchanged on each.
+LANES = {
+    None: "its code does not depend on the lanes of a block",
+    "uniform": "every lane computes the same result (the whole tile); the kernel is typed per lane count",
+    "own_element": "reads one element with this lane's own indices: the tile's adjoint is summed over the block",
+    "lane_query": "a tiled query's step: in a block of several lanes, typed as a tile of one result per lane",
+    "once_per_block": "costly and pure: lane 0 computes it, forward and adjoint (block_once), every lane takes "
+                      "lane 0's result",
+    "lead": "effects outside the block (stores, atomics): lane 0 runs it and its adjoint (block_lead), and "
+            "every lane takes lane 0's result",
+    "lead_adjoint": "reads arrays: every lane runs it; its adjoint, which moves gradients into arrays, runs on "
+                    "lane 0 (block_lead)",
+}
+
+
 @dataclass(frozen=True, eq=False)
 class Builtin:
     name: str
@@ -284,13 +302,28 @@ class Builtin:
     #: the adjoint takes the adjoints of the in-place arguments too (an out-parameter the call
     #: overwrites: the adjoint reads the output's adjoint and zeroes it); else such calls get none
     adjoint_inout: bool = False
+    #: the argument position whose variable a call rebinds to its result (wp.tile_matmul(a, b, out),
+    #: wp.tile_assign(dst, src)): a loop that calls it carries that variable
+    rebinds: int | None = None
     python: Callable | None = None  # implementation for calls from Python scope
     export: bool = True  # exposed as wp.<name>
     category: str = ""
     iterator_next: str | None = None  # `for x in <this builtin>(...)`: the builtin that advances it
-    #: typed by one of the typechecker's special forms (compiler/typecheck_special.SPECIAL_FORMS), not
-    #: by overloads: the thread index, printf, wp.static, and builtins whose arguments are constants
-    special: bool = False
+    #: its typing rule when overloads cannot say it (the thread index, printf, wp.static, builtins whose
+    #: arguments are constants, shapes, dtypes or functions): the name of the typechecker's method
+    #: `form_<form>` that types a call (compiler/typecheck*.py; tests/unit/test_registry checks both ways)
+    form: str | None = None
+    #: how a call runs in a kernel typed for blocks of several lanes: one of LANES, or None (its code
+    #: does not depend on the lanes of a block). Typing, emit and the adjoint emitter read it.
+    lanes: str | None = None
+    #: an element read that checked code bounds-checks: emitted as its `_checked` variant, given the
+    #: site an index outside the tile is reported from
+    checked_read: bool = False
+    #: side effects that leave memory as they were when repeated (atomic min / max: min(min(a, v), v) is
+    #: min(a, v)): the adjoint's replay may run the call again, as Warp does, so its result may be used in
+    #: a differentiated kernel (the value it returns there is the array's value after the forward pass,
+    #: Warp's too, which only matters to a gradient through that result)
+    replayable: bool = False
     #: an atomic read-modify-write of an array element (arr, indices..., values...): its operation
     atomic: str | None = None
     #: Warp's `dtype=` keyword (wp.volume_lookup(..., dtype=wp.vec3)): the builtin each type stands for
@@ -302,9 +335,18 @@ class Builtin:
     #: message of a KernelUnsupportedError (Warp's RuntimeError, e.g. 8-bit atomics), or None
     check: Callable | None = None
 
+    def __post_init__(self):
+        if self.lanes not in LANES:
+            raise ValueError(f"wp.{self.name}: lanes={self.lanes!r} is not one of {sorted(k for k in LANES if k)}")
+
     @property
     def symbol(self) -> str:
         return self.cpp or f"wpnb::{self.name}"
+
+    @property
+    def special(self) -> bool:
+        """Typed by a rule of the typechecker (`form`), not by overloads."""
+        return self.form is not None
 
     def inout_for(self, overload: Overload) -> tuple:
         """The argument positions a call of `overload` updates in place."""
@@ -313,6 +355,8 @@ class Builtin:
     def inout_positions(self, nargs: int) -> set:
         """Positions updated in place by any overload taking nargs arguments (before one is chosen),
         including the variables an output-argument form rebinds."""
+        if self.rebinds is not None:
+            return {self.rebinds} if nargs > self.rebinds else set()
         found = {p for o in self.overloads if len(o.params) == nargs for p in self.inout_for(o)}
         for o in self.overloads:
             if o.outputs and len(o.params) + len(o.outputs) == nargs:

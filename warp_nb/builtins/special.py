@@ -1,21 +1,21 @@
-"""Builtins whose typing is not a fixed signature (`special=True`): the typechecker types each
-with its special form (compiler/typecheck_special.SPECIAL_FORMS). Declared here like every other
+"""Builtins whose typing is not a fixed signature: each names the typechecker's rule that types it
+(`form="tid"`: the method `form_tid` of compiler/typecheck_calls.py). Declared here like every other
 builtin, for documentation, stubs and `wp.<name>`."""
 
 from .registry import builtin
 
-_s = dict(header="core/prelude.h", category="special", special=True)
+_s = dict(header="core/prelude.h", category="special")
 builtin("tid", doc="The index of this thread: an int for 1-D launches; unpack `i, j = wp.tid()` for 2-D, up to 4-D.",
-        differentiable=False, **_s)
+        differentiable=False, form="tid", **_s)
 builtin("printf", doc='printf-style output from a kernel: wp.printf("%d %f\\n", i, x).', side_effects=True,
-        differentiable=False, **_s)
+        differentiable=False, form="printf", **_s)
 builtin("print", doc="Print a value from a kernel, as Python's print() there does: vectors as components each followed "
                        "by a space, matrices one row a line. Not replayed in a backward pass (Warp prints the value "
                        "again there, followed by `adj: <its adjoint>`; not yet in warp_nb).", side_effects=True,
         differentiable=False,
-        python=lambda *values: print(*values), **_s)
+        python=lambda *values: print(*values), form="print", **_s)
 builtin("static", doc="wp.static(expr): evaluate a Python expression once, when the kernel is compiled.",
-        differentiable=False, python=lambda value: value, **_s)
+        differentiable=False, python=lambda value: value, form="static", **_s)
 builtin("cast", doc="wp.cast(a, dtype): the bits of `a` read as a value of type `dtype` (a scalar, vector, matrix or "
                       "struct type of the same size in bytes), e.g. wp.cast(wp.int32(0x3FA00000), wp.float32) == 1.25.",
-        differentiable=False, cpp="wpnb::bit_cast", **_s)
+        differentiable=False, cpp="wpnb::bit_cast", form="cast", **_s)

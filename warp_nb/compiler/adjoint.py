@@ -29,11 +29,6 @@ from .adjoint_ir import (
 )
 from ..builtins.registry import BUILTINS
 
-# Atomics whose result the backward pass may compute again by repeating them, as Warp does: applied
-# twice, min(min(a, v), v) leaves memory as once; the value they return there is the array's value
-# after the forward pass (Warp's too), which only matters to a gradient through that result.
-_IDEMPOTENT_ATOMICS = frozenset({"atomic_min", "atomic_max"})
-
 
 class NotDifferentiableError(KernelError):
     """A construct whose gradient warp_nb cannot compute; raised at its line when a backward
@@ -184,7 +179,7 @@ class _Builder:
                 if isinstance(v, ir.CallFunc) and v.func.custom_replay is not None:
                     out.append(ir.Let(s.dst, ir.CallFunc(v.func.custom_replay, v.args), s.loc))
                     continue
-                if isinstance(v, ir.Call) and v.builtin.side_effects and v.builtin.name not in _IDEMPOTENT_ATOMICS:
+                if isinstance(v, ir.Call) and v.builtin.side_effects and not v.builtin.replayable:
                     raise NotDifferentiableError(f"the result of wp.{v.builtin.name} is used in this kernel, so its "
                                                  "backward pass would repeat the side effect; compute the value "
                                                  "without it, or do not differentiate this kernel", s.loc,

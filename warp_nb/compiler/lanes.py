@@ -1,6 +1,7 @@
-"""What typing does differently in a kernel typed for blocks of several lanes (native/tiles/block.h):
-the steps of tiled geometry queries give each lane its own result. (The tile forms themselves
-choose their lanes' variants where they are typed: typecheck_tile*.py.)"""
+"""What typing does differently in a kernel typed for blocks of several lanes (native/tiles/block.h), from
+each builtin's `lanes` (registry.LANES): a builtin that has one makes the kernel depend on its lane
+count, and the steps of tiled geometry queries give each lane its own result. (The tile rules
+themselves choose their lanes' variants where they are typed: typecheck_tiles_*.py.)"""
 
 from __future__ import annotations
 
@@ -9,18 +10,13 @@ import dataclasses
 from .. import types as T
 from ..types.tiles import TileType
 
-#: the tiled geometry queries' steps: in a block of several lanes, one result per lane per step
-LANE_QUERY_STEPS = frozenset({"tile_bvh_query_next", "bvh_query_next_tiled", "tile_mesh_query_aabb_next",
-                              "mesh_query_aabb_next_tiled"})
-
-
-def for_lanes(context, name: str, resolved):
-    """A builtin call resolved for the kernel's lanes: noting that the kernel depends on them (a
+def for_lanes(context, b, resolved):
+    """A call of builtin `b` resolved for the kernel's lanes: noting that the kernel depends on them (a
     tile builtin, wp.block_dim(), a tiled query), and typing a query step per lane."""
-    if name == "block_dim" or name.startswith("tile") or name in LANE_QUERY_STEPS:
+    if b.lanes is not None:
         context.uses_blocks = True
-        if context.block_dim > 1 and name in LANE_QUERY_STEPS:
-            return lanes_query_step(resolved, context.block_dim, name)
+        if context.block_dim > 1 and b.lanes == "lane_query":
+            return lanes_query_step(resolved, context.block_dim, b.name)
     return resolved
 
 

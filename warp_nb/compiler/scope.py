@@ -105,7 +105,7 @@ MISSING = _MISSING
 class GradOf:
     """wp.grad(f) inside a kernel or function: a function giving the gradient of f's scalar result
     with respect to each of its arguments (one value, or a tuple for several). f is a @wp.func or a
-    differentiable wp builtin; the compiler types each call (compiler/typecheck_special.py)."""
+    differentiable wp builtin; the compiler types each call (compiler/typecheck_calls.py)."""
 
     _wp_grad_of_ = True
 

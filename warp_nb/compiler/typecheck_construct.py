@@ -1,7 +1,7 @@
 """Type constructors for `typecheck`: scalar conversions (float32(x)), vectors, matrices,
 quaternions and transforms from scalars, parts or copies (vec3(...), wp.types.vector(v, dtype=...),
 wp.transform(p=..., q=...)), structs (MyStruct(a, field=b)), with Warp's rules and messages for what
-they refuse. A mixin of FunctionTyper (through SpecialForms); knows nothing about C++."""
+they refuse. A mixin of FunctionTyper; knows nothing about C++."""
 
 from __future__ import annotations
 

@@ -419,7 +419,7 @@ class ExprTyper:
         resolved = registry.resolve(b, [value_type(a) for a in args])
         if resolved is None:
             self.no_overload(b, args, node)
-        resolved = for_lanes(self.context, b.name, resolved)  # (tile kernels: typed per lane count)
+        resolved = for_lanes(self.context, b, resolved)  # (tile kernels: typed per lane count)
         refusal = b.check(resolved.arg_types) if b.check and checked else None
         if refusal:
             self.error(KernelUnsupportedError, refusal, node)

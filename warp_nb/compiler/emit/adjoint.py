@@ -8,7 +8,7 @@ from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
 from .cpp import cpp_type
-from .body import LANE_ZERO_COMPUTE, FunctionWriter, _index
+from .body import FunctionWriter, _index
 from ..adjoint_ir import (
     Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjStore, AdjUpdate, ReplayBlock, RevIf,
     RevLoop, TupleItem, Zero,
@@ -164,7 +164,8 @@ class _AdjointWriter(FunctionWriter):
             args.append(s.adj_ret.name)
         else:  # an atomic used as a statement: no one reads its result
             args.append(f"{cpp_type(s.args[-1].type)}{{}}")
-        if self.unit.block_dim > 1 and b.name in _LANE_SUMMED_ADJOINTS and s.adj_args:
+        lanes = b.lanes if self.unit.block_dim > 1 else None  # (registry.LANES)
+        if lanes == "own_element" and s.adj_args:
             # an element read with this lane's indices: each lane's part of the tile's adjoint differs,
             # and the tile's adjoint is the block's sum of them (native/tiles/tile_block.h)
             tile_adj = s.adj_args[0].name
@@ -172,11 +173,11 @@ class _AdjointWriter(FunctionWriter):
             self.line(depth, f"{{ {cpp_type(s.adj_args[0].type)} wpnb_part{{}}; {adj_symbol}({', '.join(args)}); "
                              f"wpnb::accumulate({tile_adj}, wpnb::block_sum_lanes(wpnb_part)); }}")
             return
-        if self.unit.block_dim > 1 and b.name in LANE_ZERO_COMPUTE:  # costly: once per CPU block
+        if lanes == "once_per_block":  # costly: once per CPU block
             shared = "".join(f" {a.name} = wpnb::block_share({a.name});" for a in s.adj_args)
             self.line(depth, f"{{ wpnb::block_once([&]() {{ {adj_symbol}({', '.join(args)}); }});{shared} }}")
             return
-        if self.unit.block_dim > 1 and b.name in _LANE_ZERO_ADJOINTS:
+        if lanes in ("lead", "lead_adjoint"):
             # a block of several lanes: the gradient moves between the tile and the array once, on
             # lane 0, and every lane then holds lane 0's adjoints (native/tiles/block.h)
             shared = "".join(f" {a.name} = wpnb::block_broadcast({a.name}, wpnb::block_leader());" for a in s.adj_args)
@@ -229,14 +230,6 @@ class _AdjointWriter(FunctionWriter):
             self.line(inner, f"{a.name} = {cpp_type(a.type)}{{}};")
         self.reverse_block(s.body_reverse, inner)
         self.line(depth, "}")
-
-
-#: reads of one tile element, whose adjoints differ between lanes (each lane reads its own element)
-_LANE_SUMMED_ADJOINTS = frozenset({"tile_extract", "tile_element"})
-
-#: builtins whose adjoint reads or writes array gradients: run on lane 0 of a block of several lanes
-_LANE_ZERO_ADJOINTS = frozenset({"tile_load", "tile_load_indexed", "tile_store", "tile_store_indexed",
-                                 "tile_atomic_add", "tile_atomic_add_indexed"})
 
 
 def _adjoint_symbol(symbol: str, resolved) -> str:

@@ -312,11 +312,12 @@ class FunctionWriter:
 
     def call(self, v: ir.Call, loc) -> str:
         text = self.call_text(v, loc)
-        if self.unit.block_dim > 1 and v.builtin.name in _LANE_ZERO_EFFECTS:
+        lanes = v.builtin.lanes if self.unit.block_dim > 1 else None  # (registry.LANES)
+        if lanes == "lead":
             # a block of several lanes holds one tile: its store or atomic happens once, on lane 0,
             # and its result (an atomic's previous values) is handed to every lane (native/tiles/block.h)
             return f"wpnb::block_lead([&]() {{ return {text}; }})"
-        if self.unit.block_dim > 1 and v.builtin.name in LANE_ZERO_COMPUTE:
+        if lanes == "once_per_block":
             return f"wpnb::block_once([&]() {{ return {text}; }})"  # computed once per CPU block
         return text
 
@@ -327,10 +328,10 @@ class FunctionWriter:
         self.unit.headers.add(b.header)  # a templated call needs its header too
         if template is not None:
             bindings = {k: (str(x) if isinstance(x, (int, str)) else cpp_type(x)) for k, x in resolved.bindings.items()}
-            if b.name in _CHECKED_TILE_READS and self.checked and loc is not None:
+            if b.checked_read and self.checked and loc is not None:
                 return self.checked_tile_read(template.format(**bindings), v, args, loc)
             return f"{template.format(**bindings)}({', '.join(args)})"
-        if b.name in _CHECKED_TILE_READS and self.checked and loc is not None:
+        if b.checked_read and self.checked and loc is not None:
             return self.checked_tile_read(b.symbol, v, args, loc)
         self.unit.headers.add(b.header)
         if b.atomic and self.checked:
@@ -509,16 +510,3 @@ def _format_value(expr: str, t):
             text = "".join(f"{fmt} " for _ in range(n))
         return text, [f"{cast}{base}[{k}]" for k in range(n)]
     return "<type without print implementation>", []
-
-
-#: tile element reads that checked code bounds-checks (native/tiles/tile_ops.h, *_checked)
-_CHECKED_TILE_READS = frozenset({"tile_extract", "tile_element"})
-
-#: costly pure tile builtins: in a CPU block of several lanes, lane 0 computes them (block.h block_once)
-LANE_ZERO_COMPUTE = frozenset({"tile_matmul", "tile_mma", "tile_fft", "tile_ifft", "tile_cholesky",
-                               "tile_cholesky_inplace", "tile_cholesky_solve", "tile_cholesky_solve_inplace",
-                               "tile_lower_solve", "tile_lower_solve_inplace", "tile_upper_solve",
-                               "tile_upper_solve_inplace", "tile_sort"})
-
-#: tile builtins with effects outside the block: in a block of several lanes, lane 0 runs them
-_LANE_ZERO_EFFECTS = frozenset({"tile_store", "tile_store_indexed", "tile_atomic_add", "tile_atomic_add_indexed"})

@@ -112,7 +112,7 @@ def plan(values: list, dtype) -> tuple:
 
 
 class ArangeForm:
-    """The tile_arange special form, a mixin of FunctionTyper (over TileForms' helpers)."""
+    """wp.tile_arange's typing rule, a mixin of FunctionTyper (over TileArguments' helpers)."""
 
     def form_tile_arange(self, node):
         self.tile_name = "tile_arange"

@@ -2,7 +2,8 @@
 wp.printf, Python's builtins (float, int, min, len ...), type constructors (vec3(...),
 float32(x), MyStruct()), and the builtins whose arguments are compile-time constants
 (identity(n, dtype), quat_identity ...); wp.static, calls of @wp.func functions and wp.grad(f).
-A mixin of FunctionTyper."""
+A builtin typed by a rule names it in the registry (`form="tid"`: the method `form_tid`, here or in
+typecheck_tiles*.py); `special_call` dispatches on that field. A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
@@ -23,22 +24,20 @@ from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
 from .typecheck_expr import TupleValue, value_type
-from .typecheck_tile_checks import TILE_CHECK_FORMS, TileChecks
-from .typecheck_tile_ops import TILE_OP_FORMS, TileOpForms
 
 _PY_TO_BUILTIN = {py.min: "min", py.max: "max", py.abs: "abs", py.pow: "pow", py.round: "round"}
 
 
-class SpecialForms(TileChecks, TileOpForms):
+class Calls:
     def special_call(self, obj, node: S.Call, statement: bool):
         """The typed result of a special call, or NotImplemented for ordinary calls."""
         if obj is py.range:
             self.error(KernelSyntaxError, "range() can only be used as the iterable of a for loop", node)
         if obj is py.print:
-            return self.print_call(node)
+            return self.form_print(node)
         if isinstance(obj, registry.Builtin):
             self.call_is_statement = statement  # a tile atomic whose result nobody reads is a statement
-            return SPECIAL_FORMS[obj.name](self, node) if obj.special else NotImplemented
+            return getattr(self, f"form_{obj.form}")(node) if obj.form else NotImplemented  # its declared rule
         form = getattr(obj, "_wp_kernel_form_", None) if _hashable(obj) or isinstance(obj, type) else None
         if form is not None:
             return self.new_array(form, node)
@@ -97,7 +96,7 @@ class SpecialForms(TileChecks, TileOpForms):
         return self.let(ir.Tid(index, count), T.int32, node.loc, "tid")
 
     # --- output -------------------------------------------------------------------------
-    def print_call(self, node):
+    def form_print(self, node):
         items = []
         for a in node.args:
             v = self.expr(a)
@@ -412,17 +411,6 @@ def _hashable(obj) -> bool:
         return False
     return True
 
-
-#: The special forms, by the name of the builtin they type (every builtin declared with
-#: special=True has one; tests/unit/test_registry checks both ways).
-SPECIAL_FORMS = {
-    "tid": SpecialForms.form_tid, "printf": SpecialForms.form_printf, "print": SpecialForms.print_call, "static": SpecialForms.form_static,
-    "identity": SpecialForms.form_identity, "quat_identity": SpecialForms.form_quat_identity,
-    "transform_identity": SpecialForms.form_transform_identity,
-    "cast": SpecialForms.form_cast, "matrix_from_rows": SpecialForms.form_matrix_from_rows, "matrix_from_cols": SpecialForms.form_matrix_from_cols,
-    **TILE_OP_FORMS,
-    **TILE_CHECK_FORMS,
-}
 
 
 class _KnownLength:
