@@ -318,6 +318,12 @@ template<int N, typename T>
 WPNB_FN void adj_extract(const vec_t<N, T>&, int32 i, vec_t<N, T>& adj_a, int32&, const T& adj_ret) {
     la_detail::acc(adj_a.c[i], adj_ret);
 }
+// v[i] read with a run-time index in unchecked code, as Warp reads it: a negative i counts from the
+// end, and an index still outside [0, N) reads 0, never the memory beside the vector.
+template<int N, typename T, typename I> WPNB_FN T component_read(const vec_t<N, T>& a, I i) {
+    const int64 w = wrap_index(int64(i), N);
+    return (w >= 0 && w < N) ? a.c[w] : T(0);
+}
 // Copy of a with component i replaced by value (v[i] = value in SSA form).
 template<int N, typename T>
 WPNB_FN vec_t<N, T> with_index(const vec_t<N, T>& a, int32 i, typename la_detail::ident<T>::type value) {

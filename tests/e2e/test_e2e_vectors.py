@@ -420,3 +420,20 @@ def test_transforms():
         np.testing.assert_allclose(q_to_matrix(inv[3:]), Ra.T, **r)
         np.testing.assert_allclose(inv[:3], -Ra.T @ pa[i], **r)
         np.testing.assert_allclose(to.numpy()[i, 3], [1, 2, 3, *qb[i]], **r)
+
+
+@wp.kernel(module="unique")
+def read_component_at(j: int, v: wp.vec3, out: wp.array(dtype=float)):
+    out[0] = v[j]
+
+
+def test_runtime_component_reads_out_of_range_in_release_code_read_what_warp_reads(monkeypatch):
+    """A script's release code does not check `v[j]`: a negative j counts from the end and one still
+    outside the vector reads 0, as in warp-lang (never the memory beside the vector)."""
+    monkeypatch.setattr(wp.config, "bounds_check", False)
+    v = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    for j in (-4, -3, -1, 0, 2, 3, 7, 1 << 20):
+        out = wp.zeros(1)
+        wp.launch(read_component_at, dim=1, inputs=[j, wp.vec3(*v), out])
+        expected = v[j] if -3 <= j < 3 else 0.0
+        assert out.numpy()[0] == expected, (j, out.numpy()[0])

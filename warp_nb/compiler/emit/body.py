@@ -363,14 +363,18 @@ class FunctionWriter:
             return f"wpnb::uint64({v.base.name}.data)"
         if isinstance(t, ArrayType):  # a.shape
             return f"wpnb::vec_t<{t.ndim}, wpnb::int32>({', '.join(f'wpnb::int32({v.base.name}.shape[{d}])' for d in range(t.ndim))})"
+        if not self.checked and len(v.path) == 1 and isinstance(v.path[0], ir.Var) and T.kind_of(t) == "vector":
+            return f"wpnb::component_read({v.base.name}, {v.path[0].name})"  # Warp's values out of range
         expr, row = self.path_expr(v.base.name, t, v.path, loc)
         return expr if row is None else f"wpnb::extract({expr}, {row})"
 
     def component(self, p, n: int, loc, t) -> str:
         """A component index: a constant as is; a runtime one checked against the length `n` (with
-        a source location, in checked code), else as is."""
-        if loc is None or not self.checked or not isinstance(p, ir.Var):
+        a source location, in checked code), else counted from the end when negative, as in Warp."""
+        if not isinstance(p, ir.Var):
             return _index(p)
+        if loc is None or not self.checked:
+            return f"wpnb::wrap_index({p.name}, {n})"
         site = self.unit.site(loc, f"a {T.type_name(t)} (component index)")
         return f"wpnb::component_checked({p.name}, {n}, {site})"
 
