@@ -161,7 +161,7 @@ def register(fake, kernel, device="cuda:0"):
     gpu = kernel.compiled(device)
     from warp_nb.launch.launcher import make_packer
     size = len(make_packer(kernel, wp.get_device(device))(*_dummy_args(kernel)))
-    fake.kernels[gpu.unit.cuda_entry] = (cpu.loaded.entry, size)
+    fake.kernels[gpu.unit.entry] = (cpu.loaded.entry, size)
 
 
 def _dummy_args(kernel):
@@ -241,9 +241,9 @@ def test_tape_on_a_fake_gpu(fake_gpu):
     register(fake_gpu, square_sum)
     cpu_bwd = square_sum.compiled("cpu", backward=True)
     gpu_bwd = square_sum.compiled("cuda:0", backward=True)
-    fake_gpu.kernels[gpu_bwd.unit.cuda_backward_entry] = (cpu_bwd.loaded.adjoint_entry,
-                                                           fake_gpu.kernels[gpu_bwd.unit.cuda_entry][1])
-    fake_gpu.kernels[gpu_bwd.unit.cuda_entry] = (cpu_bwd.loaded.entry, fake_gpu.kernels[gpu_bwd.unit.cuda_entry][1])
+    fake_gpu.kernels[gpu_bwd.unit.backward_entry] = (cpu_bwd.loaded.adjoint_entry,
+                                                      fake_gpu.kernels[gpu_bwd.unit.entry][1])
+    fake_gpu.kernels[gpu_bwd.unit.entry] = (cpu_bwd.loaded.entry, fake_gpu.kernels[gpu_bwd.unit.entry][1])
     x = wp.array(np.arange(5, dtype=np.float32), device="cuda:0", requires_grad=True)
     loss = wp.zeros(1, device="cuda:0", requires_grad=True)
     tape = wp.Tape()

@@ -3,7 +3,10 @@
 `ModuleBuilder`. warp_nb builds each kernel as its own translation unit (compiler/pipeline.py),
 so the hash is a digest of what its cache keys are made of: each kernel's generated C++ for each
 concrete signature (comment lines left out, as in pipeline.cache_key) and the module's
-wp.ModuleBuildOptions. Equal code hashes equal whatever the module is called; a change in a
+wp.ModuleBuildOptions. The C++ hashed is the text every target shares, without a target's prelude
+and entry points: a module has one hash (its ahead-of-time identifier names the files of every
+target), and the entry points follow from that text (the body's parameters say the tid dimensions
+and the accumulators) and from the package version, which the identifier has too. Equal code hashes equal whatever the module is called; a change in a
 wp.static value, a called function or a referenced constant changes the code and so the hash."""
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import hashlib
 
 from .. import config as _config
+from ..compiler.emit import for_target
 from ..compiler.pipeline import CompileOptions, front_half
+from ..runtime.devices import aot_target
 from ..types.generic import is_generic
 from ..compiler.build_options import ModuleBuildOptions
 
@@ -47,7 +52,7 @@ def _backward(kernel, options: dict) -> bool:
 def emit_units(kernels, options: dict) -> list:
     """(kernel, typed IR, EmitResult) for every kernel and concrete signature: the front half of
     the pipeline (parse, type, adjoint, emit), with `options`' mode, backward setting and build
-    options. A kernel error is raised, at its line."""
+    options, for no target (the text every target shares). A kernel error is raised, at its line."""
     mode = options.get("mode") or _config.mode
     extra = options.get("extra_build_options")
     if extra is not None and not isinstance(extra, ModuleBuildOptions):
@@ -57,7 +62,7 @@ def emit_units(kernels, options: dict) -> list:
     for k in kernels:
         for sig in _signatures(k):
             front = front_half(k, list(sig), CompileOptions(k.mode or mode, _backward(k, options), _config.cxx_flags),
-                               build_options=extra)
+                               target=None, build_options=extra)
             out.append((k, front.typed, front.unit))
     return out
 
@@ -100,9 +105,11 @@ class ModuleBuilder:
             k._built_ir = typed
 
     def codegen(self, device: str = "cpu") -> str:
-        """The C++ warp_nb generates for the module's kernels, one translation unit after another.
-        The same text serves the CPU and CUDA (NVRTC); each target's own parts (entry points, the
-        extra_*_preamble of wp.ModuleBuildOptions) sit in its `#if defined(WPNB_CPU/WPNB_CUDA)`."""
-        if str(device).split(":")[0] not in ("cpu", "cuda"):
+        """The C++ warp_nb generates for the module's kernels on `device`'s kind of target, one
+        translation unit after another, each with that target's prelude and entry points (the
+        extra_*_preamble of wp.ModuleBuildOptions sit in their target's `#if`). No GPU is needed."""
+        kind = str(device).split(":")[0]
+        if kind not in ("cpu", "cuda"):
             raise ValueError(f"codegen: device must be 'cpu' or 'cuda', got {device!r}")
-        return "\n".join(unit.source for _k, _typed, unit in self.units)
+        target = aot_target(kind)
+        return "\n".join(for_target(unit, target).source for _k, _typed, unit in self.units)
