@@ -308,3 +308,39 @@ def test_a_launch_without_device_follows_the_current_default(fake_gpu):
     wp.launch(add_one, dim=4, inputs=[on_gpu])
     assert on_gpu.numpy().tolist() == [2, 2, 2, 2] and fake_gpu.launches == 2
 
+
+
+def test_an_ahead_of_time_module_for_a_cuda_device(fake_gpu, tmp_path, monkeypatch):
+    """wp.compile_aot_module / wp.load_aot_module for a CUDA device go through its target: the file
+    name (sm<arch>), the source written beside it, the manifest naming CUDA's entry points and read
+    back through the driver."""
+    import json
+    import re
+    import sys
+    (tmp_path / "wpnb_aot_cuda_mod.py").write_text(
+        "import warp_nb as wp\n"
+        "@wp.kernel\n"
+        "def triple(x: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n"
+        "    x[i] = x[i] * 3.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import wpnb_aot_cuda_mod as mod
+    (path,) = wp.compile_aot_module(mod, device="cuda:0", module_dir=tmp_path / "aot")
+    assert path.name.endswith(".sm90.cubin")
+    source = path.with_name(path.name.split(".sm")[0] + ".cu").read_text()
+    assert "_cuda_forward" in source and "_cpu_forward" not in source and "#define WPNB_CUDA 1" in source
+    text = json.loads('"' + re.search(r'char wpnb_aot_manifest\[\] = "(.*)";', source).group(1) + '"').encode()
+    (entry,) = json.loads(text)["kernels"]
+    assert entry["entry"].endswith("_cuda_forward") and entry["backward_entry"].endswith("_cuda_backward")
+
+    manifest = ctypes.create_string_buffer(text)  # what the driver reads from the module's global
+    monkeypatch.setattr(fake_gpu, "cuModuleGetGlobal", lambda module, name: (0, ctypes.addressof(manifest),
+                                                                             len(manifest)), raising=False)
+    wp.load_aot_module(mod, device="cuda:0", module_dir=tmp_path / "aot")
+    compiled = mod.triple.compiled("cuda:0")
+    assert compiled.key.startswith("aot:") and compiled.unit.entry == entry["entry"]
+    register(fake_gpu, mod.triple)
+    x = wp.array([1.0, 2.0], dtype=float, device="cuda:0")
+    wp.launch(mod.triple, 2, [x], device="cuda:0")
+    assert x.numpy().tolist() == [3.0, 6.0]
+    sys.modules.pop("wpnb_aot_cuda_mod", None)

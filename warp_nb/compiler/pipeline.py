@@ -107,7 +107,7 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     unit = emit_kernel(typed, options.mode, adjoint)
     unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
-                              if build_options == "module" else build_options)
+                              if build_options == "module" else build_options, target)
     key = cache_key(unit, target, options) if target is not None else None
     return Translation(kernel.key, typed, unit, key, options, time.perf_counter() - t0)
 

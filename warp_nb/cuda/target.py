@@ -73,6 +73,9 @@ class AotCudaTarget(Target):
     def entry_point(self, entry) -> str:
         return entries.entry_point(entry)
 
+    def build_preamble(self, build_options) -> str:
+        return build_options.extra_cuda_preamble
+
     def key_parts(self, options) -> tuple[str, ...]:
         return "cuda", str(self.arch), self.suffix, ".".join(map(str, nvrtc_version()))
 

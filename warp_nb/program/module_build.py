@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 
 from .. import config as _config
+from ..compiler.build_options import ModuleBuildOptions, with_build_options
 from ..compiler.emit import for_target
 from ..compiler.pipeline import CompileOptions, front_half
 from ..runtime.devices import aot_target
 from ..types.generic import is_generic
-from ..compiler.build_options import ModuleBuildOptions
 
 #: the module options a build resolves (the module's setting, else wp.config's, else Warp's default)
 _RESOLVED = ("enable_backward", "mode", "max_unroll", "fast_math", "fuse_fp", "lineinfo", "cuda_output",
@@ -106,10 +106,11 @@ class ModuleBuilder:
 
     def codegen(self, device: str = "cpu") -> str:
         """The C++ warp_nb generates for the module's kernels on `device`'s kind of target, one
-        translation unit after another, each with that target's prelude and entry points (the
-        extra_*_preamble of wp.ModuleBuildOptions sit in their target's `#if`). No GPU is needed."""
+        translation unit after another, each with that target's prelude, entry points and
+        wp.ModuleBuildOptions preamble. No GPU is needed."""
         kind = str(device).split(":")[0]
         if kind not in ("cpu", "cuda"):
             raise ValueError(f"codegen: device must be 'cpu' or 'cuda', got {device!r}")
-        target = aot_target(kind)
-        return "\n".join(for_target(unit, target).source for _k, _typed, unit in self.units)
+        target = aot_target(kind)  # (a target without a device: no GPU or NVRTC needed to write the text)
+        return "\n".join(with_build_options(for_target(unit, target), unit.build_options, target).source
+                         for _k, _typed, unit in self.units)

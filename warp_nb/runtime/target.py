@@ -39,6 +39,10 @@ class Target:
         """The C++ text of the entry point `entry`: it runs the kernel's body over a launch."""
         raise NotImplementedError
 
+    def build_preamble(self, build_options) -> str:
+        """The C++ of a module's wp.ModuleBuildOptions that this target compiles (its preamble)."""
+        return ""
+
     def key_parts(self, options) -> tuple[str, ...]:
         """What the compiled artifact depends on besides the C++ text and the native headers."""
         raise NotImplementedError
@@ -92,6 +96,9 @@ class CpuTarget(Target):
 
     def entry_point(self, entry) -> str:
         return cpu_entry.entry_point(entry)
+
+    def build_preamble(self, build_options) -> str:
+        return build_options.extra_cpu_preamble
 
     def key_parts(self, options) -> tuple[str, ...]:
         return cxx.identity_key(), " ".join(cxx.compiler_flags(options.mode, options.cxx_flags))
