@@ -26,7 +26,8 @@ def k(a: wp.array2d(dtype=float), total: wp.array(dtype=float)):
 """
 
 
-def typed(src: str = SUM, params=(ArrayType(wp.float32, 2), ArrayType(wp.float32, 1)), mode="release"):
+def typed(src: str = SUM, mode="release"):
+    params = (ArrayType(wp.float32, 2), ArrayType(wp.float32, 1))
     scope = Scope(lambda: None)
     scope.globals = {"wp": wp}
     return typecheck_kernel(parse_source(textwrap.dedent(src), "k.py"), list(params), scope, Context(mode))

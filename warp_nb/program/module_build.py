@@ -3,11 +3,14 @@
 `ModuleBuilder`. warp_nb builds each kernel as its own translation unit (compiler/pipeline.py),
 so the hash is a digest of what its cache keys are made of: each kernel's generated C++ for each
 concrete signature (comment lines left out, as in pipeline.cache_key) and the module's
-wp.ModuleBuildOptions. The C++ hashed is the text every target shares, without a target's prelude
-and entry points: a module has one hash (its ahead-of-time identifier names the files of every
-target), and the entry points follow from that text (the body's parameters say the tid dimensions
-and the accumulators) and from the package version, which the identifier has too. Equal code hashes equal whatever the module is called; a change in a
-wp.static value, a called function or a referenced constant changes the code and so the hash."""
+wp.ModuleBuildOptions. Equal code hashes equal whatever the module is called; a change in a
+wp.static value, a called function or a referenced constant changes the code and so the hash.
+
+The C++ hashed is the text every target shares, without a target's prelude, entry points and
+preamble: a module has one hash (its ahead-of-time identifier names the files of every target);
+the entry points follow from that text (the body's parameters say the tid dimensions and the
+accumulators) and the package version, which the identifier has too, and the preambles are in the
+options' digest."""
 
 from __future__ import annotations
 

@@ -119,7 +119,8 @@ def _block_entry_point(sym: str, count: int, lanes: int, body: str = "body", dir
     lane k % lanes of block k / lanes), the shape counts threads; each block's lanes run as fibers
     (native/block_cpu.h)."""
     coords, call = block_coordinates(sym, count, body)
-    return (f"struct {sym}_{direction}_lanes_t {{ const {sym}_args* args; const wpnb::launch_t* launch; wpnb::int64 block; }};\n\n"
+    return (f"struct {sym}_{direction}_lanes_t {{ const {sym}_args* args; const wpnb::launch_t* launch; "
+            f"wpnb::int64 block; }};\n\n"
             f"inline void {sym}_{direction}_lane(void* wpnb_user, wpnb::int32 wpnb_lane) {{\n"
             f"    const {sym}_{direction}_lanes_t* u = (const {sym}_{direction}_lanes_t*)wpnb_user;\n"
             f"    const {sym}_args& wpnb_args = *u->args;\n"
@@ -130,5 +131,6 @@ def _block_entry_point(sym: str, count: int, lanes: int, body: str = "body", dir
             f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
             f"    const wpnb::int64* wpnb_shape = wpnb_launch->shape;\n"
             f"    {sym}_{direction}_lanes_t user{{&wpnb_args, wpnb_launch, 0}};\n"
-            f"    if (!wpnb::run_fiber_blocks({lanes}, wpnb_begin, wpnb_end, {BLOCK_THREADS}, &user.block, {sym}_{direction}_lane, &user))\n"
+            f"    if (!wpnb::run_fiber_blocks({lanes}, wpnb_begin, wpnb_end, {BLOCK_THREADS}, &user.block, "
+            f"{sym}_{direction}_lane, &user))\n"
             f"        printf(\"warp_nb: could not map the fiber stacks of a CPU block\\n\");\n}}\n")

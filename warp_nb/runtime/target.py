@@ -63,7 +63,7 @@ class Target:
         """One-time work before the first kernel runs (done alongside the first compiles)."""
 
     # --- ahead-of-time modules (program/aot.py) -----------------------------------------------
-    def aot_target(self, use_ptx: bool | None = None, arch: int | None = None) -> "Target":
+    def aot_target(self, use_ptx: bool | None = None, arch: int | None = None) -> Target:
         """The target an ahead-of-time build for this target's device uses (`use_ptx`, `arch`: what
         wp.compile_aot_module asks for instead of the device's own choice, where the kind has them)."""
         return self

@@ -150,8 +150,8 @@ def entry_points(fn: ir.Function, reductions: dict, backward: bool) -> tuple:
     """The entry points a kernel needs: forward (with the accumulators of `reductions`, as the
     body writer found them) and, with a backward body, backward."""
     accumulators = tuple({id(a): a for a in reductions.values()}.values())
-    common = dict(symbol=fn.symbol, tid_count=max(fn.tid_count, 1), lanes=fn.block_dim,
-                  arrays=tuple(p.name for p in fn.params if isinstance(p.type, ArrayType)),
-                  one_lane_blocks=fn.uses_blocks and fn.block_dim == 1)
+    common = {"symbol": fn.symbol, "tid_count": max(fn.tid_count, 1), "lanes": fn.block_dim,
+              "arrays": tuple(p.name for p in fn.params if isinstance(p.type, ArrayType)),
+              "one_lane_blocks": fn.uses_blocks and fn.block_dim == 1}
     out = (EntryPoint(direction="forward", accumulators=accumulators, **common),)
     return out + (EntryPoint(direction="backward", **common),) if backward else out
