@@ -4,17 +4,23 @@
 // Here: which target this is, the function qualifiers, the fixed-width types and the 16-bit
 // floats; the primitives that differ by target (atomics on bits, storage classes, the lanes of a
 // block) are in prelude_cpu.h and prelude_cuda.h, one definition per target, included below.
+// The target says which it is: its translation units define WPNB_CPU or WPNB_CUDA before any
+// include (Target.prelude); without either (a header test), the compiler decides.
 #pragma once
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#if defined(WPNB_CUDA) || (!defined(WPNB_CPU) && (defined(__CUDACC__) || defined(__CUDACC_RTC__)))
+#ifndef WPNB_CUDA
 #define WPNB_CUDA 1
+#endif
 #define WPNB_FN __device__ inline                       // every builtin and helper
 #define WPNB_KERNEL extern "C" __global__               // kernel entry points
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE __device__                      // where a debug-mode launch reports errors
 #define WPNB_COLD_FN __device__ __noinline__             // a rarely taken path (a failed check)
 #else
+#ifndef WPNB_CPU
 #define WPNB_CPU 1
+#endif
 #define WPNB_FN inline
 #define WPNB_KERNEL extern "C" __attribute__((visibility("default")))
 #define WPNB_RESTRICT __restrict__

@@ -161,7 +161,7 @@ def register(fake, kernel, device="cuda:0"):
     gpu = kernel.compiled(device)
     from warp_nb.launch.launcher import make_packer
     size = len(make_packer(kernel, wp.get_device(device))(*_dummy_args(kernel)))
-    fake.kernels[gpu.unit.cuda_entry] = (cpu.loaded.entry, size)
+    fake.kernels[gpu.unit.entry] = (cpu.loaded.entry, size)
 
 
 def _dummy_args(kernel):
@@ -241,9 +241,9 @@ def test_tape_on_a_fake_gpu(fake_gpu):
     register(fake_gpu, square_sum)
     cpu_bwd = square_sum.compiled("cpu", backward=True)
     gpu_bwd = square_sum.compiled("cuda:0", backward=True)
-    fake_gpu.kernels[gpu_bwd.unit.cuda_backward_entry] = (cpu_bwd.loaded.adjoint_entry,
-                                                           fake_gpu.kernels[gpu_bwd.unit.cuda_entry][1])
-    fake_gpu.kernels[gpu_bwd.unit.cuda_entry] = (cpu_bwd.loaded.entry, fake_gpu.kernels[gpu_bwd.unit.cuda_entry][1])
+    fake_gpu.kernels[gpu_bwd.unit.backward_entry] = (cpu_bwd.loaded.adjoint_entry,
+                                                      fake_gpu.kernels[gpu_bwd.unit.entry][1])
+    fake_gpu.kernels[gpu_bwd.unit.entry] = (cpu_bwd.loaded.entry, fake_gpu.kernels[gpu_bwd.unit.entry][1])
     x = wp.array(np.arange(5, dtype=np.float32), device="cuda:0", requires_grad=True)
     loss = wp.zeros(1, device="cuda:0", requires_grad=True)
     tape = wp.Tape()
@@ -308,3 +308,39 @@ def test_a_launch_without_device_follows_the_current_default(fake_gpu):
     wp.launch(add_one, dim=4, inputs=[on_gpu])
     assert on_gpu.numpy().tolist() == [2, 2, 2, 2] and fake_gpu.launches == 2
 
+
+
+def test_an_ahead_of_time_module_for_a_cuda_device(fake_gpu, tmp_path, monkeypatch):
+    """wp.compile_aot_module / wp.load_aot_module for a CUDA device go through its target: the file
+    name (sm<arch>), the source written beside it, the manifest naming CUDA's entry points and read
+    back through the driver."""
+    import json
+    import re
+    import sys
+    (tmp_path / "wpnb_aot_cuda_mod.py").write_text(
+        "import warp_nb as wp\n"
+        "@wp.kernel\n"
+        "def triple(x: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n"
+        "    x[i] = x[i] * 3.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import wpnb_aot_cuda_mod as mod
+    (path,) = wp.compile_aot_module(mod, device="cuda:0", module_dir=tmp_path / "aot")
+    assert path.name.endswith(".sm90.cubin")
+    source = path.with_name(path.name.split(".sm")[0] + ".cu").read_text()
+    assert "_cuda_forward" in source and "_cpu_forward" not in source and "#define WPNB_CUDA 1" in source
+    text = json.loads('"' + re.search(r'char wpnb_aot_manifest\[\] = "(.*)";', source).group(1) + '"').encode()
+    (entry,) = json.loads(text)["kernels"]
+    assert entry["entry"].endswith("_cuda_forward") and entry["backward_entry"].endswith("_cuda_backward")
+
+    manifest = ctypes.create_string_buffer(text)  # what the driver reads from the module's global
+    monkeypatch.setattr(fake_gpu, "cuModuleGetGlobal", lambda module, name: (0, ctypes.addressof(manifest),
+                                                                             len(manifest)), raising=False)
+    wp.load_aot_module(mod, device="cuda:0", module_dir=tmp_path / "aot")
+    compiled = mod.triple.compiled("cuda:0")
+    assert compiled.key.startswith("aot:") and compiled.unit.entry == entry["entry"]
+    register(fake_gpu, mod.triple)
+    x = wp.array([1.0, 2.0], dtype=float, device="cuda:0")
+    wp.launch(mod.triple, 2, [x], device="cuda:0")
+    assert x.numpy().tolist() == [3.0, 6.0]
+    sys.modules.pop("wpnb_aot_cuda_mod", None)

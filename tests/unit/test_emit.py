@@ -9,19 +9,20 @@ import pytest
 import warp_nb as wp
 from warp_nb.types.array_type import ArrayType
 from warp_nb.toolchain.cxx import find_compiler
-from warp_nb.compiler.emit import emit_kernel
+from warp_nb.compiler.emit import emit_kernel, for_target
 from warp_nb.compiler.emit.cpp import cpp_type, literal
 from warp_nb.compiler.parse import parse_source
 from warp_nb.toolchain.headers import native_dir
 from warp_nb.compiler.scope import Scope
 from warp_nb.compiler.typecheck import Context, typecheck_kernel
+from warp_nb.runtime.target import CpuTarget
 
 
 def emitted(src: str, params: list, mode: str = "release", names=None):
     fdef = parse_source(textwrap.dedent(src), "k.py")
     scope = Scope(lambda: None)
     scope.globals = {"wp": wp, **(names or {})}
-    return emit_kernel(typecheck_kernel(fdef, params, scope, Context(mode)), mode)
+    return for_target(emit_kernel(typecheck_kernel(fdef, params, scope, Context(mode)), mode), CpuTarget())
 
 
 def syntax_check(source: str):

@@ -4,7 +4,10 @@ half (program/module_build.py)."""
 
 from __future__ import annotations
 
+from ..compiler.build_options import with_build_options
+from ..compiler.emit import for_target
 from ..program.module_build import content_hash, emit_units, resolve_options
+from ..runtime.devices import aot_target
 
 
 class ModuleHasher:
@@ -34,9 +37,12 @@ class ModuleBuilder:
             k._built_ir = typed
 
     def codegen(self, device: str = "cpu") -> str:
-        """The C++ warp_nb generates for the module's kernels, one translation unit after another.
-        The same text serves the CPU and CUDA (NVRTC); each target's own parts (entry points, the
-        extra_*_preamble of wp.ModuleBuildOptions) sit in its `#if defined(WPNB_CPU/WPNB_CUDA)`."""
-        if str(device).split(":")[0] not in ("cpu", "cuda"):
+        """The C++ warp_nb generates for the module's kernels on `device`'s kind of target, one
+        translation unit after another, each with that target's prelude, entry points and
+        wp.ModuleBuildOptions preamble. No GPU is needed."""
+        kind = str(device).split(":")[0]
+        if kind not in ("cpu", "cuda"):
             raise ValueError(f"codegen: device must be 'cpu' or 'cuda', got {device!r}")
-        return "\n".join(unit.source for _k, _typed, unit in self.units)
+        target = aot_target(kind)  # (a target without a device: no GPU or NVRTC needed to write the text)
+        return "\n".join(with_build_options(for_target(unit, target), unit.build_options, target).source
+                         for _k, _typed, unit in self.units)

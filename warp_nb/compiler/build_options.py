@@ -1,10 +1,10 @@
 """`wp.ModuleBuildOptions`: extra C++/CUDA text and include directories for a module's builds, set
 as the module option "extra_build_options" (wp.set_module_options, module_options=). What it
 changes, for every kernel of the module:
-- the generated translation unit: each preamble sits after warp_nb's native headers (so it may use
-  their macros and types) and before the generated code (which may call what it declares); the CPU
-  preamble is compiled only by the C++ compiler and the CUDA one only by NVRTC (one text serves
-  both targets, so each sits in its target's `#if`);
+- the generated translation unit: the target's preamble (`Target.build_preamble`: the CPU's is
+  compiled only by the C++ compiler, the CUDA one only by NVRTC) sits after warp_nb's native
+  headers (so it may use their macros and types) and before the generated code (which may call
+  what it declares); a unit for no target (a module's hash) has none, the digest stands for them;
 - the compiler's include path (`-I`), per target;
 - the kernel's cache key (the text and the directories), so a change rebuilds it.
 """
@@ -86,15 +86,6 @@ class ModuleBuildOptions:
                 h.update(b"<missing>")
         return h.hexdigest()
 
-    def preamble_text(self) -> str:
-        """The preamble block of the generated translation unit (empty without preambles)."""
-        parts = []
-        if self.extra_cpu_preamble:
-            parts.append(f"#if defined(WPNB_CPU)  // extra_cpu_preamble\n{self.extra_cpu_preamble}#endif\n")
-        if self.extra_cuda_preamble:
-            parts.append(f"#if defined(WPNB_CUDA)  // extra_cuda_preamble\n{self.extra_cuda_preamble}#endif\n")
-        return "".join(parts)
-
 
 def build_options_of(module) -> ModuleBuildOptions | None:
     """The module's "extra_build_options", None when not set or empty."""
@@ -107,12 +98,13 @@ def build_options_of(module) -> ModuleBuildOptions | None:
     return None if opts.is_empty else opts
 
 
-def with_build_options(unit, opts: ModuleBuildOptions | None):
-    """The EmitResult `unit` with the preambles inserted after its headers and the options recorded
-    (for the compilers' include paths and the cache key); `unit` itself when there are none."""
+def with_build_options(unit, opts: ModuleBuildOptions | None, target=None):
+    """The EmitResult `unit` with `target`'s preamble (`target.build_preamble(opts)`; none without a
+    target) inserted after its headers and the options recorded (for the compilers' include paths
+    and the cache key); `unit` itself when there are none."""
     if opts is None:
         return unit
-    preamble = opts.preamble_text()
+    preamble = target.build_preamble(opts) if target is not None else ""
     source = unit.source
     if preamble:
         lines = source.split("\n")

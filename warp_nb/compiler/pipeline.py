@@ -11,7 +11,8 @@ front half alone), warm-up (the front half of a tiny kernel).
 
 Each stage is its own module (parse.py, typecheck.py, adjoint.py, emit/, toolchain/cache.py) and
 the target (runtime/target.py, cuda/target.py) supplies what depends on the device kind: its
-part of the cache key, its compiler, its loader. The kernel is the unit of compilation and
+prelude and entry points (part of the translation unit, so of the key), its part of the cache
+key, its compiler, its loader. The kernel is the unit of compilation and
 caching; which kernels compile together, and in parallel, is `warp_nb.module`'s business."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ..toolchain.headers import headers_digest
 from . import ir
 from .adjoint import adjoint_unit
 from .build_options import build_options_of, with_build_options
-from .emit import EmitResult, emit_kernel
+from .emit import EmitResult, emit_kernel, for_target
 from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
 from .typecheck import Context, typecheck_kernel
@@ -56,7 +57,7 @@ class Translation:
     kernel_key: str  # the wp.Kernel's key (what the compile log names)
     typed: ir.Function
     unit: EmitResult
-    key: str | None  # the cache key; None when translated without a target (ahead-of-time units, hashes)
+    key: str | None  # the cache key; None when translated without a target (module hashes, typed IR only)
     options: CompileOptions
     seconds: float  # time spent in the front half
 
@@ -90,9 +91,11 @@ def compile_kernel(kernel, signature: list, target, options: CompileOptions, fro
 def front_half(kernel, signature: list, options: CompileOptions, target=None, symbol: str | None = None,
                build_options="module") -> Translation:
     """parse -> type -> adjoint -> emit -> key, for one concrete signature; no C++ compiled.
-    `target`: whose cache key to compute (None: none). `symbol` renames the kernel's C++ symbol
-    (overloads of one kernel in one translation unit: wp.compile_aot_module). `build_options`: the
-    wp.ModuleBuildOptions to apply (None: none), by default those of the kernel's module."""
+    `target`: the target the unit is for, which writes its prelude and entry points and whose
+    cache key is computed (None: neither; the text is the same for every target). `symbol` renames
+    the kernel's C++ symbol (overloads of one kernel in one translation unit:
+    wp.compile_aot_module). `build_options`: the wp.ModuleBuildOptions to apply (None: none), by
+    default those of the kernel's module."""
     t0 = time.perf_counter()
     syntax = parse_definition(kernel.func)
     context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
@@ -102,8 +105,9 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = emit_kernel(typed, options.mode, adjoint)
+    unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
-                              if build_options == "module" else build_options)
+                              if build_options == "module" else build_options, target)
     key = cache_key(unit, target, options) if target is not None else None
     return Translation(kernel.key, typed, unit, key, options, time.perf_counter() - t0)
 

@@ -20,6 +20,10 @@ class CudaBackend(Backend):
             return 0
         return int(driver.call("cuDriverGetVersion"))
 
+    def aot_target(self, arch: int | None, use_ptx: bool):
+        from .target import AotCudaTarget
+        return AotCudaTarget(arch, use_ptx)
+
     def pinned_storage(self):
         if self._pinned is None:
             from .storage import PinnedStorage

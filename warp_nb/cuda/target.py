@@ -1,11 +1,14 @@
-"""The CUDA target: the same C++ text the CPU compiles, turned by NVRTC into a CUBIN for the
-device's exact architecture (a CUBIN loads on any driver of the same major CUDA version, while
-PTX from a newer NVRTC than the driver is refused, so PTX is only the fallback for architectures
-this NVRTC does not know), cached like CPU code under a key that adds the architecture and the
-NVRTC version, loaded as a driver module and launched on the device's current stream.
+"""The CUDA target: the generated C++ with CUDA's prelude and entry points (cuda/entry.py:
+grid-stride __global__ functions), turned by NVRTC into a CUBIN for the device's exact
+architecture (a CUBIN loads on any driver of the same major CUDA version, while PTX from a newer
+NVRTC than the driver is refused, so PTX is only the fallback for architectures this NVRTC does
+not know), cached like CPU code under a key that adds the architecture and the NVRTC version,
+loaded as a driver module and launched on the device's current stream.
 
 `AotCudaTarget` is the same compiler without a device: it builds PTX or CUBIN for a chosen
-architecture (ahead-of-time compilation, and the CI check that every kernel compiles for CUDA)."""
+architecture (ahead-of-time compilation, and the CI check that every kernel compiles for CUDA)
+and names its ahead-of-time artifacts (`<identifier>.sm<arch>.ptx|cubin`, the source beside them
+as `<identifier>.cu`)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from ..toolchain.headers import native_dir
 from .arch_support import validate_device_arch
 from ..toolchain.nvrtc import compile_cuda, nvrtc_version, supported_archs
 from . import driver as drv
+from . import entry as entries
 from . import memory as mem
 
 BLOCK = 256
@@ -50,9 +54,11 @@ def arch_for(device_arch: int) -> tuple[int, bool]:
 
 
 class AotCudaTarget(Target):
-    """NVRTC for one architecture, without a device: builds, never loads or runs."""
+    """NVRTC for one architecture, without a device: builds, never loads or runs (`arch` None: a
+    target that only writes code, ModuleBuilder.codegen's)."""
 
     name = "cuda"
+    prelude = ("#define WPNB_CUDA 1", '#include "core/prelude.h"')
 
     def __init__(self, arch: int, use_ptx: bool):
         self.arch, self.use_ptx = arch, use_ptx
@@ -60,6 +66,15 @@ class AotCudaTarget(Target):
     @property
     def suffix(self) -> str:
         return ".ptx" if self.use_ptx else ".cubin"
+
+    def entry_name(self, entry) -> str:
+        return entries.entry_name(entry)
+
+    def entry_point(self, entry) -> str:
+        return entries.entry_point(entry)
+
+    def build_preamble(self, build_options) -> str:
+        return build_options.extra_cuda_preamble
 
     def key_parts(self, options) -> tuple[str, ...]:
         return "cuda", str(self.arch), self.suffix, ".".join(map(str, nvrtc_version()))
@@ -71,6 +86,12 @@ class AotCudaTarget(Target):
 
     def load(self, path: Path, unit, options) -> Path:
         return path
+
+    def artifact_name(self, identifier: str) -> str:
+        return f"{identifier}.sm{self.arch}{self.suffix}"
+
+    def source_path(self, artifact: Path) -> Path:
+        return artifact.with_name(artifact.name.split(".sm")[0] + ".cu")  # as Warp writes it
 
 
 class CudaTarget(AotCudaTarget):
@@ -94,17 +115,34 @@ class CudaTarget(AotCudaTarget):
             self._arch = arch_for(self.device.arch)
         return self._arch
 
-    def load(self, path: Path, unit, options) -> LoadedCudaKernel:
+    def aot_target(self, use_ptx: bool | None = None, arch: int | None = None) -> AotCudaTarget:
+        own_arch, ptx = arch_for(self.device.arch)
+        return AotCudaTarget(own_arch if arch is None else int(arch), ptx if use_ptx is None else use_ptx)
+
+    def _module(self, path: Path):
+        """The driver module of the artifact at `path`, loaded into the device's context once."""
         device = self.device
         module = device.modules.get(path)
         if module is None:
             device.make_current()
             module = drv.call("cuModuleLoadData", path.read_bytes())
             device.modules[path] = module
-        forward = drv.call("cuModuleGetFunction", module, unit.cuda_entry.encode())
+        return module
+
+    def read_string(self, path: Path, symbol: str) -> bytes:
+        module = self._module(path)
+        self.device.make_current()
+        address, size = drv.call("cuModuleGetGlobal", module, symbol.encode())
+        buffer = ctypes.create_string_buffer(int(size))
+        mem.device_to_host(self.device, ctypes.addressof(buffer), drv.to_int(address), int(size))
+        return buffer.value
+
+    def load(self, path: Path, unit, options) -> LoadedCudaKernel:
+        module = self._module(path)
+        forward = drv.call("cuModuleGetFunction", module, unit.entry.encode())
         backward = None
-        if unit.cuda_backward_entry:
-            backward = drv.call("cuModuleGetFunction", module, unit.cuda_backward_entry.encode())
+        if unit.backward_entry:
+            backward = drv.call("cuModuleGetFunction", module, unit.backward_entry.encode())
         debug = None
         if has_checks(options.mode):
             debug, _size = drv.call("cuModuleGetGlobal", module, b"wpnb_debug_state")

@@ -1,18 +1,19 @@
 """Ahead-of-time compilation, as Warp's `wp.compile_aot_module` / `wp.load_aot_module`: one file
-per module and architecture, named by the module's identifier (`wp_<module>_<hash>`, or
-`wp_<module>` with strip_hash). For the CPU it is a shared library (`<identifier>.o`); for CUDA a
-PTX or CUBIN (`<identifier>.sm<arch>.ptx|cubin`, next to the generated `<identifier>.cu`), which
-NVRTC builds without a GPU. Every kernel of the module (each overload of a generic one) is in it,
-forward and backward, with a manifest (a string the file exports) that says which entry points
-belong to which kernel and signature, so loading needs nothing but the file.
+per module and target, named by the module's identifier (`wp_<module>_<hash>`, or `wp_<module>`
+with strip_hash) and the target (`Target.artifact_name`: for the CPU a shared library
+`<identifier>.o`; for CUDA a PTX or CUBIN `<identifier>.sm<arch>.ptx|cubin`, which NVRTC builds
+without a GPU, with the generated source beside it where `Target.source_path` says). Every kernel
+of the module (each overload of a generic one) is in it, forward and backward, with a manifest (a
+string the file exports, read back by `Target.read_string`) that says which of the target's entry
+points belong to which kernel and signature, so loading needs nothing but the file.
 
 Loading binds the module's kernels to the file's entry points: their launches run the file's code,
 even when the Python source changed since (what strip_hash is for), until the kernel is redefined.
-This module runs the pipeline's front half and the targets' builders; it does not launch."""
+This module runs the pipeline's front half and the targets' builders; it does not launch, and it
+names no device kind: what differs between kinds is the target's."""
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
@@ -26,10 +27,9 @@ from ..compiler.adjoint import NotDifferentiableError
 from ..compiler.emit import EmitResult
 from ..compiler.emit.bundle import bundle_source, can_join
 from ..compiler.pipeline import CompiledKernel, CompileOptions, front_half
-from ..cuda.target import AotCudaTarget, arch_for
 from ..errors import KernelError
 from .module import Module, get_module
-from ..runtime.devices import get_device
+from ..runtime.devices import aot_target, get_device
 from ..toolchain import cache
 from ..errors import warn
 from ..runtime import compat_hooks
@@ -47,7 +47,7 @@ def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os
     the module's option; True or False sets it."""
     mod = _module(module)
     _set_strip_hash(mod, strip_hash)
-    units = _emit_module(mod, backward)
+    jobs = _module_jobs(mod)
     if (device is not None or arch is None) and get_device(device).is_cpu:
         _warn_native_isa(mod)
     out_dir = Path(module_dir or Path.cwd() / "aot")
@@ -55,16 +55,14 @@ def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os
     identifier = mod.get_module_identifier()
     targets = []
     if device is not None or arch is None:
-        targets.append(_device_target(get_device(device), use_ptx))
-    for a in ([arch] if isinstance(arch, int) else list(arch or ())):
-        targets.append(AotCudaTarget(int(a), True if use_ptx is None else use_ptx))
-    written = []
-    for target in targets:
-        path = out_dir / _artifact_name(identifier, target)
-        if not (path.exists() and config.cache_kernels):
-            mod._compile(units, target, path)
-        written.append(path)
-    return written
+        targets.append(get_device(device).target.aot_target(use_ptx))
+    for a in ([arch] if isinstance(arch, int) else list(arch or ())):  # Warp's `arch`: a CUDA architecture
+        targets.append(aot_target("cuda", int(a), True if use_ptx is None else use_ptx))
+    paths = [out_dir / target.artifact_name(identifier) for target in targets]
+    todo = [(t, p) for t, p in zip(targets, paths) if not (p.exists() and config.cache_kernels)]
+    for (target, path), units in zip(todo, _translate(jobs, backward, [t for t, _ in todo])):
+        mod._compile(units, target, path)
+    return paths
 
 
 def load_aot_module(module=None, device=None, arch=None, module_dir: str | os.PathLike | None = None,
@@ -75,10 +73,8 @@ def load_aot_module(module=None, device=None, arch=None, module_dir: str | os.Pa
     mod = _module(module)
     _set_strip_hash(mod, strip_hash)
     dev = get_device(device)
-    target = _device_target(dev, use_ptx)
-    if arch is not None and not dev.is_cpu:
-        target = AotCudaTarget(int(arch), target.use_ptx)
-    path = Path(module_dir or Path.cwd() / "aot") / _artifact_name(mod.get_module_identifier(), target)
+    target = dev.target.aot_target(use_ptx, None if arch is None else int(arch))
+    path = Path(module_dir or Path.cwd() / "aot") / target.artifact_name(mod.get_module_identifier())
     if not path.exists():
         raise FileNotFoundError(f"no ahead-of-time build of module {mod.name!r} for {dev.alias}: {path} does not "
                                 "exist (wp.compile_aot_module writes it; the module's code or settings may have "
@@ -92,7 +88,7 @@ def load_aot_module(module=None, device=None, arch=None, module_dir: str | os.Pa
         tmp = private.with_suffix(f".tmp{os.getpid()}")
         tmp.write_bytes(data)
         os.replace(tmp, private)
-    manifest = _read_manifest(private, dev)
+    manifest = json.loads(dev.target.read_string(private, _MANIFEST).decode())
     by_kernel = {(e["key"], e["signature"]): e for e in manifest["kernels"]}
     for k in mod.kernels:
         for sig in k.signatures():
@@ -131,9 +127,9 @@ def _set_strip_hash(mod: Module, strip_hash) -> None:
         mod._set_strip_hash(strip_hash)
 
 
-def _emit_module(mod: Module, backward: bool) -> list:
-    """(kernel, signature, options, unit) for every compilable kernel of the module, as Warp chooses:
-    a generic kernel without overloads is left out with a warning; none left is an error."""
+def _module_jobs(mod: Module) -> list:
+    """(kernel, signature) for every compilable kernel of the module, as Warp chooses: a generic
+    kernel without overloads is left out with a warning; none left is an error."""
     jobs, skipped = [], []
     for k in mod.kernels:
         if k.is_generic and not k.overloads:
@@ -150,33 +146,26 @@ def _emit_module(mod: Module, backward: bool) -> list:
     for key in skipped:
         warn(f"compile_aot_module: the generic kernel `{key}` of module {mod.name!r} is left out: it is a generic "
              "kernel without overloads (give its types with wp.overload)")
-    units = []
+    return jobs
+
+
+def _translate(jobs: list, backward: bool, targets: list) -> list:
+    """For each target, (kernel, signature, options, unit) for each job: the front half for it."""
+    out: list = [[] for _ in targets]
     for k, sig in jobs:
         # the overloads of a generic kernel share one translation unit: a C++ name for each
         symbol = f"k_{k.func.__name__}_{hashlib.sha256(_signature_text(sig).encode()).hexdigest()[:8]}" \
             if k.is_generic else None
-        with_backward = backward and k.backward_enabled
-        try:
-            options = k.compile_options(with_backward)
-            units.append((k, sig, options, front_half(k, list(sig), options, symbol=symbol).unit))
-        except NotDifferentiableError as e:
-            warn(f"compile_aot_module: kernel `{k.key}` is written without its backward pass: {e.message}")
-            options = k.compile_options(False)
-            units.append((k, sig, options, front_half(k, list(sig), options, symbol=symbol).unit))
-    return units
-
-
-def _device_target(dev, use_ptx):
-    if dev.is_cpu:
-        return dev.target
-    arch, ptx = arch_for(dev.arch)
-    return AotCudaTarget(arch, ptx if use_ptx is None else use_ptx)
-
-
-def _artifact_name(identifier: str, target) -> str:
-    if isinstance(target, AotCudaTarget):
-        return f"{identifier}.sm{target.arch}{target.suffix}"
-    return f"{identifier}.o"  # Warp's name for the CPU artifact; here it is a shared library
+        options = k.compile_options(backward and k.backward_enabled)
+        for units, target in zip(out, targets):
+            try:
+                unit = front_half(k, list(sig), options, target, symbol=symbol).unit
+            except NotDifferentiableError as e:  # (the first target finds out; the others build without it)
+                warn(f"compile_aot_module: kernel `{k.key}` is written without its backward pass: {e.message}")
+                options = k.compile_options(False)
+                unit = front_half(k, list(sig), options, target, symbol=symbol).unit
+            units.append((k, sig, options, unit))
+    return out
 
 
 def _build(mod: Module, units: list, target, path: Path) -> None:
@@ -194,15 +183,16 @@ def _build(mod: Module, units: list, target, path: Path) -> None:
     source = bundle_source(joined) + f'\nWPNB_DEBUG_STATE char {_MANIFEST}[] = "{text}";\n'
     first = units[0][2]
     options = CompileOptions(first.mode, any(o.backward for _k, _s, o, _u in units), first.cxx_flags)
-    unit = EmitResult(source, "", function=f"module {mod.name}", mode=first.mode)
+    unit = EmitResult(source, function=f"module {mod.name}", mode=first.mode, prelude=units[0][3].prelude)
     with tempfile.TemporaryDirectory(prefix="wpnb-aot-") as tmp:
         built = Path(tmp) / f"module{target.suffix}"
         target.build(unit, built, options)
         staged = path.with_name(path.name + f".tmp{os.getpid()}")
         shutil.copyfile(built, staged)
         os.replace(staged, path)
-    if isinstance(target, AotCudaTarget):  # the generated source, beside the binary, as Warp writes it
-        path.with_name(path.name.split(".sm")[0] + ".cu").write_text(source)
+    beside = target.source_path(path)
+    if beside is not None:  # the generated source, beside the binary
+        beside.write_text(source)
 
 
 Module._aot_build = staticmethod(_build)
@@ -210,8 +200,7 @@ Module._aot_build = staticmethod(_build)
 
 def _manifest_entry(k, sig, options: CompileOptions, unit: EmitResult) -> dict:
     return {"key": k.key, "signature": _signature_text(sig), "backward": options.backward, "mode": options.mode,
-            "entry": unit.entry, "backward_entry": unit.backward_entry, "cuda_entry": unit.cuda_entry,
-            "cuda_backward_entry": unit.cuda_backward_entry}
+            "entry": unit.entry, "backward_entry": unit.backward_entry}  # (the file's target's entry points)
 
 
 def _signature_text(sig) -> str:
@@ -221,30 +210,12 @@ def _signature_text(sig) -> str:
 # --- loading ----------------------------------------------------------------------------------
 
 
-def _read_manifest(path: Path, dev) -> dict:
-    if dev.is_cpu:
-        lib = ctypes.CDLL(str(path))
-        text = ctypes.cast(ctypes.addressof(ctypes.c_char.in_dll(lib, _MANIFEST)), ctypes.c_char_p).value
-    else:
-        from ..cuda import driver as drv, memory as mem
-        dev.make_current()
-        module = dev.modules.get(path)
-        if module is None:
-            module = dev.modules[path] = drv.call("cuModuleLoadData", path.read_bytes())
-        address, size = drv.call("cuModuleGetGlobal", module, _MANIFEST.encode())
-        buffer = ctypes.create_string_buffer(int(size))
-        mem.device_to_host(dev, ctypes.addressof(buffer), drv.to_int(address), int(size))
-        text = buffer.value
-    return json.loads(text.decode())
-
-
 def _bind(k, signature, entry: dict, path: Path, dev, backward: bool) -> None:
     """Make the file's entry points the kernel's compiled code for this signature and direction."""
     options = k.compile_options(backward)
     if options.mode != entry["mode"]:
         return  # built in another mode: launches compile as usual
-    unit = EmitResult("", entry["entry"], backward_entry=entry["backward_entry"], cuda_entry=entry["cuda_entry"],
-                      cuda_backward_entry=entry["cuda_backward_entry"], function=k.key, mode=entry["mode"])
+    unit = EmitResult("", entry["entry"], backward_entry=entry["backward_entry"], function=k.key, mode=entry["mode"])
     loaded = dev.target.load(path, unit, options)
     typed = front_half(k, list(signature if signature is not None else k.param_types), options).typed
     k.adopt(dev, CompiledKernel(f"aot:{path.stem}", typed, unit, loaded, 0.0, False), backward, signature)

@@ -137,8 +137,7 @@ class Module:
             from ..toolchain.cpu_isa import current_target_hash
             probes = compat_hooks.namespace("context")  # Warp's tests substitute the CPU probes there
             return f"{self.get_module_identifier()}.cpu{current_target_hash(self.options, probes=probes)}.o"
-        target = device.target
-        return f"{self.get_module_identifier()}.sm{target.arch}{target.suffix}"
+        return device.target.artifact_name(self.get_module_identifier())
 
     #: wp.compile_aot_module's builder of one module file, set by program/aot.py (which imports this module)
     _aot_build = None

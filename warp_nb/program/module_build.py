@@ -4,16 +4,22 @@ classes are built on these in the compatibility package, _src/module_hashing.py)
 so the hash is a digest of what its cache keys are made of: each kernel's generated C++ for each
 concrete signature (comment lines left out, as in pipeline.cache_key) and the module's
 wp.ModuleBuildOptions. Equal code hashes equal whatever the module is called; a change in a
-wp.static value, a called function or a referenced constant changes the code and so the hash."""
+wp.static value, a called function or a referenced constant changes the code and so the hash.
+
+The C++ hashed is the text every target shares, without a target's prelude, entry points and
+preamble: a module has one hash (its ahead-of-time identifier names the files of every target);
+the entry points follow from that text (the body's parameters say the tid dimensions and the
+accumulators) and the package version, which the identifier has too, and the preambles are in the
+options' digest."""
 
 from __future__ import annotations
 
 import hashlib
 
 from .. import config as _config
+from ..compiler.build_options import ModuleBuildOptions
 from ..compiler.pipeline import CompileOptions, front_half
 from ..types.generic import is_generic
-from ..compiler.build_options import ModuleBuildOptions
 
 #: the module options a build resolves (the module's setting, else wp.config's, else Warp's default)
 _RESOLVED = ("enable_backward", "mode", "max_unroll", "fast_math", "fuse_fp", "lineinfo", "cuda_output",
@@ -47,7 +53,7 @@ def _backward(kernel, options: dict) -> bool:
 def emit_units(kernels, options: dict) -> list:
     """(kernel, typed IR, EmitResult) for every kernel and concrete signature: the front half of
     the pipeline (parse, type, adjoint, emit), with `options`' mode, backward setting and build
-    options. A kernel error is raised, at its line."""
+    options, for no target (the text every target shares). A kernel error is raised, at its line."""
     mode = options.get("mode") or _config.mode
     extra = options.get("extra_build_options")
     if extra is not None and not isinstance(extra, ModuleBuildOptions):
@@ -57,7 +63,7 @@ def emit_units(kernels, options: dict) -> list:
     for k in kernels:
         for sig in _signatures(k):
             front = front_half(k, list(sig), CompileOptions(k.mode or mode, _backward(k, options), _config.cxx_flags),
-                               build_options=extra)
+                               target=None, build_options=extra)
             out.append((k, front.typed, front.unit))
     return out
 

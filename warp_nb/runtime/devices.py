@@ -137,6 +137,11 @@ class Backend:
     def driver_version(self) -> int:
         return 0
 
+    def aot_target(self, arch: int | None, use_ptx: bool):
+        """A target that builds for architecture `arch` of this kind without a device (ahead-of-time
+        builds for an architecture, not for a device; None: one that only writes code)."""
+        raise NotImplementedError(f"{self.prefix} devices have no ahead-of-time target")
+
 
 _backends: list[Backend] = []
 
@@ -144,6 +149,17 @@ _backends: list[Backend] = []
 def register_backend(backend: Backend) -> None:
     if all(type(b) is not type(backend) for b in _backends):
         _backends.append(backend)
+
+
+def aot_target(kind: str, arch: int | None = None, use_ptx: bool = True):
+    """A target for `kind` devices ("cpu", or a backend's prefix: "cuda") without a device: it
+    builds for architecture `arch` (None: it only writes code, as ModuleBuilder.codegen asks)."""
+    if kind == "cpu":
+        return CPU.target
+    for backend in _backends:
+        if backend.prefix == kind:
+            return backend.aot_target(arch, use_ptx)
+    raise ValueError(f"no backend for {kind!r} devices")
 
 
 CPU = CpuDevice()

@@ -1,8 +1,10 @@
-"""A target is what makes a kind of device run kernels: its part of a kernel's cache key, how the
-generated C++ is built into an artifact, how an artifact is loaded, and how a launch runs. The
-pipeline (`compiler.pipeline.compile_kernel`) and `wp.launch` only talk to this interface, so a
-new kind of device is one new target object. The CPU target is here; the CUDA target is in
-`warp_nb.cuda.target`."""
+"""A target is what makes a kind of device run kernels: the prelude and entry points it adds to
+the generated C++ (which the emitter writes the same for every target), its part of a kernel's
+cache key, how a translation unit is built into an artifact, how an artifact is loaded, how a
+launch runs, and how its ahead-of-time artifacts are named and read. The pipeline
+(`compiler.pipeline`), `wp.launch` and wp.compile_aot_module only talk to this interface, so a new
+kind of device is one new target object. The CPU target is here (its entry points in
+`cpu_entry.py`); the CUDA target is in `warp_nb.cuda.target`."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from ..toolchain import cxx
 from ..toolchain.headers import native_dir
-from . import native
+from . import cpu_entry, native
 from ..toolchain.modes import has_checks
 from .debug import debug_error
 from .load import LoadedKernel, load_kernel
@@ -25,6 +27,21 @@ class Target:
     #: wp.launch may call the native CPU runtime directly (the fast path) for loaded kernels
     #: without debug checks
     direct = False
+    #: the lines its translation units start with, before the native headers: which target compiles
+    #: (the macro native/core/prelude.h reads) and the prelude header
+    prelude: tuple[str, ...] = ()
+
+    def entry_name(self, entry) -> str:
+        """The symbol of the entry point `entry` (a compiler.emit.entry.EntryPoint)."""
+        raise NotImplementedError
+
+    def entry_point(self, entry) -> str:
+        """The C++ text of the entry point `entry`: it runs the kernel's body over a launch."""
+        raise NotImplementedError
+
+    def build_preamble(self, build_options) -> str:
+        """The C++ of a module's wp.ModuleBuildOptions that this target compiles (its preamble)."""
+        return ""
 
     def key_parts(self, options) -> tuple[str, ...]:
         """What the compiled artifact depends on besides the C++ text and the native headers."""
@@ -45,6 +62,25 @@ class Target:
     def prepare(self) -> None:
         """One-time work before the first kernel runs (done alongside the first compiles)."""
 
+    # --- ahead-of-time modules (program/aot.py) -----------------------------------------------
+    def aot_target(self, use_ptx: bool | None = None, arch: int | None = None) -> Target:
+        """The target an ahead-of-time build for this target's device uses (`use_ptx`, `arch`: what
+        wp.compile_aot_module asks for instead of the device's own choice, where the kind has them)."""
+        return self
+
+    def artifact_name(self, identifier: str) -> str:
+        """The file name of a module's ahead-of-time artifact (`identifier`: the module's)."""
+        raise NotImplementedError
+
+    def source_path(self, artifact: Path) -> Path | None:
+        """Where the generated source of an ahead-of-time artifact is written beside it (None: not)."""
+        return None
+
+    def read_string(self, path: Path, symbol: str) -> bytes:
+        """The NUL-terminated string that the artifact at `path`, loaded, exports as `symbol` (the
+        manifest of an ahead-of-time module)."""
+        raise NotImplementedError
+
 
 class CpuTarget(Target):
     """The host's C++ compiler builds a shared library; ctypes loads it; the native runtime's
@@ -53,6 +89,16 @@ class CpuTarget(Target):
     name = "cpu"
     suffix = ".so"
     direct = True
+    prelude = ("#define WPNB_CPU 1", '#include "core/prelude.h"')
+
+    def entry_name(self, entry) -> str:
+        return cpu_entry.entry_name(entry)
+
+    def entry_point(self, entry) -> str:
+        return cpu_entry.entry_point(entry)
+
+    def build_preamble(self, build_options) -> str:
+        return build_options.extra_cpu_preamble
 
     def key_parts(self, options) -> tuple[str, ...]:
         return cxx.identity_key(), " ".join(cxx.compiler_flags(options.mode, options.cxx_flags))
@@ -72,6 +118,13 @@ class CpuTarget(Target):
         state = launcher.debug_state
         if state is not None and state.failed:
             raise_failed_check(launcher)
+
+    def artifact_name(self, identifier: str) -> str:
+        return f"{identifier}.o"  # Warp's name for the CPU artifact; here it is a shared library
+
+    def read_string(self, path: Path, symbol: str) -> bytes:
+        lib = ctypes.CDLL(str(path))
+        return ctypes.cast(ctypes.addressof(ctypes.c_char.in_dll(lib, symbol)), ctypes.c_char_p).value
 
 
 def raise_failed_check(launcher) -> None:

@@ -1,6 +1,7 @@
 """The statement writer of `emit`: one typed IR function -> one C++ function (a @wp.func) or a
-kernel (argument struct, body, CPU entry point). Every SSA variable is declared at the top of
-its function, so a value computed in a branch stays visible to the code that reads it."""
+kernel (argument struct and body; the target writes its entry points). Every SSA variable is
+declared at the top of its function, so a value computed in a branch stays visible to the code
+that reads it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...types.array_type import ArrayType
 from ...types.tiles import TileType
 from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
-from .entry import block_entry_point, entry_point, find_reductions
+from .entry import find_reductions
 
 _PRINTF = {
     T.int8: ("%d", "(int)"), T.int16: ("%d", "(int)"), T.int32: ("%d", "(int)"),
@@ -75,9 +76,7 @@ class FunctionWriter:
             self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
         self.declarations(1)
         self.block(fn.body, 1)
-        self.lines.append("}\n")
-        self.lines.append(block_entry_point(sym, count, lanes) if lanes > 1 else
-                          entry_point(sym, fn, count, accumulators))
+        self.lines.append("}\n")  # (its entry points are the target's: emit/entry.py describes them)
         return "\n".join(self.lines)
 
     def declarations(self, depth: int) -> None:

@@ -73,13 +73,15 @@ class DebugSite:
 
 @dataclass
 class EmitResult:
+    """One translation unit. As emit_kernel gives it, the text is the same for every target and
+    `entry_points` says what the kernel's entry points must do; `emit.kernel.for_target` adds a
+    target's prelude and entry points and fills in `entry` / `backward_entry` with their names."""
+
     source: str
-    entry: str  # the CPU forward entry point's symbol
+    entry: str | None = None  # the forward entry point's symbol, for the target the unit is for
     debug_sites: list = field(default_factory=list)
     headers: list = field(default_factory=list)
-    backward_entry: str | None = None  # the CPU backward entry point, when emitted
-    cuda_entry: str | None = None  # the __global__ forward kernel (same text, compiled by NVRTC)
-    cuda_backward_entry: str | None = None
+    backward_entry: str | None = None  # the backward entry point's symbol, when there is one
     function: str = ""  # the kernel's name, for compiler messages
     mode: str = "release"
     #: the unit's code after its preamble, as (key, text) pieces in dependency order; units compiled
@@ -87,6 +89,10 @@ class EmitResult:
     sections: tuple = ()
     #: the module's wp.ModuleBuildOptions (compiler/build_options.py): include paths and cache key
     build_options: object = None
+    #: what the kernel's entry points must do (emit/entry.py EntryPoint: forward, and backward)
+    entry_points: tuple = ()
+    #: the prelude lines of the target the unit is for (none: not for a target yet)
+    prelude: tuple = ()
 
 
 def cpp_type(t) -> str:

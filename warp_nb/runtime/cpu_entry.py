@@ -1,0 +1,136 @@
+"""The CPU target's entry points (CpuTarget.entry_point): the loop that runs a chunk of a launch,
+written so C++ compilers vectorise it, and the privatised accumulation of reductions; for a kernel
+typed for blocks of several lanes, the blocks' lanes run as fibers (native/block_cpu.h).
+
+An entry point is written from the description the emitter gives (compiler/emit/entry.py
+`EntryPoint`: symbol, direction, tid dimensions, lanes, accumulators, array parameters); the
+body it calls (`<symbol>_body`, `<symbol>_backward_body`) is the emitter's. A reduction's
+accumulator is added into its array once per chunk: each chunk of a 1-D launch accumulates in 16
+interleaved partial sums, so the loop vectorises without reassociating the kernel's own
+arithmetic. Knows C++ text; knows nothing about IR or compiling."""
+
+from __future__ import annotations
+
+LANES = 16
+
+
+def entry_name(entry) -> str:
+    """The exported symbol of an entry point: `<symbol>_cpu_forward`, `<symbol>_cpu_backward`."""
+    return f"{entry.symbol}_cpu_{entry.direction}"
+
+
+def entry_point(entry) -> str:
+    """The C++ text of one entry point (forward or backward) of a kernel."""
+    count = entry.tid_count
+    if entry.lanes > 1:
+        return _block_entry_point(entry.symbol, count, entry.lanes, entry.body, entry.direction)
+    run = "run" if entry.direction == "forward" else f"{entry.direction}_run"
+    return _entry_point(entry.symbol, entry.arrays, count, list(entry.accumulators), entry.body,
+                        f"cpu_{entry.direction}", run)
+
+
+def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "body",
+                 entry: str = "cpu_forward", run: str = "run") -> str:
+    """The run loop and the exported entry point of a kernel (or of its backward body)."""
+    contiguous = " && ".join(f"wpnb::last_dim_contiguous(wpnb_args.{a})" for a in arrays) or "true"
+    if count == 1:
+        loop = _linear_loop(sym, accumulators)
+    else:
+        loop = _multi_dim_loop(sym, count, accumulators)
+    loop = loop.replace(f"{sym}_body<", f"{sym}_{body}<")
+    flush = "".join(
+        f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
+        for a in accumulators)
+    return (f"template <bool WPNB_C>\n"
+            f"WPNB_FN void {sym}_{run}(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
+            f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n{loop}{flush}}}\n\n"
+            f"WPNB_KERNEL void {sym}_{entry}(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
+            f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
+            # a local copy: stores through array pointers cannot alias it
+            f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
+            f"    if ({contiguous}) {sym}_{run}<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
+            f"    else {sym}_{run}<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n")
+
+
+def _linear_loop(sym: str, accumulators: list) -> str:
+    if not accumulators:
+        return (f"    for (wpnb::int32 i = wpnb::int32(wpnb_begin); i < wpnb::int32(wpnb_end); ++i) "
+                f"{sym}_body<WPNB_C>(wpnb_args, i);\n")
+    lanes = "".join(f"    {a.cpp_type} {a.name}_lanes[{LANES}] = {{}};\n" for a in accumulators)
+    lane_args = "".join(f", {a.name}_lanes[l]" for a in accumulators)
+    tail_args = "".join(f", {a.name}_lanes[0]" for a in accumulators)
+    folds = "".join(f"    {a.cpp_type} {a.name} = wpnb::fold_lanes<{LANES}>({a.name}_lanes);\n" for a in accumulators)
+    return (f"{lanes}    wpnb::int32 i = wpnb::int32(wpnb_begin);\n"
+            f"    const wpnb::int32 end = wpnb::int32(wpnb_end);\n"
+            f"    for (; i + {LANES} <= end; i += {LANES})\n"
+            f"        for (wpnb::int32 l = 0; l < {LANES}; ++l) {sym}_body<WPNB_C>(wpnb_args, i + l{lane_args});\n"
+            f"    for (; i < end; ++i) {sym}_body<WPNB_C>(wpnb_args, i{tail_args});\n{folds}")
+
+
+def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:
+    """The loop of a launch whose kernel unpacks wp.tid() into `count` indices: the coordinates
+    live in scalar variables (not an array, which keeps compilers from proving what the inner
+    loop touches) and the last one runs as a plain counted loop."""
+    last = count - 1
+    # launches are limited to 2^31 threads (wp.tid() is an int32), so 32-bit coordinates suffice
+    # and keep the inner loop's trip count obvious to the compiler
+    lines = [f"    const wpnb::int32 s{d} = wpnb::int32(wpnb_launch->shape[{d}]);" for d in range(count)]
+    lines += [f"    {a.cpp_type} {a.name}{{}};" for a in accumulators]
+    lines.append("    wpnb::int32 rest = wpnb::int32(wpnb_begin);")
+    for d in range(last, 0, -1):
+        lines.append(f"    wpnb::int32 c{d} = rest % s{d}; rest /= s{d};")
+    lines.append("    wpnb::int32 c0 = rest;")
+    lines.append("    wpnb::int32 idx = wpnb::int32(wpnb_begin);")
+    lines.append("    const wpnb::int32 end = wpnb::int32(wpnb_end);")
+    lines.append("    while (idx < end) {")
+    lines.append(f"        wpnb::int32 run = s{last} - c{last};")
+    lines.append("        if (run > end - idx) run = end - idx;")
+    outer = ", ".join(f"c{d}" for d in range(last))
+    acc_args = "".join(f", {a.name}" for a in accumulators)
+    lines.append(f"        const wpnb::int32 j0 = c{last}, j1 = c{last} + run;")
+    lines.append(f"        for (wpnb::int32 j = j0; j < j1; ++j) {sym}_body<WPNB_C>(wpnb_args, {outer}, j{acc_args});")
+    lines.append(f"        idx += run;\n        c{last} = 0;")
+    carry = "++c0;"  # the outermost coordinate never wraps inside a launch
+    for d in range(1, last):
+        carry = f"if (++c{d} == s{d}) {{ c{d} = 0; {carry} }}"
+    lines.append("        " + carry)
+    lines.append("    }")
+    return "\n".join(lines) + "\n"
+
+
+def block_coordinates(sym: str, count: int, body: str) -> tuple[str, str]:
+    """(the coordinates of a lane's thread, the call of the body with them), for block entry
+    points on every target: coordinates over all four axes (unused ones are 1), so a kernel
+    unpacking fewer indices than the launch has (i = wp.tid() in a tiled launch) reads the
+    leading ones, its block's."""
+    coords = "".join(f"    const wpnb::int32 c{d} = wpnb::int32(rest % wpnb_shape[{d}]); rest /= wpnb_shape[{d}];\n"
+                     for d in range(3, 0, -1)) + "    const wpnb::int32 c0 = wpnb::int32(rest);\n"
+    call = f"{sym}_{body}<false>(wpnb_args, {', '.join(f'c{d}' for d in range(count))});\n"
+    return coords, call
+
+
+#: the threads of a launch (the product of its four extents), in a block entry point
+BLOCK_THREADS = "wpnb_shape[0] * wpnb_shape[1] * wpnb_shape[2] * wpnb_shape[3]"
+
+
+def _block_entry_point(sym: str, count: int, lanes: int, body: str = "body", direction: str = "forward") -> str:
+    """The entry point of a kernel typed for blocks of `lanes` lanes (native/block.h). The launch's
+    `size` counts blocks (the runtime splits blocks over its threads; thread k of the launch is
+    lane k % lanes of block k / lanes), the shape counts threads; each block's lanes run as fibers
+    (native/block_cpu.h)."""
+    coords, call = block_coordinates(sym, count, body)
+    return (f"struct {sym}_{direction}_lanes_t {{ const {sym}_args* args; const wpnb::launch_t* launch; "
+            f"wpnb::int64 block; }};\n\n"
+            f"inline void {sym}_{direction}_lane(void* wpnb_user, wpnb::int32 wpnb_lane) {{\n"
+            f"    const {sym}_{direction}_lanes_t* u = (const {sym}_{direction}_lanes_t*)wpnb_user;\n"
+            f"    const {sym}_args& wpnb_args = *u->args;\n"
+            f"    const wpnb::int64* wpnb_shape = u->launch->shape;\n"
+            f"    wpnb::int64 rest = u->block * {lanes} + wpnb_lane;\n{coords}    {call}}}\n\n"
+            f"WPNB_KERNEL void {sym}_cpu_{direction}(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
+            f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
+            f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
+            f"    const wpnb::int64* wpnb_shape = wpnb_launch->shape;\n"
+            f"    {sym}_{direction}_lanes_t user{{&wpnb_args, wpnb_launch, 0}};\n"
+            f"    if (!wpnb::run_fiber_blocks({lanes}, wpnb_begin, wpnb_end, {BLOCK_THREADS}, &user.block, "
+            f"{sym}_{direction}_lane, &user))\n"
+            f"        printf(\"warp_nb: could not map the fiber stacks of a CPU block\\n\");\n}}\n")
