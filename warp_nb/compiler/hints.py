@@ -14,10 +14,34 @@ _MATH_MODULES = ("numpy", "math", "cmath")
 
 
 def did_you_mean(name: str, candidates, prefix: str = "") -> str:
-    """' Did you mean `x`?' for the candidate closest to `name`, or ''."""
-    names = [c for c in candidates if isinstance(c, str) and c.isidentifier() and c != name]
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    """' Did you mean `x`?' for the candidate closest to `name`, or ''. Short names are typed wrong
+    by one key (`vx` for `v`, `tdi` for `tid`) as often as long ones, which a similarity ratio misses:
+    a candidate a few edits away (one for names of up to four letters, then one more per four)
+    wins; among equals, the most similar. A one- or two-letter name gets a suggestion only when
+    exactly one candidate is one edit away (`j` should not suggest every other single letter)."""
+    names = sorted({c for c in candidates if isinstance(c, str) and c.isidentifier() and c != name})
+    limit = 1 + max(0, len(name) - 1) // 4
+    near = [(edit_distance(name, c), -difflib.SequenceMatcher(None, name, c).ratio(), c) for c in names
+            if abs(len(c) - len(name)) <= limit]
+    near = sorted(entry for entry in near if entry[0] <= limit)
+    if near and (len(name) > 2 or sum(d == near[0][0] for d, _, _ in near) == 1):
+        return f" Did you mean `{prefix}{near[0][2]}`?"
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75) if len(name) > 2 else []
     return f" Did you mean `{prefix}{close[0]}`?" if close else ""
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours turning `a` into `b`
+    (Damerau-Levenshtein, optimal string alignment)."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def builtin_names() -> list[str]:
