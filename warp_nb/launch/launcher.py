@@ -156,8 +156,15 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if device is None:
         device = current_device()  # the default of this moment, not of the first launch
     try:
-        # launcher_key(...) written inline: most launches repeat one seen before
-        launcher = kernel.launchers.get((device if device.__class__ is str else device.alias, False, None, block_dim))
+        # most launches repeat the kernel's last one: the same device object (or name) and block_dim
+        last = kernel.last_launch
+        if last[0] is device and last[1] == block_dim:
+            launcher = last[2]
+        else:
+            launcher = kernel.launchers.get(launcher_key(device if device.__class__ is str else device.alias,
+                                                         False, None, block_dim))
+            if launcher is not None:
+                kernel.last_launch = (device, block_dim, launcher)
     except AttributeError:
         if not getattr(kernel, "_wp_kernel_", False):
             raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
@@ -169,6 +176,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, got {type(inputs).__name__}")
     if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args, block_dim)
+        if launcher.signature is None:
+            kernel.last_launch = (device, block_dim, launcher)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
