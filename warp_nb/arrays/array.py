@@ -143,7 +143,7 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
                 and src_np.size % int(np.prod(inner)) == 0:
             if len(inner) == 1 and src_np.ndim > 1 and src_np.shape[-1] % inner[0] == 0:
                 src_np = src_np.reshape(src_np.shape[:-1] + (-1,) + inner)  # rows of several vectors: (4, 6) -> (4, 2)
-            elif src_np.ndim == 1:
+            elif src_np.ndim == 1 or len(inner) > 1:
                 src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
             else:  # (3, 4) floats as vec3: rows that split vectors (Warp refuses it too)
                 raise ValueError(f"The inner dimensions of the input data are not compatible with the requested "

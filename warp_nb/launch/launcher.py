@@ -405,7 +405,7 @@ def launcher_for(kernel, device, backward: bool = False, signature=None, block_d
     made now and kept in `kernel.launchers` under the device's alias and the name it was asked by.
     Its code is typed for the lanes a block of that launch has (lanes_per_block): a tile kernel's
     wp.tile(x) has that many elements. A kernel whose code does not depend on the lanes (every
-    kernel without tiles) is known to from its typing alone, and uses its one-lane build, compiled
+    kernel without tiles) is known as such from its typing alone, and uses its one-lane build, compiled
     with the rest of its module."""
     dev = get_device(device)
     types_ = list(signature) if signature is not None else kernel.param_types
