@@ -61,6 +61,11 @@ class Translation:
     options: CompileOptions
     seconds: float  # time spent in the front half
 
+    @property
+    def name(self) -> str:
+        """The name of its artifact in the cache (beside the key)."""
+        return f"k_{self.typed.name}"
+
 
 @dataclass(frozen=True)
 class CompiledKernel:
@@ -115,7 +120,7 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
 def back_half(front: Translation, target) -> tuple[object, float, bool]:
     """build or fetch -> load: (what the target loaded, seconds, whether it was compiled now)."""
     t0 = time.perf_counter()
-    path, compiled_now = fetch_or_build(f"k_{front.typed.name}", front.key, front.unit, target, front.options)
+    path, compiled_now = fetch_or_build(front.name, front.key, front.unit, target, front.options)
     loaded = target.load(path, front.unit, front.options)
     return loaded, time.perf_counter() - t0, compiled_now
 
@@ -127,7 +132,7 @@ def fetch_or_build(name: str, key: str, unit: EmitResult, target, options: Compi
 
 def is_cached(front: Translation, target) -> bool:
     """Whether the back half of `front` would find its artifact in the cache (no build)."""
-    return cache.lookup(f"k_{front.typed.name}", front.key, target.suffix) is not None
+    return cache.lookup(front.name, front.key, target.suffix) is not None
 
 
 def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:

@@ -234,7 +234,7 @@ def _build_bundle(fronts: list, target) -> list:
         except KernelError:
             return []
         for f in fronts:
-            cache.install(f"k_{f.typed.name}", f.key, built, target.suffix, f.unit.source)
+            cache.install(f.name, f.key, built, target.suffix, f.unit.source)
     return [f.key for f in fronts]
 
 
