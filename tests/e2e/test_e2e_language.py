@@ -586,3 +586,4 @@ def test_names_first_bound_in_a_loop_are_visible_after_it():
         expected_p = x + np.ceil(3.0 - x)  # the first x + k (k = 0, 1, ...) of length at least 3
         np.testing.assert_allclose(out.numpy()[:, 0], 2.0 * expected_p)
         np.testing.assert_allclose(out.numpy()[:, 1], 0.0 if n == 0 else 10.0 * (n - 1))
+

@@ -159,3 +159,4 @@ def test_func_instances_are_typed_per_argument_types():
             y[0] = twice(y[0])
         """, [F1, ArrayType(wp.vec3, 1)], {"twice": twice})
     assert len(fn.funcs) == 2 and fn.funcs[0].symbol != fn.funcs[1].symbol
+

@@ -205,6 +205,13 @@ class Statements:
                 shown = ", ".join(T.type_name(t) for t in value.type.items)
                 self.return_mismatch(s, None, f"a tuple with types `({shown})`")
         if isinstance(value, Lit):
+            if declared is None and self.return_type is not None and value.kind in ("int", "float") \
+                    and T.is_scalar_type(self.return_type) and (value.kind == "float") != T.is_float_type(self.return_type):
+                # `return 2` after `return 1.0` (or the reverse): Warp refuses the two types, as here
+                self.error(KernelTypeError, f"this return gives {'a float' if value.kind == 'float' else 'an int'} "
+                                            f"literal but an earlier one gave {T.type_name(self.return_type)}; all "
+                                            f"returns must have one type (write {_as_literal(value, self.return_type)})",
+                           s)
             value = self.materialize(value, self.return_type, s)
         elif self.return_type is not None and declared is not None:
             try:
@@ -323,3 +330,8 @@ def _fits(lit: Lit, t) -> bool:
     if not T.is_scalar_type(t):
         return False
     return lit.kind != "float" or t._kind == "float"
+
+
+def _as_literal(value, t) -> str:
+    """`value` (a Lit) written as a literal of scalar type `t`: 2 -> 2.0 for a float, 2.0 -> 2 for an int."""
+    return repr(float(value.value)) if T.is_float_type(t) else repr(int(value.value))
