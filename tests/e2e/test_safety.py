@@ -229,3 +229,24 @@ def test_dot_keeps_the_sign_of_zero():
     wp.launch(dot_of, dim=2, inputs=[a, b, out])
     expected = np.array([-0.0 * 1.0 + -0.0 * 1.0 + -0.0 * 1.0, -0.0 + 0.0 + 0.0], dtype=np.float32)
     np.testing.assert_array_equal(np.signbit(out.numpy()), np.signbit(expected))
+
+
+@wp.kernel(module="unique")
+def read_past_the_end(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i + 1000]
+
+
+def test_a_failed_check_is_raised_from_the_launch_not_from_the_runtime(monkeypatch):
+    """The bounds error stands under one warp_nb frame (wp.launch's own raise, as argument errors
+    do), not under the runtime's helpers that read the check state."""
+    import traceback
+    monkeypatch.setattr(wp.config, "bounds_check", True)
+    with pytest.raises(IndexError) as info:
+        wp.launch(read_past_the_end, dim=4, inputs=[wp.zeros(4), wp.zeros(4)])
+    frames = [f for f in traceback.extract_tb(info.value.__traceback__) if "warp_nb" in f.filename]
+    assert [f.name for f in frames] == ["launch"], frames
+    with pytest.raises(IndexError) as info:  # a recorded launch too
+        wp.launch(read_past_the_end, dim=4, inputs=[wp.zeros(4), wp.zeros(4)], record_cmd=True).launch()
+    frames = [f for f in traceback.extract_tb(info.value.__traceback__) if "warp_nb" in f.filename]
+    assert [f.name for f in frames] == ["launch"], frames

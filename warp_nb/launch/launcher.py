@@ -21,7 +21,7 @@ from ..arrays.dlpack import from_dlpack
 from ..errors import KernelError
 from ..runtime import native
 from ..runtime.devices import Device, cpu_thread_count, current_device, get_device
-from ..runtime.target import raise_failed_check
+from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
 from ..program.signatures import concrete_signature
@@ -205,9 +205,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
         if launcher.debug_state is not None and launcher.debug_state.failed:
-            raise_failed_check(launcher)
+            raise failed_check(launcher)  # (raised here: the user's frame is the next one up)
     else:
-        launcher.target.run(launcher, packed, bounds, size)
+        try:
+            launcher.target.run(launcher, packed, bounds, size)
+        except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+            raise check.with_traceback(None) from None
     if recording.tape is not None and record_tape:
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed,
                                      block_dim=block_dim)
@@ -286,9 +289,12 @@ class Launch:
         if launcher.direct:
             _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
             if launcher.debug_state is not None and launcher.debug_state.failed:
-                raise_failed_check(launcher)
+                raise failed_check(launcher)
         else:
-            launcher.target.run(launcher, self._packed, self._bounds, self._size)
+            try:
+                launcher.target.run(launcher, self._packed, self._bounds, self._size)
+            except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+                raise check.with_traceback(None) from None
 
 
 def _zero_argument(t):
@@ -329,7 +335,10 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
     bounds, ndim, size = _bounds(dim)
     if lanes > 1:
         bounds, size = _block_bounds(dim, lanes)
-    launcher.target.run(launcher, launcher.pack(*args), bounds, size)
+    try:
+        launcher.target.run(launcher, launcher.pack(*args), bounds, size)
+    except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+        raise check.with_traceback(None) from None
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)
 
