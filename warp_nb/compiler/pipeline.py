@@ -21,7 +21,6 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
-from .. import config
 from ..toolchain import cache
 from ..toolchain.headers import headers_digest
 from . import ir
@@ -144,7 +143,3 @@ def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:
     if options.block_dim > 1:  # (the code says it too: lane counts are template arguments)
         extra += (f"block_dim={options.block_dim}",)
     return cache.make_key(code, headers_digest(), cache.VERSION, EMIT_REVISION, *target.key_parts(options), *extra)
-
-
-def default_options(mode: str | None = None, backward: bool = False) -> CompileOptions:
-    return CompileOptions(mode or config.mode, backward, config.cxx_flags)
