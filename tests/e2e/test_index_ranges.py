@@ -52,10 +52,10 @@ def reversed_sum(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     out[i] = s
 
 
-def _facts(kernel, mode="checked"):
+def _facts(kernel, mode="checked", backward=False):
     dev = wp.get_device("cpu")
-    key = kernel._key(dev, False, None, 1)
-    front = front_half(kernel, kernel._concrete(key), CompileOptions(mode=mode), dev.target)
+    key = kernel._key(dev, backward, None, 1)
+    front = front_half(kernel, kernel._concrete(key), CompileOptions(mode=mode, backward=backward), dev.target)
     return index_facts(front.typed), front.unit.source
 
 
@@ -181,3 +181,32 @@ def test_a_large_launch_mixes_checked_and_unchecked_chunks(mode):
         out.zero_()
         _run(shifted, mode, n, [wp.array(x), k, out])
         np.testing.assert_array_equal(out.numpy(), x[np.arange(n) - k])
+
+
+@wp.kernel
+def loss_of(x: wp.array(dtype=float), k: int, loss: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i - k]
+    wp.atomic_add(loss, 0, wp.sin(v) * v)
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_the_backward_body_is_versioned_on_the_same_guards(k):
+    """The adjoint of a checked kernel reads the same indices: versioned alike, same gradients
+    (k > 0: the first threads wrap to the end of x, in the forward and the backward body)."""
+    _, source = _facts(loss_of, backward=True)
+    assert "loss_of_backward_run<true, false>" in source
+    n = 1 << 16
+    xs = np.linspace(-2.0, 2.0, n, dtype=np.float32)
+    x = wp.array(xs, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    was = wp.config.bounds_check
+    wp.config.bounds_check = True
+    try:
+        tape = wp.Tape()
+        with tape:
+            wp.launch(loss_of, dim=n, inputs=[x, k, loss])
+        tape.backward(loss)
+    finally:
+        wp.config.bounds_check = was
+    np.testing.assert_allclose(x.grad.numpy(), np.sin(xs) + xs * np.cos(xs), rtol=1e-5, atol=1e-6)

@@ -76,10 +76,8 @@ class FunctionWriter:
         if accumulators:
             self.unit.headers.add("arrays/atomic.h")
         accs = "".join(f", {a.cpp_type}& {a.name}" for a in accumulators)
-        self.facts = index_facts(fn)
-        # (debug mode keeps every check: it is for finding the bad access, not for speed)
-        self.versioned = self.checked and not self.debug and lanes == 1 and bool(self.facts.guarded)
-        self.lines.append("template <bool WPNB_C, bool WPNB_K = true>" if self.versioned else "template <bool WPNB_C>")
+        self.use_index_facts(fn)
+        self.lines.append(self.body_template())
         self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
         for p in fn.params:
             self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
@@ -87,6 +85,16 @@ class FunctionWriter:
         self.block(fn.body, 1)
         self.lines.append("}\n")  # (its entry points are the target's: emit/entry.py describes them)
         return "\n".join(self.lines)
+
+    def use_index_facts(self, fn: ir.Function) -> None:
+        """Read the index facts of kernel `fn` (its forward and its backward body alike, so both
+        are versioned on the same guards, emit/entry.py)."""
+        self.facts = index_facts(fn)
+        # (debug mode keeps every check: it is for finding the bad access, not for speed)
+        self.versioned = self.checked and not self.debug and fn.block_dim == 1 and bool(self.facts.guarded)
+
+    def body_template(self) -> str:
+        return "template <bool WPNB_C, bool WPNB_K = true>" if self.versioned else "template <bool WPNB_C>"
 
     def declarations(self, depth: int) -> None:
         pad = "    " * depth

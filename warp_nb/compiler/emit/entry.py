@@ -151,11 +151,11 @@ class EntryPoint:
 
 def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tuple = ()) -> tuple:
     """The entry points a kernel needs: forward (with the accumulators of `reductions`, as the
-    body writer found them, and the `guards` of its versioned body) and, with a backward body,
-    backward."""
+    body writer found them, and the `guards` of its versioned bodies) and, with a backward body,
+    backward (versioned on the same guards)."""
     accumulators = tuple({id(a): a for a in reductions.values()}.values())
     common = {"symbol": fn.symbol, "tid_count": max(fn.tid_count, 1), "lanes": fn.block_dim,
               "arrays": tuple(p.name for p in fn.params if isinstance(p.type, ArrayType)),
               "one_lane_blocks": fn.uses_blocks and fn.block_dim == 1}
     out = (EntryPoint(direction="forward", accumulators=accumulators, guards=guards, **common),)
-    return out + (EntryPoint(direction="backward", **common),) if backward else out
+    return out + (EntryPoint(direction="backward", guards=guards, **common),) if backward else out
