@@ -44,6 +44,8 @@ def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "
     else:
         loop = _multi_dim_loop(sym, count, accumulators)
     loop = loop.replace(f"{sym}_body<WPNB_C>", f"{sym}_{body}<WPNB_C{', WPNB_K' if guards else ''}>")
+    if guards:  # the unchecked version of the body has no check to name a thread for
+        loop = loop.replace(f"{CHECK_THREAD}(", f"if (WPNB_K) {CHECK_THREAD}(")
     flush = "".join(
         f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
         for a in accumulators)
