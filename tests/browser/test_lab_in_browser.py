@@ -138,7 +138,12 @@ def _run_all(browser, base: str, token: str, front_end: str, lab: str, shot: Pat
     # reset: JupyterLab would otherwise reopen the earlier notebooks of this server as hidden tabs
     page.goto(f"{base}/{FRONT_ENDS[front_end]}/{lab}?token={token}&reset", timeout=90_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell:visible", timeout=90_000)
-    page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+    try:
+        page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+    except Exception:  # say what the page shows instead: a modal such as "IPP Extension Server Error"
+        page.screenshot(path=str(shot), full_page=True)
+        dialogs = page.locator(".jp-Dialog").all_inner_texts()
+        raise AssertionError(f"{lab}: the kernel did not become idle; dialogs on the page: {dialogs}") from None
     time.sleep(2)  # a Run All sent the instant the kernel first reports idle can be dropped
     page.click(".jp-Notebook .jp-Cell:visible >> nth=0")
     for attempt in range(3):  # Run All, again if the first one was dropped
