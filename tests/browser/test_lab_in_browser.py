@@ -2,8 +2,9 @@
 Chromium driven by playwright (never a browser download), Run All on lab 4, then the DOM must show
 the widgets and the geometry view's picture, and no error output; labs 1 and 3 likewise for the
 device picker and the gradient inspector (whose button runs the check in the kernel); lab 8 in
-JupyterLab on two MPI ranks, as the README's first command installs it (`pip install -e ".[lab]"`). The screenshots are kept as test
-artifacts in $WARP_NB_ARTIFACTS (default: test-artifacts/browser/ at the repository root).
+JupyterLab on two MPI ranks, as the README's first command installs it (`pip install -e ".[lab]"`).
+The screenshots are kept as test artifacts in $WARP_NB_ARTIFACTS (default: test-artifacts/browser/
+at the repository root).
 
 Skipped, with the reason, where Chromium, the front end or playwright is missing."""
 
@@ -140,7 +141,7 @@ def _run_all(browser, base: str, token: str, front_end: str, lab: str, shot: Pat
     page.wait_for_selector(".jp-Notebook .jp-Cell:visible", timeout=90_000)
     try:
         page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
-    except Exception:  # say what the page shows instead: a modal such as "IPP Extension Server Error"
+    except Exception:  # noqa: BLE001 (playwright's timeout): say what the page shows, a modal such as "IPP ..."
         page.screenshot(path=str(shot), full_page=True)
         dialogs = page.locator(".jp-Dialog").all_inner_texts()
         raise AssertionError(f"{lab}: the kernel did not become idle; dialogs on the page: {dialogs}") from None

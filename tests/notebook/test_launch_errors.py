@@ -43,7 +43,7 @@ def test_a_failed_bounds_check_is_shown_from_the_cells_line_with_the_thread_and_
                                   "wp.launch({k}, dim=(1, 2), inputs=[a], device='tpu')"])  # no such device
 def test_argument_dim_and_device_errors_are_shown_from_the_cells_line(ip, capsys, checked, call):
     out = _shown(ip, capsys, "a = wp.zeros((2, 4))\n" + call.format(k=checked))
-    head = re.split(r"^\w+Error: ", out, flags=re.M)[0]
+    head = re.split(r"^\w+Error: ", out, flags=re.MULTILINE)[0]
     assert "----> 2 wp.launch(" in head and "warp_nb" not in head, out
 
 
@@ -52,6 +52,5 @@ def test_other_errors_keep_ipythons_traceback(ip, capsys, checked):
     _shown(ip, capsys, f"wp.launch({checked}, dim=(1, 2), inputs=[wp.zeros((2, 4)), 1])")
     out = _shown(ip, capsys, "def inner():\n    raise IndexError('mine')\ndef outer():\n    inner()\nouter()")
     assert "----> 5 outer()" in out and "----> 2     raise IndexError('mine')" in out, out
-    import warp_nb as wp
     out = _shown(ip, capsys, "wp.zeros(4).numpy()[7]")  # not a launch: IPython's own traceback
     assert "IndexError: index 7 is out of bounds" in out

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("jupyter_server")
 pytest.importorskip("ipyparallel")
 
-from warp_nb.magics.server_extensions import ipyparallel_server_hint  # noqa: E402
+from warp_nb.magics.server_extensions import ipyparallel_server_hint
 
 pytestmark = pytest.mark.slow
 
