@@ -14,18 +14,21 @@ import warp_nb as wp
 
 from ... import types as T
 from ...arrays.array import array
+from .block_jacobi import STRATEGIES, block_jacobi
 from .operator import LinearOperator, diagonal_operator, identity_operator, is_bsr, scalars
 
 PTYPES = ("diag", "diag_abs", "id")
 
 
 def preconditioner(A, ptype: str = "diag") -> LinearOperator:
-    """A preconditioner for A: "diag" (Jacobi), "diag_abs" (Jacobi on absolute values) or "id"."""
+    """A preconditioner for A: "diag" (Jacobi), "diag_abs" (Jacobi on absolute values), "id", or
+    for a BsrMatrix of square blocks one of the block-Jacobi strategies (block_jacobi.py)."""
+    if ptype in STRATEGIES:
+        return block_jacobi(A, ptype, preconditioner)
+    if ptype == "fsai":
+        raise NotImplementedError("preconditioner type 'fsai' is not available in warp_nb yet (see docs/compat.md)")
     if not isinstance(ptype, str) or ptype not in PTYPES:
-        if isinstance(ptype, str) and (ptype.startswith("block_jacobi") or ptype == "fsai"):
-            raise NotImplementedError(f"preconditioner type {ptype!r} is not available in warp_nb yet "
-                                      f"(available: {', '.join(PTYPES)}; see docs/compat.md)")
-        raise ValueError(f"unknown preconditioner type {ptype!r}: expected one of {', '.join(PTYPES)}")
+        raise ValueError(f"unknown preconditioner type {ptype!r}: expected one of {', '.join(PTYPES + STRATEGIES)}")
     shape, scalar, device = _describe(A)
     if shape[0] != shape[1]:
         raise ValueError(f"preconditioner: A must be a square matrix, got shape {shape}")
