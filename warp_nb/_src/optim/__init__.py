@@ -1,7 +1,7 @@
 """`warp._src.optim`: where Warp keeps its optimizers and linear solvers; the names Warp's tests
 import from it (see linear.py)."""
 
-from . import linear  # noqa: F401
+from . import fsai, linear  # noqa: F401
 
 
 def __getattr__(name):

@@ -26,9 +26,10 @@ def preconditioner(A, ptype: str = "diag") -> LinearOperator:
     if ptype in STRATEGIES:
         return block_jacobi(A, ptype, preconditioner)
     if ptype == "fsai":
-        raise NotImplementedError("preconditioner type 'fsai' is not available in warp_nb yet (see docs/compat.md)")
+        from .fsai import FSAI
+        return FSAI(A)
     if not isinstance(ptype, str) or ptype not in PTYPES:
-        raise ValueError(f"unknown preconditioner type {ptype!r}: expected one of {', '.join(PTYPES + STRATEGIES)}")
+        raise ValueError(f"unknown preconditioner type {ptype!r}: expected one of {', '.join(PTYPES + STRATEGIES + ('fsai',))}")
     shape, scalar, device = _describe(A)
     if shape[0] != shape[1]:
         raise ValueError(f"preconditioner: A must be a square matrix, got shape {shape}")
