@@ -24,7 +24,6 @@ import numpy as np
 import warp_nb as wp
 
 from ... import types as T
-from ._kernels import acc_type
 from .operator import LinearOperator, is_bsr, scalars
 
 _NUMPY = {wp.float16: np.float16, wp.float32: np.float32, wp.float64: np.float64}
@@ -49,9 +48,9 @@ class FSAI(LinearOperator):
             raise ValueError(f"FSAI: pivot_floor must be in (0, 1), got {pivot_floor!r}")
         if defer_pattern and not reuse_pattern:
             raise ValueError("FSAI: defer_pattern needs reuse_pattern=True (the deferred pattern is kept for refits)")
-        if defer_pattern or regularize_refit:
-            raise NotImplementedError("FSAI: defer_pattern and regularize_refit are not available in warp_nb yet")
-        scalar = _check_matrix(A)
+        if regularize_refit:
+            raise NotImplementedError("FSAI: regularize_refit is not available in warp_nb yet")
+        scalar = _check_matrix(A, check_values=not defer_pattern)
         if factor_dtype is None:
             factor_dtype = scalar
         allowed = (scalar,) if scalar is not wp.float64 else (wp.float64, wp.float32)
@@ -70,12 +69,32 @@ class FSAI(LinearOperator):
         self.source = A
         n = A.shape[0]
         super().__init__((n, n), scalar, A.device, self._apply)
+        self._refit = _Refit()
+        self.update_status = wp.zeros(4, dtype=wp.int32, device=A.device)
+        self.pattern_status = wp.zeros(2, dtype=wp.int32, device=A.device)
+        self.pattern_ready = wp.zeros(1, dtype=wp.int32, device=A.device)
+        self._tmp = {}
+        # the block topology refits are compared against (on the device)
+        self._block_topology = (wp.clone(A.offsets), wp.clone(A.columns[:max(A.nnz_sync(), 0)]))
+        self._topology = _scalar_csr(A)[:2]
+        if defer_pattern:  # G = I (M is the identity) until the first update brings the values
+            n = self.shape[0]
+            self._supports, self.truncated_rows = [np.array([i]) for i in range(n)], None
+            self._build(np.ones(n, dtype=_NUMPY[factor_dtype]))
+        else:
+            self._select_and_build(A)
+
+    def _select_and_build(self, A):
         offsets, columns, values = _scalar_csr(A)
-        self._topology = (offsets, columns)
-        self._supports, self.truncated_rows = _select(offsets, columns, values, self.max_row_size,
-                                                     self.max_step_size, self.kap_tolerance, self.pivot_floor)
-        g = _factor_values(self._supports, offsets, columns, values, self.pivot_floor, factor_dtype, strict=False)
+        if self.shape[0]:
+            _check_diagonal(offsets, columns, values)
+        supports, truncated = _select(offsets, columns, values, self.max_row_size, self.max_step_size,
+                                      self.kap_tolerance, self.pivot_floor)
+        g = _factor_values(supports, offsets, columns, values, self.pivot_floor, self.factor_dtype, strict=False)
+        self._supports, self.truncated_rows = supports, truncated
         self._build(g)
+        self.pattern_ready.fill_(1)
+        self.pattern_status.assign(np.array([0, truncated], dtype=np.int32))
 
     def update(self, A=None):
         """Refit G's values to A (or to `source`'s current values) on the pattern chosen at
@@ -93,16 +112,30 @@ class FSAI(LinearOperator):
                              "square blocks")
         if self.shape[0] == 0:
             return self
-        offsets, columns, values = _scalar_csr(A)
-        if self.validate_topology and (not np.array_equal(offsets, self._topology[0])
-                                       or not np.array_equal(columns, self._topology[1])):
+        if self.validate_topology and not self._same_topology(A):
             raise ValueError("FSAI.update: the matrix's sparsity pattern differs from the construction's")
+        if self.pattern_ready.numpy()[0] == 0:  # deferred: this update chooses the pattern
+            self._select_and_build(A)
+            self.source = A
+            return self
+        offsets, columns, values = _scalar_csr(A)
         _check_diagonal(offsets, columns, values)
         g = _factor_values(self._supports, offsets, columns, values, self.pivot_floor, self.factor_dtype, strict=True)
         self.G.values.assign(g)
         self.GT.values.assign(g[self._transpose_order])
         self.source = A
         return self
+
+    def _same_topology(self, A) -> bool:
+        offsets, columns = self._block_topology
+        nnz = A.nnz_sync()
+        if A.row_counts is not None or A.offsets.shape[0] < offsets.shape[0] or nnz != columns.shape[0]:
+            return False
+        mismatch = wp.zeros(1, dtype=wp.int32, device=self.device)
+        for mine, theirs in ((offsets, A.offsets), (columns, A.columns)):
+            if mine.shape[0]:
+                wp.launch(_compare_topology, dim=mine.shape[0], inputs=[mine, theirs, mismatch], device=self.device)
+        return int(mismatch.numpy()[0]) == 0
 
     # -- the factor and its application ---------------------------------------------------
 
@@ -130,25 +163,49 @@ class FSAI(LinearOperator):
         self.G = make(rows, cols, g)
         order = self._transpose_order
         self.GT = make(cols[order], rows[order], g[order])
-        self._tmp = wp.empty(n, dtype=acc_type(fdt), device=self.device)
 
     def _apply(self, x, y, z, alpha, beta):
         n = self.shape[0]
         if n == 0:
             return
         xs, ys, zs = scalars(x), scalars(y), scalars(z)
-        kernel = _matvec_kernel(self.factor_dtype, xs.dtype)
+        tmp_t = _tmp_type(self.factor_dtype, xs.dtype)
+        tmp = self._tmp.get(tmp_t)
+        if tmp is None:
+            tmp = self._tmp[tmp_t] = wp.empty(n, dtype=tmp_t, device=self.device)
         # tmp = G x, then z = alpha G^T tmp + beta y (alpha = 0 never reads x: it may hold NaN)
-        wp.launch(kernel, dim=n, inputs=[self.G.offsets, self.G.columns, self.G.values, xs, 0, self._tmp, xs, xs,
-                                         float(alpha), 0.0], device=self.device)
-        wp.launch(kernel, dim=n, inputs=[self.GT.offsets, self.GT.columns, self.GT.values, xs, 1, self._tmp, ys, zs,
-                                         float(alpha), float(beta)], device=self.device)
+        wp.launch(_matvec_kernel(self.factor_dtype, xs.dtype), dim=n,
+                  inputs=[self.G.offsets, self.G.columns, self.G.values, xs, 0, tmp, xs, xs, float(alpha), 0.0],
+                  device=self.device)
+        wp.launch(_matvec_kernel(self.factor_dtype, xs.dtype), dim=n,
+                  inputs=[self.GT.offsets, self.GT.columns, self.GT.values, xs, 1, tmp, ys, zs, float(alpha),
+                          float(beta)], device=self.device)
+
+
+class _Refit:
+    """What Warp's refit machinery exposes to its tests: here the pattern selection is a host
+    function (`select`), never a kernel launch, and a refit's checks run on the host."""
+
+    select = None
+
+
+@wp.kernel(enable_backward=False)
+def _compare_topology(mine: wp.array(dtype=wp.int32), theirs: wp.array(dtype=wp.int32),
+                      mismatch: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    if mine[i] != theirs[i]:
+        mismatch[0] = 1
+
+
+def _tmp_type(factor, scalar):
+    """G x is kept in float64 when the factor or the vectors are float64, else in float32."""
+    return wp.float64 if wp.float64 in (factor, scalar) else wp.float32
 
 
 @functools.cache
 def _matvec_kernel(factor, scalar):
-    tmp_t = acc_type(factor)
-    acc = wp.float64 if wp.float64 in (factor, scalar) else tmp_t
+    tmp_t = _tmp_type(factor, scalar)
+    acc = tmp_t
 
     def fsai_product(offsets: wp.array(dtype=wp.int32), columns: wp.array(dtype=wp.int32),
                      values: wp.array(dtype=factor), x: wp.array(dtype=scalar), second: int,
@@ -178,7 +235,7 @@ def _matvec_kernel(factor, scalar):
 
 # -- host side: the matrix as scalar CSR, pattern selection, local solves ---------------------
 
-def _check_matrix(A):
+def _check_matrix(A, check_values=True):
     if A is None or not is_bsr(A):
         raise ValueError(f"FSAI needs a square warp.sparse BsrMatrix, got {type(A).__name__}")
     if A.block_shape[0] != A.block_shape[1] or A.nrow != A.ncol:
@@ -187,7 +244,7 @@ def _check_matrix(A):
     scalar = A.scalar_type
     if scalar not in _NUMPY:
         raise TypeError(f"FSAI supports float16, float32 and float64 matrices, got {T.type_name(scalar)}")
-    if A.shape[0]:
+    if A.shape[0] and check_values:
         _check_diagonal(*_scalar_csr(A))
     return scalar
 
