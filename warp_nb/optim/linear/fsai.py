@@ -13,8 +13,10 @@ row ends there (`truncated_rows` counts such rows). Then G[i, S] = z / sqrt(z_i 
 Where warp_nb differs from Warp: the pattern selection and the local solves run on the host in
 numpy (one small dense solve per row), not in a device kernel, so construction and `update` cost
 host time proportional to the rows (fine for the small and medium systems of the tests and labs,
-slow for millions of rows); the application is warp_nb kernels. `defer_pattern` and
-`regularize_refit` are not implemented (they raise NotImplementedError)."""
+slow for millions of rows) and read the matrix back; the application is warp_nb kernels.
+`defer_pattern` (M is the identity until the first `update` selects the pattern) and
+`regularize_refit` (a row that cannot be refit keeps its diagonal; `update_status` counts such
+rows) follow Warp's tests."""
 
 import functools
 import math
@@ -48,8 +50,6 @@ class FSAI(LinearOperator):
             raise ValueError(f"FSAI: pivot_floor must be in (0, 1), got {pivot_floor!r}")
         if defer_pattern and not reuse_pattern:
             raise ValueError("FSAI: defer_pattern needs reuse_pattern=True (the deferred pattern is kept for refits)")
-        if regularize_refit:
-            raise NotImplementedError("FSAI: regularize_refit is not available in warp_nb yet")
         scalar = _check_matrix(A, check_values=not defer_pattern)
         if factor_dtype is None:
             factor_dtype = scalar
@@ -66,6 +66,7 @@ class FSAI(LinearOperator):
         self.factor_dtype = factor_dtype
         self.reuse_pattern = bool(reuse_pattern)
         self.validate_topology = bool(validate_topology)
+        self.regularize_refit = bool(regularize_refit)
         self.source = A
         n = A.shape[0]
         super().__init__((n, n), scalar, A.device, self._apply)
@@ -84,13 +85,15 @@ class FSAI(LinearOperator):
         else:
             self._select_and_build(A)
 
-    def _select_and_build(self, A):
+    def _select_and_build(self, A, regularize=False):
         offsets, columns, values = _scalar_csr(A)
-        if self.shape[0]:
+        if self.shape[0] and not regularize:
             _check_diagonal(offsets, columns, values)
         supports, truncated = _select(offsets, columns, values, self.max_row_size, self.max_step_size,
                                       self.kap_tolerance, self.pivot_floor)
-        g = _factor_values(supports, offsets, columns, values, self.pivot_floor, self.factor_dtype, strict=False)
+        g, status = _factor_values(supports, offsets, columns, values, self.pivot_floor, self.factor_dtype,
+                                   strict=False, regularize=regularize)
+        self.update_status.assign(status)
         self._supports, self.truncated_rows = supports, truncated
         self._build(g)
         self.pattern_ready.fill_(1)
@@ -115,12 +118,16 @@ class FSAI(LinearOperator):
         if self.validate_topology and not self._same_topology(A):
             raise ValueError("FSAI.update: the matrix's sparsity pattern differs from the construction's")
         if self.pattern_ready.numpy()[0] == 0:  # deferred: this update chooses the pattern
-            self._select_and_build(A)
+            self._select_and_build(A, regularize=self.regularize_refit)
             self.source = A
             return self
         offsets, columns, values = _scalar_csr(A)
-        _check_diagonal(offsets, columns, values)
-        g = _factor_values(self._supports, offsets, columns, values, self.pivot_floor, self.factor_dtype, strict=True)
+        if not self.regularize_refit:
+            self.update_status.zero_()
+            _check_diagonal(offsets, columns, values)
+        g, status = _factor_values(self._supports, offsets, columns, values, self.pivot_floor, self.factor_dtype,
+                                   strict=True, regularize=self.regularize_refit)
+        self.update_status.assign(status)
         self.G.values.assign(g)
         self.GT.values.assign(g[self._transpose_order])
         self.source = A
@@ -299,7 +306,7 @@ def _check_diagonal(offsets, columns, values):
 def _local_solve(E, support, pivot_floor):
     """z with E[S, S] z = e_0 (S in growth order, its first entry the row), or None when a
     Cholesky pivot of E[S, S] in that order is at or below pivot_floor."""
-    sub = E[np.ix_(support, support)]
+    sub = _block(E, support, support)
     m = len(support)
     L = np.zeros((m, m))
     for k in range(m):
@@ -314,38 +321,44 @@ def _local_solve(E, support, pivot_floor):
     return np.linalg.solve(L.T, w) if m > 1 else w / L[0, 0]
 
 
+def _block(E, rows, cols):
+    """E[rows, cols] as a small dense matrix (E holds the equilibrated entries by (row, col))."""
+    return np.array([[E.get((int(r), int(c)), 0.0) for c in cols] for r in rows]).reshape(len(rows), len(cols))
+
+
 def _equilibrated(offsets, columns, values):
+    """(diagonal, valid diagonals, E): E[(r, c)] = a_rc / sqrt(d_r d_c) for rows and columns
+    whose diagonal is finite and positive (the others are left out)."""
     d = _diagonal(offsets, columns, values)
     n = len(d)
-    s = 1.0 / np.sqrt(d)
+    valid = np.isfinite(d) & (d > 0)
+    s = np.where(valid, 1.0 / np.sqrt(np.where(valid, d, 1.0)), 0.0)
     rows = np.repeat(np.arange(n), np.diff(offsets))
-    E = {}
     scaled = values * s[rows] * s[columns]
-    for r, c, v in zip(rows, columns, scaled):
-        E[(int(r), int(c))] = v
-    return d, E
+    keep = valid[rows] & valid[columns]
+    E = {(int(r), int(c)): v for r, c, v in zip(rows[keep], columns[keep], scaled[keep])}
+    return d, valid, E
 
 
 def _select(offsets, columns, values, max_row_size, max_step_size, kap_tolerance, pivot_floor):
-    """Each row's support (growth order, the row first) and the count of rows a pivot truncated."""
+    """Each row's support (growth order, the row first) and the count of rows a pivot truncated.
+    A row or column without a valid diagonal is never a candidate (its own row stays {i})."""
     n = len(offsets) - 1
-    d, E = _equilibrated(offsets, columns, values)
-    dense = np.zeros((n, n))
-    for (r, c), v in E.items():
-        dense[r, c] = v
+    d, valid, E = _equilibrated(offsets, columns, values)
     supports, truncated = [], 0
     for i in range(n):
         support, z = [i], np.ones(1)
-        while len(support) < max_row_size:
+        while valid[i] and len(support) < max_row_size:
             frontier = set()
             for s in support:
-                frontier.update(int(c) for c in columns[offsets[s]:offsets[s + 1]] if c < i)
+                frontier.update(int(c) for c in columns[offsets[s]:offsets[s + 1]] if c < i and valid[c])
             frontier -= set(support)
-            scored = sorted(((abs(dense[c, support] @ z), c) for c in frontier), key=lambda t: (-t[0], t[1]))
+            scored = sorted(((abs(_block(E, [c], support)[0] @ z), c) for c in frontier),
+                            key=lambda t: (-t[0], t[1]))
             chosen = [c for score, c in scored if score > 0][:min(max_step_size, max_row_size - len(support))]
             if not chosen:
                 break
-            znew = _local_solve(dense, support + chosen, pivot_floor)
+            znew = _local_solve(E, support + chosen, pivot_floor)
             if znew is None:
                 truncated += 1
                 break
@@ -357,24 +370,35 @@ def _select(offsets, columns, values, max_row_size, max_step_size, kap_tolerance
     return supports, truncated
 
 
-def _factor_values(supports, offsets, columns, values, pivot_floor, factor_dtype, strict):
-    """G's values (rows in order, columns ascending) in factor_dtype; strict: a non-SPD local
-    system raises instead of being taken as it is."""
-    n = len(offsets) - 1
-    d, E = _equilibrated(offsets, columns, values)
-    dense = np.zeros((n, n))
-    for (r, c), v in E.items():
-        dense[r, c] = v
+def _factor_values(supports, offsets, columns, values, pivot_floor, factor_dtype, strict, regularize=False):
+    """(G's values: rows in order, columns ascending, in factor_dtype; status). strict: a local
+    system with a pivot at or below pivot_floor raises. regularize: such a row, or one whose
+    support meets an invalid diagonal, keeps only its diagonal 1/sqrt(a_ii) (a unit diagonal when
+    a_ii itself is invalid), and status counts [0, invalid diagonals, rows meeting one, rows
+    whose local system was rejected]."""
+    d, valid, E = _equilibrated(offsets, columns, values)
+    status = np.zeros(4, dtype=np.int32)
+    status[1] = int(np.count_nonzero(~valid)) if regularize else 0
     out = []
     for i, support in enumerate(supports):
-        z = _local_solve(dense, list(support), pivot_floor if strict else 0.0)
+        order = np.argsort(support)
+        diagonal_only = np.zeros(len(support))
+        diagonal_only[0] = 1.0 / math.sqrt(d[i]) if valid[i] else 1.0
+        if regularize and not np.all(valid[support]):
+            status[2] += 1
+            out.append(diagonal_only[order])
+            continue
+        z = _local_solve(E, list(support), pivot_floor if (strict or regularize) else 0.0)
         if z is None:
+            if regularize:
+                status[3] += 1
+                out.append(diagonal_only[order])
+                continue
             if strict:
                 raise ValueError(f"FSAI.update: the local system of row {i} is not SPD (a pivot at or below "
                                  f"pivot_floor={pivot_floor:g}); the factor is unchanged")
-            z = np.linalg.solve(dense[np.ix_(support, support)], np.eye(len(support))[0])
+            z = np.linalg.solve(_block(E, support, support), np.eye(len(support))[0])
         row = z / np.sqrt(z[0] * d[support])
-        order = np.argsort(support)
         out.append(row[order])
     g = np.concatenate(out) if out else np.zeros(0)
     with np.errstate(over="ignore", under="ignore"):
@@ -384,4 +408,4 @@ def _factor_values(supports, offsets, columns, values, pivot_floor, factor_dtype
     if not np.all(np.isfinite(cast)) or (len(diag_slots) and not np.all(cast[diag_slots] > 0)):
         raise ValueError(f"FSAI: the factor does not fit factor_dtype {T.type_name(factor_dtype)} with a positive "
                          "diagonal (the matrix is too badly scaled for it)")
-    return cast
+    return cast, status
