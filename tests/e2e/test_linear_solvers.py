@@ -209,3 +209,55 @@ def test_bad_input_names_the_argument():
         cg(A, b, wp.zeros_like(b), restart=2.5)
     with pytest.raises(ValueError, match="restart"):
         gmres(A, b, wp.zeros_like(b), restart=0)
+
+
+def _bsr(a, dtype=wp.float64, block=1):
+    from warp_nb.sparse import bsr_copy, bsr_from_triplets
+
+    rows, cols = np.nonzero(a)
+    A = bsr_from_triplets(a.shape[0], a.shape[1], wp.array(rows, dtype=wp.int32), wp.array(cols, dtype=wp.int32),
+                          wp.array(a[rows, cols], dtype=dtype))
+    return bsr_copy(A, block_shape=(block, block)) if block > 1 else A
+
+
+@pytest.mark.parametrize("ptype", ["block_jacobi_direct", "block_jacobi_sequential", "block_jacobi_tile"])
+def test_block_jacobi_applies_the_inverse_diagonal_blocks(ptype):
+    rng = np.random.default_rng(4)
+    blocks = [(lambda c: c @ c.T + 3 * np.eye(3))(rng.standard_normal((3, 3))) for _ in range(4)]
+    a = np.zeros((12, 12))
+    for k, blk in enumerate(blocks):
+        a[3 * k:3 * k + 3, 3 * k:3 * k + 3] = blk
+    a[0, 11] = a[11, 0] = 0.3  # off the block diagonal: ignored by the preconditioner
+    M = preconditioner(_bsr(a, block=3), ptype)
+    x_np = rng.standard_normal(12)
+    y_np = rng.standard_normal(12)
+    x, z = wp.array(x_np, dtype=wp.float64), wp.array(y_np, dtype=wp.float64)
+    M.matvec(x, z, z, 2.0, -0.5)
+    expected = 2.0 * np.concatenate([np.linalg.solve(blk, x_np[3 * k:3 * k + 3]) for k, blk in enumerate(blocks)])
+    np.testing.assert_allclose(z.numpy(), expected - 0.5 * y_np, atol=1e-10)
+
+
+def test_fsai_factor_solves_its_local_systems_and_preconditions_cg():
+    from warp_nb.optim.linear import FSAI
+
+    n = 20
+    a = 3 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1) + 0.5 * np.eye(n, k=3) + 0.5 * np.eye(n, k=-3)
+    scale = np.geomspace(1.0, 100.0, n)  # badly scaled: what FSAI's equilibration and factor undo
+    a = a * scale[:, None] * scale[None, :]
+    pre = FSAI(_bsr(a), max_row_size=4, kap_tolerance=0)
+    offsets, columns, values = pre.G.offsets.numpy(), pre.G.columns.numpy(), pre.G.values.numpy()
+    for i in range(n):
+        support = columns[offsets[i]:offsets[i + 1]]
+        assert support[-1] == i and len(support) <= 4
+        e = np.zeros(len(support))
+        e[-1] = 1.0
+        z = np.linalg.solve(a[np.ix_(support, support)], e)  # G's row: A_SS^-1 e_i / sqrt of its last entry
+        np.testing.assert_allclose(values[offsets[i]:offsets[i + 1]], z / np.sqrt(z[-1]), rtol=1e-10)
+    b = wp.array(np.ones(n), dtype=wp.float64)
+    iterations = []
+    for M in (None, pre):
+        x = wp.zeros_like(b)
+        niter, err, atol = cg(_bsr(a), b, x, M=M, tol=1e-10, maxiter=1000, check_every=1)
+        iterations.append(niter)
+        np.testing.assert_allclose(a @ x.numpy(), 1.0, atol=1e-7)
+    assert iterations[1] < iterations[0]
