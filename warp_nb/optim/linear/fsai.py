@@ -344,7 +344,7 @@ def _select(offsets, columns, values, max_row_size, max_step_size, kap_tolerance
     """Each row's support (growth order, the row first) and the count of rows a pivot truncated.
     A row or column without a valid diagonal is never a candidate (its own row stays {i})."""
     n = len(offsets) - 1
-    d, valid, E = _equilibrated(offsets, columns, values)
+    _, valid, E = _equilibrated(offsets, columns, values)
     supports, truncated = [], 0
     for i in range(n):
         support, z = [i], np.ones(1)

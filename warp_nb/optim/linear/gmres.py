@@ -210,10 +210,10 @@ class GMRES(LinearSolverState):
             wp.launch(gk["subtract"], dim=nchunks, inputs=[self.V, h, j + 1, self.ws, off, nb, self.nrm], device=dev)
 
         def cycle():
-            start, start_s = self.r, self.rs
+            start_s = self.rs
             if left:
                 M.matvec(self.r, self.z, self.z, 1.0, 0.0)
-                start, start_s = self.z, self.zs
+                start_s = self.zs
             self.dot(start_s, start_s, self.beta_sq)
             wp.launch(gk["scale_into"], dim=nchunks, inputs=[start_s, self.beta_sq, 1, self.H, 0, self.V, 0, off, nb],
                       device=dev)

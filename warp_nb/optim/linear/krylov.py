@@ -10,6 +10,9 @@ check then sees the true residual."""
 
 from __future__ import annotations
 
+import warp_nb as wp
+
+from .operator import scalars
 from .state import LinearSolverState, check_restart
 
 
@@ -31,10 +34,10 @@ class CG(LinearSolverState):
         self.pap = self.scalars_per_batch()
 
     def _prepare(self, A, b, x, M):
-        xs, bs = self.scalars_of(x), self.scalars_of(b)
+        xs = scalars(x)
         diag = getattr(M, "_diag", None)
         mode = 0 if M is None else 1 if diag is not None else 3
-        z, zs = (self.r, self.rs) if M is None else (self.z, self.zs)
+        zs = self.rs if M is None else self.zs
         diag = self.rs if diag is None else diag
         rr, zero = self._r_norm_sq, self._zero_coef
         state = {"cur": 0}
@@ -68,10 +71,6 @@ class CG(LinearSolverState):
 
         return _cycles(reset, iteration, self.restart)
 
-    def scalars_of(self, v):
-        from .operator import scalars
-        return scalars(v)
-
 
 class CR(CG):
     """Pre-allocated state for the (preconditioned) Conjugate Residual solver of a symmetric
@@ -84,9 +83,9 @@ class CR(CG):
         (self.az, self.azs), (self.y, self.ys) = self.vector(), self.vector()
 
     def _prepare(self, A, b, x, M):
-        xs = self.scalars_of(x)
+        xs = scalars(x)
         z, zs = (self.r, self.rs) if M is None else (self.z, self.zs)
-        y, ys = (self.ap, self.aps) if M is None else (self.y, self.ys)
+        ys = self.aps if M is None else self.ys
         mode = 3 if M is None else 2  # mode 2: z -= alpha M A p, the preconditioned residual
         rr, zaz, apy = self._r_norm_sq, self.rz, self.pap
         state = {"cur": 0}
@@ -145,7 +144,6 @@ class BiCGSTAB(LinearSolverState):
         self.r0v, self.ts, self.tt_ = self.scalars_per_batch(), self.scalars_per_batch(), self.scalars_per_batch()
 
     def _prepare(self, A, b, x, M):
-        from .operator import scalars
         xs = scalars(x)
         left = M is not None and self.is_left_preconditioner
         rr = self._r_norm_sq
@@ -166,7 +164,7 @@ class BiCGSTAB(LinearSolverState):
             else:
                 A.matvec(x, b, self.r, -1.0, 1.0)
                 self.dot(self.r_s, self.r_s, rho)
-                wp_copy(rr, rho)
+                wp.copy(rr, rho)
             self.copy_active(self.r_s, self.r0_s)
             self.copy_active(self.r_s, self.p_s)
 
@@ -199,11 +197,6 @@ class BiCGSTAB(LinearSolverState):
             state["cur"] = 1 - state["cur"]
 
         return _cycles(reset, iteration, None)
-
-
-def wp_copy(dst, src):
-    import warp_nb as wp
-    wp.copy(dst, src)
 
 
 def _cycles(reset, iteration, restart):
