@@ -44,7 +44,7 @@ def _overlaps(a: array | None, b: array) -> bool:
 def nonzero_flags(values2d: array) -> array:
     flags = wp.empty(values2d.shape[0], dtype=int, device=values2d.device)
     wp.launch(nonzero_kernel(values2d.dtype), values2d.shape[0], inputs=[values2d, values2d.shape[1], flags],
-              device=values2d.device)
+              device=values2d.device, record_tape=False)
     return flags
 
 

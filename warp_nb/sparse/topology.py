@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import warp_nb as wp
 
 from ..arrays.array import array
+from ._common import untaped
 
 #: rows up to this length are sorted by insertion, longer ones by heap sort
 _INSERTION_MAX = 24
@@ -168,6 +169,12 @@ def compact_triplets(nrow: int, ncol: int, rows: array, cols: array, n: int, dev
                      block_ends: array | None = None, triplet_indices: array | None = None) -> Compacted:
     """The compact topology of triplets [0, n) of rows/cols (int32 arrays); see the module doc.
     Storage for the mapping arrays may be passed in (BsrTripletMap reuses its own)."""
+    with untaped():
+        return _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends,
+                                 triplet_indices)
+
+
+def _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends, triplet_indices):
     offsets = wp.zeros(nrow + 1, dtype=int, device=device)
     columns = wp.empty(n, dtype=int, device=device)
     triplet_indices = wp.empty(n, dtype=int, device=device) if triplet_indices is None else triplet_indices
@@ -180,19 +187,19 @@ def compact_triplets(nrow: int, ncol: int, rows: array, cols: array, n: int, dev
     inputs = [rows, cols, dummy if count is None else count, int(count is not None), nrow, ncol,
               dummy if keep is None else keep, int(keep is not None)]
     row_counts = wp.zeros(nrow + 1, dtype=int, device=device)
-    wp.launch(_count_rows, n, inputs=inputs + [row_counts], device=device)
+    wp.launch(_count_rows, n, inputs=inputs + [row_counts], device=device, record_tape=False)
     bucket_starts = wp.empty(nrow + 1, dtype=int, device=device)
     wp.utils.array_scan(row_counts, bucket_starts, inclusive=False)
     cursor = wp.zeros(nrow, dtype=int, device=device)
     keys = wp.empty(n, dtype=wp.int64, device=device)
-    wp.launch(_fill_buckets, n, inputs=inputs + [bucket_starts, cursor, keys], device=device)
+    wp.launch(_fill_buckets, n, inputs=inputs + [bucket_starts, cursor, keys], device=device, record_tape=False)
     distinct = row_counts  # reused: its counts are consumed by the scan above
     distinct.zero_()
-    wp.launch(_sort_rows, nrow, inputs=[bucket_starts, keys, distinct], device=device)
+    wp.launch(_sort_rows, nrow, inputs=[bucket_starts, keys, distinct], device=device, record_tape=False)
     wp.utils.array_scan(distinct, offsets, inclusive=False)
     wp.launch(_emit_blocks, nrow, inputs=[bucket_starts, keys, offsets, columns, triplet_indices, block_ends,
                                           dummy if triplet_blocks is None else triplet_blocks,
-                                          int(triplet_blocks is not None)], device=device)
+                                          int(triplet_blocks is not None)], device=device, record_tape=False)
     return Compacted(nrow, ncol, n, offsets, columns, triplet_indices, block_ends, triplet_blocks)
 
 
@@ -257,7 +264,7 @@ def padded_layout(comp: Compacted, dest) -> array:
     if comp.nrow:
         wp.launch(_padded_layout, comp.nrow, inputs=[comp.offsets, comp.columns, dest.offsets, dest.row_counts,
                                                      dest.columns, dest_of, dest._ensure_status()],
-                  device=dest.device)
+                  device=dest.device, record_tape=False)
     return dest_of
 
 
@@ -267,5 +274,5 @@ def masked_layout(comp: Compacted, dest) -> array:
     if comp.nrow:
         counts = dest.row_counts if dest.padded else dest.offsets
         wp.launch(_masked_layout, comp.nrow, inputs=[comp.offsets, comp.columns, dest.offsets, counts,
-                                                     int(dest.padded), dest.columns, dest_of], device=dest.device)
+                                                     int(dest.padded), dest.columns, dest_of], device=dest.device, record_tape=False)
     return dest_of
