@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import warp_nb as wp
 
 from ..arrays.array import array
-from ._common import untaped
+from .. import types as T
+from ._common import kernel_cache, untaped
 
 #: rows up to this length are sorted by insertion, longer ones by heap sort
 _INSERTION_MAX = 24
@@ -58,17 +59,44 @@ def _count_rows(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.
 
 @wp.kernel(enable_backward=False)
 def _fill_buckets(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int), use_count: int,
-                  nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, bucket_starts: wp.array(dtype=int),
-                  cursor: wp.array(dtype=int), keys: wp.array(dtype=wp.int64)):
+                  nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, cursor: wp.array(dtype=int),
+                  keys: wp.array(dtype=wp.int64)):
     t = wp.tid()
     if _is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
-        r = rows[t]
-        slot = bucket_starts[r] + wp.atomic_add(cursor, r, 1)
+        slot = wp.atomic_add(cursor, rows[t], 1)  # cursor starts at the row's bucket start
         keys[slot] = (wp.int64(cols[t]) << wp.int64(32)) + wp.int64(t)
 
 
+@kernel_cache
+def _fill_buckets_with_values(scalar):
+    """_fill_buckets that also copies each triplet's block into its bucket slot: the one random pass
+    over the values happens here, and the sums later read each row's blocks from one place."""
+    def fill_buckets_values(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int),
+                            use_count: int, nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int,
+                            cursor: wp.array(dtype=int), keys: wp.array(dtype=wp.int64),
+                            values: wp.array2d(dtype=scalar), bucketed: wp.array2d(dtype=scalar)):
+        t = wp.tid()
+        if _is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
+            slot = wp.atomic_add(cursor, rows[t], 1)
+            keys[slot] = (wp.int64(cols[t]) << wp.int64(32)) + wp.int64(t)
+            for k in range(values.shape[1]):
+                bucketed[slot, k] = values[t, k]
+
+    return wp.kernel(fill_buckets_values, key=f"bsr_fill_buckets_{T.type_name(scalar)}", enable_backward=False)
+
+
 @wp.func
-def _sift_down(keys: wp.array(dtype=wp.int64), base: int, root_in: int, end: int):
+def _swap(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), i: int, j: int):
+    k = keys[i]
+    keys[i] = keys[j]
+    keys[j] = k
+    s = slots[i]
+    slots[i] = slots[j]
+    slots[j] = s
+
+
+@wp.func
+def _sift_down(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), base: int, root_in: int, end: int):
     root = root_in
     done = int(0)
     while done == 0 and 2 * root + 1 < end:
@@ -77,45 +105,48 @@ def _sift_down(keys: wp.array(dtype=wp.int64), base: int, root_in: int, end: int
             if keys[base + child] < keys[base + child + 1]:
                 child = child + 1
         if keys[base + root] < keys[base + child]:
-            tmp = keys[base + root]
-            keys[base + root] = keys[base + child]
-            keys[base + child] = tmp
+            _swap(keys, slots, base + root, base + child)
             root = child
         else:
             done = 1
 
 
 @wp.func
-def _sort_range(keys: wp.array(dtype=wp.int64), lo: int, hi: int):
+def _sort_range(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), lo: int, hi: int):
+    """Sort keys[lo:hi] ascending, moving slots[lo:hi] along (keys are unique, so any sort is stable)."""
     n = hi - lo
     if n <= 24:  # (_INSERTION_MAX)
         for i in range(lo + 1, hi):
             k = keys[i]
+            s = slots[i]
             j = i - 1
             while j >= lo and keys[j] > k:
                 keys[j + 1] = keys[j]
+                slots[j + 1] = slots[j]
                 j = j - 1
             keys[j + 1] = k
+            slots[j + 1] = s
     else:
         start = n // 2 - 1
         while start >= 0:
-            _sift_down(keys, lo, start, n)
+            _sift_down(keys, slots, lo, start, n)
             start = start - 1
         end = n - 1
         while end > 0:
-            tmp = keys[lo]
-            keys[lo] = keys[lo + end]
-            keys[lo + end] = tmp
-            _sift_down(keys, lo, 0, end)
+            _swap(keys, slots, lo, lo + end)
+            _sift_down(keys, slots, lo, 0, end)
             end = end - 1
 
 
 @wp.kernel(enable_backward=False)
-def _sort_rows(bucket_starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64), distinct: wp.array(dtype=int)):
+def _sort_rows(bucket_starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int),
+               distinct: wp.array(dtype=int)):
     r = wp.tid()
     lo = bucket_starts[r]
     hi = bucket_starts[r + 1]
-    _sort_range(keys, lo, hi)
+    for j in range(lo, hi):
+        slots[j] = j
+    _sort_range(keys, slots, lo, hi)
     u = int(0)
     prev = wp.int64(-1)
     for j in range(lo, hi):
@@ -162,19 +193,32 @@ class Compacted:
     triplet_indices: array
     block_ends: array
     triplet_blocks: array | None = None
+    #: when the values were copied into row buckets (compact_triplets(values2d=...)): the bucketed
+    #: blocks, and for sorted position j the bucket slot holding its block; the sums read these
+    bucketed: array | None = None
+    slots: array | None = None
+
+    def value_source(self, values2d):
+        """(values, order): block b sums values[order[j]] over its triplets j."""
+        if self.bucketed is not None:
+            return self.bucketed, self.slots
+        return values2d, self.triplet_indices
 
 
 def compact_triplets(nrow: int, ncol: int, rows: array, cols: array, n: int, device, count: array | None = None,
                      keep: array | None = None, triplet_blocks: array | None = None,
-                     block_ends: array | None = None, triplet_indices: array | None = None) -> Compacted:
+                     block_ends: array | None = None, triplet_indices: array | None = None,
+                     values2d: array | None = None) -> Compacted:
     """The compact topology of triplets [0, n) of rows/cols (int32 arrays); see the module doc.
-    Storage for the mapping arrays may be passed in (BsrTripletMap reuses its own)."""
+    Storage for the mapping arrays may be passed in (BsrTripletMap reuses its own). With values2d
+    (only when no gradient is to flow through them), the blocks are bucketed by row on the way."""
     with untaped():
         return _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends,
-                                 triplet_indices)
+                                 triplet_indices, values2d)
 
 
-def _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends, triplet_indices):
+def _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends, triplet_indices,
+                      values2d):
     offsets = wp.zeros(nrow + 1, dtype=int, device=device)
     columns = wp.empty(n, dtype=int, device=device)
     triplet_indices = wp.empty(n, dtype=int, device=device) if triplet_indices is None else triplet_indices
@@ -190,17 +234,24 @@ def _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_bl
     wp.launch(_count_rows, n, inputs=inputs + [row_counts], device=device, record_tape=False)
     bucket_starts = wp.empty(nrow + 1, dtype=int, device=device)
     wp.utils.array_scan(row_counts, bucket_starts, inclusive=False)
-    cursor = wp.zeros(nrow, dtype=int, device=device)
+    cursor = wp.clone(bucket_starts)
     keys = wp.empty(n, dtype=wp.int64, device=device)
-    wp.launch(_fill_buckets, n, inputs=inputs + [bucket_starts, cursor, keys], device=device, record_tape=False)
+    bucketed = None
+    if values2d is None:
+        wp.launch(_fill_buckets, n, inputs=inputs + [cursor, keys], device=device)
+    else:
+        bucketed = wp.empty(values2d.shape, dtype=values2d.dtype, device=device)
+        wp.launch(_fill_buckets_with_values(values2d.dtype), n, inputs=inputs + [cursor, keys, values2d, bucketed],
+                  device=device)
     distinct = row_counts  # reused: its counts are consumed by the scan above
     distinct.zero_()
-    wp.launch(_sort_rows, nrow, inputs=[bucket_starts, keys, distinct], device=device, record_tape=False)
+    slots = wp.empty(n, dtype=int, device=device)
+    wp.launch(_sort_rows, nrow, inputs=[bucket_starts, keys, slots, distinct], device=device)
     wp.utils.array_scan(distinct, offsets, inclusive=False)
     wp.launch(_emit_blocks, nrow, inputs=[bucket_starts, keys, offsets, columns, triplet_indices, block_ends,
                                           dummy if triplet_blocks is None else triplet_blocks,
-                                          int(triplet_blocks is not None)], device=device, record_tape=False)
-    return Compacted(nrow, ncol, n, offsets, columns, triplet_indices, block_ends, triplet_blocks)
+                                          int(triplet_blocks is not None)], device=device)
+    return Compacted(nrow, ncol, n, offsets, columns, triplet_indices, block_ends, triplet_blocks, bucketed, slots)
 
 
 # --- where compact blocks go in a destination that keeps its own storage ---------------------
