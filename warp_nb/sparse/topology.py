@@ -2,14 +2,13 @@
 round trip: the one path every topology-changing operation goes through (triplet construction,
 transpose, axpy, products, copies, compression).
 
-Counting sort by row, then a sort within each row:
-  1. one thread per triplet counts the valid ones of each row (atomics);
-  2. an exclusive scan of the counts gives each row its bucket;
-  3. each valid triplet drops the key (column << 32 | triplet index) into its row's bucket;
-  4. one thread per row sorts its bucket (insertion sort for short rows, heap sort for long
-     ones) and counts distinct columns; keys are unique, so the order, and with it the order in
-     which duplicates are summed, does not depend on how the atomics interleaved;
-  5. a scan of the distinct counts gives the offsets, and one thread per row writes the columns,
+Rows first, then a sort within each row:
+  1. the valid triplets are grouped by row into buckets (buckets.py: two stable, cache-friendly
+     counting passes), each as the key (column << 32 | triplet index);
+  2. one thread per row sorts its bucket (insertion sort for short rows, heap sort for long
+     ones) and counts distinct columns; keys are unique, so the order in which duplicates are
+     summed is that of the input, whatever the thread count;
+  3. a scan of the distinct counts gives the offsets, and one thread per row writes the columns,
      the sorted triplet order and where each block's triplets end.
 A triplet is valid when it lies inside the shape (Warp drops the others silently), is below
 `count` when a count array is given, and, when pruning, its block is not all zeros.
@@ -24,65 +23,11 @@ from dataclasses import dataclass
 import warp_nb as wp
 
 from ..arrays.array import array
-from .. import types as T
-from ._common import kernel_cache, untaped
+from ._common import untaped
+from .buckets import bucket_by_row
 
 #: rows up to this length are sorted by insertion, longer ones by heap sort
 _INSERTION_MAX = 24
-
-
-@wp.func
-def _is_valid(t: int, rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int),
-              use_count: int, nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int):
-    valid = 1
-    if use_count != 0:
-        if t >= count[0]:
-            valid = 0
-    if valid != 0:
-        r = rows[t]
-        c = cols[t]
-        if r < 0 or r >= nrow or c < 0 or c >= ncol:
-            valid = 0
-        elif use_keep != 0:
-            if keep[t] == 0:
-                valid = 0
-    return valid
-
-
-@wp.kernel(enable_backward=False)
-def _count_rows(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int), use_count: int,
-                nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, row_counts: wp.array(dtype=int)):
-    t = wp.tid()
-    if _is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
-        wp.atomic_add(row_counts, rows[t], 1)
-
-
-@wp.kernel(enable_backward=False)
-def _fill_buckets(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int), use_count: int,
-                  nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, cursor: wp.array(dtype=int),
-                  keys: wp.array(dtype=wp.int64)):
-    t = wp.tid()
-    if _is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
-        slot = wp.atomic_add(cursor, rows[t], 1)  # cursor starts at the row's bucket start
-        keys[slot] = (wp.int64(cols[t]) << wp.int64(32)) + wp.int64(t)
-
-
-@kernel_cache
-def _fill_buckets_with_values(scalar):
-    """_fill_buckets that also copies each triplet's block into its bucket slot: the one random pass
-    over the values happens here, and the sums later read each row's blocks from one place."""
-    def fill_buckets_values(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int),
-                            use_count: int, nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int,
-                            cursor: wp.array(dtype=int), keys: wp.array(dtype=wp.int64),
-                            values: wp.array2d(dtype=scalar), bucketed: wp.array2d(dtype=scalar)):
-        t = wp.tid()
-        if _is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
-            slot = wp.atomic_add(cursor, rows[t], 1)
-            keys[slot] = (wp.int64(cols[t]) << wp.int64(32)) + wp.int64(t)
-            for k in range(values.shape[1]):
-                bucketed[slot, k] = values[t, k]
-
-    return wp.kernel(fill_buckets_values, key=f"bsr_fill_buckets_{T.type_name(scalar)}", enable_backward=False)
 
 
 @wp.func
@@ -228,23 +173,8 @@ def _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_bl
     if n == 0 or nrow == 0 or ncol == 0:
         return Compacted(nrow, ncol, n, offsets, columns, triplet_indices, block_ends, triplet_blocks)
     dummy = offsets[:1]
-    inputs = [rows, cols, dummy if count is None else count, int(count is not None), nrow, ncol,
-              dummy if keep is None else keep, int(keep is not None)]
-    row_counts = wp.zeros(nrow + 1, dtype=int, device=device)
-    wp.launch(_count_rows, n, inputs=inputs + [row_counts], device=device, record_tape=False)
-    bucket_starts = wp.empty(nrow + 1, dtype=int, device=device)
-    wp.utils.array_scan(row_counts, bucket_starts, inclusive=False)
-    cursor = wp.clone(bucket_starts)
-    keys = wp.empty(n, dtype=wp.int64, device=device)
-    bucketed = None
-    if values2d is None:
-        wp.launch(_fill_buckets, n, inputs=inputs + [cursor, keys], device=device)
-    else:
-        bucketed = wp.empty(values2d.shape, dtype=values2d.dtype, device=device)
-        wp.launch(_fill_buckets_with_values(values2d.dtype), n, inputs=inputs + [cursor, keys, values2d, bucketed],
-                  device=device)
-    distinct = row_counts  # reused: its counts are consumed by the scan above
-    distinct.zero_()
+    bucket_starts, keys, bucketed = bucket_by_row(nrow, ncol, rows, cols, n, device, count, keep, values2d)
+    distinct = wp.zeros(nrow + 1, dtype=int, device=device)
     slots = wp.empty(n, dtype=int, device=device)
     wp.launch(_sort_rows, nrow, inputs=[bucket_starts, keys, slots, distinct], device=device)
     wp.utils.array_scan(distinct, offsets, inclusive=False)
