@@ -76,6 +76,24 @@ def test_csr_structure_matches_scipy_coo_to_csr():
     np.testing.assert_allclose(A.values.numpy()[:n], S.data, rtol=1e-5)
 
 
+def test_many_rows_and_chunks_match_scipy():
+    # past 256 rows the rows are grouped (2^shift rows a group) and past 16k triplets chunked:
+    # both stable passes of the bucketing run for real
+    nrow, ncol, n = 5003, 301, 60000
+    rows, cols, vals = random_triplets(nrow, ncol, n, (1, 1), np.float64)
+    rows[::97] = -1  # dropped
+    A = wps.bsr_from_triplets(nrow, ncol, wp.array(rows, dtype=int), wp.array(cols, dtype=int),
+                              wp.array(vals.reshape(-1), dtype=wp.float64))
+    keep = rows >= 0
+    S = sp.coo_matrix((vals.reshape(-1)[keep], (rows[keep], cols[keep])), shape=(nrow, ncol)).tocsr()
+    S.sum_duplicates()
+    S.sort_indices()
+    m = A.nnz_sync()
+    np.testing.assert_array_equal(A.offsets.numpy(), S.indptr)
+    np.testing.assert_array_equal(A.columns.numpy()[:m], S.indices)
+    np.testing.assert_allclose(A.values.numpy()[:m], S.data, rtol=1e-12)
+
+
 def test_triplets_outside_the_shape_past_count_and_zero_blocks_are_dropped():
     rows = wp.array([0, -1, 2, 5, 1, 1], dtype=int)
     cols = wp.array([0, 0, 2, 0, 9, 1], dtype=int)
