@@ -9,12 +9,14 @@ the arrays they view, so a launch recorded on a Tape differentiates the user's a
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
+from ..runtime import recording
 
 #: scalar types the value kernels are made for
 SCALARS = (T.float16, T.float32, T.float64)
@@ -47,27 +49,33 @@ def check_scalar(scalar) -> None:
         raise TypeError(f"warp.sparse supports float16, float32 and float64 blocks, got {T.type_name(scalar)}")
 
 
+def scalar_view(a: array, shape: tuple, scalar) -> array:
+    """The first prod(shape) scalars of contiguous array a, as an array of `shape`, with a's gradient
+    viewed alike (so a recorded launch differentiates a itself)."""
+    if not a.is_contiguous:
+        raise ValueError("sparse value arrays must be contiguous")
+    grad = None
+    if a.requires_grad and a.grad is not None:
+        grad = array(ptr=a.grad.ptr, dtype=scalar, shape=shape, device=a.device, owner=a.grad)
+    # with grad given, requires_grad keeps that gradient (the viewed array's own) instead of allocating one
+    return array(ptr=a.ptr, dtype=scalar, shape=shape, device=a.device, owner=a, grad=grad,
+                 requires_grad=grad is not None)
+
+
 def flat2d(a: array, count: int, block_size: int, scalar) -> array | None:
     """Elements [0, count) of a contiguous array of blocks as a (count, block_size) scalar array,
     its gradient viewed alike; None when count is 0 (there is nothing to launch over)."""
     if count == 0:
         return None
-    if not a.is_contiguous:
-        raise ValueError("sparse value arrays must be contiguous")
-    grad = None
-    if a.requires_grad and a.grad is not None:
-        grad = array(ptr=a.grad.ptr, dtype=scalar, shape=(count, block_size), device=a.device, owner=a.grad)
-    # with grad given, requires_grad keeps that gradient (the viewed array's own) instead of allocating one
-    return array(ptr=a.ptr, dtype=scalar, shape=(count, block_size), device=a.device, owner=a, grad=grad,
-                 requires_grad=grad is not None)
+    return scalar_view(a, (count, block_size), scalar)
 
 
 def vector_view(a: array, length: int, block: int, scalar) -> array:
     """A vector of `length` blocks of `block` scalars (a scalar array, or an array of vectors) as a
-    (length, block) scalar array."""
+    (length, block) scalar array, or a 1-d one when block is 0."""
     if not a.is_contiguous:
         a = a.contiguous()
-    return array(ptr=a.ptr, dtype=scalar, shape=(length, block), device=a.device, owner=a)
+    return scalar_view(a, (length, block) if block else (length,), scalar)
 
 
 def int_array(a, what: str) -> array:
@@ -83,3 +91,15 @@ def kernel_cache(make):
 
 def same_block_type(a, b) -> bool:
     return a is b or T.types_equal(a, b)
+
+
+@contextlib.contextmanager
+def untaped():
+    """Launches and copies inside are not recorded on an active Tape: topology work (counting,
+    scans, sorts of integers) has nothing to differentiate, and replaying it backwards would only
+    warn. Value kernels stay outside, so gradients flow through them."""
+    outer, recording.tape = recording.tape, None
+    try:
+        yield
+    finally:
+        recording.tape = outer

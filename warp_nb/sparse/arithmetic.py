@@ -12,7 +12,7 @@ from __future__ import annotations
 import warp_nb as wp
 
 from .. import types as T
-from ._common import block_type_for, flat2d, same_block_type
+from ._common import block_type_for, flat2d, same_block_type, untaped
 from .assemble import assemble, check_topology
 from .matrix import BsrMatrix, bsr_zeros
 from .structure import matrix_triplets
@@ -68,8 +68,9 @@ def _concat_triplets(parts, block_size: int, scalar, device):
     at = 0
     for r, c, v, m, alpha in parts:
         if m:
-            wp.copy(rows, r, dest_offset=at, count=m)
-            wp.copy(cols, c, dest_offset=at, count=m)
+            with untaped():
+                wp.copy(rows, r, dest_offset=at, count=m)
+                wp.copy(cols, c, dest_offset=at, count=m)
             launch_transform(v, values, at, (1, block_size), alpha)
         at += m
     return rows, cols, values, n
@@ -144,12 +145,13 @@ def _product_triplets(x: BsrMatrix, y: BsrMatrix, alpha, out_offset: int, extra:
     device = x.device
     x_rows, x_cols, _, nx = matrix_triplets(x, with_values=False)
     counts = wp.zeros(nx + 1, dtype=int, device=device)
-    if nx:
-        y_counts = y.row_counts if y.padded else y.offsets
-        wp.launch(_count_pairs, nx, inputs=[x_rows, x_cols, y.offsets, y_counts, int(y.padded), y.nrow, counts],
-                  device=device)
     starts = wp.empty(nx + 1, dtype=int, device=device)
-    wp.utils.array_scan(counts, starts, inclusive=False)
+    with untaped():
+        if nx:
+            y_counts = y.row_counts if y.padded else y.offsets
+            wp.launch(_count_pairs, nx, inputs=[x_rows, x_cols, y.offsets, y_counts, int(y.padded), y.nrow, counts],
+                      device=device)
+        wp.utils.array_scan(counts, starts, inclusive=False)
     n = int(starts.numpy()[nx])  # the product's triplet count sizes its arrays: read it once
     total = out_offset + n + extra
     rows = wp.empty(total, dtype=int, device=device)
@@ -161,8 +163,9 @@ def _product_triplets(x: BsrMatrix, y: BsrMatrix, alpha, out_offset: int, extra:
     if n:
         x_blocks = wp.empty(n, dtype=int, device=device)
         y_blocks = wp.empty(n, dtype=int, device=device)
-        wp.launch(_fill_pairs, nx, inputs=[x_rows, x_cols, y.offsets, y.columns, starts, counts,
-                                           rows[out_offset:], cols[out_offset:], x_blocks, y_blocks], device=device)
+        with untaped():
+            wp.launch(_fill_pairs, nx, inputs=[x_rows, x_cols, y.offsets, y.columns, starts, counts,
+                                               rows[out_offset:], cols[out_offset:], x_blocks, y_blocks], device=device)
         xv = flat2d(x.values, x.values.shape[0], x.block_size, x.scalar_type)
         yv = flat2d(y.values, y.values.shape[0], y.block_size, y.scalar_type)
         wp.launch(product_kernel(x.scalar_type), (n, r * c),
@@ -201,8 +204,9 @@ def bsr_mm(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix | None = None, alpha=1.0, be
     if z_part:
         zr, zc, zv, nz = z_part
         if nz:
-            wp.copy(rows, zr, dest_offset=n, count=nz)
-            wp.copy(cols, zc, dest_offset=n, count=nz)
+            with untaped():
+                wp.copy(rows, zr, dest_offset=n, count=nz)
+                wp.copy(cols, zc, dest_offset=n, count=nz)
             launch_transform(zv, values, n, (1, z.block_size), beta)
     if (x.requires_grad or y.requires_grad) and topology == "compact":
         z.values.requires_grad = True
@@ -212,7 +216,7 @@ def bsr_mm(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix | None = None, alpha=1.0, be
         if nnz > max_new_nnz:
             print(f"Warning: bsr_mm: the product has {nnz} blocks, which exceeded max_new_nnz={max_new_nnz}; "
                   "the result was truncated")
-            wp.launch(_clamp_offsets, z.nrow + 1, inputs=[int(max_new_nnz), z.offsets], device=z.device)
+            wp.launch(_clamp_offsets, z.nrow + 1, inputs=[int(max_new_nnz), z.offsets], device=z.device, record_tape=False)
             z.nnz = int(max_new_nnz)
             z._restart_nnz_transfer()
     return z

@@ -14,6 +14,7 @@ import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
+from ..runtime import recording
 from ._common import flat2d
 from .topology import Compacted, compact_triplets, masked_layout, padded_layout
 from .values import gather_kernel, nonzero_kernel
@@ -44,7 +45,7 @@ def _overlaps(a: array | None, b: array) -> bool:
 def nonzero_flags(values2d: array) -> array:
     flags = wp.empty(values2d.shape[0], dtype=int, device=values2d.device)
     wp.launch(nonzero_kernel(values2d.dtype), values2d.shape[0], inputs=[values2d, values2d.shape[1], flags],
-              device=values2d.device)
+              device=values2d.device, record_tape=False)
     return flags
 
 
@@ -53,8 +54,9 @@ def gather(comp: Compacted, values2d: array, out2d: array, dest_of: array | None
     if values2d is None or out2d is None or comp.n == 0:
         return
     dummy = comp.offsets[:1]
+    source, order = comp.value_source(values2d)
     wp.launch(gather_kernel(out2d.dtype), (comp.n, out2d.shape[1]),
-              inputs=[values2d, comp.triplet_indices, comp.block_ends, comp.offsets, comp.nrow,
+              inputs=[source, order, comp.block_ends, comp.offsets, comp.nrow,
                       dummy if dest_of is None else dest_of, int(dest_of is not None), out2d], device=out2d.device)
 
 
@@ -67,7 +69,11 @@ def assemble(dest, rows: array, cols: array, values2d: array | None, n: int, *, 
     storage = {}
     if mapping is not None:
         storage = mapping._storage_for(n, device)
-    comp = compact_triplets(dest.nrow, dest.ncol, rows, cols, n, device, count=count, keep=keep, **storage)
+    # gradients flow from the sums back to values2d only through the direct gather; without one to
+    # keep, the blocks are bucketed by row during the sort instead (one random pass fewer)
+    bucket = values2d is not None and not (values2d.requires_grad and recording.tape is not None)
+    comp = compact_triplets(dest.nrow, dest.ncol, rows, cols, n, device, count=count, keep=keep,
+                            values2d=values2d if bucket else None, **storage)
     bs = dest.block_size
     if topology == "compact":
         requires_grad = dest.values.requires_grad or (values2d is not None and values2d.requires_grad)

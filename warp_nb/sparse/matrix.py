@@ -19,7 +19,7 @@ import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
-from ._common import block_shape_of, check_scalar, scalar_of
+from ._common import block_shape_of, check_scalar, scalar_of, untaped
 
 #: status of a padded matrix after an operation: every row fit in its capacity
 BSR_STATUS_SUCCESS = 0
@@ -172,11 +172,12 @@ class BsrMatrix:
         n = self.nnz
         if out is None:
             out = wp.empty(n, dtype=int, device=self.device)
-        out.fill_(-1)
-        if self.nrow > 0 and n > 0:
-            counts = self.row_counts if self.padded else self.offsets
-            wp.launch(_uncompress_rows, self.nrow, inputs=[self.offsets, counts, int(self.padded), out],
-                      device=self.device)
+        with untaped():
+            out.fill_(-1)
+            if self.nrow > 0 and n > 0:
+                counts = self.row_counts if self.padded else self.offsets
+                wp.launch(_uncompress_rows, self.nrow, inputs=[self.offsets, counts, int(self.padded), out],
+                          device=self.device)
         return out
 
     # --- padded-storage status ----------------------------------------------------------------
@@ -299,7 +300,7 @@ def _set_padded_capacity(bsr: BsrMatrix, row_capacity, nnz_capacity) -> None:
         capacity = int(row_capacity)
         if capacity < 0:
             raise ValueError(f"row_capacity must be non-negative, got {capacity}")
-        wp.launch(_uniform_offsets, bsr.nrow + 1, inputs=[capacity, offsets], device=device)
+        wp.launch(_uniform_offsets, bsr.nrow + 1, inputs=[capacity, offsets], device=device, record_tape=False)
         total = bsr.nrow * capacity
         if nnz_capacity is not None:
             total = max(total, int(nnz_capacity))

@@ -12,7 +12,7 @@ import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
-from ._common import flat2d, kernel_cache, vector_view
+from ._common import flat2d, kernel_cache, scalar_view, vector_view
 from .matrix import BsrMatrix
 
 
@@ -123,7 +123,8 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
     n_in, n_out = (A.ncol, A.nrow) if not transpose else (A.nrow, A.ncol)
     _check_vector("x", x, A, cols_in)
     if y is None:
-        y = wp.zeros(n_out, dtype=_vector_type(out_block, A.scalar_type), device=A.device)
+        y = wp.zeros(n_out, dtype=_vector_type(out_block, A.scalar_type), device=A.device,
+                     requires_grad=A.requires_grad or x.requires_grad)
         beta = 0.0
     else:
         _check_vector("y", y, A, rows_in)
@@ -144,15 +145,16 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
     head = [A.offsets, counts, int(A.padded), columns]
     if transpose:
         scale, scatter = _transposed_kernels(scalar)
-        y1 = vector_view(y, n_out * out_block, 1, scalar).flatten()
+        y1 = vector_view(y, n_out * out_block, 0, scalar)
         wp.launch(scale, y1.shape[0], inputs=[y1, scalar(beta)], device=A.device)
         if A.nrow:
             wp.launch(scatter, A.nrow, inputs=head + [values, r, c, vector_view(x, n_in, in_block, scalar),
                                                       scalar(alpha), y1], device=A.device)
     elif (r, c) == (1, 1):
         wp.launch(_csr_kernel(scalar), A.nrow,
-                  inputs=head + [values.flatten(), vector_view(x, n_in, 1, scalar).flatten(), scalar(alpha),
-                                 scalar(beta), vector_view(y, n_out, 1, scalar).flatten()], device=A.device)
+                  inputs=head + [scalar_view(A.values, (values.shape[0],), scalar) if A.values.shape[0] else
+                                 values.flatten(), vector_view(x, n_in, 0, scalar), scalar(alpha), scalar(beta),
+                                 vector_view(y, n_out, 0, scalar)], device=A.device)
     else:
         wp.launch(_bsr_kernel(scalar), A.nrow,
                   inputs=head + [values, r, c, vector_view(x, n_in, in_block, scalar), scalar(alpha), scalar(beta),

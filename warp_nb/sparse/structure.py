@@ -206,7 +206,7 @@ def _set_diag_topology(A: BsrMatrix, nrow: int, ncol: int) -> int:
     n = min(nrow, ncol)
     A.offsets = wp.empty(nrow + 1, dtype=int, device=A.device)
     A.columns = wp.empty(n, dtype=int, device=A.device)
-    wp.launch(_diag_topology, nrow + 1, inputs=[n, A.offsets, A.columns], device=A.device)
+    wp.launch(_diag_topology, nrow + 1, inputs=[n, A.offsets, A.columns], device=A.device, record_tape=False)
     A.row_counts = None
     A.nnz = n
     return n

@@ -2,14 +2,13 @@
 round trip: the one path every topology-changing operation goes through (triplet construction,
 transpose, axpy, products, copies, compression).
 
-Counting sort by row, then a sort within each row:
-  1. one thread per triplet counts the valid ones of each row (atomics);
-  2. an exclusive scan of the counts gives each row its bucket;
-  3. each valid triplet drops the key (column << 32 | triplet index) into its row's bucket;
-  4. one thread per row sorts its bucket (insertion sort for short rows, heap sort for long
-     ones) and counts distinct columns; keys are unique, so the order, and with it the order in
-     which duplicates are summed, does not depend on how the atomics interleaved;
-  5. a scan of the distinct counts gives the offsets, and one thread per row writes the columns,
+Rows first, then a sort within each row:
+  1. the valid triplets are grouped by row into buckets (buckets.py: two stable, cache-friendly
+     counting passes), each as the key (column << 32 | triplet index);
+  2. one thread per row sorts its bucket (insertion sort for short rows, heap sort for long
+     ones) and counts distinct columns; keys are unique, so the order in which duplicates are
+     summed is that of the input, whatever the thread count;
+  3. a scan of the distinct counts gives the offsets, and one thread per row writes the columns,
      the sorted triplet order and where each block's triplets end.
 A triplet is valid when it lies inside the shape (Warp drops the others silently), is below
 `count` when a count array is given, and, when pruning, its block is not all zeros.
@@ -24,50 +23,25 @@ from dataclasses import dataclass
 import warp_nb as wp
 
 from ..arrays.array import array
+from ._common import untaped
+from .buckets import bucket_by_row
 
 #: rows up to this length are sorted by insertion, longer ones by heap sort
 _INSERTION_MAX = 24
 
 
 @wp.func
-def _is_valid(t: int, rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int),
-              use_count: int, nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int):
-    valid = 1
-    if use_count != 0:
-        if t >= count[0]:
-            valid = 0
-    if valid != 0:
-        r = rows[t]
-        c = cols[t]
-        if r < 0 or r >= nrow or c < 0 or c >= ncol:
-            valid = 0
-        elif use_keep != 0:
-            if keep[t] == 0:
-                valid = 0
-    return valid
-
-
-@wp.kernel(enable_backward=False)
-def _count_rows(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int), use_count: int,
-                nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, row_counts: wp.array(dtype=int)):
-    t = wp.tid()
-    if _is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
-        wp.atomic_add(row_counts, rows[t], 1)
-
-
-@wp.kernel(enable_backward=False)
-def _fill_buckets(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int), use_count: int,
-                  nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, bucket_starts: wp.array(dtype=int),
-                  cursor: wp.array(dtype=int), keys: wp.array(dtype=wp.int64)):
-    t = wp.tid()
-    if _is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
-        r = rows[t]
-        slot = bucket_starts[r] + wp.atomic_add(cursor, r, 1)
-        keys[slot] = (wp.int64(cols[t]) << wp.int64(32)) + wp.int64(t)
+def _swap(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), i: int, j: int):
+    k = keys[i]
+    keys[i] = keys[j]
+    keys[j] = k
+    s = slots[i]
+    slots[i] = slots[j]
+    slots[j] = s
 
 
 @wp.func
-def _sift_down(keys: wp.array(dtype=wp.int64), base: int, root_in: int, end: int):
+def _sift_down(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), base: int, root_in: int, end: int):
     root = root_in
     done = int(0)
     while done == 0 and 2 * root + 1 < end:
@@ -76,45 +50,48 @@ def _sift_down(keys: wp.array(dtype=wp.int64), base: int, root_in: int, end: int
             if keys[base + child] < keys[base + child + 1]:
                 child = child + 1
         if keys[base + root] < keys[base + child]:
-            tmp = keys[base + root]
-            keys[base + root] = keys[base + child]
-            keys[base + child] = tmp
+            _swap(keys, slots, base + root, base + child)
             root = child
         else:
             done = 1
 
 
 @wp.func
-def _sort_range(keys: wp.array(dtype=wp.int64), lo: int, hi: int):
+def _sort_range(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), lo: int, hi: int):
+    """Sort keys[lo:hi] ascending, moving slots[lo:hi] along (keys are unique, so any sort is stable)."""
     n = hi - lo
     if n <= 24:  # (_INSERTION_MAX)
         for i in range(lo + 1, hi):
             k = keys[i]
+            s = slots[i]
             j = i - 1
             while j >= lo and keys[j] > k:
                 keys[j + 1] = keys[j]
+                slots[j + 1] = slots[j]
                 j = j - 1
             keys[j + 1] = k
+            slots[j + 1] = s
     else:
         start = n // 2 - 1
         while start >= 0:
-            _sift_down(keys, lo, start, n)
+            _sift_down(keys, slots, lo, start, n)
             start = start - 1
         end = n - 1
         while end > 0:
-            tmp = keys[lo]
-            keys[lo] = keys[lo + end]
-            keys[lo + end] = tmp
-            _sift_down(keys, lo, 0, end)
+            _swap(keys, slots, lo, lo + end)
+            _sift_down(keys, slots, lo, 0, end)
             end = end - 1
 
 
 @wp.kernel(enable_backward=False)
-def _sort_rows(bucket_starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64), distinct: wp.array(dtype=int)):
+def _sort_rows(bucket_starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int),
+               distinct: wp.array(dtype=int)):
     r = wp.tid()
     lo = bucket_starts[r]
     hi = bucket_starts[r + 1]
-    _sort_range(keys, lo, hi)
+    for j in range(lo, hi):
+        slots[j] = j
+    _sort_range(keys, slots, lo, hi)
     u = int(0)
     prev = wp.int64(-1)
     for j in range(lo, hi):
@@ -161,13 +138,32 @@ class Compacted:
     triplet_indices: array
     block_ends: array
     triplet_blocks: array | None = None
+    #: when the values were copied into row buckets (compact_triplets(values2d=...)): the bucketed
+    #: blocks, and for sorted position j the bucket slot holding its block; the sums read these
+    bucketed: array | None = None
+    slots: array | None = None
+
+    def value_source(self, values2d):
+        """(values, order): block b sums values[order[j]] over its triplets j."""
+        if self.bucketed is not None:
+            return self.bucketed, self.slots
+        return values2d, self.triplet_indices
 
 
 def compact_triplets(nrow: int, ncol: int, rows: array, cols: array, n: int, device, count: array | None = None,
                      keep: array | None = None, triplet_blocks: array | None = None,
-                     block_ends: array | None = None, triplet_indices: array | None = None) -> Compacted:
+                     block_ends: array | None = None, triplet_indices: array | None = None,
+                     values2d: array | None = None) -> Compacted:
     """The compact topology of triplets [0, n) of rows/cols (int32 arrays); see the module doc.
-    Storage for the mapping arrays may be passed in (BsrTripletMap reuses its own)."""
+    Storage for the mapping arrays may be passed in (BsrTripletMap reuses its own). With values2d
+    (only when no gradient is to flow through them), the blocks are bucketed by row on the way."""
+    with untaped():
+        return _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends,
+                                 triplet_indices, values2d)
+
+
+def _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends, triplet_indices,
+                      values2d):
     offsets = wp.zeros(nrow + 1, dtype=int, device=device)
     columns = wp.empty(n, dtype=int, device=device)
     triplet_indices = wp.empty(n, dtype=int, device=device) if triplet_indices is None else triplet_indices
@@ -177,23 +173,15 @@ def compact_triplets(nrow: int, ncol: int, rows: array, cols: array, n: int, dev
     if n == 0 or nrow == 0 or ncol == 0:
         return Compacted(nrow, ncol, n, offsets, columns, triplet_indices, block_ends, triplet_blocks)
     dummy = offsets[:1]
-    inputs = [rows, cols, dummy if count is None else count, int(count is not None), nrow, ncol,
-              dummy if keep is None else keep, int(keep is not None)]
-    row_counts = wp.zeros(nrow + 1, dtype=int, device=device)
-    wp.launch(_count_rows, n, inputs=inputs + [row_counts], device=device)
-    bucket_starts = wp.empty(nrow + 1, dtype=int, device=device)
-    wp.utils.array_scan(row_counts, bucket_starts, inclusive=False)
-    cursor = wp.zeros(nrow, dtype=int, device=device)
-    keys = wp.empty(n, dtype=wp.int64, device=device)
-    wp.launch(_fill_buckets, n, inputs=inputs + [bucket_starts, cursor, keys], device=device)
-    distinct = row_counts  # reused: its counts are consumed by the scan above
-    distinct.zero_()
-    wp.launch(_sort_rows, nrow, inputs=[bucket_starts, keys, distinct], device=device)
+    bucket_starts, keys, bucketed = bucket_by_row(nrow, ncol, rows, cols, n, device, count, keep, values2d)
+    distinct = wp.zeros(nrow + 1, dtype=int, device=device)
+    slots = wp.empty(n, dtype=int, device=device)
+    wp.launch(_sort_rows, nrow, inputs=[bucket_starts, keys, slots, distinct], device=device)
     wp.utils.array_scan(distinct, offsets, inclusive=False)
     wp.launch(_emit_blocks, nrow, inputs=[bucket_starts, keys, offsets, columns, triplet_indices, block_ends,
                                           dummy if triplet_blocks is None else triplet_blocks,
                                           int(triplet_blocks is not None)], device=device)
-    return Compacted(nrow, ncol, n, offsets, columns, triplet_indices, block_ends, triplet_blocks)
+    return Compacted(nrow, ncol, n, offsets, columns, triplet_indices, block_ends, triplet_blocks, bucketed, slots)
 
 
 # --- where compact blocks go in a destination that keeps its own storage ---------------------
@@ -257,7 +245,7 @@ def padded_layout(comp: Compacted, dest) -> array:
     if comp.nrow:
         wp.launch(_padded_layout, comp.nrow, inputs=[comp.offsets, comp.columns, dest.offsets, dest.row_counts,
                                                      dest.columns, dest_of, dest._ensure_status()],
-                  device=dest.device)
+                  device=dest.device, record_tape=False)
     return dest_of
 
 
@@ -267,5 +255,5 @@ def masked_layout(comp: Compacted, dest) -> array:
     if comp.nrow:
         counts = dest.row_counts if dest.padded else dest.offsets
         wp.launch(_masked_layout, comp.nrow, inputs=[comp.offsets, comp.columns, dest.offsets, counts,
-                                                     int(dest.padded), dest.columns, dest_of], device=dest.device)
+                                                     int(dest.padded), dest.columns, dest_of], device=dest.device, record_tape=False)
     return dest_of
