@@ -41,10 +41,11 @@ WORKLOADS = {
     # the sparse group (bench_sparse.py; warp, warp_nb and scipy in the numpy worker)
     "sparse_mv": "bsr_mv on the 2-D Poisson matrix, 1M unknowns (scipy: CSR matvec)",
     "sparse_triplets": "bsr_from_triplets of 5M COO triplets (scipy: COO -> CSR)",
+    "linear_cg": "warp.optim.linear.cg, 50 iterations on the 1M-unknown Poisson matrix (scipy.sparse.linalg.cg)",
 }
 GEOMETRY = ["bvh_build", "mesh_query", "hash_grid"]
 TILES = ["tile_matmul", "tile_fft"]
-SPARSE = ["sparse_mv", "sparse_triplets"]
+SPARSE = ["sparse_mv", "sparse_triplets", "linear_cg"]  # linear_cg: bench_linear.py
 THROUGHPUT = ["saxpy", "nbody", "mandelbrot", "atomic_sum", "stencil"]
 
 N_LAUNCH = 10_000

@@ -20,6 +20,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_geometry  # noqa: E402
+import bench_linear  # noqa: E402
 import bench_sparse  # noqa: E402
 import bench_tiles  # noqa: E402
 import common  # noqa: E402
@@ -55,6 +56,7 @@ ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", 
 ROWS += bench_geometry.ROWS  # the geometry group (warp and warp_nb)
 ROWS += bench_tiles.ROWS  # the tile group (warp, warp_nb and numpy)
 ROWS += bench_sparse.ROWS  # the sparse group (warp, warp_nb and scipy in the numpy worker)
+ROWS += bench_linear.ROWS  # ... and its solver workload (warp.optim.linear.cg beside scipy's cg)
 WORKLOAD_ALIASES = {"geometry": list(common.GEOMETRY), "tiles": list(common.TILES), "sparse": list(common.SPARSE)}
 
 

@@ -64,6 +64,27 @@ def kernels(scalar):
 
     ratio = wp.func(_named(ratio, key))
 
+    def segment_dot(x: vec, y: vec, start: int, stop: int):
+        # four partial sums: a single running sum is one long dependency chain the compiler may
+        # not reorder (floating point), four let the products overlap (4x on 1M float64)
+        s0 = acc(0.0)
+        s1 = acc(0.0)
+        s2 = acc(0.0)
+        s3 = acc(0.0)
+        e = start
+        while e + 4 <= stop:
+            s0 += acc(x[e]) * acc(y[e])
+            s1 += acc(x[e + 1]) * acc(y[e + 1])
+            s2 += acc(x[e + 2]) * acc(y[e + 2])
+            s3 += acc(x[e + 3]) * acc(y[e + 3])
+            e += 4
+        while e < stop:
+            s0 += acc(x[e]) * acc(y[e])
+            e += 1
+        return (s0 + s1) + (s2 + s3)
+
+    segment_dot = wp.func(_named(segment_dot, key))
+
     def dot(x: vec, y: vec, offsets: offs, nb: int, out: accs):
         t = wp.tid()
         stop = wp.min(t * CHUNK + CHUNK, offsets[nb])
@@ -71,10 +92,7 @@ def kernels(scalar):
         while i < stop:
             b = batch_at(offsets, nb, i)
             seg = wp.min(stop, offsets[b + 1])
-            s = acc(0.0)
-            for e in range(i, seg):
-                s += acc(x[e]) * acc(y[e])
-            wp.atomic_add(out, b, s)
+            wp.atomic_add(out, b, segment_dot(x, y, i, seg))
             i = seg
 
     def dot2(x: vec, y: vec, u: vec, v: vec, offsets: offs, nb: int, out_xy: accs, out_uv: accs):
@@ -84,13 +102,8 @@ def kernels(scalar):
         while i < stop:
             b = batch_at(offsets, nb, i)
             seg = wp.min(stop, offsets[b + 1])
-            s = acc(0.0)
-            w = acc(0.0)
-            for e in range(i, seg):
-                s += acc(x[e]) * acc(y[e])
-                w += acc(u[e]) * acc(v[e])
-            wp.atomic_add(out_xy, b, s)
-            wp.atomic_add(out_uv, b, w)
+            wp.atomic_add(out_xy, b, segment_dot(x, y, i, seg))
+            wp.atomic_add(out_uv, b, segment_dot(u, v, i, seg))  # the segment is in cache by now
             i = seg
 
     def step(num: accs, den: accs, p: vec, q: vec, x: vec, r: vec, z: vec, y: vec, diag: vec, mode: int,
@@ -105,24 +118,21 @@ def kernels(scalar):
             b = batch_at(offsets, nb, i)
             seg = wp.min(stop, offsets[b + 1])
             a = ratio(num, den, b)
-            s = acc(0.0)
-            w = acc(0.0)
             for e in range(i, seg):
                 x[e] = scalar(acc(x[e]) + a * acc(p[e]))
                 re = acc(r[e]) - a * acc(q[e])
                 r[e] = scalar(re)
-                s += re * re
-                if mode == 0:
-                    w += re * re
-                elif mode == 1:
-                    ze = acc(diag[e]) * re
-                    z[e] = scalar(ze)
-                    w += re * ze
+                if mode == 1:
+                    z[e] = scalar(acc(diag[e]) * re)
                 elif mode == 2:
                     z[e] = scalar(acc(z[e]) - a * acc(y[e]))
+            # the sums read the segment just written, from cache
+            s = segment_dot(r, r, i, seg)
             wp.atomic_add(rr, b, s)
-            if mode <= 1:
-                wp.atomic_add(rz, b, w)
+            if mode == 0:
+                wp.atomic_add(rz, b, s)
+            elif mode == 1:
+                wp.atomic_add(rz, b, segment_dot(r, z, i, seg))
             i = seg
 
     def direction(num: accs, den: accs, z: vec, p: vec, az: vec, ap: vec, both: int, offsets: offs, nb: int):
@@ -175,21 +185,16 @@ def kernels(scalar):
             b = batch_at(offsets, nb, i)
             seg = wp.min(stop, offsets[b + 1])
             om = ratio(ts, tt, b)
-            sq = acc(0.0)
-            rho = acc(0.0)
             for e in range(i, seg):
                 x[e] = scalar(acc(x[e]) + om * acc(z[e]))
-                re = acc(s[e]) - om * acc(t_[e])
-                r[e] = scalar(re)
-                rho += acc(r0[e]) * re
+                r[e] = scalar(acc(s[e]) - om * acc(t_[e]))
                 if track != 0:
-                    te = acc(st[e]) - om * acc(tt_[e])
-                    rt[e] = scalar(te)
-                    sq += te * te
-                else:
-                    sq += re * re
-            wp.atomic_add(rr, b, sq)
-            wp.atomic_add(rho_new, b, rho)
+                    rt[e] = scalar(acc(st[e]) - om * acc(tt_[e]))
+            wp.atomic_add(rho_new, b, segment_dot(r0, r, i, seg))
+            if track != 0:
+                wp.atomic_add(rr, b, segment_dot(rt, rt, i, seg))
+            else:
+                wp.atomic_add(rr, b, segment_dot(r, r, i, seg))
             i = seg
 
     def bicg_direction(rho_new: accs, rho: accs, r0v: accs, ts: accs, tt: accs, r: vec, v: vec, p: vec,

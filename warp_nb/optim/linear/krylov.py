@@ -5,8 +5,7 @@ One iteration is the products by A (and M), a fused dot kernel and one or two fu
 kernels; the coefficients never leave the device. A Jacobi (diagonal) preconditioner is fused
 into CG's update kernel instead of costing a product and a dot of its own. CG and CR take
 `restart`: every `restart` iterations the residual is recomputed as b - A x and the search
-direction reset, which bounds the drift of the updated residual in float32; the convergence
-check then sees the true residual."""
+direction reset, which bounds the drift of the updated residual in float32."""
 
 from __future__ import annotations
 
@@ -201,7 +200,7 @@ class BiCGSTAB(LinearSolverState):
 
 def _cycles(reset, iteration, restart):
     """The solver's first residual now, and (do_cycle, cycle_size): one iteration, or `restart`
-    iterations followed by a fresh residual."""
+    iterations followed by a fresh residual b - A x, which the convergence check then reads."""
     reset()
     if restart is None:
         return iteration, 1

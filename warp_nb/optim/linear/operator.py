@@ -126,17 +126,18 @@ def aslinearoperator(A, batch_offsets: array | None = None, max_batch_length: in
 @functools.cache
 def _product_kernels(scalar):
     acc = acc_type(scalar)
+    row_acc = wp.float64  # a dense row's sum: b - A x at a restart is only as exact as this sum
     vec = wp.array(dtype=scalar)
     key = T.type_name(scalar)
 
     def dense_mv(A: wp.array2d(dtype=scalar), x: vec, y: vec, z: vec, alpha: acc, beta: acc):
         i = wp.tid()
-        s = acc(0.0)
+        s = row_acc(0.0)
         for j in range(A.shape[1]):
-            s += acc(A[i, j]) * acc(x[j])
-        v = alpha * s
+            s += row_acc(A[i, j]) * row_acc(x[j])
+        v = row_acc(alpha) * s
         if beta != acc(0.0):  # beta = 0 ignores y, which may hold anything (Warp's convention)
-            v += beta * acc(y[i])
+            v += row_acc(beta) * row_acc(y[i])
         z[i] = scalar(v)
 
     def diag_mv(d: vec, x: vec, y: vec, z: vec, alpha: acc, beta: acc):
