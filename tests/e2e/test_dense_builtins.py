@@ -9,6 +9,9 @@ import warp_nb as wp
 pytestmark = pytest.mark.needs_cxx
 
 
+_KERNELS = {}
+
+
 @pytest.mark.parametrize("dtype", [wp.float32, wp.float64])
 @pytest.mark.parametrize("t1,t2", [(0, 0), (1, 0), (0, 1), (1, 1)])
 def test_gemm_chol_solve(dtype, t1, t2):
@@ -21,6 +24,7 @@ def test_gemm_chol_solve(dtype, t1, t2):
         wp.dense_subs(m, L, b, x)
         wp.dense_solve(m, S, L, b, y)
 
+    _KERNELS[dtype] = solve
     rng = np.random.default_rng(t1 + 2 * t2)
     m, n, p = 4, 3, 5
     A = rng.standard_normal((p, m) if t1 else (m, p))
@@ -42,3 +46,9 @@ def test_gemm_chol_solve(dtype, t1, t2):
     np.testing.assert_allclose(np.tril(L.numpy().reshape(m, m)), np.linalg.cholesky(reg), rtol=tol, atol=tol)
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(reg, b), rtol=10 * tol, atol=10 * tol)
     np.testing.assert_allclose(y.numpy(), x.numpy(), rtol=tol, atol=tol)
+
+
+def test_dense_kernels_compile_for_sm90_with_nvrtc():
+    from tests.support.nvrtc_sm90 import compile_for_sm90
+
+    compile_for_sm90(list(_KERNELS.values()))

@@ -262,3 +262,23 @@ def test_fsai_factor_solves_its_local_systems_and_preconditions_cg():
         iterations.append(niter)
         np.testing.assert_allclose(a @ x.numpy(), 1.0, atol=1e-7)
     assert iterations[1] < iterations[0]
+
+
+def test_solver_kernels_compile_for_sm90_with_nvrtc():
+    """The CUDA half: every solver kernel this file ran on the CPU, compiled for sm_90 by NVRTC."""
+    import importlib
+
+    from tests.support.nvrtc_sm90 import compile_for_sm90
+    from warp_nb.optim.linear import _kernels, block_jacobi, fsai, operator
+
+    gmres = importlib.import_module("warp_nb.optim.linear.gmres")  # the package's `gmres` is the function
+
+    made = []
+    for scalar in (wp.float32, wp.float64):
+        made += list(_kernels.kernels(scalar).values()) + list(gmres._gmres_kernels(scalar).values())
+        made += list(operator._product_kernels(scalar).values()) + list(block_jacobi._kernels(scalar).values())
+        made.append(fsai._matvec_kernel(scalar, scalar))
+    made.append(fsai._compare_topology)
+    ran = [k for k in made if list(k.compiled_options("cpu"))]
+    assert len(ran) > 20  # the tests above ran most of them
+    compile_for_sm90(ran)
