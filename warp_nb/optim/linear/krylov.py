@@ -5,7 +5,8 @@ One iteration is the products by A (and M), a fused dot kernel and one or two fu
 kernels; the coefficients never leave the device. A Jacobi (diagonal) preconditioner is fused
 into CG's update kernel instead of costing a product and a dot of its own. CG and CR take
 `restart`: every `restart` iterations the residual is recomputed as b - A x and the search
-direction reset, which bounds the drift of the updated residual in float32."""
+direction reset, which bounds the drift of the updated residual in float32; the convergence
+check after a cycle reads that fresh residual."""
 
 from __future__ import annotations
 
