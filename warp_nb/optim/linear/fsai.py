@@ -305,38 +305,41 @@ def _check_diagonal(offsets, columns, values):
 
 def _local_solve(E, support, pivot_floor):
     """z with E[S, S] z = e_0 (S in growth order, its first entry the row), or None when a
-    Cholesky pivot of E[S, S] in that order is at or below pivot_floor."""
+    Cholesky pivot of E[S, S] in that order (the squared diagonal of its factor) is at or below
+    pivot_floor."""
     sub = _block(E, support, support)
-    m = len(support)
-    L = np.zeros((m, m))
-    for k in range(m):
-        piv = sub[k, k] - L[k, :k] @ L[k, :k]
-        if not piv > pivot_floor:
-            return None
-        L[k, k] = math.sqrt(piv)
-        L[k + 1:, k] = (sub[k + 1:, k] - L[k + 1:, :k] @ L[k, :k]) / L[k, k]
-    rhs = np.zeros(m)
+    try:
+        L = np.linalg.cholesky(sub)
+    except np.linalg.LinAlgError:
+        return None
+    pivots = np.diag(L) ** 2
+    if not np.all(pivots > pivot_floor):  # NaN pivots fail too
+        return None
+    rhs = np.zeros(len(support))
     rhs[0] = 1.0
-    w = np.linalg.solve(L, rhs) if m > 1 else rhs / L[0, 0]
-    return np.linalg.solve(L.T, w) if m > 1 else w / L[0, 0]
+    return np.linalg.solve(sub, rhs)
 
 
 def _block(E, rows, cols):
-    """E[rows, cols] as a small dense matrix (E holds the equilibrated entries by (row, col))."""
-    return np.array([[E.get((int(r), int(c)), 0.0) for c in cols] for r in rows]).reshape(len(rows), len(cols))
+    """E[rows, cols] as a small dense matrix (E[r] maps a column to the equilibrated entry)."""
+    return np.array([[E[r].get(c, 0.0) for c in cols] for r in rows], dtype=np.float64).reshape(len(rows), len(cols))
 
 
 def _equilibrated(offsets, columns, values):
-    """(diagonal, valid diagonals, E): E[(r, c)] = a_rc / sqrt(d_r d_c) for rows and columns
-    whose diagonal is finite and positive (the others are left out)."""
+    """(diagonal, valid diagonals, E): E[r] maps column c to a_rc / sqrt(d_r d_c), for rows and
+    columns whose diagonal is finite and positive (the others are left out)."""
     d = _diagonal(offsets, columns, values)
     n = len(d)
     valid = np.isfinite(d) & (d > 0)
     s = np.where(valid, 1.0 / np.sqrt(np.where(valid, d, 1.0)), 0.0)
     rows = np.repeat(np.arange(n), np.diff(offsets))
     scaled = values * s[rows] * s[columns]
-    keep = valid[rows] & valid[columns]
-    E = {(int(r), int(c)): v for r, c, v in zip(rows[keep], columns[keep], scaled[keep])}
+    keep = (valid[rows] & valid[columns]).tolist()
+    cols, vals = columns.tolist(), scaled.tolist()
+    E = []
+    for r in range(n):
+        lo, hi = int(offsets[r]), int(offsets[r + 1])
+        E.append({cols[k]: vals[k] for k in range(lo, hi) if keep[k]})
     return d, valid, E
 
 
@@ -349,12 +352,16 @@ def _select(offsets, columns, values, max_row_size, max_step_size, kap_tolerance
     for i in range(n):
         support, z = [i], np.ones(1)
         while valid[i] and len(support) < max_row_size:
-            frontier = set()
-            for s in support:
-                frontier.update(int(c) for c in columns[offsets[s]:offsets[s + 1]] if c < i and valid[c])
-            frontier -= set(support)
-            scored = sorted(((abs(_block(E, [c], support)[0] @ z), c) for c in frontier),
-                            key=lambda t: (-t[0], t[1]))
+            # scores |E[c, S] z| of the columns c < i next to the support (E is symmetric: summed
+            # over the support's rows)
+            members = set(support)
+            scores = {}
+            for k, row in enumerate(support):
+                zk = float(z[k])
+                for c, e in E[row].items():
+                    if c < i and c not in members:
+                        scores[c] = scores.get(c, 0.0) + e * zk
+            scored = sorted(((abs(v), c) for c, v in scores.items()), key=lambda t: (-t[0], t[1]))
             chosen = [c for score, c in scored if score > 0][:min(max_step_size, max_row_size - len(support))]
             if not chosen:
                 break
