@@ -52,6 +52,8 @@ def check_scalar(scalar) -> None:
 def scalar_view(a: array, shape: tuple, scalar) -> array:
     """The first prod(shape) scalars of contiguous array a, as an array of `shape`, with a's gradient
     viewed alike (so a recorded launch differentiates a itself)."""
+    if a.dtype is scalar and a.shape == shape:
+        return a  # already what the kernel takes (the common CSR case: no view to build)
     if not a.is_contiguous:
         raise ValueError("sparse value arrays must be contiguous")
     grad = None

@@ -138,8 +138,13 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
     scalar = A.scalar_type
     if n_out == 0:
         return y
-    values = flat2d(A.values, A.values.shape[0], A.block_size, scalar) if A.values.shape[0] else \
-        wp.zeros((1, A.block_size), dtype=scalar, device=A.device)
+    capacity = A.values.shape[0]
+    if capacity == 0:  # no blocks: kernels still need an array to read nothing from
+        values = wp.zeros((1, A.block_size), dtype=scalar, device=A.device)
+    elif (r, c) == (1, 1) and not transpose:
+        values = scalar_view(A.values, (capacity,), scalar)
+    else:
+        values = flat2d(A.values, capacity, A.block_size, scalar)
     counts = A.row_counts if A.padded else A.offsets
     columns = A.columns if A.columns.shape[0] else A.offsets
     head = [A.offsets, counts, int(A.padded), columns]
@@ -152,9 +157,8 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
                                                       scalar(alpha), y1], device=A.device)
     elif (r, c) == (1, 1):
         wp.launch(_csr_kernel(scalar), A.nrow,
-                  inputs=head + [scalar_view(A.values, (values.shape[0],), scalar) if A.values.shape[0] else
-                                 values.flatten(), vector_view(x, n_in, 0, scalar), scalar(alpha), scalar(beta),
-                                 vector_view(y, n_out, 0, scalar)], device=A.device)
+                  inputs=head + [values if values.ndim == 1 else values.flatten(), vector_view(x, n_in, 0, scalar),
+                                 scalar(alpha), scalar(beta), vector_view(y, n_out, 0, scalar)], device=A.device)
     else:
         wp.launch(_bsr_kernel(scalar), A.nrow,
                   inputs=head + [values, r, c, vector_view(x, n_in, in_block, scalar), scalar(alpha), scalar(beta),
