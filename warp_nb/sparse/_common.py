@@ -105,3 +105,19 @@ def untaped():
         yield
     finally:
         recording.tape = outer
+
+
+@contextlib.contextmanager
+def live():
+    """Inside a wp.ScopedCapture, run what is inside now instead of recording it (a snapshot or a
+    host readback that must see the current data)."""
+    outer, recording.capture = recording.capture, None
+    try:
+        yield
+    finally:
+        recording.capture = outer
+
+
+def capturing():
+    """The capture being recorded (wp.ScopedCapture), or None."""
+    return recording.capture

@@ -49,6 +49,8 @@ def _count_groups(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: w
                   groups: int, counts: wp.array(dtype=int)):
     p = wp.tid()
     base = p * groups  # chunk-major: this chunk's counters lie together
+    for g in range(groups):
+        counts[base + g] = 0  # here, not at allocation: a replayed capture counts afresh
     for t in range(p * chunk, wp.min(n, (p + 1) * chunk)):
         if triplet_is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
             g = base + (rows[t] >> shift)
@@ -146,7 +148,7 @@ def bucket_by_row(nrow: int, ncol: int, rows: array, cols: array, n: int, device
     dummy = wp.zeros(1, dtype=int, device=device)
     head = [rows, cols, dummy if count is None else count, int(count is not None), nrow, ncol,
             dummy if keep is None else keep, int(keep is not None), n, chunk, shift, groups]
-    counts = wp.zeros(chunks * groups, dtype=int, device=device)
+    counts = wp.empty(chunks * groups, dtype=int, device=device)
     wp.launch(_count_groups, chunks, inputs=head + [counts], device=device)
     totals = wp.zeros(groups + 1, dtype=int, device=device)
     wp.launch(_group_totals, groups, inputs=[counts, chunks, groups, totals], device=device)
