@@ -29,7 +29,7 @@ _CHUNK_MIN = 8192  # triplets per chunk at least; at most 256 chunks
 def triplet_is_valid(t: int, rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int),
                      use_count: int, nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int):
     valid = 1
-    if use_count != 0:
+    if use_count != 0:  # noqa: SIM102 (in a kernel the inner read must not run when the outer test fails)
         if t >= count[0]:
             valid = 0
     if valid != 0:
@@ -37,7 +37,7 @@ def triplet_is_valid(t: int, rows: wp.array(dtype=int), cols: wp.array(dtype=int
         c = cols[t]
         if r < 0 or r >= nrow or c < 0 or c >= ncol:
             valid = 0
-        elif use_keep != 0:
+        elif use_keep != 0:  # noqa: SIM102 (in a kernel the inner read must not run when the outer test fails)
             if keep[t] == 0:
                 valid = 0
     return valid
@@ -60,7 +60,7 @@ def _count_groups(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: w
 @wp.kernel(enable_backward=False)
 def _group_totals(counts: wp.array(dtype=int), chunks: int, groups: int, totals: wp.array(dtype=int)):
     g = wp.tid()
-    s = int(0)
+    s = 0
     for p in range(chunks):
         s = s + counts[p * groups + g]
     totals[g] = s

@@ -43,10 +43,10 @@ def _swap(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), i: int, j:
 @wp.func
 def _sift_down(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), base: int, root_in: int, end: int):
     root = root_in
-    done = int(0)
+    done = 0
     while done == 0 and 2 * root + 1 < end:
         child = 2 * root + 1
-        if child + 1 < end:
+        if child + 1 < end:  # noqa: SIM102 (in a kernel the inner read must not run when the outer test fails)
             if keys[base + child] < keys[base + child + 1]:
                 child = child + 1
         if keys[base + root] < keys[base + child]:
@@ -92,7 +92,7 @@ def _sort_rows(bucket_starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64
     for j in range(lo, hi):
         slots[j] = j
     _sort_range(keys, slots, lo, hi)
-    u = int(0)
+    u = 0
     prev = wp.int64(-1)
     for j in range(lo, hi):
         c = keys[j] >> wp.int64(32)
@@ -222,8 +222,8 @@ def find_block(columns: wp.array(dtype=int), lo_in: int, hi_in: int, col: int):
             lo = mid + 1
         else:
             hi = mid
-    found = int(-1)
-    if lo < hi_in:
+    found = -1
+    if lo < hi_in:  # noqa: SIM102 (in a kernel the inner read must not run when the outer test fails)
         if columns[lo] == col:
             found = lo
     return found
@@ -259,5 +259,6 @@ def masked_layout(comp: Compacted, dest) -> array:
     if comp.nrow:
         counts = dest.row_counts if dest.padded else dest.offsets
         wp.launch(_masked_layout, comp.nrow, inputs=[comp.offsets, comp.columns, dest.offsets, counts,
-                                                     int(dest.padded), dest.columns, dest_of], device=dest.device, record_tape=False)
+                                                     int(dest.padded), dest.columns, dest_of], device=dest.device,
+                  record_tape=False)
     return dest_of

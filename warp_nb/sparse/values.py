@@ -21,7 +21,7 @@ def gather_kernel(scalar):
                out: wp.array2d(dtype=scalar)):
         b, k = wp.tid()
         if b < offsets[nrow]:
-            start = int(0)
+            start = 0
             if b > 0:
                 start = block_ends[b - 1]
             end = block_ends[b]
@@ -58,7 +58,7 @@ def transform_kernel(src_scalar, dst_scalar):
 def nonzero_kernel(scalar):
     def nonzero(src: wp.array2d(dtype=scalar), block_size: int, flags: wp.array(dtype=int)):
         t = wp.tid()
-        flag = int(0)
+        flag = 0
         for k in range(block_size):
             if src[t, k] != scalar(0.0):
                 flag = 1
