@@ -9,7 +9,8 @@ costs on a CPU. So it goes in two stable counting passes that each stay within a
      the counts into one cursor per (chunk, group), and each chunk appends its triplets, in order,
      to its slice of their group's range (4096 sequential write streams instead of random ones);
   2. one thread per group, whose triplets now lie together, counts them per row, lays out the
-     rows' buckets and moves each triplet into its row's bucket, in order.
+     rows' buckets and moves each triplet's key into its row's bucket, in order; the blocks
+     follow in a separate, fully parallel move (one thread per scalar).
 Both passes are deterministic (no atomics), so each row's bucket lists its triplets in input
 order; the sort that follows keys on (column, triplet index) anyway."""
 
@@ -76,9 +77,41 @@ def _chunk_cursors(counts: wp.array(dtype=int), chunks: int, groups: int, group_
         at = at + c
 
 
+@wp.kernel(enable_backward=False)
+def _scatter_to_rows(group_starts: wp.array(dtype=int), groups: int, shift: int, nrow: int,
+                     group_rows: wp.array(dtype=int), group_keys: wp.array(dtype=wp.int64),
+                     row_cursor: wp.array(dtype=int), bucket_starts: wp.array(dtype=int),
+                     keys: wp.array(dtype=wp.int64)):
+    g = wp.tid()
+    lo = group_starts[g]
+    hi = group_starts[g + 1]
+    r0 = g << shift
+    r1 = wp.min(nrow, (g + 1) << shift)
+    for r in range(r0, r1):
+        row_cursor[r] = 0
+    for j in range(lo, hi):
+        r = group_rows[j]
+        row_cursor[r] = row_cursor[r] + 1
+    at = lo
+    for r in range(r0, r1):
+        c = row_cursor[r]
+        bucket_starts[r] = at
+        row_cursor[r] = at
+        at = at + c
+    if g == groups - 1:
+        bucket_starts[nrow] = hi
+    for j in range(lo, hi):
+        r = group_rows[j]
+        slot = row_cursor[r]
+        row_cursor[r] = slot + 1
+        keys[slot] = group_keys[j]
+        group_rows[j] = slot  # where the block goes (move_values); the row is no longer needed
+
+
 @kernel_cache
 def _bucket_kernels(scalar):
-    """The two scatters, moving blocks of `scalar` along when with_values is set."""
+    """The scatter into groups (moving blocks of `scalar` along when with_values is set) and the
+    move of the blocks into their row buckets."""
     def scatter_to_groups(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int),
                           use_count: int, nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, n: int,
                           chunk: int, shift: int, groups: int, cursors: wp.array(dtype=int),
@@ -98,41 +131,15 @@ def _bucket_kernels(scalar):
                     for k in range(values.shape[1]):
                         group_values[slot, k] = values[t, k]
 
-    def scatter_to_rows(group_starts: wp.array(dtype=int), groups: int, shift: int, nrow: int,
-                        group_rows: wp.array(dtype=int), group_keys: wp.array(dtype=wp.int64),
-                        group_values: wp.array2d(dtype=scalar), with_values: int, row_cursor: wp.array(dtype=int),
-                        bucket_starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64),
-                        bucketed: wp.array2d(dtype=scalar)):
-        g = wp.tid()
-        lo = group_starts[g]
-        hi = group_starts[g + 1]
-        r0 = g << shift
-        r1 = wp.min(nrow, (g + 1) << shift)
-        for r in range(r0, r1):
-            row_cursor[r] = 0
-        for j in range(lo, hi):
-            r = group_rows[j]
-            row_cursor[r] = row_cursor[r] + 1
-        at = lo
-        for r in range(r0, r1):
-            c = row_cursor[r]
-            bucket_starts[r] = at
-            row_cursor[r] = at
-            at = at + c
-        if g == groups - 1:
-            bucket_starts[nrow] = hi
-        for j in range(lo, hi):
-            r = group_rows[j]
-            slot = row_cursor[r]
-            row_cursor[r] = slot + 1
-            keys[slot] = group_keys[j]
-            if with_values != 0:
-                for k in range(group_values.shape[1]):
-                    bucketed[slot, k] = group_values[j, k]
+    def move_values(group_starts: wp.array(dtype=int), groups: int, group_rows: wp.array(dtype=int),
+                    group_values: wp.array2d(dtype=scalar), bucketed: wp.array2d(dtype=scalar)):
+        j, k = wp.tid()
+        if j < group_starts[groups]:  # (slots past the valid triplets hold nothing)
+            bucketed[group_rows[j], k] = group_values[j, k]  # group_rows holds each triplet's bucket slot now
 
     name = T.type_name(scalar)
     return (wp.kernel(scatter_to_groups, key=f"bsr_scatter_to_groups_{name}", enable_backward=False),
-            wp.kernel(scatter_to_rows, key=f"bsr_scatter_to_rows_{name}", enable_backward=False))
+            wp.kernel(move_values, key=f"bsr_move_values_{name}", enable_backward=False))
 
 
 def bucket_by_row(nrow: int, ncol: int, rows: array, cols: array, n: int, device, count: array | None,
@@ -159,7 +166,7 @@ def bucket_by_row(nrow: int, ncol: int, rows: array, cols: array, n: int, device
     scalar = T.float32 if values2d is None else values2d.dtype
     block = 1 if values2d is None else values2d.shape[1]
     scratch = wp.empty((1, block), dtype=scalar, device=device)
-    to_groups, to_rows = _bucket_kernels(scalar)
+    to_groups, move_values = _bucket_kernels(scalar)
     group_rows = wp.empty(n, dtype=int, device=device)
     group_keys = wp.empty(n, dtype=wp.int64, device=device)
     group_values = scratch if values2d is None else wp.empty((n, block), dtype=scalar, device=device)
@@ -168,8 +175,12 @@ def bucket_by_row(nrow: int, ncol: int, rows: array, cols: array, n: int, device
                                                 group_rows, group_keys, group_values], device=device)
     bucket_starts = wp.empty(nrow + 1, dtype=int, device=device)
     keys = wp.empty(n, dtype=wp.int64, device=device)
-    bucketed = scratch if values2d is None else wp.empty((n, block), dtype=scalar, device=device)
     row_cursor = wp.empty(nrow, dtype=int, device=device)
-    wp.launch(to_rows, groups, inputs=[group_starts, groups, shift, nrow, group_rows, group_keys, group_values,
-                                       with_values, row_cursor, bucket_starts, keys, bucketed], device=device)
-    return bucket_starts, keys, None if values2d is None else bucketed
+    wp.launch(_scatter_to_rows, groups, inputs=[group_starts, groups, shift, nrow, group_rows, group_keys, row_cursor,
+                                                bucket_starts, keys], device=device)
+    if values2d is None:
+        return bucket_starts, keys, None
+    bucketed = wp.empty((n, block), dtype=scalar, device=device)
+    wp.launch(move_values, (n, block), inputs=[group_starts, groups, group_rows, group_values, bucketed],
+              device=device)
+    return bucket_starts, keys, bucketed
