@@ -241,6 +241,42 @@ def test_gradients_flow_through_triplets_axpy_and_mv():
         np.testing.assert_allclose(arr.grad.numpy() @ direction, fd, rtol=1e-5)
 
 
+def test_gradients_flow_through_products_and_transposes():
+    rows = np.array([0, 1, 2, 2, 0], np.int32)
+    cols = np.array([1, 0, 2, 0, 1], np.int32)
+    v0 = RNG.standard_normal((5, 2, 2))
+
+    @wp.kernel
+    def weighted_sum(v: wp.array(dtype=wp.mat22d), w: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+        i = wp.tid()
+        m = v[i]
+        wp.atomic_add(out, 0, w[i] * (m[0, 0] + 2.0 * m[0, 1] - m[1, 0] + 0.5 * m[1, 1]))
+
+    def dense_of(v):
+        return reference(3, 3, rows, cols, v)
+
+    def f(v):  # the same loss on dense matrices: C = 2 A A^T, loss = sum over C's blocks
+        A = dense_of(v)
+        C = 2.0 * A @ A.T
+        weights = np.array([[1.0, 2.0], [-1.0, 0.5]])
+        return sum(np.sum(C[2 * i:2 * i + 2, 2 * j:2 * j + 2] * weights) for i in range(3) for j in range(3))
+
+    vals = wp.array(v0, dtype=wp.mat22d, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        A = wps.bsr_from_triplets(3, 3, wp.array(rows, dtype=int), wp.array(cols, dtype=int), vals)
+        C = wps.bsr_mm(A, wps.bsr_transposed(A), alpha=2.0)
+    nnz = C.nnz_sync()
+    with tape:
+        wp.launch(weighted_sum, nnz, inputs=[C.values, wp.ones(nnz, dtype=wp.float64), loss])
+    tape.backward(loss)
+    direction = RNG.standard_normal(v0.shape)
+    eps = 1e-6
+    fd = (f(v0 + eps * direction) - f(v0 - eps * direction)) / (2 * eps)
+    np.testing.assert_allclose(np.sum(vals.grad.numpy() * direction), fd, rtol=1e-6)
+
+
 def test_kernel_functions_find_blocks_and_rows():
     A = wps.bsr_from_triplets(3, 3, wp.array([0, 0, 2], dtype=int), wp.array([0, 2, 1], dtype=int),
                               wp.array([1.0, 2.0, 3.0], dtype=float))
