@@ -65,12 +65,15 @@ def assemble(dest, rows: array, cols: array, values2d: array | None, n: int, *, 
     """Set dest (nrow, ncol and block type already set) from triplets [0, n) of rows/cols/values2d
     (a (n, block_size) array of dest's scalar type, or None for zero values)."""
     device = dest.device
+    if topology == "padded" and not dest.padded:
+        raise ValueError("topology='padded' needs a padded destination: allocate it with bsr_zeros(..., "
+                         "row_capacity=...)")
     keep = nonzero_flags(values2d) if prune and values2d is not None and n else None
     storage = {}
     if mapping is not None:
         storage = mapping._storage_for(n, device)
-    # gradients flow from the sums back to values2d only through the direct gather; without one to
-    # keep, the blocks are bucketed by row during the sort instead (one random pass fewer)
+    # gradients flow from the sums back to values2d only through the direct gather; with none to
+    # keep, the blocks are bucketed by row with their keys instead (the sums then read them in order)
     bucket = values2d is not None and not (values2d.requires_grad and recording.tape is not None)
     # a compact result goes into the matrix's own offsets array when it is large enough (Warp keeps
     # it too: a capture records the writes into it instead of swapping arrays at record time)
@@ -100,9 +103,6 @@ def assemble(dest, rows: array, cols: array, values2d: array | None, n: int, *, 
                                requires_grad=dest.values.requires_grad)
     capacity = dest.values.shape[0]
     if topology == "padded":
-        if not dest.padded:
-            raise ValueError("topology='padded' needs a padded destination: allocate it with bsr_zeros(..., "
-                             "row_capacity=...)")
         if capturing() is not None:
             # the replay must find the capacity layout as it is now, whatever happens to it meanwhile
             with live():
