@@ -18,14 +18,14 @@ from .matrix import BsrMatrix
 
 @kernel_cache
 def _csr_kernel(scalar):
-    def csr_mv(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
-               columns: wp.array(dtype=int), values: wp.array(dtype=scalar), x: wp.array(dtype=scalar),
+    def csr_mv(offsets: wp.array(dtype=wp.uint32), row_counts: wp.array(dtype=wp.uint32), padded: int,
+               columns: wp.array(dtype=wp.uint32), values: wp.array(dtype=scalar), x: wp.array(dtype=scalar),
                alpha: scalar, beta: scalar, y: wp.array(dtype=scalar)):
         r = wp.tid()
-        begin = offsets[r]
-        end = offsets[r + 1]
+        begin = int(offsets[r])
+        end = int(offsets[r + 1])
         if padded != 0:
-            end = begin + row_counts[r]
+            end = begin + int(row_counts[r])
         s = scalar(0.0)
         for b in range(begin, end):
             s = s + values[b] * x[columns[b]]
@@ -39,14 +39,14 @@ def _csr_kernel(scalar):
 
 @kernel_cache
 def _bsr_kernel(scalar):
-    def bsr_mv_rows(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
-                    columns: wp.array(dtype=int), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
+    def bsr_mv_rows(offsets: wp.array(dtype=wp.uint32), row_counts: wp.array(dtype=wp.uint32), padded: int,
+                    columns: wp.array(dtype=wp.uint32), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
                     x: wp.array2d(dtype=scalar), alpha: scalar, beta: scalar, y: wp.array2d(dtype=scalar)):
         r = wp.tid()
-        begin = offsets[r]
-        end = offsets[r + 1]
+        begin = int(offsets[r])
+        end = int(offsets[r + 1])
         if padded != 0:
-            end = begin + row_counts[r]
+            end = begin + int(row_counts[r])
         for i in range(block_rows):
             s = scalar(0.0)
             for b in range(begin, end):
@@ -70,16 +70,16 @@ def _transposed_kernels(scalar):
         else:
             y[i] = beta * y[i]
 
-    def scatter(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
-                columns: wp.array(dtype=int), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
+    def scatter(offsets: wp.array(dtype=wp.uint32), row_counts: wp.array(dtype=wp.uint32), padded: int,
+                columns: wp.array(dtype=wp.uint32), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
                 x: wp.array2d(dtype=scalar), alpha: scalar, y: wp.array(dtype=scalar)):
         r = wp.tid()
-        begin = offsets[r]
-        end = offsets[r + 1]
+        begin = int(offsets[r])
+        end = int(offsets[r + 1])
         if padded != 0:
-            end = begin + row_counts[r]
+            end = begin + int(row_counts[r])
         for b in range(begin, end):
-            c = columns[b]
+            c = int(columns[b])
             for j in range(block_cols):
                 s = scalar(0.0)
                 for i in range(block_rows):
@@ -88,6 +88,13 @@ def _transposed_kernels(scalar):
 
     name = T.type_name(scalar)
     return (wp.kernel(scale, key=f"bsr_mv_scale_{name}"), wp.kernel(scatter, key=f"bsr_mv_scatter_{name}"))
+
+
+def _unsigned(a: array) -> array:
+    """An int32 index array seen as uint32 (same bits; indices are never negative): an index the C++
+    compiler knows to be non-negative skips the wrap of negative indices on every access, which is
+    a third of the product's time."""
+    return array(ptr=a.ptr, dtype=wp.uint32, shape=a.shape, strides=a.strides, device=a.device, owner=a)
 
 
 def _scalars(v: array) -> int:
@@ -147,7 +154,7 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
         values = flat2d(A.values, capacity, A.block_size, scalar)
     counts = A.row_counts if A.padded else A.offsets
     columns = A.columns if A.columns.shape[0] else A.offsets
-    head = [A.offsets, counts, int(A.padded), columns]
+    head = [_unsigned(A.offsets), _unsigned(counts), int(A.padded), _unsigned(columns)]
     if transpose:
         scale, scatter = _transposed_kernels(scalar)
         y1 = vector_view(y, n_out * out_block, 0, scalar)
