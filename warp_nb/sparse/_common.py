@@ -80,6 +80,13 @@ def vector_view(a: array, length: int, block: int, scalar) -> array:
     return scalar_view(a, (length, block) if block else (length,), scalar)
 
 
+def unsigned(a: array) -> array:
+    """An int32 index array seen as uint32 (same bits; the indices it holds are never negative): an
+    index the C++ compiler knows to be non-negative skips the wrap of negative indices on every
+    access, which costs a third of a memory-bound loop's time."""
+    return array(ptr=a.ptr, dtype=T.uint32, shape=a.shape, strides=a.strides, device=a.device, owner=a)
+
+
 def int_array(a, what: str) -> array:
     if not isinstance(a, array):
         raise TypeError(f"{what} must be a warp array, got {type(a).__name__}")

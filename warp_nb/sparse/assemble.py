@@ -15,7 +15,7 @@ import warp_nb as wp
 from .. import types as T
 from ..arrays.array import array
 from ..runtime import recording
-from ._common import capturing, flat2d, live
+from ._common import capturing, flat2d, live, unsigned
 from .topology import Compacted, compact_triplets, masked_layout, padded_layout
 from .values import gather_kernel, nonzero_kernel
 
@@ -56,7 +56,7 @@ def gather(comp: Compacted, values2d: array, out2d: array, dest_of: array | None
     dummy = comp.offsets[:1]
     source, order = comp.value_source(values2d)
     wp.launch(gather_kernel(out2d.dtype), (comp.n, out2d.shape[1]),
-              inputs=[source, order, comp.block_ends, comp.offsets, comp.nrow,
+              inputs=[source, unsigned(order), comp.block_ends, comp.offsets, comp.nrow,
                       dummy if dest_of is None else dest_of, int(dest_of is not None), out2d], device=out2d.device)
 
 

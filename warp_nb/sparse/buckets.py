@@ -20,7 +20,7 @@ import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
-from ._common import kernel_cache
+from ._common import kernel_cache, unsigned
 
 _MAX_GROUPS = 256
 _CHUNK_MIN = 8192  # triplets per chunk at least; at most 256 chunks
@@ -79,8 +79,8 @@ def _chunk_cursors(counts: wp.array(dtype=int), chunks: int, groups: int, group_
 
 @wp.kernel(enable_backward=False)
 def _scatter_to_rows(group_starts: wp.array(dtype=int), groups: int, shift: int, nrow: int,
-                     group_rows: wp.array(dtype=int), group_keys: wp.array(dtype=wp.int64),
-                     row_cursor: wp.array(dtype=int), bucket_starts: wp.array(dtype=int),
+                     group_rows: wp.array(dtype=wp.uint32), group_keys: wp.array(dtype=wp.int64),
+                     row_cursor: wp.array(dtype=wp.uint32), bucket_starts: wp.array(dtype=int),
                      keys: wp.array(dtype=wp.int64)):
     g = wp.tid()
     lo = group_starts[g]
@@ -88,22 +88,22 @@ def _scatter_to_rows(group_starts: wp.array(dtype=int), groups: int, shift: int,
     r0 = g << shift
     r1 = wp.min(nrow, (g + 1) << shift)
     for r in range(r0, r1):
-        row_cursor[r] = 0
+        row_cursor[r] = wp.uint32(0)
     for j in range(lo, hi):
-        r = group_rows[j]
-        row_cursor[r] = row_cursor[r] + 1
+        u = group_rows[j]
+        row_cursor[u] = row_cursor[u] + wp.uint32(1)
     at = lo
     for r in range(r0, r1):
-        c = row_cursor[r]
+        c = int(row_cursor[r])
         bucket_starts[r] = at
-        row_cursor[r] = at
+        row_cursor[r] = wp.uint32(at)
         at = at + c
     if g == groups - 1:
         bucket_starts[nrow] = hi
     for j in range(lo, hi):
-        r = group_rows[j]
-        slot = row_cursor[r]
-        row_cursor[r] = slot + 1
+        u = group_rows[j]
+        slot = row_cursor[u]
+        row_cursor[u] = slot + wp.uint32(1)
         keys[slot] = group_keys[j]
         group_rows[j] = slot  # where the block goes (move_values); the row is no longer needed
 
@@ -114,8 +114,8 @@ def _bucket_kernels(scalar):
     move of the blocks into their row buckets."""
     def scatter_to_groups(rows: wp.array(dtype=int), cols: wp.array(dtype=int), count: wp.array(dtype=int),
                           use_count: int, nrow: int, ncol: int, keep: wp.array(dtype=int), use_keep: int, n: int,
-                          chunk: int, shift: int, groups: int, cursors: wp.array(dtype=int),
-                          values: wp.array2d(dtype=scalar), with_values: int, group_rows: wp.array(dtype=int),
+                          chunk: int, shift: int, groups: int, cursors: wp.array(dtype=wp.uint32),
+                          values: wp.array2d(dtype=scalar), with_values: int, group_rows: wp.array(dtype=wp.uint32),
                           group_keys: wp.array(dtype=wp.int64), group_values: wp.array2d(dtype=scalar)):
         p = wp.tid()
         base = p * groups
@@ -123,15 +123,15 @@ def _bucket_kernels(scalar):
             if triplet_is_valid(t, rows, cols, count, use_count, nrow, ncol, keep, use_keep) != 0:
                 r = rows[t]
                 g = base + (r >> shift)
-                slot = cursors[g]
-                cursors[g] = slot + 1
-                group_rows[slot] = r
+                slot = cursors[g]  # (indices typed uint32 throughout: see _common.unsigned)
+                cursors[g] = slot + wp.uint32(1)
+                group_rows[slot] = wp.uint32(r)
                 group_keys[slot] = (wp.int64(cols[t]) << wp.int64(32)) + wp.int64(t)
                 if with_values != 0:
                     for k in range(values.shape[1]):
                         group_values[slot, k] = values[t, k]
 
-    def move_values(group_starts: wp.array(dtype=int), groups: int, group_rows: wp.array(dtype=int),
+    def move_values(group_starts: wp.array(dtype=int), groups: int, group_rows: wp.array(dtype=wp.uint32),
                     group_values: wp.array2d(dtype=scalar), bucketed: wp.array2d(dtype=scalar)):
         j, k = wp.tid()
         if j < group_starts[groups]:  # (slots past the valid triplets hold nothing)
@@ -171,16 +171,17 @@ def bucket_by_row(nrow: int, ncol: int, rows: array, cols: array, n: int, device
     group_keys = wp.empty(n, dtype=wp.int64, device=device)
     group_values = scratch if values2d is None else wp.empty((n, block), dtype=scalar, device=device)
     with_values = int(values2d is not None)
-    wp.launch(to_groups, chunks, inputs=head + [counts, scratch if values2d is None else values2d, with_values,
-                                                group_rows, group_keys, group_values], device=device)
+    group_slots = unsigned(group_rows)
+    wp.launch(to_groups, chunks, inputs=head + [unsigned(counts), scratch if values2d is None else values2d,
+                                                with_values, group_slots, group_keys, group_values], device=device)
     bucket_starts = wp.empty(nrow + 1, dtype=int, device=device)
     keys = wp.empty(n, dtype=wp.int64, device=device)
     row_cursor = wp.empty(nrow, dtype=int, device=device)
-    wp.launch(_scatter_to_rows, groups, inputs=[group_starts, groups, shift, nrow, group_rows, group_keys, row_cursor,
-                                                bucket_starts, keys], device=device)
+    wp.launch(_scatter_to_rows, groups, inputs=[group_starts, groups, shift, nrow, group_slots, group_keys,
+                                                unsigned(row_cursor), bucket_starts, keys], device=device)
     if values2d is None:
         return bucket_starts, keys, None
     bucketed = wp.empty((n, block), dtype=scalar, device=device)
-    wp.launch(move_values, (n, block), inputs=[group_starts, groups, group_rows, group_values, bucketed],
+    wp.launch(move_values, (n, block), inputs=[group_starts, groups, group_slots, group_values, bucketed],
               device=device)
     return bucket_starts, keys, bucketed

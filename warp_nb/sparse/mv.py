@@ -12,7 +12,7 @@ import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
-from ._common import flat2d, kernel_cache, scalar_view, vector_view
+from ._common import flat2d, kernel_cache, scalar_view, unsigned, vector_view
 from .matrix import BsrMatrix
 
 
@@ -40,7 +40,8 @@ def _csr_kernel(scalar):
 @kernel_cache
 def _bsr_kernel(scalar):
     def bsr_mv_rows(offsets: wp.array(dtype=wp.uint32), row_counts: wp.array(dtype=wp.uint32), padded: int,
-                    columns: wp.array(dtype=wp.uint32), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
+                    columns: wp.array(dtype=wp.uint32), values: wp.array2d(dtype=scalar), block_rows: int,
+                    block_cols: int,
                     x: wp.array2d(dtype=scalar), alpha: scalar, beta: scalar, y: wp.array2d(dtype=scalar)):
         r = wp.tid()
         begin = int(offsets[r])
@@ -88,13 +89,6 @@ def _transposed_kernels(scalar):
 
     name = T.type_name(scalar)
     return (wp.kernel(scale, key=f"bsr_mv_scale_{name}"), wp.kernel(scatter, key=f"bsr_mv_scatter_{name}"))
-
-
-def _unsigned(a: array) -> array:
-    """An int32 index array seen as uint32 (same bits; indices are never negative): an index the C++
-    compiler knows to be non-negative skips the wrap of negative indices on every access, which is
-    a third of the product's time."""
-    return array(ptr=a.ptr, dtype=wp.uint32, shape=a.shape, strides=a.strides, device=a.device, owner=a)
 
 
 def _scalars(v: array) -> int:
@@ -154,7 +148,7 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
         values = flat2d(A.values, capacity, A.block_size, scalar)
     counts = A.row_counts if A.padded else A.offsets
     columns = A.columns if A.columns.shape[0] else A.offsets
-    head = [_unsigned(A.offsets), _unsigned(counts), int(A.padded), _unsigned(columns)]
+    head = [unsigned(A.offsets), unsigned(counts), int(A.padded), unsigned(columns)]
     if transpose:
         scale, scatter = _transposed_kernels(scalar)
         y1 = vector_view(y, n_out * out_block, 0, scalar)

@@ -16,9 +16,9 @@ from ._common import kernel_cache
 
 @kernel_cache
 def gather_kernel(scalar):
-    def gather(src: wp.array2d(dtype=scalar), triplet_indices: wp.array(dtype=int), block_ends: wp.array(dtype=int),
-               offsets: wp.array(dtype=int), nrow: int, dest_of: wp.array(dtype=int), use_dest: int,
-               out: wp.array2d(dtype=scalar)):
+    def gather(src: wp.array2d(dtype=scalar), triplet_indices: wp.array(dtype=wp.uint32),
+               block_ends: wp.array(dtype=int), offsets: wp.array(dtype=int), nrow: int, dest_of: wp.array(dtype=int),
+               use_dest: int, out: wp.array2d(dtype=scalar)):
         b, k = wp.tid()
         if b < offsets[nrow]:
             start = 0
