@@ -252,9 +252,23 @@ def _run_child(python, framework, module_file, cache, env, timeout):
     return {"error": "rc=%d: %s" % (p.returncode, tail[-1][:160] if tail else "no output")}
 
 
+def _compile_bytecode(python, framework, env):
+    """Bytecode for the framework's own package, as `pip install` of a wheel writes it. The children
+    run with PYTHONDONTWRITEBYTECODE (the generated module must be cold), so a package installed
+    editable, or in a read-only place, would otherwise be compiled from source in every process:
+    an import cost no installed user pays (warp-lang's venv has its bytecode from pip)."""
+    package = {"warp_nb": "warp_nb", "warp": "warp"}.get(framework)
+    if package is None:
+        return
+    code = ("import compileall, os, %s as m; compileall.compile_dir(os.path.dirname(m.__file__), quiet=2)" % package)
+    clean = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([python, "-c", code], env=clean, capture_output=True, timeout=300)
+
+
 def measure(framework, python, workdir, cold_reps, warm_reps, env=None, timeout=180):
     """Returns [cold_compile record, warm_start record] in the worker result format."""
     env = dict(os.environ if env is None else env)
+    _compile_bytecode(python, framework, env)
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
     module_file = os.path.join(workdir, "bench_module5_%s.py" % framework)

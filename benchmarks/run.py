@@ -31,20 +31,22 @@ VENV_PY = os.path.join(VENV, "bin", "python")
 VENV_PACKAGES = ["warp-lang==1.19.0", "numba", "taichi", "numpy"]
 MAIN_PY = os.environ.get("BENCH_MAIN_PYTHON") or shutil.which("python3") or sys.executable
 
-FRAMEWORKS = ["warp_nb", "warp", "numba_serial", "numba_parallel", "taichi", "numpy"]
+FRAMEWORKS = ["warp_nb", "warp_nb_checked", "warp", "numba_serial", "numba_parallel", "taichi", "numpy"]
 ALIASES = {"numba": ["numba_serial", "numba_parallel"], "warp-lang": ["warp"], "warp_lang": ["warp"]}
 # framework -> (interpreter, script args, extra environment)
 WORKERS = {
-    "warp_nb": ("main", ["bench_warp_api.py"], {"BENCH_WP_MODULE": "warp_nb"}),
+    "warp_nb": ("main", ["bench_warp_api.py"], {"BENCH_WP_MODULE": "warp_nb", "WARP_NB_BOUNDS_CHECK": "0"}),
+    # the notebook's default: bounds-checked access (what a Jupyter kernel runs)
+    "warp_nb_checked": ("main", ["bench_warp_api.py"], {"BENCH_WP_MODULE": "warp_nb", "WARP_NB_BOUNDS_CHECK": "1"}),
     "warp": ("venv", ["bench_warp_api.py"], {"BENCH_WP_MODULE": "warp"}),
     "numba_serial": ("venv", ["bench_numba.py", "--variant", "serial"], {}),
     "numba_parallel": ("venv", ["bench_numba.py", "--variant", "parallel"], {}),
     "taichi": ("venv", ["bench_taichi.py"], {}),
     "numpy": ("main", ["bench_numpy.py"], {}),
 }
-TAPE_FRAMEWORKS = ("warp_nb", "warp", "numpy")
-TILE_FRAMEWORKS = ("warp_nb", "warp", "numpy")  # the others have no tile workload
-SPARSE_FRAMEWORKS = ("warp_nb", "warp", "numpy")  # numpy's worker times scipy.sparse
+TAPE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")
+TILE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")  # the others have no tile workload
+SPARSE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")  # numpy's worker times scipy.sparse
 # rows of the report: (result name, workload that produces it, title)
 ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", "nbody", None),
         ("mandelbrot", "mandelbrot", None), ("atomic_sum", "atomic_sum", None), ("stencil", "stencil", None),
@@ -132,7 +134,7 @@ def run_worker(fw, args, workloads, venv_error):
         meta, results = {}, {}
     env = dict(os.environ, **extra)
     env["BENCH_KERNEL_CACHE"] = os.path.join(STATE, "kcache", fw)
-    if fw == "warp_nb":
+    if fw.startswith("warp_nb"):
         env["WARP_NB_CACHE_DIR"] = env["BENCH_KERNEL_CACHE"]
     os.makedirs(os.path.join(STATE, "logs"), exist_ok=True)
     logpath = os.path.join(STATE, "logs", fw + ".log")
@@ -216,6 +218,12 @@ def reference_times(results, name):
     return (warp["median_s"] if valid(warp) else None), (min(nb) if nb else None)
 
 
+def parallel_time(results, name):
+    """numba-parallel's time (issue 21's reference for throughput workloads), or None."""
+    rec = results.get("numba_parallel", {}).get(name)
+    return rec["median_s"] if valid(rec) else None
+
+
 def ratio(a, b):
     return a / b if a and b else None
 
@@ -230,14 +238,16 @@ def report(frameworks, metas, results, rows, info, quick):
             m.get("version", "?"), m.get("threads", "?"), ", " + m["module_file"] if m.get("module_file") else "")
         lines.append("  %-15s %s" % (fw, desc))
     lines.append("Times are medians of the repeats (min beside); x warp = time / warp-lang's time, x numba ="
-                 " time / the faster numba's time (below 1 = faster).")
+                 " time / the faster numba's time, x nb-par = time / numba-parallel's time (below 1 = faster).")
     notes = []
     for name, wl, title in rows:
         title = title if name != "launch" else common.WORKLOADS["launch"]
         lines.append("")
         lines.append("== %s: %s" % (name, title or common.WORKLOADS[wl]))
-        lines.append("  %-15s %11s %11s %8s %8s  %s" % ("framework", "median", "min", "x warp", "x numba", "check"))
+        lines.append("  %-15s %11s %11s %8s %8s %8s  %s" % ("framework", "median", "min", "x warp", "x numba",
+                                                          "x nb-par", "check"))
         ref_w, ref_n = reference_times(results, name)
+        ref_p = parallel_time(results, name)
         for fw in frameworks:
             rec = results.get(fw, {}).get(name)
             if rec is None:
@@ -251,11 +261,11 @@ def report(frameworks, metas, results, rows, info, quick):
                 lines.append("  %-15s %s" % (fw, msg[:110]))
                 continue
             med = rec["median_s"]
-            rw, rn = ratio(med, ref_w), ratio(med, ref_n)
+            rw, rn, rp = ratio(med, ref_w), ratio(med, ref_n), ratio(med, ref_p)
             check = rec.get("check", "ok")
-            lines.append("  %-15s %11s %11s %8s %8s  %s" % (
+            lines.append("  %-15s %11s %11s %8s %8s %8s  %s" % (
                 fw, fmt_time(med), fmt_time(rec["min_s"]), "%.2f" % rw if rw else "-", "%.2f" % rn if rn else "-",
-                check if check.startswith("ok") else "WRONG" + check[5:]))
+                "%.2f" % rp if rp else "-", check if check.startswith("ok") else "WRONG" + check[5:]))
             if rec.get("note"):
                 notes.append("%s/%s: %s" % (fw, name, rec["note"]))
             if "init_s" in rec and not fw.startswith("numba"):
@@ -354,7 +364,7 @@ def main():
     metas, results = {}, {}
     for fw in frameworks:
         metas[fw], results[fw] = ({}, {}) if not steady else run_worker(fw, args, steady, venv_error)
-        if "coldstart" in workloads and fw != "numpy":
+        if "coldstart" in workloads and fw not in ("numpy", "warp_nb_checked"):
             results[fw].update(run_coldstart(fw, args, venv_error))
     rows = [r for r in ROWS if r[1] in workloads]
     text, summary = report(frameworks, metas, results, rows, info, args.quick)

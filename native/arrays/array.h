@@ -61,36 +61,48 @@ WPNB_FN T& index_grad(const array_t<T, N>& a, I... i) {
     return *(T*)((char*)a.grad + byte_offset(a, int64(i)...));
 }
 
+// Which axes of an access may hold a negative index (bit d: axis d), so need wrap_index. The
+// compiler clears the bits of indices it proved non-negative (compiler/index_ranges.py): such an
+// index costs no compare, and a loop over it stays a plain affine walk the C++ compiler vectorises.
+constexpr unsigned WRAP_ALL = 15u;
+template <unsigned W, int D> WPNB_FN int64 wrap_dim(int64 i, int64 n) { return ((W >> D) & 1u) ? wrap_index(i, n) : i; }
+
 // index_c<true>: the same element for an array whose last dimension is contiguous (stride ==
 // sizeof(T)), written as plain pointer arithmetic on T* so the C++ compiler can vectorise loops
 // over the last index. Kernel entry points check the strides once and pick the version.
-template <bool Contiguous, typename T, int N> struct contiguous_index;
-template <typename T, int N> struct contiguous_index<false, T, N> {
-    template <typename... I> static WPNB_FN T& at(const array_t<T, N>& a, I... i) { return index(a, i...); }
+template <bool Contiguous, unsigned W, typename T, int N> struct contiguous_index;
+template <unsigned W, typename T, int N> struct contiguous_index<false, W, T, N> {
+    template <typename... I> static WPNB_FN T& at(const array_t<T, N>& a, I... i) {
+        const int64 idx[N] = {int64(i)...};
+        int64 offset = 0;
+        for (int d = 0; d < N; ++d) offset += (((W >> d) & 1u) ? wrap_index(idx[d], a.shape[d]) : idx[d]) * a.strides[d];
+        return *(T*)((char*)a.data + offset);
+    }
 };
-template <typename T> struct contiguous_index<true, T, 1> {
-    static WPNB_FN T& at(const array_t<T, 1>& a, int64 i) { return a.data[wrap_index(i, a.shape[0])]; }
+template <unsigned W, typename T> struct contiguous_index<true, W, T, 1> {
+    static WPNB_FN T& at(const array_t<T, 1>& a, int64 i) { return a.data[wrap_dim<W, 0>(i, a.shape[0])]; }
 };
-template <typename T> struct contiguous_index<true, T, 2> {
+template <unsigned W, typename T> struct contiguous_index<true, W, T, 2> {
     static WPNB_FN T& at(const array_t<T, 2>& a, int64 i, int64 j) {
-        return ((T*)((char*)a.data + wrap_index(i, a.shape[0]) * a.strides[0]))[wrap_index(j, a.shape[1])];
+        return ((T*)((char*)a.data + wrap_dim<W, 0>(i, a.shape[0]) * a.strides[0]))[wrap_dim<W, 1>(j, a.shape[1])];
     }
 };
-template <typename T> struct contiguous_index<true, T, 3> {
+template <unsigned W, typename T> struct contiguous_index<true, W, T, 3> {
     static WPNB_FN T& at(const array_t<T, 3>& a, int64 i, int64 j, int64 k) {
-        return ((T*)((char*)a.data + wrap_index(i, a.shape[0]) * a.strides[0] + wrap_index(j, a.shape[1]) * a.strides[1]))
-            [wrap_index(k, a.shape[2])];
+        return ((T*)((char*)a.data + wrap_dim<W, 0>(i, a.shape[0]) * a.strides[0] +
+                     wrap_dim<W, 1>(j, a.shape[1]) * a.strides[1]))[wrap_dim<W, 2>(k, a.shape[2])];
     }
 };
-template <typename T> struct contiguous_index<true, T, 4> {
+template <unsigned W, typename T> struct contiguous_index<true, W, T, 4> {
     static WPNB_FN T& at(const array_t<T, 4>& a, int64 i, int64 j, int64 k, int64 l) {
-        return ((T*)((char*)a.data + wrap_index(i, a.shape[0]) * a.strides[0] + wrap_index(j, a.shape[1]) * a.strides[1] +
-                     wrap_index(k, a.shape[2]) * a.strides[2]))[wrap_index(l, a.shape[3])];
+        return ((T*)((char*)a.data + wrap_dim<W, 0>(i, a.shape[0]) * a.strides[0] +
+                     wrap_dim<W, 1>(j, a.shape[1]) * a.strides[1] + wrap_dim<W, 2>(k, a.shape[2]) * a.strides[2]))
+            [wrap_dim<W, 3>(l, a.shape[3])];
     }
 };
-template <bool Contiguous, typename T, int N, typename... I>
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN T& index_c(const array_t<T, N>& a, I... i) {
-    return contiguous_index<Contiguous, T, N>::at(a, int64(i)...);
+    return contiguous_index<Contiguous, W, T, N>::at(a, int64(i)...);
 }
 
 // Whether the last dimension of a is contiguous (what index_c<true> needs).
@@ -184,21 +196,32 @@ WPNB_COLD_FN void index_failed(int32 loc, int32 n, int64 i0, int64 s0, int64 i1,
     }
 }
 
-// index_c<Contiguous>() with bounds checks: an out-of-bounds index (after negative indices wrap)
-// is reported with its source location and touches no memory outside the array. One unsigned
-// compare per axis, no early exit, so the common in-bounds path stays cheap.
-template <bool Contiguous, typename T, int N, typename... I>
+// index_c<Contiguous, W>() with bounds checks: an out-of-bounds index (after negative indices
+// wrap, on the axes W says may be negative) is reported with its source location and touches no
+// memory outside the array. One unsigned compare per axis, no early exit, so the common in-bounds
+// path stays cheap.
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN T& index_checked_c(const array_t<T, N>& a, int32 loc, I... i) {
     const int64 idx[N] = {int64(i)...};
     bool ok = true;
-    for (int d = 0; d < N; ++d) ok &= uint64(wrap_index(idx[d], a.shape[d])) < uint64(a.shape[d]);
+    for (int d = 0; d < N; ++d)
+        ok &= uint64(((W >> d) & 1u) ? wrap_index(idx[d], a.shape[d]) : idx[d]) < uint64(a.shape[d]);
     if (__builtin_expect(!ok, 0)) {
         index_failed(loc, N, idx[0], a.shape[0], N > 1 ? idx[N > 1 ? 1 : 0] : 0, N > 1 ? a.shape[N > 1 ? 1 : 0] : 0,
                      N > 2 ? idx[N > 2 ? 2 : 0] : 0, N > 2 ? a.shape[N > 2 ? 2 : 0] : 0,
                      N > 3 ? idx[N > 3 ? 3 : 0] : 0, N > 3 ? a.shape[N > 3 ? 3 : 0] : 0);
         return debug_scratch<T>();
     }
-    return index_c<Contiguous>(a, i...);
+    return index_c<Contiguous, W>(a, i...);
+}
+
+// A checked access in a kernel body compiled twice (compiler/index_ranges.py): with K true, checked;
+// with K false, in the version the entry point runs once it has checked, for the whole chunk of
+// threads, that every index of this access is in range, so neither a check nor a wrap is needed.
+template <bool K, bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
+WPNB_FN T& index_k(const array_t<T, N>& a, int32 loc, I... i) {
+    if (K) return index_checked_c<Contiguous, W>(a, loc, i...);
+    return index_c<Contiguous, 0u>(a, i...);
 }
 template <typename T, int N, typename... I>
 WPNB_FN T& index_checked(const array_t<T, N>& a, int32 loc, I... i) { return index_checked_c<false>(a, loc, i...); }

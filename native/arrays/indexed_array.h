@@ -67,7 +67,7 @@ WPNB_FN indexedarray_t<T, N - 3> view(const indexedarray_t<T, N>& a, int64 i, in
 
 // An indexed array is never walked as contiguous memory.
 template <typename T, int N> WPNB_FN bool last_dim_contiguous(const indexedarray_t<T, N>&) { return false; }
-template <bool Contiguous, typename T, int N, typename... I>
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN T& index_c(const indexedarray_t<T, N>& a, I... i) { return index(a, int64(i)...); }
 template <bool Contiguous, typename T, int N, typename... I>
 WPNB_FN T& grad_c(const indexedarray_t<T, N>& a, I... i) { return index_grad(a, i...); }
@@ -91,8 +91,10 @@ WPNB_FN T& index_checked(const indexedarray_t<T, N>& a, int32 loc, I... i) {
     return index(a, int64(i)...);
 }
 
-template <bool Contiguous, typename T, int N, typename... I>
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN T& index_checked_c(const indexedarray_t<T, N>& a, int32 loc, I... i) { return index_checked(a, loc, i...); }
+template <bool K, bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
+WPNB_FN T& index_k(const indexedarray_t<T, N>& a, int32 loc, I... i) { return index_checked(a, loc, i...); }
 
 template <typename T, int N, typename... I>
 WPNB_FN indexedarray_t<T, N - sizeof...(I)> view_checked(const indexedarray_t<T, N>& a, int32 loc, I... i) {

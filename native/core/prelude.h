@@ -168,6 +168,9 @@ namespace wpnb {
 // A negative index counts from the end, as in Python and Warp 1.19 (x[-1] is the last element);
 // in every mode, checked or not. What is still outside [0, n) is out of bounds.
 WPNB_FN int64 wrap_index(int64 i, int64 n) { return i < 0 ? i + n : i; }
+// The bound below which an index a kernel computed in int32 is exact: an axis's size, at most 2^31
+// (what an entry point compares a chunk's greatest index with, compiler/index_ranges.py).
+WPNB_FN int64 index_limit(int64 n) { return n < (int64(1) << 31) ? n : (int64(1) << 31); }
 }  // namespace wpnb
 
 // The check state of a kernel compiled with checks (WPNB_CHECKS: checked and debug modes): one

@@ -26,30 +26,72 @@ def entry_point(entry) -> str:
         return _block_entry_point(entry.symbol, count, entry.lanes, entry.body, entry.direction)
     run = "run" if entry.direction == "forward" else f"{entry.direction}_run"
     return _entry_point(entry.symbol, entry.arrays, count, list(entry.accumulators), entry.body,
-                        f"cpu_{entry.direction}", run)
+                        f"cpu_{entry.direction}", run, entry.guards)
 
 
 def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "body",
-                 entry: str = "cpu_forward", run: str = "run") -> str:
-    """The run loop and the exported entry point of a kernel (or of its backward body)."""
+                 entry: str = "cpu_forward", run: str = "run", guards: tuple = ()) -> str:
+    """The run loop and the exported entry point of a kernel (or of its backward body). With
+    `guards` (a body compiled twice, compiler/index_ranges.py), the chunk runs the unchecked body
+    when every guard holds for it, else the checked one."""
     contiguous = " && ".join(f"wpnb::last_dim_contiguous(wpnb_args.{a})" for a in arrays) or "true"
     if count == 1:
         loop = _linear_loop(sym, accumulators)
     else:
         loop = _multi_dim_loop(sym, count, accumulators)
-    loop = loop.replace(f"{sym}_body<", f"{sym}_{body}<")
+    loop = loop.replace(f"{sym}_body<WPNB_C>", f"{sym}_{body}<WPNB_C{', WPNB_K' if guards else ''}>")
     flush = "".join(
         f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
         for a in accumulators)
-    return (f"template <bool WPNB_C>\n"
+    args = "(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
+    if guards:
+        choose = (f"    const bool wpnb_in_range = {guard_condition(guards, count)};\n"
+                  f"    if (!({contiguous})) {sym}_{run}<false, true>{args}"
+                  f"    else if (wpnb_in_range) {sym}_{run}<true, false>{args}"
+                  f"    else {sym}_{run}<true, true>{args}")
+    else:
+        choose = f"    if ({contiguous}) {sym}_{run}<true>{args}    else {sym}_{run}<false>{args}"
+    return (f"template <bool WPNB_C{', bool WPNB_K' if guards else ''}>\n"
             f"WPNB_FN void {sym}_{run}(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
             f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n{loop}{flush}}}\n\n"
             f"WPNB_KERNEL void {sym}_{entry}(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
             f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
             # a local copy: stores through array pointers cannot alias it
-            f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n"
-            f"    if ({contiguous}) {sym}_{run}<true>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n"
-            f"    else {sym}_{run}<false>(wpnb_args, wpnb_launch, wpnb_begin, wpnb_end);\n}}\n")
+            f"    const {sym}_args wpnb_args = *(const {sym}_args*)wpnb_argp;\n{choose}}}\n")
+
+
+def guard_condition(guards: tuple, count: int) -> str:
+    """The C++ condition under which every guard holds for the chunk [wpnb_begin, wpnb_end) of a
+    launch: each guarded index at least 0 (where that is not known already) and below its axis's
+    size (and the int32 limit the kernel computed it in). Guards on one axis that differ by a
+    constant fold into the tightest one, so a stencil's four neighbours cost two compares."""
+    def atom(a) -> str:
+        kind, what = a
+        if kind == "arg":
+            return f"wpnb::int64(wpnb_args.{what})"
+        last = count - 1
+        if count == 1:
+            return "wpnb_begin" if kind == "tid_min" else "(wpnb_end - 1)"
+        if what > 0:  # an inner coordinate runs over its whole axis in a chunk
+            return "wpnb::int64(0)" if kind == "tid_min" else f"(wpnb_launch->shape[{what}] - 1)"
+        inner = " * ".join(f"wpnb_launch->shape[{d}]" for d in range(1, last + 1))
+        return f"(wpnb_begin / ({inner}))" if kind == "tid_min" else f"((wpnb_end - 1) / ({inner}))"
+
+    def text(const: int, terms: tuple) -> str:
+        parts = [f"{c} * {atom(a)}" if c != 1 else atom(a) for a, c in terms]
+        return "(" + " + ".join(parts + ([str(const)] if const or not parts else [])) + ")"
+
+    lows, highs = {}, {}  # (terms) -> least const / (array, axis, terms) -> greatest const
+    for g in guards:
+        if g.least.least() < 0:
+            key = g.least.terms
+            lows[key] = min(lows.get(key, g.least.const), g.least.const)
+        key = (g.array, g.axis, g.greatest.terms)
+        highs[key] = max(highs.get(key, g.greatest.const), g.greatest.const)
+    conds = [f"{text(c, terms)} >= 0" for terms, c in lows.items()]
+    conds += [f"{text(c, terms)} < wpnb::index_limit(wpnb_args.{array}.shape[{axis}])"
+              for (array, axis, terms), c in highs.items()]
+    return " && ".join(["wpnb_begin < wpnb_end"] + conds)
 
 
 def _linear_loop(sym: str, accumulators: list) -> str:

@@ -4,6 +4,10 @@ cache like a kernel, loaded with ctypes, and used by every CPU launch (its threa
 from __future__ import annotations
 
 import ctypes
+import importlib.util
+import os
+import sys
+import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,9 +39,41 @@ def library():
     return lib
 
 
+@lru_cache(maxsize=1)
+def extension():
+    """The runtime built as a CPython extension module (native/runtime/launch_module.cpp): its
+    `launch` is the fast path of every CPU launch. None where it cannot be built (no Python.h):
+    then launches call the runtime through ctypes. $WARP_NB_CTYPES_LAUNCH=1 forces that path."""
+    if os.environ.get("WARP_NB_CTYPES_LAUNCH") == "1":
+        return None
+    include = sysconfig.get_paths().get("include")
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    if not include or not (Path(include) / "Python.h").exists():
+        return None
+    source = (native_dir() / "runtime" / "launch_module.cpp").read_text()
+    runtime = (native_dir() / "runtime" / "cpu_runtime.cpp").read_text()
+    key = cache.make_key(source, runtime, cxx.identity_key(), include, suffix, sys.version, cache.VERSION)
+
+    def compile_module(out: Path) -> None:
+        cxx.compile_library(source, out, native_dir(), "release", "-pthread", libraries=("-pthread",),
+                            include_dirs=(include,))
+
+    try:
+        path, _ = cache.get_or_build("wpnb_runtime_module", key, compile_module, suffix=suffix,
+                                     counter="runtime_compiled")
+        spec = importlib.util.spec_from_file_location("_wpnb_runtime", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    except Exception:  # noqa: BLE001  (any failure: the ctypes path works everywhere)
+        return None
+
+
 def launch(entry, packed, bounds, threads, stats) -> None:  # noqa: F811
-    """Run a kernel through the runtime's thread pool (the library loads on first use; then this
-    name is the ctypes function itself, so a launch costs one foreign call)."""
+    """Run a kernel through the runtime's thread pool (built and loaded on first use; then this
+    name is the extension module's function, or the ctypes function, itself, so a launch costs
+    one call)."""
     global launch  # noqa: F811
-    launch = library().wpnb_launch
+    module = extension()
+    launch = module.launch if module is not None else library().wpnb_launch
     launch(entry, packed, bounds, threads, stats)

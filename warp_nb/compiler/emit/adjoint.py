@@ -53,7 +53,8 @@ class _AdjointWriter(FunctionWriter):
         count = max(fn.tid_count, 1)
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
         self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
-        self.lines.append("template <bool WPNB_C>")
+        self.use_index_facts(fn)
+        self.lines.append(self.body_template())
         self.lines.append(f"WPNB_FN void {sym}_backward_body(const {sym}_args& wpnb_args, {tids}) {{")
         for p in fn.params:
             self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")

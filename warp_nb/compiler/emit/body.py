@@ -13,6 +13,7 @@ from ...types.array_type import ArrayType
 from ...types.tiles import TileType
 from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
+from ..index_ranges import IndexFacts, index_facts
 from .entry import find_reductions
 
 _PRINTF = {
@@ -39,6 +40,11 @@ class FunctionWriter:
         # int32 values of the form x + c / x - c (c constant): written as int64(x) + c where
         # they index an array, which lets GCC see neighbour accesses (a[j - 1]) as affine
         self.offsets: dict = {}
+        # the index facts of a kernel's forward body (compiler/index_ranges.py): which indices need
+        # no negative wrap, and which accesses the entry point can prove in range for a chunk, so
+        # that the body is compiled twice (template flag WPNB_K: checked, or not) in checked code
+        self.facts: IndexFacts | None = None
+        self.versioned = False
 
     # --- functions and kernels ----------------------------------------------------------
     def function(self) -> str:
@@ -70,7 +76,8 @@ class FunctionWriter:
         if accumulators:
             self.unit.headers.add("arrays/atomic.h")
         accs = "".join(f", {a.cpp_type}& {a.name}" for a in accumulators)
-        self.lines.append("template <bool WPNB_C>")
+        self.use_index_facts(fn)
+        self.lines.append(self.body_template())
         self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
         for p in fn.params:
             self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
@@ -78,6 +85,16 @@ class FunctionWriter:
         self.block(fn.body, 1)
         self.lines.append("}\n")  # (its entry points are the target's: emit/entry.py describes them)
         return "\n".join(self.lines)
+
+    def use_index_facts(self, fn: ir.Function) -> None:
+        """Read the index facts of kernel `fn` (its forward and its backward body alike, so both
+        are versioned on the same guards, emit/entry.py)."""
+        self.facts = index_facts(fn)
+        # (debug mode keeps every check: it is for finding the bad access, not for speed)
+        self.versioned = self.checked and not self.debug and fn.block_dim == 1 and bool(self.facts.guarded)
+
+    def body_template(self) -> str:
+        return "template <bool WPNB_C, bool WPNB_K = true>" if self.versioned else "template <bool WPNB_C>"
 
     def declarations(self, depth: int) -> None:
         pad = "    " * depth
@@ -265,12 +282,16 @@ class FunctionWriter:
 
     def element_ref(self, array: ir.Var, indices, loc) -> str:
         idx = ", ".join(self.index_expr(i) for i in indices)
+        contiguous = "WPNB_C" if id(array) in self.param_arrays else "false"
+        mask = self.facts.wrap_mask(array, indices) if self.facts is not None else None
+        wrap = f", {mask}u" if mask is not None and mask != (1 << len(indices)) - 1 else ""
         if self.checked:
             site = self.unit.site(loc, f"array `{_user_name(array)}`")
-            contiguous = "WPNB_C" if id(array) in self.param_arrays else "false"
-            return f"wpnb::index_checked_c<{contiguous}>({array.name}, {site}, {idx})"
-        if id(array) in self.param_arrays:
-            return f"wpnb::index_c<WPNB_C>({array.name}, {idx})"
+            if self.versioned and self.facts.guards_of(array, indices) is not None:
+                return f"wpnb::index_k<WPNB_K, {contiguous}{wrap}>({array.name}, {site}, {idx})"
+            return f"wpnb::index_checked_c<{contiguous}{wrap}>({array.name}, {site}, {idx})"
+        if id(array) in self.param_arrays or wrap:
+            return f"wpnb::index_c<{contiguous}{wrap}>({array.name}, {idx})"
         return f"wpnb::index({array.name}, {idx})"
 
     def index_expr(self, v: ir.Var) -> str:

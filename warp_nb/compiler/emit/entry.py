@@ -139,6 +139,9 @@ class EntryPoint:
     accumulators: tuple = ()  # Accumulators (privatised reductions) the body adds into, in its order
     arrays: tuple = ()  # names of the kernel's array parameters
     one_lane_blocks: bool = False  # a tile kernel in blocks of one lane (what CUDA tells native/block.h)
+    # index_ranges.Guards of a forward body compiled twice (template flag WPNB_K): when every guard
+    # holds for a chunk of threads, the body with WPNB_K false (unchecked) may run it; none: one body
+    guards: tuple = ()
 
     @property
     def body(self) -> str:
@@ -146,12 +149,13 @@ class EntryPoint:
         return "body" if self.direction == "forward" else f"{self.direction}_body"
 
 
-def entry_points(fn: ir.Function, reductions: dict, backward: bool) -> tuple:
+def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tuple = ()) -> tuple:
     """The entry points a kernel needs: forward (with the accumulators of `reductions`, as the
-    body writer found them) and, with a backward body, backward."""
+    body writer found them, and the `guards` of its versioned bodies) and, with a backward body,
+    backward (versioned on the same guards)."""
     accumulators = tuple({id(a): a for a in reductions.values()}.values())
     common = {"symbol": fn.symbol, "tid_count": max(fn.tid_count, 1), "lanes": fn.block_dim,
               "arrays": tuple(p.name for p in fn.params if isinstance(p.type, ArrayType)),
               "one_lane_blocks": fn.uses_blocks and fn.block_dim == 1}
-    out = (EntryPoint(direction="forward", accumulators=accumulators, **common),)
-    return out + (EntryPoint(direction="backward", **common),) if backward else out
+    out = (EntryPoint(direction="forward", accumulators=accumulators, guards=guards, **common),)
+    return out + (EntryPoint(direction="backward", guards=guards, **common),) if backward else out

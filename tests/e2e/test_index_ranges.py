@@ -1,0 +1,212 @@
+"""Index ranges (compiler/index_ranges.py, issue 21): indices proven non-negative lose their
+negative wrap; accesses a chunk of threads can prove in range before it runs lose their check,
+in a second version of the body that the entry point picks per chunk. What must not change is any
+result or any error: each kernel here is run checked and in release, on inputs in range, near the
+bounds, past them and negative, against numpy and Python's own indexing."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from warp_nb.compiler.index_ranges import index_facts
+from warp_nb.compiler.pipeline import CompileOptions, front_half
+
+pytestmark = pytest.mark.needs_cxx
+
+
+@wp.kernel
+def stencil(src: wp.array2d(dtype=float), dst: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    i += 1
+    j += 1
+    dst[i, j] = 0.25 * (src[i - 1, j] + src[i + 1, j] + src[i, j - 1] + src[i, j + 1])
+
+
+@wp.kernel
+def pairwise(pos: wp.array(dtype=float), n: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    for j in range(n):
+        s += pos[j] - pos[i]
+    out[i] = s
+
+
+@wp.kernel
+def shifted(x: wp.array(dtype=float), k: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[i - k]  # negative for i < k: counts from the end, as in Python
+
+
+@wp.kernel
+def gathered(x: wp.array(dtype=float), idx: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[idx[i]]  # an index read from memory: no fact, checked as before
+
+
+@wp.kernel
+def reversed_sum(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    for j in range(i, -1, -1):
+        s += x[j]
+    out[i] = s
+
+
+def _facts(kernel, mode="checked", backward=False):
+    dev = wp.get_device("cpu")
+    key = kernel._key(dev, backward, None, 1)
+    front = front_half(kernel, kernel._concrete(key), CompileOptions(mode=mode, backward=backward), dev.target)
+    return index_facts(front.typed), front.unit.source
+
+
+def _run(kernel, mode, dim, inputs):
+    was = wp.config.bounds_check
+    wp.config.bounds_check = mode == "checked"
+    try:
+        wp.launch(kernel, dim=dim, inputs=inputs, device="cpu")
+        wp.synchronize()
+    finally:
+        wp.config.bounds_check = was
+
+
+# --- the facts --------------------------------------------------------------------------------
+def test_thread_and_loop_indices_are_non_negative_and_guarded():
+    facts, source = _facts(stencil)
+    assert set(facts.wrap.values()) == {0}  # i - 1 with i = tid + 1 is >= 0: no access wraps
+    assert len(facts.guarded) == 5 and "wpnb::index_k<WPNB_K" in source and "wpnb_in_range" in source
+    facts, _ = _facts(pairwise)
+    assert set(facts.wrap.values()) == {0} and len(facts.guarded) == 3
+    arg_bounds = [g.greatest for g in facts.guards() if g.greatest.terms and g.greatest.terms[0][0][0] == "arg"]
+    assert arg_bounds and all(b.const == -1 for b in arg_bounds)  # pos[j] for j <= n - 1
+
+
+def test_an_index_that_may_be_negative_keeps_its_wrap():
+    facts, _ = _facts(shifted)
+    masks = sorted(facts.wrap.values())
+    assert masks == [0, 1]  # out[i] needs none; x[i - k] may be negative
+    assert len(facts.guarded) == 2  # both can still be proven in range for a chunk, at run time
+
+
+def test_an_index_read_from_memory_is_no_fact():
+    facts, source = _facts(gathered)
+    keys = {k for k, m in facts.wrap.items() if m == 1}
+    assert len(keys) == 1 and len(facts.guarded) == 2  # idx[i] and out[i]; x[idx[i]] neither
+    assert "wpnb::index_checked_c<WPNB_C>(x_" in source
+
+
+def test_release_code_writes_no_wrap_for_proven_indices():
+    _, source = _facts(stencil, mode="release")
+    assert "wpnb::index_c<WPNB_C, 0u>(src_" in source and "index_k" not in source
+
+
+# --- results and errors -------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["checked", "release"])
+def test_stencil_matches_numpy(mode):
+    rng = np.random.default_rng(1)
+    n = 67
+    s = rng.random((n, n)).astype(np.float32)
+    src, dst = wp.array(s), wp.zeros((n, n), dtype=float)
+    _run(stencil, mode, (n - 2, n - 2), [src, dst])
+    ref = np.zeros_like(s)
+    ref[1:-1, 1:-1] = 0.25 * (s[:-2, 1:-1] + s[2:, 1:-1] + s[1:-1, :-2] + s[1:-1, 2:])
+    np.testing.assert_allclose(dst.numpy(), ref, rtol=1e-6)
+
+
+def test_stencil_past_the_last_row_is_reported_as_before():
+    n = 40
+    src, small = wp.zeros((n, n), dtype=float), wp.zeros((n - 2, n), dtype=float)
+    with pytest.raises(IndexError, match=r"index 38 is out of bounds for axis 0 of array `dst` with size 38"):
+        _run(stencil, "checked", (n - 2, n - 2), [src, small])
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+@pytest.mark.parametrize("k", [0, 1, 5, 299])
+def test_negative_indices_count_from_the_end_in_every_chunk(mode, k):
+    x = np.arange(300, dtype=np.float32)
+    out = wp.zeros(300, dtype=float)
+    _run(shifted, mode, 300, [wp.array(x), k, out])
+    np.testing.assert_array_equal(out.numpy(), x[np.arange(300) - k])
+
+
+def test_an_index_below_minus_the_size_is_reported():
+    out = wp.zeros(300, dtype=float)
+    with pytest.raises(IndexError, match=r"index -300 is out of bounds for axis 0 of array `x` with size 299"):
+        _run(shifted, "checked", 300, [wp.zeros(299, dtype=float), 300, out])
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+def test_a_loop_to_a_parameter_matches_numpy(mode):
+    p = np.linspace(0.0, 1.0, 500, dtype=np.float32)
+    out = wp.zeros(500, dtype=float)
+    _run(pairwise, mode, 500, [wp.array(p), 500, out])
+    np.testing.assert_allclose(out.numpy(), p.sum() - 500 * p, rtol=1e-4, atol=1e-3)
+
+
+def test_a_loop_past_the_array_is_reported_at_its_line():
+    out = wp.zeros(10, dtype=float)
+    with pytest.raises(IndexError, match=r"index 10 is out of bounds for axis 0 of array `pos` with size 10") as e:
+        _run(pairwise, "checked", 10, [wp.zeros(10, dtype=float), 11, out])
+    assert "s += pos[j] - pos[i]" in str(e.value)
+
+
+def test_a_gather_is_still_checked():
+    out = wp.zeros(4, dtype=float)
+    idx = wp.array(np.array([0, 1, 7, 2], dtype=np.int32))
+    with pytest.raises(IndexError, match=r"index 7 is out of bounds for axis 0 of array `x` with size 4"):
+        _run(gathered, "checked", 4, [wp.zeros(4, dtype=float), idx, out])
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+def test_a_counting_down_loop_matches_numpy(mode):
+    x = np.arange(1, 201, dtype=np.float32)
+    out = wp.zeros(200, dtype=float)
+    _run(reversed_sum, mode, 200, [wp.array(x), out])
+    np.testing.assert_allclose(out.numpy(), np.cumsum(x), rtol=1e-6)
+
+
+def test_a_counting_down_loop_past_the_array_is_reported():
+    out = wp.zeros(200, dtype=float)
+    with pytest.raises(IndexError, match=r"index 199 is out of bounds for axis 0 of array `x` with size 199"):
+        _run(reversed_sum, "checked", 200, [wp.zeros(199, dtype=float), out])
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+def test_a_large_launch_mixes_checked_and_unchecked_chunks(mode):
+    """Big enough to run in parallel chunks (native/runtime/cpu_runtime.cpp): the chunks holding
+    i < k take the checked body (their indices wrap), the others the unchecked one."""
+    n, k = 1 << 20, 7
+    x = np.arange(n, dtype=np.float32)
+    out = wp.zeros(n, dtype=float)
+    for _ in range(3):  # the first launches teach the runtime the kernel's cost; then it splits
+        out.zero_()
+        _run(shifted, mode, n, [wp.array(x), k, out])
+        np.testing.assert_array_equal(out.numpy(), x[np.arange(n) - k])
+
+
+@wp.kernel
+def loss_of(x: wp.array(dtype=float), k: int, loss: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i - k]
+    wp.atomic_add(loss, 0, wp.sin(v) * v)
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_the_backward_body_is_versioned_on_the_same_guards(k):
+    """The adjoint of a checked kernel reads the same indices: versioned alike, same gradients
+    (k > 0: the first threads wrap to the end of x, in the forward and the backward body)."""
+    _, source = _facts(loss_of, backward=True)
+    assert "loss_of_backward_run<true, false>" in source
+    n = 1 << 16
+    xs = np.linspace(-2.0, 2.0, n, dtype=np.float32)
+    x = wp.array(xs, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    was = wp.config.bounds_check
+    wp.config.bounds_check = True
+    try:
+        tape = wp.Tape()
+        with tape:
+            wp.launch(loss_of, dim=n, inputs=[x, k, loss])
+        tape.backward(loss)
+    finally:
+        wp.config.bounds_check = was
+    np.testing.assert_allclose(x.grad.numpy(), np.sin(xs) + xs * np.cos(xs), rtol=1e-5, atol=1e-6)
