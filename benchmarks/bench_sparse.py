@@ -13,9 +13,8 @@ Inputs and the float64 oracle are made once and kept in .bench/oracle/sparse.npz
 import importlib
 import os
 
-import numpy as np
-
 import common
+import numpy as np
 
 GRID = 1000  # 1000 x 1000 unknowns
 ROWS = [("sparse_mv", "sparse_mv", "bsr_mv: 2-D Poisson CSR, 1M unknowns, 5.0M non-zeros, float32 (scipy: CSR @ x)"),
@@ -55,7 +54,7 @@ def load():
     indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=GRID * GRID)))).astype(np.int32)
     case = {"rows": rows, "cols": cols, "vals": vals, "x": x, "y": y, "indptr": indptr}
     os.makedirs(common.ORACLE_DIR, exist_ok=True)
-    tmp = "%s.%d.tmp.npz" % (path[:-4], os.getpid())
+    tmp = f"{path[:-4]}.{os.getpid()}.tmp.npz"
     np.savez(tmp, **case)
     os.replace(tmp, path)
     return case

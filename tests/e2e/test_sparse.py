@@ -241,6 +241,42 @@ def test_gradients_flow_through_triplets_axpy_and_mv():
         np.testing.assert_allclose(arr.grad.numpy() @ direction, fd, rtol=1e-5)
 
 
+def test_gradients_flow_through_products_and_transposes():
+    rows = np.array([0, 1, 2, 2, 0], np.int32)
+    cols = np.array([1, 0, 2, 0, 1], np.int32)
+    v0 = RNG.standard_normal((5, 2, 2))
+
+    @wp.kernel
+    def weighted_sum(v: wp.array(dtype=wp.mat22d), w: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+        i = wp.tid()
+        m = v[i]
+        wp.atomic_add(out, 0, w[i] * (m[0, 0] + 2.0 * m[0, 1] - m[1, 0] + 0.5 * m[1, 1]))
+
+    def dense_of(v):
+        return reference(3, 3, rows, cols, v)
+
+    def f(v):  # the same loss on dense matrices: C = 2 A A^T, loss = sum over C's blocks
+        A = dense_of(v)
+        C = 2.0 * A @ A.T
+        weights = np.array([[1.0, 2.0], [-1.0, 0.5]])
+        return sum(np.sum(C[2 * i:2 * i + 2, 2 * j:2 * j + 2] * weights) for i in range(3) for j in range(3))
+
+    vals = wp.array(v0, dtype=wp.mat22d, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        A = wps.bsr_from_triplets(3, 3, wp.array(rows, dtype=int), wp.array(cols, dtype=int), vals)
+        C = wps.bsr_mm(A, wps.bsr_transposed(A), alpha=2.0)
+    nnz = C.nnz_sync()
+    with tape:
+        wp.launch(weighted_sum, nnz, inputs=[C.values, wp.ones(nnz, dtype=wp.float64), loss])
+    tape.backward(loss)
+    direction = RNG.standard_normal(v0.shape)
+    eps = 1e-6
+    fd = (f(v0 + eps * direction) - f(v0 - eps * direction)) / (2 * eps)
+    np.testing.assert_allclose(np.sum(vals.grad.numpy() * direction), fd, rtol=1e-6)
+
+
 def test_kernel_functions_find_blocks_and_rows():
     A = wps.bsr_from_triplets(3, 3, wp.array([0, 0, 2], dtype=int), wp.array([0, 2, 1], dtype=int),
                               wp.array([1.0, 2.0, 3.0], dtype=float))
@@ -293,3 +329,49 @@ def test_bad_operands_name_the_argument():
         wps.bsr_mm(A, A)
     with pytest.raises(ValueError, match="topology must be one of"):
         wps.bsr_axpy(A, A, topology="sparse")
+
+
+# --- graph capture on the CPU: recorded, run at capture_launch ---------------------------------
+@wp.kernel
+def _diagonal_triplets(rows: wp.array(dtype=int), cols: wp.array(dtype=int), vals: wp.array(dtype=float)):
+    i = wp.tid()
+    rows[i] = i
+    cols[i] = i
+    vals[i] = float(i + 1)
+
+
+def test_captured_assembly_and_transpose_rebuild_on_replay():
+    n = 6
+    rows, cols, vals = wp.zeros(n, dtype=int), wp.zeros(n, dtype=int), wp.zeros(n, dtype=float)
+    A = wps.bsr_zeros(n, n, float)
+    At = wps.bsr_zeros(n, n, float)
+    dest = wps.bsr_from_triplets(2, 2, wp.array([0], dtype=int), wp.array([0], dtype=int),
+                                 wp.array([1.0], dtype=float))
+    with wp.ScopedCapture(force_module_load=False) as capture:
+        wp.launch(_diagonal_triplets, n, inputs=[rows, cols, vals])  # the triplets exist only on replay
+        wps.bsr_set_from_triplets(A, rows, cols, vals)
+        wps.bsr_set_transpose(At, A)
+        wps.bsr_assign(dest, wps.bsr_zeros(2, 2, float))
+        with pytest.raises(NotImplementedError, match="recorded a topology update"):
+            A.nnz_sync()
+    np.testing.assert_array_equal(dest.offsets.numpy(), [0, 1, 1])  # nothing ran yet
+    for M in (A, At):
+        M.offsets.zero_()
+        M.columns.fill_(-1)
+    wp.capture_launch(capture.graph)
+    for M in (A, At):
+        assert M.nnz_sync() == n
+        np.testing.assert_allclose(dense(M), np.diag(np.arange(1.0, n + 1)))
+    np.testing.assert_array_equal(dest.offsets.numpy(), [0, 0, 0])
+
+
+def test_padded_rows_past_capacity_stay_empty_and_status_is_not_read_in_a_capture():
+    P = wps.bsr_zeros(2, 3, float, row_capacity=1)
+    wps.bsr_set_from_triplets(P, wp.array([0, 0, 1], dtype=int), wp.array([0, 2, 1], dtype=int),
+                              wp.array([1.0, 2.0, 3.0], dtype=float), topology="padded")
+    np.testing.assert_array_equal(P.row_counts.numpy(), [0, 1])
+    assert P.status_sync() == wps.BSR_STATUS_ROW_CAPACITY_EXCEEDED
+    with wp.ScopedCapture(force_module_load=False):
+        assert P.nnz_sync() == 2  # read now: nothing recorded changes it
+        with pytest.raises(NotImplementedError, match="cannot read sparse status during a live graph capture"):
+            P.status_sync()

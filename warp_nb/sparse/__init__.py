@@ -2,7 +2,8 @@
 type and its allocation (matrix.py), construction from triplets and compression (triplets.py),
 copies, transposes and diagonals (structure.py), sums and products (arithmetic.py), the
 matrix-vector product (mv.py) and the functions kernels call (funcs.py). Every topology change
-goes through one device-side triplet compaction (topology.py, assemble.py)."""
+goes through one device-side triplet compaction (buckets.py, topology.py, assemble.py), and every
+value kernel is made per scalar type over blocks seen as rows of scalars (values.py)."""
 
 from .arithmetic import bsr_axpy, bsr_axpy_work_arrays, bsr_mm, bsr_mm_work_arrays, bsr_scale  # noqa: F401
 from .funcs import bsr_block_index, bsr_row_index  # noqa: F401

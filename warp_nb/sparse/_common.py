@@ -52,6 +52,8 @@ def check_scalar(scalar) -> None:
 def scalar_view(a: array, shape: tuple, scalar) -> array:
     """The first prod(shape) scalars of contiguous array a, as an array of `shape`, with a's gradient
     viewed alike (so a recorded launch differentiates a itself)."""
+    if a.dtype is scalar and a.shape == shape:
+        return a  # already what the kernel takes (the common CSR case: no view to build)
     if not a.is_contiguous:
         raise ValueError("sparse value arrays must be contiguous")
     grad = None
@@ -76,6 +78,13 @@ def vector_view(a: array, length: int, block: int, scalar) -> array:
     if not a.is_contiguous:
         a = a.contiguous()
     return scalar_view(a, (length, block) if block else (length,), scalar)
+
+
+def unsigned(a: array) -> array:
+    """An int32 index array seen as uint32 (same bits; the indices it holds are never negative): an
+    index the C++ compiler knows to be non-negative skips the wrap of negative indices on every
+    access, which costs a third of a memory-bound loop's time."""
+    return array(ptr=a.ptr, dtype=T.uint32, shape=a.shape, strides=a.strides, device=a.device, owner=a)
 
 
 def int_array(a, what: str) -> array:
@@ -103,3 +112,19 @@ def untaped():
         yield
     finally:
         recording.tape = outer
+
+
+@contextlib.contextmanager
+def live():
+    """Inside a wp.ScopedCapture, run what is inside now instead of recording it (a snapshot or a
+    host readback that must see the current data)."""
+    outer, recording.capture = recording.capture, None
+    try:
+        yield
+    finally:
+        recording.capture = outer
+
+
+def capturing():
+    """The capture being recorded (wp.ScopedCapture), or None."""
+    return recording.capture

@@ -107,7 +107,7 @@ def bsr_axpy(x: BsrMatrix, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, mask
 def _count_pairs(x_rows: wp.array(dtype=int), x_cols: wp.array(dtype=int), y_offsets: wp.array(dtype=int),
                  y_row_counts: wp.array(dtype=int), y_padded: int, y_nrow: int, counts: wp.array(dtype=int)):
     b = wp.tid()
-    n = int(0)
+    n = 0
     k = x_cols[b]
     if x_rows[b] >= 0 and k >= 0 and k < y_nrow:
         n = y_offsets[k + 1] - y_offsets[k]
@@ -123,7 +123,7 @@ def _fill_pairs(x_rows: wp.array(dtype=int), x_cols: wp.array(dtype=int), y_offs
                 y_blocks: wp.array(dtype=int)):
     b = wp.tid()
     start = starts[b]
-    first = int(0)
+    first = 0
     if counts[b] > 0:
         first = y_offsets[x_cols[b]]
     for m in range(counts[b]):
@@ -216,7 +216,8 @@ def bsr_mm(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix | None = None, alpha=1.0, be
         if nnz > max_new_nnz:
             print(f"Warning: bsr_mm: the product has {nnz} blocks, which exceeded max_new_nnz={max_new_nnz}; "
                   "the result was truncated")
-            wp.launch(_clamp_offsets, z.nrow + 1, inputs=[int(max_new_nnz), z.offsets], device=z.device, record_tape=False)
+            wp.launch(_clamp_offsets, z.nrow + 1, inputs=[int(max_new_nnz), z.offsets], device=z.device,
+                      record_tape=False)
             z.nnz = int(max_new_nnz)
             z._restart_nnz_transfer()
     return z

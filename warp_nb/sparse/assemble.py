@@ -3,7 +3,7 @@ produces a matrix ends with (triplet construction, copies, transposes, sums, pro
 
   compact  the matrix gets the triplets' own compact topology (new offsets, columns, values);
   padded   the compact rows are written into the matrix's reserved row capacity (row_counts says
-           how many slots are active; a row past its capacity is cut and the status says so);
+           how many slots are active; a row past its capacity is left empty and the status says so);
   masked   the matrix keeps its topology; blocks it lacks are dropped, blocks it has and the
            triplets miss become zero.
 Values are summed per block by a recorded, differentiable gather (values.gather_kernel)."""
@@ -15,7 +15,7 @@ import warp_nb as wp
 from .. import types as T
 from ..arrays.array import array
 from ..runtime import recording
-from ._common import flat2d
+from ._common import capturing, flat2d, live, unsigned
 from .topology import Compacted, compact_triplets, masked_layout, padded_layout
 from .values import gather_kernel, nonzero_kernel
 
@@ -56,7 +56,7 @@ def gather(comp: Compacted, values2d: array, out2d: array, dest_of: array | None
     dummy = comp.offsets[:1]
     source, order = comp.value_source(values2d)
     wp.launch(gather_kernel(out2d.dtype), (comp.n, out2d.shape[1]),
-              inputs=[source, order, comp.block_ends, comp.offsets, comp.nrow,
+              inputs=[source, unsigned(order), comp.block_ends, comp.offsets, comp.nrow,
                       dummy if dest_of is None else dest_of, int(dest_of is not None), out2d], device=out2d.device)
 
 
@@ -65,20 +65,30 @@ def assemble(dest, rows: array, cols: array, values2d: array | None, n: int, *, 
     """Set dest (nrow, ncol and block type already set) from triplets [0, n) of rows/cols/values2d
     (a (n, block_size) array of dest's scalar type, or None for zero values)."""
     device = dest.device
+    if topology == "padded" and not dest.padded:
+        raise ValueError("topology='padded' needs a padded destination: allocate it with bsr_zeros(..., "
+                         "row_capacity=...)")
     keep = nonzero_flags(values2d) if prune and values2d is not None and n else None
     storage = {}
     if mapping is not None:
         storage = mapping._storage_for(n, device)
-    # gradients flow from the sums back to values2d only through the direct gather; without one to
-    # keep, the blocks are bucketed by row during the sort instead (one random pass fewer)
+    # gradients flow from the sums back to values2d only through the direct gather; with none to
+    # keep, the blocks are bucketed by row with their keys instead (the sums then read them in order)
     bucket = values2d is not None and not (values2d.requires_grad and recording.tape is not None)
+    # a compact result goes into the matrix's own offsets array when it is large enough (Warp keeps
+    # it too: a capture records the writes into it instead of swapping arrays at record time)
+    own = topology == "compact" and dest.offsets.shape[0] >= dest.nrow + 1
     comp = compact_triplets(dest.nrow, dest.ncol, rows, cols, n, device, count=count, keep=keep,
-                            values2d=values2d if bucket else None, **storage)
+                            values2d=values2d if bucket else None,
+                            offsets=dest.offsets[: dest.nrow + 1] if own else None, **storage)
+    if capturing() is not None:
+        dest._captured_topology = capturing()  # nnz_sync in this capture cannot see it
     bs = dest.block_size
     if topology == "compact":
         requires_grad = dest.values.requires_grad or (values2d is not None and values2d.requires_grad)
         values = wp.zeros(n, dtype=dest.dtype, device=device, requires_grad=requires_grad)
-        dest.offsets = comp.offsets
+        if not own:
+            dest.offsets = comp.offsets
         dest.columns = comp.columns
         dest.row_counts = None
         dest.values = values
@@ -93,9 +103,11 @@ def assemble(dest, rows: array, cols: array, values2d: array | None, n: int, *, 
                                requires_grad=dest.values.requires_grad)
     capacity = dest.values.shape[0]
     if topology == "padded":
-        if not dest.padded:
-            raise ValueError("topology='padded' needs a padded destination: allocate it with bsr_zeros(..., "
-                             "row_capacity=...)")
+        if capturing() is not None:
+            # the replay must find the capacity layout as it is now, whatever happens to it meanwhile
+            with live():
+                layout = wp.clone(dest.offsets)
+            wp.copy(dest.offsets, layout)
         dest_of = padded_layout(comp, dest)
     else:
         dest_of = masked_layout(comp, dest)

@@ -8,7 +8,7 @@ import warp_nb as wp
 def bsr_row_index(offsets: wp.array(dtype=int), row_count: int, block_index: int):
     """The row of a BSR matrix that holds block `block_index`: the row r with
     offsets[r] <= block_index < offsets[r + 1], or -1 when the index is past the last block."""
-    lo = int(0)
+    lo = 0
     hi = row_count
     if block_index >= offsets[row_count] or block_index < 0:
         return -1
@@ -35,8 +35,8 @@ def bsr_block_index(row: int, col: int, bsr_offsets: wp.array(dtype=int), bsr_co
             lo = mid + 1
         else:
             hi = mid
-    found = int(-1)
-    if lo < bsr_offsets[row + 1]:
+    found = -1
+    if lo < bsr_offsets[row + 1]:  # noqa: SIM102 (in a kernel the inner read must not run when the outer test fails)
         if bsr_columns[lo] == col:
             found = lo
     return found

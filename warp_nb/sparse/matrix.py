@@ -19,12 +19,12 @@ import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
-from ._common import block_shape_of, check_scalar, scalar_of, untaped
+from ._common import block_shape_of, capturing, check_scalar, live, scalar_of, untaped
 
 #: status of a padded matrix after an operation: every row fit in its capacity
 BSR_STATUS_SUCCESS = 0
-#: status of a padded matrix after an operation: some row had more blocks than its capacity (the
-#: blocks past it were dropped)
+#: status of a padded matrix after an operation: some row had more blocks than its capacity (such a
+#: row is left empty)
 BSR_STATUS_ROW_CAPACITY_EXCEEDED = 1
 
 
@@ -115,6 +115,13 @@ class BsrMatrix:
         """The exact number of stored block slots (offsets[nrow]), read from the device; also
         tightens `nnz` to it. A transfer started by copy_nnz_async (and restarted by every topology
         change since) is used instead of a new copy."""
+        if capturing() is not None:
+            if getattr(self, "_captured_topology", None) is capturing():
+                raise NotImplementedError("BsrMatrix.nnz_sync(): this capture recorded a topology update of the "
+                                          "matrix, which runs only when the graph is launched; read nnz after "
+                                          "capture_launch")
+            with live():  # the count as it is now, not a copy deferred to the replay
+                return self.nnz_sync()
         transfer = getattr(self, "_nnz_transfer", None)
         if transfer is None:
             transfer = wp.empty(1, dtype=int, device="cpu")
@@ -187,6 +194,12 @@ class BsrMatrix:
         return self._status
 
     def status_sync(self) -> int:
+        """The status of the last padded operations (BSR_STATUS_*), read from the device."""
+        graph = capturing()
+        if graph is not None:
+            kind = "CPU APIC graph capture" if getattr(graph, "apic", False) else "graph capture"
+            raise NotImplementedError(f"BsrMatrix.status_sync(): cannot read sparse status during a live {kind}: "
+                                      "the recorded operations set it only when the graph is launched")
         return int(self._ensure_status().numpy()[0])
 
     def clear_status(self) -> None:

@@ -12,20 +12,20 @@ import warp_nb as wp
 
 from .. import types as T
 from ..arrays.array import array
-from ._common import flat2d, kernel_cache, scalar_view, vector_view
+from ._common import flat2d, kernel_cache, scalar_view, unsigned, vector_view
 from .matrix import BsrMatrix
 
 
 @kernel_cache
 def _csr_kernel(scalar):
-    def csr_mv(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
-               columns: wp.array(dtype=int), values: wp.array(dtype=scalar), x: wp.array(dtype=scalar),
+    def csr_mv(offsets: wp.array(dtype=wp.uint32), row_counts: wp.array(dtype=wp.uint32), padded: int,
+               columns: wp.array(dtype=wp.uint32), values: wp.array(dtype=scalar), x: wp.array(dtype=scalar),
                alpha: scalar, beta: scalar, y: wp.array(dtype=scalar)):
         r = wp.tid()
-        begin = offsets[r]
-        end = offsets[r + 1]
+        begin = int(offsets[r])
+        end = int(offsets[r + 1])
         if padded != 0:
-            end = begin + row_counts[r]
+            end = begin + int(row_counts[r])
         s = scalar(0.0)
         for b in range(begin, end):
             s = s + values[b] * x[columns[b]]
@@ -39,14 +39,15 @@ def _csr_kernel(scalar):
 
 @kernel_cache
 def _bsr_kernel(scalar):
-    def bsr_mv_rows(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
-                    columns: wp.array(dtype=int), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
+    def bsr_mv_rows(offsets: wp.array(dtype=wp.uint32), row_counts: wp.array(dtype=wp.uint32), padded: int,
+                    columns: wp.array(dtype=wp.uint32), values: wp.array2d(dtype=scalar), block_rows: int,
+                    block_cols: int,
                     x: wp.array2d(dtype=scalar), alpha: scalar, beta: scalar, y: wp.array2d(dtype=scalar)):
         r = wp.tid()
-        begin = offsets[r]
-        end = offsets[r + 1]
+        begin = int(offsets[r])
+        end = int(offsets[r + 1])
         if padded != 0:
-            end = begin + row_counts[r]
+            end = begin + int(row_counts[r])
         for i in range(block_rows):
             s = scalar(0.0)
             for b in range(begin, end):
@@ -70,16 +71,16 @@ def _transposed_kernels(scalar):
         else:
             y[i] = beta * y[i]
 
-    def scatter(offsets: wp.array(dtype=int), row_counts: wp.array(dtype=int), padded: int,
-                columns: wp.array(dtype=int), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
+    def scatter(offsets: wp.array(dtype=wp.uint32), row_counts: wp.array(dtype=wp.uint32), padded: int,
+                columns: wp.array(dtype=wp.uint32), values: wp.array2d(dtype=scalar), block_rows: int, block_cols: int,
                 x: wp.array2d(dtype=scalar), alpha: scalar, y: wp.array(dtype=scalar)):
         r = wp.tid()
-        begin = offsets[r]
-        end = offsets[r + 1]
+        begin = int(offsets[r])
+        end = int(offsets[r + 1])
         if padded != 0:
-            end = begin + row_counts[r]
+            end = begin + int(row_counts[r])
         for b in range(begin, end):
-            c = columns[b]
+            c = int(columns[b])
             for j in range(block_cols):
                 s = scalar(0.0)
                 for i in range(block_rows):
@@ -138,11 +139,16 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
     scalar = A.scalar_type
     if n_out == 0:
         return y
-    values = flat2d(A.values, A.values.shape[0], A.block_size, scalar) if A.values.shape[0] else \
-        wp.zeros((1, A.block_size), dtype=scalar, device=A.device)
+    capacity = A.values.shape[0]
+    if capacity == 0:  # no blocks: kernels still need an array to read nothing from
+        values = wp.zeros((1, A.block_size), dtype=scalar, device=A.device)
+    elif (r, c) == (1, 1) and not transpose:
+        values = scalar_view(A.values, (capacity,), scalar)
+    else:
+        values = flat2d(A.values, capacity, A.block_size, scalar)
     counts = A.row_counts if A.padded else A.offsets
     columns = A.columns if A.columns.shape[0] else A.offsets
-    head = [A.offsets, counts, int(A.padded), columns]
+    head = [unsigned(A.offsets), unsigned(counts), int(A.padded), unsigned(columns)]
     if transpose:
         scale, scatter = _transposed_kernels(scalar)
         y1 = vector_view(y, n_out * out_block, 0, scalar)
@@ -152,9 +158,8 @@ def bsr_mv(A: BsrMatrix, x: array, y: array | None = None, alpha=1.0, beta=0.0, 
                                                       scalar(alpha), y1], device=A.device)
     elif (r, c) == (1, 1):
         wp.launch(_csr_kernel(scalar), A.nrow,
-                  inputs=head + [scalar_view(A.values, (values.shape[0],), scalar) if A.values.shape[0] else
-                                 values.flatten(), vector_view(x, n_in, 0, scalar), scalar(alpha), scalar(beta),
-                                 vector_view(y, n_out, 0, scalar)], device=A.device)
+                  inputs=head + [values if values.ndim == 1 else values.flatten(), vector_view(x, n_in, 0, scalar),
+                                 scalar(alpha), scalar(beta), vector_view(y, n_out, 0, scalar)], device=A.device)
     else:
         wp.launch(_bsr_kernel(scalar), A.nrow,
                   inputs=head + [values, r, c, vector_view(x, n_in, in_block, scalar), scalar(alpha), scalar(beta),

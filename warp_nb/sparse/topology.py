@@ -43,10 +43,10 @@ def _swap(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), i: int, j:
 @wp.func
 def _sift_down(keys: wp.array(dtype=wp.int64), slots: wp.array(dtype=int), base: int, root_in: int, end: int):
     root = root_in
-    done = int(0)
+    done = 0
     while done == 0 and 2 * root + 1 < end:
         child = 2 * root + 1
-        if child + 1 < end:
+        if child + 1 < end:  # noqa: SIM102 (in a kernel the inner read must not run when the outer test fails)
             if keys[base + child] < keys[base + child + 1]:
                 child = child + 1
         if keys[base + root] < keys[base + child]:
@@ -92,7 +92,7 @@ def _sort_rows(bucket_starts: wp.array(dtype=int), keys: wp.array(dtype=wp.int64
     for j in range(lo, hi):
         slots[j] = j
     _sort_range(keys, slots, lo, hi)
-    u = int(0)
+    u = 0
     prev = wp.int64(-1)
     for j in range(lo, hi):
         c = keys[j] >> wp.int64(32)
@@ -153,18 +153,22 @@ class Compacted:
 def compact_triplets(nrow: int, ncol: int, rows: array, cols: array, n: int, device, count: array | None = None,
                      keep: array | None = None, triplet_blocks: array | None = None,
                      block_ends: array | None = None, triplet_indices: array | None = None,
-                     values2d: array | None = None) -> Compacted:
+                     values2d: array | None = None, offsets: array | None = None) -> Compacted:
     """The compact topology of triplets [0, n) of rows/cols (int32 arrays); see the module doc.
     Storage for the mapping arrays may be passed in (BsrTripletMap reuses its own). With values2d
-    (only when no gradient is to flow through them), the blocks are bucketed by row on the way."""
+    (only when no gradient is to flow through them), the blocks are bucketed by row on the way.
+    `offsets` (nrow + 1 ints) receives the offsets when given: a matrix keeps its offsets array."""
     with untaped():
         return _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends,
-                                 triplet_indices, values2d)
+                                 triplet_indices, values2d, offsets)
 
 
 def _compact_triplets(nrow, ncol, rows, cols, n, device, count, keep, triplet_blocks, block_ends, triplet_indices,
-                      values2d):
-    offsets = wp.zeros(nrow + 1, dtype=int, device=device)
+                      values2d, offsets):
+    if offsets is None:
+        offsets = wp.zeros(nrow + 1, dtype=int, device=device)
+    else:
+        offsets.zero_()  # (a fill, so that a replayed capture clears it too)
     columns = wp.empty(n, dtype=int, device=device)
     triplet_indices = wp.empty(n, dtype=int, device=device) if triplet_indices is None else triplet_indices
     block_ends = wp.empty(n, dtype=int, device=device) if block_ends is None else block_ends
@@ -195,7 +199,7 @@ def _padded_layout(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), d
     capacity = dest_offsets[r + 1] - dest_offsets[r]
     kept = n
     if n > capacity:
-        kept = capacity
+        kept = 0  # as Warp: a row that does not fit is left empty (not cut), and the status says so
         status[0] = 1  # BSR_STATUS_ROW_CAPACITY_EXCEEDED
     dest_row_counts[r] = kept
     for i in range(n):
@@ -218,8 +222,8 @@ def find_block(columns: wp.array(dtype=int), lo_in: int, hi_in: int, col: int):
             lo = mid + 1
         else:
             hi = mid
-    found = int(-1)
-    if lo < hi_in:
+    found = -1
+    if lo < hi_in:  # noqa: SIM102 (in a kernel the inner read must not run when the outer test fails)
         if columns[lo] == col:
             found = lo
     return found
@@ -255,5 +259,6 @@ def masked_layout(comp: Compacted, dest) -> array:
     if comp.nrow:
         counts = dest.row_counts if dest.padded else dest.offsets
         wp.launch(_masked_layout, comp.nrow, inputs=[comp.offsets, comp.columns, dest.offsets, counts,
-                                                     int(dest.padded), dest.columns, dest_of], device=dest.device, record_tape=False)
+                                                     int(dest.padded), dest.columns, dest_of], device=dest.device,
+                  record_tape=False)
     return dest_of

@@ -47,13 +47,10 @@ def triplet_values_2d(values: array, dest: BsrMatrix, n: int, what: str = "value
     if not values.is_contiguous:
         raise ValueError(f"{what} must be contiguous")
     rows, cols = dest.block_shape
-    if values.ndim == 1 and same_block_type(values.dtype, dest.dtype):
-        pass
-    elif values.ndim == 3 and values.dtype is dest.scalar_type and values.shape[1:] == (rows, cols):
-        pass
-    elif values.ndim == 1 and (rows, cols) == (1, 1) and values.dtype is dest.scalar_type:
-        pass
-    else:
+    blocks = values.ndim == 1 and same_block_type(values.dtype, dest.dtype)
+    scalars = values.ndim == 3 and values.dtype is dest.scalar_type and values.shape[1:] == (rows, cols)
+    csr = values.ndim == 1 and (rows, cols) == (1, 1) and values.dtype is dest.scalar_type
+    if not (blocks or scalars or csr):
         got = T.type_name(values.dtype) + (f" of shape {values.shape}" if values.ndim != 1 else "")
         raise ValueError(f"{what}: blocks of type {got} do not match the matrix's block type "
                          f"{T.type_name(dest.dtype)} (pass a 1-d array of {T.type_name(dest.dtype)} or a "
@@ -111,14 +108,14 @@ def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: 
         elif isinstance(build_mapping, BsrTripletMap):
             mapping = build_mapping
         else:
-            raise TypeError(f"build_mapping must be None, a bool or a BsrTripletMap, got {type(build_mapping).__name__}")
+            raise TypeError(f"build_mapping must be None, a bool or a BsrTripletMap, got "
+                            f"{type(build_mapping).__name__}")
         if topology != "compact":
             raise ValueError(f"build_mapping requires topology='compact' (got {topology!r})")
         if prune_numerical_zeros:
             raise ValueError("build_mapping requires prune_numerical_zeros=False (a map must not depend on values)")
-    if count is not None:
-        if not isinstance(count, array) or count.dtype is not T.int32 or count.size < 1:
-            raise TypeError("count must be a one-element int32 warp array")
+    if count is not None and (not isinstance(count, array) or count.dtype is not T.int32 or count.size < 1):
+        raise TypeError("count must be a one-element int32 warp array")
     values2d = None if values is None else triplet_values_2d(values, dest, n)
     assemble(dest, rows, columns, values2d, n, topology=topology, count=count, prune=prune_numerical_zeros,
              mapping=mapping)

@@ -16,12 +16,12 @@ from ._common import kernel_cache
 
 @kernel_cache
 def gather_kernel(scalar):
-    def gather(src: wp.array2d(dtype=scalar), triplet_indices: wp.array(dtype=int), block_ends: wp.array(dtype=int),
-               offsets: wp.array(dtype=int), nrow: int, dest_of: wp.array(dtype=int), use_dest: int,
-               out: wp.array2d(dtype=scalar)):
+    def gather(src: wp.array2d(dtype=scalar), triplet_indices: wp.array(dtype=wp.uint32),
+               block_ends: wp.array(dtype=int), offsets: wp.array(dtype=int), nrow: int, dest_of: wp.array(dtype=int),
+               use_dest: int, out: wp.array2d(dtype=scalar)):
         b, k = wp.tid()
         if b < offsets[nrow]:
-            start = int(0)
+            start = 0
             if b > 0:
                 start = block_ends[b - 1]
             end = block_ends[b]
@@ -58,7 +58,7 @@ def transform_kernel(src_scalar, dst_scalar):
 def nonzero_kernel(scalar):
     def nonzero(src: wp.array2d(dtype=scalar), block_size: int, flags: wp.array(dtype=int)):
         t = wp.tid()
-        flag = int(0)
+        flag = 0
         for k in range(block_size):
             if src[t, k] != scalar(0.0):
                 flag = 1
