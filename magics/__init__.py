@@ -26,6 +26,7 @@ def load_ipython_extension(ipython) -> None:
     if _state.get("shell") is ipython:
         return
     _state["shell"] = ipython
+    _quiet_second_load(ipython)
     from .messages import misplaced_cell_magic
     if misplaced_cell_magic not in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.append(misplaced_cell_magic)
@@ -42,7 +43,28 @@ def unload_ipython_extension(ipython) -> None:
     from .messages import misplaced_cell_magic
     if misplaced_cell_magic in ipython.input_transformers_cleanup:
         ipython.input_transformers_cleanup.remove(misplaced_cell_magic)
+    if _state.get("load_ext") is not None:
+        ipython.register_magic_function(_state["load_ext"], "line", "load_ext")
     _state.clear()
+
+
+def _quiet_second_load(ipython) -> None:
+    """`%load_ext warp_nb` once more (a lab's first cell run again, lab 08's cells run here as the only
+    rank) is a no-op, as IPython makes it, but without IPython's "The warp_nb extension is already
+    loaded. To reload it, use: %reload_ext warp_nb" (which %load_ext prints whenever the extension is
+    in its list, and a student reads as a problem). Every other %load_ext goes to IPython's own."""
+    original = ipython.find_line_magic("load_ext")
+    if original is None:
+        return
+    _state["load_ext"] = original
+
+    def load_ext(line):
+        if line.strip() == "warp_nb" and "warp_nb" in ipython.extension_manager.loaded:
+            return None
+        return original(line)
+
+    load_ext.__doc__ = original.__doc__  # (%load_ext? reads as before)
+    ipython.register_magic_function(load_ext, "line", "load_ext")
 
 
 def _pre_run_cell(info=None) -> None:

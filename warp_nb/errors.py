@@ -4,6 +4,7 @@ about the stages."""
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from dataclasses import dataclass
@@ -191,3 +192,54 @@ def warn(message: str, category=None, stacklevel: int = 1, once: bool = False) -
             warnings.warn(message, category, stacklevel=stacklevel + 1)
     finally:
         warnings.formatwarning = saved
+
+
+# --- errors raised for a mistake at the caller's line, shown from that line in IPython ---------
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_CALLERS_LINE = "_wpnb_at_callers_line"
+_shown_classes: list = []  # the classes handed to IPython's set_custom_exc
+
+
+def at_callers_line(error: BaseException) -> BaseException:
+    """`error`, marked as a mistake at the caller's line (a launch's arguments, a failed bounds check
+    or assert): in IPython, a notebook's kernel or the terminal, its traceback ends at the user's
+    line, without warp_nb's frames (IPython's `__tracebackhide__` keeps the last frame, the one that
+    raised, so a custom exception handler trims them; it is set only where none is). A script's
+    traceback stays whole. Costs nothing until an error is raised."""
+    setattr(error, _CALLERS_LINE, True)
+    shell = _ipython_shell()
+    if shell is not None and hasattr(shell, "set_custom_exc"):
+        current, wanted = tuple(shell.custom_exceptions), tuple(dict.fromkeys([*_shown_classes, type(error)]))
+        if current != wanted and current in ((), tuple(_shown_classes)):  # none, or ours
+            _shown_classes[:] = wanted
+            shell.set_custom_exc(wanted, _show_from_callers_line)
+    return error
+
+
+def _ipython_shell():
+    ipython_module = sys.modules.get("IPython")
+    try:
+        return ipython_module.get_ipython() if ipython_module is not None else None
+    except Exception:  # noqa: BLE001 (a broken IPython must not hide the user's error)
+        return None
+
+
+def _show_from_callers_line(shell, etype, value, tb, tb_offset=None):
+    """IPython's custom exception handler: a marked error's traceback without its trailing warp_nb
+    frames, shown as IPython shows any traceback; every other error exactly as IPython would."""
+    if getattr(value, _CALLERS_LINE, False):
+        tb = without_trailing_package_frames(tb)
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+
+
+def without_trailing_package_frames(tb):
+    """The traceback `tb` cut after its last frame outside warp_nb (the frames after it, all
+    warp_nb's, are left out); `tb` itself where every frame is warp_nb's."""
+    last_outside, entry = None, tb
+    while entry is not None:
+        if not entry.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR + os.sep):
+            last_outside = entry
+        entry = entry.tb_next
+    if last_outside is not None:
+        last_outside.tb_next = None
+    return tb

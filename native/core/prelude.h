@@ -126,6 +126,7 @@ struct debug_state_t {
     int32 pad;
     int64 index[4];  // the indices of the failing access
     int64 shape[4];  // the shape of the array
+    int64 thread;    // the failing thread's index in the launch, row-major over its shape (-1: unknown)
 };
 
 struct half {
@@ -177,6 +178,12 @@ WPNB_FN int64 index_limit(int64 n) { return n < (int64(1) << 31) ? n : (int64(1)
 // per translation unit (per kernel), read by Python after each launch.
 #if defined(WPNB_CHECKS) && WPNB_CHECKS
 WPNB_DEBUG_STATE wpnb::debug_state_t wpnb_debug_state = {};
+// The entry points say which thread of the launch runs next (its row-major index), so a failed
+// check can name it: WPNB_CHECK_THREADS once per chunk of a launch (where this OS or GPU thread
+// keeps it), then WPNB_CHECK_THREAD(i) before each thread runs, a plain store. Code compiled
+// without checks says nothing (no cost in release).
+#define WPNB_CHECK_THREADS wpnb::int64* const wpnb_thread_slot = &wpnb::debug_thread_slot()
+#define WPNB_CHECK_THREAD(i) (*wpnb_thread_slot = wpnb::int64(i))
 
 namespace wpnb {
 // Record the first failed check of this launch; later failures keep the first report.
@@ -184,6 +191,7 @@ WPNB_FN void debug_fail(int32 loc, int32 axis, const int64* idx, const int64* sh
     if (!claim_flag(&wpnb_debug_state.failed)) return;
     wpnb_debug_state.loc = loc;
     wpnb_debug_state.axis = axis;
+    wpnb_debug_state.thread = debug_thread_now();
     for (int d = 0; d < n && d < 4; ++d) { wpnb_debug_state.index[d] = idx[d]; wpnb_debug_state.shape[d] = shape[d]; }
 }
 
@@ -200,4 +208,7 @@ template <typename I> WPNB_FN int32 component_checked(I i, int32 n, int32 loc) {
     return int32(w);
 }
 }  // namespace wpnb
+#else
+#define WPNB_CHECK_THREADS (void)0
+#define WPNB_CHECK_THREAD(i) ((void)0)
 #endif

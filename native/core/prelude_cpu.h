@@ -73,6 +73,14 @@ template <typename T> WPNB_FN T atomic_add_native(T* p, T v) { return __atomic_f
 // Set *flag to 1; true for the one call that found it 0 (the first failed check of a launch).
 WPNB_FN bool claim_flag(int32* flag) { return __atomic_exchange_n(flag, 1, __ATOMIC_ACQ_REL) == 0; }
 
+// The index of the launch's thread this OS thread runs now (checked code: the entry points set it,
+// a failed check records it; -1 before any). Out of line: the entry point asks once per chunk and
+// keeps the address (inlined, the compiler would compute it again, a call, for every thread).
+__attribute__((noinline)) inline int64& debug_thread_slot() {
+    static thread_local int64 thread = -1;
+    return thread;
+}
+
 // dst[0, n) = src[0, n).
 WPNB_FN void copy_bytes(unsigned char* dst, const unsigned char* src, int64 n) {
     __builtin_memcpy(dst, src, (unsigned long)n);
@@ -111,6 +119,14 @@ WPNB_FN void block_sync() {
     if (c) c->sync(c);
 }
 WPNB_FN unsigned char* block_scratch() { return block_ctx_slot()->scratch; }
+
+// The launch's thread a failed check names: the one this OS thread said it runs; in a block of
+// several lanes, which run as fibers of this OS thread, the lane running now.
+inline int64 debug_thread_now() {
+    const int64 t = debug_thread_slot();
+    const block_ctx_t* c = block_ctx_slot();
+    return c && t >= 0 ? t - t % c->dim + c->lane : t;
+}
 
 }  // namespace wpnb
 

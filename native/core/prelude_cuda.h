@@ -72,6 +72,14 @@ WPNB_FN void copy_bytes(unsigned char* dst, const unsigned char* src, int64 n) {
 
 // --- the lanes of a block (tiles/block.h): the threads of a CUDA block ---
 
+// The index of the launch's thread this GPU thread runs now (checked code: the entry points set it,
+// a failed check records it), one slot per thread of the block in shared memory.
+WPNB_FN int64& debug_thread_slot() {
+    __shared__ int64 thread[1024];
+    return thread[threadIdx.x];
+}
+WPNB_FN int64 debug_thread_now() { return debug_thread_slot(); }
+
 // Lanes of a block are threads that run at once: each computes what the block needs for itself
 // (tiles/block.h block_once). CPU: lanes are fibers of one thread.
 constexpr bool lanes_share_thread = false;

@@ -1,7 +1,8 @@
 """A lab in a real browser: JupyterLab, and the Jupyter Notebook front end, on 127.0.0.1, Debian's
 Chromium driven by playwright (never a browser download), Run All on lab 4, then the DOM must show
 the widgets and the geometry view's picture, and no error output; labs 1 and 3 likewise for the
-device picker and the gradient inspector (whose button runs the check in the kernel). The screenshots are kept as test
+device picker and the gradient inspector (whose button runs the check in the kernel); lab 8 in
+JupyterLab on two MPI ranks, as the README's first command installs it (`pip install -e ".[lab]"`). The screenshots are kept as test
 artifacts in $WARP_NB_ARTIFACTS (default: test-artifacts/browser/ at the repository root).
 
 Skipped, with the reason, where Chromium, the front end or playwright is missing."""
@@ -20,7 +21,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "04_particles.ipynb"
-LABS = ("01_first_kernel.ipynb", "03_autodiff.ipynb", LAB)
+SCALING = "08_scaling_out.ipynb"
+LABS = ("01_first_kernel.ipynb", "03_autodiff.ipynb", LAB, SCALING)
 CHROMIUM = next((p for p in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
                              shutil.which("chromium-browser")) if p and os.path.exists(p)), None)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -118,19 +120,36 @@ _KERNEL_IDLE = """() => {
 }"""
 
 
-def _run_all(browser, base: str, token: str, front_end: str, lab: str, shot: Path):
+# every output of the open notebook, as JSON text, from its model
+_OUTPUTS = """() => {
+  const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+  const out = [];
+  for (let i = 0; i < cells.length; i++) {
+    const outputs = cells.get(i).outputs;
+    for (let j = 0; outputs && j < outputs.length; j++) out.push(JSON.stringify(outputs.get(j).toJSON()));
+  }
+  return out.join("\\n");
+}"""
+
+
+def _run_all(browser, base: str, token: str, front_end: str, lab: str, shot: Path, seconds: int = 120):
     """A page with `lab` opened in the front end and every cell run (a screenshot at `shot` if not)."""
     page = browser.new_page(viewport={"width": 1280, "height": 1600})
     # reset: JupyterLab would otherwise reopen the earlier notebooks of this server as hidden tabs
     page.goto(f"{base}/{FRONT_ENDS[front_end]}/{lab}?token={token}&reset", timeout=90_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell:visible", timeout=90_000)
-    page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+    try:
+        page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+    except Exception:  # say what the page shows instead: a modal such as "IPP Extension Server Error"
+        page.screenshot(path=str(shot), full_page=True)
+        dialogs = page.locator(".jp-Dialog").all_inner_texts()
+        raise AssertionError(f"{lab}: the kernel did not become idle; dialogs on the page: {dialogs}") from None
     time.sleep(2)  # a Run All sent the instant the kernel first reports idle can be dropped
     page.click(".jp-Notebook .jp-Cell:visible >> nth=0")
     for attempt in range(3):  # Run All, again if the first one was dropped
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         try:
-            page.wait_for_function(_ALL_RAN, timeout=120_000 if attempt == 0 else 60_000, polling=500)
+            page.wait_for_function(_ALL_RAN, timeout=seconds * 1000 if attempt == 0 else 60_000, polling=500)
             return page
         except Exception:
             if attempt == 2:
@@ -214,3 +233,35 @@ def test_device_picker_and_gradient_inspector_work_in_the_browser(jupyter_server
             inspector.screenshot(path=str(_artifacts() / f"03_autodiff_{front_end}_inspector.png"))
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("jupyter_server", ["jupyterlab"], indirect=True)
+def test_scaling_lab_runs_on_two_ranks_in_jupyterlab(jupyter_server):
+    """Lab 8 after the README's first command: ipyparallel's MPI engines start from the notebook, two
+    ranks compute the single process's grid bit for bit and time 1 and 2 ranks; JupyterLab shows no
+    "IPP Extension Server Error" (ipyparallel's server extension is active), and neither the lab's
+    restart hint nor IPython's "already loaded" appears."""
+    from playwright.sync_api import sync_playwright
+    for module in ("ipyparallel", "mpi4py"):
+        pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[lab]')")
+    front_end, base, token = jupyter_server
+    shot = _artifacts() / f"08_scaling_out_{front_end}.png"
+    t0 = time.perf_counter()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = _run_all(browser, base, token, front_end, SCALING, shot, seconds=400)
+            text = page.evaluate(_OUTPUTS)  # (JupyterLab draws only the cells in view; the model has them all)
+            page.screenshot(path=str(shot), full_page=True)
+            _no_errors(page)
+            assert "2 MPI engines" in text, text[-3000:]
+            assert '"output_type": "error"' not in text.replace('":"', '": "'), text[-3000:]
+            assert "rank 0 of 2" in text and "rank 1 of 2" in text
+            assert "the ranks' grid equals the single process's, bit for bit: True" in text
+            assert "rank 0's ghost below == rank 1's first row: True" in text
+            assert "2 rank(s): 1024x1024" in text  # the scaling table has a 2-rank row
+            assert "already loaded" not in text and "restart `jupyter lab`" not in text
+            assert "IPP Extension Server Error" not in page.locator("body").inner_text()
+        finally:
+            browser.close()
+    print(f"browser test, lab 8 on two ranks ({front_end}): {time.perf_counter() - t0:.1f} s, screenshot {shot}")

@@ -60,5 +60,5 @@ def test_both_paths_launch_and_report_the_same(tmp_path, ctypes_path):
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.split("\n")
-    assert "IndexError index 1000 is out of bounds for axis 0 of array `x` with size 1000" in lines
+    assert "IndexError index 1000 is out of bounds for axis 0 of array `x` with size 1000 at wp.tid() = 1000" in lines
     assert ("ctypes" if ctypes_path or not _HAS_HEADERS else "extension") in lines

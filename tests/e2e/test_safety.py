@@ -250,3 +250,37 @@ def test_a_failed_check_is_raised_from_the_launch_not_from_the_runtime(monkeypat
         wp.launch(read_past_the_end, dim=4, inputs=[wp.zeros(4), wp.zeros(4)], record_cmd=True).launch()
     frames = [f for f in traceback.extract_tb(info.value.__traceback__) if "warp_nb" in f.filename]
     assert [f.name for f in frames] == ["launch"], frames
+
+
+@wp.kernel(module="unique")
+def write_one_past(y: wp.array2d(dtype=float), i0: int, j0: int):
+    i, j = wp.tid()
+    if i == i0 and j == j0:
+        y[i, j + 10] = 1.0
+
+
+@wp.kernel(module="unique")
+def assert_small(x: wp.array(dtype=float)):
+    i = wp.tid()
+    assert x[i] < 1.0
+
+
+def test_a_failed_check_names_the_failing_thread_and_carets_the_index(monkeypatch):
+    """The native side records the wp.tid() of the thread whose check failed (a tuple for a launch of
+    several dimensions, on several CPU threads); the message puts a caret under the index of the
+    axis that was out of bounds. Only one thread fails, so the answer is exact."""
+    monkeypatch.setattr(wp.config, "bounds_check", True)
+    monkeypatch.setattr(wp.config, "cpu_threads", 2)
+    for i0, j0 in [(3, 54), (0, 60), (99, 63)]:
+        with pytest.raises(IndexError) as info:
+            wp.launch(write_one_past, dim=(100, 64), inputs=[wp.zeros((100, 64)), i0, j0])
+        text = str(info.value)
+        assert f"index {j0 + 10} is out of bounds for axis 1 of array `y` with size 64 at wp.tid() = ({i0}, {j0}) (" \
+            in text, text
+        line, caret = text.splitlines()[-2:]
+        assert line == "    y[i, j + 10] = 1.0" and caret == " " * 9 + "^" * 6, text  # under `j + 10`
+    monkeypatch.setattr(wp.config, "mode", "debug")
+    x = np.zeros(50, dtype=np.float32)
+    x[37] = 5.0
+    with pytest.raises(AssertionError, match=r"^assertion failed at wp\.tid\(\) = 37 \("):
+        wp.launch(assert_small, dim=50, inputs=[wp.array(x)])

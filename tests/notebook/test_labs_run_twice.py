@@ -21,6 +21,10 @@ def _errors(cell) -> list:
     return [f"{o.get('ename')}: {o.get('evalue')}" for o in cell.get("outputs", []) if o.get("output_type") == "error"]
 
 
+def _text(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_cell_runs_twice(notebook, tmp_path):
     nb = nbformat.read(notebook, as_version=4)
@@ -36,5 +40,7 @@ def test_every_cell_runs_twice(notebook, tmp_path):
                 errors = _errors(cell)
                 assert expected or not errors, (f"{notebook.name}, cell {k} ({'second' if rerun else 'first'} "
                                                 f"run):\n{''.join(cell.source)[:400]}\n-> {errors}")
+                # a cell run again says nothing that reads as a problem (`%load_ext warp_nb` again: issue 24)
+                assert "already loaded" not in _text(cell), f"{notebook.name}, cell {k}: {_text(cell)}"
     elapsed = time.perf_counter() - t0
     assert elapsed < 120, f"{notebook.name} took {elapsed:.1f} s, every cell run twice"

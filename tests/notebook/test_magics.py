@@ -332,3 +332,17 @@ def test_the_compile_line_says_the_time_once(ip, uniq, capsys):
         line = capsys.readouterr().out.strip().splitlines()[-1]
         assert expected in line, line
         assert len(re.findall(r"\d+(\.\d+)? (ms|s)\b", line)) == 1, line
+
+
+def test_loading_the_extension_again_is_quiet(ip, capsys):
+    """`%load_ext warp_nb` once more (a lab's first cell run twice) does nothing and says nothing;
+    IPython's message for other extensions is left as it was (issue 24 item 2)."""
+    capsys.readouterr()
+    for _ in range(2):
+        ok(ip, "%load_ext warp_nb")
+    assert capsys.readouterr().out == ""
+    ok(ip, "%load_ext autoreload")
+    ok(ip, "%load_ext autoreload")
+    assert "The autoreload extension is already loaded" in capsys.readouterr().out
+    ok(ip, "%unload_ext autoreload")
+    assert "extension" in ip.find_line_magic("load_ext").__doc__  # %load_ext? reads as IPython's

@@ -10,6 +10,7 @@ twice; WARP_NB_OOB_RUNS=24 repeats it as the issue's target asks."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,12 @@ def test_oob_exercise_notebook_survives_every_run(tmp_path, monkeypatch):
         err = errors[BAD_CELL]
         assert err.ename == "IndexError", f"run {k}: {err.ename}: {err.evalue}"
         assert "negate" in err.evalue and "10" in err.evalue, err.evalue  # names the kernel and the shape
+        # the failing thread (the native side records it; threads 10..19 all fail, any one may be first),
+        # a caret under the index, and no warp_nb frame above the message: the cell's line only
+        assert re.search(r"at wp\.tid\(\) = 1\d \(", err.evalue), err.evalue
+        assert err.evalue.endswith("a[i] = -a[i]\n              ^"), err.evalue
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(err.traceback))
+        assert "warp_nb" not in shown.split("IndexError: ")[0] and "wp.launch(negate" in shown, shown
         assert _text(nb.cells[2]).strip() == "-45.0"
         assert "heap ok" in _text(nb.cells[4]), f"run {k}: {_text(nb.cells[4])!r}"
         assert "saxpy ok True" in _text(nb.cells[5]), f"run {k}: {_text(nb.cells[5])!r}"

@@ -3,6 +3,7 @@ what the gradient inspector finds (NaN/Inf, the finite-difference check against 
 what the geometry view draws (a PNG that changes when the points move)."""
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -58,6 +59,39 @@ def test_timing_panel_counts_launches_and_unhooks_when_stopped():
     assert not launcher.listeners
     wp.launch(square, 16, inputs=[x, y])
     assert next(r for r in panel.rows if r["kernel"] == "square")["launches"] == 5
+
+
+@wp.kernel
+def slow_one_off(x: wp.array(dtype=float), rounds: int):
+    i = wp.tid()
+    v = x[i]
+    for _ in range(rounds):
+        v = wp.sin(v) + 1.0
+    x[i] = v
+
+
+def test_timing_panel_pins_the_kernels_a_lab_compares():
+    """Lab 09 compares two kernels; a slower kernel launched once while the panel is open (its
+    `gather_lanes`) must not set the bars' scale. Pinned kernels come first, in the pinned order,
+    even before they launch, and the slowest pinned one has the full bar."""
+    x, y = wp.array(np.arange(64, dtype=np.float32)), wp.zeros(64)
+    wp.launch(square, 64, inputs=[x, y])
+    wp.launch(slow_one_off, 64, inputs=[wp.zeros(64), 1])
+    panel = TimingPanel(refresh_seconds=0.0, pin=[sum_into, square])
+    html = panel.static_html()
+    assert html.index("sum_into") < html.index("square")  # both shown, in the pinned order, before any launch
+    wp.launch(slow_one_off, 64, inputs=[wp.zeros(64), 20000])  # the one-off, slower than both
+    for _ in range(3):
+        wp.launch(square, 64, inputs=[x, y])
+        wp.launch(sum_into, 64, inputs=[y, wp.zeros(1)])
+    rows = panel.rows
+    assert [r["kernel"] for r in rows] == ["sum_into", "square", "slow_one_off"]
+    assert rows[2]["mean_s"] > max(rows[0]["mean_s"], rows[1]["mean_s"])
+    widths = [float(w) for w in re.findall(r"width:([0-9.]+)px;background:#4c78a8", panel.static_html())]
+    slower_pinned = max(rows[0]["mean_s"], rows[1]["mean_s"])
+    assert widths[[r["mean_s"] for r in rows[:2]].index(slower_pinned)] == 120  # the scale is the pinned kernels'
+    assert widths[2] == 120  # the one-off, past the scale, is drawn full rather than rescaling the others
+    panel.close()
 
 
 def _tape_problem(values):

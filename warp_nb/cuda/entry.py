@@ -8,7 +8,7 @@ text; knows nothing about IR or compiling."""
 
 from __future__ import annotations
 
-from ..runtime.cpu_entry import BLOCK_THREADS, block_coordinates
+from ..runtime.cpu_entry import BLOCK_THREADS, CHECK_THREAD, CHECK_THREADS, block_coordinates
 
 
 def entry_name(entry) -> str:
@@ -43,10 +43,11 @@ def _grid_stride_entry(sym: str, count: int, accumulators: list, body: str, entr
     flush = "".join(f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
                     for a in accumulators)
     call = f"{sym}_{body}<false>(wpnb_args, {', '.join(coords)}{acc_args});"
-    inner = (coords_code if count > 1 else "") + f"            {call}\n"
+    inner = f"            {CHECK_THREAD}(idx);\n" + (coords_code if count > 1 else "") + f"            {call}\n"
     return (f"WPNB_KERNEL void {sym}_{entry}({sym}_args wpnb_args, wpnb::launch_t wpnb_launch) {{\n{decl}"
             + ("    wpnb::block_lanes_slot() = 1;  // a tile kernel in one-lane blocks (native/block.h)\n"
                if one_lane_blocks else "") +
+            f"    {CHECK_THREADS};\n"
             f"    for (wpnb::int64 idx = wpnb::int64(blockIdx.x) * blockDim.x + threadIdx.x; idx < wpnb_launch.size; "
             f"idx += wpnb::int64(gridDim.x) * blockDim.x) {{\n{inner}    }}\n{flush}}}\n")
 

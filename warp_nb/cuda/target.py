@@ -168,4 +168,4 @@ class CudaTarget(AotCudaTarget):
             state = DebugState()
             mem.device_to_host(device, ctypes.addressof(state), state_ptr, ctypes.sizeof(state), stream)
             if state.failed:
-                raise debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state)
+                raise debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state, bounds)

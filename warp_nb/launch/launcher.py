@@ -18,9 +18,9 @@ from ..runtime import recording
 from ..arrays.array import array
 from ..compiler.param_access import param_access, stored_params
 from ..arrays.dlpack import from_dlpack
-from ..errors import KernelError
+from ..errors import KernelError, at_callers_line
 from ..runtime import native
-from ..runtime.devices import Device, cpu_thread_count, current_device, get_device
+from ..runtime.devices import Device, DeviceError, cpu_thread_count, current_device, get_device
 from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
@@ -71,15 +71,17 @@ def _bounds(dim) -> tuple[bytes, int, int]:
     parts = (dim,) if isinstance(dim, numbers.Integral) else dim
     if isinstance(dim, (str, bytes)) or not hasattr(parts, "__iter__") \
             or not all(isinstance(d, numbers.Integral) for d in parts):
-        raise TypeError(f"launch dim must be an int or a tuple of 1 to 4 ints, got {dim!r}")
+        raise at_callers_line(TypeError(f"launch dim must be an int or a tuple of 1 to 4 ints, got {dim!r}"))
     shape = tuple(int(d) for d in parts)
     if not 1 <= len(shape) <= 4 or any(d < 0 for d in shape):
-        raise ValueError(f"launch dim must be a non-negative int or a tuple of 1 to 4 of them, got {dim!r}")
+        raise at_callers_line(ValueError(f"launch dim must be a non-negative int or a tuple of 1 to 4 of them, "
+                                         f"got {dim!r}"))
     size = 1
     for d in shape:
         size *= d
     if size >= 2 ** 31:
-        raise ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), got dim={dim!r}")
+        raise at_callers_line(ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), "
+                                         f"got dim={dim!r}"))
     packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape), size
     if isinstance(dim, (int, tuple)) and len(_bounds_cache) < 4096:
         _bounds_cache[dim] = packed
@@ -167,13 +169,14 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
                 kernel.last_launch = (device, block_dim, launcher)
     except AttributeError:
         if not getattr(kernel, "_wp_kernel_", False):
-            raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
-                            f"{type(kernel).__name__}") from None
-        raise TypeError(f"wp.launch: device must be a device name such as 'cpu' or 'cuda:0', or a wp.Device, "
-                        f"got {device!r}") from None
+            raise at_callers_line(TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), "
+                                            f"got {type(kernel).__name__}")) from None
+        raise at_callers_line(TypeError(f"wp.launch: device must be a device name such as 'cpu' or 'cuda:0', or a "
+                                        f"wp.Device, got {device!r}")) from None
     args = (*inputs, *outputs) if outputs else inputs
     if not hasattr(args, "__len__"):
-        raise TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, got {type(inputs).__name__}")
+        raise at_callers_line(TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, "
+                                        f"got {type(inputs).__name__}"))
     if launcher is None or launcher.epoch != config.epoch:
         launcher = _make_launcher(kernel, device, args, block_dim)
         if launcher.signature is None:
@@ -188,8 +191,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         bounds, ndim, size = _bounds(dim)
     if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count) \
             and not (launcher.block_dim > 1 and ndim == launcher.tid_count + 1):  # (the lanes' axis of launch_tiled)
-        raise ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices but was "
-                         f"launched with dim={dim!r}; pass a {launcher.tid_count}-tuple")
+        raise at_callers_line(ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices "
+                                         f"but was launched with dim={dim!r}; pass a {launcher.tid_count}-tuple"))
     if launcher.block_dim > 1:
         bounds, size = _block_bounds(dim, launcher.block_dim)
     if record_cmd:
@@ -201,16 +204,16 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         packed = launcher.pack(*args)
     except (TypeError, ValueError) as e:
         # the message names kernel, argument and fix: the packer's frames would only bury it
-        raise e.with_traceback(None) from None
+        raise at_callers_line(e.with_traceback(None)) from None
     if launcher.direct:
         _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
         if launcher.debug_state is not None and launcher.debug_state.failed:
-            raise failed_check(launcher)  # (raised here: the user's frame is the next one up)
+            raise at_callers_line(failed_check(launcher, bounds))  # (raised here: the user's frame is the next one up)
     else:
         try:
             launcher.target.run(launcher, packed, bounds, size)
         except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
-            raise check.with_traceback(None) from None
+            raise at_callers_line(check.with_traceback(None)) from None
     if recording.tape is not None and record_tape:
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed,
                                      block_dim=block_dim)
@@ -289,12 +292,12 @@ class Launch:
         if launcher.direct:
             _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
             if launcher.debug_state is not None and launcher.debug_state.failed:
-                raise failed_check(launcher)
+                raise at_callers_line(failed_check(launcher, self._bounds))
         else:
             try:
                 launcher.target.run(launcher, self._packed, self._bounds, self._size)
             except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
-                raise check.with_traceback(None) from None
+                raise at_callers_line(check.with_traceback(None)) from None
 
 
 def _zero_argument(t):
@@ -315,11 +318,11 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
         try:
             launcher = launcher_for(kernel, device, True, signature, block_dim)
         except KernelError as e:
-            raise e.with_traceback(None) from None
+            raise at_callers_line(e.with_traceback(None)) from None
     if adj_args:
         if len(adj_args) != len(args):
-            raise TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must give one entry "
-                            f"per argument ({len(args)}), got {len(adj_args)}")
+            raise at_callers_line(TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must "
+                                            f"give one entry per argument ({len(args)}), got {len(adj_args)}"))
         # as Warp, explicit adjoints of a raw adjoint launch are not consumed: the adjoint of a store
         # zeroes the stored element's gradient (what a Tape wants), so such an array's adjoint is
         # given as a copy
@@ -328,8 +331,9 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
         write_back: list = []
         args = tuple(_with_grad(a, g, kernel, k, write_back, k in consumed) for k, (a, g) in enumerate(zip(args, adj_args)))
         if write_back and record_cmd:
-            raise TypeError(f"adjoint launch of kernel `{kernel.key}` with record_cmd=True: an adjoint array laid out "
-                            "differently from its array needs a copy per launch; pass adjoints with the same strides")
+            raise at_callers_line(TypeError(f"adjoint launch of kernel `{kernel.key}` with record_cmd=True: an "
+                                            "adjoint array laid out differently from its array needs a copy per "
+                                            "launch; pass adjoints with the same strides"))
     if record_cmd:
         return Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher)
     bounds, ndim, size = _bounds(dim)
@@ -338,7 +342,7 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
     try:
         launcher.target.run(launcher, launcher.pack(*args), bounds, size)
     except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
-        raise check.with_traceback(None) from None
+        raise at_callers_line(check.with_traceback(None)) from None
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)
 
@@ -356,8 +360,9 @@ def _with_grad(a, grad, kernel, index, write_back: list, protect: bool):
     if not isinstance(grad, array) and hasattr(grad, "__dlpack__"):
         grad = from_dlpack(grad, dtype=a.dtype)
     if not isinstance(grad, array) or grad.shape != a.shape or grad.dtype is not a.dtype:
-        raise TypeError(f"adjoint launch of kernel `{kernel.key}`: the adjoint of argument "
-                        f"`{kernel.param_names[index]}` must be an array like it ({a.type.type_name()}, shape {a.shape})")
+        raise at_callers_line(TypeError(f"adjoint launch of kernel `{kernel.key}`: the adjoint of argument "
+                                        f"`{kernel.param_names[index]}` must be an array like it "
+                                        f"({a.type.type_name()}, shape {a.shape})"))
     if protect or grad.strides != a.strides:
         compact = _compact_copy(grad)
         if not protect:
@@ -395,7 +400,7 @@ def _make_launcher(kernel, device, args, block_dim=256) -> Launcher:
                         f"{type(kernel).__name__}")
     try:
         if kernel._definition_error is not None:  # a bad annotation: before any argument is judged by it
-            raise kernel._definition_error
+            raise at_callers_line(kernel._definition_error)
         signature = None
         if kernel.is_generic:
             if len(args) != len(kernel.param_names):
@@ -405,8 +410,8 @@ def _make_launcher(kernel, device, args, block_dim=256) -> Launcher:
             if hit is not None and hit.epoch == config.epoch:
                 return hit
         return launcher_for(kernel, device, False, signature, block_dim)
-    except KernelError as e:
-        raise e.with_traceback(None) from None
+    except (KernelError, DeviceError) as e:
+        raise at_callers_line(e.with_traceback(None)) from None
 
 
 def launcher_for(kernel, device, backward: bool = False, signature=None, block_dim=1) -> Launcher:
@@ -433,8 +438,8 @@ def launcher_for(kernel, device, backward: bool = False, signature=None, block_d
 
 def _wrong_count(kernel, args):
     names = ", ".join(kernel.param_names)
-    raise TypeError(f"launch of kernel `{kernel.key}` got {len(args)} arguments but the kernel takes "
-                    f"{len(kernel.param_names)} ({names})")
+    raise at_callers_line(TypeError(f"launch of kernel `{kernel.key}` got {len(args)} arguments but the kernel "
+                                    f"takes {len(kernel.param_names)} ({names})"))
 
 
 _CPU_COUNT = cpu_thread_count()  # asked once: the affinity syscall would cost a third of a launch

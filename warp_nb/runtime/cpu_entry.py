@@ -12,6 +12,10 @@ arithmetic. Knows C++ text; knows nothing about IR or compiling."""
 from __future__ import annotations
 
 LANES = 16
+#: what an entry point says before it runs a thread of the launch (its row-major index): a failed
+#: check names that thread; nothing in code compiled without checks (native/core/prelude.h)
+CHECK_THREAD = "WPNB_CHECK_THREAD"
+CHECK_THREADS = "WPNB_CHECK_THREADS"  # (once per chunk of the launch, before the first CHECK_THREAD)
 
 
 def entry_name(entry) -> str:
@@ -40,6 +44,8 @@ def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "
     else:
         loop = _multi_dim_loop(sym, count, accumulators)
     loop = loop.replace(f"{sym}_body<WPNB_C>", f"{sym}_{body}<WPNB_C{', WPNB_K' if guards else ''}>")
+    if guards:  # the unchecked version of the body has no check to name a thread for
+        loop = loop.replace(f"{CHECK_THREAD}(", f"if (WPNB_K) {CHECK_THREAD}(")
     flush = "".join(
         f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"
         for a in accumulators)
@@ -53,7 +59,7 @@ def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "
         choose = f"    if ({contiguous}) {sym}_{run}<true>{args}    else {sym}_{run}<false>{args}"
     return (f"template <bool WPNB_C{', bool WPNB_K' if guards else ''}>\n"
             f"WPNB_FN void {sym}_{run}(const {sym}_args& wpnb_args, const wpnb::launch_t* wpnb_launch, "
-            f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n{loop}{flush}}}\n\n"
+            f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n    {CHECK_THREADS};\n{loop}{flush}}}\n\n"
             f"WPNB_KERNEL void {sym}_{entry}(const void* wpnb_argp, const wpnb::launch_t* wpnb_launch, "
             f"wpnb::int64 wpnb_begin, wpnb::int64 wpnb_end) {{\n"
             # a local copy: stores through array pointers cannot alias it
@@ -97,7 +103,7 @@ def guard_condition(guards: tuple, count: int) -> str:
 def _linear_loop(sym: str, accumulators: list) -> str:
     if not accumulators:
         return (f"    for (wpnb::int32 i = wpnb::int32(wpnb_begin); i < wpnb::int32(wpnb_end); ++i) "
-                f"{sym}_body<WPNB_C>(wpnb_args, i);\n")
+                f"{{ {CHECK_THREAD}(i); {sym}_body<WPNB_C>(wpnb_args, i); }}\n")
     lanes = "".join(f"    {a.cpp_type} {a.name}_lanes[{LANES}] = {{}};\n" for a in accumulators)
     lane_args = "".join(f", {a.name}_lanes[l]" for a in accumulators)
     tail_args = "".join(f", {a.name}_lanes[0]" for a in accumulators)
@@ -105,8 +111,10 @@ def _linear_loop(sym: str, accumulators: list) -> str:
     return (f"{lanes}    wpnb::int32 i = wpnb::int32(wpnb_begin);\n"
             f"    const wpnb::int32 end = wpnb::int32(wpnb_end);\n"
             f"    for (; i + {LANES} <= end; i += {LANES})\n"
-            f"        for (wpnb::int32 l = 0; l < {LANES}; ++l) {sym}_body<WPNB_C>(wpnb_args, i + l{lane_args});\n"
-            f"    for (; i < end; ++i) {sym}_body<WPNB_C>(wpnb_args, i{tail_args});\n{folds}")
+            f"        for (wpnb::int32 l = 0; l < {LANES}; ++l) {{\n"
+            f"            {CHECK_THREAD}(i + l);\n"
+            f"            {sym}_body<WPNB_C>(wpnb_args, i + l{lane_args});\n        }}\n"
+            f"    for (; i < end; ++i) {{ {CHECK_THREAD}(i); {sym}_body<WPNB_C>(wpnb_args, i{tail_args}); }}\n{folds}")
 
 
 def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:
@@ -130,7 +138,9 @@ def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:
     outer = ", ".join(f"c{d}" for d in range(last))
     acc_args = "".join(f", {a.name}" for a in accumulators)
     lines.append(f"        const wpnb::int32 j0 = c{last}, j1 = c{last} + run;")
-    lines.append(f"        for (wpnb::int32 j = j0; j < j1; ++j) {sym}_body<WPNB_C>(wpnb_args, {outer}, j{acc_args});")
+    lines.append(f"        for (wpnb::int32 j = j0; j < j1; ++j) {{\n"
+                 f"            {CHECK_THREAD}(wpnb::int64(idx) + (j - j0));\n"
+                 f"            {sym}_body<WPNB_C>(wpnb_args, {outer}, j{acc_args});\n        }}")
     lines.append(f"        idx += run;\n        c{last} = 0;")
     carry = "++c0;"  # the outermost coordinate never wraps inside a launch
     for d in range(1, last):
@@ -145,8 +155,9 @@ def block_coordinates(sym: str, count: int, body: str) -> tuple[str, str]:
     points on every target: coordinates over all four axes (unused ones are 1), so a kernel
     unpacking fewer indices than the launch has (i = wp.tid() in a tiled launch) reads the
     leading ones, its block's."""
-    coords = "".join(f"    const wpnb::int32 c{d} = wpnb::int32(rest % wpnb_shape[{d}]); rest /= wpnb_shape[{d}];\n"
-                     for d in range(3, 0, -1)) + "    const wpnb::int32 c0 = wpnb::int32(rest);\n"
+    coords = (f"    {CHECK_THREADS};\n    {CHECK_THREAD}(rest);\n"
+              + "".join(f"    const wpnb::int32 c{d} = wpnb::int32(rest % wpnb_shape[{d}]); rest /= wpnb_shape[{d}];\n"
+                        for d in range(3, 0, -1)) + "    const wpnb::int32 c0 = wpnb::int32(rest);\n")
     call = f"{sym}_{body}<false>(wpnb_args, {', '.join(f'c{d}' for d in range(count))});\n"
     return coords, call
 

@@ -117,7 +117,7 @@ class CpuTarget(Target):
         native.launch(launcher.entry, packed, bounds, launcher.threads(), launcher.stats)
         state = launcher.debug_state
         if state is not None and state.failed:
-            raise failed_check(launcher)
+            raise failed_check(launcher, bounds)
 
     def artifact_name(self, identifier: str) -> str:
         return f"{identifier}.o"  # Warp's name for the CPU artifact; here it is a shared library
@@ -127,11 +127,11 @@ class CpuTarget(Target):
         return ctypes.cast(ctypes.addressof(ctypes.c_char.in_dll(lib, symbol)), ctypes.c_char_p).value
 
 
-def failed_check(launcher) -> Exception:
+def failed_check(launcher, bounds: bytes) -> Exception:
     """The error a launch's checks recorded (to raise at the caller's line), leaving the check state
     cleared for the next launch (it starts zeroed and is only ever written by a failing check, so a
     launch that passes costs one read)."""
     state = launcher.debug_state
-    error = debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state)
+    error = debug_error(launcher.kernel.key, launcher.compiled.unit.debug_sites, state, bounds)
     ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
     return error
