@@ -11,6 +11,8 @@
 
 import numpy as np
 
+import bench_linear
+import bench_sparse
 import bench_tiles
 import common
 
@@ -104,6 +106,9 @@ BENCHES = {"launch": bench_launch, "saxpy": bench_saxpy, "nbody": bench_nbody, "
            "atomic_sum": bench_atomic_sum, "stencil": bench_stencil, "tape": bench_tape}
 BENCHES["tile_matmul"] = bench_tiles.bench_numpy  # np.matmul beside the tiled matmul
 BENCHES["tile_fft"] = bench_tiles.bench_numpy_fft  # np.fft.fft beside the batched tile_fft
+BENCHES["sparse_mv"] = bench_sparse.bench_scipy_mv  # scipy.sparse beside warp.sparse
+BENCHES["sparse_triplets"] = bench_sparse.bench_scipy_triplets
+BENCHES["linear_cg"] = bench_linear.bench_scipy_cg  # scipy.sparse.linalg.cg beside warp.optim.linear.cg
 
 if __name__ == "__main__":
     common.run_worker("numpy", setup, BENCHES)

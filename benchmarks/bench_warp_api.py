@@ -295,6 +295,22 @@ if _import_error is None:  # the geometry group (wp.Mesh, wp.HashGrid), same cod
         def _tiles_failed(ctx, _e=e):
             raise RuntimeError("tile kernels failed to define: " + common.short_error(_e))
         BENCHES.update({k: _tiles_failed for k in common.TILES})
+    try:  # the sparse group (warp.sparse: bsr_mv, bsr_from_triplets), same code for both modules
+        import bench_sparse
+        BENCHES.update(bench_sparse.make(wp, DEVICE))
+    except Exception as e:  # noqa: BLE001 - reported per workload
+
+        def _sparse_failed(ctx, _e=e):
+            raise RuntimeError("sparse workloads failed to define: " + common.short_error(_e))
+        BENCHES.update({k: _sparse_failed for k in common.SPARSE})
+    try:  # the sparse group's solver workload (warp.optim.linear.cg)
+        import bench_linear
+        BENCHES.update(bench_linear.make(wp, DEVICE))
+    except Exception as e:  # noqa: BLE001 - reported per workload
+
+        def _linear_failed(ctx, _e=e):
+            raise RuntimeError("linear-solver workload failed to define: " + common.short_error(_e))
+        BENCHES["linear_cg"] = _linear_failed
 
 if __name__ == "__main__":
     common.run_worker(MODULE, setup, BENCHES)

@@ -38,9 +38,14 @@ WORKLOADS = {
     # the tile group (bench_tiles.py; warp, warp_nb and numpy)
     "tile_matmul": "tiled float32 matmul, 256 to 2048 (wp.launch_tiled, tile_load / tile_matmul / tile_store)",
     "tile_fft": "batch of 8192 complex64 1-D FFTs, length 64 to 1024 (wp.tile_fft)",
+    # the sparse group (bench_sparse.py; warp, warp_nb and scipy in the numpy worker)
+    "sparse_mv": "bsr_mv on the 2-D Poisson matrix, 1M unknowns (scipy: CSR matvec)",
+    "sparse_triplets": "bsr_from_triplets of 5M COO triplets (scipy: COO -> CSR)",
+    "linear_cg": "warp.optim.linear.cg, 50 iterations on the 1M-unknown Poisson matrix (scipy.sparse.linalg.cg)",
 }
 GEOMETRY = ["bvh_build", "mesh_query", "hash_grid"]
 TILES = ["tile_matmul", "tile_fft"]
+SPARSE = ["sparse_mv", "sparse_triplets", "linear_cg"]  # linear_cg: bench_linear.py
 THROUGHPUT = ["saxpy", "nbody", "mandelbrot", "atomic_sum", "stencil"]
 
 N_LAUNCH = 10_000

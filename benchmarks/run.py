@@ -20,6 +20,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_geometry  # noqa: E402
+import bench_linear  # noqa: E402
+import bench_sparse  # noqa: E402
 import bench_tiles  # noqa: E402
 import common  # noqa: E402
 import coldstart  # noqa: E402
@@ -45,6 +47,7 @@ WORKERS = {
 }
 TAPE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")
 TILE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")  # the others have no tile workload
+SPARSE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")  # numpy's worker times scipy.sparse
 # rows of the report: (result name, workload that produces it, title)
 ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", "nbody", None),
         ("mandelbrot", "mandelbrot", None), ("atomic_sum", "atomic_sum", None), ("stencil", "stencil", None),
@@ -54,7 +57,9 @@ ROWS = [("launch", "launch", "per launch"), ("saxpy", "saxpy", None), ("nbody", 
         ("warm_start", "coldstart", "warm start: 5-kernel module, cache hit, fresh process")]
 ROWS += bench_geometry.ROWS  # the geometry group (warp and warp_nb)
 ROWS += bench_tiles.ROWS  # the tile group (warp, warp_nb and numpy)
-WORKLOAD_ALIASES = {"geometry": list(common.GEOMETRY), "tiles": list(common.TILES)}
+ROWS += bench_sparse.ROWS  # the sparse group (warp, warp_nb and scipy in the numpy worker)
+ROWS += bench_linear.ROWS  # ... and its solver workload (warp.optim.linear.cg beside scipy's cg)
+WORKLOAD_ALIASES = {"geometry": list(common.GEOMETRY), "tiles": list(common.TILES), "sparse": list(common.SPARSE)}
 
 
 def log(msg):
@@ -164,7 +169,8 @@ def run_worker(fw, args, workloads, venv_error):
     if "error" in meta:  # the framework did not start: say why in every table it belongs to
         for name, wl, _ in ROWS:
             if wl in workloads and name not in results and (wl != "tape" or fw in TAPE_FRAMEWORKS) and (
-                    wl not in common.TILES or fw in TILE_FRAMEWORKS):
+                    wl not in common.TILES or fw in TILE_FRAMEWORKS) and (
+                    wl not in common.SPARSE or fw in SPARSE_FRAMEWORKS):
                 results[name] = {"workload": name, "status": "error", "error": meta["error"]}
     for wl in common.TILES:  # one record for every size: an error, "not yet" or "n/a"
         if wl in results:
@@ -332,7 +338,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repeats (about 3 minutes)")
     ap.add_argument("--only", default="", help="workloads: " + ",".join(common.WORKLOADS) + " (geometry = "
-                    + ",".join(common.GEOMETRY) + ", tiles = " + ",".join(common.TILES) + ")")
+                    + ",".join(common.GEOMETRY) + ", tiles = " + ",".join(common.TILES) + ", sparse = "
+                    + ",".join(common.SPARSE) + ")")
     ap.add_argument("--frameworks", default="", help="frameworks: " + ",".join(FRAMEWORKS) + " (numba = both)")
     ap.add_argument("--json", help="also write all results to this JSON file")
     ap.add_argument("--setup", action="store_true", help="create/update the venv in .bench/venv and exit")

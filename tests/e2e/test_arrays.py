@@ -197,3 +197,11 @@ def test_rows_that_split_vectors_are_refused():
     with pytest.raises(ValueError, match="inner dimensions of the input data are not compatible"):
         wp.array(np.zeros((3, 4), dtype=np.float32), dtype=wp.vec3)
     assert wp.array(np.arange(12, dtype=np.float32), dtype=wp.vec3).shape == (4,)
+
+
+def test_view_between_scalars_and_one_component_types():
+    a = wp.array(np.arange(7.0), dtype=wp.float64)
+    m = a.view(wp.types.matrix((1, 1), wp.float64))
+    assert m.shape == (7,)
+    np.testing.assert_array_equal(m.numpy().ravel(), np.arange(7.0))
+    assert m.view(wp.float64).shape == (7,)

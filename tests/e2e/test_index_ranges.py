@@ -210,3 +210,27 @@ def test_the_backward_body_is_versioned_on_the_same_guards(k):
     finally:
         wp.config.bounds_check = was
     np.testing.assert_allclose(x.grad.numpy(), np.sin(xs) + xs * np.cos(xs), rtol=1e-5, atol=1e-6)
+
+
+@wp.kernel
+def gather_and_copy(x: wp.array(dtype=float), idx: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[i] + x[idx[i]]  # x[i], idx[i], out[i] guarded; x[idx[i]] checked in both bodies
+
+
+def test_a_check_left_in_the_unchecked_body_names_its_thread(monkeypatch):
+    """Where the guards hold, a chunk runs the unchecked body, which still checks the gather: the
+    entry point must still say which thread runs, so the error names the right one."""
+    monkeypatch.setattr(wp.config, "bounds_check", True)
+    monkeypatch.setattr(wp.config, "cpu_threads", 2)
+    n = 1 << 18
+    idx = np.arange(n, dtype=np.int32)
+    for bad in (70_001, n - 1):
+        idx_bad = idx.copy()
+        idx_bad[bad] = n + 5
+        x, out = wp.zeros(n, dtype=float), wp.zeros(n, dtype=float)
+        for _ in range(3):  # (later launches split into chunks)
+            with pytest.raises(IndexError) as info:
+                wp.launch(gather_and_copy, dim=n, inputs=[x, wp.array(idx_bad), out])
+            assert f"index {n + 5} is out of bounds for axis 0 of array `x` with size {n} at wp.tid() = {bad} (" \
+                in str(info.value), str(info.value)

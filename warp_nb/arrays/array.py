@@ -404,8 +404,8 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
         shape, strides = self.shape, self.strides
         what = (f"cannot create an array view with dtype {types.type_repr(dtype)} from source dtype "
                 f"{types.type_repr(src)}")
-        if size == new_size and src_scalar == dst_scalar:
-            pass
+        if size == new_size and (src_scalar == dst_scalar or types.type_length(src) == types.type_length(dtype) == 1):
+            pass  # same size, same shape (a float64 array as mat11d and back, as Warp)
         elif not src_scalar and dst_scalar and hasattr(src, "_shape_"):  # vec4f -> float32: components last
             scalar = src._wp_scalar_type_
             if types.type_size_in_bytes(scalar) != new_size:

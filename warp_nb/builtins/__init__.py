@@ -1,5 +1,5 @@
 """Builtin declarations, one module per native header family. Importing this package fills
 `registry.BUILTINS`; nothing else happens here."""
 
-from . import (arrays, checks, geometry, geometry_tiled, linalg, mat_decomp, noise, operators, primitives, quat_euler,  # noqa: F401
+from . import (arrays, checks, dense, geometry, geometry_tiled, linalg, mat_decomp, noise, operators, primitives, quat_euler,  # noqa: F401
                random, scalar_math, spatial, special, tiles)

@@ -1,4 +1,5 @@
-"""`warp.optim`: gradient-descent optimizers with Warp's interface, `Adam` and `SGD`.
+"""`warp.optim`: gradient-descent optimizers with Warp's interface, `Adam` and `SGD`, and the
+iterative linear solvers of `warp.optim.linear` (cg, cr, bicgstab, gmres; see linear/).
 
     opt = warp_nb.optim.Adam([params], lr=0.01)
     opt.step([tape.gradients[params]])
@@ -11,3 +12,11 @@ parameters' own precision, and has the parameters' shape."""
 
 from .adam import Adam  # noqa: F401
 from .sgd import SGD  # noqa: F401
+
+
+def __getattr__(name):
+    """`wp.optim.linear` without an explicit import, as in Warp; loaded on first use."""
+    if name == "linear":
+        import importlib
+        return importlib.import_module(__name__ + ".linear")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,11 +30,12 @@ def entry_point(entry) -> str:
         return _block_entry_point(entry.symbol, count, entry.lanes, entry.body, entry.direction)
     run = "run" if entry.direction == "forward" else f"{entry.direction}_run"
     return _entry_point(entry.symbol, entry.arrays, count, list(entry.accumulators), entry.body,
-                        f"cpu_{entry.direction}", run, entry.guards)
+                        f"cpu_{entry.direction}", run, entry.guards, entry.only_guarded_checks)
 
 
 def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "body",
-                 entry: str = "cpu_forward", run: str = "run", guards: tuple = ()) -> str:
+                 entry: str = "cpu_forward", run: str = "run", guards: tuple = (),
+                 only_guarded_checks: bool = False) -> str:
     """The run loop and the exported entry point of a kernel (or of its backward body). With
     `guards` (a body compiled twice, compiler/index_ranges.py), the chunk runs the unchecked body
     when every guard holds for it, else the checked one."""
@@ -44,7 +45,7 @@ def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "
     else:
         loop = _multi_dim_loop(sym, count, accumulators)
     loop = loop.replace(f"{sym}_body<WPNB_C>", f"{sym}_{body}<WPNB_C{', WPNB_K' if guards else ''}>")
-    if guards:  # the unchecked version of the body has no check to name a thread for
+    if guards and only_guarded_checks:  # the unchecked version of the body has no check to name a thread for
         loop = loop.replace(f"{CHECK_THREAD}(", f"if (WPNB_K) {CHECK_THREAD}(")
     flush = "".join(
         f"    wpnb::atomic_add(wpnb_args.{a.array.name}, {', '.join(map(str, a.indices))}, {a.name});\n"

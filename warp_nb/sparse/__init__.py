@@ -1,29 +1,41 @@
-"""`warp.sparse` (block sparse matrices) is not part of warp_nb yet. This module holds the one
-piece other code already reaches for, `bsr_row_index`; anything else raises an error that says
-so (see docs/compat.md)."""
+"""`warp.sparse`, Warp's block sparse row (BSR) matrices, written as warp_nb kernels: the matrix
+type and its allocation (matrix.py), construction from triplets and compression (triplets.py),
+copies, transposes and diagonals (structure.py), sums and products (arithmetic.py), the
+matrix-vector product (mv.py) and the functions kernels call (funcs.py). Every topology change
+goes through one device-side triplet compaction (buckets.py, topology.py, assemble.py), and every
+value kernel is made per scalar type over blocks seen as rows of scalars (values.py)."""
 
-from ..program.func import func
-from ..types.array_type import ArrayType
-from ..types.scalars import int32
+from .arithmetic import bsr_axpy, bsr_axpy_work_arrays, bsr_mm, bsr_mm_work_arrays, bsr_scale  # noqa: F401
+from .funcs import bsr_block_index, bsr_row_index  # noqa: F401
+from .matrix import (  # noqa: F401
+    BSR_STATUS_ROW_CAPACITY_EXCEEDED,
+    BSR_STATUS_SUCCESS,
+    BsrMatrix,
+    bsr_matrix_t,
+    bsr_set_zero,
+    bsr_zeros,
+)
+from .mv import bsr_mv  # noqa: F401
+from .structure import (  # noqa: F401
+    bsr_assign,
+    bsr_copy,
+    bsr_diag,
+    bsr_get_diag,
+    bsr_identity,
+    bsr_set_diag,
+    bsr_set_identity,
+    bsr_set_transpose,
+    bsr_transposed,
+)
+from .triplets import (  # noqa: F401
+    BsrTripletMap,
+    bsr_compress,
+    bsr_from_triplets,
+    bsr_set_from_mapped_values,
+    bsr_set_from_triplets,
+)
 
 
-@func
-def bsr_row_index(offsets: ArrayType(int32, 1), row_count: int32, block_index: int32):
-    """The row of a BSR matrix that holds block `block_index`: the row r with
-    offsets[r] <= block_index < offsets[r + 1], or -1 when the index is past the last block."""
-    lo = int(0)
-    hi = row_count
-    if block_index >= offsets[row_count] or block_index < 0:
-        return -1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if offsets[mid] <= block_index:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def __getattr__(name):
-    raise AttributeError(f"warp.sparse.{name} is not available in warp_nb yet: only bsr_row_index is "
-                         "(block sparse matrices are planned; see docs/compat.md)")
+def bsr_nnz(A: BsrMatrix) -> int:
+    """The number of stored blocks (read from the device)."""
+    return A.nnz_sync()

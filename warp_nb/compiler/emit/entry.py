@@ -142,6 +142,9 @@ class EntryPoint:
     # index_ranges.Guards of a forward body compiled twice (template flag WPNB_K): when every guard
     # holds for a chunk of threads, the body with WPNB_K false (unchecked) may run it; none: one body
     guards: tuple = ()
+    # every check of the unit is one of those guarded accesses: the unchecked body can fail none,
+    # so it need not say which thread runs (what a failed check reports)
+    only_guarded_checks: bool = False
 
     @property
     def body(self) -> str:
@@ -149,7 +152,8 @@ class EntryPoint:
         return "body" if self.direction == "forward" else f"{self.direction}_body"
 
 
-def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tuple = ()) -> tuple:
+def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tuple = (),
+                 only_guarded_checks: bool = False) -> tuple:
     """The entry points a kernel needs: forward (with the accumulators of `reductions`, as the
     body writer found them, and the `guards` of its versioned bodies) and, with a backward body,
     backward (versioned on the same guards)."""
@@ -157,5 +161,6 @@ def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tupl
     common = {"symbol": fn.symbol, "tid_count": max(fn.tid_count, 1), "lanes": fn.block_dim,
               "arrays": tuple(p.name for p in fn.params if isinstance(p.type, ArrayType)),
               "one_lane_blocks": fn.uses_blocks and fn.block_dim == 1}
-    out = (EntryPoint(direction="forward", accumulators=accumulators, guards=guards, **common),)
-    return out + (EntryPoint(direction="backward", guards=guards, **common),) if backward else out
+    common.update(guards=guards, only_guarded_checks=only_guarded_checks)
+    out = (EntryPoint(direction="forward", accumulators=accumulators, **common),)
+    return out + (EntryPoint(direction="backward", **common),) if backward else out

@@ -54,7 +54,15 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
     source = "\n".join(preamble + [text for _, text in sections]) + "\n"
     return EmitResult(source, None, unit.debug_sites, headers, None, kernel.name, mode, tuple(sections),
                       entry_points=entry_points(kernel, writer.reductions, backward,
-                                                        writer.facts.guards() if writer.versioned else ()))
+                                                        writer.facts.guards() if writer.versioned else (),
+                                                        _only_guarded_checks(sections)))
+
+
+def _only_guarded_checks(sections) -> bool:
+    """Whether every check of the unit's functions and bodies is a guarded array access
+    (`index_k`), so that the unchecked version of a versioned body can fail no check at all."""
+    return not any(("_checked" in text or "debug_check(" in text)
+                   for name, text in sections if name.startswith(("func:", "kernel:", "kernel-backward:", "adjoint:")))
 
 
 def for_target(unit: EmitResult, target) -> EmitResult:
