@@ -540,3 +540,25 @@ def test_builtin_keyword_names_and_kernel_names_as_warp():
         @wp.kernel(module="unique", name="1invalid")
         def invalid_named_kernel():
             return
+
+
+def test_launch_array_access_modes_are_warps():
+    """wp.config.LaunchArrayAccessMode is Warp's IntEnum (RELAXED 0, CHECKED 1, STRICT 2, RELAXED by
+    default); Warp's tests iterate over it and launch under each mode."""
+    modes = wp.config.LaunchArrayAccessMode
+    assert [(m.name, int(m)) for m in modes] == [("RELAXED", 0), ("CHECKED", 1), ("STRICT", 2)]
+    assert wp.config.launch_array_access_mode is modes.RELAXED
+
+    @wp.kernel(module="unique")
+    def double(a: wp.array(dtype=float)):
+        a[wp.tid()] *= 2.0
+
+    saved = wp.config.launch_array_access_mode
+    try:
+        a = wp.array(np.arange(4, dtype=np.float32))
+        for mode in modes:
+            wp.config.launch_array_access_mode = mode
+            wp.launch(double, 4, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), np.arange(4, dtype=np.float32) * 8)
+    finally:
+        wp.config.launch_array_access_mode = saved
