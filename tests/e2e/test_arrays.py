@@ -197,3 +197,15 @@ def test_rows_that_split_vectors_are_refused():
     with pytest.raises(ValueError, match="inner dimensions of the input data are not compatible"):
         wp.array(np.zeros((3, 4), dtype=np.float32), dtype=wp.vec3)
     assert wp.array(np.arange(12, dtype=np.float32), dtype=wp.vec3).shape == (4,)
+
+
+def test_an_array_from_a_shape_or_pointer_needs_a_dtype():
+    """As in Warp: wp.array(shape=...) or wp.array(ptr=...) without a dtype is a TypeError, not a
+    float32 array; the allocating functions keep their float32 default, and data gives its own."""
+    with pytest.raises(TypeError, match="A concrete type is required"):
+        wp.array(shape=10)
+    with pytest.raises(TypeError, match="A concrete type is required"):
+        wp.array(ptr=wp.zeros(4).ptr, shape=(4,))
+    assert wp.array(shape=10, dtype=wp.vec3).shape == (10,)
+    assert wp.zeros(3).dtype is wp.float32 and wp.empty(3).dtype is wp.float32
+    assert wp.array(np.arange(3, dtype=np.int16)).dtype is wp.int16

@@ -70,6 +70,10 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
         self._choose_storage(pinned)
         if length is not None and shape is None:
             shape = (int(length),)
+        if data is None and (dtype is types.Any or dtype is None):
+            # as in Warp: an array made from a shape or a pointer names its element type (wp.zeros defaults)
+            raise TypeError("A concrete type is required: wp.array(shape=..., dtype=...) needs a dtype "
+                            "(wp.float32, wp.vec3, ...); wp.zeros / wp.empty default to float32")
         if data is not None:
             self._init_from_data(data, dtype, shape, copy)
         elif ptr is not None:
