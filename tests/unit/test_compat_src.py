@@ -1,0 +1,41 @@
+"""The `warp._src` names Warp's suite imports that warp_nb gives real behaviour (warp_nb/_src/): the
+native-library version check, and the modules of stand-ins that let a file import."""
+
+import types
+
+import pytest
+
+import warp_nb as wp
+from warp_nb._src import builtins as src_builtins
+from warp_nb._src import context
+
+
+def lib(**symbols):
+    return types.SimpleNamespace(**symbols)
+
+
+def test_library_versions_are_the_package_version():
+    assert context.get_warp_version() == wp.config.version == context.get_warp_clang_version()
+
+
+def test_verify_library_version_names_what_went_wrong():
+    context._verify_library_version(lib(v=lambda: b"1.2.3"), "x", "v", "1.2.3")
+    with pytest.raises(RuntimeError, match="Version mismatch.*9.9.9.*1.2.3.*multiple Warp installations"):
+        context._verify_library_version(lib(v=lambda: b"9.9.9"), "x", "v", "1.2.3")
+    for bad, words in ((lib(), "does not export v"), (lib(v=lambda: None), "empty version"),
+                       (lib(v=lambda: b""), "empty version")):
+        with pytest.raises(RuntimeError, match=words) as e:
+            context._verify_library_version(bad, "x", "v", "1.2.3")
+        assert "1.2.3" not in str(e.value)
+
+    def boom():
+        raise ValueError("native call failed")
+
+    with pytest.raises(RuntimeError, match="Failed to read") as e:
+        context._verify_library_version(lib(v=boom), "x", "v", "1.2.3")
+    assert isinstance(e.value.__cause__, ValueError)
+
+
+def test_builtin_declarations_are_stand_ins():
+    with pytest.raises(NotImplementedError, match="warp._src.builtins.tile_full_value_func"):
+        src_builtins.tile_full_value_func()
