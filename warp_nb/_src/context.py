@@ -78,6 +78,26 @@ def get_warp_clang_version() -> str:
     return get_warp_version()
 
 
+def get_nanovdb_version() -> str:
+    from ..utils.diagnostics import nanovdb_version
+    return nanovdb_version()
+
+
+def get_host_compiler_version() -> str:
+    from ..utils.diagnostics import host_compiler_version
+    return host_compiler_version()
+
+
+def get_nvrtc_version():
+    from ..utils.diagnostics import nvrtc_version
+    return nvrtc_version()
+
+
+def get_libmathdx_version() -> str:
+    """Empty: warp_nb has no MathDx."""
+    return ""
+
+
 def _verify_library_version(lib, name: str, symbol: str, expected: str) -> None:
     """Check that the loaded library `lib` (named `name` in messages) reports `expected` through its
     version function `symbol` (returning bytes), as Warp checks its native libraries when it loads
