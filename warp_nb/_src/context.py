@@ -78,6 +78,12 @@ def get_warp_clang_version() -> str:
     return get_warp_version()
 
 
+def alloc_tracker_report_text(sort_order: int = 0, max_items: int = 10) -> str:
+    """The allocation tracker's report (runtime/memory_tracker.py)."""
+    from ..runtime.memory_tracker import report_text
+    return report_text(sort_order, max_items)
+
+
 def get_nanovdb_version() -> str:
     from ..utils.diagnostics import nanovdb_version
     return nanovdb_version()

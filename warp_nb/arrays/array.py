@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from ..runtime import recording
+from ..runtime import memory_tracker, recording
 from .. import types
 from .arithmetic import ArrayArithmetic
 from ..errors import ArgumentValueError
@@ -111,6 +111,10 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
             raise MemoryError(f"an array of shape {tuple(shape)} and dtype {types.type_name(dtype)} would take "
                               f"{nbytes:.3g} bytes, more than any machine can address")
         buf = self.storage.allocate(nbytes, zero)
+        if memory_tracker.enabled():  # wp.ScopedMemoryTracker
+            where = self.device.alias + (" (pinned)" if self.pinned else "")
+            label = f"array[{types.type_name(dtype)}, {'x'.join(str(int(s)) for s in shape)}]"
+            memory_tracker.record(getattr(buf, "bytes", buf), nbytes, label, where)
         self._init_view(buf.ptr, dtype, shape, None, buf)
 
     def _init_view(self, ptr, dtype, shape, strides, owner):
