@@ -39,3 +39,24 @@ def test_verify_library_version_names_what_went_wrong():
 def test_builtin_declarations_are_stand_ins():
     with pytest.raises(NotImplementedError, match="warp._src.builtins.tile_full_value_func"):
         src_builtins.tile_full_value_func()
+
+
+def test_init_kernel_cache_versions_the_folder_once(tmp_path, monkeypatch):
+    import os
+
+    from warp_nb._src import build
+
+    saved = (wp.config.kernel_cache_dir, build._resolved_kernel_cache_dir)
+    try:
+        build.init_kernel_cache(path=str(tmp_path))
+        want = os.path.join(os.path.realpath(tmp_path), wp.config.version)
+        assert wp.config.kernel_cache_dir == want and os.path.isdir(want)
+        build.init_kernel_cache(path=want)  # the folder it chose: not versioned again
+        assert wp.config.kernel_cache_dir == want
+        assert not os.path.isdir(os.path.join(want, wp.config.version))
+        monkeypatch.setenv("WARP_CACHE_PATH", str(tmp_path / "env"))
+        build.init_kernel_cache()
+        assert wp.config.kernel_cache_dir == os.path.join(os.path.realpath(tmp_path / "env"), wp.config.version)
+        assert build._add_long_path_prefix("C:\\a\\b") == "\\\\?\\C:\\a\\b"
+    finally:
+        wp.config.kernel_cache_dir, build._resolved_kernel_cache_dir = saved
