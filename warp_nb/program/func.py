@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from . import redefinition
 from .. import types as T
 from ..builtins.registry import Literal, concrete
+from ..types.function_value import FUNCTION_PARAM, FunctionValue
+from ..types.reference import Reference
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
 from ..compiler.parse import parse_definition
@@ -40,6 +42,12 @@ class FuncOverload:
         if len(arg_types) != len(self.params):
             return False
         for p, a in zip(self.params, arg_types):
+            if isinstance(p, Reference):  # wp.ref[T]: a T passed by reference
+                p = p.dtype
+            if p is FUNCTION_PARAM or isinstance(a, FunctionValue):  # a function goes to a wp.Function parameter
+                if not (p is FUNCTION_PARAM and isinstance(a, FunctionValue)):
+                    return False
+                continue
             if p is None:
                 continue
             if is_generic(p):
@@ -54,10 +62,11 @@ class FuncOverload:
 
     @property
     def is_generic(self) -> bool:
-        return any(p is None or is_generic(p) for p in self.params)
+        return any(p is None or p is FUNCTION_PARAM or is_generic(p) for p in self.params)
 
     def resolve_params(self, arg_types) -> list:
-        return [concrete(a) if p is None or is_generic(p) else p for p, a in zip(self.params, arg_types)]
+        return [concrete(a) if p is None or p is FUNCTION_PARAM or is_generic(p) else p.dtype if isinstance(p, Reference)
+                else p for p, a in zip(self.params, arg_types)]
 
 
 def _overload(fn) -> FuncOverload:
