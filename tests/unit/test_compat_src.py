@@ -60,3 +60,44 @@ def test_init_kernel_cache_versions_the_folder_once(tmp_path, monkeypatch):
         assert build._add_long_path_prefix("C:\\a\\b") == "\\\\?\\C:\\a\\b"
     finally:
         wp.config.kernel_cache_dir, build._resolved_kernel_cache_dir = saved
+
+
+def test_pluggable_logger_receives_warnings_and_scopes_restore(capsys):
+    import warnings
+
+    from warp_nb import errors
+
+    class Capture:
+        def __init__(self):
+            self.got = []
+
+        def debug(self, m):
+            self.got.append(("debug", m))
+
+        def info(self, m):
+            self.got.append(("info", m))
+
+        def warning(self, m, category=None, stacklevel=1):
+            self.got.append(("warning", m))
+
+        def error(self, m):
+            self.got.append(("error", m))
+
+    original = wp.get_logger()
+    cap = Capture()
+    with wp.ScopedLogger(cap) as scope:
+        assert scope.logger is cap and wp.get_logger() is cap
+        errors.warn("from warp_nb")
+        errors.log_error("bad")
+    assert wp.get_logger() is original
+    assert cap.got == [("warning", "from warp_nb"), ("error", "bad")]
+    with pytest.raises(TypeError):
+        wp.set_logger(object())
+    with pytest.raises(TypeError):
+        wp.Logger()
+    errors.LoggerBasic().error("x")
+    assert capsys.readouterr().err == "Warp Error: x\n"
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        errors.warn("shown")  # the default logger: a Python warning pointing at this line
+    assert seen[0].filename == __file__ and str(seen[0].message) == "shown"
