@@ -97,3 +97,41 @@ def test_reference_arguments_must_be_writable_and_kernels_forward_only():
     with pytest.raises(TypeError, match="backward"):
         wp.launch(with_backward, 1, inputs=[wp.zeros(1)])
     assert wp.ref[wp.int32] == wp.ref[wp.int32] and repr(wp.ref[wp.float32]) == "wp.ref[float32]"
+
+
+@wp.func
+def _overloaded(x: int):
+    return float(x)
+
+
+@wp.func
+def _overloaded(x: float, g: wp.Function = _double):  # noqa: F811  (a second overload)
+    return g(x)
+
+
+def test_defaults_are_read_when_typed_and_overloads_complete_with_them():
+    """Function.defaults (Warp's) is what a call without the argument takes, read when the caller is
+    typed; an overload whose later parameters have defaults is found by get_overload and by calls."""
+
+    @wp.kernel(enable_backward=False, module="unique")
+    def uses_default(out: wp.array(dtype=float)):
+        out[0] = _overloaded(3.0)
+        out[1] = _overloaded(4)
+
+    out = wp.zeros(2)
+    wp.launch(uses_default, 1, inputs=[out])
+    np.testing.assert_allclose(out.numpy(), [6.0, 4.0])
+    second = _overloaded.get_overload([float], {})
+    assert second is _overloaded.overloads[-1] and second.defaults["g"] is _double
+    saved = dict(_apply_default.defaults)
+    try:
+        _apply_default.defaults["g"] = _cube
+
+        @wp.kernel(enable_backward=False, module="unique")
+        def uses_changed_default(out: wp.array(dtype=float)):
+            out[0] = _apply_default()
+
+        wp.launch(uses_changed_default, 1, inputs=[out])
+        assert out.numpy()[0] == 27.0
+    finally:
+        _apply_default.defaults = saved

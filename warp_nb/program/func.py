@@ -29,6 +29,15 @@ class FuncOverload:
     custom_grad: "FuncOverload | None" = None  # @wp.func_grad
     custom_replay: "FuncOverload | None" = None  # @wp.func_replay
     native: tuple | None = None  # @wp.func_native: (snippet, adj_snippet, replay_snippet) of C++ text
+    #: Warp's `defaults`: the parameters' default values by name (a call without them takes these,
+    #: read when the calling kernel is typed, so changing one changes that kernel and its module hash)
+    defaults: dict = None
+
+    def __post_init__(self):
+        if self.defaults is None:
+            import inspect
+            self.defaults = {p.name: p.default for p in inspect.signature(self.fn).parameters.values()
+                             if p.default is not inspect.Parameter.empty}
 
     @property
     def fdef(self):
@@ -106,6 +115,30 @@ class Function:
     def user_overloads(self) -> dict:
         """Warp's view: the overloads by their parameter types."""
         return {tuple(o.params): o for o in self.overloads}
+
+    @property
+    def defaults(self) -> dict:
+        """Warp's `Function.defaults`: the default values of the last definition's parameters."""
+        return self.overloads[-1].defaults
+
+    @defaults.setter
+    def defaults(self, values: dict) -> None:
+        self.overloads[-1].defaults = dict(values)
+
+    def get_overload(self, arg_types, kwarg_types=None) -> FuncOverload | None:
+        """Warp's name: the overload these argument types select (None when none does)."""
+        arg_types = [T.canonical_scalar(t) for t in arg_types]  # float: wp.float32, as in kernels
+        found = self.select_overload(arg_types)
+        if found is not None:
+            return found
+        import inspect
+        for o in reversed(self.overloads):  # one whose parameters after these all have defaults
+            names = list(inspect.signature(o.fn).parameters)
+            if len(names) > len(arg_types) and all(n in o.defaults for n in names[len(arg_types):]):
+                head = FuncOverload(o.fn, o.parsed, o.params[:len(arg_types)], o.return_type, o.scope, defaults={})
+                if head.accepts(arg_types):
+                    return o
+        return None
 
     def select_overload(self, arg_types) -> FuncOverload | None:
         exact = [o for o in self.overloads if not o.is_generic and o.accepts(arg_types)]
