@@ -72,6 +72,11 @@ from .version import __version__  # noqa: F401
 from . import utils  # noqa: F401,E402
 from .builtins.geometry import MeshQuery  # noqa: F401,E402
 from .geometry import is_cubql_available  # noqa: F401,E402
+from .utils.diagnostics import print_diagnostics  # noqa: F401,E402
+from .types.reference import ref  # noqa: F401,E402
+from .errors import Logger, ScopedLogger, get_logger, set_logger  # noqa: F401,E402
+from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401,E402
+from .utils.map import map  # noqa: F401,E402,A004  (Warp's wp.map; shadows the builtin in this module only)
 
 del MarchingCubes  # wp.MarchingCubes is deprecated in Warp: __getattr__ below warns and returns the class
 from .utils import (  # noqa: F401,E402

@@ -1,6 +1,7 @@
 """Global settings, read at compile and launch time (`wp.config.mode = "debug"`). Names follow
 Warp's where Warp has the setting."""
 
+import enum
 import os
 import sys
 import types
@@ -47,20 +48,22 @@ cxx_flags: str = os.environ.get("WARP_NB_CXXFLAGS", "")
 compile_timeout: float = float(os.environ.get("WARP_NB_COMPILE_TIMEOUT", "600"))
 
 
-class LaunchArrayAccessMode:
-    """Warp's names for how kernels access arrays (`launch_array_access_mode`)."""
+class LaunchArrayAccessMode(enum.IntEnum):
+    """Warp's modes for checking, before a launch, that array arguments are reachable from the launch
+    device (`launch_array_access_mode`). Not about indices: bounds checks are `bounds_check` above."""
 
-    UNSAFE = "unsafe"  # no bounds checks (release)
-    SAFE = "safe"  # out-of-bounds indices raise IndexError
+    RELAXED = 0  # no check (Warp's default)
+    CHECKED = 1  # refuse arrays known to be unreachable from the launch device
+    STRICT = 2  # every array argument on the launch device
 
 
 #: Warp's experimental CPU blocks: tile kernels launched on the CPU get blocks of block_dim lanes
 #: (run as fibers, native/tiles/block_cpu.h) instead of one lane, so wp.tile(x) gathers block_dim values.
 enable_cpu_blocks: bool = False
 
-#: Warp's `launch_array_access_mode` is about arrays of another device (checked before a launch),
-#: not about indices; accepted, not read. Bounds checks are `bounds_check` above.
-launch_array_access_mode: str | None = None
+#: Warp's `launch_array_access_mode` (a LaunchArrayAccessMode): accepted, not read. warp_nb's launches
+#: already refuse an array of another device (STRICT), the one check that matters without peer access.
+launch_array_access_mode: LaunchArrayAccessMode = LaunchArrayAccessMode.RELAXED
 
 #: Warp's `wp.config.verify_autograd_array_access`: warn when a kernel overwrites an array whose
 #: gradient a Tape needs. Accepted; warp_nb refuses such Tape chains instead (see docs/compat.md).

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import typing
 import warnings
 from dataclasses import dataclass
 
@@ -177,21 +178,117 @@ def _format(message, category, filename, lineno, line=None) -> str:
 
 
 def warn(message: str, category=None, stacklevel: int = 1, once: bool = False) -> None:
-    """Warn as Warp does: printed as "Warp UserWarning: message" each time it is raised (once=True:
-    only the first time a message is seen), through Python's warnings filters. stacklevel 1 is
-    the line calling warn (2 its caller, ...); wp.config.verbose_warnings adds that file and line."""
+    """Warn as Warp does: through the current logger (wp.set_logger; by default printed as "Warp
+    UserWarning: message" each time it is raised, through Python's warnings filters); once=True:
+    only the first time a message is seen. stacklevel 1 is the line calling warn (2 its caller, ...);
+    wp.config.verbose_warnings adds that file and line."""
     category = category or UserWarning
     if once:
         if message in _warnings_seen:
             return
         _warnings_seen.add(message)
-    saved = warnings.formatwarning
-    warnings.formatwarning = _format
-    try:
-        with warnings.catch_warnings():  # fresh registries: a repeated message is shown again, as in Warp
-            warnings.warn(message, category, stacklevel=stacklevel + 1)
-    finally:
-        warnings.formatwarning = saved
+    # a logger's warning(stacklevel=k) counts as warnings.warn does from inside it: 1 is the method itself
+    _logger.warning(message, category, stacklevel=stacklevel + 2)
+
+
+# --- Warp's pluggable logger (wp.Logger, wp.set_logger, wp.ScopedLogger, LoggerBasic) ---------------
+class Logger(typing.Protocol):
+    """What wp.set_logger takes: any object with these four methods (a Protocol: not instantiated)."""
+
+    def debug(self, message: str) -> None: ...
+
+    def info(self, message: str) -> None: ...
+
+    def warning(self, message: str, category=None, stacklevel: int = 1) -> None: ...
+
+    def error(self, message: str) -> None: ...
+
+
+class LoggerBasic:
+    """The default logger: debug and info to stdout, errors to stderr as "Warp Error: ...", warnings
+    through Python's warnings (the user's filters apply) printed as "Warp UserWarning: ..."."""
+
+    def debug(self, message: str) -> None:
+        print(message)
+
+    def info(self, message: str) -> None:
+        print(message)
+
+    def warning(self, message: str, category=None, stacklevel: int = 1) -> None:
+        saved = warnings.formatwarning
+        warnings.formatwarning = _format
+        try:
+            with warnings.catch_warnings():  # fresh registries: a repeated message is shown again, as in Warp
+                warnings.warn(message, category or UserWarning, stacklevel=stacklevel)
+        finally:
+            warnings.formatwarning = saved
+
+    def error(self, message: str) -> None:
+        print(f"Warp Error: {message}", file=sys.stderr)
+
+
+_logger = LoggerBasic()
+
+
+def set_logger(logger) -> None:
+    """Send warp_nb's messages to `logger` (None: back to the default LoggerBasic)."""
+    global _logger
+    if logger is None:
+        _logger = LoggerBasic()
+        return
+    missing = [m for m in ("debug", "info", "warning", "error") if not callable(getattr(logger, m, None))]
+    if missing:
+        raise TypeError(f"wp.set_logger takes an object with debug, info, warning and error methods; "
+                        f"{type(logger).__name__} lacks {', '.join(missing)}")
+    _logger = logger
+
+
+def get_logger():
+    return _logger
+
+
+class ScopedLogger:
+    """`with wp.ScopedLogger(logger):` uses `logger` inside the block (None: the default logger)."""
+
+    def __init__(self, logger):
+        self._new = logger
+
+    def __enter__(self):
+        self._saved = _logger
+        set_logger(self._new)
+        self.logger = _logger
+        return self
+
+    def __exit__(self, *exc):
+        global _logger
+        _logger = self._saved  # not validated again: the saved logger may have changed meanwhile
+
+
+def log_debug(message: str) -> None:
+    from . import config
+    if config.log_level <= 10:
+        _logger.debug(message)
+
+
+def log_info(message: str) -> None:
+    from . import config
+    if config.log_level <= 20:
+        _logger.info(message)
+
+
+def log_warning(message: str, category=None, stacklevel: int = 1, once: bool | None = None) -> None:
+    """A warning through the logger; deprecations are said once per message unless once=False."""
+    category = category or UserWarning
+    if once if once is not None else issubclass(category, DeprecationWarning):
+        if message in _warnings_seen:
+            return
+        _warnings_seen.add(message)
+    _logger.warning(message, category, stacklevel=stacklevel + 2)
+
+
+def log_error(message: str) -> None:
+    """An error message: never silenced by the log level."""
+    _logger.error(message)
 
 
 # --- errors raised for a mistake at the caller's line, shown from that line in IPython ---------

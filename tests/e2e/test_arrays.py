@@ -205,3 +205,15 @@ def test_view_between_scalars_and_one_component_types():
     assert m.shape == (7,)
     np.testing.assert_array_equal(m.numpy().ravel(), np.arange(7.0))
     assert m.view(wp.float64).shape == (7,)
+
+
+def test_an_array_from_a_shape_or_pointer_needs_a_dtype():
+    """As in Warp: wp.array(shape=...) or wp.array(ptr=...) without a dtype is a TypeError, not a
+    float32 array; the allocating functions keep their float32 default, and data gives its own."""
+    with pytest.raises(TypeError, match="A concrete type is required"):
+        wp.array(shape=10)
+    with pytest.raises(TypeError, match="A concrete type is required"):
+        wp.array(ptr=wp.zeros(4).ptr, shape=(4,))
+    assert wp.array(shape=10, dtype=wp.vec3).shape == (10,)
+    assert wp.zeros(3).dtype is wp.float32 and wp.empty(3).dtype is wp.float32
+    assert wp.array(np.arange(3, dtype=np.int16)).dtype is wp.int16

@@ -165,3 +165,43 @@ def test_isnan_isinf_isfinite_of_vectors_matrices_quaternions():
     expected = np.stack([np.isnan(v).any(1), np.isinf(v).any(1), np.isfinite(v).all(1), np.isfinite(v).all(1)], 1)
     np.testing.assert_array_equal(out.numpy(), expected)
     assert wp.isnan(wp.vec3(1.0, float("nan"), 0.0)) and wp.isfinite(wp.vec2(1.0, 2.0))
+
+
+def test_int_literal_past_int32_wraps_in_32_bit_constructors_as_in_warp():
+    """Warp types an int literal as int32: only the 64-bit constructors take it whole, so
+    wp.float32(0xFFFFFFFF) converts int32(-1) (a numpy int32 view of the bits is the oracle).
+    The kernel is its own module: the warning comes when it is typed, which a module's first
+    launch does for all its kernels."""
+
+    @wp.kernel(module="unique")
+    def k_wide_int_literals(f32: wp.array(dtype=wp.float32), f64: wp.array(dtype=wp.float64),
+                            i64: wp.array(dtype=wp.int64), u64: wp.array(dtype=wp.uint64), u32: wp.array(dtype=wp.uint32),
+                            v: wp.array(dtype=wp.vec3)):
+        x = 0xFFFFFFFF
+        f32[0] = wp.float32(0xFFFFFFFF)
+        f32[1] = wp.float32(3000000000)
+        f32[2] = float(x)
+        f32[3] = wp.float32(wp.float16(0xFFFFFFFF))
+        f64[0] = wp.float64(0xFFFFFFFF)
+        i64[0] = wp.int64(0x1FFFFFFFF)
+        i64[1] = wp.int64(x)
+        u64[0] = wp.uint64(0xFF51AFD7ED558CCD)
+        u32[0] = wp.uint32(0xFFFFFFFF)
+        u32[1] = wp.uint32(4294967301)
+        v[0] = wp.vec3(0xFFFFFFFF, 1.0, 2.0)
+
+    out = [wp.zeros(2, dtype=t) for t in (wp.float32, wp.float64, wp.int64, wp.uint64, wp.uint32)]
+    f32 = wp.zeros(4, dtype=wp.float32)
+    v = wp.zeros(1, dtype=wp.vec3)
+    with pytest.warns(UserWarning, match=r"does not fit in int32") as seen:
+        wp.launch(k_wide_int_literals, 1, inputs=[f32, *out[1:], v])
+    as_int32 = np.array([0xFFFFFFFF, 3000000000], dtype=np.uint64).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(f32.numpy(), np.float32([as_int32[0], as_int32[1], as_int32[0], as_int32[0]]))
+    assert out[1].numpy()[0] == 4294967295.0
+    assert out[2].numpy().tolist() == [0x1FFFFFFFF, 0xFFFFFFFF]
+    assert int(out[3].numpy()[0]) == 0xFF51AFD7ED558CCD
+    assert out[4].numpy().tolist() == [0xFFFFFFFF, 5]
+    assert v.numpy()[0, 0] == np.float32(4294967295)  # a vector's literal takes the vector's type, as in Warp
+    # one warning per line whose result changes; uint32(0xFFFFFFFF) wraps to the same bits and is not one
+    lines = sorted({str(w.message).split(":")[1] for w in seen if "does not fit" in str(w.message)})
+    assert len(lines) == 4, lines

@@ -538,3 +538,41 @@ def test_builtin_keyword_names_and_kernel_names_as_warp():
         @wp.kernel(module="unique", name="1invalid")
         def invalid_named_kernel():
             return
+
+
+def test_launch_array_access_modes_are_warps():
+    """wp.config.LaunchArrayAccessMode is Warp's IntEnum (RELAXED 0, CHECKED 1, STRICT 2, RELAXED by
+    default); Warp's tests iterate over it and launch under each mode."""
+    modes = wp.config.LaunchArrayAccessMode
+    assert [(m.name, int(m)) for m in modes] == [("RELAXED", 0), ("CHECKED", 1), ("STRICT", 2)]
+    assert wp.config.launch_array_access_mode is modes.RELAXED
+
+    @wp.kernel(module="unique")
+    def double(a: wp.array(dtype=float)):
+        a[wp.tid()] *= 2.0
+
+    saved = wp.config.launch_array_access_mode
+    try:
+        a = wp.array(np.arange(4, dtype=np.float32))
+        for mode in modes:
+            wp.config.launch_array_access_mode = mode
+            wp.launch(double, 4, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), np.arange(4, dtype=np.float32) * 8)
+    finally:
+        wp.config.launch_array_access_mode = saved
+
+
+def test_print_diagnostics_reports_versions_settings_and_devices(capsys):
+    """wp.print_diagnostics(): Warp's keys, the values of this installation (numpy's and Python's own
+    version strings are the oracle), the CPU first among the devices."""
+    import sys as _sys
+
+    info = wp.print_diagnostics()
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[0] == "Software"
+    assert info["warp_python"] == wp.config.version and info["numpy"] == np.__version__
+    assert info["python"] == _sys.version.split()[0]
+    assert info["devices"][0]["alias"] == "cpu" and isinstance(info["debug"], bool)
+    major, minor, patch = map(int, info["nanovdb"].split("."))
+    from warp_nb.geometry.nvdb import _GRID_VERSION
+    assert (major << 21) | (minor << 10) | patch == _GRID_VERSION

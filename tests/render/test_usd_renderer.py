@@ -280,6 +280,24 @@ def test_render_ref_references_a_file_and_poses_it(tmp_path, default_prim):
     np.testing.assert_allclose(hi, world.max(0), atol=1e-5)
 
 
+def test_render_ref_takes_the_zero_quaternion_as_no_rotation(tmp_path):
+    """rot=(0, 0, 0, 0) is accepted, as Warp's UsdRenderer accepts it: USD's orient op (the oracle,
+    Gf.Matrix4d.SetRotate) reads the zero quaternion as the identity."""
+    asset = tmp_path / "cube.usda"
+    _write_cube_file(asset, True)
+    r = wp.render.UsdRenderer(str(tmp_path / "scene.usda"))
+    r.begin_frame(0.0)
+    r.render_ref("rock", str(asset), pos=(1.0, 2.0, 3.0), rot=(0, 0, 0, 0), scale=(1.0, 1.0, 1.0))
+    r.end_frame()
+    r.save()
+    usd_rotation = np.array(Gf.Matrix4d().SetRotate(Gf.Quatd(0.0, 0.0, 0.0, 0.0)), np.float64)[:3, :3]
+    m = world_matrix(reopen(tmp_path / "scene.usda"), "/root/rock", 0)
+    np.testing.assert_allclose(m[:3, :3], usd_rotation, atol=1e-6)
+    np.testing.assert_allclose(m[:3, 3], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="finite"):
+        r.render_ref("bad", str(asset), pos=(0.0, 0.0, 0.0), rot=(0, 0, float("nan"), 1), scale=(1.0, 1.0, 1.0))
+
+
 def test_scaling_fps_and_in_memory_stage(tmp_path):
     stage = Usd.Stage.CreateInMemory()
     r = wp.render.UsdRenderer(stage, fps=24, scaling=2.0)

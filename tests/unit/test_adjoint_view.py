@@ -6,6 +6,7 @@ import functools
 import gc
 import os
 import textwrap
+import typing
 
 import numpy as np
 
@@ -162,3 +163,25 @@ def test_variables_after_a_module_build():
     wp._src.context.ModuleBuilder(k.module, k.module.options)
     assert len(k.adj.variables) >= 1 and k.adj.variables[0].name.startswith("out")
     assert os.path.basename(k.adj.filename) == "test_adjoint_view.py"
+
+
+def test_args_lists_the_parameters_with_label_and_type():
+    """kernel.adj.args, as NVIDIA's tutorial helpers read it to check a kernel's signature: each
+    parameter in order with `label` and `type` (the declared kernel type); arg_types by name."""
+
+    @wp.kernel
+    def k(points: wp.array(dtype=wp.vec3), scale: float, n: int, out: wp.array2d(dtype=wp.float64)):
+        pass
+
+    args = k.adj.args
+    assert [a.label for a in args] == ["points", "scale", "n", "out"]
+    assert args[0].type == wp.array(dtype=wp.vec3) and args[0].type.dtype is wp.vec3
+    assert args[1].type is wp.float32 and args[2].type is wp.int32
+    assert args[3].type.ndim == 2 and args[3].type.dtype is wp.float64
+    assert k.adj.arg_types == {a.label: a.type for a in args}
+
+    @wp.kernel
+    def generic(a: wp.array(dtype=typing.Any), s: typing.Any):
+        pass
+
+    assert [(a.label, a.type) for a in generic.adj.args][1] == ("s", typing.Any)

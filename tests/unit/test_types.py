@@ -224,3 +224,28 @@ def test_kernel_overload_stubs_refuse_a_return_annotation():
 
     with pytest.raises(TypeError, match="Return annotations are not allowed on @wp.overload stubs"):
         wp.overload(generic_noop)
+
+
+def test_python_scope_builtin_results_take_warps_scalar_types():
+    """A builtin called from Python returns what Warp returns: float32 / int32 results as Python
+    numbers (rounded to float32), other scalar types as warp_nb scalars, wrapped as C wraps them; the
+    oracle is numpy arithmetic in the result's own type."""
+    import math
+
+    r = wp.sin(wp.float64(1.23))
+    assert type(r) is wp.float64 and float(r) == math.sin(1.23)
+    r = wp.sin(wp.float32(1.23))
+    assert type(r) is float and r == float(np.float32(math.sin(np.float32(1.23))))
+    assert wp.sin(np.float64(1.23)) == wp.sin(wp.float64(1.23))
+    r = wp.length(wp.vec2h(1.23, 2.34))
+    assert type(r) is wp.float16 and abs(float(r) - math.hypot(1.23, 2.34)) < 1e-2
+    big = np.array([-1234567890] * 2)
+    assert wp.length_sq(wp.vec2b(*big)) == np.int8((big.astype(np.int8).astype(np.int64) ** 2).sum().astype(np.int8))
+    assert int(wp.length_sq(wp.vec2l(*big))) == int((big.astype(np.int64) ** 2).sum())  # exact in 64 bits
+    assert type(wp.trace(wp.mat22d(1.0, 2.0, 3.0, 4.0))) is wp.float64
+    saved = wp.config.legacy_scalar_return_types
+    try:
+        wp.config.legacy_scalar_return_types = True
+        assert type(wp.sin(wp.float64(1.23))) is float
+    finally:
+        wp.config.legacy_scalar_return_types = saved

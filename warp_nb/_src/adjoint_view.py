@@ -2,8 +2,8 @@
 names Warp's Adjoint object uses, for code and tests that inspect it. Everything it reports is
 warp_nb's own: the source and `ast` tree of the definition (compiler/function_source.py, shared by
 redeclarations of one code object), the wp.static(...) values warp_nb evaluated at declaration
-(compiler/static_eval.py), the names the body refers to as its Scope resolves them, the number of
-wp.tid() indices, and after a build the typed IR's variables. It has no `blocks`: warp_nb's
+(compiler/static_eval.py), the names the body refers to as its Scope resolves them, the parameters
+(`args`), the number of wp.tid() indices, and after a build the typed IR's variables. It has no `blocks`: warp_nb's
 generated code is not Warp's SSA blocks, and code that checks `hasattr(adj, "blocks")` before
 reading them is right to skip them here.
 
@@ -17,9 +17,11 @@ from __future__ import annotations
 import ast
 import copy
 import types as pytypes
+from dataclasses import dataclass
 
 from ..builtins.registry import BUILTINS, Builtin
 from ..compiler import function_source
+from ..compiler.annotations import parameter_names
 from ..compiler.scope import MISSING, ConstValue, Lit, Scope, classify
 
 _LITERALS = (bool, int, float, str, type(None))
@@ -60,6 +62,14 @@ def _local_names(fdef) -> set:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
     return names
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A parameter as Warp's Adjoint lists it (`label`, `type`)."""
+
+    label: str
+    type: object
 
 
 class AdjointView:
@@ -180,6 +190,23 @@ class AdjointView:
                 target = node.targets[0]
                 return len(target.elts) if isinstance(target, ast.Tuple) else 1
         return 1
+
+    @property
+    def args(self) -> list:
+        """Warp's `adj.args`: the parameters in order, each with `label` (its name) and `type` (what the
+        kernel declares: wp.float32, wp.array(dtype=wp.vec3), or a generic kernel's annotation). A
+        definition that is not a kernel reports its annotations (None where there is none)."""
+        if self._kernel is not None:
+            names, types_ = self._kernel.param_names, self._kernel.param_types
+        else:
+            names = parameter_names(self.func)
+            types_ = [self.func.__annotations__.get(n) for n in names]
+        return [Arg(n, t) for n, t in zip(names, types_)]
+
+    @property
+    def arg_types(self) -> dict:
+        """Warp's `adj.arg_types`: each parameter's type by name."""
+        return {a.label: a.type for a in self.args}
 
     @property
     def variables(self) -> list:

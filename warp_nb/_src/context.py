@@ -64,6 +64,66 @@ def _get_runtime(init: bool = False):
     return warp_runtime.instance()
 
 
+def get_warp_version() -> str:
+    """The version of Warp's native library. warp_nb's native code (its CPU runtime, the kernels) is
+    compiled from the package's own sources on the machine, for the package's version and cached
+    under it, so the version is the package's (wp.config.version)."""
+    from .. import config
+    return config.version
+
+
+def get_warp_clang_version() -> str:
+    """The version of Warp's CPU compiler library (warp-clang); warp_nb compiles CPU kernels with the
+    machine's C++ compiler, driven by the package itself: the package's version, as above."""
+    return get_warp_version()
+
+
+def alloc_tracker_report_text(sort_order: int = 0, max_items: int = 10) -> str:
+    """The allocation tracker's report (runtime/memory_tracker.py)."""
+    from ..runtime.memory_tracker import report_text
+    return report_text(sort_order, max_items)
+
+
+def get_nanovdb_version() -> str:
+    from ..utils.diagnostics import nanovdb_version
+    return nanovdb_version()
+
+
+def get_host_compiler_version() -> str:
+    from ..utils.diagnostics import host_compiler_version
+    return host_compiler_version()
+
+
+def get_nvrtc_version():
+    from ..utils.diagnostics import nvrtc_version
+    return nvrtc_version()
+
+
+def get_libmathdx_version() -> str:
+    """Empty: warp_nb has no MathDx."""
+    return ""
+
+
+def _verify_library_version(lib, name: str, symbol: str, expected: str) -> None:
+    """Check that the loaded library `lib` (named `name` in messages) reports `expected` through its
+    version function `symbol` (returning bytes), as Warp checks its native libraries when it loads
+    them; RuntimeError otherwise. Only a real mismatch names the expected version."""
+    fn = getattr(lib, symbol, None)
+    if fn is None:
+        raise RuntimeError(f"The {name} library does not export {symbol}(); it is not the library this package "
+                           "was built with")
+    try:
+        raw = fn()
+        found = raw.decode() if raw is not None else None
+    except Exception as e:
+        raise RuntimeError(f"Failed to read the version of the {name} library through {symbol}(): {e}") from e
+    if not found:
+        raise RuntimeError(f"The {name} library reported an empty version through {symbol}()")
+    if found != expected:
+        raise RuntimeError(f"Version mismatch: the {name} library is version {found}, the Python package "
+                           f"{expected}; multiple Warp installations may be mixed (reinstall the package)")
+
+
 def init() -> None:
     from ..program.module import warm_up
     warm_up()

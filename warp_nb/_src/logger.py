@@ -1,9 +1,9 @@
 """`warp._src.logger`: warnings shown once per message, as Warp's logger does (warp_nb.utils.warn:
 printed as "Warp UserWarning: ...", through Python's warnings filters)."""
 
-from ..errors import _warnings_seen, warn  # noqa: F401
-
-log_warning = warn
+from ..errors import (  # noqa: F401
+    Logger, LoggerBasic, _warnings_seen, get_logger, log_debug, log_error, log_info, log_warning, set_logger, warn,
+)
 
 
 def __getattr__(name):

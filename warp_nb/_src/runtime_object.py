@@ -11,6 +11,42 @@ from __future__ import annotations
 class Core:
     """Answers to the native core's capability queries: what warp_nb's CPU build has."""
 
+    # Warp's allocation tracker queries (runtime/memory_tracker.py)
+    @staticmethod
+    def wp_alloc_tracker_is_enabled() -> bool:
+        from ..runtime import memory_tracker
+        return memory_tracker.enabled()
+
+    @staticmethod
+    def wp_alloc_tracker_reset() -> None:
+        from ..runtime import memory_tracker
+        memory_tracker.reset()
+
+    @staticmethod
+    def wp_alloc_tracker_get_total_alloc_count() -> int:
+        from ..runtime import memory_tracker
+        return memory_tracker.counters()["count"]
+
+    @staticmethod
+    def wp_alloc_tracker_get_total_alloc_bytes() -> int:
+        from ..runtime import memory_tracker
+        return memory_tracker.counters()["bytes"]
+
+    @staticmethod
+    def wp_alloc_tracker_get_live_count() -> int:
+        from ..runtime import memory_tracker
+        return memory_tracker.counters()["live"]
+
+    @staticmethod
+    def wp_alloc_tracker_get_current_bytes() -> int:
+        from ..runtime import memory_tracker
+        return memory_tracker.counters()["current"]
+
+    @staticmethod
+    def wp_alloc_tracker_get_peak_bytes() -> int:
+        from ..runtime import memory_tracker
+        return memory_tracker.counters()["peak"]
+
     @staticmethod
     def wp_is_mathdx_enabled() -> bool:
         return False

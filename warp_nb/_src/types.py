@@ -13,6 +13,7 @@ from ..types import (  # noqa: F401
     type_scalar_type, types_equal, uint8, uint16, uint32, uint64, vector,
 )
 from ..types.array_type import ArrayType  # noqa: F401
+from ..types.reference import Reference  # noqa: F401  (wp.ref[T])
 from ..types.scalars import SCALAR_TYPES, Scalar
 
 scalar_base = float_base = int_base = Scalar  # warp_nb has one base class for scalar types

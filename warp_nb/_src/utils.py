@@ -1,6 +1,7 @@
 """`warp._src.utils`: Warp's utilities, as warp_nb.utils has them."""
 
 from ..utils import *  # noqa: F401,F403
+from ..utils.map import map_cache  # noqa: F401  (wp.map's generated kernels; Warp's tests count them)
 
 
 

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from ..runtime import recording
+from ..runtime import memory_tracker, recording
 from .. import types
 from .arithmetic import ArrayArithmetic
 from ..errors import ArgumentValueError
@@ -70,6 +70,10 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
         self._choose_storage(pinned)
         if length is not None and shape is None:
             shape = (int(length),)
+        if data is None and (dtype is types.Any or dtype is None):
+            # as in Warp: an array made from a shape or a pointer names its element type (wp.zeros defaults)
+            raise TypeError("A concrete type is required: wp.array(shape=..., dtype=...) needs a dtype "
+                            "(wp.float32, wp.vec3, ...); wp.zeros / wp.empty default to float32")
         if data is not None:
             self._init_from_data(data, dtype, shape, copy)
         elif ptr is not None:
@@ -107,6 +111,10 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
             raise MemoryError(f"an array of shape {tuple(shape)} and dtype {types.type_name(dtype)} would take "
                               f"{nbytes:.3g} bytes, more than any machine can address")
         buf = self.storage.allocate(nbytes, zero)
+        if memory_tracker.enabled():  # wp.ScopedMemoryTracker
+            where = self.device.alias + (" (pinned)" if self.pinned else "")
+            label = f"array[{types.type_name(dtype)}, {'x'.join(str(int(s)) for s in shape)}]"
+            memory_tracker.record(getattr(buf, "bytes", buf), nbytes, label, where)
         self._init_view(buf.ptr, dtype, shape, None, buf)
 
     def _init_view(self, ptr, dtype, shape, strides, owner):

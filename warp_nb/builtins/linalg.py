@@ -17,7 +17,13 @@ Q, X = Quat(), Transform()
 
 
 def _np(x):
-    return np.asarray(x, dtype=np.float64) if isinstance(x, Composite) else x
+    """A composite's components in numpy: integers stay integers (64-bit, so products wrap as C's do once
+    the result takes its type), floats are computed in float64 and rounded to the result's type."""
+    if not isinstance(x, Composite):
+        return x
+    kind = getattr(type(x)._wp_scalar_type_, "_kind", "float")
+    # __array__() is the values (np.asarray of a float16 composite shows its bits, as Warp's does)
+    return np.asarray(x.__array__(), dtype={"int": np.int64, "uint": np.uint64}.get(kind, np.float64))
 
 
 def _wrap(like_type, values):

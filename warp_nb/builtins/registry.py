@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..types.composite import kind_of
+from ..types.composite import Composite, kind_of
 from ..types.tiles import TileType, tile_type
 
 FLOAT = ("float",)
@@ -373,7 +373,11 @@ class Builtin:
             if python_scope_fallback is None:
                 raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or @wp.func")
             return python_scope_fallback(self, args, kwargs)
-        return self.python(*args, **kwargs)
+        result = self.python(*args, **kwargs)
+        if kwargs or isinstance(result, (tuple, Composite)):
+            return result
+        from .python_results import typed_result
+        return typed_result(self, args, result)
 
     def __repr__(self):
         return f"<builtin wp.{self.name}>"

@@ -13,6 +13,8 @@ from .. import types as T
 from ..errors import KernelError, KernelTypeError, Loc
 from ..types.array_annotation import ArrayAnnotationBase
 from ..types.array_type import ArrayType
+from ..types.function_value import FUNCTION_PARAM
+from ..types.reference import Reference
 from ..types.tiles import StackType, TileType
 from ..builtins.registry import OpaqueType
 from ..types import generic
@@ -58,6 +60,10 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
         from .ir import TupleType  # the type of a tuple value (a function's multiple return, or a parameter)
         return TupleType(tuple(resolve_annotation(x, fn, name, what, local_names) for x in items))
     if isinstance(t, Generic):
+        return t
+    if what == "function" and isinstance(t, type) and getattr(t, "_wp_func_", False):  # `g: wp.Function`
+        return FUNCTION_PARAM
+    if what == "function" and isinstance(t, Reference):  # wp.ref[T]: accepted here, refused when called
         return t
     shown = getattr(t, "__name__", repr(t))
     raise KernelTypeError(f"parameter `{name}` of {what} `{fn.__qualname__}` has type {shown}, which kernels do not "

@@ -19,7 +19,9 @@ from .. import types as T
 from ..types.tiles import TileType
 from ..types.array_type import ArrayType
 from ..errors import Loc, KernelTypeError
-from .scope import Lit, Scope
+from .scope import Lit, PyObj, Scope
+from ..types.function_value import FunctionValue
+from ..types.reference import Reference
 from ..builtins import registry
 from .typecheck_expr import ExprTyper
 from .typecheck_statements import Statements
@@ -89,6 +91,8 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
     if inst is not None:
         return inst
     typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=f"f_{fdef.name}", return_type=return_type)
+    if overload is not None:  # wp.ref[T] parameters: references the caller's copies are passed to
+        typer.reference_names = {n for n, p in zip(fdef.params, overload.params) if isinstance(p, Reference)}
     inst = FuncInstance(func, tuple(arg_types), _content_symbol(typer.run(arg_types), "f"))
     context.instances[key] = inst
     if context.backward and overload is not None:
@@ -191,14 +195,23 @@ class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructor
         fdef = self.fdef
         if len(param_types) != len(fdef.params):
             raise KernelTypeError(f"{fdef.name} takes {len(fdef.params)} arguments, got {len(param_types)}", fdef.loc)
-        params = []
+        params, names = [], []
         for name, t in zip(fdef.params, param_types):
+            if isinstance(t, FunctionValue):  # a wp.Function parameter: the function itself, known now
+                self.env[name] = PyObj(t.target)
+                continue
+            names.append(name)
             var = ir.Var(f"{name}_{self._next()}", t)
             params.append(var)
             self.env[name] = var
             self.note_type(t)
         if not self.is_kernel and not self.adjoint_params:
             self.reference_params(fdef, params)  # tile parameters the body writes: references, as in Warp
+            for k, (name, var) in enumerate(zip(names, params)):
+                if name in getattr(self, "reference_names", ()) and not var.mutable:  # wp.ref[T]
+                    params[k] = ir.Var(var.name, var.type, mutable=True)
+                    self.env[name] = params[k]
+                    self.ref_params.append((name, params[k]))
         for name, t in self.adjoint_params:  # wp.adjoint[x] starts at zero; an array's is a view of its gradient
             if isinstance(t, ArrayType):
                 self.env[f"wp.adjoint[{name}]"] = self.call_builtin(registry.BUILTINS["grad_view"], [self.env[name]],
@@ -224,7 +237,7 @@ class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructor
         if not self.is_kernel and self.has_return_value and not terminated and self.return_type is not None:
             raise KernelTypeError(f"function {fdef.name} returns a value on some paths but can reach its end "
                                   "without a return; add a return at the end", fdef.loc, fdef.name)
-        return ir.Function(name=fdef.name, symbol=self.symbol, params=params, param_names=list(fdef.params),
+        return ir.Function(name=fdef.name, symbol=self.symbol, params=params, param_names=names,
                            body=tuple(self.block), return_type=self.return_type if self.has_return_value else None,
                            is_kernel=self.is_kernel, loc=fdef.loc, tid_count=self.tid_count, funcs=self.funcs,
                            structs=self.structs, locals=self.locals, checks=self.checks)

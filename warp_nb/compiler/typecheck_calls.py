@@ -19,6 +19,8 @@ from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.tiles import TileType
 from ..types.generic import is_generic, matches
+from ..types.function_value import FunctionValue, is_function_object
+from ..types.reference import Reference
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
@@ -203,8 +205,12 @@ class Calls:
         if any(fdef is self.fdef for fdef in self.context.stack) and func.overloads[0].fdef is self.fdef \
                 and func.overloads[0].native is None:
             self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` calls itself", node)
-        inst, vars_ = self.function_instance(func, args, node)
-        vars_, rebinds = self.reference_args(inst, vars_, node)  # tiles the function writes into (references)
+        arg_nodes = list(getattr(node, "args", ()))[:len(args)]
+        arg_nodes += [None] * (len(args) - len(arg_nodes))
+        inst, vars_ = self.function_instance(func, args, node, arg_nodes)
+        arg_nodes = [n for n, a in zip(arg_nodes, args) if not (isinstance(a, PyObj) and is_function_object(a.obj))]
+        # tiles the function writes into and wp.ref[T] parameters: references to copies, copied back after
+        vars_, rebinds, stores = self.reference_args(inst, vars_, node, arg_nodes)
         call = ir.CallFunc(inst, tuple(vars_))
         if inst.return_type is None:
             self.block.append(ir.Effect(call, node.loc))
@@ -215,31 +221,41 @@ class Calls:
             result = self.let(call, inst.return_type, node.loc)
         for name, value in rebinds:
             self.rebind_tile(name, value, node)
+        for target, value in stores:  # a wp.ref[T] argument that is an array element, field or component
+            self.store(target, value, node)
         return result
 
-    def function_instance(self, func, args: list, node):
+    def function_instance(self, func, args: list, node, arg_nodes=None):
         """(the typed instance of @wp.func `func` for these arguments, the arguments as variables)."""
         from .typecheck import native_instance, typecheck_function  # the statement typer (a cycle otherwise)
 
         args = [self.make_tuple(a, node) if isinstance(a, TupleValue) else a for a in args]  # f((a, b))
         for a in args:
-            if isinstance(a, PyObj):
+            if isinstance(a, PyObj) and not is_function_object(a.obj):
                 self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
-        overload = func.select_overload([value_type(a) for a in args])
+        arg_types = [FunctionValue(a.obj) if isinstance(a, PyObj) else value_type(a) for a in args]
+        overload = func.select_overload(arg_types)
         if overload is None:
-            got = ", ".join(T.type_name(value_type(a)) for a in args)
+            got = ", ".join(T.type_name(t) for t in arg_types)
             self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
-        params = overload.resolve_params([value_type(a) for a in args])
+        params = overload.resolve_params(arg_types)
+        self.check_reference_args(func, overload, args, arg_nodes, node)
         vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
+        # a function passed to a wp.Function parameter is part of the callee's typing, not an argument
+        param_types = [t if isinstance(t, FunctionValue) else v.type for v, t in zip(vars_, params)]
+        vars_ = [v for v, t in zip(vars_, params) if not isinstance(t, FunctionValue)]
         if overload.native is not None:
-            inst = native_instance(func, overload, [v.type for v in vars_], self.context)
+            if any(isinstance(p, Reference) for p in overload.params):
+                self.error(KernelUnsupportedError, f"`{func.key}` is a @wp.func_native with a wp.ref[T] parameter, "
+                                                   "which warp_nb does not compile yet", node)
+            inst = native_instance(func, overload, param_types, self.context)
         else:
             if any(fdef is overload.fdef for fdef in self.context.stack):
                 self.error(KernelSyntaxError, f"recursion is not supported in kernels: `{func.key}` is already being "
                                               "called on this path", node)
             declared = overload.return_type
             generic_return = declared is not None and is_generic(declared)  # `-> wp.Int`: any int the code returns
-            inst = typecheck_function(func, overload.fdef, [v.type for v in vars_], overload.scope, self.context,
+            inst = typecheck_function(func, overload.fdef, param_types, overload.scope, self.context,
                                       None if generic_return else declared, overload)
             if generic_return and not (inst.return_type is not None and matches(declared, inst.return_type)):
                 self.error(KernelTypeError, f"The function `{func.key}` has its return type annotated as "
@@ -248,6 +264,25 @@ class Calls:
         if inst not in self.funcs:
             self.funcs.append(inst)
         return inst, vars_
+
+    def check_reference_args(self, func, overload, args, arg_nodes, node) -> None:
+        """A wp.ref[T] parameter takes something that can be written: a local variable, an array
+        element, a struct field or a component, as in Warp; and, as in Warp, not from a kernel whose
+        backward pass is built (the adjoint of a write through a reference is not generated)."""
+        for k, p in enumerate(overload.params):
+            if not isinstance(p, Reference) or k >= len(args):
+                continue
+            where = f"argument {k + 1} of `{func.key}` (a wp.ref[{T.type_name(p.dtype)}] parameter)"
+            if self.context.backward or self.context.backward_enabled:
+                self.error(KernelTypeError, f"{where}: a function with wp.ref[T] parameters cannot be called from a "
+                                            "kernel with its backward pass enabled; use @wp.kernel(enable_backward="
+                                            "False)", node)
+            a, n = args[k], arg_nodes[k] if arg_nodes and k < len(arg_nodes) else None
+            addressable = isinstance(a, ir.Var) and id(a) not in self.bound_constants and (
+                isinstance(n, S.Name) or (isinstance(n, (S.Subscript, S.Attribute)) and _rooted_in_name(n)))
+            if not addressable:
+                self.error(KernelTypeError, f"{where} must be a variable, an array element, a struct field or a "
+                                            f"component that can be written, not {self.describe(a)}", node)
 
     # --- Python builtins ----------------------------------------------------------------
     def grad_of(self, node):
@@ -402,6 +437,13 @@ class Calls:
         if expected is not None and result is not expected:
             self.error(KernelTypeError, f"cannot build {T.type_name(expected)} from {k} vectors of length {n}", node)
         return self._template_call(f"matrix_from_{how}", f"wpnb::matrix_from_{how}", result, {}, node, args)
+
+
+def _rooted_in_name(n) -> bool:
+    """Whether a subscript / attribute chain starts at a name (a[i].x), not at a call's result."""
+    while isinstance(n, (S.Subscript, S.Attribute)):
+        n = n.value
+    return isinstance(n, S.Name)
 
 
 def _hashable(obj) -> bool:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import warnings
 
-from . import ir
 from .. import types as T
+from ..errors import KernelRuntimeTypeError, KernelTypeError, source_label, warn
 from ..types import composite
-from ..errors import KernelRuntimeTypeError, KernelTypeError
 from ..types.scalars import canonical_scalar
+from . import ir
 from .scope import Lit, PyObj
 
 
@@ -39,12 +39,25 @@ class Constructors:
         if isinstance(v, ir.Var) and v.type is not t:
             v = self.bound_literal(v)  # wp.float64(x) after x = 0.1: exactly 0.1, as Warp (not 0.1 in float32)
         if isinstance(v, Lit):
-            return self.let(ir.Const(t._convert(v.value), t), t, node.loc, "c")
+            return self.let(ir.Const(t._convert(self.int32_literal(v, t, node)), t), t, node.loc, "c")
         if isinstance(v, PyObj) or not T.is_scalar_type(v.type):
             self.error(KernelTypeError, f"cannot convert {self.describe(v)} to {T.type_name(t)}", node)
         if v.type is t:  # a copy for a bound local, so wp.float64(wp.float32(x)) sees a float32, not x's number
             return self.let(ir.Copy(v), t, node.loc) if id(v) in self.bound_constants else v
         return self.let(ir.Construct(t, (v,)), t, node.loc)
+
+    def int32_literal(self, v, t, node):
+        """The number a scalar constructor converts. Warp types an int literal as int32, and only a
+        64-bit constructor (int64, uint64, float64) takes it whole: wp.float32(0xFFFFFFFF) converts
+        int32(-1), so it is -1.0 in Warp, and here. Said once per line when that changes the result."""
+        if v.kind != "int" or -2 ** 31 <= v.value < 2 ** 31 or t in (T.int64, T.uint64, T.float64):
+            return v.value
+        wrapped = (v.value + 2 ** 31) % 2 ** 32 - 2 ** 31
+        if t._kind == "float" or bool(wrapped) != bool(v.value):  # integers of 32 bits or fewer wrap the same
+            warn(f"{source_label(node.loc.file)}:{node.loc.line}: the integer literal {v.value} does not fit in "
+                 f"int32, the type of an integer literal in a kernel, so {T.type_name(t)}({v.value}) converts "
+                 f"{wrapped} (as in Warp); write {v.value}.0 or wp.int64({v.value}) to keep the value", once=True)
+        return wrapped
 
     def bound_literal(self, v):
         """The literal a local was bound to outside any loop (x = 0.1), else the variable itself."""

@@ -380,9 +380,14 @@ class ExprTyper:
         args = [self.expr(a) for a in node.args]
         if not node.kwargs and (len(args) >= len(func.overloads[-1].params)
                                 or any(len(o.params) == len(args) for o in func.overloads)):
-            return args  # overloads of several arities (f(a, b) and f(a, b, c)): the count picks among them
+            # overloads of several arities (f(a, b) and f(a, b, c)): the count picks among them, unless
+            # none of that arity takes these arguments and the last definition's defaults complete them
+            if len(args) >= len(func.overloads[-1].params) or not all(isinstance(a, (Lit, ir.Var)) for a in args) \
+                    or func.select_overload([value_type(a) for a in args]) is not None:
+                return args
         import inspect
-        parameters = list(inspect.signature(func.overloads[-1].fn).parameters.values())
+        last = func.overloads[-1]
+        parameters = list(inspect.signature(last.fn).parameters.values())
         by_name = {name: self.expr(value) for name, value in node.kwargs}
         unknown = set(by_name) - {p.name for p in parameters}
         if unknown:
@@ -390,8 +395,8 @@ class ExprTyper:
         for p in parameters[len(args):]:
             if p.name in by_name:
                 args.append(by_name[p.name])
-            elif p.default is not inspect.Parameter.empty:
-                args.append(classify(p.default))
+            elif p.name in last.defaults:  # Function.defaults, as the definition gives them or as changed since
+                args.append(classify(last.defaults[p.name]))
             else:
                 self.error(KernelTypeError, f"call of `{func.key}` is missing the argument `{p.name}`", node)
         return args

@@ -321,18 +321,22 @@ class TileReferences:
             if isinstance(current, ir.Var) and current is not param and current.type == param.type:
                 self.block.append(ir.Assign(param, current, loc))
 
-    def reference_args(self, inst, args: list, node) -> tuple:
+    def reference_args(self, inst, args: list, node, arg_nodes=None) -> tuple:
         """(the arguments of a call of `inst` with a copy for each reference parameter, the (name,
-        copy) pairs whose caller variable is rebound to the copy after the call)."""
+        copy) pairs whose caller variable is rebound to the copy after the call, the (target, copy)
+        pairs stored back after it: a wp.ref[T] argument that is an element, a field or a component)."""
         params = getattr(getattr(inst, "ir", None), "params", ())
-        arg_nodes = getattr(node, "args", ())
-        out, rebinds = list(args), []
+        arg_nodes = getattr(node, "args", ()) if arg_nodes is None else arg_nodes
+        out, rebinds, stores = list(args), [], []
         for k, p in enumerate(params):
             if p.mutable and k < len(out) and isinstance(out[k], ir.Var) and p.type == out[k].type:
                 out[k] = self.let(ir.Copy(args[k]), args[k].type, node.loc, "ref")
-                if k < len(arg_nodes) and isinstance(arg_nodes[k], S.Name) and self.env.get(arg_nodes[k].id) is args[k]:
-                    rebinds.append((arg_nodes[k].id, out[k]))
-        return out, rebinds
+                target = arg_nodes[k] if k < len(arg_nodes) else None
+                if isinstance(target, S.Name) and self.env.get(target.id) is args[k]:
+                    rebinds.append((target.id, out[k]))
+                elif isinstance(target, (S.Subscript, S.Attribute)) and not isinstance(p.type, (TileType, StackType)):
+                    stores.append((target, out[k]))
+        return out, rebinds, stores
 
 
 class TileParts:

@@ -11,6 +11,7 @@ import numpy as np
 from . import native
 from ._util import as_vec3_array, check_finite
 from .groups import build_grouped_tree, group_array
+from ..runtime.memory_tracker import native_allocations, record_host
 
 #: Warp's tree builders' names; warp_nb builds every tree with its binned SAH builder, so each name gives
 #: a valid tree (of SAH quality).
@@ -40,6 +41,7 @@ class Bvh:
     """A tree over n boxes (lowers[k], uppers[k]: wp.arrays of wp.vec3). Kernels get `bvh.id`
     and loop over `wp.bvh_query_aabb(id, lo, hi)` or `wp.bvh_query_ray(id, start, dir)`."""
 
+    @native_allocations("bvh")
     def __init__(self, lowers, uppers, constructor=None, groups=None, leaf_size: int = 1, device=None):
         self.lowers, lo = as_vec3_array(lowers, "Bvh lowers")
         self.uppers, hi = as_vec3_array(uppers, "Bvh uppers")
@@ -82,6 +84,7 @@ class Bvh:
         d.nodes, d.items = native.ptr(self._nodes), native.ptr(self._items)
         d.lowers, d.uppers = self.lowers.ptr, self.uppers.ptr
         d.num_nodes, d.num_items = count, lo.shape[0]
+        record_host("tree", self._nodes, self._items)  # wp.ScopedMemoryTracker
 
     def refit(self) -> None:
         """Update the node boxes after the boxes moved (same tree; rebuild() after large motion)."""

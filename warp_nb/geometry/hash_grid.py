@@ -19,6 +19,7 @@ from ..runtime import recording
 from .. import types as T
 from ..arrays.array import array
 from . import native
+from ..runtime.memory_tracker import native_allocations, record_host
 
 _VEC = {T.float16: T.vec3h, T.float32: T.vec3f, T.float64: T.vec3d}
 _MAX_CELLS = 2**31 - 1
@@ -36,6 +37,7 @@ class HashGrid:
     wp.float16 or wp.float64). build(points, radius, groups=None) sorts the points into cells of
     size radius; kernels then iterate candidates with wp.hash_grid_query(id, p, r[, group])."""
 
+    @native_allocations("hashgrid")
     def __init__(self, dim_x: int, dim_y: int, dim_z: int, device=None, dtype=None):
         dims = (int(dim_x), int(dim_y), int(dim_z))
         if min(dims) < 1:
@@ -62,6 +64,7 @@ class HashGrid:
         d.dim_x, d.dim_y, d.dim_z = dims
         d.cell_width, d.cell_width_inv, d.cell_width_inv_d, d.num_points = 1.0, 1.0, 1.0, 0
         self.id = ctypes.addressof(self._desc)
+        record_host("cells", self._cell_starts, self._cell_ends)  # wp.ScopedMemoryTracker
 
     def reserve(self, num_points: int, with_groups: bool = False) -> None:
         """Allocate room for num_points points (build() grows it when needed)."""

@@ -14,6 +14,7 @@ from ..runtime import compat_hooks
 from ._util import as_int_array, as_vec3_array, check_finite
 from .bvh import build_tree, check_constructor
 from .groups import build_grouped_tree, group_array
+from ..runtime.memory_tracker import native_allocations, record_host
 
 DEFAULT_LEAF_SIZE = 4
 
@@ -26,6 +27,7 @@ class Mesh:
     other mesh_* builtins. With support_winding_number=True the tree also keeps the data for
     wp.mesh_query_point_sign_winding_number."""
 
+    @native_allocations("mesh")
     def __init__(self, points, indices, velocities=None, support_winding_number: bool = False,
                  bvh_constructor=None, bvh_leaf_size: int | None = None, groups=None, device=None):
         pts_arr, pts = as_vec3_array(points, "Mesh points")
@@ -85,6 +87,7 @@ class Mesh:
             d.bvh.num_groups = len(self._group_ids)
         self._dipoles = np.zeros((count, 8), dtype=np.float32) if self.support_winding_number else None
         self._tris = np.empty((n_tris, 9), dtype=np.float32)
+        record_host("tree", self._nodes, self._items, self._tris, self._dipoles)  # wp.ScopedMemoryTracker
         lib.wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), n_tris, native.ptr(self._tris),
                            native.threads())
         d.bvh.nodes, d.bvh.items, d.bvh.num_nodes, d.bvh.num_items = (native.ptr(self._nodes),

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from . import redefinition
 from .. import types as T
 from ..builtins.registry import Literal, concrete
+from ..types.function_value import FUNCTION_PARAM, FunctionValue
+from ..types.reference import Reference
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
 from ..compiler.parse import parse_definition
@@ -27,6 +29,15 @@ class FuncOverload:
     custom_grad: "FuncOverload | None" = None  # @wp.func_grad
     custom_replay: "FuncOverload | None" = None  # @wp.func_replay
     native: tuple | None = None  # @wp.func_native: (snippet, adj_snippet, replay_snippet) of C++ text
+    #: Warp's `defaults`: the parameters' default values by name (a call without them takes these,
+    #: read when the calling kernel is typed, so changing one changes that kernel and its module hash)
+    defaults: dict = None
+
+    def __post_init__(self):
+        if self.defaults is None:
+            import inspect
+            self.defaults = {p.name: p.default for p in inspect.signature(self.fn).parameters.values()
+                             if p.default is not inspect.Parameter.empty}
 
     @property
     def fdef(self):
@@ -40,6 +51,12 @@ class FuncOverload:
         if len(arg_types) != len(self.params):
             return False
         for p, a in zip(self.params, arg_types):
+            if isinstance(p, Reference):  # wp.ref[T]: a T passed by reference
+                p = p.dtype
+            if p is FUNCTION_PARAM or isinstance(a, FunctionValue):  # a function goes to a wp.Function parameter
+                if not (p is FUNCTION_PARAM and isinstance(a, FunctionValue)):
+                    return False
+                continue
             if p is None:
                 continue
             if is_generic(p):
@@ -54,10 +71,11 @@ class FuncOverload:
 
     @property
     def is_generic(self) -> bool:
-        return any(p is None or is_generic(p) for p in self.params)
+        return any(p is None or p is FUNCTION_PARAM or is_generic(p) for p in self.params)
 
     def resolve_params(self, arg_types) -> list:
-        return [concrete(a) if p is None or is_generic(p) else p for p, a in zip(self.params, arg_types)]
+        return [concrete(a) if p is None or p is FUNCTION_PARAM or is_generic(p) else p.dtype if isinstance(p, Reference)
+                else p for p, a in zip(self.params, arg_types)]
 
 
 def _overload(fn) -> FuncOverload:
@@ -97,6 +115,30 @@ class Function:
     def user_overloads(self) -> dict:
         """Warp's view: the overloads by their parameter types."""
         return {tuple(o.params): o for o in self.overloads}
+
+    @property
+    def defaults(self) -> dict:
+        """Warp's `Function.defaults`: the default values of the last definition's parameters."""
+        return self.overloads[-1].defaults
+
+    @defaults.setter
+    def defaults(self, values: dict) -> None:
+        self.overloads[-1].defaults = dict(values)
+
+    def get_overload(self, arg_types, kwarg_types=None) -> FuncOverload | None:
+        """Warp's name: the overload these argument types select (None when none does)."""
+        arg_types = [T.canonical_scalar(t) for t in arg_types]  # float: wp.float32, as in kernels
+        found = self.select_overload(arg_types)
+        if found is not None:
+            return found
+        import inspect
+        for o in reversed(self.overloads):  # one whose parameters after these all have defaults
+            names = list(inspect.signature(o.fn).parameters)
+            if len(names) > len(arg_types) and all(n in o.defaults for n in names[len(arg_types):]):
+                head = FuncOverload(o.fn, o.parsed, o.params[:len(arg_types)], o.return_type, o.scope, defaults={})
+                if head.accepts(arg_types):
+                    return o
+        return None
 
     def select_overload(self, arg_types) -> FuncOverload | None:
         exact = [o for o in self.overloads if not o.is_generic and o.accepts(arg_types)]

@@ -75,16 +75,18 @@ def as_vec3(value, what: str = "a vector") -> np.ndarray:
 
 
 def as_quat(value, what: str = "rot") -> np.ndarray:
-    """A unit quaternion (x, y, z, w) as float64; None means the identity."""
+    """A unit quaternion (x, y, z, w) as float64; None means the identity, and so does the zero
+    quaternion: Warp's renderers pass (0, 0, 0, 0) on unchanged, and both USD's orient op and the
+    rotation matrix formula read it as no rotation."""
     if value is None:
         return np.array([0.0, 0.0, 0.0, 1.0])
     q = np.asarray(to_numpy(value), dtype=np.float64).reshape(-1)
     if q.size != 4:
         raise ValueError(f"{what} must be a quaternion (x, y, z, w), got {q.size} components")
     n = np.linalg.norm(q)
-    if not np.isfinite(n) or n == 0.0:
-        raise ValueError(f"{what} must be a non-zero quaternion, got {q.tolist()}")
-    return q / n
+    if not np.isfinite(n):
+        raise ValueError(f"{what} must be a finite quaternion, got {q.tolist()}")
+    return np.array([0.0, 0.0, 0.0, 1.0]) if n == 0.0 else q / n
 
 
 def as_scale(value) -> np.ndarray:

@@ -1,0 +1,137 @@
+"""@wp.func parameters as Warp declares them beyond values: `g: wp.Function` (a function passed
+as an argument, known when the caller is typed) and `x: wp.ref[T]` (a variable, an array element,
+a struct field or a component the function writes through). Values against numpy."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+
+pytestmark = pytest.mark.needs_cxx
+
+
+@wp.func
+def _double(x: float):
+    return 2.0 * x
+
+
+@wp.func
+def _cube(x: float):
+    return x * x * x
+
+
+@wp.func
+def _apply(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.func
+def _apply_default(g: wp.Function = _double, x: float = 3.0):
+    f = g  # a local naming the function
+    return f(x)
+
+
+@wp.func
+def _accumulate(total: wp.ref[wp.float32], x: float):
+    total += x
+
+
+@wp.func
+def _store_through(g: wp.Function, dst: wp.ref[wp.float32], x: float):
+    dst = g(x)
+
+
+@wp.struct
+class _Box:
+    value: float
+    v: wp.vec3
+
+
+@wp.kernel(enable_backward=False)
+def _functions_and_references(x: wp.array(dtype=float), out: wp.array2d(dtype=float), boxes: wp.array(dtype=_Box)):
+    i = wp.tid()
+    out[i, 0] = _apply(_double, x[i])
+    out[i, 1] = _apply(_cube, x[i])
+    out[i, 2] = _apply(wp.sin, x[i])
+    out[i, 3] = _apply_default()
+    total = float(0.0)
+    _accumulate(total, x[i])
+    _accumulate(total, 1.0)
+    out[i, 4] = total
+    _store_through(_cube, out[i, 5], x[i])
+    b = boxes[i]
+    _store_through(_double, b.value, x[i])
+    _accumulate(b.v[2], x[i])
+    boxes[i] = b
+
+
+def test_function_and_reference_parameters():
+    x = np.linspace(-1.0, 2.0, 7, dtype=np.float32)
+    out = wp.zeros((7, 6), dtype=float)
+    boxes = wp.zeros(7, dtype=_Box)
+    wp.launch(_functions_and_references, 7, inputs=[wp.array(x), out, boxes])
+    got = out.numpy()
+    np.testing.assert_allclose(got[:, 0], 2 * x, rtol=1e-6)
+    np.testing.assert_allclose(got[:, 1], x ** 3, rtol=1e-6)
+    np.testing.assert_allclose(got[:, 2], np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(got[:, 3], 6.0)
+    np.testing.assert_allclose(got[:, 4], x + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(got[:, 5], x ** 3, rtol=1e-6)
+    b = boxes.numpy()
+    np.testing.assert_allclose(b["value"], 2 * x, rtol=1e-6)
+    np.testing.assert_allclose(b["v"][:, 2], x, rtol=1e-6)
+
+
+def test_reference_arguments_must_be_writable_and_kernels_forward_only():
+    @wp.kernel(enable_backward=False, module="unique")
+    def literal(out: wp.array(dtype=float)):
+        _accumulate(1.0, 2.0)
+
+    with pytest.raises(TypeError, match="wp.ref"):
+        wp.launch(literal, 1, inputs=[wp.zeros(1)])
+
+    @wp.kernel(module="unique")
+    def with_backward(out: wp.array(dtype=float)):
+        _accumulate(out[0], 2.0)
+
+    with pytest.raises(TypeError, match="backward"):
+        wp.launch(with_backward, 1, inputs=[wp.zeros(1)])
+    assert wp.ref[wp.int32] == wp.ref[wp.int32] and repr(wp.ref[wp.float32]) == "wp.ref[float32]"
+
+
+@wp.func
+def _overloaded(x: int):
+    return float(x)
+
+
+@wp.func
+def _overloaded(x: float, g: wp.Function = _double):  # noqa: F811  (a second overload)
+    return g(x)
+
+
+def test_defaults_are_read_when_typed_and_overloads_complete_with_them():
+    """Function.defaults (Warp's) is what a call without the argument takes, read when the caller is
+    typed; an overload whose later parameters have defaults is found by get_overload and by calls."""
+
+    @wp.kernel(enable_backward=False, module="unique")
+    def uses_default(out: wp.array(dtype=float)):
+        out[0] = _overloaded(3.0)
+        out[1] = _overloaded(4)
+
+    out = wp.zeros(2)
+    wp.launch(uses_default, 1, inputs=[out])
+    np.testing.assert_allclose(out.numpy(), [6.0, 4.0])
+    second = _overloaded.get_overload([float], {})
+    assert second is _overloaded.overloads[-1] and second.defaults["g"] is _double
+    saved = dict(_apply_default.defaults)
+    try:
+        _apply_default.defaults["g"] = _cube
+
+        @wp.kernel(enable_backward=False, module="unique")
+        def uses_changed_default(out: wp.array(dtype=float)):
+            out[0] = _apply_default()
+
+        wp.launch(uses_changed_default, 1, inputs=[out])
+        assert out.numpy()[0] == 27.0
+    finally:
+        _apply_default.defaults = saved
