@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.helpers import config, launch_in_mode
 from warp_nb.compiler.index_ranges import index_facts
 from warp_nb.compiler.pipeline import CompileOptions, front_half
 
@@ -25,7 +26,7 @@ def stencil(src: wp.array2d(dtype=float), dst: wp.array2d(dtype=float)):
 @wp.kernel
 def pairwise(pos: wp.array(dtype=float), n: int, out: wp.array(dtype=float)):
     i = wp.tid()
-    s = float(0.0)
+    s = 0.0
     for j in range(n):
         s += pos[j] - pos[i]
     out[i] = s
@@ -46,7 +47,7 @@ def gathered(x: wp.array(dtype=float), idx: wp.array(dtype=int), out: wp.array(d
 @wp.kernel
 def reversed_sum(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
-    s = float(0.0)
+    s = 0.0
     for j in range(i, -1, -1):
         s += x[j]
     out[i] = s
@@ -59,14 +60,6 @@ def _facts(kernel, mode="checked", backward=False):
     return index_facts(front.typed), front.unit.source
 
 
-def _run(kernel, mode, dim, inputs):
-    was = wp.config.bounds_check
-    wp.config.bounds_check = mode == "checked"
-    try:
-        wp.launch(kernel, dim=dim, inputs=inputs, device="cpu")
-        wp.synchronize()
-    finally:
-        wp.config.bounds_check = was
 
 
 # --- the facts --------------------------------------------------------------------------------
@@ -106,7 +99,7 @@ def test_stencil_matches_numpy(mode):
     n = 67
     s = rng.random((n, n)).astype(np.float32)
     src, dst = wp.array(s), wp.zeros((n, n), dtype=float)
-    _run(stencil, mode, (n - 2, n - 2), [src, dst])
+    launch_in_mode(stencil, mode, (n - 2, n - 2), [src, dst])
     ref = np.zeros_like(s)
     ref[1:-1, 1:-1] = 0.25 * (s[:-2, 1:-1] + s[2:, 1:-1] + s[1:-1, :-2] + s[1:-1, 2:])
     np.testing.assert_allclose(dst.numpy(), ref, rtol=1e-6)
@@ -116,7 +109,7 @@ def test_stencil_past_the_last_row_is_reported_as_before():
     n = 40
     src, small = wp.zeros((n, n), dtype=float), wp.zeros((n - 2, n), dtype=float)
     with pytest.raises(IndexError, match=r"index 38 is out of bounds for axis 0 of array `dst` with size 38"):
-        _run(stencil, "checked", (n - 2, n - 2), [src, small])
+        launch_in_mode(stencil, "checked", (n - 2, n - 2), [src, small])
 
 
 @pytest.mark.parametrize("mode", ["checked", "release"])
@@ -124,28 +117,28 @@ def test_stencil_past_the_last_row_is_reported_as_before():
 def test_negative_indices_count_from_the_end_in_every_chunk(mode, k):
     x = np.arange(300, dtype=np.float32)
     out = wp.zeros(300, dtype=float)
-    _run(shifted, mode, 300, [wp.array(x), k, out])
+    launch_in_mode(shifted, mode, 300, [wp.array(x), k, out])
     np.testing.assert_array_equal(out.numpy(), x[np.arange(300) - k])
 
 
 def test_an_index_below_minus_the_size_is_reported():
     out = wp.zeros(300, dtype=float)
     with pytest.raises(IndexError, match=r"index -300 is out of bounds for axis 0 of array `x` with size 299"):
-        _run(shifted, "checked", 300, [wp.zeros(299, dtype=float), 300, out])
+        launch_in_mode(shifted, "checked", 300, [wp.zeros(299, dtype=float), 300, out])
 
 
 @pytest.mark.parametrize("mode", ["checked", "release"])
 def test_a_loop_to_a_parameter_matches_numpy(mode):
     p = np.linspace(0.0, 1.0, 500, dtype=np.float32)
     out = wp.zeros(500, dtype=float)
-    _run(pairwise, mode, 500, [wp.array(p), 500, out])
+    launch_in_mode(pairwise, mode, 500, [wp.array(p), 500, out])
     np.testing.assert_allclose(out.numpy(), p.sum() - 500 * p, rtol=1e-4, atol=1e-3)
 
 
 def test_a_loop_past_the_array_is_reported_at_its_line():
     out = wp.zeros(10, dtype=float)
     with pytest.raises(IndexError, match=r"index 10 is out of bounds for axis 0 of array `pos` with size 10") as e:
-        _run(pairwise, "checked", 10, [wp.zeros(10, dtype=float), 11, out])
+        launch_in_mode(pairwise, "checked", 10, [wp.zeros(10, dtype=float), 11, out])
     assert "s += pos[j] - pos[i]" in str(e.value)
 
 
@@ -153,21 +146,21 @@ def test_a_gather_is_still_checked():
     out = wp.zeros(4, dtype=float)
     idx = wp.array(np.array([0, 1, 7, 2], dtype=np.int32))
     with pytest.raises(IndexError, match=r"index 7 is out of bounds for axis 0 of array `x` with size 4"):
-        _run(gathered, "checked", 4, [wp.zeros(4, dtype=float), idx, out])
+        launch_in_mode(gathered, "checked", 4, [wp.zeros(4, dtype=float), idx, out])
 
 
 @pytest.mark.parametrize("mode", ["checked", "release"])
 def test_a_counting_down_loop_matches_numpy(mode):
     x = np.arange(1, 201, dtype=np.float32)
     out = wp.zeros(200, dtype=float)
-    _run(reversed_sum, mode, 200, [wp.array(x), out])
+    launch_in_mode(reversed_sum, mode, 200, [wp.array(x), out])
     np.testing.assert_allclose(out.numpy(), np.cumsum(x), rtol=1e-6)
 
 
 def test_a_counting_down_loop_past_the_array_is_reported():
     out = wp.zeros(200, dtype=float)
     with pytest.raises(IndexError, match=r"index 199 is out of bounds for axis 0 of array `x` with size 199"):
-        _run(reversed_sum, "checked", 200, [wp.zeros(199, dtype=float), out])
+        launch_in_mode(reversed_sum, "checked", 200, [wp.zeros(199, dtype=float), out])
 
 
 @pytest.mark.parametrize("mode", ["checked", "release"])
@@ -179,7 +172,7 @@ def test_a_large_launch_mixes_checked_and_unchecked_chunks(mode):
     out = wp.zeros(n, dtype=float)
     for _ in range(3):  # the first launches teach the runtime the kernel's cost; then it splits
         out.zero_()
-        _run(shifted, mode, n, [wp.array(x), k, out])
+        launch_in_mode(shifted, mode, n, [wp.array(x), k, out])
         np.testing.assert_array_equal(out.numpy(), x[np.arange(n) - k])
 
 
@@ -200,15 +193,11 @@ def test_the_backward_body_is_versioned_on_the_same_guards(k):
     xs = np.linspace(-2.0, 2.0, n, dtype=np.float32)
     x = wp.array(xs, requires_grad=True)
     loss = wp.zeros(1, dtype=float, requires_grad=True)
-    was = wp.config.bounds_check
-    wp.config.bounds_check = True
-    try:
+    with config(bounds_check=True):
         tape = wp.Tape()
         with tape:
             wp.launch(loss_of, dim=n, inputs=[x, k, loss])
         tape.backward(loss)
-    finally:
-        wp.config.bounds_check = was
     np.testing.assert_allclose(x.grad.numpy(), np.sin(xs) + xs * np.cos(xs), rtol=1e-5, atol=1e-6)
 
 

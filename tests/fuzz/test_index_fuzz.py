@@ -15,6 +15,7 @@ import pytest
 
 import warp_nb as wp
 from tests.fuzz.against_warp import load_source
+from tests.support.helpers import launch_in_mode
 
 pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
 
@@ -55,14 +56,6 @@ def _model(p: dict, threads: int, k: int, n: int, x: np.ndarray, out_len: int):
     return out, False
 
 
-def _run(kernel, mode, threads, inputs):
-    was = wp.config.bounds_check
-    wp.config.bounds_check = mode == "checked"
-    try:
-        wp.launch(kernel, dim=threads, inputs=inputs, device="cpu")
-        wp.synchronize()
-    finally:
-        wp.config.bounds_check = was
 
 
 def test_random_affine_indices_near_the_bounds(tmp_path):
@@ -93,7 +86,7 @@ def test_random_affine_indices_near_the_bounds(tmp_path):
                     continue  # undefined in release code: nothing to compare
                 out = wp.zeros(out_len, dtype=float)
                 try:
-                    _run(kernel, mode, threads, [wp.array(x), k, n, out])
+                    launch_in_mode(kernel, mode, threads, [wp.array(x), k, n, out])
                     raised = False
                 except IndexError:
                     raised = True

@@ -34,6 +34,14 @@ def config(**settings):
             setattr(wp.config, k, v)
 
 
+def launch_in_mode(kernel, mode: str, dim, inputs) -> None:
+    """Launch `kernel` on the CPU with bounds checks on (`mode="checked"`) or off (`"release"`) and
+    wait for it, so that a failed check raises here."""
+    with config(bounds_check=mode == "checked"):
+        wp.launch(kernel, dim=dim, inputs=inputs, device="cpu")
+        wp.synchronize()
+
+
 @wp.struct
 class Body:
     """A struct for end-to-end tests: vectors and an int as fields, carried through loops and funcs."""

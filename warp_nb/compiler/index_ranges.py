@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import ir
 from .. import types as T
 from ..types.array_type import ArrayType
+from . import ir
 
 INT32_MAX = 2**31 - 1
 
@@ -40,7 +40,7 @@ class Bound:
     const: int
     terms: tuple = ()  # ((atom, coeff), ...), sorted, no zero coefficients
 
-    def plus(self, other: "Bound", scale: int = 1) -> "Bound":
+    def plus(self, other: Bound, scale: int = 1) -> Bound:
         coeffs = dict(self.terms)
         for atom, c in other.terms:
             coeffs[atom] = coeffs.get(atom, 0) + scale * c
@@ -73,13 +73,13 @@ class Affine:
     const: int
     terms: tuple = ()
 
-    def plus(self, other: "Affine", scale: int = 1) -> "Affine":
+    def plus(self, other: Affine, scale: int = 1) -> Affine:
         coeffs = dict(self.terms)
         for sym, c in other.terms:
             coeffs[sym] = coeffs.get(sym, 0) + scale * c
         return Affine(self.const + scale * other.const, tuple(sorted((s, c) for s, c in coeffs.items() if c)))
 
-    def times(self, k: int) -> "Affine":
+    def times(self, k: int) -> Affine:
         return Affine(self.const * k, tuple((s, c * k) for s, c in self.terms if c * k))
 
 

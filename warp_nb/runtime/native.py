@@ -73,7 +73,7 @@ def launch(entry, packed, bounds, threads, stats) -> None:  # noqa: F811
     """Run a kernel through the runtime's thread pool (built and loaded on first use; then this
     name is the extension module's function, or the ctypes function, itself, so a launch costs
     one call)."""
-    global launch  # noqa: F811
+    global launch
     module = extension()
     launch = module.launch if module is not None else library().wpnb_launch
     launch(entry, packed, bounds, threads, stats)
