@@ -177,8 +177,12 @@ class Module:
         return self.kernels
 
     def mark_modified(self) -> None:
-        """Warp's hook after changing a module's code: here each kernel keeps its own key, so
-        nothing needs to be done."""
+        """Warp's hook after changing what a module's kernels read (a closure variable, a global):
+        each kernel compiles again at its next launch, from the kernel cache when its generated
+        code did not change."""
+        self.execs.clear()
+        for k in self.kernels:
+            k.invalidate()
 
     def _set_strip_hash(self, strip_hash: bool) -> None:
         """Set the strip_hash option (kernel symbols without their hash suffix, for ahead-of-time
