@@ -26,6 +26,11 @@ struct texture1d_t { uint64 tex; int32 width; uint32 metadata; };
 struct texture2d_t { uint64 tex; int32 width; int32 height; uint32 metadata; };
 struct texture3d_t { uint64 tex; int32 width; int32 height; int32 depth; uint32 metadata; };
 
+// A descriptor has no adjoint: accumulating into one (a struct's adjoint holding a texture) keeps it.
+WPNB_FN texture1d_t add(const texture1d_t& a, const texture1d_t&) { return a; }
+WPNB_FN texture2d_t add(const texture2d_t& a, const texture2d_t&) { return a; }
+WPNB_FN texture3d_t add(const texture3d_t& a, const texture3d_t&) { return a; }
+
 enum { TEXTURE_MAX_LEVELS = 16 };
 
 // What a descriptor's `tex` points at: one float32 array per mip level and each level's size.
@@ -89,7 +94,8 @@ WPNB_FN texture_axis_t texture_axis(float64 x, int64 n, int32 mode, bool linear,
         a.index[1] = -1; a.weight[1] = 0.0; a.dweight[1] = 0.0;
         return a;
     }
-    const float64 r = texture_reduce(x - 0.5, n, mode);
+    // reduced before and after the half-texel shift: x - 0.5 rounds away the 0.5 when |x| is huge
+    const float64 r = texture_reduce(texture_reduce(x, n, mode) - 0.5, n, mode);
     const float64 i0 = libm::floor(r);
     const float64 f = r - i0;
     a.index[0] = texture_address(int64(i0), n, mode);
