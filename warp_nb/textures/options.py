@@ -36,14 +36,15 @@ _NORMALISE = {T.uint8: 255.0, T.uint16: 65535.0, T.int8: 127.0, T.int16: 32767.0
 INTEGER32 = (T.int32, T.uint32)
 
 
-def texel_dtype(dtype):
-    """A texel dtype as Warp's scalar type (float -> wp.float32, int -> wp.int32, numpy types too)."""
+def texel_dtype(dtype, what: str = "dtype"):
+    """A texel dtype as Warp's scalar type (float -> wp.float32, int -> wp.int32, numpy types too);
+    `what` names the argument it came from in the error."""
     t = T.canonical_scalar(dtype)
     if isinstance(t, np.dtype):
         t = T.scalar_from_numpy(t.type)
     if t not in DTYPE_CODES:
         shown = getattr(dtype, "__name__", repr(dtype))
-        raise TypeError(f"texture dtype {shown} is not supported; use one of "
+        raise TypeError(f"texture {what} {shown} is not supported; textures hold "
                         f"{', '.join(T.type_name(x) for x in DTYPE_CODES)}")
     return t
 

@@ -75,9 +75,9 @@ class Texture:
                 values = values.reshape(values.shape[: data.ndim] + (-1,))
         else:
             values = np.asarray(data)
-        if dtype is not None and options.texel_dtype(dtype) is not options.texel_dtype(values.dtype.type):
+        if dtype is not None and options.texel_dtype(dtype) is not T.scalar_from_numpy(values.dtype.type):
             values = values.astype(T.dtype_to_numpy(options.texel_dtype(dtype)))
-        options.texel_dtype(values.dtype.type)  # refuses float64, bool, ...
+        options.texel_dtype(values.dtype.type, "data of dtype")  # refuses float64, bool, ...
         if values.ndim not in (self.ndim, self.ndim + 1):
             raise ValueError(f"{name}: data of shape {values.shape} has {values.ndim} dimensions; a {name} takes "
                              f"{self.ndim} (one channel) or {self.ndim + 1} (the last is the channels)")
