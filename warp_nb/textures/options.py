@@ -58,7 +58,8 @@ def filter_mode(value, what: str = "filter mode"):
 
 def address_mode(value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"Invalid texture address mode {value!r}; use a wp.TextureAddressMode")
+        # a ValueError even for a wrong type ("wrap"), as Warp raises (its tests check it)
+        raise ValueError(f"Invalid texture address mode {value!r}; use a wp.TextureAddressMode")  # noqa: TRY004
     try:
         return TextureAddressMode(int(value))
     except ValueError:

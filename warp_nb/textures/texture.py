@@ -18,7 +18,7 @@ from ..arrays.array import array
 from ..builtins.textures import Texture1DType, Texture2DType, Texture3DType
 from ..runtime.devices import get_device
 from . import mipmaps, options
-from .options import TextureAddressMode, TextureFilterMode
+from .options import TextureAddressMode
 
 
 class _Storage(ctypes.Structure):
