@@ -111,7 +111,8 @@ def _claim_flips(positions: array(dtype=T.vec2), ref_positions: array(dtype=T.ve
         for k in range(3):  # the neighbor's apex, when it runs the shared edge the other way (b -> a)
             if indices[n, (k + 1) % 3] == b and indices[n, (k + 2) % 3] == a:
                 d = indices[n, k]
-        if d >= 0 and d != c:
+        count = positions.shape[0]
+        if d >= 0 and d != c and a < count and b < count and c < count and d < count and a >= 0 and c >= 0:
             pa = positions[a]
             pb = positions[b]
             pc = positions[c]

@@ -10,7 +10,8 @@ vertex, scan the counts into offsets, list the triangles around each vertex, the
 filled with atomics, so their order varies between runs, but the answer does not: on an
 edge-manifold mesh there is at most one such triangle, and on a non-manifold edge the one with
 the smallest index is taken. Orientation is not looked at (Warp's contract: consistent
-orientation is not required)."""
+orientation is not required). A vertex index outside [0, vertex_count) joins no edge (it is not
+written past the arrays sized by vertex_count)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ def _max_vertex(indices: array2d(dtype=T.int32), out: array(dtype=T.int32)):
 @kernel
 def _count_corners(indices: array2d(dtype=T.int32), counts: array(dtype=T.int32)):
     t, k = wp.tid()
-    wp.atomic_add(counts, indices[t, k], 1)
+    v = indices[t, k]
+    if v >= 0 and v < counts.shape[0]:  # an index past vertex_count is left out, never written past
+        wp.atomic_add(counts, v, 1)
 
 
 @kernel
@@ -51,8 +54,9 @@ def _list_corners(indices: array2d(dtype=T.int32), starts: array(dtype=T.int32),
                   cursor: array(dtype=T.int32), corner_tris: array(dtype=T.int32)):
     t, k = wp.tid()
     v = indices[t, k]
-    slot = wp.atomic_add(cursor, v, 1)
-    corner_tris[starts[v] + slot] = t
+    if v >= 0 and v < cursor.shape[0]:
+        slot = wp.atomic_add(cursor, v, 1)
+        corner_tris[starts[v] + slot] = t
 
 
 @kernel
@@ -65,7 +69,7 @@ def _match_edges(indices: array2d(dtype=T.int32), starts: array(dtype=T.int32),
     b = indices[t, (j + 2) % 3]
     found = int(-1)
     found_edge = int(-1)
-    if a != b:
+    if a != b and a >= 0 and a < counts.shape[0]:
         for s in range(starts[a], starts[a] + counts[a]):
             u = corner_tris[s]
             if u != t and (found < 0 or u < found):

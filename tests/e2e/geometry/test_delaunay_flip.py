@@ -159,3 +159,12 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="vertex_count"):
         wp.geometry.tri_tri_adjacency(indices, vertex_count=-1)
     assert np.array_equal(indices.numpy(), tris)
+
+
+def test_indices_past_the_vertex_count_join_no_edge():
+    """An index outside [0, vertex_count) is left out of the adjacency instead of written past it."""
+    tris = np.array([[0, 1, 2], [0, 2, 3], [2, 9, 3]], dtype=np.int32)
+    neighbors, _ = wp.geometry.tri_tri_adjacency(wp.array(tris, dtype=wp.int32), vertex_count=4)
+    assert neighbors.numpy().tolist() == [[-1, 1, -1], [2, -1, 0], [-1, 1, -1]]  # edge (2, 3) is real
+    points = wp.array(np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32), dtype=wp.vec2)
+    assert int(wp.geometry.delaunay_edge_flip(points, wp.array(tris, dtype=wp.int32)).numpy()[0]) == 0
