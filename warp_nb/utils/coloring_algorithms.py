@@ -5,8 +5,8 @@ about warp arrays, devices or argument checks (graph_coloring.py does those).
 Coloring gives each node, in a chosen order, the smallest color none of its already colored
 neighbors has. GREEDY orders the nodes by decreasing degree; MCS (maximum cardinality search)
 repeatedly takes the uncolored node with the most colored neighbors, which colors chordal graphs
-optimally and rarely needs more colors than GREEDY on meshes. Ties go to the smaller node index,
-so both are deterministic.
+(trees, triangulated polygons) with the fewest colors possible. Ties go to the smaller node index,
+so both are deterministic. (Warp breaks ties otherwise, so its colorings can differ from these.)
 
 Balancing moves one node per iteration into the smallest group (the lowest color on a tie). The
 node comes from the largest group that has one able to move (no neighbor of the target color),
