@@ -168,3 +168,20 @@ def test_indices_past_the_vertex_count_join_no_edge():
     assert neighbors.numpy().tolist() == [[-1, 1, -1], [2, -1, 0], [-1, 1, -1]]  # edge (2, 3) is real
     points = wp.array(np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32), dtype=wp.vec2)
     assert int(wp.geometry.delaunay_edge_flip(points, wp.array(tris, dtype=wp.int32)).numpy()[0]) == 0
+
+
+@wp.kernel
+def _neighbor_edges_from_func(neighbors: wp.array2d(dtype=wp.int32), out: wp.array2d(dtype=wp.int32)):
+    t, j = wp.tid()
+    n = neighbors[t, j]
+    out[t, j] = -1
+    if n >= 0:
+        out[t, j] = wp.geometry.find_triangle_neighbor_edge_index(neighbors, n, t)
+
+
+def test_find_triangle_neighbor_edge_index_recovers_the_neighbor_edges():
+    _, tris = _jittered_grid(6, 4, 0.3, 2)
+    neighbors, edge_indices = wp.geometry.tri_tri_adjacency(wp.array(tris, dtype=wp.int32))
+    out = wp.empty(tris.shape, dtype=wp.int32)
+    wp.launch(_neighbor_edges_from_func, dim=tris.shape, inputs=[neighbors, out])
+    assert np.array_equal(out.numpy(), edge_indices.numpy())
