@@ -111,10 +111,12 @@ WPNB_FN uint16 float_to_bfloat16_bits(float32 value) {
 WPNB_FN float32 bfloat16_bits_to_float(uint16 b) { return bits_float(uint32(b) << 16); }
 
 // Launch bounds shared by every kernel entry point: the launch shape, its rank and total size.
+// lead_div: for a kernel whose scalar wp.tid() meets a launch of more dimensions, the product of the
+// trailing extents (the tid is the leading coordinate: the flat index divided by it); else 0.
 struct launch_t {
     int64 shape[4];
     int32 ndim;
-    int32 pad;
+    int32 lead_div;
     int64 size;
 };
 

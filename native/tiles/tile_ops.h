@@ -210,6 +210,33 @@ template <int SHARED, typename T, int R, int C, typename I, typename J>
 WPNB_FN T tile_extract_in_checked(const tile_t<T, R, C>& a, int32 loc, I i, J j) {
     return a.data[tile_offset_checked<1, R, C>(loc, i, j)];
 }
+// t[i, j, k(, l)] of a 3-D or 4-D tile (extents E0..E3 padded in front to four): negative indices
+// count from the end, as in tile_extract_nd; what is still outside is reported, element 0 read.
+template <int N, int E0, int E1, int E2, int E3>
+WPNB_FN int32 tile_offset_nd_checked(int32 loc, const int64 (&given)[N]) {
+    const int64 extents[4] = {E0, E1, E2, E3};
+    const int64* shape = extents + (4 - N);
+    int64 flat = 0;
+    for (int d = 0; d < N; ++d) {
+        const int64 idx = wrap_index(given[d], shape[d]);
+        if (idx < 0 || idx >= shape[d]) {
+            debug_fail(loc, d, given, shape, N);
+            return 0;
+        }
+        flat = flat * shape[d] + idx;
+    }
+    return int32(flat);
+}
+template <int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN T tile_extract_nd_checked(const tile_t<T, R, C>& a, int32 loc, I i, I j, I k) {
+    const int64 given[3] = {int64(i), int64(j), int64(k)};
+    return a.data[tile_offset_nd_checked<3, 1, E1, E2, E3>(loc, given)];
+}
+template <int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
+WPNB_FN T tile_extract_nd_checked(const tile_t<T, R, C>& a, int32 loc, I i, I j, I k, I l) {
+    const int64 given[4] = {int64(i), int64(j), int64(k), int64(l)};
+    return a.data[tile_offset_nd_checked<4, E0, E1, E2, E3>(loc, given)];
+}
 #endif
 template <int SHARED, typename T, int R, typename I>
 WPNB_FN void adj_tile_extract_in(const tile_t<T, R, 1>& a, I i, tile_t<T, R, 1>& adj_a, I& adj_i, const T& adj_ret) {

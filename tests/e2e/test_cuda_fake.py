@@ -334,8 +334,10 @@ def test_an_ahead_of_time_module_for_a_cuda_device(fake_gpu, tmp_path, monkeypat
     assert entry["entry"].endswith("_cuda_forward") and entry["backward_entry"].endswith("_cuda_backward")
 
     manifest = ctypes.create_string_buffer(text)  # what the driver reads from the module's global
-    monkeypatch.setattr(fake_gpu, "cuModuleGetGlobal", lambda module, name: (0, ctypes.addressof(manifest),
-                                                                             len(manifest)), raising=False)
+    real_global = fake_gpu.cuModuleGetGlobal
+    monkeypatch.setattr(fake_gpu, "cuModuleGetGlobal", lambda module, name: (
+        (0, ctypes.addressof(manifest), len(manifest)) if b"manifest" in name else real_global(module, name)),
+        raising=False)
     wp.load_aot_module(mod, device="cuda:0", module_dir=tmp_path / "aot")
     compiled = mod.triple.compiled("cuda:0")
     assert compiled.key.startswith("aot:") and compiled.unit.entry == entry["entry"]

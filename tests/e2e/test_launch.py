@@ -108,6 +108,34 @@ def test_tid_count_must_match_launch_rank():
         wp.launch(grid2, dim=15, inputs=[out])
 
 
+@wp.kernel
+def count_leading(counts: wp.array(dtype=int), total: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(counts, i, 1)
+    total[0] += float(i)  # a privatised reduction: the entry point's accumulator loop
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+@pytest.mark.parametrize("dim", [(3, 2), (4, 3, 2), (2, 1, 5, 3), (5,), (0, 7)])
+def test_a_scalar_tid_in_a_launch_of_more_dimensions_is_the_leading_index(mode, dim):
+    """Warp: "if fewer indices are requested than the launch dimensionality, only the leading
+    indices are returned"; each leading index runs once per combination of the trailing ones."""
+    from tests.support.helpers import launch_in_mode
+
+    counts = wp.zeros(8, dtype=int, device="cpu")
+    total = wp.zeros(1, dtype=float, device="cpu")
+    launch_in_mode(count_leading, mode, dim, [counts, total])
+    trailing = int(np.prod(dim[1:]))
+    expected = np.zeros(8, dtype=int)
+    expected[:dim[0]] = trailing
+    np.testing.assert_array_equal(counts.numpy(), expected)
+    assert total.numpy()[0] == trailing * sum(range(dim[0]))
+    recorded = wp.launch(count_leading, dim=dim, inputs=[counts, total], device="cpu", record_cmd=True)
+    counts.zero_()
+    recorded.launch()
+    np.testing.assert_array_equal(counts.numpy(), expected)
+
+
 def test_a_broken_kernel_does_not_break_its_neighbours(tmp_path):
     import importlib.util
     import sys

@@ -270,3 +270,27 @@ def test_tile_extract_reads_one_element():
 def test_check_kernels_compile_for_sm90_with_nvrtc():
     compile_for_sm90([aranges, explicit_slices, mixed_matmul, bf16_gemm, axpy_broadcast, static_len, block_sums, assign_mixed,
                store_twice, add_indexed, add_indexed_prev, extracts])
+
+@wp.kernel
+def element_of_3d_and_4d(a: wp.array3d(dtype=float), b: wp.array4d(dtype=float), out: wp.array(dtype=float), k: int):
+    t = wp.tile_load(a, shape=(2, 3, 4))
+    u = wp.tile_load(b, shape=(2, 2, 3, 2))
+    out[0] = t[1, 2, k]
+    out[1] = t[-1, 0, -1]
+    out[2] = u[1, 1, 2, k - 2]
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+def test_elements_of_3d_and_4d_tiles_in_checked_and_release_code(mode):
+    """t[i, j, k] of a 3-D or 4-D tile compiles in checked code (the default) as in release code;
+    an index outside the tile is an IndexError at its line in checked code."""
+    from tests.support.helpers import launch_in_mode
+
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    b = np.arange(24, dtype=np.float32).reshape(2, 2, 3, 2) + 100
+    out = wp.zeros(3)
+    launch_in_mode(element_of_3d_and_4d, mode, (1, 1), [wp.array(a), wp.array(b), out, 3])
+    np.testing.assert_array_equal(out.numpy(), [a[1, 2, 3], a[-1, 0, -1], b[1, 1, 2, 1]])
+    if mode == "checked":
+        with pytest.raises(IndexError, match=r"index 4 is out of bounds for axis 2 of a tile of shape \(2, 3, 4\)"):
+            launch_in_mode(element_of_3d_and_4d, mode, (1, 1), [wp.array(a), wp.array(b), out, 4])

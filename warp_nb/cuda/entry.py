@@ -30,7 +30,8 @@ def _grid_stride_entry(sym: str, count: int, accumulators: list, body: str, entr
     launch. Reductions accumulate per GPU thread and are added once at its end."""
     coords = []
     if count == 1:
-        coords = ["wpnb::int32(idx)"]
+        # the leading coordinate of a launch of more dimensions (launch_t::lead_div, Warp's rule)
+        coords = ["wpnb::int32(wpnb_launch.lead_div > 1 ? idx / wpnb_launch.lead_div : idx)"]
     else:
         coords_code = "            wpnb::int64 rest = idx;\n"
         for d in range(count - 1, 0, -1):

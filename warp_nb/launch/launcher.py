@@ -88,6 +88,20 @@ def _bounds(dim) -> tuple[bytes, int, int]:
     return packed
 
 
+def _leading(bounds: bytes, ndim: int, tid_count: int) -> bytes:
+    """The bounds of a launch of `ndim` dimensions for a kernel whose wp.tid() is scalar: with more
+    than one dimension its tid is the leading coordinate (Warp: "if fewer indices are requested than
+    the launch dimensionality, only the leading indices are returned"), the flat thread index
+    divided by the product of the trailing extents, which launch_t::lead_div carries."""
+    if tid_count != 1 or ndim < 2:
+        return bounds
+    *shape, nd, _, size = _BOUNDS.unpack(bounds)
+    div = 1
+    for d in shape[1:ndim]:
+        div *= d
+    return _BOUNDS.pack(*shape, nd, div if size else 0, size)
+
+
 #: Launch observers (the notebook's timing panel and %wp_time): each is called as
 #: listener(kernel, dim, device, seconds, adjoint) after a launch returns. Opt-in: while the list
 #: is empty a launch pays one truth test for it.
@@ -195,6 +209,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
                                          f"but was launched with dim={dim!r}; pass a {launcher.tid_count}-tuple"))
     if launcher.block_dim > 1:
         bounds, size = _block_bounds(dim, launcher.block_dim)
+    elif ndim > 1:
+        bounds = _leading(bounds, ndim, launcher.tid_count)
     if record_cmd:
         return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
@@ -242,6 +258,8 @@ class Launch:
         self._bounds, ndim, self._size = _bounds(dim)
         if self._launcher.block_dim > 1:
             self._bounds, self._size = _block_bounds(dim, self._launcher.block_dim)
+        else:
+            self._bounds = _leading(self._bounds, ndim, self._launcher.tid_count)
         self.dim = dim
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False) -> None:
@@ -339,6 +357,8 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
     bounds, ndim, size = _bounds(dim)
     if lanes > 1:
         bounds, size = _block_bounds(dim, lanes)
+    else:
+        bounds = _leading(bounds, ndim, launcher.tid_count)
     try:
         launcher.target.run(launcher, launcher.pack(*args), bounds, size)
     except (IndexError, AssertionError) as check:  # a failed check: without the target's frames

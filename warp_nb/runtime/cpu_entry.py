@@ -102,20 +102,29 @@ def guard_condition(guards: tuple, count: int) -> str:
 
 
 def _linear_loop(sym: str, accumulators: list) -> str:
+    # A launch of more dimensions than the kernel's scalar wp.tid() has: the tid is the leading
+    # coordinate, the flat index divided by launch_t::lead_div (Warp's rule). Chosen once per chunk,
+    # so the usual loop keeps no division.
+    tail_args = "".join(f", {a.name}_lanes[0]" for a in accumulators)
+    leading = (f"    if (wpnb_launch->lead_div > 1) {{\n"
+               f"        const wpnb::int32 m = wpnb_launch->lead_div;\n"
+               f"        for (wpnb::int32 i = wpnb::int32(wpnb_begin); i < wpnb::int32(wpnb_end); ++i) "
+               f"{{ {CHECK_THREAD}(i); {sym}_body<WPNB_C>(wpnb_args, i / m{tail_args}); }}\n"
+               f"    }} else {{\n")
     if not accumulators:
-        return (f"    for (wpnb::int32 i = wpnb::int32(wpnb_begin); i < wpnb::int32(wpnb_end); ++i) "
-                f"{{ {CHECK_THREAD}(i); {sym}_body<WPNB_C>(wpnb_args, i); }}\n")
+        return (leading + f"    for (wpnb::int32 i = wpnb::int32(wpnb_begin); i < wpnb::int32(wpnb_end); ++i) "
+                f"{{ {CHECK_THREAD}(i); {sym}_body<WPNB_C>(wpnb_args, i); }}\n    }}\n")
     lanes = "".join(f"    {a.cpp_type} {a.name}_lanes[{LANES}] = {{}};\n" for a in accumulators)
     lane_args = "".join(f", {a.name}_lanes[l]" for a in accumulators)
-    tail_args = "".join(f", {a.name}_lanes[0]" for a in accumulators)
     folds = "".join(f"    {a.cpp_type} {a.name} = wpnb::fold_lanes<{LANES}>({a.name}_lanes);\n" for a in accumulators)
-    return (f"{lanes}    wpnb::int32 i = wpnb::int32(wpnb_begin);\n"
+    return (f"{lanes}{leading}    wpnb::int32 i = wpnb::int32(wpnb_begin);\n"
             f"    const wpnb::int32 end = wpnb::int32(wpnb_end);\n"
             f"    for (; i + {LANES} <= end; i += {LANES})\n"
             f"        for (wpnb::int32 l = 0; l < {LANES}; ++l) {{\n"
             f"            {CHECK_THREAD}(i + l);\n"
             f"            {sym}_body<WPNB_C>(wpnb_args, i + l{lane_args});\n        }}\n"
-            f"    for (; i < end; ++i) {{ {CHECK_THREAD}(i); {sym}_body<WPNB_C>(wpnb_args, i{tail_args}); }}\n{folds}")
+            f"    for (; i < end; ++i) {{ {CHECK_THREAD}(i); {sym}_body<WPNB_C>(wpnb_args, i{tail_args}); }}\n"
+            f"    }}\n{folds}")
 
 
 def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:

@@ -23,10 +23,16 @@ class DebugState(ctypes.Structure):
 def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: bytes | None = None) -> Exception:
     """The IndexError (or AssertionError) for a failed check, at the user's line. `bounds`: the
     launch's packed wpnb::launch_t, whose shape turns the failing thread's index into wp.tid()'s."""
+    thread = _thread_text(state.thread, bounds)
+    if not 0 <= state.loc < len(debug_sites):  # a kernel loaded without its sources (an ahead-of-time module)
+        what = "an assertion failed" if state.axis < 0 else (
+            f"index {state.index[state.axis]} is out of bounds for axis {state.axis} with size "
+            f"{state.shape[state.axis]}")
+        return (AssertionError if state.axis < 0 else IndexError)(
+            f"{what}{thread} in kernel `{kernel_key}` (check {state.loc}; its source line is not known here)")
     site = debug_sites[state.loc]
     loc = site.loc
     where = f"{source_label(loc.file)}, line {loc.line}, in kernel `{kernel_key}`"
-    thread = _thread_text(state.thread, bounds)
     if state.axis < 0:
         text = f"\n    {loc.text.strip()}" if loc.text else ""
         return AssertionError(f"assertion failed{thread} ({where}){text}")
