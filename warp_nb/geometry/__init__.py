@@ -9,6 +9,8 @@ from .mesh import Mesh  # noqa: F401
 from .hash_grid import HashGrid  # noqa: F401
 from .volume import Volume  # noqa: F401
 from .iso_surface import IsoSurfaceBase, IsoSurfaceMarchingCubes  # noqa: F401
+from .swept_volume import (SweptVolumeSignMode, swept_volume_bounds, swept_volume_field,  # noqa: F401
+                           swept_volume_mesh)
 
 MarchingCubes = IsoSurfaceMarchingCubes  # Warp's older name (wp.MarchingCubes warns that it is deprecated)
 
