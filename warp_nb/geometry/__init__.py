@@ -9,6 +9,8 @@ from .mesh import Mesh  # noqa: F401
 from .hash_grid import HashGrid  # noqa: F401
 from .volume import Volume  # noqa: F401
 from .iso_surface import IsoSurfaceBase, IsoSurfaceMarchingCubes  # noqa: F401
+from .lipschitz_octree import lipschitz_octree  # noqa: F401
+from .sparse_marching_cubes import sparse_marching_cubes, sparse_marching_cubes_from_cells  # noqa: F401
 from .swept_volume import (SweptVolumeSignMode, swept_volume_bounds, swept_volume_field,  # noqa: F401
                            swept_volume_mesh)
 
