@@ -1,0 +1,3 @@
+"""`warp._src.geometry`: the tables of Warp's geometry builders that its tests read."""
+
+from . import surface_nets  # noqa: F401
