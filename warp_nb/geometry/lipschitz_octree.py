@@ -55,7 +55,7 @@ def check_lipschitz(lipschitz_bound) -> float:
     return bound
 
 
-def evaluate(field, points) -> "wp.array":
+def evaluate(field, points) -> wp.array:
     """field(points) as a wp.array of float32 with one value per point (the caller's contract, checked)."""
     values = field(points)
     if not isinstance(values, wp.array):

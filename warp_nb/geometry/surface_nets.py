@@ -45,7 +45,7 @@ def _place_vertices(field: array3d(dtype=float), sites: array(dtype=T.vec4i), gr
     s = sites[v]  # the cell's lower node and its (corrected) sign configuration
     g = groups[v]
     acc = wp.vec3(0.0, 0.0, 0.0)
-    n = float(0.0)
+    n = 0.0
     for e in range(12):
         if table[s[3] * 13 + 1 + e] == g:
             a = edge_from[e]

@@ -43,7 +43,7 @@ def _edge_groups(signs: int) -> tuple:
             e = parent[e]
         return e
 
-    for face, cycle in FACES.items():
+    for cycle in FACES.values():
         sides = [(cycle[i], cycle[(i + 1) % 4]) for i in range(4)]
         crossed = [_EDGE_OF[frozenset(s)] for s in sides if _inside(signs, s[0]) != _inside(signs, s[1])]
         if len(crossed) == 2:
@@ -64,7 +64,7 @@ def _edge_groups(signs: int) -> tuple:
 
 def _ambiguous_face(signs: int) -> int:
     faces = [f for f in FACES if _is_ambiguous(signs, f)]
-    return faces[0] if len(faces) == 1 and bin(signs).count("1") <= 3 else 0
+    return faces[0] if len(faces) == 1 and signs.bit_count() <= 3 else 0
 
 
 EDGE_GROUP_TABLE = tuple(v for signs in range(256) for v in _edge_groups(signs))  # 256 rows of 13

@@ -115,7 +115,7 @@ def _poses_box(meshes, poses, device):
 def swept_volume_bounds(meshes, transforms, padding: float = 0.0, device=None):
     """(lower, upper): the bounding box of every mesh vertex at every pose, grown by `padding`."""
     tr = _check_inputs(meshes, transforms, SweptVolumeSignMode.NO_SIGN)
-    device = wp.get_device(device) if device is not None else list(meshes)[0].device
+    device = wp.get_device(device) if device is not None else next(iter(meshes)).device
     lo, hi = _poses_box(list(meshes), _pose_arrays(tr, device), device)
     return tuple(float(x) for x in lo - padding), tuple(float(x) for x in hi + padding)
 
