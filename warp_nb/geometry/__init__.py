@@ -13,7 +13,7 @@ from .surface_nets import IsoSurfaceNets  # noqa: F401
 from .lipschitz_octree import lipschitz_octree  # noqa: F401
 from .sparse_marching_cubes import sparse_marching_cubes, sparse_marching_cubes_from_cells  # noqa: F401
 from .swept_volume import (SweptVolumeSignMode, swept_volume_bounds, swept_volume_field,  # noqa: F401
-                           swept_volume_mesh)
+                           swept_volume_mesh, swept_volume_sdf)
 
 MarchingCubes = IsoSurfaceMarchingCubes  # Warp's older name (wp.MarchingCubes warns that it is deprecated)
 

@@ -96,8 +96,8 @@ def refine(field, lower, finest, max_depth: int, cell_counts, lipschitz_bound: f
     return cells.reshape(-1, 3).astype(np.int32), evaluations
 
 
-def lipschitz_octree(field, origin, root_width: float, max_depth: int, lipschitz_bound: float = 1.0,
-                     threshold: float = 0.0, device=None):
+def lipschitz_octree(field, origin, root_width: float, max_depth: int, threshold: float = 0.0,
+                     lipschitz_bound: float = 1.0, device=None):
     """(cells, cell_width): the subscripts (a wp.array of wp.vec3i) of the cells of width
     root_width / 2**max_depth, in the cube [origin, origin + root_width], that the level set
     field == threshold may cross, given that |field(x) - field(y)| <= lipschitz_bound * |x - y|.

@@ -149,8 +149,8 @@ def sparse_marching_cubes_from_cells(cells, corner_values, origin=(0.0, 0.0, 0.0
     return extract_cells(c, values, origin, [cell_width] * 3, threshold, device)
 
 
-def sparse_marching_cubes(field, nx: int, ny: int, nz: int, lower=None, upper=None, threshold: float = 0.0,
-                          lipschitz_bound: float = 1.0, return_stats: bool = False, device=None):
+def sparse_marching_cubes(field, nx: int, ny: int, nz: int, *, lower=None, upper=None, threshold: float = 0.0,
+                          lipschitz_bound: float = 1.0, device=None, return_stats: bool = False):
     """(verts, indices[, stats]) of the level set field == threshold on the grid of nx x ny x nz nodes over
     [lower, upper] (grid coordinates without bounds), as IsoSurfaceMarchingCubes.extract gives it, while
     the field is evaluated only near the surface. field: a callable taking a wp.array of wp.vec3 points and
@@ -163,7 +163,9 @@ def sparse_marching_cubes(field, nx: int, ny: int, nz: int, lower=None, upper=No
     if min(shape) < 2:
         raise ValueError(f"sparse_marching_cubes needs at least 2 nodes on each axis, got {shape}")
     counts = np.asarray(shape, np.int64) - 1
-    if lower is None or upper is None:
+    if (lower is None) != (upper is None):
+        raise ValueError("sparse_marching_cubes: give both `lower` and `upper`, or neither (grid coordinates)")
+    if lower is None:
         lo, hi = np.zeros(3), counts.astype(np.float64)
     else:
         lo, hi = np.asarray(lower, np.float64).reshape(3), np.asarray(upper, np.float64).reshape(3)

@@ -164,11 +164,11 @@ class IsoSurfaceNets(IsoSurfaceBase):
     topology="quad", indices holds four per quad. The mesh is closed where the surface stays inside the
     grid and open where it leaves it."""
 
-    def __init__(self, nx: int, ny: int, nz: int, lower=None, upper=None, topology: str = "triangle", device=None):
+    def __init__(self, nx: int, ny: int, nz: int, *, lower=None, upper=None, topology: str = "triangle", device=None):
         self.topology = _check_topology(topology)
         super().__init__(nx, ny, nz, lower, upper, device)
 
-    def surface(self, field, threshold: float = 0.0) -> None:
+    def surface(self, field, threshold: float) -> None:
         """Extract the surface field == threshold into `verts` and `indices`."""
         field = _check_field(field, self.device)
         if tuple(field.shape) != (self.nx, self.ny, self.nz):
@@ -177,7 +177,7 @@ class IsoSurfaceNets(IsoSurfaceBase):
         self.verts, self.indices = _extract(field, threshold, self.lower, self.upper, self.topology)
 
     @staticmethod
-    def extract(field, threshold: float = 0.0, lower=None, upper=None, topology: str = "triangle"):
+    def extract(field, threshold: float = 0.0, *, lower=None, upper=None, topology: str = "triangle"):
         """(verts, indices) of the surface field == threshold, in one call."""
         _check_topology(topology)
         field = _check_field(field)

@@ -94,3 +94,29 @@ def test_bounds_and_bad_input():
         wp.geometry.swept_volume_field([wp.Mesh(wp.array(p, dtype=wp.vec3), wp.array(i))], tr, voxel_size=0.1)
     with pytest.raises(ValueError, match="threshold"):
         wp.geometry.swept_volume_mesh([_mesh()], tr, voxel_size=0.1, sign_mode=wp.geometry.SweptVolumeSignMode.NO_SIGN)
+
+
+@wp.kernel
+def _sdf_at(points: wp.array(dtype=wp.vec3), ids: wp.array(dtype=wp.uint64), tr: wp.array2d(dtype=wp.transform),
+            out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.geometry.swept_volume_sdf(points[i], ids, tr, 100.0, 1)
+
+
+def test_kernel_side_sdf_and_transform_arrays():
+    """wp.geometry.swept_volume_sdf in a user's kernel gives the analytic distance to the moved spheres, and a
+    wp.array2d of wp.transform (with a rotation) gives the field the equivalent (M, S, 7) array gives."""
+    mesh = _mesh(0.3)
+    q = np.array([0.0, 0.0, np.sin(np.pi / 4), np.cos(np.pi / 4)], np.float32)  # 90 degrees about z
+    tr = np.array([[[1.0, 0.0, 0.0, 0, 0, 0, 1], [0.0, 0.0, 0.0, *q]]], np.float32)
+    pts = np.random.default_rng(2).uniform(-1.5, 1.5, (64, 3)).astype(np.float32)
+    out = wp.empty(64, dtype=float)
+    wp.launch(_sdf_at, 64, inputs=[wp.array(pts, dtype=wp.vec3), wp.array([mesh.id], dtype=wp.uint64),
+                                   wp.array(tr, dtype=wp.transform), out])
+    ref = np.minimum(np.linalg.norm(pts - [1, 0, 0], axis=1), np.linalg.norm(pts, axis=1)) - 0.3
+    np.testing.assert_allclose(out.numpy(), ref, atol=0.01)
+    off = np.array([[[0.2, 0.0, 0.0, *q]]], np.float32)  # a rotated and moved off-centre sphere
+    a, _, _ = wp.geometry.swept_volume_field([mesh], off, resolution=(9, 9, 9))
+    b, _, _ = wp.geometry.swept_volume_field([mesh], wp.array(off[0], dtype=wp.transform).reshape((1, 1)),
+                                             resolution=(9, 9, 9))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
