@@ -3,10 +3,10 @@ vertex per surface sheet of each cell (OpenVDB's uniform volume-to-mesh semantic
 quad around each crossed grid edge. In: a 3-D wp.array of float32 and an isovalue; out: verts (wp.vec3)
 and indices (int32), quads split into triangles (0, 1, 2), (0, 2, 3), or the quads themselves.
 
-The topology is decided on the host, vectorised over cells with numpy: each cell's sign configuration
-(bit c set when corner c is inside, below the isovalue), the ambiguous-face correction between two
-neighbouring cells, how many vertices each cell gets (surface_nets_tables.py), and the quads, in cell
-order. Where each vertex lies, the mean of its sheet's edge crossings, is computed by a warp_nb kernel
+Each cell is classified by warp_nb kernels, one thread per cell: its sign configuration (bit c set when
+corner c is inside, below the isovalue), the ambiguous-face correction between two neighbouring cells,
+and which of its edges carry a quad. The host then gathers the surface's cells with numpy: how many
+vertices each gets (surface_nets_tables.py) and the quads, in cell order. Where each vertex lies, the mean of its sheet's edge crossings, is computed by a warp_nb kernel
 from the field, so a launch recorded on a wp.Tape carries gradients back to the field. Vertices of a
 sheet that only crosses the domain's boundary edges belong to no quad and are left out."""
 
@@ -20,7 +20,7 @@ from .. import types as T
 from ..arrays.array import array, array3d
 from ..program.kernel import kernel
 from .iso_surface import IsoSurfaceBase, _bounds
-from .surface_nets_tables import AMBIGUOUS_FACE, CORNER_OFFSETS, EDGE_GROUP_TABLE, EDGE_TO_CORNERS, FACE_NEIGHBOR
+from .surface_nets_tables import AMBIGUOUS_FACE, CORNER_OFFSETS, EDGE_GROUP_TABLE, EDGE_TO_CORNERS
 
 _TABLE = np.array(EDGE_GROUP_TABLE, np.int64).reshape(256, 13)
 _AMBIGUOUS = np.array(AMBIGUOUS_FACE, np.int64)
@@ -34,7 +34,6 @@ _QUADS = (
     (((0, 0, 0), 4), ((0, -1, 0), 8), ((-1, -1, 0), 6), ((-1, 0, 0), 2)),  # z edge: corners 0-3
 )
 _KEEP_WHEN_INSIDE = (True, True, False)
-_AXIS_CORNER = (1, 4, 3)  # the corner across corner 0's x, y and z edges
 
 
 @kernel
@@ -80,70 +79,115 @@ def _check_field(field, device=None):
     return field
 
 
-def _shifted(a: np.ndarray, offset, fill) -> np.ndarray:
-    """a[i + di, j + dj, k + dk] for every cell, `fill` where that lies outside."""
-    out = np.full(a.shape, fill, a.dtype)
-    dst = tuple(slice(max(0, -d), a.shape[x] - max(0, d)) for x, d in enumerate(offset))
-    src = tuple(slice(max(0, d), a.shape[x] - max(0, -d)) for x, d in enumerate(offset))
-    out[dst] = a[src]
-    return out
+@kernel(enable_backward=False)
+def _cell_signs(field: array3d(dtype=float), threshold: float, signs: array3d(dtype=T.int32)):
+    i, j, k = wp.tid()  # bit c: corner c (numbered as CORNER_OFFSETS) lies inside, below the isovalue
+    s = 0
+    if field[i, j, k] < threshold:
+        s = s | 1
+    if field[i + 1, j, k] < threshold:
+        s = s | 2
+    if field[i + 1, j, k + 1] < threshold:
+        s = s | 4
+    if field[i, j, k + 1] < threshold:
+        s = s | 8
+    if field[i, j + 1, k] < threshold:
+        s = s | 16
+    if field[i + 1, j + 1, k] < threshold:
+        s = s | 32
+    if field[i + 1, j + 1, k + 1] < threshold:
+        s = s | 64
+    if field[i, j + 1, k + 1] < threshold:
+        s = s | 128
+    signs[i, j, k] = s
 
 
-def topology(f: np.ndarray, threshold: float):
+@kernel(enable_backward=False)
+def _classify(signs: array3d(dtype=T.int32), ambiguous: array(dtype=T.int32), code: array3d(dtype=T.int32)):
+    """code: 0 for a cell the surface misses; else its corrected signs (bits 0-7), whether a quad goes round
+    its corner-0 x, y, z edge (bits 8-10: crossed and not on the domain's boundary), corner 0 inside
+    (bit 11) and 1 << 12."""
+    i, j, k = wp.tid()
+    s = signs[i, j, k]
+    out = 0
+    if s != 0 and s != 255:
+        c = s
+        face = ambiguous[s]
+        # the ambiguous-face correction: both cells see their shared face as their one ambiguous face
+        # (nested ifs: the neighbour is read only once it is known to exist)
+        if face == 1 and k > 0:
+            if ambiguous[signs[i, j, k - 1]] == 3:
+                c = 255 - s
+        elif face == 2 and i + 1 < signs.shape[0]:
+            if ambiguous[signs[i + 1, j, k]] == 4:
+                c = 255 - s
+        elif face == 3 and k + 1 < signs.shape[2]:
+            if ambiguous[signs[i, j, k + 1]] == 1:
+                c = 255 - s
+        elif face == 4 and i > 0:
+            if ambiguous[signs[i - 1, j, k]] == 2:
+                c = 255 - s
+        elif face == 5 and j > 0:
+            if ambiguous[signs[i, j - 1, k]] == 6:
+                c = 255 - s
+        elif face == 6 and j + 1 < signs.shape[1]:  # noqa: SIM102
+            if ambiguous[signs[i, j + 1, k]] == 5:
+                c = 255 - s
+        inside = s & 1
+        out = c | 4096 | (inside << 11)
+        if inside != ((s >> 1) & 1) and j > 0 and k > 0:
+            out = out | 256
+        if inside != ((s >> 4) & 1) and i > 0 and k > 0:
+            out = out | 512
+        if inside != ((s >> 3) & 1) and i > 0 and j > 0:
+            out = out | 1024
+    code[i, j, k] = out
+
+
+def topology(field, threshold: float):
     """(vertex sites (v, 4): cell node and corrected signs; vertex groups (v,); quads (q, 4)), vertices of
-    boundary-only sheets already left out."""
-    inside = f < np.float32(threshold)
-    cx, cy, cz = (n - 1 for n in f.shape)
-    signs = np.zeros((cx, cy, cz), np.int64)
-    for c, (dx, dy, dz) in enumerate(CORNER_OFFSETS):
-        signs |= inside[dx:dx + cx, dy:dy + cy, dz:dz + cz].astype(np.int64) << c
-    corrected = signs.copy()
-    face = _AMBIGUOUS[signs]
-    for name, (offset, complementary) in FACE_NEIGHBOR.items():
-        neighbor_face = _shifted(_AMBIGUOUS[signs], offset, 0)
-        flip = (face == name) & (neighbor_face == complementary)
-        corrected[flip] = ~signs[flip] & 0xFF
-    mixed = (signs != 0) & (signs != 255)
-    cells = np.stack(np.nonzero(mixed), 1)  # in (i, j, k) order
-    count = _TABLE[corrected[mixed], 0]
-    base = np.full(signs.shape, -1, np.int64)
-    base[mixed] = np.cumsum(count) - count
-    multi = _TABLE[corrected, 0] > 1
+    boundary-only sheets already left out. Cells are classified in kernels; the surface's cells on the host."""
+    device = field.device
+    cells_shape = tuple(n - 1 for n in field.shape)
+    signs = wp.empty(cells_shape, dtype=wp.int32, device=device)
+    wp.launch(_cell_signs, cells_shape, inputs=[field, float(threshold), signs], device=device, record_tape=False)
+    code = wp.empty(cells_shape, dtype=wp.int32, device=device)
+    wp.launch(_classify, cells_shape, inputs=[signs, wp.array(_AMBIGUOUS.astype(np.int32), device=device), code],
+              device=device, record_tape=False)
+    code = code.numpy().reshape(-1).astype(np.int64)
+    mixed = np.flatnonzero(code)  # linear cell indices in (i, j, k) order
+    c = code[mixed]
+    corrected = c & 255
+    count = _TABLE[corrected, 0]
+    first = np.cumsum(count) - count
+    strides = np.array([cells_shape[1] * cells_shape[2], cells_shape[2], 1], np.int64)
 
     quads, order = [], []
-    linear = np.arange(signs.size).reshape(signs.shape)
     for axis, corners in enumerate(_QUADS):
-        crossed = mixed & ((signs & 1) != ((signs >> _AXIS_CORNER[axis]) & 1))
-        for other in range(3):
-            if other != axis:
-                sel = [slice(None)] * 3
-                sel[other] = slice(0, 1)
-                crossed[tuple(sel)] = False  # the edge lies on the domain's boundary
-        at = np.nonzero(crossed)
+        at = np.flatnonzero((c >> (8 + axis)) & 1)
         points = []
         for offset, column in corners:
-            nb = tuple(at[x] + offset[x] for x in range(3))
-            s = corrected[nb]
-            shift = np.where(multi[nb], _TABLE[s, column] - 1, 0)
-            points.append(base[nb] + shift)
-        q = np.stack(points, 1)
-        flip = (signs[at] & 1).astype(bool) != _KEEP_WHEN_INSIDE[axis]
+            nb = np.searchsorted(mixed, mixed[at] + np.dot(offset, strides))  # the neighbour's row among mixed
+            shift = np.where(count[nb] > 1, _TABLE[corrected[nb], column] - 1, 0)
+            points.append(first[nb] + shift)
+        q = np.stack(points, 1).reshape(-1, 4)
+        flip = ((c[at] >> 11) & 1).astype(bool) != _KEEP_WHEN_INSIDE[axis]
         q[flip] = q[flip][:, ::-1]
         quads.append(q)
-        order.append(linear[at] * 3 + axis)
-    quads = np.concatenate(quads) if quads else np.zeros((0, 4), np.int64)
-    quads = quads[np.argsort(np.concatenate(order), kind="stable")]
+        order.append(mixed[at] * 3 + axis)
+    quads = np.concatenate(quads)[np.argsort(np.concatenate(order), kind="stable")]
 
-    vert_cell = np.repeat(np.arange(len(cells)), count)
-    vert_group = np.arange(len(vert_cell)) - np.repeat(np.cumsum(count) - count, count) + 1
+    vert_cell = np.repeat(np.arange(len(mixed)), count)
+    vert_group = np.arange(len(vert_cell)) - np.repeat(first, count) + 1
     used, remap = np.unique(quads, return_inverse=True)
-    sites = np.concatenate([cells[vert_cell[used]], corrected[mixed][vert_cell[used], None]], 1)
+    cells = np.stack(np.unravel_index(mixed[vert_cell[used]], cells_shape), 1)
+    sites = np.concatenate([cells, corrected[vert_cell[used], None]], 1)
     return sites.astype(np.int32), vert_group[used].astype(np.int32), remap.reshape(-1, 4).astype(np.int32)
 
 
 def _extract(field, threshold: float, lower, upper, topology_name: str):
     device = field.device
-    sites, groups, quads = topology(field.numpy(), threshold)
+    sites, groups, quads = topology(field, threshold)
     verts = wp.zeros(len(sites), dtype=wp.vec3, device=device, requires_grad=field.requires_grad)
     if len(sites):
         origin, spacing = _bounds(lower, upper, field.shape)
