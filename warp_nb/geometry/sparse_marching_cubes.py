@@ -176,7 +176,8 @@ def sparse_marching_cubes(field, nx: int, ny: int, nz: int, *, lower=None, upper
     inside = (leaves < counts).all(axis=1)
     culled = int((~inside).sum())
     leaves = leaves[inside].astype(np.int64)
-    stats = {"resolution": 1 << max_depth, "leaf_cells": int(len(leaves) + culled), "culled_cells": culled}
+    stats = {"resolution": 1 << max_depth, "leaf_cells": int(len(leaves) + culled), "culled_cells": culled,
+             "requested_ncells": tuple(int(c) for c in counts), "unique_corners": 0}
     if len(leaves):
         corners = (leaves[:, None, :] + CORNERS[None]).reshape(-1, 3)
         key = (corners[:, 0] * (counts[1] + 1) + corners[:, 1]) * (counts[2] + 1) + corners[:, 2]
@@ -189,6 +190,7 @@ def sparse_marching_cubes(field, nx: int, ny: int, nz: int, *, lower=None, upper
                   record_tape=False)
         values = evaluate(field, points)
         evaluations += len(nodes)
+        stats["unique_corners"] = len(nodes)
         per_cell = wp.zeros((len(leaves), 8), dtype=wp.float32, device=device, requires_grad=values.requires_grad)
         wp.launch(_gather_corners, (len(leaves), 8),
                   inputs=[values, wp.array(corner_ids.reshape(-1, 8).astype(np.int32), dtype=wp.int32, device=device),
