@@ -1,7 +1,8 @@
 """Geometry as first-class data: triangle meshes with BVH queries (wp.Mesh), box hierarchies
 (wp.Bvh), hash grids for point clouds (wp.HashGrid), sparse volumes (wp.Volume) and marching
-cubes (wp.geometry.IsoSurfaceMarchingCubes), triangle adjacency and Delaunay edge flipping of 2-D
-meshes (wp.geometry.tri_tri_adjacency, delaunay_edge_flip); USD (`warp_nb.geometry.usd`, needs usd-core) and pyvista
+cubes (wp.geometry.IsoSurfaceMarchingCubes, sparse_marching_cubes), surface nets (IsoSurfaceNets), swept
+volumes, triangle adjacency and Delaunay edge flipping of 2-D meshes (wp.geometry.tri_tri_adjacency,
+delaunay_edge_flip); USD (`warp_nb.geometry.usd`, needs usd-core) and pyvista
 (`warp_nb.geometry.pyvista_bridge`) bridges. Kernel-side queries are the builtins declared in
 warp_nb/builtins/geometry.py over native/geometry/{bvh,mesh,hash_grid,volume}.h."""
 
@@ -10,6 +11,11 @@ from .mesh import Mesh  # noqa: F401
 from .hash_grid import HashGrid  # noqa: F401
 from .volume import Volume  # noqa: F401
 from .iso_surface import IsoSurfaceBase, IsoSurfaceMarchingCubes  # noqa: F401
+from .surface_nets import IsoSurfaceNets  # noqa: F401
+from .lipschitz_octree import lipschitz_octree  # noqa: F401
+from .sparse_marching_cubes import sparse_marching_cubes, sparse_marching_cubes_from_cells  # noqa: F401
+from .swept_volume import (SweptVolumeSignMode, swept_volume_bounds, swept_volume_field,  # noqa: F401
+                           swept_volume_mesh, swept_volume_sdf)
 from .triangle_adjacency import find_triangle_neighbor_edge_index, tri_tri_adjacency  # noqa: F401
 from .delaunay import delaunay_edge_flip  # noqa: F401
 

@@ -74,8 +74,8 @@ class IsoSurfaceBase(abc.ABC):
         self.nx, self.ny, self.nz = int(nx), int(ny), int(nz)
         self.lower, self.upper = lower, upper
         self.device = wp.get_device(device)
-        self.verts = wp.zeros(0, dtype=wp.vec3, device=self.device)
-        self.indices = wp.zeros(0, dtype=wp.int32, device=self.device)
+        self.verts = None  # set by surface(), as in Warp
+        self.indices = None
 
     @abc.abstractmethod
     def surface(self, field, threshold: float) -> None:
