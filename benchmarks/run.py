@@ -37,7 +37,7 @@ ALIASES = {"numba": ["numba_serial", "numba_parallel"], "warp-lang": ["warp"], "
 # framework -> (interpreter, script args, extra environment)
 WORKERS = {
     "warp_nb": ("main", ["bench_warp_api.py"], {"BENCH_WP_MODULE": "warp_nb", "WARP_NB_BOUNDS_CHECK": "0"}),
-    # the notebook's default: bounds-checked access (what a Jupyter kernel runs)
+    # the default: bounds-checked access (what every process runs unless told otherwise)
     "warp_nb_checked": ("main", ["bench_warp_api.py"], {"BENCH_WP_MODULE": "warp_nb", "WARP_NB_BOUNDS_CHECK": "1"}),
     "warp": ("venv", ["bench_warp_api.py"], {"BENCH_WP_MODULE": "warp"}),
     "numba_serial": ("venv", ["bench_numba.py", "--variant", "serial"], {}),
