@@ -551,7 +551,7 @@ def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
     """A contiguous copy of `src` (on `device`, default: the same device)."""
     rg = src.requires_grad if requires_grad is None else requires_grad
     out = empty_array(src.shape, src.dtype, device or src.device, rg, bool(pinned))
-    if getattr(src, "_wp_indexedarray_", False):
+    if getattr(src, "_wp_indexedarray_", False) or getattr(src, "_wp_fabric_", False):
         out.assign(src.numpy())
     elif src.is_contiguous:
         copy_elements(out, src, 0, 0, src.size)

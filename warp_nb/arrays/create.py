@@ -105,14 +105,14 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     and counts work on contiguous arrays and on 1-D strided views; arrays of other shapes are copied
     whole. Errors are ValueErrors and, as in Warp, RuntimeErrors."""
     _check_copy_range(dest_offset, src_offset, count)
-    if getattr(dest, "_wp_indexedarray_", False) or getattr(src, "_wp_indexedarray_", False):
+    if _gathered(dest) or _gathered(src):
         if dest_offset or src_offset or count not in (0, src.size):
             raise ArgumentValueError("wp.copy with offsets or a count is not supported for indexed or Fabric arrays; "
                                      "copy the whole array, or gather it first with .contiguous()")
         if src.shape != dest.shape:
             raise ArgumentValueError(f"wp.copy of an indexed array needs the same shape: destination "
                                      f"shape={dest.shape}, source shape={src.shape}")
-        dest.assign(src.numpy() if isinstance(dest, array) else src)
+        dest.assign(src.numpy() if isinstance(dest, array) or not isinstance(src, array) else src)
         return
     if not isinstance(dest, array) or not isinstance(src, array):
         raise TypeError("wp.copy(dest, src) copies between two wp.array objects")
@@ -150,6 +150,11 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         return
     copy_elements(dest, src, dest_offset, src_offset, count)
     _record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _gathered(a) -> bool:
+    """Indexed and Fabric arrays: copied by gathering and scattering their elements, not as memory."""
+    return getattr(a, "_wp_indexedarray_", False) or getattr(a, "_wp_fabric_", False)
 
 
 def _check_copy_range(dest_offset, src_offset, count) -> None:

@@ -59,6 +59,10 @@ class ArrayType:
     def __hash__(self):
         return hash((self.kind, self.dtype, self.ndim))
 
+    def view_type(self, ndim: int) -> ArrayType:
+        """The type of a[i] (leading indices fixed): the same kind of array with `ndim` dimensions."""
+        return type(self)(self.dtype, ndim)
+
     def type_name(self) -> str:
         dtype = "Any" if self.dtype is typing.Any else types.type_name(self.dtype)
         ndim = "Any" if self.ndim is typing.Any else self.ndim

@@ -8,11 +8,13 @@ from __future__ import annotations
 import ctypes
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 
 from .. import types as T
 from .array_type import ArrayType
+from .fabric_type import fabric_array_ctype
 from .scalars import canonical_scalar
 
 _ARRAY_CTYPES: dict = {}
@@ -42,6 +44,8 @@ def indexed_array_ctype(ndim: int):
 
 def field_ctype(t):
     if isinstance(t, ArrayType):
+        if t.kind in ("fabricarray", "indexedfabricarray"):
+            return fabric_array_ctype(t.ndim, t.kind == "indexedfabricarray")
         return indexed_array_ctype(t.ndim) if t.kind == "indexedarray" else array_ctype(t.ndim)
     if isinstance(t, StructType):
         return t.ctype
@@ -182,6 +186,12 @@ class StructInstance:
             ctype = field_ctype(t)
             if value is None:
                 desc = ctype()
+            elif t.kind == "fabricarray":
+                desc = ctype(value._desc[0], value._desc[1], value._desc[2:])
+            elif t.kind == "indexedfabricarray":
+                n = 2 + t.ndim
+                fa = value._desc[:n]
+                desc = ctype(fabric_array_ctype(t.ndim)(fa[0], fa[1], fa[2:]), value._desc[n], value._desc[n + 1:])
             elif t.kind == "indexedarray":
                 d = value.data
                 desc = ctype(array_ctype(t.ndim)(*(d._desc[:2]), d.shape, d.strides), value._desc[2 + 2 * t.ndim:
@@ -254,15 +264,25 @@ def _check_array_field(struct: StructType, name: str, t: ArrayType, value) -> No
     if value is None:
         return
     indexed = t.kind == "indexedarray"
-    if not getattr(type(value), "_wp_indexedarray_" if indexed else "_wp_array_", False):
-        what = "a Warp indexed array" if indexed else "a Warp array"
+    what = _FIELD_WHAT.get(t.kind, "a Warp array")
+    if t.kind in ("fabricarray", "indexedfabricarray"):
+        cls = type(value)
+        ok = getattr(cls, "_wp_fabric_", False) and getattr(cls, "_wp_indexed_fabric_", False) == (
+            t.kind == "indexedfabricarray")
+    else:
+        ok = getattr(type(value), "_wp_indexedarray_" if indexed else "_wp_array_", False)
+    if not ok:
         raise TypeError(f"Struct field '{name}' expects {what}, got {type(value).__name__} "
                         f"(field of {struct.__name__}; pass a wp.{t.kind} of {T.type_name(t.dtype)})")
     if value.dtype is not t.dtype:
         raise TypeError(f"Struct field '{name}' expects dtype {T.type_name(t.dtype)}, got {T.type_name(value.dtype)}")
-    if value.ndim != t.ndim:
+    if t.ndim is not Any and value.ndim != t.ndim:
         raise TypeError(f"Struct field '{name}' expects an array with {t.ndim} dimension(s), got {value.ndim} "
                         "dimension(s)")
+
+
+_FIELD_WHAT = {"indexedarray": "a Warp indexed array", "fabricarray": "a Warp Fabric array",
+               "indexedfabricarray": "a Warp indexed Fabric array"}
 
 
 def _composite_value(struct: StructType, name: str, t, value):
