@@ -19,6 +19,7 @@ from .array import array, copy_elements, empty_array
 from .fabric_interface import bucket_table, read_attribute
 
 _NO_ARRAY_COPY = "Copying to/from Fabric arrays of arrays is not supported"
+_UNSET = object()  # wp.fabricarray(dtype=Any) is an annotation; a bare fabricarray.__new__(fabricarray) is not
 
 
 class _FabricMeta(type):
@@ -113,12 +114,12 @@ class fabricarray(_FabricBase):
 
     _wp_family_root_ = True
 
-    def __new__(cls, data=None, attrib=None, dtype=types.Any, ndim=None, **kwargs):
-        if data is None and dtype is not types.Any:  # an annotation: wp.fabricarray(dtype=float)
+    def __new__(cls, data=None, attrib=None, dtype=_UNSET, ndim=None, **kwargs):
+        if data is None and dtype is not _UNSET:  # an annotation: wp.fabricarray(dtype=float)
             return FabricArrayType(dtype, ndim or 1)
         return super().__new__(cls)
 
-    def __init__(self, data=None, attrib=None, dtype=types.Any, ndim=None, **kwargs):
+    def __init__(self, data=None, attrib=None, dtype=_UNSET, ndim=None, **kwargs):
         if kwargs:
             raise TypeError(f"wp.fabricarray() got unexpected keyword arguments: {', '.join(kwargs)}")
         if data is None:
@@ -126,7 +127,7 @@ class fabricarray(_FabricBase):
         if not isinstance(attrib, str):
             raise TypeError(f"wp.fabricarray(data, attrib): `attrib` must be the attribute's name, got {attrib!r}")
         found = read_attribute(data, attrib)
-        if dtype is not types.Any and types.canonical_scalar(dtype) != found.dtype:
+        if dtype not in (_UNSET, types.Any) and types.canonical_scalar(dtype) != found.dtype:
             raise TypeError(f"wp.fabricarray: attribute '{attrib}' holds {types.type_name(found.dtype)}, "
                             f"not {types.type_name(dtype)}")
         self.dtype, self.ndim, self.device, self.access = found.dtype, found.ndim, found.device, found.access
@@ -167,12 +168,12 @@ class indexedfabricarray(_FabricBase):
     _wp_family_root_ = True
     _wp_indexed_fabric_ = True
 
-    def __new__(cls, fa=None, indices=None, dtype=types.Any, ndim=None, **kwargs):
-        if fa is None and dtype is not types.Any:  # an annotation: wp.indexedfabricarray(dtype=float)
+    def __new__(cls, fa=None, indices=None, dtype=_UNSET, ndim=None, **kwargs):
+        if fa is None and dtype is not _UNSET:  # an annotation: wp.indexedfabricarray(dtype=float)
             return IndexedFabricArrayType(dtype, ndim or 1)
         return super().__new__(cls)
 
-    def __init__(self, fa=None, indices=None, dtype=types.Any, ndim=None, **kwargs):
+    def __init__(self, fa=None, indices=None, dtype=_UNSET, ndim=None, **kwargs):
         if kwargs:
             raise TypeError(f"wp.indexedfabricarray() got unexpected keyword arguments: {', '.join(kwargs)}")
         if not getattr(type(fa), "_wp_fabric_", False) or getattr(type(fa), "_wp_indexed_fabric_", False):
@@ -197,14 +198,26 @@ class indexedfabricarray(_FabricBase):
 
 
 def fabricarrayarray(data=None, attrib=None, dtype=types.Any, **kwargs):
-    """A Fabric array of arrays (each element a variable-length array); with dtype= only, its annotation."""
-    if data is None and dtype is not types.Any:
+    """A Fabric array of arrays (each element a variable-length array); without data, its annotation."""
+    if data is None:
         return FabricArrayType(dtype, 2)
     return fabricarray(data, attrib, dtype=dtype, **kwargs)
 
 
 def indexedfabricarrayarray(fa=None, indices=None, dtype=types.Any, **kwargs):
-    """An indexed Fabric array of arrays; with dtype= only, its annotation."""
-    if fa is None and dtype is not types.Any:
+    """An indexed Fabric array of arrays; without data, its annotation."""
+    if fa is None:
         return IndexedFabricArrayType(dtype, 2)
     return indexedfabricarray(fa, indices, dtype=dtype, **kwargs)
+
+
+def descriptor_stub(t: FabricArrayType) -> _FabricBase:
+    """What a Fabric field of a struct read back from memory (`struct_array.list()`) holds: an object
+    of the field's kind, dtype and ndim over no storage (the descriptor's owner is not known), as Warp
+    gives."""
+    cls = indexedfabricarray if t.kind == "indexedfabricarray" else fabricarray
+    stub = _FabricBase.__new__(cls)
+    stub.dtype, stub.ndim, stub.shape = t.dtype, t.ndim, (0,)
+    fields = 2 + t.ndim + (1 + t.ndim if t.kind == "indexedfabricarray" else 0)
+    stub._desc = (0,) * fields  # no buckets: an empty array if it is ever passed on
+    return stub

@@ -73,6 +73,8 @@ _CTYPES: dict = {}
 def fabric_array_ctype(ndim: int, indexed: bool = False):
     """The ctypes layout of a kernel-side Fabric array: bucket table address, bucket count, shape[ndim]
     (shape[0] is the size); an indexed one adds the index array's address and its own shape."""
+    if ndim is typing.Any:  # a field of any ndim (wp.fabricarray[float, Any]) takes the larger layout
+        ndim = 2
     key = (indexed, ndim)
     ct = _CTYPES.get(key)
     if ct is None:

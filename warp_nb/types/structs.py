@@ -189,7 +189,7 @@ class StructInstance:
             elif t.kind == "fabricarray":
                 desc = ctype(value._desc[0], value._desc[1], value._desc[2:])
             elif t.kind == "indexedfabricarray":
-                n = 2 + t.ndim
+                n = 2 + value.ndim
                 fa = value._desc[:n]
                 desc = ctype(fabric_array_ctype(t.ndim)(fa[0], fa[1], fa[2:]), value._desc[n], value._desc[n + 1:])
             elif t.kind == "indexedarray":
@@ -239,11 +239,36 @@ class StructInstance:
         return bytes(self._ctype)
 
     def _load(self, raw: bytes) -> None:
-        """Set every field from C-layout bytes (array fields become raw descriptors)."""
+        """Set every field from C-layout bytes (array fields become raw descriptors; a Fabric field, as
+        in Warp, an object of its type over no storage)."""
         ctypes.memmove(ctypes.addressof(self._ctype), raw, ctypes.sizeof(self._struct.ctype))
         for name, t in self._struct.fields.items():
             if isinstance(t, StructType):
                 self._arrays[name]._load(bytes(getattr(self._ctype, name)))
+            elif isinstance(t, ArrayType) and t.kind in ("fabricarray", "indexedfabricarray"):
+                from ..arrays.fabric import descriptor_stub
+                self._arrays[name] = descriptor_stub(t)
+
+    def to(self, device) -> StructInstance:
+        """This value with its array fields on `device` (Warp's Struct.to): arrays already there are
+        kept, others copied; a Fabric array cannot move (its buckets belong to Fabric)."""
+        from ..runtime.devices import get_device
+        device = get_device(device)
+        out = self._struct.instance_class(self._struct)
+        out._load(self.to_bytes())
+        out._plain.update(self._plain)
+        for name, t in self._struct.fields.items():
+            value = self._arrays.get(name)
+            if isinstance(t, StructType):
+                value = value.to(device)
+            elif value is not None and isinstance(t, ArrayType) and getattr(value, "device", device) != device:
+                if t.kind in ("fabricarray", "indexedfabricarray"):
+                    raise ValueError(f"Cannot move struct field '{name}' containing {_FIELD_WHAT[t.kind]} to "
+                                     f"{device.alias}; Fabric arrays stay on their device")
+                value = value.to(device)
+            if isinstance(t, (ArrayType, StructType)):
+                setattr(out, name, value)
+        return out
 
 
 def _instance_class(cls, fields: dict) -> type:
