@@ -23,7 +23,7 @@ from ..types.array_annotation import ArrayAnnotation
 from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
 from ..types.scalars import canonical_scalar
-from .layout import (_as_numpy, _can_alias, _contiguous_strides,
+from .layout import (_as_numpy, _can_alias, _check_alloc_strides, _contiguous_strides,
                      _resolve_dtype, _shape_tuple)
 
 
@@ -83,7 +83,7 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
                 self._capacity = int(capacity)
         else:
             dtype = _resolve_dtype(dtype)
-            self._init_alloc(dtype, _shape_tuple(shape), zero=True)
+            self._init_alloc(dtype, _shape_tuple(shape), zero=True, strides=strides)
         # Warp's deleter(ptr, size): frees external memory when the array goes (None: warp_nb owns it)
         self.deleter = deleter
         if deleter is not None and ptr is not None and data is None:
@@ -102,11 +102,15 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
         self.pinned = pinned_storage is not None
         self.storage = pinned_storage or self.device.storage
 
-    def _init_alloc(self, dtype, shape, zero: bool):
+    def _init_alloc(self, dtype, shape, zero: bool, strides=None):
         if any(int(s) < 0 for s in shape):
             raise ValueError(f"Array shapes must be non-negative, got {tuple(shape)}")
         # Python integers: np.prod wraps around in int64 (shape (2**33, 2**33) would give 0 bytes)
         nbytes = math.prod(int(s) for s in shape) * types.type_size_in_bytes(dtype)
+        if strides is not None:  # wp.zeros(shape, strides=...): the span from the first element to the last
+            strides = _check_alloc_strides(shape, strides)
+            nbytes = 0 if nbytes == 0 else sum((int(n) - 1) * s for n, s in zip(shape, strides)) + \
+                types.type_size_in_bytes(dtype)
         if nbytes >= 2 ** 63:
             raise MemoryError(f"an array of shape {tuple(shape)} and dtype {types.type_name(dtype)} would take "
                               f"{nbytes:.3g} bytes, more than any machine can address")
@@ -115,7 +119,9 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
             where = self.device.alias + (" (pinned)" if self.pinned else "")
             label = f"array[{types.type_name(dtype)}, {'x'.join(str(int(s)) for s in shape)}]"
             memory_tracker.record(getattr(buf, "bytes", buf), nbytes, label, where)
-        self._init_view(buf.ptr, dtype, shape, None, buf)
+        self._init_view(buf.ptr, dtype, shape, strides, buf)
+        if strides is not None:
+            self._capacity = nbytes
 
     def _init_view(self, ptr, dtype, shape, strides, owner):
         self.dtype = dtype
@@ -535,12 +541,12 @@ def _make_fixed_ndim(ndim: int):
 array1d, array2d, array3d, array4d = (_make_fixed_ndim(n) for n in (1, 2, 3, 4))
 
 
-def empty_array(shape, dtype, device, requires_grad=False, pinned=False, retain_grad=False) -> array:
+def empty_array(shape, dtype, device, requires_grad=False, pinned=False, retain_grad=False, strides=None) -> array:
     """An array whose memory is not initialised (what wp.empty and copies start from)."""
     a = array.__new__(array, shape=shape)
     a.device = devices.get_device(device)
     a._choose_storage(pinned)
-    a._init_alloc(_resolve_dtype(dtype), _shape_tuple(shape), zero=False)
+    a._init_alloc(_resolve_dtype(dtype), _shape_tuple(shape), zero=False, strides=strides)
     a._grad = None
     a.requires_grad = requires_grad
     a.retain_grad = bool(retain_grad)
