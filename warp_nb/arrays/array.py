@@ -23,19 +23,19 @@ from ..types.array_annotation import ArrayAnnotation
 from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
 from ..types.scalars import canonical_scalar
+from .family import ArrayFamilyMeta
 from .layout import (_as_numpy, _can_alias, _check_alloc_strides, _contiguous_strides,
                      _resolve_dtype, _shape_tuple)
 
 
-class _ArrayMeta(type):
-    def __getitem__(cls, key):  # wp.array[float], wp.array[float, 2], wp.array[float, Literal[2]]
-        if isinstance(key, tuple):
-            if cls is not array:  # wp.array1d ... wp.array4d: the ndim is in the name
-                raise TypeError(f"wp.{cls.__name__}[...] takes a single type parameter, the dtype; "
-                                "use wp.array[dtype, ndim] to give both")
-            dtype, ndim = key
-            return ArrayAnnotation(dtype, ndim if ndim is Any else literal_int(ndim, "an array's ndim"))
-        return ArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
+def _array_subscript(cls, key):  # wp.array[float], wp.array[float, 2], wp.array[float, Literal[2]]
+    if isinstance(key, tuple):
+        if cls is not array:  # wp.array1d ... wp.array4d: the ndim is in the name
+            raise TypeError(f"wp.{cls.__name__}[...] takes a single type parameter, the dtype; "
+                            "use wp.array[dtype, ndim] to give both")
+        dtype, ndim = key
+        return ArrayAnnotation(dtype, ndim if ndim is Any else literal_int(ndim, "an array's ndim"))
+    return ArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
 _ELEMENT_ACCESS_MESSAGE = (
@@ -45,13 +45,15 @@ _ELEMENT_ACCESS_MESSAGE = (
     "or a.list().")
 
 
-class array(ArrayArithmetic, metaclass=_ArrayMeta):
+class array(ArrayArithmetic, metaclass=ArrayFamilyMeta):
     #: in a kernel, wp.array(ptr=..., shape=..., dtype=...) views memory at an address (compiler/typecheck_subscript)
     _wp_kernel_form_ = "array_from_ptr"
 
     """An n-dimensional (1 to 4) array of scalars, vectors, matrices or structs on a device."""
 
     _wp_array_ = True  # how modules that cannot import this one (struct fields) recognise arrays
+    _wp_subscriptable_ = True  # wp.array[float] (not a user's subclass: arrays/family.py)
+    _subscript_type = classmethod(_array_subscript)
     _default_ndim = 1
     deleter = None  # Warp's deleter(ptr, size) of external memory; None when warp_nb owns it
 
@@ -528,6 +530,7 @@ _EMPTY_ADDR = np.zeros(1, np.uint8).ctypes.data  # numpy refuses a null pointer,
 def _make_fixed_ndim(ndim: int):
     class _ArrayN(array):
         _default_ndim = ndim
+        _wp_subscriptable_ = True
 
         def __new__(cls, data=None, dtype=types.Any, shape=None, *args, **kwargs):
             if data is None and shape is None and kwargs.get("ptr") is None:

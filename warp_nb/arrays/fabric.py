@@ -16,26 +16,20 @@ import numpy as np
 from .. import types
 from ..types.fabric_type import FabricArrayType, IndexedFabricArrayType, annotation
 from .array import array, copy_elements, empty_array
+from .family import ArrayFamilyMeta
 from .fabric_interface import bucket_table, read_attribute
 
 _NO_ARRAY_COPY = "Copying to/from Fabric arrays of arrays is not supported"
 _UNSET = object()  # wp.fabricarray(dtype=Any) is an annotation; a bare fabricarray.__new__(fabricarray) is not
 
 
-class _FabricMeta(type):
-    def __getitem__(cls, key):  # wp.fabricarray[float], wp.indexedfabricarray[float, Literal[2]]
-        if not cls.__dict__.get("_wp_family_root_", False):
-            raise TypeError(f"Subscript syntax not supported for the subclass {cls.__name__}; annotate with "
-                            f"wp.{'indexedfabricarray' if cls._wp_indexed_fabric_ else 'fabricarray'}[dtype]")
-        return annotation(cls, key)
-
-
-class _FabricBase(metaclass=_FabricMeta):
+class _FabricBase(metaclass=ArrayFamilyMeta):
     """What both Fabric views share on the Python side: the element type, shape, device, and
     numpy / fill / assign through the subclasses' gather and scatter."""
 
     _wp_fabric_ = True  # how other modules (wp.copy, launches, struct fields) recognise Fabric arrays
     _wp_indexed_fabric_ = False
+    _subscript_type = classmethod(annotation)  # wp.fabricarray[float], wp.indexedfabricarray[float, Literal[2]]
     is_contiguous = False  # elements are wherever their buckets are
     requires_grad = False  # no gradient storage
     grad = None
@@ -112,7 +106,7 @@ class fabricarray(_FabricBase):
     """The attribute `attrib` of the Fabric array interface `data` (a dict): element i is in the
     bucket its cumulative counts place it in."""
 
-    _wp_family_root_ = True
+    _wp_subscriptable_ = True
 
     def __new__(cls, data=None, attrib=None, dtype=_UNSET, ndim=None, **kwargs):
         if data is None and dtype is not _UNSET:  # an annotation: wp.fabricarray(dtype=float)
@@ -165,7 +159,7 @@ class fabricarray(_FabricBase):
 class indexedfabricarray(_FabricBase):
     """`fa` (a wp.fabricarray) seen through `indices`, a 1-D int32 wp.array of positions in it."""
 
-    _wp_family_root_ = True
+    _wp_subscriptable_ = True
     _wp_indexed_fabric_ = True
 
     def __new__(cls, fa=None, indices=None, dtype=_UNSET, ndim=None, **kwargs):
