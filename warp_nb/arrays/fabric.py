@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types
-from ..types.fabric_type import FabricArrayType, IndexedFabricArrayType, annotation
+from ..types.fabric_type import DESCRIPTOR_STUBS, FabricArrayType, IndexedFabricArrayType, annotation
 from .array import array, copy_elements, empty_array
 from .family import ArrayFamilyMeta
 from .fabric_interface import bucket_table, read_attribute
@@ -211,7 +211,10 @@ def descriptor_stub(t: FabricArrayType) -> _FabricBase:
     gives."""
     cls = indexedfabricarray if t.kind == "indexedfabricarray" else fabricarray
     stub = _FabricBase.__new__(cls)
-    stub.dtype, stub.ndim, stub.shape = t.dtype, t.ndim, (0,)
+    stub.dtype, stub.ndim, stub.shape, stub.device = t.dtype, t.ndim, (0,), None
     fields = 2 + t.ndim + (1 + t.ndim if t.kind == "indexedfabricarray" else 0)
     stub._desc = (0,) * fields  # no buckets: an empty array if it is ever passed on
     return stub
+
+
+DESCRIPTOR_STUBS["fabricarray"] = DESCRIPTOR_STUBS["indexedfabricarray"] = descriptor_stub

@@ -16,6 +16,10 @@ from .array_type import ArrayType
 # address, address of the lengths of its arrays (0 unless an array of arrays)], int64 each.
 BUCKET_FIELDS = 4
 
+#: kind -> function(type) making what a Fabric field of a struct read back from memory holds (an
+#: object of its kind over no storage). arrays/fabric.py fills it, so the types know no array class.
+DESCRIPTOR_STUBS: dict = {}
+
 
 class FabricArrayType(ArrayType):
     """`wp.fabricarray(dtype=...)`: elements found through a table of buckets. ndim 1: one value

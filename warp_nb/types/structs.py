@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import types as T
 from .array_type import ArrayType
-from .fabric_type import fabric_array_ctype
+from .fabric_type import DESCRIPTOR_STUBS, fabric_array_ctype
 from .scalars import canonical_scalar
 
 _ARRAY_CTYPES: dict = {}
@@ -245,15 +245,12 @@ class StructInstance:
         for name, t in self._struct.fields.items():
             if isinstance(t, StructType):
                 self._arrays[name]._load(bytes(getattr(self._ctype, name)))
-            elif isinstance(t, ArrayType) and t.kind in ("fabricarray", "indexedfabricarray"):
-                from ..arrays.fabric import descriptor_stub
-                self._arrays[name] = descriptor_stub(t)
+            elif isinstance(t, ArrayType) and t.kind in DESCRIPTOR_STUBS:
+                self._arrays[name] = DESCRIPTOR_STUBS[t.kind](t)
 
     def to(self, device) -> StructInstance:
         """This value with its array fields on `device` (Warp's Struct.to): arrays already there are
         kept, others copied; a Fabric array cannot move (its buckets belong to Fabric)."""
-        from ..runtime.devices import get_device
-        device = get_device(device)
         out = self._struct.instance_class(self._struct)
         out._load(self.to_bytes())
         out._plain.update(self._plain)
@@ -261,10 +258,11 @@ class StructInstance:
             value = self._arrays.get(name)
             if isinstance(t, StructType):
                 value = value.to(device)
-            elif value is not None and isinstance(t, ArrayType) and getattr(value, "device", device) != device:
+            # (a Device compares equal to its name, so `device` may be either; a stub is on none)
+            elif isinstance(t, ArrayType) and getattr(value, "device", None) not in (None, device):
                 if t.kind in ("fabricarray", "indexedfabricarray"):
                     raise ValueError(f"Cannot move struct field '{name}' containing {_FIELD_WHAT[t.kind]} to "
-                                     f"{device.alias}; Fabric arrays stay on their device")
+                                     f"{getattr(device, 'alias', device)}; Fabric arrays stay on their device")
                 value = value.to(device)
             if isinstance(t, (ArrayType, StructType)):
                 setattr(out, name, value)
