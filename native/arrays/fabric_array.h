@@ -113,6 +113,14 @@ template <typename T, int N>
 WPNB_FN bool array_is_valid(const indexedfabricarray_t<T, N>& a) { return array_is_valid(a.fa); }
 
 #if defined(WPNB_CHECKS) && WPNB_CHECKS
+// The length of element i's array (a Fabric array of arrays); 0 for a Fabric array of values.
+template <typename T> WPNB_FN int64 fabric_row_length(const fabricarray_t<T, 1>&, int64) { return 0; }
+template <typename T> WPNB_FN int64 fabric_row_length(const indexedfabricarray_t<T, 1>&, int64) { return 0; }
+template <typename T>
+WPNB_FN int64 fabric_row_length(const fabricarray_t<T, 2>& a, int64 i) { return view(a, i).shape[0]; }
+template <typename T>
+WPNB_FN int64 fabric_row_length(const indexedfabricarray_t<T, 2>& a, int64 i) { return view(a, i).shape[0]; }
+
 // The first index checked against the (indexed) size; a second one (an array of arrays) against
 // the length of the element's array.
 template <typename A>
@@ -123,7 +131,7 @@ WPNB_FN bool fabric_in_range(const A& a, int32 loc, const int64* idx, int32 n) {
         return false;
     }
     if (n > 1) {
-        const int64 len1 = view(a, idx[0]).shape[0];
+        const int64 len1 = fabric_row_length(a, idx[0]);
         const int64 shape[2] = {a.shape[0], len1};
         const int64 w1 = wrap_index(idx[1], len1);
         if (w1 < 0 || w1 >= len1) {
