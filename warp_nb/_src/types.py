@@ -146,10 +146,17 @@ class Transformation(_CompositeFamily):
 ARRAY_TYPE_REGULAR, ARRAY_TYPE_INDEXED, ARRAY_TYPE_FABRIC, ARRAY_TYPE_FABRIC_INDEXED = 0, 1, 2, 3
 
 
+_ARRAY_TYPE_IDS = {"indexedarray": ARRAY_TYPE_INDEXED, "fabricarray": ARRAY_TYPE_FABRIC,
+                   "indexedfabricarray": ARRAY_TYPE_FABRIC_INDEXED}
+
+
 def array_type_id(a) -> int:
-    from ..types.array_type import IndexedArrayType
-    indexed = isinstance(a, IndexedArrayType) or type(a).__name__ == "indexedarray"
-    return ARRAY_TYPE_INDEXED if indexed else ARRAY_TYPE_REGULAR
+    """Warp's family number of an array or array type: by its kind (a type's, or an array object's)."""
+    from ..types.array_type import ArrayType
+    kind = a.kind if isinstance(a, ArrayType) else getattr(getattr(a, "type", None), "kind", None)
+    if kind is None and getattr(type(a), "_wp_indexedarray_", False):
+        kind = "indexedarray"
+    return _ARRAY_TYPE_IDS.get(kind, ARRAY_TYPE_REGULAR)
 
 
 from ..types.scalars import bfloat16_bits_to_floats as _np_bfloat16_bits_to_float32  # noqa: E402,F401
