@@ -59,7 +59,9 @@ class array(ArrayArithmetic, metaclass=ArrayFamilyMeta):
 
     def __new__(cls, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
                 device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
-                length=None, grad=None, deleter=None, retain_grad=False):
+                length=None, grad=None, deleter=None, retain_grad=False, **subclass_kwargs):
+        # (subclass_kwargs: what an application's subclass constructor takes for itself, e.g. a tag;
+        # array.__init__ still refuses unknown keywords)
         if data is None and shape is None and ptr is None and length is None:
             # used as an annotation: wp.array(dtype=float, ndim=2)
             return ArrayType(dtype, ndim or cls._default_ndim)

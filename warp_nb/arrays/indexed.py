@@ -32,7 +32,7 @@ class indexedarray(metaclass=ArrayFamilyMeta):
     _wp_subscriptable_ = True  # wp.indexedarray[float] (not a user's subclass: arrays/family.py)
     _subscript_type = classmethod(_indexed_subscript)
 
-    def __new__(cls, data=None, indices=None, dtype=types.Any, ndim=None):
+    def __new__(cls, data=None, indices=None, dtype=types.Any, ndim=None, **subclass_kwargs):
         if data is None:  # used as an annotation: wp.indexedarray(dtype=float, ndim=2)
             return IndexedArrayType(dtype, ndim or cls._default_ndim)
         return super().__new__(cls)
@@ -40,7 +40,9 @@ class indexedarray(metaclass=ArrayFamilyMeta):
     def __init__(self, data=None, indices=None, dtype=types.Any, ndim=None):
         if not getattr(type(data), "_wp_array_", False):
             raise TypeError(f"wp.indexedarray(data, indices) indexes a wp.array, got {type(data).__name__}")
-        indices = list(indices or [])
+        if getattr(type(indices), "_wp_array_", False):  # one index array: the first dimension's
+            indices = [indices]
+        indices = list(indices) if indices is not None else []
         if len(indices) > data.ndim:
             raise ValueError(f"wp.indexedarray: {len(indices)} index arrays for a {data.ndim}-D array")
         indices += [None] * (data.ndim - len(indices))
