@@ -59,6 +59,9 @@ _SCALAR_CODES = {int8: "i1", uint8: "u1", int16: "i2", uint16: "u2", int32: "i4"
 builtins_bool = builtins.bool  # Python's bool (this module's `bool` is wp.bool)
 
 
+_FAMILY_CODES = {"indexedarray": "ia", "fabricarray": "fa", "indexedfabricarray": "ifa"}
+
+
 def get_type_code(t) -> str:
     """Warp's short code of a type, as its tests spell them: f4 (float32), v3f4 (vec3f), m33f4,
     qf4, tf4, a2f4 (a 2-D float32 array), tpl2f4f4 (tuple[float, float]), tpl2v3f4? (tuple[vec3f, ...])."""
@@ -72,8 +75,8 @@ def get_type_code(t) -> str:
         return f"tpl{len(args)}" + "".join(get_type_code(x) for x in args)
     if t is typing.Any:
         return "?"
-    if isinstance(t, ArrayType):
-        return f"a{t.ndim}{get_type_code(t.dtype)}"
+    if isinstance(t, ArrayType):  # a, ia, fa, ifa: the array family, as Warp's codes
+        return f"{_FAMILY_CODES.get(t.kind, 'a')}{t.ndim}{get_type_code(t.dtype)}"
     if getattr(t, "_wp_struct_", False):
         return f"s{getattr(t, 'key', None) or t.__name__}"
     scalar = canonical_scalar(t) if t in (int, float, builtins_bool) else t
