@@ -54,7 +54,8 @@ from .program.overload import overload  # noqa: F401
 from .compiler.build_options import ModuleBuildOptions  # noqa: F401
 from .launch import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
 from .runtime.devices import (  # noqa: F401
-    Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version,
+    Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count,
+    get_cuda_devices, get_cuda_driver_version,
     get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
     is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,

@@ -16,8 +16,8 @@ import numpy as np
 from .. import types
 from ..types.fabric_type import DESCRIPTOR_STUBS, FabricArrayType, IndexedFabricArrayType, annotation
 from .array import array, copy_elements, empty_array
-from .family import ArrayFamilyMeta
 from .fabric_interface import bucket_table, read_attribute
+from .family import ArrayFamilyMeta
 
 _NO_ARRAY_COPY = "Copying to/from Fabric arrays of arrays is not supported"
 _UNSET = object()  # wp.fabricarray(dtype=Any) is an annotation; a bare fabricarray.__new__(fabricarray) is not
