@@ -225,6 +225,10 @@ def test_malformed_interfaces_are_refused_by_name():
     a, _ = fabric([1.0, 2.0], [2])
     with pytest.raises(ValueError, match="only support indexing using index arrays"):
         a[0]
+    with pytest.raises(TypeError, match=r"argument `a` \(position 1\) expects an array of type fabricarray.*type array"):
+        wp.launch(count_len, dim=1, inputs=[wp.zeros(2, dtype=float), wp.zeros(1, dtype=int)])
+    with pytest.raises(TypeError, match=r"argument `a` \(position 1\) expects fabricarray\(dtype=float32.*int32"):
+        wp.launch(count_len, dim=1, inputs=[fabric([1, 2], [2], wp.int32)[0], wp.zeros(1, dtype=int)])
 
 
 def test_annotations():
