@@ -25,14 +25,17 @@ static int failures = 0;
 static bool reported() { return wpnb_debug_state.failed != 0; }
 static void reset() { wpnb_debug_state = {}; }
 
-// Buckets of the given sizes cut from `storage` (sizes of 0 are left out, as Python does).
-static std::vector<fabric_bucket_t> buckets_of(std::vector<float>& storage, const std::vector<int>& sizes) {
+// Buckets of the given sizes cut from `storage`, `gap` unused elements after each (so a lookup that
+// picks a neighbouring bucket lands on another address); sizes of 0 are left out, as Python does.
+static std::vector<fabric_bucket_t> buckets_of(std::vector<float>& storage, const std::vector<int>& sizes,
+                                               int gap = 0) {
     std::vector<fabric_bucket_t> out;
-    int64 start = 0;
+    int64 start = 0, at = 0;
     for (int n : sizes) {
         if (n == 0) continue;
-        out.push_back({start, start + n, uint64(&storage[start]), 0});
+        out.push_back({start, start + n, uint64(&storage[at]), 0});
         start += n;
+        at += n + gap;
     }
     return out;
 }
@@ -48,9 +51,8 @@ static void test_lookup_matches_a_linear_walk() {
             sizes.push_back(n);
             total += n;
         }
-        std::vector<float> storage(total + 1);
-        for (int i = 0; i < total; ++i) storage[i] = float(i) * 1.5f + 0.25f;
-        std::vector<fabric_bucket_t> table = buckets_of(storage, sizes);
+        std::vector<float> storage(total + 3 * nb + 1);
+        std::vector<fabric_bucket_t> table = buckets_of(storage, sizes, 3);
         fabricarray_t<float, 1> a = {table.data(), int64(table.size()), {total}};
         for (int i = 0; i < total; ++i) {
             // the linear walk: the bucket whose range holds i

@@ -15,24 +15,44 @@ pytestmark = pytest.mark.needs_cxx
 _CODES = {wp.float32: "f4", wp.float64: "f8", wp.int32: "i4", wp.int64: "i8"}
 
 
-def bucketed(data: wp.array, sizes, name="attr"):
-    """A Fabric array interface over `data` (1-D) cut into consecutive buckets of `sizes` elements."""
-    assert sum(sizes) == data.size
-    scalar = getattr(data.dtype, "_wp_scalar_type_", data.dtype)
-    role = "vector" if wp.types.type_length(data.dtype) > 1 else ""
-    elem = wp.types.type_size_in_bytes(data.dtype)
-    pointers, p = [], data.ptr
+def bucketed(storage: wp.array, sizes, gap: int = 0, name="attr"):
+    """A Fabric array interface over `storage` (1-D) cut into buckets of `sizes` elements, `gap`
+    unused elements after each (so a lookup that picks a neighbouring bucket reads another address)."""
+    scalar = getattr(storage.dtype, "_wp_scalar_type_", storage.dtype)
+    role = "vector" if wp.types.type_length(storage.dtype) > 1 else ""
+    elem = wp.types.type_size_in_bytes(storage.dtype)
+    pointers, p = [], storage.ptr
     for n in sizes:
         pointers.append(p)
-        p += n * elem
-    info = {"type": (True, _CODES[scalar], wp.types.type_length(data.dtype), 0, role), "access": 2,
+        p += (n + gap) * elem
+    info = {"type": (True, _CODES[scalar], wp.types.type_length(storage.dtype), 0, role), "access": 2,
             "pointers": pointers, "counts": list(sizes)}
-    return {"version": 1, "device": "cpu", "attribs": {name: info}, "_keep": data}
+    return {"version": 1, "device": "cpu", "attribs": {name: info}, "_keep": storage}
 
 
-def fabric(values, sizes, dtype=wp.float32):
-    data = wp.array(np.asarray(values), dtype=dtype)
-    return wp.fabricarray(bucketed(data, sizes), "attr"), data
+SENTINEL = -77
+
+
+def fabric(values, sizes, dtype=wp.float32, gap=2):
+    """(Fabric array of `values` in buckets of `sizes` with gaps of SENTINEL between them, a function
+    reading the bucket elements back from the storage with numpy and checking the gaps are untouched)."""
+    values = np.asarray(values)
+    assert sum(sizes) == len(values)
+    inner = values.shape[1:]
+    rows, keep, at = [], [], 0
+    for n in sizes:
+        rows += [values[at:at + n], np.full((gap, *inner), SENTINEL, dtype=values.dtype)]
+        keep += [True] * n + [False] * gap
+        at += n
+    storage = wp.array(np.concatenate(rows) if rows else values, dtype=dtype)
+    keep = np.array(keep, dtype=bool)
+
+    def read():
+        held = storage.numpy()
+        assert np.all(held[~keep] == SENTINEL), "an access wrote outside its bucket"
+        return held[keep]
+
+    return wp.fabricarray(bucketed(storage, sizes, gap), "attr"), read
 
 
 @wp.kernel
@@ -51,7 +71,7 @@ def test_kernel_reads_writes_and_atomics_match_numpy():
     out = wp.zeros(23, dtype=float)
     wp.launch(scale_and_count, dim=23, inputs=[a, counts, out])
     np.testing.assert_allclose(out.numpy(), values * 3.0, rtol=1e-6)
-    np.testing.assert_allclose(data.numpy(), values + 1.0, rtol=1e-6)  # written in place, through the buckets
+    np.testing.assert_allclose(data(), values + 1.0, rtol=1e-6)  # written in place, through the buckets
     np.testing.assert_array_equal(counts.numpy(), np.bincount(np.arange(23) % 3))
 
 
@@ -121,13 +141,13 @@ def test_python_side_numpy_fill_assign_copy():
     a, data = fabric(values, [3, 3, 4])
     np.testing.assert_array_equal(a.numpy(), values)
     a.fill_(2.5)
-    np.testing.assert_array_equal(data.numpy(), np.full(10, 2.5, np.float32))
+    np.testing.assert_array_equal(data(), np.full(10, 2.5, np.float32))
     a.assign(values[::-1].copy())
-    np.testing.assert_array_equal(data.numpy(), values[::-1])
+    np.testing.assert_array_equal(data(), values[::-1])
     a.zero_()
-    np.testing.assert_array_equal(data.numpy(), np.zeros(10, np.float32))
+    np.testing.assert_array_equal(data(), np.zeros(10, np.float32))
     wp.copy(a, wp.array(values))
-    np.testing.assert_array_equal(data.numpy(), values)
+    np.testing.assert_array_equal(data(), values)
     out = wp.zeros(10, dtype=float)
     wp.copy(out, a)
     np.testing.assert_array_equal(out.numpy(), values)
@@ -138,7 +158,7 @@ def test_python_side_numpy_fill_assign_copy():
     ia.fill_(-1.0)
     expected = values.copy()
     expected[idx] = -1.0
-    np.testing.assert_array_equal(data.numpy(), expected)
+    np.testing.assert_array_equal(data(), expected)
     np.testing.assert_array_equal(ia.numpy(), [-1.0, -1.0, -1.0])
     assert a.list() == expected.tolist()
 
