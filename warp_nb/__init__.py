@@ -23,6 +23,7 @@ from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # no
 from .types.array_type import fixedarray  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
 from .arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa
+from .arrays.fabric import fabricarray, fabricarrayarray, indexedfabricarray, indexedfabricarrayarray  # noqa: F401
 from .arrays.dlpack import from_dlpack, to_dlpack  # noqa: F401
 from .interop.torch import (  # noqa: F401
     device_from_torch, device_to_torch, dtype_from_torch, dtype_to_torch, from_torch, stream_from_torch,
@@ -54,7 +55,8 @@ from .program.overload import overload  # noqa: F401
 from .compiler.build_options import ModuleBuildOptions  # noqa: F401
 from .launch import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
 from .runtime.devices import (  # noqa: F401
-    Device, DeviceError, ScopedDevice, get_cuda_device, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version,
+    Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count,
+    get_cuda_devices, get_cuda_driver_version,
     get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
     is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,

@@ -59,6 +59,9 @@ _SCALAR_CODES = {int8: "i1", uint8: "u1", int16: "i2", uint16: "u2", int32: "i4"
 builtins_bool = builtins.bool  # Python's bool (this module's `bool` is wp.bool)
 
 
+_FAMILY_CODES = {"indexedarray": "ia", "fabricarray": "fa", "indexedfabricarray": "ifa"}
+
+
 def get_type_code(t) -> str:
     """Warp's short code of a type, as its tests spell them: f4 (float32), v3f4 (vec3f), m33f4,
     qf4, tf4, a2f4 (a 2-D float32 array), tpl2f4f4 (tuple[float, float]), tpl2v3f4? (tuple[vec3f, ...])."""
@@ -72,8 +75,8 @@ def get_type_code(t) -> str:
         return f"tpl{len(args)}" + "".join(get_type_code(x) for x in args)
     if t is typing.Any:
         return "?"
-    if isinstance(t, ArrayType):
-        return f"a{t.ndim}{get_type_code(t.dtype)}"
+    if isinstance(t, ArrayType):  # a, ia, fa, ifa: the array family, as Warp's codes
+        return f"{_FAMILY_CODES.get(t.kind, 'a')}{t.ndim}{get_type_code(t.dtype)}"
     if getattr(t, "_wp_struct_", False):
         return f"s{getattr(t, 'key', None) or t.__name__}"
     scalar = canonical_scalar(t) if t in (int, float, builtins_bool) else t
@@ -146,10 +149,17 @@ class Transformation(_CompositeFamily):
 ARRAY_TYPE_REGULAR, ARRAY_TYPE_INDEXED, ARRAY_TYPE_FABRIC, ARRAY_TYPE_FABRIC_INDEXED = 0, 1, 2, 3
 
 
+_ARRAY_TYPE_IDS = {"indexedarray": ARRAY_TYPE_INDEXED, "fabricarray": ARRAY_TYPE_FABRIC,
+                   "indexedfabricarray": ARRAY_TYPE_FABRIC_INDEXED}
+
+
 def array_type_id(a) -> int:
-    from ..types.array_type import IndexedArrayType
-    indexed = isinstance(a, IndexedArrayType) or type(a).__name__ == "indexedarray"
-    return ARRAY_TYPE_INDEXED if indexed else ARRAY_TYPE_REGULAR
+    """Warp's family number of an array or array type: by its kind (a type's, or an array object's)."""
+    from ..types.array_type import ArrayType
+    kind = a.kind if isinstance(a, ArrayType) else getattr(getattr(a, "type", None), "kind", None)
+    if kind is None and getattr(type(a), "_wp_indexedarray_", False):
+        kind = "indexedarray"
+    return _ARRAY_TYPE_IDS.get(kind, ARRAY_TYPE_REGULAR)
 
 
 from ..types.scalars import bfloat16_bits_to_floats as _np_bfloat16_bits_to_float32  # noqa: E402,F401

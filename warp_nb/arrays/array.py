@@ -23,19 +23,19 @@ from ..types.array_annotation import ArrayAnnotation
 from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
 from ..types.scalars import canonical_scalar
-from .layout import (_as_numpy, _can_alias, _contiguous_strides,
+from .family import ArrayFamilyMeta
+from .layout import (_as_numpy, _can_alias, _check_alloc_strides, _contiguous_strides,
                      _resolve_dtype, _shape_tuple)
 
 
-class _ArrayMeta(type):
-    def __getitem__(cls, key):  # wp.array[float], wp.array[float, 2], wp.array[float, Literal[2]]
-        if isinstance(key, tuple):
-            if cls is not array:  # wp.array1d ... wp.array4d: the ndim is in the name
-                raise TypeError(f"wp.{cls.__name__}[...] takes a single type parameter, the dtype; "
-                                "use wp.array[dtype, ndim] to give both")
-            dtype, ndim = key
-            return ArrayAnnotation(dtype, ndim if ndim is Any else literal_int(ndim, "an array's ndim"))
-        return ArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
+def _array_subscript(cls, key):  # wp.array[float], wp.array[float, 2], wp.array[float, Literal[2]]
+    if isinstance(key, tuple):
+        if cls is not array:  # wp.array1d ... wp.array4d: the ndim is in the name
+            raise TypeError(f"wp.{cls.__name__}[...] takes a single type parameter, the dtype; "
+                            "use wp.array[dtype, ndim] to give both")
+        dtype, ndim = key
+        return ArrayAnnotation(dtype, ndim if ndim is Any else literal_int(ndim, "an array's ndim"))
+    return ArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
 _ELEMENT_ACCESS_MESSAGE = (
@@ -45,19 +45,23 @@ _ELEMENT_ACCESS_MESSAGE = (
     "or a.list().")
 
 
-class array(ArrayArithmetic, metaclass=_ArrayMeta):
+class array(ArrayArithmetic, metaclass=ArrayFamilyMeta):
     #: in a kernel, wp.array(ptr=..., shape=..., dtype=...) views memory at an address (compiler/typecheck_subscript)
     _wp_kernel_form_ = "array_from_ptr"
 
     """An n-dimensional (1 to 4) array of scalars, vectors, matrices or structs on a device."""
 
     _wp_array_ = True  # how modules that cannot import this one (struct fields) recognise arrays
+    _wp_subscriptable_ = True  # wp.array[float] (not a user's subclass: arrays/family.py)
+    _subscript_type = classmethod(_array_subscript)
     _default_ndim = 1
     deleter = None  # Warp's deleter(ptr, size) of external memory; None when warp_nb owns it
 
     def __new__(cls, data=None, dtype=types.Any, shape=None, strides=None, ptr=None, capacity=None,
                 device=None, requires_grad=False, copy=True, ndim=None, pinned=False, owner=None,
-                length=None, grad=None, deleter=None, retain_grad=False):
+                length=None, grad=None, deleter=None, retain_grad=False, **subclass_kwargs):
+        # (subclass_kwargs: what an application's subclass constructor takes for itself, e.g. a tag;
+        # array.__init__ still refuses unknown keywords)
         if data is None and shape is None and ptr is None and length is None:
             # used as an annotation: wp.array(dtype=float, ndim=2)
             return ArrayType(dtype, ndim or cls._default_ndim)
@@ -83,7 +87,7 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
                 self._capacity = int(capacity)
         else:
             dtype = _resolve_dtype(dtype)
-            self._init_alloc(dtype, _shape_tuple(shape), zero=True)
+            self._init_alloc(dtype, _shape_tuple(shape), zero=True, strides=strides)
         # Warp's deleter(ptr, size): frees external memory when the array goes (None: warp_nb owns it)
         self.deleter = deleter
         if deleter is not None and ptr is not None and data is None:
@@ -102,11 +106,15 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
         self.pinned = pinned_storage is not None
         self.storage = pinned_storage or self.device.storage
 
-    def _init_alloc(self, dtype, shape, zero: bool):
+    def _init_alloc(self, dtype, shape, zero: bool, strides=None):
         if any(int(s) < 0 for s in shape):
             raise ValueError(f"Array shapes must be non-negative, got {tuple(shape)}")
         # Python integers: np.prod wraps around in int64 (shape (2**33, 2**33) would give 0 bytes)
         nbytes = math.prod(int(s) for s in shape) * types.type_size_in_bytes(dtype)
+        if strides is not None:  # wp.zeros(shape, strides=...): the span from the first element to the last
+            strides = _check_alloc_strides(shape, strides)
+            nbytes = 0 if nbytes == 0 else sum((int(n) - 1) * s for n, s in zip(shape, strides)) + \
+                types.type_size_in_bytes(dtype)
         if nbytes >= 2 ** 63:
             raise MemoryError(f"an array of shape {tuple(shape)} and dtype {types.type_name(dtype)} would take "
                               f"{nbytes:.3g} bytes, more than any machine can address")
@@ -115,7 +123,9 @@ class array(ArrayArithmetic, metaclass=_ArrayMeta):
             where = self.device.alias + (" (pinned)" if self.pinned else "")
             label = f"array[{types.type_name(dtype)}, {'x'.join(str(int(s)) for s in shape)}]"
             memory_tracker.record(getattr(buf, "bytes", buf), nbytes, label, where)
-        self._init_view(buf.ptr, dtype, shape, None, buf)
+        self._init_view(buf.ptr, dtype, shape, strides, buf)
+        if strides is not None:
+            self._capacity = nbytes
 
     def _init_view(self, ptr, dtype, shape, strides, owner):
         self.dtype = dtype
@@ -522,6 +532,7 @@ _EMPTY_ADDR = np.zeros(1, np.uint8).ctypes.data  # numpy refuses a null pointer,
 def _make_fixed_ndim(ndim: int):
     class _ArrayN(array):
         _default_ndim = ndim
+        _wp_subscriptable_ = True
 
         def __new__(cls, data=None, dtype=types.Any, shape=None, *args, **kwargs):
             if data is None and shape is None and kwargs.get("ptr") is None:
@@ -535,12 +546,12 @@ def _make_fixed_ndim(ndim: int):
 array1d, array2d, array3d, array4d = (_make_fixed_ndim(n) for n in (1, 2, 3, 4))
 
 
-def empty_array(shape, dtype, device, requires_grad=False, pinned=False, retain_grad=False) -> array:
+def empty_array(shape, dtype, device, requires_grad=False, pinned=False, retain_grad=False, strides=None) -> array:
     """An array whose memory is not initialised (what wp.empty and copies start from)."""
     a = array.__new__(array, shape=shape)
     a.device = devices.get_device(device)
     a._choose_storage(pinned)
-    a._init_alloc(_resolve_dtype(dtype), _shape_tuple(shape), zero=False)
+    a._init_alloc(_resolve_dtype(dtype), _shape_tuple(shape), zero=False, strides=strides)
     a._grad = None
     a.requires_grad = requires_grad
     a.retain_grad = bool(retain_grad)
@@ -551,7 +562,7 @@ def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
     """A contiguous copy of `src` (on `device`, default: the same device)."""
     rg = src.requires_grad if requires_grad is None else requires_grad
     out = empty_array(src.shape, src.dtype, device or src.device, rg, bool(pinned))
-    if getattr(src, "_wp_indexedarray_", False):
+    if getattr(src, "_wp_indexedarray_", False) or getattr(src, "_wp_fabric_", False):
         out.assign(src.numpy())
     elif src.is_contiguous:
         copy_elements(out, src, 0, 0, src.size)

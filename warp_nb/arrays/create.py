@@ -14,7 +14,7 @@ from ..errors import ArgumentValueError, ArgumentTypeError
 from .array import array, copy_elements, empty_array
 
 
-_KEYWORDS = {"n", "retain_grad"}
+_KEYWORDS = {"n", "retain_grad", "strides"}
 
 
 def _shape(shape, kwargs) -> object:
@@ -29,12 +29,13 @@ def _shape(shape, kwargs) -> object:
 
 
 def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return empty_array(_shape(shape, kwargs), dtype, device, requires_grad, pinned, kwargs.get("retain_grad", False))
+    return empty_array(_shape(shape, kwargs), dtype, device, requires_grad, pinned, kwargs.get("retain_grad", False),
+                       kwargs.get("strides"))
 
 
 def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
     return array(shape=_shape(shape, kwargs), dtype=dtype, device=device, requires_grad=requires_grad,
-                 retain_grad=kwargs.get("retain_grad", False), pinned=pinned)
+                 retain_grad=kwargs.get("retain_grad", False), pinned=pinned, strides=kwargs.get("strides"))
 
 
 #: in a kernel, wp.zeros(shape=<constants>, dtype=...) makes a local fixed-size array (compiler/typecheck_subscript)
@@ -99,20 +100,25 @@ def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) ->
     return array(np.asarray(arr), dtype=dtype or types.Any, shape=shape, device=device, requires_grad=requires_grad)
 
 
-def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
+def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream=None) -> None:
     """Copy `count` elements (default, or 0: all of `src` after `src_offset`) from the flattened `src`
     starting at `src_offset` into the flattened `dest` starting at `dest_offset`. As in Warp, offsets
     and counts work on contiguous arrays and on 1-D strided views; arrays of other shapes are copied
-    whole. Errors are ValueErrors and, as in Warp, RuntimeErrors."""
+    whole. Errors are ValueErrors and, as in Warp, RuntimeErrors. With `stream`, the copy is ordered
+    on that stream instead of the device's current one."""
+    if stream is not None:
+        from ..cuda.streams import ScopedStream
+        with ScopedStream(stream):
+            return copy(dest, src, dest_offset, src_offset, count)
     _check_copy_range(dest_offset, src_offset, count)
-    if getattr(dest, "_wp_indexedarray_", False) or getattr(src, "_wp_indexedarray_", False):
+    if _gathered(dest) or _gathered(src):
         if dest_offset or src_offset or count not in (0, src.size):
             raise ArgumentValueError("wp.copy with offsets or a count is not supported for indexed or Fabric arrays; "
                                      "copy the whole array, or gather it first with .contiguous()")
         if src.shape != dest.shape:
             raise ArgumentValueError(f"wp.copy of an indexed array needs the same shape: destination "
                                      f"shape={dest.shape}, source shape={src.shape}")
-        dest.assign(src.numpy() if isinstance(dest, array) else src)
+        dest.assign(src.numpy() if isinstance(dest, array) or not isinstance(src, array) else src)
         return
     if not isinstance(dest, array) or not isinstance(src, array):
         raise TypeError("wp.copy(dest, src) copies between two wp.array objects")
@@ -140,6 +146,8 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
                                                           or count != dest.size):
         # a 1-D window of a strided view is itself a strided view: copied whole
         _copy_windows(dest[dest_offset:dest_offset + count], src[src_offset:src_offset + count])
+        if dest.grad is not None and src.grad is not None:  # as Warp: gradients travel with the values
+            _copy_windows(dest.grad[dest_offset:dest_offset + count], src.grad[src_offset:src_offset + count])
         _record_copy(dest, src, dest_offset, src_offset, count)
         return
     if recording.capture is not None:  # inside wp.ScopedCapture: replayed by capture_launch
@@ -149,7 +157,14 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         recording.capture.record(lambda: copy_elements(dest, src, dest_offset, src_offset, count))
         return
     copy_elements(dest, src, dest_offset, src_offset, count)
+    if dest.grad is not None and src.grad is not None:  # as Warp: gradients travel with the values
+        copy_elements(dest.grad, src.grad, dest_offset, src_offset, count)
     _record_copy(dest, src, dest_offset, src_offset, count)
+
+
+def _gathered(a) -> bool:
+    """Indexed and Fabric arrays: copied by gathering and scattering their elements, not as memory."""
+    return getattr(a, "_wp_indexedarray_", False) or getattr(a, "_wp_fabric_", False)
 
 
 def _check_copy_range(dest_offset, src_offset, count) -> None:

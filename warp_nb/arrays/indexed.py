@@ -13,24 +13,26 @@ from .. import types
 from ..types.array_annotation import IndexedArrayAnnotation
 from ..types.array_type import IndexedArrayType, literal_int
 from .array import array, empty_array
+from .family import ArrayFamilyMeta
 
 
-class _IndexedMeta(type):
-    def __getitem__(cls, key):  # wp.indexedarray[float], wp.indexedarray[float, 2]
-        if isinstance(key, tuple):
-            dtype, ndim = key
-            return IndexedArrayAnnotation(dtype, ndim if ndim is typing.Any else literal_int(ndim, "an array's ndim"))
-        return IndexedArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
+def _indexed_subscript(cls, key):  # wp.indexedarray[float], wp.indexedarray[float, 2]
+    if isinstance(key, tuple):
+        dtype, ndim = key
+        return IndexedArrayAnnotation(dtype, ndim if ndim is typing.Any else literal_int(ndim, "an array's ndim"))
+    return IndexedArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
-class indexedarray(metaclass=_IndexedMeta):
+class indexedarray(metaclass=ArrayFamilyMeta):
     """`data` (a wp.array) seen through `indices`: a list with one int32 wp.array (or None) per
     dimension of `data`."""
 
     _default_ndim = 1
     _wp_indexedarray_ = True
+    _wp_subscriptable_ = True  # wp.indexedarray[float] (not a user's subclass: arrays/family.py)
+    _subscript_type = classmethod(_indexed_subscript)
 
-    def __new__(cls, data=None, indices=None, dtype=types.Any, ndim=None):
+    def __new__(cls, data=None, indices=None, dtype=types.Any, ndim=None, **subclass_kwargs):
         if data is None:  # used as an annotation: wp.indexedarray(dtype=float, ndim=2)
             return IndexedArrayType(dtype, ndim or cls._default_ndim)
         return super().__new__(cls)
@@ -38,7 +40,9 @@ class indexedarray(metaclass=_IndexedMeta):
     def __init__(self, data=None, indices=None, dtype=types.Any, ndim=None):
         if not getattr(type(data), "_wp_array_", False):
             raise TypeError(f"wp.indexedarray(data, indices) indexes a wp.array, got {type(data).__name__}")
-        indices = list(indices or [])
+        if getattr(type(indices), "_wp_array_", False):  # one index array: the first dimension's
+            indices = [indices]
+        indices = list(indices) if indices is not None else []
         if len(indices) > data.ndim:
             raise ValueError(f"wp.indexedarray: {len(indices)} index arrays for a {data.ndim}-D array")
         indices += [None] * (data.ndim - len(indices))
@@ -124,7 +128,7 @@ class indexedarray(metaclass=_IndexedMeta):
 
 
 def _fixed(ndim: int):
-    cls = type(f"indexedarray{ndim}d", (indexedarray,), {"_default_ndim": ndim})
+    cls = type(f"indexedarray{ndim}d", (indexedarray,), {"_default_ndim": ndim, "_wp_subscriptable_": True})
     return cls
 
 

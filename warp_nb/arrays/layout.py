@@ -82,3 +82,12 @@ def _can_alias(src: np.ndarray, dtype) -> bool:
     if inner and tuple(src.strides[src.ndim - len(inner):]) != packed:
         return False
     return src.dtype == types.numpy_dtype(dtype) and src.ctypes.data % src.dtype.itemsize == 0
+
+
+def _check_alloc_strides(shape, strides) -> tuple:
+    """Strides for a new allocation: one non-negative byte count per dimension."""
+    strides = (int(strides),) if isinstance(strides, int) else tuple(int(s) for s in strides)
+    if len(strides) != len(shape) or any(s < 0 for s in strides):
+        raise ValueError(f"strides {strides} do not fit shape {tuple(shape)}: one non-negative byte stride per "
+                         "dimension")
+    return strides

@@ -181,7 +181,7 @@ class ExprTyper:
             self.checks.append(node.loc)
             if len(indices) == t.ndim:
                 return self.let(ir.Load(base, indices), t.dtype, node.loc)
-            return self.let(ir.View(base, indices), type(t)(t.dtype, t.ndim - len(indices)), node.loc)
+            return self.let(ir.View(base, indices), t.view_type(t.ndim - len(indices)), node.loc)
         path, result = self.component_path(t, node.indices, node)
         return self.let(ir.Extract(base, path), result, node.loc)
 

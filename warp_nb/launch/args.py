@@ -18,6 +18,7 @@ from ..arrays.dlpack import from_dlpack
 from ..errors import ArgumentTypeError
 from ..runtime.devices import Device
 from ..types.array_type import ArrayType, IndexedArrayType
+from ..types.fabric_type import FabricArrayType, pack_format
 from ..types.structs import StructInstance, field_ctype
 
 _SCALAR_FORMAT = {T.bool: "?", T.int8: "b", T.uint8: "B", T.int16: "h", T.uint16: "H", T.int32: "i", T.uint32: "I",
@@ -40,7 +41,11 @@ def make_packer(kernel, device: Device, types_=None):
         size = ctypes.sizeof(field_ctype(t))
         v = f"v{k}"
         env[f"_T{k}"] = t
-        if isinstance(t, IndexedArrayType):  # the array's descriptor, N index pointers, the N-d shape
+        if isinstance(t, FabricArrayType):  # bucket table, bucket count, shape (+ index pointer, shape)
+            fmt.append(pack_format(t))
+            lines.append(f"    {v} = _slow(_kernel, {k}, {v}, _device)")
+            pieces.append(f"*{v}._desc")
+        elif isinstance(t, IndexedArrayType):  # the array's descriptor, N index pointers, the N-d shape
             fmt.append(f"QQ{t.ndim}q{t.ndim}q{t.ndim}Q{t.ndim}q")
             lines.append(f"    {v} = _slow(_kernel, {k}, {v}, _device)")
             pieces.append(f"*{v}._desc")
@@ -110,6 +115,8 @@ def _slow_argument(kernel, index: int, value, device: Device):
     """Convert or refuse one argument, naming it in the error."""
     name, t = kernel.param_names[index], kernel.param_types[index]
     where = f"launch of kernel `{kernel.key}`: argument `{name}` (position {index + 1})"
+    if isinstance(t, FabricArrayType):
+        return _fabric_argument(where, t, value, device)
     if isinstance(t, IndexedArrayType):
         if value is None:
             return _NullArray(t.ndim, indexed=True)
@@ -211,6 +218,33 @@ def _conversion_hint(value, t) -> str:
         convert = "an array of the parameter's dtype"
     return (f"; convert it ({convert}, a copy), or declare the parameter wp.array(dtype=wp.{T.type_name(value.dtype)}) "
             f"or wp.array(dtype=typing.Any) to take either")
+
+
+def _fabric_argument(where: str, t: FabricArrayType, value, device: Device):
+    """A wp.fabricarray / wp.indexedfabricarray argument (None: an empty one), checked."""
+    if value is None:
+        return _NullFabric(t)
+    indexed = t.kind == "indexedfabricarray"
+    cls = type(value)
+    if not getattr(cls, "_wp_fabric_", False) or getattr(cls, "_wp_indexed_fabric_", False) != indexed:
+        # Warp's wording (its tests match it)
+        raise ArgumentTypeError(f"{where} expects an array of type {t.type_name()}, but passed value has type "
+                                f"{cls.__name__}")
+    if value.dtype is not t.dtype or value.ndim != t.ndim:
+        raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}")
+    if value.device != device:
+        raise TypeError(f"{where} is a Fabric array on {value.device.alias} but the launch is on {device.alias}")
+    return value
+
+
+class _NullFabric:
+    """A None passed for a Fabric array: no buckets, size 0."""
+
+    def __init__(self, t: FabricArrayType):
+        fields = 2 + t.ndim
+        if t.kind == "indexedfabricarray":
+            fields += 1 + t.ndim
+        self._desc = (0,) * fields
 
 
 class _NullArray:

@@ -39,7 +39,7 @@ def type_of_value(value):
     """The kernel type of a Python value passed for a generic parameter (None if it has none)."""
     if getattr(type(value), "_wp_array_", False):
         return ArrayType(value.dtype, value.ndim)
-    if getattr(type(value), "_wp_indexedarray_", False):
+    if getattr(type(value), "_wp_indexedarray_", False) or getattr(type(value), "_wp_fabric_", False):
         return value.type
     if isinstance(value, bool):
         return T.bool

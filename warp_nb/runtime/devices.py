@@ -387,3 +387,34 @@ def is_mempool_access_enabled(target_device, peer_device) -> bool:
 def set_mempool_access_enabled(target_device, peer_device, enable: bool) -> None:
     if enable and not is_mempool_access_supported(target_device, peer_device):
         raise DeviceError(f"memory pool access from {target_device} to {peer_device} is not supported here")
+
+
+class ScopedMempool:
+    """`with wp.ScopedMempool(device, enable):` the device's stream-ordered memory pool on or off
+    inside the block, as before after it (Warp's). Where a device has none, off is what it already
+    is and on raises, as set_mempool_enabled does."""
+
+    def __init__(self, device, enable: bool):
+        self.device, self.enable = get_device(device), bool(enable)
+
+    def __enter__(self):
+        self._saved = is_mempool_enabled(self.device)
+        set_mempool_enabled(self.device, self.enable)
+
+    def __exit__(self, *exc):
+        set_mempool_enabled(self.device, self._saved)
+
+
+class ScopedMempoolAccess:
+    """`with wp.ScopedMempoolAccess(target, peer, enable):` access from `target` to `peer`'s memory
+    pool on or off inside the block (Warp's)."""
+
+    def __init__(self, target_device, peer_device, enable: bool):
+        self.target, self.peer, self.enable = get_device(target_device), get_device(peer_device), bool(enable)
+
+    def __enter__(self):
+        self._saved = is_mempool_access_enabled(self.target, self.peer)
+        set_mempool_access_enabled(self.target, self.peer, self.enable)
+
+    def __exit__(self, *exc):
+        set_mempool_access_enabled(self.target, self.peer, self._saved)

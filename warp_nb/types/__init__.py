@@ -47,7 +47,8 @@ spatial_matrix, spatial_matrixf, spatial_matrixd, spatial_matrixh = (
 
 def scalar_type_of(t):
     """The element scalar type of a scalar or composite type."""
-    return getattr(t, "_wp_scalar_type_", None)
+    # only composites carry _wp_scalar_type_, as in Warp (whose tests tell scalars from vectors by it)
+    return t if is_scalar_type(t) else getattr(t, "_wp_scalar_type_", None)
 
 
 def type_length(t) -> int:

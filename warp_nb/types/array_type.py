@@ -59,6 +59,10 @@ class ArrayType:
     def __hash__(self):
         return hash((self.kind, self.dtype, self.ndim))
 
+    def view_type(self, ndim: int) -> ArrayType:
+        """The type of a[i] (leading indices fixed): the same kind of array with `ndim` dimensions."""
+        return type(self)(self.dtype, ndim)
+
     def type_name(self) -> str:
         dtype = "Any" if self.dtype is typing.Any else types.type_name(self.dtype)
         ndim = "Any" if self.ndim is typing.Any else self.ndim
@@ -91,9 +95,23 @@ class FixedArrayType(ArrayType):
     __repr__ = type_name
 
 
-def fixedarray(shape=(1,), dtype=types.float32) -> FixedArrayType:
-    """The type of a fixed-size array (Warp's `wp.fixedarray`), for annotations."""
-    return FixedArrayType(shape, dtype)
+class fixedarray:
+    """Warp's `wp.fixedarray(shape=..., dtype=...)`: called, the type of a fixed-size array, for
+    annotations (a FixedArrayType). A class so that code may derive from it, as from Warp's; an
+    instance of such a subclass only records its shape and dtype (it holds no memory: fixed-size
+    arrays live inside kernels)."""
+
+    def __new__(cls, shape=(1,), dtype=types.float32, *args, **kwargs):
+        if cls is fixedarray:
+            return FixedArrayType(shape, dtype)
+        return super().__new__(cls)
+
+    def __init__(self, shape=(1,), dtype=types.float32, *args, **kwargs):
+        made = FixedArrayType(shape, dtype)
+        self.shape, self.dtype, self.ndim = made.shape, made.dtype, made.ndim
+        self.size = 1
+        for n in self.shape:
+            self.size *= n
 
 
 class IndexedArrayType(ArrayType):

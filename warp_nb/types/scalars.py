@@ -21,7 +21,6 @@ class Scalar:
     _type_: type = ctypes.c_float  # ctypes storage
     _np: np.dtype = np.dtype(np.float32)
     _kind: str = "float"  # "float" | "int" | "uint" | "bool"
-    _wp_scalar_type_ = None  # set to the class itself; lets scalars answer like composites
     _length_ = 1  # the number of scalars of a value, as Warp's scalar types say (vectors: their length)
 
     __slots__ = ("value",)
@@ -198,7 +197,6 @@ def _scalar(name: str, ctype, np_type, kind: str) -> type:
     # __numpy_dtype__: NumPy >= 2.4 resolves np.dtype(wp.float32) and dtype=wp.float32 through it (as Warp)
     cls = type(name, (Scalar,), {"__slots__": (), "_type_": ctype, "_np": np.dtype(np_type), "_kind": kind,
                                  "__module__": "warp_nb.types", "__numpy_dtype__": np.dtype(np_type)})
-    cls._wp_scalar_type_ = cls
     return cls
 
 
@@ -272,7 +270,6 @@ def bfloat16_bits_to_floats(bits) -> np.ndarray:
 
 
 bfloat16 = type("bfloat16", (_BFloat16,), {"__slots__": (), "__module__": "warp_nb.types"})
-bfloat16._wp_scalar_type_ = bfloat16
 
 INT_TYPES = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 FLOAT_TYPES = (float16, float32, float64)

@@ -8,11 +8,13 @@ from __future__ import annotations
 import ctypes
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 
 from .. import types as T
 from .array_type import ArrayType
+from .fabric_type import DESCRIPTOR_STUBS, fabric_array_ctype
 from .scalars import canonical_scalar
 
 _ARRAY_CTYPES: dict = {}
@@ -42,6 +44,8 @@ def indexed_array_ctype(ndim: int):
 
 def field_ctype(t):
     if isinstance(t, ArrayType):
+        if t.kind in ("fabricarray", "indexedfabricarray"):
+            return fabric_array_ctype(t.ndim, t.kind == "indexedfabricarray")
         return indexed_array_ctype(t.ndim) if t.kind == "indexedarray" else array_ctype(t.ndim)
     if isinstance(t, StructType):
         return t.ctype
@@ -185,6 +189,12 @@ class StructInstance:
             ctype = field_ctype(t)
             if value is None:
                 desc = ctype()
+            elif t.kind == "fabricarray":
+                desc = ctype(value._desc[0], value._desc[1], value._desc[2:])
+            elif t.kind == "indexedfabricarray":
+                n = 2 + value.ndim
+                fa = value._desc[:n]
+                desc = ctype(fabric_array_ctype(t.ndim)(fa[0], fa[1], fa[2:]), value._desc[n], value._desc[n + 1:])
             elif t.kind == "indexedarray":
                 d = value.data
                 desc = ctype(array_ctype(t.ndim)(*(d._desc[:2]), d.shape, d.strides), value._desc[2 + 2 * t.ndim:
@@ -235,11 +245,34 @@ class StructInstance:
         return bytes(self._ctype)
 
     def _load(self, raw: bytes) -> None:
-        """Set every field from C-layout bytes (array fields become raw descriptors)."""
+        """Set every field from C-layout bytes (array fields become raw descriptors; a Fabric field, as
+        in Warp, an object of its type over no storage)."""
         ctypes.memmove(ctypes.addressof(self._ctype), raw, ctypes.sizeof(self._struct.ctype))
         for name, t in self._struct.fields.items():
             if isinstance(t, StructType):
                 self._arrays[name]._load(bytes(getattr(self._ctype, name)))
+            elif isinstance(t, ArrayType) and t.kind in DESCRIPTOR_STUBS:
+                self._arrays[name] = DESCRIPTOR_STUBS[t.kind](t)
+
+    def to(self, device) -> StructInstance:
+        """This value with its array fields on `device` (Warp's Struct.to): arrays already there are
+        kept, others copied; a Fabric array cannot move (its buckets belong to Fabric)."""
+        out = self._struct.instance_class(self._struct)
+        out._load(self.to_bytes())
+        out._plain.update(self._plain)
+        for name, t in self._struct.fields.items():
+            value = self._arrays.get(name)
+            if isinstance(t, StructType):
+                value = value.to(device)
+            # (a Device compares equal to its name, so `device` may be either; a stub is on none)
+            elif isinstance(t, ArrayType) and getattr(value, "device", None) not in (None, device):
+                if t.kind in ("fabricarray", "indexedfabricarray"):
+                    raise ValueError(f"Cannot move struct field '{name}' containing {_FIELD_WHAT[t.kind]} to "
+                                     f"{getattr(device, 'alias', device)}; Fabric arrays stay on their device")
+                value = value.to(device)
+            if isinstance(t, (ArrayType, StructType)):
+                setattr(out, name, value)
+        return out
 
 
 def _instance_class(cls, fields: dict) -> type:
@@ -260,15 +293,25 @@ def _check_array_field(struct: StructType, name: str, t: ArrayType, value) -> No
     if value is None:
         return
     indexed = t.kind == "indexedarray"
-    if not getattr(type(value), "_wp_indexedarray_" if indexed else "_wp_array_", False):
-        what = "a Warp indexed array" if indexed else "a Warp array"
+    what = _FIELD_WHAT.get(t.kind, "a Warp array")
+    if t.kind in ("fabricarray", "indexedfabricarray"):
+        cls = type(value)
+        ok = getattr(cls, "_wp_fabric_", False) and getattr(cls, "_wp_indexed_fabric_", False) == (
+            t.kind == "indexedfabricarray")
+    else:
+        ok = getattr(type(value), "_wp_indexedarray_" if indexed else "_wp_array_", False)
+    if not ok:
         raise TypeError(f"Struct field '{name}' expects {what}, got {type(value).__name__} "
                         f"(field of {struct.__name__}; pass a wp.{t.kind} of {T.type_name(t.dtype)})")
     if value.dtype is not t.dtype:
         raise TypeError(f"Struct field '{name}' expects dtype {T.type_name(t.dtype)}, got {T.type_name(value.dtype)}")
-    if value.ndim != t.ndim:
+    if t.ndim is not Any and value.ndim != t.ndim:
         raise TypeError(f"Struct field '{name}' expects an array with {t.ndim} dimension(s), got {value.ndim} "
                         "dimension(s)")
+
+
+_FIELD_WHAT = {"indexedarray": "a Warp indexed array", "fabricarray": "a Warp Fabric array",
+               "indexedfabricarray": "a Warp indexed Fabric array"}
 
 
 def _composite_value(struct: StructType, name: str, t, value):

@@ -37,6 +37,7 @@ HEADER_DEPS = {"core/mat.h": ["core/vec.h"], "core/quat.h": ["core/vec.h", "core
                "core/expect.h": ["core/vec.h"],
                "arrays/atomic.h": ["arrays/array.h"], "arrays/adjoint.h": ["arrays/array.h", "arrays/atomic.h"],
                "arrays/array_slice.h": ["arrays/array.h"], "arrays/indexed_array.h": _ARRAY_ADJOINT,
+               "arrays/fabric_array.h": _ARRAY_ADJOINT,
                "geometry/closest_point.h": ["core/vec.h"],
                "tiles/tile.h": _ARRAY_ADJOINT + ["tiles/block.h"],
                "tiles/tile_block.h": _ARRAY_ADJOINT + ["tiles/tile.h", "tiles/tile_nd.h", "tiles/tile_stack.h",
@@ -47,6 +48,8 @@ HEADER_DEPS = {"core/mat.h": ["core/vec.h"], "core/quat.h": ["core/vec.h", "core
                "tiles/tile_random.h": ["core/random.h"] + _ARRAY_ADJOINT + ["tiles/tile.h"],
                "tiles/tile_linalg.h": ["core/vec.h"] + _ARRAY_ADJOINT + ["tiles/tile.h", "tiles/tile_ops.h"]}
 QUAT_FIELDS = "xyzw"
+_ARRAY_HEADER = {"indexedarray": "arrays/indexed_array.h", "fabricarray": "arrays/fabric_array.h",
+                 "indexedfabricarray": "arrays/fabric_array.h"}
 
 
 #: Part of every kernel's cache key. Comment lines are left out of the key (moving code must not
@@ -177,7 +180,7 @@ def _type_headers(t, out: set) -> None:
         out.add("tiles/tile.h")
         _type_headers(t.dtype, out)
     elif isinstance(t, ArrayType):
-        out.add("arrays/array.h" if t.kind == "array" else "arrays/indexed_array.h")
+        out.add(_ARRAY_HEADER.get(t.kind, "arrays/array.h"))
         _type_headers(t.dtype, out)
     elif getattr(t, "_wp_struct_", False):
         for ft in t.fields.values():
