@@ -199,6 +199,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
         recording.capture.record(Launch(kernel, launcher.device, list(args), dim, launcher=launcher))
+        if recording.tape is not None and record_tape:  # (a Tape in the capture: its backward is captured too)
+            recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device,
+                                         typed=launcher.compiled.typed, block_dim=block_dim)
         return None
     try:
         packed = launcher.pack(*args)
@@ -278,6 +281,11 @@ class Launch:
             self.set_param_at_index(k, v)
 
     def launch(self, stream=None) -> None:
+        if recording.capture is not None:  # inside wp.ScopedCapture: this launch as it is now, recorded
+            snapshot = Launch(self.kernel, self.device, list(self.params), self.dim, self.adjoint, self._launcher)
+            snapshot.adj_params = list(self.adj_params)
+            recording.capture.record(snapshot)
+            return
         if self._packed is None:
             params = self.params
             if self.adjoint and any(g is not None for g in self.adj_params):
@@ -336,6 +344,9 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
                                             "launch; pass adjoints with the same strides"))
     if record_cmd:
         return Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher)
+    if recording.capture is not None and not (adj_args and write_back):  # a Tape's backward inside wp.ScopedCapture
+        recording.capture.record(Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher))
+        return None
     bounds, ndim, size = _bounds(dim)
     if lanes > 1:
         bounds, size = _block_bounds(dim, lanes)
