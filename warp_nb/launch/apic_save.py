@@ -122,7 +122,9 @@ class _Saver:
                     return O.CondOp(False, rid, offset, self.ops(f["on_true"].operations),
                                     self.ops(f["on_false"].operations))
                 return O.CondOp(True, rid, offset, self.ops(f["body"].operations))
-            raise RuntimeError(f"wp.capture_save: a captured {op.kind} operation cannot be saved")
+            what = f.get("what", op.kind)
+            raise RuntimeError(f"wp.capture_save: the graph records {what}, a host-side operation on process-local "
+                               "memory that a saved graph cannot replay; run it outside the capture")
         if hasattr(op, "kernel") and hasattr(op, "_launcher"):
             return self.launch(op)
         raise RuntimeError("wp.capture_save: the graph holds an operation that cannot be saved "
