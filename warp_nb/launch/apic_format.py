@@ -111,7 +111,7 @@ class ModuleRecord:
     """One compiled kernel library of the graph: the file beside the graph that holds it."""
     name: str  # the kernel module's key (hash)
     filename: str  # in the `<path>_modules` folder: the shared library
-    source: str = ""  # the C++ source file (its rebuild when the library cannot be loaded), or ""
+    source: str = ""  # its C++ source (rebuilt from it when the library does not load here), or ""
 
 
 @dataclass

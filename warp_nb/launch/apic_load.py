@@ -47,15 +47,31 @@ def capture_load(path, device=None, **warp_only) -> LoadedGraph:
 
 
 def capture_load_from_bytes(wrp, modules=None, device=None, **warp_only) -> LoadedGraph:
-    """Load a graph from the bytes of its `.wrp` file and its module files (file name -> bytes)."""
-    if not isinstance(wrp, (bytes, bytearray, memoryview)):
-        raise TypeError(f"wp.capture_load_from_bytes: wrp must be bytes, got {type(wrp).__name__}")
+    """Load a graph from the bytes of its `.wrp` file and its module files ({file name: bytes}; any
+    contiguous buffer: bytes, memoryview, a numpy array), as wp.capture_save wrote them."""
+    data = _as_bytes(wrp, "wrp")
+    if modules is not None and not isinstance(modules, dict):
+        raise TypeError(f"wp.capture_load_from_bytes: modules must be a dict of file name -> bytes, got "
+                        f"{type(modules).__name__}")
     entries = {}
-    for name, data in (modules or {}).items():
-        if not isinstance(name, str) or os.path.basename(name) != name or not name:
-            raise ValueError(f"wp.capture_load_from_bytes: invalid module file name {name!r}")
-        entries[name] = bytes(data)
-    return _load(bytes(wrp), entries, device, "bytes")
+    for name, value in (modules or {}).items():
+        if not isinstance(name, str):
+            raise TypeError(f"wp.capture_load_from_bytes: module file names must be str, got {type(name).__name__}")
+        entries[name] = _as_bytes(value, f"module {name!r}")
+    return _load(data, entries, device, "bytes")
+
+
+def _as_bytes(value, what: str) -> bytes:
+    if isinstance(value, str):
+        raise TypeError(f"wp.capture_load_from_bytes: {what} must be bytes or a buffer, got str")
+    try:
+        view = memoryview(value)
+    except TypeError:
+        raise TypeError(f"wp.capture_load_from_bytes: {what} must be bytes or a buffer, got "
+                        f"{type(value).__name__}") from None
+    if not view.contiguous:
+        raise ValueError(f"wp.capture_load_from_bytes: {what} must be a contiguous buffer")
+    return view.tobytes()
 
 
 def _load(wrp: bytes, modules: dict, device, where: str) -> LoadedGraph:
@@ -106,8 +122,10 @@ class _Kernels:
         try:
             return ctypes.CDLL(path)
         except OSError as e:
-            raise RuntimeError(f"Failed to load APIC graph from {where}: module {m.filename!r} does not load "
-                               f"({e})") from None
+            if not m.source:
+                raise RuntimeError(f"Failed to load APIC graph from {where}: module {m.filename!r} does not load "
+                                   f"({e})") from None
+        return ctypes.CDLL(str(_rebuild(m, where)))
 
 
 class LoadedGraph(Graph):
@@ -200,6 +218,23 @@ class LoadedGraph(Graph):
         """The address of parameter `name` in the graph's memory, or None for an unknown name."""
         b = self._bindings.get(name)
         return None if b is None else self._base[b.region] + b.offset
+
+
+def _rebuild(m: F.ModuleRecord, where: str):
+    """A module's library compiled again from the C++ source the file holds (a library built on
+    another machine, or damaged), through the kernel cache."""
+    from ..compiler.emit.cpp import EmitResult
+    from ..compiler.pipeline import CompileOptions, fetch_or_build
+    from ..toolchain import cache
+    target = get_device("cpu").target
+    options = CompileOptions()
+    key = cache.make_key(m.source, m.name, "apic")
+    try:
+        path, _ = fetch_or_build(f"apic_{m.name[:16]}", key, EmitResult(source=m.source), target, options)
+    except Exception as e:  # a compiler error: the file's source is not what this build can compile
+        raise RuntimeError(f"Failed to load APIC graph from {where}: module {m.filename!r} does not load and "
+                           f"its source does not build ({str(e).splitlines()[0] if str(e) else e})") from None
+    return path
 
 
 def _check_array(name: str, a, nbytes: int) -> None:

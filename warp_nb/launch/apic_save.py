@@ -31,7 +31,8 @@ _WORD = struct.Struct("<Q")
 def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, **warp_only) -> None:
     """Save `graph` (captured with `wp.ScopedCapture(apic=True)`) to `<path>.wrp` plus the compiled
     kernels in `<path>_modules/`; `inputs` / `outputs`: name -> array, the parameters a loaded graph
-    reads and writes with set_param / get_param."""
+    reads and writes with set_param / get_param. `source_fallback=True` also stores each kernel
+    module's C++ source, from which a loader rebuilds a library that does not load on its machine."""
     if not isinstance(graph, Graph):
         raise TypeError(f"wp.capture_save expects a graph from wp.ScopedCapture, got {type(graph).__name__}")
     if getattr(graph, "is_loaded", False):
@@ -43,7 +44,7 @@ def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, *
         raise RuntimeError("wp.capture_save: warp_nb saves graphs captured on the CPU only")
     base = os.fspath(path)
     base = base[:-4] if base.endswith(".wrp") else base
-    saver = _Saver()
+    saver = _Saver(bool(source_fallback))
     ops = saver.ops(graph.operations)
     bindings = [saver.binding(name, value, False) for name, value in (inputs or {}).items()]
     bindings += [saver.binding(name, value, True) for name, value in (outputs or {}).items()]
@@ -54,7 +55,8 @@ def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, *
 
 
 class _Saver:
-    def __init__(self):
+    def __init__(self, with_source: bool):
+        self.with_source = with_source  # keep each module's C++ source: a loader rebuilds it when needed
         self._regions: list = []  # [base address, byte size, element size, region id]
         self.modules: list = []
         self.kernels: list = []
@@ -98,7 +100,8 @@ class _Saver:
 
     # --- operations --------------------------------------------------------------------------
     def ops(self, operations) -> list:
-        return [self.op(op) for op in operations]
+        # a "check" validates arguments when a live graph runs; a saved graph has no such host step
+        return [self.op(op) for op in operations if not (isinstance(op, Operation) and op.kind == "check")]
 
     def op(self, op):
         if isinstance(op, Operation):
@@ -164,8 +167,7 @@ class _Saver:
         library = f"{name}{os.path.splitext(str(path))[1] or '.so'}"
         if library not in self.files:
             self.files[library] = str(path)
-            self.files[f"{name}.cpp"] = unit.source.encode("utf-8")
-            self.modules.append(F.ModuleRecord(name, library, f"{name}.cpp"))
+            self.modules.append(F.ModuleRecord(name, library, unit.source if self.with_source else ""))
         module = [m.filename for m in self.modules].index(library)
         backward = launcher.entry == compiled.loaded.adjoint_entry
         entry = unit.backward_entry if backward else unit.entry

@@ -14,7 +14,8 @@ class Operation:
     replay runs; `kind` and `fields` say what it does, for a graph saved with wp.capture_save
     (launch/apic_save.py). Kinds: "zero" (array), "fill" (array, value: the element's bytes),
     "copy" (dest, src, dest_offset, src_offset, count: in elements), "if" (condition, on_true,
-    on_false: graphs), "while" (condition, body: a graph)."""
+    on_false: graphs), "while" (condition, body: a graph), "host" (what: a host-side step on process-local
+    memory, such as a Bvh refit, which cannot be saved), "check" (an argument check a saved graph omits)."""
 
     __slots__ = ("kind", "run", "fields")
 
