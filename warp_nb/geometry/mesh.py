@@ -10,7 +10,7 @@ import ctypes
 import numpy as np
 
 from . import native
-from ..runtime import compat_hooks
+from ..runtime import compat_hooks, live_handles
 from ._util import as_int_array, as_vec3_array, check_finite
 from .bvh import build_tree, check_constructor
 from .groups import build_grouped_tree, group_array
@@ -61,6 +61,7 @@ class Mesh:
         self.bvh_leaf_size = int(bvh_leaf_size) if bvh_leaf_size else DEFAULT_LEAF_SIZE
         self._desc = native.MeshDesc()
         self.id = ctypes.addressof(self._desc)
+        live_handles.register_mesh(self.id, self)
         self._build()
 
     # --- building -----------------------------------------------------------------------

@@ -9,7 +9,8 @@ Layout, little-endian and packed, as Warp's tests read it (`_find_apic_section` 
   sections    raw bytes, each found through the table
   table       per section: u32 type, u32 flags, u64 offset, u64 stored size, u64 uncompressed size
 Metadata:  u32 version, u32 producer length, producer, u32 architecture, five u32 record counts
-           (modules, kernels, bindings, two kinds Warp uses on GPUs: always 0 here), then the records.
+           (modules, kernels, bindings, process: 1 when the graph holds mesh ids of the saving process,
+           and one kind Warp uses on GPUs: 0 here), then the records (the process record a u64 token).
 Memory:    u32 region count, then per region `<IIQB7x>` (ID, element size, byte size, initial-data
            flag) followed by the initial bytes when the flag is 1.
 Every read is bounds-checked: a malformed file raises ApicFormatError (a RuntimeError) naming what
@@ -139,14 +140,16 @@ class Metadata:
     modules: list = field(default_factory=list)
     kernels: list = field(default_factory=list)
     bindings: list = field(default_factory=list)
+    #: the saving process's token when the graph holds process-local handles (mesh ids), else 0
+    process: int = 0
     architecture: int = 0
     producer: str = ""  # the version of the package that wrote the file (wp.config.version)
 
 
 def write_metadata(meta: Metadata) -> bytes:
     out = [U32.pack(FORMAT_VERSION), _text(meta.producer), U32.pack(meta.architecture),
-           U32.pack(len(meta.modules)), U32.pack(len(meta.kernels)), U32.pack(len(meta.bindings)), U32.pack(0),
-           U32.pack(0)]
+           U32.pack(len(meta.modules)), U32.pack(len(meta.kernels)), U32.pack(len(meta.bindings)),
+           U32.pack(1 if meta.process else 0), U32.pack(0)]
     for m in meta.modules:
         out += [_text(m.name), _text(m.filename), _text(m.source)]
     for k in meta.kernels:
@@ -154,6 +157,8 @@ def write_metadata(meta: Metadata) -> bytes:
     for b in meta.bindings:
         out += [_text(b.name), U32.pack(b.region), U64.pack(b.offset), U64.pack(b.nbytes), _text(b.dtype),
                 U32.pack(len(b.shape)), *(U64.pack(d) for d in b.shape), U32.pack(int(b.is_output))]
+    if meta.process:
+        out.append(U64.pack(meta.process))
     return b"".join(out)
 
 
@@ -165,8 +170,8 @@ def read_metadata(data: bytes, expected_producer: str) -> Metadata:
     if producer != expected_producer:
         raise ApicFormatError(f"the graph was produced by Warp {producer}, but this loader is Warp {expected_producer}")
     arch = r.u32()
-    n_modules, n_kernels, n_bindings, n_extra1, n_extra2 = (r.u32() for _ in range(5))
-    if n_extra1 or n_extra2:
+    n_modules, n_kernels, n_bindings, n_process, n_extra = (r.u32() for _ in range(5))
+    if n_extra or n_process > 1:
         raise ApicFormatError("Unsupported APIC metadata: GPU-only records (CUDA modules) on a CPU load")
     meta = Metadata(architecture=arch, producer=producer)
     r.what = "module record"
@@ -186,6 +191,9 @@ def read_metadata(data: bytes, expected_producer: str) -> Metadata:
             raise ApicFormatError("Invalid APIC binding record")
         shape = tuple(r.u64() for _ in range(ndim))
         meta.bindings.append(BindingRecord(name, region, offset, nbytes, dtype, shape, bool(r.u32())))
+    r.what = "process record"
+    if n_process:
+        meta.process = r.u64()
     return meta
 
 

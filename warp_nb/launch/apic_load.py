@@ -89,6 +89,11 @@ def _load(wrp: bytes, modules: dict, device, where: str) -> LoadedGraph:
         ops = O.read_ops(sections[F.SECTION_OPERATIONS], sizes, len(meta.kernels))
     except F.ApicFormatError as e:
         raise RuntimeError(f"Failed to load APIC graph from {where}: {e}") from None
+    from .apic_save import PROCESS_TOKEN
+    if meta.process and meta.process != PROCESS_TOKEN:
+        raise RuntimeError(f"Failed to load APIC graph from {where}: it holds wp.Mesh ids of the process that saved "
+                           "it, and warp_nb does not serialise meshes yet; load it in that process, or capture the "
+                           "graph without meshes")
     kernels = _Kernels(meta, modules, where)
     return LoadedGraph(device, meta, regions, ops, kernels)
 

@@ -18,6 +18,8 @@ import shutil
 import struct
 import tempfile
 
+import numpy as np
+
 from .. import config
 from ..arrays.array import array
 from ..runtime.recording import Operation
@@ -26,6 +28,8 @@ from . import apic_ops as O
 from .capture import Graph
 
 _WORD = struct.Struct("<Q")
+#: this process's token: a graph holding mesh ids (addresses of meshes alive here) loads only here
+PROCESS_TOKEN = int.from_bytes(os.urandom(8), "little") | 1
 
 
 def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, **warp_only) -> None:
@@ -48,8 +52,10 @@ def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, *
     ops = saver.ops(graph.operations)
     bindings = [saver.binding(name, value, False) for name, value in (inputs or {}).items()]
     bindings += [saver.binding(name, value, True) for name, value in (outputs or {}).items()]
-    meta = F.Metadata(saver.modules, saver.kernels, bindings, producer=config.version)
-    sections = {F.SECTION_METADATA: F.write_metadata(meta), F.SECTION_MEMORY: F.write_memory(saver.regions()),
+    regions = saver.regions()
+    meta = F.Metadata(saver.modules, saver.kernels, bindings, producer=config.version,
+                      process=PROCESS_TOKEN if _holds_mesh_ids(ops, regions) else 0)
+    sections = {F.SECTION_METADATA: F.write_metadata(meta), F.SECTION_MEMORY: F.write_memory(regions),
                 F.SECTION_OPERATIONS: O.write_ops(ops)}
     _publish(base, F.write_container(sections), saver.files)
 
@@ -174,6 +180,28 @@ class _Saver:
         self.kernels.append(F.KernelRecord(launcher.kernel.key, module, entry or "", ""))
         self._kernel_index[key] = len(self.kernels) - 1
         return self._kernel_index[key]
+
+
+def _holds_mesh_ids(ops, regions) -> bool:
+    """Whether a launch argument or a region's bytes hold the id of a live wp.Mesh (an address in this
+    process: meshes are not serialised yet, so such a graph is refused by a loader elsewhere)."""
+    from ..runtime.live_handles import live_mesh_ids
+    ids = live_mesh_ids()
+    if not ids:
+        return False
+
+    def words(data: bytes):
+        return np.frombuffer(data[:len(data) // 8 * 8], dtype="<u8")
+
+    def launches(ops):
+        for op in ops:
+            if isinstance(op, O.LaunchOp):
+                yield op.args
+            elif isinstance(op, O.CondOp):
+                yield from launches(op.branch_a + op.branch_b)
+    if any(np.isin(words(args), list(ids)).any() for args in launches(ops)):
+        return True
+    return any(r.data and np.isin(words(r.data), list(ids)).any() for r in regions)
 
 
 def _span(a: array) -> int:

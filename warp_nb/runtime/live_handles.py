@@ -1,0 +1,18 @@
+"""Ids of live process-local geometry objects (a wp.Mesh's id is the address of its descriptor in
+this process). Geometry registers its objects here; a saved graph (launch/apic_save.py) looks here
+to find the handles it holds, which another process cannot use. Knows nothing of meshes' contents."""
+
+from __future__ import annotations
+
+import weakref
+
+#: mesh id -> the live wp.Mesh (weak: a deleted mesh drops out)
+MESHES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def register_mesh(mesh_id: int, mesh) -> None:
+    MESHES[mesh_id] = mesh
+
+
+def live_mesh_ids() -> set:
+    return set(MESHES.keys())
