@@ -194,3 +194,14 @@ def _grad_ptr(arr) -> int:
     wp.mesh_get(id).points[i] into it (Warp keeps the points' gradient with the mesh too)."""
     grad = getattr(arr, "grad", None) if arr is not None else None
     return grad.ptr if grad is not None else 0
+
+
+def _mesh_from_arrays(points, indices, winding: bool) -> Mesh:
+    """A CPU mesh from numpy points (n, 3) and triangle indices: a saved graph's meshes, loaded."""
+    from ..arrays.array import array
+    from ..types import int32, vec3f
+    return Mesh(array(points, dtype=vec3f, device="cpu"), array(indices, dtype=int32, device="cpu"),
+                support_winding_number=winding)
+
+
+live_handles.make_mesh = _mesh_from_arrays

@@ -9,8 +9,10 @@ Layout, little-endian and packed, as Warp's tests read it (`_find_apic_section` 
   sections    raw bytes, each found through the table
   table       per section: u32 type, u32 flags, u64 offset, u64 stored size, u64 uncompressed size
 Metadata:  u32 version, u32 producer length, producer, u32 architecture, five u32 record counts
-           (modules, kernels, bindings, process: 1 when the graph holds mesh ids of the saving process,
-           and one kind Warp uses on GPUs: 0 here), then the records (the process record a u64 token).
+           (modules, kernels, bindings, meshes, handle locations), then the records in that order. A
+           mesh record is its id when saved, the winding-number flag, its points and triangle indices; a
+           handle location `<IQQQ>` (region, offset, stride, count) is where array data holds mesh ids,
+           which a loader replaces by the ids of the meshes it rebuilt.
 Memory:    u32 region count, then per region `<IIQB7x>` (ID, element size, byte size, initial-data
            flag) followed by the initial bytes when the flag is 1.
 Every read is bounds-checked: a malformed file raises ApicFormatError (a RuntimeError) naming what
@@ -29,6 +31,7 @@ HEADER_SIZE = 64
 FILE_HEADER = struct.Struct("<4sIIIQ")
 SECTION_ENTRY = struct.Struct("<IIQQQ")
 MEMORY_REGION = struct.Struct("<IIQB7x")
+HANDLE_LOCATION = struct.Struct("<IQQQ")
 U32 = struct.Struct("<I")
 U64 = struct.Struct("<Q")
 
@@ -136,12 +139,39 @@ class BindingRecord:
 
 
 @dataclass
+class MeshRecord:
+    """A wp.Mesh the graph's handles name: rebuilt by the loader from its points and indices."""
+    saved_id: int
+    winding: bool
+    points: bytes  # float32 x 3 per point
+    indices: bytes  # int32, 3 per triangle
+
+
+@dataclass
+class HandleLocation:
+    """`count` 64-bit mesh ids in a region, `stride` bytes apart from `offset`."""
+    region: int
+    offset: int
+    stride: int
+    count: int
+
+
+def check_handle_location(h: HandleLocation, region_sizes: dict) -> None:
+    """Refuse a location that reaches outside its region (with overflow-safe arithmetic)."""
+    size = region_sizes.get(h.region)
+    last = h.offset + (h.count - 1) * h.stride if h.count else 0
+    if size is None or h.count == 0 or (h.count > 1 and h.stride < 8) or last + 8 > size:
+        raise ApicFormatError(f"Invalid APIC handle relocation: region {h.region}, offset {h.offset}, stride "
+                              f"{h.stride}, count {h.count} is out of bounds")
+
+
+@dataclass
 class Metadata:
     modules: list = field(default_factory=list)
     kernels: list = field(default_factory=list)
     bindings: list = field(default_factory=list)
-    #: the saving process's token when the graph holds process-local handles (mesh ids), else 0
-    process: int = 0
+    meshes: list = field(default_factory=list)
+    handles: list = field(default_factory=list)
     architecture: int = 0
     producer: str = ""  # the version of the package that wrote the file (wp.config.version)
 
@@ -149,7 +179,7 @@ class Metadata:
 def write_metadata(meta: Metadata) -> bytes:
     out = [U32.pack(FORMAT_VERSION), _text(meta.producer), U32.pack(meta.architecture),
            U32.pack(len(meta.modules)), U32.pack(len(meta.kernels)), U32.pack(len(meta.bindings)),
-           U32.pack(1 if meta.process else 0), U32.pack(0)]
+           U32.pack(len(meta.meshes)), U32.pack(len(meta.handles))]
     for m in meta.modules:
         out += [_text(m.name), _text(m.filename), _text(m.source)]
     for k in meta.kernels:
@@ -157,8 +187,10 @@ def write_metadata(meta: Metadata) -> bytes:
     for b in meta.bindings:
         out += [_text(b.name), U32.pack(b.region), U64.pack(b.offset), U64.pack(b.nbytes), _text(b.dtype),
                 U32.pack(len(b.shape)), *(U64.pack(d) for d in b.shape), U32.pack(int(b.is_output))]
-    if meta.process:
-        out.append(U64.pack(meta.process))
+    for m in meta.meshes:
+        out += [U64.pack(m.saved_id), U32.pack(int(m.winding)), U64.pack(len(m.points) // 12), m.points,
+                U64.pack(len(m.indices) // 4), m.indices]
+    out += [HANDLE_LOCATION.pack(h.region, h.offset, h.stride, h.count) for h in meta.handles]
     return b"".join(out)
 
 
@@ -170,9 +202,7 @@ def read_metadata(data: bytes, expected_producer: str) -> Metadata:
     if producer != expected_producer:
         raise ApicFormatError(f"the graph was produced by Warp {producer}, but this loader is Warp {expected_producer}")
     arch = r.u32()
-    n_modules, n_kernels, n_bindings, n_process, n_extra = (r.u32() for _ in range(5))
-    if n_extra or n_process > 1:
-        raise ApicFormatError("Unsupported APIC metadata: GPU-only records (CUDA modules) on a CPU load")
+    n_modules, n_kernels, n_bindings, n_meshes, n_handles = (r.u32() for _ in range(5))
     meta = Metadata(architecture=arch, producer=producer)
     r.what = "module record"
     for _ in range(n_modules):
@@ -191,9 +221,18 @@ def read_metadata(data: bytes, expected_producer: str) -> Metadata:
             raise ApicFormatError("Invalid APIC binding record")
         shape = tuple(r.u64() for _ in range(ndim))
         meta.bindings.append(BindingRecord(name, region, offset, nbytes, dtype, shape, bool(r.u32())))
-    r.what = "process record"
-    if n_process:
-        meta.process = r.u64()
+    r.what = "mesh record"
+    for _ in range(n_meshes):
+        saved_id, winding, n_points = r.u64(), r.u32(), r.u64()
+        points = r.take(n_points * 12) if n_points <= r.remaining() // 12 else r.take(-1)
+        n_indices = r.u64()
+        indices = r.take(n_indices * 4) if n_indices <= r.remaining() // 4 else r.take(-1)
+        meta.meshes.append(MeshRecord(saved_id, bool(winding), points, indices))
+    r.what = "handle location record"
+    for _ in range(n_handles):
+        meta.handles.append(HandleLocation(*HANDLE_LOCATION.unpack(r.take(HANDLE_LOCATION.size))))
+    if r.remaining():
+        raise ApicFormatError("Invalid APIC metadata: trailing bytes after the last record")
     return meta
 
 

@@ -87,15 +87,37 @@ def _load(wrp: bytes, modules: dict, device, where: str) -> LoadedGraph:
             if b.region not in sizes or b.offset > sizes[b.region] or b.nbytes > sizes[b.region] - b.offset:
                 raise F.ApicFormatError(f"Invalid APIC binding record: {b.name!r} lies outside its region")
         ops = O.read_ops(sections[F.SECTION_OPERATIONS], sizes, len(meta.kernels))
+        for h in meta.handles:
+            F.check_handle_location(h, sizes)
+        saved_ids = {m.saved_id for m in meta.meshes}
+        if any(_WORD.unpack_from(op.args, k)[0] not in saved_ids for op in _launches(ops) for k in op.handles):
+            raise F.ApicFormatError("APIC operation stream failed validation: a launch names a mesh the file lacks")
     except F.ApicFormatError as e:
         raise RuntimeError(f"Failed to load APIC graph from {where}: {e}") from None
-    from .apic_save import PROCESS_TOKEN
-    if meta.process and meta.process != PROCESS_TOKEN:
-        raise RuntimeError(f"Failed to load APIC graph from {where}: it holds wp.Mesh ids of the process that saved "
-                           "it, and warp_nb does not serialise meshes yet; load it in that process, or capture the "
-                           "graph without meshes")
     kernels = _Kernels(meta, modules, where)
     return LoadedGraph(device, meta, regions, ops, kernels)
+
+
+def _launches(ops):
+    for op in ops:
+        if isinstance(op, O.LaunchOp):
+            yield op
+        elif isinstance(op, O.CondOp):
+            yield from _launches(op.branch_a + op.branch_b)
+
+
+def _rebuild_meshes(meta: F.Metadata, device) -> dict:
+    """saved mesh id -> a wp.Mesh made here from the saved points and indices."""
+    from ..runtime import live_handles
+    meshes = {}
+    for m in meta.meshes:
+        points = np.frombuffer(m.points, dtype=np.float32).reshape(-1, 3).copy()
+        indices = np.frombuffer(m.indices, dtype=np.int32).copy()
+        try:
+            meshes[m.saved_id] = live_handles.make_mesh(points, indices, m.winding)
+        except (ValueError, TypeError) as e:
+            raise RuntimeError(f"Failed to load APIC graph: a saved mesh is invalid ({e})") from None
+    return meshes
 
 
 class _Kernels:
@@ -147,6 +169,14 @@ class LoadedGraph(Graph):
             if r.data:
                 self._buffers[rid][:r.nbytes] = np.frombuffer(r.data, dtype=np.uint8)
         self._base = {rid: buf.ctypes.data for rid, buf in self._buffers.items()}
+        # meshes rebuilt here; the ids saved in array data are replaced by theirs
+        self._meshes = _rebuild_meshes(meta, device)
+        for h in meta.handles:
+            for k in range(h.count):
+                view = self._buffers[h.region][h.offset + k * h.stride:h.offset + k * h.stride + 8].view(np.uint64)
+                mesh = self._meshes.get(int(view[0]))
+                if mesh is not None:
+                    view[0] = mesh.id
         self._bindings = {b.name: b for b in meta.bindings}
         self.params = {b.name: {"dtype": b.dtype, "shape": tuple(b.shape), "output": b.is_output}
                        for b in meta.bindings}
@@ -159,6 +189,8 @@ class LoadedGraph(Graph):
             args = bytearray(op.args)
             for offset, rid, roff in op.relocations:
                 _WORD.pack_into(args, offset, self._base[rid] + roff)
+            for offset in op.handles:
+                _WORD.pack_into(args, offset, self._meshes[_WORD.unpack_from(args, offset)[0]].id)
             packed = bytes(args)
             entry, stats = self._kernels.entries[op.kernel]
             shape = tuple(op.shape) + (1,) * (4 - len(op.shape))

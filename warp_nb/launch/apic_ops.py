@@ -6,7 +6,8 @@ as region + offset relocations, so a loader can point them at its own memory).
 The section is a u32 operation count, then records, each opening with u32 type and u32 byte size:
   1 launch    4 x u32 launch shape, u32 ndim, u32 kernel index, u32 adjoint, u32 block_dim,
               u32 argument-struct size, the struct, u32 relocation count, per relocation
-              u32 struct offset, u32 region, u64 offset in the region
+              u32 struct offset, u32 region, u64 offset in the region, then u32 count and the u32
+              struct offsets that hold mesh ids
   4 memcpy    i32 dst region, i32 src region, u64 dst offset, u64 src offset, u64 byte count
   5 memset    i32 region, u32 byte value, u64 offset, u64 byte count
   7 if / 8 while  `<iIQIIII>` condition region, pad, offset, then per branch its byte size and
@@ -40,6 +41,7 @@ class LaunchOp:
     block_dim: int
     args: bytes  # the kernel's argument struct
     relocations: list  # (struct offset, region, region offset): 64-bit addresses to fill in
+    handles: list = field(default_factory=list)  # struct offsets of mesh ids (mapped by the metadata's meshes)
 
 
 @dataclass
@@ -92,7 +94,8 @@ def _encode(op) -> bytes:
         shape = tuple(op.shape) + (1,) * (4 - len(op.shape))
         relocs = b"".join(RELOCATION.pack(*r) for r in op.relocations)
         return _record(OP_LAUNCH, LAUNCH_HEAD.pack(*shape, len(op.shape), op.kernel, int(op.adjoint), op.block_dim,
-                                                   len(op.args)) + op.args + U32.pack(len(op.relocations)) + relocs)
+                                                   len(op.args)) + op.args + U32.pack(len(op.relocations)) + relocs
+                       + U32.pack(len(op.handles)) + b"".join(U32.pack(h) for h in op.handles))
     if isinstance(op, CopyOp):
         return _record(OP_MEMCPY, MEMCPY.pack(op.dst, op.src, op.dst_offset, op.src_offset, op.nbytes))
     if isinstance(op, SetOp):
@@ -155,14 +158,22 @@ def _decode(kind, data, pos, end, regions, kernels):
         at += nargs
         nrel = U32.unpack_from(body, at)[0]
         at += 4
-        if nrel * RELOCATION.size != len(body) - at:
+        if nrel * RELOCATION.size + 4 > len(body) - at:
             raise ValueError("bad launch relocations")
         relocs = [RELOCATION.unpack_from(body, at + k * RELOCATION.size) for k in range(nrel)]
+        at += nrel * RELOCATION.size
+        nhandles = U32.unpack_from(body, at)[0]
+        at += 4
+        if nhandles * 4 != len(body) - at:
+            raise ValueError("bad launch handle slots")
+        handles = [U32.unpack_from(body, at + 4 * k)[0] for k in range(nhandles)]
+        if any(h + 8 > nargs for h in handles):
+            raise ValueError("handle slot outside the launch arguments")
         for off, region, roff in relocs:
             if off + 8 > nargs:
                 raise ValueError("relocation outside the launch arguments")
             _span(regions, region, roff, 0, "launch argument")
-        return LaunchOp(shape[:ndim], kernel, bool(adjoint), block_dim, args, relocs)
+        return LaunchOp(shape[:ndim], kernel, bool(adjoint), block_dim, args, relocs, handles)
     if kind == OP_MEMCPY and len(body) == MEMCPY.size:
         op = CopyOp(*MEMCPY.unpack(body))
         _span(regions, op.dst, op.dst_offset, op.nbytes, "memcpy destination")

@@ -28,8 +28,6 @@ from . import apic_ops as O
 from .capture import Graph
 
 _WORD = struct.Struct("<Q")
-#: this process's token: a graph holding mesh ids (addresses of meshes alive here) loads only here
-PROCESS_TOKEN = int.from_bytes(os.urandom(8), "little") | 1
 
 
 def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, **warp_only) -> None:
@@ -49,12 +47,16 @@ def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, *
     base = os.fspath(path)
     base = base[:-4] if base.endswith(".wrp") else base
     saver = _Saver(bool(source_fallback))
+    saver.register(graph.operations)
+    for value in list((inputs or {}).values()) + list((outputs or {}).values()):
+        if isinstance(value, array):
+            saver.region_of(value)
     ops = saver.ops(graph.operations)
     bindings = [saver.binding(name, value, False) for name, value in (inputs or {}).items()]
     bindings += [saver.binding(name, value, True) for name, value in (outputs or {}).items()]
     regions = saver.regions()
-    meta = F.Metadata(saver.modules, saver.kernels, bindings, producer=config.version,
-                      process=PROCESS_TOKEN if _holds_mesh_ids(ops, regions) else 0)
+    meshes, handles = _mesh_handles(ops, regions)
+    meta = F.Metadata(saver.modules, saver.kernels, bindings, meshes, handles, producer=config.version)
     sections = {F.SECTION_METADATA: F.write_metadata(meta), F.SECTION_MEMORY: F.write_memory(regions),
                 F.SECTION_OPERATIONS: O.write_ops(ops)}
     _publish(base, F.write_container(sections), saver.files)
@@ -71,17 +73,40 @@ class _Saver:
 
     # --- memory ------------------------------------------------------------------------------
     def region_of(self, a: array) -> int:
-        """The region holding array `a` (made from its whole allocation on first sight)."""
-        address = a.ptr
-        for start, size, _, rid in self._regions:
-            if start <= address and address + _span(a) <= start + size and (size or address == start):
-                return rid
+        """The region holding array `a`: its whole allocation, merged with every region it overlaps
+        (two arrays wrapping the same numpy memory have no owner in common). Call it for every array
+        before any offset is taken (register): a merge can move a region's start."""
+        address, span = a.ptr, _span(a)
         root = a._memory_owner()
-        start, size = (root.ptr, root.capacity) if root.ptr and root.ptr <= address else (address, _span(a))
-        size = max(size, address + _span(a) - start)
-        rid = len(self._regions) + 1
-        self._regions.append([start, size, _element_size(a), rid])
-        return rid
+        start, end = (root.ptr, root.ptr + root.capacity) if root.ptr and root.ptr <= address else (address, address)
+        end = max(end, address + span)
+        hits = [r for r in self._regions if (r[0] < end and start < r[0] + r[1]) or r[0] == start]
+        if not hits:
+            self._regions.append([start, end - start, _element_size(a), len(self._regions) + 1])
+            return self._regions[-1][3]
+        keep = hits[0]
+        for r in hits:
+            start, end = min(start, r[0]), max(end, r[0] + r[1])
+        keep[0], keep[1] = start, end - start
+        self._regions = [r for r in self._regions if r is keep or r not in hits]
+        return keep[3]
+
+    def register(self, operations) -> None:
+        """Find the regions of every array the operations reach, before any is encoded."""
+        for op in operations:
+            if isinstance(op, Operation):
+                for key in ("array", "dest", "src", "condition"):
+                    if isinstance(op.fields.get(key), array):
+                        self.region_of(op.fields[key])
+                for key in ("on_true", "on_false", "body"):
+                    if isinstance(op.fields.get(key), Graph):
+                        self.register(op.fields[key].operations)
+            elif hasattr(op, "kernel") and hasattr(op, "params"):
+                arrays: list = []
+                for p in list(op.params) + (list(op.adj_params) if op.adjoint else []):
+                    _collect_arrays(p, arrays)
+                for x in arrays:
+                    self.region_of(x)
 
     def regions(self) -> list:
         return [F.Region(rid, elem, size, ctypes.string_at(start, size) if start and size else b"\0" * size)
@@ -182,26 +207,45 @@ class _Saver:
         return self._kernel_index[key]
 
 
-def _holds_mesh_ids(ops, regions) -> bool:
-    """Whether a launch argument or a region's bytes hold the id of a live wp.Mesh (an address in this
-    process: meshes are not serialised yet, so such a graph is refused by a loader elsewhere)."""
-    from ..runtime.live_handles import live_mesh_ids
-    ids = live_mesh_ids()
-    if not ids:
-        return False
+def _mesh_handles(ops, regions) -> tuple[list, list]:
+    """The meshes the graph names and where: each 64-bit word of a launch's arguments or of a region's
+    bytes that equals the id of a live wp.Mesh becomes a handle slot (launch) or a handle location
+    (region), and each such mesh a record (its points and indices). warp_nb's wp.handle is uint64,
+    so an integer equal to a live mesh's id (an address) is taken for that mesh (docs/compat.md)."""
+    from ..runtime.live_handles import MESHES
+    live = dict(MESHES.items())
+    used: dict = {}
+    if not live:
+        return [], []
+    keys = np.array(list(live), dtype=np.uint64)
 
-    def words(data: bytes):
-        return np.frombuffer(data[:len(data) // 8 * 8], dtype="<u8")
+    def slots(data: bytes) -> np.ndarray:
+        words = np.frombuffer(data[:len(data) // 8 * 8], dtype="<u8")
+        return np.flatnonzero(np.isin(words, keys)) * 8
 
-    def launches(ops):
+    def visit(ops):
         for op in ops:
             if isinstance(op, O.LaunchOp):
-                yield op.args
+                op.handles = [int(k) for k in slots(op.args)]
+                used.update((_WORD.unpack_from(op.args, k)[0], None) for k in op.handles)
             elif isinstance(op, O.CondOp):
-                yield from launches(op.branch_a + op.branch_b)
-    if any(np.isin(words(args), list(ids)).any() for args in launches(ops)):
-        return True
-    return any(r.data and np.isin(words(r.data), list(ids)).any() for r in regions)
+                visit(op.branch_a)
+                visit(op.branch_b)
+    visit(ops)
+    locations = []
+    for r in regions:
+        if not r.data:
+            continue
+        for k in slots(r.data):
+            used[_WORD.unpack_from(r.data, int(k))[0]] = None
+            locations.append(F.HandleLocation(r.id, int(k), 8, 1))
+    records = []
+    for mesh_id in used:
+        mesh = live[mesh_id]
+        points = np.ascontiguousarray(mesh.points.numpy(), dtype=np.float32).tobytes()
+        indices = np.ascontiguousarray(mesh.indices.numpy(), dtype=np.int32).tobytes()
+        records.append(F.MeshRecord(mesh_id, bool(mesh.support_winding_number), points, indices))
+    return records, locations
 
 
 def _span(a: array) -> int:

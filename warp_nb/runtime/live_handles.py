@@ -16,3 +16,8 @@ def register_mesh(mesh_id: int, mesh) -> None:
 
 def live_mesh_ids() -> set:
     return set(MESHES.keys())
+
+
+#: how a loader makes a mesh from (points: float32 (n, 3) array, indices: int32 array, winding: bool);
+#: set by geometry/mesh.py when it loads (this layer cannot import it)
+make_mesh = None
