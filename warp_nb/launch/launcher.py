@@ -253,6 +253,8 @@ class Launch:
             raise IndexError(f"kernel `{self.kernel.key}` has {len(self.params)} parameters; no index {index}")
         t = self.kernel.param_types[index]
         value = composite_from_single_value(self.kernel.key, self.kernel.param_names[index], t, value)
+        if getattr(self, "_raw_ctypes", None):
+            self._raw_ctypes = self._raw_ctypes - {index}
         if adjoint:
             if not self.adjoint:
                 raise RuntimeError(f"launch of kernel `{self.kernel.key}` is not an adjoint launch; "
@@ -270,8 +272,11 @@ class Launch:
 
     def set_param_at_index_from_ctype(self, index: int, value) -> None:
         """As Warp: set an argument from its C form (an array's or struct's __ctype__(), or a plain
-        value). The C forms warp_nb makes remember the value they came from, which is what is set."""
+        value). The C forms warp_nb makes remember the value they came from, which is what is set;
+        an array set so is refused by an apic capture, as in Warp (a raw descriptor names no array)."""
         self.set_param_at_index(index, getattr(value, "_wp_value", value))
+        if isinstance(getattr(value, "_wp_value", None), array):
+            self._raw_ctypes = getattr(self, "_raw_ctypes", frozenset()) | {index}
 
     def set_param_by_name_from_ctype(self, name: str, value) -> None:
         self.set_param_by_name(name, getattr(value, "_wp_value", value))
@@ -282,6 +287,10 @@ class Launch:
 
     def launch(self, stream=None) -> None:
         if recording.capture is not None:  # inside wp.ScopedCapture: this launch as it is now, recorded
+            if recording.capture.apic and getattr(self, "_raw_ctypes", None):
+                raise NotImplementedError(f"launch of kernel `{self.kernel.key}`: an argument set from a raw array "
+                                          "ctype (set_param_at_index_from_ctype) cannot be recorded in an apic "
+                                          "capture; set the wp.array itself with set_param_at_index")
             snapshot = Launch(self.kernel, self.device, list(self.params), self.dim, self.adjoint, self._launcher)
             snapshot.adj_params = list(self.adj_params)
             recording.capture.record(snapshot)

@@ -107,7 +107,7 @@ def _check_capture(what: str, out, count, *arrays) -> None:
     """Refuse what a graph capture cannot replay (as Warp): a result returned to Python, a reversed
     view (it would be copied now, once), a negative count."""
     from ..runtime import recording
-    if recording.capture is None:
+    if recording.capture is None or all(a.size == 0 for a in arrays):  # (an empty input records nothing)
         return
     if out is None:
         raise NotImplementedError(f"{what}() during graph capture needs an explicit out array (its result cannot "
@@ -167,6 +167,8 @@ def array_sum(values: array, out: array | None = None, value_count: int | None =
     partial, axis_kernel = _sum_kernels(dtype)
     if axis is None:
         n = values.size if value_count is None else int(value_count)
+        if out is None and min(n, values.size) <= 0:  # nothing to launch (nor to record in a capture)
+            return _result(wp.zeros(1, dtype=dtype, device=device), False)
         result = _prepare_out("array_sum", out, (1,), dtype, device)
         _whole(partial, partial, [flat(values)], min(n, values.size), result, device)
         return _result(result, out is not None)
@@ -195,6 +197,8 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
     partial, axis_kernel = _inner_kernels(dtype)
     if axis is None:
         n = a.size if count is None else int(count)
+        if out is None and min(n, a.size) <= 0:  # nothing to launch (nor to record in a capture)
+            return _result(wp.zeros(1, dtype=scalar, device=device), False)
         result = _prepare_out("array_inner", out, (1,), scalar, device)
         finish = _sum_kernels(scalar)[0]
         _whole(partial, finish, [flat(a), flat(b)], min(n, a.size), result, device)
