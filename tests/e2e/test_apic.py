@@ -140,3 +140,51 @@ def test_saving_needs_an_apic_capture(tmp_path):
     assert not os.path.exists(str(tmp_path / "g.wrp"))
     with pytest.raises(RuntimeError, match="Failed to load APIC graph from .*missing.wrp"):
         wp.capture_load(str(tmp_path / "missing"))
+
+
+@wp.kernel
+def closest_distance(meshes: wp.array(dtype=wp.uint64), points: wp.array(dtype=wp.vec3),
+                     out: wp.array2d(dtype=float)):
+    m, i = wp.tid()
+    q = wp.mesh_query_point_no_sign(meshes[m], points[i], 100.0)
+    out[m, i] = wp.length(wp.mesh_eval_position(meshes[m], q.face, q.u, q.v) - points[i])
+
+
+@wp.kernel
+def closest_distance_one(mesh: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    q = wp.mesh_query_point_no_sign(mesh, points[i], 100.0)
+    out[i] = wp.length(wp.mesh_eval_position(mesh, q.face, q.u, q.v) - points[i])
+
+
+def test_meshes_are_rebuilt_in_a_fresh_process(tmp_path):
+    # a unit square (two triangles in z=0) and a triangle lifted to z=1: distances from points are known
+    square = wp.Mesh(wp.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], dtype=wp.vec3),
+                     wp.array([0, 1, 2, 0, 2, 3], dtype=wp.int32))
+    lifted = wp.Mesh(wp.array([[0, 0, 1], [1, 0, 1], [0, 1, 1]], dtype=wp.vec3), wp.array([0, 1, 2], dtype=wp.int32))
+    ids = wp.array([square.id, lifted.id], dtype=wp.uint64)  # ids in array data
+    points = wp.array([[0.25, 0.25, 0.5], [0.5, 0.5, 3.0]], dtype=wp.vec3)
+    out = wp.zeros((2, 2), dtype=float)
+    one = wp.zeros(2, dtype=float)
+    with wp.ScopedCapture(device="cpu", apic=True) as capture:
+        wp.launch(closest_distance, dim=(2, 2), inputs=[ids, points, out])
+        wp.launch(closest_distance_one, dim=2, inputs=[lifted.id, points, one])  # an id as an argument
+    path = str(tmp_path / "meshes")
+    wp.capture_save(capture.graph, path, inputs={"points": points}, outputs={"out": out, "one": one})
+    script = textwrap.dedent("""
+        import sys, json
+        import warp_nb as wp
+        g = wp.capture_load(sys.argv[1])
+        wp.capture_launch(g)
+        out, one = wp.zeros((2, 2), dtype=float), wp.zeros(2, dtype=float)
+        g.get_param("out", out)
+        g.get_param("one", one)
+        print(json.dumps([out.numpy().tolist(), one.numpy().tolist()]))
+    """)
+    result = subprocess.run([sys.executable, "-c", script, path], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    import json
+    out_np, one_np = (np.array(v) for v in json.loads(result.stdout.splitlines()[-1]))
+    expected = np.array([[0.5, 3.0], [0.5, 2.0]])  # square: z distance; lifted: |z - 1|
+    np.testing.assert_allclose(out_np, expected, atol=1e-5)
+    np.testing.assert_allclose(one_np, expected[1], atol=1e-5)

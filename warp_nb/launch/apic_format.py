@@ -122,8 +122,9 @@ class ModuleRecord:
 class KernelRecord:
     key: str
     module: int  # index into the module records
-    forward: str  # entry symbols
+    forward: str  # the entry symbol the launches call (a backward launch: the adjoint's)
     backward: str
+    args_size: int = 0  # bytes of its argument struct: every launch of it must give that many
 
 
 @dataclass
@@ -183,7 +184,7 @@ def write_metadata(meta: Metadata) -> bytes:
     for m in meta.modules:
         out += [_text(m.name), _text(m.filename), _text(m.source)]
     for k in meta.kernels:
-        out += [_text(k.key), U32.pack(k.module), _text(k.forward), _text(k.backward)]
+        out += [_text(k.key), U32.pack(k.module), _text(k.forward), _text(k.backward), U32.pack(k.args_size)]
     for b in meta.bindings:
         out += [_text(b.name), U32.pack(b.region), U64.pack(b.offset), U64.pack(b.nbytes), _text(b.dtype),
                 U32.pack(len(b.shape)), *(U64.pack(d) for d in b.shape), U32.pack(int(b.is_output))]
@@ -209,7 +210,7 @@ def read_metadata(data: bytes, expected_producer: str) -> Metadata:
         meta.modules.append(ModuleRecord(r.text(), r.text(), r.text()))
     r.what = "kernel record"
     for _ in range(n_kernels):
-        kernel = KernelRecord(r.text(), r.u32(), r.text(), r.text())
+        kernel = KernelRecord(r.text(), r.u32(), r.text(), r.text(), r.u32())
         if kernel.module >= n_modules:
             raise ApicFormatError(f"Invalid APIC kernel record: {kernel.key!r} names module {kernel.module}")
         meta.kernels.append(kernel)

@@ -89,6 +89,9 @@ def _load(wrp: bytes, modules: dict, device, where: str) -> LoadedGraph:
         ops = O.read_ops(sections[F.SECTION_OPERATIONS], sizes, len(meta.kernels))
         for h in meta.handles:
             F.check_handle_location(h, sizes)
+        if any(len(op.args) != meta.kernels[op.kernel].args_size for op in _launches(ops)):
+            raise F.ApicFormatError("APIC operation stream failed validation: a launch's arguments do not match "
+                                    "its kernel's")
         saved_ids = {m.saved_id for m in meta.meshes}
         if any(_WORD.unpack_from(op.args, k)[0] not in saved_ids for op in _launches(ops) for k in op.handles):
             raise F.ApicFormatError("APIC operation stream failed validation: a launch names a mesh the file lacks")
@@ -268,7 +271,7 @@ def _rebuild(m: F.ModuleRecord, where: str):
     key = cache.make_key(m.source, m.name, "apic")
     try:
         path, _ = fetch_or_build(f"apic_{m.name[:16]}", key, EmitResult(source=m.source), target, options)
-    except Exception as e:  # a compiler error: the file's source is not what this build can compile
+    except (RuntimeError, OSError, ValueError) as e:  # a compiler error: not a source this build compiles
         raise RuntimeError(f"Failed to load APIC graph from {where}: module {m.filename!r} does not load and "
                            f"its source does not build ({str(e).splitlines()[0] if str(e) else e})") from None
     return path

@@ -45,7 +45,7 @@ def capture_save(graph, path, inputs=None, outputs=None, source_fallback=None, *
     if not graph.device.is_cpu:
         raise RuntimeError("wp.capture_save: warp_nb saves graphs captured on the CPU only")
     base = os.fspath(path)
-    base = base[:-4] if base.endswith(".wrp") else base
+    base = base.removesuffix(".wrp")
     saver = _Saver(bool(source_fallback))
     saver.register(graph.operations)
     for value in list((inputs or {}).values()) + list((outputs or {}).values()):
@@ -186,9 +186,9 @@ class _Saver:
             if where is not None:
                 relocations.append((offset, where[0], where[1]))
         dim = (op.dim,) if isinstance(op.dim, int) else tuple(int(d) for d in op.dim)
-        return O.LaunchOp(dim, self._kernel(launcher), bool(op.adjoint), launcher.block_dim, bytes(packed), relocations)
+        return O.LaunchOp(dim, self._kernel(launcher, packed), bool(op.adjoint), launcher.block_dim, bytes(packed), relocations)
 
-    def _kernel(self, launcher) -> int:
+    def _kernel(self, launcher, args: bytes) -> int:
         compiled = launcher.compiled
         key = (compiled.key, bool(launcher.entry == compiled.loaded.adjoint_entry))
         if key in self._kernel_index:
@@ -202,7 +202,7 @@ class _Saver:
         module = [m.filename for m in self.modules].index(library)
         backward = launcher.entry == compiled.loaded.adjoint_entry
         entry = unit.backward_entry if backward else unit.entry
-        self.kernels.append(F.KernelRecord(launcher.kernel.key, module, entry or "", ""))
+        self.kernels.append(F.KernelRecord(launcher.kernel.key, module, entry or "", "", len(args)))
         self._kernel_index[key] = len(self.kernels) - 1
         return self._kernel_index[key]
 

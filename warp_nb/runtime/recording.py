@@ -17,7 +17,7 @@ class Operation:
     on_false: graphs), "while" (condition, body: a graph), "host" (what: a host-side step on process-local
     memory, such as a Bvh refit, which cannot be saved), "check" (an argument check a saved graph omits)."""
 
-    __slots__ = ("kind", "run", "fields")
+    __slots__ = ("fields", "kind", "run")
 
     def __init__(self, kind: str, run, **fields):
         self.kind, self.run, self.fields = kind, run, fields
