@@ -167,7 +167,7 @@ def array_sum(values: array, out: array | None = None, value_count: int | None =
     partial, axis_kernel = _sum_kernels(dtype)
     if axis is None:
         n = values.size if value_count is None else int(value_count)
-        if out is None and min(n, values.size) <= 0:  # nothing to launch (nor to record in a capture)
+        if out is None and min(n, values.size) == 0:  # nothing to launch (nor to record in a capture)
             return _result(wp.zeros(1, dtype=dtype, device=device), False)
         result = _prepare_out("array_sum", out, (1,), dtype, device)
         _whole(partial, partial, [flat(values)], min(n, values.size), result, device)
@@ -197,7 +197,7 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
     partial, axis_kernel = _inner_kernels(dtype)
     if axis is None:
         n = a.size if count is None else int(count)
-        if out is None and min(n, a.size) <= 0:  # nothing to launch (nor to record in a capture)
+        if out is None and min(n, a.size) == 0:  # nothing to launch (nor to record in a capture)
             return _result(wp.zeros(1, dtype=scalar, device=device), False)
         result = _prepare_out("array_inner", out, (1,), scalar, device)
         finish = _sum_kernels(scalar)[0]
