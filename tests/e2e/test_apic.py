@@ -188,3 +188,25 @@ def test_meshes_are_rebuilt_in_a_fresh_process(tmp_path):
     expected = np.array([[0.5, 3.0], [0.5, 2.0]])  # square: z distance; lifted: |z - 1|
     np.testing.assert_allclose(out_np, expected, atol=1e-5)
     np.testing.assert_allclose(one_np, expected[1], atol=1e-5)
+
+
+def test_random_damage_raises_runtime_error_only(tmp_path):
+    """Bytes flipped or cut anywhere in a saved file: loading either succeeds or raises RuntimeError."""
+    import random
+    path = str(tmp_path / "graph")
+    _save(path)
+    with open(path + ".wrp", "rb") as f:
+        data = f.read()
+    modules = {name: open(os.path.join(path + "_modules", name), "rb").read()
+               for name in os.listdir(path + "_modules")}
+    rng = random.Random(1)
+    for _ in range(400):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        if rng.random() < 0.2:
+            damaged = damaged[:rng.randrange(len(damaged))]
+        try:
+            wp.capture_load_from_bytes(bytes(damaged), modules)
+        except RuntimeError:
+            pass
