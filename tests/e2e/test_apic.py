@@ -210,3 +210,23 @@ def test_random_damage_raises_runtime_error_only(tmp_path):
             wp.capture_load_from_bytes(bytes(damaged), modules)
         except RuntimeError:
             pass
+
+
+@wp.kernel
+def count_hits(bvh: wp.uint64, hits: wp.array(dtype=wp.int32)):
+    q = wp.bvh_query_aabb(bvh, wp.vec3(-1.0), wp.vec3(2.0))
+    i = int(0)
+    while wp.bvh_query_next(q, i):
+        hits[0] = hits[0] + 1
+
+
+def test_bvh_id_argument_is_refused_at_save(tmp_path):
+    bvh = wp.Bvh(wp.array([[0.0, 0.0, 0.0]], dtype=wp.vec3), wp.array([[1.0, 1.0, 1.0]], dtype=wp.vec3))
+    hits = wp.zeros(1, dtype=wp.int32)
+    with wp.ScopedCapture(device="cpu", apic=True) as capture:
+        wp.launch(count_hits, dim=1, inputs=[bvh.id, hits])
+    wp.capture_launch(capture.graph)  # the live graph runs
+    assert hits.numpy()[0] == 1
+    with pytest.raises(RuntimeError, match="id of a Bvh"):
+        wp.capture_save(capture.graph, str(tmp_path / "bvh"))
+    assert not os.path.exists(str(tmp_path / "bvh.wrp"))

@@ -11,7 +11,7 @@ import numpy as np
 from . import native
 from ._util import as_vec3_array, check_finite
 from .groups import build_grouped_tree, group_array
-from ..runtime import recording
+from ..runtime import live_handles, recording
 from ..runtime.memory_tracker import native_allocations, record_host
 
 #: Warp's tree builders' names; warp_nb builds every tree with its binned SAH builder, so each name gives
@@ -57,6 +57,7 @@ class Bvh:
         self.leaf_size = max(1, int(leaf_size))
         self._desc = native.BvhDesc()
         self.id = ctypes.addressof(self._desc)
+        live_handles.register(self.id, self)
         self.rebuild()
 
     def _views(self):

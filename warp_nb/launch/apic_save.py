@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import config
 from ..arrays.array import array
+from ..runtime import live_handles
 from ..runtime.recording import Operation
 from . import apic_format as F
 from . import apic_ops as O
@@ -169,24 +170,27 @@ class _Saver:
         return self.locate(a.ptr, _span(a))
 
     def launch(self, op) -> O.LaunchOp:
+        """A launch's argument struct as packed (its arrays' regions are registered already), each
+        word that points into a region made a relocation."""
         launcher = op._launcher
-        arrays: list = []
-        for p in op.params:
-            _collect_arrays(p, arrays)
-        if op.adjoint:
-            for g in op.adj_params:
-                _collect_arrays(g, arrays)
-        for a in arrays:
-            self.region_of(a)
+        if op.adjoint and any(g is not None for g in op.adj_params):
+            raise RuntimeError(f"wp.capture_save: the adjoint launch of kernel `{op.kernel.key}` was given explicit "
+                               "adjoint arrays (adj_inputs/adj_outputs), which a saved graph cannot hold")
         packed = launcher.pack(*op.params)
         relocations = []
+        others = live_handles.OTHERS
         for offset in range(0, len(packed) - 7, 8):
             word = _WORD.unpack_from(packed, offset)[0]
             where = self.locate(word) if word else None
             if where is not None:
                 relocations.append((offset, where[0], where[1]))
+            elif word in others:
+                raise RuntimeError(f"wp.capture_save: kernel `{op.kernel.key}` is launched with the id of a "
+                                   f"{type(others[word]).__name__}, which saved graphs do not carry yet (only "
+                                   "wp.Mesh ids are saved)")
         dim = (op.dim,) if isinstance(op.dim, int) else tuple(int(d) for d in op.dim)
-        return O.LaunchOp(dim, self._kernel(launcher, packed), bool(op.adjoint), launcher.block_dim, bytes(packed), relocations)
+        return O.LaunchOp(dim, self._kernel(launcher, packed), bool(op.adjoint), launcher.block_dim, bytes(packed),
+                          relocations)
 
     def _kernel(self, launcher, args: bytes) -> int:
         compiled = launcher.compiled
@@ -212,8 +216,7 @@ def _mesh_handles(ops, regions) -> tuple[list, list]:
     bytes that equals the id of a live wp.Mesh becomes a handle slot (launch) or a handle location
     (region), and each such mesh a record (its points and indices). warp_nb's wp.handle is uint64,
     so an integer equal to a live mesh's id (an address) is taken for that mesh (docs/compat.md)."""
-    from ..runtime.live_handles import MESHES
-    live = dict(MESHES.items())
+    live = dict(live_handles.MESHES.items())
     used: dict = {}
     if not live:
         return [], []

@@ -1,5 +1,5 @@
-"""Ids of live process-local geometry objects (a wp.Mesh's id is the address of its descriptor in
-this process). Geometry registers its objects here; a saved graph (launch/apic_save.py) looks here
+"""Ids of live process-local geometry objects (a wp.Mesh's, wp.Bvh's ... id is the address of its
+descriptor in this process). Geometry registers its objects here; a saved graph (launch/apic_save.py) looks here
 to find the handles it holds, which another process cannot use. Knows nothing of meshes' contents."""
 
 from __future__ import annotations
@@ -8,10 +8,17 @@ import weakref
 
 #: mesh id -> the live wp.Mesh (weak: a deleted mesh drops out)
 MESHES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+#: id -> a live wp.Bvh, wp.HashGrid or wp.Volume: handles a saved graph cannot carry yet
+OTHERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def register_mesh(mesh_id: int, mesh) -> None:
     MESHES[mesh_id] = mesh
+
+
+def register(object_id: int, obj) -> None:
+    """A Bvh, HashGrid or Volume id (not serialised into saved graphs)."""
+    OTHERS[object_id] = obj
 
 
 def live_mesh_ids() -> set:
