@@ -230,3 +230,16 @@ def test_bvh_id_argument_is_refused_at_save(tmp_path):
     with pytest.raises(RuntimeError, match="id of a Bvh"):
         wp.capture_save(capture.graph, str(tmp_path / "bvh"))
     assert not os.path.exists(str(tmp_path / "bvh.wrp"))
+
+
+@wp.kernel
+def no_tid():
+    pass
+
+
+def test_launch_of_2_31_threads_needs_a_kernel_without_tid():
+    big = 2 ** 31 + 1
+    cmd = wp.launch(no_tid, dim=big, record_cmd=True)  # no wp.tid(): no int32 index to overflow (as Warp)
+    assert cmd.dim == big
+    with pytest.raises(ValueError, match="at most 2\\^31 - 1 threads"):
+        wp.launch(affine, dim=big, inputs=[wp.zeros(1), wp.zeros(1), 1.0, 0.0], record_cmd=True)

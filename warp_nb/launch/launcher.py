@@ -65,9 +65,11 @@ class Launcher:
 _bounds_cache: dict = {}
 
 
-def _bounds(dim) -> tuple[bytes, int, int]:
+def _bounds(dim, without_tid: bool = False) -> tuple[bytes, int, int]:
     """(packed launch bounds, number of dimensions, thread count) of `dim`: an int, or a tuple,
-    list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline)."""
+    list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline).
+    `without_tid`: the kernel never calls wp.tid(), so its int32 index cannot overflow and 2^31
+    threads or more are allowed (as Warp; the runtime counts in int64)."""
     parts = (dim,) if isinstance(dim, numbers.Integral) else dim
     if isinstance(dim, (str, bytes)) or not hasattr(parts, "__iter__") \
             or not all(isinstance(d, numbers.Integral) for d in parts):
@@ -79,11 +81,11 @@ def _bounds(dim) -> tuple[bytes, int, int]:
     size = 1
     for d in shape:
         size *= d
-    if size >= 2 ** 31:
+    if size >= 2 ** 31 and not without_tid:
         raise at_callers_line(ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), "
                                          f"got dim={dim!r}"))
     packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape), size
-    if isinstance(dim, (int, tuple)) and len(_bounds_cache) < 4096:
+    if isinstance(dim, (int, tuple)) and len(_bounds_cache) < 4096 and size < 2 ** 31:
         _bounds_cache[dim] = packed
     return packed
 
@@ -188,7 +190,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     try:  # inline: most launches repeat a dim seen before
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
-        bounds, ndim, size = _bounds(dim)
+        bounds, ndim, size = _bounds(dim, launcher.tid_count == 0 and not launcher.uses_blocks)
     if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count) \
             and not (launcher.block_dim > 1 and ndim == launcher.tid_count + 1):  # (the lanes' axis of launch_tiled)
         raise at_callers_line(ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices "
@@ -242,7 +244,7 @@ class Launch:
         self.set_dim(dim)
 
     def set_dim(self, dim) -> None:
-        self._bounds, ndim, self._size = _bounds(dim)
+        self._bounds, ndim, self._size = _bounds(dim, self._launcher.tid_count == 0 and not self._launcher.uses_blocks)
         if self._launcher.block_dim > 1:
             self._bounds, self._size = _block_bounds(dim, self._launcher.block_dim)
         self.dim = dim
