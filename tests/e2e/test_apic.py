@@ -243,3 +243,24 @@ def test_launch_of_2_31_threads_needs_a_kernel_without_tid():
     assert cmd.dim == big
     with pytest.raises(ValueError, match="at most 2\\^31 - 1 threads"):
         wp.launch(affine, dim=big, inputs=[wp.zeros(1), wp.zeros(1), 1.0, 0.0], record_cmd=True)
+
+
+def test_failed_save_leaves_the_earlier_export(tmp_path, monkeypatch):
+    path = str(tmp_path / "graph")
+    _save(path)
+    before = {name: open(os.path.join(path + "_modules", name), "rb").read() for name in os.listdir(path + "_modules")}
+    wrp = open(path + ".wrp", "rb").read()
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if str(dst).endswith(".wrp"):
+            raise OSError("injected failure")
+        return real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError, match="injected"):
+        _save(path)
+    monkeypatch.undo()
+    assert open(path + ".wrp", "rb").read() == wrp
+    after = {name: open(os.path.join(path + "_modules", name), "rb").read() for name in os.listdir(path + "_modules")}
+    assert after == before
+    assert sorted(os.listdir(tmp_path)) == ["graph.wrp", "graph_modules"]

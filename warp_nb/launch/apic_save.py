@@ -310,12 +310,17 @@ def _publish(base: str, wrp: bytes, files: dict) -> None:
         if os.path.isdir(target_modules):
             old = os.path.join(staging, "old_modules")
             os.replace(target_modules, old)
+        placed = False
         try:
             os.replace(modules, target_modules)
+            placed = True
+            os.replace(graph_file, base + ".wrp")
         except OSError:
+            # put the earlier export back as it was (its folder is in the staging folder, about to go)
+            if placed:
+                os.replace(target_modules, modules)
             if old is not None:
                 os.replace(old, target_modules)
             raise
-        os.replace(graph_file, base + ".wrp")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
