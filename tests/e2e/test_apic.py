@@ -29,6 +29,11 @@ def countdown(c: wp.array(dtype=wp.int32), acc: wp.array(dtype=float)):
     c[0] = c[0] - 1
 
 
+def _bytes(path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _save(path, source_fallback=False):
     n = 16
     x = wp.array(np.arange(n, dtype=np.float32))
@@ -197,7 +202,7 @@ def test_random_damage_raises_runtime_error_only(tmp_path):
     _save(path)
     with open(path + ".wrp", "rb") as f:
         data = f.read()
-    modules = {name: open(os.path.join(path + "_modules", name), "rb").read()
+    modules = {name: _bytes(os.path.join(path + "_modules", name))
                for name in os.listdir(path + "_modules")}
     rng = random.Random(1)
     for _ in range(400):
@@ -215,7 +220,7 @@ def test_random_damage_raises_runtime_error_only(tmp_path):
 @wp.kernel
 def count_hits(bvh: wp.uint64, hits: wp.array(dtype=wp.int32)):
     q = wp.bvh_query_aabb(bvh, wp.vec3(-1.0), wp.vec3(2.0))
-    i = int(0)
+    i = int(0)  # noqa: UP018, RUF046  (a kernel's dynamic variable)
     while wp.bvh_query_next(q, i):
         hits[0] = hits[0] + 1
 
@@ -248,8 +253,8 @@ def test_launch_of_2_31_threads_needs_a_kernel_without_tid():
 def test_failed_save_leaves_the_earlier_export(tmp_path, monkeypatch):
     path = str(tmp_path / "graph")
     _save(path)
-    before = {name: open(os.path.join(path + "_modules", name), "rb").read() for name in os.listdir(path + "_modules")}
-    wrp = open(path + ".wrp", "rb").read()
+    before = {name: _bytes(os.path.join(path + "_modules", name)) for name in os.listdir(path + "_modules")}
+    wrp = _bytes(path + ".wrp")
     real_replace = os.replace
 
     def failing_replace(src, dst):
@@ -260,7 +265,7 @@ def test_failed_save_leaves_the_earlier_export(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="injected"):
         _save(path)
     monkeypatch.undo()
-    assert open(path + ".wrp", "rb").read() == wrp
-    after = {name: open(os.path.join(path + "_modules", name), "rb").read() for name in os.listdir(path + "_modules")}
+    assert _bytes(path + ".wrp") == wrp
+    after = {name: _bytes(os.path.join(path + "_modules", name)) for name in os.listdir(path + "_modules")}
     assert after == before
     assert sorted(os.listdir(tmp_path)) == ["graph.wrp", "graph_modules"]
