@@ -47,6 +47,7 @@ from .errors import (  # noqa: F401
 from .program.func import Function, adjoint, func, func_grad, func_native, func_replay  # noqa: F401
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
 from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
+from .textures import Texture, Texture1D, Texture2D, Texture3D, TextureAddressMode, TextureFilterMode  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
 from .launch.launcher import Launch, launch, launch_tiled  # noqa: F401
 from .utils import array_ops as _array_ops  # noqa: F401  (computes wp.array's operators)

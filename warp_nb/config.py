@@ -14,10 +14,11 @@ mode: str = "release"
 
 #: Bounds-checked array access (and runtime vector/matrix component indices) in optimised code:
 #: an out-of-bounds index raises IndexError naming kernel, array, index and line instead of
-#: touching memory outside the array. None (the default): on in an IPython kernel (Jupyter), off
-#: elsewhere (docs/compat.md gives the measured cost); True / False: on / off everywhere for kernels
-#: without their own mode. A kernel's or module's explicit `mode="release"` (`%%kernel --mode
-#: release`) turns them off for that kernel; debug mode always checks. $WARP_NB_BOUNDS_CHECK=0/1.
+#: touching memory outside the array. On by default (None or True) in notebooks and scripts alike:
+#: chunks of threads whose indices are proven in range run an unchecked copy of the kernel, so the
+#: measured cost is within noise (docs/compat.md); False turns them off for kernels without their
+#: own mode. A kernel's or module's explicit `mode="release"` (`%%kernel --mode release`) turns them
+#: off for that kernel; debug mode always checks. $WARP_NB_BOUNDS_CHECK=0/1.
 bounds_check: bool | None = {"0": False, "false": False, "off": False, "1": True, "true": True, "on": True}.get(
     os.environ.get("WARP_NB_BOUNDS_CHECK", "").lower())
 

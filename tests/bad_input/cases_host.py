@@ -27,7 +27,7 @@ LAUNCH = [
     ("too_few_inputs", _launch("wp.launch(k, dim=8, inputs=[a, 1])")),
     ("too_many_inputs", _launch("wp.launch(k, dim=8, inputs=[a, 1, wp.vec3(), 5])")),
     ("no_inputs", _launch("wp.launch(k, dim=8)")),
-    ("notebook_none_for_array_then_store", "wp.config.bounds_check = True  # what an IPython kernel turns on by default\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = 1.0  # <-\nwp.launch(k, dim=8, inputs=[None])  # <-\n"),
+    ("checked_none_for_array_then_store", "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = 1.0  # <-\nwp.launch(k, dim=8, inputs=[None])  # <-\n"),
     ("list_for_array", _launch("wp.launch(k, dim=8, inputs=[[1.0, 2.0], 1, wp.vec3()])")),
     ("string_for_int", _launch("wp.launch(k, dim=8, inputs=[a, 'one', wp.vec3()])")),
     ("float_for_int", _launch("wp.launch(k, dim=8, inputs=[a, 1.5, wp.vec3()])")),
@@ -138,8 +138,8 @@ RUNTIME = [
     ("debug_oob_2d", "wp.config.mode = 'debug'\n@wp.kernel\ndef k(a: wp.array2d(dtype=float)):\n    i = wp.tid()\n    a[i, 7] = 1.0  # <-\nwp.launch(k, dim=2, inputs=[wp.zeros((2, 3))])\nwp.synchronize()\n"),
     ("debug_oob_in_func", "wp.config.mode = 'debug'\n@wp.func\ndef get(a: wp.array(dtype=float), j: int):\n    return a[j]  # <-\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[0] = get(a, i + 100)\nwp.launch(k, dim=4, inputs=[wp.zeros(4)])\nwp.synchronize()\n"),
     ("debug_oob_atomic", "wp.config.mode = 'debug'\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    wp.atomic_add(a, i + 4, 1.0)  # <-\nwp.launch(k, dim=4, inputs=[wp.zeros(4)])\nwp.synchronize()\n"),
-    ("notebook_oob_write", "wp.config.bounds_check = True  # what an IPython kernel turns on by default\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = -a[i]  # <-\nwp.launch(k, dim=20, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
-    ("notebook_oob_far_write", "wp.config.bounds_check = True  # what an IPython kernel turns on by default\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i * 1000000] = 1.0  # <-\nwp.launch(k, dim=64, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
+    ("checked_oob_write", "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = -a[i]  # <-\nwp.launch(k, dim=20, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
+    ("checked_oob_far_write", "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i * 1000000] = 1.0  # <-\nwp.launch(k, dim=64, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
     ("debug_vec_runtime_index", "wp.config.mode = 'debug'\n@wp.kernel\ndef k(a: wp.array(dtype=float), j: int):\n    i = wp.tid()\n    v = wp.vec3(1.0, 2.0, 3.0)\n    a[i] = v[j]  # <-\nwp.launch(k, dim=1, inputs=[wp.zeros(4), 7])\nwp.synchronize()\n"),
     ("int_division_by_zero", "@wp.kernel\ndef k(a: wp.array(dtype=int), n: int):\n    i = wp.tid()\n    a[i] = 10 // n  # <-\nb = wp.zeros(4, dtype=int)\nwp.launch(k, dim=4, inputs=[b, 0])\nwp.synchronize()\n# expect: either\n"),
     ("int_modulo_by_zero", "@wp.kernel\ndef k(a: wp.array(dtype=int), n: int):\n    i = wp.tid()\n    a[i] = 10 % n  # <-\nb = wp.zeros(4, dtype=int)\nwp.launch(k, dim=4, inputs=[b, 0])\nwp.synchronize()\n# expect: either\n"),
@@ -181,16 +181,15 @@ DEVICES = [
 ]
 
 #: outcomes that cannot be checked: a made-up mesh id and raw pointers are trusted as Warp trusts
-#: them, and so are indices in release mode outside a notebook (the kernel cannot know what an id or address points at); any result, a crash included,
+#: them, and so are indices in release code (the kernel cannot know what an id or address points at); any result, a crash included,
 #: is listed rather than counted
 UNDEFINED = [
-    # Release mode trusts indices, as Warp's release mode does: the checks cost up to +250% on a
-    # stencil (docs/compat.md, "Bounds checks"), so they are the default only in an IPython kernel,
-    # where the notebook_* twins above must end in an IndexError. In a plain script these run
-    # unchecked: listed, not judged.
-    ("release_oob_write", "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = -a[i]  # <-\nwp.launch(k, dim=20, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
-    ("release_oob_far_write", "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i * 1000000] = 1.0  # <-\nwp.launch(k, dim=64, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
-    ("release_none_for_array_then_store", "@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = 1.0\nwp.launch(k, dim=8, inputs=[None])  # <-\n"),
+    # Release code (wp.config.bounds_check = False) trusts indices, as Warp's release mode does; the
+    # checked_* twins above, with the default (checked) code, must end in an IndexError. These
+    # run unchecked: listed, not judged.
+    ("release_oob_write", "wp.config.bounds_check = False\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = -a[i]  # <-\nwp.launch(k, dim=20, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
+    ("release_oob_far_write", "wp.config.bounds_check = False\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i * 1000000] = 1.0  # <-\nwp.launch(k, dim=64, inputs=[wp.zeros(10)])\nwp.synchronize()\n"),
+    ("release_none_for_array_then_store", "wp.config.bounds_check = False\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = 1.0\nwp.launch(k, dim=8, inputs=[None])  # <-\n"),
     ("ub_made_up_mesh_id", "@wp.kernel\ndef k(m: wp.uint64, a: wp.array(dtype=float)):\n    i = wp.tid()\n    q = wp.mesh_query_point(m, wp.vec3(0.0, 0.0, 0.0), 10.0)\n    a[i] = q.u\nwp.launch(k, dim=1, inputs=[wp.uint64(123456789), wp.zeros(1)])  # <-\nwp.synchronize()\n"),
     ("ub_raw_null_pointer", "a = wp.array(ptr=0, shape=(16,), dtype=float, device='cpu')\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n    i = wp.tid()\n    a[i] = 1.0  # <-\nwp.launch(k, dim=16, inputs=[a])\nwp.synchronize()\n"),
     ("ub_raw_bogus_pointer", "a = wp.array(ptr=0x10, shape=(16,), dtype=float, device='cpu')\nb = a.numpy()  # <-\n"),

@@ -344,3 +344,38 @@ def test_an_ahead_of_time_module_for_a_cuda_device(fake_gpu, tmp_path, monkeypat
     wp.launch(mod.triple, 2, [x], device="cuda:0")
     assert x.numpy().tolist() == [3.0, 6.0]
     sys.modules.pop("wpnb_aot_cuda_mod", None)
+
+
+def test_a_failed_check_on_the_gpu_is_raised_at_the_next_synchronisation(fake_gpu, monkeypatch):
+    """Checked CUDA launches do not wait for the GPU to read their check state (that would make
+    every checked launch synchronous); the first synchronisation after them reads it. The fake
+    driver runs the CPU build, so the failure is written into the device-side state by hand, as
+    the GPU's checked code writes it."""
+    from warp_nb.runtime.debug import DebugState
+
+    monkeypatch.setattr(wp.config, "bounds_check", True)
+
+    @wp.kernel
+    def shift(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i + 1]
+
+    x = wp.ones(8, dtype=float, device="cuda:0")
+    y = wp.zeros(8, dtype=float, device="cuda:0")
+    register(fake_gpu, shift)
+    copies = []
+    real_copy = fake_gpu.cuMemcpyDtoHAsync
+    fake_gpu.cuMemcpyDtoHAsync = lambda *a: copies.append(a) or real_copy(*a)
+    for _ in range(3):
+        wp.launch(shift, dim=7, inputs=[x, y], device="cuda:0")
+    assert fake_gpu.launches == 3 and not copies  # no read-back per launch
+    wp.synchronize_device("cuda:0")  # nothing failed: nothing raised
+    state = DebugState.from_address(shift.compiled("cuda:0").loaded.debug_state)
+    wp.launch(shift, dim=7, inputs=[x, y], device="cuda:0")
+    state.failed, state.loc, state.axis, state.thread = 1, 0, 0, 6
+    state.index[0], state.shape[0] = 8, 8
+    with pytest.raises(IndexError, match=r"index 8 is out of bounds for axis 0 .* size 8 at wp.tid\(\) = 6 .*`.*shift`"):
+        y.numpy()  # a copy to the host waits for the device, then reads the state
+    assert not state.failed  # cleared on the device once reported
+    wp.synchronize_device("cuda:0")  # reported once
+    np.testing.assert_array_equal(y.numpy(), np.r_[np.ones(7), 0])

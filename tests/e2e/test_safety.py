@@ -51,12 +51,12 @@ def in_jupyter(monkeypatch):
     monkeypatch.setattr(wp.config, "bounds_check", None)
 
 
-def test_checks_are_the_default_in_an_ipython_kernel_only(in_jupyter, monkeypatch):
+def test_checks_are_the_default_in_notebooks_and_scripts(in_jupyter, monkeypatch):
     assert copy_at.compile_options().mode == "checked"
-    monkeypatch.delitem(sys.modules, "IPython")
+    monkeypatch.delitem(sys.modules, "IPython")  # a plain script
+    assert copy_at.compile_options().mode == "checked"
+    monkeypatch.setattr(wp.config, "bounds_check", False)
     assert copy_at.compile_options().mode == "release"
-    monkeypatch.setattr(wp.config, "bounds_check", True)
-    assert copy_at.compile_options().mode == "checked"
 
 
 def test_out_of_bounds_write_raises_in_jupyter_and_process_survives(in_jupyter):

@@ -23,7 +23,7 @@ LAYERS = [
     ("program", {"program"}),
     ("launch", {"launch"}),
     ("autograd", {"autograd"}),
-    ("library", {"utils", "optim", "render", "geometry", "sparse", "fem", "interop", "jax_experimental", "_src"}),
+    ("library", {"utils", "optim", "render", "geometry", "textures", "sparse", "fem", "interop", "jax_experimental", "_src"}),
     ("notebook", {"widgets", "magics"}),
 ]
 LAYER_OF = {unit: k for k, (_, units) in enumerate(LAYERS) for unit in units}

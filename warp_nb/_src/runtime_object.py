@@ -61,15 +61,46 @@ class Core:
 
     #: where the message of a native failure is read, one per library (registered with its entries)
     error_sources: list = []
+    #: the message of the last failed entry written in Python ("" once any entry is called again)
+    python_error = ""
 
     @classmethod
     def register(cls, name: str, entry, error_source=None) -> None:
         """An entry point of one of warp_nb's native libraries, under Warp's name, registered by the
         layer that owns the library (geometry/native.py registers the mesh builder), so callers
         reach it, and tests replace it, through the runtime's core as in Warp."""
-        setattr(cls, name, staticmethod(entry))
+        def call(*args):
+            cls.python_error = ""  # a message is about the last call, as Warp's native error string
+            return entry(*args)
+        setattr(cls, name, staticmethod(call))
         if error_source is not None and error_source not in cls.error_sources:
             cls.error_sources.append(error_source)
+
+    @classmethod
+    def register_python(cls, name: str, entry, error_type: type, failed) -> None:
+        """An entry point written in Python (graph coloring): an `error_type` it raises becomes
+        Warp's native failure, the sentinel `failed` returned and the message kept for
+        get_error_string."""
+        def call(*args):
+            try:
+                return entry(*args)
+            except error_type as e:
+                cls.python_error = str(e)
+                return failed
+        cls.register(name, call)
+
+    @staticmethod
+    def wp_init(version: bytes) -> int:
+        """Warp's native initialisation, which checks that the Python package and the native library
+        are the same version: 0 when `version` is the package's, else 1 and a message."""
+        from .. import config
+        Core.python_error = ""
+        asked = version.decode(errors="replace") if isinstance(version, bytes) else str(version)
+        if asked != config.version:
+            Core.python_error = (f"Version mismatch detected: the Python package expects {asked}, but the native "
+                                 f"code is version {config.version}")
+            return 1
+        return 0
 
 
 def cpu_compiler():
@@ -122,6 +153,8 @@ class Runtime:
 
     def get_error_string(self) -> str:
         """The message of the last native failure (an entry point of the core that returned 0)."""
+        if self.core.python_error:
+            return self.core.python_error
         for source in self.core.error_sources:
             message = source()
             if message:
@@ -154,7 +187,12 @@ def current():
 
 def _register_native_entries() -> None:
     from ..geometry import native
+    from ..utils import graph_coloring
     Core.register("wp_mesh_create_host", native.mesh_create_host, native.last_error)
+    Core.register_python("wp_graph_coloring", graph_coloring.native_graph_coloring,
+                         graph_coloring.GraphColoringError, -1)
+    Core.register_python("wp_balance_coloring", graph_coloring.native_balance_coloring,
+                         graph_coloring.GraphColoringError, -1.0)
 
 
 _register_native_entries()

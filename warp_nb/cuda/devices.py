@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from . import checks
 from . import driver as drv
 from ..runtime.devices import Device
 
@@ -73,6 +74,7 @@ class CudaDevice(Device):
     def synchronize(self) -> None:
         self.make_current()
         drv.call("cuCtxSynchronize")
+        checks.raise_failures(self)
 
     def properties(self) -> dict:
         free, total = self.memory_info()

@@ -72,7 +72,7 @@ def device_to_host(device, dst: int, src: int, nbytes: int, stream=None, synchro
         s = stream or device.stream
         drv.call("cuMemcpyDtoHAsync", dst, src, nbytes, s.handle)
         if synchronize:
-            s.synchronize()
+            s.synchronize()  # also raises a failed check of the launches before (cuda/checks.py)
 
 
 def device_to_device(dst_device, dst: int, src_device, src: int, nbytes: int, stream=None) -> None:

@@ -5,6 +5,7 @@ synchronous, so these only exist for CUDA devices."""
 
 from __future__ import annotations
 
+from . import checks
 from . import driver as drv
 from ..runtime.devices import DeviceError, get_device
 
@@ -35,6 +36,7 @@ class Stream:
     def synchronize(self) -> None:
         self.device.make_current()
         drv.call("cuStreamSynchronize", self.handle)
+        checks.raise_failures(self.device, self)
 
     @property
     def is_complete(self) -> bool:

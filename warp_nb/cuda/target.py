@@ -22,6 +22,7 @@ from ..runtime.target import Target
 from ..toolchain.headers import native_dir
 from .arch_support import validate_device_arch
 from ..toolchain.nvrtc import compile_cuda, nvrtc_version, supported_archs
+from . import checks
 from . import driver as drv
 from . import entry as entries
 from . import memory as mem
@@ -38,6 +39,7 @@ class LoadedCudaKernel:
     debug_state: int | None  # device address of wpnb_debug_state (debug mode)
     path: Path
     stats_address: int = 0
+    immediate_checks: bool = False  # debug mode: a launch reads its check state at once
 
 
 def arch_for(device_arch: int) -> tuple[int, bool]:
@@ -147,11 +149,12 @@ class CudaTarget(AotCudaTarget):
         if has_checks(options.mode):
             debug, _size = drv.call("cuModuleGetGlobal", module, b"wpnb_debug_state")
             debug = drv.to_int(debug)
-        return LoadedCudaKernel(module, forward, backward, debug, path)
+        return LoadedCudaKernel(module, forward, backward, debug, path, immediate_checks=options.mode == "debug")
 
     def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
-        """Launch on the device's current stream. Asynchronous, except in debug mode, where the
-        launch is waited for so a failed check raises here."""
+        """Launch on the device's current stream. Asynchronous: a failed check of checked code is
+        raised at the next synchronisation (cuda/checks.py); in debug mode the launch is waited for
+        so that it raises here."""
         if size == 0:
             return
         device = self.device
@@ -159,12 +162,14 @@ class CudaTarget(AotCudaTarget):
         if launcher.block_dim > 1:  # a tile kernel in blocks of several lanes: `size` counts blocks
             grid, block = size, launcher.block_dim
         stream = device.stream
-        state_ptr = launcher.debug_state
+        state_ptr = launcher.debug_state if launcher.compiled.loaded.immediate_checks else None
         if state_ptr is not None:
             mem.memset(device, state_ptr, 0, ctypes.sizeof(DebugState), stream)
         device.make_current()
         drv.launch(launcher.entry, grid, block, stream.handle, packed, bounds)
-        if state_ptr is not None:
+        if launcher.debug_state is not None and state_ptr is None:
+            checks.note(device, launcher, bounds)
+        elif state_ptr is not None:
             state = DebugState()
             mem.device_to_host(device, ctypes.addressof(state), state_ptr, ctypes.sizeof(state), stream)
             if state.failed:

@@ -170,6 +170,10 @@ def _slow_argument(kernel, index: int, value, device: Device):
         if not isinstance(value, StructInstance) or value._struct is not t:
             raise TypeError(f"{where} expects a {t.__name__} instance, got {type(value).__name__}")
         return _Bytes(value.to_bytes())
+    if hasattr(t, "descriptor"):  # a resource passed by value (wp.Texture2D): its descriptor's bytes
+        if value is None:
+            raise ArgumentTypeError(f"{where} expects a wp.{t.name} but got None")
+        return _Bytes(bytes(t.descriptor(value, where)))
     if value is None:
         raise ValueError(f"Failed to convert argument for param {name} to {T.type_repr(t)}: got None")
     value = composite_from_single_value(kernel.key, name, t, value)

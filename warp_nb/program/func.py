@@ -4,6 +4,7 @@ it is typed per call site by the compiler (`compiler.typecheck`), never compiled
 
 from __future__ import annotations
 
+import sys
 import typing
 from dataclasses import dataclass
 
@@ -47,7 +48,9 @@ class FuncOverload:
             self.parsed = parse_definition(self.fn)
         return self.parsed
 
-    def accepts(self, arg_types) -> bool:
+    def accepts(self, arg_types, promote_literals: bool = True) -> bool:
+        """Whether arguments of these types can call this overload; an int literal may go to a
+        float parameter unless `promote_literals` is False (the first, exact round of selection)."""
         if len(arg_types) != len(self.params):
             return False
         for p, a in zip(self.params, arg_types):
@@ -63,7 +66,8 @@ class FuncOverload:
                 if not matches(p, concrete(a)):
                     return False
             elif isinstance(a, Literal):
-                if not (a.fits(p) or (a.kind == "int" and T.is_float_type(p))):
+                to_float = a.kind == "int" and T.is_float_type(p)
+                if not ((a.fits(p) or to_float) if promote_literals else (a.fits(p) and not to_float)):
                     return False
             elif not (a is p or a == p):
                 return False
@@ -90,7 +94,8 @@ def _overload(fn) -> FuncOverload:
 
 class Function:
     """What `@wp.func` returns: callable from kernels (compiled) and from Python (runs the Python
-    function). Defining another @wp.func with the same name in the same module adds an overload."""
+    function). Defining another @wp.func with the same name in the same scope adds an overload
+    (see `_define`)."""
 
     _wp_func_ = True
 
@@ -141,9 +146,11 @@ class Function:
         return None
 
     def select_overload(self, arg_types) -> FuncOverload | None:
-        exact = [o for o in self.overloads if not o.is_generic and o.accepts(arg_types)]
-        if exact:
-            return exact[-1]
+        # g(2) with g(int) and g(float) both defined calls g(int), whichever was defined last
+        for promote in (False, True):
+            exact = [o for o in self.overloads if not o.is_generic and o.accepts(arg_types, promote)]
+            if exact:
+                return exact[-1]
         return next((o for o in reversed(self.overloads) if o.accepts(arg_types)), None)
 
     def __call__(self, *args, **kwargs):
@@ -236,16 +243,25 @@ def func(fn: None = None, **options) -> typing.Callable[[typing.Callable[_P, _R]
 def func(fn=None, **options):
     """Decorator: a function callable from kernels."""
     if fn is None:
-        return lambda f: func(f, **options)
-    key = (fn.__module__, fn.__qualname__)
-    existing = _FUNCS.get(key)
-    if existing is not None and existing.module == fn.__module__:
-        existing.add_overload(fn)  # overloads are separate defs of one name in one module
-        redefinition.redefined()  # a re-run cell or a reload: kernels that call it compile again
-        return existing
+        return lambda f: _define(f, sys._getframe(1))
+    return _define(fn, sys._getframe(1))
+
+
+def _define(fn, scope_frame) -> Function:
+    """A new Function for `fn`. When the scope that defines it already binds that name to a
+    @wp.func of the same qualified name (a second `def` of one name in a module or a function
+    body, a re-run notebook cell), the new one also carries the earlier overloads, less the one
+    with the same parameter types that it replaces. The earlier object is left as it was: code
+    that kept it (`f_1 = f` before the redefinition) still calls the old body, and functions made
+    by separate calls of one factory are separate, as in Warp."""
+    previous = scope_frame.f_locals.get(fn.__name__)
     f = Function(fn)
-    _FUNCS[key] = f
-    redefinition.defined()
+    if isinstance(previous, Function) and (previous.module, previous.key) == (f.module, f.key):
+        f.overloads = [o for o in previous.overloads if o.params != f.overloads[0].params] + f.overloads
+        redefinition.redefined()  # kernels compiled against the old binding compile again
+    else:
+        redefinition.defined()
+    _FUNCS[(fn.__module__, fn.__qualname__)] = f
     return f
 
 

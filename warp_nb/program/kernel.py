@@ -28,15 +28,11 @@ from .unique import check_module_options, unique_module_name
 
 
 def bounds_checks_wanted() -> bool:
-    """Whether release-mode kernels get bounds checks: `config.bounds_check`, and where it is None
-    (the default), whether this process is an IPython kernel (Jupyter), where people experiment and
-    an out-of-bounds write must not kill the kernel. Elsewhere the checks cost too much to be the
-    default (docs/compat.md, "Bounds checks")."""
-    if config.bounds_check is not None:
-        return bool(config.bounds_check)
-    ipython = sys.modules.get("IPython")  # never imported here: a process without it is no kernel
-    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
-    return shell is not None and hasattr(shell, "kernel")
+    """Whether release-mode kernels get bounds checks: `config.bounds_check`, on by default in every
+    process (a notebook's kernel and a script alike): the unchecked copy of the body that chunks with
+    proven indices run (compiler/index_ranges.py) makes them cost about nothing, and an
+    out-of-bounds write must not corrupt memory silently (docs/compat.md, "Bounds checks")."""
+    return config.bounds_check is None or bool(config.bounds_check)
 
 
 class Kernel(KernelNaming):

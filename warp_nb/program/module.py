@@ -70,34 +70,48 @@ class Module:
         kernel does not stop the good ones of its module: its error is raised when it is launched.
         A load that loaded nothing (every kernel failed: a module="unique" kernel's own module, say)
         raises the first error, as Warp's load of a module that does not compile."""
-        ok = self.load_quietly(device)
-        if not ok:
-            device = get_device(device)
-            states = [(k, k._failures.get(k._key(device, False, sig))) for k in self.kernels for sig in k.signatures()]
-            errors = [e for _, e in states if e is not None]
-            if errors and len(errors) == len(states):
-                raise errors[0].with_traceback(None)
-        return ok
-
-    def load_quietly(self, device=None) -> bool:
-        """load() without raising: each kernel keeps its error for its own launches."""
         device = get_device(device)
-        pending = [(k, sig) for k in self.kernels for sig in k.signatures() if not k.is_ready(device, signature=sig)]
-        built = _build_together(pending, device) if len(pending) > 1 else frozenset()
+        return self._finish_load(device, block_dim, self.load_quietly(device))
+
+    def _pending(self, device) -> list:
+        """(kernel, signature) of each concrete signature not yet compiled (or failed) on `device`."""
+        return [(k, sig) for k in self.kernels for sig in k.signatures() if not k.is_ready(device, signature=sig)]
+
+    def load_quietly(self, device=None, built: frozenset | None = None) -> bool:
+        """load() without raising: each kernel keeps its error for its own launches. `built`: the
+        cache keys force_load already built for several modules at once."""
+        device = get_device(device)
+        pending = self._pending(device)
+        if built is None:
+            built = _build_together(pending, device) if len(pending) > 1 else frozenset()
         for k, sig in pending:
             if not k.is_ready(device, signature=sig):
                 k.compile(device, signature=sig, built_together=built)
         return all(k.is_ready(device, signature=sig) and k._key(device, False, sig) in k._compiled
                    for k in self.kernels for sig in k.signatures())
 
-    def get_module_hash(self) -> str:
+    def _finish_load(self, device, block_dim, ok: bool) -> bool:
+        """After load_quietly: note the load in `execs` (Warp's record of a module's loaded binaries,
+        by (CUDA context or None for the CPU, block dim)), or raise when nothing compiled."""
+        if ok:
+            self.execs[(None if device.is_cpu else device.alias, block_dim or self.options.get("block_dim") or 256)] = True
+            return True
+        states = [(k, k._failures.get(k._key(device, False, sig))) for k in self.kernels for sig in k.signatures()]
+        errors = [e for _, e in states if e is not None]
+        if errors and len(errors) == len(states):
+            raise errors[0].with_traceback(None)
+        return False
+
+    def get_module_hash(self, block_dim: int | None = None) -> str:
         """A digest of what this module compiles: its name, options (with the settings from wp.config
         they fall back to) and each kernel with its concrete signatures (a generic kernel's
-        overloads, which launches with new types add). Kept in `hashers` until those change."""
+        overloads, which launches with new types add), and the block dim when one is given (a tiled
+        build for that block size). Kept in `hashers` until those change."""
         import hashlib
 
+        settings = self._hash_settings() + ("" if block_dim is None else f"|block_dim={int(block_dim)}")
         # each kernel's part is its own hash (of its source, computed once per kernel: Kernel.hash)
-        memo = (self._hash_settings(), tuple((k.key, k.hash, tuple(sorted(repr(sig) for sig in k.signatures())))
+        memo = (settings, tuple((k.key, k.hash, tuple(sorted(repr(sig) for sig in k.signatures())))
                                              for k in self.kernels))
         digest = self.hashers.get(memo)
         if digest is None:
@@ -177,8 +191,12 @@ class Module:
         return self.kernels
 
     def mark_modified(self) -> None:
-        """Warp's hook after changing a module's code: here each kernel keeps its own key, so
-        nothing needs to be done."""
+        """Warp's hook after changing what a module's kernels read (a closure variable, a global):
+        each kernel compiles again at its next launch, from the kernel cache when its generated
+        code did not change."""
+        self.execs.clear()
+        for k in self.kernels:
+            k.invalidate()
 
     def _set_strip_hash(self, strip_hash: bool) -> None:
         """Set the strip_hash option (kernel symbols without their hash suffix, for ahead-of-time
@@ -194,7 +212,7 @@ class Module:
 BUNDLE_SIZE = 16
 
 
-def _build_together(pending: list, device) -> frozenset:
+def _build_together(pending: list, device, max_workers: int | None = None) -> frozenset:
     """Run the front half of every kernel of `pending`, then build those not in the cache a few at a
     time, in one translation unit per bundle and the bundles in parallel; each kernel's artifact
     goes into the cache under its own key, where its back half (afterwards, in Kernel.compile)
@@ -204,7 +222,8 @@ def _build_together(pending: list, device) -> frozenset:
     fronts = [k.translate(device, signature=sig) for k, sig in pending]  # parse, type, emit, key
     missing = [f for f in fronts if f is not None and not is_cached(f, target)]
     # as many bundles as there are cores (to compile in parallel), of at most BUNDLE_SIZE kernels
-    size = max(1, min(BUNDLE_SIZE, -(-len(missing) // cpu_thread_count())))
+    cores = cpu_thread_count() if max_workers is None else max(1, max_workers)
+    size = max(1, min(BUNDLE_SIZE, -(-len(missing) // cores)))
     bundles: list = []
     for front in missing:
         home = next((b for b in bundles if len(b) < size and b[0].options.cxx_flags == front.options.cxx_flags
@@ -213,7 +232,7 @@ def _build_together(pending: list, device) -> frozenset:
             bundles.append([front])
         else:
             home.append(front)
-    workers = max(1, min(len(bundles), cpu_thread_count()))
+    workers = max(1, min(len(bundles), cores))
     with ThreadPoolExecutor(workers + 1) as pool:
         ready = pool.submit(target.prepare)  # e.g. the CPU runtime, built once per machine
         built = [key for keys in pool.map(lambda bundle: _build_bundle(bundle, target), bundles) for key in keys]
@@ -314,10 +333,29 @@ def load_module(module=None, device=None) -> None:
     get_module(module if module is not None else _caller_module()).load(device)
 
 
-def force_load(device=None, modules=None) -> None:
-    """Compile every registered kernel (of `modules`, default all) for `device`."""
-    for name in list(modules or _MODULES):
-        load_module(name, device)
+def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> None:
+    """Compile every registered kernel (of `modules`: names, Python modules or wp.Modules; default
+    all) for `device` (one or a list). The kernels of all the modules are built together, at most
+    `max_workers` compiler processes at a time (default wp.config.load_module_max_workers, None: one
+    per core; 0 or 1: one at a time). Every module is loaded before the first error (of a module
+    none of whose kernels compiled) is raised, so one bad module does not keep the others out."""
+    from .. import config
+    workers = config.load_module_max_workers if max_workers is None else max_workers
+    if workers is not None and (not isinstance(workers, int) or workers < 0):
+        raise ValueError(f"force_load: max_workers must be None or a non-negative int, got {workers!r}")
+    chosen = [get_module(m) for m in (modules if modules is not None else list(_MODULES))]
+    for dev in device if isinstance(device, (list, tuple)) else [device]:
+        dev = get_device(dev)
+        pending = [p for m in chosen for p in m._pending(dev)]
+        built = _build_together(pending, dev, workers) if len(pending) > 1 else frozenset()
+        error = None
+        for m in chosen:
+            try:
+                m._finish_load(dev, block_dim, m.load_quietly(dev, built))
+            except Exception as e:  # noqa: BLE001  (raised once every module had its turn)
+                error = error or e
+        if error is not None:
+            raise error
 
 
 def _warm_up_kernel(a: ArrayType(float32, 1), b: float32):

@@ -3,8 +3,7 @@ toolchain (which flags) and the targets (whether a launch reads back a check sta
 
 - "release": optimised, no checks (a kernel's or module's explicit mode="release", or
   wp.config.bounds_check = False);
-- "checked": optimised, with bounds-checked array and component access (the default in an IPython
-  kernel, or with wp.config.bounds_check = True);
+- "checked": optimised, with bounds-checked array and component access (the default);
 - "debug": -O0 -g, bounds checks and asserts."""
 
 

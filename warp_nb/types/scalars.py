@@ -300,7 +300,8 @@ def scalar_from_numpy(dtype) -> type | None:
 
 def canonical_scalar(t):
     """Python's `float`, `int` and `bool` mean float32, int32 and bool in kernels, as in Warp;
-    numpy scalar types map to ours. Anything else is returned unchanged."""
+    numpy scalar types map to ours; a resource class that kernels take by value (wp.Texture2D) means
+    its kernel type (`_wp_kernel_type_`). Anything else is returned unchanged."""
     if t is builtins.float:
         return float32
     if t is builtins.int:
@@ -309,6 +310,8 @@ def canonical_scalar(t):
         return bool
     if isinstance(t, type) and issubclass(t, np.generic):
         return scalar_from_numpy(t) or t
+    if isinstance(t, type) and "_wp_kernel_type_" in t.__dict__:
+        return t._wp_kernel_type_
     return t
 
 

@@ -53,6 +53,8 @@ def field_ctype(t):
         return (t._type_._type_ * t._shape_[1]) * t._shape_[0]
     if T.is_composite_type(t):
         return t
+    if hasattr(t, "descriptor"):  # a resource held by value (wp.Texture2D): its descriptor
+        return t.ctype
     raise TypeError(f"{T.type_name(t)} cannot be a struct field; use scalars, vectors, matrices, "
                     "quaternions, transforms, wp.array or another @wp.struct")
 
@@ -157,8 +159,9 @@ class StructInstance:
     def _field(self, name, t):
         if isinstance(t, ArrayType):
             return self._arrays.get(name)
-        if isinstance(t, StructType):
-            return self._arrays[name]  # the nested instance is the source of truth (see to_bytes)
+        if isinstance(t, StructType) or hasattr(t, "descriptor"):
+            # the nested instance is the source of truth (see to_bytes); a texture field, the texture
+            return self._arrays.get(name)
         if T.kind_of(t) == "matrix":  # a view of the field's bytes (see field_ctype)
             return t.from_buffer(self._ctype, getattr(type(self._ctype), name).offset)
         value = getattr(self._ctype, name)
@@ -194,6 +197,9 @@ class StructInstance:
                 raise TypeError(f"field {name!r} of {struct.__name__} expects a {t.__name__} instance")
             self._arrays[name] = value
             setattr(self._ctype, name, value._ctype)
+        elif hasattr(t, "descriptor"):  # the object stays referenced: the descriptor points into its storage
+            setattr(self._ctype, name, t.descriptor(value, f"field {name!r} of {struct.__name__}"))
+            self._arrays[name] = value
         elif T.is_scalar_type(t):
             v = getattr(value, "value", value)
             setattr(self._ctype, name, _scalar_storage(t, v))

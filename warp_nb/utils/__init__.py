@@ -1,7 +1,13 @@
 """`wp.utils`, as Warp offers it: reductions, scans, sorts, run-length encoding and casts over
-arrays (written as warp_nb kernels, so they run on any device), mesh adjacency, turning a Python
+arrays (written as warp_nb kernels, so they run on any device), mesh adjacency, graph coloring, turning a Python
 callable into a `wp.func`, warnings, and timing (`ScopedTimer`, `timing_begin/end/print`)."""
 
+from .graph_coloring import (  # noqa: F401
+    GraphColoringAlgorithm,
+    graph_coloring_assign,
+    graph_coloring_balance,
+    graph_coloring_get_groups,
+)
 from .functions import ScopedLogLevel, create_warp_function, transform_expand, warn  # noqa: F401
 from .mesh_adjacency import MeshAdjacency, MeshEdge  # noqa: F401
 from .reduce import array_inner, array_sum  # noqa: F401

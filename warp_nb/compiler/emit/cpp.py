@@ -144,8 +144,14 @@ def field_name(name: str) -> str:
 
 def struct_name(s) -> str:
     # in namespace wpnb, so that argument-dependent lookup from the native templates finds the
-    # accumulate / atomic overloads emitted for it
-    return f"wpnb::s_{s.__name__}_{_digest(s.key)}"
+    # accumulate / atomic overloads emitted for it. The digest covers the fields as well as the
+    # qualified name: two @wp.struct classes of one name (a redefinition, a factory's structs)
+    # with different fields are different C++ types, and one kernel may use both.
+    name = s.__dict__.get("_cpp_name")
+    if name is None:
+        layout = ",".join(f"{n}:{cpp_type(t)}" for n, t in s.fields.items())
+        name = s._cpp_name = f"wpnb::s_{s.__name__}_{_digest(s.key + '{' + layout + '}')}"
+    return name
 
 
 def tuple_name(t: ir.TupleType) -> str:
