@@ -8,7 +8,7 @@ import weakref
 
 #: mesh id -> the live wp.Mesh (weak: a deleted mesh drops out)
 MESHES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-#: id -> a live wp.Bvh, wp.HashGrid or wp.Volume: handles a saved graph cannot carry yet
+#: id -> a live wp.Bvh, wp.HashGrid, wp.Volume or texture: handles a saved graph cannot carry yet
 OTHERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
@@ -17,7 +17,7 @@ def register_mesh(mesh_id: int, mesh) -> None:
 
 
 def register(object_id: int, obj) -> None:
-    """A Bvh, HashGrid or Volume id (not serialised into saved graphs)."""
+    """A Bvh, HashGrid, Volume or texture id (not serialised into saved graphs)."""
     OTHERS[object_id] = obj
 
 
