@@ -19,6 +19,8 @@ from .program.aot import compile_aot_module, load_aot_module  # noqa: F401
 from .launch.capture import (  # noqa
     Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
 )
+from .launch.apic_save import capture_save  # noqa: F401
+from .launch.apic_load import capture_load, capture_load_from_bytes  # noqa: F401
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
 from .types.array_type import fixedarray  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa

@@ -120,6 +120,17 @@ class Runtime:
         self.llvm = cpu_compiler()
 
     @property
+    def _apic_capture(self):
+        """Warp's recorder of the active apic capture, as far as its tests read it: the number of
+        operations recorded so far (warp_nb records into the graph: launch/capture.py); None when no
+        capture is active."""
+        from types import SimpleNamespace
+
+        from ..runtime import recording
+        graph = recording.capture
+        return None if graph is None else SimpleNamespace(operation_count=len(graph.operations))
+
+    @property
     def driver_version(self):
         from ..runtime.devices import get_cuda_driver_version
         v = get_cuda_driver_version()

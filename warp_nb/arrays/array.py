@@ -456,13 +456,14 @@ class array(ArrayArithmetic, metaclass=ArrayFamilyMeta):
         """Set every element to `value` (a scalar, vector, matrix or struct of the dtype)."""
         if self.size:
             element = _element_numpy(self.dtype, value)
-            self._run_or_capture(lambda: self.storage.fill(self, element), "fill_")
+            self._run_or_capture(lambda: self.storage.fill(self, element), "fill_",
+                                 value=np.asarray(element).tobytes())
 
     def zero_(self) -> None:
         if self.size:
             self._run_or_capture(lambda: self.storage.zero(self), "zero_")
 
-    def _run_or_capture(self, operation, what: str) -> None:
+    def _run_or_capture(self, operation, what: str, **fields) -> None:
         """Run a fill now, or record it into an open wp.ScopedCapture (replayed by capture_launch)."""
         if recording.capture is None:
             operation()
@@ -470,7 +471,8 @@ class array(ArrayArithmetic, metaclass=ArrayFamilyMeta):
             raise NotImplementedError(f"{what}() on a non-contiguous array cannot be captured; use a contiguous "
                                       "array or run it outside the capture")
         else:
-            recording.capture.record(operation)
+            kind = "fill" if fields else "zero"
+            recording.capture.record(recording.Operation(kind, operation, array=self, **fields))
 
     # --- read flags (wp.config.verify_autograd_array_access; set by recorded launches) -------
     def _memory_owner(self) -> array:

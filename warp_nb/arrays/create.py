@@ -154,7 +154,9 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         if strided:
             raise NotImplementedError("a copy between non-contiguous arrays cannot be captured; copy "
                                       "contiguous arrays (a.contiguous()) or run it outside the capture")
-        recording.capture.record(lambda: copy_elements(dest, src, dest_offset, src_offset, count))
+        recording.capture.record(recording.Operation(
+            "copy", lambda: copy_elements(dest, src, dest_offset, src_offset, count),
+            dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count))
         return
     copy_elements(dest, src, dest_offset, src_offset, count)
     if dest.grad is not None and src.grad is not None:  # as Warp: gradients travel with the values

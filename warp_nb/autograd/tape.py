@@ -129,7 +129,10 @@ class Tape:
                 launch(record.kernel, record.dim, inputs=record.inputs, outputs=record.outputs, device=record.device,
                        adjoint=True, record_tape=False, block_dim=record.block_dim)
                 for a, before, also_read in retained:
-                    if also_read:
+                    if isinstance(before, array):  # in a graph capture: restored by a recorded copy
+                        from ..arrays.create import copy
+                        copy(a.grad, before)
+                    elif also_read:
                         a.grad.assign(a.grad.numpy() + before)
                     else:
                         a.grad.assign(before)
@@ -218,8 +221,21 @@ def _retained(record: LaunchRecord, args) -> list:
     retain_grad arrays the launch stores into."""
     stored = stored_params(record.typed_ir())
     read = param_access(record.typed_ir())[0]
-    return [(args[k], args[k].grad.numpy().copy(), k in read) for k in sorted(stored)
+    kept = [(args[k], k in read) for k in sorted(stored)
             if isinstance(args[k], array) and args[k].grad is not None and args[k].retain_grad]
+    if recording.capture is None:
+        return [(a, a.grad.numpy().copy(), also_read) for a, also_read in kept]
+    # in a graph capture the gradient is kept by a recorded copy (read when the graph runs, not now)
+    from ..arrays.create import copy, empty_like
+    out = []
+    for a, also_read in kept:
+        if also_read:
+            raise NotImplementedError(f"a captured backward pass through a kernel that reads and stores the "
+                                      f"retain_grad array {a!r} is not supported; capture it without retain_grad")
+        saved = empty_like(a.grad)
+        copy(saved, a.grad)
+        out.append((a, saved, False))
+    return out
 
 
 def _usage(record: LaunchRecord):

@@ -11,6 +11,7 @@ import numpy as np
 from . import native
 from ._util import as_vec3_array, check_finite
 from .groups import build_grouped_tree, group_array
+from ..runtime import live_handles, recording
 from ..runtime.memory_tracker import native_allocations, record_host
 
 #: Warp's tree builders' names; warp_nb builds every tree with its binned SAH builder, so each name gives
@@ -56,6 +57,7 @@ class Bvh:
         self.leaf_size = max(1, int(leaf_size))
         self._desc = native.BvhDesc()
         self.id = ctypes.addressof(self._desc)
+        live_handles.register(self.id, self)
         self.rebuild()
 
     def _views(self):
@@ -69,7 +71,9 @@ class Bvh:
         return lo, hi
 
     def rebuild(self, constructor=None) -> None:
-        """Build the tree anew from the current boxes."""
+        """Build the tree anew from the current boxes (in a graph capture: each time the graph runs)."""
+        if _captured("wp.Bvh.rebuild()", lambda: self.rebuild(constructor)):
+            return
         lo, hi = self._views()
         lib = native.library()
         d = self._desc
@@ -87,7 +91,10 @@ class Bvh:
         record_host("tree", self._nodes, self._items)  # wp.ScopedMemoryTracker
 
     def refit(self) -> None:
-        """Update the node boxes after the boxes moved (same tree; rebuild() after large motion)."""
+        """Update the node boxes after the boxes moved (same tree; rebuild() after large motion; in a
+        graph capture: each time the graph runs)."""
+        if _captured("wp.Bvh.refit()", self.refit):
+            return
         lo, hi = self._views()
         native.library().wpnb_bvh_refit(native.ptr(self._nodes), self._desc.num_nodes, native.ptr(self._items),
                                         native.ptr(lo), native.ptr(hi))
@@ -103,3 +110,12 @@ class Bvh:
 
     def __repr__(self):
         return f"wp.Bvh({self._desc.num_items} boxes, {self.num_nodes} nodes)"
+
+
+def _captured(what: str, run) -> bool:
+    """Record `run` into an open graph capture (replayed with the boxes of that moment); True when
+    recorded. A host-side tree update holds process-local memory: wp.capture_save refuses it."""
+    if recording.capture is None:
+        return False
+    recording.capture.record(recording.Operation("host", run, what=what))
+    return True

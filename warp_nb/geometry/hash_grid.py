@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from ..runtime import recording
+from ..runtime import live_handles, recording
 from .. import types as T
 from ..arrays.array import array
 from . import native
@@ -64,6 +64,7 @@ class HashGrid:
         d.dim_x, d.dim_y, d.dim_z = dims
         d.cell_width, d.cell_width_inv, d.cell_width_inv_d, d.num_points = 1.0, 1.0, 1.0, 0
         self.id = ctypes.addressof(self._desc)
+        live_handles.register(self.id, self)
         record_host("cells", self._cell_starts, self._cell_ends)  # wp.ScopedMemoryTracker
 
     def reserve(self, num_points: int, with_groups: bool = False) -> None:

@@ -10,7 +10,7 @@ import ctypes
 import numpy as np
 
 from . import native
-from ..runtime import compat_hooks
+from ..runtime import compat_hooks, live_handles
 from ._util import as_int_array, as_vec3_array, check_finite
 from .bvh import build_tree, check_constructor
 from .groups import build_grouped_tree, group_array
@@ -61,6 +61,7 @@ class Mesh:
         self.bvh_leaf_size = int(bvh_leaf_size) if bvh_leaf_size else DEFAULT_LEAF_SIZE
         self._desc = native.MeshDesc()
         self.id = ctypes.addressof(self._desc)
+        live_handles.register_mesh(self.id, self)
         self._build()
 
     # --- building -----------------------------------------------------------------------
@@ -193,3 +194,14 @@ def _grad_ptr(arr) -> int:
     wp.mesh_get(id).points[i] into it (Warp keeps the points' gradient with the mesh too)."""
     grad = getattr(arr, "grad", None) if arr is not None else None
     return grad.ptr if grad is not None else 0
+
+
+def _mesh_from_arrays(points, indices, winding: bool) -> Mesh:
+    """A CPU mesh from numpy points (n, 3) and triangle indices: a saved graph's meshes, loaded."""
+    from ..arrays.array import array
+    from ..types import int32, vec3f
+    return Mesh(array(points, dtype=vec3f, device="cpu"), array(indices, dtype=int32, device="cpu"),
+                support_winding_number=winding)
+
+
+live_handles.make_mesh = _mesh_from_arrays

@@ -22,6 +22,7 @@ import struct
 import numpy as np
 
 from .. import types as T
+from ..runtime import live_handles
 from ..arrays.array import array
 from . import native, nvdb
 from . import volume_rebuild as rb
@@ -191,6 +192,7 @@ class Volume:
         d.inv_xform[:] = inv.reshape(-1).astype(np.float32).tolist()
         d.translation[:] = self._translation.astype(np.float32).tolist()
         self.id = ctypes.addressof(d)
+        live_handles.register(self.id, self)
         from ..runtime.devices import get_device
         self.device = get_device(device)
 

@@ -27,6 +27,16 @@ class Graph:
         for op in self.operations:
             op.launch() if hasattr(op, "launch") else op()
 
+    # the named parameters of a graph loaded with wp.capture_load (launch/apic_load.py)
+    def get_param(self, name: str, out) -> None:
+        raise RuntimeError("get_param() is only available on loaded APIC graphs (wp.capture_load)")
+
+    def set_param(self, name: str, value) -> None:
+        raise RuntimeError("set_param() is only available on loaded APIC graphs (wp.capture_load)")
+
+    def get_param_ptr(self, name: str):
+        raise RuntimeError("get_param_ptr() is only available on loaded APIC graphs (wp.capture_load)")
+
 
 def capture_begin(device=None, stream=None, force_module_load=None, external=False, apic=None) -> None:
     """Start recording launches, copies, fills and HashGrid builds into a graph (see capture_end)."""
@@ -61,7 +71,9 @@ def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) ->
         _run(branch, kwargs)
         return
     then_graph, else_graph = _subgraph(on_true, kwargs), _subgraph(on_false, kwargs)
-    recording.capture.record(lambda: (then_graph if _is_true(condition) else else_graph).launch())
+    recording.capture.record(recording.Operation(
+        "if", lambda: (then_graph if _is_true(condition) else else_graph).launch(),
+        condition=condition, on_true=then_graph, on_false=else_graph))
 
 
 def capture_while(condition, while_body, stream=None, **kwargs) -> None:
@@ -77,7 +89,7 @@ def capture_while(condition, while_body, stream=None, **kwargs) -> None:
     def loop():
         while _is_true(condition):
             body.launch()
-    recording.capture.record(loop)
+    recording.capture.record(recording.Operation("while", loop, condition=condition, body=body))
 
 
 def _is_true(condition) -> bool:
@@ -96,7 +108,7 @@ def _subgraph(branch, kwargs) -> Graph:
     if isinstance(branch, Graph):
         return branch
     outer = recording.capture
-    recording.capture = Graph(outer.device)
+    recording.capture = Graph(outer.device, apic=outer.apic)
     try:
         if branch is not None:
             branch(**kwargs)

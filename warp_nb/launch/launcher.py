@@ -65,9 +65,11 @@ class Launcher:
 _bounds_cache: dict = {}
 
 
-def _bounds(dim) -> tuple[bytes, int, int]:
+def _bounds(dim, without_tid: bool = False) -> tuple[bytes, int, int]:
     """(packed launch bounds, number of dimensions, thread count) of `dim`: an int, or a tuple,
-    list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline)."""
+    list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline).
+    `without_tid`: the kernel never calls wp.tid(), so its int32 index cannot overflow and 2^31
+    threads or more are allowed (as Warp; the runtime counts in int64)."""
     parts = (dim,) if isinstance(dim, numbers.Integral) else dim
     if isinstance(dim, (str, bytes)) or not hasattr(parts, "__iter__") \
             or not all(isinstance(d, numbers.Integral) for d in parts):
@@ -79,11 +81,11 @@ def _bounds(dim) -> tuple[bytes, int, int]:
     size = 1
     for d in shape:
         size *= d
-    if size >= 2 ** 31:
+    if size >= 2 ** 31 and not without_tid:
         raise at_callers_line(ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), "
                                          f"got dim={dim!r}"))
     packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape), size
-    if isinstance(dim, (int, tuple)) and len(_bounds_cache) < 4096:
+    if isinstance(dim, (int, tuple)) and len(_bounds_cache) < 4096 and size < 2 ** 31:
         _bounds_cache[dim] = packed
     return packed
 
@@ -202,7 +204,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     try:  # inline: most launches repeat a dim seen before
         bounds, ndim, size = _bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
-        bounds, ndim, size = _bounds(dim)
+        bounds, ndim, size = _bounds(dim, launcher.tid_count == 0 and not launcher.uses_blocks)
     if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count) \
             and not (launcher.block_dim > 1 and ndim == launcher.tid_count + 1):  # (the lanes' axis of launch_tiled)
         raise at_callers_line(ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices "
@@ -215,6 +217,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
         recording.capture.record(Launch(kernel, launcher.device, list(args), dim, launcher=launcher))
+        if recording.tape is not None and record_tape:  # (a Tape in the capture: its backward is captured too)
+            recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device,
+                                         typed=launcher.compiled.typed, block_dim=block_dim)
         return None
     try:
         packed = launcher.pack(*args)
@@ -255,7 +260,7 @@ class Launch:
         self.set_dim(dim)
 
     def set_dim(self, dim) -> None:
-        self._bounds, ndim, self._size = _bounds(dim)
+        self._bounds, ndim, self._size = _bounds(dim, self._launcher.tid_count == 0 and not self._launcher.uses_blocks)
         if self._launcher.block_dim > 1:
             self._bounds, self._size = _block_bounds(dim, self._launcher.block_dim)
         else:
@@ -268,6 +273,8 @@ class Launch:
             raise IndexError(f"kernel `{self.kernel.key}` has {len(self.params)} parameters; no index {index}")
         t = self.kernel.param_types[index]
         value = composite_from_single_value(self.kernel.key, self.kernel.param_names[index], t, value)
+        if getattr(self, "_raw_ctypes", None):
+            self._raw_ctypes = self._raw_ctypes - {index}
         if adjoint:
             if not self.adjoint:
                 raise RuntimeError(f"launch of kernel `{self.kernel.key}` is not an adjoint launch; "
@@ -285,8 +292,11 @@ class Launch:
 
     def set_param_at_index_from_ctype(self, index: int, value) -> None:
         """As Warp: set an argument from its C form (an array's or struct's __ctype__(), or a plain
-        value). The C forms warp_nb makes remember the value they came from, which is what is set."""
+        value). The C forms warp_nb makes remember the value they came from, which is what is set;
+        an array set so is refused by an apic capture, as in Warp (a raw descriptor names no array)."""
         self.set_param_at_index(index, getattr(value, "_wp_value", value))
+        if isinstance(getattr(value, "_wp_value", None), array):
+            self._raw_ctypes = getattr(self, "_raw_ctypes", frozenset()) | {index}
 
     def set_param_by_name_from_ctype(self, name: str, value) -> None:
         self.set_param_by_name(name, getattr(value, "_wp_value", value))
@@ -296,6 +306,15 @@ class Launch:
             self.set_param_at_index(k, v)
 
     def launch(self, stream=None) -> None:
+        if recording.capture is not None:  # inside wp.ScopedCapture: this launch as it is now, recorded
+            if recording.capture.apic and getattr(self, "_raw_ctypes", None):
+                raise NotImplementedError(f"launch of kernel `{self.kernel.key}`: an argument set from a raw array "
+                                          "ctype (set_param_at_index_from_ctype) cannot be recorded in an apic "
+                                          "capture; set the wp.array itself with set_param_at_index")
+            snapshot = Launch(self.kernel, self.device, list(self.params), self.dim, self.adjoint, self._launcher)
+            snapshot.adj_params = list(self.adj_params)
+            recording.capture.record(snapshot)
+            return
         if self._packed is None:
             params = self.params
             if self.adjoint and any(g is not None for g in self.adj_params):
@@ -354,6 +373,9 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
                                             "launch; pass adjoints with the same strides"))
     if record_cmd:
         return Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher)
+    if recording.capture is not None and not (adj_args and write_back):  # a Tape's backward inside wp.ScopedCapture
+        recording.capture.record(Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher))
+        return None
     bounds, ndim, size = _bounds(dim)
     if lanes > 1:
         bounds, size = _block_bounds(dim, lanes)

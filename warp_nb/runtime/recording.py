@@ -7,3 +7,20 @@ tape = None
 #: The wp.ScopedCapture (or capture_begin) being recorded, or None: launches, copies and fills
 #: are recorded into it instead of running (capture.py).
 capture = None
+
+
+class Operation:
+    """A recorded operation other than a launch (a fill, a copy, a conditional): `run` is what a
+    replay runs; `kind` and `fields` say what it does, for a graph saved with wp.capture_save
+    (launch/apic_save.py). Kinds: "zero" (array), "fill" (array, value: the element's bytes),
+    "copy" (dest, src, dest_offset, src_offset, count: in elements), "if" (condition, on_true,
+    on_false: graphs), "while" (condition, body: a graph), "host" (what: a host-side step on process-local
+    memory, such as a Bvh refit, which cannot be saved), "check" (an argument check a saved graph omits)."""
+
+    __slots__ = ("fields", "kind", "run")
+
+    def __init__(self, kind: str, run, **fields):
+        self.kind, self.run, self.fields = kind, run, fields
+
+    def launch(self) -> None:
+        self.run()

@@ -16,6 +16,7 @@ import numpy as np
 from .. import types as T
 from ..arrays.array import array
 from ..builtins.textures import Texture1DType, Texture2DType, Texture3DType
+from ..runtime import live_handles
 from ..runtime.devices import get_device
 from . import mipmaps, options
 from .options import TextureAddressMode
@@ -109,6 +110,7 @@ class Texture:
         table.channels, table.num_levels = self._num_channels, len(levels)
         raw = np.frombuffer(bytes(table), dtype=np.uint8)
         self._table = array(raw, dtype=T.uint8, device=self.device)
+        live_handles.register(self._table.ptr, self)  # (a saved graph cannot carry it: launch/apic_save.py)
 
     # --- what kernels and Warp's code read ---------------------------------------------------
     def __ctype__(self):

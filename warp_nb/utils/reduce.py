@@ -97,7 +97,25 @@ def _as_3d(a: array, axis: int) -> array:
     """a (contiguous) seen as (elements before axis, axis, elements after axis)."""
     outer = int(np.prod(a.shape[:axis], dtype=np.int64))
     inner = int(np.prod(a.shape[axis + 1:], dtype=np.int64))
+    if a.ndim == 1 and not a.is_contiguous:  # a strided view read in place (a copy would not be captured)
+        return array(ptr=a.ptr, dtype=a.dtype, shape=(1, a.shape[0], 1), strides=(0, a.strides[0], 0),
+                     device=a.device, owner=a)
     return a.contiguous().reshape((outer, a.shape[axis], inner))
+
+
+def _check_capture(what: str, out, count, *arrays) -> None:
+    """Refuse what a graph capture cannot replay (as Warp): a result returned to Python, a reversed
+    view (it would be copied now, once), a negative count."""
+    from ..runtime import recording
+    if recording.capture is None or all(a.size == 0 for a in arrays):  # (an empty input records nothing)
+        return
+    if out is None:
+        raise NotImplementedError(f"{what}() during graph capture needs an explicit out array (its result cannot "
+                                  "be returned to Python while capturing)")
+    if any(s < 0 for a in arrays for s in a.strides):
+        raise NotImplementedError(f"{what}() during graph capture does not support arrays with negative strides")
+    if count is not None and int(count) < 0:
+        raise RuntimeError(f"{what}() during graph capture got a negative count ({count})")
 
 
 def _prepare_out(what, out, shape, dtype, device):
@@ -144,10 +162,13 @@ def array_sum(values: array, out: array | None = None, value_count: int | None =
     a vector/matrix value) when axis and out are None, else `out`, shaped like values with the
     axis kept as 1. value_count limits the sum to the first elements (along axis if given)."""
     dtype, device = values.dtype, values.device
+    _check_capture("array_sum", out, value_count, values)
     _check_dtype(dtype)
     partial, axis_kernel = _sum_kernels(dtype)
     if axis is None:
         n = values.size if value_count is None else int(value_count)
+        if out is None and min(n, values.size) == 0:  # nothing to launch (nor to record in a capture)
+            return _result(wp.zeros(1, dtype=dtype, device=device), False)
         result = _prepare_out("array_sum", out, (1,), dtype, device)
         _whole(partial, partial, [flat(values)], min(n, values.size), result, device)
         return _result(result, out is not None)
@@ -170,11 +191,14 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
     if not same_type(a.dtype, b.dtype):
         raise RuntimeError(f"A and b array data types do not match ({name(a.dtype)} vs {name(b.dtype)})")
     dtype, device = a.dtype, a.device
+    _check_capture("array_inner", out, count, a, b)
     _check_dtype(dtype)
     scalar = scalar_of(dtype)
     partial, axis_kernel = _inner_kernels(dtype)
     if axis is None:
         n = a.size if count is None else int(count)
+        if out is None and min(n, a.size) == 0:  # nothing to launch (nor to record in a capture)
+            return _result(wp.zeros(1, dtype=scalar, device=device), False)
         result = _prepare_out("array_inner", out, (1,), scalar, device)
         finish = _sum_kernels(scalar)[0]
         _whole(partial, finish, [flat(a), flat(b)], min(n, a.size), result, device)

@@ -145,6 +145,10 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
     if values.dtype is not T.int32:
         raise RuntimeError(f"Unsupported data type: {name(values.dtype)}")
     device = values.device
+    from ..runtime import recording
+    if run_count is None and n and recording.capture is not None:
+        raise NotImplementedError("runlength_encode() returns the run count to Python, which a graph capture cannot "
+                                  "record; pass a run_count array")
     count = run_count if run_count is not None else wp.zeros(1, dtype=T.int32, device=device)
     if n == 0:
         count.zero_()

@@ -226,10 +226,18 @@ def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_i
     if starts.dtype is not T.int32 or ends.dtype is not T.int32:
         raise RuntimeError("segment index arrays must be of type int32")
     if keys.device.is_cpu:
-        lo, hi = starts.numpy(), ends.numpy()
-        bad = np.flatnonzero((lo < 0) | (hi > count) | (hi < lo))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(f"Invalid segment range at index {i}: [{lo[i]}, {hi[i]}) is not within [0, {count}]")
+        _check_segments(starts, ends, count, ValueError)
+        from ..runtime import recording
+        if recording.capture is not None:  # checked again each time the graph runs (as Warp, a RuntimeError)
+            recording.capture.record(recording.Operation(
+                "check", lambda: _check_segments(starts, ends, count, RuntimeError)))
     wp.launch(_segmented_kernel(keys.dtype, values.dtype), starts.size, inputs=[keys, values, count, starts, ends],
               device=keys.device)
+
+
+def _check_segments(starts: array, ends: array, count: int, error) -> None:
+    lo, hi = starts.numpy(), ends.numpy()
+    bad = np.flatnonzero((lo < 0) | (hi > count) | (hi < lo))
+    if bad.size:
+        i = int(bad[0])
+        raise error(f"Invalid segment range at index {i}: [{lo[i]}, {hi[i]}) is not within [0, {count}]")
