@@ -47,7 +47,7 @@ from .errors import (  # noqa: F401
 )
 from .program.func import Function, adjoint, func, func_grad, func_native, func_replay  # noqa: F401
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
-from .geometry import Bvh, HashGrid, MarchingCubes, Mesh, Volume  # noqa: F401
+from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: F401
 from .textures import Texture, Texture1D, Texture2D, Texture3D, TextureAddressMode, TextureFilterMode  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
 from .launch.launcher import Launch, launch, launch_tiled  # noqa: F401
@@ -83,7 +83,6 @@ from .errors import Logger, ScopedLogger, get_logger, set_logger  # noqa: F401,E
 from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401,E402
 from .utils.map import map  # noqa: F401,E402,A004  (Warp's wp.map; shadows the builtin in this module only)
 
-del MarchingCubes  # wp.MarchingCubes is deprecated in Warp: __getattr__ below warns and returns the class
 from .utils import (  # noqa: F401,E402
     TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN, TIMING_MEMCPY, TIMING_MEMSET, TimingResult,
     timing_begin, timing_end, timing_print, transform_expand,

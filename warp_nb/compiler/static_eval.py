@@ -21,7 +21,12 @@ from .scope import MISSING
 
 def resolve_at_declaration(fn, scope) -> None:
     """resolve_static_expressions for a Python function being decorated; a function that does not
-    parse is left alone (its error is raised, at its line, when it is compiled)."""
+    parse is left alone (its error is raised, at its line, when it is compiled). A function whose
+    code names nothing called `static` has no wp.static(...) to resolve: it is not parsed here, so
+    defining a kernel costs no parse (the compile parses it when it is first needed)."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and "static" not in code.co_names:
+        return
     try:
         fdef = parse_definition(fn)
     except Exception:  # noqa: BLE001 - never fail a decorator; compiling reports it

@@ -10,16 +10,34 @@ from .bvh import Bvh  # noqa: F401
 from .mesh import Mesh  # noqa: F401
 from .hash_grid import HashGrid  # noqa: F401
 from .volume import Volume  # noqa: F401
-from .iso_surface import IsoSurfaceBase, IsoSurfaceMarchingCubes  # noqa: F401
-from .surface_nets import IsoSurfaceNets  # noqa: F401
-from .lipschitz_octree import lipschitz_octree  # noqa: F401
-from .sparse_marching_cubes import sparse_marching_cubes, sparse_marching_cubes_from_cells  # noqa: F401
-from .swept_volume import (SweptVolumeSignMode, swept_volume_bounds, swept_volume_field,  # noqa: F401
-                           swept_volume_mesh, swept_volume_sdf)
-from .triangle_adjacency import find_triangle_neighbor_edge_index, tri_tri_adjacency  # noqa: F401
-from .delaunay import delaunay_edge_flip  # noqa: F401
 
-MarchingCubes = IsoSurfaceMarchingCubes  # Warp's older name (wp.MarchingCubes warns that it is deprecated)
+# The builders are imported on first use (PEP 562): a first cell that only launches kernels over
+# arrays, meshes or volumes does not pay for their kernels, tables and helpers at `import warp_nb`.
+_LAZY = {
+    "IsoSurfaceBase": "iso_surface", "IsoSurfaceMarchingCubes": "iso_surface", "MarchingCubes": "iso_surface",
+    "IsoSurfaceNets": "surface_nets", "lipschitz_octree": "lipschitz_octree",
+    "sparse_marching_cubes": "sparse_marching_cubes", "sparse_marching_cubes_from_cells": "sparse_marching_cubes",
+    "SweptVolumeSignMode": "swept_volume", "swept_volume_bounds": "swept_volume", "swept_volume_field": "swept_volume",
+    "swept_volume_mesh": "swept_volume", "swept_volume_sdf": "swept_volume",
+    "find_triangle_neighbor_edge_index": "triangle_adjacency", "tri_tri_adjacency": "triangle_adjacency",
+    "delaunay_edge_flip": "delaunay",
+}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'warp_nb.geometry' has no attribute {name!r}")
+    import importlib
+    # MarchingCubes: Warp's older name of IsoSurfaceMarchingCubes (wp.MarchingCubes warns that it is deprecated)
+    value = getattr(importlib.import_module(f".{module}", __name__), "IsoSurfaceMarchingCubes" if name == "MarchingCubes"
+                    else name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def is_cubql_available() -> bool:
