@@ -15,6 +15,7 @@ import numpy as np
 from ..runtime import memory_tracker, recording
 from .. import types
 from .arithmetic import ArrayArithmetic
+from .read_tracking import ReadTracking
 from ..errors import ArgumentValueError
 from ..runtime import devices
 from typing import Any
@@ -45,7 +46,7 @@ _ELEMENT_ACCESS_MESSAGE = (
     "or a.list().")
 
 
-class array(ArrayArithmetic, metaclass=ArrayFamilyMeta):
+class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
     #: in a kernel, wp.array(ptr=..., shape=..., dtype=...) views memory at an address (compiler/typecheck_subscript)
     _wp_kernel_form_ = "array_from_ptr"
 
@@ -475,39 +476,6 @@ class array(ArrayArithmetic, metaclass=ArrayFamilyMeta):
             recording.capture.record(recording.Operation(kind, operation, array=self, **fields))
 
     # --- read flags (wp.config.verify_autograd_array_access; set by recorded launches) -------
-    def _memory_owner(self) -> array:
-        a = self
-        while isinstance(getattr(a, "_owner", None), array):
-            a = a._owner
-        return a
-
-    @property
-    def _is_read(self) -> bool:
-        """Whether a launch recorded on a tape has read this memory (views share the flag)."""
-        return getattr(self._memory_owner(), "_read_flag", False)
-
-    def mark_read(self) -> None:
-        self._memory_owner()._read_flag = True
-
-    def mark_init(self) -> None:
-        self._memory_owner()._read_flag = False
-
-    def mark_write(self, **context) -> None:
-        """A recorded launch or copy writes this memory: warn (on stderr, as Warp) when an earlier
-        recorded launch read it, since that launch's adjoint would then see the new values.
-        `context`: arg_name, kernel_name, filename, lineno, or operation ("an array copy")."""
-        if not self._is_read:
-            return
-        import sys
-        where = f"{context.get('filename', '<unknown>')}:{context.get('lineno', 0)}"
-        if "operation" in context:
-            what = f"is being written to by {context['operation']} at {where} but"
-        else:
-            what = (f"passed to argument {context.get('arg_name', '?')} in kernel {context.get('kernel_name', '?')} "
-                    f"at {where} is being written to but")
-        sys.stderr.write(f"Warp UserWarning: Array {self} {what} has already been read from in a previous launch. "
-                         "This may corrupt gradient computation in the backward pass.\n")
-
     def assign(self, src) -> None:
         """Copy values from an array, numpy array or sequence of the same shape into this array
         (from an array, recorded on an active Tape as a wp.copy is)."""
