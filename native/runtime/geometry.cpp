@@ -361,6 +361,12 @@ __attribute__((visibility("default"))) int32_t wpnb_mesh_build(const float* pts,
     });
 }
 
+// Each triangle's box (lo/hi: num_tris x 3 floats): the mesh's tree seen as a wp.Bvh.
+__attribute__((visibility("default"))) void wpnb_triangle_bounds(const float* pts, const int32_t* idx, int32_t num_tris,
+                                                                  float* lo, float* hi, int32_t threads) {
+    triangle_bounds(pts, idx, num_tris, lo, hi, thread_count(threads));
+}
+
 // The vertices of each tree item in tree order (9 floats per triangle), for fast leaf tests.
 __attribute__((visibility("default"))) void wpnb_mesh_soup(const float* pts, const int32_t* idx, const int32_t* items,
                                                             int32_t num_tris, float* soup, int32_t threads) {

@@ -70,8 +70,9 @@ class Mesh:
         pts = self._points.numpy().reshape(-1, 3)
         idx = self.indices.numpy().reshape(-1)
         n_tris = idx.size // 3
-        self._nodes = np.zeros(max(2 * n_tris - 1, 1), dtype=native.NODE_DTYPE)
-        self._items = np.zeros(n_tris, dtype=np.int32)
+        # the builder writes every item and the nodes it returns the count of (no node past it is read)
+        self._nodes = np.empty(max(2 * n_tris - 1, 1), dtype=native.NODE_DTYPE)
+        self._items = np.empty(n_tris, dtype=np.int32)
         avg = np.zeros(1, dtype=np.float32)
         create, last_error = _mesh_builder()
         count = create(native.ptr(pts), native.ptr(idx), n_tris, self.bvh_leaf_size, native.ptr(self._nodes),
@@ -106,9 +107,9 @@ class Mesh:
             self._refit(pts, idx)
 
     def _face_bounds(self, pts, idx) -> None:
-        tri = pts[idx.reshape(-1, 3)]
-        np.min(tri, axis=1, out=self._face_lowers)
-        np.max(tri, axis=1, out=self._face_uppers)
+        native.library().wpnb_triangle_bounds(native.ptr(pts), native.ptr(idx), idx.size // 3,
+                                              native.ptr(self._face_lowers), native.ptr(self._face_uppers),
+                                              native.threads())
 
     def _refit(self, pts, idx) -> None:
         self._face_bounds(pts, idx)

@@ -88,6 +88,8 @@ def library():
     lib.wpnb_mesh_refit.restype = None
     lib.wpnb_mesh_soup.argtypes = [p, p, p, i32, p, i32]
     lib.wpnb_mesh_soup.restype = None
+    lib.wpnb_triangle_bounds.argtypes = [p, p, i32, p, p, i32]
+    lib.wpnb_triangle_bounds.restype = None
     lib.wpnb_hash_grid_build.argtypes = [p, i64, i32, f32, i32, i32, i32, p, p, p, i32]
     lib.wpnb_hash_grid_build.restype = i32
     lib.wpnb_volume_table_build.argtypes = [p, i32, i32, p, p, i32]
