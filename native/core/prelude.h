@@ -111,12 +111,17 @@ WPNB_FN uint16 float_to_bfloat16_bits(float32 value) {
 WPNB_FN float32 bfloat16_bits_to_float(uint16 b) { return bits_float(uint32(b) << 16); }
 
 // Launch bounds shared by every kernel entry point: the launch shape, its rank and total size.
-// lead_div: for a kernel whose scalar wp.tid() meets a launch of more dimensions, the product of the
-// trailing extents (the tid is the leading coordinate: the flat index divided by it); else 0.
+// lead_div (a launch of single threads): for a kernel whose scalar wp.tid() meets a launch of more
+// dimensions, the product of the trailing extents (the tid is the leading coordinate: the flat
+// index divided by it); else 0. one_lane (a launch in blocks of several lanes on the CPU): 1 when
+// the lanes of a block would all compute the same (tiles/block_cpu.h runs one of them); else 0.
 struct launch_t {
     int64 shape[4];
     int32 ndim;
-    int32 lead_div;
+    union {
+        int32 lead_div;
+        int32 one_lane;
+    };
     int64 size;
 };
 

@@ -17,7 +17,7 @@ namespace {
 struct launch_t {
     int64_t shape[4];
     int32_t ndim;
-    int32_t lead_div;  // see native/core/prelude.h
+    int32_t lead_div;  // or one_lane: see native/core/prelude.h
     int64_t size;
 };
 

@@ -105,9 +105,12 @@ inline void fiber_resume(fiber_block_t* f, int32 k) {
 }
 
 // Run blocks [block_begin, block_end) of B lanes over `size` threads: run_lane(user, lane) with
-// the current block in *block. Returns false when the fiber stacks could not be mapped.
+// the current block in *block. With `one_lane` (every lane would compute the same: the launch's
+// launch_t::one_lane) only lane 0 of each block runs, the others counting as arrived, so a block's
+// tiles are computed once; wp.block_dim() is still B. Returns false when the fiber stacks could
+// not be mapped.
 inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 size, int64* block,
-                             void (*run_lane)(void*, int32), void* user) {
+                             void (*run_lane)(void*, int32), void* user, bool one_lane = false) {
     const int64 per_lane = kFiberStack + kFiberGuard;
 #if defined(__x86_64__)
     const int64 lane_state = int64(sizeof(void*));
@@ -137,7 +140,7 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
     for (int64 b = block_begin; b < block_end; ++b) {
         *block = b;
         const int64 first = b * B;
-        const int32 active = int32(size - first < B ? size - first : B);
+        const int32 active = one_lane ? 1 : int32(size - first < B ? size - first : B);
         f->ctx.lane = 0;
         f->ctx.dim = B;
         f->ctx.active = active;

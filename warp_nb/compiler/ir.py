@@ -322,6 +322,7 @@ class Function:
     tid_count: int = 0  # how many indices wp.tid() is unpacked into (0: not used)
     block_dim: int = 1  # the lanes per block a kernel was typed for (native/tiles/block.h)
     uses_blocks: bool = False  # its code depends on the lanes of its blocks (tiles, wp.block_dim())
+    lanes_agree: bool = False  # the lanes of a block compute the same (compiler/lanes.py lanes_agree)
     funcs: list = field(default_factory=list)  # FuncInstances called (direct)
     structs: list = field(default_factory=list)  # struct types used (direct)
     locals: list = field(default_factory=list)  # every Var defined in the body, in order

@@ -19,6 +19,7 @@ from .. import types as T
 from ..types.tiles import TileType
 from ..types.array_type import ArrayType
 from ..errors import Loc, KernelTypeError
+from .lanes import lanes_agree
 from .scope import Lit, PyObj, Scope
 from ..types.function_value import FunctionValue
 from ..types.reference import Reference
@@ -79,7 +80,8 @@ def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, conte
     fn = typer.run(param_types)
     if not context.uses_blocks:
         return fn  # a kernel without tiles runs the same in blocks of any size: one lane, plain entry points
-    return dataclasses.replace(fn, block_dim=context.block_dim, uses_blocks=True)
+    agree = context.block_dim > 1 and lanes_agree(fn)
+    return dataclasses.replace(fn, block_dim=context.block_dim, uses_blocks=True, lanes_agree=agree)
 
 
 def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope, context: Context,

@@ -54,6 +54,8 @@ class Launcher:
         #: one that asks wp.block_dim()): such kernels are compiled again for other lane counts
         self.block_dim = compiled.typed.block_dim
         self.uses_blocks = compiled.typed.uses_blocks
+        #: CPU fibers may run one lane per block for all (compiler/lanes.py; forward code only)
+        self.lanes_agree = device.is_cpu and not backward and compiled.typed.lanes_agree
         self.pack = make_packer(kernel, device, types_)
         self.nparams = len(kernel.param_names)
 
@@ -148,15 +150,33 @@ def lanes_per_block(device, block_dim) -> int:
     return lanes
 
 
-def _block_bounds(dim, lanes: int) -> tuple[bytes, int]:
+def _block_bounds(dim, lanes: int, launcher=None) -> tuple[bytes, int]:
     """The launch bounds of a launch in blocks of `lanes` lanes: the shape counts threads, the size
-    blocks (what the runtime splits over its threads, and the CUDA grid)."""
+    blocks (what the runtime splits over its threads, and the CUDA grid). With the forward
+    `launcher`, launch_t::one_lane says whether the CPU may run one lane per block for all."""
     shape = (dim,) if isinstance(dim, numbers.Integral) else tuple(int(d) for d in dim)
     threads = 1
     for d in shape:
         threads *= int(d)
     blocks = (threads + lanes - 1) // lanes
-    return _BOUNDS.pack(*(tuple(shape) + (1,) * (4 - len(shape))), len(shape), 0, blocks), blocks
+    one_lane = launcher is not None and _lanes_agree(launcher, shape)
+    return _BOUNDS.pack(*(tuple(shape) + (1,) * (4 - len(shape))), len(shape), int(one_lane), blocks), blocks
+
+
+def _lanes_agree(launcher, shape: tuple) -> bool:
+    """Whether the lanes of every block compute the same: the kernel's code lets them
+    (compiler/lanes.py lanes_agree) and they read the same wp.tid() coordinates, which holds when
+    the kernel reads none, or only leading ones whose trailing extents come in whole blocks (the
+    lane axis of launch_tiled, which a kernel that does not unpack it never sees)."""
+    if not launcher.lanes_agree:
+        return False
+    k = launcher.tid_count
+    if k == 0:
+        return True
+    trailing = 1
+    for d in shape[k:]:
+        trailing *= d
+    return k < len(shape) and trailing % launcher.block_dim == 0
 
 
 def _tiled_fits(dim, ndim: int, tid_count: int) -> bool:
@@ -210,7 +230,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise at_callers_line(ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices "
                                          f"but was launched with dim={dim!r}; pass a {launcher.tid_count}-tuple"))
     if launcher.block_dim > 1:
-        bounds, size = _block_bounds(dim, launcher.block_dim)
+        bounds, size = _block_bounds(dim, launcher.block_dim, launcher)
     elif ndim > 1:
         bounds = _leading(bounds, ndim, launcher.tid_count)
     if record_cmd:
@@ -262,7 +282,8 @@ class Launch:
     def set_dim(self, dim) -> None:
         self._bounds, ndim, self._size = _bounds(dim, self._launcher.tid_count == 0 and not self._launcher.uses_blocks)
         if self._launcher.block_dim > 1:
-            self._bounds, self._size = _block_bounds(dim, self._launcher.block_dim)
+            self._bounds, self._size = _block_bounds(dim, self._launcher.block_dim,
+                                                     None if self.adjoint else self._launcher)
         else:
             self._bounds = _leading(self._bounds, ndim, self._launcher.tid_count)
         self.dim = dim
