@@ -79,9 +79,9 @@ class References:
                 path, _ = self.store_path(base.type.dtype, chain[k + 1:], node)
                 self.checks.append(step.loc)
                 return self.let(ir.AddressOf(base, tuple(indices), tuple(path)), T.uint64, node.loc, "addr")
-            if isinstance(base.type, ArrayType):
-                self.error(KernelTypeError, "wp.address_of() takes an element of an array, not the array", node)
             break
+        if isinstance(base.type, ArrayType):
+            self.error(KernelTypeError, "wp.address_of() takes an element of an array, not the array", node)
         # a local (or a part of one): the kernel keeps it in a variable of its own from here on
         if not base.mutable:
             kept = self.new_var(base.type, root.id, mutable=True)
