@@ -22,8 +22,9 @@ class References:
     def check_reference_args(self, func, overload, args, arg_nodes, node) -> None:
         """Each wp.ref[T] argument names storage that can be written. As in Warp, a kernel whose
         backward pass is built may call such a function only when its adjoint is written by hand
-        (@wp.func_grad, or a @wp.func_native with an adj_snippet): the generated adjoint of a user
-        function's writes through a reference is not what Warp gives either."""
+        (@wp.func_grad, or a @wp.func_native with an adj_snippet). The adjoint pass could
+        differentiate a user function's writes too (it does for tiles), but a kernel Warp refuses
+        is refused here as well, with Warp's words."""
         refs = [k for k, p in enumerate(overload.params) if isinstance(p, Reference) and k < len(args)]
         if not refs:
             return
