@@ -24,13 +24,17 @@ F1 = ArrayType(wp.float32, 1)
 def typed(src: str, params: list, backward: bool = False, first_line: int = 1):
     fdef = parse_source(textwrap.dedent(src), "k.py", first_line)
     scope = Scope(lambda: None)
-    scope.globals = {"wp": wp, "square": square}
+    scope.globals = {"wp": wp, "square": square, "scale_ref": scale_ref}
     return typecheck_kernel(fdef, params, scope, Context("release", backward))
 
 
 @wp.func
 def square(v: float):
     return v * v
+
+
+@wp.func_native("x = x * y;", adj_snippet="adj_y += x * adj_x; adj_x = y * adj_x;")
+def scale_ref(x: wp.ref[float], y: float): ...
 
 
 SQUARES = """
@@ -127,3 +131,24 @@ def test_a_functions_symbol_names_what_it_computes():
     assert ir.fingerprint(here) == ir.fingerprint(moved)
     changed = typed(SQUARES.replace("3.0", "4.0"), [F1, F1])
     assert ir.fingerprint(changed) != ir.fingerprint(here)
+
+
+def test_a_call_writing_its_argument_is_replayed_and_differentiated_at_the_value_before_it():
+    """scale_ref(t, y) writes t through a reference: the caller passes a copy `r = t`. The replay runs
+    the call (what follows reads r), and its adjoint is given t, the value before the call, with r's
+    adjoint (that of the value after it), which the copy then passes on to t."""
+    fn = typed("""
+        def k(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+            i = wp.tid()
+            t = x[i] + 1.0
+            scale_ref(t, x[i])
+            out[i] = t
+        """, [F1, F1], backward=True)
+    verify(fn)
+    (call,) = [s for s in fn.body if isinstance(s, ir.Effect)]
+    (copy,) = [s for s in fn.body if isinstance(s, ir.Let) and s.dst is call.value.args[0]]
+    adj = adjoint_unit(fn).kernel
+    verify_adjoint(adj)
+    assert call in adj.replay
+    (rev,) = [s for s in adj.reverse if isinstance(s, A.AdjFuncCall)]
+    assert rev.args[0] is copy.value.src and rev.adj_args[0] is adj.adj[id(copy.dst)]

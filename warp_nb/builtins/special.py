@@ -19,3 +19,6 @@ builtin("static", doc="wp.static(expr): evaluate a Python expression once, when 
 builtin("cast", doc="wp.cast(a, dtype): the bits of `a` read as a value of type `dtype` (a scalar, vector, matrix or "
                       "struct type of the same size in bytes), e.g. wp.cast(wp.int32(0x3FA00000), wp.float32) == 1.25.",
         differentiable=False, cpp="wpnb::bit_cast", form="cast", **_s)
+builtin("address_of", doc="wp.address_of(x): the address (a uint64) of x's storage, for a @wp.func_native snippet to "
+                            "read or write through: x is a variable, an array element, a struct field or a component.",
+        differentiable=False, form="address_of", **_s)

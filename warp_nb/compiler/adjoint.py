@@ -105,6 +105,7 @@ class _Builder:
         self.ret_var = None
         self.owned = _owned_arrays(fn) if fn.is_kernel else set()
         self.query_inits = _query_inits(fn.body)  # id(query loop state) -> the query's value before the loop
+        self.copied_from = _copy_sources(fn.body)  # id(copy) -> the value copied
 
     # --- variables ----------------------------------------------------------------------
     def adjoint_of(self, v: ir.Var) -> ir.Var:
@@ -201,7 +202,9 @@ class _Builder:
                                              s.loc, self.fn.name)
             elif isinstance(s, ir.Iterate):
                 out.append(self.replay_loop(s))
-            # Store, Effect, Print, Check: side effects, not replayed
+            elif isinstance(s, ir.Effect) and isinstance(s.value, ir.CallFunc) and _writes_arguments(s.value.func):
+                out.append(s)  # a call that writes the caller's copies (wp.ref[T], tiles): later values read them
+            # Store, other Effects, Print, Check: side effects, not replayed
         return tuple(out)
 
     def replay_loop(self, s):
@@ -280,8 +283,7 @@ class _Builder:
                                                         or not v.builtin.inout_for(v.resolved.overload)):
                 out.append(AdjCall(v.builtin, v.resolved, v.args, tuple(self.adjoint_of(a) for a in v.args), adj_dst))
         elif isinstance(v, ir.CallFunc) and _passes_gradients(v.func):
-            out.append(AdjFuncCall(v.func, v.args, tuple(self.adjoint_of(a) for a in v.args),
-                                   adj_dst if v.func.return_type is not None else None))
+            out.append(self.adj_func_call(v, adj_dst if v.func.return_type is not None else None))
         elif isinstance(v, ir.Construct):
             if v.args and any(_differentiable(a.type) for a in v.args):
                 out.append(AdjConstruct(v.type, v.args, tuple(self.adjoint_of(a) for a in v.args), adj_dst))
@@ -303,10 +305,21 @@ class _Builder:
     def effect(self, s: ir.Effect, out: list) -> None:
         v = s.value
         if isinstance(v, ir.CallFunc) and _passes_gradients(v.func):
-            out.append(AdjFuncCall(v.func, v.args, tuple(self.adjoint_of(a) for a in v.args), None))
+            out.append(self.adj_func_call(v, None))
         elif isinstance(v, ir.Call) and v.builtin.differentiable and v.builtin.side_effects:
             # atomics: the value's adjoint reads the array's gradient (adj_atomic_* in atomic.h)
             out.append(AdjCall(v.builtin, v.resolved, v.args, tuple(self.adjoint_of(a) for a in v.args), None))
+
+    def adj_func_call(self, v: ir.CallFunc, adj_ret) -> AdjFuncCall:
+        """The adjoint of a call of a user function. A parameter the function writes (a wp.ref[T] or a
+        tile it writes into) is an input and an output: the caller passed a copy (`r = x`) that holds
+        the value after the call once the replay has run it, so the adjoint is given the value before
+        it, `x`; r's adjoint goes in as that of the value after the call and comes out as that of the
+        value before it, which the copy's own adjoint then passes on to x."""
+        params = v.func.ir.params
+        args = tuple(self.copied_from.get(id(a), a) if k < len(params) and params[k].mutable else a
+                     for k, a in enumerate(v.args))
+        return AdjFuncCall(v.func, args, tuple(self.adjoint_of(a) for a in v.args), adj_ret)
 
     def loop(self, s, out: list) -> None:
         carried = s.carried
@@ -370,6 +383,22 @@ def _passes_gradients(inst) -> bool:
     types_ = [p.type for p in inst.ir.params] + [inst.ir.return_type]
     return any(_differentiable(t) or (isinstance(t, ArrayType) and _differentiable(t.dtype)) for t in types_
                if t is not None)
+
+
+def _writes_arguments(inst) -> bool:
+    """Whether a called function writes its caller's values through reference parameters."""
+    return any(p.mutable for p in inst.ir.params)
+
+
+def _copy_sources(stmts, out=None) -> dict:
+    """id(v) -> the variable v copies, for every `v = x` copy (nested blocks too)."""
+    out = {} if out is None else out
+    for s in stmts:
+        if isinstance(s, ir.Let) and isinstance(s.value, ir.Copy):
+            out[id(s.dst)] = s.value.src
+        for block in ir.child_blocks(s):
+            _copy_sources(block, out)
+    return out
 
 
 def _defined(stmts) -> list:

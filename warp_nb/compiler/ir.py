@@ -161,6 +161,16 @@ class Copy:
 
 
 @dataclass(frozen=True)
+class AddressOf:
+    """wp.address_of(x): the address (a uint64) of storage the kernel can write: an array element
+    (`indices` given) or a mutable variable, then the component `path` inside it."""
+
+    base: Var
+    indices: tuple
+    path: tuple
+
+
+@dataclass(frozen=True)
 class TupleOf:
     """A tuple value (multiple return values of a function)."""
 
@@ -367,6 +377,9 @@ def format_value(v) -> str:
         return f"{v.base!r} with {''.join(f'[{p!r}]' for p in v.path)} = {v.value!r}"
     if isinstance(v, Copy):
         return repr(v.src)
+    if isinstance(v, AddressOf):
+        index = f"[{', '.join(map(repr, v.indices))}]" if v.indices else ""
+        return f"address of {v.base!r}{index}{''.join(f'[{p!r}]' for p in v.path)}"
     if isinstance(v, TupleOf):
         return f"({', '.join(map(repr, v.items))})"
     if isinstance(v, Tid):

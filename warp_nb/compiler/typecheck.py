@@ -37,6 +37,7 @@ from .typecheck_tiles_elementwise import TileElementwise
 from .typecheck_tiles_linalg import TileLinearAlgebra
 from .typecheck_tiles_memory import TileMemory
 from .typecheck_tiles_parts import TileParts, TileReferences, TileSubscripts
+from .typecheck_references import References
 from .typecheck_tiles_reduce import TileReductions
 from .typecheck_tiles_shape import TileShapes
 from .typecheck_tiles_stacks import TileStacks
@@ -125,7 +126,8 @@ def native_instance(func, overload, arg_types: list, context: Context) -> FuncIn
     digest = hashlib.blake2b(repr((snippet, adj_snippet, [T.type_name(t) for t in arg_types])).encode(),
                              digest_size=4).hexdigest()
     loc = Loc(overload.fn.__code__.co_filename, overload.fn.__code__.co_firstlineno)
-    params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
+    # a wp.ref[T] parameter is a C++ reference the snippet writes (the caller passes a copy it takes back)
+    params = [ir.Var(n, t, mutable=isinstance(p, Reference)) for n, t, p in zip(names, arg_types, overload.params)]
     fn = ir.Function(name=overload.fn.__name__, symbol=f"n_{overload.fn.__name__}_{digest}", params=params,
                      param_names=names, body=(), return_type=overload.return_type, is_kernel=False, loc=loc)
     inst = FuncInstance(func, tuple(arg_types), fn)
@@ -166,7 +168,7 @@ def _content_symbol(fn: ir.Function, prefix: str) -> ir.Function:
 
 class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructors, TileArguments, TileConstruction, ArangeForm,
                     TileMemory, TileShapes, TileElementwise, TileReductions, TileLinearAlgebra, TileStacks, TileSubscripts,
-                    TileParts, TileReferences):
+                    TileParts, TileReferences, References):
     def __init__(self, fdef: S.FunctionDef, scope: Scope, context: Context, is_kernel: bool, symbol: str,
                  return_type=None):
         self.fdef = fdef

@@ -20,7 +20,6 @@ from ..types.array_type import ArrayType
 from ..types.tiles import TileType
 from ..types.generic import is_generic, matches
 from ..types.function_value import FunctionValue, is_function_object
-from ..types.reference import Reference
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.scalars import canonical_scalar
@@ -245,9 +244,6 @@ class Calls:
         param_types = [t if isinstance(t, FunctionValue) else v.type for v, t in zip(vars_, params)]
         vars_ = [v for v, t in zip(vars_, params) if not isinstance(t, FunctionValue)]
         if overload.native is not None:
-            if any(isinstance(p, Reference) for p in overload.params):
-                self.error(KernelUnsupportedError, f"`{func.key}` is a @wp.func_native with a wp.ref[T] parameter, "
-                                                   "which warp_nb does not compile yet", node)
             inst = native_instance(func, overload, param_types, self.context)
         else:
             if any(fdef is overload.fdef for fdef in self.context.stack):
@@ -264,25 +260,6 @@ class Calls:
         if inst not in self.funcs:
             self.funcs.append(inst)
         return inst, vars_
-
-    def check_reference_args(self, func, overload, args, arg_nodes, node) -> None:
-        """A wp.ref[T] parameter takes something that can be written: a local variable, an array
-        element, a struct field or a component, as in Warp; and, as in Warp, not from a kernel whose
-        backward pass is built (the adjoint of a write through a reference is not generated)."""
-        for k, p in enumerate(overload.params):
-            if not isinstance(p, Reference) or k >= len(args):
-                continue
-            where = f"argument {k + 1} of `{func.key}` (a wp.ref[{T.type_name(p.dtype)}] parameter)"
-            if self.context.backward or self.context.backward_enabled:
-                self.error(KernelTypeError, f"{where}: a function with wp.ref[T] parameters cannot be called from a "
-                                            "kernel with its backward pass enabled; use @wp.kernel(enable_backward="
-                                            "False)", node)
-            a, n = args[k], arg_nodes[k] if arg_nodes and k < len(arg_nodes) else None
-            addressable = isinstance(a, ir.Var) and id(a) not in self.bound_constants and (
-                isinstance(n, S.Name) or (isinstance(n, (S.Subscript, S.Attribute)) and _rooted_in_name(n)))
-            if not addressable:
-                self.error(KernelTypeError, f"{where} must be a variable, an array element, a struct field or a "
-                                            f"component that can be written, not {self.describe(a)}", node)
 
     # --- Python builtins ----------------------------------------------------------------
     def grad_of(self, node):
@@ -437,13 +414,6 @@ class Calls:
         if expected is not None and result is not expected:
             self.error(KernelTypeError, f"cannot build {T.type_name(expected)} from {k} vectors of length {n}", node)
         return self._template_call(f"matrix_from_{how}", f"wpnb::matrix_from_{how}", result, {}, node, args)
-
-
-def _rooted_in_name(n) -> bool:
-    """Whether a subscript / attribute chain starts at a name (a[i].x), not at a call's result."""
-    while isinstance(n, (S.Subscript, S.Attribute)):
-        n = n.value
-    return isinstance(n, S.Name)
 
 
 def _hashable(obj) -> bool:

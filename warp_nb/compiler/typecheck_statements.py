@@ -99,6 +99,10 @@ class Statements:
         # Warp; a join of the two (a branch, a loop) is still refused where it happens
         rebinds_view = isinstance(old, ir.Var) and isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
         if isinstance(old, ir.Var) and not _same_type(old.type, value.type) and not rebinds_view:
+            if isinstance(node, S.AugAssign) and name in getattr(self, "reference_names", ()):
+                self.error(KernelTypeError, f"augmented assignment to ref parameter `{name}` ({T.type_name(old.type)}) "
+                                            f"gives a {T.type_name(value.type)}; the value written through a "
+                                            "wp.ref[T] parameter keeps its type T", node)
             self.error(KernelTypeError, f"`{name}` was {T.type_name(old.type)} and is assigned a "
                                         f"{T.type_name(value.type)} here; a kernel variable keeps one type "
                                         f"(convert explicitly, for example {T.type_name(old.type)}(...))", node)

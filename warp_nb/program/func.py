@@ -257,12 +257,24 @@ def _define(fn, scope_frame) -> Function:
     previous = scope_frame.f_locals.get(fn.__name__)
     f = Function(fn)
     if isinstance(previous, Function) and (previous.module, previous.key) == (f.module, f.key):
+        _check_refness(previous.overloads, f.overloads[0], fn.__name__)
         f.overloads = [o for o in previous.overloads if o.params != f.overloads[0].params] + f.overloads
         redefinition.redefined()  # kernels compiled against the old binding compile again
     else:
         redefinition.defined()
     _FUNCS[(fn.__module__, fn.__qualname__)] = f
     return f
+
+
+def _check_refness(overloads, new: FuncOverload, name: str) -> None:
+    """Two overloads whose parameters differ only in which are wp.ref[T] cannot be told apart by
+    a call (the arguments have the same types): refused as in Warp."""
+    def values(o):
+        return [p.dtype if isinstance(p, Reference) else p for p in o.params]
+    for o in overloads:
+        if o.params != new.params and values(o) == values(new):
+            raise RuntimeError(f"Cannot overload Warp function '{name}' with signatures that differ only by "
+                               "`wp.ref[T]`; use distinct value types or a different function name.")
 
 
 def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None):

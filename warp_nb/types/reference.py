@@ -1,6 +1,6 @@
-"""`wp.ref[T]`: Warp's annotation of a @wp.func parameter passed by reference. warp_nb knows the
-type (annotations, equality, `dtype`) so definitions that use it are accepted; a call of such a
-function is not compiled yet and raises NotImplementedError (see docs/compat.md)."""
+"""`wp.ref[T]`: Warp's annotation of a @wp.func or @wp.func_native parameter passed by reference:
+the type itself (annotations, equality, `dtype`). How a call passes the argument is the
+compiler's (compiler/typecheck_references.py; docs/compat.md)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,3 @@ class _RefFactory:
 
 
 ref = _RefFactory()
-
-UNSUPPORTED = ("{name} takes a wp.ref[T] parameter (pass by reference), which warp_nb does not compile yet; "
-               "return the new value from the function instead")

@@ -280,6 +280,17 @@ class FunctionWriter:
         else:
             self.assign_path(element, s.array.type.dtype, s.path, s.value.name, depth, s.loc)
 
+    def address_of(self, v: ir.AddressOf, loc) -> str:
+        """The address of an array element's or a variable's storage, as Warp's wp.address_of gives it."""
+        if v.indices:
+            base, t = self.element_ref(v.base, v.indices, loc), v.base.type.dtype
+        else:
+            base, t = v.base.name, v.base.type
+        expr, row = self.path_expr(base, t, v.path, loc)
+        if row is not None:
+            expr = f"{expr}.c[{row}]"
+        return f"reinterpret_cast<wpnb::uint64>(&({expr}))"
+
     def element_ref(self, array: ir.Var, indices, loc) -> str:
         idx = ", ".join(self.index_expr(i) for i in indices)
         contiguous = "WPNB_C" if id(array) in self.param_arrays else "false"
@@ -324,6 +335,8 @@ class FunctionWriter:
             return f"wpnb::view({v.array.name}, {idx})"
         if isinstance(v, ir.Extract):
             return self.extract(v, loc)
+        if isinstance(v, ir.AddressOf):
+            return self.address_of(v, loc)
         if isinstance(v, ir.TupleOf):
             return f"{cpp_type(_tuple_type(v))}{{{', '.join(x.name for x in v.items)}}}"
         if isinstance(v, ir.Tid):

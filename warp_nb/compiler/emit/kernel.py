@@ -78,13 +78,19 @@ def for_target(unit: EmitResult, target) -> EmitResult:
                                sections=unit.sections + entries, prelude=tuple(target.prelude))
 
 
+#: the fixed-width type names Warp's snippets are written with (`*(int32_t*)ptr = 42;`): NVRTC has no
+#: <cstdint>, so each snippet gets them as local names of its function
+_SNIPPET_TYPES = "    " + " ".join(f"typedef wpnb::{t} {t}_t; (void)sizeof({t}_t);" for t in (
+    "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"))
+
+
 def native_function(inst) -> str:
     """A @wp.func_native function: its declared signature around the user's C++ snippet."""
     fn = inst.ir
     ret = cpp_type(fn.return_type) if fn.return_type is not None else "void"
-    params = ", ".join(f"{cpp_type(p.type)} {p.name}" for p in fn.params)
+    params = ", ".join(f"{cpp_type(p.type)}{'&' if p.mutable else ''} {p.name}" for p in fn.params)
     return f"// @wp.func_native {fn.name} ({fn.loc.file}:{fn.loc.line})\nWPNB_FN {ret} {fn.symbol}({params}) {{\n" \
-           f"{inst.native[0]}\n}}\n"
+           f"{_SNIPPET_TYPES}\n{inst.native[0]}\n}}\n"
 
 
 def native_adjoint(inst) -> str:
@@ -101,7 +107,7 @@ def native_adjoint(inst) -> str:
             params.append(f"{cpp_type(p.type)}& adj_{p.name}")
     if fn.return_type is not None:
         params.append(f"const {cpp_type(fn.return_type)}& adj_ret")
-    body = "\n".join(views + [inst.native[1] or "    // no adjoint snippet: no gradient flows through this function"])
+    body = "\n".join([_SNIPPET_TYPES] + views + [inst.native[1] or "    // no adjoint snippet: no gradient flows through this function"])
     return f"// adjoint of @wp.func_native {fn.name}\nWPNB_FN void adj_{fn.symbol}({', '.join(params)}) {{\n{body}\n}}\n"
 
 
