@@ -223,7 +223,7 @@ def parse_grid(buf: bytes) -> dict:
               for o, v in (consts[8], consts[128], consts[4096])]
     return {"origins": origins, "values": values.reshape((n_leaves, 512) + vt.inner).copy(), "levels": levels,
             "background": background, "xform": mat, "translation": vec, "grid_class": grid_class,
-            "grid_type": grid_type}
+            "grid_type": grid_type, "blind": blind_data(buf)}
 
 
 def _unique_origins(origins: np.ndarray) -> None:

@@ -14,8 +14,18 @@ import struct
 
 import numpy as np
 
-from .nvdb import (FILE_MAGIC, GRID_MAGIC, GRID_TYPES, FPN, TREE_TYPES, NanoVDBError, _GRID_HEADER,
-                   _INDEX_LEAF_SIZE, _ON_INDEX, _TREE_HEADER)
+from .nvdb import (
+    _GRID_HEADER,
+    _INDEX_LEAF_SIZE,
+    _ON_INDEX,
+    _TREE_HEADER,
+    FILE_MAGIC,
+    FPN,
+    GRID_MAGIC,
+    GRID_TYPES,
+    TREE_TYPES,
+    NanoVDBError,
+)
 
 INVALID = "Invalid NanoVDB grid structure"
 UNSUPPORTED = "Unsupported NanoVDB tree layout"

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import ctypes
 import struct
-
 from collections import namedtuple
 
 import numpy as np
 
 from .. import types as T
-from ..runtime import live_handles
 from ..arrays.array import array
+from ..runtime import live_handles
 from . import native, nvdb, nvdb_validate
 from . import volume_rebuild as rb
 
