@@ -69,11 +69,10 @@ FPN, FPN_LEAF_HEADER = 16, 96
 TREE_TYPES = {**VALUE_TYPES, FPN: ValueType(np.float32, ())}
 #: OnIndex grids: the tree holds voxel indices instead of values; a leaf is its header and value
 #: mask (80 bytes), then the index of its first active voxel and a prefix sum (8 bytes each)
-_ON_INDEX, _INDEX_LEAF_SIZE = 20, 96
-VALUE_TYPES_INDEX = _ON_INDEX
+ON_INDEX, INDEX_LEAF_SIZE = 20, 96
 
-_GRID_HEADER = 672   # GridData
-_TREE_HEADER = 64    # TreeData
+GRID_HEADER = 672   # GridData
+TREE_HEADER = 64    # TreeData
 
 
 class NanoVDBError(ValueError, RuntimeError):
@@ -163,7 +162,7 @@ def parse_grid(buf: bytes) -> dict:
     """Flatten a grid buffer: bricks (origins (n, 3) int32, values (n, 512, *inner) of the value
     type), constant regions per level [(origins, values)] for sizes 8, 128, 4096, the background,
     the index-to-world matrix and translation, and the grid's type code."""
-    _need(buf, 0, _GRID_HEADER + _TREE_HEADER, "the grid header")
+    _need(buf, 0, GRID_HEADER + TREE_HEADER, "the grid header")
     magic, = struct.unpack_from("<Q", buf, 0)
     if magic not in (GRID_MAGIC, FILE_MAGIC):  # grids written before NanoVDB 32.6 carry "NanoVDB0" too
         raise NanoVDBError("not a NanoVDB grid (bad magic number)")
@@ -177,7 +176,7 @@ def parse_grid(buf: bytes) -> dict:
                            f"{', '.join(GRID_TYPES[t] for t in VALUE_TYPES)} grids")
     mat = np.array(struct.unpack_from("<9d", buf, 296 + 88), np.float64).reshape(3, 3)
     vec = np.array(struct.unpack_from("<3d", buf, 296 + 88 + 144), np.float64)
-    tree = _GRID_HEADER
+    tree = GRID_HEADER
     offsets = struct.unpack_from("<4Q", buf, tree)
     counts = struct.unpack_from("<3I", buf, tree + 32)
     root = tree + offsets[3]
@@ -205,7 +204,7 @@ def parse_grid(buf: bytes) -> dict:
         leaves += _internal(buf, vt, addr, origin, 4, 8, background, consts[8])
     n_leaves = counts[0]
     leaf0 = tree + offsets[0]
-    if grid_type == _ON_INDEX:
+    if grid_type == ON_INDEX:
         out = _index_leaves(buf, leaf0, n_leaves, mat, vec, grid_class)
         _unique_origins(out["origins"])
         return out
@@ -253,14 +252,14 @@ def _fpn_leaves(buf, leaves: list):
 def _index_leaves(buf, leaf0: int, n_leaves: int, mat, vec, grid_class) -> dict:
     """An OnIndex grid's leaves: bricks with their active voxels (numbered in leaf order by the
     volume itself), no values; the grid's blind data (feature arrays) come along as bytes."""
-    _need(buf, leaf0, n_leaves * _INDEX_LEAF_SIZE, "the leaf nodes")
-    raw = np.frombuffer(buf, np.uint8, n_leaves * _INDEX_LEAF_SIZE, leaf0).reshape(n_leaves, _INDEX_LEAF_SIZE)
+    _need(buf, leaf0, n_leaves * INDEX_LEAF_SIZE, "the leaf nodes")
+    raw = np.frombuffer(buf, np.uint8, n_leaves * INDEX_LEAF_SIZE, leaf0).reshape(n_leaves, INDEX_LEAF_SIZE)
     origins = np.ascontiguousarray(raw[:, :12]).view(np.int32).reshape(n_leaves, 3) & ~7
     active = np.unpackbits(raw[:, 16:80], axis=1, bitorder="little").astype(bool)
     empty = (np.zeros((0, 3), np.int32), np.zeros(0, np.uint64))
     return {"origins": origins, "values": np.zeros((n_leaves, 512), np.uint64), "levels": [empty] * 3,
             "background": np.uint64(0), "xform": mat, "translation": vec, "grid_class": grid_class,
-            "grid_type": _ON_INDEX, "active": active, "blind": blind_data(buf)}
+            "grid_type": ON_INDEX, "active": active, "blind": blind_data(buf)}
 
 
 def blind_data(buf: bytes) -> list:
@@ -331,8 +330,8 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     c8, c128, c4096 = [(np.asarray(o, np.int64).reshape(-1, 3), np.asarray(v, vt.np_type).reshape((-1,) + vt.inner))
                        for o, v in levels]
     bg = np.asarray(background, vt.np_type).reshape(vt.inner)
-    is_index = grid_type == _ON_INDEX
-    leaf_size = _INDEX_LEAF_SIZE if is_index else vt.leaf_size
+    is_index = grid_type == ON_INDEX
+    leaf_size = INDEX_LEAF_SIZE if is_index else vt.leaf_size
     # the nodes each brick and tile needs
     uppers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0], c128[0]]) & ~4095).tolist()})
     lowers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0]]) & ~127).tolist()})
@@ -340,8 +339,8 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     low_index = {o: k for k, o in enumerate(lowers)}
     order = np.lexsort((origins[:, 2], origins[:, 1], origins[:, 0])) if len(origins) else np.zeros(0, int)
     origins, values, active = origins[order], values[order], active[order]
-    tree_at = _GRID_HEADER
-    root_at = tree_at + _TREE_HEADER
+    tree_at = GRID_HEADER
+    root_at = tree_at + TREE_HEADER
     n_root = len(uppers) + len(c4096[0])
     upper_at = root_at + vt.root_header + vt.root_tile * n_root
     upper_size = vt.internal_table_at(4096) + vt.table_entry * 32768
@@ -445,8 +444,8 @@ def write_file(grid: bytes, info, codec: str = "none", grid_type: int = 1) -> by
 
 def grid_info(buf: bytes):
     """(index bbox low, high, world bbox low, high, voxel size) of a grid buffer, as write_grid returns them."""
-    _need(buf, 0, _GRID_HEADER + _TREE_HEADER, "the grid header")
-    root = _GRID_HEADER + struct.unpack_from("<4Q", buf, _GRID_HEADER)[3]
+    _need(buf, 0, GRID_HEADER + TREE_HEADER, "the grid header")
+    root = GRID_HEADER + struct.unpack_from("<4Q", buf, GRID_HEADER)[3]
     _need(buf, root, 24, "the root node")
     box = struct.unpack_from("<6i", buf, root)
     world = struct.unpack_from("<6d", buf, 560)

@@ -15,14 +15,14 @@ import struct
 import numpy as np
 
 from .nvdb import (
-    _GRID_HEADER,
-    _INDEX_LEAF_SIZE,
-    _ON_INDEX,
-    _TREE_HEADER,
     FILE_MAGIC,
     FPN,
+    GRID_HEADER,
     GRID_MAGIC,
     GRID_TYPES,
+    INDEX_LEAF_SIZE,
+    ON_INDEX,
+    TREE_HEADER,
     TREE_TYPES,
     NanoVDBError,
 )
@@ -54,15 +54,15 @@ def is_breadth_first(buf) -> bool:
 def check_header(buf, aligned: bool) -> int:
     """The grid's declared size after checking the header: magic, size within the buffer (and a
     multiple of 32 when `aligned`, as a serialized file's grids are), a terminated name."""
-    if len(buf) < _GRID_HEADER + _TREE_HEADER:
-        _invalid(f"the buffer holds {len(buf)} bytes, a grid and tree header need {_GRID_HEADER + _TREE_HEADER}")
+    if len(buf) < GRID_HEADER + TREE_HEADER:
+        _invalid(f"the buffer holds {len(buf)} bytes, a grid and tree header need {GRID_HEADER + TREE_HEADER}")
     magic, = struct.unpack_from("<Q", buf, 0)
     if magic not in (GRID_MAGIC, FILE_MAGIC):  # grids written before NanoVDB 32.6 carry "NanoVDB0" too
         raise NanoVDBError("not a NanoVDB grid (bad magic number)")
     grid_size, = struct.unpack_from("<Q", buf, 32)
-    if not _GRID_HEADER + _TREE_HEADER <= grid_size <= len(buf):
+    if not GRID_HEADER + TREE_HEADER <= grid_size <= len(buf):
         _invalid(f"the grid declares {grid_size} bytes, the buffer holds {len(buf)} (at least "
-                 f"{_GRID_HEADER + _TREE_HEADER} needed)")
+                 f"{GRID_HEADER + TREE_HEADER} needed)")
     if aligned and grid_size % 32:
         _invalid(f"the grid size {grid_size} is not a multiple of 32 bytes")
     if 0 not in bytes(buf[_NAME:_NAME + _NAME_SIZE]):
@@ -155,12 +155,12 @@ def check_grid(buf, aligned: bool = True) -> None:
     if not is_breadth_first(buf):
         raise NanoVDBError(f"{UNSUPPORTED}: the grid's nodes are not stored breadth-first (flags bit 5), the only "
                            "layout warp_nb reads")
-    tree = _GRID_HEADER
+    tree = GRID_HEADER
     leaf_off, lower_off, upper_off, root_off = struct.unpack_from("<4Q", buf, tree)
     n_leaf, n_lower, n_upper = struct.unpack_from("<3I", buf, tree + 32)
     root = tree + root_off
-    if root < tree + _TREE_HEADER or root + vt.root_header > grid_size:
-        _invalid(f"the root node at byte {root} lies outside bytes {tree + _TREE_HEADER}..{grid_size}")
+    if root < tree + TREE_HEADER or root + vt.root_header > grid_size:
+        _invalid(f"the root node at byte {root} lies outside bytes {tree + TREE_HEADER}..{grid_size}")
     n_tiles, = struct.unpack_from("<I", buf, root + 24)
     end = _region("root tile", root + vt.root_header, n_tiles, vt.root_tile, root, "root", grid_size)
     upper_size = vt.internal_table_at(4096) + vt.table_entry * 32768
@@ -178,7 +178,7 @@ def check_grid(buf, aligned: bool = True) -> None:
             last = int(leaf_starts[-1])
             end = last + _FPN_LEAF_HEADER + 64 * (1 << (buf[last + 15] >> 5))
         else:
-            leaf_size = _INDEX_LEAF_SIZE if grid_type == _ON_INDEX else vt.leaf_size
+            leaf_size = INDEX_LEAF_SIZE if grid_type == ON_INDEX else vt.leaf_size
             end = _region("leaf", leaf0, n_leaf, leaf_size, end, "internal nodes", grid_size)
     flat = np.frombuffer(buf, np.uint8, grid_size)
     # root tiles: a nonzero child offset (relative to the root) must land on an upper node
@@ -193,7 +193,7 @@ def check_grid(buf, aligned: bool = True) -> None:
     uppers = (upper0 if n_upper else 0) + upper_size * np.arange(n_upper, dtype=np.int64)
     lowers = (lower0 if n_lower else 0) + lower_size * np.arange(n_lower, dtype=np.int64)
     _check_children(flat, uppers, upper_size, 5, vt, (lower0, n_lower), lower_size, "upper")
-    leaf_size = _INDEX_LEAF_SIZE if grid_type == _ON_INDEX else vt.leaf_size
+    leaf_size = INDEX_LEAF_SIZE if grid_type == ON_INDEX else vt.leaf_size
     _check_children(flat, lowers, lower_size, 4, vt, leaf_starts if leaf_starts is not None else (leaf0, n_leaf),
                     leaf_size, "lower")
     check_blind(buf, grid_size, end)

@@ -123,7 +123,7 @@ class Volume:
     REBUILD_LOWER_CAPACITY_EXCEEDED, REBUILD_UPPER_CAPACITY_EXCEEDED = (rb.REBUILD_LOWER_CAPACITY_EXCEEDED,
                                                                         rb.REBUILD_UPPER_CAPACITY_EXCEEDED)
     _rebuild_info = rb.NOT_REBUILDABLE
-    _raw_tail = None
+    _raw_tail, _name, _type_str = None, "", None
 
     def __init__(self, data=None, copy: bool = True, *, _parts=None):
         if _parts is None:
@@ -139,7 +139,7 @@ class Volume:
 
     def _init(self, origins, values, background, xform, translation, levels=(), dtype=T.float32, grid_index=0,
               grid_count=1, source=None, active=None, device=None, is_index=False, features=(),
-              raw_grid=None, raw_tail=None, from_file=False):
+              raw_grid=None, raw_tail=None, from_file=False, name="", type_str=None):
         self.dtype = dtype
         # an index volume holds no values: its active voxels are numbered (wp.volume_lookup_index)
         # and kernels read per-voxel data from arrays (wp.volume_sample_index)
@@ -149,6 +149,7 @@ class Volume:
         self._features = list(features)
         self._raw_grid = raw_grid  # an index grid read from a file is written back as it was read
         self._raw_tail = raw_tail  # ... and Volume.array() holds it with the grids after it
+        self._name, self._type_str = name, type_str  # a file grid's name, and its type when not dtype's (FpN)
         self._grid_index, self._grid_count, self._source = grid_index, grid_count, source
         npt, inner = _np_scalar(dtype), T.numpy_inner_shape(dtype)
         origins = np.ascontiguousarray(origins, np.int32).reshape(-1, 3) & ~(TILE - 1)
@@ -392,7 +393,8 @@ class Volume:
 
     def get_grid_info(self) -> GridInfo:
         """Warp's grid description: name, size in bytes, index and count of grids in the source, type name."""
-        return GridInfo("", len(self._grid_bytes()), self._grid_index, self._grid_count, _TYPES[self.dtype][1],
+        return GridInfo(self._name, len(self._grid_bytes()), self._grid_index, self._grid_count,
+                        self._type_str or _TYPES[self.dtype][1],
                         T.vec3f(*self._translation), tuple(float(x) for x in self._xform.reshape(-1)))
 
     def array(self):
@@ -569,10 +571,12 @@ def _parts_from_nvdb(data: bytes, grid_index: int = 0, aligned: bool = True) -> 
     grid = nvdb.parse_grid(raw)
     is_raw = grids[0] is data
     count = 1 if is_raw else struct.unpack_from("<QIHH", data, 0)[2]  # a raw grid, or a file's grids
-    is_index = grid["grid_type"] == nvdb.VALUE_TYPES_INDEX
+    is_index = grid["grid_type"] == nvdb.ON_INDEX
     return dict(origins=grid["origins"], values=grid["values"], background=grid["background"], xform=grid["xform"],
                 translation=grid["translation"], levels=grid["levels"], dtype=_FROM_CODE[grid["grid_type"]],
                 active=grid.get("active"), is_index=is_index, features=grid.get("blind", ()),
                 grid_index=grid_index, grid_count=count, source=None if count == 1 else data,
                 raw_grid=raw if is_index else None,
-                raw_tail=(data if is_raw else b"".join(grids[grid_index:])) if is_index else None, from_file=True)
+                raw_tail=(data if is_raw else b"".join(grids[grid_index:])) if is_index else None, from_file=True,
+                name=raw[40:296].split(b"\0", 1)[0].decode("utf-8", "replace"),
+                type_str="FloatN" if grid["grid_type"] == nvdb.FPN else None)

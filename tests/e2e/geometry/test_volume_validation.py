@@ -68,6 +68,9 @@ def test_valid_grids_load_both_ways():
     g = float_grid()
     assert load(g).get_voxel_count() == 16 * 8 * 8
     assert wp.Volume(wp.array(np.frombuffer(bytes(g), np.uint8), dtype=wp.uint8)).get_voxel_count() == 16 * 8 * 8
+    named = bytearray(g)
+    named[40:52] = b"sdf-level-2\0"
+    assert load(named).get_grid_info().name == "sdf-level-2"
     v = load(with_blind(g))
     info = v.get_feature_array_info(0)
     assert (info.name, info.value_size, info.value_count) == ("density", 1, 8)
@@ -187,6 +190,7 @@ def test_fpn_leaves_decode_like_numpy():
     bits = (1, 2, 4, 8, 16)
     grid, expected = fpn_grid(bits)
     vol = load(grid)
+    assert vol.get_grid_info().type_str == "FloatN"
     out = wp.zeros(512 * len(bits), dtype=float)
     wp.launch(lookup_bricks, dim=out.shape[0], inputs=[vol.id, out])
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
@@ -228,8 +232,11 @@ FUZZ = textwrap.dedent("""
                   children[int(rng.integers(0, len(children)))] + int(rng.integers(0, 8)) if r < 0.7 else
                   int(rng.integers(0, n)))
             g[at] ^= 1 << int(rng.integers(0, 8))
+        data = bytearray(nvdb_file(g))
+        if trial % 4 == 1:  # the file header and grid record too (sizes, count, codec)
+            data[int(rng.integers(0, 193))] ^= 1 << int(rng.integers(0, 8))
         try:
-            vol = wp.Volume.load_from_nvdb(nvdb_file(g)) if trial % 2 else wp.Volume(
+            vol = wp.Volume.load_from_nvdb(bytes(data)) if trial % 2 else wp.Volume(
                 wp.array(np.frombuffer(bytes(g), np.uint8), dtype=wp.uint8))
         except RuntimeError:
             refused += 1
