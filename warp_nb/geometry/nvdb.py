@@ -208,15 +208,25 @@ def parse_grid(buf: bytes) -> dict:
         out = _index_leaves(buf, leaf0, n_leaves, mat, vec, grid_class)
         _unique_origins(out["origins"])
         return out
-    if grid_type == FPN:  # variable-size leaves: found through the lower nodes, placed where the tree puts them
-        n_leaves = len(leaves)
+    # leaves are taken where the tree points and placed where it puts them, as a lookup through
+    # the tree finds them (a leaf's own origin field is not trusted; unreferenced leaves are dropped)
+    n_leaves = len(leaves)
+    tree_origins = np.array([o for _, o in leaves], np.int32).reshape(-1, 3)
+    if grid_type == FPN:  # variable-size leaves
         origins, values = _fpn_leaves(buf, leaves)
     else:
-        _need(buf, leaf0, n_leaves * vt.leaf_size, "the leaf nodes")
-        raw = np.frombuffer(buf, dtype=np.uint8, count=n_leaves * vt.leaf_size, offset=leaf0).reshape(n_leaves,
-                                                                                                      vt.leaf_size)
-        origins = np.ascontiguousarray(raw[:, :12]).view(np.int32).reshape(n_leaves, 3) & ~7
-        values = np.ascontiguousarray(raw[:, vt.leaf_values:vt.leaf_values + 512 * vt.size]).view(vt.np_type)
+        addrs = np.array([a for a, _ in leaves], np.int64)
+        if n_leaves:
+            lo, hi = int(addrs.min()), int(addrs.max()) + vt.leaf_size
+            _need(buf, lo, hi - lo, "the leaf nodes")
+        span = leaf0 + vt.leaf_size * np.arange(n_leaves)
+        if np.array_equal(addrs, span):  # the usual breadth-first order: one strided read
+            raw = np.frombuffer(buf, np.uint8, n_leaves * vt.leaf_size, leaf0).reshape(n_leaves, vt.leaf_size)
+            values = np.ascontiguousarray(raw[:, vt.leaf_values:vt.leaf_values + 512 * vt.size]).view(vt.np_type)
+        else:
+            values = np.stack([vt.read(buf, 512, int(a) + vt.leaf_values) for a in addrs]) if n_leaves else \
+                np.zeros((0, 512) + vt.inner, vt.np_type)
+        origins = tree_origins
     _unique_origins(origins)
     levels = [(np.array(o, np.int32).reshape(-1, 3), np.array(v, vt.np_type).reshape((-1,) + vt.inner))
               for o, v in (consts[8], consts[128], consts[4096])]

@@ -155,6 +155,27 @@ def test_truncated_inputs_are_refused():
         wp.Volume(wp.array(np.frombuffer(bytes(g[:700]), np.uint8), dtype=wp.uint8))
 
 
+@wp.kernel
+def lookup_all(vol: wp.uint64, out: wp.array3d(dtype=float)):
+    i, j, k = wp.tid()
+    out[i, j, k] = wp.volume_lookup_f(vol, i, j, k)
+
+
+def test_leaves_are_placed_by_the_tree_not_by_their_origin_field():
+    """A lookup walks the tree, so the leaf a lower node points at is the one used: swapping the
+    two child references swaps the bricks, and a scribbled origin field in a leaf changes nothing."""
+    g = float_grid()
+    field = np.arange(16 * 8 * 8, dtype=np.float32).reshape(16, 8, 8) * 0.5 + 1.0
+    _, (first, second) = lower_children(g)
+    a, b = struct.unpack_from("<q", g, first)[0], struct.unpack_from("<q", g, second)[0]
+    swapped = patched(patched(g, "<q", first, b), "<q", second, a)
+    leaf0 = TREE + u64(g, TREE)
+    swapped[leaf0:leaf0 + 12] = struct.pack("<3i", 4096, -4096, 800)
+    out, vol = wp.zeros((16, 8, 8), dtype=float), load(swapped)  # vol keeps the tables its id points at
+    wp.launch(lookup_all, dim=out.shape, inputs=[vol.id, out])
+    np.testing.assert_array_equal(out.numpy(), np.roll(field, 8, axis=0))
+
+
 def fpn_grid(bits):
     """The float grid with its leaves re-encoded as FpN leaves of `bits` bits each (random codes,
     minimum and quantum per leaf), and the expected values decoded independently: value k of a
