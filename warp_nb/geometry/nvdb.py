@@ -1,9 +1,11 @@
 """A reader and writer for NanoVDB (.nvdb) grids of float, double, int32, Vec3f/d and Vec4f/d
-values and OnIndex grids (active voxels numbered, no values; blind data read as feature arrays),
-written from NanoVDB's documented memory layout: file header, per-grid metadata and name, then
-the grid buffers (uncompressed, or zlib with codec ZIP). The tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant
-regions for the tiles of the lower (8^3), upper (128^3) and root (4096^3) levels. Every read is
-bounds-checked, so a truncated or corrupt file raises a ValueError, never reads past the data."""
+values, FpN grids (read as float) and OnIndex grids (active voxels numbered, no values), with
+their blind data (feature arrays), written from NanoVDB's documented memory layout: file header,
+per-grid metadata and name, then the grid buffers (uncompressed, or zlib with codec ZIP). The
+tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant regions for the
+tiles of the lower (8^3), upper (128^3) and root (4096^3) levels. nvdb_validate checks a grid's
+structure before parse_grid walks it; every read here is bounds-checked as well, so a truncated
+or corrupt file raises NanoVDBError (a RuntimeError and a ValueError), never reads past the data."""
 
 from __future__ import annotations
 
