@@ -168,6 +168,13 @@ GEOMETRY = [
     ("hashgrid_build_wrong_dtype", "g = wp.HashGrid(4, 4, 4)\ng.build(wp.zeros(10), 1.0)  # <-\n"),
     ("volume_garbage_bytes", "v = wp.Volume.load_from_nvdb(b'not a volume at all')  # <-\n"),
     ("volume_missing_file", "v = wp.Volume.load_from_nvdb('/nonexistent/file.nvdb')  # <-\n"),
+    ("volume_root_offset_past_grid",
+     "import struct\ng = bytearray(wp.Volume.load_from_numpy(np.ones((8, 8, 8), np.float32)).array().numpy())\n"
+     "struct.pack_into('<Q', g, 696, len(g))\nv = wp.Volume(wp.array(np.frombuffer(bytes(g), np.uint8)))  # <-\n"),
+    ("volume_lower_child_out_of_tree",
+     "import struct\ng = bytearray(wp.Volume.load_from_numpy(np.ones((8, 8, 8), np.float32)).array().numpy())\n"
+     "lower = 672 + struct.unpack_from('<Q', g, 680)[0]\nstruct.pack_into('<q', g, lower + 1088, 1 << 40)\n"
+     "v = wp.Volume.load_from_nvdb(bytes(g))  # <-\n"),
     ("bvh_lowers_wrong_dtype", "b = wp.Bvh(wp.zeros(3), wp.zeros(3))  # <-\n"),
 ]
 

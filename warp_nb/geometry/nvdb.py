@@ -1,9 +1,11 @@
 """A reader and writer for NanoVDB (.nvdb) grids of float, double, int32, Vec3f/d and Vec4f/d
-values and OnIndex grids (active voxels numbered, no values; blind data read as feature arrays),
-written from NanoVDB's documented memory layout: file header, per-grid metadata and name, then
-the grid buffers (uncompressed, or zlib with codec ZIP). The tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant
-regions for the tiles of the lower (8^3), upper (128^3) and root (4096^3) levels. Every read is
-bounds-checked, so a truncated or corrupt file raises a ValueError, never reads past the data."""
+values, FpN grids (read as float) and OnIndex grids (active voxels numbered, no values), with
+their blind data (feature arrays), written from NanoVDB's documented memory layout: file header,
+per-grid metadata and name, then the grid buffers (uncompressed, or zlib with codec ZIP). The
+tree is flattened into what wp.Volume stores: 8^3 leaf bricks, and constant regions for the
+tiles of the lower (8^3), upper (128^3) and root (4096^3) levels. nvdb_validate checks a grid's
+structure before parse_grid walks it; every read here is bounds-checked as well, so a truncated
+or corrupt file raises NanoVDBError (a RuntimeError and a ValueError), never reads past the data."""
 
 from __future__ import annotations
 
@@ -61,16 +63,23 @@ class ValueType:
 VALUE_TYPES = {1: ValueType(np.float32, ()), 2: ValueType(np.float64, ()), 4: ValueType(np.int32, ()),
                6: ValueType(np.float32, (3,)), 7: ValueType(np.float64, (3,)), 17: ValueType(np.float32, (4,)),
                18: ValueType(np.float64, (4,)), 20: ValueType(np.uint64, ())}
+#: FpN grids (variable-bit quantized floats): float root and internal nodes; each leaf is its
+#: header and value mask (80 bytes), minimum and quantum (floats), four uint16 statistics, then 512
+#: codes of 1 << (flags >> 5) bits, so leaves differ in size; a value is minimum + quantum * code
+FPN, FPN_LEAF_HEADER = 16, 96
+#: the types whose tree parse_grid walks (FpN reads as float)
+TREE_TYPES = {**VALUE_TYPES, FPN: ValueType(np.float32, ())}
 #: OnIndex grids: the tree holds voxel indices instead of values; a leaf is its header and value
 #: mask (80 bytes), then the index of its first active voxel and a prefix sum (8 bytes each)
-_ON_INDEX, _INDEX_LEAF_SIZE = 20, 96
+ON_INDEX, INDEX_LEAF_SIZE = 20, 96
 
-_GRID_HEADER = 672   # GridData
-_TREE_HEADER = 64    # TreeData
+GRID_HEADER = 672   # GridData
+TREE_HEADER = 64    # TreeData
 
 
-class NanoVDBError(ValueError):
-    """A .nvdb file or buffer that warp_nb cannot read (truncated, corrupt or unsupported)."""
+class NanoVDBError(ValueError, RuntimeError):
+    """A .nvdb file or buffer that warp_nb cannot read (truncated, corrupt or unsupported). Warp
+    reports these as RuntimeError; ValueError is kept for code written against warp_nb."""
 
 
 def _need(buf, offset: int, size: int, what: str) -> None:
@@ -84,13 +93,14 @@ def read_file(data: bytes) -> bytes:
     return read_grids(data, 1)[0]
 
 
-def read_grids(data: bytes, limit: int | None = None) -> list:
+def read_grids(data: bytes, limit: int | None = None, grid_buffer: bool = False) -> list:
     """The grid buffers (decompressed) of a .nvdb file, or the buffer itself when `data` is one
-    raw grid; at most `limit` of them. A file is a header, one metadata record (176 bytes and the
+    raw grid; at most `limit` of them. With `grid_buffer` (wp.Volume(data)), bytes that start like a
+    grid are one even when more grids follow it. A file is a header, one metadata record (176 bytes and the
     name) per grid, then the grids' payloads in the same order."""
     _need(data, 0, 16, "the file header")
     magic, version, grid_count, codec = struct.unpack_from("<QIHH", data, 0)
-    if magic == GRID_MAGIC or (magic == FILE_MAGIC and len(data) >= 672 and _looks_like_grid(data)):
+    if magic == GRID_MAGIC or (magic == FILE_MAGIC and len(data) >= 672 and _looks_like_grid(data, grid_buffer)):
         return [data]  # a raw grid buffer
     if magic != FILE_MAGIC:
         raise NanoVDBError("not a NanoVDB file (bad magic number)")
@@ -100,12 +110,9 @@ def read_grids(data: bytes, limit: int | None = None) -> list:
     for _ in range(grid_count):
         _need(data, at, 176, "the grid metadata")
         grid_size, file_size = struct.unpack_from("<QQ", data, at)
-        grid_type, = struct.unpack_from("<I", data, at + 32)
         name_size, = struct.unpack_from("<I", data, at + 136)
         grid_codec, = struct.unpack_from("<H", data, at + 168)
-        if grid_type not in VALUE_TYPES:
-            raise NanoVDBError(f"unsupported NanoVDB grid type {GRID_TYPES.get(grid_type, grid_type)}: warp_nb reads "
-                               f"{', '.join(GRID_TYPES[t] for t in VALUE_TYPES)} grids")
+        # the record's grid type is not trusted (writers leave it Unknown): the grid's own header decides
         metas.append((grid_size, file_size, grid_codec))
         at += 176 + name_size
     grids = []
@@ -133,11 +140,13 @@ def _payload(data: bytes, start: int, grid_size: int, grid_codec: int) -> bytes:
     raise NanoVDBError(f"unsupported NanoVDB codec {CODECS.get(grid_codec, grid_codec)} (warp_nb reads none and zip)")
 
 
-def _looks_like_grid(data: bytes) -> bool:
+def _looks_like_grid(data: bytes, grid_buffer: bool = False) -> bool:
     """Whether bytes starting with "NanoVDB0" are a grid buffer (older grids use the file's magic):
     a grid's own size sits at offset 32 and matches a plausible buffer, a file header's grid count
     and codec sit at offset 12."""
     grid_size, = struct.unpack_from("<Q", data, 32)
+    if grid_buffer and 736 <= grid_size <= len(data) and struct.unpack_from("<I", data, 636)[0] in TREE_TYPES:
+        return True
     count, codec = struct.unpack_from("<HH", data, 12)
     return grid_size == len(data) and not (1 <= count <= 1024 and codec <= 2 and len(data) != grid_size)
 
@@ -155,7 +164,7 @@ def parse_grid(buf: bytes) -> dict:
     """Flatten a grid buffer: bricks (origins (n, 3) int32, values (n, 512, *inner) of the value
     type), constant regions per level [(origins, values)] for sizes 8, 128, 4096, the background,
     the index-to-world matrix and translation, and the grid's type code."""
-    _need(buf, 0, _GRID_HEADER + _TREE_HEADER, "the grid header")
+    _need(buf, 0, GRID_HEADER + TREE_HEADER, "the grid header")
     magic, = struct.unpack_from("<Q", buf, 0)
     if magic not in (GRID_MAGIC, FILE_MAGIC):  # grids written before NanoVDB 32.6 carry "NanoVDB0" too
         raise NanoVDBError("not a NanoVDB grid (bad magic number)")
@@ -163,13 +172,13 @@ def parse_grid(buf: bytes) -> dict:
     if grid_size > len(buf):
         raise NanoVDBError(f"NanoVDB grid is truncated: it declares {grid_size} bytes, the data has {len(buf)}")
     grid_class, grid_type = struct.unpack_from("<II", buf, 632)
-    vt = VALUE_TYPES.get(grid_type)
+    vt = TREE_TYPES.get(grid_type)
     if vt is None:
         raise NanoVDBError(f"unsupported NanoVDB grid type {GRID_TYPES.get(grid_type, grid_type)}: warp_nb reads "
                            f"{', '.join(GRID_TYPES[t] for t in VALUE_TYPES)} grids")
     mat = np.array(struct.unpack_from("<9d", buf, 296 + 88), np.float64).reshape(3, 3)
     vec = np.array(struct.unpack_from("<3d", buf, 296 + 88 + 144), np.float64)
-    tree = _GRID_HEADER
+    tree = GRID_HEADER
     offsets = struct.unpack_from("<4Q", buf, tree)
     counts = struct.unpack_from("<3I", buf, tree + 32)
     root = tree + offsets[3]
@@ -192,50 +201,94 @@ def parse_grid(buf: bytes) -> dict:
     lowers = []
     for addr, origin in uppers:
         lowers += _internal(buf, vt, addr, origin, 5, 128, background, consts[128])
+    leaves = []
     for addr, origin in lowers:
-        _internal(buf, vt, addr, origin, 4, 8, background, consts[8])
+        leaves += _internal(buf, vt, addr, origin, 4, 8, background, consts[8])
     n_leaves = counts[0]
     leaf0 = tree + offsets[0]
-    if grid_type == _ON_INDEX:
-        return _index_leaves(buf, leaf0, n_leaves, mat, vec, grid_class)
-    _need(buf, leaf0, n_leaves * vt.leaf_size, "the leaf nodes")
-    raw = np.frombuffer(buf, dtype=np.uint8, count=n_leaves * vt.leaf_size, offset=leaf0).reshape(n_leaves,
-                                                                                                  vt.leaf_size)
-    origins = np.ascontiguousarray(raw[:, :12]).view(np.int32).reshape(n_leaves, 3) & ~7
-    values = np.ascontiguousarray(raw[:, vt.leaf_values:vt.leaf_values + 512 * vt.size]).view(vt.np_type)
+    if grid_type == ON_INDEX:
+        out = _index_leaves(buf, leaf0, n_leaves, mat, vec, grid_class)
+        _unique_origins(out["origins"])
+        return out
+    # leaves are taken where the tree points and placed where it puts them, as a lookup through
+    # the tree finds them (a leaf's own origin field is not trusted; unreferenced leaves are dropped)
+    n_leaves = len(leaves)
+    tree_origins = np.array([o for _, o in leaves], np.int32).reshape(-1, 3)
+    if grid_type == FPN:  # variable-size leaves
+        origins, values = _fpn_leaves(buf, leaves)
+    else:
+        addrs = np.array([a for a, _ in leaves], np.int64)
+        if n_leaves:
+            lo, hi = int(addrs.min()), int(addrs.max()) + vt.leaf_size
+            _need(buf, lo, hi - lo, "the leaf nodes")
+        span = leaf0 + vt.leaf_size * np.arange(n_leaves)
+        if np.array_equal(addrs, span):  # the usual breadth-first order: one strided read
+            raw = np.frombuffer(buf, np.uint8, n_leaves * vt.leaf_size, leaf0).reshape(n_leaves, vt.leaf_size)
+            values = np.ascontiguousarray(raw[:, vt.leaf_values:vt.leaf_values + 512 * vt.size]).view(vt.np_type)
+        else:
+            values = np.stack([vt.read(buf, 512, int(a) + vt.leaf_values) for a in addrs]) if n_leaves else \
+                np.zeros((0, 512) + vt.inner, vt.np_type)
+        origins = tree_origins
+    _unique_origins(origins)
     levels = [(np.array(o, np.int32).reshape(-1, 3), np.array(v, vt.np_type).reshape((-1,) + vt.inner))
               for o, v in (consts[8], consts[128], consts[4096])]
     return {"origins": origins, "values": values.reshape((n_leaves, 512) + vt.inner).copy(), "levels": levels,
             "background": background, "xform": mat, "translation": vec, "grid_class": grid_class,
-            "grid_type": grid_type}
+            "grid_type": grid_type, "blind": blind_data(buf)}
+
+
+def _unique_origins(origins: np.ndarray) -> None:
+    """Two leaves at one origin would make a voxel's value ambiguous: a corrupt grid."""
+    if len(np.unique(origins, axis=0)) != len(origins):
+        raise NanoVDBError("Invalid NanoVDB grid structure: two leaf nodes have the same origin")
+
+
+def _fpn_leaves(buf, leaves: list):
+    """Origins (n, 3) and decoded float values (n, 512) of the FpN leaves [(address, origin)]."""
+    origins, values = np.zeros((len(leaves), 3), np.int32), np.zeros((len(leaves), 512), np.float32)
+    for k, (at, origin) in enumerate(leaves):
+        _need(buf, at, FPN_LEAF_HEADER, "an FpN leaf")
+        bits = 1 << (buf[at + 15] >> 5)
+        _need(buf, at + FPN_LEAF_HEADER, 64 * bits, "an FpN leaf's values")
+        origins[k] = origin
+        minimum, quantum = struct.unpack_from("<ff", buf, at + 80)
+        raw = np.frombuffer(buf, np.uint8, 64 * bits, at + FPN_LEAF_HEADER)
+        if bits >= 8:  # whole bytes: little-endian codes
+            codes = raw.view(np.uint8 if bits == 8 else np.uint16)
+        else:  # codes packed from the low bits of each byte up
+            codes = np.unpackbits(raw, bitorder="little").reshape(512, bits) @ (1 << np.arange(bits))
+        values[k] = minimum + quantum * codes.astype(np.float32)
+    return origins, values
 
 
 def _index_leaves(buf, leaf0: int, n_leaves: int, mat, vec, grid_class) -> dict:
     """An OnIndex grid's leaves: bricks with their active voxels (numbered in leaf order by the
     volume itself), no values; the grid's blind data (feature arrays) come along as bytes."""
-    _need(buf, leaf0, n_leaves * _INDEX_LEAF_SIZE, "the leaf nodes")
-    raw = np.frombuffer(buf, np.uint8, n_leaves * _INDEX_LEAF_SIZE, leaf0).reshape(n_leaves, _INDEX_LEAF_SIZE)
+    _need(buf, leaf0, n_leaves * INDEX_LEAF_SIZE, "the leaf nodes")
+    raw = np.frombuffer(buf, np.uint8, n_leaves * INDEX_LEAF_SIZE, leaf0).reshape(n_leaves, INDEX_LEAF_SIZE)
     origins = np.ascontiguousarray(raw[:, :12]).view(np.int32).reshape(n_leaves, 3) & ~7
     active = np.unpackbits(raw[:, 16:80], axis=1, bitorder="little").astype(bool)
     empty = (np.zeros((0, 3), np.int32), np.zeros(0, np.uint64))
     return {"origins": origins, "values": np.zeros((n_leaves, 512), np.uint64), "levels": [empty] * 3,
             "background": np.uint64(0), "xform": mat, "translation": vec, "grid_class": grid_class,
-            "grid_type": _ON_INDEX, "active": active, "blind": blind_data(buf)}
+            "grid_type": ON_INDEX, "active": active, "blind": blind_data(buf)}
 
 
 def blind_data(buf: bytes) -> list:
-    """The grid's blind data arrays: [(name, value size, value count, bytes)]. Each 288-byte
-    metadata record (data offset relative to itself, count, size, semantic, class, type, name)
-    follows the grid's blind-metadata offset."""
+    """The grid's blind data arrays: [(name, value size, value count, bytes, data type code)]. Each
+    288-byte metadata record (data offset relative to itself, count, size, semantic, class, type,
+    name) follows the grid's blind-metadata offset; records and data must lie within the grid."""
     offset, count = struct.unpack_from("<qI", buf, 640)
+    buf = memoryview(buf)[:struct.unpack_from("<Q", buf, 32)[0]]
     out = []
     for k in range(count):
         at = offset + 288 * k
         _need(buf, at, 288, "a blind metadata record")
-        data_offset, value_count, value_size = struct.unpack_from("<qQI", buf, at)
-        name = buf[at + 32:at + 288].split(b"\0", 1)[0].decode("utf-8", "replace")
+        data_offset, value_count, value_size, data_type = struct.unpack_from("<qQI8xI", buf, at)
+        name = bytes(buf[at + 32:at + 288]).split(b"\0", 1)[0].decode("utf-8", "replace")
         _need(buf, at + data_offset, value_count * value_size, "blind data")
-        out.append((name, value_size, value_count, bytes(buf[at + data_offset:at + data_offset + value_count * value_size])))
+        data = bytes(buf[at + data_offset:at + data_offset + value_count * value_size])
+        out.append((name, value_size, value_count, data, data_type))
     return out
 
 
@@ -289,8 +342,8 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     c8, c128, c4096 = [(np.asarray(o, np.int64).reshape(-1, 3), np.asarray(v, vt.np_type).reshape((-1,) + vt.inner))
                        for o, v in levels]
     bg = np.asarray(background, vt.np_type).reshape(vt.inner)
-    is_index = grid_type == _ON_INDEX
-    leaf_size = _INDEX_LEAF_SIZE if is_index else vt.leaf_size
+    is_index = grid_type == ON_INDEX
+    leaf_size = INDEX_LEAF_SIZE if is_index else vt.leaf_size
     # the nodes each brick and tile needs
     uppers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0], c128[0]]) & ~4095).tolist()})
     lowers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0]]) & ~127).tolist()})
@@ -298,8 +351,8 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     low_index = {o: k for k, o in enumerate(lowers)}
     order = np.lexsort((origins[:, 2], origins[:, 1], origins[:, 0])) if len(origins) else np.zeros(0, int)
     origins, values, active = origins[order], values[order], active[order]
-    tree_at = _GRID_HEADER
-    root_at = tree_at + _TREE_HEADER
+    tree_at = GRID_HEADER
+    root_at = tree_at + TREE_HEADER
     n_root = len(uppers) + len(c4096[0])
     upper_at = root_at + vt.root_header + vt.root_tile * n_root
     upper_size = vt.internal_table_at(4096) + vt.table_entry * 32768
@@ -403,8 +456,8 @@ def write_file(grid: bytes, info, codec: str = "none", grid_type: int = 1) -> by
 
 def grid_info(buf: bytes):
     """(index bbox low, high, world bbox low, high, voxel size) of a grid buffer, as write_grid returns them."""
-    _need(buf, 0, _GRID_HEADER + _TREE_HEADER, "the grid header")
-    root = _GRID_HEADER + struct.unpack_from("<4Q", buf, _GRID_HEADER)[3]
+    _need(buf, 0, GRID_HEADER + TREE_HEADER, "the grid header")
+    root = GRID_HEADER + struct.unpack_from("<4Q", buf, GRID_HEADER)[3]
     _need(buf, root, 24, "the root node")
     box = struct.unpack_from("<6i", buf, root)
     world = struct.unpack_from("<6d", buf, 560)

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from collections import namedtuple
 
 import numpy as np
 
 from .. import types as T
-from ..runtime import live_handles
 from ..arrays.array import array
-from . import native, nvdb
+from ..runtime import live_handles
+from . import native, nvdb, nvdb_validate
 from . import volume_rebuild as rb
 
 TILE = 8
@@ -33,7 +34,11 @@ _LEVEL_SHIFTS = (3, 3, 7, 12)
 #: voxel types wp.Volume holds: NanoVDB type code and name (get_grid_info().type_str)
 _TYPES = {T.float32: (1, "float"), T.float64: (2, "double"), T.int32: (4, "int32"), T.vec3f: (6, "Vec3f"),
           T.vec3d: (7, "Vec3d"), T.vec4f: (17, "Vec4f"), T.vec4d: (18, "Vec4d"), T.uint64: (20, "OnIndex")}
-_FROM_CODE = {code: t for t, (code, _) in _TYPES.items()}
+_FROM_CODE = {**{code: t for t, (code, _) in _TYPES.items()}, nvdb.FPN: T.float32}  # FpN decodes to float
+#: what get_feature_array_info returns; type_str is the struct character of the blind data's
+#: NanoVDB value type ("?" when the grid does not say)
+FeatureArrayInfo = namedtuple("FeatureArrayInfo", "name ptr value_size value_count type_str")
+_BLIND_TYPE_CHARS = {1: "f", 2: "d", 3: "h", 4: "i", 5: "q", 10: "I"}
 
 
 def _np_scalar(dtype) -> np.dtype:
@@ -118,6 +123,7 @@ class Volume:
     REBUILD_LOWER_CAPACITY_EXCEEDED, REBUILD_UPPER_CAPACITY_EXCEEDED = (rb.REBUILD_LOWER_CAPACITY_EXCEEDED,
                                                                         rb.REBUILD_UPPER_CAPACITY_EXCEEDED)
     _rebuild_info = rb.NOT_REBUILDABLE
+    _raw_tail, _name, _type_str = None, "", None
 
     def __init__(self, data=None, copy: bool = True, *, _parts=None):
         if _parts is None:
@@ -125,18 +131,25 @@ class Volume:
                 raise TypeError("wp.Volume(data) takes a NanoVDB grid buffer; use Volume.load_from_numpy, "
                                 "load_from_nvdb or allocate to make one from other data")
             raw = data.numpy().tobytes() if isinstance(data, array) else bytes(np.asarray(data, np.uint8).tobytes())
-            _parts = _parts_from_nvdb(raw)
+            try:  # a grid buffer is checked like a file's grids, except that its size need not be 32-aligned
+                _parts = _parts_from_nvdb(raw, aligned=False)
+            except nvdb.NanoVDBError as e:
+                raise nvdb.NanoVDBError(f"Failed to create volume from input array: {e}") from None
         self._init(**_parts)
 
     def _init(self, origins, values, background, xform, translation, levels=(), dtype=T.float32, grid_index=0,
               grid_count=1, source=None, active=None, device=None, is_index=False, features=(),
-              raw_grid=None):
+              raw_grid=None, raw_tail=None, from_file=False, name="", type_str=None):
         self.dtype = dtype
         # an index volume holds no values: its active voxels are numbered (wp.volume_lookup_index)
         # and kernels read per-voxel data from arrays (wp.volume_sample_index)
         self.is_index = bool(is_index)
-        self._features = list(features)  # NanoVDB blind data: [(name, value size, value count, bytes)]
+        # NanoVDB blind data [(name, value size, value count, bytes, type code)], copied when read so
+        # that later writes to the source buffer cannot change what was validated
+        self._features = list(features)
         self._raw_grid = raw_grid  # an index grid read from a file is written back as it was read
+        self._raw_tail = raw_tail  # ... and Volume.array() holds it with the grids after it
+        self._name, self._type_str = name, type_str  # a file grid's name, and its type when not dtype's (FpN)
         self._grid_index, self._grid_count, self._source = grid_index, grid_count, source
         npt, inner = _np_scalar(dtype), T.numpy_inner_shape(dtype)
         origins = np.ascontiguousarray(origins, np.int32).reshape(-1, 3) & ~(TILE - 1)
@@ -151,8 +164,10 @@ class Volume:
         self._background = np.asarray(background, npt).reshape(inner)
         self.background = float(self._background) if not inner else tuple(self._background.tolist())
         xform = np.asarray(xform, np.float64).reshape(3, 3)
-        if not np.isfinite(xform).all() or abs(np.linalg.det(xform)) < 1e-30:
-            raise ValueError(f"Volume transform must be finite and invertible, got {xform.tolist()}")
+        singular = not np.isfinite(xform).all() or abs(np.linalg.det(xform)) < 1e-30
+        if singular and (not from_file or not np.isfinite(xform).all()):
+            raise (nvdb.NanoVDBError if from_file else ValueError)(
+                f"Volume transform must be finite and invertible, got {xform.tolist()}")
         self._xform, self._translation = xform, np.asarray(translation, np.float64).reshape(3)
         self._tables, self._const_values = [], []
         d = self._desc = native.VolumeDesc()
@@ -187,7 +202,9 @@ class Volume:
         d.voxel_count = int(counts.sum())
         raw = self._background.tobytes()
         ctypes.memmove(ctypes.addressof(d.background), raw, len(raw))
-        inv = np.linalg.inv(xform)
+        # a grid read from a file may carry a singular map (Warp loads it): its world lookups are
+        # meaningless but in bounds, through the pseudo-inverse
+        inv = np.linalg.pinv(xform) if singular else np.linalg.inv(xform)
         d.xform[:] = xform.reshape(-1).astype(np.float32).tolist()
         d.inv_xform[:] = inv.reshape(-1).astype(np.float32).tolist()
         d.translation[:] = self._translation.astype(np.float32).tolist()
@@ -353,6 +370,14 @@ class Volume:
         """The number of supplemental data arrays (NanoVDB blind data) stored with the grid."""
         return len(self._features)
 
+    def get_feature_array_info(self, feature_index: int) -> FeatureArrayInfo:
+        """Name, address, value size and count, and value type of feature array `feature_index`."""
+        if not 0 <= feature_index < len(self._features):
+            raise IndexError(f"Volume has {len(self._features)} feature arrays, not index {feature_index}")
+        name, value_size, value_count, raw, data_type = self._features[feature_index][:5]
+        ptr = np.frombuffer(raw, np.uint8).ctypes.data if raw else 0
+        return FeatureArrayInfo(name, ptr, value_size, value_count, _BLIND_TYPE_CHARS.get(data_type, "?"))
+
     def feature_array(self, feature_index: int, dtype=None):
         """Feature array `feature_index` (NanoVDB blind data) as a wp.array of dtype (default uint8)."""
         if not 0 <= feature_index < len(self._features):
@@ -368,12 +393,15 @@ class Volume:
 
     def get_grid_info(self) -> GridInfo:
         """Warp's grid description: name, size in bytes, index and count of grids in the source, type name."""
-        return GridInfo("", len(self._grid_bytes()), self._grid_index, self._grid_count, _TYPES[self.dtype][1],
+        return GridInfo(self._name, len(self._grid_bytes()), self._grid_index, self._grid_count,
+                        self._type_str or _TYPES[self.dtype][1],
                         T.vec3f(*self._translation), tuple(float(x) for x in self._xform.reshape(-1)))
 
     def array(self):
-        """The volume as a NanoVDB grid buffer (a wp.array of uint8), as save_to_nvdb writes it."""
-        return array(np.frombuffer(self._grid_bytes(), np.uint8).copy(), dtype=T.uint8)
+        """The volume as a NanoVDB grid buffer (a wp.array of uint8), as save_to_nvdb writes it; an
+        index grid read from a file holds, like Warp's, its grid and the file's later grids."""
+        raw = self._grid_bytes() if self._raw_tail is None else self._raw_tail
+        return array(np.frombuffer(raw, np.uint8).copy(), dtype=T.uint8)
 
     def _grid_bytes(self) -> bytes:
         if self._raw_grid is not None:
@@ -522,16 +550,33 @@ def _index_points(points, voxel_size, translation, transform, point_mask, allow_
     return pts.astype(np.int64), xform
 
 
-def _parts_from_nvdb(data: bytes, grid_index: int = 0) -> dict | None:
-    """The parts of grid `grid_index` of a .nvdb file (None past the last grid)."""
-    grids = nvdb.read_grids(data, grid_index + 1)
+def _parts_from_nvdb(data: bytes, grid_index: int = 0, aligned: bool = True) -> dict | None:
+    """The parts of grid `grid_index` of a .nvdb file or raw grid buffer (None past the last grid).
+    Reading a file's first grid validates every grid, as Warp's loader does: a structurally invalid
+    grid is reported before a grid whose layout is merely unsupported."""
+    grids = nvdb.read_grids(data, None if grid_index == 0 else grid_index + 1, grid_buffer=not aligned)
     if grid_index >= len(grids):
         return None
-    raw = grids[grid_index]
+    unsupported = None
+    for k in (range(len(grids)) if grid_index == 0 else [grid_index]):
+        try:
+            nvdb_validate.check_grid(grids[k], aligned)
+        except nvdb.NanoVDBError as e:
+            if not str(e).startswith(nvdb_validate.UNSUPPORTED):
+                raise
+            unsupported = unsupported if unsupported is not None or k != grid_index else e
+    if unsupported is not None:
+        raise unsupported
+    raw = grids[grid_index][:struct.unpack_from("<Q", grids[grid_index], 32)[0]]
     grid = nvdb.parse_grid(raw)
-    count = 1 if grids[0] is data else struct.unpack_from("<QIHH", data, 0)[2]  # a raw grid, or a file's grids
+    is_raw = grids[0] is data
+    count = 1 if is_raw else struct.unpack_from("<QIHH", data, 0)[2]  # a raw grid, or a file's grids
+    is_index = grid["grid_type"] == nvdb.ON_INDEX
     return dict(origins=grid["origins"], values=grid["values"], background=grid["background"], xform=grid["xform"],
                 translation=grid["translation"], levels=grid["levels"], dtype=_FROM_CODE[grid["grid_type"]],
-                active=grid.get("active"), is_index=grid["grid_type"] == 20, features=grid.get("blind", ()),
+                active=grid.get("active"), is_index=is_index, features=grid.get("blind", ()),
                 grid_index=grid_index, grid_count=count, source=None if count == 1 else data,
-                raw_grid=raw if grid["grid_type"] == 20 else None)
+                raw_grid=raw if is_index else None,
+                raw_tail=(data if is_raw else b"".join(grids[grid_index:])) if is_index else None, from_file=True,
+                name=raw[40:296].split(b"\0", 1)[0].decode("utf-8", "replace"),
+                type_str="FloatN" if grid["grid_type"] == nvdb.FPN else None)

@@ -178,8 +178,12 @@ def test_bad_nanovdb_files(tmp_path):
         with pytest.raises(NanoVDBError, match="truncated"):
             wp.Volume.load_from_nvdb(data[:cut])
     wrong_type = bytearray(data)
-    wrong_type[16 + 32] = 19  # metadata grid type: Index
-    with pytest.raises(ValueError, match="unsupported NanoVDB grid type Index"):
+    wrong_type[16 + 32] = 19  # the file record's grid type is not trusted (Warp ignores it too)...
+    voxels = wp.Volume.load_from_nvdb(data).get_voxel_count()
+    assert wp.Volume.load_from_nvdb(bytes(wrong_type)).get_voxel_count() == voxels
+    grid_at = 16 + 176 + int.from_bytes(data[16 + 136:16 + 140], "little")
+    wrong_type[grid_at + 636] = 19  # ... the grid's own type decides: Index
+    with pytest.raises(ValueError, match="grid type Index is not one warp_nb reads"):
         wp.Volume.load_from_nvdb(bytes(wrong_type))
     with pytest.raises(ValueError, match="not a NanoVDB"):
         wp.Volume.load_from_nvdb(b"\0" * 64)
