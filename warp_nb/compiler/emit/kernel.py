@@ -164,7 +164,8 @@ def _sorted_headers(headers: set) -> list:
     needed = set(headers)
     for h in list(needed):
         needed.update(HEADER_DEPS.get(h, ()))
-    return [h for h in HEADER_ORDER if h in needed] + sorted(needed - set(HEADER_ORDER))
+    # the user's headers (absolute paths: wp.build_experimental) last, after every native one
+    return [h for h in HEADER_ORDER if h in needed] + sorted(needed - set(HEADER_ORDER), key=lambda h: (h[:1] == "/", h))
 
 
 def _struct_definition(s) -> str:
