@@ -90,7 +90,7 @@ class AotCudaTarget(Target):
                                      f"{', '.join(linked)} (wp.build_experimental.add_builtin(libraries=...)): a host "
                                      "library cannot be linked into CUDA code; launch the kernel on the CPU, or give "
                                      "the function's definition in its header (inline, CUDA_CALLABLE)")
-        dirs = unit.build_options.extra_cuda_include_dirs if unit.build_options is not None else ()
+        dirs = unit.build_options.include_dirs("cuda") if unit.build_options is not None else ()
         out_path.write_bytes(compile_cuda(unit.source, self.arch, native_dir(), self.use_ptx, options.mode == "debug",
                                           function=unit.function, include_dirs=dirs))
 

@@ -106,7 +106,7 @@ class CpuTarget(Target):
 
     def build(self, unit, out_path: Path, options) -> None:
         cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function,
-                            include_dirs=unit.build_options.extra_cpu_include_dirs if unit.build_options else (),
+                            include_dirs=unit.build_options.include_dirs("cpu") if unit.build_options else (),
                             libraries=external_files.libraries_for(unit.headers))  # (wp.build_experimental)
 
     def load(self, path: Path, unit, options) -> LoadedKernel:
