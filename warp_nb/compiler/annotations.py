@@ -51,6 +51,8 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
     if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False) \
             or isinstance(t, (OpaqueType, TileType, StackType)):  # a query (wp.BvhQuery ...) or a tile (generic: any shape)
         return t
+    if isinstance(t, type) and getattr(t, "_wp_native_", None) is not None:  # wp.build_experimental.add_native_type
+        return t
     if t is typing.Any:
         return None if what == "function" else t
     if what == "function" and (t is tuple or typing.get_origin(t) is tuple):

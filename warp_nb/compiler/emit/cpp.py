@@ -125,6 +125,9 @@ def cpp_type(t) -> str:
         return struct_name(t)
     if isinstance(t, ir.TupleType):
         return tuple_name(t)
+    native = getattr(t, "_wp_native_", None) if isinstance(t, type) else None
+    if native is not None:  # a C++ type of the user's (wp.build_experimental.add_native_type)
+        return native.native_name
     cpp = getattr(t, "cpp", None)  # registry.OpaqueType: a type the native headers define
     if cpp is not None:
         return cpp
