@@ -95,3 +95,38 @@ def add_native_type(ctype, *, native_name: str, fields=None, initializer=None):
     _REGISTERED[native_name] = identity
     ctype._wp_native_ = NativeInfo(native_name, tuple(fields.items()), initializer, identity)
     return ctype
+
+
+# --- arrays of native values (arrays/layout.py, arrays/array.py) ------------------------------------
+
+
+def native_numpy_dtype(t) -> "np.dtype":
+    """The numpy dtype of one element: the ctypes layout for a type with fields (nested types
+    nest), raw bytes (`V<size>`) for an opaque one, as Warp gives them."""
+    import numpy as np
+    if not native_info(t).fields:
+        return np.dtype(f"V{ctypes.sizeof(t)}")
+    return np.dtype(t)
+
+
+def native_values_to_numpy(t, src) -> "np.ndarray":
+    """The data of an array of native type `t`: a numpy array in its layout, or a sequence of instances."""
+    import numpy as np
+    np_dtype = native_numpy_dtype(t)
+    if isinstance(src, np.ndarray):
+        if src.dtype != np_dtype:
+            raise RuntimeError(f"Invalid source data type for native array of {t.__name__}, expected {np_dtype}, "
+                               f"got {src.dtype}")
+        return src
+    info = native_info(t)
+    items = list(src)
+    for v in items:
+        if native_info(type(v)) is None or native_info(type(v)).identity != info.identity:
+            raise RuntimeError(f"Error while trying to construct an array of {t.__name__} values: expected "
+                               f"{t.__name__} instances, got {type(v).__name__}")
+    return np.frombuffer(b"".join(bytes(v) for v in items), dtype=np_dtype).copy()
+
+
+def native_values_from_numpy(t, records) -> list:
+    """The elements of an array of native type `t` as instances of its ctypes class."""
+    return [t.from_buffer_copy(r.tobytes()) for r in records]
