@@ -18,6 +18,7 @@ from ..errors import (
     KernelUndefinedNameError, KernelUnsupportedError,
 )
 from ..builtins.registry import BUILTINS, Literal
+from ..types.native_types import native_info
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
 from .typecheck_subscript import _Bound, shape_beyond_ndim
@@ -107,6 +108,13 @@ class ExprTyper:
             return self.let(ir.Extract(base, (index,)), t._wp_scalar_type_, node.loc)
         if kind == "transformation" and node.attr in ("p", "q"):
             ft = T.vector(3, t._wp_scalar_type_) if node.attr == "p" else T.quaternion(t._wp_scalar_type_)
+            return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
+        native = native_info(t)
+        if native is not None:  # a C++ type of the user's: the fields it was registered with
+            ft = native.field_types.get(node.attr)
+            if ft is None:
+                self.error(KernelFieldError, f"{t.__name__} has no field `{node.attr}` registered (its fields: "
+                           f"{', '.join(native.field_types) or 'none, an opaque type'})", node)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
         if getattr(t, "_wp_struct_", False) or isinstance(t, registry.OpaqueType):
             ft = t.fields.get(node.attr)
