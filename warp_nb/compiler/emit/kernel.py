@@ -14,6 +14,7 @@ from .. import ir
 from ..adjoint import AdjointUnit
 from ...toolchain.modes import has_checks
 from ...types.array_type import ArrayType
+from ...types.native_types import native_info
 from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
 from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
@@ -146,7 +147,9 @@ def _accumulate_overloads(unit) -> list:
     sections = []
     for s in unit.structs:
         name = _local(struct_name(s))
-        body = " ".join(f"accumulate(a.{field_name(n)}, b.{field_name(n)});" for n in s.fields)
+        # (a field of a C++ type of the user's, wp.build_experimental, carries no gradient)
+        body = " ".join(f"accumulate(a.{field_name(n)}, b.{field_name(n)});" for n, t in s.fields.items()
+                        if native_info(t) is None)
         # (a struct element's gradient is added into an array by atomic_elem_add, from struct_ops)
         sections.append((f"accumulate:{struct_name(s)}", f"namespace wpnb {{\n"
                          f"WPNB_FN void accumulate({name}& a, const {name}& b) {{ {body} }}\n"
