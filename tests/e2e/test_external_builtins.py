@@ -347,3 +347,23 @@ def test_struct_with_a_native_field_in_a_differentiated_kernel():
     tape.backward(grads={out: wp.ones(5)})
     np.testing.assert_allclose(out.numpy(), 3.0 * av - 0.5, rtol=1e-6)
     np.testing.assert_allclose(a.grad.numpy(), np.full(5, 3.0))
+
+
+class Mismatched(ctypes.Structure):
+    _fields_ = [("r", ctypes.c_float), ("g", ctypes.c_float)]
+
+
+def test_a_native_layout_that_differs_from_its_ctypes_class_is_refused():
+    """The C++ type says double where the ctypes class says float: the unit's layout checks refuse it when
+    compiled, instead of kernels reading the host's bytes wrongly."""
+    wp.build_experimental.add_native_type(Mismatched, native_name="mm::Mismatched",
+                                          fields={"r": wp.float32, "g": wp.float32}, initializer="aggregate")
+
+    @wp.kernel(module="unique")
+    def read(s: wp.array(dtype=Mismatched), out: wp.array(dtype=float)):
+        out[0] = s[0].g
+
+    wp.set_module_options({"extra_build_options": wp.ModuleBuildOptions(
+        extra_cpu_preamble="namespace mm { struct Mismatched { float r; double g; }; }")}, module=read.module)
+    with pytest.raises(RuntimeError, match="Mismatched.*the C\\+\\+ type is not 8 bytes"):
+        wp.launch(read, dim=1, inputs=[wp.zeros(1, dtype=Mismatched), wp.zeros(1)])

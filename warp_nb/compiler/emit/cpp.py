@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
+from ...types.native_types import native_info
 from ...types.tiles import StackType, TileType
 from ...errors import Loc
 
@@ -233,6 +234,7 @@ class Unit:
         self.structs: list = []
         self.tuples: list = []
         self.funcs: list = []  # FuncInstances, callees first
+        self.native_types: list = []  # C++ types of the user's (wp.build_experimental): their layout is checked
         self.debug_sites: list[DebugSite] = []
 
     def add_type(self, t) -> None:
@@ -243,6 +245,10 @@ class Unit:
             for ft in t.fields.values():
                 self.add_type(ft)
             self.structs.append(t)
+        elif native_info(t) is not None and t not in self.native_types:
+            for ft in native_info(t).field_types.values():
+                self.add_type(ft)
+            self.native_types.append(t)
         elif isinstance(t, ir.TupleType) and t not in self.tuples:
             for x in t.items:
                 self.add_type(x)

@@ -19,6 +19,7 @@ from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
 from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
 from .entry import entry_points
+from .native_layout import layout_checks
 from .struct_ops import struct_adjoint_ops, struct_ops
 
 
@@ -43,7 +44,8 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
     if backward:
         backward_text.append(_backward(kernel, adjoint, unit))
     headers = _sorted_headers(unit.headers)
-    sections = [(f"struct:{struct_name(st)}", _struct_definition(st)) for st in unit.structs]
+    sections = layout_checks(unit.native_types, cpp_type)  # the user's C++ types (wp.build_experimental)
+    sections += [(f"struct:{struct_name(st)}", _struct_definition(st)) for st in unit.structs]
     sections += [struct_ops(st, "arrays/atomic.h" in headers) for st in unit.structs]
     sections += [(f"tuple:{tuple_name(t)}", _tuple_definition(t)) for t in unit.tuples]
     if adjoint is not None:
