@@ -15,16 +15,16 @@ import warp_nb as wp
 
 pytestmark = pytest.mark.needs_cxx
 
+LIBRARY_HEADER = "#pragma once\nnamespace tinyext { float cube(float x); }  // defined in the library\n"
 HEADER = """#pragma once
 namespace tinyext {
-float cube(float x);  // defined in the library
-inline float smooth_abs(float x, float eps) { return x * x / (x * x + eps) * (x < 0.0f ? -x : x) + eps * 0.0f; }
-inline void adj_smooth_abs(float x, float eps, float& adj_x, float& adj_eps, float adj_ret) {
+CUDA_CALLABLE inline float smooth_abs(float x, float eps) { return x * x / (x * x + eps) * (x < 0.0f ? -x : x) + eps * 0.0f; }
+CUDA_CALLABLE inline void adj_smooth_abs(float x, float eps, float& adj_x, float& adj_eps, float adj_ret) {
     float s = x < 0.0f ? -1.0f : 1.0f, d = x * x + eps, a = x < 0.0f ? -x : x;
     adj_x += adj_ret * (2.0f * x * eps / (d * d) * a + x * x / d * s);
     adj_eps += adj_ret * (-x * x / (d * d) * a);
 }
-inline int twice(int k) { return SCALE * k; }
+CUDA_CALLABLE inline int twice(int k) { return SCALE * k; }
 }  // namespace tinyext
 """
 
@@ -43,8 +43,10 @@ def tinyext(tmp_path_factory):
     source.write_text('namespace tinyext { float cube(float x) { return x * x * x; } }\n')
     library = folder / "libtinyext.so"
     subprocess.run([_compiler(), "-shared", "-fPIC", "-O2", str(source), "-o", str(library)], check=True)
+    library_header = folder / "tinyext_lib.h"  # (a kernel that includes it links the library: CPU only)
+    library_header.write_text(LIBRARY_HEADER)
     add = wp.build_experimental.add_builtin
-    add("tinyext_cube", {"x": wp.float32}, wp.float32, native_name="tinyext::cube", header=header,
+    add("tinyext_cube", {"x": wp.float32}, wp.float32, native_name="tinyext::cube", header=library_header,
         libraries=[str(library)])
     add("tinyext_smooth_abs", {"x": wp.float32, "eps": wp.float32}, wp.float32, native_name="tinyext::smooth_abs",
         is_differentiable=True, header=header)
@@ -128,7 +130,7 @@ def test_kernels_compiled_before_a_registration_are_unchanged(tmp_path):
     wp.launch(plain, dim=1, inputs=[a])
     before = plain.module.hash_module()
     header = tmp_path / "late.h"
-    header.write_text("namespace late { inline float plus_two(float x) { return x + 2.0f; } }\n")
+    header.write_text("namespace late { CUDA_CALLABLE inline float plus_two(float x) { return x + 2.0f; } }\n")
     wp.build_experimental.add_builtin("late_plus_two", {"x": wp.float32}, wp.float32, native_name="late::plus_two",
                                       header=header)
     assert plain.module.hash_module() == before
@@ -154,8 +156,8 @@ def test_module_preamble_defines_the_function():
 
 def test_overloads_duplicates_and_conflicts(tmp_path):
     header = tmp_path / "ov.h"
-    header.write_text("namespace ov { inline float f(float x) { return x + 1.0f; }\n"
-                      "inline double f(double x) { return x + 2.0; } }\n")
+    header.write_text("namespace ov { CUDA_CALLABLE inline float f(float x) { return x + 1.0f; }\n"
+                      "CUDA_CALLABLE inline double f(double x) { return x + 2.0; } }\n")
     add = wp.build_experimental.add_builtin
     handle = add("ov_f", {"x": wp.float32}, wp.float32, native_name="ov::f", header=header)
     assert isinstance(handle, wp.Function)
@@ -232,7 +234,7 @@ def test_native_value_type_as_a_kernel_parameter(tmp_path):
     """A C++ value type passed by value to a kernel and on to an external function (its layout has padding)."""
     header = tmp_path / "weights.h"
     header.write_text("namespace wts { struct Weights { float a; double b; };\n"
-                      "inline double blend(Weights w, double x) { return w.a * x + w.b; } }\n")
+                      "CUDA_CALLABLE inline double blend(Weights w, double x) { return w.a * x + w.b; } }\n")
     wp.build_experimental.add_native_type(Weights, native_name="wts::Weights")
     wp.build_experimental.add_builtin("wts_blend", {"w": Weights, "x": wp.float64}, wp.float64,
                                       native_name="wts::blend", header=header)
@@ -367,3 +369,23 @@ def test_a_native_layout_that_differs_from_its_ctypes_class_is_refused():
         extra_cpu_preamble="namespace mm { struct Mismatched { float r; double g; }; }")}, module=read.module)
     with pytest.raises(RuntimeError, match="Mismatched.*the C\\+\\+ type is not 8 bytes"):
         wp.launch(read, dim=1, inputs=[wp.zeros(1, dtype=Mismatched), wp.zeros(1)])
+
+
+@pytest.mark.needs_nvrtc
+def test_cuda_compiles_header_builtins_and_refuses_host_libraries(tinyext):
+    """For CUDA (NVRTC, sm_90, no device needed): a builtin from a header of CUDA_CALLABLE functions
+    compiles, with its adjoint; one defined in a host library is refused with a message naming it."""
+    from warp_nb.compiler.pipeline import CompileOptions, compile_kernel
+    from warp_nb.cuda.target import AotCudaTarget
+    from warp_nb.toolchain import nvrtc
+    try:
+        nvrtc.nvrtc_version()
+    except nvrtc.NVRTCUnavailableError as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    target = AotCudaTarget(90, use_ptx=True)
+    options = CompileOptions("release", True, "")
+    compile_kernel(smooth_loss, [wp.array(dtype=float), wp.float32, wp.array(dtype=float)], target, options)
+    signature = [wp.array(dtype=float), wp.array(dtype=int), wp.array(dtype=float), wp.array(dtype=float),
+                 wp.array(dtype=int)]
+    with pytest.raises(RuntimeError, match="libtinyext.so.*cannot be linked into CUDA code"):
+        compile_kernel(apply_ext, signature, target, options)
