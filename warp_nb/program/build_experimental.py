@@ -4,7 +4,7 @@
 (types/native_types.py). The C++ itself comes from the module's preamble (wp.ModuleBuildOptions,
 Warp's way) or, a warp_nb extension, from a header of the user's (`header=`, included by path and
 part of the cache key of every kernel that calls the builtin) and the libraries that define its
-functions (`libraries=`, linked into CPU kernels; CUDA refuses them)."""
+functions (`libraries=`, linked into CPU kernels that include that header; CUDA refuses those kernels)."""
 
 from __future__ import annotations
 
