@@ -17,6 +17,7 @@ from typing import Any
 from .. import types as T
 from ..toolchain import external as external_files
 from ..types.array_type import ArrayType
+from ..types.native_types import native_info
 from .registry import BUILTINS, Builtin, Exact, Overload, Pattern, add
 
 #: a C++ name, optionally qualified: `square`, `ext::square`, `::ext::detail::square`
@@ -43,6 +44,19 @@ class ExternalOverload(Overload):
         return self.namespace + self.native_func
 
 
+@dataclass(frozen=True, eq=False)
+class ExternalBuiltin(Builtin):
+    """An external builtin's record; answers to the attributes of Warp's Function handle too."""
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    @property
+    def module(self):
+        return None
+
+
 class NativeParam(Pattern):
     """A parameter of a native value type (wp.build_experimental.add_native_type): matches the same
     C++ type, whichever ctypes class describes it (a reloaded module registers new classes)."""
@@ -59,7 +73,7 @@ class NativeParam(Pattern):
 
 def native_identity(t):
     """What makes two native value types the same C++ type (None for other types)."""
-    info = getattr(t, "_wp_native_", None)
+    info = native_info(t)
     return None if info is None else info.identity
 
 
@@ -71,7 +85,7 @@ def _check_type(t, what: str):
     """`t` as the registry holds it, or a TypeError naming `what`."""
     t = T.canonical_scalar(t)
     ok = (T.is_scalar_type(t) or T.is_composite_type(t) or getattr(t, "_wp_struct_", False)
-          or getattr(t, "_wp_native_", None) is not None or isinstance(t, ArrayType))
+          or native_info(t) is not None or isinstance(t, ArrayType))
     if not ok:
         name = getattr(t, "__name__", repr(t))
         raise TypeError(f"{what}: {name} is not a Warp type (a scalar such as wp.float32, a vector, matrix, "
@@ -167,19 +181,6 @@ def _add_overload(b: Builtin, overload: ExternalOverload, header, libraries) -> 
     # already typed keep the overload they resolved
     object.__setattr__(b, "overloads", b.overloads + (overload,))
     return b
-
-
-@dataclass(frozen=True, eq=False)
-class ExternalBuiltin(Builtin):
-    """An external builtin's record; answers to the attributes of Warp's Function handle too."""
-
-    @property
-    def key(self) -> str:
-        return self.name
-
-    @property
-    def module(self):
-        return None
 
 
 def _not_from_python(name: str):
