@@ -55,6 +55,7 @@ from .utils import array_ops as _array_ops  # noqa: F401  (computes wp.array's o
 from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
 from .program.overload import overload  # noqa: F401
 from .compiler.build_options import ModuleBuildOptions  # noqa: F401
+from .program import build_experimental  # noqa: F401
 from .launch import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
 from .runtime.devices import (  # noqa: F401
     Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count,
@@ -123,6 +124,9 @@ def __getattr__(name):
     if name == "_src":  # Warp's implementation namespace: a few tables its tests reach for (docs/compat.md)
         import importlib
         return importlib.import_module("._src", __name__)
+    builtin = _BUILTINS.get(name)  # registered after import (wp.build_experimental.add_builtin)
+    if builtin is not None and builtin.export:
+        return builtin
     raise AttributeError(f"module 'warp_nb' has no attribute {name!r}")
 
 

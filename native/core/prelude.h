@@ -17,6 +17,9 @@
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE __device__                      // where a debug-mode launch reports errors
 #define WPNB_COLD_FN __device__ __noinline__             // a rarely taken path (a failed check)
+#ifndef CUDA_CALLABLE
+#define CUDA_CALLABLE __host__ __device__                // Warp's qualifier, for C++ written for Warp
+#endif                                                   // (module preambles, external builtins)
 #else
 #ifndef WPNB_CPU
 #define WPNB_CPU 1
@@ -26,6 +29,9 @@
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE extern "C" __attribute__((visibility("default")))
 #define WPNB_COLD_FN __attribute__((noinline, cold))
+#ifndef CUDA_CALLABLE
+#define CUDA_CALLABLE                                    // Warp's qualifier (see the CUDA branch)
+#endif
 #endif
 
 namespace wpnb {

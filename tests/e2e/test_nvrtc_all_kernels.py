@@ -42,6 +42,8 @@ def test_every_kernel_of_the_session_compiles_with_nvrtc():
         try:
             compile_kernel(k, signature, target, options)
         except KernelError as e:
+            if "cannot be linked into CUDA code" in str(e):
+                return None  # it calls a host library (wp.build_experimental): CPU only, refused as it should be
             return f"{k.key} ({'backward' if options.backward else 'forward'}): {e}"
         return None
 

@@ -23,6 +23,7 @@ from typing import Any
 from ..types.array_annotation import ArrayAnnotation
 from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
+from ..types.native_types import native_info, native_values_from_numpy
 from ..types.scalars import canonical_scalar
 from .family import ArrayFamilyMeta
 from .layout import (_as_numpy, _can_alias, _check_alloc_strides, _contiguous_strides,
@@ -149,7 +150,7 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
             dtype = data.dtype if dtype is types.Any else dtype
         else:
             src = data
-        if np.iscomplexobj(src):
+        if native_info(dtype) is None and np.iscomplexobj(src):  # (numpy cannot read ctypes instances)
             # numpy would drop the imaginary part with only a warning
             raise TypeError("warp_nb arrays hold no complex numbers: pass the real and imaginary parts as two "
                             "arrays, or as a vec2 array (np.stack([z.real, z.imag], axis=-1))")
@@ -238,6 +239,9 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
 
     @requires_grad.setter
     def requires_grad(self, value: bool):
+        if value and native_info(self.dtype) is not None:
+            raise ValueError(f"an array of the native type {self.dtype.__name__} cannot take part in automatic "
+                             "differentiation (requires_grad=True): its C++ type has no gradient")
         self._requires_grad = bool(value)
         if not self._requires_grad:
             self._retain_grad = False  # as Warp: nothing left to retain
@@ -328,6 +332,8 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
         if types.is_composite_type(self.dtype):
             flat = a.reshape((-1,) + types.numpy_inner_shape(self.dtype))
             return [self.dtype._from_numpy(v) for v in flat]
+        if native_info(self.dtype) is not None:  # instances of the ctypes class (wp.build_experimental)
+            return native_values_from_numpy(self.dtype, a.reshape(-1))
         from_numpy = getattr(self.dtype, "from_numpy_record", None)
         if from_numpy is not None:
             return [from_numpy(r) for r in a.reshape(-1)]

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import types
 from ..types import scalars
+from ..types.native_types import native_info, native_values_to_numpy
 from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
 
 
@@ -39,13 +40,16 @@ def _resolve_dtype(dtype, data=None):
             return scalar_from_numpy(arr_dtype)
         return scalar_from_numpy(np.asarray(data).dtype) or types.float64
     dtype = canonical_scalar(dtype)
-    if not (is_scalar_type(dtype) or types.is_composite_type(dtype) or hasattr(dtype, "numpy_dtype")):
+    if not (is_scalar_type(dtype) or types.is_composite_type(dtype) or hasattr(dtype, "numpy_dtype")
+            or native_info(dtype) is not None):
         raise TypeError(f"{dtype!r} is not an array element type; use a scalar, vector, matrix or @wp.struct type")
     return dtype
 
 
 def _as_numpy(src, dtype) -> np.ndarray:
     """`src` as a numpy array with this dtype's numpy layout (copying only if it must)."""
+    if native_info(dtype) is not None:  # a C++ type of the user's (wp.build_experimental)
+        return native_values_to_numpy(dtype, src)
     np_dtype = types.numpy_dtype(dtype)
     if types.scalar_type_of(dtype) is types.bfloat16:
         return _as_bfloat16_bits(src)

@@ -17,6 +17,7 @@ from ..types.function_value import FUNCTION_PARAM
 from ..types.reference import Reference
 from ..types.tiles import StackType, TileType
 from ..builtins.registry import OpaqueType
+from ..types.native_types import native_info
 from ..types import generic
 from ..types.generic import Generic
 from ..types.scalars import Scalar as ScalarBase
@@ -51,6 +52,8 @@ def resolve_annotation(t, fn, name: str, what: str, local_names: dict | None = N
     if T.is_scalar_type(t) or T.is_composite_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_struct_", False) \
             or isinstance(t, (OpaqueType, TileType, StackType)):  # a query (wp.BvhQuery ...) or a tile (generic: any shape)
         return t
+    if native_info(t) is not None:  # a C++ type of the user's (wp.build_experimental.add_native_type)
+        return t
     if t is typing.Any:
         return None if what == "function" else t
     if what == "function" and (t is tuple or typing.get_origin(t) is tuple):
@@ -75,7 +78,7 @@ def _element_type(dtype) -> bool:
     """Whether an array annotation's dtype is one arrays can hold (or a generic placeholder)."""
     return (dtype is typing.Any or isinstance(dtype, Generic) or T.is_scalar_type(dtype) or T.is_composite_type(dtype)
             or getattr(dtype, "_wp_struct_", False) or hasattr(dtype, "numpy_dtype") or isinstance(dtype, TypeVar)
-            or isinstance(dtype, OpaqueType))
+            or isinstance(dtype, OpaqueType) or native_info(dtype) is not None)
 
 
 def parameter_names(fn) -> list[str]:

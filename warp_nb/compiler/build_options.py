@@ -18,20 +18,29 @@ from dataclasses import dataclass
 
 
 def _preamble(text) -> str:
-    """One trailing newline, so "x" and "x\\n" are the same preamble (and the same hash)."""
     if not isinstance(text, str):
         raise TypeError(f"a preamble must be a str, got {type(text).__name__}")
+    return text
+
+
+def _normal_preamble(text: str) -> str:
+    """One trailing newline, so "x" and "x\\n" are the same preamble (and the same hash)."""
     return text.rstrip("\n") + "\n" if text.strip() else ""
 
 
-def _include_dirs(dirs, what: str) -> tuple:
-    if dirs is None:
-        return ()
-    if isinstance(dirs, (str, os.PathLike)):
-        dirs = [dirs]
+def _paths(paths) -> list:
+    if paths is None:
+        return []
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return [os.fspath(p) for p in paths]
+
+
+def checked_include_dirs(dirs, what: str) -> tuple:
+    """The include directories a compiler is given: each must be an existing directory given by absolute
+    path (checked when a kernel is built, as Warp accepts any value when the options are made)."""
     out = []
-    for d in dirs:
-        path = os.fspath(d)
+    for path in dirs:
         if not os.path.isabs(path):
             raise ValueError(f"{what}: {path!r} is not an absolute path")
         if not os.path.isdir(path):
@@ -40,44 +49,60 @@ def _include_dirs(dirs, what: str) -> tuple:
     return tuple(out)
 
 
-@dataclass(frozen=True, init=False)
-class ModuleBuildOptions:
-    """Extra build inputs of a module's kernels (see the module docstring)."""
+def _union(a: list, b: list) -> list:
+    return list(dict.fromkeys(a + b))
 
-    extra_cuda_include_dirs: tuple = ()
-    extra_cpu_include_dirs: tuple = ()
+
+def _join(a: str, b: str) -> str:
+    """Two preambles one after the other, on separate lines."""
+    return a + "\n" + b if a and b and not a.endswith("\n") else a + b
+
+
+@dataclass(init=False, eq=False)
+class ModuleBuildOptions:
+    """Extra build inputs of a module's kernels (see the module docstring). The values are kept as given
+    (Warp's lists and text); the digest normalizes them."""
+
+    extra_cuda_include_dirs: list = dataclasses.field(default_factory=list)
+    extra_cpu_include_dirs: list = dataclasses.field(default_factory=list)
     extra_cuda_preamble: str = ""
     extra_cpu_preamble: str = ""
-    extra_build_dependencies: tuple = ()  # files whose contents the build depends on (headers)
+    extra_build_dependencies: list = dataclasses.field(default_factory=list)  # files the build depends on
 
     def __init__(self, *, extra_cuda_include_dirs=None, extra_cpu_include_dirs=None, extra_cuda_preamble="",
                  extra_cpu_preamble="", extra_build_dependencies=None):
-        set_ = object.__setattr__
-        set_(self, "extra_cuda_include_dirs", _include_dirs(extra_cuda_include_dirs, "extra_cuda_include_dirs"))
-        set_(self, "extra_cpu_include_dirs", _include_dirs(extra_cpu_include_dirs, "extra_cpu_include_dirs"))
-        set_(self, "extra_cuda_preamble", _preamble(extra_cuda_preamble))
-        set_(self, "extra_cpu_preamble", _preamble(extra_cpu_preamble))
-        deps = extra_build_dependencies or ()
-        set_(self, "extra_build_dependencies", tuple(os.fspath(p) for p in ([deps] if isinstance(deps, str) else deps)))
+        self.extra_cuda_include_dirs = _paths(extra_cuda_include_dirs)
+        self.extra_cpu_include_dirs = _paths(extra_cpu_include_dirs)
+        self.extra_cuda_preamble = _preamble(extra_cuda_preamble)
+        self.extra_cpu_preamble = _preamble(extra_cpu_preamble)
+        self.extra_build_dependencies = _paths(extra_build_dependencies)
 
     def merged(self, other: "ModuleBuildOptions") -> "ModuleBuildOptions":
         """Both options together (directories and dependencies of both, preambles one after the other)."""
-        def union(a, b):
-            return tuple(dict.fromkeys(a + b))
+        if not isinstance(other, ModuleBuildOptions):
+            raise TypeError(f"ModuleBuildOptions.merged takes another wp.ModuleBuildOptions, got {type(other).__name__}")
         return ModuleBuildOptions(
-            extra_cuda_include_dirs=union(self.extra_cuda_include_dirs, other.extra_cuda_include_dirs),
-            extra_cpu_include_dirs=union(self.extra_cpu_include_dirs, other.extra_cpu_include_dirs),
-            extra_cuda_preamble=self.extra_cuda_preamble + other.extra_cuda_preamble,
-            extra_cpu_preamble=self.extra_cpu_preamble + other.extra_cpu_preamble,
-            extra_build_dependencies=union(self.extra_build_dependencies, other.extra_build_dependencies))
+            extra_cuda_include_dirs=_union(self.extra_cuda_include_dirs, other.extra_cuda_include_dirs),
+            extra_cpu_include_dirs=_union(self.extra_cpu_include_dirs, other.extra_cpu_include_dirs),
+            extra_cuda_preamble=_join(self.extra_cuda_preamble, other.extra_cuda_preamble),
+            extra_cpu_preamble=_join(self.extra_cpu_preamble, other.extra_cpu_preamble),
+            extra_build_dependencies=_union(self.extra_build_dependencies, other.extra_build_dependencies))
+
+    def include_dirs(self, kind: str) -> tuple:
+        """The include directories of the "cpu" or "cuda" compiler, checked (checked_include_dirs)."""
+        return checked_include_dirs(getattr(self, f"extra_{kind}_include_dirs"), f"extra_{kind}_include_dirs")
 
     @property
     def is_empty(self) -> bool:
-        return not any(dataclasses.astuple(self))
+        return not any(x.strip() if isinstance(x, str) else x for x in dataclasses.astuple(self))
 
     def digest(self) -> str:
         """What the build depends on: every field, and the current contents of the dependencies."""
-        h = hashlib.sha256(repr(dataclasses.astuple(self)).encode())
+        fields = (tuple(map(os.path.normpath, self.extra_cuda_include_dirs)),
+                  tuple(map(os.path.normpath, self.extra_cpu_include_dirs)),
+                  _normal_preamble(self.extra_cuda_preamble), _normal_preamble(self.extra_cpu_preamble),
+                  tuple(self.extra_build_dependencies))
+        h = hashlib.sha256(repr(fields).encode())
         for path in self.extra_build_dependencies:
             try:
                 with open(path, "rb") as f:

@@ -26,6 +26,7 @@ from ..toolchain.headers import headers_digest
 from . import ir
 from .adjoint import adjoint_unit
 from .build_options import build_options_of, with_build_options
+from ..toolchain import external as external_files
 from .emit import EmitResult, emit_kernel, for_target
 from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
@@ -140,6 +141,8 @@ def cache_key(unit: EmitResult, target, options: CompileOptions) -> str:
     target's own parts (its compiler and flags)."""
     code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
     extra = (unit.build_options.digest(),) if unit.build_options is not None else ()
+    user_headers = external_files.digest(unit.headers)  # the contents of the user's headers and libraries
+    extra += (user_headers,) if user_headers is not None else ()
     if options.block_dim > 1:  # (the code says it too: lane counts are template arguments)
         extra += (f"block_dim={options.block_dim}",)
     return cache.make_key(code, headers_digest(), cache.VERSION, EMIT_REVISION, *target.key_parts(options), *extra)

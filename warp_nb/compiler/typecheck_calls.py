@@ -22,6 +22,7 @@ from ..types.generic import is_generic, matches
 from ..types.function_value import FunctionValue, is_function_object
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
+from ..types.native_types import native_info
 from ..types.scalars import canonical_scalar
 from .scope import ConstValue, GradOf, Lit, PyObj, classify, grad
 from .typecheck_expr import TupleValue, value_type
@@ -68,6 +69,8 @@ class Calls:
             return self.generic_composite(obj, node)
         if T.is_scalar_type(obj) or T.is_composite_type(obj) or getattr(obj, "_wp_struct_", False):
             return self.construct(obj, node)
+        if native_info(obj) is not None:  # a C++ type of the user's (wp.build_experimental.add_native_type)
+            return self.construct_native(obj, node)
         if isinstance(obj, ArrayType) or obj is T.Any:
             self.error(KernelTypeError, "arrays cannot be created inside kernels; pass them as arguments", node)
         return NotImplemented

@@ -10,6 +10,7 @@ import warnings
 from .. import types as T
 from ..errors import KernelRuntimeTypeError, KernelTypeError, source_label, warn
 from ..types import composite
+from ..types.native_types import native_info
 from ..types.scalars import canonical_scalar
 from . import ir
 from .scope import Lit, PyObj
@@ -29,6 +30,34 @@ class Constructors:
         if T.is_scalar_type(t):
             return self.convert_scalar(t, args, node)
         return self.construct_composite(t, args, node)
+
+    def construct_native(self, t, node):
+        """A native value type (wp.build_experimental): default-constructed, or from all its fields in
+        order when registered with initializer="aggregate" (C++ aggregate initialization)."""
+        info = native_info(t)
+        if node.kwargs:
+            self.error(KernelTypeError, f"{t.__name__}() takes its fields by position, not by keyword", node)
+        if not node.args:
+            return self.let(ir.Construct(t, ()), t, node.loc)
+        if info.initializer != "aggregate" or len(node.args) != len(info.fields):
+            self.error(KernelTypeError, f"{t.__name__}() takes no arguments or, registered with "
+                       f"initializer='aggregate', all its fields in order ({', '.join(n for n, _ in info.fields)})"
+                       if info.initializer == "aggregate" else
+                       f"{t.__name__}() takes no arguments (it is not registered with initializer='aggregate')", node)
+        values = []
+        for (name, ft), a in zip(info.fields, node.args):
+            v = self.expr(a)
+            if isinstance(v, Lit):
+                v = self.materialize(v, ft, node)
+            elif isinstance(v, PyObj) and native_info(type(v.obj)) is not None and native_info(ft) is not None:
+                self.error(KernelTypeError, f"field `{name}` of {t.__name__}: a {type(v.obj).__name__} constant "
+                           "cannot be used in a kernel; build it in the kernel", node)
+            if isinstance(v, PyObj) or v.type is not ft and not (native_info(v.type) is not None
+                                                                and native_info(v.type) == native_info(ft)):
+                self.error(KernelTypeError, f"field `{name}` of {t.__name__} is {T.type_name(ft)}, got "
+                           f"{self.describe(v)}", node)
+            values.append(v)
+        return self.let(ir.Construct(t, tuple(values)), t, node.loc)
 
     def convert_scalar(self, t, args, node):
         if not args:

@@ -18,6 +18,7 @@ from ..errors import (
     KernelUndefinedNameError, KernelUnsupportedError,
 )
 from ..builtins.registry import BUILTINS, Literal
+from ..types.native_types import native_info
 from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
 from .typecheck_subscript import _Bound, shape_beyond_ndim
@@ -108,6 +109,11 @@ class ExprTyper:
         if kind == "transformation" and node.attr in ("p", "q"):
             ft = T.vector(3, t._wp_scalar_type_) if node.attr == "p" else T.quaternion(t._wp_scalar_type_)
             return self.let(ir.Extract(base, (node.attr,)), ft, node.loc)
+        if native_info(t) is not None and node.attr not in native_info(t).field_types:  # (wp.build_experimental)
+            self.error(KernelFieldError, f"{t.__name__} has no field `{node.attr}` registered (its fields: "
+                       f"{', '.join(native_info(t).field_types) or 'none, an opaque type'})", node)
+        if native_info(t) is not None:  # a C++ type of the user's: the fields it was registered with
+            return self.let(ir.Extract(base, (node.attr,)), native_info(t).field_types[node.attr], node.loc)
         if getattr(t, "_wp_struct_", False) or isinstance(t, registry.OpaqueType):
             ft = t.fields.get(node.attr)
             if ft is None:

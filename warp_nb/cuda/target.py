@@ -19,6 +19,8 @@ from pathlib import Path
 from ..toolchain.modes import has_checks
 from ..runtime.debug import DebugState, debug_error
 from ..runtime.target import Target
+from ..errors import KernelCompileError
+from ..toolchain import external as external_files
 from ..toolchain.headers import native_dir
 from .arch_support import validate_device_arch
 from ..toolchain.nvrtc import compile_cuda, nvrtc_version, supported_archs
@@ -82,7 +84,13 @@ class AotCudaTarget(Target):
         return "cuda", str(self.arch), self.suffix, ".".join(map(str, nvrtc_version()))
 
     def build(self, unit, out_path: Path, options) -> None:
-        dirs = unit.build_options.extra_cuda_include_dirs if unit.build_options is not None else ()
+        linked = external_files.libraries_for(unit.headers)
+        if linked:  # a host library's functions cannot run on the device
+            raise KernelCompileError(f"kernel `{unit.function}` calls an external builtin defined in "
+                                     f"{', '.join(linked)} (wp.build_experimental.add_builtin(libraries=...)): a host "
+                                     "library cannot be linked into CUDA code; launch the kernel on the CPU, or give "
+                                     "the function's definition in its header (inline, CUDA_CALLABLE)")
+        dirs = unit.build_options.include_dirs("cuda") if unit.build_options is not None else ()
         out_path.write_bytes(compile_cuda(unit.source, self.arch, native_dir(), self.use_ptx, options.mode == "debug",
                                           function=unit.function, include_dirs=dirs))
 

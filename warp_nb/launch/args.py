@@ -177,6 +177,11 @@ def _slow_argument(kernel, index: int, value, device: Device):
         if not isinstance(value, StructInstance) or value._struct is not t:
             raise TypeError(f"{where} expects a {t.__name__} instance, got {type(value).__name__}")
         return _Bytes(value.to_bytes())
+    info = getattr(t, "_wp_native_", None)
+    if info is not None:  # a native value type (wp.build_experimental): the bytes of its ctypes instance
+        if getattr(type(value), "_wp_native_", None) is None or type(value)._wp_native_.identity != info.identity:
+            raise TypeError(f"{where} expects a {t.__name__} instance, got {type(value).__name__}")
+        return _Bytes(bytes(value))
     if hasattr(t, "descriptor"):  # a resource passed by value (wp.Texture2D): its descriptor's bytes
         if value is None:
             raise ArgumentTypeError(f"{where} expects a wp.{t.name} but got None")

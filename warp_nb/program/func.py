@@ -4,6 +4,7 @@ it is typed per call site by the compiler (`compiler.typecheck`), never compiled
 
 from __future__ import annotations
 
+import abc
 import sys
 import typing
 from dataclasses import dataclass
@@ -92,7 +93,8 @@ def _overload(fn) -> FuncOverload:
     return FuncOverload(fn, None, params, ret, scope)
 
 
-class Function:
+# ABCMeta: wp.build_experimental registers its external builtins' records as Functions (Warp's handle type)
+class Function(metaclass=abc.ABCMeta):
     """What `@wp.func` returns: callable from kernels (compiled) and from Python (runs the Python
     function). Defining another @wp.func with the same name in the same scope adds an overload
     (see `_define`)."""

@@ -18,6 +18,7 @@ import hashlib
 
 from .. import config as _config
 from ..compiler.build_options import ModuleBuildOptions
+from ..toolchain import external as external_files
 from ..compiler.pipeline import CompileOptions, front_half
 from ..types.generic import is_generic
 
@@ -76,4 +77,5 @@ def content_hash(kernels, options: dict) -> str:
         h.update(f"{k.key}\n{code}\n".encode())
         if unit.build_options is not None:
             h.update(unit.build_options.digest().encode())
+        h.update((external_files.digest(unit.headers) or "").encode())  # the user's headers (build_experimental)
     return h.hexdigest()

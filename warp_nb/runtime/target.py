@@ -12,6 +12,7 @@ import ctypes
 from pathlib import Path
 
 from ..toolchain import cxx
+from ..toolchain import external as external_files
 from ..toolchain.headers import native_dir
 from . import cpu_entry, native
 from ..toolchain.modes import has_checks
@@ -105,7 +106,8 @@ class CpuTarget(Target):
 
     def build(self, unit, out_path: Path, options) -> None:
         cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function,
-                            include_dirs=unit.build_options.extra_cpu_include_dirs if unit.build_options else ())
+                            include_dirs=unit.build_options.include_dirs("cpu") if unit.build_options else (),
+                            libraries=external_files.libraries_for(unit.headers))  # (wp.build_experimental)
 
     def load(self, path: Path, unit, options) -> LoadedKernel:
         return load_kernel(path, unit.entry, unit.backward_entry, debug=has_checks(options.mode))

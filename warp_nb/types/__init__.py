@@ -17,6 +17,7 @@ from .scalars import (  # noqa: F401
 )
 
 from .tiles import TileType, tile_type  # noqa: F401
+from .native_types import native_info, native_numpy_dtype
 from .queries import (  # noqa: F401  (Warp's public type queries)
     dtype_from_numpy, dtype_to_numpy, is_array, is_composite, is_float, is_int, is_matrix, is_quaternion, is_scalar,
     is_struct, is_tile, is_transformation, is_value, is_vector, type_is_array, type_is_composite, type_is_float,
@@ -73,6 +74,8 @@ def numpy_dtype(t) -> np.dtype:
         return t._wp_scalar_type_._np
     if hasattr(t, "numpy_dtype"):  # structs: their ctypes layout
         return np.dtype(t.ctype)
+    if native_info(t) is not None:  # a C++ type of the user's (wp.build_experimental.add_native_type)
+        return native_numpy_dtype(t)
     raise TypeError(f"{type_name(t)} has no numpy equivalent")
 
 

@@ -59,6 +59,8 @@ def field_ctype(t):
         return t
     if hasattr(t, "descriptor"):  # a resource held by value (wp.Texture2D): its descriptor
         return t.ctype
+    if getattr(t, "_wp_native_", None) is not None:  # a native value type: its ctypes class is its layout
+        return t
     raise TypeError(f"{T.type_name(t)} cannot be a struct field; use scalars, vectors, matrices, "
                     "quaternions, transforms, wp.array or another @wp.struct")
 

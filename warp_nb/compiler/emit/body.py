@@ -10,6 +10,7 @@ import numpy as np
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
+from ...types.native_types import native_info
 from ...types.tiles import TileType
 from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
@@ -388,6 +389,8 @@ class FunctionWriter:
             return f"wpnb::cast<{cpp_type(t)}>({v.args[0].name})"
         if getattr(t, "_wp_struct_", False):
             return f"{cpp_type(t)}{{}}"
+        if native_info(t) is not None:  # aggregate initialization of the user's C++ type
+            return f"{cpp_type(t)}{{{', '.join(a.name for a in v.args)}}}"
         return f"{cpp_type(t)}({', '.join(a.name for a in v.args)})"
 
     def extract(self, v: ir.Extract, loc=None) -> str:
@@ -425,6 +428,9 @@ class FunctionWriter:
             if isinstance(t, ir.TupleType):
                 expr += f".v{p}"
                 t = t.items[p]
+            elif isinstance(p, str) and native_info(t) is not None:  # the C++ member, named as registered
+                expr += f".{p}"
+                t = native_info(t).field_types[p]
             elif isinstance(p, str):
                 expr += f".{field_name(p)}"
                 t = t.fields[p] if getattr(t, "_wp_struct_", False) or hasattr(t, "cpp") else (

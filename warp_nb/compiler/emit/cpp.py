@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
+from ...types.native_types import native_info
 from ...types.tiles import StackType, TileType
 from ...errors import Loc
 
@@ -125,6 +126,9 @@ def cpp_type(t) -> str:
         return struct_name(t)
     if isinstance(t, ir.TupleType):
         return tuple_name(t)
+    native = getattr(t, "_wp_native_", None) if isinstance(t, type) else None
+    if native is not None:  # a C++ type of the user's (wp.build_experimental.add_native_type)
+        return native.native_name
     cpp = getattr(t, "cpp", None)  # registry.OpaqueType: a type the native headers define
     if cpp is not None:
         return cpp
@@ -230,6 +234,7 @@ class Unit:
         self.structs: list = []
         self.tuples: list = []
         self.funcs: list = []  # FuncInstances, callees first
+        self.native_types: list = []  # C++ types of the user's (wp.build_experimental): their layout is checked
         self.debug_sites: list[DebugSite] = []
 
     def add_type(self, t) -> None:
@@ -240,6 +245,10 @@ class Unit:
             for ft in t.fields.values():
                 self.add_type(ft)
             self.structs.append(t)
+        elif native_info(t) is not None and t not in self.native_types:
+            for ft in native_info(t).field_types.values():
+                self.add_type(ft)
+            self.native_types.append(t)
         elif isinstance(t, ir.TupleType) and t not in self.tuples:
             for x in t.items:
                 self.add_type(x)

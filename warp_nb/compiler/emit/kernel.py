@@ -14,10 +14,12 @@ from .. import ir
 from ..adjoint import AdjointUnit
 from ...toolchain.modes import has_checks
 from ...types.array_type import ArrayType
+from ...types.native_types import native_info
 from .adjoint import emit_adjoint_function, emit_kernel_backward
 from .body import FunctionWriter
 from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
 from .entry import entry_points
+from .native_layout import layout_checks
 from .struct_ops import struct_adjoint_ops, struct_ops
 
 
@@ -42,7 +44,8 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
     if backward:
         backward_text.append(_backward(kernel, adjoint, unit))
     headers = _sorted_headers(unit.headers)
-    sections = [(f"struct:{struct_name(st)}", _struct_definition(st)) for st in unit.structs]
+    sections = layout_checks(unit.native_types, cpp_type)  # the user's C++ types (wp.build_experimental)
+    sections += [(f"struct:{struct_name(st)}", _struct_definition(st)) for st in unit.structs]
     sections += [struct_ops(st, "arrays/atomic.h" in headers) for st in unit.structs]
     sections += [(f"tuple:{tuple_name(t)}", _tuple_definition(t)) for t in unit.tuples]
     if adjoint is not None:
@@ -152,7 +155,9 @@ def _accumulate_overloads(unit) -> list:
     sections = []
     for s in unit.structs:
         name = _local(struct_name(s))
-        body = " ".join(f"accumulate(a.{field_name(n)}, b.{field_name(n)});" for n in s.fields)
+        # (a field of a C++ type of the user's, wp.build_experimental, carries no gradient)
+        body = " ".join(f"accumulate(a.{field_name(n)}, b.{field_name(n)});" for n, t in s.fields.items()
+                        if native_info(t) is None)
         # (a struct element's gradient is added into an array by atomic_elem_add, from struct_ops)
         sections.append((f"accumulate:{struct_name(s)}", f"namespace wpnb {{\n"
                          f"WPNB_FN void accumulate({name}& a, const {name}& b) {{ {body} }}\n"
@@ -170,7 +175,8 @@ def _sorted_headers(headers: set) -> list:
     needed = set(headers)
     for h in list(needed):
         needed.update(HEADER_DEPS.get(h, ()))
-    return [h for h in HEADER_ORDER if h in needed] + sorted(needed - set(HEADER_ORDER))
+    # the user's headers (absolute paths: wp.build_experimental) last, after every native one
+    return [h for h in HEADER_ORDER if h in needed] + sorted(needed - set(HEADER_ORDER), key=lambda h: (h[:1] == "/", h))
 
 
 def _struct_definition(s) -> str:
