@@ -46,6 +46,7 @@ class CompileOptions:
     backward: bool = False  # also emit the adjoint
     cxx_flags: str = ""  # extra C++ compiler flags (CPU)
     block_dim: int = 1  # lanes per block of a tile kernel (native/tiles/block.h); 1 for every other kernel
+    deterministic: int = 0  # a wp.DeterministicMode: above 0, float atomics land in thread order (deterministic.py)
 
 
 @dataclass(frozen=True)

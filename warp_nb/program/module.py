@@ -32,7 +32,7 @@ class ModuleOptions(dict):
 
     def __missing__(self, key):
         from .. import config
-        if key in ("enable_backward", "max_unroll", "mode"):
+        if key in ("enable_backward", "max_unroll", "mode", "deterministic", "deterministic_max_records"):
             return getattr(config, key)
         if key in self._DEFAULTS:
             return self._DEFAULTS[key]
@@ -310,11 +310,15 @@ def set_module_options(options: dict, module=None) -> None:
     """Set options (Warp's: "enable_backward", "mode", "max_unroll", "fast_math" ...) on a module,
     by default the caller's; they apply to its kernels compiled from now on."""
     get_module(module if module is not None else _caller_module()).options.update(options)
+    if "deterministic" in options:  # launchers made under the old level are made again (config.epoch)
+        from .. import config
+        config.epoch += 1
 
 
 def get_module_options(module=None) -> dict:
     options = get_module(module if module is not None else _caller_module()).options
-    return {**{k: options[k] for k in ("enable_backward", "max_unroll", "mode", *ModuleOptions._DEFAULTS)}, **options}
+    keys = ("enable_backward", "max_unroll", "mode", "deterministic", "deterministic_max_records", *ModuleOptions._DEFAULTS)
+    return {**{k: options[k] for k in keys}, **options}
 
 
 def modules() -> list[Module]:
