@@ -26,6 +26,7 @@ from ..toolchain.headers import headers_digest
 from . import ir
 from .adjoint import adjoint_unit
 from .build_options import build_options_of, with_build_options
+from .deterministic import plan_kernel
 from .emit import EmitResult, emit_kernel, for_target
 from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
@@ -109,7 +110,8 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
         typed = dataclasses.replace(typed, symbol=symbol)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    unit = emit_kernel(typed, options.mode, adjoint)
+    plan = plan_kernel(typed, options.backward) if options.deterministic else None  # (or refused)
+    unit = emit_kernel(typed, options.mode, adjoint, plan)
     unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
                               if build_options == "module" else build_options, target)

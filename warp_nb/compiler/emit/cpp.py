@@ -96,6 +96,8 @@ class EmitResult:
     entry_points: tuple = ()
     #: the prelude lines of the target the unit is for (none: not for a target yet)
     prelude: tuple = ()
+    #: compiled for deterministic mode (WPNB_DETERMINISTIC: native/arrays/deterministic.h)
+    deterministic: bool = False
 
 
 def cpp_type(t) -> str:
@@ -231,6 +233,7 @@ class Unit:
         self.tuples: list = []
         self.funcs: list = []  # FuncInstances, callees first
         self.debug_sites: list[DebugSite] = []
+        self.deterministic = False  # deterministic mode: float atomics may be logged (compiler/deterministic.py)
 
     def add_type(self, t) -> None:
         _type_headers(t, self.headers)
