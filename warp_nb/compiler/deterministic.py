@@ -132,7 +132,7 @@ def _walk(fn: ir.Function, alias: dict, roots: dict, targets: dict, depth: int =
                 if inst.custom_grad is not None:
                     custom.append(inst.custom_grad)
                 inner = {id(p): alias[id(a)] for p, a in zip(inst.ir.params, value.args) if id(a) in alias}
-                custom += _walk(inst.ir, inner, roots, targets, depth + 1)
+                custom.extend(_walk(inst.ir, inner, roots, targets, depth + 1))
             for block in ir.child_blocks(s):
                 visit(block)
 

@@ -108,9 +108,9 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
+    plan = plan_kernel(typed, options.backward) if options.deterministic else None  # (or refused)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    plan = plan_kernel(typed, options.backward) if options.deterministic else None  # (or refused)
     unit = emit_kernel(typed, options.mode, adjoint, plan)
     unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))

@@ -30,6 +30,8 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
     backward = adjoint is not None and adjoint.kernel is not None
     unit = Unit(mode, kernel.block_dim)
     unit.deterministic = deterministic is not None
+    if unit.deterministic:
+        unit.headers.add("arrays/deterministic.h")  # (the entry points' chunk logs)
     if kernel.block_dim > 1:
         unit.headers.update(("tiles/block.h", "tiles/tile_block.h", "tiles/block_cpu.h"))
     unit.add_function(kernel)
