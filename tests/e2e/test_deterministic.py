@@ -231,3 +231,23 @@ def test_modes_are_checked_where_they_are_set():
     with pytest.raises(ValueError, match="deterministic must be a warp.DeterministicMode value, got True"):
         flagged.module.resolve_options(wp.config)
     assert wp.get_module_options(det_scatter_add.module)["deterministic"] is wp.DeterministicMode.RUN_TO_RUN
+
+
+@wp.kernel(module="unique", module_options=R2R)
+def det_local_histogram(values: wp.array[wp.float32], out: wp.array[wp.float32]):
+    i = wp.tid()
+    local = wp.zeros(shape=2, dtype=wp.float32)  # atomics into a thread's own array land at once
+    wp.atomic_add(local, 0, values[i])
+    wp.atomic_add(local, 0, values[i])
+    wp.atomic_add(out, i % 2, local[0])
+
+
+def test_atomics_into_local_arrays_apply_where_they_run(restore_threads):
+    values, _ = _inputs(9)
+    twice = (values + values).astype(np.float32)
+    expected = np.array([np.cumsum(twice[0::2], dtype=np.float32)[-1], np.cumsum(twice[1::2], dtype=np.float32)[-1]])
+    for threads in (1, 2):
+        wp.config.cpu_threads = threads
+        out = wp.zeros(2, dtype=wp.float32)
+        wp.launch(det_local_histogram, N, [wp.array(values), out])
+        np.testing.assert_array_equal(out.numpy(), expected)

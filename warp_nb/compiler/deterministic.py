@@ -53,8 +53,9 @@ def plan_kernel(fn: ir.Function, backward: bool) -> Plan:
     """How `fn`'s entry points run in deterministic mode; raises KernelDeterminismError for what it
     cannot order (see the module docstring)."""
     targets: dict = {}
+    local: list = []
     custom = _walk(fn, {id(p): (k,) for k, p in enumerate(fn.params)},
-                   {(k,): _Target(n, {}) for k, n in enumerate(fn.param_names)}, targets)
+                   {(k,): _Target(n, {}) for k, n in enumerate(fn.param_names)}, targets, local)
     counters = False
     for t in targets.values():
         if len(t.ops) > 1:
@@ -69,7 +70,9 @@ def plan_kernel(fn: ir.Function, backward: bool) -> Plan:
                     raise _error(f"array '{t.name}' receives deterministic atomic updates and is also {what} "
                                  f"directly. Warp would change the operation order. {_FIX_ACCESS}", where, fn)
         counters = counters or t.counter is not None
-    forward = SERIAL if counters or fn.block_dim > 1 else DEFER
+    # atomics into a thread's own storage (a local array, a tile) must land before the thread ends:
+    # such kernels run on one thread with every atomic applied where it runs
+    forward = SERIAL if counters or local or fn.block_dim > 1 else DEFER
     if not backward:
         return Plan(forward, SERIAL)
     if counters:
@@ -84,12 +87,13 @@ def plan_kernel(fn: ir.Function, backward: bool) -> Plan:
     # a gradient accumulated (an array read) and read back (a store's or atomic's adjoint) in one
     # backward body: a deferred accumulation would be missing from the read
     rereads = any(t.read is not None and (t.written is not None or t.ops) for t in targets.values())
-    return Plan(forward, SERIAL if rereads or custom or fn.block_dim > 1 else DEFER)
+    return Plan(forward, SERIAL if rereads or custom or local or fn.block_dim > 1 else DEFER)
 
 
-def _walk(fn: ir.Function, alias: dict, roots: dict, targets: dict, depth: int = 0) -> list:
+def _walk(fn: ir.Function, alias: dict, roots: dict, targets: dict, local: list, depth: int = 0) -> list:
     """Record what `fn` does to the arrays of `roots` (keyed by root; `alias` maps id(Var) to the
-    root it views) into `targets`; returns the custom-adjoint functions called."""
+    root it views) into `targets`, and into `local` the statements making thread-local arrays or
+    using tiles; returns the custom-adjoint functions called."""
     custom = []
 
     def target(var) -> _Target | None:
@@ -101,6 +105,9 @@ def _walk(fn: ir.Function, alias: dict, roots: dict, targets: dict, depth: int =
     def visit(stmts) -> None:
         for s in stmts:
             value = getattr(s, "value", None)
+            if isinstance(value, ir.NewArray) and value.ptr is None or \
+                    isinstance(value, ir.Call) and value.builtin.name.startswith("tile"):
+                local.append(s)
             if isinstance(s, ir.Let):
                 src = _aliased(value)
                 if src is not None and id(src) in alias:
@@ -132,7 +139,7 @@ def _walk(fn: ir.Function, alias: dict, roots: dict, targets: dict, depth: int =
                 if inst.custom_grad is not None:
                     custom.append(inst.custom_grad)
                 inner = {id(p): alias[id(a)] for p, a in zip(inst.ir.params, value.args) if id(a) in alias}
-                custom.extend(_walk(inst.ir, inner, roots, targets, depth + 1))
+                custom.extend(_walk(inst.ir, inner, roots, targets, local, depth + 1))
             for block in ir.child_blocks(s):
                 visit(block)
 
