@@ -39,6 +39,12 @@ def _serial_sums(values, bins, dtype=np.float32):
     return out
 
 
+@wp.kernel
+def plain_scatter_add(values: wp.array[wp.float32], bins: wp.array[wp.int32], out: wp.array[wp.float32]):
+    i = wp.tid()
+    wp.atomic_add(out, bins[i], values[i])
+
+
 @wp.kernel(module="unique", module_options=R2R)
 def det_scatter_add(values: wp.array[wp.float32], bins: wp.array[wp.int32], out: wp.array[wp.float32]):
     i = wp.tid()
@@ -251,3 +257,23 @@ def test_atomics_into_local_arrays_apply_where_they_run(restore_threads):
         out = wp.zeros(2, dtype=wp.float32)
         wp.launch(det_local_histogram, N, [wp.array(values), out])
         np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_the_global_setting_applies_to_modules_made_after_it():
+    before = wp.config.deterministic
+    try:
+        wp.config.deterministic = wp.DeterministicMode.RUN_TO_RUN
+
+        @wp.kernel(module="unique")
+        def made_after(out: wp.array[wp.float32], seen: wp.array[wp.float32]):
+            wp.atomic_add(out, 0, 1.0)
+            seen[0] = out[0]
+
+        assert wp.get_module_options(made_after.module)["deterministic"] is wp.DeterministicMode.RUN_TO_RUN
+        with pytest.raises(wp.WarpDeterminismError, match="is also read directly"):
+            wp.launch(made_after, 1, [wp.zeros(1, dtype=wp.float32), wp.zeros(1, dtype=wp.float32)])
+        # a module made before (this test file's shared one) keeps the level it was made with
+        assert wp.get_module_options(plain_scatter_add.module)["deterministic"] is \
+            wp.DeterministicMode.NOT_GUARANTEED
+    finally:
+        wp.config.deterministic = before

@@ -33,11 +33,12 @@ def checked_max_records(value, what: str = "deterministic_max_records") -> int:
 
 
 def module_mode(module) -> DeterministicMode:
-    """The level a kernel of `module` compiles with now: the module's option, else wp.config's."""
-    value = dict.get(module.options, "deterministic") if module is not None else None
+    """The level a kernel of `module` compiles with now: the module's option, else wp.config's when
+    the module was made (program/module.py ModuleOptions)."""
+    value = module.options["deterministic"] if module is not None else None
     return checked_mode(config.deterministic if value is None else value)
 
 
 def module_max_records(module) -> int:
-    value = dict.get(module.options, "deterministic_max_records") if module is not None else None
+    value = module.options["deterministic_max_records"] if module is not None else None
     return checked_max_records(config.deterministic_max_records if value is None else value)

@@ -30,9 +30,19 @@ class ModuleOptions(dict):
                  "optimization_level": None, "compile_time_trace": False, "strip_hash": False,
                  "extra_build_options": None}
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from .. import config
+        # as Warp: the determinism settings are wp.config's when the module is made (a later change
+        # of wp.config applies to modules made later, not to library modules already imported)
+        self.captured = {"deterministic": config.deterministic,
+                         "deterministic_max_records": config.deterministic_max_records}
+
     def __missing__(self, key):
         from .. import config
-        if key in ("enable_backward", "max_unroll", "mode", "deterministic", "deterministic_max_records"):
+        if key in self.captured:
+            return self.captured[key]
+        if key in ("enable_backward", "max_unroll", "mode"):
             return getattr(config, key)
         if key in self._DEFAULTS:
             return self._DEFAULTS[key]
