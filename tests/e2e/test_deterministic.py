@@ -277,3 +277,20 @@ def test_the_global_setting_applies_to_modules_made_after_it():
             wp.DeterministicMode.NOT_GUARANTEED
     finally:
         wp.config.deterministic = before
+
+
+@wp.kernel(module="unique", module_options=R2R)
+def det_aot_scatter(values: wp.array[wp.float32], bins: wp.array[wp.int32], out: wp.array[wp.float32]):
+    i = wp.tid()
+    wp.atomic_add(out, bins[i], values[i])
+
+
+def test_an_ahead_of_time_build_replays_in_order(tmp_path, restore_threads):
+    wp.compile_aot_module(det_aot_scatter.module, device="cpu", module_dir=tmp_path)
+    wp.load_aot_module(det_aot_scatter.module, device="cpu", module_dir=tmp_path)
+    values, bins = _inputs(13)
+    wp.config.cpu_threads = 2
+    out = wp.zeros(BINS, dtype=wp.float32)
+    wp.launch(det_aot_scatter, N, [wp.array(values), wp.array(bins)], [out])
+    assert all(k.startswith("aot:") for k in (launcher.compiled.key for launcher in det_aot_scatter.launchers.values()))
+    np.testing.assert_array_equal(out.numpy(), _serial_sums(values, bins))
