@@ -294,3 +294,15 @@ def test_an_ahead_of_time_build_replays_in_order(tmp_path, restore_threads):
     wp.launch(det_aot_scatter, N, [wp.array(values), wp.array(bins)], [out])
     assert all(k.startswith("aot:") for k in (launcher.compiled.key for launcher in det_aot_scatter.launchers.values()))
     np.testing.assert_array_equal(out.numpy(), _serial_sums(values, bins))
+
+
+def test_saving_a_graph_of_a_deterministic_launch_is_refused(tmp_path):
+    values, bins = wp.array(np.ones(8, np.float32)), wp.array(np.zeros(8, np.int32))
+    out = wp.zeros(BINS, dtype=wp.float32)
+    wp.launch(det_scatter_add, 8, [values, bins, out])  # compiled before the capture
+    with wp.ScopedCapture(device="cpu", apic=True) as capture:
+        wp.launch(det_scatter_add, 8, [values, bins, out])
+    with pytest.raises(RuntimeError, match="deterministic mode"):
+        wp.capture_save(capture.graph, str(tmp_path / "graph.wrp"), inputs={"values": values}, outputs={"out": out})
+    wp.capture_launch(capture.graph)  # replayed in this process: in order
+    assert out.numpy()[0] == 16.0
