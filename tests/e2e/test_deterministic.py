@@ -306,3 +306,25 @@ def test_saving_a_graph_of_a_deterministic_launch_is_refused(tmp_path):
         wp.capture_save(capture.graph, str(tmp_path / "graph.wrp"), inputs={"values": values}, outputs={"out": out})
     wp.capture_launch(capture.graph)  # replayed in this process: in order
     assert out.numpy()[0] == 16.0
+
+
+@wp.kernel(module="unique", module_options=R2R)
+def det_indexed_add(a: wp.indexedarray[wp.float32], values: wp.array[wp.float32]):
+    i = wp.tid()
+    wp.atomic_add(a, i % 2, values[i])
+
+
+@wp.kernel(module="unique", module_options=R2R)
+def det_no_atomics(a: wp.array[wp.float32]):
+    a[wp.tid()] = 1.0
+
+
+def test_indexed_array_targets_are_ordered_and_plain_kernels_keep_the_fast_launch(restore_threads):
+    values, _ = _inputs(17)
+    expected = [np.cumsum(values[k::2], dtype=np.float32)[-1] for k in (0, 1)]
+    base = wp.zeros(4, dtype=wp.float32)
+    wp.config.cpu_threads = 2
+    wp.launch(det_indexed_add, N, [wp.indexedarray(base, [wp.array(np.array([3, 1], np.int32))]), wp.array(values)])
+    np.testing.assert_array_equal(base.numpy()[[3, 1]], expected)
+    wp.launch(det_no_atomics, 4, [wp.zeros(4, dtype=wp.float32)])
+    assert [launcher.direct for launcher in det_no_atomics.launchers.values()] == [True]

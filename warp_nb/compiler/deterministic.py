@@ -27,6 +27,7 @@ from . import ir
 
 DEFER = "defer"  # the entry point logs its float atomics per chunk; the launch replays them in order
 SERIAL = "serial"  # the entry point runs on one thread, in thread order, with ordinary atomics
+PLAIN = ""  # nothing to order (no float atomic): the entry point and launch of the default mode
 
 _FIX_ACCESS = ("Fix: use separate input and output arrays, or split the direct access and atomic update into "
                "separate kernel launches.")
@@ -72,7 +73,7 @@ def plan_kernel(fn: ir.Function, backward: bool) -> Plan:
         counters = counters or t.counter is not None
     # atomics into a thread's own storage (a local array, a tile) must land before the thread ends:
     # such kernels run on one thread with every atomic applied where it runs
-    forward = SERIAL if counters or local or fn.block_dim > 1 else DEFER
+    forward = SERIAL if counters or local or fn.block_dim > 1 else DEFER if _has_float_atomic(fn, set()) else PLAIN
     if not backward:
         return Plan(forward, SERIAL)
     if counters:
@@ -145,6 +146,25 @@ def _walk(fn: ir.Function, alias: dict, roots: dict, targets: dict, local: list,
 
     visit(fn.body)
     return custom
+
+
+def _has_float_atomic(fn: ir.Function, seen: set) -> bool:
+    """Whether `fn` or a function it calls makes a float atomic update."""
+    def visit(stmts) -> bool:
+        for s in stmts:
+            value = getattr(s, "value", None)
+            dtype = getattr(value.args[0].type, "dtype", None) if isinstance(value, ir.Call) and value.args else None
+            if value.builtin.atomic if dtype is not None else False:  # (arrays, indexed and fabric arrays)
+                if T.is_float_type(T.scalar_type_of(dtype)):
+                    return True
+            if isinstance(value, ir.CallFunc) and id(value.func.ir) not in seen:
+                seen.add(id(value.func.ir))
+                if _has_float_atomic(value.func.ir, seen):
+                    return True
+            if any(visit(block) for block in ir.child_blocks(s)):
+                return True
+        return False
+    return visit(fn.body)
 
 
 def _aliased(value):
