@@ -154,9 +154,8 @@ def _has_float_atomic(fn: ir.Function, seen: set) -> bool:
         for s in stmts:
             value = getattr(s, "value", None)
             dtype = getattr(value.args[0].type, "dtype", None) if isinstance(value, ir.Call) and value.args else None
-            if value.builtin.atomic if dtype is not None else False:  # (arrays, indexed and fabric arrays)
-                if T.is_float_type(T.scalar_type_of(dtype)):
-                    return True
+            if dtype is not None and value.builtin.atomic and T.is_float_type(T.scalar_type_of(dtype)):
+                return True  # (on arrays, indexed and fabric arrays)
             if isinstance(value, ir.CallFunc) and id(value.func.ir) not in seen:
                 seen.add(id(value.func.ir))
                 if _has_float_atomic(value.func.ir, seen):
