@@ -43,7 +43,7 @@ from .cuda.streams import (  # noqa: F401
 from .errors import (  # noqa: F401
     CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
     KernelValueError, WarpCodegenAttributeError, WarpCodegenError, WarpCodegenKeyError, WarpCodegenTypeError,
-    WarpCodegenValueError,
+    WarpCodegenValueError, WarpDeterminismError,
 )
 from .program.func import Function, adjoint, func, func_grad, func_native, func_replay  # noqa: F401
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
@@ -104,13 +104,7 @@ PI, HALF_PI, TAU, E, INF, NAN, PHI = pi, half_pi, tau, e, inf, nan, phi  # Warp'
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40  # levels for wp.config.log_level (as logging's)
 
 
-class DeterministicMode:
-    """Warp's `deterministic` module option values. warp_nb's CPU atomics on floats are not ordered,
-    so RUN_TO_RUN is accepted and not yet honoured (docs/compat.md); cpu_threads=1 is deterministic."""
-
-    NOT_GUARANTEED = 0
-    RUN_TO_RUN = 1
-    GPU_TO_GPU = 2
+DeterministicMode = config.DeterministicMode  # honoured on the CPU whatever cpu_threads is (program/deterministic.py)
 ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _math.log(10)
 
 

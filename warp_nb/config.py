@@ -49,6 +49,16 @@ cxx_flags: str = os.environ.get("WARP_NB_CXXFLAGS", "")
 compile_timeout: float = float(os.environ.get("WARP_NB_COMPILE_TIMEOUT", "600"))
 
 
+class DeterministicMode(enum.IntEnum):
+    """Warp's determinism levels for float atomics (`deterministic`, the module option of that name).
+    On the CPU, RUN_TO_RUN and GPU_TO_GPU are the same guarantee: bit-identical results whatever
+    `cpu_threads` is and however the threads were scheduled (program/deterministic.py)."""
+
+    NOT_GUARANTEED = 0  # float atomics land in whatever order the threads reach them
+    RUN_TO_RUN = 1  # bit-identical from run to run on this machine
+    GPU_TO_GPU = 2  # Warp: also across GPU architectures; on the CPU the same as RUN_TO_RUN
+
+
 class LaunchArrayAccessMode(enum.IntEnum):
     """Warp's modes for checking, before a launch, that array arguments are reachable from the launch
     device (`launch_array_access_mode`). Not about indices: bounds checks are `bounds_check` above."""
@@ -61,6 +71,14 @@ class LaunchArrayAccessMode(enum.IntEnum):
 #: Warp's experimental CPU blocks: tile kernels launched on the CPU get blocks of block_dim lanes
 #: (run as fibers, native/tiles/block_cpu.h) instead of one lane, so wp.tile(x) gathers block_dim values.
 enable_cpu_blocks: bool = False
+
+#: The determinism of float atomics for modules made from now on (a DeterministicMode; a module's
+#: "deterministic" option overrides it). Anything else is refused: True would silently mean a level.
+deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
+
+#: Warp's cap on deferred atomic records per thread (its CUDA scatter buffers); warp_nb's CPU record
+#: buffers grow as needed, so it is resolved into the module options and otherwise not used.
+deterministic_max_records: int = 0
 
 #: Warp's `launch_array_access_mode` (a LaunchArrayAccessMode): accepted, not read. warp_nb's launches
 #: already refuse an array of another device (STRICT), the one check that matters without peer access.
@@ -78,8 +96,6 @@ log_level: int = 30
 cache_kernels: bool = True
 verify_fp: bool = False
 verify_cuda: bool = False
-deterministic: bool = False
-deterministic_max_records: int = 0
 cuda_arch_suffix: str | None = None
 cpu_compiler_flags: str | None = None
 optimization_level: int | None = None
@@ -108,6 +124,8 @@ epoch: int = 0
 
 class _Settings(types.ModuleType):
     def __setattr__(self, name, value):
+        if name == "deterministic" and type(value) is not DeterministicMode:
+            raise ValueError(f"warp.config.deterministic must be a warp.DeterministicMode value, got {value!r}")
         super().__setattr__(name, value)
         if name != "epoch":
             super().__setattr__("epoch", self.epoch + 1)

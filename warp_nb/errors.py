@@ -148,6 +148,15 @@ WarpCodegenAttributeError = KernelAttributeError
 WarpCodegenKeyError = KernelUndefinedNameError
 
 
+class WarpDeterminismError(RuntimeError):
+    """Deterministic mode (wp.config.deterministic, the "deterministic" module option) cannot run a
+    kernel as written: its message says the cause and the fix (Warp's name and kind, a RuntimeError)."""
+
+
+class KernelDeterminismError(KernelError, WarpDeterminismError):
+    """A kernel deterministic mode cannot compile, raised at the user's line."""
+
+
 class KernelCompileError(KernelError):
     """The C++ compiler refused the generated code; mapped back to the user's line when possible."""
 

@@ -8,6 +8,7 @@
 #include "core/prelude.h"
 #include "core/scalar.h"
 #include "arrays/array.h"
+#include "arrays/deterministic.h"
 
 namespace wpnb {
 
@@ -47,7 +48,13 @@ template <typename T> struct op_xor { T v; WPNB_FN T operator()(T x) const { ret
 
 // The types the target adds in one instruction (native_atomic_add, in the prelude) use it;
 // everything else goes through atomic_rmw.
+// In deterministic mode a float update may be logged instead, to land in thread order after the
+// launch (arrays/deterministic.h); its result is then a zero the kernel does not use (the compiler
+// refuses kernels that would).
 template <typename T> WPNB_FN T scalar_atomic_add(T* p, T v) {
+    if constexpr (WPNB_DETERMINISTIC && det_deferred<T>::value) {
+        if (det_defer<DET_ADD>(p, v)) return T();
+    }
     if constexpr (native_atomic_add<T>::value) {
         return atomic_add_native(p, v);
     } else {
@@ -57,8 +64,18 @@ template <typename T> WPNB_FN T scalar_atomic_add(T* p, T v) {
 template <> WPNB_FN bool scalar_atomic_add<bool>(bool* p, bool v) { return *p; (void)v; }
 
 template <typename T> WPNB_FN T scalar_atomic_sub(T* p, T v) { return scalar_atomic_add(p, neg(v)); }
-template <typename T> WPNB_FN T scalar_atomic_min(T* p, T v) { op_min<T> op = {v}; return atomic_rmw(p, op); }
-template <typename T> WPNB_FN T scalar_atomic_max(T* p, T v) { op_max<T> op = {v}; return atomic_rmw(p, op); }
+template <typename T> WPNB_FN T scalar_atomic_min(T* p, T v) {
+    if constexpr (WPNB_DETERMINISTIC && det_deferred<T>::value) {
+        if (det_defer<DET_MIN>(p, v)) return T();
+    }
+    op_min<T> op = {v}; return atomic_rmw(p, op);
+}
+template <typename T> WPNB_FN T scalar_atomic_max(T* p, T v) {
+    if constexpr (WPNB_DETERMINISTIC && det_deferred<T>::value) {
+        if (det_defer<DET_MAX>(p, v)) return T();
+    }
+    op_max<T> op = {v}; return atomic_rmw(p, op);
+}
 template <typename T> WPNB_FN T scalar_atomic_exch(T* p, T v) { op_set<T> op = {v}; return atomic_rmw(p, op); }
 // atomic_and/or/xor: *p = *p & v (| v, ^ v) on integers, through the compare-and-swap loop.
 template <typename T> WPNB_FN T scalar_atomic_and(T* p, T v) { op_and<T> op = {v}; return atomic_rmw(p, op); }

@@ -9,4 +9,4 @@ view (adjoint_view.py), Warp's runtime object (runtime_object.py) and module has
 (module_hashing.py). Nothing imports it on `import warp_nb`; it loads when Warp's code reaches for
 `warp._src` or `kernel.adj`, and registers the names the library honours (runtime/compat_hooks.py)."""
 
-from . import autograd, build, builtins, codegen, context, dlpack, geometry, logger, texture, types, utils  # noqa: F401
+from . import autograd, build, builtins, codegen, context, deterministic, dlpack, geometry, logger, texture, types, utils  # noqa: F401,E501

@@ -27,6 +27,7 @@ from . import ir
 from .adjoint import adjoint_unit
 from .build_options import build_options_of, with_build_options
 from ..toolchain import external as external_files
+from .deterministic import plan_kernel
 from .emit import EmitResult, emit_kernel, for_target
 from .emit.cpp import EMIT_REVISION
 from .parse import parse_definition
@@ -47,6 +48,7 @@ class CompileOptions:
     backward: bool = False  # also emit the adjoint
     cxx_flags: str = ""  # extra C++ compiler flags (CPU)
     block_dim: int = 1  # lanes per block of a tile kernel (native/tiles/block.h); 1 for every other kernel
+    deterministic: int = 0  # a wp.DeterministicMode: above 0, float atomics land in thread order (deterministic.py)
 
 
 @dataclass(frozen=True)
@@ -107,9 +109,10 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
+    plan = plan_kernel(typed, options.backward) if options.deterministic else None  # (or refused)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    unit = emit_kernel(typed, options.mode, adjoint)
+    unit = emit_kernel(typed, options.mode, adjoint, plan)
     unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
                               if build_options == "module" else build_options, target)

@@ -193,6 +193,10 @@ class _Saver:
                           relocations)
 
     def _kernel(self, launcher, args: bytes) -> int:
+        if launcher.deterministic:  # its launches need the runtime's ordered replay, which graphs do not carry
+            raise RuntimeError(f"wp.capture_save: kernel `{launcher.kernel.key}` is compiled in deterministic mode, "
+                               "whose float atomics a saved graph cannot replay in order yet; save it with the "
+                               "module option deterministic=wp.DeterministicMode.NOT_GUARANTEED")
         compiled = launcher.compiled
         key = (compiled.key, bool(launcher.entry == compiled.loaded.adjoint_entry))
         if key in self._kernel_index:

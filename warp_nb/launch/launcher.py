@@ -46,8 +46,13 @@ class Launcher:
         self.entry = loaded.adjoint_entry if backward else loaded.entry
         self.stats = loaded.stats_address
         self.debug_state = loaded.debug_state
+        #: deterministic mode (compiler/deterministic.py): how the entry point runs, and the replay
+        #: of its logged float atomics (None: nothing to replay)
+        direction = "backward" if backward else "forward"
+        self.deterministic = next((e.deterministic for e in compiled.unit.entry_points if e.direction == direction), "")
+        self.replay = getattr(loaded, "adjoint_replay" if backward else "replay", None) if self.deterministic else None
         #: the CPU fast path: wp.launch calls the native runtime itself (and reads the check state)
-        self.direct = self.target.direct
+        self.direct = self.target.direct and not self.deterministic
         self.tid_count = compiled.typed.tid_count
         self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
         #: lanes per block the code was typed for, and whether that matters to it (a tile kernel, or

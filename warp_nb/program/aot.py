@@ -200,6 +200,7 @@ Module._aot_build = staticmethod(_build)
 
 def _manifest_entry(k, sig, options: CompileOptions, unit: EmitResult) -> dict:
     return {"key": k.key, "signature": _signature_text(sig), "backward": options.backward, "mode": options.mode,
+            "deterministic": options.deterministic,
             "entry": unit.entry, "backward_entry": unit.backward_entry}  # (the file's target's entry points)
 
 
@@ -213,9 +214,11 @@ def _signature_text(sig) -> str:
 def _bind(k, signature, entry: dict, path: Path, dev, backward: bool) -> None:
     """Make the file's entry points the kernel's compiled code for this signature and direction."""
     options = k.compile_options(backward)
-    if options.mode != entry["mode"]:
+    if options.mode != entry["mode"] or options.deterministic != entry.get("deterministic", 0):
         return  # built in another mode: launches compile as usual
-    unit = EmitResult("", entry["entry"], backward_entry=entry["backward_entry"], function=k.key, mode=entry["mode"])
+    front = front_half(k, list(signature if signature is not None else k.param_types), options)
+    # (the entry points' description says how a deterministic kernel's launches run)
+    unit = EmitResult("", entry["entry"], backward_entry=entry["backward_entry"], function=k.key, mode=entry["mode"],
+                      entry_points=front.unit.entry_points, deterministic=front.unit.deterministic)
     loaded = dev.target.load(path, unit, options)
-    typed = front_half(k, list(signature if signature is not None else k.param_types), options).typed
-    k.adopt(dev, CompiledKernel(f"aot:{path.stem}", typed, unit, loaded, 0.0, False), backward, signature)
+    k.adopt(dev, CompiledKernel(f"aot:{path.stem}", front.typed, unit, loaded, 0.0, False), backward, signature)

@@ -22,6 +22,7 @@ from ..errors import KernelError, KernelTypeError
 from ..runtime.devices import Device, get_device
 from ..toolchain.cpu_isa import cxx_isa_flags, effective_flags
 from ..types.generic import is_generic, matches
+from .deterministic import module_mode
 from .naming import KernelNaming
 from .module import Module, get_module, module_named, unique_module
 from .unique import check_module_options, unique_module_name
@@ -167,7 +168,7 @@ class Kernel(KernelNaming):
         # the module's (or wp.config's) cpu_compiler_flags choose the CPU instruction set (toolchain/cpu_isa.py)
         isa = cxx_isa_flags(effective_flags(self.module.options))
         return CompileOptions(mode, backward, f"{config.cxx_flags} {isa}".strip() if isa else config.cxx_flags,
-                              block_dim)
+                              block_dim, int(module_mode(self.module)))
 
     @property
     def backward_enabled(self) -> bool:
@@ -338,6 +339,7 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
         module = get_module(module_name)
         from .. import config
         module.options.setdefault("deterministic", config.deterministic)  # as Warp: captured when made
+        module.options.setdefault("deterministic_max_records", config.deterministic_max_records)
         module.options.update(module_options or {})
     k = Kernel(f, key=key or name, module=module, options=options, enable_backward=enable_backward,
                launch_bounds=launch_bounds, local_names=caller.f_locals)

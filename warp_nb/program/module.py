@@ -30,8 +30,18 @@ class ModuleOptions(dict):
                  "optimization_level": None, "compile_time_trace": False, "strip_hash": False,
                  "extra_build_options": None}
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from .. import config
+        # as Warp: the determinism settings are wp.config's when the module is made (a later change
+        # of wp.config applies to modules made later, not to library modules already imported)
+        self.captured = {"deterministic": config.deterministic,
+                         "deterministic_max_records": config.deterministic_max_records}
+
     def __missing__(self, key):
         from .. import config
+        if key in self.captured:
+            return self.captured[key]
         if key in ("enable_backward", "max_unroll", "mode"):
             return getattr(config, key)
         if key in self._DEFAULTS:
@@ -310,11 +320,15 @@ def set_module_options(options: dict, module=None) -> None:
     """Set options (Warp's: "enable_backward", "mode", "max_unroll", "fast_math" ...) on a module,
     by default the caller's; they apply to its kernels compiled from now on."""
     get_module(module if module is not None else _caller_module()).options.update(options)
+    if "deterministic" in options:  # launchers made under the old level are made again (config.epoch)
+        from .. import config
+        config.epoch += 1
 
 
 def get_module_options(module=None) -> dict:
     options = get_module(module if module is not None else _caller_module()).options
-    return {**{k: options[k] for k in ("enable_backward", "max_unroll", "mode", *ModuleOptions._DEFAULTS)}, **options}
+    keys = ("enable_backward", "max_unroll", "mode", "deterministic", "deterministic_max_records", *ModuleOptions._DEFAULTS)
+    return {**{k: options[k] for k in keys}, **options}
 
 
 def modules() -> list[Module]:

@@ -21,10 +21,12 @@ from ..compiler.build_options import ModuleBuildOptions
 from ..toolchain import external as external_files
 from ..compiler.pipeline import CompileOptions, front_half
 from ..types.generic import is_generic
+from .deterministic import module_max_records, module_mode
 
 #: the module options a build resolves (the module's setting, else wp.config's, else Warp's default)
 _RESOLVED = ("enable_backward", "mode", "max_unroll", "fast_math", "fuse_fp", "lineinfo", "cuda_output",
-             "block_dim", "optimization_level", "strip_hash", "extra_build_options")
+             "block_dim", "optimization_level", "strip_hash", "extra_build_options", "deterministic",
+             "deterministic_max_records")
 
 
 def resolve_options(module, config=None) -> dict:
@@ -39,6 +41,8 @@ def resolve_options(module, config=None) -> dict:
         elif value is None and name not in options:
             value = options.get(name, type(options)._DEFAULTS.get(name))
         out[name] = value
+    out["deterministic"] = module_mode(module)  # (a ValueError naming the option for anything else)
+    out["deterministic_max_records"] = module_max_records(module)
     return out
 
 

@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from .deterministic import checked_max_records
+
 #: Warp's module options (set_module_options, module_options=): the keys accepted
 VALID_MODULE_OPTIONS = frozenset((
     "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "cuda_output", "mode", "block_dim",
@@ -34,12 +36,8 @@ def check_module_options(module, module_options) -> dict | None:
     if unknown:
         raise ValueError(f"unknown module option {unknown[0]!r}. Valid options: "
                          f"{', '.join(sorted(VALID_MODULE_OPTIONS))}")
-    records = module_options.get("deterministic_max_records")
-    if records is not None:
-        if isinstance(records, bool) or not isinstance(records, numbers.Integral):
-            raise TypeError(f"deterministic_max_records must be an int, got {type(records).__name__}")
-        if records < 0:
-            raise ValueError(f"deterministic_max_records must not be negative, got {records}")
+    if module_options.get("deterministic_max_records") is not None:
+        checked_max_records(module_options["deterministic_max_records"])
     return dict(module_options)
 
 

@@ -29,8 +29,23 @@ def entry_point(entry) -> str:
     if entry.lanes > 1:
         return _block_entry_point(entry.symbol, count, entry.lanes, entry.body, entry.direction)
     run = "run" if entry.direction == "forward" else f"{entry.direction}_run"
-    return _entry_point(entry.symbol, entry.arrays, count, list(entry.accumulators), entry.body,
+    text = _entry_point(entry.symbol, entry.arrays, count, list(entry.accumulators), entry.body,
                         f"cpu_{entry.direction}", run, entry.guards, entry.only_guarded_checks)
+    return deferring(text, entry) if entry.deterministic == "defer" else text
+
+
+def deferring(text: str, entry) -> str:
+    """A deterministic entry point that defers its float atomics: each chunk logs them
+    (native/arrays/deterministic.h) and `<entry>_replay`, which the launch calls once every chunk
+    has run, applies them in thread order."""
+    name = entry_name(entry)
+    head = f"WPNB_KERNEL void {name}("
+    start = text.index(head)
+    body = text.index("{\n", start) + 2
+    text = text[:body] + "    wpnb::det_chunk_begin(wpnb_begin);\n" + text[body:].rstrip("\n")
+    assert text.endswith("}")
+    return (text[:-1] + "    wpnb::det_chunk_end();\n}\n\n"
+            f"WPNB_KERNEL void {name}_replay() {{ wpnb::det_replay(); }}\n")
 
 
 def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "body",

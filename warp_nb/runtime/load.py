@@ -19,6 +19,10 @@ class LoadedKernel:
     adjoint_entry: int | None
     debug_state: DebugState | None
     stats: KernelStats = field(default_factory=KernelStats)
+    #: deterministic mode's replays of logged float atomics (forward, backward), called after a
+    #: launch of an entry point that defers them (runtime/cpu_entry.py deferring)
+    replay: object = None
+    adjoint_replay: object = None
 
     @property
     def stats_address(self) -> int:
@@ -30,4 +34,14 @@ def load_kernel(path: Path, entry: str, adjoint_entry: str | None, debug: bool) 
     address = ctypes.cast(getattr(lib, entry), ctypes.c_void_p).value
     adjoint = ctypes.cast(getattr(lib, adjoint_entry), ctypes.c_void_p).value if adjoint_entry else None
     state = DebugState.in_dll(lib, "wpnb_debug_state") if debug else None
-    return LoadedKernel(lib, path, address, adjoint, state)
+    loaded = LoadedKernel(lib, path, address, adjoint, state)
+    loaded.replay = _optional(lib, f"{entry}_replay")
+    loaded.adjoint_replay = _optional(lib, f"{adjoint_entry}_replay") if adjoint_entry else None
+    return loaded
+
+
+def _optional(lib, symbol: str):
+    try:
+        return getattr(lib, symbol)
+    except AttributeError:
+        return None

@@ -116,7 +116,14 @@ class CpuTarget(Target):
         native.library()
 
     def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
-        native.launch(launcher.entry, packed, bounds, launcher.threads(), launcher.stats)
+        # deterministic mode: "serial" entry points run on one thread, in thread order; a deferring
+        # one's logged float atomics are applied in thread order once every chunk has run
+        threads = 1 if launcher.deterministic == "serial" else launcher.threads()
+        try:
+            native.launch(launcher.entry, packed, bounds, threads, launcher.stats)
+        finally:  # (never left in the logs for a later launch, whose arrays may be others)
+            if launcher.replay is not None:
+                launcher.replay()
         state = launcher.debug_state
         if state is not None and state.failed:
             raise failed_check(launcher, bounds)

@@ -72,7 +72,8 @@ class FunctionWriter:
         if fn.uses_blocks:
             self.unit.headers.add("tiles/block.h")  # (its CUDA entry points say how many lanes a block has)
         lanes = fn.block_dim  # blocks of several lanes: no privatised reductions, the block entry points
-        self.reductions = {} if self.debug or lanes > 1 else find_reductions(fn, {})
+        # (deterministic mode: a privatised sum would be added in another order than the threads')
+        self.reductions = {} if self.debug or lanes > 1 or self.unit.deterministic else find_reductions(fn, {})
         accumulators = list({id(a): a for a in self.reductions.values()}.values())
         if accumulators:
             self.unit.headers.add("arrays/atomic.h")

@@ -97,6 +97,8 @@ class EmitResult:
     entry_points: tuple = ()
     #: the prelude lines of the target the unit is for (none: not for a target yet)
     prelude: tuple = ()
+    #: compiled for deterministic mode (WPNB_DETERMINISTIC: native/arrays/deterministic.h)
+    deterministic: bool = False
 
 
 def cpp_type(t) -> str:
@@ -236,6 +238,7 @@ class Unit:
         self.funcs: list = []  # FuncInstances, callees first
         self.native_types: list = []  # C++ types of the user's (wp.build_experimental): their layout is checked
         self.debug_sites: list[DebugSite] = []
+        self.deterministic = False  # deterministic mode: float atomics may be logged (compiler/deterministic.py)
 
     def add_type(self, t) -> None:
         _type_headers(t, self.headers)

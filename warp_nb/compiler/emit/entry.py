@@ -145,6 +145,10 @@ class EntryPoint:
     # every check of the unit is one of those guarded accesses: the unchecked body can fail none,
     # so it need not say which thread runs (what a failed check reports)
     only_guarded_checks: bool = False
+    # deterministic mode (compiler/deterministic.py): "defer" (log float atomics per chunk, replayed
+    # in thread order after the launch: the target exports `<entry>_replay`), "serial" (run on one
+    # thread), "" (not deterministic)
+    deterministic: str = ""
 
     @property
     def body(self) -> str:
@@ -153,7 +157,7 @@ class EntryPoint:
 
 
 def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tuple = (),
-                 only_guarded_checks: bool = False) -> tuple:
+                 only_guarded_checks: bool = False, deterministic=None) -> tuple:
     """The entry points a kernel needs: forward (with the accumulators of `reductions`, as the
     body writer found them, and the `guards` of its versioned bodies) and, with a backward body,
     backward (versioned on the same guards)."""
@@ -162,5 +166,8 @@ def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tupl
               "arrays": tuple(p.name for p in fn.params if isinstance(p.type, ArrayType)),
               "one_lane_blocks": fn.uses_blocks and fn.block_dim == 1}
     common.update(guards=guards, only_guarded_checks=only_guarded_checks)
-    out = (EntryPoint(direction="forward", accumulators=accumulators, **common),)
-    return out + (EntryPoint(direction="backward", **common),) if backward else out
+    plan = deterministic
+    out = (EntryPoint(direction="forward", accumulators=accumulators, deterministic=plan.forward if plan else "",
+                      **common),)
+    return out + (EntryPoint(direction="backward", deterministic=plan.backward if plan else "", **common),) \
+        if backward else out
