@@ -15,7 +15,7 @@ from ..types.function_value import FUNCTION_PARAM, FunctionValue
 from ..types.reference import Reference
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
-from ..compiler.parse import parse_definition
+from ..compiler.parse import keep_source, parse_definition
 from ..compiler.scope import Scope
 from ..types.generic import is_generic, matches
 
@@ -255,6 +255,7 @@ def _define(fn, scope_frame) -> Function:
     that kept it (`f_1 = f` before the redefinition) still calls the old body, and functions made
     by separate calls of one factory are separate, as in Warp."""
     previous = scope_frame.f_locals.get(fn.__name__)
+    keep_source(fn)
     f = Function(fn)
     if isinstance(previous, Function) and (previous.module, previous.key) == (f.module, f.key):
         f.overloads = [o for o in previous.overloads if o.params != f.overloads[0].params] + f.overloads

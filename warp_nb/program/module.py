@@ -12,6 +12,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import redefinition
 from ..compiler.emit import EmitResult
 from ..compiler.emit.bundle import bundle_source, can_join
 from ..compiler.pipeline import CompileOptions, is_cached
@@ -57,6 +58,17 @@ class Module:
     @property
     def kernels(self) -> list:
         return list(self._kernels.values())
+
+    @property
+    def functions(self) -> dict:
+        """The @wp.func defined in this Python module, by name (the latest of a name redefined)."""
+        from .func import _FUNCS
+        return {qualname: f for (module, qualname), f in _FUNCS.items() if module == self.name}
+
+    @property
+    def structs(self) -> dict:
+        """The @wp.struct defined in this Python module, by name (the latest of a name redefined)."""
+        return {qualname: st for (module, qualname), st in redefinition.structs.items() if module == self.name}
 
     def add(self, kernel) -> None:
         """Register a kernel; a re-run cell or re-executed file replaces the kernel of the same key."""
