@@ -241,7 +241,11 @@ def func(fn: None = None, **options) -> typing.Callable[[typing.Callable[_P, _R]
 
 
 def func(fn=None, **options):
-    """Decorator: a function callable from kernels."""
+    """Decorator: a function callable from kernels. `inline` (Warp's hint to the C++ compiler: True,
+    False or None) is checked and otherwise left to the compiler, which inlines as it judges."""
+    inline = options.get("inline")
+    if inline is not None and not isinstance(inline, bool):  # 1 or "yes" would pass for a hint silently
+        raise TypeError(f"@wp.func: inline must be a bool or None, got {inline!r}")
     if fn is None:
         return lambda f: _define(f, sys._getframe(1))
     return _define(fn, sys._getframe(1))
