@@ -135,3 +135,21 @@ def test_defaults_are_read_when_typed_and_overloads_complete_with_them():
         assert out.numpy()[0] == 27.0
     finally:
         _apply_default.defaults = saved
+
+
+@wp.func
+def _apply_from_python(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.func
+def _cube_from_python(x: float):
+    return x * x * x
+
+
+def test_function_parameter_from_python_takes_warp_functions_only():
+    assert _apply_from_python(_cube_from_python, 2.0) == pytest.approx(8.0)
+    assert _apply_from_python(wp.sin, 0.5) == pytest.approx(np.sin(0.5))
+    for not_warp in (lambda x: x, np.sin, abs):
+        with pytest.raises(RuntimeError, match="^Error calling function '_apply_from_python', no overload found"):
+            _apply_from_python(not_warp, 3.0)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from . import redefinition
 from .. import types as T
 from ..builtins.registry import Literal, concrete
-from ..types.function_value import FUNCTION_PARAM, FunctionValue
+from ..types.function_value import FUNCTION_PARAM, FunctionValue, is_function_object
 from ..types.reference import Reference
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
@@ -162,6 +162,10 @@ class Function:
             chosen = self.select_overload(arg_types)
             if chosen is not None:
                 return chosen.fn(*args)
+            if self._refuses_function_arguments(args):
+                raise RuntimeError(f"Error calling function '{self.key.rsplit('.', 1)[-1]}', no overload found "
+                                   f"for arguments {tuple(args)!r}: a wp.Function parameter takes a @wp.func or "
+                                   "a Warp builtin, not a Python function")
             if None not in arg_types and all(o.params and None not in o.params and len(o.params) == len(args)
                                              for o in self.overloads):
                 # every overload is typed and none takes these values: Warp refuses the call (a Python
@@ -169,6 +173,12 @@ class Function:
                 raise RuntimeError(f"Error calling function '{self.key.rsplit('.', 1)[-1]}', no overload found "
                                    f"for arguments {tuple(args)!r}")
         return self.func(*args, **kwargs)
+
+    def _refuses_function_arguments(self, args) -> bool:
+        """Whether an argument given for a parameter that every overload types wp.Function is not a
+        Warp function (a lambda, a plain def): Warp refuses it from Python as it would in a kernel."""
+        return any(all(len(o.params) > i and o.params[i] is FUNCTION_PARAM for o in self.overloads)
+                   and not is_function_object(a) for i, a in enumerate(args))
 
     def __repr__(self):
         return f"<wp.func {self.key}>"
