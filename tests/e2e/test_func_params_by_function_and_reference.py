@@ -153,3 +153,30 @@ def test_function_parameter_from_python_takes_warp_functions_only():
     for not_warp in (lambda x: x, np.sin, abs):
         with pytest.raises(RuntimeError, match="^Error calling function '_apply_from_python', no overload found"):
             _apply_from_python(not_warp, 3.0)
+
+
+@wp.func
+def _apply_for_grad(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.kernel(module="unique")
+def _grad_through_function_parameter(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.grad(_apply_for_grad)(_cube_from_python, xs[i])
+
+
+@wp.kernel(module="unique")
+def _grad_through_builtin_parameter(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.grad(_apply_for_grad)(wp.sin, xs[i])
+
+
+@pytest.mark.parametrize("kernel,f", [(_grad_through_function_parameter, lambda x: x ** 3),
+                                      (_grad_through_builtin_parameter, np.sin)])
+def test_grad_of_a_function_with_a_function_parameter(kernel, f):
+    xs = np.array([0.5, -1.25, 2.0])
+    out = wp.zeros(3, dtype=float, device="cpu")
+    wp.launch(kernel, dim=3, inputs=[wp.array(xs, dtype=float, device="cpu")], outputs=[out], device="cpu")
+    h = 1e-4  # central differences of the target, in float64
+    np.testing.assert_allclose(out.numpy(), (f(xs + h) - f(xs - h)) / (2 * h), rtol=1e-4)

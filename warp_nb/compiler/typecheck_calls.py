@@ -311,8 +311,10 @@ class Calls:
             call = ir.GradCall(func, tuple(vars_), resolved)
         else:
             inst, vars_ = self.function_instance(func, args, node)
-            overload = func.select_overload([v.type for v in vars_])
-            if overload.custom_grad is not None and inst.custom_grad is None:  # typed here even without backward
+            # the definition the instance was typed from (a function passed to a wp.Function parameter is
+            # part of the instance's typing, not one of vars_)
+            overload = inst.overload or func.select_overload([v.type for v in vars_])
+            if overload is not None and overload.custom_grad is not None and inst.custom_grad is None:  # typed here even without backward
                 from .typecheck import custom_grad_instance  # the statement typer (a cycle otherwise)
                 inst.custom_grad = custom_grad_instance(func, overload, inst, self.context)
             result = inst.return_type
