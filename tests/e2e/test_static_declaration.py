@@ -45,3 +45,19 @@ def test_a_name_defined_after_the_kernel_is_read_at_compile_time():
         assert out.numpy()[0] == 3.0
     finally:
         del globals()["LATER"]
+
+
+def test_an_alias_of_wp_static_rebound_after_declaration_keeps_its_value():
+    globals()["_static_alias"] = wp.static
+
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=wp.int32)):
+        out[0] = _static_alias(7)  # noqa: F821 - a global bound above
+
+    globals()["_static_alias"] = lambda value: value + 100  # no longer wp.static when the kernel compiles
+    try:
+        out = wp.zeros(1, dtype=wp.int32, device="cpu")
+        wp.launch(k, dim=1, inputs=[out], device="cpu")
+        assert out.numpy()[0] == 7
+    finally:
+        del globals()["_static_alias"]

@@ -27,7 +27,7 @@ def resolve_at_declaration(fn, scope) -> None:
     code names nothing called `static` has no wp.static(...) to resolve: it is not parsed here, so
     defining a kernel costs no parse (the compile parses it when it is first needed)."""
     code = getattr(fn, "__code__", None)
-    if code is not None and "static" not in code.co_names:
+    if code is not None and "static" not in code.co_names and not _binds_static(fn, code):
         return
     try:
         fdef = parse_definition(fn)
@@ -35,6 +35,25 @@ def resolve_at_declaration(fn, scope) -> None:
         return
     if "static" in fdef.source:
         resolve_static_expressions(fdef, scope)
+
+
+def _binds_static(fn, code) -> bool:
+    """Whether a global or closure name of `fn` is bound to wp.static now (`alias = wp.static`): the
+    alias may be rebound before the compile, so its expressions are resolved at declaration too."""
+    static = BUILTINS["static"]
+    found = getattr(fn, "__globals__", {})
+    if any(found.get(n) is static for n in code.co_names):
+        return True
+    return any(getattr(c, "cell_contents", None) is static for c in (fn.__closure__ or ())
+               if c is not None and _cell_is_set(c))
+
+
+def _cell_is_set(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def resolve_static_expressions(fdef: S.FunctionDef, scope) -> None:
