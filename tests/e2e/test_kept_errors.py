@@ -38,7 +38,7 @@ def _run_from_file(code: str, namespace: dict | None = None, name: str = "wpnb_k
         with os.fdopen(fd, "w") as f:
             f.write(code)
         if namespace is not None:  # a re-run cell: more code in the same module's namespace
-            exec(compile(code, path, "exec"), namespace)
+            exec(compile(code, path, "exec"), namespace)  # noqa: S102 - the test's own code
             return None
         spec = util.spec_from_file_location(name, path)
         module = util.module_from_spec(spec)

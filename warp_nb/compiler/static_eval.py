@@ -50,8 +50,8 @@ def _binds_static(fn, code) -> bool:
 
 def _cell_is_set(cell) -> bool:
     try:
-        cell.cell_contents
-    except ValueError:
+        _ = cell.cell_contents
+    except ValueError:  # a closure variable not bound yet
         return False
     return True
 

@@ -4,6 +4,7 @@ it is typed per call site by the compiler (`compiler.typecheck`), never compiled
 
 from __future__ import annotations
 
+import inspect
 import sys
 import typing
 from dataclasses import dataclass
@@ -36,7 +37,6 @@ class FuncOverload:
 
     def __post_init__(self):
         if self.defaults is None:
-            import inspect
             self.defaults = {p.name: p.default for p in inspect.signature(self.fn).parameters.values()
                              if p.default is not inspect.Parameter.empty}
 
@@ -136,7 +136,6 @@ class Function:
         found = self.select_overload(arg_types)
         if found is not None:
             return found
-        import inspect
         for o in reversed(self.overloads):  # one whose parameters after these all have defaults
             names = list(inspect.signature(o.fn).parameters)
             if len(names) > len(arg_types) and all(n in o.defaults for n in names[len(arg_types):]):
@@ -159,9 +158,15 @@ class Function:
         if not kwargs and self.overloads:
             from .signatures import type_of_value
             arg_types = [type_of_value(a) for a in args]
-            chosen = self.select_overload(arg_types)
+            chosen = self.get_overload(arg_types)
             if chosen is not None:
-                return chosen.fn(*args)
+                target = getattr(chosen, "fn", None) or chosen.func  # an overload, or (as in Warp) a Function
+                names = list(inspect.signature(target).parameters)
+                required = [n for n in names if n not in chosen.defaults]
+                if not len(required) <= len(args) <= len(names):
+                    raise RuntimeError(f"Invalid number of arguments for function '{self.key.rsplit('.', 1)[-1]}', "
+                                       f"expected {len(names)}, got {len(args)}")
+                return target(*args)
             if self._refuses_function_arguments(args):
                 raise RuntimeError(f"Error calling function '{self.key.rsplit('.', 1)[-1]}', no overload found "
                                    f"for arguments {tuple(args)!r}: a wp.Function parameter takes a @wp.func or "
