@@ -18,6 +18,7 @@ from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no
 from .program.aot import compile_aot_module, load_aot_module  # noqa: F401
 from .launch.capture import (  # noqa
     Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
+    is_conditional_graph_supported,
 )
 from .launch.apic_save import capture_save  # noqa: F401
 from .launch.apic_load import capture_load, capture_load_from_bytes  # noqa: F401
@@ -57,6 +58,8 @@ from .program.overload import overload  # noqa: F401
 from .compiler.build_options import ModuleBuildOptions  # noqa: F401
 from .program import build_experimental  # noqa: F401
 from .launch import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
+from .runtime.memory_access import can_access  # noqa: F401
+from .types.memory_kind import MemoryKind  # noqa: F401
 from .runtime.devices import (  # noqa: F401
     Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count,
     get_cuda_devices, get_cuda_driver_version,

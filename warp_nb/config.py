@@ -126,6 +126,10 @@ class _Settings(types.ModuleType):
     def __setattr__(self, name, value):
         if name == "deterministic" and type(value) is not DeterministicMode:
             raise ValueError(f"warp.config.deterministic must be a warp.DeterministicMode value, got {value!r}")
+        # as Warp: only a member of the enum (0, True or "checked" would be taken for one silently)
+        if name == "launch_array_access_mode" and not isinstance(value, LaunchArrayAccessMode):
+            raise ValueError(f"wp.config.launch_array_access_mode must be a wp.config.LaunchArrayAccessMode "
+                             f"(RELAXED, CHECKED or STRICT), got {value!r}")
         super().__setattr__(name, value)
         if name != "epoch":
             super().__setattr__("epoch", self.epoch + 1)

@@ -227,7 +227,7 @@ def test_streams_and_errors_on_a_fake_gpu(fake_gpu):
     wp.synchronize()
     from warp_nb.cuda.driver import CUDAOutOfMemoryError
     with pytest.raises(CUDAOutOfMemoryError, match="out of memory"):
-        wp.empty(1 << 32, dtype=wp.uint8, device="cuda:0")
+        wp.empty((1 << 16, 1 << 16), dtype=wp.uint8, device="cuda:0")  # 4 GiB, each dimension within int32
     with pytest.raises(wp.DeviceError, match="does not exist"):
         wp.zeros(1, device="cuda:3")
 

@@ -372,3 +372,30 @@ def test_early_return_in_kernel():
     exp = [5555 if v % 3 == 0 else -next((j for j in range(3) if j * 1000 > v), None)
            if v < 2000 else next((k for k in range(100) if k * k > v), -1) for v in x]
     np.testing.assert_array_equal(out.numpy(), exp)
+
+
+@wp.kernel
+def _empty_constant_range_keeps_the_name(n: int, out: wp.array(dtype=float)):
+    i = 5
+    for _j in range(n):
+        for i in range(20, 0):  # empty: never rebinds i
+            out[1] = float(i)
+        i = i + 1
+    out[0] = float(i)
+
+
+def _python_reference(n: int) -> float:
+    i = 5
+    for _j in range(n):
+        for i in range(20, 0):  # noqa: B007
+            pass
+        i = i + 1
+    return float(i)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_an_empty_constant_range_leaves_its_variable_as_it_was(n):
+    out = wp.zeros(2, dtype=float, device="cpu")
+    wp.launch(_empty_constant_range_keeps_the_name, dim=1, inputs=[n, out], device="cpu")
+    assert out.numpy()[0] == _python_reference(n)
+    assert out.numpy()[1] == 0.0  # the empty loop's body never ran

@@ -73,3 +73,26 @@ def test_a_generic_return_annotation_still_checks_the_kind():
 
     with pytest.raises(TypeError, match="annotated as `Int` but the code returns a value of type `float32`"):
         wp.launch(calls_it, 1, inputs=[wp.zeros(1, dtype=float)])
+
+
+@pytest.mark.parametrize("value", [1, 1.5, "yes"])
+def test_inline_hint_must_be_a_bool(value):
+    with pytest.raises(TypeError, match="inline must be a bool"):
+        @wp.func(inline=value)
+        def invalid(x: float) -> float:
+            return x
+
+
+@pytest.mark.parametrize("value", [None, True, False])
+def test_inline_hint_accepted(value):
+    @wp.func(inline=value)
+    def twice(x: float) -> float:
+        return 2.0 * x
+
+    @wp.kernel(module="unique")
+    def k(a: wp.array(dtype=float)):
+        a[wp.tid()] = twice(float(wp.tid()))
+
+    a = wp.zeros(3, dtype=float, device="cpu")
+    wp.launch(k, dim=3, inputs=[a], device="cpu")
+    np.testing.assert_array_equal(a.numpy(), [0.0, 2.0, 4.0])

@@ -135,3 +135,96 @@ def test_defaults_are_read_when_typed_and_overloads_complete_with_them():
         assert out.numpy()[0] == 27.0
     finally:
         _apply_default.defaults = saved
+
+
+@wp.func
+def _apply_from_python(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.func
+def _cube_from_python(x: float):
+    return x * x * x
+
+
+def test_function_parameter_from_python_takes_warp_functions_only():
+    assert _apply_from_python(_cube_from_python, 2.0) == pytest.approx(8.0)
+    assert _apply_from_python(wp.sin, 0.5) == pytest.approx(np.sin(0.5))
+    for not_warp in (lambda x: x, np.sin, abs):
+        with pytest.raises(RuntimeError, match="^Error calling function '_apply_from_python', no overload found"):
+            _apply_from_python(not_warp, 3.0)
+
+
+@wp.func
+def _apply_for_grad(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.kernel(module="unique")
+def _grad_through_function_parameter(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.grad(_apply_for_grad)(_cube_from_python, xs[i])
+
+
+@wp.kernel(module="unique")
+def _grad_through_builtin_parameter(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.grad(_apply_for_grad)(wp.sin, xs[i])
+
+
+@pytest.mark.parametrize("kernel,f", [(_grad_through_function_parameter, lambda x: x ** 3),
+                                      (_grad_through_builtin_parameter, np.sin)])
+def test_grad_of_a_function_with_a_function_parameter(kernel, f):
+    xs = np.array([0.5, -1.25, 2.0])
+    out = wp.zeros(3, dtype=float, device="cpu")
+    wp.launch(kernel, dim=3, inputs=[wp.array(xs, dtype=float, device="cpu")], outputs=[out], device="cpu")
+    h = 1e-4  # central differences of the target, in float64
+    np.testing.assert_allclose(out.numpy(), (f(xs + h) - f(xs - h)) / (2 * h), rtol=1e-4)
+
+
+@wp.func
+def _with_custom_grad(g: wp.Function, x: float):
+    return x
+
+
+@wp.func_grad(_with_custom_grad)
+def _adj_with_custom_grad(g: wp.Function, x: float, adj_ret: float):
+    wp.adjoint[x] += adj_ret
+
+
+@wp.func
+def _with_custom_replay(g: wp.Function, x: float):
+    return x
+
+
+@wp.func_replay(_with_custom_replay)
+def _replay_with_custom_replay(g: wp.Function, x: float):
+    return x
+
+
+@wp.kernel(module="unique")
+def _calls_custom_grad(out: wp.array(dtype=float)):
+    out[0] = _with_custom_grad(_cube_from_python, 2.0)
+
+
+@wp.kernel(module="unique")
+def _calls_custom_replay(out: wp.array(dtype=float)):
+    out[0] = _with_custom_replay(_cube_from_python, 2.0)
+
+
+@pytest.mark.parametrize("kernel", [_calls_custom_grad, _calls_custom_replay])
+def test_function_parameters_refuse_custom_gradients(kernel):
+    out = wp.zeros(1, dtype=float, device="cpu")
+    with pytest.raises(wp.WarpCodegenError, match="Function parameters.*custom gradients or replay functions"):
+        wp.launch(kernel, dim=1, outputs=[out], device="cpu")
+
+
+@wp.kernel(module="unique")
+def _passes_printf(out: wp.array(dtype=float)):
+    out[0] = _apply_from_python(wp.printf, 0.5)
+
+
+def test_a_builtin_with_its_own_typing_rules_is_refused_as_a_function_value():
+    out = wp.zeros(1, dtype=float, device="cpu")
+    with pytest.raises(wp.WarpCodegenError, match="unsupported built-in function 'printf'"):
+        wp.launch(_passes_printf, dim=1, outputs=[out], device="cpu")

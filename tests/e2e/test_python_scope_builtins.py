@@ -99,3 +99,32 @@ def test_builtins_with_several_results_return_a_tuple():
     u, sigma, v = np.array(u).reshape(3, 3), np.array(sigma), np.array(v).reshape(3, 3)
     np.testing.assert_allclose(u @ np.diag(sigma) @ v.T, a, atol=1e-10)
     np.testing.assert_allclose(np.sort(sigma), np.sort(np.linalg.svd(a)[1]), atol=1e-10)
+
+
+def test_keyword_arguments_follow_warps_parameter_names():
+    v = wp.vec3f(3.0, 1.0, 2.0)
+    assert wp.max(a=v) == 3.0 and wp.min(a=v) == 1.0
+    assert wp.min(a=4.0, b=2.5) == 2.5
+    p = wp.vec3f(1.0, 2.0, 3.0)
+    m = np.eye(4, dtype=np.float32)
+    m[:3, 3] = [10.0, 20.0, 30.0]  # a translation, so that the mat overload is seen doing its work
+    m44 = wp.mat44f(*m.flatten())
+    expected = m[:3, :3] @ np.array([1.0, 2.0, 3.0]) + m[:3, 3]
+    np.testing.assert_allclose(wp.transform_point(point=p, mat=m44), expected)
+    np.testing.assert_allclose(wp.transform_point(point=p, xform=m44), expected)  # a shared name: types choose
+    np.testing.assert_allclose(wp.transform_vector(vec=p, mat=m44), [1.0, 2.0, 3.0])
+    t = wp.transform(wp.vec3f(10.0, 20.0, 30.0), wp.quat_identity())
+    np.testing.assert_allclose(wp.transform_point(xform=t, point=p), expected)
+
+
+def test_keyword_call_of_a_builtin_without_a_numpy_implementation():
+    state = wp.rand_init(42)
+    xyz = wp.vec3f(0.25, 0.5, 0.75)
+    np.testing.assert_allclose(wp.curlnoise(xyz=xyz, state=state),
+                               wp.curlnoise(state, xyz, wp.uint32(1), 2.0, 0.5))  # Warp's defaults
+
+
+def test_vectors_of_other_types_are_refused_as_in_kernels():
+    with pytest.raises(RuntimeError, match="^Couldn't find a function 'min' compatible with the arguments "
+                                           "'vec3f, vec3d'$"):
+        wp.min(wp.vec3f(3.0, 1.0, 2.0), wp.vec3d(3.0, 1.0, 2.0))

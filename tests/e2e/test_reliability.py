@@ -27,6 +27,8 @@ def test_a_string_dim_is_refused_not_split_into_digits():
 
 def test_a_shape_too_large_to_address_is_refused_not_empty():
     with pytest.raises(MemoryError, match="more than any machine can address"):
+        wp.zeros((2 ** 31 - 1,) * 3)  # each dimension fits an int32 index; their product overflows
+    with pytest.raises(ValueError, match="signed 32-bit integer"):
         wp.zeros((2 ** 33, 2 ** 33))
     with pytest.raises(TypeError, match="array shape"):
         wp.zeros("12")

@@ -42,3 +42,21 @@ def test_func_has_overloads_for_type_checkers():
     assert len(overloads) >= 2
     assert any("Callable" in str(o.__annotations__.get("return", "")) for o in overloads)
 
+
+
+def test_python_call_goes_through_get_overload_and_checks_the_argument_count():
+    from unittest import mock
+
+    @wp.func
+    def one(x: float):
+        return x + 1.0
+
+    @wp.func
+    def two(x: float, y: float = 2.0):
+        return x * y
+
+    assert two(3.0) == 6.0 and two(3.0, 4.0) == 12.0  # a default fills the missing argument
+    # get_overload chooses (Warp's hook); a choice whose parameters cannot take the arguments is refused
+    with mock.patch.object(two, "get_overload", return_value=one):
+        with pytest.raises(RuntimeError, match=r"^Invalid number of arguments for function 'two', expected 1, got 2$"):
+            two(3.0, 4.0)

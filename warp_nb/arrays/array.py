@@ -26,7 +26,7 @@ from ..types import scalars
 from ..types.native_types import native_info, native_values_from_numpy
 from ..types.scalars import canonical_scalar
 from .family import ArrayFamilyMeta
-from .layout import (_as_numpy, _can_alias, _check_alloc_strides, _contiguous_strides,
+from .layout import (_as_numpy, check_dim_lengths, _can_alias, _check_alloc_strides, _contiguous_strides,
                      _resolve_dtype, _shape_tuple)
 
 
@@ -109,8 +109,7 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
         self.storage = pinned_storage or self.device.storage
 
     def _init_alloc(self, dtype, shape, zero: bool, strides=None):
-        if any(int(s) < 0 for s in shape):
-            raise ValueError(f"Array shapes must be non-negative, got {tuple(shape)}")
+        check_dim_lengths(shape)
         # Python integers: np.prod wraps around in int64 (shape (2**33, 2**33) would give 0 bytes)
         nbytes = math.prod(int(s) for s in shape) * types.type_size_in_bytes(dtype)
         if strides is not None:  # wp.zeros(shape, strides=...): the span from the first element to the last
@@ -134,8 +133,7 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
         self.shape = tuple(int(s) for s in shape)
         if not 1 <= len(self.shape) <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
-        if any(s < 0 for s in self.shape):
-            raise ValueError(f"Array shapes must be non-negative, got {self.shape}")
+        check_dim_lengths(self.shape)
         elem = types.type_size_in_bytes(dtype)
         if strides is None:
             strides = _contiguous_strides(self.shape, elem)
@@ -209,6 +207,11 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
     @property
     def size(self) -> int:
         return int(np.prod(self.shape))
+
+    @property
+    def memory_kind(self):
+        """Warp's `wp.MemoryKind` of the memory this array points into (HOST, PINNED, CUDA_DEVICE ...)."""
+        return self.storage.memory_kind
 
     @property
     def capacity(self) -> int:

@@ -23,6 +23,20 @@ def _shape_tuple(shape) -> tuple:
     return tuple(int(s) for s in shape)
 
 
+#: the largest length of one dimension: kernels index arrays with int32, as Warp's do
+MAX_DIM_LENGTH = 2**31 - 1
+
+
+def check_dim_lengths(shape) -> None:
+    """Refuse a shape with a negative dimension or one that an int32 index cannot reach (before
+    anything is allocated: wp.zeros(2**31) must not first take 2 GiB)."""
+    if any(int(s) < 0 for s in shape):
+        raise ValueError(f"Array shapes must be non-negative, got {tuple(shape)}")
+    if any(int(s) > MAX_DIM_LENGTH for s in shape):
+        raise ValueError(f"Array shapes must not exceed the maximum representable value of a signed 32-bit "
+                         f"integer ({MAX_DIM_LENGTH}), got {tuple(int(s) for s in shape)}")
+
+
 def _contiguous_strides(shape, elem: int) -> tuple:
     strides, acc = [], elem
     for s in reversed(shape):

@@ -166,9 +166,11 @@ builtin("transform_identity", header="core/transform.h", category="transform", f
 builtin("transform_get_translation", ov(X, ret=V3), python=_py(lambda t: t[:3]), doc="The translation p.", **_t)
 builtin("transform_get_rotation", ov(X, ret=Q), python=_py(lambda t: t[3:], "quat"), doc="The rotation q.", **_t)
 builtin("transform_multiply", ov(X, X, ret=X), python=_py(_tmul, "transform"), doc="Composition a * b.", **_t)
-builtin("transform_point", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(_tpoint),
+builtin("transform_point", ov(X, V3, ret=V3, names=("xform", "point")),
+        ov(Mat(4, 4, F), V3, ret=V3, names=("mat", "point")), python=_py(_tpoint),
         doc="Apply the transform to a point (rotation then translation).", **_t)
-builtin("transform_vector", ov(X, V3, ret=V3), ov(Mat(4, 4, F), V3, ret=V3), python=_py(_tvector),
+builtin("transform_vector", ov(X, V3, ret=V3, names=("xform", "vec")),
+        ov(Mat(4, 4, F), V3, ret=V3, names=("mat", "vec")), python=_py(_tvector),
         doc="Apply the rotation of the transform to a vector.", **_t)
 builtin("transform_inverse", ov(X, ret=X), python=_py(_tinv, "transform"), doc="The inverse transform.", **_t)
 

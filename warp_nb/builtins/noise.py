@@ -17,8 +17,8 @@ builtin("pnoise", ov(S, F32, I32, ret=T.float32, names=("state", "x", "px")),
         ov(S, V4, I32, I32, I32, I32, ret=T.float32, names=("state", "xyzt", "px", "py", "pz", "pt")), **_n,
         doc="Gradient noise repeating with integer period px (py, pz, pt) along each axis (lattice coordinates "
             "wrap with C's remainder, as Warp: periodic on each side of 0, not across it).")
-builtin("curlnoise", *(o for x, r in ((V2, T.vec2), (V3, T.vec3), (V4, T.vec3)) for o in (
-        ov(S, x, ret=r, names=("state", "xy")),
-        ov(S, x, U32, F32, F32, ret=r, names=("state", "xy", "octaves", "lacunarity", "gain")))), **_n,
+builtin("curlnoise", *(o for x, r, p in ((V2, T.vec2, "xy"), (V3, T.vec3, "xyz"), (V4, T.vec3, "xyzt")) for o in (
+        ov(S, x, ret=r, names=("state", p)),
+        ov(S, x, U32, F32, F32, ret=r, names=("state", p, "octaves", "lacunarity", "gain")))), **_n,
         doc="Divergence-free noise: the curl of fractal noise potentials (vec2 for 2-D input, vec3 otherwise); "
             "octaves = 1, lacunarity = 2, gain = 0.5 by default.")

@@ -368,7 +368,27 @@ class Builtin:
         return next((len(o.outputs) for o in self.overloads
                      if o.outputs and len(o.params) + len(o.outputs) == nargs), 0)
 
+    def positional(self, args: tuple, kwargs: dict) -> tuple | None:
+        """The arguments of a keyword call (wp.max(a=v), wp.transform_point(point=p, mat=m)) in the
+        order of the first overload whose parameter names hold every keyword; None when none does.
+        The types then choose the overload, as for a positional call."""
+        for o in self.overloads:
+            rest = o.names[len(args):]
+            if len(o.names) >= len(args) + len(kwargs) and set(kwargs) <= set(rest):
+                return tuple(args) + tuple(kwargs[n] for n in rest if n in kwargs)
+        return None
+
     def __call__(self, *args, **kwargs):
+        if kwargs and self.python is not None:
+            ordered = self.positional(args, kwargs)  # else the Python implementation's own keywords (dtype=)
+            if ordered is not None:
+                args, kwargs = ordered, {}
+        if self.python is not None and args and not kwargs and all(isinstance(a, Composite) for a in args) \
+                and resolve(self, [type(a) for a in args]) is None:
+            # vectors and matrices of other types or sizes than an overload takes (vec3f with vec3d):
+            # numpy would broadcast or promote them; Warp refuses, as a kernel would
+            raise RuntimeError(f"Couldn't find a function '{self.name}' compatible with the arguments "
+                               f"'{', '.join(T.type_name(type(a)) for a in args)}'")
         if self.python is None:
             if python_scope_fallback is None:
                 raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or @wp.func")

@@ -84,13 +84,16 @@ def _fmax(a, b):
     return a if (a > b or b != b) else b
 
 
-builtin("min", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
+_AB = ("a", "b")  # Warp's parameter names (keyword calls: wp.max(a=v))
+builtin("min", ov(N, N, ret=same("T"), names=_AB), ov(_vN, _vN, ret=Vec("n", N), names=_AB),
+        ov(_vN, ret=same("T"), names=("a",)),
         header="core/scalar.h", category="math",
         python=_py(_fmin, lambda *a: np.fmin.reduce(a[0]) if len(a) == 1 else np.fmin(*a)),
         doc="The smaller of a and b (componentwise for vectors), or the smallest component of one vector. "
             "Floats follow C's fmin: a NaN operand is ignored (NaN only when both are). "
             "On a tie the gradient goes to b.")
-builtin("max", ov(N, N, ret=same("T")), ov(_vN, _vN, ret=Vec("n", N)), ov(_vN, ret=same("T")),
+builtin("max", ov(N, N, ret=same("T"), names=_AB), ov(_vN, _vN, ret=Vec("n", N), names=_AB),
+        ov(_vN, ret=same("T"), names=("a",)),
         header="core/scalar.h", category="math",
         python=_py(_fmax, lambda *a: np.fmax.reduce(a[0]) if len(a) == 1 else np.fmax(*a)),
         doc="The larger of a and b (componentwise for vectors), or the largest component of one vector. "

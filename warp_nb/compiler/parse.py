@@ -116,6 +116,23 @@ def _definitions(statements):
                 yield from _definitions(inner)
 
 
+#: filename -> its lines when a kernel or func of it was defined (see keep_source)
+_KEPT_SOURCES: dict = {}
+
+
+def keep_source(fn) -> None:
+    """Remember the text of `fn`'s file as it is now. Kernels are parsed when first compiled, but
+    Warp reads a definition's source when it is decorated, and programs rely on it: a module
+    executed from a temporary file that is deleted at once still launches its kernels."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return
+    linecache.checkcache(code.co_filename)  # an edited, re-imported file: keep its new text
+    lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
+    if lines:
+        _KEPT_SOURCES[code.co_filename] = lines
+
+
 def _find_in_file(fn):
     """The ast node of `fn`, found in the parsed source of its whole file (one parse per file and
     version of its text: cheaper than inspect's per-function tokenising), or (None, ...)."""
@@ -124,7 +141,7 @@ def _find_in_file(fn):
         return None, None, None
     filename = code.co_filename
     linecache.checkcache(filename)  # the file may have been edited and re-imported
-    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None)) or _KEPT_SOURCES.get(filename)
     if not lines:
         return None, None, filename
     # linecache hands back the same list while the file is unchanged: its identity (kept alive in

@@ -6,7 +6,8 @@ Knows Python evaluation; knows nothing of types or the IR.
 Why at declaration: the expression then sees the globals as they were when the kernel was
 written (a name rebound later does not change it), and a side-effecting expression runs once.
 An expression that names a parameter or local of the function (an unrolled loop's variable, a
-local bound to a number) waits for typing, which knows those values."""
+local bound to a number) waits for typing, which knows those values. One that fails (d["missing"],
+1 / 0) raises KernelTypeError at declaration, as in Warp; one naming what is not defined yet waits."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import textwrap
 from . import syntax as S
 from .parse import parse_definition
 from ..builtins.registry import BUILTINS
+from ..errors import KernelTypeError
 from .scope import MISSING
 
 
@@ -25,7 +27,7 @@ def resolve_at_declaration(fn, scope) -> None:
     code names nothing called `static` has no wp.static(...) to resolve: it is not parsed here, so
     defining a kernel costs no parse (the compile parses it when it is first needed)."""
     code = getattr(fn, "__code__", None)
-    if code is not None and "static" not in code.co_names:
+    if code is not None and "static" not in code.co_names and not _binds_static(fn, code):
         return
     try:
         fdef = parse_definition(fn)
@@ -33,6 +35,25 @@ def resolve_at_declaration(fn, scope) -> None:
         return
     if "static" in fdef.source:
         resolve_static_expressions(fdef, scope)
+
+
+def _binds_static(fn, code) -> bool:
+    """Whether a global or closure name of `fn` is bound to wp.static now (`alias = wp.static`): the
+    alias may be rebound before the compile, so its expressions are resolved at declaration too."""
+    static = BUILTINS["static"]
+    found = getattr(fn, "__globals__", {})
+    if any(found.get(n) is static for n in code.co_names):
+        return True
+    return any(getattr(c, "cell_contents", None) is static for c in (fn.__closure__ or ())
+               if c is not None and _cell_is_set(c))
+
+
+def _cell_is_set(cell) -> bool:
+    try:
+        _ = cell.cell_contents
+    except ValueError:  # a closure variable not bound yet
+        return False
+    return True
 
 
 def resolve_static_expressions(fdef: S.FunctionDef, scope) -> None:
@@ -55,8 +76,11 @@ def resolve_static_expressions(fdef: S.FunctionDef, scope) -> None:
                 pass
         try:
             value = eval(compile(ast.Expression(expr), call.loc.file, "eval"), namespace)  # noqa: S307 (the user's code)
-        except Exception:  # noqa: BLE001 - evaluated again while typing, where the error names the line
+        except NameError:  # a global defined after the function, say: typing evaluates it again, at its line
             continue
+        except Exception as e:  # noqa: BLE001 - the user's expression failed: as Warp, when the function is declared
+            raise KernelTypeError(f"Error evaluating static expression: {e} (in {call.source}, "
+                                  f"{type(e).__name__})", call.loc) from None
         scope.static_values[(call.loc.line, call.loc.col, call.source)] = value
 
 

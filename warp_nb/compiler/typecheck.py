@@ -71,6 +71,7 @@ class FuncInstance:
         self.custom_grad: FuncInstance | None = None  # from @wp.func_grad: returns the inputs' adjoints
         self.custom_replay: FuncInstance | None = None  # from @wp.func_replay
         self.native: tuple | None = None  # @wp.func_native: (C++ body, C++ adjoint body or None)
+        self.overload = None  # the definition (FuncOverload) typed: its custom gradient and replay
 
 
 def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, context: Context) -> ir.Function:
@@ -97,6 +98,7 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
     if overload is not None:  # wp.ref[T] parameters: references the caller's copies are passed to
         typer.reference_names = {n for n, p in zip(fdef.params, overload.params) if isinstance(p, Reference)}
     inst = FuncInstance(func, tuple(arg_types), _content_symbol(typer.run(arg_types), "f"))
+    inst.overload = overload
     context.instances[key] = inst
     if context.backward and overload is not None:
         if overload.custom_grad is not None:

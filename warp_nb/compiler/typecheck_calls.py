@@ -19,7 +19,8 @@ from .. import types as T
 from ..types.array_type import ArrayType
 from ..types.tiles import TileType
 from ..types.generic import is_generic, matches
-from ..types.function_value import FunctionValue, is_function_object
+from ..types.function_value import FUNCTION_PARAM, FunctionValue, is_function_object
+from ..types.reference import Reference
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.native_types import native_info
@@ -235,11 +236,21 @@ class Calls:
         for a in args:
             if isinstance(a, PyObj) and not is_function_object(a.obj):
                 self.error(KernelTypeError, f"cannot pass {self.describe(a)} to {func.key}", node)
+            if isinstance(a, PyObj) and isinstance(a.obj, registry.Builtin) and a.obj.special:
+                # typed by rules of its own (printf's format string, tid's launch dims): not a plain function
+                self.error(KernelTypeError, f"unsupported built-in function '{a.obj.name}' for a Function parameter of "
+                                            f"{func.key}: only builtins typed by their overloads can be passed", node)
         arg_types = [FunctionValue(a.obj) if isinstance(a, PyObj) else value_type(a) for a in args]
         overload = func.select_overload(arg_types)
         if overload is None:
             got = ", ".join(T.type_name(t) for t in arg_types)
             self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
+        if (overload.custom_grad is not None or overload.custom_replay is not None) \
+                and any(p is FUNCTION_PARAM for p in overload.params):
+            # as Warp: the adjoint of a call through a function-valued parameter is generated per
+            # target; a hand-written @wp.func_grad / @wp.func_replay could not follow the target
+            self.error(KernelTypeError, f"{func.key}: functions with Function parameters (wp.Function) cannot have "
+                                        "custom gradients or replay functions (@wp.func_grad, @wp.func_replay)", node)
         params = overload.resolve_params(arg_types)
         self.check_reference_args(func, overload, args, arg_nodes, node)
         vars_ = [self.materialize(a, t, node) if isinstance(a, Lit) else a for a, t in zip(args, params)]
@@ -291,8 +302,10 @@ class Calls:
             call = ir.GradCall(func, tuple(vars_), resolved)
         else:
             inst, vars_ = self.function_instance(func, args, node)
-            overload = func.select_overload([v.type for v in vars_])
-            if overload.custom_grad is not None and inst.custom_grad is None:  # typed here even without backward
+            # the definition the instance was typed from (a function passed to a wp.Function parameter is
+            # part of the instance's typing, not one of vars_)
+            overload = inst.overload or func.select_overload([v.type for v in vars_])
+            if overload is not None and overload.custom_grad is not None and inst.custom_grad is None:  # typed here even without backward
                 from .typecheck import custom_grad_instance  # the statement typer (a cycle otherwise)
                 inst.custom_grad = custom_grad_instance(func, overload, inst, self.context)
             result = inst.return_type

@@ -211,6 +211,7 @@ class Loops:
     def unrolled_loop(self, s: S.For, values) -> None:
         """A constant range of at most config.max_unroll iterations: the body is repeated with the
         loop variable as a constant, so each copy specialises (and differentiates) like straight code."""
+        before = self.env.get(s.target)
         for value in values:
             self.env[s.target] = Lit(value, "int")
             if self.statements(s.body):
@@ -218,6 +219,8 @@ class Loops:
         self.env.pop(s.target, None)
         if len(values):  # Python keeps the loop variable, here a constant (wp.static can read it)
             self.env[s.target] = Lit(values[-1], "int")
+        elif before is not None:  # an empty range binds nothing: the name keeps what it held (Python)
+            self.env[s.target] = before
 
     def while_statement(self, s: S.While) -> None:
         structured = structure_loop_body(s.body)

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import memory as mem
 from .. import types as T
-from ..runtime.storage import CpuStorage, Storage
+from ..runtime.storage import CpuStorage, MemoryKind, Storage
 
 
 def _span(a) -> tuple[int, int]:
@@ -35,6 +35,10 @@ def _host_view(a, raw: np.ndarray, low: int) -> np.ndarray:
 
 class CudaStorage(Storage):
     """Memory of one CUDA device; every transfer is ordered on the device's current stream."""
+
+    @property
+    def memory_kind(self) -> MemoryKind:  # allocate() takes from the stream-ordered pool where there is one
+        return MemoryKind.CUDA_MEMPOOL if self.device.mempool_supported else MemoryKind.CUDA_DEVICE
 
     def __init__(self, device):
         self.device = device
@@ -118,6 +122,8 @@ class CudaStorage(Storage):
 class PinnedStorage(CpuStorage):
     """Page-locked host memory: numpy views as for ordinary host memory, faster and truly
     asynchronous copies to and from devices."""
+
+    memory_kind = MemoryKind.PINNED
 
     def allocate(self, nbytes: int, zero: bool) -> mem.PinnedBuffer:
         buf = mem.PinnedBuffer(nbytes)

@@ -92,11 +92,10 @@ def call(b: registry.Builtin, args: tuple, kwargs: dict):
         raise RuntimeError(f"wp.{b.name}() is a tile builtin: call it inside a @wp.kernel (launched with "
                            "wp.launch_tiled) or a @wp.func it calls")
     if kwargs:
-        names = next((o.names for o in b.overloads if len(o.names) >= len(args) + len(kwargs)
-                      and set(kwargs) <= set(o.names[len(args):])), None)
-        if names is None:
+        ordered = b.positional(args, kwargs)
+        if ordered is None:
             raise TypeError(f"wp.{b.name}() got unexpected keyword arguments {sorted(kwargs)}")
-        args = tuple(args) + tuple(kwargs[n] for n in names[len(args):] if n in kwargs)
+        args = ordered
     if b.special or b.side_effects or b.atomic or b.iterator_next:
         raise RuntimeError(f"wp.{b.name}() can only be called inside a kernel or @wp.func")
     resolved = registry.resolve(b, [_arg_type(a) for a in args])

@@ -7,7 +7,7 @@ is a replay from Python, not a CUDA graph (docs/compat.md)."""
 from __future__ import annotations
 
 from ..runtime import recording
-from ..runtime.devices import get_device
+from ..runtime.devices import get_cuda_driver_version, get_device, is_cuda_available
 
 
 class Graph:
@@ -90,6 +90,13 @@ def capture_while(condition, while_body, stream=None, **kwargs) -> None:
         while _is_true(condition):
             body.launch()
     recording.capture.record(recording.Operation("while", loop, condition=condition, body=body))
+
+
+def is_conditional_graph_supported() -> bool:
+    """Whether CUDA graphs may hold conditional nodes (Warp: a CUDA 12.4+ driver). warp_nb replays
+    capture_if/capture_while from Python on every device, but Warp's programs ask this to choose a
+    CUDA-graph path, and without a GPU Warp answers False; so does warp_nb."""
+    return is_cuda_available() and get_cuda_driver_version() >= 12040
 
 
 def _is_true(condition) -> bool:

@@ -140,8 +140,12 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=
     on CUDA, and on the CPU with wp.config.enable_cpu_blocks; otherwise one (as on Warp's CPU)."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     lanes = lanes_per_block(get_device(device) if device is not None else current_device(), block_dim)
-    return launch(kernel, dims + (lanes,), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
-                  record_tape, record_cmd, max_blocks, block_dim)
+    try:
+        return launch(kernel, dims + (lanes,), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
+                      record_tape, record_cmd, max_blocks, block_dim)
+    except KernelError as e:
+        del kernel  # see launch(): a kept error must not keep a kernel that failed to build alive
+        raise e.with_traceback(None) from None
 
 
 def lanes_per_block(device, block_dim) -> int:
@@ -219,7 +223,14 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise at_callers_line(TypeError(f"wp.launch: inputs must be a list of the kernel's arguments, "
                                         f"got {type(inputs).__name__}"))
     if launcher is None or launcher.epoch != config.epoch:
-        launcher = _make_launcher(kernel, device, args, block_dim)
+        try:
+            launcher = _make_launcher(kernel, device, args, block_dim)
+        except KernelError as e:
+            # IPython keeps the last error with its frames' locals (%debug): they must not keep a kernel
+            # that failed to build alive once the next cell redefines it, so the error leaves with no
+            # frame below this one, and this one without the kernel
+            del kernel, last, launcher
+            raise e.with_traceback(None) from None
         if launcher.signature is None:
             kernel.last_launch = (device, block_dim, launcher)
     if len(args) != launcher.nparams:

@@ -5,6 +5,7 @@ it is typed per call site by the compiler (`compiler.typecheck`), never compiled
 from __future__ import annotations
 
 import abc
+import inspect
 import sys
 import typing
 from dataclasses import dataclass
@@ -12,11 +13,11 @@ from dataclasses import dataclass
 from . import redefinition
 from .. import types as T
 from ..builtins.registry import Literal, concrete
-from ..types.function_value import FUNCTION_PARAM, FunctionValue
+from ..types.function_value import FUNCTION_PARAM, FunctionValue, is_function_object
 from ..types.reference import Reference
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
-from ..compiler.parse import parse_definition
+from ..compiler.parse import keep_source, parse_definition
 from ..compiler.scope import Scope
 from ..types.generic import is_generic, matches
 
@@ -37,7 +38,6 @@ class FuncOverload:
 
     def __post_init__(self):
         if self.defaults is None:
-            import inspect
             self.defaults = {p.name: p.default for p in inspect.signature(self.fn).parameters.values()
                              if p.default is not inspect.Parameter.empty}
 
@@ -138,7 +138,6 @@ class Function(metaclass=abc.ABCMeta):
         found = self.select_overload(arg_types)
         if found is not None:
             return found
-        import inspect
         for o in reversed(self.overloads):  # one whose parameters after these all have defaults
             names = list(inspect.signature(o.fn).parameters)
             if len(names) > len(arg_types) and all(n in o.defaults for n in names[len(arg_types):]):
@@ -161,9 +160,19 @@ class Function(metaclass=abc.ABCMeta):
         if not kwargs and self.overloads:
             from .signatures import type_of_value
             arg_types = [type_of_value(a) for a in args]
-            chosen = self.select_overload(arg_types)
+            chosen = self.get_overload(arg_types)
             if chosen is not None:
-                return chosen.fn(*args)
+                target = getattr(chosen, "fn", None) or chosen.func  # an overload, or (as in Warp) a Function
+                names = list(inspect.signature(target).parameters)
+                required = [n for n in names if n not in chosen.defaults]
+                if not len(required) <= len(args) <= len(names):
+                    raise RuntimeError(f"Invalid number of arguments for function '{self.key.rsplit('.', 1)[-1]}', "
+                                       f"expected {len(names)}, got {len(args)}")
+                return target(*args)
+            if self._refuses_function_arguments(args):
+                raise RuntimeError(f"Error calling function '{self.key.rsplit('.', 1)[-1]}', no overload found "
+                                   f"for arguments {tuple(args)!r}: a wp.Function parameter takes a @wp.func or "
+                                   "a Warp builtin, not a Python function")
             if None not in arg_types and all(o.params and None not in o.params and len(o.params) == len(args)
                                              for o in self.overloads):
                 # every overload is typed and none takes these values: Warp refuses the call (a Python
@@ -171,6 +180,12 @@ class Function(metaclass=abc.ABCMeta):
                 raise RuntimeError(f"Error calling function '{self.key.rsplit('.', 1)[-1]}', no overload found "
                                    f"for arguments {tuple(args)!r}")
         return self.func(*args, **kwargs)
+
+    def _refuses_function_arguments(self, args) -> bool:
+        """Whether an argument given for a parameter that every overload types wp.Function is not a
+        Warp function (a lambda, a plain def): Warp refuses it from Python as it would in a kernel."""
+        return any(all(len(o.params) > i and o.params[i] is FUNCTION_PARAM for o in self.overloads)
+                   and not is_function_object(a) for i, a in enumerate(args))
 
     def __repr__(self):
         return f"<wp.func {self.key}>"
@@ -243,7 +258,11 @@ def func(fn: None = None, **options) -> typing.Callable[[typing.Callable[_P, _R]
 
 
 def func(fn=None, **options):
-    """Decorator: a function callable from kernels."""
+    """Decorator: a function callable from kernels. `inline` (Warp's hint to the C++ compiler: True,
+    False or None) is checked and otherwise left to the compiler, which inlines as it judges."""
+    inline = options.get("inline")
+    if inline is not None and not isinstance(inline, bool):  # 1 or "yes" would pass for a hint silently
+        raise TypeError(f"@wp.func: inline must be a bool or None, got {inline!r}")
     if fn is None:
         return lambda f: _define(f, sys._getframe(1))
     return _define(fn, sys._getframe(1))
@@ -257,6 +276,7 @@ def _define(fn, scope_frame) -> Function:
     that kept it (`f_1 = f` before the redefinition) still calls the old body, and functions made
     by separate calls of one factory are separate, as in Warp."""
     previous = scope_frame.f_locals.get(fn.__name__)
+    keep_source(fn)
     f = Function(fn)
     if isinstance(previous, Function) and (previous.module, previous.key) == (f.module, f.key):
         _check_refness(previous.overloads, f.overloads[0], fn.__name__)

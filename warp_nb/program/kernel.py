@@ -15,7 +15,7 @@ from .. import config
 from . import redefinition
 from ..compiler.annotations import parameter_names, parameter_types
 from ..compiler.static_eval import resolve_at_declaration
-from ..compiler.parse import parse_definition
+from ..compiler.parse import keep_source, parse_definition
 from ..compiler.pipeline import CompiledKernel, CompileOptions, compile_kernel, front_half
 from ..compiler.scope import Scope
 from ..errors import KernelError, KernelTypeError
@@ -45,6 +45,7 @@ class Kernel(KernelNaming):
                  code_transformers=None, enable_backward=None, launch_bounds=None, local_names: dict | None = None,
                  register: bool = True):
         self.func = func
+        keep_source(func)
         self.key = key or func.__qualname__
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__

@@ -9,9 +9,11 @@ from __future__ import annotations
 import inspect
 import sys
 import tempfile
+from types import ModuleType
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import redefinition
 from ..compiler.emit import EmitResult
 from ..compiler.emit.bundle import bundle_source, can_join
 from ..compiler.pipeline import CompileOptions, is_cached
@@ -67,6 +69,17 @@ class Module:
     @property
     def kernels(self) -> list:
         return list(self._kernels.values())
+
+    @property
+    def functions(self) -> dict:
+        """The @wp.func defined in this Python module, by name (the latest of a name redefined)."""
+        from .func import _FUNCS
+        return {qualname: f for (module, qualname), f in _FUNCS.items() if module == self.name}
+
+    @property
+    def structs(self) -> dict:
+        """The @wp.struct defined in this Python module, by name (the latest of a name redefined)."""
+        return {qualname: st for (module, qualname), st in redefinition.structs.items() if module == self.name}
 
     def add(self, kernel) -> None:
         """Register a kernel; a re-run cell or re-executed file replaces the kernel of the same key."""
@@ -341,10 +354,21 @@ def kernels_of(name: str) -> list:
     return module.kernels if module is not None else []
 
 
-def load_module(module=None, device=None) -> None:
+def load_module(module=None, device=None, recursive: bool = False, block_dim: int | None = None) -> None:
     """Compile (or load from the cache) every kernel of `module` (a name, a Python module or a
-    wp.Module; default: the caller's module) that is not ready on `device`."""
-    get_module(module if module is not None else _caller_module()).load(device)
+    wp.Module; default: the caller's module) that is not ready on `device`; with `recursive`, also
+    those of its submodules. RuntimeError when neither it nor a submodule defines any kernel,
+    function or struct (a misspelt name, a module that is not Warp code), as in Warp."""
+    if isinstance(module, str) and isinstance(sys.modules.get(module), ModuleType):
+        module = sys.modules[module]  # an alias of a loaded module ("warp.utils") means that module
+    target = get_module(module if module is not None else _caller_module())
+    # a package's kernels are registered under the submodules that define them: they count as its content
+    family = [m for m in list(_MODULES.values()) if m is target or m.name.startswith(target.name + ".")]
+    if not any(m.kernels or m.functions or m.structs for m in family):
+        raise RuntimeError(f"Module '{target.name}' does not contain any Warp kernels, functions, or structs "
+                           "(is the name right, and is the module imported?)")
+    for m in family if recursive else [target]:
+        m.load(device, block_dim)
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> None:

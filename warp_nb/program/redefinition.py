@@ -10,7 +10,8 @@ from ..types import structs as _structs
 
 generation = 0
 definitions = 0
-_struct_keys: set = set()
+#: (module, qualname) -> the latest @wp.struct of that name (what wp.Module.structs lists)
+structs: dict = {}
 
 
 def redefined() -> None:
@@ -25,14 +26,14 @@ def defined() -> None:
     config.epoch += 1
 
 
-def struct_defined(module: str, qualname: str) -> None:
+def struct_defined(module: str, qualname: str, struct_type=None) -> None:
     """A @wp.struct: a redefinition when the same module has defined that name before."""
     key = (module, qualname)
-    if key in _struct_keys:
+    if key in structs:
         redefined()
     else:
-        _struct_keys.add(key)
         defined()
+    structs[key] = struct_type
 
 
 def constant_defined() -> None:

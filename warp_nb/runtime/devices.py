@@ -53,6 +53,23 @@ class Device:
     has_context = False
     sm_count = 0
     max_shared_memory_per_block = 0
+    # Warp's unified-memory capabilities: none without a GPU; warp_nb's CUDA devices claim none either
+    # (they copy between host and device, never dereference the other side's pointers)
+    is_cpu_memory_access_from_gpu_supported = False
+    is_gpu_memory_access_from_cpu_supported = False
+    is_cpu_gpu_atomic_supported = False
+    is_managed_memory_supported = False
+    is_concurrent_managed_access_supported = False
+
+    def can_access(self, other) -> bool:
+        """Whether kernels on this device may dereference memory of device `other` (itself; the
+        host where the GPU reads host memory; a peer GPU with peer access enabled)."""
+        other = get_device(other)
+        if other == self:
+            return True
+        if other.is_cpu:
+            return self.is_cuda and self.is_cpu_memory_access_from_gpu_supported
+        return self.is_cuda and is_peer_access_enabled(other, self)
 
     def get_cuda_device(self):
         raise DeviceError(f"{self.alias} is not a CUDA device")

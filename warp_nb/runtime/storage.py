@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as T
+from ..types.memory_kind import MemoryKind
 
 _ALIGN = 64  # bytes: enough for any vector load the C++ compiler may emit
 
@@ -17,6 +18,7 @@ class Storage:
     """The operations `wp.array` needs from one kind of memory. `a` is always a wp.array."""
 
     host_accessible = False  # its memory can be read by numpy in place
+    memory_kind = MemoryKind.UNKNOWN
 
     def allocate(self, nbytes: int, zero: bool):
         """An owner of `nbytes` of memory (kept alive by the array), with its address as `.ptr`."""
@@ -78,6 +80,7 @@ class CpuStorage(Storage):
     """Ordinary host memory: numpy views share it, copies are numpy assignments."""
 
     host_accessible = True
+    memory_kind = MemoryKind.HOST
 
     def allocate(self, nbytes: int, zero: bool):
         return _Buffer(nbytes, zero)

@@ -7,6 +7,7 @@ import operator
 import typing
 
 from .. import types
+from .memory_kind import MemoryKind
 from .scalars import canonical_scalar
 
 
@@ -29,6 +30,7 @@ class ArrayType:
     `wp.array(dtype=wp.vec3)`, `wp.array2d(dtype=float)` and `wp.array[float]` all make one."""
 
     __slots__ = ("_vars", "dtype", "ndim")
+    memory_kind = MemoryKind.UNKNOWN  # an annotation points at no memory (Warp's answer too)
 
     def __init__(self, dtype=types.float32, ndim: int = 1):
         self.dtype = canonical_scalar(dtype)
@@ -120,4 +122,9 @@ class IndexedArrayType(ArrayType):
 
     __slots__ = ()
     kind = "indexedarray"
+
+    @property
+    def memory_kind(self):
+        # as in Warp: an indexed array has none of its own (its values and indices may differ in kind)
+        raise AttributeError("an indexed array has no memory_kind; ask its data and index arrays")
     cpp_template = "wpnb::indexedarray_t"

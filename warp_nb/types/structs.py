@@ -352,7 +352,7 @@ def _field_place(cls, name: str) -> str:
     return ""
 
 
-#: Called as listener(module, qualname) for every @wp.struct made: the program layer counts
+#: Called as listener(module, qualname, struct_type) for every @wp.struct made: the program layer counts
 #: redefinitions this way (program/redefinition.py), so the types know nothing of kernels.
 definition_listeners: list = []
 
@@ -363,10 +363,11 @@ def struct(cls) -> StructType:
     if parents:
         raise RuntimeError(f"struct {cls.__qualname__} derives from the struct {parents[0]}; declare all its fields "
                            "in one class: Warp structs must be defined as base classes")
+    st = StructType(cls)
     for listener in definition_listeners:
-        listener(cls.__module__, cls.__qualname__)
+        listener(cls.__module__, cls.__qualname__, st)
     _STRUCT_CLASSES.add(cls)
-    return StructType(cls)
+    return st
 
 
 _STRUCT_CLASSES: weakref.WeakSet = weakref.WeakSet()  # the classes @wp.struct has turned into structs
