@@ -55,11 +55,11 @@ def canonical_dim(dim) -> tuple:
         except TypeError:
             raise TypeError(f"launch dim must be an int or a tuple of 1 to 4 ints, got {dim!r}") from None
     if len(dims) > 4:
-        raise ValueError(f"a launch has at most 4 dimensions, got dim={dim!r}")
+        raise ValueError(f"launch dim may have at most 4 dimensions, got {dim!r}")
     if not dims:
         raise ValueError("launch dim must have at least one extent, got ()")
     if any(d < 0 for d in dims):
-        raise ValueError(f"launch dims must be non-negative, got dim={dim!r}")
+        raise ValueError(f"launch dim must be non-negative, got {dim!r}")
     return dims
 
 
