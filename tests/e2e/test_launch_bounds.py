@@ -271,3 +271,21 @@ def test_bad_dims_are_clear_errors():
     for bad in (1.5, (1, 2.5), "4"):
         with pytest.raises(TypeError, match="launch dim"):
             wp.launch(count, dim=bad, inputs=[out])
+
+
+@wp.kernel
+def tuple_tid_in_global_false():
+    if DISABLED:
+        i, j = wp.tid()
+
+
+def test_the_bounds_keep_the_arity_of_a_dead_tuple_tid_and_any_extent():
+    launch = wp.launch(tuple_tid_in_global_false, dim=(1, BIG + 1), record_cmd=True)
+    assert launch.bounds.shape == (1, BIG + 1)  # as warp-lang 1.19
+
+
+def test_extents_past_int64_are_refused_and_huge_totals_only_recorded():
+    assert "below 2^63" in _error(lambda: wp.launch(no_tid, dim=2 ** 63, inputs=[wp.zeros(1, dtype=int)]))
+    launch = wp.launch(no_tid, dim=(BIG, BIG, BIG), inputs=[wp.zeros(1, dtype=int)], record_cmd=True)
+    assert launch.bounds.size == BIG ** 3
+    assert "at most 2^31 - 1 threads" in _error(launch.launch)

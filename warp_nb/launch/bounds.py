@@ -21,6 +21,7 @@ TID_EXTENT_LIMIT = 2 ** 31
 #: the most threads one dispatch runs: the CPU's loops count threads in int32 (a recorded launch
 #: may have more, as long as it is not run)
 THREAD_LIMIT = 2 ** 31 - 1
+_INT64_MAX = 2 ** 63 - 1
 
 
 class LaunchBounds:
@@ -31,8 +32,8 @@ class LaunchBounds:
 
     __slots__ = ("shape", "size", "ndim", "coord_mult")
 
-    def __init__(self, dims: tuple, tid_count: int):
-        keep = max(tid_count, 1)
+    def __init__(self, dims: tuple, tid_arity: int):
+        keep = max(tid_arity, 1)
         self.shape = tuple(dims[:keep]) + (1,) * (keep - len(dims))
         self.ndim = len(dims)
         self.coord_mult = _product(dims[keep:])
@@ -60,6 +61,8 @@ def canonical_dim(dim) -> tuple:
         raise ValueError("launch dim must have at least one extent, got ()")
     if any(d < 0 for d in dims):
         raise ValueError(f"launch dim must be non-negative, got {dim!r}")
+    if any(d > _INT64_MAX for d in dims):
+        raise ValueError(f"launch dim extents must be below 2^63, got {dim!r}")
     return dims
 
 
@@ -89,7 +92,8 @@ def launch_bounds(dim, tid_reads: int = 4) -> tuple[bytes, int, int]:
         check_tid_extents(dims, size, tid_reads)
     except (TypeError, ValueError) as e:
         raise at_callers_line(e) from None
-    packed = _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), 0, size), len(dims), size
+    # (a size past int64 is kept only in Python: such a launch may be recorded, never run)
+    packed = _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), 0, min(size, _INT64_MAX)), len(dims), size
     if isinstance(dim, (int, tuple)) and len(bounds_cache) < 4096 and size <= THREAD_LIMIT \
             and max(dims) <= TID_EXTENT_LIMIT:
         bounds_cache[dim] = packed
@@ -119,16 +123,17 @@ def fit_to_tid(bounds: bytes, ndim: int, tid_count: int) -> tuple[bytes, int, in
 
 
 def _fit(bounds: bytes, ndim: int, tid_count: int) -> tuple[bytes, int, int]:
-    *shape, nd, _, size = _BOUNDS.unpack(bounds)
+    *shape, nd, _, _ = _BOUNDS.unpack(bounds)
+    size = _product(shape[:ndim])  # (the packed size is clamped to int64)
     if tid_count == 1:
         # (a divisor past int32 comes with more threads than a dispatch runs: never used, only kept)
         div = min(_product(shape[1:ndim]), THREAD_LIMIT) if size else 0
-        return _BOUNDS.pack(*shape, nd, div, size), size, 1
+        return _BOUNDS.pack(*shape, nd, div, min(size, _INT64_MAX)), size, 1
     if 1 < tid_count < ndim:
         repeat = _product(shape[tid_count:ndim])
         if repeat > 1 and size:
             kept = shape[:tid_count] + [1] * (4 - tid_count)
-            return _BOUNDS.pack(*kept, tid_count, 0, size // repeat), size // repeat, repeat
+            return _BOUNDS.pack(*kept, tid_count, 0, min(size // repeat, _INT64_MAX)), size // repeat, repeat
     return bounds, size, 1
 
 
@@ -137,7 +142,7 @@ def block_bounds(dim, lanes: int) -> tuple[bytes, int]:
     blocks (what the runtime splits over its threads, and the CUDA grid)."""
     dims = canonical_dim(dim)
     blocks = (_product(dims) + lanes - 1) // lanes
-    return _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), 0, blocks), blocks
+    return _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), 0, min(blocks, _INT64_MAX)), blocks
 
 
 def too_many_threads(kernel_key: str, dim, threads: int) -> ValueError:

@@ -48,6 +48,7 @@ class Launcher:
         #: the leading launch dimensions whose coordinates wp.tid() reads (their extents must fit its
         #: int32): none without wp.tid(); all four for a block kernel (its lanes read every axis)
         self.tid_reads = 4 if compiled.typed.uses_blocks else compiled.typed.tid_count
+        self.tid_arity = compiled.typed.tid_arity  # (the rank of Launch.bounds.shape)
         self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
         #: lanes per block the code was typed for, and whether that matters to it (a tile kernel, or
         #: one that asks wp.block_dim()): such kernels are compiled again for other lane counts
@@ -219,7 +220,7 @@ class Launch:
         else:
             self._size = size
         self._bounds, self._repeat, self._threads = packed, repeat, size
-        self.bounds = LaunchBounds(canonical_dim(dim), launcher.tid_count)
+        self.bounds = LaunchBounds(canonical_dim(dim), launcher.tid_arity)
         self.dim = dim
 
     @property
