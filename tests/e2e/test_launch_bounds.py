@@ -50,27 +50,27 @@ def no_tid(out: wp.array(dtype=int)):
 @wp.kernel
 def tid_in_static_false():
     if wp.static(False):
-        i = wp.tid()
-    j = wp.tid() if wp.static(False) else 0
+        i = wp.tid()  # noqa: F841
+    j = wp.tid() if wp.static(False) else 0  # noqa: F841
 
 
 @wp.kernel
 def tid_in_global_false():
     if DISABLED:
-        i = wp.tid()
+        i = wp.tid()  # noqa: F841 (dead code: the point)
 
 
 @wp.kernel
 def tid_in_local_false():
     off = False
     if off:
-        i = wp.tid()
+        i = wp.tid()  # noqa: F841
 
 
 @wp.kernel
 def tid_in_local_false_if_exp():
     off = False
-    i = wp.tid() if off else 0
+    i = wp.tid() if off else 0  # noqa: F841
 
 
 @wp.func
@@ -276,7 +276,7 @@ def test_bad_dims_are_clear_errors():
 @wp.kernel
 def tuple_tid_in_global_false():
     if DISABLED:
-        i, j = wp.tid()
+        i, j = wp.tid()  # noqa: RUF059
 
 
 def test_the_bounds_keep_the_arity_of_a_dead_tuple_tid_and_any_extent():

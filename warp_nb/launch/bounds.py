@@ -30,7 +30,7 @@ class LaunchBounds:
     one of more has its trailing extents folded into `coord_mult`), `size` the launch's threads,
     `ndim` the dimensions the launch was given."""
 
-    __slots__ = ("shape", "size", "ndim", "coord_mult")
+    __slots__ = ("coord_mult", "ndim", "shape", "size")
 
     def __init__(self, dims: tuple, tid_arity: int):
         keep = max(tid_arity, 1)

@@ -1,6 +1,6 @@
 """`wp.launch`: find the kernel's launcher for the device (and, for a tile kernel, the lanes of
-its blocks), pack the arguments into the bytes of its argument struct (launch_args.py) and run
-it through the native runtime or the CUDA target.
+its blocks), turn the dim into launch bounds (bounds.py), pack the arguments into the bytes of its
+argument struct (args.py) and run it through the native runtime or the CUDA target.
 
 Launch cost matters (simulations launch thousands of small kernels): a launch that repeats one
 seen before costs a dictionary lookup, a generated packing function and one foreign call."""
