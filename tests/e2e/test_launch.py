@@ -100,12 +100,15 @@ def grid2(out: wp.array2d(dtype=int)):
     out[i, j] = i * 100 + j
 
 
-def test_tid_count_must_match_launch_rank():
+def test_a_tuple_tid_in_a_launch_of_fewer_dimensions_reads_0_for_the_missing_ones():
     out = wp.zeros((3, 5), dtype=int)
     wp.launch(grid2, dim=(3, 5), inputs=[out])
     assert (out.numpy() == np.add.outer(np.arange(3) * 100, np.arange(5))).all()
-    with pytest.raises(ValueError, match="unpacks wp.tid\\(\\) into 2 indices"):
-        wp.launch(grid2, dim=15, inputs=[out])
+    out.zero_()
+    wp.launch(grid2, dim=3, inputs=[out])  # as Warp: (i, 0)
+    expected = np.zeros((3, 5), dtype=int)
+    expected[:, 0] = np.arange(3) * 100
+    np.testing.assert_array_equal(out.numpy(), expected)
 
 
 @wp.kernel

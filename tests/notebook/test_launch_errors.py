@@ -39,7 +39,7 @@ def test_a_failed_bounds_check_is_shown_from_the_cells_line_with_the_thread_and_
 
 @pytest.mark.parametrize("call", ["wp.launch({k}, dim=(1, 2), inputs=[a, 1])",  # too many arguments
                                   "wp.launch({k}, dim=(1, 2), inputs=['a'])",  # the wrong kind of argument
-                                  "wp.launch({k}, dim=8, inputs=[a])",  # a dim that does not fit wp.tid()
+                                  "wp.launch({k}, dim=(2, -4), inputs=[a])",  # a dim that is not one
                                   "wp.launch({k}, dim=(1, 2), inputs=[a], device='tpu')"])  # no such device
 def test_argument_dim_and_device_errors_are_shown_from_the_cells_line(ip, capsys, checked, call):
     out = _shown(ip, capsys, "a = wp.zeros((2, 4))\n" + call.format(k=checked))

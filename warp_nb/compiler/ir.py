@@ -330,6 +330,9 @@ class Function:
     is_kernel: bool
     loc: Loc
     tid_count: int = 0  # how many indices wp.tid() is unpacked into (0: not used)
+    #: the most indices any wp.tid() of the source is unpacked into, dead code (folded away) too: the
+    #: rank of Warp's launch bounds (wp.Launch.bounds.shape), which keeps the written arity
+    tid_arity: int = 0
     block_dim: int = 1  # the lanes per block a kernel was typed for (native/tiles/block.h)
     uses_blocks: bool = False  # its code depends on the lanes of its blocks (tiles, wp.block_dim())
     lanes_agree: bool = False  # the lanes of a block compute the same (compiler/lanes.py lanes_agree)

@@ -191,6 +191,7 @@ class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructor
         self.bound_constants: dict = {}  # id(var) -> the Python number a local was bound to (x = 3), for wp.static
         self.counter = 0
         self.tid_count = 0
+        self.dead_tid_arity = 0  # the most indices a wp.tid() in folded-away code is unpacked into
         self.adjoint_params: list = []  # (name, type) in a @wp.func_grad function
         self.funcs: list = []
         self.structs: list = []
@@ -245,7 +246,8 @@ class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructor
                                   "without a return; add a return at the end", fdef.loc, fdef.name)
         return ir.Function(name=fdef.name, symbol=self.symbol, params=params, param_names=names,
                            body=tuple(self.block), return_type=self.return_type if self.has_return_value else None,
-                           is_kernel=self.is_kernel, loc=fdef.loc, tid_count=self.tid_count, funcs=self.funcs,
+                           is_kernel=self.is_kernel, loc=fdef.loc, tid_count=self.tid_count,
+                           tid_arity=max(self.tid_count, self.dead_tid_arity), funcs=self.funcs,
                            structs=self.structs, locals=self.locals, checks=self.checks)
 
     # --- helpers ------------------------------------------------------------------------

@@ -94,10 +94,9 @@ class Calls:
             self.error(KernelTypeError, "wp.tid() takes no arguments", node)
         if count > 4:
             self.error(KernelTypeError, "wp.tid() gives at most 4 indices", node)
-        if self.tid_count and self.tid_count != count:
-            self.error(KernelTypeError, f"wp.tid() is unpacked into {count} indices here but {self.tid_count} "
-                                        "elsewhere in this kernel", node)
-        self.tid_count = count
+        # calls unpacking different numbers of indices may mix (as Warp): the kernel takes the most,
+        # and a scalar wp.tid() is the leading one
+        self.tid_count = max(self.tid_count, count)
         return self.let(ir.Tid(index, count), T.int32, node.loc, "tid")
 
     # --- output -------------------------------------------------------------------------

@@ -299,7 +299,10 @@ class ExprTyper:
         return self.let(ir.Copy(result), T.bool, node.loc, "cond")
 
     def expr_IfExp(self, node: S.IfExp):
-        cond = self.condition(node.test)
+        test = self.known_condition(self.expr(node.test))
+        if isinstance(test, Lit):  # a compile-time condition: only the chosen value is compiled (as Warp)
+            return self.expr(node.body if test.value else node.orelse)
+        cond = self.condition_value(test, node.test)
         saved_env = dict(self.env)
         then_block, a = self.in_block(lambda: self.expr(node.body))
         else_block, b = self.in_block(lambda: self.expr(node.orelse))

@@ -274,8 +274,9 @@ class Statements:
 
     # --- branches -----------------------------------------------------------------------
     def if_statement(self, s: S.If) -> bool:
-        test = self.expr(s.test)
+        test = self.known_condition(self.expr(s.test))
         if isinstance(test, Lit):  # a compile-time condition: only the taken branch is compiled
+            self.note_dead_tid(s.orelse if test.value else s.body)
             return self.statements(s.body if test.value else s.orelse)
         cond = self.condition_value(test, s.test)
         before = dict(self.env)
@@ -287,6 +288,20 @@ class Statements:
         phis, body, orelse = self.join(before, then_env, else_env, then_done, else_done, body, orelse, s)
         self.block.append(ir.If(cond, body, orelse, s.loc, tuple(phis)))
         return then_done and else_done
+
+    def note_dead_tid(self, stmts) -> None:
+        """Remember how many indices a wp.tid() in code folded away is unpacked into (ir.Function.tid_arity)."""
+        for node in S.walk(stmts):
+            if isinstance(node, S.Assign) and isinstance(node.target, S.Tuple) and isinstance(node.value, S.Call) \
+                    and self.is_tid_call(node.value):
+                self.dead_tid_arity = max(self.dead_tid_arity, len(node.target.elts))
+
+    def known_condition(self, v):
+        """`v`, or the bool it is known to be when it is a local bound to True or False outside any
+        loop (disabled = False; if disabled: ...): Warp folds such a branch away, wp.tid() in it too."""
+        if isinstance(v, ir.Var) and isinstance(self.bound_constants.get(id(v)), bool):
+            return Lit(self.bound_constants[id(v)], "bool")
+        return v
 
     def join(self, before, then_env, else_env, then_done, else_done, body, orelse, node):
         """Merge the environments of two branches: one phi per name whose value differs."""

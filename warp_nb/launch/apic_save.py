@@ -104,7 +104,7 @@ class _Saver:
                         self.register(op.fields[key].operations)
             elif hasattr(op, "kernel") and hasattr(op, "params"):
                 arrays: list = []
-                for p in list(op.params) + (list(op.adj_params) if op.adjoint else []):
+                for p in list(op.args) + (list(op.adj_params) if op.adjoint else []):
                     _collect_arrays(p, arrays)
                 for x in arrays:
                     self.region_of(x)
@@ -176,7 +176,7 @@ class _Saver:
         if op.adjoint and any(g is not None for g in op.adj_params):
             raise RuntimeError(f"wp.capture_save: the adjoint launch of kernel `{op.kernel.key}` was given explicit "
                                "adjoint arrays (adj_inputs/adj_outputs), which a saved graph cannot hold")
-        packed = launcher.pack(*op.params)
+        packed = launcher.pack(*op.args)
         relocations = []
         others = live_handles.OTHERS
         for offset in range(0, len(packed) - 7, 8):

@@ -1,14 +1,12 @@
 """`wp.launch`: find the kernel's launcher for the device (and, for a tile kernel, the lanes of
-its blocks), pack the arguments into the bytes of its argument struct (launch_args.py) and run
-it through the native runtime or the CUDA target.
+its blocks), turn the dim into launch bounds (bounds.py), pack the arguments into the bytes of its
+argument struct (args.py) and run it through the native runtime or the CUDA target.
 
 Launch cost matters (simulations launch thousands of small kernels): a launch that repeats one
 seen before costs a dictionary lookup, a generated packing function and one foreign call."""
 
 from __future__ import annotations
 
-import numbers
-import struct
 import time
 
 import numpy as np
@@ -26,10 +24,8 @@ from ..types.array_type import ArrayType
 from ..types.generic import is_generic
 from ..program.signatures import concrete_signature
 from .args import composite_from_single_value, make_packer  # noqa: F401
-
-_BOUNDS = struct.Struct("=4qiiq")
-
-
+from .bounds import (THREAD_LIMIT, LaunchBounds, bounds_cache, block_bounds, canonical_dim, fit_to_tid,
+                     launch_bounds, too_many_threads)
 
 class Launcher:
     """One compiled kernel made ready to launch on one device: its entry point, its packing
@@ -54,6 +50,10 @@ class Launcher:
         #: the CPU fast path: wp.launch calls the native runtime itself (and reads the check state)
         self.direct = self.target.direct and not self.deterministic
         self.tid_count = compiled.typed.tid_count
+        #: the leading launch dimensions whose coordinates wp.tid() reads (their extents must fit its
+        #: int32): none without wp.tid(); all four for a block kernel (its lanes read every axis)
+        self.tid_reads = 4 if compiled.typed.uses_blocks else compiled.typed.tid_count
+        self.tid_arity = compiled.typed.tid_arity  # (the rank of Launch.bounds.shape)
         self.signature = tuple(types_) if kernel.is_generic else None  # a generic kernel's concrete types
         #: lanes per block the code was typed for, and whether that matters to it (a tile kernel, or
         #: one that asks wp.block_dim()): such kernels are compiled again for other lane counts
@@ -67,48 +67,6 @@ class Launcher:
     @staticmethod
     def threads() -> int:
         return config.cpu_threads or _CPU_COUNT
-
-
-_bounds_cache: dict = {}
-
-
-def _bounds(dim, without_tid: bool = False) -> tuple[bytes, int, int]:
-    """(packed launch bounds, number of dimensions, thread count) of `dim`: an int, or a tuple,
-    list or array of 1 to 4 ints. Hashable dims are remembered (launch looks them up inline).
-    `without_tid`: the kernel never calls wp.tid(), so its int32 index cannot overflow and 2^31
-    threads or more are allowed (as Warp; the runtime counts in int64)."""
-    parts = (dim,) if isinstance(dim, numbers.Integral) else dim
-    if isinstance(dim, (str, bytes)) or not hasattr(parts, "__iter__") \
-            or not all(isinstance(d, numbers.Integral) for d in parts):
-        raise at_callers_line(TypeError(f"launch dim must be an int or a tuple of 1 to 4 ints, got {dim!r}"))
-    shape = tuple(int(d) for d in parts)
-    if not 1 <= len(shape) <= 4 or any(d < 0 for d in shape):
-        raise at_callers_line(ValueError(f"launch dim must be a non-negative int or a tuple of 1 to 4 of them, "
-                                         f"got {dim!r}"))
-    size = 1
-    for d in shape:
-        size *= d
-    if size >= 2 ** 31 and not without_tid:
-        raise at_callers_line(ValueError(f"a launch has at most 2^31 - 1 threads (wp.tid() is an int32), "
-                                         f"got dim={dim!r}"))
-    packed = _BOUNDS.pack(*(shape + (1,) * (4 - len(shape))), len(shape), 0, size), len(shape), size
-    if isinstance(dim, (int, tuple)) and len(_bounds_cache) < 4096 and size < 2 ** 31:
-        _bounds_cache[dim] = packed
-    return packed
-
-
-def _leading(bounds: bytes, ndim: int, tid_count: int) -> bytes:
-    """The bounds of a launch of `ndim` dimensions for a kernel whose wp.tid() is scalar: with more
-    than one dimension its tid is the leading coordinate (Warp: "if fewer indices are requested than
-    the launch dimensionality, only the leading indices are returned"), the flat thread index
-    divided by the product of the trailing extents, which launch_t::lead_div carries."""
-    if tid_count != 1 or ndim < 2:
-        return bounds
-    *shape, nd, _, size = _BOUNDS.unpack(bounds)
-    div = 1
-    for d in shape[1:ndim]:
-        div *= d
-    return _BOUNDS.pack(*shape, nd, div if size else 0, size)
 
 
 #: Launch observers (the notebook's timing panel and %wp_time): each is called as
@@ -138,7 +96,10 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=
     """Run `kernel` over `dim` blocks (Warp's tiled launch): wp.tid() gives a block's coordinates,
     and unpacked into one more index, a thread's lane in its block. A block has block_dim lanes
     on CUDA, and on the CPU with wp.config.enable_cpu_blocks; otherwise one (as on Warp's CPU)."""
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    try:
+        dims = canonical_dim(dim)
+    except (TypeError, ValueError) as e:
+        raise at_callers_line(e) from None
     lanes = lanes_per_block(get_device(device) if device is not None else current_device(), block_dim)
     try:
         return launch(kernel, dims + (lanes,), inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
@@ -159,39 +120,22 @@ def lanes_per_block(device, block_dim) -> int:
     return lanes
 
 
-def _block_bounds(dim, lanes: int, launcher=None) -> tuple[bytes, int]:
-    """The launch bounds of a launch in blocks of `lanes` lanes: the shape counts threads, the size
-    blocks (what the runtime splits over its threads, and the CUDA grid). With the forward
-    `launcher`, launch_t::one_lane says whether the CPU may run one lane per block for all."""
-    shape = (dim,) if isinstance(dim, numbers.Integral) else tuple(int(d) for d in dim)
-    threads = 1
-    for d in shape:
-        threads *= int(d)
-    blocks = (threads + lanes - 1) // lanes
-    one_lane = launcher is not None and _lanes_agree(launcher, shape)
-    return _BOUNDS.pack(*(tuple(shape) + (1,) * (4 - len(shape))), len(shape), int(one_lane), blocks), blocks
-
-
-def _lanes_agree(launcher, shape: tuple) -> bool:
-    """Whether the lanes of every block compute the same: the kernel's code lets them
-    (compiler/lanes.py lanes_agree) and they read the same wp.tid() coordinates, which holds when
-    the kernel reads none, or only leading ones whose trailing extents come in whole blocks (the
-    lane axis of launch_tiled, which a kernel that does not unpack it never sees)."""
+def _lanes_agree(launcher, dim) -> bool:
+    """Whether the lanes of every block compute the same, so the CPU may run one lane per block for
+    all (launch_t::one_lane): the kernel's code lets them (compiler/lanes.py lanes_agree) and they
+    read the same wp.tid() coordinates, which holds when the kernel reads none, or only leading
+    ones whose trailing extents come in whole blocks (the lane axis of launch_tiled, which a kernel
+    that does not unpack it never sees)."""
     if not launcher.lanes_agree:
         return False
     k = launcher.tid_count
     if k == 0:
         return True
+    shape = canonical_dim(dim)
     trailing = 1
     for d in shape[k:]:
         trailing *= d
     return k < len(shape) and trailing % launcher.block_dim == 0
-
-
-def _tiled_fits(dim, ndim: int, tid_count: int) -> bool:
-    """A kernel unpacking fewer indices than a launch has dimensions still reads its coordinates
-    right when the extra trailing dimensions are 1 (the lane axis of a tiled launch)."""
-    return ndim > tid_count and all(int(d) == 1 for d in tuple(dim)[tid_count:])
 
 
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
@@ -237,18 +181,22 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         _wrong_count(kernel, args)
     if adjoint:
         return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, block_dim, record_cmd)
-    try:  # inline: most launches repeat a dim seen before
-        bounds, ndim, size = _bounds_cache[dim]
+    try:  # inline: most launches repeat a dim seen before (one any kernel may use: bounds.launch_bounds)
+        bounds, ndim, size = bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
-        bounds, ndim, size = _bounds(dim, launcher.tid_count == 0 and not launcher.uses_blocks)
-    if launcher.tid_count > 1 and ndim != launcher.tid_count and not _tiled_fits(dim, ndim, launcher.tid_count) \
-            and not (launcher.block_dim > 1 and ndim == launcher.tid_count + 1):  # (the lanes' axis of launch_tiled)
-        raise at_callers_line(ValueError(f"kernel `{kernel.key}` unpacks wp.tid() into {launcher.tid_count} indices "
-                                         f"but was launched with dim={dim!r}; pass a {launcher.tid_count}-tuple"))
+        bounds, ndim, size = launch_bounds(dim, launcher.tid_reads)
+        if size > THREAD_LIMIT and not record_cmd and recording.capture is None:
+            raise at_callers_line(too_many_threads(kernel.key, dim, size))
     if launcher.block_dim > 1:
-        bounds, size = _block_bounds(dim, launcher.block_dim, launcher)
+        bounds, size = block_bounds(dim, launcher.block_dim, _lanes_agree(launcher, dim))
     elif ndim > 1:
-        bounds = _leading(bounds, ndim, launcher.tid_count)
+        bounds, size, repeat = fit_to_tid(bounds, ndim, launcher.tid_count)
+        if repeat > 1 and not record_cmd and recording.capture is None:  # (rare: more dims than tid indices)
+            _run_repeated(launcher, args, bounds, size, repeat)
+            if recording.tape is not None and record_tape:
+                recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device,
+                                             typed=launcher.compiled.typed, block_dim=block_dim)
+            return None
     if record_cmd:
         return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
@@ -289,25 +237,39 @@ class Launch:
         self.adjoint = adjoint
         self._launcher = launcher or launcher_for(kernel, device, adjoint)
         self.device = self._launcher.device
-        self.params = list(params) if params is not None else [_zero_argument(t) for t in kernel.param_types]
+        #: the kernel's arguments (`params` shows them after the bounds, as Warp's Launch.params)
+        self.args = list(params) if params is not None else [_zero_argument(t) for t in kernel.param_types]
         #: an adjoint launch's gradient arrays set with adjoint=True (else each array's .grad)
-        self.adj_params = [None] * len(self.params)
+        self.adj_params = [None] * len(self.args)
         self._packed = None
         self.set_dim(dim)
 
     def set_dim(self, dim) -> None:
-        self._bounds, ndim, self._size = _bounds(dim, self._launcher.tid_count == 0 and not self._launcher.uses_blocks)
-        if self._launcher.block_dim > 1:
-            self._bounds, self._size = _block_bounds(dim, self._launcher.block_dim,
-                                                     None if self.adjoint else self._launcher)
+        """Change the launch's dim; a dim it cannot take leaves the last valid one (and its bounds)."""
+        launcher = self._launcher
+        packed, ndim, size = launch_bounds(dim, launcher.tid_reads)
+        repeat = 1
+        if launcher.block_dim > 1:
+            packed, self._size = block_bounds(dim, launcher.block_dim,
+                                              not self.adjoint and _lanes_agree(launcher, dim))
+        elif ndim > 1:
+            packed, self._size, repeat = fit_to_tid(packed, ndim, launcher.tid_count)
         else:
-            self._bounds = _leading(self._bounds, ndim, self._launcher.tid_count)
+            self._size = size
+        self._bounds, self._repeat, self._threads = packed, repeat, size
+        self.bounds = LaunchBounds(canonical_dim(dim), launcher.tid_arity)
         self.dim = dim
+
+    @property
+    def params(self) -> list:
+        """As Warp: the launch bounds, then the kernel's arguments (then, for an adjoint launch, their
+        adjoints). Set arguments with set_param_at_index / set_params."""
+        return [self.bounds, *self.args, *(self.adj_params if self.adjoint else ())]
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False) -> None:
         """Set argument `index`; adjoint=True (on an adjoint launch) sets its gradient array instead."""
-        if not 0 <= index < len(self.params):
-            raise IndexError(f"kernel `{self.kernel.key}` has {len(self.params)} parameters; no index {index}")
+        if not 0 <= index < len(self.args):
+            raise IndexError(f"kernel `{self.kernel.key}` has {len(self.args)} parameters; no index {index}")
         t = self.kernel.param_types[index]
         value = composite_from_single_value(self.kernel.key, self.kernel.param_names[index], t, value)
         if getattr(self, "_raw_ctypes", None):
@@ -318,7 +280,7 @@ class Launch:
                                    "make it with wp.Launch(kernel, device, adjoint=True)")
             self.adj_params[index] = value
         else:
-            self.params[index] = value
+            self.args[index] = value
         self._packed = None
 
     def set_param_by_name(self, name: str, value, adjoint: bool = False) -> None:
@@ -348,12 +310,14 @@ class Launch:
                 raise NotImplementedError(f"launch of kernel `{self.kernel.key}`: an argument set from a raw array "
                                           "ctype (set_param_at_index_from_ctype) cannot be recorded in an apic "
                                           "capture; set the wp.array itself with set_param_at_index")
-            snapshot = Launch(self.kernel, self.device, list(self.params), self.dim, self.adjoint, self._launcher)
+            snapshot = Launch(self.kernel, self.device, list(self.args), self.dim, self.adjoint, self._launcher)
             snapshot.adj_params = list(self.adj_params)
             recording.capture.record(snapshot)
             return
+        if self._threads > THREAD_LIMIT:
+            raise at_callers_line(too_many_threads(self.kernel.key, self.dim, self._threads))
         if self._packed is None:
-            params = self.params
+            params = self.args
             if self.adjoint and any(g is not None for g in self.adj_params):
                 copies: list = []
                 params = [_with_grad(a, g, self.kernel, k, copies, False)
@@ -363,13 +327,38 @@ class Launch:
                                     "strides of its array (a packed launch cannot copy one back each time)")
             self._packed = self._launcher.pack(*params)
         launcher = self._launcher
-        if launcher.direct:
+        if self._repeat > 1:
+            _run_times(launcher, self._packed, self._bounds, self._size, self._repeat)
+        elif launcher.direct:
             _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
             if launcher.debug_state is not None and launcher.debug_state.failed:
                 raise at_callers_line(failed_check(launcher, self._bounds))
         else:
             try:
                 launcher.target.run(launcher, self._packed, self._bounds, self._size)
+            except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+                raise at_callers_line(check.with_traceback(None)) from None
+
+
+def _run_repeated(launcher, args, bounds, size: int, repeat: int) -> None:
+    """wp.launch of a kernel whose wp.tid() gives fewer indices (but more than one) than the launch
+    has dimensions: its fitted launch run `repeat` times (bounds.fit_to_tid)."""
+    try:
+        packed = launcher.pack(*args)
+    except (TypeError, ValueError) as e:
+        raise at_callers_line(e.with_traceback(None)) from None
+    _run_times(launcher, packed, bounds, size, repeat)
+
+
+def _run_times(launcher, packed, bounds, size: int, repeat: int) -> None:
+    for _ in range(repeat):
+        if launcher.direct:
+            _run(launcher.entry, packed, bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
+            if launcher.debug_state is not None and launcher.debug_state.failed:
+                raise at_callers_line(failed_check(launcher, bounds))
+        else:
+            try:
+                launcher.target.run(launcher, packed, bounds, size)
             except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
                 raise at_callers_line(check.with_traceback(None)) from None
 
@@ -413,15 +402,20 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
     if recording.capture is not None and not (adj_args and write_back):  # a Tape's backward inside wp.ScopedCapture
         recording.capture.record(Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher))
         return None
-    bounds, ndim, size = _bounds(dim)
+    bounds, ndim, size = launch_bounds(dim, launcher.tid_reads)
+    if size > THREAD_LIMIT:
+        raise at_callers_line(too_many_threads(kernel.key, dim, size))
+    repeat = 1
     if lanes > 1:
-        bounds, size = _block_bounds(dim, lanes)
-    else:
-        bounds = _leading(bounds, ndim, launcher.tid_count)
-    try:
-        launcher.target.run(launcher, launcher.pack(*args), bounds, size)
-    except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
-        raise at_callers_line(check.with_traceback(None)) from None
+        bounds, size = block_bounds(dim, lanes)
+    elif ndim > 1:
+        bounds, size, repeat = fit_to_tid(bounds, ndim, launcher.tid_count)
+    packed = launcher.pack(*args)
+    for _ in range(repeat):
+        try:
+            launcher.target.run(launcher, packed, bounds, size)
+        except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+            raise at_callers_line(check.with_traceback(None)) from None
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)
 

@@ -147,7 +147,7 @@ def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:
     live in scalar variables (not an array, which keeps compilers from proving what the inner
     loop touches) and the last one runs as a plain counted loop."""
     last = count - 1
-    # launches are limited to 2^31 threads (wp.tid() is an int32), so 32-bit coordinates suffice
+    # a dispatch runs at most 2^31 - 1 threads (launch/bounds.py THREAD_LIMIT), so 32-bit coordinates suffice
     # and keep the inner loop's trip count obvious to the compiler
     lines = [f"    const wpnb::int32 s{d} = wpnb::int32(wpnb_launch->shape[{d}]);" for d in range(count)]
     lines += [f"    {a.cpp_type} {a.name}{{}};" for a in accumulators]
