@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 import warp_nb as wp
+from warp_nb import types as T
 from warp_nb.builtins import registry as R
 from warp_nb.builtins.registry import BUILTINS
 
@@ -71,7 +72,10 @@ class GradCase:
 
 
 def _float_type(t) -> bool:
-    return not isinstance(t, R.ArrayType) and elem(t)._kind == "float"
+    """A float scalar, vector or matrix type (arrays, textures and other handles are not)."""
+    if isinstance(t, R.ArrayType) or not (T.is_scalar_type(t) or hasattr(t, "_wp_scalar_type_")):
+        return False
+    return elem(t)._kind == "float"
 
 
 def _scalar_of(types):
@@ -429,7 +433,10 @@ ATOMIC_NAMES = set(ATOMIC_VALUE_TYPES)
 #: geometry queries need a live wp.Mesh / wp.Volume handle: tests/geometry/test_gradients.py checks them
 # geometry and tile builtins have their gradients checked against finite differences in their own
 # files (tests/e2e/geometry, tests/e2e/test_tile*.py): their inputs are meshes, volumes and tiles
-GRAD_NAMES = sorted(n for n, b in BUILTINS.items() if b.differentiable and b.category not in ("geometry", "tile"))
+#: (geometry, tile and texture builtins take handles or tiles, not float values: their gradients are
+#: checked against finite differences in their own tests, e.g. tests/e2e/textures)
+GRAD_NAMES = sorted(n for n, b in BUILTINS.items()
+                    if b.differentiable and b.category not in ("geometry", "tile", "textures"))
 
 
 def grad_cases(name: str) -> list:

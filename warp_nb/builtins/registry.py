@@ -383,10 +383,11 @@ class Builtin:
             ordered = self.positional(args, kwargs)  # else the Python implementation's own keywords (dtype=)
             if ordered is not None:
                 args, kwargs = ordered, {}
-        if self.python is not None and args and not kwargs and all(isinstance(a, Composite) for a in args) \
-                and resolve(self, [type(a) for a in args]) is None:
+        if self.python is not None and self.overloads and args and not kwargs \
+                and all(isinstance(a, Composite) for a in args) and resolve(self, [type(a) for a in args]) is None:
             # vectors and matrices of other types or sizes than an overload takes (vec3f with vec3d):
-            # numpy would broadcast or promote them; Warp refuses, as a kernel would
+            # numpy would broadcast or promote them; Warp refuses, as a kernel would (a builtin typed
+            # by its own rule, without overloads, checks its arguments itself)
             raise RuntimeError(f"Couldn't find a function '{self.name}' compatible with the arguments "
                                f"'{', '.join(T.type_name(type(a)) for a in args)}'")
         if self.python is None:
