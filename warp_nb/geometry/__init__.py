@@ -13,10 +13,12 @@ from .volume import Volume  # noqa: F401
 
 # The builders are imported on first use (PEP 562): a first cell that only launches kernels over
 # arrays, meshes or volumes does not pay for their kernels, tables and helpers at `import warp_nb`.
+# No submodule may be named as a name it provides: importing it would bind the package attribute to
+# the module, and __getattr__ would never be asked for the function.
 _LAZY = {
     "IsoSurfaceBase": "iso_surface", "IsoSurfaceMarchingCubes": "iso_surface", "MarchingCubes": "iso_surface",
-    "IsoSurfaceNets": "surface_nets", "lipschitz_octree": "lipschitz_octree",
-    "sparse_marching_cubes": "sparse_marching_cubes", "sparse_marching_cubes_from_cells": "sparse_marching_cubes",
+    "IsoSurfaceNets": "surface_nets", "lipschitz_octree": "lipschitz_pruning",
+    "sparse_marching_cubes": "marching_cubes_sparse", "sparse_marching_cubes_from_cells": "marching_cubes_sparse",
     "SweptVolumeSignMode": "swept_volume", "swept_volume_bounds": "swept_volume", "swept_volume_field": "swept_volume",
     "swept_volume_mesh": "swept_volume", "swept_volume_sdf": "swept_volume",
     "find_triangle_neighbor_edge_index": "triangle_adjacency", "tri_tri_adjacency": "triangle_adjacency",

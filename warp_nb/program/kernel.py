@@ -23,6 +23,7 @@ from ..runtime.devices import Device, get_device
 from ..toolchain.cpu_isa import cxx_isa_flags, effective_flags
 from ..types.generic import is_generic, matches
 from .deterministic import module_mode
+from .compile_lock import COMPILE_LOCK
 from .naming import KernelNaming
 from .module import Module, get_module, module_named, unique_module
 from .unique import check_module_options, unique_module_name
@@ -194,13 +195,14 @@ class Kernel(KernelNaming):
         kept until the kernel is compiled with it; None when the kernel has an error (kept, as a
         failed compile is, for this kernel's launches)."""
         key = self._key(device, backward, signature, block_dim)
-        if key in self._translations or key in self._failures:
+        with COMPILE_LOCK:
+            if key in self._translations or key in self._failures:
+                return self._translations.get(key)
+            try:
+                self._translations[key] = front_half(self, self._concrete(key), key[1], device.target)
+            except KernelError as e:
+                self._failures[key] = e
             return self._translations.get(key)
-        try:
-            self._translations[key] = front_half(self, self._concrete(key), key[1], device.target)
-        except KernelError as e:
-            self._failures[key] = e
-        return self._translations.get(key)
 
     def compile(self, device: Device, backward: bool = False, signature=None, built_together: frozenset = frozenset(),
                 block_dim: int = 1) -> None:
@@ -208,12 +210,14 @@ class Kernel(KernelNaming):
         one bad kernel does not stop the others of its module); the front half is not run again
         when `translate` ran it. `built_together`: cache keys its module has just built."""
         key = self._key(device, backward, signature, block_dim)
-        try:
-            front = self._translations.pop(key, None)
-            self._compiled[key] = compile_kernel(self, self._concrete(key), device.target, key[1], front, built_together)
-            self._failures.pop(key, None)
-        except KernelError as e:
-            self._failures[key] = e
+        with COMPILE_LOCK:
+            try:
+                front = self._translations.pop(key, None)
+                self._compiled[key] = compile_kernel(self, self._concrete(key), device.target, key[1], front,
+                                                     built_together)
+                self._failures.pop(key, None)
+            except KernelError as e:
+                self._failures[key] = e
 
     def _concrete(self, key) -> list:
         """The concrete parameter types of a compile key (raises for a definition error, or a
@@ -246,10 +250,11 @@ class Kernel(KernelNaming):
         hit = self._compiled.get(key)
         if hit is not None:
             return hit
-        if not backward and signature is None and block_dim == 1:
-            self.module.load_quietly(device)
-        if key not in self._compiled and key not in self._failures:
-            self.compile(device, backward, signature, block_dim=block_dim)
+        with COMPILE_LOCK:  # (another thread may have compiled it meanwhile: checked again inside)
+            if not backward and signature is None and block_dim == 1:
+                self.module.load_quietly(device)
+            if key not in self._compiled and key not in self._failures:
+                self.compile(device, backward, signature, block_dim=block_dim)
         hit = self._compiled.get(key)
         if hit is None:
             raise self._failures[key].with_traceback(None)

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import redefinition
+from .compile_lock import COMPILE_LOCK
 from ..compiler.emit import EmitResult
 from ..compiler.emit.bundle import bundle_source, can_join
 from ..compiler.pipeline import CompileOptions, is_cached
@@ -104,6 +105,10 @@ class Module:
         """load() without raising: each kernel keeps its error for its own launches. `built`: the
         cache keys force_load already built for several modules at once."""
         device = get_device(device)
+        with COMPILE_LOCK:
+            return self._load_locked(device, built)
+
+    def _load_locked(self, device, built) -> bool:
         pending = self._pending(device)
         if built is None:
             built = _build_together(pending, device) if len(pending) > 1 else frozenset()
@@ -384,8 +389,9 @@ def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> N
     chosen = [get_module(m) for m in (modules if modules is not None else list(_MODULES))]
     for dev in device if isinstance(device, (list, tuple)) else [device]:
         dev = get_device(dev)
-        pending = [p for m in chosen for p in m._pending(dev)]
-        built = _build_together(pending, dev, workers) if len(pending) > 1 else frozenset()
+        with COMPILE_LOCK:
+            pending = [p for m in chosen for p in m._pending(dev)]
+            built = _build_together(pending, dev, workers) if len(pending) > 1 else frozenset()
         error = None
         for m in chosen:
             try:

@@ -136,3 +136,15 @@ def test_bad_input():
                                                      cell_width=-1.0)
     with pytest.raises(ValueError, match="corner_values"):
         wp.geometry.sparse_marching_cubes_from_cells(np.zeros((2, 3), np.int32), np.zeros(8, np.float32))
+
+
+def test_lazy_builders_are_functions_in_any_order():
+    """The geometry builders are imported on first use: asking for sparse_marching_cubes first (which
+    imports the octree's module) must still leave wp.geometry.lipschitz_octree the function."""
+    import subprocess
+    import sys
+    code = ("import warp_nb as wp; a = wp.geometry.sparse_marching_cubes; b = wp.geometry.lipschitz_octree; "
+            "c = wp.geometry.sparse_marching_cubes_from_cells; assert all(callable(f) and not "
+            "isinstance(f, type(wp)) for f in (a, b, c)), (a, b, c)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr

@@ -1,7 +1,7 @@
 """wp.geometry.sparse_marching_cubes and sparse_marching_cubes_from_cells: marching cubes on a list of
 cells instead of a whole grid. In: integer cell subscripts with the field's values at their 8 corners
 (ordered as IsoSurfaceMarchingCubes.CUBE_CORNER_OFFSETS), or a batched field and a grid (nx, ny, nz
-nodes over [lower, upper]) whose cells lipschitz_octree.py chooses; out: (verts, indices) as the
+nodes over [lower, upper]) whose cells lipschitz_pruning.py chooses; out: (verts, indices) as the
 dense extractor gives them, the same surface where the cells cover the dense grid's crossing cells.
 
 The topology (each cell's case, its triangles, one vertex per crossed grid edge shared by every cell
@@ -21,7 +21,7 @@ import warp_nb as wp
 from .. import types as T
 from ..arrays.array import array, array2d
 from ..program.kernel import kernel
-from .lipschitz_octree import check_field, check_lipschitz, evaluate, refine
+from .lipschitz_pruning import check_field, check_lipschitz, evaluate, refine
 from .marching_cubes import CORNERS, EDGES, case_table
 
 _AXES = np.array([axis for _, _, axis in EDGES], np.int64)

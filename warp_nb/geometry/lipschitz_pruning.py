@@ -10,7 +10,7 @@ all its descendants are dropped, and the others split into their 8 children (the
 Sharp and Jacobson's "Spelunking the deep", 2022). Centres and the keep test run in warp_nb kernels;
 the compaction of the kept cells is numpy. These kernels are never recorded on a wp.Tape: choosing
 cells is not differentiated (the user's field launches still are, and harmlessly carry no gradient).
-Knows nothing about marching cubes (sparse_marching_cubes.py extracts the surface)."""
+Knows nothing about marching cubes (marching_cubes_sparse.py extracts the surface)."""
 
 from __future__ import annotations
 
