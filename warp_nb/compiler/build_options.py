@@ -16,6 +16,8 @@ import hashlib
 import os
 from dataclasses import dataclass
 
+from ..toolchain.external import update_with_file
+
 
 def _preamble(text) -> str:
     if not isinstance(text, str):
@@ -104,11 +106,7 @@ class ModuleBuildOptions:
                   tuple(self.extra_build_dependencies))
         h = hashlib.sha256(repr(fields).encode())
         for path in self.extra_build_dependencies:
-            try:
-                with open(path, "rb") as f:
-                    h.update(f.read())
-            except OSError:
-                h.update(b"<missing>")
+            update_with_file(h, path)
         return h.hexdigest()
 
 

@@ -39,9 +39,14 @@ def digest(headers) -> str | None:
     h = hashlib.sha256()
     for path in external + list(libraries_for(external)):
         h.update(path.encode() + b"\0")
-        try:
-            with open(path, "rb") as f:
-                h.update(f.read())
-        except OSError:
-            h.update(b"<missing>")
+        update_with_file(h, path)
     return h.hexdigest()
+
+
+def update_with_file(h, path: str) -> None:
+    """Feed `path`'s bytes to hash `h` (a marker when it cannot be read: the build then reports it)."""
+    try:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    except OSError:
+        h.update(b"<missing>")
