@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Everything the GPU needs to check, in one call on a lent GPU machine (at most ~8 minutes):
-# install what is missing from the carried wheels, run tests/gpu and the CUDA-side of the
-# suite, then the GPU benchmarks beside warp-lang. Output also goes to $OUT when set.
+# Everything the GPU needs to check, in one call on a lent GPU machine (about 7 minutes): tests/gpu,
+# the GPU benchmarks (warp_nb checked and release; warp-lang when its wheel was carried), then the
+# CUDA cases of Warp's own test files through the conformance runner (--cuda-only), summarised.
+# Logs go to $OUT when set (the device tool brings them back).
 #
 # Prepare on the development machine (no GPU needed), in the repository root:
-#   echo /.whl/ >> .git/info/exclude
-#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-#       --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d .whl warp-lang==1.19.0 pytest
-# then run through the device tool with carry=[".whl"] and command: bash tests/gpu/run_gpu_checks.sh
+#   printf '/.whl/\n/.conf_cache/\n' >> .git/info/exclude
+#   N=warp_lang-1.19.0-py3-none-manylinux_2_28_x86_64; C=~/.cache/warp_nb/conformance
+#   python tests/warp_conformance/run.py --fetch-only          # unpacks Warp's tests into $C/data
+#   mkdir -p .conf_cache/data .conf_cache/wheel && cp -r $C/data/$N .conf_cache/data/ && touch .conf_cache/wheel/$N.whl
+# (the warp-lang wheel itself, 149 MB, is over the tool's 64 MiB; .whl/ may carry smaller wheels)
+# then run through the device tool with carry=[".conf_cache"] and command: bash tests/gpu/run_gpu_checks.sh
+# GPU_CHECKS="tests bench conformance" selects steps; CONFORMANCE_FILES='test_vec* ...' selects files.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT_DIR="${OUT:-/tmp/gpu_checks}"
 mkdir -p "$OUT_DIR"
-log() { echo "== $*" | tee -a "$OUT_DIR/log.txt"; }
+STEPS="${GPU_CHECKS:-tests bench conformance}"
+log() { echo "== $* ($(date +%T))" | tee -a "$OUT_DIR/log.txt"; }
 
 if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>&1 | tail -2
@@ -22,12 +27,33 @@ export PYTHONPATH="$PWD:${PYTHONPATH:-}"   # warp_nb from the working tree (find
 export WARP_NB_CACHE_DIR=/tmp/warp_nb_cache PYTHONUNBUFFERED=1
 
 log "machine"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee -a "$OUT_DIR/log.txt"
-python3 -c "import warp_nb as wp; print(wp.get_devices(), [d.properties() for d in wp.get_cuda_devices()])" \
-    2>&1 | tee -a "$OUT_DIR/log.txt"
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+    python3 -m pip show cuda-bindings 2>/dev/null | head -2
+    g++ --version | head -1
+    python3 -c "import warp_nb as wp; print(wp.get_devices(), [d.properties() for d in wp.get_cuda_devices()])"
+} 2>&1 | tee -a "$OUT_DIR/log.txt"
 
-log "tests/gpu"
-timeout 300 python3 -m pytest -q -x tests/gpu -p no:cacheprovider 2>&1 | tee -a "$OUT_DIR/log.txt"
+if [[ " $STEPS " == *" tests "* ]]; then
+    log "tests/gpu"
+    timeout 200 python3 -m pytest -q tests/gpu -p no:cacheprovider -rfE --timeout 90 2>&1 | tee "$OUT_DIR/gpu_tests.txt"
+fi
 
-log "benchmarks (warp_nb and warp-lang on cuda:0)"
-timeout 240 python3 benchmarks/bench_gpu.py 2>&1 | tee -a "$OUT_DIR/log.txt"
+if [[ " $STEPS " == *" bench "* ]]; then
+    log "benchmarks on cuda:0"
+    timeout 90 python3 benchmarks/bench_gpu.py 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
+fi
+
+if [[ " $STEPS " == *" conformance "* ]] && [ -d .conf_cache/data ]; then
+    log "Warp's tests, CUDA cases only"
+    export WARP_NB_CONFORMANCE_CACHE="$PWD/.conf_cache" WARP_NB_CONFORMANCE_WHEEL
+    WARP_NB_CONFORMANCE_WHEEL=$(ls "$PWD"/.conf_cache/wheel/*.whl | head -1)
+    rm -rf .conf_cache/results
+    # shellcheck disable=SC2086  (the file patterns are words)
+    timeout "${CONFORMANCE_TIMEOUT:-240}" python3 tests/warp_conformance/run.py --cuda-only -j "${CONFORMANCE_JOBS:-14}" \
+        --timeout 180 ${CONFORMANCE_FILES:+--files $CONFORMANCE_FILES} > "$OUT_DIR/conformance_log.txt" 2>&1
+    echo "runner exit $?" | tee -a "$OUT_DIR/log.txt"
+    python3 tests/gpu/summarize_cuda_conformance.py .conf_cache/results/warp_nb-cuda-* \
+        --json "$OUT_DIR/conformance_cuda.json" 2>&1 | tee "$OUT_DIR/conformance_summary.txt" | tail -60
+fi
+log "done"

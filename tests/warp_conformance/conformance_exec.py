@@ -13,9 +13,15 @@ from conformance_setup import CHILD_DIR, SHIM_DIR
 MAX_RESTARTS = 3  # a file whose process crashes is resumed after the crashing case, this often
 
 
+CUDA_ONLY_ENV = "WARP_NB_CONFORMANCE_CUDA_ONLY"  # set by run.py --cuda-only (a diagnostic run)
+
+
 def child_env(side, data_dir, cache):
     env = dict(os.environ)
-    env["CUDA_VISIBLE_DEVICES"] = ""  # CPU only, on both sides
+    if os.environ.get(CUDA_ONLY_ENV):
+        env.pop("CUDA_VISIBLE_DEVICES", None)  # run.py --cuda-only: the GPU cases (hook hides the CPU)
+    else:
+        env["CUDA_VISIBLE_DEVICES"] = ""  # CPU only, on both sides
     env["MPLBACKEND"] = "Agg"
     env["PYTHONFAULTHANDLER"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -23,7 +29,9 @@ def child_env(side, data_dir, cache):
     if side == "warp_nb":
         env["WARP_NB_CONFORMANCE_DATA"] = data_dir
         # the shim makes `import warp` in processes the tests start themselves resolve to warp_nb
-        env["PYTHONPATH"] = os.pathsep.join([SHIM_DIR, CHILD_DIR])
+        # (after them, the parent's own path: warp_nb run from a source tree, as on the GPU machine)
+        env["PYTHONPATH"] = os.pathsep.join([SHIM_DIR, CHILD_DIR] + ([os.environ["PYTHONPATH"]]
+                                                                    if os.environ.get("PYTHONPATH") else []))
         env["WARP_NB_CACHE_DIR"] = os.path.join(cache, "kernels-warp_nb")
     else:
         env["PYTHONPATH"] = CHILD_DIR

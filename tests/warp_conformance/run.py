@@ -81,6 +81,9 @@ def parse_args(argv):
                       help="diagnostic: give warp_nb stand-ins for what Warp's test harness itself needs "
                            "(is_cpu_available, config.enable_cpu_blocks) when it lacks them, to see the next "
                            "errors; not allowed with --check, --update-expectations or --baseline")
+    opts.add_argument("--cuda-only", action="store_true",
+                      help="diagnostic, on a machine with a GPU: run only the CUDA cases (Warp's harness is told "
+                           "there is no CPU test device); not with --check, --update-expectations or --baseline")
     opts.add_argument("--from-results", metavar="DIR",
                       help="use the results of an earlier run (its logs folder) instead of running again")
     opts.add_argument("-v", "--verbose", action="store_true", help="print every failing case")
@@ -106,6 +109,11 @@ def main(argv=None):
     if args.probe and (args.check or args.update_expectations or args.baseline):
         raise SystemExit("--probe is a diagnostic: not with --check, --update-expectations or --baseline")
     os.environ.pop("WARP_NB_CONFORMANCE_PROBE", None)
+    os.environ.pop(cexec.CUDA_ONLY_ENV, None)
+    if args.cuda_only:
+        if args.check or args.update_expectations or args.baseline:
+            raise SystemExit("--cuda-only is a diagnostic: not with --check, --update-expectations or --baseline")
+        os.environ[cexec.CUDA_ONLY_ENV] = "1"
     if args.probe:
         os.environ["WARP_NB_CONFORMANCE_PROBE"] = "1"
     cache = setup.cache_dir(args.cache)
@@ -132,7 +140,9 @@ def main(argv=None):
 
     if args.from_results:
         return from_results(args, keys, examples)
-    if not args.baseline:
+    if args.cuda_only:
+        examples = []  # the examples run on "cpu"; every file is run (warp-lang's CPU passes say nothing here)
+    elif not args.baseline:
         # what warp-lang itself fails here (an example needing a GPU, pyglet or usd-core) has no case to
         # pass: not run (it would only cost time; the baseline records why it failed)
         baseline = rep.load_json(BASELINE, default={}) or {}
@@ -143,7 +153,8 @@ def main(argv=None):
     side = "warp-lang" if args.baseline else "warp_nb"
     python = setup.ensure_warp_venv(cache, wheel, log=log) if args.baseline else (args.python or sys.executable)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out_dir = args.results or os.path.join(cache, "results", f"{side}{'-probe' if args.probe else ''}-{stamp}")
+    tag = "-probe" if args.probe else "-cuda" if args.cuda_only else ""
+    out_dir = args.results or os.path.join(cache, "results", f"{side}{tag}-{stamp}")
     os.makedirs(out_dir, exist_ok=True)
     log(f"{side}: {len(keys)} test files, {len(examples)} examples, -j {args.jobs}, timeout {args.timeout:g} s; "
         f"python {python}\nlogs: {out_dir}")
@@ -176,13 +187,16 @@ def main(argv=None):
                 log(f"  examples/{name}: {res.get('status')} ({res['seconds']:.0f} s) {res.get('reason', '')[:120]}")
     elapsed = time.monotonic() - t0
     with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
-        json.dump({"side": side, "probe": args.probe, "python": python, "seconds": elapsed,
+        json.dump({"side": side, "probe": args.probe, "cuda_only": args.cuda_only, "python": python, "seconds": elapsed,
                    "files": results, "examples": ex_results}, f)
     first_header = next((r["header"] for r in results.values() if r.get("header")), None)
     if first_header:
         log(f"warp is {first_header.get('warp_name')} {first_header.get('warp_version')} "
             f"from {first_header.get('warp')}")
 
+    if args.cuda_only:
+        print(f"CUDA cases: tests/gpu/summarize_cuda_conformance.py {out_dir}")
+        return 0
     if args.baseline:
         return write_baseline(keys, examples, results, ex_results, elapsed, python)
     return report(args, keys, examples, results, ex_results, elapsed, out_dir)
@@ -195,8 +209,8 @@ def from_results(args, keys, examples):
         saved = json.load(f)
     if (saved["side"] == "warp-lang") != bool(args.baseline):
         raise SystemExit(f"{args.from_results} is a {saved['side']} run")
-    if saved.get("probe") and (args.check or args.update_expectations):
-        raise SystemExit(f"{args.from_results} is a --probe run: not for --check or --update-expectations")
+    if (saved.get("probe") or saved.get("cuda_only")) and (args.check or args.update_expectations):
+        raise SystemExit(f"{args.from_results} is a diagnostic run: not for --check or --update-expectations")
     keys = [k for k in keys if k in saved["files"]]
     examples = [(n, a) for n, a in examples if n in saved["examples"]]
     if args.baseline:

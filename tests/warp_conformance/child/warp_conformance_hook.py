@@ -93,6 +93,18 @@ def _probe_stand_ins():
     return added
 
 
+CUDA_ONLY_ENV = "WARP_NB_CONFORMANCE_CUDA_ONLY"
+
+
+def _hide_cpu_from_test_devices():
+    """Diagnostic only (run.py --cuda-only, on a machine with a GPU): Warp's test harness asks
+    wp.is_cpu_available() for its CPU test device, so answering False leaves the CUDA cases alone,
+    whose results the CPU runs never see. Kernels a test launches on "cpu" itself still run."""
+    import warp_nb
+
+    warp_nb.is_cpu_available = lambda: False
+
+
 def install(data_dir=None):
     """Put the finder first on sys.meta_path (idempotent) and return it."""
     for finder in sys.meta_path:
@@ -105,6 +117,8 @@ def install(data_dir=None):
     sys.meta_path.insert(0, finder)
     if os.environ.get(PROBE_ENV):
         _probe_stand_ins()
+    if os.environ.get(CUDA_ONLY_ENV):
+        _hide_cpu_from_test_devices()
     # a 'warp' imported before the hook (the shim package itself) is replaced by warp_nb
     if "warp" in sys.modules and sys.modules["warp"].__name__ != TARGET:
         del sys.modules["warp"]
