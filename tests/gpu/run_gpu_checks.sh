@@ -36,7 +36,9 @@ log "machine"
 
 if [[ " $STEPS " == *" tests "* ]]; then
     log "tests/gpu"
-    timeout 200 python3 -m pytest -q tests/gpu -p no:cacheprovider -rfE --timeout 90 2>&1 | tee "$OUT_DIR/gpu_tests.txt"
+    per_test=$(python3 -c "import pytest_timeout" 2>/dev/null && echo "--timeout 90")
+    # shellcheck disable=SC2086
+    timeout 200 python3 -m pytest -q tests/gpu -p no:cacheprovider -rfE $per_test 2>&1 | tee "$OUT_DIR/gpu_tests.txt"
 fi
 
 if [[ " $STEPS " == *" bench "* ]]; then
