@@ -23,7 +23,10 @@ if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>&1 | tail -2
     export PYTHONPATH="/tmp/site:${PYTHONPATH:-}"
 fi
-export PYTHONPATH="$PWD:${PYTHONPATH:-}"   # warp_nb from the working tree (finds native/ beside it)
+# warp_nb from the working tree, installed editable as a developer has it (setup.py maps kernels/,
+# magics/ and native/ under warp_nb); PYTHONPATH as well, in case the install fails
+python3 -m pip install -q --no-deps --no-build-isolation --root-user-action=ignore -e . 2>&1 | tail -2
+export PYTHONPATH="$PWD:${PYTHONPATH:-}"
 export WARP_NB_CACHE_DIR=/tmp/warp_nb_cache PYTHONUNBUFFERED=1
 
 log "machine"

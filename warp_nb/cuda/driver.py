@@ -70,8 +70,9 @@ def attribute(device_handle, name: str) -> int:
 
 
 def to_int(handle) -> int:
-    """A driver handle or device pointer as a plain integer."""
-    return int(handle) if not hasattr(handle, "getPtr") else int(handle.getPtr())
+    """A driver handle or device pointer as a plain integer: its value. (cuda-bindings' getPtr()
+    is the address where the object keeps that value, not the value: never use it here.)"""
+    return int(handle)
 
 
 def launch(function, grid: int, block: int, stream, args_bytes: bytes, launch_bytes: bytes) -> None:
