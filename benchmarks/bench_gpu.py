@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 CHILD = r'''
 import json, os, sys, time
@@ -62,7 +63,11 @@ print(json.dumps(out))
 
 def run(framework: str) -> dict:
     env = dict(os.environ, FRAMEWORK=framework)
-    p = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=600)
+    with tempfile.TemporaryDirectory() as tmp:  # a file: kernels need their source (not `python -c`)
+        script = os.path.join(tmp, "bench_gpu_child.py")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write(CHILD)
+        p = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, timeout=600)
     if p.returncode:
         sys.stderr.write(f"--- {framework} failed (rc {p.returncode}):\n{p.stderr[-3000:]}\n")
         return {"error": p.stderr.strip().splitlines()[-1][:200] if p.stderr else f"rc={p.returncode}"}

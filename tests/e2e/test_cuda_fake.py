@@ -115,9 +115,10 @@ class FakeDriver:
     def cuEventDestroy(self, e):
         return (0,)
 
+    GLOBALS: dict = {}  # shared by every fake: launchers cached on a kernel outlive one test's driver
+
     def cuModuleGetGlobal(self, module, name):
-        self.globals = getattr(self, "globals", {})
-        buf = self.globals.setdefault((module, name), ctypes.create_string_buffer(256))
+        buf = self.GLOBALS.setdefault((module, name), ctypes.create_string_buffer(256))
         return (0, ctypes.addressof(buf), 256)
 
     def cuModuleLoadData(self, image):
@@ -212,6 +213,8 @@ def test_arrays_and_launches_on_a_fake_gpu(fake_gpu):
     assert cai["data"][0] == x.ptr and cai["shape"] == (10, 3)
     with pytest.raises(AttributeError, match="no __array_interface__"):
         x.__array_interface__
+    with pytest.raises(TypeError, match="cuda:0 has no implicit NumPy conversion.*array.numpy()"):
+        np.asarray(x)  # as Warp: a device-to-host copy is asked for by name
     with pytest.raises(TypeError, match="is an array on cpu but the launch is on cuda:0"):
         wp.launch(axpy, dim=10, inputs=[2.0, host, y], device="cuda:0")
 
@@ -381,3 +384,77 @@ def test_a_failed_check_on_the_gpu_is_raised_at_the_next_synchronisation(fake_gp
     assert not state.failed  # cleared on the device once reported
     wp.synchronize_device("cuda:0")  # reported once
     np.testing.assert_array_equal(y.numpy(), np.r_[np.ones(7), 0])
+
+
+@wp.kernel
+def count_neighbours(grid: wp.uint64, points: wp.array(dtype=wp.vec3), radius: float, counts: wp.array(dtype=int)):
+    i = wp.tid()
+    p = points[i]
+    n = int(0)
+    for j in wp.hash_grid_query(grid, p, radius):
+        if wp.length(points[j] - p) <= radius:
+            n += 1
+    counts[i] = n
+
+
+def test_hash_grid_on_a_gpu_gets_a_device_copy_of_its_tables(fake_gpu):
+    """A grid made on cuda:0 hands kernels the address of a descriptor in device memory whose
+    tables are device copies (a host address read by a GPU kernel is an illegal access), kept at
+    the same address across rebuilds; its neighbour counts equal a CPU grid's."""
+    rng = np.random.default_rng(3)
+    pts = rng.random((200, 3)).astype(np.float32)
+    host_points = wp.array(pts, dtype=wp.vec3, device="cpu")
+    cpu_grid = wp.HashGrid(8, 8, 8, device="cpu")
+    cpu_grid.build(host_points, 0.2)
+    expected = wp.zeros(200, dtype=int, device="cpu")
+    wp.launch(count_neighbours, dim=200, inputs=[cpu_grid.id, host_points, 0.2, expected], device="cpu")
+
+    points = wp.array(pts, dtype=wp.vec3, device="cuda:0")
+    grid = wp.HashGrid(8, 8, 8, device="cuda:0")
+    first_id = grid.id
+    assert grid.id in fake_gpu.buffers and grid.id != ctypes.addressof(grid._desc)
+    grid.build(points, 0.2)
+    assert grid.id == first_id  # rebuilt in place: ids captured earlier stay valid
+    from warp_nb.geometry.native import HashGridDesc
+    on_device = HashGridDesc.from_address(grid.id)  # the fake driver's device memory is host memory
+    assert on_device.num_points == 200 and on_device.point_ids != grid._desc.point_ids
+    assert any(on_device.point_ids == b for b in fake_gpu.buffers)
+    counts = wp.zeros(200, dtype=int, device="cuda:0")
+    register(fake_gpu, count_neighbours)
+    wp.launch(count_neighbours, dim=200, inputs=[grid.id, points, 0.2, counts], device="cuda:0")
+    assert counts.numpy().tolist() == expected.numpy().tolist() and expected.numpy().min() >= 1
+
+
+def test_a_volume_on_a_gpu_is_refused_before_a_kernel_can_read_host_memory(fake_gpu):
+    with pytest.raises(ValueError, match="wp.Volume on cuda:0: .*host memory only.*device='cpu'"):
+        wp.Volume.load_from_numpy(np.zeros((8, 8, 8), np.float32), device="cuda:0")
+    assert wp.Volume.load_from_numpy(np.zeros((8, 8, 8), np.float32), device="cpu").device == "cpu"
+
+
+def test_copies_with_strided_views_on_a_gpu(fake_gpu):
+    """wp.copy with a strided view on either side (CUDA to host, host to CUDA, CUDA to CUDA, with
+    offsets and a count in row-major element order) equals numpy's result."""
+    src = wp.array(np.arange(20, dtype=np.float32), device="cuda:0")
+    host = wp.zeros(10, dtype=float, device="cpu")
+    wp.copy(host, src[::2])
+    assert host.numpy().tolist() == list(range(0, 20, 2))
+    dst = wp.zeros(20, dtype=float, device="cuda:0")
+    wp.copy(dst[1::2], wp.array(np.arange(10, dtype=np.float32), device="cpu"))
+    expected = np.zeros(20, np.float32)
+    expected[1::2] = np.arange(10)
+    assert dst.numpy().tolist() == expected.tolist()
+    grid = np.arange(20, dtype=np.float32).reshape(4, 5)
+    a = wp.array(grid, device="cuda:0")
+    b = wp.zeros((4, 2), dtype=float, device="cuda:0")
+    wp.copy(b, a[:, 1:3])
+    assert b.numpy().tolist() == grid[:, 1:3].tolist()
+    for dtype in (wp.float16, wp.vec3d):  # zero and fill a strided view: the other elements stay
+        v = wp.full(6, dtype(1), dtype=dtype, device="cuda:0")
+        v[::2].zero_()
+        v[1::2].fill_(dtype(2))
+        assert v.numpy().reshape(6, -1)[:, 0].tolist() == [0, 2, 0, 2, 0, 2]
+    c = wp.zeros(8, dtype=float, device="cuda:0")
+    wp.copy(c[::2], src[::3], dest_offset=1, src_offset=2, count=3)  # offsets count elements of the views
+    want = np.zeros(8, np.float32)
+    want[::2][1:4] = np.arange(20)[::3][2:5]
+    assert c.numpy().tolist() == want.tolist()

@@ -96,9 +96,9 @@ def test_debug_mode_bounds_on_the_gpu():
 
 
 def test_cubin_is_loaded_by_default():
-    from warp_nb.cuda.target import target_for
+    from warp_nb.cuda.target import arch_for
     device = wp.get_device(DEVICE)
-    arch, use_ptx = target_for(device)
+    arch, use_ptx = arch_for(device.arch)
     assert arch == device.arch and not use_ptx  # PTX from a newer NVRTC may be refused by the driver
     compiled = saxpy.compiled(device)
     assert compiled.loaded.path.suffix == ".cubin"

@@ -66,7 +66,7 @@ def test_refusals():
     with pytest.raises(wp.DeviceError, match="does not exist"):
         wp.zeros(1, device=f"cuda:{wp.get_cuda_device_count()}")
     with pytest.raises(TypeError, match="is an array on cpu but the launch is on cuda:0"):
-        wp.launch(add_one, dim=4, inputs=[wp.zeros(4)], device=DEVICE)
+        wp.launch(add_one, dim=4, inputs=[wp.zeros(4, device="cpu")], device=DEVICE)  # (default: cuda:0)
     from warp_nb.cuda.driver import CUDAOutOfMemoryError
     with pytest.raises(CUDAOutOfMemoryError):
         wp.empty(1 << 50, dtype=wp.uint8, device=DEVICE)

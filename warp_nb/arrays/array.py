@@ -302,6 +302,9 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
         return dlpack_device(self)
 
     def __array__(self, dtype=None, copy=None):
+        if not self.storage.host_accessible:  # as Warp: a device-to-host copy is asked for by name
+            raise TypeError(f"an array on {self.device} has no implicit NumPy conversion (it would copy it from "
+                            "the device and wait for it); call array.numpy() for a host copy")
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 

@@ -50,6 +50,21 @@ class CudaDevice(Device):
     def get_cuda_device(self):
         return self
 
+    def get_cuda_compile_arch(self) -> int:
+        """The architecture kernels for this device are compiled for (its own, or the newest below
+        it that this NVRTC knows, as PTX)."""
+        return self.target.arch
+
+    @property
+    def pci_bus_id(self) -> str:
+        """'domain:bus:device' in hexadecimal, as Warp reports it (e.g. '0000:1B:00')."""
+        ids = [drv.attribute(self.handle, f"CU_DEVICE_ATTRIBUTE_PCI_{part}_ID") for part in ("DOMAIN", "BUS", "DEVICE")]
+        return "{:04X}:{:02X}:{:02X}".format(*ids)
+
+    @property
+    def free_memory(self) -> int:
+        return self.memory_info()[0]
+
     @property
     def arch(self) -> int:
         return self.major * 10 + self.minor

@@ -69,6 +69,11 @@ def attribute(device_handle, name: str) -> int:
     return int(call("cuDeviceGetAttribute", getattr(d.CUdevice_attribute, name), device_handle))
 
 
+def function_attribute(function, name: str) -> int:
+    d = _driver()
+    return int(call("cuFuncGetAttribute", getattr(d.CUfunction_attribute, name), function))
+
+
 def to_int(handle) -> int:
     """A driver handle or device pointer as a plain integer: its value. (cuda-bindings' getPtr()
     is the address where the object keeps that value, not the value: never use it here.)"""

@@ -1,7 +1,7 @@
 """Array memory on CUDA devices (`CudaStorage`, one per device) and page-locked host memory
 (`PinnedStorage`): allocation, upload, download (`.numpy()` copies and waits, as in Warp), fills,
 copies between devices, and the `__cuda_array_interface__`. Strided views move the bytes they
-span and are reassembled on the host; contiguous arrays move exactly their bytes."""
+span and are reassembled on the host (copies with one too); contiguous arrays move exactly their bytes."""
 
 from __future__ import annotations
 
@@ -83,14 +83,16 @@ class CudaStorage(Storage):
         super().fill(a, element)
 
     def zero(self, a) -> None:
-        self.fill(a, np.zeros(T.type_size_in_bytes(a.dtype), dtype=np.uint8))
+        # one element of zeros in the dtype's numpy layout (a strided view is filled element-wise)
+        self.fill(a, np.zeros(T.numpy_inner_shape(a.dtype), dtype=T.numpy_dtype(a.dtype)))
 
     def copy(self, dest, src, dest_offset: int, src_offset: int, count: int) -> None:
         """Ordered on the destination's stream (the source's for device-to-host). A device-to-host
         copy into pageable memory is complete on return; one into pinned memory needs
         wp.synchronize(), as in Warp."""
         if not (dest.is_contiguous and src.is_contiguous):
-            raise ValueError("copies to or from CUDA arrays need contiguous arrays; use a.contiguous()")
+            _copy_strided(dest, src, dest_offset, src_offset, count)
+            return
         elem = T.type_size_in_bytes(src.dtype)
         nbytes = count * elem
         dst_ptr, src_ptr = dest.ptr + dest_offset * elem, src.ptr + src_offset * elem
@@ -117,6 +119,21 @@ class CudaStorage(Storage):
             raise TypeError(f"DLPack stream must None or an integer >= -1, got {stream!r}")  # Warp's wording
         if stream not in (None, -1):
             a.device.stream.synchronize()  # simple and safe: the consumer's stream sees our results
+
+
+def _copy_strided(dest, src, dest_offset: int, src_offset: int, count: int) -> None:
+    """wp.copy with a strided view on either side: elements [src_offset, src_offset + count) of
+    `src` in row-major order into the same run of `dest`, through the host (each side's span is
+    read once; a CUDA destination's span is patched and written back). Synchronous."""
+    inner = T.numpy_inner_shape(src.dtype)
+    values = np.asarray(src.numpy()).reshape((-1,) + inner)[src_offset:src_offset + count]
+    where = np.unravel_index(np.arange(dest_offset, dest_offset + count), dest.shape)
+    if dest.storage.host_accessible:
+        dest.numpy()[where] = values  # a view of host memory: written in place
+        return
+    current = np.array(dest.numpy())
+    current[where] = values
+    dest.storage.upload(dest, current)
 
 
 class PinnedStorage(CpuStorage):

@@ -104,6 +104,24 @@ class AotCudaTarget(Target):
         return artifact.with_name(artifact.name.split(".sm")[0] + ".cu")  # as Warp writes it
 
 
+def _launch_failure(error, launcher, grid: int, block: int) -> Exception:
+    """The driver's refusal of a launch, with what the kernel asks of each thread: a launch that
+    is out of resources or memory almost always has too many registers or too much local memory
+    (tiles are held per thread, see docs/compat.md) for its block size."""
+    text = str(error)
+    if "OUT_OF_RESOURCES" not in text and "OUT_OF_MEMORY" not in text:
+        return error
+    try:
+        local = drv.function_attribute(launcher.entry, "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES")
+        regs = drv.function_attribute(launcher.entry, "CU_FUNC_ATTRIBUTE_NUM_REGS")
+        asks = f"each thread uses {regs} registers and {local} bytes of local memory"
+    except Exception:  # noqa: BLE001  (the explanation is a bonus; the driver's error stands)
+        asks = "its registers or local memory per thread are too many"
+    message = (f"{text}: kernel `{launcher.kernel.key}` cannot run in blocks of {block} threads ({grid} blocks): "
+               f"{asks}; launch it with a smaller block_dim")
+    return type(error)(message)
+
+
 class CudaTarget(AotCudaTarget):
     """NVRTC for one device's architecture, loaded into the device's context and run there."""
 
@@ -174,7 +192,10 @@ class CudaTarget(AotCudaTarget):
         if state_ptr is not None:
             mem.memset(device, state_ptr, 0, ctypes.sizeof(DebugState), stream)
         device.make_current()
-        drv.launch(launcher.entry, grid, block, stream.handle, packed, bounds)
+        try:
+            drv.launch(launcher.entry, grid, block, stream.handle, packed, bounds)
+        except (drv.CUDAError, drv.CUDAOutOfMemoryError) as e:
+            raise _launch_failure(e, launcher, grid, block) from None
         if launcher.debug_state is not None and state_ptr is None:
             checks.note(device, launcher, bounds)
         elif state_ptr is not None:

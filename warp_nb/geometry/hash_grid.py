@@ -7,7 +7,8 @@ compute a point's cell the same way (float16 in single precision), so they alway
 cell coordinate is floor(x / cell width) clamped to the int32 range; NaN goes to cell 0. With
 groups, each cell's points are sorted by group id and `wp.hash_grid_query(id, p, r, group)`
 visits that group's only. float32 grids without groups are sorted by the native counting sort
-(native/runtime/geometry.cpp), the others by numpy on the host."""
+(native/runtime/geometry.cpp), the others by numpy on the host. A grid on a CUDA device is built
+the same way and its tables uploaded (device_mirror.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ..runtime import live_handles, recording
 from .. import types as T
 from ..arrays.array import array
 from . import native
+from .device_mirror import DeviceMirror, cuda_device_or_none
 from ..runtime.memory_tracker import native_allocations, record_host
 
 _VEC = {T.float16: T.vec3h, T.float32: T.vec3f, T.float64: T.vec3d}
@@ -63,7 +65,12 @@ class HashGrid:
         d.point_ids = native.ptr(self._point_ids)
         d.dim_x, d.dim_y, d.dim_z = dims
         d.cell_width, d.cell_width_inv, d.cell_width_inv_d, d.num_points = 1.0, 1.0, 1.0, 0
-        self.id = ctypes.addressof(self._desc)
+        # on a GPU, kernels get the id of a device copy of the descriptor and tables, uploaded after
+        # each build (the build itself runs on the host)
+        cuda = cuda_device_or_none(device)
+        self._mirror = DeviceMirror(cuda, native.HashGridDesc) if cuda is not None else None
+        self.id = self._mirror.id if self._mirror else ctypes.addressof(self._desc)
+        self._upload()
         live_handles.register(self.id, self)
         record_host("cells", self._cell_starts, self._cell_ends)  # wp.ScopedMemoryTracker
 
@@ -79,6 +86,12 @@ class HashGrid:
         if int(num_points) > self._point_ids.size:
             self._point_ids = np.zeros(int(num_points), dtype=np.int32)
             self._desc.point_ids = native.ptr(self._point_ids)
+            self._upload()
+
+    def _upload(self) -> None:
+        if self._mirror is not None:
+            self._mirror.upload(self._desc, {"point_ids": self._point_ids, "cell_starts": self._cell_starts,
+                                             "cell_ends": self._cell_ends, "point_groups": self._point_groups})
 
     def build(self, points, radius: float, groups=None) -> None:
         """Sort points (a wp.array of the grid's vec3 type, any shape: its elements in row-major
@@ -118,6 +131,7 @@ class HashGrid:
         self._points = points
         d.cell_width, d.cell_width_inv, d.cell_width_inv_d = radius, float(inv32), inv64
         d.num_points = n
+        self._upload()
 
     def _points_view(self, points) -> np.ndarray:
         if isinstance(points, array):

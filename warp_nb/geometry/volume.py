@@ -26,6 +26,7 @@ from .. import types as T
 from ..arrays.array import array
 from ..runtime import live_handles
 from . import native, nvdb, nvdb_validate
+from .device_mirror import refuse_on_cuda
 from . import volume_rebuild as rb
 
 TILE = 8
@@ -135,11 +136,13 @@ class Volume:
                 _parts = _parts_from_nvdb(raw, aligned=False)
             except nvdb.NanoVDBError as e:
                 raise nvdb.NanoVDBError(f"Failed to create volume from input array: {e}") from None
+            _parts = dict(_parts, device=data.device if isinstance(data, array) else None)
         self._init(**_parts)
 
     def _init(self, origins, values, background, xform, translation, levels=(), dtype=T.float32, grid_index=0,
               grid_count=1, source=None, active=None, device=None, is_index=False, features=(),
               raw_grid=None, raw_tail=None, from_file=False, name="", type_str=None):
+        refuse_on_cuda(device, "wp.Volume")
         self.dtype = dtype
         # an index volume holds no values: its active voxels are numbered (wp.volume_lookup_index)
         # and kernels read per-voxel data from arrays (wp.volume_sample_index)
@@ -243,7 +246,7 @@ class Volume:
         tiles = np.stack(np.meshgrid(*[np.arange(n) for n in nt], indexing="ij"), -1).reshape(-1, 3) * TILE
         vs = _voxel_size3(voxel_size)
         return cls(_parts=dict(origins=tiles[keep], values=bricks[keep], background=bg, xform=np.diag(vs),
-                               translation=np.asarray(min_world, np.float64), dtype=dtype))
+                               translation=np.asarray(min_world, np.float64), dtype=dtype, device=device))
 
     @classmethod
     def allocate(cls, min, max, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0), points_in_world_space=False,

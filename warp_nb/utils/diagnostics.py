@@ -48,7 +48,8 @@ def _devices() -> list:
         if d.is_cuda:
             entry.update({"arch": f"sm_{d.arch}", "sm_count": int(getattr(d, "sm_count", 0)),
                           "memory_gb": float(getattr(d, "total_memory", 0)) / 1024 ** 3,
-                          "mempool_enabled": bool(getattr(d, "is_mempool_enabled", False))})
+                          "mempool_enabled": bool(getattr(d, "is_mempool_enabled", False)),
+                          "pci_bus_id": str(getattr(d, "pci_bus_id", ""))})
             for key in ("is_cpu_memory_access_from_gpu_supported", "is_gpu_memory_access_from_cpu_supported",
                         "is_cpu_gpu_atomic_supported"):
                 entry[key] = bool(getattr(d, key, False))
