@@ -60,5 +60,7 @@ if [[ " $STEPS " == *" conformance "* ]] && [ -d .conf_cache/data ]; then
     echo "runner exit $?" | tee -a "$OUT_DIR/log.txt"
     python3 tests/gpu/summarize_cuda_conformance.py .conf_cache/results/warp_nb-cuda-* \
         --json "$OUT_DIR/conformance_cuda.json" 2>&1 | tee "$OUT_DIR/conformance_summary.txt" | tail -60
+    # every file's log (a failing example's output is there, not in the summary), without work folders
+    tar czf "$OUT_DIR/conformance_logs.tgz" --exclude=work -C .conf_cache/results . 2>/dev/null
 fi
 log "done"

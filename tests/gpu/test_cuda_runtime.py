@@ -69,7 +69,7 @@ def test_refusals():
         wp.launch(add_one, dim=4, inputs=[wp.zeros(4, device="cpu")], device=DEVICE)  # (default: cuda:0)
     from warp_nb.cuda.driver import CUDAOutOfMemoryError
     with pytest.raises(CUDAOutOfMemoryError):
-        wp.empty(1 << 50, dtype=wp.uint8, device=DEVICE)
+        wp.empty((1 << 30, 1 << 20), dtype=wp.uint8, device=DEVICE)  # 1 PiB (each axis within int32)
     wp.zeros(1 << 20, device=DEVICE)  # still usable afterwards
 
 
