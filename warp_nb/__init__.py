@@ -59,6 +59,10 @@ from .compiler.build_options import ModuleBuildOptions  # noqa: F401
 from .program import build_experimental  # noqa: F401
 from .launch import builtin_call as _builtin_call  # noqa: F401 (installs Python-scope calls of builtins)
 from .runtime.memory_access import can_access  # noqa: F401
+from .runtime.allocators import (  # noqa: F401
+    Allocator, ScopedAllocator, get_device_allocator, set_cuda_allocator, set_device_allocator,
+)
+from .cuda.allocators import CudaManagedAllocator  # noqa: F401
 from .types.memory_kind import MemoryKind  # noqa: F401
 from .runtime.devices import (  # noqa: F401
     Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count,

@@ -458,3 +458,58 @@ def test_copies_with_strided_views_on_a_gpu(fake_gpu):
     want = np.zeros(8, np.float32)
     want[::2][1:4] = np.arange(20)[::3][2:5]
     assert c.numpy().tolist() == want.tolist()
+
+
+class _Counting:
+    def __init__(self, inner):
+        self.inner, self.allocated, self.freed = inner, [], []
+
+    def allocate(self, size_in_bytes):
+        ptr = self.inner.allocate(size_in_bytes)
+        self.allocated.append((ptr, size_in_bytes))
+        return ptr
+
+    def deallocate(self, ptr, size_in_bytes):
+        self.freed.append((ptr, size_in_bytes))
+        self.inner.deallocate(ptr, size_in_bytes)
+
+
+def test_custom_allocators_on_a_gpu(fake_gpu):
+    """wp.set_device_allocator / ScopedAllocator route a device's arrays through a user's allocator;
+    an array is freed through the allocator that made it (even after it was replaced); zero-size
+    arrays never reach it; its failure propagates; the built-in allocator comes back."""
+    import gc
+    device = wp.get_device("cuda:0")
+    original = wp.get_device_allocator(device)
+    assert original is device.default_allocator and isinstance(original, wp.Allocator)
+    counting = _Counting(device.default_allocator)
+    wp.set_device_allocator(device, counting)
+    a = wp.full(100, 2.0, dtype=float, device=device)
+    wp.zeros(0, dtype=float, device=device)
+    assert counting.allocated == [(a.ptr, 400)] and a.numpy().tolist() == [2.0] * 100
+    wp.set_device_allocator(device, None)
+    assert wp.get_device_allocator(device) is original
+    del a
+    gc.collect()
+    assert counting.freed == counting.allocated
+    with wp.ScopedAllocator(device, counting):
+        assert wp.get_device_allocator(device) is counting
+        b = wp.empty(8, dtype=wp.vec3, device=device)
+        assert counting.allocated[-1] == (b.ptr, 96)
+    assert wp.get_device_allocator(device) is original
+
+    class Failing:
+        def allocate(self, size_in_bytes):
+            raise RuntimeError("deliberate failure")
+
+        def deallocate(self, ptr, size_in_bytes):
+            pass
+
+    with pytest.raises(RuntimeError, match="deliberate failure"):
+        with wp.ScopedAllocator(device, Failing()):
+            wp.zeros(4, device=device)
+    assert wp.get_device_allocator(device) is original
+    with pytest.raises(RuntimeError, match="cannot be replaced"):
+        wp.set_device_allocator("cpu", counting)
+    with pytest.raises(TypeError, match="no allocate"):
+        wp.set_device_allocator(device, object())

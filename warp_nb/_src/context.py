@@ -9,6 +9,7 @@ from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
 from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_arch  # noqa: F401
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
+from ..runtime.allocators import Allocator  # noqa: F401  (Warp's tests check allocators against it)
 from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
 from .module_hashing import ModuleBuilder, ModuleHasher  # noqa: F401
 

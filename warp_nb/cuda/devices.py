@@ -31,6 +31,10 @@ class CudaDevice(Device):
         self.target = CudaTarget(self)
         self._stream = None
         self._peers: dict = {}
+        from .allocators import ContextGuard, CudaDefaultAllocator, CudaMempoolAllocator
+        self.context_guard = ContextGuard(self)  # (Warp's tests replace it to watch deallocations)
+        self._plain_allocator = CudaDefaultAllocator(self)
+        self.mempool_allocator = CudaMempoolAllocator(self) if self.mempool_supported else None
 
     is_uva = True
     is_cubin_supported = True
@@ -49,6 +53,15 @@ class CudaDevice(Device):
 
     def get_cuda_device(self):
         return self
+
+    @property
+    def default_allocator(self):
+        """The built-in allocator arrays use: the stream-ordered pool where the device has one."""
+        return self.mempool_allocator or self._plain_allocator
+
+    @property
+    def is_managed_memory_supported(self) -> bool:
+        return bool(drv.attribute(self.handle, "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY"))
 
     def get_cuda_compile_arch(self) -> int:
         """The architecture kernels for this device are compiled for (its own, or the newest below

@@ -43,8 +43,14 @@ class CudaStorage(Storage):
     def __init__(self, device):
         self.device = device
 
-    def allocate(self, nbytes: int, zero: bool) -> mem.DeviceBuffer:
-        buf = mem.DeviceBuffer(self.device, nbytes)
+    def allocate(self, nbytes: int, zero: bool):
+        custom = self.device.custom_allocator  # wp.set_device_allocator (runtime/allocators.py)
+        if custom is not None and nbytes:
+            from ..runtime.allocators import AllocatedBuffer
+            self.device.make_current()
+            buf = AllocatedBuffer(self.device, custom, nbytes)
+        else:
+            buf = mem.DeviceBuffer(self.device, nbytes)
         if zero:
             mem.memset(self.device, buf.ptr, 0, nbytes)
         return buf

@@ -7,6 +7,7 @@ path never touches a GPU driver. Knows nothing about kernels."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import threading
@@ -55,6 +56,8 @@ class Device:
     max_shared_memory_per_block = 0
     # Warp's unified-memory capabilities: none without a GPU; warp_nb's CUDA devices claim none either
     # (they copy between host and device, never dereference the other side's pointers)
+    custom_allocator = None  # set by wp.set_device_allocator (runtime/allocators.py)
+    context_guard = contextlib.nullcontext()  # `with device.context_guard:` (a CUDA device's makes it current)
     is_cpu_memory_access_from_gpu_supported = False
     is_gpu_memory_access_from_cpu_supported = False
     is_cpu_gpu_atomic_supported = False
@@ -128,6 +131,22 @@ class CpuDevice(Device):
         super().__init__("cpu", -1, _cpu_name())
         self.target = CpuTarget()
         self.storage = CpuStorage()
+
+    @property
+    def default_allocator(self):
+        from .allocators import HostAllocator
+        if self._host_allocator is None:
+            CpuDevice._host_allocator = HostAllocator()
+        return self._host_allocator
+
+    @property
+    def pinned_allocator(self):
+        from .allocators import PinnedHostAllocator
+        if self._pinned_allocator is None:
+            CpuDevice._pinned_allocator = PinnedHostAllocator()
+        return self._pinned_allocator
+
+    _host_allocator = _pinned_allocator = None
 
     @property
     def pinned_storage(self):

@@ -8,6 +8,7 @@ from .graph_coloring import (  # noqa: F401
     graph_coloring_balance,
     graph_coloring_get_groups,
 )
+from ..runtime.allocators import AllocatorRmm  # noqa: F401  (RAPIDS memory as an allocator; ImportError without rmm)
 from .functions import ScopedLogLevel, create_warp_function, transform_expand, warn  # noqa: F401
 from .mesh_adjacency import MeshAdjacency, MeshEdge  # noqa: F401
 from .reduce import array_inner, array_sum  # noqa: F401
