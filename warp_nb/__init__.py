@@ -15,13 +15,10 @@ import math as _math
 from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
-from .program.aot import compile_aot_module, load_aot_module  # noqa: F401
 from .launch.capture import (  # noqa
     Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
     is_conditional_graph_supported,
 )
-from .launch.apic_save import capture_save  # noqa: F401
-from .launch.apic_load import capture_load, capture_load_from_bytes  # noqa: F401
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
 from .types.array_type import fixedarray  # noqa: F401
 from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
@@ -33,7 +30,6 @@ from .interop.torch import (  # noqa: F401
     stream_to_torch, to_torch,
 )
 from .interop.jax import device_from_jax, device_to_jax, dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: F401
-from .jax_experimental import JaxCallableGraphMode, JaxModulePreloadMode, jax_callable, jax_kernel  # noqa: F401  (Warp 1.19's wp. names)
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .builtins.geometry_tiled import BvhQueryTiled, MeshQueryAABBTiled  # noqa
 from .builtins.registry import BUILTINS as _BUILTINS
@@ -48,8 +44,6 @@ from .errors import (  # noqa: F401
 )
 from .program.func import Function, adjoint, func, func_grad, func_native, func_replay  # noqa: F401
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
-from .geometry import Bvh, HashGrid, Mesh, Volume  # noqa: F401
-from .textures import Texture, Texture1D, Texture2D, Texture3D, TextureAddressMode, TextureFilterMode  # noqa: F401
 from .program.kernel import Kernel, kernel  # noqa: F401
 from .launch.launcher import Launch, launch, launch_tiled  # noqa: F401
 from .utils import array_ops as _array_ops  # noqa: F401  (computes wp.array's operators)
@@ -84,20 +78,33 @@ from .version import __version__  # noqa: F401
 # wp.utils, Warp's timing API and geometry helpers (geometry-utils branch)
 from . import utils  # noqa: F401,E402
 from .builtins.geometry import MeshQuery  # noqa: F401,E402
-from .geometry import is_cubql_available  # noqa: F401,E402
-from .utils.diagnostics import print_diagnostics  # noqa: F401,E402
 from .types.reference import ref  # noqa: F401,E402
 from .errors import Logger, ScopedLogger, get_logger, set_logger  # noqa: F401,E402
 from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401,E402
-from .utils.map import map  # noqa: F401,E402,A004  (Warp's wp.map; shadows the builtin in this module only)
 
 from .utils import (  # noqa: F401,E402
     TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN, TIMING_MEMCPY, TIMING_MEMSET, TimingResult,
     timing_begin, timing_end, timing_print, transform_expand,
 )
 
+# Names a first cell rarely needs, imported on first use (PEP 562): `import warp_nb` stays quick.
+_LAZY = {
+    "compile_aot_module": ".program.aot", "load_aot_module": ".program.aot",
+    "capture_save": ".launch.apic_save",
+    "capture_load": ".launch.apic_load", "capture_load_from_bytes": ".launch.apic_load",
+    "JaxCallableGraphMode": ".jax_experimental", "JaxModulePreloadMode": ".jax_experimental",
+    "jax_callable": ".jax_experimental", "jax_kernel": ".jax_experimental",
+    "Bvh": ".geometry", "HashGrid": ".geometry", "Mesh": ".geometry", "Volume": ".geometry",
+    "is_cubql_available": ".geometry",
+    "Texture": ".textures", "Texture1D": ".textures", "Texture2D": ".textures", "Texture3D": ".textures",
+    "TextureAddressMode": ".textures", "TextureFilterMode": ".textures",
+    "print_diagnostics": ".utils.diagnostics",
+    "map": ".utils.map",  # Warp's wp.map (shadows Python's map in this module only)
+}
+
+
 for _name, _builtin in _BUILTINS.items():
-    if _builtin.export and _name not in globals():
+    if _builtin.export and _name not in globals() and _name not in _LAZY:
         globals()[_name] = _builtin
 
 pi = _math.pi
@@ -116,6 +123,11 @@ ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _m
 
 
 def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # once: later lookups are ordinary
+        return value
     if name == "MarchingCubes":  # deprecated alias of wp.geometry.IsoSurfaceMarchingCubes (geometry-utils)
         from .geometry.iso_surface import deprecated_marching_cubes
         return deprecated_marching_cubes()
@@ -129,6 +141,10 @@ def __getattr__(name):
     if builtin is not None and builtin.export:
         return builtin
     raise AttributeError(f"module 'warp_nb' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
