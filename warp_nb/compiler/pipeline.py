@@ -30,6 +30,7 @@ from ..toolchain import external as external_files
 from .deterministic import plan_kernel
 from .emit import EmitResult, emit_kernel, for_target
 from .emit.cpp import EMIT_REVISION
+from .options import CompileOptions  # noqa: F401  (defined apart: launches need it without the compiler)
 from .parse import parse_definition
 from .typecheck import Context, typecheck_kernel
 from .verify import between_stages
@@ -37,18 +38,6 @@ from .verify import between_stages
 #: Every compile in this process, for every target: (kernel key, seconds, compiled_now). The
 #: notebook layer reads it to say "compiled" or "cached".
 compile_log: list = []
-
-
-@dataclass(frozen=True)
-class CompileOptions:
-    """What changes the generated code or its compilation, apart from the kernel and the target.
-    Computed once per launch configuration (`Kernel.options`), so every target sees the same."""
-
-    mode: str = "release"  # "checked": optimised with bounds checks; "debug": checks, asserts, -O0 -g
-    backward: bool = False  # also emit the adjoint
-    cxx_flags: str = ""  # extra C++ compiler flags (CPU)
-    block_dim: int = 1  # lanes per block of a tile kernel (native/tiles/block.h); 1 for every other kernel
-    deterministic: int = 0  # a wp.DeterministicMode: above 0, float atomics land in thread order (deterministic.py)
 
 
 @dataclass(frozen=True)

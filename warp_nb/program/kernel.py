@@ -16,7 +16,7 @@ from . import redefinition
 from ..compiler.annotations import parameter_names, parameter_types
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.parse import keep_source, parse_definition
-from ..compiler.pipeline import CompiledKernel, CompileOptions, compile_kernel, front_half
+from ..compiler.options import CompileOptions
 from ..compiler.scope import Scope
 from ..errors import KernelError, KernelTypeError
 from ..runtime.devices import Device, get_device
@@ -199,6 +199,7 @@ class Kernel(KernelNaming):
             if key in self._translations or key in self._failures:
                 return self._translations.get(key)
             try:
+                from ..compiler.pipeline import front_half  # (the compiler loads at the first compile)
                 self._translations[key] = front_half(self, self._concrete(key), key[1], device.target)
             except KernelError as e:
                 self._failures[key] = e
@@ -213,6 +214,7 @@ class Kernel(KernelNaming):
         with COMPILE_LOCK:
             try:
                 front = self._translations.pop(key, None)
+                from ..compiler.pipeline import compile_kernel
                 self._compiled[key] = compile_kernel(self, self._concrete(key), device.target, key[1], front,
                                                      built_together)
                 self._failures.pop(key, None)

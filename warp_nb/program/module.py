@@ -15,9 +15,7 @@ from pathlib import Path
 
 from . import redefinition
 from .compile_lock import COMPILE_LOCK
-from ..compiler.emit import EmitResult
-from ..compiler.emit.bundle import bundle_source, can_join
-from ..compiler.pipeline import CompileOptions, is_cached
+from ..compiler.options import CompileOptions
 from ..errors import KernelError
 from ..runtime.devices import cpu_thread_count, get_device
 from ..toolchain import cache
@@ -246,6 +244,8 @@ def _build_together(pending: list, device, max_workers: int | None = None) -> fr
     goes into the cache under its own key, where its back half (afterwards, in Kernel.compile)
     finds it. A bundle that fails to compile is left to its kernels' own builds, which report the
     error at the right kernel. Returns the cache keys built."""
+    from ..compiler.emit.bundle import can_join
+    from ..compiler.pipeline import is_cached
     target = device.target
     fronts = [k.translate(device, signature=sig) for k, sig in pending]  # parse, type, emit, key
     missing = [f for f in fronts if f is not None and not is_cached(f, target)]
@@ -271,6 +271,8 @@ def _build_together(pending: list, device, max_workers: int | None = None) -> fr
 def _build_bundle(fronts: list, target) -> list:
     if len(fronts) == 1:
         return []  # its own back half builds it, as it would alone
+    from ..compiler.emit import EmitResult
+    from ..compiler.emit.bundle import bundle_source
     units = [f.unit for f in fronts]
     unit = EmitResult(bundle_source(units), "", function=f"{len(units)} kernels", mode=units[0].mode)
     options = CompileOptions(units[0].mode, False, fronts[0].options.cxx_flags)

@@ -19,7 +19,7 @@ import hashlib
 from .. import config as _config
 from ..compiler.build_options import ModuleBuildOptions
 from ..toolchain import external as external_files
-from ..compiler.pipeline import CompileOptions, front_half
+from ..compiler.options import CompileOptions
 from ..types.generic import is_generic
 from .deterministic import module_max_records, module_mode
 
@@ -64,6 +64,7 @@ def emit_units(kernels, options: dict) -> list:
     if extra is not None and not isinstance(extra, ModuleBuildOptions):
         raise TypeError("the module option 'extra_build_options' must be a wp.ModuleBuildOptions")
     extra = None if extra is None or extra.is_empty else extra
+    from ..compiler.pipeline import front_half  # (the compiler loads at the first compile)
     out = []
     for k in kernels:
         for sig in _signatures(k):
