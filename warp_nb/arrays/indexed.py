@@ -13,7 +13,7 @@ from .. import types
 from ..types.array_annotation import IndexedArrayAnnotation
 from ..types.array_type import IndexedArrayType, literal_int
 from .array import array, empty_array
-from .family import ArrayFamilyMeta
+from .family import ArrayFamily
 
 
 def _indexed_subscript(cls, key):  # wp.indexedarray[float], wp.indexedarray[float, 2]
@@ -23,12 +23,13 @@ def _indexed_subscript(cls, key):  # wp.indexedarray[float], wp.indexedarray[flo
     return IndexedArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
-class indexedarray(metaclass=ArrayFamilyMeta):
+class indexedarray(ArrayFamily):
     """`data` (a wp.array) seen through `indices`: a list with one int32 wp.array (or None) per
     dimension of `data`."""
 
     _default_ndim = 1
     _wp_indexedarray_ = True
+    _wp_family_root_ = True  # a native array family (arrays/family.py: native_family)
     _wp_subscriptable_ = True  # wp.indexedarray[float] (not a user's subclass: arrays/family.py)
     _subscript_type = classmethod(_indexed_subscript)
 

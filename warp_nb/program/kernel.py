@@ -124,6 +124,12 @@ class Kernel(KernelNaming):
         non-generic kernel, the wp.overload signatures of a generic one."""
         return list(self.overloads.values()) if self.is_generic else [tuple(self.param_types)]
 
+    def infer_argument_types(self, args) -> list:
+        """The concrete parameter types a launch with `args` (inputs then outputs) specialises this
+        kernel for (an application's array subclass counts as its native family)."""
+        from .signatures import concrete_signature
+        return list(concrete_signature(self, args))
+
     def add_overload(self, arg_types) -> "Kernel":
         """Register a concrete signature (a list of types, or a dict by parameter name) for a generic
         kernel; returns the specialised kernel, as Warp does (launchable, and what wp.jax_kernel

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from .. import types as T
+from ..arrays.array import array
+from ..arrays.family import native_family
 from ..errors import ArgumentTypeError
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic, matches
@@ -37,9 +39,10 @@ def concrete_signature(kernel, args) -> tuple:
 
 def type_of_value(value):
     """The kernel type of a Python value passed for a generic parameter (None if it has none)."""
-    if getattr(type(value), "_wp_array_", False):
+    family = native_family(value)  # through an application's subclasses; two families: TypeError
+    if family is array:
         return ArrayType(value.dtype, value.ndim)
-    if getattr(type(value), "_wp_indexedarray_", False) or getattr(type(value), "_wp_fabric_", False):
+    if family is not None:
         return value.type
     if isinstance(value, bool):
         return T.bool
