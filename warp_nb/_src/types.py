@@ -217,11 +217,9 @@ def _normalize_array_argument_type(value):
     """An array instance as its annotation (family[dtype, ndim]); anything else unchanged."""
     if value is None or isinstance(value, (type, int, float, builtins_bool, ArrayType)):
         return value
-    family = _resolve_array_family(value)
-    if family is None:
-        return value
-    from ..types.array_type import literal_int  # noqa: F401
-    return family._subscript_type((value.dtype, value.ndim))
+    from ..arrays.family import annotation_of
+    annotation = annotation_of(value)
+    return annotation if annotation is not None else value
 
 
 def infer_argument_types(args, templates, arg_names=None) -> list:

@@ -66,8 +66,8 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
                 length=None, grad=None, deleter=None, retain_grad=False, **subclass_kwargs):
         # (subclass_kwargs: what an application's subclass constructor takes for itself, e.g. a tag;
         # array.__init__ still refuses unknown keywords)
-        if data is None and shape is None and ptr is None and length is None:
-            # used as an annotation: wp.array(dtype=float, ndim=2)
+        if data is None and shape is None and ptr is None and length is None and "_wp_subscriptable_" in cls.__dict__:
+            # used as an annotation: wp.array(dtype=float, ndim=2) (an application's subclass is no annotation)
             return ArrayType(dtype, ndim or cls._default_ndim)
         return super().__new__(cls)
 

@@ -41,3 +41,20 @@ def make_descriptor(a, desc: tuple) -> ArrayDescriptor:
     value = _descriptor_class(ndim)(desc[0], desc[1], desc[2:2 + ndim], desc[2 + ndim:])
     value.__dict__["_wp_ref"] = weakref.ref(a)
     return value
+
+
+class WordsDescriptor(ctypes.Structure):
+    """The descriptor of an indexed or Fabric array: its packed 64-bit words, in launch order."""
+
+    _wp_value = ArrayDescriptor._wp_value
+
+
+def make_words_descriptor(a, desc: tuple) -> WordsDescriptor:
+    """`a.__ctype__()` for an indexed or Fabric array `a` whose packed fields are `desc`."""
+    cls = _CLASSES.get(-len(desc))
+    if cls is None:
+        cls = _CLASSES[-len(desc)] = type(f"descriptor{len(desc)}_t", (WordsDescriptor,),
+                                          {"_fields_": [("words", ctypes.c_int64 * len(desc))]})
+    value = cls(desc)
+    value.__dict__["_wp_ref"] = weakref.ref(a)
+    return value

@@ -17,6 +17,7 @@ from .. import types
 from ..types.fabric_type import DESCRIPTOR_STUBS, FabricArrayType, IndexedFabricArrayType, annotation
 from .array import array, copy_elements, empty_array
 from .fabric_interface import bucket_table, read_attribute
+from .descriptor import make_words_descriptor
 from .family import ArrayFamily
 
 _NO_ARRAY_COPY = "Copying to/from Fabric arrays of arrays is not supported"
@@ -33,6 +34,10 @@ class _FabricBase(ArrayFamily):
     is_contiguous = False  # elements are wherever their buckets are
     requires_grad = False  # no gradient storage
     grad = None
+
+    def __ctype__(self):
+        """The kernel descriptor as a ctypes structure of its 64-bit words (Warp's name)."""
+        return make_words_descriptor(self, self._desc)
 
     @property
     def size(self) -> int:

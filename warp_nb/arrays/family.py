@@ -42,3 +42,12 @@ def native_family(value) -> type | None:
     raise TypeError(f"{type(value).__name__} derives from more than one native array family "
                     f"({', '.join(c.__name__ for c in roots)}); an array subclass must derive from exactly one of "
                     f"{_FAMILY_NAMES}")
+
+
+def annotation_of(value):
+    """The annotation of an array instance's type (`family[dtype, ndim]`, shared by a class and all
+    its subclasses), or None when `value` is not an array instance. Nothing is constructed."""
+    if isinstance(value, type):
+        return None
+    family = native_family(value)
+    return family._subscript_type((value.dtype, value.ndim)) if family is not None else None

@@ -13,6 +13,7 @@ from .. import types
 from ..types.array_annotation import IndexedArrayAnnotation
 from ..types.array_type import IndexedArrayType, literal_int
 from .array import array, empty_array
+from .descriptor import make_words_descriptor
 from .family import ArrayFamily
 
 
@@ -34,9 +35,13 @@ class indexedarray(ArrayFamily):
     _subscript_type = classmethod(_indexed_subscript)
 
     def __new__(cls, data=None, indices=None, dtype=types.Any, ndim=None, **subclass_kwargs):
-        if data is None:  # used as an annotation: wp.indexedarray(dtype=float, ndim=2)
+        if data is None and "_wp_subscriptable_" in cls.__dict__:  # an annotation: wp.indexedarray(dtype=float)
             return IndexedArrayType(dtype, ndim or cls._default_ndim)
         return super().__new__(cls)
+
+    def __ctype__(self):
+        """The kernel descriptor as a ctypes structure of its 64-bit words (Warp's name)."""
+        return make_words_descriptor(self, self._desc)
 
     def __init__(self, data=None, indices=None, dtype=types.Any, ndim=None):
         if not getattr(type(data), "_wp_array_", False):

@@ -34,7 +34,7 @@ def make_packer(kernel, device: Device, types_=None):
     fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
     layout = type("args", (ctypes.Structure,), {"_fields_": fields})
     fmt, offset, lines, pieces = ["="], 0, [], []
-    env = {"_array": array, "_slow": _slow_argument, "_kernel": _Signature(kernel.key, names, types_),
+    env = {"_array": array, "_type": type, "_slow": _slow_argument, "_kernel": _Signature(kernel.key, names, types_),
            "_device": device, "_struct": struct}
     for k, t in enumerate(types_):
         field_offset = getattr(layout, f"f{k}").offset
@@ -54,7 +54,9 @@ def make_packer(kernel, device: Device, types_=None):
         elif isinstance(t, ArrayType):
             env[f"_D{k}"] = t.dtype
             fmt.append(f"QQ{t.ndim}q{t.ndim}q")
-            lines.append(f"    if {v}.__class__ is not _array or {v}.dtype is not _D{k} or len({v}.shape) != {t.ndim} "
+            # type(), not .__class__: an object that only claims to be an array (a mock, a proxy, an
+            # interface provider with a __class__ property) must take the slow path, as must subclasses
+            lines.append(f"    if _type({v}) is not _array or {v}.dtype is not _D{k} or len({v}.shape) != {t.ndim} "
                          f"or {v}.device is not _device: {v} = _slow(_kernel, {k}, {v}, _device)")
             pieces.append(f"*{v}._desc")
         elif T.is_scalar_type(t):

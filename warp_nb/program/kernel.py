@@ -139,7 +139,9 @@ class Kernel(KernelNaming):
             if unknown:
                 raise TypeError(f"wp.overload: kernel `{self.key}` has no parameter {sorted(unknown)[0]!r}")
             arg_types = [arg_types.get(n, t) for n, t in zip(self.param_names, self.param_types)]
+        from ..arrays.family import annotation_of
         from ..compiler.annotations import resolve_annotation
+        arg_types = [annotation_of(t) or t for t in arg_types]  # an array given as a type: its family's annotation
         signature = tuple(resolve_annotation(t, self.func, n, "kernel") for n, t in zip(self.param_names, arg_types))
         if len(signature) != len(self.param_types):
             raise TypeError(f"wp.overload: kernel `{self.key}` takes {len(self.param_types)} parameters, "
@@ -151,7 +153,12 @@ class Kernel(KernelNaming):
                 raise TypeError(f"wp.overload: `{name}` of kernel `{self.key}` is declared {pattern!r}; "
                                 f"{t!r} does not fit it")
         self.overloads[signature] = signature
-        return self.specialized(signature)
+        # one specialised kernel per signature: wp.overload and a later add_overload of the same
+        # types (from an array subclass's arguments, say) give back the same object, as in Warp
+        made = self.__dict__.setdefault("_specialized_kernels", {})
+        if signature not in made:
+            made[signature] = self.specialized(signature)
+        return made[signature]
 
     def specialized(self, signature: tuple) -> "Kernel":
         """The kernel for one concrete signature, launchable on its own (what wp.overload returns).

@@ -32,7 +32,7 @@ def concrete_signature(kernel, args) -> tuple:
         if t is None or not matches(pattern, t):
             shown = T.type_name(t) if t is not None else type(value).__name__
             raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
-                                    f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
+                                    f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown} (type mismatch)")
         out.append(t)
     return tuple(out)
 
