@@ -180,7 +180,7 @@ from ..types.array_annotation import IndexedArrayAnnotation as _IndexedArrayAnno
 
 def _resolve_array_family(value):
     """The native family class of an array instance (through subclasses), None for anything else."""
-    from ..arrays.family import native_family
+    from ..types.array_family import native_family
     return native_family(value)
 
 
@@ -205,7 +205,12 @@ def concrete_array_type(value):
 
 def is_array(value) -> builtins_bool:
     """An array instance (of any family, through subclasses) or an array annotation; not a class."""
-    return isinstance(value, ArrayType) or (not isinstance(value, type) and _resolve_array_family(value) is not None)
+    if isinstance(value, ArrayType):
+        return True
+    try:
+        return not isinstance(value, type) and _resolve_array_family(value) is not None
+    except TypeError:  # derives from two families: an array, if not a usable one
+        return True
 
 
 def type_is_array(t) -> builtins_bool:
@@ -217,7 +222,7 @@ def _normalize_array_argument_type(value):
     """An array instance as its annotation (family[dtype, ndim]); anything else unchanged."""
     if value is None or isinstance(value, (type, int, float, builtins_bool, ArrayType)):
         return value
-    from ..arrays.family import annotation_of
+    from ..types.array_family import annotation_of
     annotation = annotation_of(value)
     return annotation if annotation is not None else value
 

@@ -15,10 +15,10 @@ import numpy as np
 from .. import types as T
 from ..arrays.array import array
 from ..arrays.dlpack import from_dlpack
-from ..arrays.family import native_family
 from ..arrays.indexed import indexedarray
 from ..errors import ArgumentTypeError
 from ..runtime.devices import Device
+from ..types.array_family import native_family, subclass_descriptor
 from ..types.array_type import ArrayType, IndexedArrayType
 from ..types.fabric_type import FabricArrayType, pack_format
 from ..types.structs import StructInstance, field_ctype
@@ -139,7 +139,7 @@ def _slow_argument(kernel, index: int, value, device: Device, where: str | None 
                                     + _conversion_hint(value, t))
         if value.device != device:
             raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}")
-        return value
+        return _own_descriptor(where, t, value, family)
     if isinstance(t, ArrayType):
         if value is None:
             return _NullArray(t.ndim)
@@ -229,7 +229,35 @@ def _checked_array(where: str, t: ArrayType, value, device: Device):
     if value.device != device:
         raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
                         f"copy it with a.to('{device.alias}')")
-    return value
+    return _own_descriptor(where, t, value, array)
+
+
+def _own_descriptor(where: str, t, value, family: type):
+    """An array of family `family` as a launch packs it: the array itself, or for an application's
+    subclass the descriptor its own `__ctype__()` gives (which may point elsewhere), checked."""
+    if type(value) is family:
+        return value
+    try:
+        raw = subclass_descriptor(value, family)
+    except TypeError as e:
+        raise ArgumentTypeError(f"{where}: {e}") from None
+    fmt = pack_format(t) if isinstance(t, FabricArrayType) else (
+        f"QQ{t.ndim}q{t.ndim}q{t.ndim}Q{t.ndim}q" if isinstance(t, IndexedArrayType) else f"QQ{t.ndim}q{t.ndim}q")
+    return _SubclassDescriptor(value, struct.unpack("=" + fmt, raw), raw, family)
+
+
+class _SubclassDescriptor:
+    """What a launch packs for an application's array subclass: its own descriptor's words; the
+    instance itself stays referenced (by the launch's argument list, as any argument)."""
+
+    __slots__ = ("value", "_desc", "raw", "family")
+
+    def __init__(self, value, desc: tuple, raw: bytes, family: type):
+        self.value, self._desc, self.raw, self.family = value, desc, raw, family
+
+    def __ctype__(self):
+        """The descriptor as the family's own ctypes class (what Warp's pack_arg returns)."""
+        return type(self.family.__ctype__(self.value)).from_buffer_copy(self.raw)
 
 
 def composite_from_single_value(kernel_key: str, name: str, t, value):
@@ -277,7 +305,7 @@ def _fabric_argument(where: str, t: FabricArrayType, value, device: Device):
         raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}")
     if value.device != device:
         raise TypeError(f"{where} is a Fabric array on {value.device.alias} but the launch is on {device.alias}")
-    return value
+    return _own_descriptor(where, t, value, native_family(value))
 
 
 class _NullFabric:

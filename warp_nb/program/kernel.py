@@ -139,7 +139,7 @@ class Kernel(KernelNaming):
             if unknown:
                 raise TypeError(f"wp.overload: kernel `{self.key}` has no parameter {sorted(unknown)[0]!r}")
             arg_types = [arg_types.get(n, t) for n, t in zip(self.param_names, self.param_types)]
-        from ..arrays.family import annotation_of
+        from ..types.array_family import annotation_of
         from ..compiler.annotations import resolve_annotation
         arg_types = [annotation_of(t) or t for t in arg_types]  # an array given as a type: its family's annotation
         signature = tuple(resolve_annotation(t, self.func, n, "kernel") for n, t in zip(self.param_names, arg_types))

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import types as T
 from ..arrays.array import array
-from ..arrays.family import native_family
+from ..types.array_family import native_family
 from ..errors import ArgumentTypeError
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic, matches
