@@ -157,6 +157,10 @@ _ARRAY_TYPE_IDS = {"indexedarray": ARRAY_TYPE_INDEXED, "fabricarray": ARRAY_TYPE
 def array_type_id(a) -> int:
     """Warp's family number of an array or array type: by its kind (a type's, or an array object's)."""
     from ..types.array_type import ArrayType
+    if not isinstance(a, ArrayType):
+        family = _resolve_array_family(a)  # an application's subclass: its family (two families: TypeError)
+        if family is not None:
+            return _ARRAY_TYPE_IDS.get(family.__name__, ARRAY_TYPE_REGULAR)
     kind = a.kind if isinstance(a, ArrayType) else getattr(getattr(a, "type", None), "kind", None)
     if kind is None and getattr(type(a), "_wp_indexedarray_", False):
         kind = "indexedarray"

@@ -23,7 +23,7 @@ from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
 from ..program.signatures import concrete_signature
-from .args import composite_from_single_value, make_packer  # noqa: F401
+from .args import composite_from_single_value, convert_argument, make_packer  # noqa: F401
 from .bounds import (THREAD_LIMIT, LaunchBounds, bounds_cache, block_bounds, canonical_dim, fit_to_tid,
                      launch_bounds, too_many_threads)
 
@@ -280,6 +280,10 @@ class Launch:
                                    "make it with wp.Launch(kernel, device, adjoint=True)")
             self.adj_params[index] = value
         else:
+            if isinstance(t, ArrayType) and value is not None and not is_generic(t):
+                # refused now, as Warp does, rather than at the next launch (the old value stays set)
+                convert_argument(self.kernel.key, self.kernel.param_names[index], t, value, self.device,
+                                 f"launch of kernel `{self.kernel.key}`: argument `{self.kernel.param_names[index]}`")
             self.args[index] = value
         self._packed = None
 
