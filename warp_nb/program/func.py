@@ -14,6 +14,7 @@ from . import redefinition
 from .. import types as T
 from ..builtins.registry import Literal, concrete
 from ..types.function_value import FUNCTION_PARAM, FunctionValue, is_function_object
+from ..types.array_family import refuse_instance_annotations
 from ..types.reference import Reference
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
@@ -275,6 +276,7 @@ def _define(fn, scope_frame) -> Function:
     with the same parameter types that it replaces. The earlier object is left as it was: code
     that kept it (`f_1 = f` before the redefinition) still calls the old body, and functions made
     by separate calls of one factory are separate, as in Warp."""
+    refuse_instance_annotations(getattr(fn, "__annotations__", {}), f"function `{fn.__qualname__}`")
     previous = scope_frame.f_locals.get(fn.__name__)
     keep_source(fn)
     f = Function(fn)

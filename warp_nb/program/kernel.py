@@ -22,6 +22,7 @@ from ..errors import KernelError, KernelTypeError
 from ..runtime.devices import Device, get_device
 from ..toolchain.cpu_isa import cxx_isa_flags, effective_flags
 from ..types.generic import is_generic, matches
+from ..types.array_family import refuse_instance_annotations
 from .deterministic import module_mode
 from .compile_lock import COMPILE_LOCK
 from .naming import KernelNaming
@@ -339,6 +340,7 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
     caller = sys._getframe(1)
     if caller.f_code.co_name == "<lambda>":
         caller = caller.f_back
+    refuse_instance_annotations(getattr(f, "__annotations__", {}), f"kernel `{f.__qualname__}`")
     module_options = check_module_options(module, module_options)
     _check_entry_point_abi(warp_only.get("entry_point_abi"), enable_backward)
     if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):

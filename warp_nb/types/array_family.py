@@ -61,3 +61,25 @@ def subclass_descriptor(value, family: type) -> bytes:
         raise TypeError(f"{type(value).__name__}.__ctype__() returned a descriptor with {ndim} dimension(s) for an "
                         f"array with {value.ndim}")
     return bytes(got)
+
+
+def refuse_instance_annotations(annotations: dict, owner: str) -> None:
+    """Refuse an array *instance* (an application's subclass, or a wp.fixedarray subclass's) used as
+    a parameter, return or field annotation: annotations are types (wp.array[float]); a subclass
+    instance there would specialise code on one object. Raised when the kernel, function or struct
+    is declared, before anything is registered."""
+    from .array_type import fixedarray
+    for name, annotation in annotations.items():
+        what = "the return value" if name == "return" else f"`{name}`"
+        if isinstance(annotation, fixedarray) and type(annotation) is not fixedarray:
+            raise TypeError(f"{owner}: {what} uses a fixedarray subclass instance as an annotation "
+                            f"({type(annotation).__name__}); annotate with wp.fixedarray(shape=..., dtype=...)")
+        if isinstance(annotation, type):
+            continue
+        try:
+            family = native_family(annotation)
+        except TypeError:
+            family = object
+        if family is not None:
+            raise TypeError(f"{owner}: {what} uses an array instance ({type(annotation).__name__}) as an annotation; "
+                            f"annotate with a type such as wp.array[dtype] (an array subclass instance is a value)")

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import types as T
-from .array_family import native_family, subclass_descriptor
+from .array_family import native_family, refuse_instance_annotations, subclass_descriptor
 from .array_type import ArrayType
 from .fabric_type import DESCRIPTOR_STUBS, fabric_array_ctype
 from .scalars import canonical_scalar
@@ -374,6 +374,7 @@ def struct(cls) -> StructType:
     if parents:
         raise RuntimeError(f"struct {cls.__qualname__} derives from the struct {parents[0]}; declare all its fields "
                            "in one class: Warp structs must be defined as base classes")
+    refuse_instance_annotations(cls.__dict__.get("__annotations__", {}), f"struct {cls.__qualname__}")
     st = StructType(cls)
     for listener in definition_listeners:
         listener(cls.__module__, cls.__qualname__, st)
