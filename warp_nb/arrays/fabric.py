@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import types
 from ..types.fabric_type import DESCRIPTOR_STUBS, FabricArrayType, IndexedFabricArrayType, annotation
+from .arithmetic import ArrayArithmetic
 from .array import array, copy_elements, empty_array
 from .fabric_interface import bucket_table, read_attribute
 from .descriptor import make_words_descriptor
@@ -24,7 +25,7 @@ _NO_ARRAY_COPY = "Copying to/from Fabric arrays of arrays is not supported"
 _UNSET = object()  # wp.fabricarray(dtype=Any) is an annotation; a bare fabricarray.__new__(fabricarray) is not
 
 
-class _FabricBase(ArrayFamily):
+class _FabricBase(ArrayArithmetic, ArrayFamily):
     """What both Fabric views share on the Python side: the element type, shape, device, and
     numpy / fill / assign through the subclasses' gather and scatter."""
 

@@ -12,6 +12,7 @@ import numpy as np
 from .. import types
 from ..types.array_annotation import IndexedArrayAnnotation
 from ..types.array_type import IndexedArrayType, literal_int
+from .arithmetic import ArrayArithmetic
 from .array import array, empty_array
 from .descriptor import make_words_descriptor
 from .family import ArrayFamily
@@ -24,7 +25,7 @@ def _indexed_subscript(cls, key):  # wp.indexedarray[float], wp.indexedarray[flo
     return IndexedArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
-class indexedarray(ArrayFamily):
+class indexedarray(ArrayArithmetic, ArrayFamily):
     """`data` (a wp.array) seen through `indices`: a list with one int32 wp.array (or None) per
     dimension of `data`."""
 
