@@ -142,9 +142,9 @@ def test_own_descriptor_is_used_and_checked():
     out = wp.empty(4, dtype=float)
     wp.launch(scale_typed, 4, inputs=[a], outputs=[out])
     np.testing.assert_allclose(out.numpy(), values() * 30.0)  # the subclass's descriptor decides, as in Warp
-    with pytest.raises(RuntimeError, match=r"APIC capture.*argument `a`.*own storage"):
-        with wp.ScopedCapture(device="cpu", apic=True, force_module_load=False):
-            wp.launch(scale_typed, 4, inputs=[a], outputs=[out])
+    with pytest.raises(RuntimeError, match=r"APIC capture.*argument `a`.*own storage"), wp.ScopedCapture(
+            device="cpu", apic=True, force_module_load=False):
+        wp.launch(scale_typed, 4, inputs=[a], outputs=[out])
     with pytest.raises(TypeError, match=r"argument `a`.*incompatible descriptor"):
         wp.launch(scale_typed, 4, inputs=[Broken(values(), tag="b", dtype=float)], outputs=[out])
 

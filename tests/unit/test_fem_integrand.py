@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 import warp_nb as wp
-import warp_nb.fem as fem
+from warp_nb import fem
 
 
 @fem.integrand

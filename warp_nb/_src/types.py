@@ -189,9 +189,9 @@ def _resolve_array_family(value):
 
 
 def _family_of_type(t):
+    from ..arrays.array import array
     from ..arrays.fabric import fabricarray, indexedfabricarray
     from ..arrays.indexed import indexedarray
-    from ..arrays.array import array
     return {"indexedarray": indexedarray, "fabricarray": fabricarray,
             "indexedfabricarray": indexedfabricarray}.get(getattr(t, "kind", None), array)
 
@@ -199,7 +199,7 @@ def _family_of_type(t):
 def concrete_array_type(value):
     """The array family class of an array instance or annotation; any other value's own type."""
     from ..types.array_type import FixedArrayType, fixedarray
-    if isinstance(value, FixedArrayType) or isinstance(value, fixedarray):
+    if isinstance(value, (FixedArrayType, fixedarray)):
         return fixedarray
     if isinstance(value, ArrayType):
         return _family_of_type(value)
@@ -247,7 +247,7 @@ def infer_argument_types(args, templates, arg_names=None) -> list:
         if value is None:
             out.append(template)
             continue
-        if isinstance(value, ArrayType) or isinstance(value, type):
+        if isinstance(value, (ArrayType, type)):
             raise TypeError(f"Unable to infer the type of {name}: {type_repr(value)} is a type annotation, not a value")
         t = type_of_value(value)
         if t is None:
@@ -269,7 +269,6 @@ def types_equal(a, b, match_generic: builtins_bool = False) -> builtins_bool:
 def type_repr(t) -> str:
     """A type's name; an array instance (of an application's subclass too) by its own class name,
     dtype and ndim, even when its class is ambiguous (two families)."""
-    from ..types import type_name
     if isinstance(t, (type, ArrayType)) or not hasattr(t, "dtype") or not hasattr(t, "ndim"):
         return type_name(t)
     return f"{type(t).__name__}(dtype={type_name(t.dtype)}, ndim={t.ndim})"

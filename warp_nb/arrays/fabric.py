@@ -17,8 +17,8 @@ from .. import types
 from ..types.fabric_type import DESCRIPTOR_STUBS, FabricArrayType, IndexedFabricArrayType, annotation
 from .arithmetic import ArrayArithmetic
 from .array import array, copy_elements, empty_array
-from .fabric_interface import bucket_table, read_attribute
 from .descriptor import make_words_descriptor
+from .fabric_interface import bucket_table, read_attribute
 from .family import ArrayFamily
 
 _NO_ARRAY_COPY = "Copying to/from Fabric arrays of arrays is not supported"

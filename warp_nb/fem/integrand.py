@@ -9,7 +9,8 @@ code generation."""
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..program.module import get_module
 

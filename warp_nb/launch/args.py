@@ -250,7 +250,7 @@ class _SubclassDescriptor:
     """What a launch packs for an application's array subclass: its own descriptor's words; the
     instance itself stays referenced (by the launch's argument list, as any argument)."""
 
-    __slots__ = ("value", "_desc", "raw", "family")
+    __slots__ = ("_desc", "family", "raw", "value")
 
     def __init__(self, value, desc: tuple, raw: bytes, family: type):
         self.value, self._desc, self.raw, self.family = value, desc, raw, family

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 
-
 _FAMILY_NAMES = "wp.array, wp.indexedarray, wp.fabricarray or wp.indexedfabricarray"
 
 
