@@ -82,6 +82,8 @@ def test_family_of_subclasses_and_impostors():
     # a mock claims to be an array (isinstance passes) but has no storage: not an array
     fake = mock.Mock(spec=wp.array)
     assert isinstance(fake, wp.array) and native_family(fake) is None
+    with pytest.raises(TypeError, match=r"argument `a`.*passed value has type Mock"):
+        wp.launch(scale_typed, 1, inputs=[fake], outputs=[wp.empty(1, dtype=float)])
 
 
 @pytest.mark.parametrize("kernel", [scale_typed, scale_generic], ids=["typed", "generic"])

@@ -150,7 +150,12 @@ def _slow_argument(kernel, index: int, value, device: Device, where: str | None 
             value = value._wp_value  # a descriptor from a.__ctype__(): the array it was read from
         elif family is None and device.is_cpu and not isinstance(value, np.ndarray) and hasattr(
                 value, "__array_interface__"):  # an object exposing numpy's interface (and only it): a view
-            value = np.asarray(value)
+            try:
+                value = np.asarray(value)
+            except (TypeError, ValueError) as e:
+                raise ArgumentTypeError(f"{where} expects an array of type array(ndim={t.ndim}, dtype="
+                                        f"{T.type_name(t.dtype)}), but passed value has type {type(value).__name__} "
+                                        f"(its __array_interface__ is not usable: {e})") from None
         if isinstance(value, np.ndarray) and device.is_cpu:  # as Warp: a numpy array is used in place
             try:
                 value = array(value, dtype=t.dtype, device=device, copy=False)
@@ -163,7 +168,7 @@ def _slow_argument(kernel, index: int, value, device: Device, where: str | None 
             except (TypeError, RuntimeError, BufferError) as e:
                 raise TypeError(f"{where} expects {t.type_name()}; the {type(value).__name__} does not fit it "
                                 f"({e})") from None
-        if family is not None or not isinstance(value, array):
+        if native_family(value) is not array:  # (what only claims to be one, a mock, is refused too)
             hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
                 value, (list, tuple)) else ""
             # Warp's wording (its tests match it), a RuntimeError as in Warp and a TypeError as well
