@@ -197,7 +197,7 @@ class AdjointView:
         kernel declares: wp.float32, wp.array(dtype=wp.vec3), or a generic kernel's annotation). A
         definition that is not a kernel reports its annotations (None where there is none)."""
         if self._kernel is not None:
-            names, types_ = self._kernel.param_names, self._kernel.param_types
+            names, types_ = self._kernel.param_names, [_as_annotation(t) for t in self._kernel.param_types]
         else:
             names = parameter_names(self.func)
             types_ = [self.func.__annotations__.get(n) for n in names]
@@ -245,3 +245,18 @@ def _indent_of(filename: str, line: int) -> int:
     import linecache
     text = linecache.getline(filename, line)
     return len(text) - len(text.lstrip()) if text.strip() else 0
+
+
+def _as_annotation(t):
+    """A kernel's array parameter type as the annotation object Warp's adj.args holds
+    (wp.array[wp.float32], equal to the compiler's plain type); any other type unchanged."""
+    from ..types.array_annotation import ArrayAnnotationBase
+    from ..types.array_type import ArrayType
+    if not isinstance(t, ArrayType) or isinstance(t, ArrayAnnotationBase) or getattr(t, "kind", None) not in (
+            "array", "indexedarray", "fabricarray", "indexedfabricarray"):
+        return t
+    from .types import _family_of_type
+    try:
+        return _family_of_type(t)._subscript_type((t.dtype, t.ndim))
+    except (TypeError, ValueError):
+        return t

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import inspect  # noqa: F401  (Warp's tests patch warp._src.context.inspect.getmodule and .sys._getframe)
 import sys  # noqa: F401
 
@@ -166,3 +167,25 @@ from . import runtime_object as _runtime_object  # noqa: E402
 
 _hooks.register("context", sys.modules[__name__])
 _hooks.register("runtime", _runtime_object)
+
+
+def pack_arg(kernel, arg_type, arg_name, value, device, adjoint=False):
+    """Warp's packing of one launch argument: the value's C form for a parameter of `arg_type`,
+    checked as a launch checks it (an application's subclass of a Warp array is its native family;
+    the adjoint of any array parameter is a regular array of the same dtype and ndim). Errors are
+    RuntimeErrors naming `arg_name`, as Warp's."""
+    from ..launch.args import convert_argument
+    from ..runtime.devices import get_device
+    from ..types.array_type import ArrayType
+    from ..types.fabric_type import FabricArrayType
+    if adjoint and isinstance(arg_type, ArrayType) and not isinstance(arg_type, FabricArrayType):
+        arg_type = ArrayType(arg_type.dtype, arg_type.ndim)
+    where = f"kernel `{getattr(kernel, 'key', kernel)}`: {'adjoint ' if adjoint else ''}argument '{arg_name}'"
+    converted = convert_argument(getattr(kernel, "key", str(kernel)), arg_name, arg_type, value, get_device(device),
+                                 where)
+    if hasattr(converted, "__ctype__"):
+        return converted.__ctype__()
+    desc = getattr(converted, "_desc", None)
+    if desc is not None:  # an indexed or Fabric array, or a None: its descriptor's 64-bit words
+        return (ctypes.c_int64 * len(desc))(*desc)
+    return converted

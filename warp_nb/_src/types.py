@@ -10,7 +10,7 @@ import numpy as np
 from ..types import *  # noqa: F401,F403
 from ..types import (  # noqa: F401
     bfloat16, bool, float16, float32, float64, int8, int16, int32, int64, matrix, quaternion, transformation, type_name,
-    type_scalar_type, types_equal, uint8, uint16, uint32, uint64, vector,
+    type_scalar_type, uint8, uint16, uint32, uint64, vector,
 )
 from ..types.array_type import ArrayType  # noqa: F401
 from ..types.reference import Reference  # noqa: F401  (wp.ref[T])
@@ -75,6 +75,7 @@ def get_type_code(t) -> str:
         return f"tpl{len(args)}" + "".join(get_type_code(x) for x in args)
     if t is typing.Any:
         return "?"
+    t = _normalize_array_argument_type(t)  # an array instance: its family's annotation
     if isinstance(t, ArrayType):  # a, ia, fa, ifa: the array family, as Warp's codes
         return f"{_FAMILY_CODES.get(t.kind, 'a')}{t.ndim}{get_type_code(t.dtype)}"
     if getattr(t, "_wp_struct_", False):
@@ -90,7 +91,7 @@ def get_type_code(t) -> str:
         if kind == "matrix":
             return f"m{t._shape_[0]}{t._shape_[1]}{inner}"
         return {"quaternion": "q", "transformation": "t"}.get(kind, kind[0]) + inner
-    raise TypeError(f"Unrecognized type '{t}'")
+    raise TypeError(f"Unrecognized type '{t!r}'")
 
 
 # --- names Warp's tests import from here ------------------------------------------------------
@@ -156,6 +157,10 @@ _ARRAY_TYPE_IDS = {"indexedarray": ARRAY_TYPE_INDEXED, "fabricarray": ARRAY_TYPE
 def array_type_id(a) -> int:
     """Warp's family number of an array or array type: by its kind (a type's, or an array object's)."""
     from ..types.array_type import ArrayType
+    if not isinstance(a, ArrayType):
+        family = _resolve_array_family(a)  # an application's subclass: its family (two families: TypeError)
+        if family is not None:
+            return _ARRAY_TYPE_IDS.get(family.__name__, ARRAY_TYPE_REGULAR)
     kind = a.kind if isinstance(a, ArrayType) else getattr(getattr(a, "type", None), "kind", None)
     if kind is None and getattr(type(a), "_wp_indexedarray_", False):
         kind = "indexedarray"
@@ -166,11 +171,123 @@ from ..types.scalars import bfloat16_bits_to_floats as _np_bfloat16_bits_to_floa
 from ..types.scalars import floats_to_bfloat16_bits as _np_float32_to_bfloat16_bits  # noqa: E402,F401
 
 
-concrete_array_type = internal("warp._src.types.concrete_array_type")
 matches_array_class = internal("warp._src.types.matches_array_class")
 from ..types.array_annotation import ArrayAnnotation as _ArrayAnnotation  # noqa: F401
 from ..types.array_annotation import ArrayAnnotationBase as _ArrayAnnotationBase  # noqa: F401
 from ..types.array_annotation import IndexedArrayAnnotation as _IndexedArrayAnnotation  # noqa: F401
+
+
+# --- array families: an application's subclass of a Warp array class is its native family ---------
+# (GH-1723). The rule itself is warp_nb's (arrays/family.py: native_family, used by launches,
+# struct fields and generic signatures); these are Warp's names for it and for the type queries its
+# tests ask of instances.
+
+def _resolve_array_family(value):
+    """The native family class of an array instance (through subclasses), None for anything else."""
+    from ..types.array_family import native_family
+    return native_family(value)
+
+
+def _family_of_type(t):
+    from ..arrays.array import array
+    from ..arrays.fabric import fabricarray, indexedfabricarray
+    from ..arrays.indexed import indexedarray
+    return {"indexedarray": indexedarray, "fabricarray": fabricarray,
+            "indexedfabricarray": indexedfabricarray}.get(getattr(t, "kind", None), array)
+
+
+def concrete_array_type(value):
+    """The array family class of an array instance or annotation; any other value's own type."""
+    from ..types.array_type import FixedArrayType, fixedarray
+    if isinstance(value, (FixedArrayType, fixedarray)):
+        return fixedarray
+    if isinstance(value, ArrayType):
+        return _family_of_type(value)
+    family = _resolve_array_family(value)
+    return family if family is not None else type(value)
+
+
+def is_array(value) -> builtins_bool:
+    """An array instance (of any family, through subclasses) or an array annotation; not a class."""
+    if isinstance(value, ArrayType):
+        return True
+    try:
+        return not isinstance(value, type) and _resolve_array_family(value) is not None
+    except TypeError:  # derives from two families: an array, if not a usable one
+        return True
+
+
+def type_is_array(t) -> builtins_bool:
+    """An array annotation, or one of Warp's own array classes (not an application's subclass)."""
+    return isinstance(t, ArrayType) or (isinstance(t, type) and t.__dict__.get("_wp_subscriptable_", False))
+
+
+def _normalize_array_argument_type(value):
+    """An array instance as its annotation (family[dtype, ndim]); anything else unchanged."""
+    if value is None or isinstance(value, (type, int, float, builtins_bool, ArrayType)):
+        return value
+    from ..types.array_family import annotation_of
+    annotation = annotation_of(value)
+    return annotation if annotation is not None else value
+
+
+def infer_argument_types(args, templates, arg_names=None) -> list:
+    """The concrete types of `args` for the parameter `templates` (annotations or Any), as a launch
+    or a Python-scope call infers them: an array as its family's annotation, a Python float as
+    float32, an int as int32. A None argument takes its template (an array instance given as a
+    template is read as its annotation, without constructing anything)."""
+    from typing import Any
+
+    from ..program.signatures import type_of_value
+    from ..types.generic import is_generic, matches
+    out = []
+    for k, (value, template) in enumerate(zip(args, templates)):
+        name = f"argument '{arg_names[k]}'" if arg_names else f"argument {k}"
+        template = _normalize_array_argument_type(template)
+        if value is None:
+            out.append(template)
+            continue
+        if isinstance(value, (ArrayType, type)):
+            raise TypeError(f"Unable to infer the type of {name}: {type_repr(value)} is a type annotation, not a value")
+        t = type_of_value(value)
+        if t is None:
+            raise TypeError(f"Unable to infer the type of {name} from a value of type {type(value).__name__}")
+        if isinstance(t, ArrayType):
+            t = _normalize_array_argument_type(value)
+        if template is not Any and is_generic(template) and not matches(template, t):
+            raise TypeError(f"{name}: type mismatch, expected {type_repr(template)}, got {type_repr(t)}")
+        out.append(t)
+    return out
+
+
+def types_equal(a, b, match_generic: builtins_bool = False) -> builtins_bool:
+    """Whether two types are the same; an array instance counts as its family's annotation."""
+    from ..types import types_equal as _types_equal
+    return _types_equal(_normalize_array_argument_type(a), _normalize_array_argument_type(b), match_generic)
+
+
+def type_repr(t) -> str:
+    """A type's name; an array instance (of an application's subclass too) by its own class name,
+    dtype and ndim, even when its class is ambiguous (two families)."""
+    if isinstance(t, (type, ArrayType)) or not hasattr(t, "dtype") or not hasattr(t, "ndim"):
+        return type_name(t)
+    return f"{type(t).__name__}(dtype={type_name(t.dtype)}, ndim={t.ndim})"
+
+
+def get_signature(arg_types, func_name=None, arg_names=None) -> str:
+    """A text key of a list of concrete types (equal types give equal keys)."""
+    return "_".join(get_type_code(t) for t in arg_types)
+
+
+def type_matches_template(arg_type, template_type) -> builtins_bool:
+    """Whether a concrete type (or an array instance, read as its annotation) fits a template."""
+    from ..types.generic import matches
+    arg_type = _normalize_array_argument_type(arg_type)
+    template_type = _normalize_array_argument_type(template_type)
+    if isinstance(template_type, ArrayType) and isinstance(arg_type, ArrayType) and (
+            getattr(template_type, "kind", None) != getattr(arg_type, "kind", None)):
+        return False
+    return matches(template_type, arg_type)
 
 
 def hash_grid_query_type(dtype):

@@ -25,7 +25,8 @@ from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
 from ..types.native_types import native_info, native_values_from_numpy
 from ..types.scalars import canonical_scalar
-from .family import ArrayFamilyMeta
+from .descriptor import make_descriptor
+from .family import ArrayFamily
 from .layout import (_as_numpy, check_dim_lengths, _can_alias, _check_alloc_strides, _contiguous_strides,
                      _resolve_dtype, _shape_tuple)
 
@@ -47,13 +48,14 @@ _ELEMENT_ACCESS_MESSAGE = (
     "or a.list().")
 
 
-class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
+class array(ArrayArithmetic, ReadTracking, ArrayFamily):
     #: in a kernel, wp.array(ptr=..., shape=..., dtype=...) views memory at an address (compiler/typecheck_subscript)
     _wp_kernel_form_ = "array_from_ptr"
 
     """An n-dimensional (1 to 4) array of scalars, vectors, matrices or structs on a device."""
 
     _wp_array_ = True  # how modules that cannot import this one (struct fields) recognise arrays
+    _wp_family_root_ = True  # a native array family (arrays/family.py: native_family)
     _wp_subscriptable_ = True  # wp.array[float] (not a user's subclass: arrays/family.py)
     _subscript_type = classmethod(_array_subscript)
     _default_ndim = 1
@@ -64,8 +66,8 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
                 length=None, grad=None, deleter=None, retain_grad=False, **subclass_kwargs):
         # (subclass_kwargs: what an application's subclass constructor takes for itself, e.g. a tag;
         # array.__init__ still refuses unknown keywords)
-        if data is None and shape is None and ptr is None and length is None:
-            # used as an annotation: wp.array(dtype=float, ndim=2)
+        if data is None and shape is None and ptr is None and length is None and "_wp_subscriptable_" in cls.__dict__:
+            # used as an annotation: wp.array(dtype=float, ndim=2) (an application's subclass is no annotation)
             return ArrayType(dtype, ndim or cls._default_ndim)
         return super().__new__(cls)
 
@@ -253,12 +255,13 @@ class array(ArrayArithmetic, ReadTracking, metaclass=ArrayFamilyMeta):
         self._update_descriptor()
 
     def __ctype__(self):
-        """The array's kernel descriptor (data, grad, shape, strides) as a ctypes object (Warp's name),
-        which a recorded launch takes back with set_param_at_index_from_ctype."""
-        raw = np.array(self._desc, dtype=np.int64).tobytes()
-        value = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
-        value._wp_value = self
-        return value
+        """The array's kernel descriptor (data, grad, shape, strides) as a ctypes structure (Warp's
+        name), which a recorded launch takes back with set_param_at_index_from_ctype. The same object
+        until the descriptor changes (a new grad), as Warp's (arrays/descriptor.py)."""
+        cached = self.__dict__.get("_ctype")
+        if cached is None or cached[0] != self._desc:
+            cached = self._ctype = (self._desc, make_descriptor(self, self._desc))
+        return cached[1]
 
     @property
     def retain_grad(self) -> bool:

@@ -15,15 +15,17 @@ import numpy as np
 
 from .. import types
 from ..types.fabric_type import DESCRIPTOR_STUBS, FabricArrayType, IndexedFabricArrayType, annotation
+from .arithmetic import ArrayArithmetic
 from .array import array, copy_elements, empty_array
+from .descriptor import make_words_descriptor
 from .fabric_interface import bucket_table, read_attribute
-from .family import ArrayFamilyMeta
+from .family import ArrayFamily
 
 _NO_ARRAY_COPY = "Copying to/from Fabric arrays of arrays is not supported"
 _UNSET = object()  # wp.fabricarray(dtype=Any) is an annotation; a bare fabricarray.__new__(fabricarray) is not
 
 
-class _FabricBase(metaclass=ArrayFamilyMeta):
+class _FabricBase(ArrayArithmetic, ArrayFamily):
     """What both Fabric views share on the Python side: the element type, shape, device, and
     numpy / fill / assign through the subclasses' gather and scatter."""
 
@@ -33,6 +35,10 @@ class _FabricBase(metaclass=ArrayFamilyMeta):
     is_contiguous = False  # elements are wherever their buckets are
     requires_grad = False  # no gradient storage
     grad = None
+
+    def __ctype__(self):
+        """The kernel descriptor as a ctypes structure of its 64-bit words (Warp's name)."""
+        return make_words_descriptor(self, self._desc)
 
     @property
     def size(self) -> int:
@@ -107,6 +113,7 @@ class fabricarray(_FabricBase):
     bucket its cumulative counts place it in."""
 
     _wp_subscriptable_ = True
+    _wp_family_root_ = True  # a native array family (arrays/family.py: native_family)
 
     def __new__(cls, data=None, attrib=None, dtype=_UNSET, ndim=None, **kwargs):
         if data is None and dtype is not _UNSET:  # an annotation: wp.fabricarray(dtype=float)
@@ -160,6 +167,7 @@ class indexedfabricarray(_FabricBase):
     """`fa` (a wp.fabricarray) seen through `indices`, a 1-D int32 wp.array of positions in it."""
 
     _wp_subscriptable_ = True
+    _wp_family_root_ = True
     _wp_indexed_fabric_ = True
 
     def __new__(cls, fa=None, indices=None, dtype=_UNSET, ndim=None, **kwargs):

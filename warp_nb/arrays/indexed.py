@@ -12,8 +12,10 @@ import numpy as np
 from .. import types
 from ..types.array_annotation import IndexedArrayAnnotation
 from ..types.array_type import IndexedArrayType, literal_int
+from .arithmetic import ArrayArithmetic
 from .array import array, empty_array
-from .family import ArrayFamilyMeta
+from .descriptor import make_words_descriptor
+from .family import ArrayFamily
 
 
 def _indexed_subscript(cls, key):  # wp.indexedarray[float], wp.indexedarray[float, 2]
@@ -23,19 +25,24 @@ def _indexed_subscript(cls, key):  # wp.indexedarray[float], wp.indexedarray[flo
     return IndexedArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
 
 
-class indexedarray(metaclass=ArrayFamilyMeta):
+class indexedarray(ArrayArithmetic, ArrayFamily):
     """`data` (a wp.array) seen through `indices`: a list with one int32 wp.array (or None) per
     dimension of `data`."""
 
     _default_ndim = 1
     _wp_indexedarray_ = True
+    _wp_family_root_ = True  # a native array family (arrays/family.py: native_family)
     _wp_subscriptable_ = True  # wp.indexedarray[float] (not a user's subclass: arrays/family.py)
     _subscript_type = classmethod(_indexed_subscript)
 
     def __new__(cls, data=None, indices=None, dtype=types.Any, ndim=None, **subclass_kwargs):
-        if data is None:  # used as an annotation: wp.indexedarray(dtype=float, ndim=2)
+        if data is None and "_wp_subscriptable_" in cls.__dict__:  # an annotation: wp.indexedarray(dtype=float)
             return IndexedArrayType(dtype, ndim or cls._default_ndim)
         return super().__new__(cls)
+
+    def __ctype__(self):
+        """The kernel descriptor as a ctypes structure of its 64-bit words (Warp's name)."""
+        return make_words_descriptor(self, self._desc)
 
     def __init__(self, data=None, indices=None, dtype=types.Any, ndim=None):
         if not getattr(type(data), "_wp_array_", False):

@@ -19,6 +19,11 @@ class LaunchRecord:
     typed: object = None  # the kernel's typed IR for this launch (a generic kernel's instance)
     block_dim: int = 256  # as launched: a tile kernel's backward runs in blocks of the same lanes
 
+    def __getitem__(self, index):
+        """Warp's tape keeps each launch as a list (kernel, dim, max_blocks, inputs, outputs, device,
+        block_dim), which code written for Warp indexes (`tape.launches[0][3]`: the inputs)."""
+        return (self.kernel, self.dim, 0, self.inputs, self.outputs, self.device, self.block_dim)[index]
+
     def typed_ir(self):
         """The typed IR of the launched kernel (compiled already: it ran)."""
         if self.typed is None:

@@ -15,8 +15,10 @@ import numpy as np
 from .. import types as T
 from ..arrays.array import array
 from ..arrays.dlpack import from_dlpack
+from ..arrays.indexed import indexedarray
 from ..errors import ArgumentTypeError
 from ..runtime.devices import Device
+from ..types.array_family import native_family, subclass_descriptor
 from ..types.array_type import ArrayType, IndexedArrayType
 from ..types.fabric_type import FabricArrayType, pack_format
 from ..types.structs import StructInstance, field_ctype
@@ -32,7 +34,7 @@ def make_packer(kernel, device: Device, types_=None):
     fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
     layout = type("args", (ctypes.Structure,), {"_fields_": fields})
     fmt, offset, lines, pieces = ["="], 0, [], []
-    env = {"_array": array, "_slow": _slow_argument, "_kernel": _Signature(kernel.key, names, types_),
+    env = {"_array": array, "_type": type, "_slow": _slow_argument, "_kernel": _Signature(kernel.key, names, types_),
            "_device": device, "_struct": struct}
     for k, t in enumerate(types_):
         field_offset = getattr(layout, f"f{k}").offset
@@ -52,7 +54,9 @@ def make_packer(kernel, device: Device, types_=None):
         elif isinstance(t, ArrayType):
             env[f"_D{k}"] = t.dtype
             fmt.append(f"QQ{t.ndim}q{t.ndim}q")
-            lines.append(f"    if {v}.__class__ is not _array or {v}.dtype is not _D{k} or len({v}.shape) != {t.ndim} "
+            # type(), not .__class__: an object that only claims to be an array (a mock, a proxy, an
+            # interface provider with a __class__ property) must take the slow path, as must subclasses
+            lines.append(f"    if _type({v}) is not _array or {v}.dtype is not _D{k} or len({v}.shape) != {t.ndim} "
                          f"or {v}.device is not _device: {v} = _slow(_kernel, {k}, {v}, _device)")
             pieces.append(f"*{v}._desc")
         elif T.is_scalar_type(t):
@@ -102,6 +106,12 @@ def pieces_slow(types_) -> list[str]:
     return out
 
 
+def convert_argument(kernel_key: str, name: str, t, value, device: Device, where: str):
+    """One argument for a parameter of type `t`, converted or refused as a launch does (the value to
+    pack: the array itself, a converted scalar, a struct's bytes); errors begin with `where`."""
+    return _slow_argument(_Signature(kernel_key, [name], [t]), 0, value, device, where)
+
+
 class _Signature:
     """What the slow path needs of a kernel: its key and the concrete parameter names and types."""
 
@@ -111,24 +121,41 @@ class _Signature:
         self.key, self.param_names, self.param_types = key, names, types_
 
 
-def _slow_argument(kernel, index: int, value, device: Device):
-    """Convert or refuse one argument, naming it in the error."""
+def _slow_argument(kernel, index: int, value, device: Device, where: str | None = None):
+    """Convert or refuse one argument, naming it in the error (`where`: how to name it)."""
     name, t = kernel.param_names[index], kernel.param_types[index]
-    where = f"launch of kernel `{kernel.key}`: argument `{name}` (position {index + 1})"
+    where = where or f"launch of kernel `{kernel.key}`: argument `{name}` (position {index + 1})"
     if isinstance(t, FabricArrayType):
         return _fabric_argument(where, t, value, device)
     if isinstance(t, IndexedArrayType):
         if value is None:
             return _NullArray(t.ndim, indexed=True)
-        if not getattr(value, "_wp_indexedarray_", False) or value.dtype is not t.dtype or value.ndim != t.ndim:
-            shown = value.type.type_name() if hasattr(value, "type") else type(value).__name__
-            raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {shown}")
+        family = _family(where, value)
+        if family is not indexedarray:
+            raise ArgumentTypeError(f"{where} expects an array of type {t.type_name()}, but passed value has type "
+                                    f"{type(value).__name__}")
+        if value.dtype is not t.dtype or value.ndim != t.ndim:
+            raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
+                                    + _conversion_hint(value, t))
         if value.device != device:
             raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}")
-        return value
+        return _own_descriptor(where, t, value, family)
     if isinstance(t, ArrayType):
         if value is None:
             return _NullArray(t.ndim)
+        family = _family(where, value)
+        if family is array:  # an application's subclass of wp.array: its own descriptor, checked below
+            return _checked_array(where, t, value, device)
+        if family is None and isinstance(getattr(value, "_wp_value", None), array):
+            value = value._wp_value  # a descriptor from a.__ctype__(): the array it was read from
+        elif family is None and device.is_cpu and not isinstance(value, np.ndarray) and hasattr(
+                value, "__array_interface__"):  # an object exposing numpy's interface (and only it): a view
+            try:
+                value = np.asarray(value)
+            except (TypeError, ValueError) as e:
+                raise ArgumentTypeError(f"{where} expects an array of type array(ndim={t.ndim}, dtype="
+                                        f"{T.type_name(t.dtype)}), but passed value has type {type(value).__name__} "
+                                        f"(its __array_interface__ is not usable: {e})") from None
         if isinstance(value, np.ndarray) and device.is_cpu:  # as Warp: a numpy array is used in place
             try:
                 value = array(value, dtype=t.dtype, device=device, copy=False)
@@ -141,19 +168,13 @@ def _slow_argument(kernel, index: int, value, device: Device):
             except (TypeError, RuntimeError, BufferError) as e:
                 raise TypeError(f"{where} expects {t.type_name()}; the {type(value).__name__} does not fit it "
                                 f"({e})") from None
-        if not isinstance(value, array):
+        if native_family(value) is not array:  # (what only claims to be one, a mock, is refused too)
             hint = " (wrap it with wp.array(...))" if hasattr(value, "__array_interface__") or isinstance(
                 value, (list, tuple)) else ""
             # Warp's wording (its tests match it), a RuntimeError as in Warp and a TypeError as well
             raise ArgumentTypeError(f"{where} expects an array of type array(ndim={t.ndim}, dtype="
                                     f"{T.type_name(t.dtype)}), but passed value has type {type(value).__name__}{hint}")
-        if value.dtype is not t.dtype or value.ndim != t.ndim:
-            raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
-                                    + _conversion_hint(value, t))
-        if value.device != device:
-            raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
-                            f"copy it with a.to('{device.alias}')")
-        return value
+        return _checked_array(where, t, value, device)
     if T.is_scalar_type(t):
         raw = getattr(value, "value", value)
         if isinstance(value, T.Scalar) and type(value) is not t:
@@ -195,6 +216,55 @@ def _slow_argument(kernel, index: int, value, device: Device):
         raise TypeError(f"{where} expects {T.type_name(t)}, got {type(value).__name__} ({e})") from None
 
 
+def _family(where: str, value):
+    """The native array family of a launch argument (None: not a Warp array); a class deriving
+    from two families is refused, naming the parameter."""
+    try:
+        return native_family(value)
+    except TypeError as e:
+        raise ArgumentTypeError(f"{where}: {e}") from None
+
+
+def _checked_array(where: str, t: ArrayType, value, device: Device):
+    """A wp.array (or an application's subclass of it, used as it is) whose dtype, ndim and device
+    fit the parameter."""
+    if value.dtype is not t.dtype or value.ndim != t.ndim:
+        raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}"
+                                + _conversion_hint(value, t))
+    if value.device != device:
+        raise TypeError(f"{where} is an array on {value.device.alias} but the launch is on {device.alias}; "
+                        f"copy it with a.to('{device.alias}')")
+    return _own_descriptor(where, t, value, array)
+
+
+def _own_descriptor(where: str, t, value, family: type):
+    """An array of family `family` as a launch packs it: the array itself, or for an application's
+    subclass the descriptor its own `__ctype__()` gives (which may point elsewhere), checked."""
+    if type(value) is family:
+        return value
+    try:
+        raw = subclass_descriptor(value, family)
+    except TypeError as e:
+        raise ArgumentTypeError(f"{where}: {e}") from None
+    fmt = pack_format(t) if isinstance(t, FabricArrayType) else (
+        f"QQ{t.ndim}q{t.ndim}q{t.ndim}Q{t.ndim}q" if isinstance(t, IndexedArrayType) else f"QQ{t.ndim}q{t.ndim}q")
+    return _SubclassDescriptor(value, struct.unpack("=" + fmt, raw), raw, family)
+
+
+class _SubclassDescriptor:
+    """What a launch packs for an application's array subclass: its own descriptor's words; the
+    instance itself stays referenced (by the launch's argument list, as any argument)."""
+
+    __slots__ = ("_desc", "family", "raw", "value")
+
+    def __init__(self, value, desc: tuple, raw: bytes, family: type):
+        self.value, self._desc, self.raw, self.family = value, desc, raw, family
+
+    def __ctype__(self):
+        """The descriptor as the family's own ctypes class (what Warp's pack_arg returns)."""
+        return type(self.family.__ctype__(self.value)).from_buffer_copy(self.raw)
+
+
 def composite_from_single_value(kernel_key: str, name: str, t, value):
     """A single number given for a vector, matrix, quaternion or transform parameter. As Warp 1.19: a
     Python or Warp number is refused (it was usually a mistake), a numpy number or a bool still fills
@@ -230,6 +300,7 @@ def _fabric_argument(where: str, t: FabricArrayType, value, device: Device):
     if value is None:
         return _NullFabric(t)
     indexed = t.kind == "indexedfabricarray"
+    _family(where, value)  # a class deriving from two families is refused
     cls = type(value)
     if not getattr(cls, "_wp_fabric_", False) or getattr(cls, "_wp_indexed_fabric_", False) != indexed:
         # Warp's wording (its tests match it)
@@ -239,7 +310,7 @@ def _fabric_argument(where: str, t: FabricArrayType, value, device: Device):
         raise ArgumentTypeError(f"{where} expects {t.type_name()}, got {value.type.type_name()}")
     if value.device != device:
         raise TypeError(f"{where} is a Fabric array on {value.device.alias} but the launch is on {device.alias}")
-    return value
+    return _own_descriptor(where, t, value, native_family(value))
 
 
 class _NullFabric:

@@ -38,6 +38,22 @@ class Graph:
         raise RuntimeError("get_param_ptr() is only available on loaded APIC graphs (wp.capture_load)")
 
 
+def refuse_foreign_descriptors(kernel, args) -> None:
+    """In an APIC capture (which saves each array by its own storage), refuse an application's
+    array subclass whose `__ctype__()` describes other memory (another data or grad address than
+    its own): the saved graph could not name that memory. Outside such a capture the launch uses
+    that descriptor, as Warp does."""
+    from ..types.array_family import native_family, subclass_descriptor
+    for name, value in zip(kernel.param_names, args):
+        family = None if value is None or isinstance(value, type) else native_family(value)
+        if family is None or type(value) is family:
+            continue
+        if subclass_descriptor(value, family) != bytes(family.__ctype__(value)):
+            raise RuntimeError(f"APIC capture of kernel `{kernel.key}`: argument `{name}` is a {type(value).__name__} "
+                               "whose __ctype__() describes memory other than its own storage; a saved graph records "
+                               "arrays by their own storage: pass the array that owns that memory")
+
+
 def capture_begin(device=None, stream=None, force_module_load=None, external=False, apic=None) -> None:
     """Start recording launches, copies, fills and HashGrid builds into a graph (see capture_end)."""
     if recording.capture is not None:

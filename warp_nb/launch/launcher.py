@@ -23,7 +23,8 @@ from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
 from ..program.signatures import concrete_signature
-from .args import composite_from_single_value, make_packer  # noqa: F401
+from .args import composite_from_single_value, convert_argument, make_packer  # noqa: F401
+from .capture import refuse_foreign_descriptors
 from .bounds import (THREAD_LIMIT, LaunchBounds, bounds_cache, block_bounds, canonical_dim, fit_to_tid,
                      launch_bounds, too_many_threads)
 
@@ -200,6 +201,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if record_cmd:
         return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
     if recording.capture is not None:  # inside wp.ScopedCapture: recorded, run by capture_launch
+        if recording.capture.apic:
+            refuse_foreign_descriptors(kernel, args)
         recording.capture.record(Launch(kernel, launcher.device, list(args), dim, launcher=launcher))
         if recording.tape is not None and record_tape:  # (a Tape in the capture: its backward is captured too)
             recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device,
@@ -280,6 +283,10 @@ class Launch:
                                    "make it with wp.Launch(kernel, device, adjoint=True)")
             self.adj_params[index] = value
         else:
+            if isinstance(t, ArrayType) and value is not None and not is_generic(t):
+                # refused now, as Warp does, rather than at the next launch (the old value stays set)
+                convert_argument(self.kernel.key, self.kernel.param_names[index], t, value, self.device,
+                                 f"launch of kernel `{self.kernel.key}`: argument `{self.kernel.param_names[index]}`")
             self.args[index] = value
         self._packed = None
 

@@ -5,6 +5,7 @@ it is typed per call site by the compiler (`compiler.typecheck`), never compiled
 from __future__ import annotations
 
 import abc
+import dataclasses
 import inspect
 import sys
 import typing
@@ -14,6 +15,7 @@ from . import redefinition
 from .. import types as T
 from ..builtins.registry import Literal, concrete
 from ..types.function_value import FUNCTION_PARAM, FunctionValue, is_function_object
+from ..types.array_family import annotation_of, refuse_instance_annotations
 from ..types.reference import Reference
 from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
@@ -78,6 +80,11 @@ class FuncOverload:
     def is_generic(self) -> bool:
         return any(p is None or p is FUNCTION_PARAM or is_generic(p) for p in self.params)
 
+    @property
+    def input_types(self) -> dict:
+        """Warp's name: the parameter types by parameter name (None: an unannotated parameter)."""
+        return dict(zip(inspect.signature(self.fn).parameters, self.params))
+
     def resolve_params(self, arg_types) -> list:
         return [concrete(a) if p is None or p is FUNCTION_PARAM or is_generic(p) else p.dtype if isinstance(p, Reference)
                 else p for p, a in zip(self.params, arg_types)]
@@ -120,8 +127,23 @@ class Function(metaclass=abc.ABCMeta):
 
     @property
     def user_overloads(self) -> dict:
-        """Warp's view: the overloads by their parameter types."""
-        return {tuple(o.params): o for o in self.overloads}
+        """Warp's view: the overloads by their parameter types, with the concrete ones Python-scope
+        calls of a generic overload made (an array argument as its family's annotation, so a
+        subclass and its parent share one)."""
+        found = {tuple(o.params): o for o in self.overloads}
+        found.update(self.__dict__.get("_called_with", {}))
+        return found
+
+    def _record_python_call(self, chosen: FuncOverload, args) -> None:
+        """Remember the concrete types of a Python-scope call of a generic overload (types only:
+        the arguments themselves are not kept)."""
+        from .signatures import type_of_value
+        concrete_types = tuple(annotation_of(a) or type_of_value(a) for a in args)
+        if None in concrete_types or len(concrete_types) != len(chosen.params):
+            return
+        made = self.__dict__.setdefault("_called_with", {})
+        if concrete_types not in made:
+            made[concrete_types] = dataclasses.replace(chosen, params=list(concrete_types), defaults=chosen.defaults)
 
     @property
     def defaults(self) -> dict:
@@ -168,6 +190,8 @@ class Function(metaclass=abc.ABCMeta):
                 if not len(required) <= len(args) <= len(names):
                     raise RuntimeError(f"Invalid number of arguments for function '{self.key.rsplit('.', 1)[-1]}', "
                                        f"expected {len(names)}, got {len(args)}")
+                if isinstance(chosen, FuncOverload) and chosen.is_generic:
+                    self._record_python_call(chosen, args)
                 return target(*args)
             if self._refuses_function_arguments(args):
                 raise RuntimeError(f"Error calling function '{self.key.rsplit('.', 1)[-1]}', no overload found "
@@ -275,6 +299,7 @@ def _define(fn, scope_frame) -> Function:
     with the same parameter types that it replaces. The earlier object is left as it was: code
     that kept it (`f_1 = f` before the redefinition) still calls the old body, and functions made
     by separate calls of one factory are separate, as in Warp."""
+    refuse_instance_annotations(getattr(fn, "__annotations__", {}), f"function `{fn.__qualname__}`")
     previous = scope_frame.f_locals.get(fn.__name__)
     keep_source(fn)
     f = Function(fn)

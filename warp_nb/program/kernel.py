@@ -22,6 +22,7 @@ from ..errors import KernelError, KernelTypeError
 from ..runtime.devices import Device, get_device
 from ..toolchain.cpu_isa import cxx_isa_flags, effective_flags
 from ..types.generic import is_generic, matches
+from ..types.array_family import refuse_instance_annotations
 from .deterministic import module_mode
 from .compile_lock import COMPILE_LOCK
 from .naming import KernelNaming
@@ -124,6 +125,12 @@ class Kernel(KernelNaming):
         non-generic kernel, the wp.overload signatures of a generic one."""
         return list(self.overloads.values()) if self.is_generic else [tuple(self.param_types)]
 
+    def infer_argument_types(self, args) -> list:
+        """The concrete parameter types a launch with `args` (inputs then outputs) specialises this
+        kernel for (an application's array subclass counts as its native family)."""
+        from .signatures import concrete_signature
+        return list(concrete_signature(self, args))
+
     def add_overload(self, arg_types) -> "Kernel":
         """Register a concrete signature (a list of types, or a dict by parameter name) for a generic
         kernel; returns the specialised kernel, as Warp does (launchable, and what wp.jax_kernel
@@ -133,7 +140,9 @@ class Kernel(KernelNaming):
             if unknown:
                 raise TypeError(f"wp.overload: kernel `{self.key}` has no parameter {sorted(unknown)[0]!r}")
             arg_types = [arg_types.get(n, t) for n, t in zip(self.param_names, self.param_types)]
+        from ..types.array_family import annotation_of
         from ..compiler.annotations import resolve_annotation
+        arg_types = [annotation_of(t) or t for t in arg_types]  # an array given as a type: its family's annotation
         signature = tuple(resolve_annotation(t, self.func, n, "kernel") for n, t in zip(self.param_names, arg_types))
         if len(signature) != len(self.param_types):
             raise TypeError(f"wp.overload: kernel `{self.key}` takes {len(self.param_types)} parameters, "
@@ -145,7 +154,12 @@ class Kernel(KernelNaming):
                 raise TypeError(f"wp.overload: `{name}` of kernel `{self.key}` is declared {pattern!r}; "
                                 f"{t!r} does not fit it")
         self.overloads[signature] = signature
-        return self.specialized(signature)
+        # one specialised kernel per signature: wp.overload and a later add_overload of the same
+        # types (from an array subclass's arguments, say) give back the same object, as in Warp
+        made = self.__dict__.setdefault("_specialized_kernels", {})
+        if signature not in made:
+            made[signature] = self.specialized(signature)
+        return made[signature]
 
     def specialized(self, signature: tuple) -> "Kernel":
         """The kernel for one concrete signature, launchable on its own (what wp.overload returns).
@@ -328,6 +342,7 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
     caller = sys._getframe(1)
     if caller.f_code.co_name == "<lambda>":
         caller = caller.f_back
+    refuse_instance_annotations(getattr(f, "__annotations__", {}), f"kernel `{f.__qualname__}`")
     module_options = check_module_options(module, module_options)
     _check_entry_point_abi(warp_only.get("entry_point_abi"), enable_backward)
     if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from .. import types as T
+from ..arrays.array import array
+from ..types.array_family import native_family
 from ..errors import ArgumentTypeError
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic, matches
@@ -30,16 +32,17 @@ def concrete_signature(kernel, args) -> tuple:
         if t is None or not matches(pattern, t):
             shown = T.type_name(t) if t is not None else type(value).__name__
             raise ArgumentTypeError(f"launch of kernel `{kernel.key}`: argument `{name}` is declared "
-                                    f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown}")
+                                    f"{T.type_name(pattern) if pattern is not Any else 'Any'}; got {shown} (type mismatch)")
         out.append(t)
     return tuple(out)
 
 
 def type_of_value(value):
     """The kernel type of a Python value passed for a generic parameter (None if it has none)."""
-    if getattr(type(value), "_wp_array_", False):
+    family = native_family(value)  # through an application's subclasses; two families: TypeError
+    if family is array:
         return ArrayType(value.dtype, value.ndim)
-    if getattr(type(value), "_wp_indexedarray_", False) or getattr(type(value), "_wp_fabric_", False):
+    if family is not None:
         return value.type
     if isinstance(value, bool):
         return T.bool

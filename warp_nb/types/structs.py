@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import types as T
+from .array_family import native_family, refuse_instance_annotations, subclass_descriptor
 from .array_type import ArrayType
 from .fabric_type import DESCRIPTOR_STUBS, fabric_array_ctype
 from .scalars import canonical_scalar
@@ -186,9 +187,20 @@ class StructInstance:
         if t is None:
             raise AttributeError(f"struct {struct.__name__} has no field {name!r}")
         if isinstance(t, ArrayType):
-            _check_array_field(struct, name, t, value)
-            self._arrays[name] = value
+            family = _check_array_field(struct, name, t, value)
             ctype = field_ctype(t)
+            if family is not None and type(value) is not family:  # an application's subclass: its own descriptor
+                try:
+                    raw = subclass_descriptor(value, family)
+                except TypeError as e:
+                    raise TypeError(f"Struct field '{name}': {e}") from None
+                if len(raw) != ctypes.sizeof(ctype):
+                    raise TypeError(f"Struct field '{name}': the descriptor of {type(value).__name__} has "
+                                    f"{len(raw)} bytes, the field {ctypes.sizeof(ctype)}")
+                setattr(self._ctype, name, ctype.from_buffer_copy(raw))
+                self._arrays[name] = value
+                return
+            self._arrays[name] = value
             if value is None:
                 desc = ctype()
             elif t.kind == "fabricarray":
@@ -290,19 +302,17 @@ def _instance_class(cls, fields: dict) -> type:
         return type(cls.__name__, (StructInstance,), namespace)
 
 
-def _check_array_field(struct: StructType, name: str, t: ArrayType, value) -> None:
-    """Warp's checks (and messages) for a value assigned to an array field; None clears it."""
+def _check_array_field(struct: StructType, name: str, t: ArrayType, value):
+    """Warp's checks (and messages) for a value assigned to an array field (None clears it); returns
+    the value's native family (an application's subclass of wp.array is a wp.array)."""
     if value is None:
-        return
-    indexed = t.kind == "indexedarray"
+        return None
     what = _FIELD_WHAT.get(t.kind, "a Warp array")
-    if t.kind in ("fabricarray", "indexedfabricarray"):
-        cls = type(value)
-        ok = getattr(cls, "_wp_fabric_", False) and getattr(cls, "_wp_indexed_fabric_", False) == (
-            t.kind == "indexedfabricarray")
-    else:
-        ok = getattr(type(value), "_wp_indexedarray_" if indexed else "_wp_array_", False)
-    if not ok:
+    try:
+        family = native_family(value)  # through an application's subclasses
+    except TypeError as e:
+        raise TypeError(f"Struct field '{name}': {e}") from None
+    if family is None or family.__name__ != t.kind:
         raise TypeError(f"Struct field '{name}' expects {what}, got {type(value).__name__} "
                         f"(field of {struct.__name__}; pass a wp.{t.kind} of {T.type_name(t.dtype)})")
     if value.dtype is not t.dtype:
@@ -310,6 +320,7 @@ def _check_array_field(struct: StructType, name: str, t: ArrayType, value) -> No
     if t.ndim is not Any and value.ndim != t.ndim:
         raise TypeError(f"Struct field '{name}' expects an array with {t.ndim} dimension(s), got {value.ndim} "
                         "dimension(s)")
+    return family
 
 
 _FIELD_WHAT = {"indexedarray": "a Warp indexed array", "fabricarray": "a Warp Fabric array",
@@ -363,6 +374,7 @@ def struct(cls) -> StructType:
     if parents:
         raise RuntimeError(f"struct {cls.__qualname__} derives from the struct {parents[0]}; declare all its fields "
                            "in one class: Warp structs must be defined as base classes")
+    refuse_instance_annotations(cls.__dict__.get("__annotations__", {}), f"struct {cls.__qualname__}")
     st = StructType(cls)
     for listener in definition_listeners:
         listener(cls.__module__, cls.__qualname__, st)

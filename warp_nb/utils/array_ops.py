@@ -14,10 +14,12 @@ import numpy as np
 
 from .. import types
 from ..arrays import arithmetic
+from ..arrays.array import array
 from ..arrays.create import empty
 from ..launch.launcher import launch
 from ..program.func import func
 from ..program.kernel import kernel
+from ..types.array_family import native_family
 
 
 @func
@@ -89,10 +91,17 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//"
 
 
 def _is_array(x) -> bool:
-    return getattr(type(x), "_wp_array_", False) or getattr(type(x), "_wp_indexedarray_", False)
+    return not isinstance(x, type) and native_family(x) is not None
 
 
 def _flat(a):
+    """`a` as a 1-D operand: a regular array flattened (a contiguous copy where needed); an indexed
+    or Fabric array of one dimension as it is (the kernels follow its indices)."""
+    if native_family(a) is not array:
+        if a.ndim != 1:
+            raise TypeError(f"array operators on a {type(a).__name__} need one dimension, it has {a.ndim}; "
+                            "gather it first (wp.clone)")
+        return a
     a = a.contiguous() if not getattr(a, "is_contiguous", False) else a
     return a.reshape(a.size) if a.ndim > 1 else a
 
@@ -116,7 +125,8 @@ def binary(name: str, a, b, out=None):
         kernel_, args = _OPERATORS[name][1], (_flat(a), _scalar_for(b, a))
     else:
         kernel_, args = _OPERATORS[name][2], (_scalar_for(a, b), _flat(b))
-    in_place = out is not None and out.is_contiguous
+    # written directly: a contiguous array, or a 1-D indexed or Fabric one (each element through its index)
+    in_place = out is not None and (out.is_contiguous or native_family(out) is not array)
     result = out if in_place else _like(first)
     launch(kernel_, dim=first.size, inputs=[*args, _flat(result)], device=first.device)
     if out is not None and not in_place:

@@ -21,6 +21,7 @@ import numpy as np
 
 import warp_nb as wp
 
+from ..types.array_family import annotation_of, native_family
 from ..types.array_type import IndexedArrayType
 from ..builtins import registry
 from ..builtins.registry import Builtin
@@ -66,7 +67,8 @@ def map(func, *inputs, out=None, return_kernel: bool = False, block_dim: int = 2
 
 # --- the function ---------------------------------------------------------------------------
 def _is_array(a) -> bool:
-    return isinstance(a, (wp.array, wp.indexedarray))
+    """An array of any family (through an application's subclasses); not a class."""
+    return not isinstance(a, type) and native_family(a) is not None
 
 
 def _argument_count(func) -> int | None:
@@ -144,10 +146,8 @@ def _python_body(func) -> str:
 # --- types and shapes -----------------------------------------------------------------------
 def _value_type(v):
     """The kernel parameter type of a map input or output."""
-    if isinstance(v, wp.indexedarray):
-        return wp.indexedarray(dtype=v.dtype, ndim=v.ndim)
-    if isinstance(v, wp.array):
-        return wp.array(dtype=v.dtype, ndim=v.ndim)
+    if _is_array(v):  # its family's annotation: a subclass shares its parent's kernel
+        return annotation_of(v)
     if isinstance(v, bool):
         return wp.bool
     if isinstance(v, int):
