@@ -88,6 +88,7 @@ from .utils import (  # noqa: F401,E402
 )
 
 # Names a first cell rarely needs, imported on first use (PEP 562): `import warp_nb` stays quick.
+_LAZY_SUBPACKAGES = ("geometry", "textures", "jax_experimental")
 _LAZY = {
     "compile_aot_module": ".program.aot", "load_aot_module": ".program.aot",
     "capture_save": ".launch.apic_save",
@@ -123,6 +124,9 @@ ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _m
 
 
 def __getattr__(name):
+    if name in _LAZY_SUBPACKAGES:  # wp.geometry.marching_cubes(...), as when they loaded with the package
+        import importlib
+        return importlib.import_module("." + name, __name__)
     if name in _LAZY:
         import importlib
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
@@ -144,7 +148,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_SUBPACKAGES))
 
 
 def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
