@@ -209,10 +209,11 @@ class Module:
         from .module_build import content_hash, resolve_options
         return content_hash(self.kernels, resolve_options(self))
 
-    def resolve_options(self, config=None) -> dict:
-        """The options a build of this module uses now: its own, else `config`'s (wp.config)."""
+    def resolve_options(self, config=None, block_dim: int | None = None) -> dict:
+        """The options a build of this module uses now: its own, else `config`'s (wp.config); with
+        `block_dim`, those of a build for that block size."""
         from .module_build import resolve_options
-        return resolve_options(self, config)
+        return resolve_options(self, config, block_dim)
 
     def _get_live_kernels(self) -> list:
         """The kernels a build of this module compiles (Warp's name)."""
