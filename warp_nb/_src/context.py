@@ -165,3 +165,10 @@ from . import runtime_object as _runtime_object  # noqa: E402
 
 _hooks.register("context", sys.modules[__name__])
 _hooks.register("runtime", _runtime_object)
+
+
+def _resolve_launch_block_dim(device, block_dim) -> int:
+    """The lanes of a block of a launch on `device` asking for `block_dim` (runtime/block_dim.py)."""
+    from ..runtime.block_dim import resolve_block_dim
+    from ..runtime.devices import get_device
+    return int(resolve_block_dim(get_device(device), block_dim))

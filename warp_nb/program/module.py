@@ -15,10 +15,12 @@ from pathlib import Path
 
 from . import redefinition
 from .compile_lock import COMPILE_LOCK
+from .module_exec import ModuleExec, exec_key
 from ..compiler.emit import EmitResult
 from ..compiler.emit.bundle import bundle_source, can_join
 from ..compiler.pipeline import CompileOptions, is_cached
 from ..errors import KernelError
+from ..runtime.block_dim import resolve_block_dim
 from ..runtime.devices import cpu_thread_count, get_device
 from ..toolchain import cache
 from ..types.array_type import ArrayType
@@ -87,15 +89,48 @@ class Module:
         self._kernels.pop(kernel.key, None)
         self._kernels[kernel.key] = kernel
 
-    def load(self, device=None, block_dim=None) -> bool:
+    def load(self, device=None, block_dim=None):
         """Compile (or fetch from the cache) and load every kernel of this module that is not
         ready on `device` (each concrete signature: a generic kernel's wp.overload ones), in
-        parallel; True when all of them compiled. warp_nb compiles each kernel on its own, so a bad
-        kernel does not stop the good ones of its module: its error is raised when it is launched.
-        A load that loaded nothing (every kernel failed: a module="unique" kernel's own module, say)
-        raises the first error, as Warp's load of a module that does not compile."""
+        parallel. Returns the module's ModuleExec for the device and block dim (the same object
+        on every load) when all of them compiled, else None. warp_nb compiles each kernel on its
+        own, so a bad kernel does not stop the good ones of its module: its error is raised when it
+        is launched. A load that loaded nothing (every kernel failed: a module="unique" kernel's own
+        module, say) raises the first error, as Warp's load of a module that does not compile."""
         device = get_device(device)
-        return self._finish_load(device, block_dim, self.load_quietly(device))
+        lanes = self.resolve_block_dim(device, block_dim)  # (a block dim out of range: refused before compiling)
+        return self._finish_load(device, lanes, self.load_quietly(device))
+
+    def resolve_block_dim(self, device, block_dim=None) -> int:
+        """The lanes of a block of this module's kernels on `device` for a load asking for
+        `block_dim` (None: not asked; on the CPU one lane, on CUDA the module's block_dim option)."""
+        if block_dim is None and not device.is_cpu:
+            block_dim = self.options["block_dim"]
+        return resolve_block_dim(device, block_dim)
+
+    def exec_for(self, device, lanes: int) -> ModuleExec:
+        """The ModuleExec of this module on `device` for blocks of `lanes` (made on first ask)."""
+        key = exec_key(device, lanes)
+        found = self.execs.get(key)
+        if not isinstance(found, ModuleExec):
+            found = self.execs[key] = ModuleExec(self, device, lanes)
+        return found
+
+    def unload(self) -> None:
+        """Forget what this module loaded: its ModuleExecs, and each kernel's compiled code (its next
+        launch loads it again, from the kernel cache when unchanged). Launches captured in a graph,
+        or recorded with record_cmd, keep the code they run."""
+        self.execs.clear()
+        for k in self.kernels:
+            k.invalidate()
+
+    @property
+    def references(self) -> set:
+        """The other modules whose @wp.func this module's kernels call (through locals too, `f =
+        other.func`): what Warp reloads this module after. Found from the kernels' typed code."""
+        from .module_build import called_functions, resolve_options
+        return {f.module for k in self.kernels for f in called_functions(k, resolve_options(self))
+                if f.module is not self}
 
     def _pending(self, device) -> list:
         """(kernel, signature) of each concrete signature not yet compiled (or failed) on `device`."""
@@ -118,17 +153,22 @@ class Module:
         return all(k.is_ready(device, signature=sig) and k._key(device, False, sig) in k._compiled
                    for k in self.kernels for sig in k.signatures())
 
-    def _finish_load(self, device, block_dim, ok: bool) -> bool:
-        """After load_quietly: note the load in `execs` (Warp's record of a module's loaded binaries,
-        by (CUDA context or None for the CPU, block dim)), or raise when nothing compiled."""
+    def _finish_load(self, device, lanes, ok: bool):
+        """After load_quietly: the load's ModuleExec, noted in `execs` (Warp's record of a module's
+        loaded binaries, by (CUDA context or None for the CPU, block dim)); None when some kernel
+        failed; raises when nothing compiled. `lanes` None: any block dim loaded before will do."""
         if ok:
-            self.execs[(None if device.is_cpu else device.alias, block_dim or self.options.get("block_dim") or 256)] = True
-            return True
+            if lanes is None:
+                found = [e for e in self.execs.values() if isinstance(e, ModuleExec) and e.device == device]
+                if found:
+                    return found[0]
+                lanes = self.resolve_block_dim(device, None)
+            return self.exec_for(device, lanes)
         states = [(k, k._failures.get(k._key(device, False, sig))) for k in self.kernels for sig in k.signatures()]
         errors = [e for _, e in states if e is not None]
         if errors and len(errors) == len(states):
             raise errors[0].with_traceback(None)
-        return False
+        return None
 
     def get_module_hash(self, block_dim: int | None = None) -> str:
         """A digest of what this module compiles: its name, options (with the settings from wp.config
@@ -390,13 +430,16 @@ def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> N
     chosen = [get_module(m) for m in (modules if modules is not None else list(_MODULES))]
     for dev in device if isinstance(device, (list, tuple)) else [device]:
         dev = get_device(dev)
+        # a block dim asked for is resolved (and refused when out of range) before compiling; none
+        # asked: each module keeps the block dims it was loaded for
+        lanes = None if block_dim is None else resolve_block_dim(dev, block_dim)
         with COMPILE_LOCK:
             pending = [p for m in chosen for p in m._pending(dev)]
             built = _build_together(pending, dev, workers) if len(pending) > 1 else frozenset()
         error = None
         for m in chosen:
             try:
-                m._finish_load(dev, block_dim, m.load_quietly(dev, built))
+                m._finish_load(dev, lanes, m.load_quietly(dev, built))
             except Exception as e:  # noqa: BLE001  (raised once every module had its turn)
                 error = error or e
         if error is not None:

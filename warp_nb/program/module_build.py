@@ -146,3 +146,20 @@ def _names(code) -> set:
         if hasattr(const, "co_names"):
             names |= _names(const)
     return names
+
+
+def called_functions(kernel, options: dict) -> list:
+    """The @wp.func a kernel's typed code calls, directly or through other functions, in the order
+    first called (none for a kernel that does not compile: its error waits for its launch)."""
+    try:
+        units = emit_units([kernel], options)
+    except KernelError:
+        return []
+    found: dict = {}
+    todo = [inst for _k, typed, _unit in units for inst in typed.funcs]
+    while todo:
+        inst = todo.pop(0)
+        if getattr(inst.func, "_wp_func_", False) and inst.func not in found:
+            found[inst.func] = None
+            todo += list(inst.ir.funcs)
+    return list(found)
