@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import sys
 import tempfile
+import weakref
 from types import ModuleType
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +26,10 @@ from ..runtime.devices import cpu_thread_count, get_device
 from ..toolchain import cache
 from ..types.array_type import ArrayType
 from ..types.scalars import float32
+
+
+#: every Module made, registered by name or not (wp.Module("name") is not): where `dependents` looks
+_EVERY_MODULE: "weakref.WeakSet[Module]" = weakref.WeakSet()
 
 
 class ModuleOptions(dict):
@@ -65,6 +70,7 @@ class Module:
         #: Warp's loaded binaries by device; warp_nb keeps compiled code per kernel, so only what
         #: callers put here, dropped when the module's symbol names change (_set_strip_hash)
         self.execs: dict = {}
+        _EVERY_MODULE.add(self)
 
     def __repr__(self):
         return f"<wp.Module {self.name} ({len(self._kernels)} kernels)>"
@@ -121,16 +127,29 @@ class Module:
         launch loads it again, from the kernel cache when unchanged). Launches captured in a graph,
         or recorded with record_cmd, keep the code they run."""
         self.execs.clear()
+        self.hashers.clear()
         for k in self.kernels:
             k.invalidate()
 
     @property
     def references(self) -> set:
         """The other modules whose @wp.func this module's kernels call (through locals too, `f =
-        other.func`): what Warp reloads this module after. Found from the kernels' typed code."""
+        other.func`): what Warp reloads this module after. Found from the kernels' typed code, again
+        only when a kernel or a definition changed."""
         from .module_build import called_functions, resolve_options
-        return {f.module for k in self.kernels for f in called_functions(k, resolve_options(self))
-                if f.module is not self}
+        stamp = (tuple((k.key, k.hash) for k in self.kernels), redefinition.generation, redefinition.definitions)
+        memo = self.__dict__.get("_references")
+        if memo is None or memo[0] != stamp:
+            options = resolve_options(self)
+            found = {f.module for k in self.kernels for f in called_functions(k, options) if f.module is not self}
+            memo = self._references = (stamp, found)
+        return set(memo[1])
+
+    @property
+    def dependents(self) -> set:
+        """The modules whose kernels call this module's @wp.func (the reverse of `references`):
+        what Warp unloads after this one."""
+        return {m for m in list(_EVERY_MODULE) if m is not self and m.kernels and self in m.references}
 
     def _pending(self, device) -> list:
         """(kernel, signature) of each concrete signature not yet compiled (or failed) on `device`."""
@@ -141,7 +160,9 @@ class Module:
         cache keys force_load already built for several modules at once."""
         device = get_device(device)
         with COMPILE_LOCK:
-            return self._load_locked(device, built)
+            ok = self._load_locked(device, built)
+        self.get_module_hash()  # noted in `hashers`, as Warp's load does (unload clears it)
+        return ok
 
     def _load_locked(self, device, built) -> bool:
         pending = self._pending(device)
@@ -152,6 +173,15 @@ class Module:
                 k.compile(device, signature=sig, built_together=built)
         return all(k.is_ready(device, signature=sig) and k._key(device, False, sig) in k._compiled
                    for k in self.kernels for sig in k.signatures())
+
+    def first_failure(self, device):
+        """The error of the first kernel of this module that failed to compile for `device` (None: none)."""
+        for k in self.kernels:
+            for sig in k.signatures():
+                error = k._failures.get(k._key(device, False, sig))
+                if error is not None:
+                    return error
+        return None
 
     def _finish_load(self, device, lanes, ok: bool):
         """After load_quietly: the load's ModuleExec, noted in `execs` (Warp's record of a module's
@@ -414,7 +444,13 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim: in
         raise RuntimeError(f"Module '{target.name}' does not contain any Warp kernels, functions, or structs "
                            "(is the name right, and is the module imported?)")
     for m in family if recursive else [target]:
-        m.load(device, block_dim)
+        if m.load(device, block_dim) is None:
+            # an explicit load reports a kernel that does not compile (its siblings are loaded and
+            # launch); the error carries no frame that would keep the failed kernel alive
+            error = m.first_failure(get_device(device))
+            if error is not None:
+                del m, family, target
+                raise error.with_traceback(None)
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> None:

@@ -156,10 +156,14 @@ def called_functions(kernel, options: dict) -> list:
     except KernelError:
         return []
     found: dict = {}
+    seen: set = set()  # typed instances walked (a function typed for other argument types calls other functions)
     todo = [inst for _k, typed, _unit in units for inst in typed.funcs]
     while todo:
         inst = todo.pop(0)
-        if getattr(inst.func, "_wp_func_", False) and inst.func not in found:
-            found[inst.func] = None
-            todo += list(inst.ir.funcs)
+        if id(inst) in seen:
+            continue
+        seen.add(id(inst))
+        if getattr(inst.func, "_wp_func_", False):
+            found.setdefault(inst.func, None)
+        todo += list(inst.ir.funcs)
     return list(found)
