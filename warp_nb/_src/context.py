@@ -7,6 +7,7 @@ import sys  # noqa: F401
 
 from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
 from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_arch  # noqa: F401
+from ..launch.launcher import Launch  # noqa: F401  (wp.Launch: Warp's tests import it from here)
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
 from .logger import log_warning  # noqa: F401  (the tape's copy adjoint warns through this name)
