@@ -208,14 +208,29 @@ class AdjointView:
         """Warp's `adj.arg_types`: each parameter's type by name."""
         return {a.label: a.type for a in self.args}
 
-    @property
-    def variables(self) -> list:
-        """The typed IR's parameters and locals of the kernel's latest build (empty before one)."""
+    def _typed(self):
+        """The typed IR of the kernel's latest build (None before one)."""
         typed = getattr(self._kernel, "_built_ir", None) if self._kernel is not None else None
         if typed is None and self._kernel is not None:
             built = [c.typed for c in getattr(self._kernel, "_compiled", {}).values()]
             typed = built[-1] if built else None
+        return typed
+
+    @property
+    def variables(self) -> list:
+        """The typed IR's parameters and locals of the kernel's latest build (empty before one)."""
+        typed = self._typed()
         return [] if typed is None else list(typed.params) + list(typed.locals)
+
+    @property
+    def called_user_functions(self) -> dict:
+        """Warp's `adj.called_user_functions`: the @wp.func the kernel's latest build calls directly,
+        in the order its body first calls them (as keys; the values are their typed instances)."""
+        typed = self._typed()
+        calls: dict = {}
+        for inst in (typed.funcs if typed is not None else ()):
+            calls.setdefault(inst.func, []).append(inst)
+        return calls
 
 
 def is_tid_call(node, adj) -> bool:

@@ -8,6 +8,7 @@ import sys  # noqa: F401
 
 from ..builtins.registry import BUILTINS as builtin_functions  # noqa: F401
 from ..cuda.arch_support import validate_device_arch as _validate_cuda_device_arch  # noqa: F401
+from ..launch.launcher import Launch  # noqa: F401  (wp.Launch: Warp's tests import it from here)
 from ..program.module import _MODULES as user_modules  # noqa: F401
 from ..types import type_name as type_str  # noqa: F401
 from ..runtime.allocators import Allocator  # noqa: F401  (Warp's tests check allocators against it)
@@ -189,3 +190,10 @@ def pack_arg(kernel, arg_type, arg_name, value, device, adjoint=False):
     if desc is not None:  # an indexed or Fabric array, or a None: its descriptor's 64-bit words
         return (ctypes.c_int64 * len(desc))(*desc)
     return converted
+
+
+def _resolve_launch_block_dim(device, block_dim) -> int:
+    """The lanes of a block of a launch on `device` asking for `block_dim` (runtime/block_dim.py)."""
+    from ..runtime.block_dim import resolve_block_dim
+    from ..runtime.devices import get_device
+    return int(resolve_block_dim(get_device(device), block_dim))

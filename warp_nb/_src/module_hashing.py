@@ -32,9 +32,21 @@ class ModuleBuilder:
         self.module = module
         self.options = dict(options) if options is not None else resolve_options(module)
         self.hasher = hasher
-        self.units = emit_units(module.kernels, self.options)
+        # the hasher's kernels when given (in a fixed order: by key, then content hash, so kernels
+        # sharing a key have one order too), else the module's
+        kernels = sorted(hasher.kernels, key=lambda k: (k.key, k.hash)) if hasher is not None else module.kernels
+        self.units = emit_units(kernels, self.options)
         for k, typed, _unit in self.units:
             k._built_ir = typed
+
+    def build_meta(self) -> dict:
+        """What a build of these kernels records beside its binary, by kernel key (sorted): the
+        entry points' symbols, whether there is a backward pass and the kernel's block size."""
+        meta = {}
+        for k, typed, unit in sorted(self.units, key=lambda u: (u[0].key, u[0].hash)):
+            meta.setdefault(k.key, []).append({"function": unit.function, "backward": bool(unit.entry_points[1:]),
+                                               "block_dim": typed.block_dim})
+        return meta
 
     def codegen(self, device: str = "cpu") -> str:
         """The C++ warp_nb generates for the module's kernels on `device`'s kind of target, one

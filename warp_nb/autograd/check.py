@@ -52,7 +52,7 @@ class GradcheckReport:
 
 def gradcheck(function, dim=None, inputs=None, outputs=None, *, eps: float = 1e-4, atol: float = 1e-3,
               rtol: float = 1e-2, raise_exception: bool = True, input_output_mask=None, device=None, max_blocks=0,
-              block_dim=256, max_inputs_per_var=-1, max_outputs_per_var=-1, plot_relative_error=False,
+              block_dim=None, max_inputs_per_var=-1, max_outputs_per_var=-1, plot_relative_error=False,
               plot_absolute_error=False, show_summary: bool = True, restore_inputs: bool = True) -> bool:
     """Whether the adjoint Jacobian of a kernel launch (or of a Python function launching kernels)
     matches central finite differences. With raise_exception, a failure raises ValueError."""
@@ -66,7 +66,7 @@ def gradcheck(function, dim=None, inputs=None, outputs=None, *, eps: float = 1e-
 
 def gradcheck_report(function, dim=None, inputs=None, outputs=None, *, eps: float = 1e-4, atol: float = 1e-3,
                      rtol: float = 1e-2, raise_exception: bool = True, input_output_mask=None, device=None,
-                     max_blocks=0, block_dim=256, max_inputs_per_var=-1, max_outputs_per_var=-1,
+                     max_blocks=0, block_dim=None, max_inputs_per_var=-1, max_outputs_per_var=-1,
                      plot_relative_error=False, plot_absolute_error=False, show_summary: bool = False,
                      restore_inputs: bool = True, worst: int = 5) -> GradcheckReport:
     """gradcheck's comparison as a GradcheckReport (truthy when it passed; str() explains it)."""

@@ -32,7 +32,7 @@ _NO_BACKWARD = ("Kernel must have backward pass enabled to compute Jacobians: ke
 
 
 def jacobian(function, dim=None, inputs=None, outputs=None, input_output_mask=None, device=None, max_blocks=0,
-             block_dim=256, max_outputs_per_var=-1, plot_jacobians=False, metadata=None,
+             block_dim=None, max_outputs_per_var=-1, plot_jacobians=False, metadata=None,
              restore_inputs: bool = True) -> dict:
     """d(outputs) / d(inputs) from the adjoint code. Rows past `max_outputs_per_var` of each output
     are left NaN."""
@@ -46,7 +46,7 @@ def jacobian(function, dim=None, inputs=None, outputs=None, input_output_mask=No
 
 
 def jacobian_fd(function, dim=None, inputs=None, outputs=None, input_output_mask=None, device=None, max_blocks=0,
-                block_dim=256, max_inputs_per_var=-1, eps: float = 1e-4, plot_jacobians=False, metadata=None,
+                block_dim=None, max_inputs_per_var=-1, eps: float = 1e-4, plot_jacobians=False, metadata=None,
                 restore_inputs: bool = True) -> dict:
     """d(outputs) / d(inputs) by central differences with step `eps` (the step actually taken after
     rounding to the input's dtype). Columns past `max_inputs_per_var` of each input are left NaN."""
@@ -161,7 +161,7 @@ class _KernelJob(_Job):
                             f"({', '.join(kernel.param_names)}); got {len(self.inputs)} inputs and "
                             f"{len(self.outputs)} outputs")
         self.device = device if device is not None else _device_of(self.inputs + self.outputs)
-        self.launch_options = {"max_blocks": max_blocks, "block_dim": block_dim or 256}
+        self.launch_options = {"max_blocks": max_blocks, "block_dim": block_dim}
         if metadata is None or metadata.is_empty():
             metadata = metadata or FunctionMetadata()
             metadata.update_from_kernel(kernel, self.inputs)

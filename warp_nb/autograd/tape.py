@@ -44,7 +44,7 @@ class Tape:
     def __exit__(self, *exc):
         recording.tape = None
 
-    def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, block_dim=256, **kwargs) -> None:
+    def record_launch(self, kernel, dim, inputs, outputs, device, *args, typed=None, block_dim=None, **kwargs) -> None:
         record = LaunchRecord(kernel, dim, tuple(inputs), tuple(outputs), device, typed, block_dim)
         self.launches.append(record)
         if config.verify_autograd_array_access:

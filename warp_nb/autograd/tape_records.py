@@ -17,7 +17,25 @@ class LaunchRecord:
     outputs: tuple
     device: object
     typed: object = None  # the kernel's typed IR for this launch (a generic kernel's instance)
-    block_dim: int = 256  # as launched: a tile kernel's backward runs in blocks of the same lanes
+    block_dim: int = 256  # as launched, resolved: the backward pass runs in blocks of the same lanes
+
+    # Warp's tape entries are tuples: (kernel, dim, max_blocks, inputs, outputs, device, block_dim, meta)
+    _FIELDS = ("kernel", "dim", None, "inputs", "outputs", "device", "block_dim", None)
+
+    def __len__(self) -> int:
+        return len(self._FIELDS)
+
+    def __getitem__(self, index):
+        name = self._FIELDS[index]
+        if name is None:
+            return 0 if self._FIELDS.index(None) == index % len(self._FIELDS) else None  # max_blocks: 0
+        return getattr(self, name)
+
+    def __setitem__(self, index, value) -> None:
+        name = self._FIELDS[index]
+        if name is None:
+            raise IndexError(f"tape launch entry {index} is not kept by warp_nb")
+        setattr(self, name, value)
 
     def __getitem__(self, index):
         """Warp's tape keeps each launch as a list (kernel, dim, max_blocks, inputs, outputs, device,

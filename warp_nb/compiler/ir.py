@@ -340,6 +340,7 @@ class Function:
     structs: list = field(default_factory=list)  # struct types used (direct)
     locals: list = field(default_factory=list)  # every Var defined in the body, in order
     checks: list = field(default_factory=list)  # Locs of debug checks (array accesses, asserts)
+    inline: bool | None = None  # @wp.func(inline=...): the hint given to the C++ compiler (None: its choice)
 
 
 # --- printing and fingerprints ----------------------------------------------------------------

@@ -97,7 +97,10 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
     typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=f"f_{fdef.name}", return_type=return_type)
     if overload is not None:  # wp.ref[T] parameters: references the caller's copies are passed to
         typer.reference_names = {n for n, p in zip(fdef.params, overload.params) if isinstance(p, Reference)}
-    inst = FuncInstance(func, tuple(arg_types), _content_symbol(typer.run(arg_types), "f"))
+    typed = typer.run(arg_types)
+    if getattr(func, "inline", None) is not None:  # @wp.func(inline=...): written into its C++ definition
+        typed = dataclasses.replace(typed, inline=func.inline)
+    inst = FuncInstance(func, tuple(arg_types), _content_symbol(typed, "f"))
     inst.overload = overload
     context.instances[key] = inst
     if context.backward and overload is not None:

@@ -18,6 +18,7 @@ from ..compiler.param_access import param_access, stored_params
 from ..arrays.dlpack import from_dlpack
 from ..errors import KernelError, at_callers_line
 from ..runtime import native
+from ..runtime.block_dim import resolve_block_dim
 from ..runtime.devices import Device, DeviceError, cpu_thread_count, current_device, get_device
 from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
@@ -65,6 +66,9 @@ class Launcher:
         self.pack = make_packer(kernel, device, types_)
         self.nparams = len(kernel.param_names)
 
+    resolved_block_dim = 1  # the block dim the launch asked for, resolved (set by launcher_for)
+    module_exec = None  # its module's ModuleExec for that device and block dim (set by launcher_for)
+
     @staticmethod
     def threads() -> int:
         return config.cpu_threads or _CPU_COUNT
@@ -111,14 +115,9 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=
 
 
 def lanes_per_block(device, block_dim) -> int:
-    """The lanes a block of a launch has, as Warp resolves block_dim: on the CPU one, unless
-    wp.config.enable_cpu_blocks (then block_dim, 256 when not positive); on CUDA block_dim."""
-    if device.is_cpu and not config.enable_cpu_blocks:
-        return 1
-    lanes = 256 if block_dim is None or int(block_dim) <= 0 else int(block_dim)
-    if lanes > 1024:
-        raise ValueError(f"block_dim must be at most 1024 (the threads of a CUDA block), got {block_dim}")
-    return lanes
+    """The lanes a block of a launch has, as Warp resolves block_dim (runtime/block_dim.py): on the
+    CPU one, unless wp.config.enable_cpu_blocks and more are asked for; on CUDA block_dim."""
+    return resolve_block_dim(device, block_dim)
 
 
 def _lanes_agree(launcher, dim) -> bool:
@@ -140,8 +139,10 @@ def _lanes_agree(launcher, dim) -> bool:
 
 
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
-           adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=256):
-    """Run `kernel` over `dim` threads (an int, or a tuple of up to 4 ints)."""
+           adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=None):
+    """Run `kernel` over `dim` threads (an int, or a tuple of up to 4 ints). `block_dim`: the
+    threads of a CUDA block (default 256), the lanes of a CPU block with wp.config.enable_cpu_blocks
+    (default 1)."""
     if listeners and not _observing:
         return _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
                                 record_tape, record_cmd, max_blocks, block_dim)
@@ -196,7 +197,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
             _run_repeated(launcher, args, bounds, size, repeat)
             if recording.tape is not None and record_tape:
                 recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device,
-                                             typed=launcher.compiled.typed, block_dim=block_dim)
+                                             typed=launcher.compiled.typed, block_dim=launcher.resolved_block_dim)
             return None
     if record_cmd:
         return Launch(kernel, launcher.device, list(args), dim, launcher=launcher)
@@ -206,7 +207,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         recording.capture.record(Launch(kernel, launcher.device, list(args), dim, launcher=launcher))
         if recording.tape is not None and record_tape:  # (a Tape in the capture: its backward is captured too)
             recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device,
-                                         typed=launcher.compiled.typed, block_dim=block_dim)
+                                         typed=launcher.compiled.typed, block_dim=launcher.resolved_block_dim)
         return None
     try:
         packed = launcher.pack(*args)
@@ -224,7 +225,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
             raise at_callers_line(check.with_traceback(None)) from None
     if recording.tape is not None and record_tape:
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed,
-                                     block_dim=block_dim)
+                                     block_dim=launcher.resolved_block_dim)
 
 
 class Launch:
@@ -238,7 +239,7 @@ class Launch:
         (default: zero, arrays None) and dim are set before `launch()`."""
         self.kernel = kernel
         self.adjoint = adjoint
-        self._launcher = launcher or launcher_for(kernel, device, adjoint)
+        self._launcher = launcher or launcher_for(kernel, device, adjoint, block_dim=warp_only.get("block_dim"))
         self.device = self._launcher.device
         #: the kernel's arguments (`params` shows them after the bounds, as Warp's Launch.params)
         self.args = list(params) if params is not None else [_zero_argument(t) for t in kernel.param_types]
@@ -246,6 +247,16 @@ class Launch:
         self.adj_params = [None] * len(self.args)
         self._packed = None
         self.set_dim(dim)
+
+    @property
+    def block_dim(self) -> int:
+        """The launch's block dim as resolved for its device when it was made (runtime/block_dim.py)."""
+        return int(self._launcher.resolved_block_dim)
+
+    @property
+    def module_exec(self):
+        """The kernel's module as loaded for this launch's device and block dim (Warp's ModuleExec)."""
+        return self._launcher.module_exec
 
     def set_dim(self, dim) -> None:
         """Change the launch's dim; a dim it cannot take leaves the last valid one (and its bounds)."""
@@ -474,7 +485,7 @@ def launcher_key(device_name: str, backward: bool, signature, block_dim) -> tupl
     return (device_name, backward, signature, block_dim)
 
 
-def _make_launcher(kernel, device, args, block_dim=256) -> Launcher:
+def _make_launcher(kernel, device, args, block_dim=None) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
@@ -505,11 +516,14 @@ def launcher_for(kernel, device, backward: bool = False, signature=None, block_d
     types_ = list(signature) if signature is not None else kernel.param_types
     if signature is not None and not backward:  # as Warp: a launch with new types adds an overload
         kernel.overloads.setdefault(tuple(signature), tuple(signature))
-    lanes = lanes_per_block(dev, block_dim) if block_dim != 1 else 1
+    resolved = lanes_per_block(dev, block_dim)
+    lanes = resolved
     if lanes > 1 and not kernel.depends_on_lanes(dev, signature):
-        lanes = 1
+        lanes = 1  # (the code does not depend on the lanes: the module's one-lane build runs them)
     compiled = kernel.compiled(dev, backward, signature, lanes)
     launcher = Launcher(kernel, compiled, dev, config.mode, backward, types_)
+    launcher.resolved_block_dim = resolved  # the launch's block dim (Warp's; a Tape replays with it)
+    launcher.module_exec = kernel.module.exec_for(dev, resolved)
     kernel.launchers[launcher_key(dev.alias, backward, signature, block_dim)] = launcher
     if isinstance(device, str) and device != dev.alias:
         kernel.launchers[launcher_key(device, backward, signature, block_dim)] = launcher

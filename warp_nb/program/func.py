@@ -111,6 +111,7 @@ class Function(metaclass=abc.ABCMeta):
     def __init__(self, fn):
         self.key = fn.__qualname__
         self.module = fn.__module__
+        self.inline = None  # Warp's hint to the C++ compiler (@wp.func(inline=...)): emitted with the function
         self.func = fn
         self.overloads: list[FuncOverload] = []
         self.add_overload(fn)
@@ -118,6 +119,23 @@ class Function(metaclass=abc.ABCMeta):
         self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
+
+    @property
+    def module(self):
+        """The wp.Module this function belongs to (made on first read: most functions never need one)."""
+        module = self._module
+        if isinstance(module, str):
+            from .module import get_module
+            module = self._module = get_module(module)
+        return module
+
+    @module.setter
+    def module(self, value) -> None:
+        self._module = value  # a name, or a wp.Module
+
+    @property
+    def module_name(self) -> str:
+        return self._module if isinstance(self._module, str) else self._module.name
 
     def add_overload(self, fn) -> None:
         new = _overload(fn)
@@ -287,12 +305,13 @@ def func(fn=None, **options):
     inline = options.get("inline")
     if inline is not None and not isinstance(inline, bool):  # 1 or "yes" would pass for a hint silently
         raise TypeError(f"@wp.func: inline must be a bool or None, got {inline!r}")
+    module = options.get("module")
     if fn is None:
-        return lambda f: _define(f, sys._getframe(1))
-    return _define(fn, sys._getframe(1))
+        return lambda f: _define(f, sys._getframe(1), inline, module)
+    return _define(fn, sys._getframe(1), inline, module)
 
 
-def _define(fn, scope_frame) -> Function:
+def _define(fn, scope_frame, inline=None, module=None) -> Function:
     """A new Function for `fn`. When the scope that defines it already binds that name to a
     @wp.func of the same qualified name (a second `def` of one name in a module or a function
     body, a re-run notebook cell), the new one also carries the earlier overloads, less the one
@@ -303,7 +322,13 @@ def _define(fn, scope_frame) -> Function:
     previous = scope_frame.f_locals.get(fn.__name__)
     keep_source(fn)
     f = Function(fn)
-    if isinstance(previous, Function) and (previous.module, previous.key) == (f.module, f.key):
+    f.inline = inline
+    if module == "unique":
+        from .module import unique_module
+        f.module = unique_module(fn)
+    elif module is not None:
+        f.module = module
+    if isinstance(previous, Function) and (previous.module_name, previous.key) == (f.module_name, f.key):
         _check_refness(previous.overloads, f.overloads[0], fn.__name__)
         f.overloads = [o for o in previous.overloads if o.params != f.overloads[0].params] + f.overloads
         redefinition.redefined()  # kernels compiled against the old binding compile again
@@ -337,7 +362,7 @@ def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: st
             raise TypeError(f"@wp.func_native {fn.__qualname__}: every parameter needs a concrete type annotation")
         overload.native = (snippet, adj_snippet, replay_snippet)
         f = Function.__new__(Function)
-        f.key, f.module, f.func, f.overloads = fn.__qualname__, fn.__module__, fn, [overload]
+        f.key, f.module, f.func, f.overloads, f.inline = fn.__qualname__, fn.__module__, fn, [overload], None
         f.__name__, f.__qualname__, f.__doc__, f.__wrapped__ = fn.__name__, fn.__qualname__, fn.__doc__, fn
         return f
     return decorate

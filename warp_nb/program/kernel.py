@@ -9,7 +9,7 @@ loaded or the kernel launched, so a file with one bad kernel still imports. It b
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import config
 from . import redefinition
@@ -28,6 +28,9 @@ from .compile_lock import COMPILE_LOCK
 from .naming import KernelNaming
 from .module import Module, get_module, module_named, unique_module
 from .unique import check_module_options, unique_module_name
+
+if TYPE_CHECKING:  # (annotations only: the compiler loads at the first compile)
+    from ..compiler.pipeline import CompiledKernel
 
 
 def bounds_checks_wanted() -> bool:
@@ -349,7 +352,9 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
         # the name becomes the kernel's C++ symbol (and its entry point's)
         raise ValueError(f"kernel name {name!r} is not a valid C++ identifier: use letters, digits and "
                          f"underscores, not starting with a digit")
-    options = {k: warp_only[k] for k in ("grid_stride", "cuda_max_registers") if warp_only.get(k) is not None}
+    # Warp's CUDA-only kernel options: no effect on the CPU, but recorded (and hashed: module_build)
+    options = {k: warp_only[k] for k in ("grid_stride", "cuda_max_registers", "cluster_dim")
+               if warp_only.get(k) is not None}
     if warp_only.get("enable_cuda_smem_spilling"):  # False is the default: the same kernel as leaving it out
         options["enable_cuda_smem_spilling"] = True
     if module == "unique":

@@ -9,18 +9,25 @@ from __future__ import annotations
 import inspect
 import sys
 import tempfile
+import weakref
 from types import ModuleType
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import redefinition
 from .compile_lock import COMPILE_LOCK
+from .module_exec import ModuleExec, exec_key
 from ..compiler.options import CompileOptions
 from ..errors import KernelError
+from ..runtime.block_dim import resolve_block_dim
 from ..runtime.devices import cpu_thread_count, get_device
 from ..toolchain import cache
 from ..types.array_type import ArrayType
 from ..types.scalars import float32
+
+
+#: every Module made, registered by name or not (wp.Module("name") is not): where `dependents` looks
+_EVERY_MODULE: "weakref.WeakSet[Module]" = weakref.WeakSet()
 
 
 class ModuleOptions(dict):
@@ -61,6 +68,7 @@ class Module:
         #: Warp's loaded binaries by device; warp_nb keeps compiled code per kernel, so only what
         #: callers put here, dropped when the module's symbol names change (_set_strip_hash)
         self.execs: dict = {}
+        _EVERY_MODULE.add(self)
 
     def __repr__(self):
         return f"<wp.Module {self.name} ({len(self._kernels)} kernels)>"
@@ -85,15 +93,61 @@ class Module:
         self._kernels.pop(kernel.key, None)
         self._kernels[kernel.key] = kernel
 
-    def load(self, device=None, block_dim=None) -> bool:
+    def load(self, device=None, block_dim=None):
         """Compile (or fetch from the cache) and load every kernel of this module that is not
         ready on `device` (each concrete signature: a generic kernel's wp.overload ones), in
-        parallel; True when all of them compiled. warp_nb compiles each kernel on its own, so a bad
-        kernel does not stop the good ones of its module: its error is raised when it is launched.
-        A load that loaded nothing (every kernel failed: a module="unique" kernel's own module, say)
-        raises the first error, as Warp's load of a module that does not compile."""
+        parallel. Returns the module's ModuleExec for the device and block dim (the same object
+        on every load) when all of them compiled, else None. warp_nb compiles each kernel on its
+        own, so a bad kernel does not stop the good ones of its module: its error is raised when it
+        is launched. A load that loaded nothing (every kernel failed: a module="unique" kernel's own
+        module, say) raises the first error, as Warp's load of a module that does not compile."""
         device = get_device(device)
-        return self._finish_load(device, block_dim, self.load_quietly(device))
+        lanes = self.resolve_block_dim(device, block_dim)  # (a block dim out of range: refused before compiling)
+        return self._finish_load(device, lanes, self.load_quietly(device))
+
+    def resolve_block_dim(self, device, block_dim=None) -> int:
+        """The lanes of a block of this module's kernels on `device` for a load asking for
+        `block_dim` (None: not asked; on the CPU one lane, on CUDA the module's block_dim option)."""
+        if block_dim is None and not device.is_cpu:
+            block_dim = self.options["block_dim"]
+        return resolve_block_dim(device, block_dim)
+
+    def exec_for(self, device, lanes: int) -> ModuleExec:
+        """The ModuleExec of this module on `device` for blocks of `lanes` (made on first ask)."""
+        key = exec_key(device, lanes)
+        found = self.execs.get(key)
+        if not isinstance(found, ModuleExec):
+            found = self.execs[key] = ModuleExec(self, device, lanes)
+        return found
+
+    def unload(self) -> None:
+        """Forget what this module loaded: its ModuleExecs, and each kernel's compiled code (its next
+        launch loads it again, from the kernel cache when unchanged). Launches captured in a graph,
+        or recorded with record_cmd, keep the code they run."""
+        self.execs.clear()
+        self.hashers.clear()
+        for k in self.kernels:
+            k.invalidate()
+
+    @property
+    def references(self) -> set:
+        """The other modules whose @wp.func this module's kernels call (through locals too, `f =
+        other.func`): what Warp reloads this module after. Found from the kernels' typed code, again
+        only when a kernel or a definition changed."""
+        from .module_build import called_functions, resolve_options
+        stamp = (tuple((k.key, k.hash) for k in self.kernels), redefinition.generation, redefinition.definitions)
+        memo = self.__dict__.get("_references")
+        if memo is None or memo[0] != stamp:
+            options = resolve_options(self)
+            found = {f.module for k in self.kernels for f in called_functions(k, options) if f.module is not self}
+            memo = self._references = (stamp, found)
+        return set(memo[1])
+
+    @property
+    def dependents(self) -> set:
+        """The modules whose kernels call this module's @wp.func (the reverse of `references`):
+        what Warp unloads after this one."""
+        return {m for m in list(_EVERY_MODULE) if m is not self and m.kernels and self in m.references}
 
     def _pending(self, device) -> list:
         """(kernel, signature) of each concrete signature not yet compiled (or failed) on `device`."""
@@ -104,7 +158,9 @@ class Module:
         cache keys force_load already built for several modules at once."""
         device = get_device(device)
         with COMPILE_LOCK:
-            return self._load_locked(device, built)
+            ok = self._load_locked(device, built)
+        self.get_module_hash()  # noted in `hashers`, as Warp's load does (unload clears it)
+        return ok
 
     def _load_locked(self, device, built) -> bool:
         pending = self._pending(device)
@@ -116,17 +172,31 @@ class Module:
         return all(k.is_ready(device, signature=sig) and k._key(device, False, sig) in k._compiled
                    for k in self.kernels for sig in k.signatures())
 
-    def _finish_load(self, device, block_dim, ok: bool) -> bool:
-        """After load_quietly: note the load in `execs` (Warp's record of a module's loaded binaries,
-        by (CUDA context or None for the CPU, block dim)), or raise when nothing compiled."""
+    def first_failure(self, device):
+        """The error of the first kernel of this module that failed to compile for `device` (None: none)."""
+        for k in self.kernels:
+            for sig in k.signatures():
+                error = k._failures.get(k._key(device, False, sig))
+                if error is not None:
+                    return error
+        return None
+
+    def _finish_load(self, device, lanes, ok: bool):
+        """After load_quietly: the load's ModuleExec, noted in `execs` (Warp's record of a module's
+        loaded binaries, by (CUDA context or None for the CPU, block dim)); None when some kernel
+        failed; raises when nothing compiled. `lanes` None: any block dim loaded before will do."""
         if ok:
-            self.execs[(None if device.is_cpu else device.alias, block_dim or self.options.get("block_dim") or 256)] = True
-            return True
+            if lanes is None:
+                found = [e for e in self.execs.values() if isinstance(e, ModuleExec) and e.device == device]
+                if found:
+                    return found[0]
+                lanes = self.resolve_block_dim(device, None)
+            return self.exec_for(device, lanes)
         states = [(k, k._failures.get(k._key(device, False, sig))) for k in self.kernels for sig in k.signatures()]
         errors = [e for _, e in states if e is not None]
         if errors and len(errors) == len(states):
             raise errors[0].with_traceback(None)
-        return False
+        return None
 
     def get_module_hash(self, block_dim: int | None = None) -> str:
         """A digest of what this module compiles: its name, options (with the settings from wp.config
@@ -207,10 +277,11 @@ class Module:
         from .module_build import content_hash, resolve_options
         return content_hash(self.kernels, resolve_options(self))
 
-    def resolve_options(self, config=None) -> dict:
-        """The options a build of this module uses now: its own, else `config`'s (wp.config)."""
+    def resolve_options(self, config=None, block_dim: int | None = None) -> dict:
+        """The options a build of this module uses now: its own, else `config`'s (wp.config); with
+        `block_dim`, those of a build for that block size."""
         from .module_build import resolve_options
-        return resolve_options(self, config)
+        return resolve_options(self, config, block_dim)
 
     def _get_live_kernels(self) -> list:
         """The kernels a build of this module compiles (Warp's name)."""
@@ -375,7 +446,13 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim: in
         raise RuntimeError(f"Module '{target.name}' does not contain any Warp kernels, functions, or structs "
                            "(is the name right, and is the module imported?)")
     for m in family if recursive else [target]:
-        m.load(device, block_dim)
+        if m.load(device, block_dim) is None:
+            # an explicit load reports a kernel that does not compile (its siblings are loaded and
+            # launch); the error carries no frame that would keep the failed kernel alive
+            error = m.first_failure(get_device(device))
+            if error is not None:
+                del m, family, target
+                raise error.with_traceback(None)
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> None:
@@ -391,13 +468,16 @@ def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> N
     chosen = [get_module(m) for m in (modules if modules is not None else list(_MODULES))]
     for dev in device if isinstance(device, (list, tuple)) else [device]:
         dev = get_device(dev)
+        # a block dim asked for is resolved (and refused when out of range) before compiling; none
+        # asked: each module keeps the block dims it was loaded for
+        lanes = None if block_dim is None else resolve_block_dim(dev, block_dim)
         with COMPILE_LOCK:
             pending = [p for m in chosen for p in m._pending(dev)]
             built = _build_together(pending, dev, workers) if len(pending) > 1 else frozenset()
         error = None
         for m in chosen:
             try:
-                m._finish_load(dev, block_dim, m.load_quietly(dev, built))
+                m._finish_load(dev, lanes, m.load_quietly(dev, built))
             except Exception as e:  # noqa: BLE001  (raised once every module had its turn)
                 error = error or e
         if error is not None:

@@ -20,8 +20,10 @@ from .. import config as _config
 from ..compiler.build_options import ModuleBuildOptions
 from ..toolchain import external as external_files
 from ..compiler.options import CompileOptions
+from ..errors import KernelError
 from ..types.generic import is_generic
 from .deterministic import module_max_records, module_mode
+from .unique import fingerprint
 
 #: the module options a build resolves (the module's setting, else wp.config's, else Warp's default)
 _RESOLVED = ("enable_backward", "mode", "max_unroll", "fast_math", "fuse_fp", "lineinfo", "cuda_output",
@@ -29,8 +31,9 @@ _RESOLVED = ("enable_backward", "mode", "max_unroll", "fast_math", "fuse_fp", "l
              "deterministic_max_records")
 
 
-def resolve_options(module, config=None) -> dict:
-    """The options a build of `module` uses now (Warp's Module.resolve_options(config))."""
+def resolve_options(module, config=None, block_dim: int | None = None) -> dict:
+    """The options a build of `module` uses now (Warp's Module.resolve_options(config, block_dim)):
+    `block_dim` given, the options of a build for that block size."""
     config = config or _config
     options = module.options
     out = {}
@@ -43,6 +46,9 @@ def resolve_options(module, config=None) -> dict:
         out[name] = value
     out["deterministic"] = module_mode(module)  # (a ValueError naming the option for anything else)
     out["deterministic_max_records"] = module_max_records(module)
+    out["verify_fp"] = bool(getattr(config, "verify_fp", False))  # checks compiled into every kernel
+    if block_dim is not None:
+        out["block_dim"] = int(block_dim)
     return out
 
 
@@ -75,12 +81,90 @@ def emit_units(kernels, options: dict) -> list:
 
 
 def content_hash(kernels, options: dict) -> str:
-    """The digest of the generated code of `kernels` built with `options` (see the module docstring)."""
+    """The digest of the generated code of `kernels` built with `options` (see the module docstring),
+    with each kernel's own options (launch bounds, register cap ...: they change the binary, not the
+    C++ text). A kernel whose front half fails is hashed by its definition and those of the
+    functions it names (Warp hashes a module without compiling it, so a hash never raises)."""
     h = hashlib.sha256()
-    for k, _typed, unit in emit_units(kernels, options):
-        code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
-        h.update(f"{k.key}\n{code}\n".encode())
-        if unit.build_options is not None:
-            h.update(unit.build_options.digest().encode())
-        h.update((external_files.digest(unit.headers) or "").encode())  # the user's headers (build_experimental)
+    h.update(repr(sorted((k, v) for k, v in options.items() if k != "extra_build_options")).encode())
+    for k in sorted(kernels, key=lambda k: (k.key, k.hash)):  # the order kernels were defined in does not count
+        h.update(f"{k.key}\n{_kernel_options(k)}\n".encode())
+        try:
+            units = emit_units([k], options)
+        except KernelError:
+            h.update(definition_digest(k).encode())
+            continue
+        for _k, _typed, unit in units:
+            code = "\n".join(line for line in unit.source.splitlines() if not line.lstrip().startswith("//"))
+            h.update(f"{code}\n".encode())
+            if unit.build_options is not None:
+                h.update(unit.build_options.digest().encode())
+            h.update((external_files.digest(unit.headers) or "").encode())  # the user's headers (build_experimental)
     return h.hexdigest()
+
+
+def _kernel_options(kernel) -> str:
+    options = {k: v for k, v in kernel.options.items() if v is not None}
+    return repr((sorted(options.items(), key=str), getattr(kernel, "launch_bounds", None)))
+
+
+def definition_digest(kernel) -> str:
+    """A digest of a kernel's definition: its code (constants included) and closure values, and
+    those of every @wp.func it names, through their own calls."""
+    h = hashlib.sha256(kernel.hash)
+    seen: set = set()
+    todo = [kernel.func]
+    while todo:
+        fn = todo.pop()
+        code = getattr(fn, "__code__", None)
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        h.update(_code_text(code).encode())
+        for name in _names(code):
+            value = getattr(fn, "__globals__", {}).get(name)
+            if getattr(value, "_wp_func_", False):  # a @wp.func: each of its overloads' bodies
+                todo += [o.fn for o in value.overloads]
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                h.update(fingerprint(cell.cell_contents).encode())
+            except ValueError:  # a cell not bound yet
+                pass
+    return h.hexdigest()
+
+
+def _code_text(code) -> str:
+    """The bytecode, names and constants of a code object and the code objects nested in it."""
+    parts = [code.co_code.hex(), repr(code.co_names)]
+    for const in code.co_consts:
+        parts.append(_code_text(const) if hasattr(const, "co_code") else repr(const))
+    return "|".join(parts)
+
+
+def _names(code) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names(const)
+    return names
+
+
+def called_functions(kernel, options: dict) -> list:
+    """The @wp.func a kernel's typed code calls, directly or through other functions, in the order
+    first called (none for a kernel that does not compile: its error waits for its launch)."""
+    try:
+        units = emit_units([kernel], options)
+    except KernelError:
+        return []
+    found: dict = {}
+    seen: set = set()  # typed instances walked (a function typed for other argument types calls other functions)
+    todo = [inst for _k, typed, _unit in units for inst in typed.funcs]
+    while todo:
+        inst = todo.pop(0)
+        if id(inst) in seen:
+            continue
+        seen.add(id(inst))
+        if getattr(inst.func, "_wp_func_", False):
+            found.setdefault(inst.func, None)
+        todo += list(inst.ir.funcs)
+    return list(found)

@@ -10,9 +10,23 @@ import hashlib
 import inspect
 import threading
 
+import numbers
+
+from .unique import fingerprint
+
 #: held while a kernel's hash or cached name changes (Warp's tests reach it as
 #: warp._src.codegen._codegen_lock)
 codegen_lock = threading.RLock()
+
+
+def _stable_text(value) -> str:
+    """A captured value as text that is the same in every process: a constant by value, anything
+    else by its type and name (not its address, which would rename the kernel in every run)."""
+    if value is None or isinstance(value, (bool, numbers.Number, str, bytes)):
+        return fingerprint(value)
+    if isinstance(value, (tuple, list)):
+        return type(value).__name__ + "(" + ",".join(_stable_text(v) for v in value) + ")"
+    return f"{type(value).__name__}:{getattr(value, '__qualname__', '')}"
 
 
 class KernelNaming:
@@ -23,7 +37,7 @@ class KernelNaming:
 
     @property
     def hash(self) -> bytes:
-        """A sha256 digest of the kernel's definition (its key and source), made on first read;
+        """A sha256 digest of the kernel's definition (its key, source and captured values), made on first read;
         assigning one replaces it (and the cached mangled name)."""
         with codegen_lock:
             if self._hash is None:
@@ -31,7 +45,14 @@ class KernelNaming:
                     text = inspect.getsource(self.func)
                 except (OSError, TypeError):
                     text = repr(self.func.__code__.co_code)
-                self._hash = hashlib.sha256(f"{self.key}\n{text}".encode()).digest()
+                h = hashlib.sha256(f"{self.key}\n{text}".encode())
+                # a factory's kernels share their source: the values they captured tell them apart
+                for cell in getattr(self.func, "__closure__", None) or ():
+                    try:
+                        h.update(_stable_text(cell.cell_contents).encode())
+                    except ValueError:  # a cell not bound yet
+                        pass
+                self._hash = h.digest()
             return self._hash
 
     @hash.setter

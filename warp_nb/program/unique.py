@@ -53,7 +53,7 @@ def unique_module_name(func, kernel_options: dict, launch_bounds, module_options
             value = cell.cell_contents
         except ValueError:  # a cell not yet bound
             value = None
-        h.update(f"{name}={_fingerprint(value)};".encode())
+        h.update(f"{name}={fingerprint(value)};".encode())
     # annotations are evaluated where the function is defined: a factory's `dtype` parameter that
     # only appears in them (x: wp.array(dtype=dtype)) is no closure variable, yet changes the code
     for name, annotation in sorted(getattr(func, "__annotations__", {}).items()):
@@ -61,7 +61,7 @@ def unique_module_name(func, kernel_options: dict, launch_bounds, module_options
     for name in func.__code__.co_names:  # global constants the body reads (not modules, functions, types)
         value = func.__globals__.get(name)
         if isinstance(value, (numbers.Number, str, bytes, tuple, list)):
-            h.update(f"{name}={_fingerprint(value)};".encode())
+            h.update(f"{name}={fingerprint(value)};".encode())
     options = {k: v for k, v in sorted(kernel_options.items()) if v is not None}
     h.update(repr((options, launch_bounds, sorted((module_options or {}).items(), key=str))).encode())
     return f"{func.__module__}.{func.__qualname__}_{h.hexdigest()[:8]}"  # no line: a copy elsewhere is the same
@@ -72,19 +72,19 @@ def _annotation_fingerprint(annotation) -> str:
     for other types, as text for string annotations."""
     dtype, ndim = getattr(annotation, "dtype", None), getattr(annotation, "ndim", None)
     if dtype is not None and ndim is not None:
-        return f"{type(annotation).__name__}({_fingerprint(dtype)},{ndim})"
-    return _fingerprint(annotation)
+        return f"{type(annotation).__name__}({fingerprint(dtype)},{ndim})"
+    return fingerprint(annotation)
 
 
-def _fingerprint(value) -> str:
+def fingerprint(value) -> str:
     """Text that is equal for equal constants and distinct for distinct objects (functions, kernels, types:
     by identity; the kernel made from them keeps them alive, so an identity is never reused meanwhile)."""
     if value is None or isinstance(value, (bool, numbers.Number, str, bytes)):
         return repr(value)
     if isinstance(value, (tuple, list)):
-        return type(value).__name__ + "(" + ",".join(_fingerprint(v) for v in value) + ")"
+        return type(value).__name__ + "(" + ",".join(fingerprint(v) for v in value) + ")"
     if isinstance(value, dict):
-        return "{" + ",".join(f"{_fingerprint(k)}:{_fingerprint(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{fingerprint(k)}:{fingerprint(v)}" for k, v in value.items()) + "}"
     if isinstance(value, np.ndarray):
         return f"ndarray{value.shape}{value.dtype}:{hashlib.sha256(value.tobytes()).hexdigest()[:16]}"
     return f"{type(value).__name__}@{id(value):x}"

@@ -52,6 +52,7 @@ class Device:
     is_primary = False
     is_capturing = False
     has_context = False
+    context = None  # Warp's CUDA context handle (a CUDA device sets its own); None on the CPU
     sm_count = 0
     max_shared_memory_per_block = 0
     # Warp's unified-memory capabilities: none without a GPU; warp_nb's CUDA devices claim none either

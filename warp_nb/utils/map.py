@@ -36,7 +36,7 @@ _RESULTS: dict = {}  # (function, input types, broadcast pattern, ndim) -> its r
 _COUNTER = itertools.count()
 
 
-def map(func, *inputs, out=None, return_kernel: bool = False, block_dim: int = 256, device=None):  # noqa: A001
+def map(func, *inputs, out=None, return_kernel: bool = False, block_dim: int | None = None, device=None):  # noqa: A001
     """Apply `func` elementwise to `inputs` (see the module docstring). Returns the output array, a
     list of them when `func` gives several results, or with return_kernel=True the kernel itself
     (parameters: the inputs, then the outputs), without launching it."""

@@ -54,7 +54,8 @@ class FunctionWriter:
         # a mutable parameter is a tile the function writes into: a reference to the caller's copy
         params = ", ".join(f"{cpp_type(p.type)}{'&' if p.mutable else ''} {p.name}" for p in fn.params)
         self.lines.append(f"// @wp.func {fn.name} ({comment_text(fn.loc.file, 400)}:{fn.loc.line})")
-        self.lines.append(f"WPNB_FN {ret} {fn.symbol}({params}) {{")
+        hint = {True: " WPNB_FORCE_INLINE", False: " WPNB_NO_INLINE"}.get(fn.inline, "")
+        self.lines.append(f"WPNB_FN{hint} {ret} {fn.symbol}({params}) {{")
         self.declarations(1)
         self.block(fn.body, 1)
         self.lines.append("}\n")
