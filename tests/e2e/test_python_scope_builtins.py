@@ -1,5 +1,5 @@
 """Builtins without a numpy implementation called from Python scope run in a one-thread CPU
-kernel (warp_nb/program/builtin_call.py): same results as inside a kernel, Warp's return types,
+kernel (warp_nb/launch/builtin_call.py): same results as inside a kernel, Warp's return types,
 and clear errors for what only a kernel can do."""
 
 import math
@@ -82,7 +82,8 @@ def test_what_only_a_kernel_can_do_is_refused():
     with pytest.raises(RuntimeError, match="inside a kernel"):
         wp.tid()
     q = wp.quat_identity()
-    with pytest.raises(TypeError, match="does not accept"):
+    with pytest.raises(RuntimeError, match="Couldn't find a function 'quat_slerp' compatible with the arguments "
+                                           "'quatf, vec3f, float'"):
         wp.quat_slerp(q, wp.vec3(1.0, 2.0, 3.0), 0.5)
     with pytest.raises(TypeError, match="unexpected keyword"):
         wp.quat_slerp(q, q, spin=0.3)
@@ -128,3 +129,22 @@ def test_vectors_of_other_types_are_refused_as_in_kernels():
     with pytest.raises(RuntimeError, match="^Couldn't find a function 'min' compatible with the arguments "
                                            "'vec3f, vec3d'$"):
         wp.min(wp.vec3f(3.0, 1.0, 2.0), wp.vec3d(3.0, 1.0, 2.0))
+
+
+def test_a_scalar_result_from_the_kernel_path_has_warps_type():
+    # rand_init runs in a kernel from Python; its uint32 result is a wp.uint32, as Warp's Python scope gives
+    state = wp.rand_init(42)
+    assert isinstance(state, wp.uint32)
+
+    @wp.kernel
+    def init(out: wp.array(dtype=wp.uint32)):
+        out[0] = wp.rand_init(42)
+
+    out = wp.zeros(1, dtype=wp.uint32)
+    wp.launch(init, dim=1, inputs=[out])
+    assert state.value == int(out.numpy()[0])
+    # so it is the state curlnoise takes from Python (a Python int is an int32 there, and refused)
+    np.testing.assert_array_equal(np.array(wp.curlnoise(state, wp.vec3(0.25, 0.5, 0.75))),
+                                  np.array(wp.curlnoise(state, wp.vec3(0.25, 0.5, 0.75), wp.uint32(1), 2.0, 0.5)))
+    with pytest.raises(RuntimeError, match="'curlnoise' compatible with the arguments 'int, vec3f'"):
+        wp.curlnoise(42, wp.vec3(0.25, 0.5, 0.75))

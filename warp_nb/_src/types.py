@@ -173,6 +173,19 @@ from ..types.array_annotation import ArrayAnnotationBase as _ArrayAnnotationBase
 from ..types.array_annotation import IndexedArrayAnnotation as _IndexedArrayAnnotation  # noqa: F401
 
 
+from ..arrays.layout import check_dim_lengths as check_array_shape  # noqa: E402,F401  (wp.array's own check)
+
+
+def _get_ml_dtypes_bfloat16():
+    """ml_dtypes' bfloat16 scalar type when that package is installed, else None (wp.dtype_from_numpy
+    converts it to wp.bfloat16)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return getattr(ml_dtypes, "bfloat16", None)
+
+
 def hash_grid_query_type(dtype):
     """The query type of a hash grid of `dtype` (wp.HashGridQuery[dtype]; geometry-utils)."""
     from ..builtins.geometry import HashGridQuery
