@@ -148,3 +148,24 @@ def test_a_scalar_result_from_the_kernel_path_has_warps_type():
                                   np.array(wp.curlnoise(state, wp.vec3(0.25, 0.5, 0.75), wp.uint32(1), 2.0, 0.5)))
     with pytest.raises(RuntimeError, match="'curlnoise' compatible with the arguments 'int, vec3f'"):
         wp.curlnoise(42, wp.vec3(0.25, 0.5, 0.75))
+
+
+def test_wp_index_reads_a_component_in_kernels_and_is_refused_from_python():
+    @wp.kernel
+    def read(m: wp.array(dtype=wp.mat22), v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+        out[0] = wp.index(m[0], 1, 0) + 2.0 * wp.index(v[0], 2) + wp.index(wp.transform_identity(), 6)
+
+    m_np, v_np = np.array([[[1.0, 2.0], [3.0, 4.0]]]), np.array([[5.0, 6.0, 7.0]])
+    m = wp.array(m_np, dtype=wp.mat22, requires_grad=True)
+    v = wp.array(v_np, dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(read, dim=1, inputs=[m, v, out])
+    assert out.numpy()[0] == m_np[0, 1, 0] + 2.0 * v_np[0, 2] + 1.0
+    tape.backward(grads={out: wp.ones(1, dtype=float)})  # the sum is linear: its gradient is its coefficients
+    np.testing.assert_array_equal(m.grad.numpy()[0], [[0.0, 0.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(v.grad.numpy()[0], [0.0, 0.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'index' compatible with the arguments "
+                                           r"'mat22f, int, int'$"):
+        wp.index(wp.mat22f(), 0, 1)

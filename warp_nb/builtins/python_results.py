@@ -50,7 +50,7 @@ def python_scope_type(value):
     return None
 
 
-def _type_name(value) -> str:
+def type_name_of(value) -> str:
     """An argument's type as Warp's message spells it: `int`, `float`, `int8` (numpy's or Warp's)."""
     if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
         return type(value).__name__
@@ -70,7 +70,7 @@ def refuse_unmatched(builtin, args) -> None:
     if any(t is None for t in types_) or registry.resolve(builtin, types_) is not None:
         return
     raise RuntimeError(f"Couldn't find a function '{builtin.name}' compatible with the arguments "
-                       f"'{', '.join(_type_name(a) for a in args)}'")
+                       f"'{', '.join(type_name_of(a) for a in args)}'")
 
 
 def typed_result(builtin, args, result):
