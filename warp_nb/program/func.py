@@ -104,6 +104,7 @@ class Function(metaclass=abc.ABCMeta):
     def __init__(self, fn):
         self.key = fn.__qualname__
         self.module = fn.__module__
+        self.inline: bool | None = None  # @wp.func(inline=...): set by _define
         self.func = fn
         self.overloads: list[FuncOverload] = []
         self.add_overload(fn)
@@ -259,16 +260,17 @@ def func(fn: None = None, **options) -> typing.Callable[[typing.Callable[_P, _R]
 
 def func(fn=None, **options):
     """Decorator: a function callable from kernels. `inline` (Warp's hint to the C++ compiler: True,
-    False or None) is checked and otherwise left to the compiler, which inlines as it judges."""
+    always inline it; False, never; None, the compiler judges) applies to the function's C++
+    definition, its adjoint's and those of its custom gradient and replay."""
     inline = options.get("inline")
     if inline is not None and not isinstance(inline, bool):  # 1 or "yes" would pass for a hint silently
         raise TypeError(f"@wp.func: inline must be a bool or None, got {inline!r}")
     if fn is None:
-        return lambda f: _define(f, sys._getframe(1))
-    return _define(fn, sys._getframe(1))
+        return lambda f: _define(f, sys._getframe(1), inline)
+    return _define(fn, sys._getframe(1), inline)
 
 
-def _define(fn, scope_frame) -> Function:
+def _define(fn, scope_frame, inline: bool | None = None) -> Function:
     """A new Function for `fn`. When the scope that defines it already binds that name to a
     @wp.func of the same qualified name (a second `def` of one name in a module or a function
     body, a re-run notebook cell), the new one also carries the earlier overloads, less the one
@@ -278,6 +280,7 @@ def _define(fn, scope_frame) -> Function:
     previous = scope_frame.f_locals.get(fn.__name__)
     keep_source(fn)
     f = Function(fn)
+    f.inline = inline  # the C++ definitions' inline hint (compiler/emit/cpp.py function_qualifier)
     if isinstance(previous, Function) and (previous.module, previous.key) == (f.module, f.key):
         _check_refness(previous.overloads, f.overloads[0], fn.__name__)
         f.overloads = [o for o in previous.overloads if o.params != f.overloads[0].params] + f.overloads
