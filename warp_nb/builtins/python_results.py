@@ -19,21 +19,6 @@ from ..types.queries import dtype_from_numpy
 from ..types.scalars import Scalar
 
 
-def _arg_type(value, literal):
-    """The type a Python-scope argument has for overload resolution (None: one the rules do not cover)."""
-    if isinstance(value, np.generic):  # before float: np.float64 is a Python float
-        return dtype_from_numpy(value.dtype)
-    if isinstance(value, bool):
-        return literal("bool", value)
-    if isinstance(value, int):
-        return literal("int", value)
-    if isinstance(value, float):
-        return literal("float", value)
-    if isinstance(value, (Scalar, Composite)):
-        return type(value)
-    return None
-
-
 def python_scope_type(value):
     """The type Warp gives a Python-scope argument when choosing an overload (None: an argument
     these rules do not cover, an array or a struct, which the builtin's own code checks)."""
@@ -52,10 +37,6 @@ def python_scope_type(value):
 
 def type_name_of(value) -> str:
     """An argument's type as Warp's message spells it: `int`, `float`, `int8` (numpy's or Warp's)."""
-    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
-        return type(value).__name__
-    if isinstance(value, np.generic):
-        return type(value).__name__
     if isinstance(value, (Scalar, Composite)):
         return T.type_name(type(value))
     return type(value).__name__
@@ -78,7 +59,7 @@ def typed_result(builtin, args, result):
     if not isinstance(result, (float, int, np.generic)) or isinstance(result, Scalar):
         return result
     from . import registry
-    types_ = [_arg_type(a, registry.Literal) for a in args]
+    types_ = [python_scope_type(a) for a in args]
     if any(t is None for t in types_):
         return result
     resolved = registry.resolve(builtin, types_)
