@@ -17,9 +17,8 @@
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE __device__                      // where a debug-mode launch reports errors
 #define WPNB_COLD_FN __device__ __noinline__             // a rarely taken path (a failed check)
-// @wp.func(inline=True / False); not __forceinline__, which would repeat WPNB_FN's `inline`
-#define WPNB_FORCE_INLINE __attribute__((always_inline))
-#define WPNB_NO_INLINE __attribute__((noinline))
+#define WPNB_NOINLINE_FN __device__ __noinline__         // a @wp.func(inline=False) and its adjoint
+#define WPNB_FORCEINLINE_FN __device__ __forceinline__   // a @wp.func(inline=True) and its adjoint
 #ifndef CUDA_CALLABLE
 #define CUDA_CALLABLE __host__ __device__                // Warp's qualifier, for C++ written for Warp
 #endif                                                   // (module preambles, external builtins)
@@ -32,8 +31,8 @@
 #define WPNB_RESTRICT __restrict__
 #define WPNB_DEBUG_STATE extern "C" __attribute__((visibility("default")))
 #define WPNB_COLD_FN __attribute__((noinline, cold))
-#define WPNB_FORCE_INLINE __attribute__((always_inline))
-#define WPNB_NO_INLINE __attribute__((noinline))
+#define WPNB_NOINLINE_FN inline __attribute__((noinline))
+#define WPNB_FORCEINLINE_FN inline __attribute__((always_inline))
 #ifndef CUDA_CALLABLE
 #define CUDA_CALLABLE                                    // Warp's qualifier (see the CUDA branch)
 #endif

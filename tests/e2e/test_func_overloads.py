@@ -96,3 +96,32 @@ def test_inline_hint_accepted(value):
     a = wp.zeros(3, dtype=float, device="cpu")
     wp.launch(k, dim=3, inputs=[a], device="cpu")
     np.testing.assert_array_equal(a.numpy(), [0.0, 2.0, 4.0])
+
+
+@pytest.mark.parametrize("value", [None, True, False])
+def test_inline_hint_reaches_adjoints_and_custom_gradients(value):
+    @wp.func(inline=value)
+    def square(x: float) -> float:
+        return x * x
+
+    @wp.func(inline=value)
+    def clipped(x: float) -> float:
+        return wp.min(x, 1.0)
+
+    @wp.func_grad(clipped)
+    def adj_clipped(x: float, adj_ret: float):
+        wp.adjoint[x] += 3.0 * adj_ret  # a custom gradient the exact one (0 or 1) cannot be confused with
+
+    @wp.kernel(module="unique")
+    def k(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = square(x[i]) + clipped(x[i])
+
+    x_np = np.array([0.5, 2.0, -1.0], dtype=np.float32)
+    x, y = wp.array(x_np, requires_grad=True), wp.zeros(3, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(k, dim=3, inputs=[x, y])
+    tape.backward(grads={y: wp.ones(3)})
+    np.testing.assert_allclose(y.numpy(), x_np * x_np + np.minimum(x_np, 1.0))
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * x_np + 3.0)

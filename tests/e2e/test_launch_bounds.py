@@ -151,13 +151,32 @@ def test_a_tuple_tid_reads_each_of_its_dimensions(axis):
                      record_cmd=True).bounds.coord_mult == BIG + 1
 
 
-def test_safe_extents_may_total_more_than_2_31_threads_but_such_a_launch_does_not_run():
-    out = wp.zeros((1, 1), dtype=int)
-    launch = wp.launch(pair_tid, dim=(2 ** 16, 2 ** 16), inputs=[out], record_cmd=True)
+def test_safe_extents_may_total_more_than_2_31_threads_but_a_scalar_tid_launch_does_not_run():
+    out = wp.zeros(1, dtype=int)
+    launch = wp.launch(scalar_tid, dim=(2 ** 16, 2 ** 16), inputs=[out], record_cmd=True)
     assert launch.bounds.size == 2 ** 32
     assert "at most 2^31 - 1 threads" in _error(launch.launch)
-    assert "at most 2^31 - 1 threads" in _error(lambda: wp.launch(pair_tid, dim=(2 ** 16, 2 ** 16), inputs=[out]))
-    assert out.numpy()[0, 0] == 0  # nothing ran
+    assert "at most 2^31 - 1 threads" in _error(lambda: wp.launch(scalar_tid, dim=(2 ** 16, 2 ** 16), inputs=[out]))
+    assert out.numpy()[0] == 0  # nothing ran
+
+
+@wp.kernel
+def sample_coordinates(count: wp.array(dtype=int), last: wp.array(dtype=int), n1: int):
+    i, j = wp.tid()
+    if j % 1048576 == 0:  # a sparse sample: 2^31 atomics would take minutes
+        wp.atomic_add(count, i, 1)
+    if j == n1 - 1:
+        last[i] = j
+
+
+def test_a_tuple_tid_launch_past_2_31_threads_runs_on_the_cpu():
+    # as Warp (test_large: 46341 x 46341): the loop counts the flat index in int64, coordinates stay int32
+    n1 = 2 ** 30 + 1
+    count, last = wp.zeros(2, dtype=int, device="cpu"), wp.zeros(2, dtype=int, device="cpu")
+    wp.launch(sample_coordinates, dim=(2, n1), inputs=[count, last, n1], device="cpu")
+    expected = len(range(0, n1, 1048576))
+    np.testing.assert_array_equal(count.numpy(), [expected, expected])
+    np.testing.assert_array_equal(last.numpy(), [n1 - 1, n1 - 1])
 
 
 @pytest.mark.parametrize("kernel", [no_tid, tid_in_static_false, tid_in_global_false, tid_in_local_false,

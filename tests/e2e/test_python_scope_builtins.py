@@ -1,5 +1,5 @@
 """Builtins without a numpy implementation called from Python scope run in a one-thread CPU
-kernel (warp_nb/program/builtin_call.py): same results as inside a kernel, Warp's return types,
+kernel (warp_nb/launch/builtin_call.py): same results as inside a kernel, Warp's return types,
 and clear errors for what only a kernel can do."""
 
 import math
@@ -82,7 +82,8 @@ def test_what_only_a_kernel_can_do_is_refused():
     with pytest.raises(RuntimeError, match="inside a kernel"):
         wp.tid()
     q = wp.quat_identity()
-    with pytest.raises(TypeError, match="does not accept"):
+    with pytest.raises(RuntimeError, match="Couldn't find a function 'quat_slerp' compatible with the arguments "
+                                           "'quatf, vec3f, float'"):
         wp.quat_slerp(q, wp.vec3(1.0, 2.0, 3.0), 0.5)
     with pytest.raises(TypeError, match="unexpected keyword"):
         wp.quat_slerp(q, q, spin=0.3)
@@ -128,3 +129,43 @@ def test_vectors_of_other_types_are_refused_as_in_kernels():
     with pytest.raises(RuntimeError, match="^Couldn't find a function 'min' compatible with the arguments "
                                            "'vec3f, vec3d'$"):
         wp.min(wp.vec3f(3.0, 1.0, 2.0), wp.vec3d(3.0, 1.0, 2.0))
+
+
+def test_a_scalar_result_from_the_kernel_path_has_warps_type():
+    # rand_init runs in a kernel from Python; its uint32 result is a wp.uint32, as Warp's Python scope gives
+    state = wp.rand_init(42)
+    assert isinstance(state, wp.uint32)
+
+    @wp.kernel
+    def init(out: wp.array(dtype=wp.uint32)):
+        out[0] = wp.rand_init(42)
+
+    out = wp.zeros(1, dtype=wp.uint32)
+    wp.launch(init, dim=1, inputs=[out])
+    assert state.value == int(out.numpy()[0])
+    # so it is the state curlnoise takes from Python (a Python int is an int32 there, and refused)
+    np.testing.assert_array_equal(np.array(wp.curlnoise(state, wp.vec3(0.25, 0.5, 0.75))),
+                                  np.array(wp.curlnoise(state, wp.vec3(0.25, 0.5, 0.75), wp.uint32(1), 2.0, 0.5)))
+    with pytest.raises(RuntimeError, match="'curlnoise' compatible with the arguments 'int, vec3f'"):
+        wp.curlnoise(42, wp.vec3(0.25, 0.5, 0.75))
+
+
+def test_wp_index_reads_a_component_in_kernels_and_is_refused_from_python():
+    @wp.kernel
+    def read(m: wp.array(dtype=wp.mat22), v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+        out[0] = wp.index(m[0], 1, 0) + 2.0 * wp.index(v[0], 2) + wp.index(wp.transform_identity(), 6)
+
+    m_np, v_np = np.array([[[1.0, 2.0], [3.0, 4.0]]]), np.array([[5.0, 6.0, 7.0]])
+    m = wp.array(m_np, dtype=wp.mat22, requires_grad=True)
+    v = wp.array(v_np, dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(read, dim=1, inputs=[m, v, out])
+    assert out.numpy()[0] == m_np[0, 1, 0] + 2.0 * v_np[0, 2] + 1.0
+    tape.backward(grads={out: wp.ones(1, dtype=float)})  # the sum is linear: its gradient is its coefficients
+    np.testing.assert_array_equal(m.grad.numpy()[0], [[0.0, 0.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(v.grad.numpy()[0], [0.0, 0.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'index' compatible with the arguments "
+                                           r"'mat22f, int, int'$"):
+        wp.index(wp.mat22f(), 0, 1)

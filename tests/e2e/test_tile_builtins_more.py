@@ -4,6 +4,7 @@ wp.tile of a vector (a tile of its components), len() of a tile in wp.static, on
 numpy, with gradients where Warp defines them."""
 
 import numpy as np
+import pytest
 
 import warp_nb as wp
 
@@ -75,6 +76,36 @@ def test_random_tiles_match_warps_cpu_streams():
     np.testing.assert_array_equal(ints.numpy(), [[798497746, -1161279442], [-169969590, -744808085]])
     np.testing.assert_allclose(floats.numpy(), [[-3.140853, 2.2961855], [4.6042585, 3.2658587]], rtol=1e-6)
     np.testing.assert_array_equal(bounded.numpy(), [[1, -1], [1, -4]])
+
+
+@wp.kernel(module="unique")
+def randi_empty(out: wp.array2d(dtype=int)):
+    wp.tile_store(out, wp.tile_randi(shape=(2, 2), rng=wp.uint32(0), min=1, max=1))
+
+
+@wp.kernel(module="unique")
+def randi_reversed(out: wp.array2d(dtype=int)):
+    wp.tile_store(out, wp.tile_randi(shape=(2, 2), rng=wp.uint32(0), min=2, max=1))
+
+
+@wp.kernel(module="unique")
+def randi_past_int32(out: wp.array2d(dtype=int)):
+    wp.tile_store(out, wp.tile_randi(shape=(2, 2), rng=wp.uint32(0), min=2147483647, max=2147483648))
+
+
+@wp.kernel(module="unique")
+def randf_one_float32(out: wp.array2d(dtype=float)):
+    wp.tile_store(out, wp.tile_randf(shape=(2, 2), rng=wp.uint32(0), min=1.00000001, max=1.00000002))
+
+
+def test_constant_random_ranges_with_nothing_to_draw_are_refused():
+    # as Warp: the bounds compared as values of the tile's type (1.00000001 and 1.00000002 are one float32)
+    for kernel, dtype, message in ((randi_empty, int, "max must be greater than min"),
+                                   (randi_reversed, int, "max must be greater than min"),
+                                   (randi_past_int32, int, "representable as int32"),
+                                   (randf_one_float32, float, "max must be greater than min")):
+        with pytest.raises(ValueError, match=message):
+            wp.launch_tiled(kernel, dim=[1], inputs=[wp.zeros((2, 2), dtype=dtype)], block_dim=1)
 
 
 @wp.kernel

@@ -9,6 +9,7 @@ import pytest
 import warp_nb as wp
 from warp_nb.types.array_type import ArrayType
 from warp_nb.toolchain.cxx import find_compiler
+from warp_nb.compiler.adjoint import adjoint_unit
 from warp_nb.compiler.emit import emit_kernel, for_target
 from warp_nb.compiler.emit.cpp import cpp_type, literal
 from warp_nb.compiler.parse import parse_source
@@ -44,6 +45,42 @@ def test_literals():
     assert literal(-(2 ** 31), wp.int32) == "wpnb::int32(-2147483647 - 1)"
     assert literal(True, wp.bool) == "true"
     assert literal(wp.vec2(1.0, 2.0), wp.vec2) == "wpnb::vec_t<2, wpnb::float32>(1.0f, 2.0f)"
+
+
+@wp.func(inline=False)
+def _kept_out_of_line(x: float) -> float:
+    return x * x
+
+
+@wp.func(inline=True)
+def _forced_inline(x: float) -> float:
+    return x + 1.0
+
+
+@wp.func
+def _compiler_chooses(x: float) -> float:
+    return x * 2.0
+
+
+def test_inline_hints_qualify_the_function_and_its_adjoint():
+    # Warp's @wp.func(inline=...): never inline, always inline, or the compiler's choice, forward and adjoint
+    fdef = parse_source(textwrap.dedent("""
+        def k(a: wp.array(dtype=float)):
+            i = wp.tid()
+            a[i] = _kept_out_of_line(a[i]) + _forced_inline(a[i]) + _compiler_chooses(a[i])
+        """), "k.py")
+    scope = Scope(lambda: None)
+    scope.globals = {"wp": wp, "_kept_out_of_line": _kept_out_of_line, "_forced_inline": _forced_inline,
+                     "_compiler_chooses": _compiler_chooses}
+    kernel = typecheck_kernel(fdef, [ArrayType(wp.float32, 1)], scope, Context("release", backward=True))
+    unit = for_target(emit_kernel(kernel, "release", adjoint_unit(kernel, True)), CpuTarget())
+    lines = unit.source.splitlines()
+    for name, qualifier in (("_kept_out_of_line", "WPNB_NOINLINE_FN"), ("_forced_inline", "WPNB_FORCEINLINE_FN"),
+                            ("_compiler_chooses", "WPNB_FN")):
+        definitions = [ln for ln in lines if f"f_{name}_" in ln and ln.rstrip().endswith("{")]
+        assert len(definitions) == 2, definitions  # the function and its adjoint
+        assert all(ln.startswith(qualifier + " ") for ln in definitions), definitions
+    syntax_check(unit.source)
 
 
 @pytest.mark.needs_cxx

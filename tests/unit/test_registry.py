@@ -33,6 +33,7 @@ NO_CPP_FUNCTION = {
     "print": "emitted as a call of C's printf, with a format chosen by the value's type",
     "static": "evaluated in Python when the kernel is compiled",
     "address_of": "emitted as the address of an array element or a kept variable (ir.AddressOf)",
+    "index": "typed and emitted as the subscript a[i] / a[i, j] it spells",
 }
 
 NAMES = sorted(BUILTINS)

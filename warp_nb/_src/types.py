@@ -290,6 +290,19 @@ def type_matches_template(arg_type, template_type) -> builtins_bool:
     return matches(template_type, arg_type)
 
 
+from ..arrays.layout import check_dim_lengths as check_array_shape  # noqa: E402,F401  (wp.array's own check)
+
+
+def _get_ml_dtypes_bfloat16():
+    """ml_dtypes' bfloat16 scalar type when that package is installed, else None (wp.dtype_from_numpy
+    converts it to wp.bfloat16)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return getattr(ml_dtypes, "bfloat16", None)
+
+
 def hash_grid_query_type(dtype):
     """The query type of a hash grid of `dtype` (wp.HashGridQuery[dtype]; geometry-utils)."""
     from ..builtins.geometry import HashGridQuery

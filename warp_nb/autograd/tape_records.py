@@ -37,11 +37,6 @@ class LaunchRecord:
             raise IndexError(f"tape launch entry {index} is not kept by warp_nb")
         setattr(self, name, value)
 
-    def __getitem__(self, index):
-        """Warp's tape keeps each launch as a list (kernel, dim, max_blocks, inputs, outputs, device,
-        block_dim), which code written for Warp indexes (`tape.launches[0][3]`: the inputs)."""
-        return (self.kernel, self.dim, 0, self.inputs, self.outputs, self.device, self.block_dim)[index]
-
     def typed_ir(self):
         """The typed IR of the launched kernel (compiled already: it ran)."""
         if self.typed is None:

@@ -131,8 +131,22 @@ builtin("matrix_from_cols", header="core/mat.h", category="matrix", form="matrix
         python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs]).T))
 
 _q = dict(header="core/quat.h", category="quaternion")
-builtin("quat_identity", header="core/quat.h", category="quaternion", form="quat_identity", python=lambda dtype=T.float32: T.quaternion(dtype)(
-        0, 0, 0, 1), doc="quat_identity(dtype=float32): the quaternion (0, 0, 0, 1).")
+
+
+def _identity_dtype(name: str, dtype):
+    """The scalar type of quat_identity / transform_identity's `dtype=` at Python scope, as Warp takes it:
+    a Warp float type, or None / float for float32. numpy's types and dtypes are refused (the caller
+    converts them with wp.dtype_from_numpy), as is anything else, with Warp's RuntimeError."""
+    if dtype is None or dtype is float:
+        return T.float32
+    if isinstance(dtype, type) and T.is_scalar_type(dtype) and dtype._kind == "float":
+        return dtype
+    raise RuntimeError(f"Couldn't find a function '{name}' compatible with the arguments '{type(dtype).__name__}'")
+
+
+builtin("quat_identity", header="core/quat.h", category="quaternion", form="quat_identity",
+        python=lambda dtype=None: T.quaternion(_identity_dtype("quat_identity", dtype))(0, 0, 0, 1),
+        doc="quat_identity(dtype=float32): the quaternion (0, 0, 0, 1).")
 builtin("quat_from_axis_angle", ov(V3, F, ret=Q, names=("axis", "angle")), python=_py(_axis_angle, "quat"),
         doc="Rotation of `angle` radians about the unit vector `axis` (as in Warp, the axis is not "
             "normalised: pass a unit vector).", **_q)
@@ -161,7 +175,7 @@ builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")),
 
 _t = dict(header="core/transform.h", category="transform")
 builtin("transform_identity", header="core/transform.h", category="transform", form="transform_identity",
-        python=lambda dtype=T.float32: T.transformation(dtype)(0, 0, 0, 0, 0, 0, 1),
+        python=lambda dtype=None: T.transformation(_identity_dtype("transform_identity", dtype))(0, 0, 0, 0, 0, 0, 1),
         doc="transform_identity(dtype=float32): no translation, no rotation.")
 builtin("transform_get_translation", ov(X, ret=V3), python=_py(lambda t: t[:3]), doc="The translation p.", **_t)
 builtin("transform_get_rotation", ov(X, ret=Q), python=_py(lambda t: t[3:], "quat"), doc="The rotation q.", **_t)

@@ -344,6 +344,11 @@ class Builtin:
         return self.cpp or f"wpnb::{self.name}"
 
     @property
+    def key(self) -> str:
+        """Warp's name for a builtin's name (`wp.sin.key`)."""
+        return self.name
+
+    @property
     def special(self) -> bool:
         """Typed by a rule of the typechecker (`form`), not by overloads."""
         return self.form is not None
@@ -383,13 +388,12 @@ class Builtin:
             ordered = self.positional(args, kwargs)  # else the Python implementation's own keywords (dtype=)
             if ordered is not None:
                 args, kwargs = ordered, {}
-        if self.python is not None and self.overloads and args and not kwargs \
-                and all(isinstance(a, Composite) for a in args) and resolve(self, [type(a) for a in args]) is None:
-            # vectors and matrices of other types or sizes than an overload takes (vec3f with vec3d):
-            # numpy would broadcast or promote them; Warp refuses, as a kernel would (a builtin typed
-            # by its own rule, without overloads, checks its arguments itself)
-            raise RuntimeError(f"Couldn't find a function '{self.name}' compatible with the arguments "
-                               f"'{', '.join(T.type_name(type(a)) for a in args)}'")
+        if self.overloads and args and not kwargs:
+            # arguments no overload takes as Warp types them (vec3f with vec3d, int8 with a Python int):
+            # numpy would broadcast or promote them; Warp refuses (a builtin typed by its own rule,
+            # without overloads, checks its arguments itself)
+            from .python_results import refuse_unmatched
+            refuse_unmatched(self, args)
         if self.python is None:
             if python_scope_fallback is None:
                 raise RuntimeError(f"wp.{self.name}() can only be called inside a kernel or @wp.func")

@@ -4,6 +4,14 @@ builtin, for documentation, stubs and `wp.<name>`."""
 
 from .registry import builtin
 
+
+def _index_from_python(*args):
+    """Warp's wp.index has no Python-scope form (index the value itself there: v[i], m[i][j])."""
+    from .python_results import type_name_of
+    raise RuntimeError(f"Couldn't find a function 'index' compatible with the arguments "
+                       f"'{', '.join(type_name_of(a) for a in args)}'")
+
+
 _s = dict(header="core/prelude.h", category="special")
 builtin("tid", doc="The index of this thread: an int for 1-D launches; unpack `i, j = wp.tid()` for 2-D, up to 4-D.",
         differentiable=False, form="tid", **_s)
@@ -22,3 +30,7 @@ builtin("cast", doc="wp.cast(a, dtype): the bits of `a` read as a value of type 
 builtin("address_of", doc="wp.address_of(x): the address (a uint64) of x's storage, for a @wp.func_native snippet to "
                             "read or write through: x is a variable, an array element, a struct field or a component.",
         differentiable=False, form="address_of", **_s)
+builtin("index", doc="wp.index(a, i) or wp.index(a, i, j): the component a[i] or a[i, j] of a vector, matrix, "
+                       "quaternion or transformation, as a subscript reads it (differentiable the same way). Kernels "
+                       "only, as in Warp: from Python, index the value itself.",
+        python=_index_from_python, form="index", **_s)

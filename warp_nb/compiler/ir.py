@@ -340,7 +340,9 @@ class Function:
     structs: list = field(default_factory=list)  # struct types used (direct)
     locals: list = field(default_factory=list)  # every Var defined in the body, in order
     checks: list = field(default_factory=list)  # Locs of debug checks (array accesses, asserts)
-    inline: bool | None = None  # @wp.func(inline=...): the hint given to the C++ compiler (None: its choice)
+    #: @wp.func(inline=...): True (always inline), False (never), None (the C++ compiler chooses);
+    #: the function's adjoint, custom gradient and replay take it too
+    inline: bool | None = None
 
 
 # --- printing and fingerprints ----------------------------------------------------------------

@@ -97,10 +97,7 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
     typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=f"f_{fdef.name}", return_type=return_type)
     if overload is not None:  # wp.ref[T] parameters: references the caller's copies are passed to
         typer.reference_names = {n for n, p in zip(fdef.params, overload.params) if isinstance(p, Reference)}
-    typed = typer.run(arg_types)
-    if getattr(func, "inline", None) is not None:  # @wp.func(inline=...): written into its C++ definition
-        typed = dataclasses.replace(typed, inline=func.inline)
-    inst = FuncInstance(func, tuple(arg_types), _content_symbol(typed, "f"))
+    inst = FuncInstance(func, tuple(arg_types), _content_symbol(_with_hint(typer.run(arg_types), func), "f"))
     inst.overload = overload
     context.instances[key] = inst
     if context.backward and overload is not None:
@@ -111,6 +108,12 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
             inst.custom_replay = typecheck_function(func, replay.fdef, arg_types, replay.scope, context,
                                                     inst.return_type)
     return inst
+
+
+def _with_hint(fn: ir.Function, func) -> ir.Function:
+    """`fn` with its @wp.func's inline hint (read from the function object: None when it has none)."""
+    hint = getattr(func, "inline", None)
+    return fn if hint is None else dataclasses.replace(fn, inline=hint)
 
 
 def custom_grad_instance(func, overload, inst: FuncInstance, context: Context) -> FuncInstance:
@@ -161,7 +164,7 @@ def _custom_grad(func, grad, primal: S.FunctionDef, arg_types, return_type, cont
                               grad.fdef.name)
     typer = FunctionTyper(grad.fdef, grad.scope, context, is_kernel=False, symbol=f"g_{grad.fdef.name}")
     typer.adjoint_params = list(zip(grad.fdef.params[:len(arg_types)], arg_types))
-    return FuncInstance(func, tuple(types_), _content_symbol(typer.run(types_), "g"))
+    return FuncInstance(func, tuple(types_), _content_symbol(_with_hint(typer.run(types_), func), "g"))
 
 
 def _content_symbol(fn: ir.Function, prefix: str) -> ir.Function:

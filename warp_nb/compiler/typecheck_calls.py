@@ -20,7 +20,6 @@ from ..types.array_type import ArrayType
 from ..types.tiles import TileType
 from ..types.generic import is_generic, matches
 from ..types.function_value import FUNCTION_PARAM, FunctionValue, is_function_object
-from ..types.reference import Reference
 from ..errors import KernelAttributeError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError
 from ..builtins.registry import BUILTINS, Overload, Resolved
 from ..types.native_types import native_info
@@ -391,6 +390,17 @@ class Calls:
         dtype = self.const_type(a["dtype"]) if "dtype" in a else T.float32
         return self._template_call("transform_identity", "wpnb::transform_identity<{T}>", T.transformation(dtype),
                                    {"T": dtype}, node)
+
+    def form_index(self, node):
+        """wp.index(a, i) / wp.index(a, i, j): Warp's call spelling of the subscript a[i] / a[i, j]."""
+        if node.kwargs or len(node.args) not in (2, 3):
+            self.error(KernelTypeError, "wp.index(a, i) or wp.index(a, i, j) takes a vector, matrix, quaternion or "
+                                        "transformation and one or two indices", node)
+        base = self.expr(node.args[0])
+        if not (isinstance(base, ir.Var) and T.kind_of(base.type) is not None):
+            self.error(KernelTypeError, f"wp.index reads a component of a vector, matrix, quaternion or "
+                                        f"transformation, not {self.describe(base)}", node)
+        return self.expr(S.Subscript(node.args[0], tuple(node.args[1:]), node.loc))
 
     def form_cast(self, node):
         a = self._named(node, ("a", "dtype"), {})

@@ -6,6 +6,8 @@ A mixin of FunctionTyper."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import ir
 from .. import types as T
 from ..builtins import registry
@@ -102,9 +104,26 @@ class TileConstruction:
             self.error(KernelTypeError, f"wp.{name}: give both min and max, or neither", node)
         bounds = ()
         if "min" in a:
-            bounds = tuple(self.convert(self.expr(a[k]), dtype, node, k) for k in ("min", "max"))
+            values = [self.expr(a[k]) for k in ("min", "max")]
+            if all(isinstance(v, Lit) for v in values):
+                self.check_random_range(name, dtype, [v.value for v in values], node)
+            bounds = tuple(self.convert(v, dtype, node, k) for v, k in zip(values, ("min", "max")))
         return self.tile_call(name, f"wpnb::{name}<{{R}}, {{C}}>", result, node, (rng, *bounds), R=result.rows,
                               C=result.cols)
+
+    def check_random_range(self, name: str, dtype, bounds: list, node) -> None:
+        """Refuse constant bounds that leave nothing to draw once they are values of `dtype` (as Warp:
+        min=1.00000001, max=1.00000002 are one float32), or an int bound past int32."""
+        if dtype is T.int32:
+            if any(not -2 ** 31 <= int(b) < 2 ** 31 for b in bounds):
+                self.error(KernelValueError, f"wp.{name}: min and max must be representable as int32, got "
+                                             f"{bounds[0]} and {bounds[1]}", node)
+            low, high = (int(b) for b in bounds)
+        else:
+            low, high = (float(np.float32(b)) for b in bounds)
+        if not high > low:
+            self.error(KernelValueError, f"wp.{name}: max must be greater than min (as {T.type_name(dtype)}: "
+                                         f"min {low}, max {high})", node)
 
     def form_tile_randi(self, node):
         return self.random_tile(node, "tile_randi", T.int32)

@@ -59,10 +59,6 @@ class CudaDevice(Device):
         """The built-in allocator arrays use: the stream-ordered pool where the device has one."""
         return self.mempool_allocator or self._plain_allocator
 
-    @property
-    def is_managed_memory_supported(self) -> bool:
-        return bool(drv.attribute(self.handle, "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY"))
-
     def get_cuda_compile_arch(self) -> int:
         """The architecture kernels for this device are compiled for (its own, or the newest below
         it that this NVRTC knows, as PTX)."""

@@ -18,8 +18,8 @@ _BOUNDS = struct.Struct("=4qiiq")  # native/core/prelude.h launch_t: shape[4], n
 
 #: the largest extent of a dimension wp.tid() reads: its coordinates are int32 (0 .. 2^31 - 1)
 TID_EXTENT_LIMIT = 2 ** 31
-#: the most threads one dispatch runs: the CPU's loops count threads in int32 (a recorded launch
-#: may have more, as long as it is not run)
+#: the most threads one dispatch runs, but for `runs_on_cpu_past_int32`: the CPU's loops of a scalar
+#: wp.tid() count threads in int32 (a recorded launch may have more, as long as it is not run)
 THREAD_LIMIT = 2 ** 31 - 1
 _INT64_MAX = 2 ** 63 - 1
 
@@ -146,11 +146,23 @@ def block_bounds(dim, lanes: int, one_lane: bool = False) -> tuple[bytes, int]:
     return _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), int(one_lane), min(blocks, _INT64_MAX)), blocks
 
 
+def too_many(dim, size: int, tid_count: int, lanes: int, is_cpu: bool) -> bool:
+    """Whether a dispatch of `size` threads over `dim` is more than warp_nb runs. Past THREAD_LIMIT,
+    only the CPU runs one, for a kernel whose wp.tid() unpacks every dimension of a launch of
+    several, one lane per block, each extent below 2^31: its loop counts the flat index in int64
+    and gives int32 coordinates (runtime/cpu_entry.py), as Warp runs a 46341 x 46341 launch."""
+    if size <= THREAD_LIMIT:
+        return False
+    dims = canonical_dim(dim)
+    return not (is_cpu and lanes == 1 and 1 < len(dims) == tid_count and size <= _INT64_MAX
+                and max(dims) <= THREAD_LIMIT)
+
+
 def too_many_threads(kernel_key: str, dim, threads: int) -> ValueError:
     """The error of a dispatch of more threads than the CPU's int32 loops count (docs/compat.md)."""
     return ValueError(f"launch of kernel `{kernel_key}` with dim={dim!r} has {threads} threads; warp_nb runs at "
-                      f"most 2^31 - 1 threads in one launch (its CPU loops count threads in int32): split the "
-                      f"launch")
+                      f"most 2^31 - 1 threads in one launch (but on the CPU when wp.tid() unpacks every "
+                      f"dimension of a launch of several): split the launch")
 
 
 def _product(values) -> int:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import types as T
 from ..builtins import registry
-from ..types.queries import dtype_from_numpy
+from ..builtins.python_results import python_scope_type, scalar_result
 
 _KERNELS: dict = {}  # (builtin name, argument count) -> generic kernel
 
@@ -33,12 +33,9 @@ def _literal(value):
 
 
 def _arg_type(value):
-    lit = _literal(value)
-    if lit is not None:
-        return lit
-    if isinstance(value, np.generic):
-        return dtype_from_numpy(value.dtype)
-    return type(value)
+    """Its type for the overload resolution: Warp's Python-scope types (a Python int is an int32 ...)."""
+    found = python_scope_type(value)
+    return type(value) if found is None else found
 
 
 def _kernel_for(name: str, nargs: int, nout: int = 0):
@@ -82,7 +79,8 @@ def _result(value, result_type):
     """One element read back from the output array as Warp's Python scope returns it: a Python
     number for scalars, a wp vector/matrix/quaternion/transform for composites."""
     if T.is_scalar_type(result_type):
-        return value.item() if hasattr(value, "item") else value
+        value = value.item() if hasattr(value, "item") else value
+        return scalar_result(result_type, value) if result_type._kind in ("float", "int", "uint") else value
     return result_type._from_numpy(np.asarray(value))
 
 

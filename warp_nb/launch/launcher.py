@@ -26,7 +26,7 @@ from ..types.generic import is_generic
 from ..program.signatures import concrete_signature
 from .args import composite_from_single_value, convert_argument, make_packer  # noqa: F401
 from .capture import refuse_foreign_descriptors
-from .bounds import (THREAD_LIMIT, LaunchBounds, bounds_cache, block_bounds, canonical_dim, fit_to_tid,
+from .bounds import (THREAD_LIMIT, LaunchBounds, bounds_cache, block_bounds, canonical_dim, fit_to_tid, too_many,
                      launch_bounds, too_many_threads)
 
 class Launcher:
@@ -187,7 +187,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         bounds, ndim, size = bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
         bounds, ndim, size = launch_bounds(dim, launcher.tid_reads)
-        if size > THREAD_LIMIT and not record_cmd and recording.capture is None:
+        if size > THREAD_LIMIT and not record_cmd and recording.capture is None \
+                and too_many(dim, size, launcher.tid_count, launcher.block_dim, launcher.device.is_cpu):
             raise at_callers_line(too_many_threads(kernel.key, dim, size))
     if launcher.block_dim > 1:
         bounds, size = block_bounds(dim, launcher.block_dim, _lanes_agree(launcher, dim))
@@ -332,7 +333,8 @@ class Launch:
             snapshot.adj_params = list(self.adj_params)
             recording.capture.record(snapshot)
             return
-        if self._threads > THREAD_LIMIT:
+        if self._threads > THREAD_LIMIT and too_many(self.dim, self._threads, self._launcher.tid_count,
+                                                     self._launcher.block_dim, self._launcher.device.is_cpu):
             raise at_callers_line(too_many_threads(self.kernel.key, self.dim, self._threads))
         if self._packed is None:
             params = self.args
@@ -421,7 +423,7 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
         recording.capture.record(Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher))
         return None
     bounds, ndim, size = launch_bounds(dim, launcher.tid_reads)
-    if size > THREAD_LIMIT:
+    if size > THREAD_LIMIT and too_many(dim, size, launcher.tid_count, lanes, launcher.device.is_cpu):
         raise at_callers_line(too_many_threads(kernel.key, dim, size))
     repeat = 1
     if lanes > 1:

@@ -111,7 +111,7 @@ class Function(metaclass=abc.ABCMeta):
     def __init__(self, fn):
         self.key = fn.__qualname__
         self.module = fn.__module__
-        self.inline = None  # Warp's hint to the C++ compiler (@wp.func(inline=...)): emitted with the function
+        self.inline: bool | None = None  # @wp.func(inline=...): set by _define
         self.func = fn
         self.overloads: list[FuncOverload] = []
         self.add_overload(fn)
@@ -301,7 +301,8 @@ def func(fn: None = None, **options) -> typing.Callable[[typing.Callable[_P, _R]
 
 def func(fn=None, **options):
     """Decorator: a function callable from kernels. `inline` (Warp's hint to the C++ compiler: True,
-    False or None) is checked and otherwise left to the compiler, which inlines as it judges."""
+    always inline it; False, never; None, the compiler judges) applies to the function's C++
+    definition, its adjoint's and those of its custom gradient and replay."""
     inline = options.get("inline")
     if inline is not None and not isinstance(inline, bool):  # 1 or "yes" would pass for a hint silently
         raise TypeError(f"@wp.func: inline must be a bool or None, got {inline!r}")
@@ -322,7 +323,7 @@ def _define(fn, scope_frame, inline=None, module=None) -> Function:
     previous = scope_frame.f_locals.get(fn.__name__)
     keep_source(fn)
     f = Function(fn)
-    f.inline = inline
+    f.inline = inline  # the C++ definitions' inline hint (compiler/emit/cpp.py function_qualifier)
     if module == "unique":
         from .module import unique_module
         f.module = unique_module(fn)

@@ -36,7 +36,7 @@ class ModuleOptions(dict):
 
     _DEFAULTS = {"fast_math": False, "fuse_fp": True, "lineinfo": False, "cuda_output": None, "block_dim": 256,
                  "optimization_level": None, "compile_time_trace": False, "strip_hash": False,
-                 "extra_build_options": None}
+                 "extra_build_options": None, "cpu_compiler_flags": None}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

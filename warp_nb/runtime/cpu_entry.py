@@ -147,19 +147,20 @@ def _multi_dim_loop(sym: str, count: int, accumulators: list) -> str:
     live in scalar variables (not an array, which keeps compilers from proving what the inner
     loop touches) and the last one runs as a plain counted loop."""
     last = count - 1
-    # a dispatch runs at most 2^31 - 1 threads (launch/bounds.py THREAD_LIMIT), so 32-bit coordinates suffice
-    # and keep the inner loop's trip count obvious to the compiler
+    # each extent fits an int32 (as Warp's coordinates), so 32-bit coordinates suffice and keep the inner
+    # loop's trip count obvious to the compiler; the flat index counts in int64, as a launch of several
+    # dimensions may hold more than 2^31 - 1 threads (Warp runs 46341 x 46341: launch/bounds.py)
     lines = [f"    const wpnb::int32 s{d} = wpnb::int32(wpnb_launch->shape[{d}]);" for d in range(count)]
     lines += [f"    {a.cpp_type} {a.name}{{}};" for a in accumulators]
-    lines.append("    wpnb::int32 rest = wpnb::int32(wpnb_begin);")
+    lines.append("    wpnb::int64 rest = wpnb_begin;")
     for d in range(last, 0, -1):
-        lines.append(f"    wpnb::int32 c{d} = rest % s{d}; rest /= s{d};")
-    lines.append("    wpnb::int32 c0 = rest;")
-    lines.append("    wpnb::int32 idx = wpnb::int32(wpnb_begin);")
-    lines.append("    const wpnb::int32 end = wpnb::int32(wpnb_end);")
+        lines.append(f"    wpnb::int32 c{d} = wpnb::int32(rest % s{d}); rest /= s{d};")
+    lines.append("    wpnb::int32 c0 = wpnb::int32(rest);")
+    lines.append("    wpnb::int64 idx = wpnb_begin;")
+    lines.append("    const wpnb::int64 end = wpnb_end;")
     lines.append("    while (idx < end) {")
     lines.append(f"        wpnb::int32 run = s{last} - c{last};")
-    lines.append("        if (run > end - idx) run = end - idx;")
+    lines.append("        if (run > end - idx) run = wpnb::int32(end - idx);")
     outer = ", ".join(f"c{d}" for d in range(last))
     acc_args = "".join(f", {a.name}" for a in accumulators)
     lines.append(f"        const wpnb::int32 j0 = c{last}, j1 = c{last} + run;")

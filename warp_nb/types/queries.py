@@ -13,8 +13,12 @@ from .tiles import TileType
 
 
 def dtype_from_numpy(numpy_dtype):
-    """The warp_nb scalar type of a numpy dtype (np.float32 -> wp.float32)."""
-    t = _s.scalar_from_numpy(np.dtype(numpy_dtype))
+    """The warp_nb scalar type of a numpy dtype (np.float32 -> wp.float32); ml_dtypes' bfloat16, the
+    bfloat16 numpy code uses (numpy has none), is wp.bfloat16."""
+    dtype = np.dtype(numpy_dtype)
+    if dtype.name == "bfloat16" and type(dtype).__module__.startswith("ml_dtypes"):
+        return _s.bfloat16
+    t = _s.scalar_from_numpy(dtype)
     if t is None:
         raise TypeError(f"cannot convert numpy dtype {numpy_dtype} to a Warp type")
     return t

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
-from .cpp import cpp_type
+from .cpp import cpp_type, function_qualifier
 from .body import FunctionWriter, _index
 from ..adjoint_ir import (
     Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjStore, AdjUpdate, ReplayBlock, RevIf,
@@ -33,7 +33,7 @@ class _AdjointWriter(FunctionWriter):
         if fn.return_type is not None:
             params.append(f"const {cpp_type(fn.return_type)}& wpnb_adj_ret")
         self.lines.append(f"// adjoint of @wp.func {fn.name}")
-        self.lines.append(f"WPNB_FN void adj_{fn.symbol}({', '.join(params)}) {{")
+        self.lines.append(f"{function_qualifier(fn)} void adj_{fn.symbol}({', '.join(params)}) {{")
         self.declarations(1)
         self.adjoint_declarations(1, skip={id(_adj_var(adj, p)) for p in fn.params})
         self.block(adj.replay, 1)

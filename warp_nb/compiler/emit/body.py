@@ -13,7 +13,7 @@ from ...types.array_type import ArrayType
 from ...types.native_types import native_info
 from ...types.tiles import TileType
 from ...toolchain.modes import has_checks
-from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, literal
+from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, function_qualifier, literal
 from ..index_ranges import IndexFacts, index_facts
 from .entry import find_reductions
 
@@ -54,8 +54,7 @@ class FunctionWriter:
         # a mutable parameter is a tile the function writes into: a reference to the caller's copy
         params = ", ".join(f"{cpp_type(p.type)}{'&' if p.mutable else ''} {p.name}" for p in fn.params)
         self.lines.append(f"// @wp.func {fn.name} ({comment_text(fn.loc.file, 400)}:{fn.loc.line})")
-        hint = {True: " WPNB_FORCE_INLINE", False: " WPNB_NO_INLINE"}.get(fn.inline, "")
-        self.lines.append(f"WPNB_FN{hint} {ret} {fn.symbol}({params}) {{")
+        self.lines.append(f"{function_qualifier(fn)} {ret} {fn.symbol}({params}) {{")
         self.declarations(1)
         self.block(fn.body, 1)
         self.lines.append("}\n")

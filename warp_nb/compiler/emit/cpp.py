@@ -274,3 +274,9 @@ class Unit:
     def site(self, loc: Loc, what: str) -> int:
         self.debug_sites.append(DebugSite(loc, what))
         return len(self.debug_sites) - 1
+
+
+def function_qualifier(fn) -> str:
+    """The qualifier of a @wp.func's C++ definition (and its adjoint's): its inline hint as the
+    prelude's macro (never or always inline, on CPU and CUDA), else WPNB_FN (the compiler chooses)."""
+    return {False: "WPNB_NOINLINE_FN", True: "WPNB_FORCEINLINE_FN"}.get(fn.inline, "WPNB_FN")

@@ -147,7 +147,8 @@ def _function_adjoints(adjoint: AdjointUnit, unit: Unit) -> list:
 
 def _declaration(adjoint_text: str) -> str:
     """The prototype of an adjoint function, so forward code may call it (wp.grad) before its body."""
-    signature = next(line for line in adjoint_text.splitlines() if line.startswith("WPNB_FN void adj_"))
+    signature = next(line for line in adjoint_text.splitlines()
+                     if line.startswith(("WPNB_FN void adj_", "WPNB_NOINLINE_FN void adj_", "WPNB_FORCEINLINE_FN void adj_")))
     return signature.rstrip().removesuffix("{").rstrip() + ";\n"
 
 
