@@ -135,8 +135,8 @@ def test_inline_hint_is_written_into_the_cpp_and_runs():
         wp.launch(k, dim=3, inputs=[a], device="cpu")
         np.testing.assert_allclose(a.numpy(), np.arange(3) + 1.0)
         text[inline] = (ModuleBuilder(k.module).codegen("cpu"), k.module.hash_module())
-    assert "WPNB_FORCE_INLINE" in text[True][0] and "WPNB_NO_INLINE" in text[False][0]
-    assert "WPNB_FORCE_INLINE" not in text[None][0] and "WPNB_NO_INLINE" not in text[None][0]
+    assert "WPNB_FORCEINLINE_FN" in text[True][0] and "WPNB_NOINLINE_FN" in text[False][0]
+    assert "WPNB_FORCEINLINE_FN" not in text[None][0] and "WPNB_NOINLINE_FN" not in text[None][0]
     assert len({h for _, h in text.values()}) == 3
 
 
