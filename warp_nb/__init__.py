@@ -147,6 +147,19 @@ def __getattr__(name):
     raise AttributeError(f"module 'warp_nb' has no attribute {name!r}")
 
 
+def _make_mesh_on_first_use(points, indices, winding):
+    """live_handles.make_mesh until geometry/mesh.py loads and installs its own: a saved graph
+    loaded in a fresh process rebuilds its meshes before anything else asked for wp.Mesh."""
+    from .geometry import mesh  # noqa: F401  (installs live_handles.make_mesh)
+    from .runtime import live_handles
+    return live_handles.make_mesh(points, indices, winding)
+
+
+from .runtime import live_handles as _live_handles  # noqa: E402
+if _live_handles.make_mesh is None:
+    _live_handles.make_mesh = _make_mesh_on_first_use
+
+
 def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_LAZY_SUBPACKAGES))
 
