@@ -162,6 +162,13 @@ def test_load_unload_references_and_dependents(tmp_path, monkeypatch):
     module, provider_module = consumer.k.module, provider.twice.module
     assert provider_module in module.references and module in provider_module.dependents
 
+    @wp.kernel(module="unique")
+    def other(a: wp.array(dtype=float)):
+        a[wp.tid()] = 1.0
+
+    wp.set_module_options({"deterministic": True}, module=other.module)  # invalid (not a DeterministicMode)
+    assert module in provider_module.dependents  # another module's bad options do not break the search
+
     loaded = module.load("cpu")
     assert loaded is module.load("cpu") and (None, 1) in module.execs
     assert loaded.get_kernel_hooks(consumer.k).forward

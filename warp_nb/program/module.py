@@ -147,7 +147,7 @@ class Module:
     def dependents(self) -> set:
         """The modules whose kernels call this module's @wp.func (the reverse of `references`):
         what Warp unloads after this one."""
-        return {m for m in list(_EVERY_MODULE) if m is not self and m.kernels and self in m.references}
+        return {m for m in list(_EVERY_MODULE) if m is not self and m.kernels and self in _references_or_none(m)}
 
     def _pending(self, device) -> list:
         """(kernel, signature) of each concrete signature not yet compiled (or failed) on `device`."""
@@ -508,3 +508,13 @@ def warm_up() -> None:
     cpu.target.prepare()
     kernel = Kernel(_warm_up_kernel, key="wpnb_warm_up", module=Module("wpnb-warm-up"), register=False)
     front_half(kernel, kernel.param_types, kernel.compile_options(), cpu.target)
+
+
+def _references_or_none(module) -> set:
+    """`module.references`, or nothing when they cannot be found (a module whose options or kernels
+    are invalid: its own launches report that; another module's `dependents` must not raise for it)."""
+    try:
+        return module.references
+    except (KernelError, ValueError, TypeError):
+        return set()
+
