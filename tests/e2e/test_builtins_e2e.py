@@ -51,6 +51,7 @@ COVERED_ELSEWHERE.update({n: "tests/e2e/test_decompositions_noise.py" for n, b i
                           if b.header in ("core/mat_decomp.h", "core/noise.h") or n in ("quat_to_axis_angle", "transform_decompose")})
 
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_array_search.py" for n in ("lower_bound", "sample_cdf")})
+COVERED_ELSEWHERE["index"] = "tests/e2e/test_python_scope_builtins.py (a component of a matrix, vector, transform)"
 # dense solves on arrays (Warp's dense_* of warp.optim.linear's tests), against numpy's linalg
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_dense_builtins.py"
                           for n in ("dense_gemm", "dense_chol", "dense_subs", "dense_solve")})
