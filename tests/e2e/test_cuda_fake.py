@@ -15,6 +15,7 @@ from warp_nb.runtime import devices
 from warp_nb.compiler import pipeline
 from warp_nb.runtime.native import library
 from warp_nb.types.array_type import ArrayType
+from tests.support.hash_grid_kernels import count_neighbours
 
 pytestmark = [pytest.mark.needs_cxx, pytest.mark.needs_nvrtc]
 
@@ -386,17 +387,6 @@ def test_a_failed_check_on_the_gpu_is_raised_at_the_next_synchronisation(fake_gp
     np.testing.assert_array_equal(y.numpy(), np.r_[np.ones(7), 0])
 
 
-@wp.kernel
-def count_neighbours(grid: wp.uint64, points: wp.array(dtype=wp.vec3), radius: float, counts: wp.array(dtype=int)):
-    i = wp.tid()
-    p = points[i]
-    n = int(0)
-    for j in wp.hash_grid_query(grid, p, radius):
-        if wp.length(points[j] - p) <= radius:
-            n += 1
-    counts[i] = n
-
-
 def test_hash_grid_on_a_gpu_gets_a_device_copy_of_its_tables(fake_gpu):
     """A grid made on cuda:0 hands kernels the address of a descriptor in device memory whose
     tables are device copies (a host address read by a GPU kernel is an illegal access), kept at
@@ -407,7 +397,8 @@ def test_hash_grid_on_a_gpu_gets_a_device_copy_of_its_tables(fake_gpu):
     cpu_grid = wp.HashGrid(8, 8, 8, device="cpu")
     cpu_grid.build(host_points, 0.2)
     expected = wp.zeros(200, dtype=int, device="cpu")
-    wp.launch(count_neighbours, dim=200, inputs=[cpu_grid.id, host_points, 0.2, expected], device="cpu")
+    wp.launch(count_neighbours, dim=200, inputs=[cpu_grid.id, host_points, 0.2, expected,
+                                                 wp.zeros(200, dtype=int, device="cpu")], device="cpu")
 
     points = wp.array(pts, dtype=wp.vec3, device="cuda:0")
     grid = wp.HashGrid(8, 8, 8, device="cuda:0")
@@ -421,7 +412,8 @@ def test_hash_grid_on_a_gpu_gets_a_device_copy_of_its_tables(fake_gpu):
     assert any(on_device.point_ids == b for b in fake_gpu.buffers)
     counts = wp.zeros(200, dtype=int, device="cuda:0")
     register(fake_gpu, count_neighbours)
-    wp.launch(count_neighbours, dim=200, inputs=[grid.id, points, 0.2, counts], device="cuda:0")
+    wp.launch(count_neighbours, dim=200, inputs=[grid.id, points, 0.2, counts,
+                                                 wp.zeros(200, dtype=int, device="cuda:0")], device="cuda:0")
     assert counts.numpy().tolist() == expected.numpy().tolist() and expected.numpy().min() >= 1
 
 

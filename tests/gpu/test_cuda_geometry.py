@@ -7,20 +7,10 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.hash_grid_kernels import count_neighbours
 
 pytestmark = pytest.mark.needs_gpu
 DEVICE = "cuda:0"
-
-
-@wp.kernel
-def count_neighbours(grid: wp.uint64, points: wp.array(dtype=wp.vec3), radius: float, counts: wp.array(dtype=int)):
-    i = wp.tid()
-    p = points[i]
-    n = int(0)
-    for j in wp.hash_grid_query(grid, p, radius):
-        if wp.length(points[j] - p) <= radius:
-            n += 1
-    counts[i] = n
 
 
 def _counts(device, pts, radius):
@@ -28,7 +18,8 @@ def _counts(device, pts, radius):
     grid = wp.HashGrid(16, 16, 16, device=device)
     grid.build(points, radius)
     counts = wp.zeros(len(pts), dtype=int, device=device)
-    wp.launch(count_neighbours, dim=len(pts), inputs=[grid.id, points, radius, counts], device=device)
+    candidates = wp.zeros(len(pts), dtype=int, device=device)
+    wp.launch(count_neighbours, dim=len(pts), inputs=[grid.id, points, radius, counts, candidates], device=device)
     return counts.numpy()
 
 

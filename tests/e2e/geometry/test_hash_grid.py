@@ -6,24 +6,9 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
+from tests.support.hash_grid_kernels import count_neighbours
 
 pytestmark = pytest.mark.needs_cxx
-
-
-@wp.kernel
-def count_neighbours(grid: wp.uint64, pts: wp.array(dtype=wp.vec3), r: float, counts: wp.array(dtype=int),
-                     candidates: wp.array(dtype=int)):
-    t = wp.tid()
-    i = wp.hash_grid_point_id(grid, t)
-    p = pts[i]
-    c = int(0)
-    k = int(0)
-    for j in wp.hash_grid_query(grid, p, r):
-        k += 1
-        if wp.length(pts[j] - p) <= r:
-            c += 1
-    counts[i] = c
-    candidates[i] = k
 
 
 def _brute(pts, r):
