@@ -4,6 +4,14 @@ an integrand receives (sample.py) and the `@integrand` decorator with its `Integ
 `interpolate` drivers are not here yet: asking for one raises an error that says so (see
 docs/compat.md)."""
 
+from . import cache  # noqa: F401
+from .cache import (  # noqa: F401
+    Temporary,
+    TemporaryStore,
+    borrow_temporary,
+    borrow_temporary_like,
+    set_default_temporary_store,
+)
 from .integrand import Integrand, integrand  # noqa: F401
 from .sample import Coords, DofIndex, ElementIndex, QuadraturePointIndex, Sample  # noqa: F401
 
