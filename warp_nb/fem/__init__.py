@@ -12,6 +12,14 @@
 
 Names of Warp's `warp.fem` that are not here yet raise an error that says so (docs/compat.md)."""
 
+from . import cache  # noqa: F401
+from .cache import (  # noqa: F401
+    Temporary,
+    TemporaryStore,
+    borrow_temporary,
+    borrow_temporary_like,
+    set_default_temporary_store,
+)
 from .integrand import Integrand, integrand  # noqa: F401
 from .types import (  # noqa: F401
     NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,
