@@ -51,14 +51,14 @@ def _return_type(function, arg_types) -> Any:
 
 
 def _scalar_of(t):
-    return T.type_scalar_type(t) if (T.is_vector_type(t) or T.is_matrix_type(t)) else t
+    return T.type_scalar_type(t) if (T.type_is_vector(t) or T.type_is_matrix(t)) else t
 
 
 def _with_scalar(t, scalar):
     """Type `t` (a scalar, vector or matrix type) with its scalar type replaced."""
-    if T.is_vector_type(t):
+    if T.type_is_vector(t):
         return T.vector(length=T.type_length(t), dtype=scalar)
-    if T.is_matrix_type(t):
+    if T.type_is_matrix(t):
         return T.matrix(shape=t._shape_, dtype=scalar)
     return scalar
 
@@ -263,9 +263,9 @@ def _integrate_value(setup, namespace, params, inputs, domain, accumulate_dtype,
         current = output.numpy()[0] if add else 0
         output.assign(np.asarray([np.asarray(current) + result]).astype(output.numpy().dtype))
         return output
-    if T.is_vector_type(out_t) or T.is_matrix_type(out_t):
+    if T.type_is_vector(out_t) or T.type_is_matrix(out_t):
         return out_t(*np.asarray(result, dtype=np.float64).flatten().tolist())
-    return float(result) if T.is_float_type(out_t) else int(result)
+    return float(result) if T.type_is_float(out_t) else int(result)
 
 
 def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add):

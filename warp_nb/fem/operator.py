@@ -55,9 +55,7 @@ def domain_function(domain, which: str):
     cached = _DOMAIN_FUNCS.get(key)
     if cached is not None:
         return cached
-    geo_fn = {"position": domain.element_position, "measure": domain.element_measure,
-              "normal": domain.element_normal, "deformation_gradient": domain.element_deformation_gradient,
-              "measure_ratio": domain.element_measure_ratio}[which]
+    geo_fn = getattr(domain, "element_" + which)
 
     @wp.func
     def apply(domain_arg: Any, s: Any):

@@ -34,7 +34,7 @@ def _unit(dtype):
 
 
 def _is_vector(dtype) -> bool:
-    return T.is_vector_type(dtype)
+    return T.type_is_vector(dtype)
 
 
 def node_functions(space, dof_slot: int):

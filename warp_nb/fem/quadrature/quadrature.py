@@ -38,6 +38,12 @@ class Quadrature:
         raise NotImplementedError
 
 
+def _prototype(element):
+    """The reference element class of an `Element` kind (or the element itself if it is one)."""
+    from ..geometry.element import PROTOTYPES
+    return PROTOTYPES.get(element, element)
+
+
 @struct
 class RegularQuadratureArg:
     """The points (reference coordinates) and weights of a regular rule."""
@@ -57,8 +63,13 @@ class RegularQuadrature(Quadrature):
         if not isinstance(order, (int, np.integer)) or order < 0:
             raise ValueError(f"RegularQuadrature: `order` must be a non-negative integer, got {order!r}")
         self.order = int(order)
+        if family is None:
+            from ..polynomial import Polynomial
+            family = Polynomial.GAUSS_LEGENDRE
         self.family = family
-        points, weights = domain.reference_element().instantiate_quadrature(self.order, family)
+        element = domain.reference_element()
+        prototype = getattr(element, "prototype", None) or _prototype(element)
+        points, weights = prototype.instantiate_quadrature(self.order, family)
         self.points = [tuple(float(c) for c in p) + (0.0,) * (3 - len(p)) for p in points]
         self.weights = [float(w) for w in weights]
         self._args: dict = {}

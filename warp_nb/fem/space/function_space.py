@@ -24,8 +24,8 @@ class FunctionSpace:
         self.dtype = dtype
         self.dof_dtype = dtype
         self.geometry = topology.geometry
-        self.VALUE_DOF_COUNT = self.NODE_DOF_COUNT = T.type_length(dtype) if T.is_vector_type(dtype) or \
-            T.is_matrix_type(dtype) else 1
+        self.VALUE_DOF_COUNT = self.NODE_DOF_COUNT = T.type_length(dtype) if T.type_is_vector(dtype) or \
+            T.type_is_matrix(dtype) else 1
         self.NODES_PER_ELEMENT = topology.NODES_PER_ELEMENT
         self.degree = shape.ORDER
         self.element_node_index = topology.element_node_index
@@ -53,7 +53,7 @@ class FunctionSpace:
 
     def make_field(self, space_partition=None):
         """A discrete field of this space, its node values zero."""
-        from ..field.discrete import DiscreteField
+        from ..field.fields import DiscreteField
         return DiscreteField(self, space_partition)
 
     def node_positions(self, out=None, device=None):
