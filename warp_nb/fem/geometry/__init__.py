@@ -1,0 +1,4 @@
+"""`warp.fem` geometries: the `Geometry` protocol and the grids and meshes that implement it."""
+
+from .geometry import NULL_ELEMENT_INDEX, OUTSIDE, Geometry  # noqa: F401
+from .grid_2d import Grid2D  # noqa: F401
