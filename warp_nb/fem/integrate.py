@@ -20,27 +20,12 @@ import numpy as np
 import warp_nb as wp
 
 from .. import types as T
-from ..types.structs import struct
 from .domain import Cells, GeometryDomain
-from .field.fields import DiscreteField, FieldLike, TestField, TrialField
+from .field.fields import BoundField, DiscreteField, FieldLike, TestField, TrialField
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, VALUE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
 from .types import NULL_QP_INDEX, Sample, make_free_sample
-
-
-def _bound_field_struct(element_arg, eval_arg):
-    """{geo, eval}: a field's own argument beside the element arguments of the domain it is evaluated on."""
-    key = (element_arg, eval_arg)
-    cached = _BOUND.get(key)
-    if cached is None:
-        cls = type("BoundFieldArg", (), {"__annotations__": {"geo": element_arg, "eval": eval_arg},
-                                         "__doc__": "A field bound to a domain's elements."})
-        cached = _BOUND[key] = struct(cls)
-    return cached
-
-
-_BOUND: dict = {}
 
 
 def _return_type(function, arg_types) -> Any:
@@ -82,6 +67,7 @@ class _Setup:
                                  f"(its parameters: {', '.join(self.kinds)})")
         self.targets, self.concrete, self.host_values = {}, {}, {}
         self.test = self.trial = None
+        self.fields_on_nodes: dict = {}  # test / trial fields by name, bound to the domain
         for name, (kind, annotation) in self.kinds.items():
             if kind == SAMPLE:
                 self.concrete[name] = Sample
@@ -97,6 +83,10 @@ class _Setup:
                 if field.space.geometry is not domain.geometry:
                     raise ValueError(f"fem.{what}: field `{name}` is defined on {field.space.geometry.name}, the "
                                      f"domain on {domain.geometry.name}")
+                if isinstance(field, (TestField, TrialField)) and field.domain != domain:
+                    raise ValueError(f"fem.{what}: the {type(field).__name__.replace('Field', '').lower()} field "
+                                     f"`{name}` is defined over {field.domain.name}, not over the integration "
+                                     f"domain {domain.name}; make it with domain=... of that domain")
                 if isinstance(field, TestField):
                     if self.test is not None:
                         raise ValueError(f"fem.{what}: more than one test field (`{self.test[0]}`, `{name}`)")
@@ -105,11 +95,11 @@ class _Setup:
                     if self.trial is not None:
                         raise ValueError(f"fem.{what}: more than one trial field (`{self.trial[0]}`, `{name}`)")
                     self.trial = (name, field)
-                bound = _bound_field_struct(domain.ElementArg, field.EvalArg)
-                value = bound()
-                value.geo = domain.element_arg_value(device)
-                value.eval = field.eval_arg_value(device)
-                self.targets[name], self.concrete[name], self.host_values[name] = field, bound, value
+                bound = BoundField(field, domain)
+                if isinstance(field, (TestField, TrialField)):
+                    self.fields_on_nodes[name] = bound
+                self.targets[name], self.concrete[name], self.host_values[name] = bound, bound.Arg, \
+                    bound.arg_value(device)
             else:
                 if name not in values:
                     raise ValueError(f"fem.{what}: the integrand {integrand.name} needs a value for `{name}` in "
@@ -178,6 +168,15 @@ def _make_kernel(setup: _Setup, kind: str, body: str, params: list, namespace: d
     return kernel
 
 
+def _domain_of_fields(fields):
+    """The domain of the test field, else of the trial field, else None."""
+    for kind in (TestField, TrialField):
+        for field in (fields or {}).values():
+            if isinstance(field, kind):
+                return field.domain
+    return None
+
+
 def _quadrature_for(domain, quadrature, setup_fields) -> Quadrature:
     if quadrature is not None:
         if not isinstance(quadrature, Quadrature):
@@ -212,13 +211,14 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
     if quadrature is not None and domain is None:
         domain = quadrature.domain
     if domain is None:
-        raise ValueError("fem.integrate needs a domain or a quadrature")
+        domain = _domain_of_fields(fields)
+    if domain is None:
+        raise ValueError("fem.integrate needs a domain, a quadrature, or a test or trial field (whose domain is used)")
     if not isinstance(domain, GeometryDomain):
         raise TypeError(f"fem.integrate: `domain` must be a fem domain (fem.Cells(geo), ...), got "
                         f"{type(domain).__name__}")
-    if assembly not in (None, "generic"):
-        raise NotImplementedError(f"fem.integrate: assembly={assembly!r} is not supported by warp_nb.fem yet "
-                                  "(only the generic assembly)")
+    if assembly not in (None, "generic", "nodal"):
+        raise ValueError(f"fem.integrate: assembly must be None, 'generic' or 'nodal', got {assembly!r}")
     device = wp.get_device(device)
     setup = _Setup(integrand, domain, fields, values, device, "integrate")
     quadrature = _quadrature_for(domain, quadrature, (f for f in (fields or {}).values()))
@@ -237,7 +237,7 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
             return _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,
                                      add)
         return _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,
-                                   add, bsr_options)
+                                   add, bsr_options, lumped=assembly == "nodal")
 
 
 def _launch(kernel, dim, inputs):
@@ -278,7 +278,8 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
     vector_out = dofs > 1
     acc_t = _with_scalar(space.dtype, accumulate_dtype) if vector_out else accumulate_dtype
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_outv": out_t,
-                      "_fem_t_out": wp.array(dtype=out_t), "_fem_node_index": space.element_node_index})
+                      "_fem_t_out": wp.array(dtype=out_t),
+                      "_fem_node_index": setup.fields_on_nodes[test_name].element_node_index})
     add_line = ("                _acc[_c] += _fem_t_accs({call} * _dw)\n" if vector_out else
                 "                _acc += _fem_t_acc({call} * _dw)\n").format(call=setup.call_text())
     body = ("    _domain_element, _node = wp.tid()\n    _acc = _fem_t_acc()\n" + _QP_LOOP +
@@ -300,7 +301,7 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
 
 
 def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add,
-                        bsr_options):
+                        bsr_options, lumped: bool = False):
     from ..sparse import bsr_axpy, bsr_set_from_triplets, bsr_zeros
     (test_name, test), (trial_name, trial) = setup.test, setup.trial
     tdofs, rdofs = test.space.NODE_DOF_COUNT, trial.space.NODE_DOF_COUNT
@@ -312,8 +313,8 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
     npt, npr = test.space.NODES_PER_ELEMENT, trial.space.NODES_PER_ELEMENT
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_block": block_t,
                       "_fem_t_vals": wp.array(dtype=block_t), "_fem_t_idx": wp.array(dtype=wp.int32),
-                      "_fem_test_index": test.space.element_node_index,
-                      "_fem_trial_index": trial.space.element_node_index})
+                      "_fem_test_index": setup.fields_on_nodes[test_name].element_node_index,
+                      "_fem_trial_index": setup.fields_on_nodes[trial_name].element_node_index})
     add_line = ("                    _acc[_c, _d] += _fem_t_accs({call} * _dw)\n" if blocked else
                 "                    _acc += _fem_t_acc({call} * _dw)\n").format(call=setup.call_text())
     body = ("    _domain_element, _i, _j = wp.tid()\n    _acc = _fem_t_acc()\n" + _QP_LOOP +
@@ -323,11 +324,13 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
             "                    _s = Sample(_element_index, _coords, _qp_index, _w, wp.vec2i(_i, _c), "
             "wp.vec2i(_j, _d))\n" + add_line +
             f"    _t = (_domain_element * {npt} + _i) * {npr} + _j\n"
-            f"    _fem_rows[_t] = _fem_test_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _i)\n"
-            f"    _fem_cols[_t] = _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, _element_index, "
-            "_j)\n"
+            f"    _fem_rows[_t] = _fem_test_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _i)\n" +
+            (f"    _fem_cols[_t] = _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, _element_index, "
+             "_j)\n" if not lumped else "    _fem_cols[_t] = _fem_rows[_t]\n") +
             "    _fem_vals[_t] = _fem_t_block(_acc)\n")
-    kernel = _make_kernel(setup, "integrate_bilinear", body, params + [
+    if lumped and test.space is not trial.space:
+        raise ValueError("fem.integrate: assembly='nodal' needs the test and trial fields of one space")
+    kernel = _make_kernel(setup, "integrate_nodal" if lumped else "integrate_bilinear", body, params + [
         "_fem_rows: _fem_t_idx", "_fem_cols: _fem_t_idx", "_fem_vals: _fem_t_vals"], namespace)
     count = domain.element_count() * npt * npr
     rows, cols = wp.empty(count, dtype=wp.int32), wp.empty(count, dtype=wp.int32)

@@ -82,3 +82,16 @@ measure_ratio = Operator("measure_ratio", "Ratio of a side's measure to its cell
 #: what calling a field or the domain itself means (`u(s)`, `domain(s)`)
 CALL_FIELD = "eval_inner"
 CALL_DOMAIN = "position"
+
+
+class TypeOperator(Operator):
+    """An operator that names a type (`fem.scalar_type(u)`): the call is replaced by the type itself."""
+
+    def resolve_type(self, target, kind: str):
+        if kind == "field":
+            dtype = target.space.dtype
+            return dtype._wp_scalar_type_ if hasattr(dtype, "_wp_scalar_type_") else dtype
+        return getattr(target.geometry, "scalar_type", float)
+
+
+scalar_type = TypeOperator("scalar_type", "The scalar type of a field's values or of a domain's geometry.")

@@ -138,3 +138,50 @@ def discrete_functions(space):
 
 _NODE_FUNCS: dict = {}
 _DISCRETE_FUNCS: dict = {}
+
+
+def on_inner_cell(cell_fn, geometry, bound_cell_struct):
+    """`cell_fn` (field_arg bound to cells, s) as a function of a field bound to sides: the side
+    sample is carried to the side's inner cell (index, coordinates, cell arguments) first. A
+    boundary side's inner cell is its only cell."""
+    key = (cell_fn, geometry, bound_cell_struct)
+    cached = _SIDE_FUNCS.get(key)
+    if cached is not None:
+        return cached
+    from ..types import Sample
+    inner_index, inner_coords, to_cell_arg = geometry.side_inner_cell_index, geometry.side_inner_cell_coords, \
+        geometry.side_to_cell_arg
+
+    @wp.func
+    def on_side(field_arg: Any, s: Any):
+        side_arg = field_arg.geo
+        cell_s = Sample(inner_index(side_arg, s.element_index),
+                        inner_coords(side_arg, s.element_index, s.element_coords),
+                        s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        cell_field = bound_cell_struct()
+        cell_field.geo = to_cell_arg(side_arg)
+        cell_field.eval = field_arg.eval
+        return cell_fn(cell_field, cell_s)
+
+    cached = _SIDE_FUNCS[key] = on_side
+    return cached
+
+
+def side_node_index(node_index, geometry):
+    """A space's element_node_index(cell_arg, space_arg, cell, node) as a function of a side: the
+    nodes of a side are those of its inner cell."""
+    key = (node_index, geometry)
+    cached = _SIDE_FUNCS.get(key)
+    if cached is not None:
+        return cached
+    inner_index, to_cell_arg = geometry.side_inner_cell_index, geometry.side_to_cell_arg
+
+    @wp.func
+    def side_node(side_arg: Any, space_arg: Any, side_index: int, node: int):
+        return node_index(to_cell_arg(side_arg), space_arg, inner_index(side_arg, side_index), node)
+
+    cached = _SIDE_FUNCS[key] = side_node
+    return cached
+
+
+_SIDE_FUNCS: dict = {}

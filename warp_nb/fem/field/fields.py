@@ -9,7 +9,54 @@ import warp_nb as wp
 
 from ...types.structs import struct
 from ..domain import Cells, GeometryDomain
-from .evaluation import discrete_functions, node_functions
+from ..types import ElementKind
+from .evaluation import discrete_functions, node_functions, on_inner_cell, side_node_index
+
+
+def bound_field_struct(element_arg, eval_arg):
+    """{geo, eval}: a field's own argument beside the element arguments of the domain it is evaluated on."""
+    key = (element_arg, eval_arg)
+    cached = _BOUND.get(key)
+    if cached is None:
+        cls = type("BoundFieldArg", (), {"__annotations__": {"geo": element_arg, "eval": eval_arg},
+                                         "__doc__": "A field bound to a domain's elements."})
+        cached = _BOUND[key] = struct(cls)
+    return cached
+
+
+_BOUND: dict = {}
+
+
+class BoundField:
+    """A field as seen from the elements of one domain: its kernel argument struct (`Arg`), the
+    host value of it, and the device functions its operators become (`eval_inner`,
+    `eval_grad_inner`, `eval_div_inner`, and `element_node_index` for test and trial fields).
+    On cells these are the field's own; on sides they evaluate on each side's inner cell."""
+
+    def __init__(self, field, domain: GeometryDomain):
+        self.field = field
+        self.domain = domain
+        self.name = field.name
+        self.space = field.space
+        self.Arg = bound_field_struct(domain.ElementArg, field.EvalArg)
+        names = ("eval_inner", "eval_grad_inner", "eval_div_inner")
+        if domain.element_kind == ElementKind.CELL:
+            for name in names:
+                setattr(self, name, getattr(field, name))
+            self.element_node_index = field.space.element_node_index
+        else:
+            geo = domain.geometry
+            cell_struct = bound_field_struct(geo.CellArg, field.EvalArg)
+            for name in names:
+                fn = getattr(field, name)
+                setattr(self, name, None if fn is None else on_inner_cell(fn, geo, cell_struct))
+            self.element_node_index = side_node_index(field.space.element_node_index, geo)
+
+    def arg_value(self, device):
+        value = self.Arg()
+        value.geo = self.domain.element_arg_value(device)
+        value.eval = self.field.eval_arg_value(device)
+        return value
 
 
 class FieldLike:
