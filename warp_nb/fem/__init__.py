@@ -30,10 +30,11 @@ from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
 from .integrate import integrate, interpolate  # noqa: F401
 from .operator import (  # noqa: F401
-    D, Operator, deformation_gradient, div, grad, inner, measure, measure_ratio, normal, position,
+    D, Operator, deformation_gradient, div, grad, inner, measure, measure_ratio, normal, position, scalar_type,
 )
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import Quadrature, RegularQuadrature  # noqa: F401
+from .space import FunctionSpace, SpaceTopology, make_polynomial_space  # noqa: F401
 from .types import (  # noqa: F401
     NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,
     Field, NodeIndex, QuadraturePointIndex, Sample, Sample_f64, make_free_sample,

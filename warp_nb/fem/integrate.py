@@ -217,8 +217,8 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
     if not isinstance(domain, GeometryDomain):
         raise TypeError(f"fem.integrate: `domain` must be a fem domain (fem.Cells(geo), ...), got "
                         f"{type(domain).__name__}")
-    if assembly not in (None, "generic", "nodal"):
-        raise ValueError(f"fem.integrate: assembly must be None, 'generic' or 'nodal', got {assembly!r}")
+    if assembly not in (None, "generic", "nodal", "dispatch"):
+        raise ValueError(f"fem.integrate: assembly must be None, 'generic', 'dispatch' or 'nodal', got {assembly!r}")
     device = wp.get_device(device)
     setup = _Setup(integrand, domain, fields, values, device, "integrate")
     quadrature = _quadrature_for(domain, quadrature, (f for f in (fields or {}).values()))
@@ -245,24 +245,33 @@ def _launch(kernel, dim, inputs):
 
 
 def _integrate_value(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add):
+    """The integral as a number (vector, matrix). Into `output[0]` (atomically, in its dtype, so that a
+    Tape differentiates through it) when given; else accumulated in `accumulate_dtype` and returned."""
     value_type = setup.return_type()
     if value_type is None:
         raise TypeError(f"fem.integrate: the integrand {setup.integrand.name} returns nothing; an integrand "
                         "integrated to a value must return a scalar, vector or matrix")
-    acc_t = _with_scalar(value_type, accumulate_dtype)
+    if output is not None:
+        if not isinstance(output, wp.array) or output.size < 1:
+            raise TypeError(f"fem.integrate: `output` of an integral to a value must be a warp array with at least "
+                            f"one entry, got {output!r}")
+        acc_t = output.dtype
+    else:
+        acc_t = _with_scalar(value_type, accumulate_dtype)
     namespace["_fem_t_acc"], namespace["_fem_t_out"] = acc_t, wp.array(dtype=acc_t)
     body = "    _domain_element = wp.tid()\n" + _QP_LOOP + (
         "        _s = _s0\n"
         f"        wp.atomic_add(_fem_out, 0, _fem_t_acc({setup.call_text()} * _dw))\n")
     kernel = _make_kernel(setup, "integrate_value", body, params + ["_fem_out: _fem_t_out"], namespace)
+    if output is not None:
+        if not add:
+            output.zero_()
+        _launch(kernel, domain.element_count(), inputs + [output.flatten() if output.ndim > 1 else output])
+        return output
     acc = wp.zeros(1, dtype=acc_t)
     _launch(kernel, domain.element_count(), inputs + [acc])
     result = acc.numpy()[0]
-    out_t = output_dtype or (output.dtype if output is not None else _with_scalar(value_type, _scalar_of(value_type)))
-    if output is not None:
-        current = output.numpy()[0] if add else 0
-        output.assign(np.asarray([np.asarray(current) + result]).astype(output.numpy().dtype))
-        return output
+    out_t = output_dtype or _with_scalar(value_type, _scalar_of(value_type))
     if T.type_is_vector(out_t) or T.type_is_matrix(out_t):
         return out_t(*np.asarray(result, dtype=np.float64).flatten().tolist())
     return float(result) if T.type_is_float(out_t) else int(result)
