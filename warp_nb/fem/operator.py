@@ -68,7 +68,9 @@ def domain_function(domain, which: str):
 _DOMAIN_FUNCS: dict = {}
 
 grad = Operator("grad", "Gradient of a field with respect to world position.", field_attr="eval_grad_inner")
-D = Operator("D", "Jacobian (gradient) of a vector field.", field_attr="eval_grad_inner")
+D = Operator("D", "Symmetric part of the gradient of a vector field.", field_attr="eval_D_inner")
+curl = Operator("curl", "Skew part of the gradient of a vector field, as a vector (3-D) or a scalar (2-D): half "
+                "the rotational, as Warp's.", field_attr="eval_curl_inner")
 div = Operator("div", "Divergence of a vector field.", field_attr="eval_div_inner")
 inner = Operator("inner", "Value of a field on the inner side of an element.", field_attr="eval_inner")
 position = Operator("position", "World position of a sample of the domain.", domain_fn="position")
