@@ -1,10 +1,11 @@
 """`warp.fem` (finite elements), being built one piece at a time. What is here: the `Sample` struct
-an integrand receives (sample.py) and the `@integrand` decorator with its `Integrand` record
-(integrand.py). Domains, geometries, function spaces, fields, quadratures and the `integrate` /
-`interpolate` drivers are not here yet: asking for one raises an error that says so (see
+an integrand receives (sample.py), the `@integrand` decorator with its `Integrand` record
+(integrand.py), suffix-keyed kernels and temporary arrays (cache.py), small dense linear algebra
+(linalg.py) and grid connectivity and index helpers (utils.py). Domains, geometries, function
+spaces, fields, quadratures and the `integrate` / `interpolate` drivers are not here yet: asking for one raises an error that says so (see
 docs/compat.md)."""
 
-from . import cache  # noqa: F401
+from . import cache, linalg, utils  # noqa: F401
 from .cache import (  # noqa: F401
     Temporary,
     TemporaryStore,
