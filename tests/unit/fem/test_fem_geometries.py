@@ -1,0 +1,188 @@
+"""`warp_nb.fem` geometries: every device function of the `Geometry` protocol, evaluated on every cell
+and side (tests/unit/fem/geometry_values.py), checked against numpy: positions from the vertices,
+measures and normals from the deformation gradients, sides that sit on both their cells, inverse
+gradients that invert, boundary sides that are exactly the sides with one cell. Where Warp fixes a
+convention the protocol leaves open (numbering, orientation), the expected numbers were read from
+warp-lang 1.19 by running geometry_values.py on the same geometry."""
+
+import numpy as np
+import pytest
+
+import warp_nb as wp
+from warp_nb import fem
+
+from .geometry_values import COORDS, evaluate
+
+C = np.array(COORDS, dtype=np.float64)
+
+
+def _measure(F):
+    """Numpy's element measure of a stack of deformation gradients (..., dim, k)."""
+    if F.shape[-1] == 1:
+        return np.linalg.norm(F[..., 0], axis=-1)
+    if F.shape[-1] == F.shape[-2]:
+        return np.abs(np.linalg.det(F))
+    return np.linalg.norm(np.cross(F[..., 0], F[..., 1]), axis=-1)
+
+
+def _normal(F):
+    if F.shape[-2] == 2:
+        n = np.stack([F[..., 1, 0], -F[..., 0, 0]], -1)
+    else:
+        n = np.cross(F[..., 0], F[..., 1])
+    return n / np.linalg.norm(n, axis=-1, keepdims=True)
+
+
+def check_protocol(geo, v, faces_per_cell, total_measure, affine=True):
+    """The checks every geometry passes, whatever its numbering."""
+    dim, cdim = geo.dimension, geo.cell_dimension
+    sdim = cdim - 1
+    tol = dict(atol=2.0e-5, rtol=2.0e-5)
+    ref_cell = geo.reference_cell().prototype.measure()
+    # cells: measure from F, inverse gradients invert, total measure
+    np.testing.assert_allclose(v["cell_measure"], _measure(v["cell_F"]), **tol)
+    eye = np.broadcast_to(np.eye(cdim), v["cell_F"].shape[:2] + (cdim, cdim))
+    np.testing.assert_allclose(v["cell_inv_F"] @ v["cell_F"], eye, atol=1.0e-4)
+    np.testing.assert_allclose(v["cell_measure"][:, 0].sum() * ref_cell, total_measure, rtol=1.0e-5)
+    if dim != cdim:
+        np.testing.assert_allclose(v["cell_normal"], _normal(v["cell_F"]), **tol)
+
+    # sides: the same point seen from the side and from both its cells
+    np.testing.assert_allclose(v["inner_pos"], v["pos"], atol=1.0e-5)
+    np.testing.assert_allclose(v["outer_pos"], v["pos"], atol=1.0e-5)
+    side_coords = np.broadcast_to(C[:, :sdim], v["back_inner"].shape[:2] + (sdim,))
+    np.testing.assert_allclose(v["back_inner"][..., :sdim], side_coords, atol=1.0e-5)
+    np.testing.assert_allclose(v["back_outer"][..., :sdim], side_coords, atol=1.0e-5)
+    np.testing.assert_allclose(v["measure"], _measure(v["F"]), **tol)
+    np.testing.assert_allclose(v["normal"], _normal(v["F"]), **tol)
+    # the normal points out of the inner cell (its centre: the mean of the evaluated points)
+    centre = v["cell_pos"].mean(axis=1)[v["inner"][:, 0]]
+    assert np.all(np.einsum("sd,sd->s", v["normal"][:, 0], v["pos"][:, 0] - centre) > 0.0)
+    # the side's tangents are the inner cell's gradient applied to the side direction, so the
+    # inverse gradient maps them back into the cell's reference space (a non-zero vector)
+    assert np.all(np.abs(v["inner_inv_F"] @ v["F"]).sum(axis=-2) > 1.0e-3)
+    if affine:
+        np.testing.assert_allclose(v["inner_inv_F"], v["cell_inv_F"][v["inner"], 0], atol=1.0e-4)
+        np.testing.assert_allclose(v["outer_inv_F"], v["cell_inv_F"][v["outer"], 0], atol=1.0e-4)
+        cell_measure = np.minimum(v["cell_measure"][v["inner"], 0], v["cell_measure"][v["outer"], 0])
+        np.testing.assert_allclose(v["ratio"], v["measure"] / cell_measure, **tol)
+
+    # topology: boundary sides are the sides with one cell, each cell has all its faces
+    inner, outer = v["inner"][:, 0], v["outer"][:, 0]
+    assert np.all(v["inner"] == inner[:, None]) and np.all(v["outer"] == outer[:, None])
+    on_boundary = np.flatnonzero(inner == outer)
+    assert len(v["boundary"]) == geo.boundary_side_count() == len(on_boundary)
+    assert sorted(v["boundary"].tolist()) == on_boundary.tolist()
+    faces = np.bincount(inner, minlength=geo.cell_count()) + np.bincount(outer[inner != outer], minlength=geo.cell_count())
+    assert np.all(faces == faces_per_cell)
+
+
+# --- Grid2D ---
+
+
+def grid2d():
+    return fem.Grid2D(res=wp.vec2i(2, 3), bounds_lo=wp.vec2(0.5, -1.0), bounds_hi=wp.vec2(1.5, 2.0))
+
+
+def test_grid2d_counts_and_description():
+    geo = grid2d()
+    assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (6, 12, 17, 10)
+    assert geo.dimension == geo.cell_dimension == 2 and geo.name == "Grid2D" and geo.base is geo
+    np.testing.assert_allclose(np.array(geo.cell_size), [0.5, 1.0])
+    np.testing.assert_allclose(np.array(geo.extents), [1.0, 3.0])
+    assert geo.reference_cell().prototype.measure() == 1.0 and geo.reference_side().prototype.measure() == 1.0
+    # Warp's defaults: the unit square
+    unit = fem.Grid2D(res=wp.vec2i(3))
+    assert unit.side_count() == 2 * 4 * 3 and unit.boundary_side_count() == 12
+    np.testing.assert_allclose(np.array(unit.cell_size), [1.0 / 3.0, 1.0 / 3.0], rtol=1.0e-6)
+
+
+def test_grid2d_values():
+    geo = grid2d()
+    v = evaluate(wp, fem, geo)
+    check_protocol(geo, v, faces_per_cell=4, total_measure=3.0)
+    # cell (x, y) is x * res.y + y; its points are bounds_lo + size * (cell + coords)
+    cell = np.stack(np.divmod(np.arange(6), 3), -1)
+    expected = np.array([0.5, -1.0]) + np.array([0.5, 1.0]) * (cell[:, None, :] + C[None, :, :2])
+    np.testing.assert_allclose(v["cell_pos"], expected, atol=1.0e-6)
+    np.testing.assert_allclose(v["cell_F"], np.broadcast_to(np.diag([0.5, 1.0]), (6, 5, 2, 2)))
+    # every grid edge is exactly one side (endpoints at side coordinates 0 and 1)
+    edges = {tuple(sorted(map(tuple, np.round(v["pos"][s, 2:4], 6)))) for s in range(geo.side_count())}
+    xs, ys = np.linspace(0.5, 1.5, 3), np.linspace(-1.0, 2.0, 4)
+    grid_edges = {((x, y0), (x, y1)) for x in xs for y0, y1 in zip(ys, ys[1:])}
+    grid_edges |= {((x0, y), (x1, y)) for y in ys for x0, x1 in zip(xs, xs[1:])}
+    assert edges == grid_edges
+
+
+def test_grid2d_numbering_matches_warp():
+    # read from warp-lang 1.19 on the same grid: the boundary side order, the inner and outer
+    # cells of each side, and where each side's coordinate starts
+    v = evaluate(wp, fem, grid2d())
+    assert v["boundary"].tolist() == [0, 12, 1, 13, 2, 14, 6, 15, 9, 16]
+    assert v["inner"][:, 0].tolist() == [0, 1, 2, 0, 1, 2, 0, 0, 1, 3, 3, 4, 3, 4, 5, 2, 5]
+    assert v["outer"][:, 0].tolist() == [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 3, 4, 5, 2, 5]
+    starts = [(0.5, 0), (0.5, 1), (0.5, 2), (1, -1), (1, 0), (1, 1), (0.5, -1), (1, 0), (1, 1), (1, -1),
+              (1.5, 0), (1.5, 1), (1.5, -1), (1.5, 0), (1.5, 1), (1, 2), (1.5, 2)]
+    np.testing.assert_allclose(v["pos"][:, 2], starts, atol=1.0e-6)
+    np.testing.assert_allclose(v["inner_coords"][7, 1], [0.9, 1.0, 0.0], atol=1.0e-6)
+    np.testing.assert_allclose(v["ratio"][:, 0], [2.0] * 6 + [1.0] * 6 + [2.0] * 3 + [1.0] * 2)
+
+
+@wp.kernel
+def _grid2d_lookup_kernel(args: fem.Grid2D.CellArg, pos: wp.array(dtype=wp.vec2), cells: wp.array(dtype=int),
+                          coords: wp.array(dtype=wp.vec3), off_side: wp.array(dtype=wp.vec3),
+                          side_arg: fem.Grid2D.SideArg):
+    i = wp.tid()
+    s = fem.Grid2D.cell_lookup(args, pos[i], 1.0)
+    cells[i] = s.element_index
+    coords[i] = s.element_coords
+    # a point inside cell 0 is on none of its sides
+    off_side[i] = fem.Grid2D.side_from_cell_coords(side_arg, i, 0, wp.vec3(0.5, 0.5, 0.0))
+
+
+def test_grid2d_lookup_and_coordinates():
+    geo = grid2d()
+    pts = np.array([[0.6, -0.9], [1.3, 1.5], [0.5, 2.0], [5.0, -7.0]], dtype=np.float32)
+    cells, coords, off = wp.zeros(4, dtype=int), wp.zeros(4, dtype=wp.vec3), wp.zeros(4, dtype=wp.vec3)
+    wp.launch(_grid2d_lookup_kernel, dim=4, inputs=[geo.cell_arg_value("cpu"), wp.array(pts, dtype=wp.vec2), cells,
+                                                    coords, off, geo.side_arg_value("cpu")])
+    # numpy: the cell holding the point, clamped to the grid
+    loc = (pts.astype(np.float64) - [0.5, -1.0]) / [0.5, 1.0]
+    cell = np.clip(np.floor(loc), 0, [1, 2]).astype(int)
+    assert cells.numpy().tolist() == (cell[:, 0] * 3 + cell[:, 1]).tolist()
+    np.testing.assert_allclose(coords.numpy()[:, :2], np.clip(loc - cell, 0.0, 1.0), atol=1.0e-5)
+    np.testing.assert_allclose(off.numpy(), np.full((4, 3), fem.geometry.OUTSIDE))
+
+
+def test_grid2d_bad_input():
+    with pytest.raises(ValueError, match="res"):
+        fem.Grid2D(res=wp.vec2i(0, 2))
+    with pytest.raises(ValueError, match="bounds_hi"):
+        fem.Grid2D(res=wp.vec2i(2, 2), bounds_lo=wp.vec2(1.0, 0.0), bounds_hi=wp.vec2(0.0, 1.0))
+    with pytest.raises(NotImplementedError, match="scalar_type"):
+        fem.Grid2D(res=wp.vec2i(2, 2), scalar_type=wp.float64)
+
+
+def test_element_measure_and_normal_helpers():
+    out = wp.zeros(5, dtype=float)
+    nor = wp.zeros(2, dtype=wp.vec3)
+    mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
+
+    @wp.kernel
+    def helpers(out: wp.array(dtype=float), nor: wp.array(dtype=wp.vec3)):
+        out[0] = fem.Geometry._element_measure(wp.vec2(3.0, 4.0))
+        out[1] = fem.Geometry._element_measure(wp.mat22(2.0, 1.0, 0.5, -3.0))
+        out[2] = fem.Geometry._element_measure(mat32(1.0, 0.0, 0.0, 2.0, 1.0, 1.0))
+        out[3] = fem.Geometry._element_measure(wp.mat33(2.0, 1.0, 0.5, -3.0, 0.0, 0.0, 1.0, 1.0, 1.0))
+        n2 = fem.Geometry._element_normal(wp.vec2(3.0, 4.0))
+        nor[0] = wp.vec3(n2[0], n2[1], 0.0)
+        nor[1] = fem.Geometry._element_normal(mat32(1.0, 0.0, 0.0, 2.0, 1.0, 1.0))
+
+    wp.launch(helpers, dim=1, inputs=[out, nor])
+    F2 = np.array([[2.0, 1.0], [0.5, -3.0]])
+    F32 = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    F33 = np.array([[2.0, 1.0, 0.5], [-3.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
+    cross = np.cross(F32[:, 0], F32[:, 1])
+    np.testing.assert_allclose(out.numpy()[:4], [5.0, abs(np.linalg.det(F2)), np.linalg.norm(cross),
+                                                 abs(np.linalg.det(F33))], rtol=1.0e-6)
+    np.testing.assert_allclose(nor.numpy(), [[0.8, -0.6, 0.0], cross / np.linalg.norm(cross)], rtol=1.0e-6)
