@@ -8,11 +8,14 @@
 - `field/`: test, trial and discrete fields and how integrands evaluate them;
 - `operator.py`: the operators integrands call (`grad`, `div`, `position`, ...);
 - `integrate.py`: `integrate` and `interpolate`, which specialise an integrand for the concrete
-  fields and domain they are given and generate, build and launch the kernels.
+  fields and domain they are given and generate, build and launch the kernels;
+- `cache.py`: suffix-keyed kernels, functions and structs, and pooled temporary arrays;
+- `linalg.py`: small dense linear algebra as device functions (eigen-solver, QR inverse, tensor parts);
+- `utils.py`: grid connectivity (grid_to_tris ...) and device index maps (indexing.py).
 
 Names of Warp's `warp.fem` that are not here yet raise an error that says so (docs/compat.md)."""
 
-from . import cache  # noqa: F401
+from . import cache, linalg, utils  # noqa: F401
 from .cache import (  # noqa: F401
     Temporary,
     TemporaryStore,
