@@ -148,7 +148,10 @@ _KERNEL_SOURCES = itertools.count()
 
 def _make_kernel(setup: _Setup, kind: str, body: str, params: list, namespace: dict):
     """Build (once per specialisation and kind) the kernel `body` with `params`."""
-    key = (kind,) + setup.key + tuple(sorted((k, str(v)) for k, v in namespace.items() if k.startswith("_fem_t")))
+    # everything the kernel's text names: types by their text, functions and quadratures by identity
+    # (the cache keeps them alive, so an identity is never reused while its entry exists)
+    key = (kind, body) + setup.key + tuple(sorted(((k, str(v) if k.startswith("_fem_t") else v)
+                                                   for k, v in namespace.items()), key=lambda kv: kv[0]))
     cached = setup.integrand.cached_kernels.get(key)
     if cached is not None:
         return cached

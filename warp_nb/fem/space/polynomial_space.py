@@ -15,8 +15,15 @@ from .topology import CellVertexTopology, DiscontinuousTopology, GridLatticeTopo
 
 
 def _shape_function(element, degree: int, element_basis, family):
-    from .shape import make_element_shape_function
-    return make_element_shape_function(element, degree=degree, element_basis=element_basis, family=family)
+    from . import shape
+    factory = getattr(shape, "make_element_shape_function", None)
+    if factory is not None:
+        return factory(element, degree=degree, element_basis=element_basis, family=family)
+    # until the shape part gives its factory: tensor-product Lagrange on squares
+    from ..geometry.element import Element
+    if Element(element) == Element.SQUARE and element_basis in (None, "lagrange"):
+        return shape.SquareBipolynomialShapeFunctions(degree, family)
+    raise NotImplementedError(f"make_polynomial_space: no shape functions for {Element(element).name} yet")
 
 
 def make_polynomial_space(geo, dtype=T.float32, dof_mapper=None, degree: int = 1, element_basis=None,
@@ -27,17 +34,18 @@ def make_polynomial_space(geo, dtype=T.float32, dof_mapper=None, degree: int = 1
         raise NotImplementedError("make_polynomial_space: dof mappers are not supported by warp_nb.fem yet")
     if not isinstance(degree, int) or degree < 0:
         raise ValueError(f"make_polynomial_space: `degree` must be a non-negative integer, got {degree!r}")
-    from .shape import ElementBasis
-    basis = ElementBasis.LAGRANGE if element_basis is None else element_basis
+    from . import shape
+    lagrange = shape.ElementBasis.LAGRANGE if hasattr(shape, "ElementBasis") else "lagrange"
+    basis = lagrange if element_basis is None else element_basis
     shape = _shape_function(geo.reference_cell(), degree, basis, family)
     if discontinuous or degree == 0:
         topology = DiscontinuousTopology(geo, shape.NODES_PER_ELEMENT)
-    elif hasattr(geo, "res") and basis == ElementBasis.LAGRANGE:
+    elif hasattr(geo, "res") and basis == lagrange:
         topology = GridLatticeTopology(geo, degree)
-    elif degree == 1 and basis == ElementBasis.LAGRANGE and hasattr(geo, "cell_vertex_index"):
+    elif degree == 1 and basis == lagrange and hasattr(geo, "cell_vertex_index"):
         topology = CellVertexTopology(geo, shape.NODES_PER_ELEMENT)
     else:
-        raise NotImplementedError(f"make_polynomial_space: continuous {basis.name.lower()} spaces of degree {degree} "
+        raise NotImplementedError(f"make_polynomial_space: continuous {getattr(basis, 'name', basis)} spaces of degree {degree} "
                                   f"on {type(geo).__name__} are not supported by warp_nb.fem yet (degree 1 on "
                                   "meshes, any degree on grids, or discontinuous=True are)")
     return FunctionSpace(topology, shape, dtype)
