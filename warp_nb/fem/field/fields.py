@@ -157,6 +157,7 @@ class DiscreteField(FieldLike):
         if space_partition is not None:
             raise NotImplementedError("space partitions are not supported by warp_nb.fem yet")
         self.space = space
+        self.space_partition = None  # the whole space (partitions are not supported yet)
         self.dtype = space.dtype
         self.dof_values = wp.zeros(space.node_count(), dtype=space.dtype, device=device)
         self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dtype)
