@@ -134,12 +134,13 @@ def node_functions(space, dof_slot: int) -> dict:
             funcs["eval_grad_inner"] = grad
         else:
             cols = space.dtype._shape_[1]
-            row_unit = _unit(T.vector(length=space.dtype._shape_[0], dtype=T.type_scalar_type(space.dtype)))
+            col_unit = _unit(T.vector(length=cols, dtype=T.type_scalar_type(space.dtype)))
 
+            # Warp's divergence of a tensor contracts its first index: div(tau)_j = sum_i d tau_ij / dx_i
             @wp.func
             def div(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return world_grad(field_arg, s, d[0])[d[1] % cols] * row_unit(d[1] // cols)
+                return world_grad(field_arg, s, d[0])[d[1] // cols] * col_unit(d[1] % cols)
 
         funcs["eval_div_inner"] = div
     funcs["eval_inner"] = value
@@ -196,9 +197,9 @@ def discrete_functions(space) -> dict:
         @wp.func
         def div(field_arg: Any, s: Any):
             f = inv_grad(field_arg.geo, s)
-            d = node_value(field_arg, s, 0) * (weight_grad(s.element_coords, 0) * f)
+            d = (weight_grad(s.element_coords, 0) * f) * node_value(field_arg, s, 0)
             for n in range(1, wp.static(nodes)):
-                d += node_value(field_arg, s, n) * (weight_grad(s.element_coords, n) * f)
+                d += (weight_grad(s.element_coords, n) * f) * node_value(field_arg, s, n)
             return d
 
         funcs["eval_div_inner"] = div
