@@ -10,9 +10,7 @@ summed by `warp.sparse`'s `bsr_set_from_triplets`."""
 
 from __future__ import annotations
 
-import inspect
 import itertools
-import linecache
 from typing import Any
 
 import numpy as np
@@ -20,12 +18,13 @@ import numpy as np
 import warp_nb as wp
 
 from .. import types as T
+from .codegen import define
 from .domain import Cells, GeometryDomain
 from .field.fields import BoundField, DiscreteField, FieldLike, TestField, TrialField
 from .integrand import Integrand
-from .integrand_specialize import DOMAIN, FIELD, SAMPLE, VALUE, parameter_kinds, specialize
+from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
-from .types import NULL_QP_INDEX, Sample, make_free_sample
+from .types import NULL_QP_INDEX, Field, Sample, make_free_sample
 
 
 def _return_type(function, arg_types) -> Any:
@@ -80,8 +79,9 @@ class _Setup:
                 if not isinstance(field, FieldLike):
                     raise ValueError(f"fem.{what}: the integrand {integrand.name} needs a field for `{name}` in "
                                      f"fields={{...}}, got {type(field).__name__ if name in fields else 'nothing'}")
-                if field.space.geometry is not domain.geometry:
-                    raise ValueError(f"fem.{what}: field `{name}` is defined on {field.space.geometry.name}, the "
+                geometry = field.space.geometry if hasattr(field, "space") else field.geometry
+                if geometry is not domain.geometry:
+                    raise ValueError(f"fem.{what}: field `{name}` is defined on {geometry.name}, the "
                                      f"domain on {domain.geometry.name}")
                 if isinstance(field, (TestField, TrialField)) and field.domain != domain:
                     raise ValueError(f"fem.{what}: the {type(field).__name__.replace('Field', '').lower()} field "
@@ -108,8 +108,11 @@ class _Setup:
                 self.host_values[name] = values[name]
         if self.trial is not None and self.test is None:
             raise ValueError(f"fem.{what}: a trial field (`{self.trial[0]}`) needs a test field beside it")
-        self.key = (what, domain, tuple((n, type(t), getattr(t, "space", None)) for n, t in self.targets.items()),
-                    tuple((n, str(t)) for n, t in self.concrete.items()))
+        # what makes two specialisations the same: the domain, each field's evaluation (its cache_key)
+        # and the concrete types (by identity: two structs of one name are different types)
+        self.key = (what, domain, tuple((n, t.field.cache_key if isinstance(t, BoundField) else t)
+                                        for n, t in self.targets.items()),
+                    tuple(self.concrete.items()))
         self.function = None
 
     def specialised(self):
@@ -143,29 +146,22 @@ class _Setup:
         return [self.host_values[name] for name, (kind, _) in self.kinds.items() if kind != SAMPLE]
 
 
-_KERNEL_SOURCES = itertools.count()
-
-
 def _make_kernel(setup: _Setup, kind: str, body: str, params: list, namespace: dict):
     """Build (once per specialisation and kind) the kernel `body` with `params`."""
     # everything the kernel's text names: types by their text, functions and quadratures by identity
     # (the cache keeps them alive, so an identity is never reused while its entry exists)
-    key = (kind, body) + setup.key + tuple(sorted(((k, str(v) if k.startswith("_fem_t") else v)
-                                                   for k, v in namespace.items()), key=lambda kv: kv[0]))
+    key = (kind, body) + setup.key + tuple(sorted(namespace.items(), key=lambda kv: kv[0]))
+    namespace = dict(namespace)  # the kernel's globals: one per kernel
     cached = setup.integrand.cached_kernels.get(key)
     if cached is not None:
         return cached
     function = setup.specialised()
     name = f"{kind}_{setup.integrand.func.__name__}"
-    header = f"def {name}({', '.join(params)}):\n"
-    source = header + body
-    filename = f"<warp_nb.fem {name} {next(_KERNEL_SOURCES)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace.update({"wp": wp, "_fem_integrand": function, "Sample": Sample, "make_free_sample": make_free_sample,
                       "NULL_QP_INDEX": NULL_QP_INDEX})
-    exec(compile(source, filename, "exec"), namespace)
+    python_function = define(name, f"def {name}({', '.join(params)}):\n" + body, namespace)
     options = dict(setup.integrand.kernel_options)
-    kernel = wp.Kernel(namespace[name], key=f"{name}_{abs(hash(key)) % (1 << 32):08x}",
+    kernel = wp.Kernel(python_function, key=f"{name}_{abs(hash(key)) % (1 << 32):08x}",
                        module=setup.integrand.module, options=options)
     setup.integrand.cached_kernels[key] = kernel
     return kernel
@@ -188,7 +184,7 @@ def _quadrature_for(domain, quadrature, setup_fields) -> Quadrature:
         return quadrature
     order = 0
     for field in setup_fields:
-        order += getattr(getattr(field, "space", None), "degree", 0)
+        order += getattr(field, "degree", None) or getattr(getattr(field, "space", None), "degree", 0)
     return RegularQuadrature(domain, order=max(order, 1))
 
 
@@ -376,7 +372,9 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     if isinstance(dest, DiscreteField):
         if at is not None and not isinstance(at, GeometryDomain):
             raise NotImplementedError("fem.interpolate to a field at a quadrature is not supported by warp_nb.fem yet")
-        return _interpolate_nodes(integrand, dest, fields, values, device)
+        if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
+            fields, integrand = {"u": integrand}, _field_value
+        return _interpolate_nodes(integrand, dest, fields, values, device, reduction)
     if not isinstance(at, Quadrature):
         raise TypeError(f"fem.interpolate: `at` must be a fem quadrature when `dest` is "
                         f"{'an array' if dest is not None else 'not given'}, got {type(at).__name__}")
@@ -405,22 +403,55 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     return dest
 
 
-def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device):
+_REDUCTIONS = ("weighted_average", "mean", "sum", "max", "min", "first")
+
+
+def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str):
+    """The integrand at every node of every cell of dest's space, combined per node by `reduction`:
+    "sum", "mean" / "weighted_average" (unit weights: each cell holding the node counts once), "max",
+    "min", or "first" (the value from the cell of smallest index)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"fem.interpolate: reduction must be one of {', '.join(_REDUCTIONS)}, got {reduction!r}")
     space = dest.space
     domain = Cells(space.geometry)
     setup = _Setup(integrand, domain, fields, values, device, "interpolate")
     namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_node_index": space.element_node_index,
                  "_fem_node_coords": space.node_coords_in_element,
                  "_fem_t_dest": wp.array(dtype=space.dtype), "_fem_t_destv": space.dtype,
-                 "_fem_t_space_arg": space.SpaceArg}
+                 "_fem_t_space_arg": space.SpaceArg, "_fem_t_count": wp.array(dtype=wp.int32)}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_space_arg: _fem_t_space_arg"] + \
-        setup.params_text(namespace) + ["_fem_dest: _fem_t_dest"]
-    body = ("    _cell, _node = wp.tid()\n"
+        setup.params_text(namespace) + ["_fem_dest: _fem_t_dest", "_fem_count: _fem_t_count"]
+    head = ("    _cell, _node = wp.tid()\n"
             "    _s = make_free_sample(_cell, _fem_node_coords(_node))\n"
-            f"    _fem_dest[_fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)] = "
-            f"_fem_t_destv({setup.call_text()})\n")
+            "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)\n")
+    value = f"_fem_t_destv({setup.call_text()})"
+    nodes = dest.dof_values.shape[0]
+    count = wp.zeros(nodes, dtype=wp.int32, device=device)
+    dim = (space.geometry.cell_count(), space.NODES_PER_ELEMENT)
+    inputs = [domain.domain_arg_value(device), space.space_arg_value(device)] + setup.inputs()
     with wp.ScopedDevice(device):
-        kernel = _make_kernel(setup, "interpolate_nodes", body, params, namespace)
-        _launch(kernel, (space.geometry.cell_count(), space.NODES_PER_ELEMENT),
-                [domain.domain_arg_value(device), space.space_arg_value(device)] + setup.inputs() + [dest.dof_values])
+        if reduction in ("weighted_average", "mean", "sum"):
+            dest.dof_values.zero_()
+            body = head + f"    wp.atomic_add(_fem_dest, _n, {value})\n    wp.atomic_add(_fem_count, _n, 1)\n"
+        elif reduction in ("max", "min"):
+            dest.dof_values.fill_(-3.0e38 if reduction == "max" else 3.0e38)
+            body = head + f"    wp.atomic_{reduction}(_fem_dest, _n, {value})\n"
+        else:  # first: the smallest cell index holding each node, then that cell's value
+            count.fill_(2 ** 31 - 1)
+            first = _make_kernel(setup, "interpolate_nodes_first_cell", head + "    wp.atomic_min(_fem_count, _n, _cell)\n",
+                                 params, namespace)
+            _launch(first, dim, inputs + [dest.dof_values, count])
+            body = head + f"    if _fem_count[_n] == _cell:\n        _fem_dest[_n] = {value}\n"
+        kernel = _make_kernel(setup, f"interpolate_nodes_{reduction}", body, params, namespace)
+        _launch(kernel, dim, inputs + [dest.dof_values, count])
+    if reduction in ("weighted_average", "mean"):
+        counts = count.numpy().astype(np.float64)
+        values_ = dest.dof_values.numpy()
+        shape = (-1,) + (1,) * (values_.ndim - 1)
+        dest.dof_values.assign((values_ / np.maximum(counts, 1.0).reshape(shape)).astype(values_.dtype))
     return dest
+
+
+@Integrand
+def _field_value(s: Sample, u: Field):
+    return u(s)

@@ -37,10 +37,14 @@ class BoundField:
         self.field = field
         self.domain = domain
         self.name = field.name
-        self.space = field.space
+        self.space = getattr(field, "space", None)
         self.Arg = bound_field_struct(domain.ElementArg, field.EvalArg)
         names = OPERATOR_FUNCTIONS
-        if domain.element_kind == ElementKind.CELL:
+        if hasattr(field, "functions_on"):  # a field defined on positions: the same on cells and sides
+            functions = field.functions_on(domain)
+            for name in names:
+                setattr(self, name, functions.get(name))
+        elif domain.element_kind == ElementKind.CELL:
             for name in names:
                 setattr(self, name, getattr(field, name, None))
             self.element_node_index = field.space.element_node_index
@@ -106,6 +110,11 @@ class _NodeField(FieldLike):
     def name(self) -> str:
         return f"{type(self).__name__}_{self.space.name}"
 
+    @property
+    def cache_key(self):
+        """What the device functions of this field depend on (fields of one key share kernels)."""
+        return (type(self), self.space, self.domain)
+
     def eval_arg_value(self, device):
         arg = self.EvalArg()
         arg.space_arg = self.space.space_arg_value(device)
@@ -166,6 +175,10 @@ class DiscreteField(FieldLike):
     @property
     def name(self) -> str:
         return f"DiscreteField_{self.space.name}"
+
+    @property
+    def cache_key(self):
+        return (DiscreteField, self.space)
 
     @property
     def geometry(self):
