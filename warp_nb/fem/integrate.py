@@ -229,6 +229,9 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_qp_arg: _fem_t_qp_arg"] + setup.params_text(namespace)
     inputs = [domain.domain_arg_value(device), quadrature.arg_value(device)] + setup.inputs()
     with wp.ScopedDevice(device):
+        if assembly == "nodal" and setup.test is not None:
+            return _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,
+                                    add, bsr_options)
         if setup.test is None:
             return _integrate_value(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,
                                     add)
@@ -236,7 +239,7 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
             return _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,
                                      add)
         return _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,
-                                   add, bsr_options, lumped=assembly == "nodal")
+                                   add, bsr_options)
 
 
 def _launch(kernel, dim, inputs):
@@ -309,8 +312,7 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
 
 
 def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add,
-                        bsr_options, lumped: bool = False):
-    from ..sparse import bsr_axpy, bsr_set_from_triplets, bsr_zeros
+                        bsr_options):
     (test_name, test), (trial_name, trial) = setup.test, setup.trial
     tdofs, rdofs = test.space.NODE_DOF_COUNT, trial.space.NODE_DOF_COUNT
     scalar_out = output_dtype or (output.scalar_type if output is not None else T.float32)
@@ -332,19 +334,23 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
             "                    _s = Sample(_element_index, _coords, _qp_index, _w, wp.vec2i(_i, _c), "
             "wp.vec2i(_j, _d))\n" + add_line +
             f"    _t = (_domain_element * {npt} + _i) * {npr} + _j\n"
-            f"    _fem_rows[_t] = _fem_test_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _i)\n" +
-            (f"    _fem_cols[_t] = _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, _element_index, "
-             "_j)\n" if not lumped else "    _fem_cols[_t] = _fem_rows[_t]\n") +
+            f"    _fem_rows[_t] = _fem_test_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _i)\n"
+            f"    _fem_cols[_t] = _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, _element_index, "
+            "_j)\n"
             "    _fem_vals[_t] = _fem_t_block(_acc)\n")
-    if lumped and test.space is not trial.space:
-        raise ValueError("fem.integrate: assembly='nodal' needs the test and trial fields of one space")
-    kernel = _make_kernel(setup, "integrate_nodal" if lumped else "integrate_bilinear", body, params + [
+    kernel = _make_kernel(setup, "integrate_bilinear", body, params + [
         "_fem_rows: _fem_t_idx", "_fem_cols: _fem_t_idx", "_fem_vals: _fem_t_vals"], namespace)
     count = domain.element_count() * npt * npr
     rows, cols = wp.empty(count, dtype=wp.int32), wp.empty(count, dtype=wp.int32)
     vals = wp.empty(count, dtype=block_t)
     _launch(kernel, (domain.element_count(), npt, npr), inputs + [rows, cols, vals])
-    shape = (test.space.node_count(), trial.space.node_count())
+    return _assemble(rows, cols, vals, (test.space.node_count(), trial.space.node_count()), block_t, output, add,
+                     bsr_options)
+
+
+def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
+    """The matrix of the triplets (duplicates summed), new, or into `output` (added with `add`)."""
+    from ..sparse import bsr_axpy, bsr_set_from_triplets, bsr_zeros
     prune = bool((bsr_options or {}).get("prune_numerical_zeros", False))
     if output is None or add:
         result = bsr_zeros(*shape, block_type=block_t)
@@ -357,6 +363,83 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
         raise ValueError(f"fem.integrate: `output` must have {shape[0]} x {shape[1]} blocks, got "
                          f"{output.nrow} x {output.ncol}")
     bsr_set_from_triplets(output, rows, cols, vals, prune_numerical_zeros=prune)
+    return output
+
+
+def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add,
+                     bsr_options):
+    """assembly="nodal": the integrand at the nodes only, each weighted by its nodal quadrature weight
+    (on sides: its trace weight, for the nodes of the inner cell that lie on the side), test and trial
+    at the same node: a vector, or a block-diagonal matrix. This is what Dirichlet projectors use."""
+    from .types import ElementKind
+    test_name, test = setup.test
+    space = test.space
+    if setup.trial is not None and setup.trial[1].space is not space:
+        raise ValueError("fem.integrate: assembly='nodal' needs the test and trial fields of one space")
+    tdofs = space.NODE_DOF_COUNT
+    rdofs = space.NODE_DOF_COUNT if setup.trial is not None else 1
+    npe = space.NODES_PER_ELEMENT
+    on_sides = domain.element_kind == ElementKind.SIDE
+    shape = space.shape
+    namespace.update({"_fem_node_coords": space.node_coords_in_element, "_fem_t_accs": accumulate_dtype,
+                      "_fem_node_weight": shape.make_trace_node_quadrature_weight() if on_sides
+                      else shape.make_node_quadrature_weight(),
+                      "_fem_node_index": setup.fields_on_nodes[test_name].element_node_index,
+                      "_fem_t_idx": wp.array(dtype=wp.int32)})
+    if on_sides:
+        geo = domain.geometry
+        namespace.update({"_fem_inner_cell": geo.side_inner_cell_index, "_fem_from_cell": geo.side_from_cell_coords,
+                          "_fem_inner_coords": geo.side_inner_cell_coords})
+        where = ("    _cc = _fem_node_coords(_node)\n"
+                 "    _coords = _fem_from_cell(_fem_domain_arg.geo, _element_index, "
+                 "_fem_inner_cell(_fem_domain_arg.geo, _element_index), _cc)\n"
+                 "    if wp.length_sq(_fem_inner_coords(_fem_domain_arg.geo, _element_index, _coords) - _cc) > 1.0e-8:\n"
+                 "        return\n")
+    else:
+        where = "    _coords = _fem_node_coords(_node)\n"
+    trial = "wp.vec2i(_node, _d)" if setup.trial is not None else "wp.vec2i(-1, -1)"
+    matrix = setup.trial is not None
+    if matrix:
+        scalar_out = _scalar_of(output_dtype or (output.scalar_type if output is not None else T.float32))
+        blocked = tdofs > 1
+        out_t = T.matrix(shape=(tdofs, rdofs), dtype=scalar_out) if blocked else scalar_out
+        acc_t = T.matrix(shape=(tdofs, rdofs), dtype=accumulate_dtype) if blocked else accumulate_dtype
+        add_line = "_acc[_c, _d] += " if blocked else "_acc += "
+    else:
+        out_t = output_dtype or (output.dtype if output is not None else space.dtype)
+        blocked = tdofs > 1
+        acc_t = _with_scalar(space.dtype, accumulate_dtype) if blocked else accumulate_dtype
+        add_line = "_acc[_c] += " if blocked else "_acc += "
+    namespace.update({"_fem_t_acc": acc_t, "_fem_t_outv": out_t, "_fem_t_out": wp.array(dtype=out_t)})
+    body = ("    _domain_element, _node = wp.tid()\n"
+            f"    _t = _domain_element * {npe} + _node\n"
+            "    _element_index = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n" + where +
+            "    _w = _fem_node_weight(_node)\n"
+            "    _s0 = Sample(_element_index, _coords, NULL_QP_INDEX, _w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))\n"
+            "    _dw = _w * _fem_measure(_fem_domain_arg.geo, _s0)\n"
+            "    _acc = _fem_t_acc()\n"
+            f"    for _c in range({tdofs}):\n"
+            f"        for _d in range({rdofs}):\n"
+            f"            _s = Sample(_element_index, _coords, NULL_QP_INDEX, _w, wp.vec2i(_node, _c), {trial})\n"
+            f"            {add_line}_fem_t_accs({setup.call_text()} * _dw)\n"
+            f"    _n = _fem_node_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _node)\n")
+    count = domain.element_count() * npe
+    if matrix:
+        body += ("    _fem_rows[_t] = _n\n    _fem_cols[_t] = _n\n    _fem_vals[_t] = _fem_t_outv(_acc)\n")
+        kernel = _make_kernel(setup, "integrate_nodal_matrix", body, params + [
+            "_fem_rows: _fem_t_idx", "_fem_cols: _fem_t_idx", "_fem_vals: _fem_t_out"], namespace)
+        # a node off the side leaves its slot: -1 rows are outside the shape, dropped by the assembly
+        rows, cols = wp.full(count, -1, dtype=wp.int32), wp.full(count, -1, dtype=wp.int32)
+        vals = wp.zeros(count, dtype=out_t)
+        _launch(kernel, (domain.element_count(), npe), inputs + [rows, cols, vals])
+        return _assemble(rows, cols, vals, (space.node_count(), space.node_count()), out_t, output, add, bsr_options)
+    body += "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n"
+    kernel = _make_kernel(setup, "integrate_nodal_vector", body, params + ["_fem_out: _fem_t_out"], namespace)
+    if output is None:
+        output = wp.zeros(space.node_count(), dtype=out_t)
+    elif not add:
+        output.zero_()
+    _launch(kernel, (domain.element_count(), npe), inputs + [output])
     return output
 
 
