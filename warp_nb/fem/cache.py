@@ -32,6 +32,7 @@ from ..arrays.array import array
 from ..program.func import Function
 from ..program.kernel import Kernel
 from ..program.module import get_module
+from ..runtime import recording
 
 #: Warp's name for a borrowed array's type: a borrowed temporary is a wp.array.
 Temporary = array
@@ -198,7 +199,7 @@ class TemporaryStore:
         device = wp.get_device(device)
         shape = _shape_tuple(shape)
         dtype = T.canonical_scalar(dtype)  # float: wp.float32, int: wp.int32
-        if device.is_capturing:  # see the module docstring: nothing is lent again under capture
+        if recording.capture is not None:  # see the module docstring: nothing is lent again under capture
             return _plain_temporary(shape, dtype, pinned, device, requires_grad)
         key = (T.type_scalar_type(dtype), T.type_length(dtype), bool(pinned) and device.is_cpu,
                -1 if device.is_cpu else device.ordinal)

@@ -132,3 +132,15 @@ def test_cached_arg_value_once_per_device():
     assert t.arg_value(None) == ("value", "cpu")
     assert Thing.calls == 1
     assert Thing().arg_value("cpu") == ("value", "cpu") and Thing.calls == 2
+
+
+def test_pool_is_bypassed_during_graph_capture():
+    """A captured graph refers to buffers by address: a temporary released while capturing must not
+    be lent again (its memory stays with it)."""
+    store = cache.TemporaryStore()
+    with wp.ScopedCapture(device="cpu", force_module_load=False):
+        first = cache.borrow_temporary(store, shape=64, dtype=float)
+        ptr = first.ptr
+        first.release()
+        second = cache.borrow_temporary(store, shape=64, dtype=float)
+    assert second.ptr != ptr and first.ptr == ptr
