@@ -24,7 +24,7 @@ def _make(value, suffix):
 @pytest.mark.needs_cxx
 def test_dynamic_kernel_one_object_per_suffix():
     f1, k1 = _make(1.0, "one")
-    f2, k2 = _make(2.0, "two")
+    _, k2 = _make(2.0, "two")
     f3, k3 = _make(3.0, "one")  # the suffix, not the closure, is the identity: the first one is kept
     assert k1 is k3 and f1 is f3 and k1 is not k2
     assert k1.key != k2.key and k1.key.startswith("apply_")

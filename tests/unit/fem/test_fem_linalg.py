@@ -184,15 +184,15 @@ def _parts_kernel(m2: wp.array(dtype=wp.mat22), m3: wp.array(dtype=wp.mat33), v2
 def test_tensor_parts_and_generalized_products():
     rng = np.random.default_rng(5)
     m2, m3, v2, v3, q = (rng.standard_normal(s) for s in ((2, 2), (3, 3), 2, 3, 4))
-    outs = dict(mats3=wp.empty(2, dtype=wp.mat33), skew2=wp.empty(1, dtype=float), skew3=wp.empty(1, dtype=wp.vec3),
-                outer23=wp.empty(1, dtype=wp.types.matrix(shape=(2, 3), dtype=float)),
-                outer_q=wp.empty(1, dtype=wp.types.matrix(shape=(4, 2), dtype=float)),
-                scalars=wp.empty(7, dtype=float), vecs=wp.empty(3, dtype=wp.vec3))
+    outs = {"mats3": wp.empty(2, dtype=wp.mat33), "skew2": wp.empty(1, dtype=float),
+            "skew3": wp.empty(1, dtype=wp.vec3), "outer23": wp.empty(1, dtype=wp.types.matrix(shape=(2, 3), dtype=float)),
+            "outer_q": wp.empty(1, dtype=wp.types.matrix(shape=(4, 2), dtype=float)),
+            "scalars": wp.empty(7, dtype=float), "vecs": wp.empty(3, dtype=wp.vec3)}
     wp.launch(_parts_kernel, dim=1, inputs=[wp.array([m2], dtype=wp.mat22), wp.array([m3], dtype=wp.mat33),
                                             wp.array([v2], dtype=wp.vec2), wp.array([v3], dtype=wp.vec3),
                                             wp.array([q], dtype=wp.quat), *outs.values()])
     o = {k: v.numpy() for k, v in outs.items()}
-    tol = dict(rtol=1.0e-5, atol=1.0e-6)
+    tol = {"rtol": 1.0e-5, "atol": 1.0e-6}
     np.testing.assert_allclose(o["mats3"][0], np.trace(m3) / 3.0 * np.eye(3), **tol)
     np.testing.assert_allclose(o["mats3"][1], 0.5 * (m3 + m3.T), **tol)
     np.testing.assert_allclose(o["skew2"][0], 0.5 * (m2[1, 0] - m2[0, 1]), **tol)
