@@ -27,16 +27,17 @@ from .dirichlet import (  # noqa: F401
     normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs,
 )
 from .domain import BoundarySides, Cells, GeometryDomain, Sides  # noqa: F401
-from .field import DiscreteField, FieldLike, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
-from .geometry import Geometry, Grid2D  # noqa: F401
+from .field import DiscreteField, FieldLike, ImplicitField, UniformField, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
+from .geometry import Geometry, Grid2D, Grid3D  # noqa: F401
 from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
 from .integrate import integrate, interpolate  # noqa: F401
 from .operator import (  # noqa: F401
-    D, Operator, deformation_gradient, div, grad, inner, measure, measure_ratio, normal, position,
+    D, Operator, curl, deformation_gradient, div, grad, inner, lookup, measure, measure_ratio, normal, position, scalar_type,
 )
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import Quadrature, RegularQuadrature  # noqa: F401
+from .space import FunctionSpace, SpaceTopology, make_polynomial_space  # noqa: F401
 from .types import (  # noqa: F401
     NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,
     Field, NodeIndex, QuadraturePointIndex, Sample, Sample_f64, make_free_sample,

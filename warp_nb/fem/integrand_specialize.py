@@ -52,10 +52,11 @@ def parameter_kinds(integrand: Integrand) -> dict:
 class _Rewrite(ast.NodeTransformer):
     """Operator calls on field / domain parameters -> calls of their device functions."""
 
-    def __init__(self, integrand: Integrand, kinds: dict, targets: dict):
+    def __init__(self, integrand: Integrand, kinds: dict, targets: dict, concrete: dict):
         self.integrand = integrand
         self.kinds = kinds
         self.targets = targets
+        self.concrete = concrete
         self.injected: dict = {}
         fn = integrand.func
         self.filename = fn.__code__.co_filename
@@ -117,15 +118,40 @@ class _Rewrite(ast.NodeTransformer):
                 self._fail(node, str(e))
             return self._call(node, device_fn, node.args)
         if isinstance(target, Integrand):
-            self._fail(node, f"calling the integrand {target.name} from another integrand is not supported by "
-                             "warp_nb.fem yet; make it a @wp.func taking plain values")
+            return self._call(node, self._nested(node, target), node.args)
         return node
+
+    def _nested(self, node, callee: Integrand):
+        """The callee integrand specialised for what this call passes it: its field and domain
+        parameters take the caller's field and domain arguments (which must be passed as is)."""
+        if node.keywords:
+            self._fail(node, f"integrand {callee.name}: pass its arguments by position when calling it from "
+                             f"{self.integrand.name}")
+        kinds = parameter_kinds(callee)
+        if len(node.args) != len(kinds):
+            self._fail(node, f"integrand {callee.name} takes {len(kinds)} arguments, {len(node.args)} given")
+        targets, concrete = {}, {}
+        for (name, (kind, annotation)), arg in zip(kinds.items(), node.args):
+            if kind in (FIELD, DOMAIN):
+                passed = self._param(arg)
+                if passed is None or self.kinds[passed][0] != kind:
+                    self._fail(arg, f"integrand {callee.name}: its {kind} parameter `{name}` must be given a "
+                                    f"{kind} parameter of {self.integrand.name} as is")
+                targets[name], concrete[name] = self.targets[passed], self.concrete[passed]
+            elif kind == SAMPLE:
+                concrete[name] = annotation
+        key = ("nested",) + tuple((n, id(t)) for n, t in targets.items()) + \
+            tuple((n, str(t)) for n, t in concrete.items())
+        function = callee.cached_funcs.get(key)
+        if function is None:
+            function = callee.cached_funcs[key] = specialize(callee, kinds, targets, concrete)
+        return function
 
 
 def specialize(integrand: Integrand, kinds: dict, targets: dict, concrete: dict) -> Function:
     """A wp.func of the integrand's body for these `targets` (parameter name -> field or domain
     object) and `concrete` (parameter name -> the struct type the kernel passes)."""
-    rewrite = _Rewrite(integrand, kinds, targets)
+    rewrite = _Rewrite(integrand, kinds, targets, concrete)
     fn = integrand.func
     # the rewrite runs on the copy's tree and collects the device functions its calls name, which
     # the copy's globals then hold (they are read when a kernel using it is typed)

@@ -10,9 +10,7 @@ summed by `warp.sparse`'s `bsr_set_from_triplets`."""
 
 from __future__ import annotations
 
-import inspect
 import itertools
-import linecache
 from typing import Any
 
 import numpy as np
@@ -20,12 +18,13 @@ import numpy as np
 import warp_nb as wp
 
 from .. import types as T
+from .codegen import define
 from .domain import Cells, GeometryDomain
 from .field.fields import BoundField, DiscreteField, FieldLike, TestField, TrialField
 from .integrand import Integrand
-from .integrand_specialize import DOMAIN, FIELD, SAMPLE, VALUE, parameter_kinds, specialize
+from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
-from .types import NULL_QP_INDEX, Sample, make_free_sample
+from .types import NULL_QP_INDEX, Field, Sample, make_free_sample
 
 
 def _return_type(function, arg_types) -> Any:
@@ -80,8 +79,9 @@ class _Setup:
                 if not isinstance(field, FieldLike):
                     raise ValueError(f"fem.{what}: the integrand {integrand.name} needs a field for `{name}` in "
                                      f"fields={{...}}, got {type(field).__name__ if name in fields else 'nothing'}")
-                if field.space.geometry is not domain.geometry:
-                    raise ValueError(f"fem.{what}: field `{name}` is defined on {field.space.geometry.name}, the "
+                geometry = field.space.geometry if hasattr(field, "space") else field.geometry
+                if geometry is not domain.geometry:
+                    raise ValueError(f"fem.{what}: field `{name}` is defined on {geometry.name}, the "
                                      f"domain on {domain.geometry.name}")
                 if isinstance(field, (TestField, TrialField)) and field.domain != domain:
                     raise ValueError(f"fem.{what}: the {type(field).__name__.replace('Field', '').lower()} field "
@@ -108,8 +108,11 @@ class _Setup:
                 self.host_values[name] = values[name]
         if self.trial is not None and self.test is None:
             raise ValueError(f"fem.{what}: a trial field (`{self.trial[0]}`) needs a test field beside it")
-        self.key = (what, domain, tuple((n, type(t), getattr(t, "space", None)) for n, t in self.targets.items()),
-                    tuple((n, str(t)) for n, t in self.concrete.items()))
+        # what makes two specialisations the same: the domain, each field's evaluation (its cache_key)
+        # and the concrete types (by identity: two structs of one name are different types)
+        self.key = (what, domain, tuple((n, t.field.cache_key if isinstance(t, BoundField) else t)
+                                        for n, t in self.targets.items()),
+                    tuple(self.concrete.items()))
         self.function = None
 
     def specialised(self):
@@ -143,26 +146,22 @@ class _Setup:
         return [self.host_values[name] for name, (kind, _) in self.kinds.items() if kind != SAMPLE]
 
 
-_KERNEL_SOURCES = itertools.count()
-
-
 def _make_kernel(setup: _Setup, kind: str, body: str, params: list, namespace: dict):
     """Build (once per specialisation and kind) the kernel `body` with `params`."""
-    key = (kind,) + setup.key + tuple(sorted((k, str(v)) for k, v in namespace.items() if k.startswith("_fem_t")))
+    # everything the kernel's text names: types by their text, functions and quadratures by identity
+    # (the cache keeps them alive, so an identity is never reused while its entry exists)
+    key = (kind, body) + setup.key + tuple(sorted(namespace.items(), key=lambda kv: kv[0]))
+    namespace = dict(namespace)  # the kernel's globals: one per kernel
     cached = setup.integrand.cached_kernels.get(key)
     if cached is not None:
         return cached
     function = setup.specialised()
     name = f"{kind}_{setup.integrand.func.__name__}"
-    header = f"def {name}({', '.join(params)}):\n"
-    source = header + body
-    filename = f"<warp_nb.fem {name} {next(_KERNEL_SOURCES)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace.update({"wp": wp, "_fem_integrand": function, "Sample": Sample, "make_free_sample": make_free_sample,
                       "NULL_QP_INDEX": NULL_QP_INDEX})
-    exec(compile(source, filename, "exec"), namespace)
+    python_function = define(name, f"def {name}({', '.join(params)}):\n" + body, namespace)
     options = dict(setup.integrand.kernel_options)
-    kernel = wp.Kernel(namespace[name], key=f"{name}_{abs(hash(key)) % (1 << 32):08x}",
+    kernel = wp.Kernel(python_function, key=f"{name}_{abs(hash(key)) % (1 << 32):08x}",
                        module=setup.integrand.module, options=options)
     setup.integrand.cached_kernels[key] = kernel
     return kernel
@@ -185,7 +184,7 @@ def _quadrature_for(domain, quadrature, setup_fields) -> Quadrature:
         return quadrature
     order = 0
     for field in setup_fields:
-        order += getattr(getattr(field, "space", None), "degree", 0)
+        order += getattr(field, "degree", None) or getattr(getattr(field, "space", None), "degree", 0)
     return RegularQuadrature(domain, order=max(order, 1))
 
 
@@ -217,8 +216,8 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
     if not isinstance(domain, GeometryDomain):
         raise TypeError(f"fem.integrate: `domain` must be a fem domain (fem.Cells(geo), ...), got "
                         f"{type(domain).__name__}")
-    if assembly not in (None, "generic", "nodal"):
-        raise ValueError(f"fem.integrate: assembly must be None, 'generic' or 'nodal', got {assembly!r}")
+    if assembly not in (None, "generic", "nodal", "dispatch"):
+        raise ValueError(f"fem.integrate: assembly must be None, 'generic', 'dispatch' or 'nodal', got {assembly!r}")
     device = wp.get_device(device)
     setup = _Setup(integrand, domain, fields, values, device, "integrate")
     quadrature = _quadrature_for(domain, quadrature, (f for f in (fields or {}).values()))
@@ -245,24 +244,33 @@ def _launch(kernel, dim, inputs):
 
 
 def _integrate_value(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add):
+    """The integral as a number (vector, matrix). Into `output[0]` (atomically, in its dtype, so that a
+    Tape differentiates through it) when given; else accumulated in `accumulate_dtype` and returned."""
     value_type = setup.return_type()
     if value_type is None:
         raise TypeError(f"fem.integrate: the integrand {setup.integrand.name} returns nothing; an integrand "
                         "integrated to a value must return a scalar, vector or matrix")
-    acc_t = _with_scalar(value_type, accumulate_dtype)
+    if output is not None:
+        if not isinstance(output, wp.array) or output.size < 1:
+            raise TypeError(f"fem.integrate: `output` of an integral to a value must be a warp array with at least "
+                            f"one entry, got {output!r}")
+        acc_t = output.dtype
+    else:
+        acc_t = _with_scalar(value_type, accumulate_dtype)
     namespace["_fem_t_acc"], namespace["_fem_t_out"] = acc_t, wp.array(dtype=acc_t)
     body = "    _domain_element = wp.tid()\n" + _QP_LOOP + (
         "        _s = _s0\n"
         f"        wp.atomic_add(_fem_out, 0, _fem_t_acc({setup.call_text()} * _dw))\n")
     kernel = _make_kernel(setup, "integrate_value", body, params + ["_fem_out: _fem_t_out"], namespace)
+    if output is not None:
+        if not add:
+            output.zero_()
+        _launch(kernel, domain.element_count(), inputs + [output.flatten() if output.ndim > 1 else output])
+        return output
     acc = wp.zeros(1, dtype=acc_t)
     _launch(kernel, domain.element_count(), inputs + [acc])
     result = acc.numpy()[0]
-    out_t = output_dtype or (output.dtype if output is not None else _with_scalar(value_type, _scalar_of(value_type)))
-    if output is not None:
-        current = output.numpy()[0] if add else 0
-        output.assign(np.asarray([np.asarray(current) + result]).astype(output.numpy().dtype))
-        return output
+    out_t = output_dtype or _with_scalar(value_type, _scalar_of(value_type))
     if T.type_is_vector(out_t) or T.type_is_matrix(out_t):
         return out_t(*np.asarray(result, dtype=np.float64).flatten().tolist())
     return float(result) if T.type_is_float(out_t) else int(result)
@@ -364,7 +372,9 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     if isinstance(dest, DiscreteField):
         if at is not None and not isinstance(at, GeometryDomain):
             raise NotImplementedError("fem.interpolate to a field at a quadrature is not supported by warp_nb.fem yet")
-        return _interpolate_nodes(integrand, dest, fields, values, device)
+        if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
+            fields, integrand = {"u": integrand}, _field_value
+        return _interpolate_nodes(integrand, dest, fields, values, device, reduction)
     if not isinstance(at, Quadrature):
         raise TypeError(f"fem.interpolate: `at` must be a fem quadrature when `dest` is "
                         f"{'an array' if dest is not None else 'not given'}, got {type(at).__name__}")
@@ -393,22 +403,55 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     return dest
 
 
-def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device):
+_REDUCTIONS = ("weighted_average", "mean", "sum", "max", "min", "first")
+
+
+def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str):
+    """The integrand at every node of every cell of dest's space, combined per node by `reduction`:
+    "sum", "mean" / "weighted_average" (unit weights: each cell holding the node counts once), "max",
+    "min", or "first" (the value from the cell of smallest index)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"fem.interpolate: reduction must be one of {', '.join(_REDUCTIONS)}, got {reduction!r}")
     space = dest.space
     domain = Cells(space.geometry)
     setup = _Setup(integrand, domain, fields, values, device, "interpolate")
     namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_node_index": space.element_node_index,
                  "_fem_node_coords": space.node_coords_in_element,
                  "_fem_t_dest": wp.array(dtype=space.dtype), "_fem_t_destv": space.dtype,
-                 "_fem_t_space_arg": space.SpaceArg}
+                 "_fem_t_space_arg": space.SpaceArg, "_fem_t_count": wp.array(dtype=wp.int32)}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_space_arg: _fem_t_space_arg"] + \
-        setup.params_text(namespace) + ["_fem_dest: _fem_t_dest"]
-    body = ("    _cell, _node = wp.tid()\n"
+        setup.params_text(namespace) + ["_fem_dest: _fem_t_dest", "_fem_count: _fem_t_count"]
+    head = ("    _cell, _node = wp.tid()\n"
             "    _s = make_free_sample(_cell, _fem_node_coords(_node))\n"
-            f"    _fem_dest[_fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)] = "
-            f"_fem_t_destv({setup.call_text()})\n")
+            "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)\n")
+    value = f"_fem_t_destv({setup.call_text()})"
+    nodes = dest.dof_values.shape[0]
+    count = wp.zeros(nodes, dtype=wp.int32, device=device)
+    dim = (space.geometry.cell_count(), space.NODES_PER_ELEMENT)
+    inputs = [domain.domain_arg_value(device), space.space_arg_value(device)] + setup.inputs()
     with wp.ScopedDevice(device):
-        kernel = _make_kernel(setup, "interpolate_nodes", body, params, namespace)
-        _launch(kernel, (space.geometry.cell_count(), space.NODES_PER_ELEMENT),
-                [domain.domain_arg_value(device), space.space_arg_value(device)] + setup.inputs() + [dest.dof_values])
+        if reduction in ("weighted_average", "mean", "sum"):
+            dest.dof_values.zero_()
+            body = head + f"    wp.atomic_add(_fem_dest, _n, {value})\n    wp.atomic_add(_fem_count, _n, 1)\n"
+        elif reduction in ("max", "min"):
+            dest.dof_values.fill_(-3.0e38 if reduction == "max" else 3.0e38)
+            body = head + f"    wp.atomic_{reduction}(_fem_dest, _n, {value})\n"
+        else:  # first: the smallest cell index holding each node, then that cell's value
+            count.fill_(2 ** 31 - 1)
+            first = _make_kernel(setup, "interpolate_nodes_first_cell", head + "    wp.atomic_min(_fem_count, _n, _cell)\n",
+                                 params, namespace)
+            _launch(first, dim, inputs + [dest.dof_values, count])
+            body = head + f"    if _fem_count[_n] == _cell:\n        _fem_dest[_n] = {value}\n"
+        kernel = _make_kernel(setup, f"interpolate_nodes_{reduction}", body, params, namespace)
+        _launch(kernel, dim, inputs + [dest.dof_values, count])
+    if reduction in ("weighted_average", "mean"):
+        counts = count.numpy().astype(np.float64)
+        values_ = dest.dof_values.numpy()
+        shape = (-1,) + (1,) * (values_.ndim - 1)
+        dest.dof_values.assign((values_ / np.maximum(counts, 1.0).reshape(shape)).astype(values_.dtype))
     return dest
+
+
+@Integrand
+def _field_value(s: Sample, u: Field):
+    return u(s)

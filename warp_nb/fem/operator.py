@@ -10,6 +10,8 @@ from typing import Any
 
 import warp_nb as wp
 
+from .types import Sample
+
 
 class Operator:
     """An integrand operator: `name`, and what it becomes for a field (`field_attr`: the field's
@@ -55,6 +57,9 @@ def domain_function(domain, which: str):
     cached = _DOMAIN_FUNCS.get(key)
     if cached is not None:
         return cached
+    if which == "lookup":
+        cached = _DOMAIN_FUNCS[key] = _lookup_functions(domain)
+        return cached
     geo_fn = getattr(domain, "element_" + which)
 
     @wp.func
@@ -67,8 +72,38 @@ def domain_function(domain, which: str):
 
 _DOMAIN_FUNCS: dict = {}
 
+
+def _lookup_functions(domain):
+    """`fem.lookup(domain, pos)`, `(domain, pos, guess_sample)` and `(domain, pos, max_dist)`: the
+    sample of the domain's cells at a world position (the guess's dofs are kept, so that a field
+    evaluated there stays the field of the guess's test or trial node)."""
+    from .types import ElementKind
+    if domain.element_kind != ElementKind.CELL or getattr(domain.geometry, "cell_lookup", None) is None:
+        raise TypeError(f"fem.lookup: {domain.name} does not support lookups (cells of a geometry with cell_lookup "
+                        "do)")
+    cell_lookup = domain.geometry.cell_lookup
+
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any):
+        return cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30))
+
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any, max_dist: float):  # noqa: F811 (an overload)
+        return cell_lookup(domain_arg.geo, pos, max_dist)
+
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any, guess: Sample):  # noqa: F811 (an overload)
+        found = cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30))
+        found.test_dof = guess.test_dof
+        found.trial_dof = guess.trial_dof
+        return found
+
+    return lookup
+
 grad = Operator("grad", "Gradient of a field with respect to world position.", field_attr="eval_grad_inner")
-D = Operator("D", "Jacobian (gradient) of a vector field.", field_attr="eval_grad_inner")
+D = Operator("D", "Symmetric part of the gradient of a vector field.", field_attr="eval_D_inner")
+curl = Operator("curl", "Skew part of the gradient of a vector field, as a vector (3-D) or a scalar (2-D): half "
+                "the rotational, as Warp's.", field_attr="eval_curl_inner")
 div = Operator("div", "Divergence of a vector field.", field_attr="eval_div_inner")
 inner = Operator("inner", "Value of a field on the inner side of an element.", field_attr="eval_inner")
 position = Operator("position", "World position of a sample of the domain.", domain_fn="position")
@@ -77,6 +112,7 @@ measure = Operator("measure", "Measure (length, area, volume) ratio of the eleme
 normal = Operator("normal", "Unit normal of a side (or of a cell of a manifold) at a sample.", domain_fn="normal")
 deformation_gradient = Operator("deformation_gradient", "Gradient of world position with respect to reference "
                                 "coordinates at a sample.", domain_fn="deformation_gradient")
+lookup = Operator("lookup", "The sample of the domain's cells at a world position.", domain_fn="lookup")
 measure_ratio = Operator("measure_ratio", "Ratio of a side's measure to its cell's.", domain_fn="measure_ratio")
 
 #: what calling a field or the domain itself means (`u(s)`, `domain(s)`)

@@ -19,23 +19,12 @@ def evaluate(wp, fem, geo) -> dict:
     vec = wp.types.vector(dim, wp.float32)
     cell_mat = wp.types.matrix(shape=(dim, cdim), dtype=wp.float32)
     inv_mat = wp.types.matrix(shape=(cdim, dim), dtype=wp.float32)
-    side_mat = wp.types.matrix(shape=(dim, max(sdim, 1)), dtype=wp.float32)
+    # a segment side's gradient is a vector (a (dim, 1) matrix would not build on warp-lang)
+    side_mat = vec if sdim == 1 else wp.types.matrix(shape=(dim, sdim), dtype=wp.float32)
     manifold = dim != cdim
     nc = len(COORDS)
     ncell, nside, nbound = geo.cell_count(), geo.side_count(), geo.boundary_side_count()
     coords = wp.array(np.array(COORDS, dtype=np.float32), dtype=wp.vec3)
-
-    @wp.func
-    def as_side_mat(F: wp.vec2):
-        return side_mat(F[0], F[1])
-
-    @wp.func
-    def as_side_mat(F: wp.vec3):  # noqa: F811
-        return side_mat(F[0], F[1], F[2])
-
-    @wp.func
-    def as_side_mat(F: side_mat):  # noqa: F811
-        return F
 
     @wp.kernel
     def cells(ca: geo.CellArg, C: wp.array(dtype=wp.vec3), pos: wp.array2d(dtype=vec),
@@ -62,7 +51,7 @@ def evaluate(wp, fem, geo) -> dict:
         s.element_index = i
         s.element_coords = C[j]
         pos[i, j] = geo.side_position(sa, s)
-        F[i, j] = as_side_mat(geo.side_deformation_gradient(sa, s))
+        F[i, j] = geo.side_deformation_gradient(sa, s)
         measure[i, j] = geo.side_measure(sa, s)
         ratio[i, j] = geo.side_measure_ratio(sa, s)
         normal[i, j] = geo.side_normal(sa, s)
@@ -105,7 +94,7 @@ def evaluate(wp, fem, geo) -> dict:
     v = {k: a.numpy() for k, a in zip(("cell_pos", "cell_F", "cell_measure", "cell_inv_F", "cell_normal"), c_out)}
     side = {k: a.numpy() for k, a in zip(("pos", "F", "measure", "ratio", "normal", "cells", "cell_coords",
                                           "cell_pos", "inv_F"), s_out)}
-    v.update(pos=side["pos"], F=side["F"][..., :sdim] if sdim else side["F"], measure=side["measure"],
+    v.update(pos=side["pos"], F=side["F"][..., None] if sdim == 1 else side["F"], measure=side["measure"],
              ratio=side["ratio"], normal=side["normal"], inner=side["cells"][..., 0], outer=side["cells"][..., 1],
              inner_coords=side["cell_coords"][:, :, 0], outer_coords=side["cell_coords"][:, :, 1],
              back_inner=side["cell_coords"][:, :, 2], back_outer=side["cell_coords"][:, :, 3],

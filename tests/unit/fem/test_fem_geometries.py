@@ -186,3 +186,45 @@ def test_element_measure_and_normal_helpers():
     np.testing.assert_allclose(out.numpy()[:4], [5.0, abs(np.linalg.det(F2)), np.linalg.norm(cross),
                                                  abs(np.linalg.det(F33))], rtol=1.0e-6)
     np.testing.assert_allclose(nor.numpy(), [[0.8, -0.6, 0.0], cross / np.linalg.norm(cross)], rtol=1.0e-6)
+
+
+# --- Grid3D ---
+
+
+def grid3d():
+    return fem.Grid3D(res=wp.vec3i(2, 1, 2), bounds_lo=wp.vec3(0.5, -1.0, 0.0), bounds_hi=wp.vec3(1.5, 2.0, 0.5))
+
+
+def test_grid3d_values():
+    geo = grid3d()
+    assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (4, 18, 20, 16)
+    v = evaluate(wp, fem, geo)
+    check_protocol(geo, v, faces_per_cell=6, total_measure=1.5)
+    size = np.array([0.5, 3.0, 0.25])
+    cell = np.stack([np.arange(4) // 2, np.zeros(4, int), np.arange(4) % 2], -1)
+    expected = np.array([0.5, -1.0, 0.0]) + size * (cell[:, None, :] + C[None, :, :])
+    np.testing.assert_allclose(v["cell_pos"], expected, atol=1.0e-6)
+    # every side is a grid face spanned by the sizes along the two other axes, and no face repeats
+    side_faces = set()
+    for s in range(geo.side_count()):
+        axis = int(np.flatnonzero(np.abs(v["normal"][s, 0]) > 0.5)[0])
+        u, w = (axis + 1) % 3, (axis + 2) % 3
+        lo = v["pos"][s, 2] - np.where(v["F"][s, 0, :, 0] < 0, -v["F"][s, 0, :, 0], 0.0)  # the face's min corner
+        side_faces.add((axis, *np.round(lo, 6)))
+        assert np.allclose(np.abs(v["F"][s, 0, :, 0]), np.eye(3)[u] * size[u])
+        assert np.allclose(v["F"][s, 0, :, 1], np.eye(3)[w] * size[w])
+    assert len(side_faces) == geo.side_count()
+
+
+def test_grid3d_numbering_matches_warp():
+    # read from warp-lang 1.19 on the same grid
+    v = evaluate(wp, fem, grid3d())
+    assert v["boundary"].tolist() == [0, 12, 1, 13, 4, 14, 6, 15, 5, 16, 7, 17, 8, 18, 10, 19]
+    assert v["inner"][:, 0].tolist() == [0, 1, 0, 1, 0, 1, 2, 3, 0, 0, 2, 2, 2, 3, 0, 2, 1, 3, 1, 3]
+    assert v["outer"][:, 0].tolist() == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 2, 3, 0, 2, 1, 3, 1, 3]
+    np.testing.assert_allclose(v["inner_coords"][0, 1], [0.0, 0.9, 0.2], atol=1.0e-6)
+    np.testing.assert_allclose(v["inner_coords"][4, 1], [0.2, 0.0, 0.9], atol=1.0e-6)
+    np.testing.assert_allclose(v["inner_coords"][14, 0], [0.3, 1.0, 0.5], atol=1.0e-6)
+    np.testing.assert_allclose(v["pos"][[0, 4, 8, 14], 2], [[0.5, 2.0, 0.0], [0.5, -1.0, 0.25], [1.0, -1.0, 0.0],
+                                                           [0.5, 2.0, 0.0]], atol=1.0e-6)
+    np.testing.assert_allclose(v["ratio"][[0, 4, 8], 0], [2.0, 1.0 / 3.0, 4.0], rtol=1.0e-6)

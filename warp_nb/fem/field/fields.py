@@ -37,18 +37,22 @@ class BoundField:
         self.field = field
         self.domain = domain
         self.name = field.name
-        self.space = field.space
+        self.space = getattr(field, "space", None)
         self.Arg = bound_field_struct(domain.ElementArg, field.EvalArg)
-        names = ("eval_inner", "eval_grad_inner", "eval_div_inner")
-        if domain.element_kind == ElementKind.CELL:
+        names = OPERATOR_FUNCTIONS
+        if hasattr(field, "functions_on"):  # a field defined on positions: the same on cells and sides
+            functions = field.functions_on(domain)
             for name in names:
-                setattr(self, name, getattr(field, name))
+                setattr(self, name, functions.get(name))
+        elif domain.element_kind == ElementKind.CELL:
+            for name in names:
+                setattr(self, name, getattr(field, name, None))
             self.element_node_index = field.space.element_node_index
         else:
             geo = domain.geometry
             cell_struct = bound_field_struct(geo.CellArg, field.EvalArg)
             for name in names:
-                fn = getattr(field, name)
+                fn = getattr(field, name, None)
                 setattr(self, name, None if fn is None else on_inner_cell(fn, geo, cell_struct))
             self.element_node_index = side_node_index(field.space.element_node_index, geo)
 
@@ -57,6 +61,10 @@ class BoundField:
         value.geo = self.domain.element_arg_value(device)
         value.eval = self.field.eval_arg_value(device)
         return value
+
+
+#: the device functions a field may provide, one per operator (field/evaluation.py)
+OPERATOR_FUNCTIONS = ("eval_inner", "eval_grad_inner", "eval_div_inner", "eval_D_inner", "eval_curl_inner")
 
 
 class FieldLike:
@@ -96,11 +104,16 @@ class _NodeField(FieldLike):
             raise ValueError(f"{type(self).__name__}: the domain's geometry ({self.domain.geometry.name}) is not the "
                              f"space's ({space.geometry.name})")
         self.EvalArg = _space_arg_struct(space.SpaceArg)
-        self.eval_inner, self.eval_grad_inner, self.eval_div_inner = node_functions(space, self.SLOT)
+        self.__dict__.update(node_functions(space, self.SLOT))
 
     @property
     def name(self) -> str:
         return f"{type(self).__name__}_{self.space.name}"
+
+    @property
+    def cache_key(self):
+        """What the device functions of this field depend on (fields of one key share kernels)."""
+        return (type(self), self.space, self.domain)
 
     def eval_arg_value(self, device):
         arg = self.EvalArg()
@@ -153,14 +166,19 @@ class DiscreteField(FieldLike):
         if space_partition is not None:
             raise NotImplementedError("space partitions are not supported by warp_nb.fem yet")
         self.space = space
+        self.space_partition = None  # the whole space (partitions are not supported yet)
         self.dtype = space.dtype
         self.dof_values = wp.zeros(space.node_count(), dtype=space.dtype, device=device)
         self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dtype)
-        self.eval_inner, self.eval_grad_inner, self.eval_div_inner = discrete_functions(space)
+        self.__dict__.update(discrete_functions(space))
 
     @property
     def name(self) -> str:
         return f"DiscreteField_{self.space.name}"
+
+    @property
+    def cache_key(self):
+        return (DiscreteField, self.space)
 
     @property
     def geometry(self):
@@ -184,6 +202,15 @@ class DiscreteField(FieldLike):
         arg.space_arg = self.space.space_arg_value(device)
         arg.dof_values = self._dof_values
         return arg
+
+    def trace(self):
+        """The field as seen from sides (Warp's trace): the same field here, since a field is bound to
+        the domain it is integrated over when an integrand is specialised."""
+        return self
+
+    @property
+    def degree(self) -> int:
+        return self.space.degree
 
 
 def make_discrete_field(space, space_partition=None) -> DiscreteField:

@@ -10,8 +10,6 @@ it lies on the low boundary, so its orientation is reversed for its normal to po
 side coordinate runs along the other axis, in the direction that makes the normal
 `(F.y, -F.x)` point from the inner cell (below the side) to the outer cell (above it)."""
 
-import numpy as np
-
 import warp_nb as wp
 
 from ..types import Sample
@@ -96,6 +94,23 @@ def _grid2d_side_cell_coords(side: Grid2DSide, across: float, t: float):
     return c
 
 
+def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_count):
+    """A grid constructor's arguments as lists (res, lo, hi), or an error naming the bad one."""
+    if scalar_type is not wp.float32:
+        raise NotImplementedError(f"{name}: scalar_type={getattr(scalar_type, '__name__', scalar_type)} is not "
+                                  "supported in warp_nb (float32 geometries only; see docs/compat.md)")
+    if env_count != 1:
+        raise NotImplementedError(f"{name}: env_count other than 1 is not supported in warp_nb (see docs/compat.md)")
+    res = [int(r) for r in res]
+    if len(res) != dim or min(res) <= 0:
+        raise ValueError(f"{name}: `res` must be {dim} positive integers, got {res}")
+    lo = [0.0] * dim if bounds_lo is None else [float(v) for v in bounds_lo]
+    hi = [1.0] * dim if bounds_hi is None else [float(v) for v in bounds_hi]
+    if any(h <= low for low, h in zip(lo, hi)):
+        raise ValueError(f"{name}: `bounds_hi` {hi} must exceed `bounds_lo` {lo} on every axis")
+    return res, lo, hi
+
+
 class Grid2D(Geometry):
     """Two-dimensional regular grid geometry.
 
@@ -114,18 +129,7 @@ class Grid2D(Geometry):
     Cell = wp.vec2i
 
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type: type = wp.float32, env_count: int = 1):
-        if scalar_type is not wp.float32:
-            raise NotImplementedError(f"Grid2D: scalar_type={scalar_type.__name__} is not supported in warp_nb "
-                                      "(float32 geometries only; see docs/compat.md)")
-        if env_count != 1:
-            raise NotImplementedError("Grid2D: env_count other than 1 is not supported in warp_nb (see docs/compat.md)")
-        res = [int(r) for r in res]
-        if len(res) != 2 or min(res) <= 0:
-            raise ValueError(f"Grid2D: `res` must be two positive integers, got {res}")
-        lo = np.zeros(2) if bounds_lo is None else np.array([float(v) for v in bounds_lo])
-        hi = np.ones(2) if bounds_hi is None else np.array([float(v) for v in bounds_hi])
-        if np.any(hi <= lo):
-            raise ValueError(f"Grid2D: `bounds_hi` {hi.tolist()} must exceed `bounds_lo` {lo.tolist()} on every axis")
+        res, lo, hi = check_grid_arguments("Grid2D", 2, res, bounds_lo, bounds_hi, scalar_type, env_count)
         self._res = wp.vec2i(*res)
         self.bounds_lo = wp.vec2(*lo)
         self.bounds_hi = wp.vec2(*hi)
