@@ -41,7 +41,7 @@ def _prepare_node_sort_kernel(node_count: int, node_indices: wp.array(dtype=wp.i
 @wp.kernel
 def _node_offsets_kernel(count: int, sorted_keys: wp.array(dtype=wp.int32), node_offsets: wp.array(dtype=wp.int32)):
     node = wp.tid()  # the first sorted position whose key is >= node
-    lo = int(0)
+    lo = 0
     hi = count
     while lo < hi:
         mid = (lo + hi) // 2
