@@ -14,6 +14,9 @@ from .cache import (  # noqa: F401
 )
 from .integrand import Integrand, integrand  # noqa: F401
 from .sample import Coords, DofIndex, ElementIndex, QuadraturePointIndex, Sample  # noqa: F401
+from .polynomial import Polynomial  # noqa: F401
+from .geometry.element import Element  # noqa: F401
+from .space.shape import ElementBasis, ShapeFunction  # noqa: F401
 
 
 def __getattr__(name):
