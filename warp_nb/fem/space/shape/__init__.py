@@ -39,6 +39,37 @@ from .square_shape_function import (
     SquareShapeFunction,
 )
 
+__all__ = [
+    "ConstantShapeFunction",
+    "CubeBSplineShapeFunctions",
+    "CubeNedelecFirstKindShapeFunctions",
+    "CubeNonConformingPolynomialShapeFunctions",
+    "CubeRaviartThomasShapeFunctions",
+    "CubeSerendipityShapeFunctions",
+    "CubeShapeFunction",
+    "CubeTripolynomialShapeFunctions",
+    "ElementBasis",
+    "ShapeFunction",
+    "SquareBSplineShapeFunctions",
+    "SquareBipolynomialShapeFunctions",
+    "SquareNedelecFirstKindShapeFunctions",
+    "SquareNonConformingPolynomialShapeFunctions",
+    "SquareRaviartThomasShapeFunctions",
+    "SquareSerendipityShapeFunctions",
+    "SquareShapeFunction",
+    "TetrahedronNedelecFirstKindShapeFunctions",
+    "TetrahedronNonConformingPolynomialShapeFunctions",
+    "TetrahedronPolynomialShapeFunctions",
+    "TetrahedronRaviartThomasShapeFunctions",
+    "TetrahedronShapeFunction",
+    "TriangleNedelecFirstKindShapeFunctions",
+    "TriangleNonConformingPolynomialShapeFunctions",
+    "TrianglePolynomialShapeFunctions",
+    "TriangleRaviartThomasShapeFunctions",
+    "TriangleShapeFunction",
+    "make_element_shape_function",
+]
+
 
 class ElementBasis(Enum):
     """The kind of basis a polynomial function space uses on each element."""

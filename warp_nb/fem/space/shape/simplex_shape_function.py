@@ -324,7 +324,7 @@ class TrianglePolynomialShapeFunctions(TriangleShapeFunction, _SimplexPolynomial
     def __init__(self, degree: int, scalar_type=wp.float32):
         _SimplexPolynomialShapeFunctions.__init__(self, degree, scalar_type)
         self.NODE_TRIANGLE_COORDS = wp.types.matrix(shape=(self.NODES_PER_ELEMENT, 2), dtype=wp.int32)(
-            *[int(round(v * self.ORDER)) for b in self._bary for v in b[1:]]
+            *[round(v * self.ORDER) for b in self._bary for v in b[1:]]
         )
 
 
@@ -344,7 +344,7 @@ class TetrahedronPolynomialShapeFunctions(TetrahedronShapeFunction, _SimplexPoly
     def __init__(self, degree: int, scalar_type=wp.float32):
         _SimplexPolynomialShapeFunctions.__init__(self, degree, scalar_type)
         self.NODE_TET_COORDS = wp.types.matrix(shape=(self.NODES_PER_ELEMENT, 3), dtype=wp.int32)(
-            *[int(round(v * self.ORDER)) for b in self._bary for v in b[1:]]
+            *[round(v * self.ORDER) for b in self._bary for v in b[1:]]
         )
 
 
