@@ -38,6 +38,7 @@ from .operator import (  # noqa: F401
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import Quadrature, RegularQuadrature  # noqa: F401
 from .space import FunctionSpace, SpaceTopology, make_polynomial_space  # noqa: F401
+from .space.shape import ElementBasis, ShapeFunction, make_element_shape_function  # noqa: F401
 from .types import (  # noqa: F401
     NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,
     Field, NodeIndex, QuadraturePointIndex, Sample, Sample_f64, make_free_sample,

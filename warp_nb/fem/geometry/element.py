@@ -114,13 +114,13 @@ def _simplex_project4(b: wp.vec4, n: int):
     by repeatedly shifting the active entries and dropping those that go negative (Michelot)."""
     active = wp.vec4(1.0, 1.0, 1.0, 1.0)
     for _ in range(n):
-        total = float(0.0)
-        count = float(0.0)
+        total = 0.0
+        count = 0.0
         for i in range(n):
             total += active[i] * b[i]
             count += active[i]
         shift = (total - 1.0) / count
-        clipped = int(0)
+        clipped = 0
         for i in range(n):
             if active[i] > 0.0:
                 b[i] = b[i] - shift

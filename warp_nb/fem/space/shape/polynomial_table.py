@@ -67,7 +67,7 @@ def monomial_values(exponents, points) -> np.ndarray:
 def lagrange_table(exponents, nodes) -> np.ndarray:
     """Coefficients [node, monomial] of the basis that is 1 at its own node and 0 at the others."""
     vandermonde = monomial_values(exponents, nodes)
-    if abs(np.linalg.det(vandermonde)) < 1e-12:
+    if np.linalg.cond(vandermonde) > 1e12:
         raise ValueError("the node set is not unisolvent for the polynomial space")
     return np.linalg.inv(vandermonde).T
 
@@ -170,7 +170,7 @@ def make_table_functions(table: PolynomialTable, to_xyz, scalar_type):
         exps = EXP
         v = f64(0.0)
         # a while loop: a constant range would be unrolled, copying the tables once per monomial
-        m = int(0)
+        m = 0
         while m < M:
             v += coef[base + m] * px[exps[3 * m]] * py[exps[3 * m + 1]] * pz[exps[3 * m + 2]]
             m += 1
@@ -185,7 +185,7 @@ def make_table_functions(table: PolynomialTable, to_xyz, scalar_type):
         coef = COEF
         exps = EXP
         g = wp.vec3d()
-        m = int(0)
+        m = 0
         while m < M:
             a = exps[3 * m]
             b = exps[3 * m + 1]
