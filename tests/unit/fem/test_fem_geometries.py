@@ -38,12 +38,15 @@ def check_protocol(geo, v, faces_per_cell, total_measure, affine=True):
     dim, cdim = geo.dimension, geo.cell_dimension
     sdim = cdim - 1
     tol = dict(atol=2.0e-5, rtol=2.0e-5)
+    # Warp's measures are true lengths, areas and volumes: |det F| times the reference element's
+    # measure (1/2 for a triangle, 1/6 for a tetrahedron)
     ref_cell = geo.reference_cell().prototype.measure()
+    ref_side = geo.reference_side().prototype.measure()
     # cells: measure from F, inverse gradients invert, total measure
-    np.testing.assert_allclose(v["cell_measure"], _measure(v["cell_F"]), **tol)
+    np.testing.assert_allclose(v["cell_measure"], _measure(v["cell_F"]) * ref_cell, **tol)
     eye = np.broadcast_to(np.eye(cdim), v["cell_F"].shape[:2] + (cdim, cdim))
     np.testing.assert_allclose(v["cell_inv_F"] @ v["cell_F"], eye, atol=1.0e-4)
-    np.testing.assert_allclose(v["cell_measure"][:, 0].sum() * ref_cell, total_measure, rtol=1.0e-5)
+    np.testing.assert_allclose(v["cell_measure"][:, 0].sum(), total_measure, rtol=1.0e-5)
     if dim != cdim:
         np.testing.assert_allclose(v["cell_normal"], _normal(v["cell_F"]), **tol)
 
@@ -53,11 +56,12 @@ def check_protocol(geo, v, faces_per_cell, total_measure, affine=True):
     side_coords = np.broadcast_to(C[:, :sdim], v["back_inner"].shape[:2] + (sdim,))
     np.testing.assert_allclose(v["back_inner"][..., :sdim], side_coords, atol=1.0e-5)
     np.testing.assert_allclose(v["back_outer"][..., :sdim], side_coords, atol=1.0e-5)
-    np.testing.assert_allclose(v["measure"], _measure(v["F"]), **tol)
-    np.testing.assert_allclose(v["normal"], _normal(v["F"]), **tol)
-    # the normal points out of the inner cell (its centre: the mean of the evaluated points)
-    centre = v["cell_pos"].mean(axis=1)[v["inner"][:, 0]]
-    assert np.all(np.einsum("sd,sd->s", v["normal"][:, 0], v["pos"][:, 0] - centre) > 0.0)
+    np.testing.assert_allclose(v["measure"], _measure(v["F"]) * ref_side, **tol)
+    if geo.side_normal is not None:
+        np.testing.assert_allclose(v["normal"], _normal(v["F"]), **tol)
+        # the normal points out of the inner cell
+        centre = v["cell_centre"][v["inner"][:, 0]]
+        assert np.all(np.einsum("sd,sd->s", v["normal"][:, 0], v["pos"][:, 0] - centre) > 0.0)
     # the side's tangents are the inner cell's gradient applied to the side direction, so the
     # inverse gradient maps them back into the cell's reference space (a non-zero vector)
     assert np.all(np.abs(v["inner_inv_F"] @ v["F"]).sum(axis=-2) > 1.0e-3)
@@ -225,6 +229,7 @@ def test_grid3d_numbering_matches_warp():
     np.testing.assert_allclose(v["inner_coords"][0, 1], [0.0, 0.9, 0.2], atol=1.0e-6)
     np.testing.assert_allclose(v["inner_coords"][4, 1], [0.2, 0.0, 0.9], atol=1.0e-6)
     np.testing.assert_allclose(v["inner_coords"][14, 0], [0.3, 1.0, 0.5], atol=1.0e-6)
-    np.testing.assert_allclose(v["pos"][[0, 4, 8, 14], 2], [[0.5, 2.0, 0.0], [0.5, -1.0, 0.25], [1.0, -1.0, 0.0],
-                                                           [0.5, 2.0, 0.0]], atol=1.0e-6)
+    # side coordinates (0, 1): the corner where each side's u coordinate starts, v ends
+    np.testing.assert_allclose(v["pos"][[0, 4, 8, 14], 2], [[0.5, 2.0, 0.25], [1.0, -1.0, 0.25], [1.0, 2.0, 0.0],
+                                                           [1.0, 2.0, 0.0]], atol=1.0e-6)
     np.testing.assert_allclose(v["ratio"][[0, 4, 8], 0], [2.0, 1.0 / 3.0, 4.0], rtol=1.0e-6)
