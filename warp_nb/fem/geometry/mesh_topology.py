@@ -5,15 +5,18 @@ Numbering (Warp's, checked against warp-lang): a side is listed in the first cel
 (cells in order, each cell's sides in its local order), and the sides are then sorted, stably, by
 their smallest vertex index. The side keeps the vertex order it has in that first cell, its inner
 cell; the second cell that has it is the outer cell (the inner cell again on the boundary). The
-geometry classes orient the sides further where the normal requires it. Nothing here runs on a
-device or knows about positions."""
+geometry classes orient the sides further where the normal requires it. Also here: the checks of
+the arguments every mesh constructor takes. Nothing here runs on a device."""
 
 import numpy as np
 
+import warp_nb as wp
 
-def check_vertex_indices(name: str, indices: np.ndarray, vertex_count: int, per_cell: int) -> np.ndarray:
-    """`indices` as an (n, per_cell) int array, or a ValueError naming the first bad vertex index."""
-    indices = np.asarray(indices)
+
+def check_vertex_indices(name: str, indices, vertex_count: int, per_cell: int) -> np.ndarray:
+    """`indices` (a wp.array or array-like) as an (n, per_cell) numpy int array, or a ValueError naming
+    the first bad vertex index, worded as Warp's."""
+    indices = indices.numpy() if isinstance(indices, wp.array) else np.asarray(indices)
     if indices.ndim != 2 or indices.shape[1] != per_cell:
         raise ValueError(f"`{name}` must be a 2-D array of {per_cell} vertex indices per cell, got shape "
                          f"{indices.shape}")
@@ -63,3 +66,30 @@ def build_sides(cells: np.ndarray, local_sides: list[tuple[int, ...]]):
     boundary = np.flatnonzero(side_cells[:, 0] == side_cells[:, 1])
     return (side_vertices.astype(np.int32), side_cells.astype(np.int32), side_local.astype(np.int32),
             boundary.astype(np.int32))
+
+
+def orient_edges_outwards(edges, edge_cells, cells, points):
+    """In the plane: `edges` with those whose normal `(F.y, -F.x)` would point into their inner cell
+    (a clockwise cell) reversed, so that every normal leaves its inner cell."""
+    a, b = points[edges[:, 0]], points[edges[:, 1]]
+    normal = np.stack([b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]], -1)
+    centre = points[cells[edge_cells[:, 0]]].mean(axis=1)
+    inward = np.einsum("ed,ed->e", normal, 0.5 * (a + b) - centre) < 0.0
+    edges = edges.copy()
+    edges[inward] = edges[inward][:, ::-1]
+    return edges
+
+
+def mesh_positions(name: str, positions, dim: int):
+    """Check a mesh's `positions` argument: a wp.array of vec{dim}."""
+    vec = wp.types.vector(dim, wp.float32)
+    if not isinstance(positions, wp.array) or positions.dtype != vec:
+        raise TypeError(f"{name}: `positions` must be a wp.array of wp.vec{dim}, got "
+                        f"{getattr(positions, 'dtype', type(positions)).__name__ if positions is not None else None}")
+    return positions
+
+
+def check_mesh_options(name: str, temporary_store, cell_env, env_count):
+    if cell_env is not None or env_count not in (None, 1):
+        raise NotImplementedError(f"{name}: `cell_env` / `env_count` (several environments) are not supported in "
+                                  "warp_nb (see docs/compat.md)")

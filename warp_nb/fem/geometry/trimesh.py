@@ -9,13 +9,12 @@ normal. All of this is Warp's convention, checked against warp-lang."""
 
 import functools
 
-import numpy as np
-
 import warp_nb as wp
 
 from ..sample import Sample
 from .geometry import OUTSIDE, Geometry
-from .mesh_topology import build_sides, check_vertex_indices
+from .mesh_topology import (build_sides, check_mesh_options, check_vertex_indices, mesh_positions,
+                            orient_edges_outwards)
 from .reference import Element
 
 _TRI_EDGES = [(0, 1), (1, 2), (2, 0)]
@@ -132,21 +131,6 @@ def trimesh_device_types(dim: int) -> dict:
     )
 
 
-def mesh_positions(name: str, positions, dim: int):
-    """Check a mesh's `positions` argument: a wp.array of vec{dim}."""
-    vec = wp.types.vector(dim, wp.float32)
-    if not isinstance(positions, wp.array) or positions.dtype != vec:
-        raise TypeError(f"{name}: `positions` must be a wp.array of wp.vec{dim}, got "
-                        f"{getattr(positions, 'dtype', type(positions)).__name__ if positions is not None else None}")
-    return positions
-
-
-def check_mesh_options(name: str, temporary_store, cell_env, env_count):
-    if cell_env is not None or env_count not in (None, 1):
-        raise NotImplementedError(f"{name}: `cell_env` / `env_count` (several environments) are not supported in "
-                                  "warp_nb (see docs/compat.md)")
-
-
 class Trimesh(Geometry):
     """Triangle mesh geometry (base of Trimesh2D and Trimesh3D)."""
 
@@ -157,30 +141,18 @@ class Trimesh(Geometry):
         name = type(self).__name__
         check_mesh_options(name, temporary_store, cell_env, env_count)
         self.positions = mesh_positions(name, positions, self.dimension)
-        tris = tri_vertex_indices.numpy() if isinstance(tri_vertex_indices, wp.array) else np.asarray(tri_vertex_indices)
-        tris = check_vertex_indices("tri_vertex_indices", tris, positions.shape[0], 3)
+        tris = check_vertex_indices("tri_vertex_indices", tri_vertex_indices, positions.shape[0], 3)
         device = positions.device
         self.tri_vertex_indices = wp.array(tris, dtype=int, device=device)
         edges, edge_tris, _local, boundary = build_sides(tris, _TRI_EDGES)
         if self.dimension == 2:
-            edges = self._orient_edges(edges, edge_tris, tris, positions.numpy())
+            edges = orient_edges_outwards(edges, edge_tris, tris, positions.numpy())
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_tri_indices = wp.array(edge_tris, dtype=wp.vec2i, device=device)
         self._boundary_edge_indices = wp.array(boundary, dtype=int, device=device)
         self._make_default_dependent_implementations()
         if build_bvh:
             self.build_bvh(device)
-
-    @staticmethod
-    def _orient_edges(edges, edge_tris, tris, points):
-        # swap the edges whose normal would point into their inner triangle (a clockwise triangle)
-        a, b = points[edges[:, 0]], points[edges[:, 1]]
-        normal = np.stack([b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]], -1)
-        centre = points[tris[edge_tris[:, 0]]].mean(axis=1)
-        inward = np.einsum("ed,ed->e", normal, 0.5 * (a + b) - centre) < 0.0
-        edges = edges.copy()
-        edges[inward] = edges[inward][:, ::-1]
-        return edges
 
     def cell_count(self) -> int:
         return self.tri_vertex_indices.shape[0]
