@@ -28,7 +28,9 @@ from .dirichlet import (  # noqa: F401
 )
 from .domain import BoundarySides, Cells, GeometryDomain, Sides  # noqa: F401
 from .field import DiscreteField, FieldLike, ImplicitField, UniformField, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
-from .geometry import Geometry, Grid2D, Grid3D  # noqa: F401
+from .geometry import (  # noqa: F401
+    Geometry, Grid2D, Grid3D, Quadmesh, Quadmesh2D, Quadmesh3D, Trimesh, Trimesh2D, Trimesh3D,
+)
 from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
 from .integrate import integrate, interpolate  # noqa: F401

@@ -5,15 +5,27 @@ installed prints the values the tests' hard-coded numbers were read from)."""
 
 import numpy as np
 
-# element coordinates evaluated at: generic points, corners and an edge midpoint
-COORDS = [(0.5, 0.3, 0.2), (0.1, 0.2, 0.7), (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.25, 0.75, 0.0)]
+# element coordinates evaluated at: generic points, corners and a point on an edge. Each sums to 1, so
+# that it is also a point of a triangle in barycentric coordinates (triangle cells, tetrahedron faces).
+COORDS = [(0.5, 0.3, 0.2), (0.1, 0.2, 0.7), (0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.25, 0.75, 0.0)]
+
+
+def cell_centre_coords(geo):
+    """The centre of the reference cell, in its coordinates (barycentric for triangles)."""
+    ref = geo.reference_cell().prototype.measure()
+    if geo.cell_dimension == 2 and ref < 1.0:
+        return (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
+    if geo.cell_dimension == 3 and ref < 1.0:
+        return (0.25, 0.25, 0.25)
+    return (0.5, 0.5, 0.5)
 
 
 def evaluate(wp, fem, geo) -> dict:
     """{"cell_pos": (cells, coords, dim), "cell_F": (cells, coords, dim, cell_dim), "cell_measure",
     "cell_inv_F" or "cell_normal", and for sides "pos", "F", "measure", "ratio", "normal",
     "inner", "outer", "inner_coords", "outer_coords", "back_inner", "back_outer", "inner_pos",
-    "outer_pos", "inner_inv_F", "outer_inv_F"; "boundary": the boundary side indices}."""
+    "outer_pos", "inner_inv_F", "outer_inv_F"; "boundary": the boundary side indices; "cell_centre":
+    each cell's centre}."""
     dim, cdim = geo.dimension, geo.cell_dimension
     sdim = cdim - 1
     vec = wp.types.vector(dim, wp.float32)
@@ -22,9 +34,10 @@ def evaluate(wp, fem, geo) -> dict:
     # a segment side's gradient is a vector (a (dim, 1) matrix would not build on warp-lang)
     side_mat = vec if sdim == 1 else wp.types.matrix(shape=(dim, sdim), dtype=wp.float32)
     manifold = dim != cdim
+    side_normals = geo.side_normal is not None  # none for the edges of a surface in 3-D
     nc = len(COORDS)
     ncell, nside, nbound = geo.cell_count(), geo.side_count(), geo.boundary_side_count()
-    coords = wp.array(np.array(COORDS, dtype=np.float32), dtype=wp.vec3)
+    coords = wp.array(np.array(COORDS + [cell_centre_coords(geo)], dtype=np.float32), dtype=wp.vec3)
 
     @wp.kernel
     def cells(ca: geo.CellArg, C: wp.array(dtype=wp.vec3), pos: wp.array2d(dtype=vec),
@@ -54,7 +67,8 @@ def evaluate(wp, fem, geo) -> dict:
         F[i, j] = geo.side_deformation_gradient(sa, s)
         measure[i, j] = geo.side_measure(sa, s)
         ratio[i, j] = geo.side_measure_ratio(sa, s)
-        normal[i, j] = geo.side_normal(sa, s)
+        if wp.static(side_normals):
+            normal[i, j] = geo.side_normal(sa, s)
         inner = geo.side_inner_cell_index(sa, i)
         outer = geo.side_outer_cell_index(sa, i)
         cells[i, j] = wp.vec2i(inner, outer)
@@ -81,8 +95,8 @@ def evaluate(wp, fem, geo) -> dict:
         out[i] = geo.boundary_side_index(sia, i)
 
     device = "cpu"
-    c_out = [wp.zeros((ncell, nc), dtype=t) for t in (vec, cell_mat, float, inv_mat, vec)]
-    wp.launch(cells, dim=(ncell, nc), inputs=[geo.cell_arg_value(device), coords, *c_out], device=device)
+    c_out = [wp.zeros((ncell, nc + 1), dtype=t) for t in (vec, cell_mat, float, inv_mat, vec)]
+    wp.launch(cells, dim=(ncell, nc + 1), inputs=[geo.cell_arg_value(device), coords, *c_out], device=device)
     s_out = [wp.zeros((nside, nc), dtype=t) for t in (vec, side_mat, float, float, vec, wp.vec2i)]
     s_out += [wp.zeros((nside, nc, 4), dtype=wp.vec3), wp.zeros((nside, nc, 2), dtype=vec),
               wp.zeros((nside, nc, 2), dtype=inv_mat)]
@@ -91,7 +105,8 @@ def evaluate(wp, fem, geo) -> dict:
     if nbound:
         wp.launch(boundary, dim=nbound, inputs=[geo.side_index_arg_value(device), bound], device=device)
 
-    v = {k: a.numpy() for k, a in zip(("cell_pos", "cell_F", "cell_measure", "cell_inv_F", "cell_normal"), c_out)}
+    v = {k: a.numpy()[:, :nc] for k, a in zip(("cell_pos", "cell_F", "cell_measure", "cell_inv_F", "cell_normal"), c_out)}
+    v["cell_centre"] = c_out[0].numpy()[:, nc]
     side = {k: a.numpy() for k, a in zip(("pos", "F", "measure", "ratio", "normal", "cells", "cell_coords",
                                           "cell_pos", "inv_F"), s_out)}
     v.update(pos=side["pos"], F=side["F"][..., None] if sdim == 1 else side["F"], measure=side["measure"],

@@ -38,12 +38,16 @@ def check_protocol(geo, v, faces_per_cell, total_measure, affine=True):
     dim, cdim = geo.dimension, geo.cell_dimension
     sdim = cdim - 1
     tol = dict(atol=2.0e-5, rtol=2.0e-5)
+    # Warp's measures are true lengths, areas and volumes: |det F| times the reference element's
+    # measure (1/2 for a triangle, 1/6 for a tetrahedron)
     ref_cell = geo.reference_cell().prototype.measure()
+    ref_side = geo.reference_side().prototype.measure()
     # cells: measure from F, inverse gradients invert, total measure
-    np.testing.assert_allclose(v["cell_measure"], _measure(v["cell_F"]), **tol)
+    np.testing.assert_allclose(v["cell_measure"], _measure(v["cell_F"]) * ref_cell, **tol)
     eye = np.broadcast_to(np.eye(cdim), v["cell_F"].shape[:2] + (cdim, cdim))
     np.testing.assert_allclose(v["cell_inv_F"] @ v["cell_F"], eye, atol=1.0e-4)
-    np.testing.assert_allclose(v["cell_measure"][:, 0].sum() * ref_cell, total_measure, rtol=1.0e-5)
+    if affine:  # (a bilinear cell's measure varies over it: the sum at one point is not its area)
+        np.testing.assert_allclose(v["cell_measure"][:, 0].sum(), total_measure, rtol=1.0e-5)
     if dim != cdim:
         np.testing.assert_allclose(v["cell_normal"], _normal(v["cell_F"]), **tol)
 
@@ -53,11 +57,12 @@ def check_protocol(geo, v, faces_per_cell, total_measure, affine=True):
     side_coords = np.broadcast_to(C[:, :sdim], v["back_inner"].shape[:2] + (sdim,))
     np.testing.assert_allclose(v["back_inner"][..., :sdim], side_coords, atol=1.0e-5)
     np.testing.assert_allclose(v["back_outer"][..., :sdim], side_coords, atol=1.0e-5)
-    np.testing.assert_allclose(v["measure"], _measure(v["F"]), **tol)
-    np.testing.assert_allclose(v["normal"], _normal(v["F"]), **tol)
-    # the normal points out of the inner cell (its centre: the mean of the evaluated points)
-    centre = v["cell_pos"].mean(axis=1)[v["inner"][:, 0]]
-    assert np.all(np.einsum("sd,sd->s", v["normal"][:, 0], v["pos"][:, 0] - centre) > 0.0)
+    np.testing.assert_allclose(v["measure"], _measure(v["F"]) * ref_side, **tol)
+    if geo.side_normal is not None:
+        np.testing.assert_allclose(v["normal"], _normal(v["F"]), **tol)
+        # the normal points out of the inner cell
+        centre = v["cell_centre"][v["inner"][:, 0]]
+        assert np.all(np.einsum("sd,sd->s", v["normal"][:, 0], v["pos"][:, 0] - centre) > 0.0)
     # the side's tangents are the inner cell's gradient applied to the side direction, so the
     # inverse gradient maps them back into the cell's reference space (a non-zero vector)
     assert np.all(np.abs(v["inner_inv_F"] @ v["F"]).sum(axis=-2) > 1.0e-3)
@@ -225,6 +230,140 @@ def test_grid3d_numbering_matches_warp():
     np.testing.assert_allclose(v["inner_coords"][0, 1], [0.0, 0.9, 0.2], atol=1.0e-6)
     np.testing.assert_allclose(v["inner_coords"][4, 1], [0.2, 0.0, 0.9], atol=1.0e-6)
     np.testing.assert_allclose(v["inner_coords"][14, 0], [0.3, 1.0, 0.5], atol=1.0e-6)
-    np.testing.assert_allclose(v["pos"][[0, 4, 8, 14], 2], [[0.5, 2.0, 0.0], [0.5, -1.0, 0.25], [1.0, -1.0, 0.0],
-                                                           [0.5, 2.0, 0.0]], atol=1.0e-6)
+    # side coordinates (0, 1): the corner where each side's u coordinate starts, v ends
+    np.testing.assert_allclose(v["pos"][[0, 4, 8, 14], 2], [[0.5, 2.0, 0.25], [1.0, -1.0, 0.25], [1.0, 2.0, 0.0],
+                                                           [1.0, 2.0, 0.0]], atol=1.0e-6)
     np.testing.assert_allclose(v["ratio"][[0, 4, 8], 0], [2.0, 1.0 / 3.0, 4.0], rtol=1.0e-6)
+
+
+# --- unstructured meshes ---
+
+
+def _grid_points(res, noise, seed=0):
+    """The vertices of a regular grid on the unit box, (x, y[, z]) with x slowest, jittered inside."""
+    axes = [np.linspace(0.0, 1.0, r + 1) for r in res]
+    p = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, len(res))
+    inside = np.all((p > 0.0) & (p < 1.0), axis=1, keepdims=True)
+    return (p + noise * inside * np.random.default_rng(seed).standard_normal(p.shape)).astype(np.float32)
+
+
+def _grid_quads(nx, ny):
+    v = lambda x, y: x * (ny + 1) + y  # noqa: E731
+    return np.array([[v(x, y), v(x + 1, y), v(x + 1, y + 1), v(x, y + 1)] for x in range(nx) for y in range(ny)])
+
+
+def _grid_tris(nx, ny):
+    return np.concatenate([[[q[0], q[1], q[2]], [q[0], q[2], q[3]]] for q in _grid_quads(nx, ny)])
+
+
+def _expected_sides(cells, local_sides):
+    """Warp's side numbering, written plainly: sides listed by first occurrence (cells in order, local
+    sides in order), then stably sorted by smallest vertex; (vertices, inner cell, outer cell)."""
+    found = {}
+    for c, cell in enumerate(cells):
+        for local in local_sides:
+            verts = tuple(int(cell[k]) for k in local)
+            key = tuple(sorted(verts))
+            if key in found:
+                found[key][2] = c
+            else:
+                found[key] = [verts, c, c]
+    return sorted(found.values(), key=lambda side: min(side[0]))
+
+
+def _mesh_values(cls, cells, points):
+    dtype = wp.vec2 if points.shape[1] == 2 else wp.vec3
+    geo = cls(wp.array(cells, dtype=int), wp.array(points, dtype=dtype))
+    return geo, evaluate(wp, fem, geo)
+
+
+def _check_segment_sides(v, cells, points, local_sides, orient_2d):
+    """Positions at t = 0 and 1 are the edge's vertices, in Warp's numbering and orientation."""
+    expected = _expected_sides(cells, local_sides)
+    assert v["inner"][:, 0].tolist() == [s[1] for s in expected]
+    assert v["outer"][:, 0].tolist() == [s[2] for s in expected]
+    for s, (verts, inner, _outer) in enumerate(expected):
+        start, end = v["pos"][s, 2], v["pos"][s, 3]  # side coordinates 0 and 1
+        if orient_2d:  # in the plane the edge may be reversed to make its normal leave the inner cell
+            assert {tuple(np.round(start, 5)), tuple(np.round(end, 5))} == {tuple(np.round(points[k], 5)) for k in verts}
+        else:
+            np.testing.assert_allclose([start, end], points[list(verts)], atol=1.0e-6)
+
+
+def test_trimesh2d_values():
+    points = _grid_points((3, 2), noise=0.05)
+    cells = _grid_tris(3, 2)
+    geo, v = _mesh_values(fem.Trimesh2D, cells, points)
+    assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (12, 12, 23, 10)
+    check_protocol(geo, v, faces_per_cell=3, total_measure=1.0)
+    # barycentric cell coordinates
+    np.testing.assert_allclose(v["cell_pos"], C @ points[cells], atol=1.0e-6)
+    _check_segment_sides(v, cells, points, [(0, 1), (1, 2), (2, 0)], orient_2d=True)
+    # counter-clockwise triangles keep their own edge direction
+    np.testing.assert_allclose(v["pos"][:, 2], points[[s[0][0] for s in _expected_sides(cells, [(0, 1), (1, 2), (2, 0)])]],
+                               atol=1.0e-6)
+
+
+def test_trimesh2d_clockwise_triangles_get_outward_normals():
+    points = _grid_points((2, 2), noise=0.05)
+    cells = _grid_tris(2, 2)
+    cells[::2] = cells[::2][:, [0, 2, 1]]
+    geo, v = _mesh_values(fem.Trimesh2D, cells, points)
+    check_protocol(geo, v, faces_per_cell=3, total_measure=1.0)
+
+
+def test_trimesh3d_values():
+    flat = _grid_points((2, 3), noise=0.05)
+    points = np.concatenate([flat, 0.3 * flat[:, :1] ** 2 + 0.2 * flat[:, 1:]], 1).astype(np.float32)
+    cells = _grid_tris(2, 3)
+    geo, v = _mesh_values(fem.Trimesh3D, cells, points)
+    assert geo.dimension == 3 and geo.cell_dimension == 2 and geo.side_normal is None
+    tri = points[cells]
+    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+    check_protocol(geo, v, faces_per_cell=3, total_measure=area.sum())
+    np.testing.assert_allclose(v["cell_measure"][:, 0], area, rtol=1.0e-5)
+    _check_segment_sides(v, cells, points, [(0, 1), (1, 2), (2, 0)], orient_2d=False)
+
+
+def _bilinear(points, cells):
+    """Numpy's positions of the quads at COORDS: bilinear from the corners (0,0), (1,0), (1,1), (0,1)."""
+    u, v = C[:, 0, None], C[:, 1, None]
+    q = points[cells]
+    return ((1 - u) * (1 - v) * q[:, None, 0] + u * (1 - v) * q[:, None, 1] + u * v * q[:, None, 2]
+            + (1 - u) * v * q[:, None, 3])
+
+
+def test_quadmesh2d_values():
+    points = _grid_points((3, 2), noise=0.05)
+    cells = _grid_quads(3, 2)
+    cells[1] = cells[1][::-1]  # a clockwise quad: its edges are turned to keep normals outward
+    cells[2] = np.roll(cells[2], 1)  # another first vertex
+    geo, v = _mesh_values(fem.Quadmesh2D, cells, points)
+    assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (6, 12, 17, 10)
+    check_protocol(geo, v, faces_per_cell=4, total_measure=1.0, affine=False)
+    np.testing.assert_allclose(v["cell_pos"], _bilinear(points, cells), atol=1.0e-6)
+    _check_segment_sides(v, cells, points, [(0, 1), (1, 2), (2, 3), (3, 0)], orient_2d=True)
+
+
+def test_quadmesh3d_values():
+    flat = _grid_points((2, 3), noise=0.05)
+    points = np.concatenate([flat, 0.3 * flat[:, :1] ** 2 + 0.2 * flat[:, 1:]], 1).astype(np.float32)
+    cells = _grid_quads(2, 3)
+    geo, v = _mesh_values(fem.Quadmesh3D, cells, points)
+    assert geo.side_normal is None
+    check_protocol(geo, v, faces_per_cell=4, total_measure=None, affine=False)
+    np.testing.assert_allclose(v["cell_pos"], _bilinear(points, cells), atol=1.0e-6)
+    _check_segment_sides(v, cells, points, [(0, 1), (1, 2), (2, 3), (3, 0)], orient_2d=False)
+
+
+@pytest.mark.parametrize("cls,per_cell,dtype", [("Trimesh2D", 3, wp.vec2), ("Trimesh3D", 3, wp.vec3),
+                                                 ("Quadmesh2D", 4, wp.vec2), ("Quadmesh3D", 4, wp.vec3)])
+def test_mesh_bad_input(cls, per_cell, dtype):
+    positions = wp.zeros(per_cell, dtype=dtype)
+    cells = list(range(per_cell))
+    cells[-1] = per_cell
+    with pytest.raises(ValueError, match=rf"Vertex index {per_cell} at flattened array index {per_cell - 1} is out of "
+                                         rf"bounds; expected a value in \[0, {per_cell}\)"):
+        getattr(fem, cls)(wp.array([cells], dtype=int), positions)
+    with pytest.raises(TypeError, match="positions"):
+        getattr(fem, cls)(wp.array([list(range(per_cell))], dtype=int), wp.zeros(per_cell, dtype=float))

@@ -4,3 +4,5 @@
 from .geometry import NULL_ELEMENT_INDEX, OUTSIDE, Geometry  # noqa: F401
 from .grid_2d import Grid2D  # noqa: F401
 from .grid_3d import Grid3D  # noqa: F401
+from .trimesh import Trimesh, Trimesh2D, Trimesh3D  # noqa: F401
+from .quadmesh import Quadmesh, Quadmesh2D, Quadmesh3D  # noqa: F401

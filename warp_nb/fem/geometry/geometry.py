@@ -210,11 +210,13 @@ class Geometry:
                 setattr(self, name, getattr(self, "_make_" + name)())
 
     def _make_cell_measure(self):
+        # a true volume / area: |det F| times the reference cell's own measure (1/2 for a triangle)
         cell_deformation_gradient = self.cell_deformation_gradient
+        ref_measure = float(self.reference_cell().prototype.measure())
 
         @wp.func
         def cell_measure(args: Any, s: Sample):
-            return _element_measure(cell_deformation_gradient(args, s))
+            return _element_measure(cell_deformation_gradient(args, s)) * ref_measure
 
         return cell_measure
 
@@ -255,14 +257,17 @@ class Geometry:
 
     def _make_side_measure(self):
         side_deformation_gradient = self.side_deformation_gradient
+        ref_measure = float(self.reference_side().prototype.measure())
 
         @wp.func
         def side_measure(args: Any, s: Sample):
-            return _element_measure(side_deformation_gradient(args, s))
+            return _element_measure(side_deformation_gradient(args, s)) * ref_measure
 
         return side_measure
 
     def _make_side_normal(self):
+        if self.cell_dimension < self.dimension:
+            return None  # the edges of a surface in 3-D have no normal (Warp's side_normal is None there)
         side_deformation_gradient = self.side_deformation_gradient
 
         @wp.func
