@@ -26,6 +26,11 @@ class Element(IntEnum):
     TRIANGLE = 4
     TETRAHEDRON = 5
 
+    @property
+    def prototype(self):
+        """The reference element class of this kind (measure, quadrature rules, projections)."""
+        return PROTOTYPES[self]
+
 
 def _point_count_from_order(order: int, family: Polynomial) -> int:
     """Points per direction for which `family` integrates polynomials of degree `order` exactly."""

@@ -1,7 +1,7 @@
 """`make_polynomial_space`: the function space of a geometry's cells with polynomial shape
 functions of a degree and element basis, on the topology that numbers their nodes:
 - a Grid2D / Grid3D with tensor-product Lagrange shapes: the refined lattice (topology.py);
-- a mesh of degree 1: its vertices;
+- a mesh: nodes keyed by the mesh entity they lie on (mesh_topology.py);
 - any geometry with `discontinuous=True`: nodes owned by their cell.
 Other combinations (higher degree on meshes, serendipity on grids) are refused with what is
 missing, not approximated."""
@@ -11,7 +11,8 @@ from __future__ import annotations
 from ... import types as T
 from ..polynomial import Polynomial
 from .function_space import FunctionSpace
-from .topology import CellVertexTopology, DiscontinuousTopology, GridLatticeTopology
+from .mesh_topology import MeshEntityTopology, vertex_table
+from .topology import DiscontinuousTopology, GridLatticeTopology
 
 
 def _shape_function(element, degree: int, element_basis, family):
@@ -42,8 +43,8 @@ def make_polynomial_space(geo, dtype=T.float32, dof_mapper=None, degree: int = 1
         topology = DiscontinuousTopology(geo, shape.NODES_PER_ELEMENT)
     elif hasattr(geo, "res") and basis == lagrange:
         topology = GridLatticeTopology(geo, degree)
-    elif degree == 1 and basis == lagrange and hasattr(geo, "cell_vertex_index"):
-        topology = CellVertexTopology(geo, shape.NODES_PER_ELEMENT)
+    elif basis == lagrange and vertex_table(geo) is not None:
+        topology = MeshEntityTopology(geo, shape)
     else:
         raise NotImplementedError(f"make_polynomial_space: continuous {getattr(basis, 'name', basis)} spaces of degree {degree} "
                                   f"on {type(geo).__name__} are not supported by warp_nb.fem yet (degree 1 on "

@@ -7,8 +7,7 @@ mesh's vertices as its geometry does.
 - `GridLatticeTopology`: continuous nodes of degree p on a 2-D or 3-D grid are the points of the
   lattice refined p times; node (i, j[, k]) of the lattice is i*(ny*p+1)+j (and so on in 3-D),
   so degree 1 gives the grid's own vertex numbering.
-- `CellVertexTopology`: degree-1 nodes of a simplex or hex/quad mesh are its vertices, read from
-  the mesh's cell-to-vertex table.
+- (meshes: mesh_topology.py, nodes keyed by the mesh entity they lie on)
 - `DiscontinuousTopology`: every element owns its nodes (element * NODES_PER_ELEMENT + n)."""
 
 from __future__ import annotations
@@ -101,38 +100,6 @@ class GridLatticeTopology(SpaceTopology):
         arg.res = (vec2i if len(self.res) == 2 else vec3i)(*self.res)
         arg.degree = self.degree
         return arg
-
-
-class CellVertexTopology(SpaceTopology):
-    """Degree-1 nodes of a mesh: its vertices, read from the cell-to-vertex table that the mesh
-    geometry keeps in its cell argument (`cell_vertex_index(cell_arg, cell, k)`)."""
-
-    @struct
-    class TopologyArg:
-        unused: int32
-
-    def __init__(self, geometry, vertices_per_cell: int):
-        super().__init__(geometry, vertices_per_cell)
-        self._vertex_index = geometry.cell_vertex_index
-
-    def node_count(self) -> int:
-        return self.geometry.vertex_count()
-
-    def topo_arg_value(self, device):
-        return self.TopologyArg()
-
-    @property
-    def element_node_index(self):
-        cached = self.__dict__.get("_node_index")
-        if cached is None:
-            vertex_index = self._vertex_index
-
-            @func
-            def element_node_index(cell_arg: Any, topo_arg: Any, element_index: int32, node: int32):
-                return vertex_index(cell_arg, element_index, node)
-
-            cached = self._node_index = element_node_index
-        return cached
 
 
 class DiscontinuousTopology(SpaceTopology):
