@@ -40,7 +40,7 @@ from .operator import (  # noqa: F401
 )
 from .partition_operators import element_partition_index, node_partition_index  # noqa: F401
 from .polynomial import Polynomial  # noqa: F401
-from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401,E501
+from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401
 from .space import FunctionSpace, SpaceTopology, make_polynomial_space  # noqa: F401
 from .space.shape import ElementBasis, ShapeFunction, make_element_shape_function  # noqa: F401
 from .subdomain import Subdomain  # noqa: F401
