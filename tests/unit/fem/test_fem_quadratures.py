@@ -9,6 +9,7 @@ import pytest
 import warp_nb as wp
 import warp_nb.fem as fem
 from warp_nb.fem.geometry.element import Square
+from warp_nb.sparse import bsr_mv
 
 
 @fem.integrand
@@ -287,3 +288,42 @@ def test_frontier_sides_of_a_whole_geometry_are_empty(grid):
 def test_element_partition_index_is_the_cell_index(grid):
     cells = fem.Cells(grid)
     assert fem.integrate(partition_index, domain=cells) == pytest.approx(fem.integrate(cell_index, domain=cells))
+
+
+@fem.integrand
+def on_left(s: fem.Sample, domain: fem.Domain):
+    return wp.where(domain(s)[0] < 1.0e-4, 1, 0)
+
+
+@fem.integrand
+def mass(s: fem.Sample, u: fem.Field, v: fem.Field):
+    return u(s) * v(s)
+
+
+def test_fields_over_a_boundary_subdomain(grid):
+    """Warp's examples pick boundary parts by a mask computed at side centres, then assemble over them."""
+    boundary = fem.BoundarySides(grid)
+    mask = wp.zeros(boundary.element_count(), dtype=int)
+    fem.interpolate(on_left, dest=mask, at=fem.RegularQuadrature(boundary, order=0))
+    left = fem.Subdomain(boundary, element_mask=mask)
+    assert left.element_count() == RES[1]
+    space = fem.make_polynomial_space(grid, degree=2)
+    u, v = fem.make_trial(space, domain=left), fem.make_test(space, domain=left)
+    # the nodal projector holds the 2 * res_y + 1 nodes of the left edge; the mass matrix sums to its length
+    assert fem.integrate(mass, fields={"u": u, "v": v}, assembly="nodal").nnz_sync() == 2 * RES[1] + 1
+    ones = wp.array(np.ones(space.node_count(), np.float32))
+    assert bsr_mv(fem.integrate(mass, fields={"u": u, "v": v}), ones).numpy().sum() == pytest.approx(HI[1], rel=1e-5)
+
+
+def test_quadratures_on_a_triangle_mesh():
+    geo = fem.Trimesh2D(wp.array([[0, 1, 3], [0, 3, 2]], dtype=int),
+                        wp.array([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0], [2.0, 1.0]], dtype=wp.vec2))
+    exact = poly_on_box(0.0, 2.0, 0.0, 1.0)
+    # P3 Lagrange nodes: their nodal weights integrate cubics exactly
+    q = fem.NodalQuadrature(fem.Cells(geo), fem.make_polynomial_space(geo, degree=3))
+    assert fem.integrate(poly, quadrature=q) == pytest.approx(exact, rel=1e-5)
+    # particles given by (triangle, barycentric coordinates) weigh their measures
+    coords = wp.array([[1 / 3, 1 / 3, 1 / 3], [0.2, 0.5, 0.3], [0.6, 0.2, 0.2]], dtype=fem.Coords)
+    q = fem.PicQuadrature(fem.Cells(geo), (wp.array([0, 1, 1], dtype=int), coords),
+                          measures=wp.array([0.5, 0.2, 0.3], dtype=float))
+    assert fem.integrate(one, quadrature=q) == pytest.approx(1.0, rel=1e-6)
