@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
-import warp_nb.fem as fem
+from warp_nb import fem
 from warp_nb.fem.geometry.element import Square
 from warp_nb.sparse import bsr_mv
 
