@@ -458,6 +458,8 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
         if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
             fields, integrand = {"u": integrand}, _field_value
         return _interpolate_nodes(integrand, dest, fields, values, device, reduction)
+    if isinstance(at, GeometryDomain):  # as Warp: a domain's elements at their centres (the order-0 rule)
+        at = RegularQuadrature(at, order=0)
     if not isinstance(at, Quadrature):
         raise TypeError(f"fem.interpolate: `at` must be a fem quadrature when `dest` is "
                         f"{'an array' if dest is not None else 'not given'}, got {type(at).__name__}")

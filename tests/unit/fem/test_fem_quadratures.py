@@ -327,3 +327,15 @@ def test_quadratures_on_a_triangle_mesh():
     q = fem.PicQuadrature(fem.Cells(geo), (wp.array([0, 1, 1], dtype=int), coords),
                           measures=wp.array([0.5, 0.2, 0.3], dtype=float))
     assert fem.integrate(one, quadrature=q) == pytest.approx(1.0, rel=1e-6)
+
+
+@fem.integrand
+def mark_centre_x(s: fem.Sample, domain: fem.Domain, out: wp.array(dtype=float)):
+    out[s.qp_index] = domain(s)[0]
+
+
+def test_interpolate_at_a_domain_visits_element_centres(grid):
+    """As Warp: `at=domain` evaluates once per element of the domain, at its centre, point index = element."""
+    out = wp.zeros(grid.cell_count(), dtype=float)
+    fem.interpolate(mark_centre_x, at=fem.Cells(grid), values={"out": out})
+    np.testing.assert_allclose(out.numpy(), [0.5 * (b[0] + b[1]) for b in grid_cells(RES, HI)], rtol=1e-6)
