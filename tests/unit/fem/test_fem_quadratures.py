@@ -202,6 +202,8 @@ def test_pic_quadrature_refuses_bad_input(grid):
         fem.PicQuadrature(cells, wp.zeros(3, dtype=wp.vec2), measures=wp.zeros(2, dtype=float))
     with pytest.raises(TypeError, match="coordinates"):
         fem.PicQuadrature(cells, (wp.zeros(3, dtype=int), wp.zeros(3, dtype=float)))
+    with pytest.raises(TypeError, match="length 2"):
+        fem.PicQuadrature(cells, wp.zeros(3, dtype=wp.vec3))
     with pytest.raises(ValueError, match="particles live in cells"):
         fem.PicQuadrature(fem.Sides(grid), (wp.zeros(3, dtype=int), wp.zeros(3, dtype=fem.Coords)))
 

@@ -21,6 +21,7 @@ import numpy as np
 
 import warp_nb as wp
 
+from ... import types as T
 from ...arrays.array import array
 from ...program.func import func
 from ...types import float32, int32
@@ -196,6 +197,11 @@ def _read_positions(domain, positions):
     if getattr(geo, "cell_lookup", None) is None or getattr(geo, "cell_coordinates", None) is None:
         raise NotImplementedError(f"fem.PicQuadrature: {geo.name} has no cell lookup in warp_nb.fem yet; give "
                                   "positions as (element indices, coordinates)")
+    dim = getattr(geo, "dimension", None)
+    if not T.type_is_vector(positions.dtype) or T.type_scalar_type(positions.dtype) is not float32 or \
+            (dim is not None and T.type_length(positions.dtype) != dim):
+        raise TypeError(f"fem.PicQuadrature: world `positions` on {geo.name} must be an array of float32 vectors of "
+                        f"length {dim}, got an array of {positions.dtype.__name__}")
     if domain.element_count() != domain.geometry_element_count():
         raise NotImplementedError("fem.PicQuadrature: world positions on a part of the geometry's cells are not "
                                   "supported; give positions as (element indices, coordinates)")
