@@ -127,6 +127,7 @@ def test_pic_quadrature_at_world_positions_matches_particle_sums(grid):
     ij = np.floor(P / (np.array(HI) / np.array(RES))).astype(int)
     cell = ij[:, 0] * RES[1] + ij[:, 1]
     counts = np.bincount(cell, minlength=grid.cell_count())
+    np.testing.assert_array_equal(pic.cell_indices.numpy(), cell)
     np.testing.assert_array_equal(pic.cell_particle_offsets.numpy(), np.concatenate(([0], np.cumsum(counts))))
     np.testing.assert_array_equal(pic.cell_particle_indices.numpy(), np.argsort(cell, kind="stable"))
     assert pic.active_cell_count() == np.count_nonzero(counts)

@@ -63,6 +63,7 @@ class PicQuadrature(Quadrature):
         cells, coords, fractions, world = _read_positions(domain, positions)
         if world is not None:
             cells = _lookup_cells(domain, world, float(max_dist))
+        self.cell_indices = cells  # each particle's element (given, or found by the lookup)
         particles, per = cells.shape[0], (cells.shape[1] if cells.ndim == 2 else 1)
         device = cells.device
         if measures is not None and (not isinstance(measures, array) or measures.ndim != 1 or
