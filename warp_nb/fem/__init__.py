@@ -35,7 +35,8 @@ from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
 from .integrate import integrate, interpolate  # noqa: F401
 from .operator import (  # noqa: F401
-    D, Operator, curl, deformation_gradient, div, grad, inner, lookup, measure, measure_ratio, normal, position, scalar_type,
+    D, Operator, average, curl, deformation_gradient, degree, div, div_outer, grad, grad_average, grad_jump, grad_outer, inner, jump,
+    lookup, measure, measure_ratio, normal, outer, position, scalar_type,
 )
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import Quadrature, RegularQuadrature  # noqa: F401

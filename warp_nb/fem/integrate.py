@@ -307,7 +307,7 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
         raise ValueError(f"fem.integrate: `output` must have shape ({space.node_count()},), got {output.shape}")
     elif not add:
         output.zero_()
-    _launch(kernel, (domain.element_count(), space.NODES_PER_ELEMENT), inputs + [output])
+    _launch(kernel, (domain.element_count(), setup.fields_on_nodes[test_name].nodes_per_element), inputs + [output])
     return output
 
 
@@ -320,7 +320,8 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
     blocked = tdofs > 1 or rdofs > 1
     block_t = T.matrix(shape=(tdofs, rdofs), dtype=scalar_out) if blocked else scalar_out
     acc_t = T.matrix(shape=(tdofs, rdofs), dtype=accumulate_dtype) if blocked else accumulate_dtype
-    npt, npr = test.space.NODES_PER_ELEMENT, trial.space.NODES_PER_ELEMENT
+    npt = setup.fields_on_nodes[test_name].nodes_per_element
+    npr = setup.fields_on_nodes[trial_name].nodes_per_element
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_block": block_t,
                       "_fem_t_vals": wp.array(dtype=block_t), "_fem_t_idx": wp.array(dtype=wp.int32),
                       "_fem_test_index": setup.fields_on_nodes[test_name].element_node_index,
