@@ -40,7 +40,10 @@ from .operator import (  # noqa: F401
 )
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import Quadrature, RegularQuadrature  # noqa: F401
-from .space import FunctionSpace, SpaceTopology, make_polynomial_space  # noqa: F401
+from .space import (  # noqa: F401
+    BasisSpace, FunctionSpace, SpaceTopology, make_collocated_function_space, make_polynomial_basis_space,
+    make_polynomial_space,
+)
 from .space.shape import ElementBasis, ShapeFunction, make_element_shape_function  # noqa: F401
 from .types import (  # noqa: F401
     NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,
