@@ -74,16 +74,9 @@ class PicQuadrature(Quadrature):
         bins = domain.element_count() if self._use_domain_indices else domain.geometry_element_count()
 
         flat_cells = cells.numpy().reshape(-1).astype(np.int64)
-        valid = (flat_cells >= 0) & (flat_cells < bins)
-        order = np.argsort(np.where(valid, flat_cells, bins), kind="stable")  # invalid entries last
-        counts = np.bincount(flat_cells[valid], minlength=bins)
+        valid, order, counts, offsets, entry_cell, entry_particle = _bin(flat_cells, bins, per)
         self._active_cell_count = int(np.count_nonzero(counts))
         self._max_particles_per_cell = int(counts.max()) if counts.size else 0
-        sorted_valid = valid[order]
-        entry_cell = np.where(sorted_valid, flat_cells[order], -1).astype(np.int32)
-        entry_particle = np.where(sorted_valid, order // per, -1).astype(np.int32)
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-
         self._cell_particle_offsets = array(offsets, dtype=int32, device=device)
         self._cell_particle_indices = array(entry_particle, dtype=int32, device=device)
         entries = array(order.astype(np.int32), dtype=int32, device=device)
@@ -165,6 +158,19 @@ class PicQuadrature(Quadrature):
             arg.cell_particle_fraction = self._cell_particle_fraction.to(device)
             arg.cell_particle_coords = self._cell_particle_coords.to(device)
         return arg
+
+
+def _bin(flat_cells: np.ndarray, bins: int, per: int):
+    """Entries (particle * per + overlap) binned by element: (valid, order, counts per element,
+    offsets, each sorted entry's element and particle, -1 for the invalid entries, which go last)."""
+    valid = (flat_cells >= 0) & (flat_cells < bins)
+    order = np.argsort(np.where(valid, flat_cells, bins), kind="stable")  # stable: particle order within a bin
+    counts = np.bincount(flat_cells[valid], minlength=bins)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    sorted_valid = valid[order]
+    entry_cell = np.where(sorted_valid, flat_cells[order], -1).astype(np.int32)
+    entry_particle = np.where(sorted_valid, order // per, -1).astype(np.int32)
+    return valid, order, counts, offsets, entry_cell, entry_particle
 
 
 def _read_positions(domain, positions):
