@@ -9,6 +9,7 @@ from typing import Any
 
 from ...arrays.array import array, array2d
 from ...program.func import func
+from ...runtime.devices import get_device
 from ...types import float32, int32
 from ...types.structs import struct
 from ..domain import GeometryDomain
@@ -67,6 +68,7 @@ class ExplicitQuadrature(Quadrature):
         return self.domain.element_count() * self._points.shape[1]
 
     def arg_value(self, device):
+        device = get_device(device)
         arg = self._args.get(str(device))
         if arg is None:
             arg = self._args[str(device)] = ExplicitQuadratureArg()
