@@ -116,3 +116,12 @@ def test_projections_match_numpy():
     assert sq == pytest.approx(np.concatenate([np.clip(pts[:, :2], 0, 1), np.zeros((64, 1))], axis=1))
     expected = np.stack([-pts[:, 1] - pts[:, 2], pts[:, 1], pts[:, 2]], axis=1)
     assert delta == pytest.approx(expected, abs=1e-6)
+
+
+def test_element_kinds_name_their_prototypes():
+    from warp_nb.fem import Element
+
+    assert Element.SQUARE.prototype is Square and Element.TETRAHEDRON.prototype is Tetrahedron
+    points, weights = Element.TRIANGLE.prototype.instantiate_quadrature(order=2, family=None)
+    assert len(points) == len(weights) == 3
+    assert Element.CUBE.prototype.center() == (0.5, 0.5, 0.5)

@@ -26,6 +26,11 @@ class Element(IntEnum):
     TRIANGLE = 4
     TETRAHEDRON = 5
 
+    @property
+    def prototype(self) -> type:
+        """The reference element's class (`PrototypeElement` subclass)."""
+        return PROTOTYPES[self]
+
 
 def _point_count_from_order(order: int, family: Polynomial) -> int:
     """Points per direction for which `family` integrates polynomials of degree `order` exactly."""
@@ -146,8 +151,9 @@ class PrototypeElement:
     def instantiate_quadrature(order: int, family: Polynomial):
         raise NotImplementedError
 
-    def center(self):
-        coords, _ = self.instantiate_quadrature(order=0, family=None)
+    @classmethod
+    def center(cls):
+        coords, _ = cls.instantiate_quadrature(order=0, family=None)
         return coords[0]
 
     @wp.func
@@ -179,7 +185,8 @@ class LinearEdge(PrototypeElement):
     def instantiate_quadrature(order: int, family: Polynomial):
         return _tensor_rule(_check_order(order), family, 1)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.5, 0.0, 0.0)
 
     @wp.func
@@ -204,7 +211,8 @@ class Square(PrototypeElement):
     def instantiate_quadrature(order: int, family: Polynomial):
         return _tensor_rule(_check_order(order), family, 2)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.5, 0.5, 0.0)
 
     @wp.func
@@ -233,7 +241,8 @@ class Cube(PrototypeElement):
     def instantiate_quadrature(order: int, family: Polynomial):
         return _tensor_rule(_check_order(order), family, 3)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.5, 0.5, 0.5)
 
 
@@ -255,7 +264,8 @@ class Triangle(PrototypeElement):
             return rule if rule is not None else _collapsed_rule(order, Polynomial.GAUSS_LEGENDRE, 2)
         return _collapsed_rule(order, Polynomial(family), 2)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
 
     @wp.func
@@ -289,7 +299,8 @@ class Tetrahedron(PrototypeElement):
             return rule if rule is not None else _collapsed_rule(order, Polynomial.GAUSS_LEGENDRE, 3)
         return _collapsed_rule(order, Polynomial(family), 3)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.25, 0.25, 0.25)
 
     @wp.func
