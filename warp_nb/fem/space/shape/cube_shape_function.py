@@ -16,6 +16,7 @@ import numpy as np
 import warp_nb as wp
 
 from ...polynomial import Polynomial, is_closed, quadrature_1d
+from . import cells
 from .polynomial_table import (
     PolynomialTable,
     cube_integrals,
@@ -28,7 +29,7 @@ from .polynomial_table import (
     xyz_from_cube_coords,
 )
 from .shape_function import ShapeFunction, normalized_means
-from .simplex_shape_function import simplex_lagrange_nodes
+from .simplex_shape_function import simplex_lagrange_nodes, simplex_node_tets, simplex_vtk_type
 from .square_shape_function import _node_type_function, _point_family, serendipity_exponents
 from .tensor_product import (
     box_side_means,
@@ -122,6 +123,17 @@ class CubeTripolynomialShapeFunctions(CubeShapeFunction):
         value_1d, derivative_1d = make_lagrange_1d(self._points)
         return make_tensor_functions(value_1d, derivative_1d, self.ORDER_PLUS_ONE, 3, self.scalar_type)
 
+    def element_node_hexes(self):
+        return cells.grid_hexes(self.ORDER_PLUS_ONE)
+
+    def element_node_tets(self):
+        return cells.grid_tets(self.ORDER_PLUS_ONE)
+
+    def element_vtk_cells(self):
+        if self.ORDER == 1:
+            return cells.cells_of(cells.grid_hexes(2), cells.VTK_HEXAHEDRON)
+        return cells.cells_of(cells.vtk_lagrange_hex(self.ORDER_PLUS_ONE)[None, :], cells.VTK_LAGRANGE_HEXAHEDRON)
+
 
 class CubeSerendipityShapeFunctions(CubeShapeFunction):
     """S_k (k = 2, 3): vertex and edge nodes only, spanning the serendipity space."""
@@ -210,6 +222,12 @@ class CubeNonConformingPolynomialShapeFunctions(ShapeFunction):
 
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)
+
+    def element_node_tets(self):
+        return simplex_node_tets(self.ORDER)
+
+    def element_vtk_cells(self):
+        return cells.single_cell(self.NODES_PER_ELEMENT, simplex_vtk_type(self.ORDER, 3))
 
 
 def _linear(axis: int, side: int):

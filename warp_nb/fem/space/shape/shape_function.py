@@ -170,6 +170,11 @@ class ConstantShapeFunction(ShapeFunction):
     def _trace_node_quadrature_weights(self):
         return np.ones(1)
 
+    def element_vtk_cells(self):
+        from .cells import VTK_VERTEX, single_cell
+
+        return single_cell(1, VTK_VERTEX)
+
     def _make_value_functions(self):
         S = self.scalar_type
         coords_t = self.CoordsType

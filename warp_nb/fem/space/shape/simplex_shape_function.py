@@ -13,6 +13,7 @@ import numpy as np
 import warp_nb as wp
 
 from ...polynomial import Polynomial, quadrature_1d
+from . import cells
 from .polynomial_table import (
     PolynomialTable,
     lagrange_table,
@@ -121,8 +122,45 @@ def simplex_side_means(evaluate, node_bary, dimension: int, tol: float = 1e-9) -
     return out
 
 
+def simplex_vtk_type(degree: int, dimension: int) -> int:
+    if degree == 0:
+        return cells.VTK_VERTEX
+    if dimension == 2:
+        return cells.VTK_TRIANGLE if degree == 1 else cells.VTK_LAGRANGE_TRIANGLE
+    return cells.VTK_TETRA if degree == 1 else cells.VTK_LAGRANGE_TETRAHEDRON
+
+
+def simplex_node_tets(degree: int) -> np.ndarray:
+    """Sub-tetrahedra of a P1 or P2 tetrahedron's nodes (Warp has none past P2 either)."""
+    if degree == 1:
+        return np.array([[0, 1, 2, 3]], dtype=np.int32)
+    if degree == 2:
+        return cells.p2_tetrahedra(list(range(10)))
+    raise NotImplementedError(f"sub-tetrahedra are available for degree 1 and 2, not {degree}")
+
+
 class _SimplexShapeFunction(ShapeFunction):
     DIMENSION = 2
+
+    def element_vtk_cells(self):
+        """One VTK (Lagrange) simplex: the nodes already come in VTK's order up to degree 3."""
+        return cells.single_cell(self.NODES_PER_ELEMENT, simplex_vtk_type(self.ORDER, self.DIMENSION))
+
+    def _lattice_index(self):
+        """Node of each integer lattice point (k x, k y[, k z]) of the unshrunk P_k lattice."""
+        k = self.ORDER
+        return {tuple(round(v * k) for v in b[1:]): n for n, b in enumerate(self._lattice_bary)}
+
+    def element_node_triangulation(self):
+        if self.DIMENSION != 2 or self.ORDER == 0:
+            raise NotImplementedError("node triangulations are available for triangle bases of degree >= 1")
+        index = self._lattice_index()
+        return cells.lattice_triangles(self.ORDER, lambda i, j: index[(i, j)])
+
+    def element_node_tets(self):
+        if self.DIMENSION != 3:
+            raise NotImplementedError("sub-tetrahedra are available for tetrahedron bases")
+        return simplex_node_tets(self.ORDER)
 
     @property
     def _element_name(self):
@@ -147,6 +185,7 @@ class _SimplexPolynomialShapeFunctions(_SimplexShapeFunction):
         d, k = self.DIMENSION, int(degree)
         self.ORDER = k
         self._bary, types = simplex_lagrange_nodes(k, d)
+        self._lattice_bary = self._bary
         self.NODES_PER_ELEMENT = len(self._bary)
         self.NODES_PER_SIDE = len(simplex_lagrange_nodes(k, d - 1)[0]) if d == 3 else k + 1
         self.VERTEX_NODE_COUNT = 1
@@ -190,6 +229,7 @@ class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
         self.ORDER = k
         centroid = np.full(d + 1, 1.0 / (d + 1))
         lattice = simplex_lagrange_nodes(k, d)[0] if k > 0 else centroid[None, :]
+        self._lattice_bary = lattice
         self._bary = centroid + self._SHRINK * (lattice - centroid)
         self.NODES_PER_ELEMENT = len(self._bary)
         exps = monomials_up_to(k, d)

@@ -16,6 +16,7 @@ import numpy as np
 import warp_nb as wp
 
 from ...polynomial import Polynomial, is_closed, quadrature_1d
+from . import cells
 from .polynomial_table import (
     PolynomialTable,
     cube_integrals,
@@ -129,6 +130,14 @@ class SquareBipolynomialShapeFunctions(SquareShapeFunction):
         value_1d, derivative_1d = make_lagrange_1d(self._points)
         return make_tensor_functions(value_1d, derivative_1d, self.ORDER_PLUS_ONE, 2, self.scalar_type)
 
+    def element_node_triangulation(self):
+        return cells.grid_triangles(self.ORDER_PLUS_ONE)
+
+    def element_vtk_cells(self):
+        if self.ORDER == 1:
+            return cells.cells_of(cells.grid_quads(2), cells.VTK_QUAD)
+        return cells.cells_of(cells.vtk_lagrange_quad(self.ORDER_PLUS_ONE)[None, :], cells.VTK_LAGRANGE_QUADRILATERAL)
+
 
 def serendipity_exponents(degree: int, dimension: int):
     """Monomials whose superlinear degree (total degree less the variables of exponent 1) is <= degree."""
@@ -190,6 +199,22 @@ class SquareSerendipityShapeFunctions(SquareShapeFunction):
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)
 
+    def element_node_triangulation(self):
+        # the boundary loop (counter-clockwise); cut each corner off, then fan the inner polygon
+        def edge(slot, reverse=False):
+            nodes = [4 + 4 * m + slot for m in range(self.ORDER - 1)]
+            return nodes[::-1] if reverse else nodes
+
+        loop = [0, *edge(0), 2, *edge(3), 3, *edge(2, True), 1, *edge(1, True)]
+        corners = {0, 1, 2, 3}
+        tris = [[loop[p - 1], v, loop[(p + 1) % len(loop)]] for p, v in enumerate(loop) if v in corners]
+        inner = [v for v in loop if v not in corners]
+        tris += [[inner[0], inner[i], inner[i + 1]] for i in range(1, len(inner) - 1)]
+        return np.array(tris, dtype=np.int32)
+
+    def element_vtk_cells(self):
+        return cells.cells_of(self.element_node_triangulation(), cells.VTK_TRIANGLE)
+
 
 class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
     """P_k on the square with all nodes inside: the P_k lattice of a triangle inscribed in the square
@@ -224,6 +249,17 @@ class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
 
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)
+
+    def element_node_triangulation(self):
+        k = self.ORDER
+        if k == 0:
+            return np.zeros((0, 3), dtype=np.int32)
+        index = {(round(l1 * k), round(l2 * k)): n for n, (_, l1, l2) in enumerate(simplex_lattice(k, 2))}
+        return cells.lattice_triangles(k, lambda i, j: index[(i, j)])
+
+    def element_vtk_cells(self):
+        vtk_type = (cells.VTK_VERTEX, cells.VTK_TRIANGLE)[self.ORDER] if self.ORDER < 2 else cells.VTK_LAGRANGE_TRIANGLE
+        return cells.single_cell(self.NODES_PER_ELEMENT, vtk_type)
 
 
 def simplex_lattice(degree: int, dimension: int):
