@@ -12,10 +12,10 @@ from .cache import (  # noqa: F401
     borrow_temporary_like,
     set_default_temporary_store,
 )
-from .integrand import Integrand, integrand  # noqa: F401
-from .sample import Coords, DofIndex, ElementIndex, QuadraturePointIndex, Sample  # noqa: F401
-from .polynomial import Polynomial  # noqa: F401
 from .geometry.element import Element  # noqa: F401
+from .integrand import Integrand, integrand  # noqa: F401
+from .polynomial import Polynomial  # noqa: F401
+from .sample import Coords, DofIndex, ElementIndex, QuadraturePointIndex, Sample  # noqa: F401
 from .space.shape import ElementBasis, ShapeFunction  # noqa: F401
 
 

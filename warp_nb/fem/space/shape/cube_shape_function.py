@@ -23,12 +23,13 @@ from .polynomial_table import (
     lagrange_table,
     make_table_functions,
     monomials_up_to,
+    node_quadrature_weights,
     poly_const,
     poly_mul,
     poly_var,
     xyz_from_cube_coords,
 )
-from .shape_function import ShapeFunction, normalized_means
+from .shape_function import ShapeFunction
 from .simplex_shape_function import simplex_lagrange_nodes, simplex_node_tets, simplex_vtk_type
 from .square_shape_function import _node_type_function, _point_family, serendipity_exponents
 from .tensor_product import (
@@ -182,7 +183,7 @@ class CubeSerendipityShapeFunctions(CubeShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 3)))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 3))
 
     def _trace_node_quadrature_weights(self):
         return box_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._coords, 3)
@@ -192,9 +193,10 @@ class CubeSerendipityShapeFunctions(CubeShapeFunction):
 
 
 class CubeNonConformingPolynomialShapeFunctions(ShapeFunction):
-    """P_k on the cube with all nodes inside: the P_k lattice of a tetrahedron inscribed in the cube."""
+    """P_k on the cube with all nodes inside: the P_k lattice of the regular tetrahedron on alternate
+    corners of the cube, shrunk by 0.8 towards the centre (symmetric, so lumped weights stay centred)."""
 
-    _TETRAHEDRON = np.array([[0.1, 0.1, 0.1], [0.9, 0.1, 0.1], [0.5, 0.9, 0.1], [0.5, 0.4, 0.9]])
+    _TETRAHEDRON = 0.5 + 0.8 * (np.array([[0, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1]], dtype=np.float64) - 0.5)
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
@@ -215,7 +217,7 @@ class CubeNonConformingPolynomialShapeFunctions(ShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 3)))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 3))
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)

@@ -19,6 +19,7 @@ from .polynomial_table import (
     lagrange_table,
     make_table_functions,
     monomials_up_to,
+    node_quadrature_weights,
     poly_add,
     poly_const,
     poly_scale,
@@ -27,7 +28,7 @@ from .polynomial_table import (
     xyz_from_cube_coords,
     xyz_from_triangle_coords,
 )
-from .shape_function import ShapeFunction, normalized_means
+from .shape_function import ShapeFunction
 
 TRIANGLE_EDGES = [(0, 1), (1, 2), (2, 0)]
 TETRAHEDRON_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
@@ -207,7 +208,9 @@ class _SimplexPolynomialShapeFunctions(_SimplexShapeFunction):
         return self._coords_from_bary(self._bary)
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(simplex_integrals(self._table.exponents, self.DIMENSION)))
+        return node_quadrature_weights(
+            self._table, _bary_to_xyz(self._bary), lambda e: simplex_integrals(e, self.DIMENSION)
+        )
 
     def _trace_node_quadrature_weights(self):
         return simplex_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._bary, self.DIMENSION)
@@ -243,7 +246,9 @@ class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
         return self._coords_from_bary(self._bary)
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(simplex_integrals(self._table.exponents, self.DIMENSION)))
+        return node_quadrature_weights(
+            self._table, _bary_to_xyz(self._bary), lambda e: simplex_integrals(e, self.DIMENSION)
+        )
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)

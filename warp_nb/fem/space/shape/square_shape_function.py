@@ -23,11 +23,12 @@ from .polynomial_table import (
     lagrange_table,
     make_table_functions,
     monomials_up_to,
+    node_quadrature_weights,
     poly_const,
     poly_var,
     xyz_from_cube_coords,
 )
-from .shape_function import ShapeFunction, normalized_means
+from .shape_function import ShapeFunction
 from .tensor_product import (
     box_side_means,
     make_lagrange_1d,
@@ -191,7 +192,7 @@ class SquareSerendipityShapeFunctions(SquareShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 2)))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 2))
 
     def _trace_node_quadrature_weights(self):
         return box_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._coords, 2)
@@ -217,10 +218,10 @@ class SquareSerendipityShapeFunctions(SquareShapeFunction):
 
 
 class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
-    """P_k on the square with all nodes inside: the P_k lattice of a triangle inscribed in the square
-    (any non-degenerate triangle makes the lattice unisolvent; Warp's triangle differs, see compat)."""
+    """P_k on the square with all nodes inside: the P_k lattice of an equilateral triangle centred in the
+    square (radius 0.35: the lumped nodal weights stay positive up to degree 3)."""
 
-    _TRIANGLE = np.array([[0.1, 0.1], [0.9, 0.1], [0.5, 0.9]])
+    _TRIANGLE = 0.5 + 0.35 * np.array([[np.cos(a), np.sin(a)] for a in np.radians([210.0, 330.0, 90.0])])
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
@@ -242,7 +243,7 @@ class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 2)))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 2))
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)
