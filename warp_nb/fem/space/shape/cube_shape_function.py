@@ -31,9 +31,13 @@ from .polynomial_table import (
 )
 from .shape_function import ShapeFunction
 from .simplex_shape_function import simplex_lagrange_nodes, simplex_node_tets, simplex_vtk_type
-from .square_shape_function import _node_type_function, _point_family, serendipity_exponents
+from .square_shape_function import (
+    SquareSerendipityShapeFunctions,
+    _node_type_function,
+    _point_family,
+    serendipity_exponents,
+)
 from .tensor_product import (
-    box_side_means,
     make_lagrange_1d,
     make_tensor_functions,
     tensor_node_coords,
@@ -186,7 +190,16 @@ class CubeSerendipityShapeFunctions(CubeShapeFunction):
         return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 3))
 
     def _trace_node_quadrature_weights(self):
-        return box_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._coords, 3)
+        # a face carries the square serendipity element: its (positive) nodal weights
+        face = SquareSerendipityShapeFunctions(self.ORDER, self.family)
+        face_xy, face_w = face._node_coords()[:, :2], face._node_quadrature_weights()
+        out = np.zeros(self.NODES_PER_ELEMENT)
+        for n, p in enumerate(self._coords):
+            axis = next((a for a in range(3) if p[a] in (0.0, 1.0)), None)
+            if axis is not None:
+                uv = np.array([p[(axis + 1) % 3], p[(axis + 2) % 3]])
+                out[n] = face_w[np.argmin(np.abs(face_xy - uv).sum(axis=1))]
+        return out
 
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)

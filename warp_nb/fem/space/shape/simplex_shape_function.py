@@ -213,7 +213,18 @@ class _SimplexPolynomialShapeFunctions(_SimplexShapeFunction):
         )
 
     def _trace_node_quadrature_weights(self):
-        return simplex_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._bary, self.DIMENSION)
+        if self.DIMENSION == 2:  # edges: the means of the 1-D Lagrange basis (closed Newton-Cotes weights)
+            return simplex_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._bary, 2)
+        # faces carry the triangle P_k element: its (positive) nodal weights, matched up to symmetry
+        face = TrianglePolynomialShapeFunctions(self.ORDER)
+        keys = [tuple(np.round(sorted(b), 9)) for b in face._bary]
+        face_w = face._node_quadrature_weights()
+        out = np.zeros(self.NODES_PER_ELEMENT)
+        for n, b in enumerate(self._bary):
+            zero = np.flatnonzero(np.abs(b) < 1e-12)
+            if len(zero):
+                out[n] = face_w[keys.index(tuple(np.round(sorted(np.delete(b, zero[0])), 9)))]
+        return out
 
     def _make_value_functions(self):
         return make_table_functions(self._table, self._to_xyz(), self.scalar_type)
