@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ from ..arrays.array import array
 from ..program.func import Function
 from ..program.kernel import Kernel
 from ..program.module import get_module
+from ..runtime import recording
 
 #: Warp's name for a borrowed array's type: a borrowed temporary is a wp.array.
 Temporary = array
@@ -64,15 +66,18 @@ def _cache_key(fn, suffix: Any, options: dict | None, allow_overloads: bool) -> 
 
 
 def get_kernel(func: Callable, suffix: Any, kernel_options: dict[str, Any] | None = None,
-               allow_overloads: bool = False) -> Kernel:
-    """The kernel of `func` specialised for `suffix` (made on first request, then cached)."""
+               allow_overloads: bool = False, local_names: dict | None = None) -> Kernel:
+    """The kernel of `func` specialised for `suffix` (made on first request, then cached).
+    `local_names`: the defining scope's locals, for string annotations (`from __future__ import
+    annotations` in a file that defines kernels inside functions)."""
     cache_key = _cache_key(func, suffix, kernel_options, allow_overloads)
     found = _kernel_cache.get(cache_key)
     if found is None:
         key = f"{func.__name__}_{_suffix_digest(suffix)}"
         # a module of its own, as Warp does: adding one specialisation never invalidates another
         module = get_module(f"{func.__module__}.dyn.{key}")
-        found = _kernel_cache[cache_key] = Kernel(func, key=key, module=module, options=dict(kernel_options or {}))
+        found = _kernel_cache[cache_key] = Kernel(func, key=key, module=module, options=dict(kernel_options or {}),
+                                                  local_names=local_names)
     return found
 
 
@@ -104,7 +109,11 @@ def dynamic_kernel(suffix: Any, kernel_options: dict[str, Any] | None = None, al
     """Decorator: a kernel cached under (its module, qualified name, `suffix`, `kernel_options`)."""
     if kernel_options is not None and not isinstance(kernel_options, dict):
         raise TypeError(f"dynamic_kernel: kernel_options must be a dict, got {type(kernel_options).__name__}")
-    return lambda func: get_kernel(func, suffix, kernel_options, allow_overloads)
+
+    def decorate(func):
+        return get_kernel(func, suffix, kernel_options, allow_overloads, local_names=sys._getframe(1).f_locals)
+
+    return decorate
 
 
 def dynamic_func(suffix: Any, code_transformers=None, allow_overloads=False):
@@ -198,7 +207,7 @@ class TemporaryStore:
         device = wp.get_device(device)
         shape = _shape_tuple(shape)
         dtype = T.canonical_scalar(dtype)  # float: wp.float32, int: wp.int32
-        if device.is_capturing:  # see the module docstring: nothing is lent again under capture
+        if recording.capture is not None:  # see the module docstring: nothing is lent again under capture
             return _plain_temporary(shape, dtype, pinned, device, requires_grad)
         key = (T.type_scalar_type(dtype), T.type_length(dtype), bool(pinned) and device.is_cpu,
                -1 if device.is_cpu else device.ordinal)

@@ -26,17 +26,17 @@ def _dtype_epsilon(_value: wp.float16):
 
 
 @wp.func
-def _dtype_epsilon(_value: wp.bfloat16):  # noqa: F811  (overloads by scalar type)
+def _dtype_epsilon(_value: wp.bfloat16):  # (overloads by scalar type)
     return wp.bfloat16(7.8125e-3)
 
 
 @wp.func
-def _dtype_epsilon(_value: wp.float32):  # noqa: F811
+def _dtype_epsilon(_value: wp.float32):
     return wp.float32(1.1920928955078125e-07)
 
 
 @wp.func
-def _dtype_epsilon(_value: wp.float64):  # noqa: F811
+def _dtype_epsilon(_value: wp.float64):
     return wp.float64(2.220446049250313e-16)
 
 
@@ -47,17 +47,17 @@ def _sqrt_min_normal(_value: wp.float16):
 
 
 @wp.func
-def _sqrt_min_normal(_value: wp.bfloat16):  # noqa: F811
+def _sqrt_min_normal(_value: wp.bfloat16):
     return wp.bfloat16(1.0842021724855044e-19)
 
 
 @wp.func
-def _sqrt_min_normal(_value: wp.float32):  # noqa: F811
+def _sqrt_min_normal(_value: wp.float32):
     return wp.float32(1.0842021724855044e-19)
 
 
 @wp.func
-def _sqrt_min_normal(_value: wp.float64):  # noqa: F811
+def _sqrt_min_normal(_value: wp.float64):
     return wp.float64(1.4916681462400413e-154)
 
 
@@ -178,9 +178,8 @@ def tridiagonal_symmetric_eigenvalues_qr(D: Any, L: Any, Q: Any, tol: Any):
     for it in range(32 * n):
         relaxed = it >= 16 * n
         for i in range(n - 1):
-            if L[i] != zero:
-                if _is_negligible_coupling(L[i], D[i], D[i + 1], tol_eff, eps, relaxed):
-                    L[i] = zero
+            if L[i] != zero and _is_negligible_coupling(L[i], D[i], D[i + 1], tol_eff, eps, relaxed):
+                L[i] = zero
         hi = n - 1
         while hi > 0 and L[hi - 1] == zero:
             hi -= 1

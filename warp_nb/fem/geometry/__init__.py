@@ -1,1 +1,8 @@
-"""`warp.fem` geometries (built by the geometry part); element.py holds the reference elements."""
+"""`warp.fem` geometries: the `Geometry` protocol and the grids and meshes that implement it
+(element.py holds the reference elements and their quadrature rules)."""
+
+from .geometry import NULL_ELEMENT_INDEX, OUTSIDE, Geometry  # noqa: F401
+from .grid_2d import Grid2D  # noqa: F401
+from .grid_3d import Grid3D  # noqa: F401
+from .trimesh import Trimesh, Trimesh2D, Trimesh3D  # noqa: F401
+from .quadmesh import Quadmesh, Quadmesh2D, Quadmesh3D  # noqa: F401

@@ -1,0 +1,351 @@
+"""`warp.fem.Geometry`: the protocol every discrete geometry (grids and meshes) follows, and what
+can be derived from it once.
+
+A geometry is cells and sides (interior sides between two cells, boundary sides with one). A
+concrete geometry gives three argument structs (`CellArg`, `SideArg`, `SideIndexArg`), host methods
+that fill them, and device functions (`@wp.func` attributes called from kernels as
+`geo.cell_position(arg, s)`): positions and deformation gradients of cell and side samples, the
+inner / outer cells of a side and the coordinate maps between a side and its cells. From the
+deformation gradients this base builds the measures, normals, inverse gradients and measure ratios
+(`_make_default_dependent_implementations`), so a geometry writes one of those only when it has a
+cheaper closed form.
+
+Conventions (Warp's, checked against warp-lang): element coordinates are a `Coords` (vec3) whatever
+the dimension; a segment side's own coordinate is `coords[0]`, a face's `coords[0:2]`;
+`F[a, b] = d position_a / d coords_b`, a plain vector when the element is a segment; a side's normal
+is `_element_normal(F)` and points from its inner cell to its outer cell (outwards on the boundary).
+Nothing here knows about domains, quadratures or fields."""
+
+from typing import Any
+
+import warp_nb as wp
+
+from ..types import Sample
+
+NULL_ELEMENT_INDEX = -1  # Warp's fem.NULL_ELEMENT_INDEX: "no cell" (e.g. a failed lookup)
+OUTSIDE = -1.0e8  # Warp's fem.OUTSIDE: the coordinate value of a point that is not on the element
+
+mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
+mat23 = wp.types.matrix(shape=(2, 3), dtype=wp.float32)
+
+
+# The measure of an element from its deformation gradient: a length for a segment (F a vector), the
+# area spanned by the two columns for a surface in 3-D, |det F| for a full-dimension cell.
+@wp.func
+def _element_measure(F: wp.vec2):
+    return wp.length(F)
+
+
+@wp.func
+def _element_measure(F: wp.vec3):  # noqa: F811  (overload)
+    return wp.length(F)
+
+
+@wp.func
+def _element_measure(F: mat32):  # noqa: F811
+    return wp.length(wp.cross(wp.vec3(F[0, 0], F[1, 0], F[2, 0]), wp.vec3(F[0, 1], F[1, 1], F[2, 1])))
+
+
+@wp.func
+def _element_measure(F: wp.mat22):  # noqa: F811
+    return wp.abs(wp.determinant(F))
+
+
+@wp.func
+def _element_measure(F: wp.mat33):  # noqa: F811
+    return wp.abs(wp.determinant(F))
+
+
+# The unit normal of a codimension-1 element: the tangent turned clockwise for a segment in 2-D
+# (so that a counter-clockwise boundary gets outward normals), the normalised cross product of the
+# tangents for a surface in 3-D. Like Warp, undefined for full-dimension elements.
+@wp.func
+def _element_normal(F: wp.vec2):
+    return wp.normalize(wp.vec2(F[1], -F[0]))
+
+
+@wp.func
+def _element_normal(F: mat32):  # noqa: F811
+    return wp.normalize(wp.cross(wp.vec3(F[0, 0], F[1, 0], F[2, 0]), wp.vec3(F[0, 1], F[1, 1], F[2, 1])))
+
+
+# What turns a world-space gradient into a reference-space one: F^-1 for a full-dimension cell, the
+# pseudo-inverse (F^T F)^-1 F^T for a surface embedded in 3-D.
+@wp.func
+def _element_inverse(F: wp.mat22):
+    return wp.inverse(F)
+
+
+@wp.func
+def _element_inverse(F: wp.mat33):  # noqa: F811
+    return wp.inverse(F)
+
+
+@wp.func
+def _element_inverse(F: mat32):  # noqa: F811
+    Ft = wp.transpose(F)
+    return wp.inverse(Ft @ F) @ Ft
+
+
+class Geometry:
+    """Interface class for discrete geometries: cells and sides, the argument structs of their
+    device functions and those functions. Subclasses set `dimension` (of the embedding space),
+    `CellArg`, `SideArg`, `SideIndexArg` and the primary device functions, then call
+    `_make_default_dependent_implementations()`."""
+
+    dimension: int = 0  # of the embedding space
+    cell_dimension: int = 0  # of the cells (lower than `dimension` for a surface in 3-D)
+    _element_measure = _element_measure
+    _element_normal = _element_normal
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def base(self) -> "Geometry":
+        """The geometry this one is defined on (itself, except for deformed geometries)."""
+        return self
+
+    @property
+    def scalar_type(self) -> type:
+        return wp.float32
+
+    @property
+    def coords_type(self) -> type:
+        return wp.vec3
+
+    @property
+    def sample_type(self) -> type:
+        return Sample
+
+    # --- counts and reference elements (subclasses) ---
+
+    def cell_count(self) -> int:
+        """Number of cells in the geometry."""
+        raise NotImplementedError
+
+    def side_count(self) -> int:
+        """Number of sides (interior and boundary) in the geometry."""
+        raise NotImplementedError
+
+    def boundary_side_count(self) -> int:
+        """Number of boundary sides (sides with a single neighbour cell) in the geometry."""
+        raise NotImplementedError
+
+    def reference_cell(self):
+        """The reference element (`fem.Element`) of the cells."""
+        raise NotImplementedError
+
+    def reference_side(self):
+        """The reference element (`fem.Element`) of the sides."""
+        raise NotImplementedError
+
+    def environment_count(self) -> int:
+        """Number of topologically independent environments (warp_nb geometries have one)."""
+        return 1
+
+    cell_env = None  # per-cell environment indices (None: a single environment)
+
+    # --- argument structs ---
+
+    def cell_arg_value(self, device):
+        """The `CellArg` value for `device`, as `fill_cell_arg` fills it."""
+        args = self.CellArg()
+        self.fill_cell_arg(args, device)
+        return args
+
+    def side_arg_value(self, device):
+        """The `SideArg` value for `device`, as `fill_side_arg` fills it."""
+        args = self.SideArg()
+        self.fill_side_arg(args, device)
+        return args
+
+    def side_index_arg_value(self, device):
+        """The `SideIndexArg` value for `device`, as `fill_side_index_arg` fills it."""
+        args = self.SideIndexArg()
+        self.fill_side_index_arg(args, device)
+        return args
+
+    def fill_cell_arg(self, args, device):
+        """Fill the arguments to be passed to cell-related device functions."""
+        raise NotImplementedError
+
+    def fill_side_arg(self, args, device):
+        """Fill the arguments to be passed to side-related device functions."""
+        raise NotImplementedError
+
+    def fill_side_index_arg(self, args, device):
+        """Fill the arguments to be passed to side-index device functions (by default the side
+        arguments: most geometries use one struct for both)."""
+        self.fill_side_arg(args, device)
+
+    # --- cell lookup (geometries that support it override these) ---
+
+    def supports_cell_lookup(self, device) -> bool:
+        return getattr(self, "cell_lookup", None) is not None
+
+    def build_bvh(self, device=None):
+        """Build the acceleration structure cell lookups use (nothing to build by default)."""
+
+    def update_bvh(self, device=None):
+        """Refit the acceleration structure after positions changed (nothing by default)."""
+        self.build_bvh(device)
+
+    def bvh_id(self, device) -> int:
+        return 0
+
+    # --- device functions derived from the primary ones ---
+
+    def _make_default_dependent_implementations(self):
+        """Build the device functions that follow from the deformation gradients, for those the
+        subclass did not define itself."""
+        for name in ("cell_inverse_deformation_gradient", "cell_measure", "cell_normal", "cell_measure_ratio",
+                     "side_measure", "side_normal", "side_inner_inverse_deformation_gradient",
+                     "side_outer_inverse_deformation_gradient", "side_measure_ratio"):
+            if getattr(self, name, None) is None:
+                setattr(self, name, getattr(self, "_make_" + name)())
+
+    def _make_cell_measure(self):
+        # a true volume / area: |det F| times the reference cell's own measure (1/2 for a triangle)
+        cell_deformation_gradient = self.cell_deformation_gradient
+        ref_measure = float(self.reference_cell().prototype.measure())
+
+        @wp.func
+        def cell_measure(args: Any, s: Sample):
+            return _element_measure(cell_deformation_gradient(args, s)) * ref_measure
+
+        return cell_measure
+
+    def _make_cell_inverse_deformation_gradient(self):
+        cell_deformation_gradient = self.cell_deformation_gradient
+
+        @wp.func
+        def cell_inverse_deformation_gradient(args: Any, s: Sample):
+            return _element_inverse(cell_deformation_gradient(args, s))
+
+        return cell_inverse_deformation_gradient
+
+    def _make_cell_normal(self):
+        cell_deformation_gradient = self.cell_deformation_gradient
+        if self.dimension == self.cell_dimension:
+            zero = wp.types.vector(self.dimension, wp.float32)
+
+            # a full-dimension cell has no normal: zero, as Warp returns
+            @wp.func
+            def cell_normal_none(args: Any, s: Sample):
+                return zero()
+
+            return cell_normal_none
+
+        @wp.func
+        def cell_normal(args: Any, s: Sample):
+            return _element_normal(cell_deformation_gradient(args, s))
+
+        return cell_normal
+
+    def _make_cell_measure_ratio(self):
+        # a cell's measure relative to itself: the ratio Warp's integrands use on cell domains
+        @wp.func
+        def cell_measure_ratio(args: Any, s: Sample):
+            return 1.0
+
+        return cell_measure_ratio
+
+    def _make_side_measure(self):
+        side_deformation_gradient = self.side_deformation_gradient
+        ref_measure = float(self.reference_side().prototype.measure())
+
+        @wp.func
+        def side_measure(args: Any, s: Sample):
+            return _element_measure(side_deformation_gradient(args, s)) * ref_measure
+
+        return side_measure
+
+    def _make_side_normal(self):
+        if self.cell_dimension < self.dimension:
+            return None  # the edges of a surface in 3-D have no normal (Warp's side_normal is None there)
+        side_deformation_gradient = self.side_deformation_gradient
+
+        @wp.func
+        def side_normal(args: Any, s: Sample):
+            return _element_normal(side_deformation_gradient(args, s))
+
+        return side_normal
+
+    def _side_to_cell_sample(self, outer: bool):
+        """A device function giving the sample of a side's inner (or outer) cell at the same point."""
+        cell_index = self.side_outer_cell_index if outer else self.side_inner_cell_index
+        cell_coords = self.side_outer_cell_coords if outer else self.side_inner_cell_coords
+
+        @wp.func
+        def side_cell_sample(args: Any, s: Sample):
+            cs = Sample()
+            cs.element_index = cell_index(args, s.element_index)
+            cs.element_coords = cell_coords(args, s.element_index, s.element_coords)
+            cs.qp_index = s.qp_index
+            cs.qp_weight = s.qp_weight
+            return cs
+
+        return side_cell_sample
+
+    def _make_side_inverse_deformation_gradient(self, outer: bool):
+        cell_inverse_deformation_gradient = self.cell_inverse_deformation_gradient
+        side_to_cell_arg = self.side_to_cell_arg
+        cell_sample = self._side_to_cell_sample(outer)
+
+        @wp.func
+        def side_cell_inverse_deformation_gradient(args: Any, s: Sample):
+            return cell_inverse_deformation_gradient(side_to_cell_arg(args), cell_sample(args, s))
+
+        return side_cell_inverse_deformation_gradient
+
+    def _make_side_inner_inverse_deformation_gradient(self):
+        return self._make_side_inverse_deformation_gradient(outer=False)
+
+    def _make_side_outer_inverse_deformation_gradient(self):
+        return self._make_side_inverse_deformation_gradient(outer=True)
+
+    def _make_side_measure_ratio(self):
+        # side measure over the measure of the smaller of its two cells (Warp's h^-1 estimate for
+        # jump penalties)
+        side_measure = self.side_measure
+        cell_measure = self.cell_measure
+        side_to_cell_arg = self.side_to_cell_arg
+        inner_sample = self._side_to_cell_sample(False)
+        outer_sample = self._side_to_cell_sample(True)
+
+        @wp.func
+        def side_measure_ratio(args: Any, s: Sample):
+            cell_arg = side_to_cell_arg(args)
+            inner = cell_measure(cell_arg, inner_sample(args, s))
+            outer = cell_measure(cell_arg, outer_sample(args, s))
+            return side_measure(args, s) / wp.min(inner, outer)
+
+        return side_measure_ratio
+
+    # the primary device functions a subclass provides (None until it does)
+    cell_position = None
+    cell_deformation_gradient = None
+    cell_inverse_deformation_gradient = None
+    cell_measure = None
+    cell_normal = None
+    cell_measure_ratio = None
+    cell_lookup = None
+    side_position = None
+    side_deformation_gradient = None
+    side_inner_inverse_deformation_gradient = None
+    side_outer_inverse_deformation_gradient = None
+    side_measure = None
+    side_measure_ratio = None
+    side_normal = None
+    side_inner_cell_index = None
+    side_outer_cell_index = None
+    side_inner_cell_coords = None
+    side_outer_cell_coords = None
+    side_from_cell_coords = None
+    side_to_cell_arg = None
+    boundary_side_index = None
