@@ -20,7 +20,7 @@ def test_1d_rules_sum_to_one_and_integrate_their_degree(family):
     closed = family in (Polynomial.LOBATTO_GAUSS_LEGENDRE, Polynomial.EQUISPACED_CLOSED)
     for n in range(2 if closed else 1, 8):
         x, w = quadrature_1d(n, family)
-        assert np.all(np.diff(x) > 0) and x[0] >= 0 and x[-1] <= 1
+        assert np.all(np.diff(np.sort(x)) > 0) and x.min() >= 0 and x.max() <= 1
         exact_degree = {Polynomial.GAUSS_LEGENDRE: 2 * n - 1, Polynomial.LOBATTO_GAUSS_LEGENDRE: 2 * n - 3}.get(
             family, n - 1
         )

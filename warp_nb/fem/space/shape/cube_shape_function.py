@@ -118,10 +118,9 @@ class CubeTripolynomialShapeFunctions(CubeShapeFunction):
         if not is_closed(self.family):
             return out
         for node, idx in enumerate(np.ndindex(n, n, n)):
-            for axis in range(3):
-                if idx[axis] in (0, o):
-                    out[node] = np.prod([w[idx[a]] for a in range(3) if a != axis])
-                    break
+            # the weight on the first side the node lies on; interior nodes as if on an x side (as Warp)
+            axis = next((a for a in range(3) if idx[a] in (0, o)), 0)
+            out[node] = np.prod([w[idx[a]] for a in range(3) if a != axis])
         return out
 
     def _make_value_functions(self):

@@ -124,8 +124,9 @@ class SquareBipolynomialShapeFunctions(SquareShapeFunction):
         if not is_closed(self.family):
             return np.zeros(self.NODES_PER_ELEMENT)
         n, o, w = self.ORDER_PLUS_ONE, self.ORDER, self._weights
-        # a node on the side x = 0 or 1 weighs its y weight there, and symmetrically
-        return np.array([w[j] if i in (0, o) else (w[i] if j in (0, o) else 0.0) for i, j in np.ndindex(n, n)])
+        # a node on the side x = 0 or 1 weighs its y weight there, and symmetrically (interior nodes, on no
+        # side, get their y weight as Warp gives them)
+        return np.array([w[i] if j in (0, o) and i not in (0, o) else w[j] for i, j in np.ndindex(n, n)])
 
     def _make_value_functions(self):
         value_1d, derivative_1d = make_lagrange_1d(self._points)
