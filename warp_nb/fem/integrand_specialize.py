@@ -29,6 +29,11 @@ from .types import Domain, Field, Sample
 SAMPLE, DOMAIN, FIELD, VALUE = "sample", "domain", "field", "value"
 
 
+class IntegrandError(KernelSyntaxError, TypeError):
+    """A misuse of fields, domains or operators in an integrand, reported at its line. Also a
+    TypeError, which is what Warp raises for an operator a field does not define."""
+
+
 def parameter_kinds(integrand: Integrand) -> dict:
     """name -> (kind, annotation) for each parameter of the integrand, in order."""
     hints = inspect.get_annotations(integrand.func, eval_str=True)
@@ -78,7 +83,7 @@ class _Rewrite(ast.NodeTransformer):
         return None
 
     def _fail(self, node, message: str):
-        raise KernelSyntaxError(message, Loc(self.filename, node.lineno, node.col_offset, None,
+        raise IntegrandError(message, Loc(self.filename, node.lineno, node.col_offset, None,
                                              linecache.getline(self.filename, node.lineno).rstrip("\n")),
                                 self.integrand.name)
 

@@ -35,7 +35,7 @@ class Operator:
         if kind == "field" and self.field_attr is not None:
             fn = getattr(target, self.field_attr, None)
             if fn is None:
-                raise TypeError(f"fem.{self.name} is not defined for the field `{arg_name}` ({target.name}): "
+                raise TypeError(f"Operator `{self.name}` is not defined for the field `{arg_name}` ({target.name}): "
                                 f"{_why_not(self.name, target)}")
             return fn
         if kind == "domain" and self.domain_fn is not None:
@@ -46,8 +46,12 @@ class Operator:
 
 
 def _why_not(name: str, field) -> str:
+    if hasattr(getattr(field, "field", None), "func"):
+        return f"an implicit field has a {name} only when it is given a {name}_func"
     if name == "div":
-        return "the divergence is defined for vector-valued fields only"
+        return "the divergence is defined for vector- and tensor-valued fields"
+    if name in ("jump", "outer", "grad_jump", "grad_outer", "div_outer"):
+        return "it is defined on sides (fem.Sides, fem.BoundarySides domains)"
     return "this field kind does not provide it in warp_nb yet"
 
 

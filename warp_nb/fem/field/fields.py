@@ -101,6 +101,11 @@ class FieldLike:
     def eval_arg_value(self, device):
         raise NotImplementedError
 
+    def trace(self):
+        """The field as seen from sides (Warp's trace): the same field here, since a field is bound
+        to the domain it is integrated over when an integrand is specialised."""
+        return self
+
 
 def _space_arg_struct(space_arg):
     cached = _NODE_ARGS.get(space_arg)
@@ -131,6 +136,10 @@ class _NodeField(FieldLike):
                              f"space's ({space.geometry.name})")
         self.EvalArg = _space_arg_struct(space.SpaceArg)
         self.__dict__.update(node_functions(space, self.SLOT))
+        self.space_restriction = None  # the whole space (restrictions are not supported yet)
+        self.space_partition = None
+        self.node_dof_count = space.NODE_DOF_COUNT
+        self.value_dof_count = space.VALUE_DOF_COUNT
 
     @property
     def name(self) -> str:
@@ -228,11 +237,6 @@ class DiscreteField(FieldLike):
         arg.space_arg = self.space.space_arg_value(device)
         arg.dof_values = self._dof_values
         return arg
-
-    def trace(self):
-        """The field as seen from sides (Warp's trace): the same field here, since a field is bound to
-        the domain it is integrated over when an integrand is specialised."""
-        return self
 
     @property
     def degree(self) -> int:
