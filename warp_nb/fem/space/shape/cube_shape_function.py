@@ -36,6 +36,7 @@ from .square_shape_function import (
     _node_type_function,
     _point_family,
     serendipity_exponents,
+    serendipity_node_weights,
 )
 from .tensor_product import (
     make_lagrange_1d,
@@ -186,7 +187,7 @@ class CubeSerendipityShapeFunctions(CubeShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 3))
+        return serendipity_node_weights(self.ORDER, 3, self.NODES_PER_ELEMENT)
 
     def _trace_node_quadrature_weights(self):
         # a face carries the square serendipity element: its (positive) nodal weights
@@ -205,10 +206,13 @@ class CubeSerendipityShapeFunctions(CubeShapeFunction):
 
 
 class CubeNonConformingPolynomialShapeFunctions(ShapeFunction):
-    """P_k on the cube with all nodes inside: the P_k lattice of the regular tetrahedron on alternate
-    corners of the cube, shrunk by 0.8 towards the centre (symmetric, so lumped weights stay centred)."""
+    """P_k on the cube with its nodes on the P_k lattice of the regular tetrahedron inscribed in the
+    cube's inscribed sphere, apex up, base vertices at 210, 330 and 90 degrees (where Warp places them)."""
 
-    _TETRAHEDRON = 0.5 + 0.8 * (np.array([[0, 0, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1]], dtype=np.float64) - 0.5)
+    _TETRAHEDRON = 0.5 + 0.5 * np.array(
+        [[np.sqrt(8.0) / 3.0 * np.cos(a), np.sqrt(8.0) / 3.0 * np.sin(a), -1.0 / 3.0] for a in np.radians([210, 330, 90])]
+        + [[0.0, 0.0, 1.0]]
+    )
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
@@ -229,7 +233,7 @@ class CubeNonConformingPolynomialShapeFunctions(ShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 3))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 3), "uniform")
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)

@@ -128,17 +128,20 @@ class PolynomialTable:
         return self.coefficients @ integrals
 
 
-def node_quadrature_weights(table: PolynomialTable, node_xyz, mean_of) -> np.ndarray:
+def node_quadrature_weights(table: PolynomialTable, node_xyz, mean_of, fallback: str = "lumped") -> np.ndarray:
     """Weights of a nodal quadrature rule (summing to 1), from the basis of a scalar table.
 
     The basis functions' means when they are all positive: that rule integrates the interpolant
-    exactly. Otherwise (P2 triangle vertices have mean 0, serendipity vertices a negative one) a lumped
-    rule usable for mass lumping: weights proportional to the means of the squared basis functions
-    (always positive), corrected by the smallest change that integrates constants and linear functions
-    exactly. `mean_of(exponents)` gives each monomial's mean over the element."""
+    exactly. Otherwise (P2 triangle vertices have mean 0) `fallback` decides: "uniform" gives every
+    node 1 / N (what Warp does for non-conforming bases; right for node sets symmetric about the
+    centre), "lumped" a rule usable for mass lumping: weights proportional to the means of the squared
+    basis functions (always positive), corrected by the smallest change that integrates constants and
+    linear functions exactly. `mean_of(exponents)` gives each monomial's mean over the element."""
     means = table.means(mean_of(table.exponents))[:, 0]
     if means.min() > 1e-3 / len(means):
         return means / means.sum()
+    if fallback == "uniform":
+        return np.full(len(means), 1.0 / len(means))
     coef = table.coefficients[:, 0, :]
     exps = np.asarray(table.exponents)
     products = mean_of([tuple(a + b) for a in exps for b in exps]).reshape(len(exps), len(exps))

@@ -2,8 +2,8 @@
 
 A shape function family knows, for each of its NODES_PER_ELEMENT nodes, the node's element coordinates,
 its weight in the nodal quadrature (the mean over the element of its basis function where those are
-all positive, so that the nodal rule integrates the interpolant exactly; else positive lumped weights
-exact for linear functions, see polynomial_table.node_quadrature_weights), its weight in the nodal quadrature of a side, and the
+all positive, so that the nodal rule integrates the interpolant exactly; else positive weights exact
+for linear functions, see polynomial_table.node_quadrature_weights), its weight in the nodal quadrature of a side, and the
 basis function's value and gradient anywhere in the element. Subclasses give those as host tables
 (`_node_coords`, `_node_quadrature_weights`, `_trace_node_quadrature_weights`) and value / gradient
 functions (`_make_value_functions`); this class turns the tables into device functions, built once per

@@ -230,10 +230,18 @@ class _SimplexPolynomialShapeFunctions(_SimplexShapeFunction):
         return make_table_functions(self._table, self._to_xyz(), self.scalar_type)
 
 
-class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
-    """P_k with every node inside: the P_k lattice shrunk halfway towards the centroid."""
+_NONCONFORMING_SHRINK = {
+    2: {1: 0.5, 2: 0.6686157226562501, 3: 0.7644165039062503},
+    3: {1: 1.0 / np.sqrt(5.0), 2: 0.6123779416, 3: 0.7153564392},
+}
+"""Per dimension and degree, how far towards the centroid Warp shrinks the P_k lattice of its
+non-conforming simplex bases (the nodes' basis means are then all positive)."""
 
-    _SHRINK = 0.5
+
+class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
+    """P_k with every node inside: the P_k lattice shrunk towards the centroid by the factors Warp uses
+    (for which the nodes' basis means are all positive); 0.5 past the degrees Warp has."""
+
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
@@ -244,7 +252,7 @@ class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
         centroid = np.full(d + 1, 1.0 / (d + 1))
         lattice = simplex_lagrange_nodes(k, d)[0] if k > 0 else centroid[None, :]
         self._lattice_bary = lattice
-        self._bary = centroid + self._SHRINK * (lattice - centroid)
+        self._bary = centroid + _NONCONFORMING_SHRINK[d].get(k, 0.5) * (lattice - centroid)
         self.NODES_PER_ELEMENT = len(self._bary)
         exps = monomials_up_to(k, d)
         self._table = PolynomialTable(exps, lagrange_table(exps, _bary_to_xyz(self._bary)), d)
@@ -258,7 +266,7 @@ class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
 
     def _node_quadrature_weights(self):
         return node_quadrature_weights(
-            self._table, _bary_to_xyz(self._bary), lambda e: simplex_integrals(e, self.DIMENSION)
+            self._table, _bary_to_xyz(self._bary), lambda e: simplex_integrals(e, self.DIMENSION), "uniform"
         )
 
     def _trace_node_quadrature_weights(self):

@@ -141,6 +141,15 @@ class SquareBipolynomialShapeFunctions(SquareShapeFunction):
         return cells.cells_of(cells.vtk_lagrange_quad(self.ORDER_PLUS_ONE)[None, :], cells.VTK_LAGRANGE_QUADRILATERAL)
 
 
+def serendipity_node_weights(degree: int, dimension: int, node_count: int) -> np.ndarray:
+    """Nodal weights of serendipity elements: their basis means are negative at the vertices, so (as
+    Warp) each vertex weighs (1 / 2k)^d and the edge nodes share the rest evenly (symmetric, hence exact
+    on linear functions)."""
+    vertex = (0.5 / degree) ** dimension
+    vertices = 2**dimension
+    return np.array([vertex] * vertices + [(1.0 - vertices * vertex) / (node_count - vertices)] * (node_count - vertices))
+
+
 def serendipity_exponents(degree: int, dimension: int):
     """Monomials whose superlinear degree (total degree less the variables of exponent 1) is <= degree."""
     return [
@@ -193,7 +202,7 @@ class SquareSerendipityShapeFunctions(SquareShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 2))
+        return serendipity_node_weights(self.ORDER, 2, self.NODES_PER_ELEMENT)
 
     def _trace_node_quadrature_weights(self):
         return box_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._coords, 2)
@@ -219,19 +228,21 @@ class SquareSerendipityShapeFunctions(SquareShapeFunction):
 
 
 class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
-    """P_k on the square with all nodes inside: the P_k lattice of an equilateral triangle centred in the
-    square (radius 0.35: the lumped nodal weights stay positive up to degree 3)."""
+    """P_k on the square with its nodes on the P_k lattice of the equilateral triangle inscribed in the
+    square's inscribed circle, apex up (where Warp places them)."""
 
-    _TRIANGLE = 0.5 + 0.35 * np.array([[np.cos(a), np.sin(a)] for a in np.radians([210.0, 330.0, 90.0])])
+    _TRIANGLE = 0.5 + 0.5 * np.array([[np.cos(a), np.sin(a)] for a in np.radians([210.0, 330.0, 90.0])])
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
             raise ValueError(f"degree must be non-negative, got {degree}")
         super().__init__(scalar_type)
         self.ORDER = int(degree)
-        lattice = simplex_lattice(self.ORDER, 2)
-        a, b, c = self._TRIANGLE
-        self._coords = np.array([[*(l0 * a + l1 * b + l2 * c), 0.0] for l0, l1, l2 in lattice])
+        from .simplex_shape_function import simplex_lagrange_nodes
+
+        # the triangle's P_k nodes in its own order (vertices, edges, interior), as Warp numbers them
+        self._lattice = simplex_lagrange_nodes(self.ORDER, 2)[0] if self.ORDER > 0 else np.full((1, 3), 1.0 / 3.0)
+        self._coords = np.array([[*(lam @ self._TRIANGLE), 0.0] for lam in self._lattice])
         self.NODES_PER_ELEMENT = len(self._coords)
         exps = monomials_up_to(self.ORDER, 2)
         self._table = PolynomialTable(exps, lagrange_table(exps, self._coords), 2)
@@ -244,7 +255,7 @@ class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 2))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 2), "uniform")
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)
@@ -256,23 +267,12 @@ class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
         k = self.ORDER
         if k == 0:
             return np.zeros((0, 3), dtype=np.int32)
-        index = {(round(l1 * k), round(l2 * k)): n for n, (_, l1, l2) in enumerate(simplex_lattice(k, 2))}
+        index = {(round(l1 * k), round(l2 * k)): n for n, (_, l1, l2) in enumerate(self._lattice)}
         return cells.lattice_triangles(k, lambda i, j: index[(i, j)])
 
     def element_vtk_cells(self):
         vtk_type = (cells.VTK_VERTEX, cells.VTK_TRIANGLE)[self.ORDER] if self.ORDER < 2 else cells.VTK_LAGRANGE_TRIANGLE
         return cells.single_cell(self.NODES_PER_ELEMENT, vtk_type)
-
-
-def simplex_lattice(degree: int, dimension: int):
-    """Barycentric points of the degree-k lattice of a simplex (for degree 0, the centroid)."""
-    if degree == 0:
-        return [tuple([1.0 / (dimension + 1)] * (dimension + 1))]
-    pts = []
-    for idx in np.ndindex(*([degree + 1] * dimension)):
-        if sum(idx) <= degree:
-            pts.append(((degree - sum(idx)) / degree, *(k / degree for k in idx)))
-    return pts
 
 
 class _SquareEdgeVectorShapeFunctions(SquareShapeFunction):
