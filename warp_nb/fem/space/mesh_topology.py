@@ -55,7 +55,7 @@ def grid_vertex_table(res: tuple):
     if len(res) == 2:
         nx, ny = res
         x, y = np.meshgrid(np.arange(nx), np.arange(ny), indexing="ij")
-        v = lambda i, j: (x + i) * (ny + 1) + (y + j)  # noqa: E731
+        v = lambda i, j: (x + i) * (ny + 1) + (y + j)
         table = np.stack([v(0, 0), v(1, 0), v(1, 1), v(0, 1)], axis=-1).reshape(-1, 4)
     else:
         nx, ny, nz = res
