@@ -203,6 +203,7 @@ def grid3d():
 def test_grid3d_values():
     geo = grid3d()
     assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (4, 18, 20, 16)
+    assert geo.edge_count() == 2 * 2 * 3 + 3 * 1 * 3 + 3 * 2 * 2  # x, y and z edges
     v = evaluate(wp, fem, geo)
     check_protocol(geo, v, faces_per_cell=6, total_measure=1.5)
     size = np.array([0.5, 3.0, 0.25])
@@ -356,8 +357,71 @@ def test_quadmesh3d_values():
     _check_segment_sides(v, cells, points, [(0, 1), (1, 2), (2, 3), (3, 0)], orient_2d=False)
 
 
+def _kuhn_tets(nx, ny, nz):
+    """Six positively oriented tets per grid box (the Kuhn split), vertex (x, y, z) = (x * (ny+1) + y) * (nz+1) + z."""
+    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z  # noqa: E731
+    tets = []
+    for x in range(nx):
+        for y in range(ny):
+            for z in range(nz):
+                c = [v(x + i, y + j, z + k) for i, j, k in
+                     [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]]
+                for a, b in [(1, 2), (2, 3), (3, 7), (7, 4), (4, 5), (5, 1)]:
+                    tets.append([c[0], c[a], c[b], c[6]])
+    return np.array(tets)
+
+
+def _tet_volumes(points, tets):
+    t = points[tets].astype(np.float64)
+    return np.linalg.det(np.stack([t[:, 1] - t[:, 0], t[:, 2] - t[:, 0], t[:, 3] - t[:, 0]], 1)) / 6.0
+
+
+def _expected_faces(tets, points):
+    """Warp's face numbering and orientation, written plainly: faces (0 1 2), (1 2 3), (2 3 0), (3 0 1) by
+    first occurrence, stably sorted by smallest vertex; each starts at its smallest vertex and turns its
+    normal out of its inner (first) tet."""
+    faces = _expected_sides(tets, [(0, 1, 2), (1, 2, 3), (2, 3, 0), (3, 0, 1)])
+    out = []
+    for verts, inner, outer in faces:
+        a, b, c = sorted(verts)
+        p = points.astype(np.float64)
+        if np.dot(np.cross(p[b] - p[a], p[c] - p[a]), (p[a] + p[b] + p[c]) / 3 - p[tets[inner]].mean(0)) < 0:
+            b, c = c, b
+        out.append(((a, b, c), inner, outer))
+    return out
+
+
+def test_tetmesh_values():
+    points = _grid_points((2, 1, 2), noise=0.04)
+    tets = _kuhn_tets(2, 1, 2)
+    assert np.all(_tet_volumes(points, tets) > 0.0)
+    tets[::3] = tets[::3][:, [1, 0, 2, 3]]  # negatively oriented tets
+    tets[1::3] = tets[1::3][:, [1, 2, 0, 3]]  # tets whose first vertex is not their smallest
+    geo, v = _mesh_values(fem.Tetmesh, tets, points)
+    assert (geo.cell_count(), geo.vertex_count(), geo.boundary_side_count()) == (24, 18, 2 * 2 * (2 + 4 + 2))
+    check_protocol(geo, v, faces_per_cell=4, total_measure=1.0)
+    np.testing.assert_allclose(v["cell_measure"][:, 0], np.abs(_tet_volumes(points, tets)), rtol=1.0e-5)
+    p0 = points[tets[:, 0]]
+    np.testing.assert_allclose(v["cell_pos"], p0[:, None] + np.einsum("qk,ckd->cqd", C, points[tets[:, 1:]] - p0[:, None]),
+                               atol=1.0e-6)
+    expected = _expected_faces(tets, points)
+    assert geo.side_count() == len(expected)
+    assert v["inner"][:, 0].tolist() == [f[1] for f in expected]
+    assert v["outer"][:, 0].tolist() == [f[2] for f in expected]
+    # face coordinates are barycentric in the face's vertex order
+    np.testing.assert_allclose(v["pos"], C @ points[[f[0] for f in expected]], atol=1.0e-6)
+    # edges: counted once, each tet's local edges (0 1), (1 2), (2 0), (0 3), (1 3), (2 3) point at them
+    edge_ids = geo.tet_edge_indices.numpy()
+    local = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
+    edges = _expected_sides(tets, local)
+    assert geo.edge_count() == len(edges)
+    index = {tuple(sorted(e[0])): i for i, e in enumerate(edges)}
+    assert edge_ids.tolist() == [[index[tuple(sorted((t[a], t[b])))] for a, b in local] for t in tets.tolist()]
+
+
 @pytest.mark.parametrize("cls,per_cell,dtype", [("Trimesh2D", 3, wp.vec2), ("Trimesh3D", 3, wp.vec3),
-                                                 ("Quadmesh2D", 4, wp.vec2), ("Quadmesh3D", 4, wp.vec3)])
+                                                 ("Quadmesh2D", 4, wp.vec2), ("Quadmesh3D", 4, wp.vec3),
+                                                 ("Tetmesh", 4, wp.vec3)])
 def test_mesh_bad_input(cls, per_cell, dtype):
     positions = wp.zeros(per_cell, dtype=dtype)
     cells = list(range(per_cell))

@@ -5,3 +5,4 @@ from .grid_2d import Grid2D  # noqa: F401
 from .grid_3d import Grid3D  # noqa: F401
 from .trimesh import Trimesh, Trimesh2D, Trimesh3D  # noqa: F401
 from .quadmesh import Quadmesh, Quadmesh2D, Quadmesh3D  # noqa: F401
+from .tetmesh import Tetmesh  # noqa: F401

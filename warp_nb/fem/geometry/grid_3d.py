@@ -144,6 +144,10 @@ class Grid3D(Geometry):
     def vertex_count(self) -> int:
         return (self._res[0] + 1) * (self._res[1] + 1) * (self._res[2] + 1)
 
+    def edge_count(self) -> int:
+        r = self._res
+        return r[0] * (r[1] + 1) * (r[2] + 1) + (r[0] + 1) * r[1] * (r[2] + 1) + (r[0] + 1) * (r[1] + 1) * r[2]
+
     def _far_side_counts(self):
         r = self._res
         return r[1] * r[2], r[2] * r[0], r[0] * r[1]

@@ -170,7 +170,7 @@ class Quadmesh(Geometry):
         quads = check_vertex_indices("quad_vertex_indices", quad_vertex_indices, positions.shape[0], 4)
         device = positions.device
         self.quad_vertex_indices = wp.array(quads, dtype=int, device=device)
-        edges, edge_quads, _local, boundary = build_sides(quads, _QUAD_EDGES)
+        edges, edge_quads, _local, boundary, _of_cell = build_sides(quads, _QUAD_EDGES)
         if self.dimension == 2:
             edges = orient_edges_outwards(edges, edge_quads, quads, positions.numpy())
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)

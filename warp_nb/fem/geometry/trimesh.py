@@ -144,7 +144,7 @@ class Trimesh(Geometry):
         tris = check_vertex_indices("tri_vertex_indices", tri_vertex_indices, positions.shape[0], 3)
         device = positions.device
         self.tri_vertex_indices = wp.array(tris, dtype=int, device=device)
-        edges, edge_tris, _local, boundary = build_sides(tris, _TRI_EDGES)
+        edges, edge_tris, _local, boundary, _of_cell = build_sides(tris, _TRI_EDGES)
         if self.dimension == 2:
             edges = orient_edges_outwards(edges, edge_tris, tris, positions.numpy())
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
