@@ -4,7 +4,7 @@ an integrand receives (sample.py) and the `@integrand` decorator with its `Integ
 `interpolate` drivers are not here yet: asking for one raises an error that says so (see
 docs/compat.md)."""
 
-from .geometry import (Geometry, Grid2D, Grid3D, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh,  # noqa: F401
+from .geometry import (Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh,  # noqa: F401
                        Trimesh, Trimesh2D, Trimesh3D)
 from .integrand import Integrand, integrand  # noqa: F401
 from .sample import Coords, DofIndex, ElementIndex, QuadraturePointIndex, Sample  # noqa: F401

@@ -419,9 +419,63 @@ def test_tetmesh_values():
     assert edge_ids.tolist() == [[index[tuple(sorted((t[a], t[b])))] for a, b in local] for t in tets.tolist()]
 
 
+_CUBE = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)], float)
+
+
+def _grid_hexes(nx, ny, nz):
+    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z  # noqa: E731
+    return np.array([[v(x + i, y + j, z + k) for i, j, k in _CUBE.astype(int)]
+                     for x in range(nx) for y in range(ny) for z in range(nz)])
+
+
+def _rotate_hex(hexv, R):
+    """The same hex listed from another corner: local vertex k becomes the one at R(corner k)."""
+    moved = (R @ (_CUBE - 0.5).T).T + 0.5
+    return [hexv[int(np.argmin(np.linalg.norm(_CUBE - c, axis=1)))] for c in moved]
+
+
+def _trilinear(points, hexes):
+    w = np.prod(np.where(_CUBE[None, :, :] > 0.5, C[:, None, :], 1.0 - C[:, None, :]), axis=2)  # (coords, 8)
+    return np.einsum("qk,ckd->cqd", w, points[hexes])
+
+
+def _expected_hex_faces(hexes):
+    """Warp's face numbering: faces x=0, x=1, y=0, y=1, z=0, z=1 (outward), by first occurrence, stably
+    sorted by smallest vertex, each turned to start at its smallest vertex."""
+    faces = _expected_sides(hexes, [(0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 7, 6, 2), (0, 3, 2, 1), (4, 5, 6, 7)])
+    return [(tuple(np.roll(f, -int(np.argmin(f)))), inner, outer) for f, inner, outer in faces]
+
+
+@pytest.mark.parametrize("parallelepiped", [False, True])
+def test_hexmesh_values(parallelepiped):
+    points = _grid_points((2, 1, 2), noise=0.0 if parallelepiped else 0.04)
+    points[:, 0] += 0.3 * points[:, 2]  # sheared: parallelepipeds, not boxes
+    hexes = _grid_hexes(2, 1, 2)
+    Rz = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]])
+    Rx = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]])
+    hexes[0], hexes[1], hexes[3] = _rotate_hex(hexes[0], Rz), _rotate_hex(hexes[1], Rx), _rotate_hex(hexes[3], Rx @ Rz)
+    geo = fem.Hexmesh(wp.array(hexes, dtype=int), wp.array(points, dtype=wp.vec3),
+                      assume_parallelepiped_cells=parallelepiped)
+    v = evaluate(wp, fem, geo)
+    assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (4, 18, 20, 16)
+    assert geo.edge_count() == 33
+    check_protocol(geo, v, faces_per_cell=6, total_measure=1.0, affine=parallelepiped)
+    np.testing.assert_allclose(v["cell_pos"], _trilinear(points, hexes), atol=1.0e-5)
+    expected = _expected_hex_faces(hexes)
+    assert v["inner"][:, 0].tolist() == [f[1] for f in expected]
+    assert v["outer"][:, 0].tolist() == [f[2] for f in expected]
+    np.testing.assert_allclose(v["pos"][:, 3], points[[f[0][1] for f in expected]], atol=1.0e-6)  # (u, v) = (1, 0)
+    np.testing.assert_allclose(v["pos"][:, 2], points[[f[0][3] for f in expected]], atol=1.0e-6)  # (0, 1)
+    local = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
+    edges = _expected_sides(hexes, local)
+    index = {tuple(sorted(e[0])): i for i, e in enumerate(edges)}
+    assert geo.hex_edge_indices.numpy().tolist() == [[index[tuple(sorted((h[a], h[b])))] for a, b in local]
+                                                     for h in hexes.tolist()]
+
+
 @pytest.mark.parametrize("cls,per_cell,dtype", [("Trimesh2D", 3, wp.vec2), ("Trimesh3D", 3, wp.vec3),
                                                  ("Quadmesh2D", 4, wp.vec2), ("Quadmesh3D", 4, wp.vec3),
-                                                 ("Tetmesh", 4, wp.vec3)])
+                                                 ("Tetmesh", 4, wp.vec3), ("Hexmesh", 8, wp.vec3)])
 def test_mesh_bad_input(cls, per_cell, dtype):
     positions = wp.zeros(per_cell, dtype=dtype)
     cells = list(range(per_cell))
