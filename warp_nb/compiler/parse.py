@@ -4,6 +4,7 @@ allows, rejected at the user's line otherwise. Names, types and builtins are `ty
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import linecache
 import textwrap
@@ -85,6 +86,33 @@ def parse_function(fn) -> S.FunctionDef:
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     return parse_source("".join(lines), filename, first_line)
 
+
+
+def define_transformed(fn, transformers) -> S.FunctionDef:
+    """Parse `fn` with each `ast.NodeTransformer` of `transformers` applied, in order, to a copy of
+    its Python syntax tree first, and make that the tree `parse_definition(fn)` returns from then
+    on. This is Warp's `code_transformers`: warp.fem rewrites an integrand's field operators so.
+    Locations stay the user's: a node a transformer adds should take the location of the node it
+    replaces (`ast.copy_location`), so that an error in the result points at the user's line."""
+    node, lines, filename = _find_in_file(fn)
+    if node is not None:
+        parser = _Parser(filename, 0, 0, [line.rstrip("\n") for line in lines])
+    else:  # no file index (an interactive definition): parse its own source, as parse_function does
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise KernelSyntaxError(f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}") from None
+        source = "".join(lines)
+        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        node = next(n for n in ast.parse(textwrap.dedent(source)).body
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        parser = _Parser(filename, first_line - 1, _common_indent(source), source.splitlines())
+    node = copy.deepcopy(node)
+    for transformer in transformers:
+        node = transformer.visit(node)
+    ast.fix_missing_locations(node)
+    tree = _PARSED[fn] = parser.function(node, ast.unparse(node))
+    return tree
 
 _FILE_TREES: dict = {}
 

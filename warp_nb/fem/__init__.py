@@ -1,15 +1,52 @@
-"""`warp.fem` (finite elements), being built one piece at a time. What is here: the `Sample` struct
-an integrand receives (sample.py) and the `@integrand` decorator with its `Integrand` record
-(integrand.py). Domains, geometries, function spaces, fields, quadratures and the `integrate` /
-`interpolate` drivers are not here yet: asking for one raises an error that says so (see
-docs/compat.md)."""
+"""`warp.fem` (finite elements), built one concept per module:
 
-from .geometry import (Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh,  # noqa: F401
-                       Trimesh, Trimesh2D, Trimesh3D)
+- `types.py`: Sample, coordinates, index types, the Domain / Field annotations;
+- `integrand.py`: the `@integrand` decorator and its record;
+- `domain.py`: where to integrate (a geometry's cells, sides, boundary sides);
+- `quadrature/`: which points of each element (regular rules);
+- `space/`: function spaces (node topology + shape functions);
+- `field/`: test, trial and discrete fields and how integrands evaluate them;
+- `operator.py`: the operators integrands call (`grad`, `div`, `position`, ...);
+- `integrate.py`: `integrate` and `interpolate`, which specialise an integrand for the concrete
+  fields and domain they are given and generate, build and launch the kernels;
+- `cache.py`: suffix-keyed kernels, functions and structs, and pooled temporary arrays;
+- `linalg.py`: small dense linear algebra as device functions (eigen-solver, QR inverse, tensor parts);
+- `utils.py`: grid connectivity (grid_to_tris ...) and device index maps (indexing.py).
+
+Names of Warp's `warp.fem` that are not here yet raise an error that says so (docs/compat.md)."""
+
+from . import cache, linalg, utils  # noqa: F401
+from .cache import (  # noqa: F401
+    Temporary,
+    TemporaryStore,
+    borrow_temporary,
+    borrow_temporary_like,
+    set_default_temporary_store,
+)
+from .dirichlet import (  # noqa: F401
+    normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs,
+)
+from .domain import BoundarySides, Cells, GeometryDomain, Sides  # noqa: F401
+from .field import DiscreteField, FieldLike, ImplicitField, UniformField, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
+from .geometry import (  # noqa: F401
+    Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh, Trimesh2D, Trimesh3D,
+)
+from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
-from .sample import Coords, DofIndex, ElementIndex, QuadraturePointIndex, Sample  # noqa: F401
+from .integrate import integrate, interpolate  # noqa: F401
+from .operator import (  # noqa: F401
+    D, Operator, curl, deformation_gradient, div, grad, inner, lookup, measure, measure_ratio, normal, position, scalar_type,
+)
+from .polynomial import Polynomial  # noqa: F401
+from .quadrature import Quadrature, RegularQuadrature  # noqa: F401
+from .space import FunctionSpace, SpaceTopology, make_polynomial_space  # noqa: F401
+from .space.shape import ElementBasis, ShapeFunction, make_element_shape_function  # noqa: F401
+from .types import (  # noqa: F401
+    NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,
+    Field, NodeIndex, QuadraturePointIndex, Sample, Sample_f64, make_free_sample,
+)
 
 
 def __getattr__(name):
-    raise AttributeError(f"warp.fem.{name} is not available in warp_nb yet: only Sample, integrand and Integrand "
-                         "are (finite elements are planned; see docs/compat.md)")
+    raise AttributeError(f"warp.fem.{name} is not available in warp_nb yet (finite elements are being built; "
+                         "see docs/compat.md for what is there)")

@@ -1,4 +1,5 @@
-"""`warp.fem` geometries: the `Geometry` protocol and the grids and meshes that implement it."""
+"""`warp.fem` geometries: the `Geometry` protocol and the grids and meshes that implement it
+(element.py holds the reference elements and their quadrature rules)."""
 
 from .geometry import NULL_ELEMENT_INDEX, OUTSIDE, Geometry  # noqa: F401
 from .grid_2d import Grid2D  # noqa: F401

@@ -20,10 +20,7 @@ from typing import Any
 
 import warp_nb as wp
 
-from ..sample import Sample
-
-NULL_ELEMENT_INDEX = -1  # Warp's fem.NULL_ELEMENT_INDEX: "no cell" (e.g. a failed lookup)
-OUTSIDE = -1.0e8  # Warp's fem.OUTSIDE: the coordinate value of a point that is not on the element
+from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample  # noqa: F401  (re-exported for the geometries)
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 mat23 = wp.types.matrix(shape=(2, 3), dtype=wp.float32)

@@ -12,9 +12,9 @@ side coordinate runs along the other axis, in the direction that makes the norma
 
 import warp_nb as wp
 
-from ..sample import Sample
+from ..types import Sample
 from .geometry import OUTSIDE, Geometry
-from .reference import Element
+from .element import Element
 
 
 @wp.struct

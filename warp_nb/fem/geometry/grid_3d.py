@@ -12,10 +12,10 @@ boundary)."""
 
 import warp_nb as wp
 
-from ..sample import Sample
+from ..types import Sample
 from .geometry import OUTSIDE, Geometry
 from .grid_2d import check_grid_arguments
-from .reference import Element
+from .element import Element
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 

@@ -13,10 +13,10 @@ import numpy as np
 
 import warp_nb as wp
 
-from ..sample import Sample
+from ..types import Sample
 from .geometry import OUTSIDE, Geometry
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
-from .reference import Element
+from .element import Element
 from .tetmesh import start_at_smallest_vertex
 
 _HEX_FACES = [(0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 7, 6, 2), (0, 3, 2, 1), (4, 5, 6, 7)]

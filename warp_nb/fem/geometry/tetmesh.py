@@ -13,10 +13,10 @@ import numpy as np
 
 import warp_nb as wp
 
-from ..sample import Sample
+from ..types import Sample
 from .geometry import OUTSIDE, Geometry
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
-from .reference import Element
+from .element import Element
 
 _TET_FACES = [(0, 1, 2), (1, 2, 3), (2, 3, 0), (3, 0, 1)]
 _TET_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]

@@ -11,11 +11,11 @@ import functools
 
 import warp_nb as wp
 
-from ..sample import Sample
+from ..types import Sample
 from .geometry import OUTSIDE, Geometry
 from .mesh_topology import (build_sides, check_mesh_options, check_vertex_indices, mesh_positions,
                             orient_edges_outwards)
-from .reference import Element
+from .element import Element
 
 _TRI_EDGES = [(0, 1), (1, 2), (2, 0)]
 

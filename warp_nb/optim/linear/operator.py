@@ -26,8 +26,8 @@ def scalars(a: array) -> array:
     if not a.is_contiguous:
         raise ValueError("the solvers' vectors must be contiguous arrays (pass a .contiguous() copy)")
     n = a.size * T.type_length(a.dtype)
-    if a.ndim == 1 and T.type_length(a.dtype) == 1:
-        return a
+    if a.ndim == 1 and T.scalar_type_of(a.dtype) is a.dtype:
+        return a  # already scalars (a vec1 array is viewed as its scalars below)
     return array(ptr=a.ptr, dtype=T.scalar_type_of(a.dtype), shape=(n,), device=a.device, owner=a)
 
 

@@ -1,0 +1,148 @@
+"""Fields not made of a space's nodes: `ImplicitField` (a device function of the world position,
+with values passed as a struct) and `UniformField` (one constant value). Their operators are
+built for the domain they are integrated over (`functions_on(domain)`): the position is the
+domain's own, on cells and sides alike."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import warp_nb as wp
+
+from ... import types as T
+from ...types.structs import struct
+from ..codegen import define
+from .fields import FieldLike
+
+
+def _values_struct(names_and_types: tuple):
+    cached = _VALUE_STRUCTS.get(names_and_types)
+    if cached is None:
+        annotations = dict(names_and_types) or {"unused": wp.int32}
+        cls = type("ImplicitFieldValues", (), {"__annotations__": annotations,
+                                               "__doc__": "The values an implicit field's function takes."})
+        cached = _VALUE_STRUCTS[names_and_types] = struct(cls)
+    return cached
+
+
+_VALUE_STRUCTS: dict = {}
+
+
+def _python_function(fn):
+    return getattr(fn, "func", None) or getattr(fn, "__wrapped__", None) or fn
+
+
+class ImplicitField(FieldLike):
+    """The field x -> func(x, **values) over `domain`; `grad_func` and `div_func` (same arguments)
+    give its gradient and divergence when the integrands ask for them. `degree` is the polynomial
+    degree quadratures assume for it."""
+
+    def __init__(self, domain, func, values: dict | None = None, grad_func=None, div_func=None, degree: int = 0):
+        if not hasattr(func, "overloads"):
+            raise TypeError(f"ImplicitField: `func` must be a @wp.func, got {type(func).__name__} {func!r}")
+        self.domain = domain
+        self.func, self.grad_func, self.div_func = func, grad_func, div_func
+        self.degree = int(degree)
+        params = list(inspect.signature(_python_function(func)).parameters)
+        if not params:
+            raise TypeError(f"ImplicitField: `func` {func.key} must take the position as its first parameter")
+        self.value_names = params[1:]
+        self.values = dict(values or {})
+        unknown = set(self.values) - set(self.value_names)
+        if unknown:
+            raise ValueError(f"ImplicitField: `func` {func.key} has no parameter(s) {', '.join(sorted(unknown))} "
+                             f"(its values: {', '.join(self.value_names) or 'none'})")
+        missing = [n for n in self.value_names if n not in self.values]
+        if missing:
+            raise ValueError(f"ImplicitField: values for {', '.join(missing)} are missing (values={{...}})")
+        hints = inspect.get_annotations(_python_function(func), eval_str=True)
+        self.EvalArg = _values_struct(tuple((n, hints.get(n, type(self.values[n]))) for n in self.value_names))
+        self._functions: dict = {}
+
+    @property
+    def name(self) -> str:
+        return f"ImplicitField_{self.func.key}"
+
+    @property
+    def cache_key(self):
+        return (ImplicitField, self.func, self.grad_func, self.div_func, self.EvalArg, self.domain)
+
+    @property
+    def geometry(self):
+        return self.domain.geometry
+
+    def eval_arg_value(self, device):
+        arg = self.EvalArg()
+        for name in self.value_names:
+            setattr(arg, name, self.values[name])
+        return arg
+
+    def functions_on(self, domain) -> dict:
+        cached = self._functions.get(domain)
+        if cached is None:
+            position = domain.element_position
+            args = "".join(f", field_arg.eval.{n}" for n in self.value_names)
+            cached = {}
+            for op, fn in (("eval_inner", self.func), ("eval_grad_inner", self.grad_func),
+                           ("eval_div_inner", self.div_func)):
+                if fn is None:
+                    cached[op] = None
+                    continue
+                source = (f"def implicit_{op}(field_arg: Any, s: Any):\n"
+                          f"    return _fn(_position(field_arg.geo, s){args})\n")
+                cached[op] = wp.func(define(f"implicit_{op}", source,
+                                            {"Any": Any, "_fn": fn, "_position": position}, "fem.ImplicitField"))
+            self._functions[domain] = cached
+        return cached
+
+
+class UniformField(FieldLike):
+    """The constant `value` over `domain` (its gradient is zero)."""
+
+    def __init__(self, domain, value: Any):
+        self.domain = domain
+        dtype = type(value)
+        if dtype in (int, float):
+            dtype = T.float32
+        self.dtype = dtype
+        self.value = dtype(value) if not isinstance(value, dtype) else value
+        self.degree = 0
+        self.EvalArg = _values_struct((("value", dtype),))
+        self._functions: dict = {}
+
+    @property
+    def name(self) -> str:
+        return f"UniformField_{T.type_name(self.dtype)}"
+
+    @property
+    def cache_key(self):
+        return (UniformField, self.dtype, self.domain)
+
+    @property
+    def geometry(self):
+        return self.domain.geometry
+
+    def eval_arg_value(self, device):
+        arg = self.EvalArg()
+        arg.value = self.value
+        return arg
+
+    def functions_on(self, domain) -> dict:
+        cached = self._functions.get(domain)
+        if cached is None:
+            dimension = domain.geometry.dimension
+            scalar = T.type_scalar_type(self.dtype) if T.type_is_vector(self.dtype) else self.dtype
+            zero_grad = T.vector(length=dimension, dtype=scalar) if not T.type_is_vector(self.dtype) else \
+                T.matrix(shape=(T.type_length(self.dtype), dimension), dtype=scalar)
+
+            @wp.func
+            def value(field_arg: Any, s: Any):
+                return field_arg.eval.value
+
+            @wp.func
+            def grad(field_arg: Any, s: Any):
+                return zero_grad()
+
+            cached = self._functions[domain] = {"eval_inner": value, "eval_grad_inner": grad}
+        return cached

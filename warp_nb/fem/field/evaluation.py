@@ -1,0 +1,258 @@
+"""How a field of a function space is evaluated at a sample of a cell: the device functions a
+field's operators become. Each takes (field_arg, s), field_arg being the field bound to a domain
+(`{geo: the domain's element arguments, eval: the field's own EvalArg}`), and is made once per space, by
+closing over the space's shape and topology functions, and per value kind (scalar or vector):
+
+- a node's own value (test and trial fields): the node's shape weight at the sample, times the
+  unit vector of the dof's component for vector spaces;
+- a discrete field's value: the sum over the element's nodes of weight times node value.
+Gradients are taken in reference coordinates by the shape, then carried to world coordinates by
+the geometry's inverse deformation gradient (`ref_grad * F^-1`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import warp_nb as wp
+
+from ... import types as T
+
+
+def _unit(dtype):
+    """A device function returning the unit `dtype` value (vector or matrix) of flat component c."""
+    cached = _UNITS.get(dtype)
+    if cached is not None:
+        return cached
+    length = T.type_length(dtype)
+    if T.type_is_matrix(dtype):
+        cols = dtype._shape_[1]
+
+        @wp.func
+        def unit(c: int):
+            v = dtype()
+            v[c // cols, c % cols] = v.dtype(1.0) if wp.static(False) else type(v[0, 0])(1.0)
+            return v
+    else:
+        @wp.func
+        def unit(c: int):
+            v = dtype()
+            for k in range(length):
+                if k == c:
+                    v[k] = type(v[0])(1.0)
+            return v
+
+    _UNITS[dtype] = unit
+    return unit
+
+
+_UNITS: dict = {}
+
+
+def _kind(dtype) -> str:
+    return "matrix" if T.type_is_matrix(dtype) else "vector" if T.type_is_vector(dtype) else "scalar"
+
+
+def _derived(functions: dict, kind: str, dimension: int) -> dict:
+    """D (symmetric part of the gradient) and curl (half the rotational, as Warp) from the gradient of a vector field."""
+    grad = functions["eval_grad_inner"]
+    if kind != "vector" or grad is None:
+        return functions
+
+    @wp.func
+    def sym_grad(field_arg: Any, s: Any):
+        g = grad(field_arg, s)
+        return type(g[0, 0])(0.5) * (g + wp.transpose(g))
+
+    functions["eval_D_inner"] = sym_grad
+    if dimension == 3:
+        @wp.func
+        def curl(field_arg: Any, s: Any):
+            g = grad(field_arg, s)
+            h = type(g[0, 0])(0.5)
+            return type(g[0])(h * (g[2, 1] - g[1, 2]), h * (g[0, 2] - g[2, 0]), h * (g[1, 0] - g[0, 1]))
+
+        functions["eval_curl_inner"] = curl
+    elif dimension == 2:
+        @wp.func
+        def curl_2d(field_arg: Any, s: Any):
+            g = grad(field_arg, s)
+            return type(g[0, 0])(0.5) * (g[1, 0] - g[0, 1])
+
+        functions["eval_curl_inner"] = curl_2d
+    return functions
+
+
+def node_functions(space, dof_slot: int) -> dict:
+    """The operators' device functions for the element node a test (dof_slot 0) or trial (1) dof
+    designates: its basis function (times the unit value of the dof's component)."""
+    key = (space, dof_slot)
+    cached = _NODE_FUNCS.get(key)
+    if cached is not None:
+        return cached
+    weight, weight_grad, geo = space.element_inner_weight, space.element_inner_weight_gradient, space.geometry
+    inv_grad = geo.cell_inverse_deformation_gradient
+    kind = _kind(space.dtype)
+
+    @wp.func
+    def dof_of(s: Any):
+        return s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+
+    @wp.func
+    def world_grad(field_arg: Any, s: Any, n: int):
+        return weight_grad(s.element_coords, n) * inv_grad(field_arg.geo, s)
+
+    funcs = {"eval_grad_inner": None, "eval_div_inner": None}
+    if kind == "scalar":
+        @wp.func
+        def value(field_arg: Any, s: Any):
+            return weight(s.element_coords, dof_of(s)[0])
+
+        @wp.func
+        def grad(field_arg: Any, s: Any):
+            return world_grad(field_arg, s, dof_of(s)[0])
+
+        funcs["eval_grad_inner"] = grad
+    else:
+        unit = _unit(space.dtype)
+
+        @wp.func
+        def value(field_arg: Any, s: Any):
+            d = dof_of(s)
+            return weight(s.element_coords, d[0]) * unit(d[1])
+
+        if kind == "vector":
+            @wp.func
+            def grad(field_arg: Any, s: Any):
+                d = dof_of(s)
+                return wp.outer(unit(d[1]), world_grad(field_arg, s, d[0]))
+
+            @wp.func
+            def div(field_arg: Any, s: Any):
+                d = dof_of(s)
+                return world_grad(field_arg, s, d[0])[d[1]]
+
+            funcs["eval_grad_inner"] = grad
+        else:
+            cols = space.dtype._shape_[1]
+            col_unit = _unit(T.vector(length=cols, dtype=T.type_scalar_type(space.dtype)))
+
+            # Warp's divergence of a tensor contracts its first index: div(tau)_j = sum_i d tau_ij / dx_i
+            @wp.func
+            def div(field_arg: Any, s: Any):
+                d = dof_of(s)
+                return world_grad(field_arg, s, d[0])[d[1] // cols] * col_unit(d[1] % cols)
+
+        funcs["eval_div_inner"] = div
+    funcs["eval_inner"] = value
+    cached = _NODE_FUNCS[key] = _derived(funcs, kind, geo.dimension)
+    return cached
+
+
+def discrete_functions(space) -> dict:
+    """The operators' device functions of a discrete field of `space` (its EvalArg: {space_arg,
+    dof_values}): sums over the element's nodes of node value times basis function."""
+    cached = _DISCRETE_FUNCS.get(space)
+    if cached is not None:
+        return cached
+    weight, weight_grad, geo = space.element_inner_weight, space.element_inner_weight_gradient, space.geometry
+    node_index, inv_grad, nodes = space.element_node_index, geo.cell_inverse_deformation_gradient, \
+        space.NODES_PER_ELEMENT
+    kind = _kind(space.dtype)
+
+    @wp.func
+    def node_value(field_arg: Any, s: Any, n: int):
+        return field_arg.eval.dof_values[node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)]
+
+    @wp.func
+    def value(field_arg: Any, s: Any):
+        v = node_value(field_arg, s, 0) * weight(s.element_coords, 0)
+        for n in range(1, wp.static(nodes)):
+            v += node_value(field_arg, s, n) * weight(s.element_coords, n)
+        return v
+
+    funcs = {"eval_inner": value, "eval_grad_inner": None, "eval_div_inner": None}
+    if kind == "scalar":
+        @wp.func
+        def grad(field_arg: Any, s: Any):
+            g = weight_grad(s.element_coords, 0) * node_value(field_arg, s, 0)
+            for n in range(1, wp.static(nodes)):
+                g += weight_grad(s.element_coords, n) * node_value(field_arg, s, n)
+            return g * inv_grad(field_arg.geo, s)
+
+        funcs["eval_grad_inner"] = grad
+    elif kind == "vector":
+        @wp.func
+        def grad(field_arg: Any, s: Any):
+            g = wp.outer(node_value(field_arg, s, 0), weight_grad(s.element_coords, 0))
+            for n in range(1, wp.static(nodes)):
+                g += wp.outer(node_value(field_arg, s, n), weight_grad(s.element_coords, n))
+            return g * inv_grad(field_arg.geo, s)
+
+        @wp.func
+        def div(field_arg: Any, s: Any):
+            return wp.trace(grad(field_arg, s))
+
+        funcs["eval_grad_inner"], funcs["eval_div_inner"] = grad, div
+    else:
+        @wp.func
+        def div(field_arg: Any, s: Any):
+            f = inv_grad(field_arg.geo, s)
+            d = (weight_grad(s.element_coords, 0) * f) * node_value(field_arg, s, 0)
+            for n in range(1, wp.static(nodes)):
+                d += (weight_grad(s.element_coords, n) * f) * node_value(field_arg, s, n)
+            return d
+
+        funcs["eval_div_inner"] = div
+    cached = _DISCRETE_FUNCS[space] = _derived(funcs, kind, geo.dimension)
+    return cached
+
+
+_NODE_FUNCS: dict = {}
+_DISCRETE_FUNCS: dict = {}
+
+
+def on_inner_cell(cell_fn, geometry, bound_cell_struct):
+    """`cell_fn` (field_arg bound to cells, s) as a function of a field bound to sides: the side
+    sample is carried to the side's inner cell (index, coordinates, cell arguments) first. A
+    boundary side's inner cell is its only cell."""
+    key = (cell_fn, geometry, bound_cell_struct)
+    cached = _SIDE_FUNCS.get(key)
+    if cached is not None:
+        return cached
+    from ..types import Sample
+    inner_index, inner_coords, to_cell_arg = geometry.side_inner_cell_index, geometry.side_inner_cell_coords, \
+        geometry.side_to_cell_arg
+
+    @wp.func
+    def on_side(field_arg: Any, s: Any):
+        side_arg = field_arg.geo
+        cell_s = Sample(inner_index(side_arg, s.element_index),
+                        inner_coords(side_arg, s.element_index, s.element_coords),
+                        s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        cell_field = bound_cell_struct()
+        cell_field.geo = to_cell_arg(side_arg)
+        cell_field.eval = field_arg.eval
+        return cell_fn(cell_field, cell_s)
+
+    cached = _SIDE_FUNCS[key] = on_side
+    return cached
+
+
+def side_node_index(node_index, geometry):
+    """A space's element_node_index(cell_arg, space_arg, cell, node) as a function of a side: the
+    nodes of a side are those of its inner cell."""
+    key = (node_index, geometry)
+    cached = _SIDE_FUNCS.get(key)
+    if cached is not None:
+        return cached
+    inner_index, to_cell_arg = geometry.side_inner_cell_index, geometry.side_to_cell_arg
+
+    @wp.func
+    def side_node(side_arg: Any, space_arg: Any, side_index: int, node: int):
+        return node_index(to_cell_arg(side_arg), space_arg, inner_index(side_arg, side_index), node)
+
+    cached = _SIDE_FUNCS[key] = side_node
+    return cached
+
+
+_SIDE_FUNCS: dict = {}

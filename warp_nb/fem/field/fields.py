@@ -1,0 +1,218 @@
+"""The fields an integrand receives: `TestField` and `TrialField` (the basis functions of a space,
+one node at a time: what makes `integrate` assemble a vector or a matrix) and `DiscreteField`
+(node values of a space, interpolated). Each has an `EvalArg` struct, `eval_arg_value(device)`
+and the device functions its operators become (field/evaluation.py)."""
+
+from __future__ import annotations
+
+import warp_nb as wp
+
+from ...types.structs import struct
+from ..domain import Cells, GeometryDomain
+from ..types import ElementKind
+from .evaluation import discrete_functions, node_functions, on_inner_cell, side_node_index
+
+
+def bound_field_struct(element_arg, eval_arg):
+    """{geo, eval}: a field's own argument beside the element arguments of the domain it is evaluated on."""
+    key = (element_arg, eval_arg)
+    cached = _BOUND.get(key)
+    if cached is None:
+        cls = type("BoundFieldArg", (), {"__annotations__": {"geo": element_arg, "eval": eval_arg},
+                                         "__doc__": "A field bound to a domain's elements."})
+        cached = _BOUND[key] = struct(cls)
+    return cached
+
+
+_BOUND: dict = {}
+
+
+class BoundField:
+    """A field as seen from the elements of one domain: its kernel argument struct (`Arg`), the
+    host value of it, and the device functions its operators become (`eval_inner`,
+    `eval_grad_inner`, `eval_div_inner`, and `element_node_index` for test and trial fields).
+    On cells these are the field's own; on sides they evaluate on each side's inner cell."""
+
+    def __init__(self, field, domain: GeometryDomain):
+        self.field = field
+        self.domain = domain
+        self.name = field.name
+        self.space = getattr(field, "space", None)
+        self.Arg = bound_field_struct(domain.ElementArg, field.EvalArg)
+        names = OPERATOR_FUNCTIONS
+        if hasattr(field, "functions_on"):  # a field defined on positions: the same on cells and sides
+            functions = field.functions_on(domain)
+            for name in names:
+                setattr(self, name, functions.get(name))
+        elif domain.element_kind == ElementKind.CELL:
+            for name in names:
+                setattr(self, name, getattr(field, name, None))
+            self.element_node_index = field.space.element_node_index
+        else:
+            geo = domain.geometry
+            cell_struct = bound_field_struct(geo.CellArg, field.EvalArg)
+            for name in names:
+                fn = getattr(field, name, None)
+                setattr(self, name, None if fn is None else on_inner_cell(fn, geo, cell_struct))
+            self.element_node_index = side_node_index(field.space.element_node_index, geo)
+
+    def arg_value(self, device):
+        value = self.Arg()
+        value.geo = self.domain.element_arg_value(device)
+        value.eval = self.field.eval_arg_value(device)
+        return value
+
+
+#: the device functions a field may provide, one per operator (field/evaluation.py)
+OPERATOR_FUNCTIONS = ("eval_inner", "eval_grad_inner", "eval_div_inner", "eval_D_inner", "eval_curl_inner")
+
+
+class FieldLike:
+    """What integrands take as a `fem.Field`."""
+
+    name = "field"
+
+    def eval_arg_value(self, device):
+        raise NotImplementedError
+
+
+def _space_arg_struct(space_arg):
+    cached = _NODE_ARGS.get(space_arg)
+    if cached is None:
+        cls = type("NodeFieldArg", (), {"__annotations__": {"space_arg": space_arg},
+                                        "__doc__": "A test or trial field's kernel argument: its space's."})
+        cached = _NODE_ARGS[space_arg] = struct(cls)
+    return cached
+
+
+_NODE_ARGS: dict = {}
+
+
+class _NodeField(FieldLike):
+    """A test (slot 0) or trial (slot 1) field: the basis function of one element node."""
+
+    SLOT = 0
+
+    def __init__(self, space, space_restriction=None, space_partition=None, domain: GeometryDomain | None = None):
+        if not hasattr(space, "topology"):
+            raise TypeError(f"a {type(self).__name__} needs a fem function space, got {type(space).__name__}")
+        if space_restriction is not None or space_partition is not None:
+            raise NotImplementedError("space restrictions and partitions are not supported by warp_nb.fem yet")
+        self.space = space
+        self.domain = domain if domain is not None else Cells(space.geometry)
+        if self.domain.geometry is not space.geometry:
+            raise ValueError(f"{type(self).__name__}: the domain's geometry ({self.domain.geometry.name}) is not the "
+                             f"space's ({space.geometry.name})")
+        self.EvalArg = _space_arg_struct(space.SpaceArg)
+        self.__dict__.update(node_functions(space, self.SLOT))
+
+    @property
+    def name(self) -> str:
+        return f"{type(self).__name__}_{self.space.name}"
+
+    @property
+    def cache_key(self):
+        """What the device functions of this field depend on (fields of one key share kernels)."""
+        return (type(self), self.space, self.domain)
+
+    def eval_arg_value(self, device):
+        arg = self.EvalArg()
+        arg.space_arg = self.space.space_arg_value(device)
+        return arg
+
+
+class TestField(_NodeField):
+    """The test functions of a space: `integrate` gives a vector (one entry per node dof) or, with a
+    trial field, a matrix."""
+
+    SLOT = 0
+
+
+class TrialField(_NodeField):
+    """The trial functions of a space: with a test field, `integrate` gives a matrix."""
+
+    SLOT = 1
+
+
+def make_test(space, space_restriction=None, space_partition=None, domain=None, device=None) -> TestField:
+    """The test field of `space` over `domain` (the space's cells by default)."""
+    return TestField(space, space_restriction, space_partition, domain)
+
+
+def make_trial(space, space_restriction=None, space_partition=None, domain=None) -> TrialField:
+    """The trial field of `space` over `domain` (the space's cells by default)."""
+    return TrialField(space, space_restriction, space_partition, domain)
+
+
+def _discrete_arg_struct(space_arg, dtype):
+    key = (space_arg, dtype)
+    cached = _DISCRETE_ARGS.get(key)
+    if cached is None:
+        cls = type("DiscreteFieldArg", (), {"__annotations__": {"space_arg": space_arg,
+                                                                "dof_values": wp.array(dtype=dtype)},
+                                            "__doc__": "A discrete field's kernel argument: its space's and its "
+                                                       "node values."})
+        cached = _DISCRETE_ARGS[key] = struct(cls)
+    return cached
+
+
+_DISCRETE_ARGS: dict = {}
+
+
+class DiscreteField(FieldLike):
+    """Values at the nodes of a space (`dof_values`), interpolated inside elements by its shape."""
+
+    def __init__(self, space, space_partition=None, device=None):
+        if space_partition is not None:
+            raise NotImplementedError("space partitions are not supported by warp_nb.fem yet")
+        self.space = space
+        self.space_partition = None  # the whole space (partitions are not supported yet)
+        self.dtype = space.dtype
+        self.dof_values = wp.zeros(space.node_count(), dtype=space.dtype, device=device)
+        self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dtype)
+        self.__dict__.update(discrete_functions(space))
+
+    @property
+    def name(self) -> str:
+        return f"DiscreteField_{self.space.name}"
+
+    @property
+    def cache_key(self):
+        return (DiscreteField, self.space)
+
+    @property
+    def geometry(self):
+        return self.space.geometry
+
+    @property
+    def dof_values(self):
+        return self._dof_values
+
+    @dof_values.setter
+    def dof_values(self, values):
+        if not isinstance(values, wp.array):
+            values = wp.array(values, dtype=self.space.dtype)
+        if values.shape != (self.space.node_count(),):
+            raise ValueError(f"dof_values of a field of {self.space.node_count()} nodes must have shape "
+                             f"({self.space.node_count()},), got {values.shape}")
+        self._dof_values = values
+
+    def eval_arg_value(self, device):
+        arg = self.EvalArg()
+        arg.space_arg = self.space.space_arg_value(device)
+        arg.dof_values = self._dof_values
+        return arg
+
+    def trace(self):
+        """The field as seen from sides (Warp's trace): the same field here, since a field is bound to
+        the domain it is integrated over when an integrand is specialised."""
+        return self
+
+    @property
+    def degree(self) -> int:
+        return self.space.degree
+
+
+def make_discrete_field(space, space_partition=None) -> DiscreteField:
+    """A discrete field of `space`, its node values zero."""
+    return DiscreteField(space, space_partition)

@@ -1,0 +1,80 @@
+"""A function space: a topology (which global node each element node is) and a shape function
+(the weight of each element node at a point of the element), for values of one dtype (a scalar,
+a vector or a matrix, each component a degree of freedom of the node). Device functions the
+fields call: `element_node_index` (the topology's), `element_inner_weight` and
+`element_inner_weight_gradient` (the shape's, in reference coordinates)."""
+
+from __future__ import annotations
+
+import warp_nb as wp
+
+from ... import types as T
+from ...types import float32, vector
+from ..types import make_free_sample
+
+
+class FunctionSpace:
+    """Values of `dtype` interpolated from the nodes of `topology` by `shape`."""
+
+    def __init__(self, topology, shape, dtype=float32):
+        if T.type_scalar_type(dtype) not in (T.float32, T.float64, T.float16):
+            raise TypeError(f"a function space holds float scalars, vectors or matrices; got dtype {dtype!r}")
+        self.topology = topology
+        self.shape = shape
+        self.dtype = dtype
+        self.dof_dtype = dtype
+        self.geometry = topology.geometry
+        self.VALUE_DOF_COUNT = self.NODE_DOF_COUNT = T.type_length(dtype) if T.type_is_vector(dtype) or \
+            T.type_is_matrix(dtype) else 1
+        self.NODES_PER_ELEMENT = topology.NODES_PER_ELEMENT
+        self.degree = shape.ORDER
+        self.element_node_index = topology.element_node_index
+        self.element_inner_weight = shape.make_element_inner_weight()
+        self.element_inner_weight_gradient = shape.make_element_inner_weight_gradient()
+        self.node_coords_in_element = shape.make_node_coords_in_element()
+        self._node_positions_kernel = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.topology.name}_{self.shape.name}_{T.type_name(self.dtype)}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def SpaceArg(self):
+        return self.topology.TopologyArg
+
+    def space_arg_value(self, device):
+        return self.topology.topo_arg_value(device)
+
+    def node_count(self) -> int:
+        return self.topology.node_count()
+
+    def make_field(self, space_partition=None):
+        """A discrete field of this space, its node values zero."""
+        from ..field.fields import DiscreteField
+        return DiscreteField(self, space_partition)
+
+    def node_positions(self, out=None, device=None):
+        """World positions of the nodes, an array of the geometry's vector type."""
+        geo = self.geometry
+        vec = vector(length=geo.dimension, dtype=float32)
+        if out is None:
+            out = wp.zeros(shape=(self.node_count(),), dtype=vec, device=device)
+        kernel = self._positions_kernel(vec)
+        wp.launch(kernel, dim=(geo.cell_count(), self.NODES_PER_ELEMENT), device=out.device,
+               inputs=[geo.cell_arg_value(out.device), self.space_arg_value(out.device), out])
+        return out
+
+    def _positions_kernel(self, vec):
+        if self._node_positions_kernel is None:
+            geo, node_index, node_coords = self.geometry, self.element_node_index, self.node_coords_in_element
+
+            def fill_node_positions(cell_arg: geo.CellArg, space_arg: self.SpaceArg, out: wp.array(dtype=vec)):
+                cell, n = wp.tid()
+                s = make_free_sample(cell, node_coords(n))
+                out[node_index(cell_arg, space_arg, cell, n)] = geo.cell_position(cell_arg, s)
+
+            self._node_positions_kernel = wp.kernel(fill_node_positions, key=f"fem_node_positions_{self.name}")
+        return self._node_positions_kernel
