@@ -15,6 +15,7 @@ import warp_nb as wp
 
 from ..types import Sample
 from .geometry import OUTSIDE, Geometry
+from .mesh_lookup import MeshLookup, make_cell_lookup, make_newton_coordinates
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
 from .element import Element
 from .tetmesh import start_at_smallest_vertex
@@ -27,6 +28,7 @@ _HEX_EDGES = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0
 class HexmeshCellArg:
     hex_vertex_indices: wp.array2d(dtype=int)
     positions: wp.array(dtype=wp.vec3)
+    bvh: wp.uint64
 
 
 @wp.struct
@@ -107,6 +109,19 @@ def _device_functions(parallelepiped: bool) -> dict:
             return _hex_gradient(args, s.element_index, wp.vec3(0.0))
         return _hex_gradient(args, s.element_index, s.element_coords)
 
+    closest_coords = make_newton_coordinates(cell_position, cell_deformation_gradient, 3, clamp=True)
+
+    @wp.func
+    def cell_closest_point(args: HexmeshCellArg, cell_index: int, pos: wp.vec3):
+        s = Sample()
+        s.element_index = cell_index
+        s.element_coords = closest_coords(args, cell_index, pos)
+        return s.element_coords, wp.length_sq(cell_position(args, s) - pos)
+
+    @wp.func
+    def cell_count(args: HexmeshCellArg):
+        return args.hex_vertex_indices.shape[0]
+
     @wp.func
     def side_position(args: HexmeshSideArg, s: Sample):
         f = args.face_vertex_indices[s.element_index]
@@ -174,6 +189,9 @@ def _device_functions(parallelepiped: bool) -> dict:
 
     return dict(
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
+        cell_closest_point=cell_closest_point,
+        cell_coordinates=make_newton_coordinates(cell_position, cell_deformation_gradient, 3, clamp=False),
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count),
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         face_to_hex_coords=face_to_hex_coords,
@@ -185,10 +203,10 @@ def _device_functions(parallelepiped: bool) -> dict:
 
 _GENERAL = _device_functions(False)
 _PARALLELEPIPED = dict(_GENERAL, **{k: v for k, v in _device_functions(True).items()
-                                    if k in ("cell_position", "cell_deformation_gradient")})
+                                    if k.startswith("cell_")})
 
 
-class Hexmesh(Geometry):
+class Hexmesh(MeshLookup, Geometry):
     """Hexahedral mesh geometry.
 
     Args:
@@ -258,9 +276,13 @@ class Hexmesh(Geometry):
     def reference_side(self):
         return Element.SQUARE
 
+    def _cell_vertex_array(self):
+        return self.hex_vertex_indices
+
     def fill_cell_arg(self, args, device):
         args.hex_vertex_indices = self.hex_vertex_indices.to(device)
         args.positions = self.positions.to(device)
+        args.bvh = wp.uint64(self.bvh_id(device))
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)

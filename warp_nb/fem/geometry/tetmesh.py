@@ -14,7 +14,9 @@ import numpy as np
 import warp_nb as wp
 
 from ..types import Sample
+from .closest_point import project_on_tet_at_origin
 from .geometry import OUTSIDE, Geometry
+from .mesh_lookup import MeshLookup, make_cell_lookup
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
 from .element import Element
 
@@ -26,6 +28,7 @@ _TET_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
 class TetmeshCellArg:
     tet_vertex_indices: wp.array2d(dtype=int)
     positions: wp.array(dtype=wp.vec3)
+    bvh: wp.uint64
 
 
 @wp.struct
@@ -89,6 +92,23 @@ def _device_functions() -> dict:
         return wp.matrix_from_cols(_tet_vertex(args, i, 1) - p0, _tet_vertex(args, i, 2) - p0, _tet_vertex(args, i, 3) - p0)
 
     @wp.func
+    def cell_closest_point(args: TetmeshCellArg, tet_index: int, pos: wp.vec3):
+        p0 = _tet_vertex(args, tet_index, 0)
+        d, c = project_on_tet_at_origin(pos - p0, _tet_vertex(args, tet_index, 1) - p0,
+                                        _tet_vertex(args, tet_index, 2) - p0, _tet_vertex(args, tet_index, 3) - p0)
+        return c, d
+
+    @wp.func
+    def cell_coordinates(args: TetmeshCellArg, element_index: int, pos: wp.vec3):
+        s = Sample()
+        s.element_index = element_index
+        return wp.inverse(cell_deformation_gradient(args, s)) @ (pos - _tet_vertex(args, element_index, 0))
+
+    @wp.func
+    def cell_count(args: TetmeshCellArg):
+        return args.tet_vertex_indices.shape[0]
+
+    @wp.func
     def side_position(args: TetmeshSideArg, s: Sample):
         f = args.face_vertex_indices[s.element_index]
         c = s.element_coords
@@ -150,6 +170,8 @@ def _device_functions() -> dict:
 
     return dict(
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
+        cell_closest_point=cell_closest_point, cell_coordinates=cell_coordinates,
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count),
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         face_to_tet_coords=face_to_tet_coords,
@@ -166,7 +188,7 @@ def start_at_smallest_vertex(faces: np.ndarray) -> np.ndarray:
     return np.take_along_axis(faces, cols, axis=1)
 
 
-class Tetmesh(Geometry):
+class Tetmesh(MeshLookup, Geometry):
     """Tetrahedral mesh geometry.
 
     Args:
@@ -244,9 +266,13 @@ class Tetmesh(Geometry):
     def reference_side(self):
         return Element.TRIANGLE
 
+    def _cell_vertex_array(self):
+        return self.tet_vertex_indices
+
     def fill_cell_arg(self, args, device):
         args.tet_vertex_indices = self.tet_vertex_indices.to(device)
         args.positions = self.positions.to(device)
+        args.bvh = wp.uint64(self.bvh_id(device))
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)
