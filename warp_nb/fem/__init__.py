@@ -27,7 +27,7 @@ from .dirichlet import (  # noqa: F401
     normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs,
 )
 from .domain import BoundarySides, Cells, GeometryDomain, Sides  # noqa: F401
-from .field import DiscreteField, FieldLike, ImplicitField, UniformField, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
+from .field import DiscreteField, FieldLike, ImplicitField, NonconformingField, UniformField, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
 from .geometry import (  # noqa: F401
     Geometry, Grid2D, Grid3D, Hexmesh, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh, Trimesh2D, Trimesh3D,
 )
@@ -35,11 +35,15 @@ from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
 from .integrate import integrate, interpolate  # noqa: F401
 from .operator import (  # noqa: F401
-    D, Operator, curl, deformation_gradient, div, grad, inner, lookup, measure, measure_ratio, normal, position, scalar_type,
+    D, Operator, average, curl, deformation_gradient, degree, div, div_outer, grad, grad_average, grad_jump, grad_outer, inner, jump,
+    lookup, measure, measure_ratio, normal, outer, position, scalar_type,
 )
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import Quadrature, RegularQuadrature  # noqa: F401
-from .space import FunctionSpace, SpaceTopology, make_polynomial_space  # noqa: F401
+from .space import (  # noqa: F401
+    BasisSpace, FunctionSpace, SpaceTopology, make_collocated_function_space, make_polynomial_basis_space,
+    make_polynomial_space,
+)
 from .space.shape import ElementBasis, ShapeFunction, make_element_shape_function  # noqa: F401
 from .types import (  # noqa: F401
     NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,

@@ -29,6 +29,11 @@ from .types import Domain, Field, Sample
 SAMPLE, DOMAIN, FIELD, VALUE = "sample", "domain", "field", "value"
 
 
+class IntegrandError(KernelSyntaxError, TypeError):
+    """A misuse of fields, domains or operators in an integrand, reported at its line. Also a
+    TypeError, which is what Warp raises for an operator a field does not define."""
+
+
 def parameter_kinds(integrand: Integrand) -> dict:
     """name -> (kind, annotation) for each parameter of the integrand, in order."""
     hints = inspect.get_annotations(integrand.func, eval_str=True)
@@ -78,7 +83,7 @@ class _Rewrite(ast.NodeTransformer):
         return None
 
     def _fail(self, node, message: str):
-        raise KernelSyntaxError(message, Loc(self.filename, node.lineno, node.col_offset, None,
+        raise IntegrandError(message, Loc(self.filename, node.lineno, node.col_offset, None,
                                              linecache.getline(self.filename, node.lineno).rstrip("\n")),
                                 self.integrand.name)
 
@@ -99,14 +104,16 @@ class _Rewrite(ast.NodeTransformer):
             op = ops.Operator("call", "", field_attr=ops.CALL_FIELD) if kind == FIELD else ops.position
             return self._call(node, op.resolve(self.targets[called], kind, called), [node.func] + node.args)
         target = self._static(node.func)
-        if isinstance(target, ops.TypeOperator):
+        if isinstance(target, ops.ConstantOperator):
             first = self._param(node.args[0]) if len(node.args) == 1 else None
             if first is None:
                 self._fail(node, f"fem.{target.name} takes one argument, a fem.Field or fem.Domain parameter of the "
                                  f"integrand {self.integrand.name}")
-            kind = self.kinds[first][0]
-            new = ast.Name(id=self._inject(target.resolve_type(self.targets[first], kind)), ctx=ast.Load())
-            return ast.copy_location(new, node)
+            try:
+                value = target.resolve_constant(self.targets[first], self.kinds[first][0], first)
+            except TypeError as e:
+                self._fail(node, str(e))
+            return ast.copy_location(ast.Name(id=self._inject(value), ctx=ast.Load()), node)
         if isinstance(target, ops.Operator):
             first = self._param(node.args[0]) if node.args else None
             if first is None:

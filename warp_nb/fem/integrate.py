@@ -24,7 +24,7 @@ from .field.fields import BoundField, DiscreteField, FieldLike, TestField, Trial
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
-from .types import NULL_QP_INDEX, Field, Sample, make_free_sample
+from .types import NULL_QP_INDEX, ElementKind, Field, Sample, make_free_sample
 
 
 def _return_type(function, arg_types) -> Any:
@@ -307,7 +307,7 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
         raise ValueError(f"fem.integrate: `output` must have shape ({space.node_count()},), got {output.shape}")
     elif not add:
         output.zero_()
-    _launch(kernel, (domain.element_count(), space.NODES_PER_ELEMENT), inputs + [output])
+    _launch(kernel, (domain.element_count(), setup.fields_on_nodes[test_name].nodes_per_element), inputs + [output])
     return output
 
 
@@ -320,7 +320,8 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
     blocked = tdofs > 1 or rdofs > 1
     block_t = T.matrix(shape=(tdofs, rdofs), dtype=scalar_out) if blocked else scalar_out
     acc_t = T.matrix(shape=(tdofs, rdofs), dtype=accumulate_dtype) if blocked else accumulate_dtype
-    npt, npr = test.space.NODES_PER_ELEMENT, trial.space.NODES_PER_ELEMENT
+    npt = setup.fields_on_nodes[test_name].nodes_per_element
+    npr = setup.fields_on_nodes[trial_name].nodes_per_element
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_block": block_t,
                       "_fem_t_vals": wp.array(dtype=block_t), "_fem_t_idx": wp.array(dtype=wp.int32),
                       "_fem_test_index": setup.fields_on_nodes[test_name].element_node_index,
@@ -366,6 +367,23 @@ def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
     return output
 
 
+def _node_location(domain, namespace) -> str:
+    """Kernel text giving `_coords`, the element coordinates of node `_node` of element
+    `_element_index` of `domain`: the node's own on cells; on sides, the side coordinates of the
+    inner cell's node, the thread returning when that node is not on the side."""
+    from .types import ElementKind
+    if domain.element_kind != ElementKind.SIDE:
+        return "    _coords = _fem_node_coords(_node)\n"
+    geo = domain.geometry
+    namespace.update({"_fem_inner_cell": geo.side_inner_cell_index, "_fem_from_cell": geo.side_from_cell_coords,
+                      "_fem_inner_coords": geo.side_inner_cell_coords})
+    return ("    _cc = _fem_node_coords(_node)\n"
+            "    _coords = _fem_from_cell(_fem_domain_arg.geo, _element_index, "
+            "_fem_inner_cell(_fem_domain_arg.geo, _element_index), _cc)\n"
+            "    if wp.length_sq(_fem_inner_coords(_fem_domain_arg.geo, _element_index, _coords) - _cc) > 1.0e-8:\n"
+            "        return\n")
+
+
 def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add,
                      bsr_options):
     """assembly="nodal": the integrand at the nodes only, each weighted by its nodal quadrature weight
@@ -386,17 +404,7 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
                       else shape.make_node_quadrature_weight(),
                       "_fem_node_index": setup.fields_on_nodes[test_name].element_node_index,
                       "_fem_t_idx": wp.array(dtype=wp.int32)})
-    if on_sides:
-        geo = domain.geometry
-        namespace.update({"_fem_inner_cell": geo.side_inner_cell_index, "_fem_from_cell": geo.side_from_cell_coords,
-                          "_fem_inner_coords": geo.side_inner_cell_coords})
-        where = ("    _cc = _fem_node_coords(_node)\n"
-                 "    _coords = _fem_from_cell(_fem_domain_arg.geo, _element_index, "
-                 "_fem_inner_cell(_fem_domain_arg.geo, _element_index), _cc)\n"
-                 "    if wp.length_sq(_fem_inner_coords(_fem_domain_arg.geo, _element_index, _coords) - _cc) > 1.0e-8:\n"
-                 "        return\n")
-    else:
-        where = "    _coords = _fem_node_coords(_node)\n"
+    where = _node_location(domain, namespace)
     trial = "wp.vec2i(_node, _d)" if setup.trial is not None else "wp.vec2i(-1, -1)"
     matrix = setup.trial is not None
     if matrix:
@@ -455,9 +463,11 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     if isinstance(dest, DiscreteField):
         if at is not None and not isinstance(at, GeometryDomain):
             raise NotImplementedError("fem.interpolate to a field at a quadrature is not supported by warp_nb.fem yet")
+        if at is not None and at.geometry is not dest.space.geometry:
+            raise ValueError(f"fem.interpolate: `at` ({at.name}) is not a domain of the destination field's geometry")
         if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
             fields, integrand = {"u": integrand}, _field_value
-        return _interpolate_nodes(integrand, dest, fields, values, device, reduction)
+        return _interpolate_nodes(integrand, dest, fields, values, device, reduction, at)
     if not isinstance(at, Quadrature):
         raise TypeError(f"fem.interpolate: `at` must be a fem quadrature when `dest` is "
                         f"{'an array' if dest is not None else 'not given'}, got {type(at).__name__}")
@@ -489,49 +499,59 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
 _REDUCTIONS = ("weighted_average", "mean", "sum", "max", "min", "first")
 
 
-def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str):
+def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str, at=None):
     """The integrand at every node of every cell of dest's space, combined per node by `reduction`:
     "sum", "mean" / "weighted_average" (unit weights: each cell holding the node counts once), "max",
     "min", or "first" (the value from the cell of smallest index)."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"fem.interpolate: reduction must be one of {', '.join(_REDUCTIONS)}, got {reduction!r}")
     space = dest.space
-    domain = Cells(space.geometry)
+    domain = at if at is not None else Cells(space.geometry)
     setup = _Setup(integrand, domain, fields, values, device, "interpolate")
-    namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_node_index": space.element_node_index,
+    node_index = space.element_node_index
+    if domain.element_kind != ElementKind.CELL:
+        from .field.evaluation import side_node_index
+        node_index = side_node_index(node_index, domain.geometry, space.NODES_PER_ELEMENT, False)
+    namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_node_index": node_index,
+                 "_fem_domain_index": domain.element_index,
                  "_fem_node_coords": space.node_coords_in_element,
                  "_fem_t_dest": wp.array(dtype=space.dtype), "_fem_t_destv": space.dtype,
                  "_fem_t_space_arg": space.SpaceArg, "_fem_t_count": wp.array(dtype=wp.int32)}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_space_arg: _fem_t_space_arg"] + \
         setup.params_text(namespace) + ["_fem_dest: _fem_t_dest", "_fem_count: _fem_t_count"]
-    head = ("    _cell, _node = wp.tid()\n"
-            "    _s = make_free_sample(_cell, _fem_node_coords(_node))\n"
+    head = ("    _domain_element, _node = wp.tid()\n"
+            "    _cell = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n"
+            "    _element_index = _cell\n" + _node_location(domain, namespace) +
+            "    _s = make_free_sample(_cell, _coords)\n"
             "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)\n")
     value = f"_fem_t_destv({setup.call_text()})"
     nodes = dest.dof_values.shape[0]
     count = wp.zeros(nodes, dtype=wp.int32, device=device)
-    dim = (space.geometry.cell_count(), space.NODES_PER_ELEMENT)
+    dim = (domain.element_count(), space.NODES_PER_ELEMENT)
     inputs = [domain.domain_arg_value(device), space.space_arg_value(device)] + setup.inputs()
+    # combined into a temporary, then written to the nodes the domain reached (the others keep their values)
+    combined = wp.zeros_like(dest.dof_values)
     with wp.ScopedDevice(device):
         if reduction in ("weighted_average", "mean", "sum"):
-            dest.dof_values.zero_()
             body = head + f"    wp.atomic_add(_fem_dest, _n, {value})\n    wp.atomic_add(_fem_count, _n, 1)\n"
         elif reduction in ("max", "min"):
-            dest.dof_values.fill_(-3.0e38 if reduction == "max" else 3.0e38)
-            body = head + f"    wp.atomic_{reduction}(_fem_dest, _n, {value})\n"
-        else:  # first: the smallest cell index holding each node, then that cell's value
+            combined.fill_(-3.0e38 if reduction == "max" else 3.0e38)
+            body = head + f"    wp.atomic_{reduction}(_fem_dest, _n, {value})\n    wp.atomic_add(_fem_count, _n, 1)\n"
+        else:  # first: the smallest element index holding each node, then that element's value
             count.fill_(2 ** 31 - 1)
             first = _make_kernel(setup, "interpolate_nodes_first_cell", head + "    wp.atomic_min(_fem_count, _n, _cell)\n",
                                  params, namespace)
-            _launch(first, dim, inputs + [dest.dof_values, count])
+            _launch(first, dim, inputs + [combined, count])
             body = head + f"    if _fem_count[_n] == _cell:\n        _fem_dest[_n] = {value}\n"
         kernel = _make_kernel(setup, f"interpolate_nodes_{reduction}", body, params, namespace)
-        _launch(kernel, dim, inputs + [dest.dof_values, count])
+        _launch(kernel, dim, inputs + [combined, count])
+    counts = count.numpy()
+    reached = counts < 2 ** 31 - 1 if reduction == "first" else counts > 0
+    result, values_ = combined.numpy(), dest.dof_values.numpy()
     if reduction in ("weighted_average", "mean"):
-        counts = count.numpy().astype(np.float64)
-        values_ = dest.dof_values.numpy()
-        shape = (-1,) + (1,) * (values_.ndim - 1)
-        dest.dof_values.assign((values_ / np.maximum(counts, 1.0).reshape(shape)).astype(values_.dtype))
+        result = result / np.maximum(counts, 1).reshape((-1,) + (1,) * (result.ndim - 1))
+    values_[reached] = result[reached]
+    dest.dof_values.assign(values_)
     return dest
 
 

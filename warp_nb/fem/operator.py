@@ -35,7 +35,7 @@ class Operator:
         if kind == "field" and self.field_attr is not None:
             fn = getattr(target, self.field_attr, None)
             if fn is None:
-                raise TypeError(f"fem.{self.name} is not defined for the field `{arg_name}` ({target.name}): "
+                raise TypeError(f"Operator `{self.name}` is not defined for the field `{arg_name}` ({target.name}): "
                                 f"{_why_not(self.name, target)}")
             return fn
         if kind == "domain" and self.domain_fn is not None:
@@ -46,8 +46,12 @@ class Operator:
 
 
 def _why_not(name: str, field) -> str:
+    if hasattr(getattr(field, "field", None), "func"):
+        return f"an implicit field has a {name} only when it is given a {name}_func"
     if name == "div":
-        return "the divergence is defined for vector-valued fields only"
+        return "the divergence is defined for vector- and tensor-valued fields"
+    if name in ("jump", "outer", "grad_jump", "grad_outer", "div_outer"):
+        return "it is defined on sides (fem.Sides, fem.BoundarySides domains)"
     return "this field kind does not provide it in warp_nb yet"
 
 
@@ -105,7 +109,14 @@ D = Operator("D", "Symmetric part of the gradient of a vector field.", field_att
 curl = Operator("curl", "Skew part of the gradient of a vector field, as a vector (3-D) or a scalar (2-D): half "
                 "the rotational, as Warp's.", field_attr="eval_curl_inner")
 div = Operator("div", "Divergence of a vector field.", field_attr="eval_div_inner")
-inner = Operator("inner", "Value of a field on the inner side of an element.", field_attr="eval_inner")
+inner = Operator("inner", "Value of a field on the inner cell of a side.", field_attr="eval_inner")
+outer = Operator("outer", "Value of a field on the outer cell of a side.", field_attr="eval_outer")
+jump = Operator("jump", "Jump of a field across a side: inner minus outer value.", field_attr="eval_jump")
+average = Operator("average", "Average of a field's inner and outer values on a side.", field_attr="eval_average")
+grad_outer = Operator("grad_outer", "Gradient of a field on the outer cell of a side.", field_attr="eval_grad_outer")
+grad_jump = Operator("grad_jump", "Jump of a field's gradient across a side.", field_attr="eval_grad_jump")
+grad_average = Operator("grad_average", "Average of a field's gradient on a side.", field_attr="eval_grad_average")
+div_outer = Operator("div_outer", "Divergence of a field on the outer cell of a side.", field_attr="eval_div_outer")
 position = Operator("position", "World position of a sample of the domain.", domain_fn="position")
 measure = Operator("measure", "Measure (length, area, volume) ratio of the element at a sample.",
                    domain_fn="measure")
@@ -120,14 +131,31 @@ CALL_FIELD = "eval_inner"
 CALL_DOMAIN = "position"
 
 
-class TypeOperator(Operator):
-    """An operator that names a type (`fem.scalar_type(u)`): the call is replaced by the type itself."""
+class ConstantOperator(Operator):
+    """An operator whose value is known when the integrand is specialised (`fem.scalar_type(u)`,
+    `fem.degree(u)`): the call is replaced by that value (a type or a number)."""
 
-    def resolve_type(self, target, kind: str):
-        if kind == "field":
-            dtype = target.space.dtype
-            return dtype._wp_scalar_type_ if hasattr(dtype, "_wp_scalar_type_") else dtype
-        return getattr(target.geometry, "scalar_type", float)
+    def __init__(self, name: str, doc: str, of_field, of_domain=None):
+        super().__init__(name, doc)
+        self.of_field, self.of_domain = of_field, of_domain
+
+    def resolve_constant(self, target, kind: str, arg_name: str):
+        fn = self.of_field if kind == "field" else self.of_domain
+        if fn is None:
+            raise TypeError(f"fem.{self.name} takes a field; `{arg_name}` is the domain")
+        return fn(target)
 
 
-scalar_type = TypeOperator("scalar_type", "The scalar type of a field's values or of a domain's geometry.")
+def _scalar_type_of_field(bound):
+    dtype = bound.field.dtype if hasattr(bound.field, "dtype") else bound.space.dtype
+    return getattr(dtype, "_wp_scalar_type_", dtype)
+
+
+def _degree_of_field(bound):
+    degree = getattr(bound.field, "degree", None)
+    return int(degree if degree is not None else bound.space.degree)
+
+
+scalar_type = ConstantOperator("scalar_type", "The scalar type of a field's values or of a domain's geometry.",
+                               _scalar_type_of_field, lambda domain: getattr(domain.geometry, "scalar_type", float))
+degree = ConstantOperator("degree", "The polynomial degree of a field.", _degree_of_field)

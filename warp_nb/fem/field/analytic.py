@@ -48,16 +48,20 @@ class ImplicitField(FieldLike):
         if not params:
             raise TypeError(f"ImplicitField: `func` {func.key} must take the position as its first parameter")
         self.value_names = params[1:]
-        self.values = dict(values or {})
-        unknown = set(self.values) - set(self.value_names)
+        given = dict(values or {})
+        unknown = set(given) - set(self.value_names)
         if unknown:
             raise ValueError(f"ImplicitField: `func` {func.key} has no parameter(s) {', '.join(sorted(unknown))} "
                              f"(its values: {', '.join(self.value_names) or 'none'})")
-        missing = [n for n in self.value_names if n not in self.values]
+        missing = [n for n in self.value_names if n not in given]
         if missing:
             raise ValueError(f"ImplicitField: values for {', '.join(missing)} are missing (values={{...}})")
         hints = inspect.get_annotations(_python_function(func), eval_str=True)
-        self.EvalArg = _values_struct(tuple((n, hints.get(n, type(self.values[n]))) for n in self.value_names))
+        self.EvalArg = _values_struct(tuple((n, hints.get(n, type(given[n]))) for n in self.value_names))
+        #: the values, as the struct kernels receive (assign its attributes to change them: Warp's `values`)
+        self.values = self.EvalArg()
+        for name in self.value_names:
+            setattr(self.values, name, given[name])
         self._functions: dict = {}
 
     @property
@@ -73,10 +77,7 @@ class ImplicitField(FieldLike):
         return self.domain.geometry
 
     def eval_arg_value(self, device):
-        arg = self.EvalArg()
-        for name in self.value_names:
-            setattr(arg, name, self.values[name])
-        return arg
+        return self.values
 
     def functions_on(self, domain) -> dict:
         cached = self._functions.get(domain)
@@ -106,8 +107,8 @@ class UniformField(FieldLike):
         if dtype in (int, float):
             dtype = T.float32
         self.dtype = dtype
-        self.value = dtype(value) if not isinstance(value, dtype) else value
         self.degree = 0
+        self.value = value
         self.EvalArg = _values_struct((("value", dtype),))
         self._functions: dict = {}
 
@@ -120,12 +121,20 @@ class UniformField(FieldLike):
         return (UniformField, self.dtype, self.domain)
 
     @property
+    def value(self):
+        return self._value
+
+    @value.setter
+    def value(self, value):
+        self._value = value if isinstance(value, self.dtype) else self.dtype(value)
+
+    @property
     def geometry(self):
         return self.domain.geometry
 
     def eval_arg_value(self, device):
         arg = self.EvalArg()
-        arg.value = self.value
+        arg.value = self._value
         return arg
 
     def functions_on(self, domain) -> dict:
@@ -146,3 +155,91 @@ class UniformField(FieldLike):
 
             cached = self._functions[domain] = {"eval_inner": value, "eval_grad_inner": grad}
         return cached
+
+
+def _nonconforming_struct(cell_arg, eval_arg, dtype):
+    key = (cell_arg, eval_arg, dtype)
+    cached = _NONCONFORMING.get(key)
+    if cached is None:
+        cls = type("NonconformingFieldArg", (), {
+            "__annotations__": {"geo": cell_arg, "eval": eval_arg, "background": dtype},
+            "__doc__": "A nonconforming field's argument: the other geometry's cells, the field's own, the "
+                       "background value."})
+        cached = _NONCONFORMING[key] = struct(cls)
+    return cached
+
+
+_NONCONFORMING: dict = {}
+
+
+class NonconformingField(FieldLike):
+    """A discrete field of another geometry, evaluated on `domain` at world positions: each point is
+    looked up in the field's geometry (`cell_lookup`), and a point outside it takes `background`."""
+
+    def __init__(self, domain, field, background: Any = 0.0):
+        from .fields import DiscreteField, bound_field_struct
+        if not isinstance(field, DiscreteField):
+            raise TypeError(f"NonconformingField: `field` must be a discrete field, got {type(field).__name__}")
+        other = field.space.geometry
+        if getattr(other, "cell_lookup", None) is None:
+            raise TypeError(f"NonconformingField: {other.name} does not support cell lookups")
+        self.domain, self.field = domain, field
+        self.dtype = field.space.dtype
+        self.background = background
+        self.degree = field.space.degree
+        self._cell_struct = bound_field_struct(other.CellArg, field.EvalArg)
+        self.EvalArg = _nonconforming_struct(other.CellArg, field.EvalArg, self.dtype)
+        self._functions: dict = {}
+
+    @property
+    def name(self) -> str:
+        return f"NonconformingField_{self.field.name}"
+
+    @property
+    def cache_key(self):
+        return (NonconformingField, self.field.space, self.domain)
+
+    @property
+    def geometry(self):
+        return self.domain.geometry
+
+    def eval_arg_value(self, device):
+        arg = self.EvalArg()
+        arg.geo = self.field.space.geometry.cell_arg_value(device)
+        arg.eval = self.field.eval_arg_value(device)
+        arg.background = self.background if isinstance(self.background, self.dtype) else self.dtype(self.background)
+        return arg
+
+    def functions_on(self, domain) -> dict:
+        cached = self._functions.get(domain)
+        if cached is not None:
+            return cached
+        position, lookup = domain.element_position, self.field.space.geometry.cell_lookup
+        cell_struct = self._cell_struct
+        cached = {}
+        for op in ("eval_inner", "eval_grad_inner", "eval_div_inner"):
+            fn = getattr(self.field, op, None)
+            if fn is None:
+                cached[op] = None
+                continue
+            cached[op] = _looked_up(fn, position, lookup, cell_struct, op == "eval_inner")
+        self._functions[domain] = cached
+        return cached
+
+
+def _looked_up(fn, position, lookup, cell_struct, is_value: bool):
+    @wp.func
+    def evaluate(field_arg: Any, s: Any):
+        found = lookup(field_arg.eval.geo, position(field_arg.geo, s), 0.0)
+        other = cell_struct()
+        other.geo = field_arg.eval.geo
+        other.eval = field_arg.eval.eval
+        value = fn(other, found)
+        if found.element_index < 0:
+            if wp.static(is_value):
+                value = field_arg.eval.background
+            else:
+                value = value * type(value[0])(0.0) if wp.static(False) else value - value
+        return value
+
+    return evaluate

@@ -211,44 +211,84 @@ _NODE_FUNCS: dict = {}
 _DISCRETE_FUNCS: dict = {}
 
 
-def on_inner_cell(cell_fn, geometry, bound_cell_struct):
+def on_side(cell_fn, geometry, bound_cell_struct, outer: bool, slot: int | None, npe: int):
     """`cell_fn` (field_arg bound to cells, s) as a function of a field bound to sides: the side
-    sample is carried to the side's inner cell (index, coordinates, cell arguments) first. A
-    boundary side's inner cell is its only cell."""
-    key = (cell_fn, geometry, bound_cell_struct)
+    sample is carried to the side's inner (or `outer`) cell first (index, coordinates, cell
+    arguments). For a test (`slot` 0) or trial (1) field, the side's nodes are the inner cell's
+    (0..npe-1) then the outer cell's (npe..2 npe-1): a node of the other cell weighs nothing. A
+    boundary side's outer cell is its inner cell."""
+    key = (cell_fn, geometry, bound_cell_struct, outer, slot, npe)
     cached = _SIDE_FUNCS.get(key)
     if cached is not None:
         return cached
     from ..types import Sample
-    inner_index, inner_coords, to_cell_arg = geometry.side_inner_cell_index, geometry.side_inner_cell_coords, \
-        geometry.side_to_cell_arg
+    if outer:
+        cell_index, cell_coords = geometry.side_outer_cell_index, geometry.side_outer_cell_coords
+    else:
+        cell_index, cell_coords = geometry.side_inner_cell_index, geometry.side_inner_cell_coords
+    to_cell_arg = geometry.side_to_cell_arg
+    node_field = slot is not None
+    first = npe if outer else 0
 
     @wp.func
-    def on_side(field_arg: Any, s: Any):
+    def side_value(field_arg: Any, s: Any):
         side_arg = field_arg.geo
-        cell_s = Sample(inner_index(side_arg, s.element_index),
-                        inner_coords(side_arg, s.element_index, s.element_coords),
-                        s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        test_dof = s.test_dof
+        trial_dof = s.trial_dof
+        scale = float(1.0)
+        if wp.static(node_field):
+            d = test_dof if wp.static(slot == 0) else trial_dof
+            local = d[0] - wp.static(first)
+            if local < 0 or local >= wp.static(npe):
+                scale = float(0.0)
+                local = 0
+            if wp.static(slot == 0):
+                test_dof = wp.vec2i(local, d[1])
+            else:
+                trial_dof = wp.vec2i(local, d[1])
+        cell_s = Sample(cell_index(side_arg, s.element_index), cell_coords(side_arg, s.element_index, s.element_coords),
+                        s.qp_index, s.qp_weight, test_dof, trial_dof)
         cell_field = bound_cell_struct()
         cell_field.geo = to_cell_arg(side_arg)
         cell_field.eval = field_arg.eval
-        return cell_fn(cell_field, cell_s)
+        return cell_fn(cell_field, cell_s) * scale
 
-    cached = _SIDE_FUNCS[key] = on_side
+    cached = _SIDE_FUNCS[key] = side_value
     return cached
 
 
-def side_node_index(node_index, geometry):
-    """A space's element_node_index(cell_arg, space_arg, cell, node) as a function of a side: the
-    nodes of a side are those of its inner cell."""
-    key = (node_index, geometry)
+def combine(inner_fn, outer_fn, how: str):
+    """jump (inner - outer) or average of two side functions."""
+    key = (inner_fn, outer_fn, how)
     cached = _SIDE_FUNCS.get(key)
     if cached is not None:
         return cached
-    inner_index, to_cell_arg = geometry.side_inner_cell_index, geometry.side_to_cell_arg
+    if how == "jump":
+        @wp.func
+        def combined(field_arg: Any, s: Any):
+            return inner_fn(field_arg, s) - outer_fn(field_arg, s)
+    else:
+        @wp.func
+        def combined(field_arg: Any, s: Any):
+            return 0.5 * (inner_fn(field_arg, s) + outer_fn(field_arg, s))
+    cached = _SIDE_FUNCS[key] = combined
+    return cached
+
+
+def side_node_index(node_index, geometry, npe: int, two_sided: bool):
+    """A space's element_node_index(cell_arg, space_arg, cell, node) as a function of a side: its
+    nodes are its inner cell's, then (two-sided) its outer cell's."""
+    key = (node_index, geometry, npe, two_sided)
+    cached = _SIDE_FUNCS.get(key)
+    if cached is not None:
+        return cached
+    inner_index, outer_index, to_cell_arg = geometry.side_inner_cell_index, geometry.side_outer_cell_index, \
+        geometry.side_to_cell_arg
 
     @wp.func
     def side_node(side_arg: Any, space_arg: Any, side_index: int, node: int):
+        if wp.static(two_sided) and node >= wp.static(npe):
+            return node_index(to_cell_arg(side_arg), space_arg, outer_index(side_arg, side_index), node - wp.static(npe))
         return node_index(to_cell_arg(side_arg), space_arg, inner_index(side_arg, side_index), node)
 
     cached = _SIDE_FUNCS[key] = side_node

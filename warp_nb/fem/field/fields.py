@@ -10,7 +10,7 @@ import warp_nb as wp
 from ...types.structs import struct
 from ..domain import Cells, GeometryDomain
 from ..types import ElementKind
-from .evaluation import discrete_functions, node_functions, on_inner_cell, side_node_index
+from .evaluation import combine, discrete_functions, node_functions, on_side, side_node_index
 
 
 def bound_field_struct(element_arg, eval_arg):
@@ -29,38 +29,64 @@ _BOUND: dict = {}
 
 class BoundField:
     """A field as seen from the elements of one domain: its kernel argument struct (`Arg`), the
-    host value of it, and the device functions its operators become (`eval_inner`,
-    `eval_grad_inner`, `eval_div_inner`, and `element_node_index` for test and trial fields).
-    On cells these are the field's own; on sides they evaluate on each side's inner cell."""
+    host value of it, and the device functions its operators become (`eval_inner`, `eval_outer`,
+    `eval_jump`, `eval_average` and the same for grad_, div_, D_, curl_; `element_node_index` and
+    `nodes_per_element` for test and trial fields). On cells these are the field's own (outer and
+    average are the value, jump zero is not provided); on sides they evaluate on the side's inner and
+    outer cells, and a test or trial field on a domain of all or interior sides has the nodes of both."""
 
     def __init__(self, field, domain: GeometryDomain):
+        from ..domain import BoundarySides
         self.field = field
         self.domain = domain
         self.name = field.name
         self.space = getattr(field, "space", None)
         self.Arg = bound_field_struct(domain.ElementArg, field.EvalArg)
-        names = OPERATOR_FUNCTIONS
+        slot = getattr(field, "SLOT", None)
         if hasattr(field, "functions_on"):  # a field defined on positions: the same on cells and sides
             functions = field.functions_on(domain)
-            for name in names:
-                setattr(self, name, functions.get(name))
+            for base in _BASES:
+                fn = functions.get(f"eval_{base}inner")
+                for where in _WHERE:
+                    setattr(self, f"eval_{base}{where}", fn)
         elif domain.element_kind == ElementKind.CELL:
-            for name in names:
-                setattr(self, name, getattr(field, name, None))
-            self.element_node_index = field.space.element_node_index
+            for base in _BASES:
+                fn = getattr(field, f"eval_{base}inner", None)
+                for where in ("inner", "outer", "average"):
+                    setattr(self, f"eval_{base}{where}", fn)
+                setattr(self, f"eval_{base}jump", None)
+            if self.space is not None:
+                self.element_node_index = self.space.element_node_index
+                self.nodes_per_element = self.space.NODES_PER_ELEMENT
         else:
             geo = domain.geometry
+            npe = self.space.NODES_PER_ELEMENT
+            two_sided = slot is not None and not isinstance(domain, BoundarySides)
             cell_struct = bound_field_struct(geo.CellArg, field.EvalArg)
-            for name in names:
-                fn = getattr(field, name, None)
-                setattr(self, name, None if fn is None else on_inner_cell(fn, geo, cell_struct))
-            self.element_node_index = side_node_index(field.space.element_node_index, geo)
+            for base in _BASES:
+                fn = getattr(field, f"eval_{base}inner", None)
+                if fn is None:
+                    for where in _WHERE:
+                        setattr(self, f"eval_{base}{where}", None)
+                    continue
+                inner = on_side(fn, geo, cell_struct, False, slot, npe)
+                outer = on_side(fn, geo, cell_struct, True, slot, npe) if (two_sided or slot is None) else inner
+                setattr(self, f"eval_{base}inner", inner)
+                setattr(self, f"eval_{base}outer", outer)
+                setattr(self, f"eval_{base}jump", combine(inner, outer, "jump"))
+                setattr(self, f"eval_{base}average", combine(inner, outer, "average"))
+            self.nodes_per_element = npe * (2 if two_sided else 1)
+            self.element_node_index = side_node_index(self.space.element_node_index, geo, npe, two_sided)
 
     def arg_value(self, device):
         value = self.Arg()
         value.geo = self.domain.element_arg_value(device)
         value.eval = self.field.eval_arg_value(device)
         return value
+
+
+_BASES = ("", "grad_", "div_", "D_", "curl_")
+_WHERE = ("inner", "outer", "jump", "average")
 
 
 #: the device functions a field may provide, one per operator (field/evaluation.py)
@@ -74,6 +100,11 @@ class FieldLike:
 
     def eval_arg_value(self, device):
         raise NotImplementedError
+
+    def trace(self):
+        """The field as seen from sides (Warp's trace): the same field here, since a field is bound
+        to the domain it is integrated over when an integrand is specialised."""
+        return self
 
 
 def _space_arg_struct(space_arg):
@@ -105,6 +136,10 @@ class _NodeField(FieldLike):
                              f"space's ({space.geometry.name})")
         self.EvalArg = _space_arg_struct(space.SpaceArg)
         self.__dict__.update(node_functions(space, self.SLOT))
+        self.space_restriction = None  # the whole space (restrictions are not supported yet)
+        self.space_partition = None
+        self.node_dof_count = space.NODE_DOF_COUNT
+        self.value_dof_count = space.VALUE_DOF_COUNT
 
     @property
     def name(self) -> str:
@@ -202,11 +237,6 @@ class DiscreteField(FieldLike):
         arg.space_arg = self.space.space_arg_value(device)
         arg.dof_values = self._dof_values
         return arg
-
-    def trace(self):
-        """The field as seen from sides (Warp's trace): the same field here, since a field is bound to
-        the domain it is integrated over when an integrand is specialised."""
-        return self
 
     @property
     def degree(self) -> int:

@@ -225,13 +225,17 @@ def _device_functions() -> dict:
 
     @wp.func
     def cell_lookup(args: Grid2DCellArg, pos: wp.vec2, max_dist: float):
-        # the cell holding pos, or the nearest one (a grid can always answer)
+        # the cell holding pos, or the nearest one if pos is within max_dist of the grid (else none)
         s = Sample()
         loc = wp.vec2((pos[0] - args.origin[0]) / args.cell_size[0], (pos[1] - args.origin[1]) / args.cell_size[1])
         cx = wp.clamp(int(wp.floor(loc[0])), 0, args.res[0] - 1)
         cy = wp.clamp(int(wp.floor(loc[1])), 0, args.res[1] - 1)
         s.element_index = _grid2d_cell_index(args.res, wp.vec2i(cx, cy))
         s.element_coords = wp.vec3(wp.clamp(loc[0] - float(cx), 0.0, 1.0), wp.clamp(loc[1] - float(cy), 0.0, 1.0), 0.0)
+        gap = wp.cw_mul(wp.vec2(loc[0] - float(cx) - s.element_coords[0], loc[1] - float(cy) - s.element_coords[1]),
+                        args.cell_size)
+        if wp.length_sq(gap) > max_dist * max_dist:  # outside the grid by more than max_dist: no cell
+            s.element_index = -1
         s.qp_index = -1
         return s
 

@@ -218,15 +218,20 @@ def _device_functions() -> dict:
 
     @wp.func
     def cell_lookup(args: Grid3DCellArg, pos: wp.vec3, max_dist: float):
-        # the cell holding pos, or the nearest one (a grid can always answer)
+        # the cell holding pos, or the nearest one if pos is within max_dist of the grid (else none)
         cell = wp.vec3i(0)
         coords = wp.vec3(0.0)
+        dist_sq = float(0.0)
         for k in range(3):
             loc = (pos[k] - args.origin[k]) / args.cell_size[k]
             cell[k] = wp.clamp(int(wp.floor(loc)), 0, args.res[k] - 1)
             coords[k] = wp.clamp(loc - float(cell[k]), 0.0, 1.0)
+            gap = (loc - float(cell[k]) - coords[k]) * args.cell_size[k]
+            dist_sq += gap * gap
         s = Sample()
         s.element_index = _grid3d_cell_index(args.res, cell)
+        if dist_sq > max_dist * max_dist:
+            s.element_index = -1
         s.element_coords = coords
         s.qp_index = -1
         return s

@@ -16,15 +16,64 @@ from .topology import DiscontinuousTopology, GridLatticeTopology
 
 
 def _shape_function(element, degree: int, element_basis, family):
+    from .shape import make_element_shape_function
+    return make_element_shape_function(element, degree=degree, element_basis=element_basis, family=family)
+
+
+class BasisSpace:
+    """Warp's basis space: a topology and the shape function of its nodes, without a value type.
+    `make_collocated_function_space` gives it one."""
+
+    def __init__(self, topology, shape):
+        self.topology, self.shape = topology, shape
+        self.geometry = topology.geometry
+
+    @property
+    def name(self) -> str:
+        return f"{self.topology.name}_{self.shape.name}"
+
+    @property
+    def degree(self) -> int:
+        return self.shape.ORDER
+
+    def node_count(self) -> int:
+        return self.topology.node_count()
+
+    def node_positions(self, out=None):
+        return FunctionSpace(self.topology, self.shape, T.float32).node_positions(out)
+
+
+def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discontinuous: bool = False,
+                                family: Polynomial | None = None) -> BasisSpace:
+    """The nodes and shape functions of polynomials of `degree` over the cells of `geo` (see
+    make_polynomial_space for which combinations are supported)."""
+    if not isinstance(degree, int) or degree < 0:
+        raise ValueError(f"make_polynomial_basis_space: `degree` must be a non-negative integer, got {degree!r}")
     from . import shape
-    factory = getattr(shape, "make_element_shape_function", None)
-    if factory is not None:
-        return factory(element, degree=degree, element_basis=element_basis, family=family)
-    # until the shape part gives its factory: tensor-product Lagrange on squares
-    from ..geometry.element import Element
-    if Element(element) == Element.SQUARE and element_basis in (None, "lagrange"):
-        return shape.SquareBipolynomialShapeFunctions(degree, family)
-    raise NotImplementedError(f"make_polynomial_space: no shape functions for {Element(element).name} yet")
+    lagrange = shape.ElementBasis.LAGRANGE
+    basis = lagrange if element_basis is None else element_basis
+    shape_function = _shape_function(geo.reference_cell(), degree, basis, family)
+    if discontinuous or degree == 0:
+        topology = DiscontinuousTopology(geo, shape_function.NODES_PER_ELEMENT)
+    elif hasattr(geo, "res") and basis == lagrange:
+        topology = GridLatticeTopology(geo, degree)
+    elif basis == lagrange and vertex_table(geo) is not None:
+        topology = MeshEntityTopology(geo, shape_function)
+    else:
+        raise NotImplementedError(f"make_polynomial_space: continuous {getattr(basis, 'name', basis)} spaces of degree "
+                                  f"{degree} on {type(geo).__name__} are not supported by warp_nb.fem yet (Lagrange "
+                                  "spaces on grids and meshes, or discontinuous=True, are)")
+    return BasisSpace(topology, shape_function)
+
+
+def make_collocated_function_space(basis_space: BasisSpace, dtype=T.float32, dof_mapper=None) -> FunctionSpace:
+    """The function space of `dtype` values at the nodes of `basis_space`."""
+    if dof_mapper is not None:
+        raise NotImplementedError("make_collocated_function_space: dof mappers are not supported by warp_nb.fem yet")
+    if not isinstance(basis_space, BasisSpace):
+        raise TypeError(f"make_collocated_function_space: `basis_space` must come from make_polynomial_basis_space, got "
+                        f"{type(basis_space).__name__}")
+    return FunctionSpace(basis_space.topology, basis_space.shape, dtype or T.float32)
 
 
 def make_polynomial_space(geo, dtype=T.float32, dof_mapper=None, degree: int = 1, element_basis=None,
@@ -33,20 +82,5 @@ def make_polynomial_space(geo, dtype=T.float32, dof_mapper=None, degree: int = 1
     polynomials of `degree` (Lagrange by default; `element_basis` picks another family)."""
     if dof_mapper is not None:
         raise NotImplementedError("make_polynomial_space: dof mappers are not supported by warp_nb.fem yet")
-    if not isinstance(degree, int) or degree < 0:
-        raise ValueError(f"make_polynomial_space: `degree` must be a non-negative integer, got {degree!r}")
-    from . import shape
-    lagrange = shape.ElementBasis.LAGRANGE if hasattr(shape, "ElementBasis") else "lagrange"
-    basis = lagrange if element_basis is None else element_basis
-    shape = _shape_function(geo.reference_cell(), degree, basis, family)
-    if discontinuous or degree == 0:
-        topology = DiscontinuousTopology(geo, shape.NODES_PER_ELEMENT)
-    elif hasattr(geo, "res") and basis == lagrange:
-        topology = GridLatticeTopology(geo, degree)
-    elif basis == lagrange and vertex_table(geo) is not None:
-        topology = MeshEntityTopology(geo, shape)
-    else:
-        raise NotImplementedError(f"make_polynomial_space: continuous {getattr(basis, 'name', basis)} spaces of degree {degree} "
-                                  f"on {type(geo).__name__} are not supported by warp_nb.fem yet (degree 1 on "
-                                  "meshes, any degree on grids, or discontinuous=True are)")
-    return FunctionSpace(topology, shape, dtype)
+    basis = make_polynomial_basis_space(geo, degree, element_basis, discontinuous, family)
+    return make_collocated_function_space(basis, dtype or T.float32)
