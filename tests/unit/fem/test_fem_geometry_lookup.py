@@ -129,3 +129,86 @@ def test_closest_point_on_simplices():
     dist_tet = ((q3[:, None] - tet[None]) ** 2).sum(-1).min(1)
     np.testing.assert_allclose(d[:, 1], dist_tet, atol=1.0e-2)
     np.testing.assert_allclose(((q3 - c[:, 1] @ E) ** 2).sum(1), d[:, 1], atol=1.0e-5)
+
+
+def _side_queries(geo, sides, pts):
+    vec = wp.types.vector(geo.dimension, wp.float32)
+
+    @wp.kernel
+    def queries(args: geo.SideArg, sides: wp.array(dtype=int), pts: wp.array(dtype=vec), out: wp.array2d(dtype=wp.vec3),
+                sq_dist: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i, 0] = geo.side_coordinates(args, sides[i], pts[i])
+        c, d = geo.side_closest_point(args, sides[i], pts[i])
+        out[i, 1] = c
+        sq_dist[i] = d
+
+    n = len(pts)
+    out, sq = wp.zeros((n, 2), dtype=wp.vec3), wp.zeros(n, dtype=float)
+    wp.launch(queries, dim=n, inputs=[geo.side_arg_value("cpu"), wp.array(sides, dtype=int), wp.array(pts, dtype=vec),
+                                      out, sq])
+    return out.numpy(), sq.numpy()
+
+
+@pytest.mark.parametrize("name", sorted(_MESHES) + ["Grid2D", "Grid3D"])
+def test_side_coordinates_and_closest_points(name):
+    if name.startswith("Grid"):
+        geo = fem.Grid2D(res=wp.vec2i(2, 3)) if name == "Grid2D" else fem.Grid3D(res=wp.vec3i(2, 1, 2))
+    else:
+        cls, cells, points = _MESHES[name]()
+        geo = cls(wp.array(cells, dtype=int), wp.array(points, dtype=wp.vec2 if points.shape[1] == 2 else wp.vec3))
+    v = evaluate(wp, fem, geo)
+    sdim = geo.cell_dimension - 1
+    sides = np.repeat(np.arange(geo.side_count()), 2)
+    # points of each side at the first two evaluation coordinates: found again there, at distance 0
+    pts = v["pos"][:, :2].reshape(-1, geo.dimension)
+    coords, sq_dist = _side_queries(geo, sides, pts)
+    from .geometry_values import COORDS
+    expected = np.tile(np.array(COORDS[:2]), (geo.side_count(), 1))
+    n = 3 if geo.reference_side().prototype.measure() < 1.0 else sdim  # barycentric faces use all three
+    np.testing.assert_allclose(coords[:, 0, :n], expected[:, :n], atol=2.0e-4)
+    np.testing.assert_allclose(coords[:, 1, :n], expected[:, :n], atol=2.0e-4)
+    np.testing.assert_allclose(sq_dist, 0.0, atol=1.0e-8)
+    # pushed off the side along its normal (where it has one): same closest point, at the pushed distance
+    if geo.side_normal is not None:
+        offset = 0.05 * v["normal"][:, :2].reshape(-1, geo.dimension)
+        coords, sq_dist = _side_queries(geo, sides, pts + offset)
+        np.testing.assert_allclose(coords[:, 1, :n], expected[:, :n], atol=2.0e-3)
+        np.testing.assert_allclose(sq_dist, 0.05**2, rtol=2.0e-2)
+
+
+@pytest.mark.parametrize("name", ["Grid2D", "Trimesh2D", "Hexmesh"])
+def test_filtered_cell_lookup(name):
+    if name == "Grid2D":
+        geo = fem.Grid2D(res=wp.vec2i(3, 2))
+    else:
+        cls, cells, points = _MESHES[name]()
+        geo = cls(wp.array(cells, dtype=int), wp.array(points, dtype=wp.vec2 if points.shape[1] == 2 else wp.vec3))
+    lookup = geo.make_filtered_cell_lookup()
+    vec = wp.types.vector(geo.dimension, wp.float32)
+
+    @wp.kernel
+    def filtered(args: geo.CellArg, pts: wp.array(dtype=vec), marks: wp.array(dtype=int), max_dist: float,
+                 found: wp.array(dtype=int)):
+        i = wp.tid()
+        found[i] = lookup(args, pts[i], max_dist, marks, 1).element_index
+
+    v = evaluate(wp, fem, geo)
+    pts = v["cell_centre"]
+    marks = np.zeros(geo.cell_count(), dtype=np.int32)
+    marks[[1, geo.cell_count() - 1]] = 1
+    out = wp.zeros(len(pts), dtype=int)
+    args = [geo.cell_arg_value("cpu"), wp.array(pts, dtype=vec), wp.array(marks, dtype=int)]
+    wp.launch(filtered, dim=len(pts), inputs=[*args, 1.0e30, out])
+    # numpy: the nearer of the two marked cells (their centres are inside them)
+    d = ((pts[:, None] - pts[None, [1, geo.cell_count() - 1]]) ** 2).sum(-1)
+    found = out.numpy()
+    assert found[1] == 1 and found[-1] == geo.cell_count() - 1
+    assert set(found.tolist()) <= {1, geo.cell_count() - 1}
+    near = np.where(d[:, 0] < 0.25 * d[:, 1], 1, np.where(d[:, 1] < 0.25 * d[:, 0], geo.cell_count() - 1, -2))
+    assert all(f == n for f, n in zip(found, near) if n != -2)
+    # nothing marked within max_dist: no cell
+    wp.launch(filtered, dim=len(pts), inputs=[*args, 1.0e-3, out])
+    expected = np.full(len(pts), -1)
+    expected[[1, -1]] = [1, geo.cell_count() - 1]
+    assert out.numpy().tolist() == expected.tolist()

@@ -84,6 +84,11 @@ def _element_inverse(F: mat32):  # noqa: F811
     return wp.inverse(Ft @ F) @ Ft
 
 
+@wp.func
+def _filter_by_array(filter_data: Any, cell: int):
+    return filter_data[cell]
+
+
 class Geometry:
     """Interface class for discrete geometries: cells and sides, the argument structs of their
     device functions and those functions. Subclasses set `dimension` (of the embedding space),
@@ -195,6 +200,34 @@ class Geometry:
     def bvh_id(self, device) -> int:
         return 0
 
+    def make_filtered_cell_lookup(self, filter_func=None):
+        """A device function `lookup(args, pos, max_dist, filter_data, filter_target)`: the sample of
+        the nearest cell within `max_dist` of `pos` among the cells for which
+        `filter_func(filter_data, cell) == filter_target` (by default `filter_data[cell]`). It scans
+        every cell: meant for selective queries, not as a fast path."""
+        closest = self.cell_closest_point
+        count = self.cell_count_in_args
+        if filter_func is None:
+            filter_func = _filter_by_array
+
+        @wp.func
+        def filtered_cell_lookup(args: Any, pos: Any, max_dist: float, filter_data: Any, filter_target: Any):
+            s = Sample()
+            s.element_index = NULL_ELEMENT_INDEX
+            s.element_coords = wp.vec3(OUTSIDE)
+            s.qp_index = -1
+            best = max_dist * max_dist
+            for cell in range(count(args)):
+                if filter_func(filter_data, cell) == filter_target:
+                    coords, d = closest(args, cell, pos)
+                    if d <= best:
+                        best = d
+                        s.element_index = cell
+                        s.element_coords = coords
+            return s
+
+        return filtered_cell_lookup
+
     # --- device functions derived from the primary ones ---
 
     def _make_default_dependent_implementations(self):
@@ -205,6 +238,10 @@ class Geometry:
                      "side_outer_inverse_deformation_gradient", "side_measure_ratio"):
             if getattr(self, name, None) is None:
                 setattr(self, name, getattr(self, "_make_" + name)())
+        if self.side_coordinates is None or self.side_closest_point is None:
+            from .side_queries import make_side_queries  # (it builds on this module's helpers)
+
+            self.side_coordinates, self.side_closest_point = make_side_queries(self)
 
     def _make_cell_measure(self):
         # a true volume / area: |det F| times the reference cell's own measure (1/2 for a triangle)
@@ -332,6 +369,11 @@ class Geometry:
     cell_normal = None
     cell_measure_ratio = None
     cell_lookup = None
+    cell_closest_point = None  # (args, cell, pos) -> (coords, squared distance)
+    cell_coordinates = None  # (args, cell, pos) -> coords, not clamped to the element
+    cell_count_in_args = None  # (args) -> the number of cells, read from the CellArg
+    side_coordinates = None  # (args, side, pos) -> coords, not clamped to the side
+    side_closest_point = None  # (args, side, pos) -> (coords, squared distance)
     side_position = None
     side_deformation_gradient = None
     side_inner_inverse_deformation_gradient = None

@@ -237,6 +237,10 @@ def _device_functions() -> dict:
         return s
 
     @wp.func
+    def cell_count_in_args(args: Grid3DCellArg):
+        return args.res[0] * args.res[1] * args.res[2]
+
+    @wp.func
     def side_position(args: Grid3DSideArg, s: Sample):
         side = _grid3d_get_side(args, s.element_index)
         c = _grid3d_side_cell_coords(side, 0.0, s.element_coords)
@@ -356,6 +360,7 @@ def _device_functions() -> dict:
         cell_coordinates=cell_coordinates,
         cell_closest_point=cell_closest_point,
         cell_lookup=cell_lookup,
+        cell_count_in_args=cell_count_in_args,
         side_position=side_position,
         side_deformation_gradient=side_deformation_gradient,
         side_measure=side_measure,

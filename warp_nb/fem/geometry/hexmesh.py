@@ -191,7 +191,7 @@ def _device_functions(parallelepiped: bool) -> dict:
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
         cell_closest_point=cell_closest_point,
         cell_coordinates=make_newton_coordinates(cell_position, cell_deformation_gradient, 3, clamp=False),
-        cell_lookup=make_cell_lookup(cell_closest_point, cell_count),
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count), cell_count_in_args=cell_count,
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         face_to_hex_coords=face_to_hex_coords,

@@ -166,7 +166,7 @@ def quadmesh_device_types(dim: int) -> dict:
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
         cell_closest_point=cell_closest_point,
         cell_coordinates=make_newton_coordinates(cell_position, cell_deformation_gradient, 2, clamp=False),
-        cell_lookup=make_cell_lookup(cell_closest_point, cell_count),
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count), cell_count_in_args=cell_count,
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         side_inner_cell_coords=side_inner_cell_coords, side_outer_cell_coords=side_outer_cell_coords,

@@ -171,7 +171,7 @@ def _device_functions() -> dict:
     return dict(
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
         cell_closest_point=cell_closest_point, cell_coordinates=cell_coordinates,
-        cell_lookup=make_cell_lookup(cell_closest_point, cell_count),
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count), cell_count_in_args=cell_count,
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         face_to_tet_coords=face_to_tet_coords,

@@ -145,7 +145,7 @@ def trimesh_device_types(dim: int) -> dict:
         CellArg=TrimeshCellArg, SideArg=TrimeshSideArg, SideIndexArg=TrimeshSideIndexArg,
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
         cell_closest_point=cell_closest_point, cell_coordinates=cell_coordinates,
-        cell_lookup=make_cell_lookup(cell_closest_point, cell_count),
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count), cell_count_in_args=cell_count,
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         side_inner_cell_coords=side_inner_cell_coords, side_outer_cell_coords=side_outer_cell_coords,
