@@ -138,7 +138,7 @@ def _grid2d_lookup_kernel(args: fem.Grid2D.CellArg, pos: wp.array(dtype=wp.vec2)
                           coords: wp.array(dtype=wp.vec3), off_side: wp.array(dtype=wp.vec3),
                           side_arg: fem.Grid2D.SideArg):
     i = wp.tid()
-    s = fem.Grid2D.cell_lookup(args, pos[i], 1.0)
+    s = fem.Grid2D.cell_lookup(args, pos[i], 100.0)
     cells[i] = s.element_index
     coords[i] = s.element_coords
     # a point inside cell 0 is on none of its sides
