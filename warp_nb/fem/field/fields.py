@@ -242,6 +242,12 @@ class DiscreteField(FieldLike):
     def degree(self) -> int:
         return self.space.degree
 
+    def make_deformed_geometry(self, relative: bool = True):
+        """The geometry of this field's space moved by the field (a displacement when `relative`)."""
+        from ..geometry.deformed_geometry import DeformedGeometry
+
+        return DeformedGeometry(self, relative=relative)
+
 
 def make_discrete_field(space, space_partition=None) -> DiscreteField:
     """A discrete field of `space`, its node values zero."""

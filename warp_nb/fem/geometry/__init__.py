@@ -8,3 +8,4 @@ from .trimesh import Trimesh, Trimesh2D, Trimesh3D  # noqa: F401
 from .quadmesh import Quadmesh, Quadmesh2D, Quadmesh3D  # noqa: F401
 from .tetmesh import Tetmesh  # noqa: F401
 from .hexmesh import Hexmesh  # noqa: F401
+from .deformed_geometry import DeformedGeometry  # noqa: F401
