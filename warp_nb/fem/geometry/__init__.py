@@ -9,3 +9,5 @@ from .quadmesh import Quadmesh, Quadmesh2D, Quadmesh3D  # noqa: F401
 from .tetmesh import Tetmesh  # noqa: F401
 from .hexmesh import Hexmesh  # noqa: F401
 from .deformed_geometry import DeformedGeometry  # noqa: F401
+from .partition import (CellBasedGeometryPartition, ExplicitGeometryPartition, GeometryPartition,  # noqa: F401
+                        LinearGeometryPartition)
