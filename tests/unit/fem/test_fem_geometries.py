@@ -249,7 +249,7 @@ def _grid_points(res, noise, seed=0):
 
 
 def _grid_quads(nx, ny):
-    v = lambda x, y: x * (ny + 1) + y  # noqa: E731
+    v = lambda x, y: x * (ny + 1) + y
     return np.array([[v(x, y), v(x + 1, y), v(x + 1, y + 1), v(x, y + 1)] for x in range(nx) for y in range(ny)])
 
 
@@ -359,7 +359,7 @@ def test_quadmesh3d_values():
 
 def _kuhn_tets(nx, ny, nz):
     """Six positively oriented tets per grid box (the Kuhn split), vertex (x, y, z) = (x * (ny+1) + y) * (nz+1) + z."""
-    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z  # noqa: E731
+    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z
     tets = []
     for x in range(nx):
         for y in range(ny):
@@ -423,7 +423,7 @@ _CUBE = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 
 
 
 def _grid_hexes(nx, ny, nz):
-    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z  # noqa: E731
+    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z
     return np.array([[v(x + i, y + j, z + k) for i, j, k in _CUBE.astype(int)]
                      for x in range(nx) for y in range(ny) for z in range(nz)])
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import warp_nb as wp
 
-from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample  # noqa: F401  (re-exported for the geometries)
+from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 mat23 = wp.types.matrix(shape=(2, 3), dtype=wp.float32)
@@ -34,22 +34,22 @@ def _element_measure(F: wp.vec2):
 
 
 @wp.func
-def _element_measure(F: wp.vec3):  # noqa: F811  (overload)
+def _element_measure(F: wp.vec3):
     return wp.length(F)
 
 
 @wp.func
-def _element_measure(F: mat32):  # noqa: F811
+def _element_measure(F: mat32):
     return wp.length(wp.cross(wp.vec3(F[0, 0], F[1, 0], F[2, 0]), wp.vec3(F[0, 1], F[1, 1], F[2, 1])))
 
 
 @wp.func
-def _element_measure(F: wp.mat22):  # noqa: F811
+def _element_measure(F: wp.mat22):
     return wp.abs(wp.determinant(F))
 
 
 @wp.func
-def _element_measure(F: wp.mat33):  # noqa: F811
+def _element_measure(F: wp.mat33):
     return wp.abs(wp.determinant(F))
 
 
@@ -62,7 +62,7 @@ def _element_normal(F: wp.vec2):
 
 
 @wp.func
-def _element_normal(F: mat32):  # noqa: F811
+def _element_normal(F: mat32):
     return wp.normalize(wp.cross(wp.vec3(F[0, 0], F[1, 0], F[2, 0]), wp.vec3(F[0, 1], F[1, 1], F[2, 1])))
 
 
@@ -74,12 +74,12 @@ def _element_inverse(F: wp.mat22):
 
 
 @wp.func
-def _element_inverse(F: wp.mat33):  # noqa: F811
+def _element_inverse(F: wp.mat33):
     return wp.inverse(F)
 
 
 @wp.func
-def _element_inverse(F: mat32):  # noqa: F811
+def _element_inverse(F: mat32):
     Ft = wp.transpose(F)
     return wp.inverse(Ft @ F) @ Ft
 

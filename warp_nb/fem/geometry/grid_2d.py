@@ -13,8 +13,8 @@ side coordinate runs along the other axis, in the direction that makes the norma
 import warp_nb as wp
 
 from ..types import Sample
-from .geometry import OUTSIDE, Geometry
 from .element import Element
+from .geometry import OUTSIDE, Geometry
 
 
 @wp.struct

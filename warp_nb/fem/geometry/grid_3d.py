@@ -13,9 +13,9 @@ boundary)."""
 import warp_nb as wp
 
 from ..types import Sample
+from .element import Element
 from .geometry import OUTSIDE, Geometry
 from .grid_2d import check_grid_arguments
-from .element import Element
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 

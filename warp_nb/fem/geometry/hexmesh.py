@@ -9,15 +9,14 @@ A face's point in a hex is found from where its four vertices sit in that hex, s
 orientation code is stored. Edges are numbered the same way from the local edges of the bottom
 square, the top square, then the four verticals. Warp's conventions, checked against warp-lang."""
 
-import numpy as np
 
 import warp_nb as wp
 
 from ..types import Sample
+from .element import Element
 from .geometry import OUTSIDE, Geometry
 from .mesh_lookup import MeshLookup, make_cell_lookup, make_newton_coordinates
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
-from .element import Element
 from .tetmesh import start_at_smallest_vertex
 
 _HEX_FACES = [(0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 7, 6, 2), (0, 3, 2, 1), (4, 5, 6, 7)]

@@ -27,7 +27,7 @@ def make_cell_lookup(cell_closest_point, cell_count):
         return wp.vec3(p[0], p[1], 0.0)
 
     @wp.func
-    def _as_vec3(p: wp.vec3):  # noqa: F811
+    def _as_vec3(p: wp.vec3):
         return p
 
     @wp.func

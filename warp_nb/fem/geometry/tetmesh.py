@@ -15,10 +15,10 @@ import warp_nb as wp
 
 from ..types import Sample
 from .closest_point import project_on_tet_at_origin
+from .element import Element
 from .geometry import OUTSIDE, Geometry
 from .mesh_lookup import MeshLookup, make_cell_lookup
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
-from .element import Element
 
 _TET_FACES = [(0, 1, 2), (1, 2, 3), (2, 3, 0), (3, 0, 1)]
 _TET_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
