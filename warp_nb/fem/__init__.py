@@ -3,7 +3,8 @@
 - `types.py`: Sample, coordinates, index types, the Domain / Field annotations;
 - `integrand.py`: the `@integrand` decorator and its record;
 - `domain.py`: where to integrate (a geometry's cells, sides, boundary sides);
-- `quadrature/`: which points of each element (regular rules);
+- `subdomain.py`: a domain over some elements of another;
+- `quadrature/`: which points of each element (regular rules, explicit points, particles, nodes);
 - `space/`: function spaces (node topology + shape functions);
 - `field/`: test, trial and discrete fields and how integrands evaluate them;
 - `operator.py`: the operators integrands call (`grad`, `div`, `position`, ...);
@@ -26,7 +27,7 @@ from .cache import (  # noqa: F401
 from .dirichlet import (  # noqa: F401
     normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs,
 )
-from .domain import BoundarySides, Cells, GeometryDomain, Sides  # noqa: F401
+from .domain import BoundarySides, Cells, FrontierSides, GeometryDomain, Sides  # noqa: F401
 from .field import DiscreteField, FieldLike, ImplicitField, NonconformingField, UniformField, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
 from .geometry import (  # noqa: F401
     CellBasedGeometryPartition, ExplicitGeometryPartition, Geometry, GeometryPartition, Grid2D, Grid3D, Hexmesh,
@@ -39,13 +40,15 @@ from .operator import (  # noqa: F401
     D, Operator, average, curl, deformation_gradient, degree, div, div_outer, grad, grad_average, grad_jump, grad_outer, inner, jump,
     lookup, measure, measure_ratio, normal, outer, position, scalar_type,
 )
+from .partition_operators import element_partition_index, node_partition_index  # noqa: F401
 from .polynomial import Polynomial  # noqa: F401
-from .quadrature import Quadrature, RegularQuadrature  # noqa: F401
+from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401
 from .space import (  # noqa: F401
     BasisSpace, FunctionSpace, SpaceTopology, make_collocated_function_space, make_polynomial_basis_space,
     make_polynomial_space,
 )
 from .space.shape import ElementBasis, ShapeFunction, make_element_shape_function  # noqa: F401
+from .subdomain import Subdomain  # noqa: F401
 from .types import (  # noqa: F401
     NULL_ELEMENT_INDEX, NULL_NODE_INDEX, NULL_QP_INDEX, OUTSIDE, Coords, Coords_f64, Domain, ElementIndex, ElementKind,
     Field, NodeIndex, QuadraturePointIndex, Sample, Sample_f64, make_free_sample,

@@ -1,4 +1,5 @@
-"""Where to integrate: a geometry's cells, its sides, or its boundary sides. A domain numbers its
+"""Where to integrate: a geometry's cells, its sides, its boundary sides (or frontier sides, none
+without partitions; a subset of any of these: subdomain.py). A domain numbers its
 own elements 0..element_count()-1 and maps each to the geometry's element index
 (`element_index`); every other device function forwards to the geometry's cell or side function,
 so an integrand written against a domain runs on cells and sides alike. The struct a kernel gets
@@ -158,12 +159,26 @@ class BoundarySides(GeometryDomain):
         return self.geometry.boundary_side_index
 
 
+class FrontierSides(GeometryDomain):
+    """The sides between a geometry partition and the rest of the geometry. warp_nb.fem does not
+    partition geometries, so a whole geometry has no frontier: this domain is empty."""
+
+    element_kind = ElementKind.SIDE
+    ElementIndexArg = _NoIndexArg
+
+    def element_count(self) -> int:
+        return 0
+
+    def element_index_arg_value(self, device):
+        return _NoIndexArg()
+
+
 @func
 def _own_index(arg: _NoIndexArg, index: int32):
     return index
 
 
-Cells.element_index = Sides.element_index = _own_index
+Cells.element_index = Sides.element_index = FrontierSides.element_index = _own_index
 
 
 def _domain_arg_struct(element_arg, index_arg):

@@ -242,6 +242,20 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
                                    add, bsr_options)
 
 
+def _node_accumulator(dtype, out_t, dofs: int, accumulate_dtype):
+    """(accumulator type, kernel text indexing its dof `_c`) of a node's values of `dtype` written as
+    `out_t`: a flat vector of the node's dofs when the output is a vector of that length (Warp's
+    output for tensor-valued spaces), else the value type itself (a matrix indexed by row and column)."""
+    if dofs == 1:
+        return accumulate_dtype, ""
+    if T.type_is_vector(out_t) and T.type_length(out_t) == dofs:
+        return T.vector(length=dofs, dtype=accumulate_dtype), "_c"
+    if T.type_is_matrix(dtype):
+        cols = dtype._shape_[1]
+        return _with_scalar(dtype, accumulate_dtype), f"_c // {cols}, _c % {cols}"
+    return _with_scalar(dtype, accumulate_dtype), "_c"
+
+
 def _launch(kernel, dim, inputs):
     wp.launch(kernel, dim=dim, inputs=inputs)
 
@@ -287,11 +301,11 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
     if output is not None:
         out_t = output.dtype
     vector_out = dofs > 1
-    acc_t = _with_scalar(space.dtype, accumulate_dtype) if vector_out else accumulate_dtype
+    acc_t, component = _node_accumulator(space.dtype, out_t, dofs, accumulate_dtype)
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_outv": out_t,
                       "_fem_t_out": wp.array(dtype=out_t),
                       "_fem_node_index": setup.fields_on_nodes[test_name].element_node_index})
-    add_line = ("                _acc[_c] += _fem_t_accs({call} * _dw)\n" if vector_out else
+    add_line = (f"                _acc[{component}] += _fem_t_accs({{call}} * _dw)\n" if vector_out else
                 "                _acc += _fem_t_acc({call} * _dw)\n").format(call=setup.call_text())
     body = ("    _domain_element, _node = wp.tid()\n    _acc = _fem_t_acc()\n" + _QP_LOOP +
             f"        for _c in range({dofs}):\n"
@@ -416,8 +430,8 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
     else:
         out_t = output_dtype or (output.dtype if output is not None else space.dtype)
         blocked = tdofs > 1
-        acc_t = _with_scalar(space.dtype, accumulate_dtype) if blocked else accumulate_dtype
-        add_line = "_acc[_c] += " if blocked else "_acc += "
+        acc_t, component = _node_accumulator(space.dtype, out_t, tdofs, accumulate_dtype)
+        add_line = f"_acc[{component}] += " if blocked else "_acc += "
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_outv": out_t, "_fem_t_out": wp.array(dtype=out_t)})
     body = ("    _domain_element, _node = wp.tid()\n"
             f"    _t = _domain_element * {npe} + _node\n"
@@ -468,6 +482,8 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
         if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
             fields, integrand = {"u": integrand}, _field_value
         return _interpolate_nodes(integrand, dest, fields, values, device, reduction, at)
+    if isinstance(at, GeometryDomain):  # as Warp: a domain's elements at their centres (the order-0 rule)
+        at = RegularQuadrature(at, order=0)
     if not isinstance(at, Quadrature):
         raise TypeError(f"fem.interpolate: `at` must be a fem quadrature when `dest` is "
                         f"{'an array' if dest is not None else 'not given'}, got {type(at).__name__}")

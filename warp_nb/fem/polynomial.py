@@ -4,7 +4,7 @@ points, weights (summing to 1) and Lagrange scales; nothing here knows about ele
 
 The Gauss-Legendre and Gauss-Lobatto-Legendre points are computed (Newton iterations on Legendre
 polynomials) rather than tabulated, so every count works (Warp's table stops at 5 points). Points come
-in ascending order (Warp lists some Gauss-Legendre sets centre first; see docs/compat.md)."""
+in ascending order, except Gauss-Legendre sets of up to 5 points, which come in Warp's order."""
 
 from enum import Enum
 
@@ -85,6 +85,11 @@ def _newton_cotes_weights(coords: np.ndarray) -> np.ndarray:
     return np.linalg.solve(vandermonde, moments)
 
 
+_WARP_GAUSS_LEGENDRE_ORDER = {1: [0], 2: [0, 1], 3: [1, 0, 2], 4: [2, 1, 3, 0], 5: [2, 3, 1, 4, 0]}
+"""Warp's order of its tabulated Gauss-Legendre points, as indices into the ascending ones. Node and
+quadrature point numbering follow it, so spaces and rules built on these points number like Warp's."""
+
+
 def quadrature_1d(point_count: int, family: Polynomial):
     """Points and weights (summing to 1) of `point_count` points of `family` on [0, 1]."""
     family = Polynomial(family)
@@ -93,6 +98,8 @@ def quadrature_1d(point_count: int, family: Polynomial):
     if family == Polynomial.GAUSS_LEGENDRE:
         x, w = _gauss_legendre(point_count)
         order = np.argsort(x)
+        if point_count in _WARP_GAUSS_LEGENDRE_ORDER:
+            order = order[_WARP_GAUSS_LEGENDRE_ORDER[point_count]]
         return 0.5 * (x[order] + 1.0), 0.5 * w[order]
     if family == Polynomial.LOBATTO_GAUSS_LEGENDRE:
         if point_count < 2:

@@ -102,20 +102,42 @@ def _evaluate(shape, kind, coords):
     return values.numpy().reshape(len(coords), N, C), grads.numpy().reshape(len(coords), N, C, D)
 
 
-def _node_tables(shape):
+def _node_tables(shape, trace=False):
     coords_fn = shape.make_node_coords_in_element()
     qw_fn = shape.make_node_quadrature_weight()
+    tw_fn = shape.make_trace_node_quadrature_weight()
     N = shape.NODES_PER_ELEMENT
 
     @dynamic_kernel(suffix=shape.name, kernel_options={"enable_backward": False})
-    def tables(coords: wp.array(dtype=wp.vec3d), weights: wp.array(dtype=F64)):
+    def tables(coords: wp.array(dtype=wp.vec3d), weights: wp.array(dtype=F64), trace_weights: wp.array(dtype=F64)):
         n = wp.tid()
         coords[n] = coords_fn(n)
         weights[n] = qw_fn(n)
+        trace_weights[n] = tw_fn(n)
 
-    coords, weights = wp.zeros(N, dtype=wp.vec3d), wp.zeros(N, dtype=F64)
-    wp.launch(tables, dim=N, inputs=[coords, weights])
+    coords, weights, trace_weights = wp.zeros(N, dtype=wp.vec3d), wp.zeros(N, dtype=F64), wp.zeros(N, dtype=F64)
+    wp.launch(tables, dim=N, inputs=[coords, weights, trace_weights])
+    if trace:
+        return coords.numpy(), trace_weights.numpy()
     return coords.numpy(), weights.numpy()
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda: S.SquareBipolynomialShapeFunctions(3, LGL, scalar_type=F64), "square"),
+    (lambda: S.SquareSerendipityShapeFunctions(3, LGL, scalar_type=F64), "square"),
+    (lambda: S.CubeTripolynomialShapeFunctions(2, LGL, scalar_type=F64), "cube"),
+    (lambda: S.CubeSerendipityShapeFunctions(2, LGL, scalar_type=F64), "cube"),
+    (lambda: S.TrianglePolynomialShapeFunctions(3, scalar_type=F64), "tri"),
+    (lambda: S.TetrahedronPolynomialShapeFunctions(2, scalar_type=F64), "tet"),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_trace_weights_are_a_positive_rule_on_each_side(make, kind):
+    shape = make()
+    coords, tw = _node_tables(shape, trace=True)
+    on_side = np.abs(coords[:, 0]) < 1e-12  # x = 0, or the edge opposite vertex 0 on the triangle
+    assert np.all(tw[on_side] > 0)
+    assert tw[on_side].sum() == pytest.approx(1.0)
+    centre = {"square": [0, 0.5, 0], "cube": [0, 0.5, 0.5], "tri": [0, 0.5, 0.5], "tet": [0, 1 / 3, 1 / 3]}[kind]
+    np.testing.assert_allclose(tw[on_side] @ coords[on_side], centre, atol=1e-12)
 
 
 def _fd_check(shape, kind, rng):
@@ -152,16 +174,23 @@ def _exact_mean(kind, e):
     return math.factorial(d) * math.prod(math.factorial(k) for k in e[:d]) / math.factorial(sum(e[:d]) + d)
 
 
+EXACT_NODAL_RULES = ("Square_Q2_LGL", "Square_Q3_GL", "Square_Q2_open", "Cube_Q2_LGL", "Tri_P1", "Tri_P3")
+"""Families whose basis functions all have positive means: their nodal rule integrates P_k exactly."""
+
+
 @pytest.mark.parametrize("make, kind", SCALAR_SHAPES, ids=lambda v: v if isinstance(v, str) else "")
-def test_nodal_quadrature_is_exact_on_the_basis_polynomials(make, kind):
+def test_nodal_quadrature_is_positive_and_exact_on_linears(make, kind):
     shape = make()
     nodes, weights = _node_tables(shape)
     xyz = nodes if kind != "tri" else np.stack([nodes[:, 1], nodes[:, 2], np.zeros(len(nodes))], axis=1)
     d = DIM[kind]
-    for e in [(a, b, c) for a in range(shape.ORDER + 1) for b in range(shape.ORDER + 1 - a)
-              for c in range(shape.ORDER + 1 - a - b) if d == 3 or c == 0]:
+    exact_degree = shape.ORDER if shape.name.replace("_f64", "") in EXACT_NODAL_RULES else 1
+    for e in [(a, b, c) for a in range(exact_degree + 1) for b in range(exact_degree + 1 - a)
+              for c in range(exact_degree + 1 - a - b) if d == 3 or c == 0]:
         got = np.dot(weights, np.prod(xyz ** np.array(e), axis=1))
         assert got == pytest.approx(_exact_mean(kind, e), abs=1e-10), e
+    if "open" not in shape.name:  # open Newton-Cotes weights are negative by nature
+        assert np.all(weights > 0)
 
 
 @pytest.mark.parametrize("make, kind", BSPLINES, ids=lambda v: v if isinstance(v, str) else "")

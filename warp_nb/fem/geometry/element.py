@@ -27,8 +27,8 @@ class Element(IntEnum):
     TETRAHEDRON = 5
 
     @property
-    def prototype(self):
-        """The reference element class of this kind (measure, quadrature rules, projections)."""
+    def prototype(self) -> type:
+        """The reference element's class (`PrototypeElement` subclass)."""
         return PROTOTYPES[self]
 
 
@@ -151,8 +151,9 @@ class PrototypeElement:
     def instantiate_quadrature(order: int, family: Polynomial):
         raise NotImplementedError
 
-    def center(self):
-        coords, _ = self.instantiate_quadrature(order=0, family=None)
+    @classmethod
+    def center(cls):
+        coords, _ = cls.instantiate_quadrature(order=0, family=None)
         return coords[0]
 
     @wp.func
@@ -184,7 +185,8 @@ class LinearEdge(PrototypeElement):
     def instantiate_quadrature(order: int, family: Polynomial):
         return _tensor_rule(_check_order(order), family, 1)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.5, 0.0, 0.0)
 
     @wp.func
@@ -209,7 +211,8 @@ class Square(PrototypeElement):
     def instantiate_quadrature(order: int, family: Polynomial):
         return _tensor_rule(_check_order(order), family, 2)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.5, 0.5, 0.0)
 
     @wp.func
@@ -238,7 +241,8 @@ class Cube(PrototypeElement):
     def instantiate_quadrature(order: int, family: Polynomial):
         return _tensor_rule(_check_order(order), family, 3)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.5, 0.5, 0.5)
 
 
@@ -260,7 +264,8 @@ class Triangle(PrototypeElement):
             return rule if rule is not None else _collapsed_rule(order, Polynomial.GAUSS_LEGENDRE, 2)
         return _collapsed_rule(order, Polynomial(family), 2)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0)
 
     @wp.func
@@ -294,7 +299,8 @@ class Tetrahedron(PrototypeElement):
             return rule if rule is not None else _collapsed_rule(order, Polynomial.GAUSS_LEGENDRE, 3)
         return _collapsed_rule(order, Polynomial(family), 3)
 
-    def center(self):
+    @classmethod
+    def center(cls):
         return (0.25, 0.25, 0.25)
 
     @wp.func

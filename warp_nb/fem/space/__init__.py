@@ -4,6 +4,9 @@ reference elements (shape/)."""
 
 from .function_space import FunctionSpace  # noqa: F401
 from .polynomial_space import (  # noqa: F401
-    BasisSpace, make_collocated_function_space, make_polynomial_basis_space, make_polynomial_space,
+    BasisSpace,
+    make_collocated_function_space,
+    make_polynomial_basis_space,
+    make_polynomial_space,
 )
 from .topology import SpaceTopology  # noqa: F401

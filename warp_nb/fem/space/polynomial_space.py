@@ -57,7 +57,7 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
         topology = DiscontinuousTopology(geo, shape_function.NODES_PER_ELEMENT)
     elif hasattr(geo, "res") and basis == lagrange:
         topology = GridLatticeTopology(geo, degree)
-    elif basis == lagrange and vertex_table(geo) is not None:
+    elif basis in (lagrange, shape.ElementBasis.SERENDIPITY) and vertex_table(geo) is not None:
         topology = MeshEntityTopology(geo, shape_function)
     else:
         raise NotImplementedError(f"make_polynomial_space: continuous {getattr(basis, 'name', basis)} spaces of degree "

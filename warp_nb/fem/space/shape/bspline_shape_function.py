@@ -10,6 +10,7 @@ import numpy as np
 
 import warp_nb as wp
 
+from . import cells
 from .shape_function import ShapeFunction
 from .tensor_product import make_tensor_functions, tensor_node_coords
 
@@ -109,6 +110,13 @@ class _BSplineShapeFunctions(ShapeFunction):
 class SquareBSplineShapeFunctions(_BSplineShapeFunctions):
     DIMENSION = 2
 
+    def element_node_quads(self):
+        """The quad of the four nodes at the element's corners."""
+        return cells.grid_quads(self.NODES_PER_DIM, self.PADDING, self.PADDING + 1)
+
+    def element_vtk_cells(self):
+        return cells.cells_of(self.element_node_quads(), cells.VTK_QUAD)
+
     @property
     def name(self) -> str:
         return f"SquareBSpline{self.ORDER}{self._precision_suffix}"
@@ -116,6 +124,13 @@ class SquareBSplineShapeFunctions(_BSplineShapeFunctions):
 
 class CubeBSplineShapeFunctions(_BSplineShapeFunctions):
     DIMENSION = 3
+
+    def element_node_hexes(self):
+        """The hexahedron of the eight nodes at the element's corners."""
+        return cells.grid_hexes(self.NODES_PER_DIM, self.PADDING, self.PADDING + 1)
+
+    def element_vtk_cells(self):
+        return cells.cells_of(self.element_node_hexes(), cells.VTK_HEXAHEDRON)
 
     @property
     def name(self) -> str:

@@ -16,22 +16,29 @@ import numpy as np
 import warp_nb as wp
 
 from ...polynomial import Polynomial, is_closed, quadrature_1d
+from . import cells
 from .polynomial_table import (
     PolynomialTable,
     cube_integrals,
     lagrange_table,
     make_table_functions,
     monomials_up_to,
+    node_quadrature_weights,
     poly_const,
     poly_mul,
     poly_var,
     xyz_from_cube_coords,
 )
-from .shape_function import ShapeFunction, normalized_means
-from .simplex_shape_function import simplex_lagrange_nodes
-from .square_shape_function import _node_type_function, _point_family, serendipity_exponents
+from .shape_function import ShapeFunction
+from .simplex_shape_function import simplex_lagrange_nodes, simplex_node_tets, simplex_vtk_type
+from .square_shape_function import (
+    SquareSerendipityShapeFunctions,
+    _node_type_function,
+    _point_family,
+    serendipity_exponents,
+    serendipity_node_weights,
+)
 from .tensor_product import (
-    box_side_means,
     make_lagrange_1d,
     make_tensor_functions,
     tensor_node_coords,
@@ -112,15 +119,25 @@ class CubeTripolynomialShapeFunctions(CubeShapeFunction):
         if not is_closed(self.family):
             return out
         for node, idx in enumerate(np.ndindex(n, n, n)):
-            for axis in range(3):
-                if idx[axis] in (0, o):
-                    out[node] = np.prod([w[idx[a]] for a in range(3) if a != axis])
-                    break
+            # the weight on the first side the node lies on; interior nodes as if on an x side (as Warp)
+            axis = next((a for a in range(3) if idx[a] in (0, o)), 0)
+            out[node] = np.prod([w[idx[a]] for a in range(3) if a != axis])
         return out
 
     def _make_value_functions(self):
         value_1d, derivative_1d = make_lagrange_1d(self._points)
         return make_tensor_functions(value_1d, derivative_1d, self.ORDER_PLUS_ONE, 3, self.scalar_type)
+
+    def element_node_hexes(self):
+        return cells.grid_hexes(self.ORDER_PLUS_ONE)
+
+    def element_node_tets(self):
+        return cells.grid_tets(self.ORDER_PLUS_ONE)
+
+    def element_vtk_cells(self):
+        if self.ORDER == 1:
+            return cells.cells_of(cells.grid_hexes(2), cells.VTK_HEXAHEDRON)
+        return cells.cells_of(cells.vtk_lagrange_hex(self.ORDER_PLUS_ONE)[None, :], cells.VTK_LAGRANGE_HEXAHEDRON)
 
 
 class CubeSerendipityShapeFunctions(CubeShapeFunction):
@@ -170,19 +187,32 @@ class CubeSerendipityShapeFunctions(CubeShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 3)))
+        return serendipity_node_weights(self.ORDER, 3, self.NODES_PER_ELEMENT)
 
     def _trace_node_quadrature_weights(self):
-        return box_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._coords, 3)
+        # a face carries the square serendipity element: its (positive) nodal weights
+        face = SquareSerendipityShapeFunctions(self.ORDER, self.family)
+        face_xy, face_w = face._node_coords()[:, :2], face._node_quadrature_weights()
+        out = np.zeros(self.NODES_PER_ELEMENT)
+        for n, p in enumerate(self._coords):
+            axis = next((a for a in range(3) if p[a] in (0.0, 1.0)), None)
+            if axis is not None:
+                uv = np.array([p[(axis + 1) % 3], p[(axis + 2) % 3]])
+                out[n] = face_w[np.argmin(np.abs(face_xy - uv).sum(axis=1))]
+        return out
 
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)
 
 
 class CubeNonConformingPolynomialShapeFunctions(ShapeFunction):
-    """P_k on the cube with all nodes inside: the P_k lattice of a tetrahedron inscribed in the cube."""
+    """P_k on the cube with its nodes on the P_k lattice of the regular tetrahedron inscribed in the
+    cube's inscribed sphere, apex up, base vertices at 210, 330 and 90 degrees (where Warp places them)."""
 
-    _TETRAHEDRON = np.array([[0.1, 0.1, 0.1], [0.9, 0.1, 0.1], [0.5, 0.9, 0.1], [0.5, 0.4, 0.9]])
+    _TETRAHEDRON = 0.5 + 0.5 * np.array(
+        [[np.sqrt(8.0) / 3.0 * np.cos(a), np.sqrt(8.0) / 3.0 * np.sin(a), -1.0 / 3.0] for a in np.radians([210, 330, 90])]
+        + [[0.0, 0.0, 1.0]]
+    )
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
@@ -203,13 +233,19 @@ class CubeNonConformingPolynomialShapeFunctions(ShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 3)))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 3), "uniform")
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)
 
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)
+
+    def element_node_tets(self):
+        return simplex_node_tets(self.ORDER)
+
+    def element_vtk_cells(self):
+        return cells.single_cell(self.NODES_PER_ELEMENT, simplex_vtk_type(self.ORDER, 3))
 
 
 def _linear(axis: int, side: int):

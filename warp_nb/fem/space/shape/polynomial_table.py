@@ -128,6 +128,33 @@ class PolynomialTable:
         return self.coefficients @ integrals
 
 
+def node_quadrature_weights(table: PolynomialTable, node_xyz, mean_of, fallback: str = "lumped") -> np.ndarray:
+    """Weights of a nodal quadrature rule (summing to 1), from the basis of a scalar table.
+
+    The basis functions' means when they are all positive: that rule integrates the interpolant
+    exactly. Otherwise (P2 triangle vertices have mean 0) `fallback` decides: "uniform" gives every
+    node 1 / N (what Warp does for non-conforming bases; right for node sets symmetric about the
+    centre), "lumped" a rule usable for mass lumping: weights proportional to the means of the squared
+    basis functions (always positive), corrected by the smallest change that integrates constants and
+    linear functions exactly. `mean_of(exponents)` gives each monomial's mean over the element."""
+    means = table.means(mean_of(table.exponents))[:, 0]
+    if means.min() > 1e-3 / len(means):
+        return means / means.sum()
+    if fallback == "uniform":
+        return np.full(len(means), 1.0 / len(means))
+    coef = table.coefficients[:, 0, :]
+    exps = np.asarray(table.exponents)
+    products = mean_of([tuple(a + b) for a in exps for b in exps]).reshape(len(exps), len(exps))
+    w = np.einsum("nm,mk,nk->n", coef, products, coef)
+    w /= w.sum()
+    d = table.dimension
+    xyz = np.asarray(node_xyz, dtype=np.float64)[:, :d]
+    constraints = np.vstack([np.ones(len(w)), xyz.T])
+    targets = np.concatenate([[1.0], [mean_of([tuple(np.eye(3, dtype=int)[a])])[0] for a in range(d)]])
+    correction = np.linalg.lstsq(constraints, targets - constraints @ w, rcond=None)[0]
+    return w + correction
+
+
 def make_table_functions(table: PolynomialTable, to_xyz, scalar_type):
     """Device functions (value(coords, node), gradient(coords, node)) for a table. `to_xyz` is a
     @wp.func mapping element coordinates (float64 vec3) to the reference variables (x, y, z)."""

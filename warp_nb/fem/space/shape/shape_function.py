@@ -1,8 +1,9 @@
 """`warp.fem.ShapeFunction`: the shape functions of one reference element, as device-function factories.
 
 A shape function family knows, for each of its NODES_PER_ELEMENT nodes, the node's element coordinates,
-its weight in the nodal quadrature (the mean over the element of its basis function, so that the
-nodal rule integrates the interpolant exactly), its weight in the nodal quadrature of a side, and the
+its weight in the nodal quadrature (the mean over the element of its basis function where those are
+all positive, so that the nodal rule integrates the interpolant exactly; else positive weights exact
+for linear functions, see polynomial_table.node_quadrature_weights), its weight in the nodal quadrature of a side, and the
 basis function's value and gradient anywhere in the element. Subclasses give those as host tables
 (`_node_coords`, `_node_quadrature_weights`, `_trace_node_quadrature_weights`) and value / gradient
 functions (`_make_value_functions`); this class turns the tables into device functions, built once per
@@ -137,12 +138,6 @@ class ShapeFunction:
         return self._cached("dual", build)
 
 
-def normalized_means(means) -> np.ndarray:
-    """Per-node means of the basis functions, rescaled to sum to exactly 1."""
-    means = np.asarray(means, dtype=np.float64).reshape(-1)
-    return means / means.sum()
-
-
 class ConstantShapeFunction(ShapeFunction):
     """One node at the element's centre, whose basis function is 1 everywhere."""
 
@@ -169,6 +164,11 @@ class ConstantShapeFunction(ShapeFunction):
 
     def _trace_node_quadrature_weights(self):
         return np.ones(1)
+
+    def element_vtk_cells(self):
+        from .cells import VTK_VERTEX, single_cell
+
+        return single_cell(1, VTK_VERTEX)
 
     def _make_value_functions(self):
         S = self.scalar_type

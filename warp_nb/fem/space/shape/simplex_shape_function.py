@@ -13,11 +13,13 @@ import numpy as np
 import warp_nb as wp
 
 from ...polynomial import Polynomial, quadrature_1d
+from . import cells
 from .polynomial_table import (
     PolynomialTable,
     lagrange_table,
     make_table_functions,
     monomials_up_to,
+    node_quadrature_weights,
     poly_add,
     poly_const,
     poly_scale,
@@ -26,7 +28,7 @@ from .polynomial_table import (
     xyz_from_cube_coords,
     xyz_from_triangle_coords,
 )
-from .shape_function import ShapeFunction, normalized_means
+from .shape_function import ShapeFunction
 
 TRIANGLE_EDGES = [(0, 1), (1, 2), (2, 0)]
 TETRAHEDRON_EDGES = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
@@ -121,8 +123,45 @@ def simplex_side_means(evaluate, node_bary, dimension: int, tol: float = 1e-9) -
     return out
 
 
+def simplex_vtk_type(degree: int, dimension: int) -> int:
+    if degree == 0:
+        return cells.VTK_VERTEX
+    if dimension == 2:
+        return cells.VTK_TRIANGLE if degree == 1 else cells.VTK_LAGRANGE_TRIANGLE
+    return cells.VTK_TETRA if degree == 1 else cells.VTK_LAGRANGE_TETRAHEDRON
+
+
+def simplex_node_tets(degree: int) -> np.ndarray:
+    """Sub-tetrahedra of a P1 or P2 tetrahedron's nodes (Warp has none past P2 either)."""
+    if degree == 1:
+        return np.array([[0, 1, 2, 3]], dtype=np.int32)
+    if degree == 2:
+        return cells.p2_tetrahedra(list(range(10)))
+    raise NotImplementedError(f"sub-tetrahedra are available for degree 1 and 2, not {degree}")
+
+
 class _SimplexShapeFunction(ShapeFunction):
     DIMENSION = 2
+
+    def element_vtk_cells(self):
+        """One VTK (Lagrange) simplex: the nodes already come in VTK's order up to degree 3."""
+        return cells.single_cell(self.NODES_PER_ELEMENT, simplex_vtk_type(self.ORDER, self.DIMENSION))
+
+    def _lattice_index(self):
+        """Node of each integer lattice point (k x, k y[, k z]) of the unshrunk P_k lattice."""
+        k = self.ORDER
+        return {tuple(round(v * k) for v in b[1:]): n for n, b in enumerate(self._lattice_bary)}
+
+    def element_node_triangulation(self):
+        if self.DIMENSION != 2 or self.ORDER == 0:
+            raise NotImplementedError("node triangulations are available for triangle bases of degree >= 1")
+        index = self._lattice_index()
+        return cells.lattice_triangles(self.ORDER, lambda i, j: index[(i, j)])
+
+    def element_node_tets(self):
+        if self.DIMENSION != 3:
+            raise NotImplementedError("sub-tetrahedra are available for tetrahedron bases")
+        return simplex_node_tets(self.ORDER)
 
     @property
     def _element_name(self):
@@ -147,6 +186,7 @@ class _SimplexPolynomialShapeFunctions(_SimplexShapeFunction):
         d, k = self.DIMENSION, int(degree)
         self.ORDER = k
         self._bary, types = simplex_lagrange_nodes(k, d)
+        self._lattice_bary = self._bary
         self.NODES_PER_ELEMENT = len(self._bary)
         self.NODES_PER_SIDE = len(simplex_lagrange_nodes(k, d - 1)[0]) if d == 3 else k + 1
         self.VERTEX_NODE_COUNT = 1
@@ -168,19 +208,40 @@ class _SimplexPolynomialShapeFunctions(_SimplexShapeFunction):
         return self._coords_from_bary(self._bary)
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(simplex_integrals(self._table.exponents, self.DIMENSION)))
+        return node_quadrature_weights(
+            self._table, _bary_to_xyz(self._bary), lambda e: simplex_integrals(e, self.DIMENSION)
+        )
 
     def _trace_node_quadrature_weights(self):
-        return simplex_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._bary, self.DIMENSION)
+        if self.DIMENSION == 2:  # edges: the means of the 1-D Lagrange basis (closed Newton-Cotes weights)
+            return simplex_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._bary, 2)
+        # faces carry the triangle P_k element: its (positive) nodal weights, matched up to symmetry
+        face = TrianglePolynomialShapeFunctions(self.ORDER)
+        keys = [tuple(np.round(sorted(b), 9)) for b in face._bary]
+        face_w = face._node_quadrature_weights()
+        out = np.zeros(self.NODES_PER_ELEMENT)
+        for n, b in enumerate(self._bary):
+            zero = np.flatnonzero(np.abs(b) < 1e-12)
+            if len(zero):
+                out[n] = face_w[keys.index(tuple(np.round(sorted(np.delete(b, zero[0])), 9)))]
+        return out
 
     def _make_value_functions(self):
         return make_table_functions(self._table, self._to_xyz(), self.scalar_type)
 
 
-class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
-    """P_k with every node inside: the P_k lattice shrunk halfway towards the centroid."""
+_NONCONFORMING_SHRINK = {
+    2: {1: 0.5, 2: 0.6686157226562501, 3: 0.7644165039062503},
+    3: {1: 1.0 / np.sqrt(5.0), 2: 0.6123779416, 3: 0.7153564392},
+}
+"""Per dimension and degree, how far towards the centroid Warp shrinks the P_k lattice of its
+non-conforming simplex bases (the nodes' basis means are then all positive)."""
 
-    _SHRINK = 0.5
+
+class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
+    """P_k with every node inside: the P_k lattice shrunk towards the centroid by the factors Warp uses
+    (for which the nodes' basis means are all positive); 0.5 past the degrees Warp has."""
+
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
@@ -190,7 +251,8 @@ class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
         self.ORDER = k
         centroid = np.full(d + 1, 1.0 / (d + 1))
         lattice = simplex_lagrange_nodes(k, d)[0] if k > 0 else centroid[None, :]
-        self._bary = centroid + self._SHRINK * (lattice - centroid)
+        self._lattice_bary = lattice
+        self._bary = centroid + _NONCONFORMING_SHRINK[d].get(k, 0.5) * (lattice - centroid)
         self.NODES_PER_ELEMENT = len(self._bary)
         exps = monomials_up_to(k, d)
         self._table = PolynomialTable(exps, lagrange_table(exps, _bary_to_xyz(self._bary)), d)
@@ -203,7 +265,9 @@ class _SimplexNonConformingPolynomialShapeFunctions(_SimplexShapeFunction):
         return self._coords_from_bary(self._bary)
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(simplex_integrals(self._table.exponents, self.DIMENSION)))
+        return node_quadrature_weights(
+            self._table, _bary_to_xyz(self._bary), lambda e: simplex_integrals(e, self.DIMENSION), "uniform"
+        )
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)

@@ -16,17 +16,19 @@ import numpy as np
 import warp_nb as wp
 
 from ...polynomial import Polynomial, is_closed, quadrature_1d
+from . import cells
 from .polynomial_table import (
     PolynomialTable,
     cube_integrals,
     lagrange_table,
     make_table_functions,
     monomials_up_to,
+    node_quadrature_weights,
     poly_const,
     poly_var,
     xyz_from_cube_coords,
 )
-from .shape_function import ShapeFunction, normalized_means
+from .shape_function import ShapeFunction
 from .tensor_product import (
     box_side_means,
     make_lagrange_1d,
@@ -122,12 +124,30 @@ class SquareBipolynomialShapeFunctions(SquareShapeFunction):
         if not is_closed(self.family):
             return np.zeros(self.NODES_PER_ELEMENT)
         n, o, w = self.ORDER_PLUS_ONE, self.ORDER, self._weights
-        # a node on the side x = 0 or 1 weighs its y weight there, and symmetrically
-        return np.array([w[j] if i in (0, o) else (w[i] if j in (0, o) else 0.0) for i, j in np.ndindex(n, n)])
+        # a node on the side x = 0 or 1 weighs its y weight there, and symmetrically (interior nodes, on no
+        # side, get their y weight as Warp gives them)
+        return np.array([w[i] if j in (0, o) and i not in (0, o) else w[j] for i, j in np.ndindex(n, n)])
 
     def _make_value_functions(self):
         value_1d, derivative_1d = make_lagrange_1d(self._points)
         return make_tensor_functions(value_1d, derivative_1d, self.ORDER_PLUS_ONE, 2, self.scalar_type)
+
+    def element_node_triangulation(self):
+        return cells.grid_triangles(self.ORDER_PLUS_ONE)
+
+    def element_vtk_cells(self):
+        if self.ORDER == 1:
+            return cells.cells_of(cells.grid_quads(2), cells.VTK_QUAD)
+        return cells.cells_of(cells.vtk_lagrange_quad(self.ORDER_PLUS_ONE)[None, :], cells.VTK_LAGRANGE_QUADRILATERAL)
+
+
+def serendipity_node_weights(degree: int, dimension: int, node_count: int) -> np.ndarray:
+    """Nodal weights of serendipity elements: their basis means are negative at the vertices, so (as
+    Warp) each vertex weighs (1 / 2k)^d and the edge nodes share the rest evenly (symmetric, hence exact
+    on linear functions)."""
+    vertex = (0.5 / degree) ** dimension
+    vertices = 2**dimension
+    return np.array([vertex] * vertices + [(1.0 - vertices * vertex) / (node_count - vertices)] * (node_count - vertices))
 
 
 def serendipity_exponents(degree: int, dimension: int):
@@ -182,7 +202,7 @@ class SquareSerendipityShapeFunctions(SquareShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 2)))
+        return serendipity_node_weights(self.ORDER, 2, self.NODES_PER_ELEMENT)
 
     def _trace_node_quadrature_weights(self):
         return box_side_means(lambda p: self._table.evaluate(p)[:, :, 0], self._coords, 2)
@@ -190,21 +210,39 @@ class SquareSerendipityShapeFunctions(SquareShapeFunction):
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)
 
+    def element_node_triangulation(self):
+        # the boundary loop (counter-clockwise); cut each corner off, then fan the inner polygon
+        def edge(slot, reverse=False):
+            nodes = [4 + 4 * m + slot for m in range(self.ORDER - 1)]
+            return nodes[::-1] if reverse else nodes
+
+        loop = [0, *edge(0), 2, *edge(3), 3, *edge(2, True), 1, *edge(1, True)]
+        corners = {0, 1, 2, 3}
+        tris = [[loop[p - 1], v, loop[(p + 1) % len(loop)]] for p, v in enumerate(loop) if v in corners]
+        inner = [v for v in loop if v not in corners]
+        tris += [[inner[0], inner[i], inner[i + 1]] for i in range(1, len(inner) - 1)]
+        return np.array(tris, dtype=np.int32)
+
+    def element_vtk_cells(self):
+        return cells.cells_of(self.element_node_triangulation(), cells.VTK_TRIANGLE)
+
 
 class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
-    """P_k on the square with all nodes inside: the P_k lattice of a triangle inscribed in the square
-    (any non-degenerate triangle makes the lattice unisolvent; Warp's triangle differs, see compat)."""
+    """P_k on the square with its nodes on the P_k lattice of the equilateral triangle inscribed in the
+    square's inscribed circle, apex up (where Warp places them)."""
 
-    _TRIANGLE = np.array([[0.1, 0.1], [0.9, 0.1], [0.5, 0.9]])
+    _TRIANGLE = 0.5 + 0.5 * np.array([[np.cos(a), np.sin(a)] for a in np.radians([210.0, 330.0, 90.0])])
 
     def __init__(self, degree: int, scalar_type=wp.float32):
         if degree < 0:
             raise ValueError(f"degree must be non-negative, got {degree}")
         super().__init__(scalar_type)
         self.ORDER = int(degree)
-        lattice = simplex_lattice(self.ORDER, 2)
-        a, b, c = self._TRIANGLE
-        self._coords = np.array([[*(l0 * a + l1 * b + l2 * c), 0.0] for l0, l1, l2 in lattice])
+        from .simplex_shape_function import simplex_lagrange_nodes
+
+        # the triangle's P_k nodes in its own order (vertices, edges, interior), as Warp numbers them
+        self._lattice = simplex_lagrange_nodes(self.ORDER, 2)[0] if self.ORDER > 0 else np.full((1, 3), 1.0 / 3.0)
+        self._coords = np.array([[*(lam @ self._TRIANGLE), 0.0] for lam in self._lattice])
         self.NODES_PER_ELEMENT = len(self._coords)
         exps = monomials_up_to(self.ORDER, 2)
         self._table = PolynomialTable(exps, lagrange_table(exps, self._coords), 2)
@@ -217,7 +255,7 @@ class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
         return self._coords
 
     def _node_quadrature_weights(self):
-        return normalized_means(self._table.means(cube_integrals(self._table.exponents, 2)))
+        return node_quadrature_weights(self._table, self._coords, lambda e: cube_integrals(e, 2), "uniform")
 
     def _trace_node_quadrature_weights(self):
         return np.zeros(self.NODES_PER_ELEMENT)
@@ -225,16 +263,16 @@ class SquareNonConformingPolynomialShapeFunctions(ShapeFunction):
     def _make_value_functions(self):
         return make_table_functions(self._table, xyz_from_cube_coords, self.scalar_type)
 
+    def element_node_triangulation(self):
+        k = self.ORDER
+        if k == 0:
+            return np.zeros((0, 3), dtype=np.int32)
+        index = {(round(l1 * k), round(l2 * k)): n for n, (_, l1, l2) in enumerate(self._lattice)}
+        return cells.lattice_triangles(k, lambda i, j: index[(i, j)])
 
-def simplex_lattice(degree: int, dimension: int):
-    """Barycentric points of the degree-k lattice of a simplex (for degree 0, the centroid)."""
-    if degree == 0:
-        return [tuple([1.0 / (dimension + 1)] * (dimension + 1))]
-    pts = []
-    for idx in np.ndindex(*([degree + 1] * dimension)):
-        if sum(idx) <= degree:
-            pts.append(((degree - sum(idx)) / degree, *(k / degree for k in idx)))
-    return pts
+    def element_vtk_cells(self):
+        vtk_type = (cells.VTK_VERTEX, cells.VTK_TRIANGLE)[self.ORDER] if self.ORDER < 2 else cells.VTK_LAGRANGE_TRIANGLE
+        return cells.single_cell(self.NODES_PER_ELEMENT, vtk_type)
 
 
 class _SquareEdgeVectorShapeFunctions(SquareShapeFunction):
