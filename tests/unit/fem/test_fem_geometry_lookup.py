@@ -212,3 +212,17 @@ def test_filtered_cell_lookup(name):
     expected = np.full(len(pts), -1)
     expected[[1, -1]] = [1, geo.cell_count() - 1]
     assert out.numpy().tolist() == expected.tolist()
+
+
+def test_update_bvh_follows_moved_positions():
+    cls, cells, points = _MESHES["Trimesh2D"]()
+    positions = wp.array(points, dtype=wp.vec2)
+    geo = cls(wp.array(cells, dtype=int), positions, build_bvh=True)
+    assert geo.supports_cell_lookup("cpu")
+    positions.assign(wp.array(points * 3.0 + 5.0, dtype=wp.vec2))  # moved in place, far from the old boxes
+    geo.update_bvh()
+    pts = evaluate(wp, fem, geo)["cell_centre"]
+    assert np.all(pts > 4.0)
+    found, _coords, sq_dist = _lookup(geo, pts)
+    assert found.tolist() == list(range(geo.cell_count()))
+    np.testing.assert_allclose(sq_dist, 0.0, atol=1.0e-8)

@@ -10,6 +10,7 @@ functions map partition indices to geometry indices (`cell_index`, `side_index`,
 `boundary_side_index`, `frontier_side_index`) and back (`partition_cell_index`)."""
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -20,10 +21,9 @@ from ..types import NULL_ELEMENT_INDEX
 
 def side_cells(geometry, device=None):
     """(side_count, 2) numpy array of each side's inner and outer cell."""
-    key = id(geometry)
-    cached = _SIDE_CELLS.get(key)
-    if cached is not None and cached[0] is geometry:
-        return cached[1]
+    cached = _SIDE_CELLS.get(geometry)
+    if cached is not None:
+        return cached
     inner, outer = geometry.side_inner_cell_index, geometry.side_outer_cell_index
 
     @wp.kernel
@@ -34,12 +34,11 @@ def side_cells(geometry, device=None):
     out = wp.zeros(geometry.side_count(), dtype=wp.vec2i, device=device)
     if geometry.side_count():
         wp.launch(read, dim=geometry.side_count(), inputs=[geometry.side_arg_value(out.device), out], device=out.device)
-    cells = out.numpy()
-    _SIDE_CELLS[key] = (geometry, cells)
+    cells = _SIDE_CELLS[geometry] = out.numpy()
     return cells
 
 
-_SIDE_CELLS: dict = {}
+_SIDE_CELLS = weakref.WeakKeyDictionary()  # geometry -> its side cells, for as long as it lives
 
 
 def _side_arg_struct(cell_arg):
