@@ -44,6 +44,7 @@ def _vertex_weights(element: Element, coords: np.ndarray) -> np.ndarray:
 
 def vertex_table(geometry):
     """The geometry's cell-to-vertex table (a warp array), or one made for a grid, or None."""
+    geometry = geometry.base  # a deformed geometry's topology is its base's
     for name in _VERTEX_TABLES:
         table = getattr(geometry, name, None)
         if table is not None:
