@@ -77,3 +77,30 @@ def test_deformed_tetmesh():
     np.testing.assert_allclose(moved["cell_measure"], SCALE**3 * base["cell_measure"], rtol=1.0e-4)
     np.testing.assert_allclose(moved["measure"], SCALE**2 * base["measure"], rtol=1.0e-4)
     np.testing.assert_allclose(moved["normal"], base["normal"] @ (R.T / SCALE), atol=1.0e-4)
+
+
+@wp.func
+def _stretch(x: wp.vec2, k: float):
+    # new positions: x stretched along its first axis by (1 + k x0)
+    return wp.vec2(x[0] * (1.0 + k * x[0]), x[1])
+
+
+@wp.func
+def _stretch_grad(x: wp.vec2, k: float):
+    return wp.mat22(1.0 + 2.0 * k * x[0], 0.0, 0.0, 1.0)
+
+
+def test_deformed_grid_from_an_implicit_field():
+    geo = fem.Grid2D(res=wp.vec2i(3, 2))
+    field = fem.ImplicitField(domain=fem.Cells(geo), func=_stretch, grad_func=_stretch_grad, values={"k": 0.5})
+    deformed = field.make_deformed_geometry(relative=False)
+    base, moved = evaluate(wp, fem, geo), evaluate(wp, fem, deformed)
+    x = base["cell_pos"]
+    np.testing.assert_allclose(moved["cell_pos"], np.stack([x[..., 0] * (1.0 + 0.5 * x[..., 0]), x[..., 1]], -1),
+                               atol=1.0e-6)
+    # measure: the base cell's area times the stretch's Jacobian 1 + 2 k x0
+    np.testing.assert_allclose(moved["cell_measure"], base["cell_measure"] * (1.0 + x[..., 0]), rtol=1.0e-5)
+    # sides: the vertical ones keep their normal, their length is unchanged
+    vertical = np.abs(base["normal"][:, 0, 0]) > 0.5
+    np.testing.assert_allclose(moved["normal"][vertical], base["normal"][vertical], atol=1.0e-6)
+    np.testing.assert_allclose(moved["measure"][vertical], base["measure"][vertical], rtol=1.0e-5)

@@ -1,6 +1,6 @@
 """`warp.fem.geometry.DeformedGeometry`: a geometry whose points are those of a base geometry moved
-by a vector-valued discrete field (`field.make_deformed_geometry()`): position = x + u(x) with
-`relative=True` (the field is a displacement), u(x) otherwise.
+by a vector-valued field, discrete or implicit (`field.make_deformed_geometry()`): position = x + u(x)
+with `relative=True` (the field is a displacement), u(x) otherwise.
 
 The topology (cells, sides, their numbering and coordinates) is the base geometry's; positions and
 deformation gradients are the field's (`F = F_base + grad(u) F_base`, or `grad(u) F_base`), and the
@@ -32,11 +32,22 @@ class DeformedGeometry(Geometry):
     """
 
     def __init__(self, field, relative: bool = True, build_bvh: bool = False):
-        base = field.space.geometry
-        dtype = field.space.dtype
-        if not (wp.types.type_is_vector(dtype) and dtype._length_ == base.dimension):
-            raise TypeError(f"DeformedGeometry: `field` must have values of wp.vec{base.dimension} (the geometry's "
-                            f"dimension), got {getattr(dtype, '__name__', dtype)}")
+        if hasattr(field, "space"):  # a discrete field: values at the nodes of a space
+            base = field.space.geometry
+            dtype = field.space.dtype
+            if not (wp.types.type_is_vector(dtype) and dtype._length_ == base.dimension):
+                raise TypeError(f"DeformedGeometry: `field` must have values of wp.vec{base.dimension} (the "
+                                f"geometry's dimension), got {getattr(dtype, '__name__', dtype)}")
+            self._value, self._grad = field.eval_inner, field.eval_grad_inner
+        elif hasattr(field, "functions_on"):  # an implicit field: a function of the base position
+            base = field.domain.geometry
+            functions = field.functions_on(field.domain)
+            self._value, self._grad = functions["eval_inner"], functions["eval_grad_inner"]
+            if self._grad is None:
+                raise TypeError("DeformedGeometry: an ImplicitField needs a `grad_func` to deform a geometry")
+        else:
+            raise TypeError(f"DeformedGeometry: `field` must be a discrete or implicit field, got "
+                            f"{type(field).__name__}")
         self.field = field
         self._base = base
         self.relative = bool(relative)
@@ -93,7 +104,7 @@ class DeformedGeometry(Geometry):
 
     def build_bvh(self, device=None):
         """Build the deformed cells' bounding volume hierarchy (enables `fem.lookup`)."""
-        device = self.field.dof_values.device if device is None else device
+        device = wp.get_device(device)
         lo, hi = self._cell_bounds(device)
         self._bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device))
 
@@ -142,7 +153,7 @@ class DeformedGeometry(Geometry):
 
     def _make_device_functions(self):
         base = self._base
-        value, grad = self.field.eval_inner, self.field.eval_grad_inner
+        value, grad = self._value, self._grad
         relative = self.relative
         base_position, base_gradient = base.cell_position, base.cell_deformation_gradient
         simplex = base.reference_cell() in (Element.TRIANGLE, Element.TETRAHEDRON)
