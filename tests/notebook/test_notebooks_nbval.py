@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.needs_cxx, pytest.mark.slow]
 
 
 def test_there_are_labs():
-    assert [p.name[:2] for p in NOTEBOOKS] == [f"{k:02d}" for k in range(1, 11)]  # labs 01 to 10, none missing
+    assert [p.name[:2] for p in NOTEBOOKS] == [f"{k:02d}" for k in range(1, 12)]  # labs 01 to 11, none missing
 
 
 @pytest.mark.slow

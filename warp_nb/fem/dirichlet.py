@@ -9,9 +9,13 @@ numpy over the diagonal blocks; the projections are warp_nb.sparse products."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import warp_nb as wp
+
+from .. import types as T
 
 from ..sparse import BsrMatrix, bsr_assign, bsr_axpy, bsr_identity, bsr_mm, bsr_mv
 
@@ -87,12 +91,51 @@ def project_system_rhs(system_matrix, system_rhs, projector_matrix, fixed_value=
     rhs.assign(out.astype(rhs.numpy().dtype))
 
 
+def _is_block_diagonal(P) -> bool:
+    rows, cols, active = _block_rows(P)
+    return bool(np.all((rows == cols) | ~active))
+
+
+@functools.cache
+def _diagonal_projection_kernel(block_type):
+    """Per block (r, c) of the system: (I - P_r) S_rc (I - P_c), plus P_r on the diagonal."""
+    scalar = T.type_is_float(block_type) or T.type_is_int(block_type)
+    rows = 1 if scalar else block_type._shape_[0]
+    scalar_type = block_type if scalar else T.type_scalar_type(block_type)
+
+    def project(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=block_type),
+                diag: wp.array(dtype=block_type)):
+        r = wp.tid()
+        pr = diag[r]
+        for b in range(offsets[r], offsets[r + 1]):
+            c = columns[b]
+            pc = diag[c]
+            if wp.static(scalar):
+                v = (block_type(1.0) - pr) * values[b] * (block_type(1.0) - pc)
+            else:
+                one = wp.identity(n=rows, dtype=scalar_type)
+                v = (one - pr) * values[b] * (one - pc)
+            if c == r:
+                v = v + pr
+            values[b] = v
+
+    return wp.kernel(project, key=f"fem_project_block_diagonal_{T.type_name(block_type)}")
+
+
 def project_system_matrix(system_matrix, projector_matrix, projector_structure: str = "general") -> None:
-    """system <- (I - P) system (I - P) + P, in place."""
+    """system <- (I - P) system (I - P) + P, in place. A block-diagonal projector (what nodal
+    assembly makes; `projector_structure="block_diagonal"` asserts it) is applied block by block in
+    one kernel, keeping the system's sparsity; any other takes sparse products."""
     _check_projector(projector_matrix)
     if projector_structure not in ("general", "block_diagonal"):
         raise ValueError(f"projector_structure must be 'general' or 'block_diagonal', got {projector_structure!r}")
     P, S = projector_matrix, system_matrix
+    if (projector_structure == "block_diagonal" or _is_block_diagonal(P)) and S.row_counts is None \
+            and S.values.dtype == P.values.dtype:
+        from ..sparse import bsr_get_diag
+        wp.launch(_diagonal_projection_kernel(S.values.dtype), dim=S.nrow, device=S.device,
+                  inputs=[S.offsets, S.columns, S.values, bsr_get_diag(P)])
+        return
     complement = bsr_identity(P.nrow, block_type=P.values.dtype, device=P.device)
     bsr_axpy(P, complement, alpha=-1.0, beta=1.0)  # I - P
     left = bsr_mm(complement, S)

@@ -454,7 +454,9 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
         rows, cols = wp.full(count, -1, dtype=wp.int32), wp.full(count, -1, dtype=wp.int32)
         vals = wp.zeros(count, dtype=out_t)
         _launch(kernel, (domain.element_count(), npe), inputs + [rows, cols, vals])
-        return _assemble(rows, cols, vals, (space.node_count(), space.node_count()), out_t, output, add, bsr_options)
+        # zero blocks (nodes where the integrand vanishes) are left out, as Warp's nodal assembly does
+        options = {"prune_numerical_zeros": True, **(bsr_options or {})}
+        return _assemble(rows, cols, vals, (space.node_count(), space.node_count()), out_t, output, add, options)
     body += "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n"
     kernel = _make_kernel(setup, "integrate_nodal_vector", body, params + ["_fem_out: _fem_t_out"], namespace)
     if output is None:
