@@ -30,7 +30,8 @@ from .dirichlet import (  # noqa: F401
 from .domain import BoundarySides, Cells, FrontierSides, GeometryDomain, Sides  # noqa: F401
 from .field import DiscreteField, FieldLike, ImplicitField, NonconformingField, UniformField, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
 from .geometry import (  # noqa: F401
-    Geometry, Grid2D, Grid3D, Quadmesh, Quadmesh2D, Quadmesh3D, Trimesh, Trimesh2D, Trimesh3D,
+    CellBasedGeometryPartition, ExplicitGeometryPartition, Geometry, GeometryPartition, Grid2D, Grid3D, Hexmesh,
+    LinearGeometryPartition, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh, Trimesh2D, Trimesh3D,
 )
 from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401

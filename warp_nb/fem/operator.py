@@ -78,7 +78,8 @@ _DOMAIN_FUNCS: dict = {}
 
 
 def _lookup_functions(domain):
-    """`fem.lookup(domain, pos)`, `(domain, pos, guess_sample)` and `(domain, pos, max_dist)`: the
+    """`fem.lookup(domain, pos)`, `(domain, pos, guess_sample)`, `(domain, pos, max_dist)` and
+    `(domain, pos, max_dist, filter_array, filter_target)`: the
     sample of the domain's cells at a world position (the guess's dofs are kept, so that a field
     evaluated there stays the field of the guess's test or trial node)."""
     from .types import ElementKind
@@ -101,6 +102,13 @@ def _lookup_functions(domain):
         found.test_dof = guess.test_dof
         found.trial_dof = guess.trial_dof
         return found
+
+    filtered_lookup = domain.geometry.make_filtered_cell_lookup()
+
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any, max_dist: float, filter_data: Any, filter_target: Any):  # noqa: F811
+        # only the cells whose filter_data[cell] equals filter_target
+        return filtered_lookup(domain_arg.geo, pos, max_dist, filter_data, filter_target)
 
     return lookup
 

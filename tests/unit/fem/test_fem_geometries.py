@@ -138,7 +138,7 @@ def _grid2d_lookup_kernel(args: fem.Grid2D.CellArg, pos: wp.array(dtype=wp.vec2)
                           coords: wp.array(dtype=wp.vec3), off_side: wp.array(dtype=wp.vec3),
                           side_arg: fem.Grid2D.SideArg):
     i = wp.tid()
-    s = fem.Grid2D.cell_lookup(args, pos[i], 1.0)
+    s = fem.Grid2D.cell_lookup(args, pos[i], 100.0)
     cells[i] = s.element_index
     coords[i] = s.element_coords
     # a point inside cell 0 is on none of its sides
@@ -205,6 +205,7 @@ def grid3d():
 def test_grid3d_values():
     geo = grid3d()
     assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (4, 18, 20, 16)
+    assert geo.edge_count() == 2 * 2 * 3 + 3 * 1 * 3 + 3 * 2 * 2  # x, y and z edges
     v = evaluate(wp, fem, geo)
     check_protocol(geo, v, faces_per_cell=6, total_measure=1.5)
     size = np.array([0.5, 3.0, 0.25])
@@ -250,7 +251,7 @@ def _grid_points(res, noise, seed=0):
 
 
 def _grid_quads(nx, ny):
-    v = lambda x, y: x * (ny + 1) + y  # noqa: E731
+    v = lambda x, y: x * (ny + 1) + y
     return np.array([[v(x, y), v(x + 1, y), v(x + 1, y + 1), v(x, y + 1)] for x in range(nx) for y in range(ny)])
 
 
@@ -358,8 +359,125 @@ def test_quadmesh3d_values():
     _check_segment_sides(v, cells, points, [(0, 1), (1, 2), (2, 3), (3, 0)], orient_2d=False)
 
 
+def _kuhn_tets(nx, ny, nz):
+    """Six positively oriented tets per grid box (the Kuhn split), vertex (x, y, z) = (x * (ny+1) + y) * (nz+1) + z."""
+    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z
+    tets = []
+    for x in range(nx):
+        for y in range(ny):
+            for z in range(nz):
+                c = [v(x + i, y + j, z + k) for i, j, k in
+                     [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]]
+                for a, b in [(1, 2), (2, 3), (3, 7), (7, 4), (4, 5), (5, 1)]:
+                    tets.append([c[0], c[a], c[b], c[6]])
+    return np.array(tets)
+
+
+def _tet_volumes(points, tets):
+    t = points[tets].astype(np.float64)
+    return np.linalg.det(np.stack([t[:, 1] - t[:, 0], t[:, 2] - t[:, 0], t[:, 3] - t[:, 0]], 1)) / 6.0
+
+
+def _expected_faces(tets, points):
+    """Warp's face numbering and orientation, written plainly: faces (0 1 2), (1 2 3), (2 3 0), (3 0 1) by
+    first occurrence, stably sorted by smallest vertex; each starts at its smallest vertex and turns its
+    normal out of its inner (first) tet."""
+    faces = _expected_sides(tets, [(0, 1, 2), (1, 2, 3), (2, 3, 0), (3, 0, 1)])
+    out = []
+    for verts, inner, outer in faces:
+        a, b, c = sorted(verts)
+        p = points.astype(np.float64)
+        if np.dot(np.cross(p[b] - p[a], p[c] - p[a]), (p[a] + p[b] + p[c]) / 3 - p[tets[inner]].mean(0)) < 0:
+            b, c = c, b
+        out.append(((a, b, c), inner, outer))
+    return out
+
+
+def test_tetmesh_values():
+    points = _grid_points((2, 1, 2), noise=0.04)
+    tets = _kuhn_tets(2, 1, 2)
+    assert np.all(_tet_volumes(points, tets) > 0.0)
+    tets[::3] = tets[::3][:, [1, 0, 2, 3]]  # negatively oriented tets
+    tets[1::3] = tets[1::3][:, [1, 2, 0, 3]]  # tets whose first vertex is not their smallest
+    geo, v = _mesh_values(fem.Tetmesh, tets, points)
+    assert (geo.cell_count(), geo.vertex_count(), geo.boundary_side_count()) == (24, 18, 2 * 2 * (2 + 4 + 2))
+    check_protocol(geo, v, faces_per_cell=4, total_measure=1.0)
+    np.testing.assert_allclose(v["cell_measure"][:, 0], np.abs(_tet_volumes(points, tets)), rtol=1.0e-5)
+    p0 = points[tets[:, 0]]
+    np.testing.assert_allclose(v["cell_pos"], p0[:, None] + np.einsum("qk,ckd->cqd", C, points[tets[:, 1:]] - p0[:, None]),
+                               atol=1.0e-6)
+    expected = _expected_faces(tets, points)
+    assert geo.side_count() == len(expected)
+    assert v["inner"][:, 0].tolist() == [f[1] for f in expected]
+    assert v["outer"][:, 0].tolist() == [f[2] for f in expected]
+    # face coordinates are barycentric in the face's vertex order
+    np.testing.assert_allclose(v["pos"], C @ points[[f[0] for f in expected]], atol=1.0e-6)
+    # edges: counted once, each tet's local edges (0 1), (1 2), (2 0), (0 3), (1 3), (2 3) point at them
+    edge_ids = geo.tet_edge_indices.numpy()
+    local = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
+    edges = _expected_sides(tets, local)
+    assert geo.edge_count() == len(edges)
+    index = {tuple(sorted(e[0])): i for i, e in enumerate(edges)}
+    assert edge_ids.tolist() == [[index[tuple(sorted((t[a], t[b])))] for a, b in local] for t in tets.tolist()]
+
+
+_CUBE = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)], float)
+
+
+def _grid_hexes(nx, ny, nz):
+    v = lambda x, y, z: (x * (ny + 1) + y) * (nz + 1) + z
+    return np.array([[v(x + i, y + j, z + k) for i, j, k in _CUBE.astype(int)]
+                     for x in range(nx) for y in range(ny) for z in range(nz)])
+
+
+def _rotate_hex(hexv, R):
+    """The same hex listed from another corner: local vertex k becomes the one at R(corner k)."""
+    moved = (R @ (_CUBE - 0.5).T).T + 0.5
+    return [hexv[int(np.argmin(np.linalg.norm(_CUBE - c, axis=1)))] for c in moved]
+
+
+def _trilinear(points, hexes):
+    w = np.prod(np.where(_CUBE[None, :, :] > 0.5, C[:, None, :], 1.0 - C[:, None, :]), axis=2)  # (coords, 8)
+    return np.einsum("qk,ckd->cqd", w, points[hexes])
+
+
+def _expected_hex_faces(hexes):
+    """Warp's face numbering: faces x=0, x=1, y=0, y=1, z=0, z=1 (outward), by first occurrence, stably
+    sorted by smallest vertex, each turned to start at its smallest vertex."""
+    faces = _expected_sides(hexes, [(0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 7, 6, 2), (0, 3, 2, 1), (4, 5, 6, 7)])
+    return [(tuple(np.roll(f, -int(np.argmin(f)))), inner, outer) for f, inner, outer in faces]
+
+
+@pytest.mark.parametrize("parallelepiped", [False, True])
+def test_hexmesh_values(parallelepiped):
+    points = _grid_points((2, 1, 2), noise=0.0 if parallelepiped else 0.04)
+    points[:, 0] += 0.3 * points[:, 2]  # sheared: parallelepipeds, not boxes
+    hexes = _grid_hexes(2, 1, 2)
+    Rz = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]])
+    Rx = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]])
+    hexes[0], hexes[1], hexes[3] = _rotate_hex(hexes[0], Rz), _rotate_hex(hexes[1], Rx), _rotate_hex(hexes[3], Rx @ Rz)
+    geo = fem.Hexmesh(wp.array(hexes, dtype=int), wp.array(points, dtype=wp.vec3),
+                      assume_parallelepiped_cells=parallelepiped)
+    v = evaluate(wp, fem, geo)
+    assert (geo.cell_count(), geo.vertex_count(), geo.side_count(), geo.boundary_side_count()) == (4, 18, 20, 16)
+    assert geo.edge_count() == 33
+    check_protocol(geo, v, faces_per_cell=6, total_measure=1.0, affine=parallelepiped)
+    np.testing.assert_allclose(v["cell_pos"], _trilinear(points, hexes), atol=1.0e-5)
+    expected = _expected_hex_faces(hexes)
+    assert v["inner"][:, 0].tolist() == [f[1] for f in expected]
+    assert v["outer"][:, 0].tolist() == [f[2] for f in expected]
+    np.testing.assert_allclose(v["pos"][:, 3], points[[f[0][1] for f in expected]], atol=1.0e-6)  # (u, v) = (1, 0)
+    np.testing.assert_allclose(v["pos"][:, 2], points[[f[0][3] for f in expected]], atol=1.0e-6)  # (0, 1)
+    local = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
+    edges = _expected_sides(hexes, local)
+    index = {tuple(sorted(e[0])): i for i, e in enumerate(edges)}
+    assert geo.hex_edge_indices.numpy().tolist() == [[index[tuple(sorted((h[a], h[b])))] for a, b in local]
+                                                     for h in hexes.tolist()]
+
+
 @pytest.mark.parametrize("cls,per_cell,dtype", [("Trimesh2D", 3, wp.vec2), ("Trimesh3D", 3, wp.vec3),
-                                                 ("Quadmesh2D", 4, wp.vec2), ("Quadmesh3D", 4, wp.vec3)])
+                                                 ("Quadmesh2D", 4, wp.vec2), ("Quadmesh3D", 4, wp.vec3),
+                                                 ("Tetmesh", 4, wp.vec3), ("Hexmesh", 8, wp.vec3)])
 def test_mesh_bad_input(cls, per_cell, dtype):
     positions = wp.zeros(per_cell, dtype=dtype)
     cells = list(range(per_cell))

@@ -106,6 +106,13 @@ class FieldLike:
         to the domain it is integrated over when an integrand is specialised."""
         return self
 
+    def make_deformed_geometry(self, relative: bool = True):
+        """The field's geometry moved by the field (a displacement when `relative`, else the new
+        positions): a `fem.geometry.DeformedGeometry`. Discrete and implicit vector fields."""
+        from ..geometry.deformed_geometry import DeformedGeometry
+
+        return DeformedGeometry(self, relative=relative)
+
 
 def _space_arg_struct(space_arg):
     cached = _NODE_ARGS.get(space_arg)

@@ -20,10 +20,7 @@ from typing import Any
 
 import warp_nb as wp
 
-from ..types import Sample
-
-NULL_ELEMENT_INDEX = -1  # Warp's fem.NULL_ELEMENT_INDEX: "no cell" (e.g. a failed lookup)
-OUTSIDE = -1.0e8  # Warp's fem.OUTSIDE: the coordinate value of a point that is not on the element
+from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 mat23 = wp.types.matrix(shape=(2, 3), dtype=wp.float32)
@@ -37,22 +34,22 @@ def _element_measure(F: wp.vec2):
 
 
 @wp.func
-def _element_measure(F: wp.vec3):  # noqa: F811  (overload)
+def _element_measure(F: wp.vec3):
     return wp.length(F)
 
 
 @wp.func
-def _element_measure(F: mat32):  # noqa: F811
+def _element_measure(F: mat32):
     return wp.length(wp.cross(wp.vec3(F[0, 0], F[1, 0], F[2, 0]), wp.vec3(F[0, 1], F[1, 1], F[2, 1])))
 
 
 @wp.func
-def _element_measure(F: wp.mat22):  # noqa: F811
+def _element_measure(F: wp.mat22):
     return wp.abs(wp.determinant(F))
 
 
 @wp.func
-def _element_measure(F: wp.mat33):  # noqa: F811
+def _element_measure(F: wp.mat33):
     return wp.abs(wp.determinant(F))
 
 
@@ -65,7 +62,7 @@ def _element_normal(F: wp.vec2):
 
 
 @wp.func
-def _element_normal(F: mat32):  # noqa: F811
+def _element_normal(F: mat32):
     return wp.normalize(wp.cross(wp.vec3(F[0, 0], F[1, 0], F[2, 0]), wp.vec3(F[0, 1], F[1, 1], F[2, 1])))
 
 
@@ -77,14 +74,19 @@ def _element_inverse(F: wp.mat22):
 
 
 @wp.func
-def _element_inverse(F: wp.mat33):  # noqa: F811
+def _element_inverse(F: wp.mat33):
     return wp.inverse(F)
 
 
 @wp.func
-def _element_inverse(F: mat32):  # noqa: F811
+def _element_inverse(F: mat32):
     Ft = wp.transpose(F)
     return wp.inverse(Ft @ F) @ Ft
+
+
+@wp.func
+def _filter_by_array(filter_data: Any, cell: int):
+    return filter_data[cell]
 
 
 class Geometry:
@@ -198,6 +200,34 @@ class Geometry:
     def bvh_id(self, device) -> int:
         return 0
 
+    def make_filtered_cell_lookup(self, filter_func=None):
+        """A device function `lookup(args, pos, max_dist, filter_data, filter_target)`: the sample of
+        the nearest cell within `max_dist` of `pos` among the cells for which
+        `filter_func(filter_data, cell) == filter_target` (by default `filter_data[cell]`). It scans
+        every cell: meant for selective queries, not as a fast path."""
+        closest = self.cell_closest_point
+        count = self.cell_count_in_args
+        if filter_func is None:
+            filter_func = _filter_by_array
+
+        @wp.func
+        def filtered_cell_lookup(args: Any, pos: Any, max_dist: float, filter_data: Any, filter_target: Any):
+            s = Sample()
+            s.element_index = NULL_ELEMENT_INDEX
+            s.element_coords = wp.vec3(OUTSIDE)
+            s.qp_index = -1
+            best = max_dist * max_dist
+            for cell in range(count(args)):
+                if filter_func(filter_data, cell) == filter_target:
+                    coords, d = closest(args, cell, pos)
+                    if d <= best:
+                        best = d
+                        s.element_index = cell
+                        s.element_coords = coords
+            return s
+
+        return filtered_cell_lookup
+
     # --- device functions derived from the primary ones ---
 
     def _make_default_dependent_implementations(self):
@@ -208,6 +238,10 @@ class Geometry:
                      "side_outer_inverse_deformation_gradient", "side_measure_ratio"):
             if getattr(self, name, None) is None:
                 setattr(self, name, getattr(self, "_make_" + name)())
+        if self.side_coordinates is None or self.side_closest_point is None:
+            from .side_queries import make_side_queries  # (it builds on this module's helpers)
+
+            self.side_coordinates, self.side_closest_point = make_side_queries(self)
 
     def _make_cell_measure(self):
         # a true volume / area: |det F| times the reference cell's own measure (1/2 for a triangle)
@@ -335,6 +369,11 @@ class Geometry:
     cell_normal = None
     cell_measure_ratio = None
     cell_lookup = None
+    cell_closest_point = None  # (args, cell, pos) -> (coords, squared distance)
+    cell_coordinates = None  # (args, cell, pos) -> coords, not clamped to the element
+    cell_count_in_args = None  # (args) -> the number of cells, read from the CellArg
+    side_coordinates = None  # (args, side, pos) -> coords, not clamped to the side
+    side_closest_point = None  # (args, side, pos) -> (coords, squared distance)
     side_position = None
     side_deformation_gradient = None
     side_inner_inverse_deformation_gradient = None

@@ -13,8 +13,8 @@ side coordinate runs along the other axis, in the direction that makes the norma
 import warp_nb as wp
 
 from ..types import Sample
+from .element import Element
 from .geometry import OUTSIDE, Geometry
-from .reference import Element
 
 
 @wp.struct
@@ -240,6 +240,10 @@ def _device_functions() -> dict:
         return s
 
     @wp.func
+    def cell_count_in_args(args: Grid2DCellArg):
+        return args.res[0] * args.res[1]
+
+    @wp.func
     def side_position(args: Grid2DSideArg, s: Sample):
         side = _grid2d_get_side(args, s.element_index)
         c = _grid2d_side_cell_coords(side, 0.0, s.element_coords[0])
@@ -347,6 +351,7 @@ def _device_functions() -> dict:
         cell_coordinates=cell_coordinates,
         cell_closest_point=cell_closest_point,
         cell_lookup=cell_lookup,
+        cell_count_in_args=cell_count_in_args,
         side_position=side_position,
         side_deformation_gradient=side_deformation_gradient,
         side_measure=side_measure,

@@ -13,9 +13,9 @@ boundary)."""
 import warp_nb as wp
 
 from ..types import Sample
+from .element import Element
 from .geometry import OUTSIDE, Geometry
 from .grid_2d import check_grid_arguments
-from .reference import Element
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 
@@ -144,6 +144,10 @@ class Grid3D(Geometry):
     def vertex_count(self) -> int:
         return (self._res[0] + 1) * (self._res[1] + 1) * (self._res[2] + 1)
 
+    def edge_count(self) -> int:
+        r = self._res
+        return r[0] * (r[1] + 1) * (r[2] + 1) + (r[0] + 1) * r[1] * (r[2] + 1) + (r[0] + 1) * (r[1] + 1) * r[2]
+
     def _far_side_counts(self):
         r = self._res
         return r[1] * r[2], r[2] * r[0], r[0] * r[1]
@@ -231,6 +235,10 @@ def _device_functions() -> dict:
         s.element_coords = coords
         s.qp_index = -1
         return s
+
+    @wp.func
+    def cell_count_in_args(args: Grid3DCellArg):
+        return args.res[0] * args.res[1] * args.res[2]
 
     @wp.func
     def side_position(args: Grid3DSideArg, s: Sample):
@@ -352,6 +360,7 @@ def _device_functions() -> dict:
         cell_coordinates=cell_coordinates,
         cell_closest_point=cell_closest_point,
         cell_lookup=cell_lookup,
+        cell_count_in_args=cell_count_in_args,
         side_position=side_position,
         side_deformation_gradient=side_deformation_gradient,
         side_measure=side_measure,

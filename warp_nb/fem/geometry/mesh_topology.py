@@ -8,6 +8,8 @@ cell; the second cell that has it is the outer cell (the inner cell again on the
 geometry classes orient the sides further where the normal requires it. Also here: the checks of
 the arguments every mesh constructor takes. Nothing here runs on a device."""
 
+from typing import NamedTuple
+
 import numpy as np
 
 import warp_nb as wp
@@ -29,11 +31,18 @@ def check_vertex_indices(name: str, indices, vertex_count: int, per_cell: int) -
     return indices.astype(np.int32)
 
 
-def build_sides(cells: np.ndarray, local_sides: list[tuple[int, ...]]):
+class Sides(NamedTuple):
+    vertices: np.ndarray  # (m, s): each side's vertices, in its inner cell's order
+    cells: np.ndarray  # (m, 2): inner and outer cell (the inner one twice on the boundary)
+    local: np.ndarray  # (m, 2): the side's local index in each of those cells
+    boundary: np.ndarray  # the indices of the sides with a single cell, ascending
+    of_cell: np.ndarray  # (n, k): the side index of each cell's local sides
+
+
+def build_sides(cells: np.ndarray, local_sides: list[tuple[int, ...]], manifold: bool = True) -> Sides:
     """The sides of `cells` ((n, k) vertex indices), each cell having the sides `local_sides` (tuples
-    of local vertex indices). Returns `side_vertices` ((m, s): the vertices in the inner cell's order),
-    `side_cells` ((m, 2): inner and outer cell), `side_local` ((m, 2): the side's local index in each
-    of those cells) and `boundary` (the indices of the sides with a single cell, ascending)."""
+    of local vertex indices). With `manifold=False` (the edges of a volume mesh) a side may belong to
+    any number of cells; `cells`, `local` and `boundary` then only hold its first cell."""
     n = len(cells)
     k = len(local_sides)
     local = np.array(local_sides, dtype=np.int64)
@@ -41,7 +50,7 @@ def build_sides(cells: np.ndarray, local_sides: list[tuple[int, ...]]):
     key = np.sort(occurrences, axis=1)
     _, first, inverse, counts = np.unique(key, axis=0, return_index=True, return_inverse=True, return_counts=True)
     inverse = inverse.reshape(-1)
-    if np.any(counts > 2):
+    if manifold and np.any(counts > 2):
         raise ValueError("the mesh is not a manifold: a side is shared by more than two cells")
     # number the sides by (smallest vertex, first occurrence)
     order = np.lexsort((first, key[first, 0]))
@@ -61,11 +70,12 @@ def build_sides(cells: np.ndarray, local_sides: list[tuple[int, ...]]):
     is_second = np.ones(n * k, dtype=bool)
     is_second[first_occ] = False
     second = np.flatnonzero(is_second)
-    side_cells[side_of_occurrence[second], 1] = second // k
-    side_local[side_of_occurrence[second], 1] = second % k
+    if manifold:
+        side_cells[side_of_occurrence[second], 1] = second // k
+        side_local[side_of_occurrence[second], 1] = second % k
     boundary = np.flatnonzero(side_cells[:, 0] == side_cells[:, 1])
-    return (side_vertices.astype(np.int32), side_cells.astype(np.int32), side_local.astype(np.int32),
-            boundary.astype(np.int32))
+    return Sides(side_vertices.astype(np.int32), side_cells.astype(np.int32), side_local.astype(np.int32),
+                 boundary.astype(np.int32), side_of_occurrence.reshape(n, k).astype(np.int32))
 
 
 def orient_edges_outwards(edges, edge_cells, cells, points):

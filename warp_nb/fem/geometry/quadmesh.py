@@ -12,10 +12,10 @@ import functools
 import warp_nb as wp
 
 from ..types import Sample
+from .element import Element
 from .geometry import OUTSIDE, Geometry
-from .mesh_topology import (build_sides, check_mesh_options, check_vertex_indices, mesh_positions,
-                            orient_edges_outwards)
-from .reference import Element
+from .mesh_lookup import MeshLookup, make_cell_lookup, make_newton_coordinates
+from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions, orient_edges_outwards
 
 _QUAD_EDGES = [(0, 1), (1, 2), (2, 3), (3, 0)]
 
@@ -41,6 +41,7 @@ def quadmesh_device_types(dim: int) -> dict:
     class QuadmeshCellArg:
         quad_vertex_indices: wp.array2d(dtype=int)
         positions: wp.array(dtype=vec)
+        bvh: wp.uint64
 
     @wp.struct
     class QuadmeshSideArg:
@@ -82,6 +83,19 @@ def quadmesh_device_types(dim: int) -> dict:
         p2 = _vertex(args, i, 2)
         p3 = _vertex(args, i, 3)
         return wp.matrix_from_cols((1.0 - v) * (p1 - p0) + v * (p2 - p3), (1.0 - u) * (p3 - p0) + u * (p2 - p1))
+
+    closest_coords = make_newton_coordinates(cell_position, cell_deformation_gradient, 2, clamp=True)
+
+    @wp.func
+    def cell_closest_point(args: QuadmeshCellArg, cell_index: int, pos: vec):
+        s = Sample()
+        s.element_index = cell_index
+        s.element_coords = closest_coords(args, cell_index, pos)
+        return s.element_coords, wp.length_sq(cell_position(args, s) - pos)
+
+    @wp.func
+    def cell_count(args: QuadmeshCellArg):
+        return args.quad_vertex_indices.shape[0]
 
     @wp.func
     def side_position(args: QuadmeshSideArg, s: Sample):
@@ -149,6 +163,9 @@ def quadmesh_device_types(dim: int) -> dict:
     return dict(
         CellArg=QuadmeshCellArg, SideArg=QuadmeshSideArg, SideIndexArg=QuadmeshSideIndexArg,
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
+        cell_closest_point=cell_closest_point,
+        cell_coordinates=make_newton_coordinates(cell_position, cell_deformation_gradient, 2, clamp=False),
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count), cell_count_in_args=cell_count,
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         side_inner_cell_coords=side_inner_cell_coords, side_outer_cell_coords=side_outer_cell_coords,
@@ -157,7 +174,7 @@ def quadmesh_device_types(dim: int) -> dict:
     )
 
 
-class Quadmesh(Geometry):
+class Quadmesh(MeshLookup, Geometry):
     """Quadrilateral mesh geometry (base of Quadmesh2D and Quadmesh3D)."""
 
     cell_dimension = 2
@@ -170,7 +187,7 @@ class Quadmesh(Geometry):
         quads = check_vertex_indices("quad_vertex_indices", quad_vertex_indices, positions.shape[0], 4)
         device = positions.device
         self.quad_vertex_indices = wp.array(quads, dtype=int, device=device)
-        edges, edge_quads, _local, boundary = build_sides(quads, _QUAD_EDGES)
+        edges, edge_quads, _local, boundary, _of_cell = build_sides(quads, _QUAD_EDGES)
         if self.dimension == 2:
             edges = orient_edges_outwards(edges, edge_quads, quads, positions.numpy())
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
@@ -198,9 +215,13 @@ class Quadmesh(Geometry):
     def reference_side(self):
         return Element.LINE_SEGMENT
 
+    def _cell_vertex_array(self):
+        return self.quad_vertex_indices
+
     def fill_cell_arg(self, args, device):
         args.quad_vertex_indices = self.quad_vertex_indices.to(device)
         args.positions = self.positions.to(device)
+        args.bvh = wp.uint64(self.bvh_id(device))
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)

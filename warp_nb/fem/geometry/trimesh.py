@@ -12,10 +12,11 @@ import functools
 import warp_nb as wp
 
 from ..types import Sample
-from .geometry import OUTSIDE, Geometry
-from .mesh_topology import (build_sides, check_mesh_options, check_vertex_indices, mesh_positions,
-                            orient_edges_outwards)
-from .reference import Element
+from .closest_point import project_on_tri_at_origin
+from .element import Element
+from .geometry import OUTSIDE, Geometry, _element_inverse
+from .mesh_lookup import MeshLookup, make_cell_lookup
+from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions, orient_edges_outwards
 
 _TRI_EDGES = [(0, 1), (1, 2), (2, 0)]
 
@@ -30,6 +31,7 @@ def trimesh_device_types(dim: int) -> dict:
     class TrimeshCellArg:
         tri_vertex_indices: wp.array2d(dtype=int)
         positions: wp.array(dtype=vec)
+        bvh: wp.uint64
 
     @wp.struct
     class TrimeshSideArg:
@@ -64,6 +66,24 @@ def trimesh_device_types(dim: int) -> dict:
     def cell_deformation_gradient(args: TrimeshCellArg, s: Sample):
         p0 = _vertex(args, s.element_index, 0)
         return wp.matrix_from_cols(_vertex(args, s.element_index, 1) - p0, _vertex(args, s.element_index, 2) - p0)
+
+    @wp.func
+    def cell_closest_point(args: TrimeshCellArg, tri_index: int, pos: vec):
+        p0 = _vertex(args, tri_index, 0)
+        d, bary = project_on_tri_at_origin(pos - p0, _vertex(args, tri_index, 1) - p0, _vertex(args, tri_index, 2) - p0)
+        return bary, d
+
+    @wp.func
+    def cell_coordinates(args: TrimeshCellArg, element_index: int, pos: vec):
+        # barycentric coordinates, not clamped (of the projection on the plane for a surface)
+        p0 = _vertex(args, element_index, 0)
+        F = wp.matrix_from_cols(_vertex(args, element_index, 1) - p0, _vertex(args, element_index, 2) - p0)
+        vw = _element_inverse(F) @ (pos - p0)
+        return wp.vec3(1.0 - vw[0] - vw[1], vw[0], vw[1])
+
+    @wp.func
+    def cell_count(args: TrimeshCellArg):
+        return args.tri_vertex_indices.shape[0]
 
     @wp.func
     def side_position(args: TrimeshSideArg, s: Sample):
@@ -123,6 +143,8 @@ def trimesh_device_types(dim: int) -> dict:
     return dict(
         CellArg=TrimeshCellArg, SideArg=TrimeshSideArg, SideIndexArg=TrimeshSideIndexArg,
         cell_position=cell_position, cell_deformation_gradient=cell_deformation_gradient,
+        cell_closest_point=cell_closest_point, cell_coordinates=cell_coordinates,
+        cell_lookup=make_cell_lookup(cell_closest_point, cell_count), cell_count_in_args=cell_count,
         side_position=side_position, side_deformation_gradient=side_deformation_gradient,
         side_inner_cell_index=side_inner_cell_index, side_outer_cell_index=side_outer_cell_index,
         side_inner_cell_coords=side_inner_cell_coords, side_outer_cell_coords=side_outer_cell_coords,
@@ -131,7 +153,7 @@ def trimesh_device_types(dim: int) -> dict:
     )
 
 
-class Trimesh(Geometry):
+class Trimesh(MeshLookup, Geometry):
     """Triangle mesh geometry (base of Trimesh2D and Trimesh3D)."""
 
     cell_dimension = 2
@@ -144,7 +166,7 @@ class Trimesh(Geometry):
         tris = check_vertex_indices("tri_vertex_indices", tri_vertex_indices, positions.shape[0], 3)
         device = positions.device
         self.tri_vertex_indices = wp.array(tris, dtype=int, device=device)
-        edges, edge_tris, _local, boundary = build_sides(tris, _TRI_EDGES)
+        edges, edge_tris, _local, boundary, _of_cell = build_sides(tris, _TRI_EDGES)
         if self.dimension == 2:
             edges = orient_edges_outwards(edges, edge_tris, tris, positions.numpy())
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
@@ -172,9 +194,13 @@ class Trimesh(Geometry):
     def reference_side(self):
         return Element.LINE_SEGMENT
 
+    def _cell_vertex_array(self):
+        return self.tri_vertex_indices
+
     def fill_cell_arg(self, args, device):
         args.tri_vertex_indices = self.tri_vertex_indices.to(device)
         args.positions = self.positions.to(device)
+        args.bvh = wp.uint64(self.bvh_id(device))
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)

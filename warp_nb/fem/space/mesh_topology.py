@@ -22,6 +22,10 @@ from .topology import SpaceTopology
 _VERTEX_TABLES = ("tri_vertex_indices", "quad_vertex_indices", "tet_vertex_indices", "hex_vertex_indices")
 
 
+#: the reference corners of a hex's local vertices, in Hexmesh's (Warp's) order
+_HEX_CORNERS = ((0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1))
+
+
 def _vertex_weights(element: Element, coords: np.ndarray) -> np.ndarray:
     """(nodes, vertices) weights of each node (reference coordinates) on the cell's vertices."""
     u, v, w = coords[:, 0], coords[:, 1], coords[:, 2]
@@ -31,15 +35,16 @@ def _vertex_weights(element: Element, coords: np.ndarray) -> np.ndarray:
         return np.stack([1.0 - u - v - w, u, v, w], axis=1)
     if element == Element.SQUARE:  # vertices (0,0), (1,0), (1,1), (0,1)
         return np.stack([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v], axis=1)
-    if element == Element.CUBE:  # vertices in lexicographic order of (x, y, z) in {0, 1}^3 (grid_vertex_table)
+    if element == Element.CUBE:  # Hexmesh's vertex order (bottom square counter-clockwise, then the top)
         return np.stack([(u if i else 1 - u) * (v if j else 1 - v) * (w if k else 1 - w)
-                         for i in (0, 1) for j in (0, 1) for k in (0, 1)], axis=1)
+                         for i, j, k in _HEX_CORNERS], axis=1)
     raise NotImplementedError(f"continuous spaces of degree > 1 on {element.name} meshes are not supported by "
                               "warp_nb.fem yet")
 
 
 def vertex_table(geometry):
     """The geometry's cell-to-vertex table (a warp array), or one made for a grid, or None."""
+    geometry = geometry.base  # a deformed geometry's topology is its base's
     for name in _VERTEX_TABLES:
         table = getattr(geometry, name, None)
         if table is not None:
@@ -50,7 +55,7 @@ def vertex_table(geometry):
 
 
 def grid_vertex_table(res: tuple):
-    """A grid's cells' vertices in the order _vertex_weights gives the square (2-D) and cube (3-D),
+    """A grid's cells' vertices in the order _vertex_weights gives the square (2-D) and cube (3-D: a hex's),
     numbered as the grid numbers its vertices (x slowest, the last axis fastest)."""
     if len(res) == 2:
         nx, ny = res
@@ -61,7 +66,7 @@ def grid_vertex_table(res: tuple):
         nx, ny, nz = res
         x, y, z = np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij")
         table = np.stack([((x + i) * (ny + 1) + (y + j)) * (nz + 1) + (z + k)
-                          for i in (0, 1) for j in (0, 1) for k in (0, 1)], axis=-1).reshape(-1, 8)
+                          for i, j, k in _HEX_CORNERS], axis=-1).reshape(-1, 8)
     return wp.array(table.astype(np.int32), dtype=int)
 
 
