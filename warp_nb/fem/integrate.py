@@ -477,6 +477,8 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
         raise NotImplementedError("fem.interpolate: `dest_space` and `dim` are not supported by warp_nb.fem yet")
     device = wp.get_device(device)
     if isinstance(dest, DiscreteField):
+        if hasattr(at, "space_partition") and hasattr(at, "domain"):  # a space restriction: its domain's nodes
+            at = at.domain
         if at is not None and not isinstance(at, GeometryDomain):
             raise NotImplementedError("fem.interpolate to a field at a quadrature is not supported by warp_nb.fem yet")
         if at is not None and at.geometry is not dest.space.geometry:

@@ -134,8 +134,11 @@ class _NodeField(FieldLike):
     def __init__(self, space, space_restriction=None, space_partition=None, domain: GeometryDomain | None = None):
         if not hasattr(space, "topology"):
             raise TypeError(f"a {type(self).__name__} needs a fem function space, got {type(space).__name__}")
-        if space_restriction is not None or space_partition is not None:
-            raise NotImplementedError("space restrictions and partitions are not supported by warp_nb.fem yet")
+        if space_restriction is not None:
+            if domain is not None and domain != space_restriction.domain:
+                raise ValueError(f"{type(self).__name__}: `domain` differs from the space restriction's domain")
+            domain = space_restriction.domain
+            space_partition = space_partition or space_restriction.space_partition
         self.space = space
         self.domain = domain if domain is not None else Cells(space.geometry)
         if self.domain.geometry is not space.geometry:
@@ -143,8 +146,8 @@ class _NodeField(FieldLike):
                              f"space's ({space.geometry.name})")
         self.EvalArg = _space_arg_struct(space.SpaceArg)
         self.__dict__.update(node_functions(space, self.SLOT))
-        self.space_restriction = None  # the whole space (restrictions are not supported yet)
-        self.space_partition = None
+        self.space_restriction = space_restriction
+        self.space_partition = space_partition
         self.node_dof_count = space.NODE_DOF_COUNT
         self.value_dof_count = space.VALUE_DOF_COUNT
 

@@ -10,3 +10,4 @@ from .polynomial_space import (  # noqa: F401
     make_polynomial_space,
 )
 from .topology import SpaceTopology  # noqa: F401
+from .partition import SpacePartition, SpaceRestriction, make_space_partition, make_space_restriction  # noqa: F401

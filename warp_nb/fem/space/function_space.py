@@ -21,6 +21,7 @@ class FunctionSpace:
             raise TypeError(f"a function space holds float scalars, vectors or matrices; got dtype {dtype!r}")
         self.topology = topology
         self.shape = shape
+        topology._space_shape = shape  # a restriction made from the topology alone evaluates with it
         self.dtype = dtype
         self.dof_dtype = dtype
         self.geometry = topology.geometry
