@@ -19,6 +19,7 @@ import inspect
 import linecache
 import types
 
+from .. import types as T
 from ..compiler.parse import define_transformed
 from ..errors import KernelSyntaxError, Loc
 from ..program.func import Function
@@ -163,6 +164,8 @@ class _Rewrite(ast.NodeTransformer):
                 targets[name], concrete[name] = self.targets[passed], self.concrete[passed]
             elif kind == SAMPLE:
                 concrete[name] = annotation
+            else:
+                concrete[name] = {float: T.float32, int: T.int32, bool: T.bool}.get(annotation, annotation)
         key = ("nested",) + tuple((n, id(t)) for n, t in targets.items()) + \
             tuple((n, str(t)) for n, t in concrete.items())
         function = callee.cached_funcs.get(key)

@@ -20,7 +20,7 @@ import warp_nb as wp
 from .. import types as T
 from .codegen import define
 from .domain import Cells, GeometryDomain
-from .field.fields import BoundField, DiscreteField, FieldLike, TestField, TrialField
+from .field.fields import BoundField, DiscreteField, FieldLike, FieldRestriction, TestField, TrialField
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
@@ -45,6 +45,10 @@ def _with_scalar(t, scalar):
     if T.type_is_matrix(t):
         return T.matrix(shape=t._shape_, dtype=scalar)
     return scalar
+
+
+#: Python scalar annotations of integrand values, as the Warp types kernels give them
+_PYTHON_SCALARS = {float: T.float32, int: T.int32, bool: T.bool}
 
 
 class _Setup:
@@ -104,7 +108,7 @@ class _Setup:
                 if name not in values:
                     raise ValueError(f"fem.{what}: the integrand {integrand.name} needs a value for `{name}` in "
                                      "values={...}")
-                self.concrete[name] = annotation
+                self.concrete[name] = _PYTHON_SCALARS.get(annotation, annotation)
                 self.host_values[name] = values[name]
         if self.trial is not None and self.test is None:
             raise ValueError(f"fem.{what}: a trial field (`{self.trial[0]}`) needs a test field beside it")
@@ -476,6 +480,10 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     if dest_space is not None or dim is not None:
         raise NotImplementedError("fem.interpolate: `dest_space` and `dim` are not supported by warp_nb.fem yet")
     device = wp.get_device(device)
+    if isinstance(dest, FieldRestriction):  # the nodes of its domain only
+        if at is not None:
+            raise ValueError("fem.interpolate: `at` cannot be given with a field restriction (it has its domain)")
+        dest, at = dest.field, dest.domain
     if isinstance(dest, DiscreteField):
         if hasattr(at, "space_partition") and hasattr(at, "domain"):  # a space restriction: its domain's nodes
             at = at.domain

@@ -70,6 +70,8 @@ def _summary(value):
     """Shape, NaN count, mean, RMS, min and max of an array value; None for anything else."""
     import numpy as np
 
+    if hasattr(value, "dof_values") and not isinstance(value, type):  # a warp.fem discrete field: its node values
+        value = value.dof_values
     arr = _to_numpy(value)
     if arr is None or arr.dtype.kind not in "biuf" or arr.size == 0:
         return None

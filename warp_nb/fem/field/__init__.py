@@ -3,5 +3,6 @@ their operators evaluate (evaluation.py)."""
 
 from .analytic import ImplicitField, NonconformingField, UniformField  # noqa: F401
 from .fields import (  # noqa: F401
-    DiscreteField, FieldLike, TestField, TrialField, make_discrete_field, make_test, make_trial,
+    DiscreteField, FieldLike, FieldRestriction, TestField, TrialField, make_discrete_field, make_restriction, make_test,
+    make_trial,
 )

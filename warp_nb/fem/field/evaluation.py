@@ -53,7 +53,7 @@ def _kind(dtype) -> str:
 
 
 def _derived(functions: dict, kind: str, dimension: int) -> dict:
-    """D (symmetric part of the gradient) and curl (half the rotational, as Warp) from the gradient of a vector field."""
+    """D (symmetric part of the gradient) and curl (half the rotational, as Warp) from a vector field's gradient."""
     grad = functions["eval_grad_inner"]
     if kind != "vector" or grad is None:
         return functions

@@ -256,3 +256,35 @@ class DiscreteField(FieldLike):
 def make_discrete_field(space, space_partition=None) -> DiscreteField:
     """A discrete field of `space`, its node values zero."""
     return DiscreteField(space, space_partition)
+
+
+class FieldRestriction:
+    """A discrete field restricted to the nodes a domain reaches (Warp's make_restriction): what
+    `fem.interpolate(..., dest=restriction)` writes, leaving the field's other nodes as they are."""
+
+    def __init__(self, field: DiscreteField, space_restriction=None, domain: GeometryDomain | None = None):
+        if not isinstance(field, DiscreteField):
+            raise TypeError(f"make_restriction: `field` must be a discrete field, got {type(field).__name__}")
+        if space_restriction is not None:
+            domain = space_restriction.domain
+        if domain is None:
+            raise ValueError("make_restriction: give a `domain` or a `space_restriction`")
+        self.field, self.domain, self._space_restriction = field, domain, space_restriction
+
+    @property
+    def space_restriction(self):
+        if self._space_restriction is None:
+            from ..space.partition import make_space_restriction
+            self._space_restriction = make_space_restriction(space_topology=self.field.space.topology,
+                                                             domain=self.domain)
+        return self._space_restriction
+
+    @property
+    def space(self):
+        return self.field.space
+
+
+def make_restriction(field: DiscreteField, space_restriction=None, domain: GeometryDomain | None = None,
+                     device=None) -> FieldRestriction:
+    """`field` restricted to the nodes of `domain` (or of `space_restriction`)."""
+    return FieldRestriction(field, space_restriction, domain)

@@ -17,6 +17,7 @@ class FunctionSpace:
     """Values of `dtype` interpolated from the nodes of `topology` by `shape`."""
 
     def __init__(self, topology, shape, dtype=float32):
+        dtype = {float: T.float32, None: T.float32}.get(dtype, dtype)
         if T.type_scalar_type(dtype) not in (T.float32, T.float64, T.float16):
             raise TypeError(f"a function space holds float scalars, vectors or matrices; got dtype {dtype!r}")
         self.topology = topology
