@@ -94,7 +94,39 @@ def _triangle_symmetric_rule(order: int):
     if order == 2:
         a, b = 2.0 / 3.0, 1.0 / 6.0
         return [(a, b, b), (b, a, b), (b, b, a)], [1.0 / 3.0] * 3
+    if order <= 6:  # Dunavant's symmetric rules (1985), as Warp uses up to this order
+        return _orbits(_DUNAVANT[order])
     return None
+
+
+#: Dunavant's rules of degree 3 to 6 on the triangle: per orbit, its barycentric generator and the
+#: weight of each of its points (weights sum to one over the triangle)
+_DUNAVANT = {
+    3: [((1.0 / 3.0, 1.0 / 3.0), -27.0 / 48.0), ((0.6, 0.2), 25.0 / 48.0)],
+    4: [((0.445948490915965, 0.445948490915965), 0.223381589678011),
+        ((0.091576213509771, 0.091576213509771), 0.109951743655322)],
+    5: [((1.0 / 3.0, 1.0 / 3.0), 0.225), ((0.470142064105115, 0.470142064105115), 0.132394152788506),
+        ((0.101286507323456, 0.101286507323456), 0.125939180544827)],
+    6: [((0.249286745170910, 0.249286745170910), 0.116786275726379),
+        ((0.063089014491502, 0.063089014491502), 0.050844906370207),
+        ((0.053145049844817, 0.310352451033784), 0.082851075618374)],
+}
+
+
+def _orbits(rule):
+    """Points and weights of a symmetric triangle rule given by orbit generators (a, b): the distinct
+    permutations of the barycentric point (a, b, 1 - a - b)."""
+    import itertools
+    points, weights = [], []
+    for (a, b), w in rule:
+        seen = set()
+        for p in itertools.permutations((a, b, 1.0 - a - b)):
+            key = tuple(round(x, 12) for x in p)
+            if key not in seen:
+                seen.add(key)
+                points.append(p)
+                weights.append(w)
+    return points, weights
 
 
 def _tetrahedron_symmetric_rule(order: int):

@@ -63,10 +63,7 @@ class RegularQuadrature(Quadrature):
         if not isinstance(order, (int, np.integer)) or order < 0:
             raise ValueError(f"RegularQuadrature: `order` must be a non-negative integer, got {order!r}")
         self.order = int(order)
-        if family is None:
-            from ..polynomial import Polynomial
-            family = Polynomial.GAUSS_LEGENDRE
-        self.family = family
+        self.family = family  # None: the element's default rules (symmetric tables on simplices, as Warp)
         element = domain.reference_element()
         prototype = getattr(element, "prototype", None) or _prototype(element)
         points, weights = prototype.instantiate_quadrature(self.order, family)
