@@ -96,6 +96,22 @@ class _Rewrite(ast.NodeTransformer):
         new = ast.Call(func=ast.Name(id=self._inject(device_fn), ctx=ast.Load()), args=args, keywords=[])
         return ast.copy_location(new, node)
 
+    def visit_Assign(self, node):
+        """`name = fem.cells(domain)`: `name` becomes a domain (the geometry's cells) for what follows."""
+        value = node.value
+        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(value, ast.Call)
+                and self._static(value.func) is ops.cells):
+            first = self._param(value.args[0]) if len(value.args) == 1 else None
+            if first is None or self.kinds[first][0] != DOMAIN:
+                self._fail(node, f"fem.cells takes the domain parameter of the integrand {self.integrand.name}")
+            convert, cells_domain = ops._cells_of(self.targets[first])
+            name = node.targets[0].id
+            self.kinds[name] = (DOMAIN, Domain)
+            self.targets[name], self.concrete[name] = cells_domain, cells_domain.DomainArg
+            node.value = self._call(value, convert, value.args)
+            return node
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         called = self._param(node.func)

@@ -64,6 +64,9 @@ def domain_function(domain, which: str):
     if which == "lookup":
         cached = _DOMAIN_FUNCS[key] = _lookup_functions(domain)
         return cached
+    if which in _QUERIES:
+        cached = _DOMAIN_FUNCS[key] = _QUERIES[which](domain)
+        return cached
     geo_fn = getattr(domain, "element_" + which)
 
     @wp.func
@@ -75,6 +78,83 @@ def domain_function(domain, which: str):
 
 
 _DOMAIN_FUNCS: dict = {}
+
+
+def _is_side(domain) -> bool:
+    from .types import ElementKind
+    return domain.element_kind == ElementKind.SIDE
+
+
+def _element_query(name: str):
+    """element_coordinates / element_closest_point: the geometry's cell_ or side_ query of that name."""
+    def make(domain):
+        query = getattr(domain.geometry, ("side_" if _is_side(domain) else "cell_") + name, None)
+        if query is None:
+            raise TypeError(f"fem.element_{name}: {domain.geometry.name} does not provide it")
+
+        @wp.func
+        def element_query(domain_arg: Any, element_index: int, pos: Any):
+            return query(domain_arg.geo, element_index, pos)
+
+        return element_query
+    return make
+
+
+def _to_cell(outer: bool):
+    """to_inner_cell / to_outer_cell: a side sample as a sample of its inner (outer) cell."""
+    def make(domain):
+        if not _is_side(domain):
+            raise TypeError(f"fem.to_{'outer' if outer else 'inner'}_cell takes a domain of sides, got {domain.name}")
+        geo = domain.geometry
+        index = geo.side_outer_cell_index if outer else geo.side_inner_cell_index
+        coords = geo.side_outer_cell_coords if outer else geo.side_inner_cell_coords
+
+        @wp.func
+        def to_cell(domain_arg: Any, s: Sample):
+            return Sample(index(domain_arg.geo, s.element_index), coords(domain_arg.geo, s.element_index, s.element_coords),
+                          s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+
+        return to_cell
+    return make
+
+
+def _to_cell_side(domain):
+    """to_cell_side(domain, cell_sample, side_index): a cell sample as a sample of one of its sides."""
+    if not _is_side(domain):
+        raise TypeError(f"fem.to_cell_side takes a domain of sides, got {domain.name}")
+    from_cell = domain.geometry.side_from_cell_coords
+
+    @wp.func
+    def to_cell_side(domain_arg: Any, cell_s: Sample, side_index: int):
+        return Sample(side_index, from_cell(domain_arg.geo, side_index, cell_s.element_index, cell_s.element_coords),
+                      cell_s.qp_index, cell_s.qp_weight, cell_s.test_dof, cell_s.trial_dof)
+
+    return to_cell_side
+
+
+def _cells_of(domain):
+    """fem.cells(domain): the domain argument of the geometry's cells, from a domain of cells or sides."""
+    from .domain import Cells
+    cells = Cells(domain.geometry)
+    if not _is_side(domain):
+        @wp.func
+        def same(domain_arg: Any):
+            return domain_arg
+
+        return same, cells
+    to_cell_arg, cells_arg = domain.geometry.side_to_cell_arg, cells.DomainArg
+
+    @wp.func
+    def cells_from_sides(domain_arg: Any):
+        arg = cells_arg()
+        arg.geo = to_cell_arg(domain_arg.geo)
+        return arg
+
+    return cells_from_sides, cells
+
+
+_QUERIES = {"coordinates": _element_query("coordinates"), "closest_point": _element_query("closest_point"),
+            "to_inner_cell": _to_cell(False), "to_outer_cell": _to_cell(True), "to_cell_side": _to_cell_side}
 
 
 def _lookup_functions(domain):
@@ -131,6 +211,18 @@ measure = Operator("measure", "Measure (length, area, volume) ratio of the eleme
 normal = Operator("normal", "Unit normal of a side (or of a cell of a manifold) at a sample.", domain_fn="normal")
 deformation_gradient = Operator("deformation_gradient", "Gradient of world position with respect to reference "
                                 "coordinates at a sample.", domain_fn="deformation_gradient")
+element_coordinates = Operator("element_coordinates", "Coordinates of a world position in an element of the "
+                               "domain (not clamped to it).", domain_fn="coordinates")
+element_closest_point = Operator("element_closest_point", "Coordinates of the point of an element of the domain "
+                                 "closest to a world position, and its squared distance.", domain_fn="closest_point")
+to_inner_cell = Operator("to_inner_cell", "A side sample as a sample of the side's inner cell.",
+                         domain_fn="to_inner_cell")
+to_outer_cell = Operator("to_outer_cell", "A side sample as a sample of the side's outer cell.",
+                         domain_fn="to_outer_cell")
+to_cell_side = Operator("to_cell_side", "A cell sample as a sample of one of the cell's sides.",
+                        domain_fn="to_cell_side")
+cells = Operator("cells", "The domain of the geometry's cells (from a domain of its sides): call it with a cell "
+                 "sample for the position.", domain_fn="cells")
 lookup = Operator("lookup", "The sample of the domain's cells at a world position.", domain_fn="lookup")
 measure_ratio = Operator("measure_ratio", "Ratio of a side's measure to its cell's.", domain_fn="measure_ratio")
 
