@@ -441,14 +441,15 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
             f"    _t = _domain_element * {npe} + _node\n"
             "    _element_index = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n" + where +
             "    _w = _fem_node_weight(_node)\n"
-            "    _s0 = Sample(_element_index, _coords, NULL_QP_INDEX, _w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))\n"
+            # as in Warp, a nodal sample's quadrature point index is its node's index
+            f"    _n = _fem_node_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _node)\n"
+            "    _s0 = Sample(_element_index, _coords, _n, _w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))\n"
             "    _dw = _w * _fem_measure(_fem_domain_arg.geo, _s0)\n"
             "    _acc = _fem_t_acc()\n"
             f"    for _c in range({tdofs}):\n"
             f"        for _d in range({rdofs}):\n"
-            f"            _s = Sample(_element_index, _coords, NULL_QP_INDEX, _w, wp.vec2i(_node, _c), {trial})\n"
-            f"            {add_line}_fem_t_accs({setup.call_text()} * _dw)\n"
-            f"    _n = _fem_node_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _node)\n")
+            f"            _s = Sample(_element_index, _coords, _n, _w, wp.vec2i(_node, _c), {trial})\n"
+            f"            {add_line}_fem_t_accs({setup.call_text()} * _dw)\n")
     count = domain.element_count() * npe
     if matrix:
         body += ("    _fem_rows[_t] = _n\n    _fem_cols[_t] = _n\n    _fem_vals[_t] = _fem_t_outv(_acc)\n")
