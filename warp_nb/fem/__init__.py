@@ -37,8 +37,9 @@ from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
 from .integrate import integrate, interpolate  # noqa: F401
 from .operator import (  # noqa: F401
-    D, Operator, average, cells, curl, deformation_gradient, degree, div, div_outer, element_closest_point,
-    element_coordinates, grad, grad_average, grad_jump, grad_outer, inner, jump, lookup, measure, measure_ratio, normal,
+    D, Operator, at_node, average, cells, curl, deformation_gradient, degree, div, div_outer, element_closest_point,
+    element_coordinates, grad, grad_average, grad_jump, grad_outer, inner, jump, lookup, measure, measure_ratio,
+    node_count, node_index, normal,
     outer, position, scalar_type, to_cell_side, to_inner_cell, to_outer_cell,
 )
 from .partition_operators import element_partition_index, node_partition_index  # noqa: F401

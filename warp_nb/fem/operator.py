@@ -211,6 +211,12 @@ measure = Operator("measure", "Measure (length, area, volume) ratio of the eleme
 normal = Operator("normal", "Unit normal of a side (or of a cell of a manifold) at a sample.", domain_fn="normal")
 deformation_gradient = Operator("deformation_gradient", "Gradient of world position with respect to reference "
                                 "coordinates at a sample.", domain_fn="deformation_gradient")
+node_count = Operator("node_count", "Number of nodes of the element of a sample, for a field.",
+                      field_attr="eval_node_count")
+at_node = Operator("at_node", "The sample moved to the node of the field's test or trial dof (or to node k).",
+                   field_attr="eval_at_node")
+node_index = Operator("node_index", "Global index of the node of the field's test or trial dof (or of node k).",
+                      field_attr="eval_node_index")
 element_coordinates = Operator("element_coordinates", "Coordinates of a world position in an element of the "
                                "domain (not clamped to it).", domain_fn="coordinates")
 element_closest_point = Operator("element_closest_point", "Coordinates of the point of an element of the domain "

@@ -211,6 +211,50 @@ _NODE_FUNCS: dict = {}
 _DISCRETE_FUNCS: dict = {}
 
 
+def node_queries(space, dof_slot: int | None) -> dict:
+    """node_count, at_node and node_index of a field of `space` on cells: the element's node count;
+    the sample moved to the node of the test (slot 0) or trial (1) dof, or to node k; that node's
+    global index."""
+    key = (space, dof_slot)
+    cached = _NODE_QUERIES.get(key)
+    if cached is not None:
+        return cached
+    from ..types import Sample
+    nodes, coords, node_index = space.NODES_PER_ELEMENT, space.node_coords_in_element, space.element_node_index
+    slot = 0 if dof_slot is None else dof_slot
+
+    @wp.func
+    def node_count(field_arg: Any, s: Any):
+        return wp.static(nodes)
+
+    @wp.func
+    def own_node(s: Any):
+        return s.test_dof[0] if wp.static(slot == 0) else s.trial_dof[0]
+
+    @wp.func
+    def at_node(field_arg: Any, s: Any):
+        return Sample(s.element_index, coords(own_node(s)), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+
+    @wp.func
+    def at_node(field_arg: Any, s: Any, k: int):  # noqa: F811 (an overload)
+        return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+
+    @wp.func
+    def node_index_of(field_arg: Any, s: Any):
+        return node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, own_node(s))
+
+    @wp.func
+    def node_index_of(field_arg: Any, s: Any, k: int):  # noqa: F811 (an overload)
+        return node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, k)
+
+    cached = _NODE_QUERIES[key] = {"eval_node_count": node_count, "eval_at_node": at_node,
+                                   "eval_node_index": node_index_of}
+    return cached
+
+
+_NODE_QUERIES: dict = {}
+
+
 def on_side(cell_fn, geometry, bound_cell_struct, outer: bool, slot: int | None, npe: int):
     """`cell_fn` (field_arg bound to cells, s) as a function of a field bound to sides: the side
     sample is carried to the side's inner (or `outer`) cell first (index, coordinates, cell

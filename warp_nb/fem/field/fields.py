@@ -10,7 +10,7 @@ import warp_nb as wp
 from ...types.structs import struct
 from ..domain import Cells, GeometryDomain
 from ..types import ElementKind
-from .evaluation import combine, discrete_functions, node_functions, on_side, side_node_index
+from .evaluation import combine, discrete_functions, node_functions, node_queries, on_side, side_node_index
 
 
 def bound_field_struct(element_arg, eval_arg):
@@ -58,6 +58,7 @@ class BoundField:
             if self.space is not None:
                 self.element_node_index = self.space.element_node_index
                 self.nodes_per_element = self.space.NODES_PER_ELEMENT
+                self.__dict__.update(node_queries(self.space, slot))
         else:
             geo = domain.geometry
             npe = self.space.NODES_PER_ELEMENT
