@@ -2,14 +2,17 @@
 
 - `types.py`: Sample, coordinates, index types, the Domain / Field annotations;
 - `integrand.py`: the `@integrand` decorator and its record;
+- `geometry/`: the Geometry protocol, grids, meshes, deformed geometries, reference elements;
 - `domain.py`: where to integrate (a geometry's cells, sides, boundary sides);
 - `subdomain.py`: a domain over some elements of another;
 - `quadrature/`: which points of each element (regular rules, explicit points, particles, nodes);
 - `space/`: function spaces (node topology + shape functions);
 - `field/`: test, trial and discrete fields and how integrands evaluate them;
 - `operator.py`: the operators integrands call (`grad`, `div`, `position`, ...);
-- `integrate.py`: `integrate` and `interpolate`, which specialise an integrand for the concrete
-  fields and domain they are given and generate, build and launch the kernels;
+- `integrand_specialize.py`: an integrand rewritten for the concrete fields and domain it gets;
+- `integrate.py`, `interpolate.py` (on `kernel_builder.py` and `codegen.py`): the drivers, which
+  generate, build and launch one kernel per specialisation and kind of result;
+- `dirichlet.py`: Dirichlet conditions by projection;
 - `cache.py`: suffix-keyed kernels, functions and structs, and pooled temporary arrays;
 - `linalg.py`: small dense linear algebra as device functions (eigen-solver, QR inverse, tensor parts);
 - `utils.py`: grid connectivity (grid_to_tris ...) and device index maps (indexing.py).
@@ -35,7 +38,8 @@ from .geometry import (  # noqa: F401
 )
 from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401
-from .integrate import integrate, interpolate  # noqa: F401
+from .integrate import integrate  # noqa: F401
+from .interpolate import interpolate  # noqa: F401
 from .operator import (  # noqa: F401
     D, Operator, at_node, average, cells, curl, deformation_gradient, degree, div, div_outer, element_closest_point,
     element_coordinates, grad, grad_average, grad_jump, grad_outer, inner, jump, lookup, measure, measure_ratio,

@@ -4,6 +4,7 @@ assembles generically (no such maps), so it stays empty."""
 
 import weakref
 
-from warp_nb.fem.integrate import integrate, interpolate  # noqa: F401
+from warp_nb.fem.integrate import integrate  # noqa: F401
+from warp_nb.fem.interpolate import interpolate  # noqa: F401
 
 _fem_bsr_triplet_maps = weakref.WeakKeyDictionary()

@@ -64,7 +64,7 @@ class SpaceRestriction:
 
     def rebuild(self, device=None, temporary_store=None) -> None:
         from ..field.fields import DiscreteField
-        from ..integrate import interpolate
+        from ..interpolate import interpolate
         from .function_space import FunctionSpace
         topology = self.space_topology
         space = FunctionSpace(topology, getattr(topology, "shape", None) or self._shape(), wp.float32)
