@@ -4,9 +4,9 @@ the same layout), Warp's default tolerances, and the host loop `run_solver_loop`
 solver's cycles and checks convergence every `check_every` iterations.
 
 The only host synchronisations of a solve are the convergence checks (one read of the per-batch
-residuals and tolerances each). With `check_every=0` there are none: the solver runs `maxiter`
-iterations and returns device arrays (iteration count, squared residual, squared tolerance), as
-Warp's capturable mode does. `use_cuda_graph` is accepted and has no effect: warp_nb launches
+residuals and tolerances each). With `check_every=0` none is reported: the solver returns device
+arrays (squared residual, squared tolerance) as Warp's capturable mode does, and stops once
+converged (a test before each cycle, outside graph captures; a captured solve runs `maxiter`). `use_cuda_graph` is accepted and has no effect: warp_nb launches
 each kernel of an iteration directly (on the CPU there are no graphs; on CUDA the launches are
 ordered on the stream the same way)."""
 
@@ -52,9 +52,18 @@ def run_solver_loop(do_cycle, cycle_size, r_norm_sq, maxiter, atol_sq, callback,
     that stops at maxiter without converging warns."""
     cycles = max(0, math.ceil(float(maxiter) / cycle_size))
     if not check_every or check_every <= 0:
+        # Warp's device-side stopping: no check reported, but iterations stop once every batch has
+        # converged (iterating past convergence breaks down on singular or indefinite systems). Outside
+        # a graph capture that test is a read of two small arrays per cycle; under capture every
+        # iteration is recorded.
+        from ...runtime import recording
+        done = 0
         for _ in range(cycles):
+            if recording.capture is None and bool(np.all(r_norm_sq.numpy() <= atol_sq.numpy())):
+                break
             do_cycle()
-        return cycles * cycle_size, r_norm_sq, atol_sq
+            done += 1
+        return done * cycle_size, r_norm_sq, atol_sq
     every = max(1, math.ceil(check_every / cycle_size))
 
     def check(iteration):
