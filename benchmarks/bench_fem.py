@@ -77,7 +77,8 @@ def measure(framework: str, n: int, repeats: int) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix="_bench_fem_worker.py", delete=False) as f:
         f.write(WORKER)
     try:
-        proc = subprocess.run([python, f.name, module, str(n), str(repeats)], capture_output=True, text=True, check=False,
+        proc = subprocess.run([python, f.name, module, str(n), str(repeats)], capture_output=True, text=True,
+                              check=False,
                               env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
     finally:
         os.unlink(f.name)

@@ -25,7 +25,7 @@ from ..errors import KernelSyntaxError, Loc
 from ..program.func import Function
 from . import operator as ops
 from .integrand import Integrand
-from .types import Domain, Field, Sample
+from .types import Domain, Field, Sample, Sample_f64
 
 SAMPLE, DOMAIN, FIELD, VALUE = "sample", "domain", "field", "value"
 
@@ -44,7 +44,7 @@ def parameter_kinds(integrand: Integrand) -> dict:
         if t is None:
             raise TypeError(f"integrand {integrand.name}: parameter `{name}` needs an annotation (fem.Sample, "
                             "fem.Domain, fem.Field or a Warp type)")
-        if t is Sample or getattr(t, "__name__", "") in ("Sample", "Sample_f64") and hasattr(t, "vars"):
+        if t in (Sample, Sample_f64):
             kinds[name] = (SAMPLE, t)
         elif t is Domain:
             kinds[name] = (DOMAIN, t)

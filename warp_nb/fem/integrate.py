@@ -166,7 +166,8 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
             "                    _s = Sample(_element_index, _coords, _qp_index, _w, wp.vec2i(_i, _c), "
             "wp.vec2i(_j, _d))\n" + add_line +
             f"    _t = (_domain_element * {npt} + _i) * {npr} + _j\n"
-            f"    _fem_rows[_t] = _fem_test_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _i)\n"
+            f"    _fem_rows[_t] = _fem_test_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, "
+            "_i)\n"
             f"    _fem_cols[_t] = _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, _element_index, "
             "_j)\n"
             "    _fem_vals[_t] = _fem_t_block(_acc)\n")

@@ -54,9 +54,11 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
         tail, kind = f"        _s = _s0\n        {setup.call_text()}\n", "interpolate_effects"
     else:
         if not isinstance(dest, wp.array):
-            raise TypeError(f"fem.interpolate: `dest` must be a warp array or a discrete field, got {type(dest).__name__}")
+            raise TypeError(f"fem.interpolate: `dest` must be a warp array or a discrete field, got "
+                            f"{type(dest).__name__}")
         if dest.shape[0] < at.total_point_count():
-            raise ValueError(f"fem.interpolate: `dest` needs one entry per quadrature point ({at.total_point_count()}), "
+            raise ValueError(f"fem.interpolate: `dest` needs one entry per quadrature point "
+                             f"({at.total_point_count()}), "
                              f"has {dest.shape[0]}")
         namespace["_fem_t_dest"], namespace["_fem_t_destv"] = wp.array(dtype=dest.dtype), dest.dtype
         params = params + ["_fem_dest: _fem_t_dest"]
@@ -112,7 +114,8 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
             body = head + f"    wp.atomic_{reduction}(_fem_dest, _n, {value})\n    wp.atomic_add(_fem_count, _n, 1)\n"
         else:  # first: the smallest element index holding each node, then that element's value
             count.fill_(2 ** 31 - 1)
-            first = make_kernel(setup, "interpolate_nodes_first_cell", head + "    wp.atomic_min(_fem_count, _n, _cell)\n",
+            first = make_kernel(setup, "interpolate_nodes_first_cell",
+                                head + "    wp.atomic_min(_fem_count, _n, _cell)\n",
                                  params, namespace)
             launch(first, dim, inputs + [combined, count])
             body = head + f"    if _fem_count[_n] == _cell:\n        _fem_dest[_n] = {value}\n"

@@ -111,7 +111,8 @@ def _to_cell(outer: bool):
 
         @wp.func
         def to_cell(domain_arg: Any, s: Sample):
-            return Sample(index(domain_arg.geo, s.element_index), coords(domain_arg.geo, s.element_index, s.element_coords),
+            cell_coords = coords(domain_arg.geo, s.element_index, s.element_coords)
+            return Sample(index(domain_arg.geo, s.element_index), cell_coords,
                           s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
 
         return to_cell

@@ -239,7 +239,7 @@ def _looked_up(fn, position, lookup, cell_struct, is_value: bool):
             if wp.static(is_value):
                 value = field_arg.eval.background
             else:
-                value = value * type(value[0])(0.0) if wp.static(False) else value - value
+                value = value - value  # no gradient outside the field's geometry
         return value
 
     return evaluate

@@ -1,7 +1,8 @@
 """How a field of a function space is evaluated at a sample of a cell: the device functions a
 field's operators become. Each takes (field_arg, s), field_arg being the field bound to a domain
-(`{geo: the domain's element arguments, eval: the field's own EvalArg}`), and is made once per space, by
-closing over the space's shape and topology functions, and per value kind (scalar or vector):
+(`{geo: the domain's element arguments, eval: the field's own EvalArg}`), and is made once per
+space, by closing over the space's shape and topology functions, and per value kind (scalar,
+vector or tensor):
 
 - a node's own value (test and trial fields): the node's shape weight at the sample, times the
   unit vector of the dof's component for vector spaces;
@@ -30,7 +31,7 @@ def _unit(dtype):
         @wp.func
         def unit(c: int):
             v = dtype()
-            v[c // cols, c % cols] = v.dtype(1.0) if wp.static(False) else type(v[0, 0])(1.0)
+            v[c // cols, c % cols] = type(v[0, 0])(1.0)
             return v
     else:
         @wp.func
@@ -332,7 +333,8 @@ def side_node_index(node_index, geometry, npe: int, two_sided: bool):
     @wp.func
     def side_node(side_arg: Any, space_arg: Any, side_index: int, node: int):
         if wp.static(two_sided) and node >= wp.static(npe):
-            return node_index(to_cell_arg(side_arg), space_arg, outer_index(side_arg, side_index), node - wp.static(npe))
+            outer_cell = outer_index(side_arg, side_index)
+            return node_index(to_cell_arg(side_arg), space_arg, outer_cell, node - wp.static(npe))
         return node_index(to_cell_arg(side_arg), space_arg, inner_index(side_arg, side_index), node)
 
     cached = _SIDE_FUNCS[key] = side_node

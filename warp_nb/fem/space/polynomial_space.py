@@ -71,7 +71,8 @@ def make_collocated_function_space(basis_space: BasisSpace, dtype=T.float32, dof
     if dof_mapper is not None:
         raise NotImplementedError("make_collocated_function_space: dof mappers are not supported by warp_nb.fem yet")
     if not isinstance(basis_space, BasisSpace):
-        raise TypeError(f"make_collocated_function_space: `basis_space` must come from make_polynomial_basis_space, got "
+        raise TypeError(f"make_collocated_function_space: `basis_space` must come from make_polynomial_basis_space, "
+                        f"got "
                         f"{type(basis_space).__name__}")
     return FunctionSpace(basis_space.topology, basis_space.shape, dtype or T.float32)
 
