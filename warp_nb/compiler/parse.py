@@ -87,7 +87,6 @@ def parse_function(fn) -> S.FunctionDef:
     return parse_source("".join(lines), filename, first_line)
 
 
-
 def define_transformed(fn, transformers) -> S.FunctionDef:
     """Parse `fn` with each `ast.NodeTransformer` of `transformers` applied, in order, to a copy of
     its Python syntax tree first, and make that the tree `parse_definition(fn)` returns from then
@@ -113,6 +112,7 @@ def define_transformed(fn, transformers) -> S.FunctionDef:
     ast.fix_missing_locations(node)
     tree = _PARSED[fn] = parser.function(node, ast.unparse(node))
     return tree
+
 
 _FILE_TREES: dict = {}
 

@@ -6,9 +6,10 @@ solver's cycles and checks convergence every `check_every` iterations.
 The only host synchronisations of a solve are the convergence checks (one read of the per-batch
 residuals and tolerances each). With `check_every=0` none is reported: the solver returns device
 arrays (squared residual, squared tolerance) as Warp's capturable mode does, and stops once
-converged (a test before each cycle, outside graph captures; a captured solve runs `maxiter`). `use_cuda_graph` is accepted and has no effect: warp_nb launches
-each kernel of an iteration directly (on the CPU there are no graphs; on CUDA the launches are
-ordered on the stream the same way)."""
+converged (a test before each cycle, outside graph captures; a captured solve runs `maxiter`).
+`use_cuda_graph` is accepted and has no effect: warp_nb launches each kernel of an iteration
+directly (on the CPU there are no graphs; on CUDA the launches are ordered on the stream the same
+way)."""
 
 from __future__ import annotations
 
