@@ -5,7 +5,7 @@ process (warp-lang from .bench/venv, made by `benchmarks/run.py --setup`).
 
     python benchmarks/bench_fem.py [--n 512] [--frameworks warp_nb,warp] [--repeats 2]
 
-Reported per framework: the first run (it builds every kernel: compile time included), then the
+Reported per framework: the first run (it builds every kernel, or loads it from the kernel cache), then the
 best of `repeats` warm runs split into assembly (right-hand side, stiffness matrix, boundary
 projector by nodal assembly, Dirichlet projection) and solve (`warp.optim.linear.cg`, relative
 tolerance 1e-6). Both must reach the same solution: its maximum is printed beside the times."""
@@ -101,7 +101,7 @@ def main():
         if "error" in r:
             print(f"  failed: {r['error']}")
             continue
-        print(f"  first run {r['first_s']:.2f} s (kernels built), warm: assemble {r['assemble_s'] * 1e3:.0f} ms, "
+        print(f"  first run {r['first_s']:.2f} s (kernels built or loaded from the cache), warm: assemble {r['assemble_s'] * 1e3:.0f} ms, "
               f"solve {r['solve_s'] * 1e3:.0f} ms ({r['iterations']} CG iterations), max(u) {r['max']:.6g} "
               f"[{time.perf_counter() - t:.0f} s]")
     ok = {k: v for k, v in results.items() if "error" not in v}
