@@ -101,7 +101,8 @@ def main():
         if "error" in r:
             print(f"  failed: {r['error']}")
             continue
-        print(f"  first run {r['first_s']:.2f} s (kernels built or loaded from the cache), warm: assemble {r['assemble_s'] * 1e3:.0f} ms, "
+        print(f"  first run {r['first_s']:.2f} s (kernels built or loaded from the cache), "
+              f"warm: assemble {r['assemble_s'] * 1e3:.0f} ms, "
               f"solve {r['solve_s'] * 1e3:.0f} ms ({r['iterations']} CG iterations), max(u) {r['max']:.6g} "
               f"[{time.perf_counter() - t:.0f} s]")
     ok = {k: v for k, v in results.items() if "error" not in v}
