@@ -103,12 +103,17 @@ class _Rewrite(ast.NodeTransformer):
         if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(value, ast.Call)
                 and self._static(value.func) is ops.cells):
             first = self._param(value.args[0]) if len(value.args) == 1 else None
-            if first is None or self.kinds[first][0] != DOMAIN:
-                self._fail(node, f"fem.cells takes the domain parameter of the integrand {self.integrand.name}")
-            convert, cells_domain = ops._cells_of(self.targets[first])
+            if first is None:
+                self._fail(node, f"fem.cells takes a domain or field parameter of the integrand {self.integrand.name}")
             name = node.targets[0].id
-            self.kinds[name] = (DOMAIN, Domain)
-            self.targets[name], self.concrete[name] = cells_domain, cells_domain.DomainArg
+            if self.kinds[first][0] == DOMAIN:
+                convert, cells_domain = ops._cells_of(self.targets[first])
+                self.kinds[name] = (DOMAIN, Domain)
+                self.targets[name], self.concrete[name] = cells_domain, cells_domain.DomainArg
+            else:  # a field, as the geometry's cells see it
+                convert, cells_field = ops._field_cells_of(self.targets[first])
+                self.kinds[name] = (FIELD, Field)
+                self.targets[name], self.concrete[name] = cells_field, cells_field.Arg
             node.value = self._call(value, convert, value.args)
             return node
         return self.generic_visit(node)

@@ -154,6 +154,30 @@ def _cells_of(domain):
     return cells_from_sides, cells
 
 
+def _field_cells_of(bound):
+    """fem.cells(field): a field bound to sides, as the same field bound to the geometry's cells
+    (what evaluates it at a cell sample, one from fem.lookup say)."""
+    from .domain import Cells
+    from .field.fields import BoundField
+    cells = BoundField(bound.field, Cells(bound.domain.geometry))
+    if not _is_side(bound.domain):
+        @wp.func
+        def same(field_arg: Any):
+            return field_arg
+
+        return same, cells
+    to_cell_arg, cell_arg_struct = bound.domain.geometry.side_to_cell_arg, cells.Arg
+
+    @wp.func
+    def field_on_cells(field_arg: Any):
+        arg = cell_arg_struct()
+        arg.geo = to_cell_arg(field_arg.geo)
+        arg.eval = field_arg.eval
+        return arg
+
+    return field_on_cells, cells
+
+
 _QUERIES = {"coordinates": _element_query("coordinates"), "closest_point": _element_query("closest_point"),
             "to_inner_cell": _to_cell(False), "to_outer_cell": _to_cell(True), "to_cell_side": _to_cell_side}
 
