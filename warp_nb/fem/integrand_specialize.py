@@ -19,13 +19,12 @@ import inspect
 import linecache
 import types
 
-from .. import types as T
 from ..compiler.parse import define_transformed
 from ..errors import KernelSyntaxError, Loc
 from ..program.func import Function
 from . import operator as ops
 from .integrand import Integrand
-from .types import Domain, Field, Sample, Sample_f64
+from .types import Domain, Field, Sample, Sample_f64, warp_type
 
 SAMPLE, DOMAIN, FIELD, VALUE = "sample", "domain", "field", "value"
 
@@ -170,7 +169,7 @@ class _Rewrite(ast.NodeTransformer):
             elif kind == SAMPLE:
                 concrete[name] = annotation
             else:
-                concrete[name] = {float: T.float32, int: T.int32, bool: T.bool}.get(annotation, annotation)
+                concrete[name] = warp_type(annotation)
         key = ("nested",) + tuple((n, id(t)) for n, t in targets.items()) + \
             tuple((n, str(t)) for n, t in concrete.items())
         function = callee.cached_funcs.get(key)

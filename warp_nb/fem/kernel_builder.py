@@ -18,7 +18,7 @@ from .field.fields import BoundField, FieldLike, TestField, TrialField
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
-from .types import NULL_QP_INDEX, Sample, make_free_sample
+from .types import NULL_QP_INDEX, Sample, make_free_sample, warp_type
 
 
 def return_type_of(function, arg_types) -> Any:
@@ -39,10 +39,6 @@ def with_scalar(t, scalar):
     if T.type_is_matrix(t):
         return T.matrix(shape=t._shape_, dtype=scalar)
     return scalar
-
-
-#: Python scalar annotations of integrand values, as the Warp types kernels give them
-_PYTHON_SCALARS = {float: T.float32, int: T.int32, bool: T.bool}
 
 
 class Setup:
@@ -102,7 +98,7 @@ class Setup:
                 if name not in values:
                     raise ValueError(f"fem.{what}: the integrand {integrand.name} needs a value for `{name}` in "
                                      "values={...}")
-                self.concrete[name] = _PYTHON_SCALARS.get(annotation, annotation)
+                self.concrete[name] = warp_type(annotation)
                 self.host_values[name] = values[name]
         if self.trial is not None and self.test is None:
             raise ValueError(f"fem.{what}: a trial field (`{self.trial[0]}`) needs a test field beside it")

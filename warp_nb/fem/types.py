@@ -7,6 +7,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from ..program.func import func
+from ..types import bool as bool_
 from ..types import float32, float64, int32, vec2i, vec3, vec3d
 from ..types.structs import struct
 
@@ -72,6 +73,15 @@ class NodeElementIndex:
 
     domain_element_index: int32
     node_index_in_element: int32
+
+
+#: Python scalar annotations (`x: float`) as the Warp types kernels give them
+_PYTHON_SCALARS = {float: float32, int: int32, bool: bool_}
+
+
+def warp_type(annotation):
+    """`annotation` with a Python scalar type (float, int, bool) replaced by its Warp type."""
+    return _PYTHON_SCALARS.get(annotation, annotation)
 
 
 _SAMPLE_TYPES = {float32: Sample, float64: Sample_f64}

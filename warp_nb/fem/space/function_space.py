@@ -10,14 +10,14 @@ import warp_nb as wp
 
 from ... import types as T
 from ...types import float32, vector
-from ..types import make_free_sample
+from ..types import make_free_sample, warp_type
 
 
 class FunctionSpace:
     """Values of `dtype` interpolated from the nodes of `topology` by `shape`."""
 
     def __init__(self, topology, shape, dtype=float32):
-        dtype = {float: T.float32, None: T.float32}.get(dtype, dtype)
+        dtype = T.float32 if dtype is None else warp_type(dtype)
         if T.type_scalar_type(dtype) not in (T.float32, T.float64, T.float16):
             raise TypeError(f"a function space holds float scalars, vectors or matrices; got dtype {dtype!r}")
         self.topology = topology
