@@ -59,9 +59,10 @@ class _Rewrite(ast.NodeTransformer):
 
     def __init__(self, integrand: Integrand, kinds: dict, targets: dict, concrete: dict):
         self.integrand = integrand
-        self.kinds = kinds
-        self.targets = targets
-        self.concrete = concrete
+        # copies: `name = fem.cells(...)` adds local names, which are no parameters of the integrand
+        self.kinds = dict(kinds)
+        self.targets = dict(targets)
+        self.concrete = dict(concrete)
         self.injected: dict = {}
         fn = integrand.func
         self.filename = fn.__code__.co_filename
