@@ -208,14 +208,16 @@ def _lookup_functions(domain):
     def lookup(domain_arg: Any, pos: Any, max_dist: float):  # noqa: F811 (an overload)
         return no_dofs(cell_lookup(domain_arg.geo, pos, max_dist))
 
+    # A guess only speeds a search up in Warp; it never changes the cell found (checked on grids, where a
+    # position on a cell boundary is found in the same cell with or without one).
     @wp.func
     def lookup(domain_arg: Any, pos: Any, guess: Sample):  # noqa: F811 (an overload)
         return no_dofs(cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30)))
 
     @wp.func
-    def lookup(domain_arg: Any, pos: Any, max_dist: float, filter_data: Any, filter_target: Any):  # noqa: F811
-        # only the cells whose filter_data[cell] equals filter_target
-        return no_dofs(filtered_lookup(domain_arg.geo, pos, max_dist, filter_data, filter_target))
+    def lookup(domain_arg: Any, pos: Any, max_dist: float, filter_array: Any, filter_target: Any):  # noqa: F811
+        # only the cells whose filter_array[cell] equals filter_target
+        return no_dofs(filtered_lookup(domain_arg.geo, pos, max_dist, filter_array, filter_target))
 
     return lookup
 
