@@ -23,9 +23,15 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     """Evaluate `integrand` at the points of a quadrature (`at`), writing each value to `dest[qp index]`
     or, without `dest`, only running it (for its side effects); or at the nodes of a discrete field
     `dest`, setting its node values."""
-    if dest_space is not None or dim is not None:
-        raise NotImplementedError("fem.interpolate: `dest_space` and `dim` are not supported by warp_nb.fem yet")
+    if dim is not None:
+        raise NotImplementedError("fem.interpolate: `dim` is not supported by warp_nb.fem yet")
     device = wp.get_device(device)
+    from ..sparse import BsrMatrix
+    if isinstance(dest, BsrMatrix):  # the Jacobian with respect to the trial field
+        from .interpolate_matrix import interpolate_to_matrix
+        return interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options)
+    if dest_space is not None:
+        raise ValueError("fem.interpolate: `dest_space` is for a matrix `dest` (its rows are dest_space's nodes)")
     if isinstance(dest, FieldRestriction):  # the nodes of its domain only
         if at is not None:
             raise ValueError("fem.interpolate: `at` cannot be given with a field restriction (it has its domain)")
