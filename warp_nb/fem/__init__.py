@@ -46,7 +46,7 @@ from .operator import (  # noqa: F401
     node_count, node_index, normal,
     outer, position, scalar_type, to_cell_side, to_inner_cell, to_outer_cell,
 )
-from .partition_operators import element_partition_index, node_partition_index  # noqa: F401
+from .partition_operators import element_partition_index, node_partition_index, partition_lookup  # noqa: F401
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401
 from .space import (  # noqa: F401

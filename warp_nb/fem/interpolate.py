@@ -30,6 +30,9 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
             raise ValueError("fem.interpolate: `at` cannot be given with a field restriction (it has its domain)")
         dest, at = dest.field, dest.domain
     if isinstance(dest, DiscreteField):
+        if dest.space_partition is not None and not dest.space_partition.is_identity():
+            raise NotImplementedError("fem.interpolate: a destination field over a space partition (not the whole "
+                                      "space) is not supported by warp_nb.fem yet")
         if hasattr(at, "space_partition") and hasattr(at, "domain"):  # a space restriction: its domain's nodes
             at = at.domain
         if at is not None and not isinstance(at, GeometryDomain):
