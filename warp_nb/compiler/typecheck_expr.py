@@ -407,7 +407,9 @@ class ExprTyper:
             elif p.name in last.defaults:  # Function.defaults, as the definition gives them or as changed since
                 args.append(classify(last.defaults[p.name]))
             else:
-                self.error(KernelTypeError, f"call of `{func.key}` is missing the argument `{p.name}`", node)
+                # (with several overloads, Warp's words: no overload of that arity matched)
+                lead = f"Couldn't find function overload for '{func.key}': " if len(func.overloads) > 1 else ""
+                self.error(KernelTypeError, f"{lead}call of `{func.key}` is missing the argument `{p.name}`", node)
         return args
 
     def keyword_args(self, b: registry.Builtin, args: list, node: S.Call) -> list:

@@ -31,6 +31,7 @@ from .dirichlet import (  # noqa: F401
     normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs,
 )
 from .domain import BoundarySides, Cells, FrontierSides, GeometryDomain, Sides  # noqa: F401
+from .environment_operators import environment_index  # noqa: F401
 from .field import DiscreteField, FieldLike, FieldRestriction, ImplicitField, NonconformingField, UniformField, make_restriction, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
 from .geometry import (  # noqa: F401
     CellBasedGeometryPartition, ExplicitGeometryPartition, Geometry, GeometryPartition, Grid2D, Grid3D, Hexmesh,

@@ -191,6 +191,9 @@ def _lookup_functions(domain):
     if domain.element_kind != ElementKind.CELL or getattr(domain.geometry, "cell_lookup", None) is None:
         raise TypeError(f"fem.lookup: {domain.name} does not support lookups (cells of a geometry with cell_lookup "
                         "do)")
+    if domain.geometry.environment_count() > 1:  # a position alone is ambiguous: the environment is named
+        from .environment_operators import environment_lookup_functions
+        return environment_lookup_functions(domain.geometry)
     cell_lookup = domain.geometry.cell_lookup
 
     @wp.func

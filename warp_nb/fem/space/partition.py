@@ -14,7 +14,7 @@ import numpy as np
 import warp_nb as wp
 
 from ..integrand import Integrand
-from ..types import NULL_NODE_INDEX, Sample
+from ..types import NULL_ELEMENT_INDEX, NULL_NODE_INDEX, Sample
 
 
 @wp.struct
@@ -127,13 +127,7 @@ def _valid(nodes: np.ndarray) -> np.ndarray:
 
 def _owned_cell_mask(part) -> np.ndarray:
     """Bool per geometry cell: the cells of the geometry partition."""
-    mask = np.zeros(part.geometry.cell_count(), dtype=bool)
-    if hasattr(part, "cell_begin"):
-        mask[part.cell_begin:part.cell_end] = True
-    else:
-        cells = part._cells.numpy()
-        mask[cells[cells >= 0]] = True
-    return mask
+    return part.partition_cell_indices_numpy() != NULL_ELEMENT_INDEX
 
 
 def _halo_cell_mask(part, owned_cells: np.ndarray) -> np.ndarray:
