@@ -14,6 +14,7 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
+from .replicated import Replicable
 from .geometry import OUTSIDE, Geometry
 from .grid_2d import check_grid_arguments
 
@@ -93,7 +94,7 @@ def _grid3d_side_cell_coords(side: Grid3DSide, across: float, side_coords: wp.ve
     return c
 
 
-class Grid3D(Geometry):
+class Grid3D(Replicable, Geometry):
     """Three-dimensional regular grid geometry.
 
     Args:
