@@ -141,9 +141,12 @@ class ReplicatedGeometry(Geometry):
 
     @property
     def cell_env(self):
-        import numpy as np
-        envs = np.repeat(np.arange(self._env_count, dtype=np.int32), self.base_geometry.cell_count())
-        return wp.array(envs, dtype=wp.int32)
+        """The environment of each cell (made once, on first use)."""
+        if self.__dict__.get("_cell_env") is None:
+            import numpy as np
+            envs = np.repeat(np.arange(self._env_count, dtype=np.int32), self.base_geometry.cell_count())
+            self.__dict__["_cell_env"] = wp.array(envs, dtype=wp.int32)
+        return self.__dict__["_cell_env"]
 
     def cell_count(self) -> int:
         return self._env_count * self.base_geometry.cell_count()
