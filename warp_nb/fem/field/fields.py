@@ -141,7 +141,9 @@ class _NodeField(FieldLike):
             domain = space_restriction.domain
             space_partition = space_partition or space_restriction.space_partition
         self.space = space
-        self.domain = domain if domain is not None else Cells(space.geometry)
+        if domain is None:  # the cells of the partition's geometry partition, else all cells
+            domain = Cells(getattr(space_partition, "geometry_partition", None) or space.geometry)
+        self.domain = domain
         if self.domain.geometry is not space.geometry:
             raise ValueError(f"{type(self).__name__}: the domain's geometry ({self.domain.geometry.name}) is not the "
                              f"space's ({space.geometry.name})")
