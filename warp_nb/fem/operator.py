@@ -57,7 +57,7 @@ def _why_not(name: str, field) -> str:
 
 def domain_function(domain, which: str):
     """The device function (domain_arg, s) -> value for operator `which` of this domain."""
-    key = (type(domain), domain.geometry, which)
+    key = (type(domain), domain.element_kind, domain.geometry, which)  # (subdomains of cells and sides share a type)
     cached = _DOMAIN_FUNCS.get(key)
     if cached is not None:
         return cached

@@ -255,9 +255,14 @@ def _filtered_lookup_cells(domain, world: array, max_dist: float, envs) -> array
     cells = wp.empty(world.shape[0], dtype=int32, device=device)
     kernel = _kernels(domain, False, world.dtype)["filtered_lookup"]
     wp.launch(kernel, dim=world.shape[0], device=device, record_tape=False,
-              inputs=[domain.domain_arg_value(device), world, max_dist,
+              inputs=[domain.domain_arg_value(device), world, max(max_dist, _CONTAINED),
                       array(codes, dtype=int32, device=device), envs, cells])
     return cells
+
+
+# the filtered lookup keeps cells within max_dist of a point; a point inside a cell is at a distance
+# of round-off from it, not 0, so max_dist 0 ("inside only") is read as this
+_CONTAINED = 1.0e-5
 
 
 def _lookup_cells(domain, world: array, max_dist: float) -> array:
