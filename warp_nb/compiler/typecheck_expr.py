@@ -407,8 +407,7 @@ class ExprTyper:
             elif p.name in last.defaults:  # Function.defaults, as the definition gives them or as changed since
                 args.append(classify(last.defaults[p.name]))
             else:
-                # (with several overloads, Warp's words: no overload of that arity matched)
-                lead = f"Couldn't find function overload for '{func.key}': " if len(func.overloads) > 1 else ""
+                lead = "Couldn't find function overload for the " if len(func.overloads) > 1 else ""  # Warp's words
                 self.error(KernelTypeError, f"{lead}call of `{func.key}` is missing the argument `{p.name}`", node)
         return args
 
