@@ -79,10 +79,13 @@ class SpacePartition:
         """Recompute the node lists (after the geometry partition was rebuilt)."""
         device = self._device if device is None else device
         topology = self.space_topology
-        element_nodes = topology.element_node_indices(device).numpy()
         node_total = topology.node_count()
         part = self.geometry_partition
         geo = topology.geometry
+        if part is None and not self._environment_first and self._max_node_count < 0:
+            self._whole(node_total, device)  # every node in order: no element-node table needed
+            return
+        element_nodes = topology.element_node_indices(device).numpy()
         if part is None:
             owned_cells = np.ones(geo.cell_count(), dtype=bool)
         else:
@@ -118,6 +121,14 @@ class SpacePartition:
         self._identity = len(nodes) == node_total and bool(np.all(nodes == np.arange(node_total)))
         self._node_indices = wp.array(nodes.astype(np.int32), dtype=int, device=device)
         self._space_to_partition = wp.array(space_to_partition.astype(np.int32), dtype=int, device=device)
+
+
+    def _whole(self, node_total: int, device) -> None:
+        self._owned_count = self._interior_count = node_total
+        self._identity = True
+        nodes = np.arange(node_total, dtype=np.int32)
+        self._node_indices = wp.array(nodes, dtype=int, device=device)
+        self._space_to_partition = wp.array(nodes, dtype=int, device=device)
 
 
 def _valid(nodes: np.ndarray) -> np.ndarray:
