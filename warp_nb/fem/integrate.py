@@ -14,11 +14,11 @@ import warp_nb as wp
 
 from .. import types as T
 from .domain import GeometryDomain
-from .partition_assembly import field_partition, gather_partition_rows, partition_triplets
 from .integrand import Integrand
 from .kernel_builder import (
     QP_LOOP, Setup, domain_of_fields, launch, make_kernel, node_location, quadrature_for, scalar_of, with_scalar,
 )
+from .partition_assembly import field_partition, gather_partition_rows, partition_triplets
 from .quadrature import Quadrature
 
 

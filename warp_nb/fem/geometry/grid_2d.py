@@ -14,8 +14,8 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
-from .replicated import Replicable
 from .geometry import OUTSIDE, Geometry
+from .replicated import Replicable
 
 
 @wp.struct

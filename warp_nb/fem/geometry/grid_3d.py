@@ -14,9 +14,9 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
-from .replicated import Replicable
 from .geometry import OUTSIDE, Geometry
 from .grid_2d import check_grid_arguments
+from .replicated import Replicable
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 

@@ -14,8 +14,8 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
-from .geometry import OUTSIDE, Geometry
 from .environments import MeshEnvironments
+from .geometry import OUTSIDE, Geometry
 from .mesh_lookup import MeshLookup, make_cell_lookup, make_newton_coordinates
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
 from .tetmesh import start_at_smallest_vertex

@@ -16,8 +16,8 @@ import warp_nb as wp
 from ..types import Sample
 from .closest_point import project_on_tet_at_origin
 from .element import Element
-from .geometry import OUTSIDE, Geometry
 from .environments import MeshEnvironments
+from .geometry import OUTSIDE, Geometry
 from .mesh_lookup import MeshLookup, make_cell_lookup
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
 
