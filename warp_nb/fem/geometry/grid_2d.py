@@ -15,6 +15,7 @@ import warp_nb as wp
 from ..types import Sample
 from .element import Element
 from .geometry import OUTSIDE, Geometry
+from .replicated import Replicable
 
 
 @wp.struct
@@ -99,8 +100,6 @@ def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_
     if scalar_type is not wp.float32:
         raise NotImplementedError(f"{name}: scalar_type={getattr(scalar_type, '__name__', scalar_type)} is not "
                                   "supported in warp_nb (float32 geometries only; see docs/compat.md)")
-    if env_count != 1:
-        raise NotImplementedError(f"{name}: env_count other than 1 is not supported in warp_nb (see docs/compat.md)")
     res = [int(r) for r in res]
     if len(res) != dim or min(res) <= 0:
         raise ValueError(f"{name}: `res` must be {dim} positive integers, got {res}")
@@ -111,7 +110,7 @@ def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_
     return res, lo, hi
 
 
-class Grid2D(Geometry):
+class Grid2D(Replicable, Geometry):
     """Two-dimensional regular grid geometry.
 
     Args:
