@@ -24,6 +24,8 @@ from ..types.generic import is_generic, matches
 
 @dataclass
 class FuncOverload:
+    """One overload of a @wp.func: the Python function, its types and scope."""
+
     fn: typing.Callable
     parsed: typing.Any  # the syntax tree, or None until first needed (errors surface when a kernel using it loads)
     params: list  # types; None or a generic type (types/generic.py) for generic parameters
