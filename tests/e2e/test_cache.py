@@ -314,6 +314,6 @@ def test_build_folders_left_by_a_killed_compile_are_removed(tmp_path):
     subprocess.run([sys.executable, "-c", "from warp_nb.toolchain import cache; cache.cache_dir()"], env=env,
                    check=True)
     assert stale.exists()
-    subprocess.run([sys.executable, "-c", "from warp_nb.toolchain import cache; "
-                    "cache.get_or_build('t', 'k', lambda p: p.write_bytes(b'x'))"], env=env, check=True)
+    build = "from warp_nb.toolchain import cache; cache.get_or_build('t', 'k', lambda p: p.write_bytes(b'x'))"
+    subprocess.run([sys.executable, "-c", build], env=env, check=True)
     assert not stale.exists() and live.exists()  # a folder in use (recent) is left alone

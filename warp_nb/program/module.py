@@ -340,10 +340,11 @@ def _build_together(pending: list, device, max_workers: int | None = None) -> fr
 def _build_bundle(fronts: list, target) -> list:
     if len(fronts) == 1:
         return []  # its own back half builds it, as it would alone
+    import tempfile
+
     from ..compiler.emit import EmitResult
     from ..compiler.emit.bundle import bundle_source
     from ..toolchain import cache
-    import tempfile
     units = [f.unit for f in fronts]
     unit = EmitResult(bundle_source(units), "", function=f"{len(units)} kernels", mode=units[0].mode)
     options = CompileOptions(units[0].mode, False, fronts[0].options.cxx_flags)

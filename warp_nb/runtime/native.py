@@ -12,7 +12,6 @@ from functools import lru_cache
 from pathlib import Path
 
 
-
 class KernelStats(ctypes.Structure):
     _fields_ = [("ns_per_item", ctypes.c_double), ("launches", ctypes.c_int64),
                 ("parallel_launches", ctypes.c_int64)]
