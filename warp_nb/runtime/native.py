@@ -7,7 +7,6 @@ import ctypes
 import importlib.util
 import os
 import sys
-import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,6 +44,8 @@ def extension():
     then launches call the runtime through ctypes. $WARP_NB_CTYPES_LAUNCH=1 forces that path."""
     if os.environ.get("WARP_NB_CTYPES_LAUNCH") == "1":
         return None
+    import sysconfig
+
     from ..toolchain import cache, cxx
     from ..toolchain.headers import native_dir
     include = sysconfig.get_paths().get("include")
