@@ -49,8 +49,10 @@ def test_lazy_utils_autograd_and_array_operators_work_from_a_fresh_process():
             " callable(wp.autograd.gradcheck), callable(array_scan), wp.ScopedLogLevel.__name__,"
             " {'array_sum', 'radix_sort_pairs', 'ScopedTimer'} <= set(dir(wp.utils)),"
             " {'gradcheck', 'jacobian'} <= set(dir(wp.autograd)),"
-            " {'ScopedLogLevel', 'transform_expand', 'Tape', 'ScopedTimer'} <= set(dir(wp)))")
-    assert _run(code) == "[0.0, 2.0, 4.0, 6.0] [-0.0, -1.0, -2.0, -3.0] 6.0 True True ScopedLogLevel True True True"
+            " {'ScopedLogLevel', 'transform_expand', 'Tape', 'ScopedTimer'} <= set(dir(wp)),"
+            " wp.utils.reduce.__name__, wp.autograd.check.__name__)")  # submodules, as attributes
+    assert _run(code) == ("[0.0, 2.0, 4.0, 6.0] [-0.0, -1.0, -2.0, -3.0] 6.0 True True ScopedLogLevel True True True"
+                          " warp_nb.utils.reduce warp_nb.autograd.check")
 
 
 def test_every_name_dir_lists_resolves():

@@ -23,7 +23,13 @@ __all__ = ["FunctionMetadata", "GradcheckReport", "gradcheck", "gradcheck_report
            "jacobian_fd", "jacobian_plot"]
 
 
+#: the submodules the package loaded before, reachable as attributes as then
+_SUBMODULES = ("check", "jacobians", "metadata", "plot")
+
+
 def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module("." + name, __name__)
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,10 +21,15 @@ _WHERE = {
                      "TIMING_MEMSET", "ScopedTimer", "TimingResult", "constant", "timing_begin", "timing_end",
                      "timing_print"), "timing"),
 }
-__all__ = sorted(_WHERE)
+__all__ = sorted(_WHERE)  # noqa: PLE0605  (`from warp_nb.utils import *` loads them all, as before)
+#: the submodules, reachable as attributes as when this package imported them all
+_SUBMODULES = ("array_ops", "coloring_algorithms", "functions", "graph_coloring",
+               "mesh_adjacency", "reduce", "scan", "sort", "timing")
 
 
 def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module("." + name, __name__)
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
