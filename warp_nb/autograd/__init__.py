@@ -13,7 +13,7 @@ user's arrays keep their values, gradients and read flags.
 These load on first use (PEP 562): `wp.Tape` lives in this package too, and `import warp_nb`
 should not pay for the gradient checks (tests/unit/test_lazy_imports.py)."""
 
-import importlib
+import importlib as _importlib
 
 _WHERE = {"GradcheckReport": "check", "gradcheck": "check", "gradcheck_report": "check", "gradcheck_tape": "check",
           "jacobian": "jacobians", "jacobian_fd": "jacobians", "FunctionMetadata": "metadata",
@@ -29,14 +29,14 @@ _SUBMODULES = ("check", "jacobians", "metadata", "plot")
 
 def __getattr__(name):
     if name in _SUBMODULES:
-        return importlib.import_module("." + name, __name__)
+        return _importlib.import_module("." + name, __name__)
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("." + where, __name__), name)
+    value = getattr(_importlib.import_module("." + where, __name__), name)
     globals()[name] = value  # once: later lookups are ordinary
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_WHERE))
+    return sorted(set(globals()) | set(_WHERE) | set(_SUBMODULES))

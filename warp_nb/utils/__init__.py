@@ -5,7 +5,7 @@ callable into a `wp.func`, warnings, and timing (`ScopedTimer`, `timing_begin/en
 The submodules load on first use (PEP 562): several define kernels when they load, which needs the
 compiler, and `import warp_nb` should not pay for that (tests/unit/test_lazy_imports.py)."""
 
-import importlib
+import importlib as _importlib
 
 #: public name -> the submodule that defines it
 _WHERE = {
@@ -29,14 +29,14 @@ _SUBMODULES = ("array_ops", "coloring_algorithms", "functions", "graph_coloring"
 
 def __getattr__(name):
     if name in _SUBMODULES:
-        return importlib.import_module("." + name, __name__)
+        return _importlib.import_module("." + name, __name__)
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(where if where.startswith("..") else "." + where, __name__), name)
+    value = getattr(_importlib.import_module(where if where.startswith("..") else "." + where, __name__), name)
     globals()[name] = value  # once: later lookups are ordinary
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_WHERE))
+    return sorted(set(globals()) | set(_WHERE) | set(_SUBMODULES))
