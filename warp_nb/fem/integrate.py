@@ -219,7 +219,9 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
 def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
     """The matrix of the triplets (duplicates summed), new, or into `output` (added with `add`)."""
     from ..sparse import bsr_axpy, bsr_set_from_triplets, bsr_zeros
-    prune = bool((bsr_options or {}).get("prune_numerical_zeros", False))
+    # zero blocks are dropped by default, as Warp's assembly does (a point basis's pairs of distinct
+    # points, whose Dirac kernels never overlap, leave none)
+    prune = bool((bsr_options or {}).get("prune_numerical_zeros", True))
     if output is None or add:
         result = bsr_zeros(*shape, block_type=block_t)
         bsr_set_from_triplets(result, rows, cols, vals, prune_numerical_zeros=prune)
