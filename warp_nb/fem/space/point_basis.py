@@ -175,15 +175,16 @@ class PointShape:
         @wp.func
         def gradient(cell_arg: Any, basis_arg: Any, s: Any, node: int):
             g = grad_t()
-            if wp.static(kernel_grad is not None):
-                if node < count(cell_arg, basis_arg.qp, s.element_index, s.element_index):
-                    c = coords_of(cell_arg, basis_arg.qp, s.element_index, s.element_index, node)
-                    d = offset(cell_arg, s, c)
-                    k = kernel_grad(wp.dot(d, d), kernel_index(cell_arg, basis_arg, s, node), basis_arg.values)
-                    if wp.static(world):
-                        g = (2.0 * k) * d
-                    else:
-                        g = k * reference_to_world(cell_arg, s, d)
+            if wp.static(kernel_grad is None):  # no gradient function: the gradient is zero
+                return g
+            if node < count(cell_arg, basis_arg.qp, s.element_index, s.element_index):
+                c = coords_of(cell_arg, basis_arg.qp, s.element_index, s.element_index, node)
+                d = offset(cell_arg, s, c)
+                k = kernel_grad(wp.dot(d, d), kernel_index(cell_arg, basis_arg, s, node), basis_arg.values)
+                if wp.static(world):
+                    g = (2.0 * k) * d
+                else:
+                    g = k * reference_to_world(cell_arg, s, d)
             return g
 
         self._node_coords, self._node_weight, self._value, self._gradient = node_coords, node_weight, value, gradient
