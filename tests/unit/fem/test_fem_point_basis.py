@@ -149,6 +149,9 @@ def test_integrals_against_the_point_basis():
         for k in range(offsets[r], offsets[r + 1]):
             dense[r, columns[k]] = vals[k]
     np.testing.assert_allclose(dense, np.diag(weights), rtol=1e-6)
+    # the nodes are the particles, in particle order
+    np.testing.assert_allclose(basis.node_positions().numpy(), POINTS, rtol=1e-6)
+    np.testing.assert_allclose(space.node_positions().numpy(), POINTS, rtol=1e-6)
     # variable points per element: cells 1 and 2 have none, the restriction reaches the 3 nodes
     assert space.topology.NODES_PER_ELEMENT == 2
     assert fem.make_space_restriction(space_topology=space.topology, domain=domain).node_count() == 3

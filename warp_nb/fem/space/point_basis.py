@@ -22,7 +22,8 @@ import warp_nb as wp
 from ... import types as T
 from ...types.structs import struct
 from ..codegen import define
-from ..types import NULL_NODE_INDEX, make_free_sample, warp_type
+from ..integrand import Integrand
+from ..types import NULL_NODE_INDEX, Domain, Sample, make_free_sample, warp_type
 from .polynomial_space import BasisSpace
 from .topology import SpaceTopology
 
@@ -189,6 +190,15 @@ class PointShape:
 
         self._node_coords, self._node_weight, self._value, self._gradient = node_coords, node_weight, value, gradient
 
+    def node_positions(self, quadrature, out=None, device=None):
+        """World positions of the nodes: the quadrature's points, by point index."""
+        from ..interpolate import interpolate
+        vec = T.vector(length=quadrature.domain.geometry.dimension, dtype=T.float32)
+        if out is None:
+            out = wp.zeros(quadrature.total_point_count(), dtype=vec, device=device)
+        interpolate(_world_position, dest=out, at=quadrature, device=out.device)
+        return out
+
     # the FunctionSpace protocol (function_space.py), with the longer signatures of NODES_FROM_ARG
     def make_node_coords_in_element(self):
         return self._node_coords
@@ -256,6 +266,10 @@ class PointBasisSpace(BasisSpace):
         super().__init__(topology, shape)
         self._args: dict = {}
 
+    def node_positions(self, out=None, device=None):
+        """World positions of the nodes (the quadrature's points)."""
+        return self.shape.node_positions(self.quadrature, out, device)
+
     def basis_arg_value(self, device):
         device = wp.get_device(device)
         arg = self.BasisArg()
@@ -270,3 +284,9 @@ class PointBasisSpace(BasisSpace):
     def value(self):
         from .shape import ShapeFunction
         return ShapeFunction.Value.Scalar
+
+
+
+@Integrand
+def _world_position(s: Sample, domain: Domain):
+    return domain(s)
