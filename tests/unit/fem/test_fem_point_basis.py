@@ -241,3 +241,29 @@ def test_bad_kernels_are_refused_by_name():
         fem.PointBasisSpace(pic, kernel_func=gaussian)
     with pytest.raises(ValueError, match="distance_space"):
         fem.PointBasisSpace(pic, distance_space="physical")
+
+
+def test_interpolate_to_a_matrix_weighs_cells_by_measure():
+    corners = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0]])
+    triangles = np.array([[0, 1, 2], [1, 3, 2]])
+    geo = fem.Trimesh2D(wp.array(triangles, dtype=int), wp.array(corners, dtype=wp.vec2))
+    dest_space, trial_space = fem.make_polynomial_space(geo), fem.make_polynomial_space(geo, discontinuous=True)
+    edges = corners[triangles[:, 1:]] - corners[triangles[:, :1]]
+    areas = 0.5 * np.abs(edges[:, 0, 0] * edges[:, 1, 1] - edges[:, 0, 1] * edges[:, 1, 0])
+    for reduction, cell_weights in (("weighted_average", areas), ("mean", np.ones(2))):
+        matrix = bsr_zeros(4, 6, block_type=float)
+        fem.interpolate(value, fields={"u": fem.make_trial(trial_space)}, dest=matrix, dest_space=dest_space,
+                        reduction=reduction)
+        # a vertex's row holds, for each cell around it, the cell's own (discontinuous) node there,
+        # weighted by the cell's share of the weights around the vertex
+        expected = np.zeros((4, 6))
+        for cell, tri in enumerate(triangles):
+            for k, vertex in enumerate(tri):
+                around = [c for c in range(2) if vertex in triangles[c]]
+                expected[vertex, cell * 3 + k] = cell_weights[cell] / cell_weights[around].sum()
+        dense = np.zeros((4, 6))
+        offsets, columns, vals = matrix.offsets.numpy(), matrix.columns.numpy(), matrix.values.numpy()
+        for r in range(4):
+            for k in range(offsets[r], offsets[r + 1]):
+                dense[r, columns[k]] = vals[k]
+        np.testing.assert_allclose(dense, expected, rtol=1e-6)

@@ -24,17 +24,25 @@ def point_node_functions(space, dof_slot: int) -> dict:
     weight, weight_grad = space.element_inner_weight, space.element_inner_weight_gradient
     kind = _kind(space.dtype)
 
+    # as evaluation.node_functions: a sample without a dof of this slot (node -1) gets 0, the node
+    # clamped so that the kernel reads a real point
     @wp.func
     def dof_of(s: Any):
-        return s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        d = s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        return wp.vec2i(wp.max(d[0], 0), wp.max(d[1], 0))
+
+    @wp.func
+    def live(s: Any):
+        d = s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        return wp.where(d[0] < 0, 0.0, 1.0)
 
     @wp.func
     def node_weight(field_arg: Any, s: Any, n: int):
-        return weight(field_arg.geo, field_arg.eval.space_arg, s, n)
+        return weight(field_arg.geo, field_arg.eval.space_arg, s, n) * live(s)
 
     @wp.func
     def node_grad(field_arg: Any, s: Any, n: int):
-        return weight_grad(field_arg.geo, field_arg.eval.space_arg, s, n)
+        return weight_grad(field_arg.geo, field_arg.eval.space_arg, s, n) * live(s)
 
     funcs = {"eval_grad_inner": None, "eval_div_inner": None}
     if kind == "scalar":
@@ -100,6 +108,15 @@ def point_discrete_functions(space) -> dict:
             i = node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)
             if i != NULL_NODE_INDEX:
                 v += field_arg.eval.dof_values[i] * weight(field_arg.geo, field_arg.eval.space_arg, s, n)
+        return v
+
+    # f(s, n): the contribution of the element's node n alone
+    @wp.func
+    def value(field_arg: Any, s: Any, n: int):  # noqa: F811 (an overload)
+        v = zero_value()
+        i = node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)
+        if i != NULL_NODE_INDEX:
+            v = field_arg.eval.dof_values[i] * weight(field_arg.geo, field_arg.eval.space_arg, s, n)
         return v
 
     funcs = {"eval_inner": value, "eval_grad_inner": None, "eval_div_inner": None}
@@ -176,10 +193,14 @@ def point_node_queries(space, dof_slot: int | None) -> dict:
         c = coords(field_arg.geo, field_arg.eval.space_arg, s.element_index, own_node(s))
         return Sample(s.element_index, c, s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
 
+    keep_dofs = dof_slot is not None  # node k of a discrete field carries no test or trial dof
+
     @wp.func
     def at_node(field_arg: Any, s: Any, k: int):  # noqa: F811 (an overload)
         c = coords(field_arg.geo, field_arg.eval.space_arg, s.element_index, k)
-        return Sample(s.element_index, c, s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        if wp.static(keep_dofs):
+            return Sample(s.element_index, c, s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        return Sample(s.element_index, c, s.qp_index, s.qp_weight, wp.vec2i(-1), wp.vec2i(-1))
 
     @wp.func
     def node_index_of(field_arg: Any, s: Any):

@@ -86,7 +86,7 @@ class PointTopology(SpaceTopology):
 
         @wp.func
         def point_node_index(cell_arg: Any, topo_arg: Any, element_index: int, node: int):
-            if node >= count(cell_arg, topo_arg.qp, element_index, element_index):
+            if node < 0 or node >= count(cell_arg, topo_arg.qp, element_index, element_index):
                 return NULL_NODE_INDEX
             return index(cell_arg, topo_arg.qp, element_index, element_index, node)
 
@@ -131,13 +131,13 @@ class PointShape:
 
         @wp.func
         def node_coords(cell_arg: Any, basis_arg: Any, element_index: int, node: int):
-            if node >= count(cell_arg, basis_arg.qp, element_index, element_index):
+            if node < 0 or node >= count(cell_arg, basis_arg.qp, element_index, element_index):
                 return wp.vec3()
             return coords_of(cell_arg, basis_arg.qp, element_index, element_index, node)
 
         @wp.func
         def node_weight(cell_arg: Any, basis_arg: Any, element_index: int, node: int):
-            if node >= count(cell_arg, basis_arg.qp, element_index, element_index):
+            if node < 0 or node >= count(cell_arg, basis_arg.qp, element_index, element_index):
                 return 0.0
             return weight_of(cell_arg, basis_arg.qp, element_index, element_index, node)
 
@@ -156,7 +156,7 @@ class PointShape:
 
         @wp.func
         def value(cell_arg: Any, basis_arg: Any, s: Any, node: int):
-            if node >= count(cell_arg, basis_arg.qp, s.element_index, s.element_index):
+            if node < 0 or node >= count(cell_arg, basis_arg.qp, s.element_index, s.element_index):
                 return 0.0
             d = offset(cell_arg, s, coords_of(cell_arg, basis_arg.qp, s.element_index, s.element_index, node))
             return kernel(wp.dot(d, d), kernel_index(cell_arg, basis_arg, s, node), basis_arg.values)
@@ -178,7 +178,7 @@ class PointShape:
             g = grad_t()
             if wp.static(kernel_grad is None):  # no gradient function: the gradient is zero
                 return g
-            if node < count(cell_arg, basis_arg.qp, s.element_index, s.element_index):
+            if node >= 0 and node < count(cell_arg, basis_arg.qp, s.element_index, s.element_index):
                 c = coords_of(cell_arg, basis_arg.qp, s.element_index, s.element_index, node)
                 d = offset(cell_arg, s, c)
                 k = kernel_grad(wp.dot(d, d), kernel_index(cell_arg, basis_arg, s, node), basis_arg.values)
