@@ -267,3 +267,14 @@ def test_interpolate_to_a_matrix_weighs_cells_by_measure():
             for k in range(offsets[r], offsets[r + 1]):
                 dense[r, columns[k]] = vals[k]
         np.testing.assert_allclose(dense, expected, rtol=1e-6)
+
+
+def test_dirac_basis_tolerates_rounding_only():
+    # 1 within a squared (reference) distance of 1e-6 of its point, as warp-lang's (probed): a
+    # particle rebuilt from rounded positions still sees its own value
+    _, domain, _, _, _, field = setup(kernel=False)
+    for offset, expected in ((1e-5, DOFS[0]), (1e-3, 0.0)):
+        near = fem.PicQuadrature(domain, positions=wp.array([POINTS[0] + [offset, 0.0]], dtype=wp.vec2))
+        out = wp.zeros(1, dtype=float)
+        fem.interpolate(value, dest=out, at=near, fields={"u": field})
+        assert out.numpy()[0] == expected

@@ -1,9 +1,9 @@
 """`fem.PointBasisSpace`: a basis whose nodes are the points of a quadrature (PIC particles, an
 explicit or regular rule), each node's basis function a radial kernel of the squared distance to
-its point (by default a Dirac: 1 at the point itself, 0 elsewhere).
+its point (by default a Dirac: 1 at the point itself, within a squared distance of 1e-6, 0 elsewhere).
 
 In comes a quadrature over a geometry's cells and, optionally, the kernel `k(squared_dist,
-point_index, *values)` and its gradient function `g` (the weight's gradient is `g * grad(squared_dist)`),
+point_index, *values)` and its gradient function `g` (the weight's gradient is g * grad(squared_dist)),
 the extra kernel arguments' values, the space the distance is measured in ("reference" element
 coordinates or "world" positions). Out come the topology (node n of element e is the n-th point of
 e, numbered by the quadrature's point index; a slot past e's point count is NULL_NODE_INDEX) and the
@@ -32,7 +32,8 @@ _DISTANCE_SPACES = ("reference", "world")
 
 @wp.func
 def _dirac_kernel(squared_dist: float, point_index: int):
-    return wp.where(squared_dist == 0.0, 1.0, 0.0)
+    # 1 at the point itself, within a squared distance of 1e-6 (what warp-lang does, probed)
+    return wp.where(squared_dist < 1.0e-6, 1.0, 0.0)
 
 
 def _struct_of(name: str, fields: dict, doc: str):
@@ -115,8 +116,7 @@ class PointShape:
     NODES_FROM_ARG = True
     ORDER = 0
 
-    def __init__(self, quadrature, kernel, kernel_grad, distance_space: str, use_evaluation_point_index: bool,
-                 name: str):
+    def __init__(self, quadrature, kernel, kernel_grad, distance_space: str, name: str):
         from ..geometry.element import Element
         self.name = name
         geo = quadrature.domain.geometry
@@ -126,7 +126,6 @@ class PointShape:
         grad_t = T.vector(length=geo.dimension, dtype=T.float32)
         barycentric = geo.reference_cell() == Element.TRIANGLE
         world = distance_space == "world"
-        by_sample = bool(use_evaluation_point_index)
         position, inv_grad = geo.cell_position, geo.cell_inverse_deformation_gradient
 
         @wp.func
@@ -148,10 +147,10 @@ class PointShape:
                 return position(cell_arg, s) - position(cell_arg, make_free_sample(s.element_index, c))
             return s.element_coords - c
 
+        # the node's point index, also with use_evaluation_point_index (warp-lang's kernels get the
+        # same index either way)
         @wp.func
         def kernel_index(cell_arg: Any, basis_arg: Any, s: Any, node: int):
-            if wp.static(by_sample):
-                return s.qp_index
             return index_of(cell_arg, basis_arg.qp, s.element_index, s.element_index, node)
 
         @wp.func
@@ -218,8 +217,8 @@ class PointBasisSpace(BasisSpace):
     kernel basis functions: `kernel_func(squared_dist: float, point_index: int, *values)` (a Dirac
     by default), its `kernel_grad_func` (none: zero gradients), `kernel_values` (the extra
     arguments by name), `distance_space` ("reference" or "world"), `max_nodes_per_element` (the
-    quadrature's most points per element by default) and `use_evaluation_point_index` (the kernel
-    gets the evaluation sample's point index instead of the node's)."""
+    quadrature's most points per element by default); `use_evaluation_point_index` is accepted and
+    changes nothing here (the kernel gets the node's point index, as warp-lang's does either way)."""
 
     def __init__(self, quadrature, kernel_func=None, kernel_grad_func=None, kernel_values: dict | None = None,
                  distance_space: str = "reference", max_nodes_per_element: int = -1,
@@ -261,7 +260,8 @@ class PointBasisSpace(BasisSpace):
             return "none" if f is None else f"{f.module_name}.{f.__qualname__}".replace(".", "_")
 
         name = f"PointBasis_{fn_name(kernel_func)}_{fn_name(kernel_grad_func)}_{distance_space}"
-        shape = PointShape(quadrature, kernel, kernel_grad, distance_space, use_evaluation_point_index, name)
+        shape = PointShape(quadrature, kernel, kernel_grad, distance_space, name)
+        self.use_evaluation_point_index = bool(use_evaluation_point_index)  # accepted; see docs/compat.md
         topology = PointTopology(quadrature, npe, self.BasisArg, self.basis_arg_value, shape)
         super().__init__(topology, shape)
         self._args: dict = {}
