@@ -104,7 +104,7 @@ def test_dirac_basis_is_one_at_its_point_and_zero_elsewhere():
 
 @pytest.mark.parametrize("distance_space, bounds_hi", [("world", (1.0, 1.0)), ("reference", (2.0, 1.0))])
 def test_kernel_field_values_and_gradients_match_numpy(distance_space, bounds_hi):
-    geo, domain, _, _, _, field = setup(distance_space=distance_space, bounds_hi=bounds_hi)
+    _geo, domain, _, _, _, field = setup(distance_space=distance_space, bounds_hi=bounds_hi)
     h = np.array(bounds_hi) / 2
     points = POINTS * np.array(bounds_hi)
     quadrature, xs = eval_points(domain)
@@ -135,7 +135,7 @@ def test_gradient_without_gradient_function_is_zero():
 
 
 def test_integrals_against_the_point_basis():
-    geo, domain, pic, basis, space, _ = setup(kernel=False)
+    _geo, domain, pic, basis, space, _ = setup(kernel=False)
     # a particle's weight is its cell's area over the particles there
     weights = np.array([0.125, 0.125, 0.25])
     linear = fem.integrate(value, quadrature=pic, fields={"u": fem.make_test(space, domain=domain)})
@@ -186,7 +186,7 @@ def test_interpolate_to_a_matrix_of_a_trial_field():
 
 
 def test_interpolate_gradient_to_a_matrix_sums_or_averages_over_cells():
-    geo, domain, pic, basis, space, _ = setup()
+    geo, _domain, _pic, basis, space, _ = setup()
     vec_space = fem.make_collocated_function_space(basis, dtype=wp.vec2)
     block = wp.types.matrix(shape=(2, 1), dtype=float)
     matrix = bsr_zeros(3, 3, block_type=block)
@@ -209,7 +209,7 @@ def test_interpolate_gradient_to_a_matrix_sums_or_averages_over_cells():
 
 
 def test_gradients_reach_the_dofs_through_interpolation_to_nodes():
-    geo, domain, pic, _, space, field = setup()
+    geo, _domain, _pic, _, _space, field = setup()
     field.dof_values.requires_grad = True
     dest = fem.make_polynomial_space(geo).make_field()
     dest.dof_values.requires_grad = True
@@ -233,7 +233,7 @@ def test_gradients_reach_the_dofs_through_interpolation_to_nodes():
 
 
 def test_bad_kernels_are_refused_by_name():
-    _, domain, pic, _, _, _ = setup(kernel=False)
+    _, _domain, pic, _, _, _ = setup(kernel=False)
     with pytest.raises(TypeError, match=r"Radial kernel 'bad_kernel' argument types must be \(float32, int32\), "
                                         r"got \(int32, int32\)"):
         fem.PointBasisSpace(pic, kernel_func=bad_kernel)
@@ -278,3 +278,32 @@ def test_dirac_basis_tolerates_rounding_only():
         out = wp.zeros(1, dtype=float)
         fem.interpolate(value, dest=out, at=near, fields={"u": field})
         assert out.numpy()[0] == expected
+
+
+@fem.integrand
+def indexed_value(s: fem.Sample, u: fem.Field):
+    return u(s) * float(s.qp_index + 1) * float(s.element_index + 1)
+
+
+@pytest.mark.parametrize("reduction", ["first", "sum"])
+def test_interpolate_to_a_matrix_first_or_sum_with_the_node_as_point_index(reduction):
+    geo = fem.Grid2D(res=wp.vec2i(2))
+    dest_space, trial_space = fem.make_polynomial_space(geo), fem.make_polynomial_space(geo, discontinuous=True)
+    matrix = bsr_zeros(9, 16, block_type=float)
+    fem.interpolate(indexed_value, fields={"u": fem.make_trial(trial_space)}, dest=matrix, dest_space=dest_space,
+                    reduction=reduction)
+    # the trial node of cell c at vertex v is the one at v's position among c's 4 nodes; the sample's
+    # point index is the destination node's (as warp-lang's)
+    dest_x, trial_x = dest_space.node_positions().numpy(), trial_space.node_positions().numpy()
+    expected = np.zeros((9, 16))
+    for v, x in enumerate(dest_x):
+        cells = [c for c in range(4) if np.any(np.linalg.norm(trial_x[4 * c:4 * c + 4] - x, axis=1) < 1e-6)]
+        for c in (cells[:1] if reduction == "first" else cells):
+            k = 4 * c + int(np.argmin(np.linalg.norm(trial_x[4 * c:4 * c + 4] - x, axis=1)))
+            expected[v, k] = (v + 1) * (c + 1)
+    dense = np.zeros((9, 16))
+    offsets, columns, vals = matrix.offsets.numpy(), matrix.columns.numpy(), matrix.values.numpy()
+    for r in range(9):
+        for k in range(offsets[r], offsets[r + 1]):
+            dense[r, columns[k]] = vals[k]
+    np.testing.assert_array_equal(dense, expected)
