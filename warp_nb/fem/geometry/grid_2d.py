@@ -14,7 +14,7 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
-from .geometry import OUTSIDE, Geometry
+from .geometry import OUTSIDE, Geometry, check_scalar_type
 
 
 @wp.struct
@@ -96,9 +96,7 @@ def _grid2d_side_cell_coords(side: Grid2DSide, across: float, t: float):
 
 def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_count):
     """A grid constructor's arguments as lists (res, lo, hi), or an error naming the bad one."""
-    if scalar_type is not wp.float32:
-        raise NotImplementedError(f"{name}: scalar_type={getattr(scalar_type, '__name__', scalar_type)} is not "
-                                  "supported in warp_nb (float32 geometries only; see docs/compat.md)")
+    check_scalar_type(name, scalar_type)
     if env_count != 1:
         raise NotImplementedError(f"{name}: env_count other than 1 is not supported in warp_nb (see docs/compat.md)")
     res = [int(r) for r in res]
@@ -131,9 +129,11 @@ class Grid2D(Geometry):
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type: type = wp.float32, env_count: int = 1):
         res, lo, hi = check_grid_arguments("Grid2D", 2, res, bounds_lo, bounds_hi, scalar_type, env_count)
         self._res = wp.vec2i(*res)
-        self.bounds_lo = wp.vec2(*lo)
-        self.bounds_hi = wp.vec2(*hi)
+        self._vec = wp.types.vector(length=2, dtype=scalar_type)
+        self.bounds_lo = self._vec(*lo)
+        self.bounds_hi = self._vec(*hi)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(scalar_type)
 
     # --- host-side description ---
 
@@ -147,12 +147,12 @@ class Grid2D(Geometry):
 
     @property
     def extents(self):
-        return wp.vec2(self.bounds_hi[0] - self.bounds_lo[0], self.bounds_hi[1] - self.bounds_lo[1])
+        return self._vec(self.bounds_hi[0] - self.bounds_lo[0], self.bounds_hi[1] - self.bounds_lo[1])
 
     @property
     def cell_size(self):
         ext = self.extents
-        return wp.vec2(ext[0] / self._res[0], ext[1] / self._res[1])
+        return self._vec(ext[0] / self._res[0], ext[1] / self._res[1])
 
     @property
     def strides(self):

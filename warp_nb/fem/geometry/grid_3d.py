@@ -113,9 +113,11 @@ class Grid3D(Geometry):
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type: type = wp.float32, env_count: int = 1):
         res, lo, hi = check_grid_arguments("Grid3D", 3, res, bounds_lo, bounds_hi, scalar_type, env_count)
         self._res = wp.vec3i(*res)
-        self.bounds_lo = wp.vec3(*lo)
-        self.bounds_hi = wp.vec3(*hi)
+        self._vec = wp.types.vector(length=3, dtype=scalar_type)
+        self.bounds_lo = self._vec(*lo)
+        self.bounds_hi = self._vec(*hi)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(scalar_type)
 
     @property
     def res(self):
@@ -127,12 +129,12 @@ class Grid3D(Geometry):
 
     @property
     def extents(self):
-        return wp.vec3(*(self.bounds_hi[k] - self.bounds_lo[k] for k in range(3)))
+        return self._vec(*(self.bounds_hi[k] - self.bounds_lo[k] for k in range(3)))
 
     @property
     def cell_size(self):
         ext = self.extents
-        return wp.vec3(*(ext[k] / self._res[k] for k in range(3)))
+        return self._vec(*(ext[k] / self._res[k] for k in range(3)))
 
     @property
     def strides(self):
