@@ -6,7 +6,8 @@ for float32 (`wp.vec3`, `wp.mat22`, `float(...)`, `fem.Sample`, ...). A float64 
 `retyped(obj, wp.float64)` of each: a struct becomes a twin struct whose float32 fields are float64,
 a `@wp.func` becomes a new function compiled from the same source with its globals, closure
 variables and annotations rebound to their float64 counterparts (`wp` itself is seen through a view
-whose `vec3` is `vec3d` ...), recursively for the functions and structs it names. Float literals
+whose `vec3` is `vec3d` ...), recursively for the functions and structs it names. Names that spell
+their precision (`wp.vec3f`) stay float32: that is how code says "single precision in both". Float literals
 already take the type of the other operand in warp_nb, so the source needs no change. Objects that
 own device functions (geometries, spaces, quadratures) call `retyped` on theirs when their geometry
 is float64; everything downstream (samples, coordinates, integrals) then follows from the types.
@@ -187,7 +188,9 @@ class _Float64View(pytypes.ModuleType):
 
     def __getattr__(self, name):
         value = getattr(wp, name)
-        converted = _f64(value) if (value is T.float32 or isinstance(value, type) and (
+        # names that say their precision (`wp.vec3f`: a Bvh's points) stay float32
+        explicit = name.endswith("f") and name[-2].isdigit()
+        converted = _f64(value) if not explicit and (value is T.float32 or isinstance(value, type) and (
             T.type_is_vector(value) or T.type_is_matrix(value))) else value
         setattr(self, name, converted)
         return converted

@@ -22,13 +22,15 @@ def make_cell_lookup(cell_closest_point, cell_count):
     """`cell_lookup(args, pos, max_dist)` for a mesh whose CellArg has a `bvh` id, from its
     `cell_closest_point(args, cell, pos) -> (coords, squared distance)` and `cell_count(args)`."""
 
+    # the Bvh holds float32 boxes, whatever the geometry's precision (`vec3f` stays float32 in
+    # float64 code, see precision.py)
     @wp.func
     def _as_vec3(p: wp.vec2):
-        return wp.vec3(p[0], p[1], 0.0)
+        return wp.vec3f(wp.float32(p[0]), wp.float32(p[1]), wp.float32(0.0))
 
     @wp.func
     def _as_vec3(p: wp.vec3):
-        return p
+        return wp.vec3f(wp.float32(p[0]), wp.float32(p[1]), wp.float32(p[2]))
 
     @wp.func
     def cell_lookup(args: Any, pos: Any, max_dist: float):

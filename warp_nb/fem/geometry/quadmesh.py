@@ -194,6 +194,7 @@ class Quadmesh(MeshLookup, Geometry):
         self.edge_quad_indices = wp.array(edge_quads, dtype=wp.vec2i, device=device)
         self._boundary_edge_indices = wp.array(boundary, dtype=int, device=device)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(wp.types.type_scalar_type(positions.dtype))
         if build_bvh:
             self.build_bvh(device)
 

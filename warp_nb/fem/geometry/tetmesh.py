@@ -218,6 +218,7 @@ class Tetmesh(MeshLookup, Geometry):
         self._boundary_face_indices = wp.array(boundary, dtype=int, device=device)
         self._tet_edge_indices = None
         self._make_default_dependent_implementations()
+        self._use_scalar_type(wp.types.type_scalar_type(positions.dtype))
         if build_bvh:
             self.build_bvh(device)
 

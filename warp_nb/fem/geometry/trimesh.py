@@ -173,6 +173,7 @@ class Trimesh(MeshLookup, Geometry):
         self.edge_tri_indices = wp.array(edge_tris, dtype=wp.vec2i, device=device)
         self._boundary_edge_indices = wp.array(boundary, dtype=int, device=device)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(wp.types.type_scalar_type(positions.dtype))
         if build_bvh:
             self.build_bvh(device)
 

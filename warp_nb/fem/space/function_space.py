@@ -61,7 +61,7 @@ class FunctionSpace:
     def node_positions(self, out=None, device=None):
         """World positions of the nodes, an array of the geometry's vector type."""
         geo = self.geometry
-        vec = vector(length=geo.dimension, dtype=float32)
+        vec = vector(length=geo.dimension, dtype=geo.scalar_type)
         if out is None:
             out = wp.zeros(shape=(self.node_count(),), dtype=vec, device=device)
         kernel = self._positions_kernel(vec)
