@@ -66,6 +66,7 @@ def _f64(obj):
         return hit[1]
     out = _convert(obj)
     _MEMO[id(obj)] = (obj, out)
+    _MEMO.setdefault(id(out), (out, out))  # a float64 variant is its own
     return out
 
 

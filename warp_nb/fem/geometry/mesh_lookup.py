@@ -26,11 +26,12 @@ def make_cell_lookup(cell_closest_point, cell_count):
     # float64 code, see precision.py)
     @wp.func
     def _as_vec3(p: wp.vec2):
-        return wp.vec3f(wp.float32(p[0]), wp.float32(p[1]), wp.float32(0.0))
+        q = wp.vec2f(p)
+        return wp.vec3f(q[0], q[1], 0.0)
 
     @wp.func
     def _as_vec3(p: wp.vec3):
-        return wp.vec3f(wp.float32(p[0]), wp.float32(p[1]), wp.float32(p[2]))
+        return wp.vec3f(p)
 
     @wp.func
     def cell_lookup(args: Any, pos: Any, max_dist: float):
