@@ -209,10 +209,12 @@ class DiscreteField(FieldLike):
     """Values at the nodes of a space (`dof_values`), interpolated inside elements by its shape."""
 
     def __init__(self, space, space_partition=None, device=None):
-        if space_partition is not None:
-            raise NotImplementedError("space partitions are not supported by warp_nb.fem yet")
+        # a partition of the whole space (what make_space_partition gives without a geometry partition)
+        # is the same as none
+        if space_partition is not None and space_partition.node_count() != space.node_count():
+            raise NotImplementedError("space partitions of part of a space are not supported by warp_nb.fem yet")
         self.space = space
-        self.space_partition = None  # the whole space (partitions are not supported yet)
+        self.space_partition = space_partition
         self.dtype = space.dtype
         self.dof_values = wp.zeros(space.node_count(), dtype=space.dtype, device=device)
         self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dtype)
