@@ -222,3 +222,48 @@ def test_retyped_struct_and_function_are_made_once():
     assert retyped(a) is a  # a float64 variant is its own
     assert retyped(Grid2DCellArg, wp.float32) is Grid2DCellArg
     assert retyped(fem.Grid2D.cell_position) is retyped(fem.Grid2D.cell_position)
+
+
+def test_explicit_quadrature_takes_double_precision_points():
+    geo = _grid2d(wp.float64, res=(2, 2))
+    cells = fem.Cells(geo)
+    n = geo.cell_count()
+    points = wp.array(np.full((n, 1, 3), 0.5), dtype=wp.vec3d, ndim=2)
+    weights = wp.array(np.ones((n, 1)), dtype=wp.float64, ndim=2)
+    got = fem.integrate(_x, quadrature=fem.ExplicitQuadrature(cells, points=points, weights=weights))
+    # the midpoint rule is exact for x
+    assert got == pytest.approx(fem.integrate(_x, domain=cells), rel=1e-14)
+    with pytest.raises(TypeError, match="points"):
+        fem.ExplicitQuadrature(cells, points=wp.array(np.full((n, 1, 3), 0.5), dtype=wp.vec3, ndim=2),
+                               weights=weights)
+
+
+def test_pic_quadrature_refuses_double_precision_geometries():
+    cells = fem.Cells(_grid2d(wp.float64))
+    with pytest.raises(NotImplementedError, match="float64"):
+        fem.PicQuadrature(cells, wp.array(np.array([[OFFSET + 0.5, 0.5]]), dtype=wp.vec2d))
+
+
+@fem.integrand
+def _doubled(s: fem.Sample, domain: fem.Domain):
+    return domain(s) + domain(s)
+
+
+def test_deformed_geometry_of_a_double_precision_field():
+    geo = _grid2d(wp.float64, res=(2, 2))
+    field = fem.make_polynomial_space(geo, degree=1, dtype=wp.vec2d).make_field()
+    fem.interpolate(_doubled, dest=field)
+    deformed = field.make_deformed_geometry(relative=False)
+    assert deformed.scalar_type is wp.float64
+    # positions doubled: the area is 4 times the grid's (6), the first moment 8 times
+    cells = fem.Cells(geo)
+    assert fem.integrate(_one, domain=fem.Cells(deformed)) == pytest.approx(24.0, rel=1e-14)
+    assert fem.integrate(_x, domain=fem.Cells(deformed)) == pytest.approx(8 * fem.integrate(_x, domain=cells),
+                                                                         rel=1e-14)
+
+
+def test_boundary_restriction_of_a_double_precision_space():
+    geo = _grid2d(wp.float64, res=(2, 3))
+    space = fem.make_polynomial_space(geo, degree=1)
+    restriction = fem.make_space_restriction(space_topology=space.topology, domain=fem.BoundarySides(geo))
+    assert restriction.node_count() == 2 * (2 + 3)  # the boundary vertices
