@@ -171,13 +171,13 @@ def _annotation(fn, value):
     closure = {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _bound(c)}
     try:
         return eval(value, fn.__globals__, closure)
-    except Exception:  # left to the compiler, which reports it at the function's line
+    except (NameError, AttributeError, SyntaxError, TypeError):  # left to the compiler, which reports it
         return value
 
 
 def _bound(cell) -> bool:
     try:
-        cell.cell_contents
+        _ = cell.cell_contents
     except ValueError:
         return False
     return True

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import warp_nb as wp
-import warp_nb.fem as fem
+from warp_nb import fem
 
 OFFSET = 1.0 + 2.0**-30
 
@@ -215,8 +215,8 @@ def test_boundary_sides_in_double_precision():
 
 
 def test_retyped_struct_and_function_are_made_once():
-    from warp_nb.fem.precision import retyped
     from warp_nb.fem.geometry.grid_2d import Grid2DCellArg
+    from warp_nb.fem.precision import retyped
     a, b = retyped(Grid2DCellArg), retyped(Grid2DCellArg)
     assert a is b and a.fields["origin"] is wp.vec2d
     assert retyped(a) is a  # a float64 variant is its own

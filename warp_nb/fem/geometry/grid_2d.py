@@ -70,7 +70,7 @@ def _grid2d_side_index(args: Grid2DSideArg, side: Grid2DSide):
 @wp.func
 def _grid2d_tangent_sign(side: Grid2DSide):
     # +1 where the side coordinate runs along the other axis' positive direction
-    sign = float(1.0)  # (float64 in a float64 grid's copy)
+    sign = float(1.0)  # noqa: UP018 (float64 in a float64 grid's copy)
     if side.axis == 1:
         sign = -1.0
     if side.origin[side.axis] == 0:
@@ -297,7 +297,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_inner_cell_coords(args: Grid2DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid2d_get_side(args, side_index)
-        across = float(1.0)
+        across = float(1.0)  # noqa: UP018
         if side.origin[side.axis] == 0:
             across = 0.0
         return _grid2d_side_cell_coords(side, across, side_coords[0])
@@ -305,7 +305,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_outer_cell_coords(args: Grid2DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid2d_get_side(args, side_index)
-        across = float(0.0)
+        across = float(0.0)  # noqa: UP018
         if side.origin[side.axis] == args.cell_arg.res[side.axis]:
             across = 1.0
         return _grid2d_side_cell_coords(side, across, side_coords[0])

@@ -301,7 +301,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_inner_cell_coords(args: Grid3DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid3d_get_side(args, side_index)
-        across = float(1.0)
+        across = float(1.0)  # noqa: UP018
         if side.origin[side.axis] == 0:
             across = 0.0
         return _grid3d_side_cell_coords(side, across, side_coords)
@@ -309,7 +309,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_outer_cell_coords(args: Grid3DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid3d_get_side(args, side_index)
-        across = float(0.0)
+        across = float(0.0)  # noqa: UP018
         if side.origin[side.axis] == args.cell_arg.res[side.axis]:
             across = 1.0
         return _grid3d_side_cell_coords(side, across, side_coords)

@@ -45,13 +45,13 @@ class HexmeshSideIndexArg:
 @wp.func
 def _hex_corner(k: int):
     # the reference coordinates of local vertex k (`float(...)`: float64 in a float64 mesh's copy)
-    x = float(0.0)
+    x = float(0.0)  # noqa: UP018
     if k == 1 or k == 2 or k == 5 or k == 6:
         x = 1.0
-    y = float(0.0)
+    y = float(0.0)  # noqa: UP018
     if k == 2 or k == 3 or k == 6 or k == 7:
         y = 1.0
-    z = float(0.0)
+    z = float(0.0)  # noqa: UP018
     if k >= 4:
         z = 1.0
     return wp.vec3(x, y, z)

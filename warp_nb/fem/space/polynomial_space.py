@@ -8,7 +8,6 @@ missing, not approximated."""
 
 from __future__ import annotations
 
-from ... import types as T
 from ..polynomial import Polynomial
 from .function_space import FunctionSpace
 from .mesh_topology import MeshEntityTopology, vertex_table
