@@ -20,7 +20,7 @@ from typing import Any
 
 import warp_nb as wp
 
-from ..precision import retype_members
+from ..precision import retype_members, retyped
 from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample, cached_coords_type, cached_sample_type
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
@@ -243,7 +243,7 @@ class Geometry:
                         s.element_coords = coords
             return s
 
-        return filtered_cell_lookup
+        return retyped(filtered_cell_lookup, self._scalar_type)
 
     # --- device functions derived from the primary ones ---
 
