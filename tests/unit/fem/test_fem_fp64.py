@@ -267,3 +267,27 @@ def test_boundary_restriction_of_a_double_precision_space():
     space = fem.make_polynomial_space(geo, degree=1)
     restriction = fem.make_space_restriction(space_topology=space.topology, domain=fem.BoundarySides(geo))
     assert restriction.node_count() == 2 * (2 + 3)  # the boundary vertices
+
+
+@fem.integrand
+def _lookup_x_no_guess(s: fem.Sample, domain: fem.Domain):
+    return domain(fem.lookup(domain, domain(s)))[0]
+
+
+@fem.integrand
+def _lookup_x_filtered(s: fem.Sample, domain: fem.Domain, keep: wp.array(dtype=int)):
+    return domain(fem.lookup(domain, domain(s), 10.0, keep, 1))[0]
+
+
+def test_lookups_on_deformed_and_filtered_double_precision_geometries():
+    geo = _grid2d(wp.float64, res=(2, 2))
+    cells = fem.Cells(geo)
+    moment = fem.integrate(_x, domain=cells)
+    keep = wp.array(np.ones(geo.cell_count(), dtype=np.int32), dtype=int)
+    assert fem.integrate(_lookup_x_filtered, domain=cells, values={"keep": keep}) == pytest.approx(moment, rel=1e-13)
+    field = fem.make_polynomial_space(geo, degree=1, dtype=wp.vec2d).make_field()
+    fem.interpolate(_doubled, dest=field)
+    deformed = field.make_deformed_geometry(relative=False)
+    deformed.build_bvh()
+    got = fem.integrate(_lookup_x_no_guess, domain=fem.Cells(deformed))
+    assert got == pytest.approx(8 * moment, rel=1e-12)
