@@ -7,10 +7,12 @@ for float32 (`wp.vec3`, `wp.mat22`, `float(...)`, `fem.Sample`, ...). A float64 
 a `@wp.func` becomes a new function compiled from the same source with its globals, closure
 variables and annotations rebound to their float64 counterparts (`wp` itself is seen through a view
 whose `vec3` is `vec3d` ...), recursively for the functions and structs it names. Names that spell
-their precision (`wp.vec3f`) stay float32: that is how code says "single precision in both". Float literals
-already take the type of the other operand in warp_nb, so the source needs no change. Objects that
-own device functions (geometries, spaces, quadratures) call `retyped` on theirs when their geometry
-is float64; everything downstream (samples, coordinates, integrals) then follows from the types.
+their precision (`wp.vec3f`) stay float32: that is how code says "single precision in both" (a
+Bvh's points). Float literals already take the type of the other operand in warp_nb, so most source
+needs no change; a local that must follow the precision is declared `x = float(0.0)`, not `x = 0.0`.
+Objects that own device functions (geometries, quadratures, per-domain operators) call
+`retype_members` / `retyped` on theirs when their geometry is float64; everything downstream
+(samples, coordinates, spaces' shape functions, integrals) then follows from the types.
 
 What is not retyped: functions outside `warp_nb.fem` (a user's, or warp_nb's own library), values
 that are not types, structs, functions or float32 vectors/matrices."""
@@ -25,14 +27,6 @@ import warp_nb as wp
 from .. import types as T
 
 _MEMO: dict = {}  # id(original) -> (original, float64 variant): the original is kept so its id stays unique
-
-
-def scalar_of(obj) -> type:
-    """float64 when `obj` (a type, or an object with `scalar_type`) is double precision, else float32."""
-    t = getattr(obj, "scalar_type", obj)
-    if T.type_is_vector(t) or T.type_is_matrix(t):
-        t = T.type_scalar_type(t)
-    return T.float64 if t is T.float64 else T.float32
 
 
 def retyped(obj, scalar_type=T.float64):

@@ -86,7 +86,8 @@ def test_grid_types_follow_scalar_type():
     assert geo.CellArg.fields["cell_size"] is wp.vec2d
     assert type(geo.bounds_lo) is wp.vec2d and geo.bounds_lo[0] == OFFSET  # kept in double precision
     f32 = _grid2d(wp.float32)
-    assert f32.scalar_type is wp.float32 and f32.sample_type is fem.Sample and f32.CellArg.fields["cell_size"] is wp.vec2
+    assert f32.scalar_type is wp.float32 and f32.sample_type is fem.Sample
+    assert f32.CellArg.fields["cell_size"] is wp.vec2
     quadrature = fem.RegularQuadrature(fem.Cells(geo), order=2)
     assert quadrature.Arg.fields["points"].dtype is wp.vec3d
     assert quadrature.Arg.fields["weights"].dtype is wp.float64
