@@ -126,6 +126,13 @@ class UniformField(FieldLike):
 
     @value.setter
     def value(self, value):
+        # the kernels are specialised for the value's type: a value of another warp type is refused
+        # (a Python number or sequence is converted)
+        given = type(value)
+        if given is not self.dtype and (T.type_is_vector(given) or T.type_is_matrix(given) or
+                                        (T.type_is_scalar(given) and given not in (int, float, bool))):
+            raise TypeError(f"UniformField value type must remain {T.type_name(self.dtype)}, got "
+                            f"{T.type_name(given)}")
         self._value = value if isinstance(value, self.dtype) else self.dtype(value)
 
     @property

@@ -93,10 +93,20 @@ def node_functions(space, dof_slot: int) -> dict:
     weight, weight_grad, geo = space.element_inner_weight, space.element_inner_weight_gradient, space.geometry
     inv_grad = geo.cell_inverse_deformation_gradient
     kind = _kind(space.dtype)
+    scalar = T.type_scalar_type(space.dtype)
 
+    # A sample that carries no dof of this slot (from `lookup`, `make_free_sample`, or `at_node` of
+    # another field) has node -1: the test or trial function vanishes there, as in Warp. The node is
+    # clamped so that the basis function is evaluated at a real node, and the result scaled by 0.
     @wp.func
     def dof_of(s: Any):
-        return s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        d = s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        return wp.vec2i(wp.max(d[0], 0), wp.max(d[1], 0))
+
+    @wp.func
+    def live(s: Any):
+        d = s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        return wp.where(d[0] < 0, scalar(0.0), scalar(1.0))
 
     @wp.func
     def world_grad(field_arg: Any, s: Any, n: int):
@@ -106,11 +116,11 @@ def node_functions(space, dof_slot: int) -> dict:
     if kind == "scalar":
         @wp.func
         def value(field_arg: Any, s: Any):
-            return weight(s.element_coords, dof_of(s)[0])
+            return weight(s.element_coords, dof_of(s)[0]) * live(s)
 
         @wp.func
         def grad(field_arg: Any, s: Any):
-            return world_grad(field_arg, s, dof_of(s)[0])
+            return world_grad(field_arg, s, dof_of(s)[0]) * live(s)
 
         funcs["eval_grad_inner"] = grad
     else:
@@ -119,18 +129,18 @@ def node_functions(space, dof_slot: int) -> dict:
         @wp.func
         def value(field_arg: Any, s: Any):
             d = dof_of(s)
-            return weight(s.element_coords, d[0]) * unit(d[1])
+            return weight(s.element_coords, d[0]) * unit(d[1]) * live(s)
 
         if kind == "vector":
             @wp.func
             def grad(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return wp.outer(unit(d[1]), world_grad(field_arg, s, d[0]))
+                return wp.outer(unit(d[1]), world_grad(field_arg, s, d[0])) * live(s)
 
             @wp.func
             def div(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return world_grad(field_arg, s, d[0])[d[1]]
+                return world_grad(field_arg, s, d[0])[d[1]] * live(s)
 
             funcs["eval_grad_inner"] = grad
         else:
@@ -141,7 +151,7 @@ def node_functions(space, dof_slot: int) -> dict:
             @wp.func
             def div(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return world_grad(field_arg, s, d[0])[d[1] // cols] * col_unit(d[1] % cols)
+                return world_grad(field_arg, s, d[0])[d[1] // cols] * col_unit(d[1] % cols) * live(s)
 
         funcs["eval_div_inner"] = div
     funcs["eval_inner"] = value
@@ -170,6 +180,11 @@ def discrete_functions(space) -> dict:
         for n in range(1, wp.static(nodes)):
             v += node_value(field_arg, s, n) * weight(s.element_coords, n)
         return v
+
+    # f(s, n): the contribution of the element's node n alone (its value times its basis function)
+    @wp.func
+    def value(field_arg: Any, s: Any, n: int):  # noqa: F811 (an overload)
+        return node_value(field_arg, s, n) * weight(s.element_coords, n)
 
     funcs = {"eval_inner": value, "eval_grad_inner": None, "eval_div_inner": None}
     if kind == "scalar":
@@ -236,9 +251,15 @@ def node_queries(space, dof_slot: int | None) -> dict:
     def at_node(field_arg: Any, s: Any):
         return Sample(s.element_index, coords(own_node(s)), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
 
+    # Node k of a discrete field is no test or trial node: the sample there carries no dof, so test
+    # and trial functions vanish at it (Warp's documented rule).
+    keep_dofs = dof_slot is not None
+
     @wp.func
     def at_node(field_arg: Any, s: Any, k: int):  # noqa: F811 (an overload)
-        return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        if wp.static(keep_dofs):
+            return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, wp.vec2i(-1), wp.vec2i(-1))
 
     @wp.func
     def node_index_of(field_arg: Any, s: Any):

@@ -228,10 +228,15 @@ def _device_functions() -> dict:
         # the cell holding pos, or the nearest one if pos is within max_dist of the grid (else none)
         s = Sample()
         loc = wp.vec2((pos[0] - args.origin[0]) / args.cell_size[0], (pos[1] - args.origin[1]) / args.cell_size[1])
+        # projected onto the grid with min/max, whose gradient on a tie goes to the second operand: a
+        # position on the grid's upper boundary has no gradient across it, one on the lower boundary
+        # has (as Warp's lookup, measured through the gradients of example_darcy_ls_optimization)
+        inside = wp.vec2(wp.max(0.0, wp.min(loc[0], float(args.res[0]))), wp.max(0.0, wp.min(loc[1], float(args.res[1]))))
         cx = wp.clamp(int(wp.floor(loc[0])), 0, args.res[0] - 1)
         cy = wp.clamp(int(wp.floor(loc[1])), 0, args.res[1] - 1)
         s.element_index = _grid2d_cell_index(args.res, wp.vec2i(cx, cy))
-        s.element_coords = wp.vec3(wp.clamp(loc[0] - float(cx), 0.0, 1.0), wp.clamp(loc[1] - float(cy), 0.0, 1.0), 0.0)
+        s.element_coords = wp.vec3(wp.clamp(inside[0] - float(cx), 0.0, 1.0), wp.clamp(inside[1] - float(cy), 0.0, 1.0),
+                                   0.0)
         gap = wp.cw_mul(wp.vec2(loc[0] - float(cx) - s.element_coords[0], loc[1] - float(cy) - s.element_coords[1]),
                         args.cell_size)
         if wp.length_sq(gap) > max_dist * max_dist:  # outside the grid by more than max_dist: no cell

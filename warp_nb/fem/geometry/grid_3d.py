@@ -227,7 +227,9 @@ def _device_functions() -> dict:
         for k in range(3):
             loc = (pos[k] - args.origin[k]) / args.cell_size[k]
             cell[k] = wp.clamp(int(wp.floor(loc)), 0, args.res[k] - 1)
-            coords[k] = wp.clamp(loc - float(cell[k]), 0.0, 1.0)
+            # projected onto the grid with min/max first: no gradient across its boundary (see Grid2D)
+            inside = wp.max(0.0, wp.min(loc, float(args.res[k])))
+            coords[k] = wp.clamp(inside - float(cell[k]), 0.0, 1.0)
             gap = (loc - float(cell[k]) - coords[k]) * args.cell_size[k]
             dist_sq += gap * gap
         s = Sample()
