@@ -415,7 +415,8 @@ class ExprTyper:
             elif p.name in last.defaults:  # Function.defaults, as the definition gives them or as changed since
                 args.append(classify(last.defaults[p.name]))
             else:
-                self.error(KernelTypeError, f"call of `{func.key}` is missing the argument `{p.name}`", node)
+                lead = "Couldn't find function overload for the " if len(func.overloads) > 1 else ""  # Warp's words
+                self.error(KernelTypeError, f"{lead}call of `{func.key}` is missing the argument `{p.name}`", node)
         return args
 
     def keyword_args(self, b: registry.Builtin, args: list, node: S.Call) -> list:

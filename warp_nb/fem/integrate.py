@@ -18,6 +18,7 @@ from .integrand import Integrand
 from .kernel_builder import (
     QP_LOOP, Setup, domain_of_fields, launch, make_kernel, node_location, quadrature_for, scalar_of, with_scalar,
 )
+from .partition_assembly import field_partition, gather_partition_rows, partition_triplets
 from .quadrature import Quadrature
 
 
@@ -134,6 +135,11 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
             f"    _n = _fem_node_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _node)\n"
             "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n")
     kernel = make_kernel(setup, "integrate_linear", body, params + ["_fem_out: _fem_t_out"], namespace)
+    partition = field_partition(test)
+    if partition is not None:  # assembled over the whole space, then the partition's rows kept
+        full = wp.zeros(space.node_count(), dtype=out_t)
+        launch(kernel, (domain.element_count(), setup.fields_on_nodes[test_name].nodes_per_element), inputs + [full])
+        return gather_partition_rows(full, partition, output, add)
     if output is None:
         output = target = wp.zeros(space.node_count(), dtype=out_t)
     else:
@@ -204,8 +210,10 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
     rows, cols = wp.empty(count, dtype=wp.int32), wp.empty(count, dtype=wp.int32)
     vals = wp.empty(count, dtype=block_t)
     launch(kernel, (domain.element_count(), npt, npr), inputs + [rows, cols, vals])
-    return _assemble(rows, cols, vals, (test.space.node_count(), trial.space.node_count()), block_t, output, add,
-                     bsr_options)
+    shape = (test.space.node_count(), trial.space.node_count())
+    if field_partition(test) is not None or field_partition(trial) is not None:
+        rows, cols, shape = partition_triplets(rows, cols, shape, field_partition(test), field_partition(trial))
+    return _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options)
 
 
 def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):

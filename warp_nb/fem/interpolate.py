@@ -14,7 +14,7 @@ from .field.fields import DiscreteField, FieldLike, FieldRestriction
 from .integrand import Integrand
 from .kernel_builder import QP_LOOP, Setup, launch, make_kernel, node_location
 from .quadrature import Quadrature, RegularQuadrature
-from .types import ElementKind, Field, Sample
+from .types import NULL_NODE_INDEX, ElementKind, Field, Sample
 
 
 def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None = None, fields: dict | None = None,
@@ -23,9 +23,15 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     """Evaluate `integrand` at the points of a quadrature (`at`), writing each value to `dest[qp index]`
     or, without `dest`, only running it (for its side effects); or at the nodes of a discrete field
     `dest`, setting its node values."""
-    if dest_space is not None or dim is not None:
-        raise NotImplementedError("fem.interpolate: `dest_space` and `dim` are not supported by warp_nb.fem yet")
+    if dim is not None:
+        raise NotImplementedError("fem.interpolate: `dim` is not supported by warp_nb.fem yet")
     device = wp.get_device(device)
+    from ..sparse import BsrMatrix
+    if isinstance(dest, BsrMatrix):  # the Jacobian with respect to the trial field
+        from .interpolate_matrix import interpolate_to_matrix
+        return interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options)
+    if dest_space is not None:
+        raise ValueError("fem.interpolate: `dest_space` is for a matrix `dest` (its rows are dest_space's nodes)")
     if isinstance(dest, FieldRestriction):  # the nodes of its domain only
         if at is not None:
             raise ValueError("fem.interpolate: `at` cannot be given with a field restriction (it has its domain)")
@@ -39,6 +45,8 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
             raise ValueError(f"fem.interpolate: `at` ({at.name}) is not a domain of the destination field's geometry")
         if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
             fields, integrand = {"u": integrand}, _field_value
+        if dest.space_partition is not None and not dest.space_partition.is_identity():
+            return _interpolate_partition_nodes(integrand, dest, fields, values, device, reduction, at)
         return _interpolate_nodes(integrand, dest, fields, values, device, reduction, at)
     if isinstance(at, GeometryDomain):  # as Warp: a domain's elements at their centres (the order-0 rule)
         at = RegularQuadrature(at, order=0)
@@ -73,6 +81,25 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
 
 
 _REDUCTIONS = ("weighted_average", "mean", "sum", "max", "min", "first")
+
+
+def _interpolate_partition_nodes(integrand, dest: DiscreteField, fields, values, device, reduction, at):
+    """A field over a space partition: interpolated at the nodes of the partition's cells (or of
+    `at`) in a whole-space field holding its values, whose partition nodes are then copied back."""
+    part = dest.space_partition
+    nodes = part.space_node_indices().numpy()
+    valid = nodes != NULL_NODE_INDEX
+    whole = DiscreteField(dest.space)
+    full = whole.dof_values.numpy()
+    full[nodes[valid]] = dest.dof_values.numpy()[valid]
+    whole.dof_values.assign(full)
+    if at is None and part.geometry_partition is not None:
+        at = Cells(part.geometry_partition)
+    _interpolate_nodes(integrand, whole, fields, values, device, reduction, at)
+    out = dest.dof_values.numpy()
+    out[valid] = whole.dof_values.numpy()[nodes[valid]]
+    dest.dof_values.assign(out)
+    return dest
 
 
 def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str, at=None):

@@ -58,7 +58,7 @@ def _why_not(name: str, field) -> str:
 
 def domain_function(domain, which: str):
     """The device function (domain_arg, s) -> value for operator `which` of this domain."""
-    key = (type(domain), domain.geometry, which)
+    key = (type(domain), domain.element_kind, domain.geometry, which)  # (subdomains of cells and sides share a type)
     cached = _DOMAIN_FUNCS.get(key)
     if cached is not None:
         return cached
@@ -192,6 +192,9 @@ def _lookup_functions(domain):
     if domain.element_kind != ElementKind.CELL or getattr(domain.geometry, "cell_lookup", None) is None:
         raise TypeError(f"fem.lookup: {domain.name} does not support lookups (cells of a geometry with cell_lookup "
                         "do)")
+    if domain.geometry.environment_count() > 1:  # a position alone is ambiguous: the environment is named
+        from .environment_operators import environment_lookup_functions
+        return environment_lookup_functions(domain.geometry)
     cell_lookup = domain.geometry.cell_lookup
     filtered_lookup = domain.geometry.make_filtered_cell_lookup()
 

@@ -17,6 +17,7 @@ from typing import Any
 import warp_nb as wp
 
 from ... import types as T
+from ..types import NULL_NODE_INDEX
 
 
 def _unit(dtype):
@@ -159,10 +160,13 @@ def node_functions(space, dof_slot: int) -> dict:
     return cached
 
 
-def discrete_functions(space) -> dict:
+def discrete_functions(space, partition_node_index=None) -> dict:
     """The operators' device functions of a discrete field of `space` (its EvalArg: {space_arg,
-    dof_values}): sums over the element's nodes of node value times basis function."""
-    cached = _DISCRETE_FUNCS.get(space)
+    dof_values}, and partition_arg with a space partition, whose `partition_node_index` maps a space
+    node to its entry of dof_values; nodes outside the partition read zero): sums over the element's
+    nodes of node value times basis function."""
+    key = space if partition_node_index is None else (space, partition_node_index)
+    cached = _DISCRETE_FUNCS.get(key)
     if cached is not None:
         return cached
     weight, weight_grad, geo = space.element_inner_weight, space.element_inner_weight_gradient, space.geometry
@@ -170,9 +174,20 @@ def discrete_functions(space) -> dict:
         space.NODES_PER_ELEMENT
     kind = _kind(space.dtype)
 
-    @wp.func
-    def node_value(field_arg: Any, s: Any, n: int):
-        return field_arg.eval.dof_values[node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)]
+    if partition_node_index is None:
+        @wp.func
+        def node_value(field_arg: Any, s: Any, n: int):
+            return field_arg.eval.dof_values[node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)]
+    else:
+        dtype = space.dtype
+
+        @wp.func
+        def node_value(field_arg: Any, s: Any, n: int):
+            node = node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)
+            i = partition_node_index(field_arg.eval.partition_arg, node)
+            if i == NULL_NODE_INDEX:
+                return dtype(0.0)
+            return field_arg.eval.dof_values[i]
 
     @wp.func
     def value(field_arg: Any, s: Any):
@@ -219,7 +234,7 @@ def discrete_functions(space) -> dict:
             return d
 
         funcs["eval_div_inner"] = div
-    cached = _DISCRETE_FUNCS[space] = _derived(funcs, kind, geo.dimension)
+    cached = _DISCRETE_FUNCS[key] = _derived(funcs, kind, geo.dimension)
     return cached
 
 

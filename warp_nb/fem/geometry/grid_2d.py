@@ -15,6 +15,7 @@ import warp_nb as wp
 from ..types import Sample
 from .element import Element
 from .geometry import OUTSIDE, Geometry, check_scalar_type
+from .replicated import Replicable
 
 
 @wp.struct
@@ -97,8 +98,6 @@ def _grid2d_side_cell_coords(side: Grid2DSide, across: float, t: float):
 def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_count):
     """A grid constructor's arguments as lists (res, lo, hi), or an error naming the bad one."""
     check_scalar_type(name, scalar_type)
-    if env_count != 1:
-        raise NotImplementedError(f"{name}: env_count other than 1 is not supported in warp_nb (see docs/compat.md)")
     res = [int(r) for r in res]
     if len(res) != dim or min(res) <= 0:
         raise ValueError(f"{name}: `res` must be {dim} positive integers, got {res}")
@@ -109,7 +108,7 @@ def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_
     return res, lo, hi
 
 
-class Grid2D(Geometry):
+class Grid2D(Replicable, Geometry):
     """Two-dimensional regular grid geometry.
 
     Args:

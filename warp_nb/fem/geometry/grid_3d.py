@@ -16,6 +16,7 @@ from ..types import Sample
 from .element import Element
 from .geometry import OUTSIDE, Geometry
 from .grid_2d import check_grid_arguments
+from .replicated import Replicable
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 
@@ -93,7 +94,7 @@ def _grid3d_side_cell_coords(side: Grid3DSide, across: float, side_coords: wp.ve
     return c
 
 
-class Grid3D(Geometry):
+class Grid3D(Replicable, Geometry):
     """Three-dimensional regular grid geometry.
 
     Args:

@@ -36,26 +36,11 @@ class SpaceTopology:
     def name(self) -> str:
         return f"{type(self).__name__}_{self.NODES_PER_ELEMENT}"
 
-    def element_node_indices(self, out=None, device=None):
-        """The global node of each node of each cell: an int array of shape (cell count,
-        NODES_PER_ELEMENT) (Warp's name)."""
-        import warp_nb as wp
-        geo = self.geometry
-        if out is None:
-            out = wp.zeros((geo.cell_count(), self.NODES_PER_ELEMENT), dtype=int32, device=device)
-        kernel = self.__dict__.get("_element_nodes_kernel")
-        if kernel is None:
-            node_index = self.element_node_index
-
-            def fill_element_nodes(cell_arg: geo.CellArg, topo_arg: self.TopologyArg, out: wp.array2d(dtype=int32)):
-                cell, n = wp.tid()
-                out[cell, n] = node_index(cell_arg, topo_arg, cell, n)
-
-            kernel = self.__dict__["_element_nodes_kernel"] = wp.kernel(
-                fill_element_nodes, key=f"fem_element_nodes_{self.name}_{geo.name}")
-        wp.launch(kernel, dim=out.shape, device=out.device,
-                  inputs=[geo.cell_arg_value(out.device), self.topo_arg_value(out.device), out])
-        return out
+    def element_node_indices(self, device=None):
+        """(cell_count, NODES_PER_ELEMENT) int array: the global node of each node of each cell (what
+        space partitions read on the host)."""
+        from .element_nodes import element_node_indices
+        return element_node_indices(self, device)
 
 
 @struct
