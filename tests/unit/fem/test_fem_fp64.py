@@ -292,3 +292,15 @@ def test_lookups_on_deformed_and_filtered_double_precision_geometries():
     deformed.build_bvh()
     got = fem.integrate(_lookup_x_no_guess, domain=fem.Cells(deformed))
     assert got == pytest.approx(8 * moment, rel=1e-12)
+
+
+def test_replicated_double_precision_grid():
+    # env_count copies of a float64 grid: each copy keeps the offset
+    vec = wp.vec2d
+    geo = fem.Grid2D(res=wp.vec2i(2, 3), bounds_lo=vec(OFFSET, 0.0), bounds_hi=vec(OFFSET + 2.0, 3.0),
+                     scalar_type=wp.float64, env_count=3)
+    assert geo.scalar_type is wp.float64
+    cells = fem.Cells(geo)
+    single = fem.integrate(_x, domain=fem.Cells(_grid2d(wp.float64)))
+    assert fem.integrate(_x, domain=cells) == pytest.approx(3 * single, rel=1e-14)
+    assert fem.integrate(_one, domain=fem.BoundarySides(geo)) == pytest.approx(3 * 10.0, rel=1e-14)
