@@ -396,15 +396,7 @@ class ExprTyper:
                 return args
         import inspect
         by_name = {name: self.expr(value) for name, value in node.kwargs}
-
-        def fits(overload) -> bool:  # these keywords name its parameters, the rest have defaults
-            params = list(inspect.signature(overload.fn).parameters.values())
-            return set(by_name) <= {p.name for p in params} and len(args) <= len(params) and all(
-                p.name in by_name or p.name in overload.defaults for p in params[len(args):])
-
-        # keywords choose among overloads of several signatures (lookup(d, x, guess=s) and
-        # lookup(d, x, max_dist=m)): the last definition they fit, else the last one (for its errors)
-        last = next((o for o in reversed(func.overloads) if fits(o)), func.overloads[-1])
+        last = func.overload_for_keywords(len(args), by_name)
         parameters = list(inspect.signature(last.fn).parameters.values())
         unknown = set(by_name) - {p.name for p in parameters}
         if unknown:

@@ -189,6 +189,18 @@ class Function(metaclass=abc.ABCMeta):
                     return o
         return None
 
+    def overload_for_keywords(self, positional: int, keywords) -> FuncOverload:
+        """The overload a call of `positional` arguments and these keyword names binds: keywords choose
+        among overloads of several signatures (lookup(d, x, guess=s), lookup(d, x, max_dist=m)), the
+        last definition whose parameters they name and whose other parameters have defaults; else
+        the last definition (whose errors then name what is wrong)."""
+        def fits(overload) -> bool:
+            params = list(inspect.signature(overload.fn).parameters.values())
+            return set(keywords) <= {p.name for p in params} and positional <= len(params) and all(
+                p.name in keywords or p.name in overload.defaults for p in params[positional:])
+
+        return next((o for o in reversed(self.overloads) if fits(o)), self.overloads[-1])
+
     def select_overload(self, arg_types) -> FuncOverload | None:
         # g(2) with g(int) and g(float) both defined calls g(int), whichever was defined last
         for promote in (False, True):

@@ -87,6 +87,9 @@ def _derived(functions: dict, kind: str, dimension: int) -> dict:
 def node_functions(space, dof_slot: int) -> dict:
     """The operators' device functions for the element node a test (dof_slot 0) or trial (1) dof
     designates: its basis function (times the unit value of the dof's component)."""
+    if getattr(space.shape, "NODES_FROM_ARG", False):  # a point basis: nodes differ per element
+        from .point_evaluation import point_node_functions
+        return point_node_functions(space, dof_slot)
     key = (space, dof_slot)
     cached = _NODE_FUNCS.get(key)
     if cached is not None:
@@ -165,6 +168,12 @@ def discrete_functions(space, partition_node_index=None) -> dict:
     dof_values}, and partition_arg with a space partition, whose `partition_node_index` maps a space
     node to its entry of dof_values; nodes outside the partition read zero): sums over the element's
     nodes of node value times basis function."""
+    if getattr(space.shape, "NODES_FROM_ARG", False):  # a point basis: nodes differ per element
+        if partition_node_index is not None:
+            raise NotImplementedError("discrete fields of a fem.PointBasisSpace over a space partition are not "
+                                      "supported by warp_nb.fem yet")
+        from .point_evaluation import point_discrete_functions
+        return point_discrete_functions(space)
     key = space if partition_node_index is None else (space, partition_node_index)
     cached = _DISCRETE_FUNCS.get(key)
     if cached is not None:
@@ -246,6 +255,9 @@ def node_queries(space, dof_slot: int | None) -> dict:
     """node_count, at_node and node_index of a field of `space` on cells: the element's node count;
     the sample moved to the node of the test (slot 0) or trial (1) dof, or to node k; that node's
     global index."""
+    if getattr(space.shape, "NODES_FROM_ARG", False):
+        from .point_evaluation import point_node_queries
+        return point_node_queries(space, dof_slot)
     key = (space, dof_slot)
     cached = _NODE_QUERIES.get(key)
     if cached is not None:

@@ -1,6 +1,6 @@
 """Function spaces: node topologies (topology.py), the space of a topology and a shape function
-(function_space.py), `make_polynomial_space` (polynomial_space.py), and the shape functions of the
-reference elements (shape/)."""
+(function_space.py), `make_polynomial_space` (polynomial_space.py), `PointBasisSpace` (nodes at a
+quadrature's points, point_basis.py), and the shape functions of the reference elements (shape/)."""
 
 from .function_space import FunctionSpace  # noqa: F401
 from .polynomial_space import (  # noqa: F401
@@ -9,5 +9,6 @@ from .polynomial_space import (  # noqa: F401
     make_polynomial_basis_space,
     make_polynomial_space,
 )
+from .point_basis import PointBasisSpace  # noqa: F401
 from .topology import SpaceTopology  # noqa: F401
 from .partition import SpacePartition, SpaceRestriction, make_space_partition, make_space_restriction  # noqa: F401

@@ -22,7 +22,7 @@ def _shape_function(element, degree: int, element_basis, family, scalar_type):
 
 class BasisSpace:
     """Warp's basis space: a topology and the shape function of its nodes, without a value type.
-    `make_collocated_function_space` gives it one."""
+    `make_collocated_function_space` gives it one (point_basis.py: nodes at quadrature points)."""
 
     def __init__(self, topology, shape):
         self.topology, self.shape = topology, shape
@@ -76,9 +76,8 @@ def make_collocated_function_space(basis_space: BasisSpace, dtype=None, dof_mapp
     if dof_mapper is not None:
         raise NotImplementedError("make_collocated_function_space: dof mappers are not supported by warp_nb.fem yet")
     if not isinstance(basis_space, BasisSpace):
-        raise TypeError(f"make_collocated_function_space: `basis_space` must come from make_polynomial_basis_space, "
-                        f"got "
-                        f"{type(basis_space).__name__}")
+        raise TypeError(f"make_collocated_function_space: `basis_space` must be a basis space "
+                        f"(make_polynomial_basis_space, fem.PointBasisSpace), got {type(basis_space).__name__}")
     return FunctionSpace(basis_space.topology, basis_space.shape, dtype or basis_space.geometry.scalar_type)
 
 
