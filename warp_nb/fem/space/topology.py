@@ -25,7 +25,6 @@ class SpaceTopology:
     def __init__(self, geometry, nodes_per_element: int):
         self.geometry = geometry
         self.NODES_PER_ELEMENT = nodes_per_element
-        self.MAX_NODES_PER_ELEMENT = nodes_per_element  # Warp's name: the most nodes any element has
 
     @property
     def MAX_NODES_PER_ELEMENT(self) -> int:
