@@ -115,7 +115,7 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
     test_name, test = setup.test
     space = test.space
     dofs = space.NODE_DOF_COUNT
-    out_t = output_dtype or space.dtype
+    out_t = output_dtype or with_scalar(space.dtype, domain.geometry.scalar_type)  # (Warp's default)
     if output is not None:
         out_t = output.dtype
         if dofs > 1 and T.type_is_scalar(out_t):  # a scalar array holding the nodes' dofs in order
@@ -179,7 +179,8 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
                         bsr_options):
     (test_name, test), (trial_name, trial) = setup.test, setup.trial
     tdofs, rdofs = test.space.NODE_DOF_COUNT, trial.space.NODE_DOF_COUNT
-    scalar_out = output_dtype or (output.scalar_type if output is not None else T.float32)
+    # by default the geometry's scalar type, whatever the spaces' (as Warp)
+    scalar_out = output_dtype or (output.scalar_type if output is not None else domain.geometry.scalar_type)
     scalar_out = scalar_of(scalar_out)
     blocked = tdofs > 1 or rdofs > 1
     block_t = T.matrix(shape=(tdofs, rdofs), dtype=scalar_out) if blocked else scalar_out
@@ -264,13 +265,15 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
     trial = "wp.vec2i(_node, _d)" if setup.trial is not None else "wp.vec2i(-1, -1)"
     matrix = setup.trial is not None
     if matrix:
-        scalar_out = scalar_of(output_dtype or (output.scalar_type if output is not None else T.float32))
+        scalar_out = scalar_of(output_dtype or (output.scalar_type if output is not None else
+                                                domain.geometry.scalar_type))
         blocked = tdofs > 1
         out_t = T.matrix(shape=(tdofs, rdofs), dtype=scalar_out) if blocked else scalar_out
         acc_t = T.matrix(shape=(tdofs, rdofs), dtype=accumulate_dtype) if blocked else accumulate_dtype
         add_line = "_acc[_c, _d] += " if blocked else "_acc += "
     else:
-        out_t = output_dtype or (output.dtype if output is not None else space.dtype)
+        out_t = output_dtype or (output.dtype if output is not None else
+                                 with_scalar(space.dtype, domain.geometry.scalar_type))
         blocked = tdofs > 1
         acc_t, component = _node_accumulator(space.dtype, out_t, tdofs, accumulate_dtype)
         add_line = f"_acc[{component}] += " if blocked else "_acc += "

@@ -18,7 +18,7 @@ from .field.fields import BoundField, FieldLike, TestField, TrialField
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
-from .types import NULL_NODE_INDEX, NULL_QP_INDEX, Sample, make_free_sample, warp_type
+from .types import NULL_NODE_INDEX, NULL_QP_INDEX, make_free_sample, warp_type
 
 
 def return_type_of(function, arg_types) -> Any:
@@ -63,7 +63,7 @@ class Setup:
         self.fields_on_nodes: dict = {}  # test / trial fields by name, bound to the domain
         for name, (kind, annotation) in self.kinds.items():
             if kind == SAMPLE:
-                self.concrete[name] = Sample
+                self.concrete[name] = domain.geometry.sample_type
             elif kind == DOMAIN:
                 self.targets[name] = domain
                 self.concrete[name] = domain.DomainArg
@@ -152,8 +152,9 @@ def make_kernel(setup: Setup, kind: str, body: str, params: list, namespace: dic
         return cached
     function = setup.specialised()
     name = f"{kind}_{setup.integrand.func.__name__}"
-    namespace.update({"wp": wp, "_fem_integrand": function, "Sample": Sample, "make_free_sample": make_free_sample,
-                      "NULL_QP_INDEX": NULL_QP_INDEX, "NULL_NODE_INDEX": NULL_NODE_INDEX})
+    namespace.update({"wp": wp, "_fem_integrand": function, "Sample": setup.domain.geometry.sample_type,
+                      "make_free_sample": make_free_sample, "NULL_QP_INDEX": NULL_QP_INDEX,
+                      "NULL_NODE_INDEX": NULL_NODE_INDEX})
     python_function = define(name, f"def {name}({', '.join(params)}):\n" + body, namespace)
     options = dict(setup.integrand.kernel_options)
     kernel = wp.Kernel(python_function, key=f"{name}_{abs(hash(key)) % (1 << 32):08x}",

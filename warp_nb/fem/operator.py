@@ -10,6 +10,7 @@ from typing import Any
 
 import warp_nb as wp
 
+from .precision import retyped
 from .types import Sample
 
 
@@ -115,7 +116,7 @@ def _to_cell(outer: bool):
             return Sample(index(domain_arg.geo, s.element_index), cell_coords,
                           s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
 
-        return to_cell
+        return retyped(to_cell, geo.scalar_type)
     return make
 
 
@@ -130,7 +131,7 @@ def _to_cell_side(domain):
         return Sample(side_index, from_cell(domain_arg.geo, side_index, cell_s.element_index, cell_s.element_coords),
                       cell_s.qp_index, cell_s.qp_weight, cell_s.test_dof, cell_s.trial_dof)
 
-    return to_cell_side
+    return retyped(to_cell_side, domain.geometry.scalar_type)
 
 
 def _cells_of(domain):
@@ -222,7 +223,7 @@ def _lookup_functions(domain):
         # only the cells whose filter_array[cell] equals filter_target
         return no_dofs(filtered_lookup(domain_arg.geo, pos, max_dist, filter_array, filter_target))
 
-    return lookup
+    return retyped(lookup, domain.geometry.scalar_type)
 
 grad = Operator("grad", "Gradient of a field with respect to world position.", field_attr="eval_grad_inner")
 D = Operator("D", "Symmetric part of the gradient of a vector field.", field_attr="eval_D_inner")

@@ -262,7 +262,7 @@ def node_queries(space, dof_slot: int | None) -> dict:
     cached = _NODE_QUERIES.get(key)
     if cached is not None:
         return cached
-    from ..types import Sample
+    Sample = space.geometry.sample_type
     nodes, coords, node_index = space.NODES_PER_ELEMENT, space.node_coords_in_element, space.element_node_index
     slot = 0 if dof_slot is None else dof_slot
 
@@ -314,7 +314,8 @@ def on_side(cell_fn, geometry, bound_cell_struct, outer: bool, slot: int | None,
     cached = _SIDE_FUNCS.get(key)
     if cached is not None:
         return cached
-    from ..types import Sample
+    Sample = geometry.sample_type
+    scalar = geometry.scalar_type
     if outer:
         cell_index, cell_coords = geometry.side_outer_cell_index, geometry.side_outer_cell_coords
     else:
@@ -328,12 +329,12 @@ def on_side(cell_fn, geometry, bound_cell_struct, outer: bool, slot: int | None,
         side_arg = field_arg.geo
         test_dof = s.test_dof
         trial_dof = s.trial_dof
-        scale = float(1.0)
+        scale = scalar(1.0)
         if wp.static(node_field):
             d = test_dof if wp.static(slot == 0) else trial_dof
             local = d[0] - wp.static(first)
             if local < 0 or local >= wp.static(npe):
-                scale = float(0.0)
+                scale = scalar(0.0)
                 local = 0
             if wp.static(slot == 0):
                 test_dof = wp.vec2i(local, d[1])

@@ -59,7 +59,7 @@ def project_on_tet_at_origin(q: wp.vec3, e1: wp.vec3, e2: wp.vec3, e3: wp.vec3):
     (x, y, z) with the point at x e1 + y e2 + z e3)."""
     c = wp.inverse(wp.matrix_from_cols(e1, e2, e3)) @ q
     if c[0] >= 0.0 and c[1] >= 0.0 and c[2] >= 0.0 and c[0] + c[1] + c[2] <= 1.0:
-        return 0.0, c
+        return float(0.0), c  # noqa: UP018 (float: float64 in a float64 mesh's copy, as the other return)
     # outside: the nearest of the four faces
     d, b = project_on_tri_at_origin(q, e1, e2)
     best_d = d

@@ -59,6 +59,7 @@ class DeformedGeometry(Geometry):
         self._bvh = None
         self._make_device_functions()
         self._make_default_dependent_implementations()
+        self._use_scalar_type(base.scalar_type)
         if build_bvh:
             self.build_bvh()
 
@@ -140,19 +141,20 @@ class DeformedGeometry(Geometry):
         coords[:, :self.cell_dimension] = grid
         if self.reference_cell() == Element.TRIANGLE:
             coords = np.stack([1.0 - grid[:, 0] - grid[:, 1], grid[:, 0], grid[:, 1]], 1).astype(np.float32)
-        vec = wp.types.vector(self.dimension, wp.float32)
+        vec = wp.types.vector(self.dimension, self.scalar_type)
         out = wp.zeros((self.cell_count(), len(coords)), dtype=vec, device=device)
         position = self.cell_position
+        sample_t, coords_t = self.sample_type, self.coords_type
 
         @wp.kernel
-        def positions(args: self.CellArg, coords: wp.array(dtype=wp.vec3), out: wp.array2d(dtype=vec)):
+        def positions(args: self.CellArg, coords: wp.array(dtype=coords_t), out: wp.array2d(dtype=vec)):
             c, k = wp.tid()
-            s = Sample()
+            s = sample_t()
             s.element_index = c
             s.element_coords = coords[k]
             out[c, k] = position(args, s)
 
-        wp.launch(positions, dim=out.shape, inputs=[self.cell_arg_value(device), wp.array(coords, dtype=wp.vec3,
+        wp.launch(positions, dim=out.shape, inputs=[self.cell_arg_value(device), wp.array(coords, dtype=coords_t,
                                                                                          device=device), out])
         pts = out.numpy().astype(np.float64)
         if self.dimension == 2:

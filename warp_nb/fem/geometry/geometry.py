@@ -20,7 +20,8 @@ from typing import Any
 
 import warp_nb as wp
 
-from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample
+from ..precision import retype_members, retyped
+from ..types import NULL_ELEMENT_INDEX, OUTSIDE, Sample, cached_coords_type, cached_sample_type
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 mat23 = wp.types.matrix(shape=(2, 3), dtype=wp.float32)
@@ -84,6 +85,14 @@ def _element_inverse(F: mat32):
     return wp.inverse(Ft @ F) @ Ft
 
 
+def check_scalar_type(name: str, scalar_type) -> type:
+    """`scalar_type` if a geometry can have it (float32 or float64), else an error naming it."""
+    if scalar_type not in (wp.float32, wp.float64):
+        raise TypeError(f"{name}: scalar_type must be wp.float32 or wp.float64, got "
+                        f"{getattr(scalar_type, '__name__', scalar_type)}")
+    return scalar_type
+
+
 @wp.func
 def _filter_by_array(filter_data: Any, cell: int):
     return filter_data[cell]
@@ -112,17 +121,25 @@ class Geometry:
         """The geometry this one is defined on (itself, except for deformed geometries)."""
         return self
 
+    _scalar_type = wp.float32  # set by `_use_scalar_type` on a double-precision geometry
+
     @property
     def scalar_type(self) -> type:
-        return wp.float32
+        return self._scalar_type
 
     @property
     def coords_type(self) -> type:
-        return wp.vec3
+        return cached_coords_type(self._scalar_type)
 
     @property
     def sample_type(self) -> type:
-        return Sample
+        return cached_sample_type(self._scalar_type)
+
+    def _use_scalar_type(self, scalar_type):
+        """Make this geometry's device functions and argument structs those of `scalar_type`
+        (precision.py): called last by a constructor, once every function it owns is made."""
+        self._scalar_type = check_scalar_type(self.name, scalar_type)
+        retype_members(self, self._scalar_type)
 
     # --- counts and reference elements (subclasses) ---
 
@@ -226,7 +243,7 @@ class Geometry:
                         s.element_coords = coords
             return s
 
-        return filtered_cell_lookup
+        return retyped(filtered_cell_lookup, self._scalar_type)
 
     # --- device functions derived from the primary ones ---
 

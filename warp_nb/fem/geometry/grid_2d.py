@@ -14,7 +14,7 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
-from .geometry import OUTSIDE, Geometry
+from .geometry import OUTSIDE, Geometry, check_scalar_type
 from .replicated import Replicable
 
 
@@ -71,7 +71,7 @@ def _grid2d_side_index(args: Grid2DSideArg, side: Grid2DSide):
 @wp.func
 def _grid2d_tangent_sign(side: Grid2DSide):
     # +1 where the side coordinate runs along the other axis' positive direction
-    sign = 1.0
+    sign = float(1.0)  # noqa: UP018 (float64 in a float64 grid's copy)
     if side.axis == 1:
         sign = -1.0
     if side.origin[side.axis] == 0:
@@ -97,9 +97,7 @@ def _grid2d_side_cell_coords(side: Grid2DSide, across: float, t: float):
 
 def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_count):
     """A grid constructor's arguments as lists (res, lo, hi), or an error naming the bad one."""
-    if scalar_type is not wp.float32:
-        raise NotImplementedError(f"{name}: scalar_type={getattr(scalar_type, '__name__', scalar_type)} is not "
-                                  "supported in warp_nb (float32 geometries only; see docs/compat.md)")
+    check_scalar_type(name, scalar_type)
     res = [int(r) for r in res]
     if len(res) != dim or min(res) <= 0:
         raise ValueError(f"{name}: `res` must be {dim} positive integers, got {res}")
@@ -130,9 +128,11 @@ class Grid2D(Replicable, Geometry):
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type: type = wp.float32, env_count: int = 1):
         res, lo, hi = check_grid_arguments("Grid2D", 2, res, bounds_lo, bounds_hi, scalar_type, env_count)
         self._res = wp.vec2i(*res)
-        self.bounds_lo = wp.vec2(*lo)
-        self.bounds_hi = wp.vec2(*hi)
+        self._vec = wp.types.vector(length=2, dtype=scalar_type)
+        self.bounds_lo = self._vec(*lo)
+        self.bounds_hi = self._vec(*hi)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(scalar_type)
 
     # --- host-side description ---
 
@@ -146,12 +146,12 @@ class Grid2D(Replicable, Geometry):
 
     @property
     def extents(self):
-        return wp.vec2(self.bounds_hi[0] - self.bounds_lo[0], self.bounds_hi[1] - self.bounds_lo[1])
+        return self._vec(self.bounds_hi[0] - self.bounds_lo[0], self.bounds_hi[1] - self.bounds_lo[1])
 
     @property
     def cell_size(self):
         ext = self.extents
-        return wp.vec2(ext[0] / self._res[0], ext[1] / self._res[1])
+        return self._vec(ext[0] / self._res[0], ext[1] / self._res[1])
 
     @property
     def strides(self):
@@ -301,7 +301,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_inner_cell_coords(args: Grid2DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid2d_get_side(args, side_index)
-        across = 1.0
+        across = float(1.0)  # noqa: UP018
         if side.origin[side.axis] == 0:
             across = 0.0
         return _grid2d_side_cell_coords(side, across, side_coords[0])
@@ -309,7 +309,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_outer_cell_coords(args: Grid2DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid2d_get_side(args, side_index)
-        across = 0.0
+        across = float(0.0)  # noqa: UP018
         if side.origin[side.axis] == args.cell_arg.res[side.axis]:
             across = 1.0
         return _grid2d_side_cell_coords(side, across, side_coords[0])

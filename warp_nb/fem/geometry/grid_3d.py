@@ -114,9 +114,11 @@ class Grid3D(Replicable, Geometry):
     def __init__(self, res, bounds_lo=None, bounds_hi=None, scalar_type: type = wp.float32, env_count: int = 1):
         res, lo, hi = check_grid_arguments("Grid3D", 3, res, bounds_lo, bounds_hi, scalar_type, env_count)
         self._res = wp.vec3i(*res)
-        self.bounds_lo = wp.vec3(*lo)
-        self.bounds_hi = wp.vec3(*hi)
+        self._vec = wp.types.vector(length=3, dtype=scalar_type)
+        self.bounds_lo = self._vec(*lo)
+        self.bounds_hi = self._vec(*hi)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(scalar_type)
 
     @property
     def res(self):
@@ -128,12 +130,12 @@ class Grid3D(Replicable, Geometry):
 
     @property
     def extents(self):
-        return wp.vec3(*(self.bounds_hi[k] - self.bounds_lo[k] for k in range(3)))
+        return self._vec(*(self.bounds_hi[k] - self.bounds_lo[k] for k in range(3)))
 
     @property
     def cell_size(self):
         ext = self.extents
-        return wp.vec3(*(ext[k] / self._res[k] for k in range(3)))
+        return self._vec(*(ext[k] / self._res[k] for k in range(3)))
 
     @property
     def strides(self):
@@ -302,7 +304,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_inner_cell_coords(args: Grid3DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid3d_get_side(args, side_index)
-        across = 1.0
+        across = float(1.0)  # noqa: UP018
         if side.origin[side.axis] == 0:
             across = 0.0
         return _grid3d_side_cell_coords(side, across, side_coords)
@@ -310,7 +312,7 @@ def _device_functions() -> dict:
     @wp.func
     def side_outer_cell_coords(args: Grid3DSideArg, side_index: int, side_coords: wp.vec3):
         side = _grid3d_get_side(args, side_index)
-        across = 0.0
+        across = float(0.0)  # noqa: UP018
         if side.origin[side.axis] == args.cell_arg.res[side.axis]:
             across = 1.0
         return _grid3d_side_cell_coords(side, across, side_coords)

@@ -46,14 +46,14 @@ class HexmeshSideIndexArg:
 
 @wp.func
 def _hex_corner(k: int):
-    # the reference coordinates of local vertex k
-    x = 0.0
+    # the reference coordinates of local vertex k (`float(...)`: float64 in a float64 mesh's copy)
+    x = float(0.0)  # noqa: UP018
     if k == 1 or k == 2 or k == 5 or k == 6:
         x = 1.0
-    y = 0.0
+    y = float(0.0)  # noqa: UP018
     if k == 2 or k == 3 or k == 6 or k == 7:
         y = 1.0
-    z = 0.0
+    z = float(0.0)  # noqa: UP018
     if k >= 4:
         z = 1.0
     return wp.vec3(x, y, z)
@@ -241,6 +241,7 @@ class Hexmesh(MeshEnvironments, MeshLookup, Geometry):
         self._hex_edge_indices = None
         self.set_environments("Hexmesh", cell_env, env_count)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(wp.types.type_scalar_type(positions.dtype))
         if build_bvh:
             self.build_bvh(device)
 

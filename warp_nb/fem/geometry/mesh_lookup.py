@@ -22,13 +22,16 @@ def make_cell_lookup(cell_closest_point, cell_count):
     """`cell_lookup(args, pos, max_dist)` for a mesh whose CellArg has a `bvh` id, from its
     `cell_closest_point(args, cell, pos) -> (coords, squared distance)` and `cell_count(args)`."""
 
+    # the Bvh holds float32 boxes, whatever the geometry's precision (`vec3f` stays float32 in
+    # float64 code, see precision.py)
     @wp.func
     def _as_vec3(p: wp.vec2):
-        return wp.vec3(p[0], p[1], 0.0)
+        q = wp.vec2f(p)
+        return wp.vec3f(q[0], q[1], 0.0)
 
     @wp.func
     def _as_vec3(p: wp.vec3):
-        return p
+        return wp.vec3f(p)
 
     @wp.func
     def cell_lookup(args: Any, pos: Any, max_dist: float):

@@ -91,10 +91,11 @@ def orient_edges_outwards(edges, edge_cells, cells, points):
 
 
 def mesh_positions(name: str, positions, dim: int):
-    """Check a mesh's `positions` argument: a wp.array of vec{dim}."""
-    vec = wp.types.vector(dim, wp.float32)
-    if not isinstance(positions, wp.array) or positions.dtype != vec:
-        raise TypeError(f"{name}: `positions` must be a wp.array of wp.vec{dim}, got "
+    """Check a mesh's `positions` argument: a wp.array of vec{dim} (float32) or vec{dim}d (float64, a
+    double-precision mesh)."""
+    if not isinstance(positions, wp.array) or positions.dtype not in (wp.types.vector(dim, wp.float32),
+                                                                     wp.types.vector(dim, wp.float64)):
+        raise TypeError(f"{name}: `positions` must be a wp.array of wp.vec{dim} or wp.vec{dim}d, got "
                         f"{getattr(positions, 'dtype', type(positions)).__name__ if positions is not None else None}")
     return positions
 

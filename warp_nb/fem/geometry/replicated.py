@@ -11,6 +11,7 @@ from typing import Any
 
 import warp_nb as wp
 
+from ..precision import retyped
 from ..types import Sample
 from .geometry import Geometry
 
@@ -31,11 +32,22 @@ def _local(s: Sample, count: int):
     return Sample(s.element_index % count, s.element_coords, s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
 
 
+class _BaseFunctions:
+    """`base_cls`'s device functions in `scalar_type` (its float64 copies on a float64 grid)."""
+
+    def __init__(self, base_cls, scalar_type):
+        self._cls, self._scalar = base_cls, scalar_type
+
+    def __getattr__(self, name):
+        return retyped(getattr(self._cls, name), self._scalar)
+
+
 @functools.cache
-def _device_functions(base_cls) -> dict:
-    """The replicated geometry's device functions over those of `base_cls` (shared by its instances)."""
+def _device_functions(base_cls, scalar_type=wp.float32) -> dict:
+    """The replicated geometry's device functions over those of `base_cls` (shared by its instances);
+    written for float32, made float64 with the geometry (`_use_scalar_type`)."""
     CellArg, SideArg, SideIndexArg = _arg_structs(base_cls)
-    b = base_cls
+    b = _BaseFunctions(base_cls, scalar_type)
     funcs = {}
 
     @wp.func
@@ -123,8 +135,9 @@ class ReplicatedGeometry(Geometry):
         self.base_geometry = base
         self._env_count = env_count
         self.dimension, self.cell_dimension = base.dimension, base.cell_dimension
-        self.__dict__.update(_device_functions(type(base)))
+        self.__dict__.update(_device_functions(type(base), base.scalar_type))
         self._make_default_dependent_implementations()
+        self._use_scalar_type(base.scalar_type)
 
     def __getattr__(self, name):
         # the base's host description (res, bounds, cell_size, ...) reads through

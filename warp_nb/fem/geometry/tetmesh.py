@@ -221,6 +221,7 @@ class Tetmesh(MeshEnvironments, MeshLookup, Geometry):
         self._tet_edge_indices = None
         self.set_environments("Tetmesh", cell_env, env_count)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(wp.types.type_scalar_type(positions.dtype))
         if build_bvh:
             self.build_bvh(device)
 

@@ -176,6 +176,7 @@ class Trimesh(MeshEnvironments, MeshLookup, Geometry):
         self._boundary_edge_indices = wp.array(boundary, dtype=int, device=device)
         self.set_environments(name, cell_env, env_count)
         self._make_default_dependent_implementations()
+        self._use_scalar_type(wp.types.type_scalar_type(positions.dtype))
         if build_bvh:
             self.build_bvh(device)
 

@@ -13,7 +13,8 @@ from ...runtime.devices import get_device
 from ...types import float32, int32
 from ...types.structs import struct
 from ..domain import GeometryDomain
-from ..types import Coords
+from ..precision import retype_members
+from ..types import Coords, cached_coords_type
 from .quadrature import Quadrature
 
 
@@ -33,7 +34,8 @@ class ExplicitQuadrature(Quadrature):
 
     def __init__(self, domain: GeometryDomain, points: array, weights: array):
         super().__init__(domain)
-        for name, a, dtype in (("points", points, Coords), ("weights", weights, float32)):
+        scalar = domain.geometry.scalar_type  # a float64 geometry takes vec3d points and float64 weights
+        for name, a, dtype in (("points", points, cached_coords_type(scalar)), ("weights", weights, scalar)):
             if not isinstance(a, array) or a.ndim != 2 or a.dtype is not dtype:
                 got = type(a).__name__ if not isinstance(a, array) else f"an array of {a.dtype.__name__} with " \
                                                                           f"{a.ndim} dims"
@@ -53,6 +55,7 @@ class ExplicitQuadrature(Quadrature):
                              f"has {rows}")
         self._points, self._weights = points, weights
         self._args: dict = {}
+        retype_members(self, scalar)
 
     @property
     def name(self) -> str:
@@ -71,7 +74,7 @@ class ExplicitQuadrature(Quadrature):
         device = get_device(device)
         arg = self._args.get(str(device))
         if arg is None:
-            arg = self._args[str(device)] = ExplicitQuadratureArg()
+            arg = self._args[str(device)] = self.Arg()
             arg.points = self._points.to(device)
             arg.weights = self._weights.to(device)
         return arg

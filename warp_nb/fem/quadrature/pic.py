@@ -55,6 +55,9 @@ class PicQuadrature(Quadrature):
         super().__init__(domain)
         if domain.element_kind != ElementKind.CELL:
             raise ValueError(f"fem.PicQuadrature: particles live in cells; `domain` is {domain.name}")
+        if domain.geometry.scalar_type is not float32:  # (Warp 1.19 fails there too, at kernel build)
+            raise NotImplementedError(f"fem.PicQuadrature: `domain` is on a float64 geometry ({domain.geometry.name}); "
+                                      "particle quadratures are float32 only in warp_nb.fem")
         self._use_domain_indices = bool(use_domain_element_indices)
         self._requires_grad = bool(requires_grad)
         cells, coords, fractions, world = _read_positions(domain, positions)

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..domain import GeometryDomain
-from ..types import Coords
+from ..precision import retype_members
+from ..types import Coords, cached_coords_type
 from ...arrays.array import array
 from ...program.func import func
 from ...types import float32, int32
@@ -77,6 +78,7 @@ class RegularQuadrature(Quadrature):
         self.points = [tuple(float(c) for c in p) + (0.0,) * (3 - len(p)) for p in points]
         self.weights = [float(w) for w in weights]
         self._args: dict = {}
+        retype_members(self, domain.geometry.scalar_type)
 
     @property
     def name(self) -> str:
@@ -95,9 +97,10 @@ class RegularQuadrature(Quadrature):
     def arg_value(self, device):
         arg = self._args.get(str(device))
         if arg is None:
-            arg = self._args[str(device)] = RegularQuadratureArg()
-            arg.points = array(np.array(self.points, dtype=np.float32).reshape(-1, 3), dtype=Coords, device=device)
-            arg.weights = array(np.array(self.weights, dtype=np.float32), dtype=float32, device=device)
+            arg = self._args[str(device)] = self.Arg()
+            scalar = self.domain.geometry.scalar_type
+            arg.points = array(np.array(self.points).reshape(-1, 3), dtype=cached_coords_type(scalar), device=device)
+            arg.weights = array(np.array(self.weights), dtype=scalar, device=device)
         return arg
 
     @func

@@ -63,7 +63,7 @@ class FunctionSpace:
         if getattr(self.shape, "NODES_FROM_ARG", False):  # a point basis: its quadrature's points
             return self.shape.node_positions(self.topology.quadrature, out, device)
         geo = self.geometry
-        vec = vector(length=geo.dimension, dtype=float32)
+        vec = vector(length=geo.dimension, dtype=geo.scalar_type)
         if out is None:
             out = wp.zeros(shape=(self.node_count(),), dtype=vec, device=device)
         kernel = self._positions_kernel(vec)

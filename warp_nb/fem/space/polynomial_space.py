@@ -8,16 +8,16 @@ missing, not approximated."""
 
 from __future__ import annotations
 
-from ... import types as T
 from ..polynomial import Polynomial
 from .function_space import FunctionSpace
 from .mesh_topology import MeshEntityTopology, vertex_table
 from .topology import DiscontinuousTopology, GridLatticeTopology
 
 
-def _shape_function(element, degree: int, element_basis, family):
+def _shape_function(element, degree: int, element_basis, family, scalar_type):
     from .shape import make_element_shape_function
-    return make_element_shape_function(element, degree=degree, element_basis=element_basis, family=family)
+    return make_element_shape_function(element, degree=degree, element_basis=element_basis, family=family,
+                                       scalar_type=scalar_type)
 
 
 class BasisSpace:
@@ -40,7 +40,7 @@ class BasisSpace:
         return self.topology.node_count()
 
     def node_positions(self, out=None):
-        return FunctionSpace(self.topology, self.shape, T.float32).node_positions(out)
+        return FunctionSpace(self.topology, self.shape, self.geometry.scalar_type).node_positions(out)
 
 
 def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discontinuous: bool = False,
@@ -52,7 +52,7 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
     from . import shape
     lagrange = shape.ElementBasis.LAGRANGE
     basis = lagrange if element_basis is None else element_basis
-    shape_function = _shape_function(geo.reference_cell(), degree, basis, family)
+    shape_function = _shape_function(geo.reference_cell(), degree, basis, family, geo.scalar_type)
     if hasattr(geo, "base_geometry") and not (discontinuous or degree == 0):  # environments: copies of the base's
         from .replicated_topology import ReplicatedTopology
         base = make_polynomial_basis_space(geo.base_geometry, degree, element_basis, discontinuous, family)
@@ -70,21 +70,22 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
     return BasisSpace(topology, shape_function)
 
 
-def make_collocated_function_space(basis_space: BasisSpace, dtype=T.float32, dof_mapper=None) -> FunctionSpace:
-    """The function space of `dtype` values at the nodes of `basis_space`."""
+def make_collocated_function_space(basis_space: BasisSpace, dtype=None, dof_mapper=None) -> FunctionSpace:
+    """The function space of `dtype` values at the nodes of `basis_space` (by default scalars of its
+    geometry's scalar type)."""
     if dof_mapper is not None:
         raise NotImplementedError("make_collocated_function_space: dof mappers are not supported by warp_nb.fem yet")
     if not isinstance(basis_space, BasisSpace):
         raise TypeError(f"make_collocated_function_space: `basis_space` must be a basis space "
                         f"(make_polynomial_basis_space, fem.PointBasisSpace), got {type(basis_space).__name__}")
-    return FunctionSpace(basis_space.topology, basis_space.shape, dtype or T.float32)
+    return FunctionSpace(basis_space.topology, basis_space.shape, dtype or basis_space.geometry.scalar_type)
 
 
-def make_polynomial_space(geo, dtype=T.float32, dof_mapper=None, degree: int = 1, element_basis=None,
+def make_polynomial_space(geo, dtype=None, dof_mapper=None, degree: int = 1, element_basis=None,
                           discontinuous: bool = False, family: Polynomial | None = None) -> FunctionSpace:
     """A space of `dtype` values (scalar, vector or matrix) over the cells of `geo`, interpolated by
     polynomials of `degree` (Lagrange by default; `element_basis` picks another family)."""
     if dof_mapper is not None:
         raise NotImplementedError("make_polynomial_space: dof mappers are not supported by warp_nb.fem yet")
     basis = make_polynomial_basis_space(geo, degree, element_basis, discontinuous, family)
-    return make_collocated_function_space(basis, dtype or T.float32)
+    return make_collocated_function_space(basis, dtype)
