@@ -114,11 +114,11 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
     test_name, test = setup.test
     space = test.space
     dofs = space.NODE_DOF_COUNT
-    out_t = output_dtype or space.dtype
+    out_t = output_dtype or space.dof_dtype
     if output is not None:
         out_t = output.dtype
     vector_out = dofs > 1
-    acc_t, component = _node_accumulator(space.dtype, out_t, dofs, accumulate_dtype)
+    acc_t, component = _node_accumulator(space.dof_dtype, out_t, dofs, accumulate_dtype)
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_outv": out_t,
                       "_fem_t_out": wp.array(dtype=out_t),
                       "_fem_node_index": setup.fields_on_nodes[test_name].element_node_index})
@@ -229,9 +229,9 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
         acc_t = T.matrix(shape=(tdofs, rdofs), dtype=accumulate_dtype) if blocked else accumulate_dtype
         add_line = "_acc[_c, _d] += " if blocked else "_acc += "
     else:
-        out_t = output_dtype or (output.dtype if output is not None else space.dtype)
+        out_t = output_dtype or (output.dtype if output is not None else space.dof_dtype)
         blocked = tdofs > 1
-        acc_t, component = _node_accumulator(space.dtype, out_t, tdofs, accumulate_dtype)
+        acc_t, component = _node_accumulator(space.dof_dtype, out_t, tdofs, accumulate_dtype)
         add_line = f"_acc[{component}] += " if blocked else "_acc += "
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_outv": out_t, "_fem_t_out": wp.array(dtype=out_t)})
     body = ("    _domain_element, _node = wp.tid()\n"

@@ -90,7 +90,7 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
     namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_node_index": node_index,
                  "_fem_domain_index": domain.element_index,
                  "_fem_node_coords": space.node_coords_in_element,
-                 "_fem_t_dest": wp.array(dtype=space.dtype), "_fem_t_destv": space.dtype,
+                 "_fem_t_dest": wp.array(dtype=space.dof_dtype), "_fem_t_destv": space.dtype,
                  "_fem_t_space_arg": space.SpaceArg, "_fem_t_count": wp.array(dtype=wp.int32)}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_space_arg: _fem_t_space_arg"] + \
         setup.params_text(namespace) + ["_fem_dest: _fem_t_dest", "_fem_count: _fem_t_count"]
@@ -99,7 +99,7 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
             "    _element_index = _cell\n" + node_location(domain, namespace) +
             "    _s = make_free_sample(_cell, _coords)\n"
             "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)\n")
-    value = f"_fem_t_destv({setup.call_text()})"
+    value = _node_dof_text(space, domain, namespace, f"_fem_t_destv({setup.call_text()})")
     nodes = dest.dof_values.shape[0]
     count = wp.zeros(nodes, dtype=wp.int32, device=device)
     dim = (domain.element_count(), space.NODES_PER_ELEMENT)
@@ -129,6 +129,24 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
     values_[reached] = result[reached]
     dest.dof_values.assign(values_)
     return dest
+
+
+def _node_dof_text(space, domain, namespace: dict, value: str) -> str:
+    """Kernel text turning `value` (of the space's dtype) at node `_node` into the node's dofs: the
+    value itself, its dof mapper's dofs, or a vector space's dof (its dual functional, which needs the
+    node's cell: on sides, the inner cell the node was found in)."""
+    if space.dof_mapper is not None:
+        namespace["_fem_to_dof"] = space.dof_mapper.value_to_dof
+        return f"_fem_to_dof({value})"
+    to_dof = getattr(space, "node_dof_from_value", None)
+    if to_dof is None:
+        return value
+    namespace["_fem_to_dof"] = to_dof
+    if domain.element_kind == ElementKind.CELL:
+        return f"_fem_to_dof(_fem_domain_arg.geo, _fem_space_arg, _s, _node, {value})"
+    namespace["_fem_to_cell_arg"] = domain.geometry.side_to_cell_arg
+    return ("_fem_to_dof(_fem_to_cell_arg(_fem_domain_arg.geo), _fem_space_arg, make_free_sample("
+            f"_fem_inner_cell(_fem_domain_arg.geo, _element_index), _cc), _node, {value})")
 
 
 @Integrand

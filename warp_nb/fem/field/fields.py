@@ -206,7 +206,8 @@ _DISCRETE_ARGS: dict = {}
 
 
 class DiscreteField(FieldLike):
-    """Values at the nodes of a space (`dof_values`), interpolated inside elements by its shape."""
+    """Values at the nodes of a space (`dof_values`, of the space's dof_dtype), interpolated inside
+    elements by its shape."""
 
     def __init__(self, space, space_partition=None, device=None):
         if space_partition is not None:
@@ -214,8 +215,8 @@ class DiscreteField(FieldLike):
         self.space = space
         self.space_partition = None  # the whole space (partitions are not supported yet)
         self.dtype = space.dtype
-        self.dof_values = wp.zeros(space.node_count(), dtype=space.dtype, device=device)
-        self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dtype)
+        self.dof_values = wp.zeros(space.node_count(), dtype=space.dof_dtype, device=device)
+        self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dof_dtype)
         self.__dict__.update(discrete_functions(space))
 
     @property
@@ -237,7 +238,7 @@ class DiscreteField(FieldLike):
     @dof_values.setter
     def dof_values(self, values):
         if not isinstance(values, wp.array):
-            values = wp.array(values, dtype=self.space.dtype)
+            values = wp.array(values, dtype=self.space.dof_dtype)
         if values.shape != (self.space.node_count(),):
             raise ValueError(f"dof_values of a field of {self.space.node_count()} nodes must have shape "
                              f"({self.space.node_count()},), got {values.shape}")

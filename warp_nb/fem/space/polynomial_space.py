@@ -2,7 +2,8 @@
 functions of a degree and element basis, on the topology that numbers their nodes:
 - a Grid2D / Grid3D with tensor-product Lagrange shapes: the refined lattice (topology.py);
 - a mesh: nodes keyed by the mesh entity they lie on (mesh_topology.py);
-- any geometry with `discontinuous=True`: nodes owned by their cell.
+- any geometry with `discontinuous=True`: nodes owned by their cell;
+- Nedelec and Raviart-Thomas bases: one node per edge or side, with Piola maps (vector_space.py).
 Other combinations (higher degree on meshes, serendipity on grids) are refused with what is
 missing, not approximated."""
 
@@ -67,21 +68,34 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
 
 
 def make_collocated_function_space(basis_space: BasisSpace, dtype=T.float32, dof_mapper=None) -> FunctionSpace:
-    """The function space of `dtype` values at the nodes of `basis_space`."""
-    if dof_mapper is not None:
-        raise NotImplementedError("make_collocated_function_space: dof mappers are not supported by warp_nb.fem yet")
+    """The function space of `dtype` values at the nodes of `basis_space` (stored as the dofs of
+    `dof_mapper` when given: space/dof_mapper.py)."""
     if not isinstance(basis_space, BasisSpace):
         raise TypeError(f"make_collocated_function_space: `basis_space` must come from make_polynomial_basis_space, "
                         f"got "
                         f"{type(basis_space).__name__}")
-    return FunctionSpace(basis_space.topology, basis_space.shape, dtype or T.float32)
+    _check_mapper(dof_mapper, "make_collocated_function_space")
+    return FunctionSpace(basis_space.topology, basis_space.shape, dtype or T.float32, dof_mapper=dof_mapper)
+
+
+def _check_mapper(dof_mapper, who: str) -> None:
+    from .dof_mapper import DofMapper
+    if dof_mapper is not None and not isinstance(dof_mapper, DofMapper):
+        raise TypeError(f"{who}: `dof_mapper` must be a fem dof mapper (fem.SymmetricTensorMapper, ...), got "
+                        f"{type(dof_mapper).__name__}")
 
 
 def make_polynomial_space(geo, dtype=T.float32, dof_mapper=None, degree: int = 1, element_basis=None,
                           discontinuous: bool = False, family: Polynomial | None = None) -> FunctionSpace:
     """A space of `dtype` values (scalar, vector or matrix) over the cells of `geo`, interpolated by
     polynomials of `degree` (Lagrange by default; `element_basis` picks another family)."""
-    if dof_mapper is not None:
-        raise NotImplementedError("make_polynomial_space: dof mappers are not supported by warp_nb.fem yet")
+    from . import shape
+    if element_basis in (shape.ElementBasis.NEDELEC_FIRST_KIND, shape.ElementBasis.RAVIART_THOMAS):
+        if discontinuous or dof_mapper is not None:
+            raise NotImplementedError(f"make_polynomial_space: {element_basis.name} spaces with discontinuous=True or "
+                                      "a dof_mapper are not supported by warp_nb.fem yet")
+        from .vector_space import make_vector_space
+        return make_vector_space(geo, _shape_function(geo.reference_cell(), degree, element_basis, family), dtype)
+    _check_mapper(dof_mapper, "make_polynomial_space")
     basis = make_polynomial_basis_space(geo, degree, element_basis, discontinuous, family)
-    return make_collocated_function_space(basis, dtype or T.float32)
+    return make_collocated_function_space(basis, dtype or T.float32, dof_mapper)
