@@ -199,6 +199,23 @@ def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
     return output
 
 
+def _one_triplet_per_node(rows, vals, prune: bool):
+    """The nodal triplets summed per node (one per node reached, zero blocks dropped when `prune`):
+    the matrix then holds exactly one value per stored block, as Warp's nodal matrices do (code
+    reading `matrix.values` as one entry per node, like Warp's fluid examples, relies on it)."""
+    r, v = rows.numpy(), vals.numpy()
+    keep = r >= 0
+    nodes, inverse = np.unique(r[keep], return_inverse=True)
+    summed = np.zeros((len(nodes),) + v.shape[1:], dtype=v.dtype)
+    np.add.at(summed, inverse, v[keep])
+    if prune:
+        nonzero = np.abs(summed.reshape(len(nodes), -1)).max(axis=1, initial=0.0) > 0
+        nodes, summed = nodes[nonzero], summed[nonzero]
+    rows = wp.array(nodes.astype(np.int32), dtype=wp.int32, device=rows.device)
+    values = wp.array(summed, dtype=vals.dtype, device=vals.device)
+    return rows, wp.clone(rows), values
+
+
 def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add,
                      bsr_options):
     """assembly="nodal": the integrand at the nodes only, each weighted by its nodal quadrature weight
@@ -258,6 +275,7 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
         launch(kernel, (domain.element_count(), npe), inputs + [rows, cols, vals])
         # zero blocks (nodes where the integrand vanishes) are left out, as Warp's nodal assembly does
         options = {"prune_numerical_zeros": True, **(bsr_options or {})}
+        rows, cols, vals = _one_triplet_per_node(rows, vals, bool(options["prune_numerical_zeros"]))
         return _assemble(rows, cols, vals, (space.node_count(), space.node_count()), out_t, output, add, options)
     body += "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n"
     kernel = make_kernel(setup, "integrate_nodal_vector", body, params + ["_fem_out: _fem_t_out"], namespace)

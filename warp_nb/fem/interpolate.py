@@ -13,7 +13,7 @@ from .field.fields import DiscreteField, FieldLike, FieldRestriction
 from .integrand import Integrand
 from .kernel_builder import QP_LOOP, Setup, launch, make_kernel, node_location
 from .quadrature import Quadrature, RegularQuadrature
-from .types import ElementKind, Field, Sample
+from .types import OUTSIDE, ElementKind, Field, Sample
 
 
 def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None = None, fields: dict | None = None,
@@ -22,9 +22,12 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     """Evaluate `integrand` at the points of a quadrature (`at`), writing each value to `dest[qp index]`
     or, without `dest`, only running it (for its side effects); or at the nodes of a discrete field
     `dest`, setting its node values."""
-    if dest_space is not None or dim is not None:
-        raise NotImplementedError("fem.interpolate: `dest_space` and `dim` are not supported by warp_nb.fem yet")
     device = wp.get_device(device)
+    if dim is not None:
+        return _interpolate_free(integrand, dest, at, int(dim), fields, values, device)
+    if dest_space is not None or not (dest is None or isinstance(dest, (wp.array, DiscreteField, FieldRestriction))):
+        from .interpolate_jacobian import interpolate_jacobian
+        return interpolate_jacobian(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options)
     if isinstance(dest, FieldRestriction):  # the nodes of its domain only
         if at is not None:
             raise ValueError("fem.interpolate: `at` cannot be given with a field restriction (it has its domain)")
@@ -68,6 +71,32 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     with wp.ScopedDevice(device):
         kernel = make_kernel(setup, kind, "    _domain_element = wp.tid()\n" + QP_LOOP + tail, params, namespace)
         launch(kernel, domain.element_count(), inputs)
+    return dest
+
+
+def _interpolate_free(integrand, dest, at, dim: int, fields, values, device):
+    """`dim` evaluations of the integrand at no point of the domain (as Warp: element NULL, coordinates
+    OUTSIDE, qp_index the thread, weight 1/dim), for integrands that find their own points (lookups)."""
+    domain = at.domain if isinstance(at, Quadrature) else at
+    if not isinstance(domain, GeometryDomain):
+        raise TypeError(f"fem.interpolate: with `dim`, `at` must be a domain, got {type(at).__name__}")
+    setup = Setup(integrand, domain, fields, values, device, "interpolate")
+    namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_coords_t": type(Sample().element_coords)}
+    params = ["_fem_domain_arg: _fem_t_domain_arg"] + setup.params_text(namespace)
+    inputs = [domain.domain_arg_value(device)] + setup.inputs()
+    body = (f"    _qp = wp.tid()\n"
+            f"    _s = Sample(-1, _fem_coords_t({OUTSIDE}, {OUTSIDE}, {OUTSIDE}), _qp, {1.0 / max(dim, 1)!r}, "
+            "wp.vec2i(-1, -1), wp.vec2i(-1, -1))\n")
+    if dest is None:
+        body += f"    {setup.call_text()}\n"
+    else:
+        if not isinstance(dest, wp.array):
+            raise TypeError(f"fem.interpolate: with `dim`, `dest` must be a warp array or None, got {type(dest).__name__}")
+        namespace["_fem_t_dest"], namespace["_fem_t_destv"] = wp.array(dtype=dest.dtype), dest.dtype
+        params, inputs = params + ["_fem_dest: _fem_t_dest"], inputs + [dest]
+        body += f"    _fem_dest[_qp] = _fem_t_destv({setup.call_text()})\n"
+    with wp.ScopedDevice(device):
+        launch(make_kernel(setup, "interpolate_free", body, params, namespace), dim, inputs)
     return dest
 
 

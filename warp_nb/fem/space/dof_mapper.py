@@ -76,10 +76,13 @@ class _BasisMapper(DofMapper):
         self.value_dtype = value_dtype
         scalar = T.type_scalar_type(value_dtype)
         self.DOF_SIZE = len(basis)
-        self.dof_dtype = scalar if len(basis) == 1 else T.vector(length=len(basis), dtype=scalar)
+        # one float32 dof is Warp's Python `float` (what its test of mappers tells scalars from vectors by)
+        single = float if scalar == T.float32 else scalar
+        self.dof_dtype = single if len(basis) == 1 else T.vector(length=len(basis), dtype=scalar)
         n = value_dtype._shape_[0]
         mat_t = T.matrix(shape=(n, n), dtype=scalar)
-        count, dof_t = len(basis), self.dof_dtype
+        count = len(basis)
+        dof_t = scalar if count == 1 else self.dof_dtype
         np_s = np.float64 if scalar == T.float64 else np.float32
         scales = [np_s(a) for a, _ in basis]
         divisors = [np_s(a) * np_s(float(np.sum(P * P))) for a, P in basis]
