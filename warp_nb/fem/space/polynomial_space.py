@@ -1,6 +1,7 @@
 """`make_polynomial_space`: the function space of a geometry's cells with polynomial shape
 functions of a degree and element basis, on the topology that numbers their nodes:
 - a Grid2D / Grid3D with tensor-product Lagrange shapes: the refined lattice (topology.py);
+- a Grid2D / Grid3D with B-splines: their control-point lattice (bspline_topology.py);
 - a mesh: nodes keyed by the mesh entity they lie on (mesh_topology.py);
 - any geometry with `discontinuous=True`: nodes owned by their cell;
 - Nedelec and Raviart-Thomas bases: one node per edge or side, with Piola maps (vector_space.py).
@@ -58,6 +59,9 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
         topology = DiscontinuousTopology(geo, shape_function.NODES_PER_ELEMENT)
     elif hasattr(geo, "res") and basis == lagrange:
         topology = GridLatticeTopology(geo, degree)
+    elif hasattr(geo, "res") and basis == shape.ElementBasis.BSPLINE:
+        from .bspline_topology import GridBSplineTopology
+        topology = GridBSplineTopology(geo, shape_function)
     elif basis in (lagrange, shape.ElementBasis.SERENDIPITY) and vertex_table(geo) is not None:
         topology = MeshEntityTopology(geo, shape_function)
     else:
