@@ -44,7 +44,7 @@ def _exact(x: wp.vec2, curl: int):
 
 
 @wp.func
-def _exact(x: wp.vec3, curl: int):  # noqa: F811 (an overload)
+def _exact(x: wp.vec3, curl: int):  # an overload
     if curl:
         return wp.vec3(1.0, 2.0, 3.0) + wp.cross(wp.vec3(0.5, -0.25, 0.75), x)
     return wp.vec3(1.0, 2.0, 3.0) + 0.7 * x

@@ -52,8 +52,8 @@ def _bspline_node_3d(cell_arg: Any, topo_arg: BSplineLatticeArg3D, cell_index: i
     i = node // (k * k)
     rest_n = node - i * k * k
     j = rest_n // k
-    l = rest_n - j * k  # noqa: E741 (the third lattice index)
-    return ((cx + i) * (ny + k - 1) + cy + j) * (nz + k - 1) + cz + l
+    m = rest_n - j * k
+    return ((cx + i) * (ny + k - 1) + cy + j) * (nz + k - 1) + cz + m
 
 
 class GridBSplineTopology(SpaceTopology):
