@@ -23,6 +23,11 @@ def _geometry(kind: str):
         return fem.Grid2D(res=wp.vec2i(3, 2), bounds_hi=wp.vec2(1.5, 0.5))
     if kind == "grid3":
         return fem.Grid3D(res=wp.vec3i(2, 2, 1), bounds_hi=wp.vec3(1.0, 0.5, 2.0))
+    if kind == "deformed":  # a grid bent by a quadratic map: cells that are not parallelograms
+        grid = fem.Grid2D(res=wp.vec2i(3, 3))
+        positions = fem.make_polynomial_space(grid, degree=2, dtype=wp.vec2).make_field()
+        fem.interpolate(_bent, dest=positions)
+        return positions.make_deformed_geometry(relative=False)
     n = 2
     x = np.linspace(0.0, 1.0, n + 1)
     if kind in ("tri", "quad"):
@@ -34,6 +39,12 @@ def _geometry(kind: str):
     cells = grid_to_tets(n, n, n) if kind == "tet" else grid_to_hexes(n, n, n)
     cls = fem.Tetmesh if kind == "tet" else fem.Hexmesh
     return cls(wp.array(cells, dtype=int), wp.array(p, dtype=wp.vec3))
+
+
+@fem.integrand
+def _bent(s: fem.Sample, domain: fem.Domain):
+    x = domain(s)
+    return wp.vec2(x[0] + 0.2 * x[1] * x[1], x[1] + 0.3 * x[0] * x[1])
 
 
 @wp.func
@@ -111,7 +122,7 @@ def test_linear_fields_are_reproduced_with_exact_div_and_curl(kind):
             np.testing.assert_allclose(out.numpy(), np.broadcast_to(_W, (count, 3)), atol=1e-4)
 
 
-@pytest.mark.parametrize("kind", ["tri", "quad", "tet", "hex", "grid3"])
+@pytest.mark.parametrize("kind", ["tri", "quad", "tet", "hex", "grid3", "deformed"])
 def test_random_fields_are_conforming_across_sides(kind):
     geo = _geometry(kind)
     sides = fem.RegularQuadrature(fem.Sides(geo), order=2)
@@ -163,3 +174,16 @@ def test_nodal_matrix_holds_one_block_per_node():
                            output_dtype=float)
     assert matrix.nnz == space.node_count() and matrix.values.shape == (space.node_count(),)
     np.testing.assert_array_equal(matrix.columns.numpy()[:matrix.nnz], np.arange(space.node_count()))
+
+
+@fem.integrand
+def _record_free_sample(s: fem.Sample, out: wp.array(dtype=wp.vec4)):
+    out[s.qp_index] = wp.vec4(float(s.element_index), s.element_coords[0], s.qp_weight, float(s.test_dof[0]))
+
+
+def test_interpolate_with_dim_gives_free_samples():
+    """interpolate(dim=n) runs n times with Warp's free sample: no element, OUTSIDE coordinates, weight 1/n."""
+    out = wp.zeros(4, dtype=wp.vec4)
+    fem.interpolate(_record_free_sample, at=fem.Cells(_geometry("grid2")), dim=3, values={"out": out})
+    np.testing.assert_allclose(out.numpy()[:3], np.tile([-1.0, fem.OUTSIDE, 1.0 / 3.0, -1.0], (3, 1)), rtol=1e-6)
+    np.testing.assert_array_equal(out.numpy()[3], 0.0)
