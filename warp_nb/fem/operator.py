@@ -193,13 +193,20 @@ def _lookup_functions(domain):
                         "do)")
     cell_lookup = domain.geometry.cell_lookup
 
+    # without a guess, the sample has no dof (as Warp's): test and trial fields vanish there
     @wp.func
     def lookup(domain_arg: Any, pos: Any):
-        return cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30))
+        found = cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30))
+        found.test_dof = wp.vec2i(-1, -1)
+        found.trial_dof = wp.vec2i(-1, -1)
+        return found
 
     @wp.func
     def lookup(domain_arg: Any, pos: Any, max_dist: float):  # noqa: F811 (an overload)
-        return cell_lookup(domain_arg.geo, pos, max_dist)
+        found = cell_lookup(domain_arg.geo, pos, max_dist)
+        found.test_dof = wp.vec2i(-1, -1)
+        found.trial_dof = wp.vec2i(-1, -1)
+        return found
 
     @wp.func
     def lookup(domain_arg: Any, pos: Any, guess: Sample):  # noqa: F811 (an overload)

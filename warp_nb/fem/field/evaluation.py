@@ -135,15 +135,26 @@ def node_functions(space, dof_slot: int) -> dict:
     def dof_of(s: Any):
         return s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
 
+    # a sample without a dof (a lookup's, a free sample: node -1) sees a zero basis function, as in Warp
+    @wp.func
+    def node_weight(coords: Any, n: int):
+        w = weight(coords, wp.max(n, 0))
+        if n < 0:
+            w = type(w)(0.0)
+        return w
+
     @wp.func
     def world_grad(field_arg: Any, s: Any, n: int):
-        return weight_grad(s.element_coords, n) * inv_grad(field_arg.geo, s)
+        g = weight_grad(s.element_coords, wp.max(n, 0)) * inv_grad(field_arg.geo, s)
+        if n < 0:
+            g = g * type(g[0])(0.0)
+        return g
 
     funcs = {"eval_grad_inner": None, "eval_div_inner": None}
     if kind == "scalar":
         @wp.func
         def value(field_arg: Any, s: Any):
-            return weight(s.element_coords, dof_of(s)[0])
+            return node_weight(s.element_coords, dof_of(s)[0])
 
         @wp.func
         def grad(field_arg: Any, s: Any):
@@ -156,7 +167,7 @@ def node_functions(space, dof_slot: int) -> dict:
         @wp.func
         def value(field_arg: Any, s: Any):
             d = dof_of(s)
-            return weight(s.element_coords, d[0]) * unit(d[1])
+            return node_weight(s.element_coords, d[0]) * unit(wp.max(d[1], 0))
 
         if kind == "vector":
             @wp.func

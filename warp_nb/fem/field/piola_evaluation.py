@@ -58,16 +58,23 @@ def piola_node_functions(space, dof_slot: int) -> dict:
     def node_of(s: Any):
         return s.test_dof[0] if wp.static(dof_slot == 0) else s.trial_dof[0]
 
+    # a sample without a dof (node -1: a lookup's, a free sample) sees a zero basis function, as in Warp
+    @wp.func
+    def signed(field_arg: Any, s: Any, n: int):
+        if n < 0:
+            return float(0.0)
+        return sign(field_arg.eval.space_arg, s.element_index, n)
+
     @wp.func
     def value(field_arg: Any, s: Any):
         n = node_of(s)
-        v = weight(s.element_coords, n) * sign(field_arg.eval.space_arg, s.element_index, n)
+        v = weight(s.element_coords, wp.max(n, 0)) * signed(field_arg, s, n)
         return to_world(field_arg, s, v)
 
     @wp.func
     def grad(field_arg: Any, s: Any):
         n = node_of(s)
-        g = weight_grad(s.element_coords, n) * sign(field_arg.eval.space_arg, s.element_index, n)
+        g = weight_grad(s.element_coords, wp.max(n, 0)) * signed(field_arg, s, n)
         return grad_to_world(field_arg, s, g)
 
     @wp.func
