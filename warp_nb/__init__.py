@@ -46,7 +46,6 @@ from .program.func import Function, adjoint, func, func_grad, func_native, func_
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
 from .program.kernel import Kernel, kernel  # noqa: F401
 from .launch.launcher import Launch, launch, launch_tiled  # noqa: F401
-from .utils import array_ops as _array_ops  # noqa: F401  (computes wp.array's operators)
 from .program.module import Module, force_load, get_module, get_module_options, load_module, set_module_options  # noqa
 from .program.overload import overload  # noqa: F401
 from .compiler.build_options import ModuleBuildOptions  # noqa: F401
@@ -72,7 +71,7 @@ from .types import bool, float16, handle, float32, float64, int8, int16, int32, 
 from .types import matrix, quaternion, transformation, vector  # noqa: F401
 from .types.generic import Float, Int  # noqa: F401  (type variables; wp.Scalar is one too, in annotations)
 from .types.structs import struct  # noqa: F401
-from .utils import ScopedLogLevel, ScopedTimer, constant  # noqa: F401
+from .utils.timing import ScopedTimer, constant  # noqa: F401
 from .version import __version__  # noqa: F401
 
 # wp.utils, Warp's timing API and geometry helpers (geometry-utils branch)
@@ -82,9 +81,9 @@ from .types.reference import ref  # noqa: F401,E402
 from .errors import Logger, ScopedLogger, get_logger, set_logger  # noqa: F401,E402
 from .runtime.memory_tracker import ScopedMemoryTracker, print_memory_report  # noqa: F401,E402
 
-from .utils import (  # noqa: F401,E402
+from .utils.timing import (  # noqa: F401,E402
     TIMING_ALL, TIMING_GRAPH, TIMING_KERNEL, TIMING_KERNEL_BUILTIN, TIMING_MEMCPY, TIMING_MEMSET, TimingResult,
-    timing_begin, timing_end, timing_print, transform_expand,
+    timing_begin, timing_end, timing_print,
 )
 
 # Names a first cell rarely needs, imported on first use (PEP 562): `import warp_nb` stays quick.
@@ -100,6 +99,7 @@ _LAZY = {
     "Texture": ".textures", "Texture1D": ".textures", "Texture2D": ".textures", "Texture3D": ".textures",
     "TextureAddressMode": ".textures", "TextureFilterMode": ".textures",
     "print_diagnostics": ".utils.diagnostics",
+    "ScopedLogLevel": ".utils.functions", "transform_expand": ".utils.functions",
     "map": ".utils.map",  # Warp's wp.map (shadows Python's map in this module only)
 }
 
@@ -158,6 +158,16 @@ def _make_mesh_on_first_use(points, indices, winding):
 from .runtime import live_handles as _live_handles  # noqa: E402
 if _live_handles.make_mesh is None:
     _live_handles.make_mesh = _make_mesh_on_first_use
+
+
+def _load_array_operators():
+    """wp.array's operators (`a + b`) are element-wise kernels, defined when utils/array_ops.py
+    loads (it hands itself to arrays/arithmetic.py): on the first operator, not on import."""
+    from .utils import array_ops  # noqa: F401
+
+
+from .arrays import arithmetic as _arithmetic  # noqa: E402
+_arithmetic.provide_on_first_use(_load_array_operators)
 
 
 def __dir__():

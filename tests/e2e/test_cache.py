@@ -310,6 +310,10 @@ def test_build_folders_left_by_a_killed_compile_are_removed(tmp_path):
     old = os.path.getmtime(stale) - 3 * 3600
     os.utime(stale, (old, old))
     env = dict(os.environ, WARP_NB_CACHE_DIR=str(tmp_path / "cache"))
+    # swept when a build starts (not on every lookup: a warm start does not read the whole folder)
     subprocess.run([sys.executable, "-c", "from warp_nb.toolchain import cache; cache.cache_dir()"], env=env,
                    check=True)
+    assert stale.exists()
+    build = "from warp_nb.toolchain import cache; cache.get_or_build('t', 'k', lambda p: p.write_bytes(b'x'))"
+    subprocess.run([sys.executable, "-c", build], env=env, check=True)
     assert not stale.exists() and live.exists()  # a folder in use (recent) is left alone

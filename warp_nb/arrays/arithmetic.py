@@ -2,11 +2,13 @@
 on the class as Warp offers them. Each runs as an element-wise kernel on the arrays' device,
 recorded on an active wp.Tape like any launch: compiling and launching kernels is the business of
 the layers above the arrays, so the implementation is provided by the library layer
-(utils/array_ops.py, loaded with warp_nb) through `provide`."""
+(utils/array_ops.py, loaded on the first operator: it defines kernels, which `import warp_nb`
+should not pay for) through `provide`."""
 
 from __future__ import annotations
 
 _IMPLEMENTATION = None
+_LOADER = None  # called once when an operator is first used and nothing was provided yet
 
 
 def provide(implementation) -> None:
@@ -16,7 +18,15 @@ def provide(implementation) -> None:
     _IMPLEMENTATION = implementation
 
 
+def provide_on_first_use(loader) -> None:
+    """`loader()` (which calls `provide`) runs the first time an operator is used."""
+    global _LOADER
+    _LOADER = loader
+
+
 def _ops():
+    if _IMPLEMENTATION is None and _LOADER is not None:
+        _LOADER()
     if _IMPLEMENTATION is None:
         raise RuntimeError("array arithmetic needs warp_nb's element-wise kernels: import warp_nb first")
     return _IMPLEMENTATION

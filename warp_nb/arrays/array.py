@@ -461,7 +461,10 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
                 shape, strides = (1,), (types.type_size_in_bytes(dtype),)
         else:
             raise TypeError(f"{what}: source dtype has size {size} bytes, but target dtype has size {new_size} bytes")
-        return array(ptr=self.ptr, dtype=dtype, shape=shape, strides=strides, device=self.device, owner=self)
+        out = array(ptr=self.ptr, dtype=dtype, shape=shape, strides=strides, device=self.device, owner=self)
+        if self._grad is not None:  # the gradient seen the same way, as Warp (optimisers step on such views)
+            out.grad = self._grad.view(dtype)
+        return out
 
     def to(self, device) -> array:
         device = devices.get_device(device)

@@ -29,6 +29,8 @@ _SCALARS = {"b": types.bool, "i1": types.int8, "i2": types.int16, "i4": types.in
 
 @dataclass
 class FabricAttribute:
+    """One Fabric attribute's element type, dimensions, device and access."""
+
     dtype: object
     ndim: int
     device: object

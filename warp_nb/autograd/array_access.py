@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from ..compiler import ir
-from ..compiler.param_access import param_access
+if TYPE_CHECKING:
+    from ..compiler import ir
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # warp_nb/
 
 
 def mark_launch(kernel, typed: ir.Function, args) -> None:
     """Mark the arrays of a recorded launch: writes first (warning against earlier reads), then reads."""
+    from ..compiler.param_access import param_access  # loaded by the compile that made `typed`
     read, written = param_access(typed)
     filename, lineno = _definition_site(kernel)
     for k in sorted(written):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from . import array_access
 from .. import config
-from ..compiler.param_access import param_access, stored_params
 from ..runtime import recording
 from .. import types as T
 from ..arrays.array import array
@@ -219,6 +218,7 @@ class Tape:
 def _retained(record: LaunchRecord, args) -> list:
     """(array, its gradient before the adjoint, whether the launch also reads it) for the
     retain_grad arrays the launch stores into."""
+    from ..compiler.param_access import param_access, stored_params  # loaded by the compile that made `record`
     stored = stored_params(record.typed_ir())
     read = param_access(record.typed_ir())[0]
     kept = [(args[k], k in read) for k in sorted(stored)

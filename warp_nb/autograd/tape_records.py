@@ -11,6 +11,8 @@ from ..types.structs import StructInstance
 
 @dataclass
 class LaunchRecord:
+    """A kernel launch recorded on a tape."""
+
     kernel: object
     dim: object
     inputs: tuple
@@ -49,6 +51,8 @@ class LaunchRecord:
 
 @dataclass
 class CopyRecord:
+    """An array copy recorded on a tape."""
+
     dest: array
     src: array
     dest_offset: int
@@ -58,6 +62,8 @@ class CopyRecord:
 
 @dataclass
 class FuncRecord:
+    """A Python callback recorded on a tape (record_func)."""
+
     backward: object
     arrays: tuple
 

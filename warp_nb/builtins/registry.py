@@ -255,6 +255,8 @@ def same(var: str) -> Pattern:
 
 @dataclass(frozen=True)
 class Overload:
+    """One signature of a builtin: parameter patterns, result and C++ call."""
+
     params: tuple  # Patterns
     result: Any  # Pattern, a type, or None (no value)
     names: tuple = ()  # parameter names (for keyword arguments and docs)
@@ -434,6 +436,8 @@ class OpaqueType:
 
 @dataclass(frozen=True)
 class Resolved:
+    """An overload chosen for concrete argument types."""
+
     overload: Overload
     arg_types: tuple  # concrete types (literals resolved)
     result: Any

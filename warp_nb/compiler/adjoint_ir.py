@@ -105,6 +105,8 @@ class AdjStore:
 
 @dataclass(frozen=True)
 class RevIf:
+    """The reverse of an If: the adjoint statements of each branch."""
+
     cond: Var
     body: tuple
     orelse: tuple

@@ -12,7 +12,6 @@ changes, for every kernel of the module:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from dataclasses import dataclass
 
@@ -104,6 +103,7 @@ class ModuleBuildOptions:
                   tuple(map(os.path.normpath, self.extra_cpu_include_dirs)),
                   _normal_preamble(self.extra_cuda_preamble), _normal_preamble(self.extra_cpu_preamble),
                   tuple(self.extra_build_dependencies))
+        import hashlib  # (OpenSSL: loaded on first need, not with warp_nb)
         h = hashlib.sha256(repr(fields).encode())
         for path in self.extra_build_dependencies:
             update_with_file(h, path)

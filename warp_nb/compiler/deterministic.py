@@ -35,6 +35,8 @@ _FIX_ACCESS = ("Fix: use separate input and output arrays, or split the direct a
 
 @dataclass(frozen=True)
 class Plan:
+    """How a kernel's atomics are made deterministic, forward and backward."""
+
     forward: str  # DEFER or SERIAL
     backward: str  # DEFER or SERIAL (what a backward entry point does, when there is one)
 

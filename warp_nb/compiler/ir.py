@@ -51,6 +51,8 @@ class TupleType:
 
 @dataclass(frozen=True)
 class Const:
+    """A constant value of a known type."""
+
     value: Any  # a Python number or bool, or a composite instance
     type: Any
 
@@ -157,6 +159,8 @@ class Update:
 
 @dataclass(frozen=True)
 class Copy:
+    """A copy of a value (a new SSA variable holding what `src` holds)."""
+
     src: Var
 
 
@@ -190,6 +194,8 @@ class Tid:
 
 @dataclass(frozen=True)
 class Let:
+    """dst = value: the one assignment of an SSA variable."""
+
     dst: Var
     value: Any
     loc: Loc
@@ -228,6 +234,8 @@ class Effect:
 
 @dataclass(frozen=True)
 class Print:
+    """printf(fmt, args) on the device."""
+
     fmt: str  # printf format
     args: tuple
     loc: Loc
@@ -235,6 +243,8 @@ class Print:
 
 @dataclass(frozen=True)
 class If:
+    """Structured if/else; `phis` join the values the branches assign."""
+
     cond: Var
     body: tuple
     orelse: tuple
@@ -244,6 +254,8 @@ class If:
 
 @dataclass(frozen=True)
 class Phi:
+    """A join variable of an If: then_src or else_src, by the branch taken."""
+
     dst: Var  # mutable; assigned at the end of each branch that falls through
     then_src: Var | None
     else_src: Var | None
@@ -261,6 +273,8 @@ class Carried:
 
 @dataclass(frozen=True)
 class For:
+    """A counted loop: var from start to stop by step."""
+
     var: Var  # the loop counter (int32)
     start: Var
     stop: Var
@@ -272,6 +286,8 @@ class For:
 
 @dataclass(frozen=True)
 class While:
+    """A loop whose condition is computed by cond_body at the top of each iteration."""
+
     cond_body: tuple  # statements evaluating the condition at the top of each iteration
     cond: Var
     body: tuple
@@ -293,18 +309,24 @@ class Iterate:
 
 @dataclass(frozen=True)
 class Break:
+    """Leave the innermost loop (after writing its loop state)."""
+
     loc: Loc
     writes: tuple = ()  # Assigns of loop state before leaving
 
 
 @dataclass(frozen=True)
 class Continue:
+    """Go to the next iteration (after writing its loop state)."""
+
     loc: Loc
     writes: tuple = ()
 
 
 @dataclass(frozen=True)
 class Return:
+    """Return from the function (a value, or None)."""
+
     value: Var | None
     loc: Loc
 

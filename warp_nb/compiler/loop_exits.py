@@ -36,6 +36,8 @@ _flags = count()
 
 @dataclass(frozen=True)
 class StructuredBody:
+    """A loop body rewritten without continue and with at most one break."""
+
     body: tuple  # the rewritten body: no continue; a break only in the final `if flag: break`
     break_flag: str | None  # the name of the bool set by a `break` (None: the body has no break)
     init: tuple  # statements to run once before the loop (the flag's `= False`)

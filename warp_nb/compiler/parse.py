@@ -87,6 +87,17 @@ def parse_function(fn) -> S.FunctionDef:
     return parse_source("".join(lines), filename, first_line)
 
 
+def definition_source(fn) -> str | None:
+    """The text of `fn`'s definition, decorators included, as inspect.getsource gives it, taken
+    from the file's index (parsed once per file) instead of tokenising the file again; None when
+    the file has no index (an interactive definition)."""
+    node, lines, _ = _find_in_file(fn)
+    if node is None or getattr(node, "end_lineno", None) is None:
+        return None
+    start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    return "".join(lines[start - 1:node.end_lineno])
+
+
 def define_transformed(fn, transformers) -> S.FunctionDef:
     """Parse `fn` with each `ast.NodeTransformer` of `transformers` applied, in order, to a copy of
     its Python syntax tree first, and make that the tree `parse_definition(fn)` returns from then

@@ -14,18 +14,24 @@ from ..errors import Loc
 
 @dataclass(frozen=True)
 class Name:
+    """A variable or global name as written."""
+
     id: str
     loc: Loc
 
 
 @dataclass(frozen=True)
 class Constant:
+    """A literal number, bool or string."""
+
     value: Any  # int, float, bool, str (strings only as print/printf arguments)
     loc: Loc
 
 
 @dataclass(frozen=True)
 class Attribute:
+    """value.attr: a component, a struct field, a module's name."""
+
     value: Any
     attr: str
     loc: Loc
@@ -33,6 +39,8 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Subscript:
+    """value[indices]: an element, a view, a component."""
+
     value: Any
     indices: tuple  # one expression per index: a[i, j] -> (i, j)
     loc: Loc
@@ -58,6 +66,8 @@ class Starred:
 
 @dataclass(frozen=True)
 class Call:
+    """func(args, keywords): a builtin, a @wp.func, a constructor."""
+
     func: Any
     args: tuple
     kwargs: tuple  # ((name, expr), ...)
@@ -67,6 +77,8 @@ class Call:
 
 @dataclass(frozen=True)
 class BinOp:
+    """left op right, with op the registry's operator name."""
+
     op: str  # registry name: add sub mul div floordiv mod pow matmul bit_and bit_or bit_xor lshift rshift
     left: Any
     right: Any
@@ -75,6 +87,8 @@ class BinOp:
 
 @dataclass(frozen=True)
 class UnaryOp:
+    """op operand (-x, +x, ~x, not x)."""
+
     op: str  # neg pos invert logical_not
     operand: Any
     loc: Loc
@@ -82,6 +96,8 @@ class UnaryOp:
 
 @dataclass(frozen=True)
 class Compare:
+    """left op right, one comparison (a chain is split into a BoolOp of these)."""
+
     op: str  # lt le gt ge eq ne
     left: Any
     right: Any
@@ -90,6 +106,8 @@ class Compare:
 
 @dataclass(frozen=True)
 class BoolOp:
+    """Short-circuit `and` / `or` over two or more values."""
+
     op: str  # "and" | "or" (short-circuit)
     values: tuple
     loc: Loc
@@ -97,6 +115,8 @@ class BoolOp:
 
 @dataclass(frozen=True)
 class IfExp:
+    """body if test else orelse."""
+
     test: Any
     body: Any
     orelse: Any
@@ -105,6 +125,8 @@ class IfExp:
 
 @dataclass(frozen=True)
 class Tuple:
+    """(a, b, ...): a multiple return value or assignment target."""
+
     elts: tuple
     loc: Loc
 
@@ -114,6 +136,8 @@ class Tuple:
 
 @dataclass(frozen=True)
 class Assign:
+    """target = value."""
+
     target: Any  # Name | Subscript | Attribute | Tuple of Names
     value: Any
     loc: Loc
@@ -122,6 +146,8 @@ class Assign:
 
 @dataclass(frozen=True)
 class AugAssign:
+    """target op= value (an atomic on an array element, as in Warp)."""
+
     target: Any
     op: str
     value: Any
@@ -130,12 +156,16 @@ class AugAssign:
 
 @dataclass(frozen=True)
 class ExprStmt:
+    """An expression evaluated for its effect (a call)."""
+
     value: Any
     loc: Loc
 
 
 @dataclass(frozen=True)
 class If:
+    """if test: body else: orelse."""
+
     test: Any
     body: tuple
     orelse: tuple
@@ -144,6 +174,8 @@ class If:
 
 @dataclass(frozen=True)
 class For:
+    """for target in iter: body (a range or an iterator builtin)."""
+
     target: str
     iter: Any  # a Call: range(...) or an iterator builtin
     body: tuple
@@ -152,6 +184,8 @@ class For:
 
 @dataclass(frozen=True)
 class While:
+    """while test: body."""
+
     test: Any
     body: tuple
     loc: Loc
@@ -159,28 +193,38 @@ class While:
 
 @dataclass(frozen=True)
 class Break:
+    """break out of the innermost loop."""
+
     loc: Loc
 
 
 @dataclass(frozen=True)
 class Continue:
+    """continue with the next iteration of the innermost loop."""
+
     loc: Loc
 
 
 @dataclass(frozen=True)
 class Return:
+    """return value (None: a bare return)."""
+
     value: Any  # None for a bare return
     loc: Loc
 
 
 @dataclass(frozen=True)
 class Assert:
+    """assert test (a debug-mode check, as Warp makes it)."""
+
     test: Any
     loc: Loc
 
 
 @dataclass(frozen=True)
 class FunctionDef:
+    """A parsed kernel or function: its name, parameters and body."""
+
     name: str
     params: tuple  # parameter names, in order
     defaults: tuple  # default value expressions for the last len(defaults) params

@@ -242,7 +242,8 @@ class Calls:
         overload = func.select_overload(arg_types)
         if overload is None:
             got = ", ".join(T.type_name(t) for t in arg_types)
-            self.error(KernelTypeError, f"no overload of {func.key} accepts ({got})", node)
+            self.error(KernelTypeError, f"Couldn't find function overload for '{func.key}': no overload of "
+                                        f"{func.key} accepts ({got})", node)
         if (overload.custom_grad is not None or overload.custom_replay is not None) \
                 and any(p is FUNCTION_PARAM for p in overload.params):
             # as Warp: the adjoint of a call through a function-valued parameter is generated per

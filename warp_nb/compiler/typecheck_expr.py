@@ -395,9 +395,9 @@ class ExprTyper:
                     or func.select_overload([value_type(a) for a in args]) is not None:
                 return args
         import inspect
-        last = func.overloads[-1]
-        parameters = list(inspect.signature(last.fn).parameters.values())
         by_name = {name: self.expr(value) for name, value in node.kwargs}
+        last = func.overload_for_keywords(len(args), by_name)
+        parameters = list(inspect.signature(last.fn).parameters.values())
         unknown = set(by_name) - {p.name for p in parameters}
         if unknown:
             self.error(KernelTypeError, f"`{func.key}` has no parameter `{sorted(unknown)[0]}`", node)
@@ -407,7 +407,8 @@ class ExprTyper:
             elif p.name in last.defaults:  # Function.defaults, as the definition gives them or as changed since
                 args.append(classify(last.defaults[p.name]))
             else:
-                self.error(KernelTypeError, f"call of `{func.key}` is missing the argument `{p.name}`", node)
+                lead = "Couldn't find function overload for the " if len(func.overloads) > 1 else ""  # Warp's words
+                self.error(KernelTypeError, f"{lead}call of `{func.key}` is missing the argument `{p.name}`", node)
         return args
 
     def keyword_args(self, b: registry.Builtin, args: list, node: S.Call) -> list:

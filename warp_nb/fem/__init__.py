@@ -31,6 +31,7 @@ from .dirichlet import (  # noqa: F401
     normalize_dirichlet_projector, project_linear_system, project_system_matrix, project_system_rhs,
 )
 from .domain import BoundarySides, Cells, FrontierSides, GeometryDomain, Sides  # noqa: F401
+from .environment_operators import environment_index  # noqa: F401
 from .field import DiscreteField, FieldLike, FieldRestriction, ImplicitField, NonconformingField, UniformField, make_restriction, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
 from .geometry import (  # noqa: F401
     CellBasedGeometryPartition, ExplicitGeometryPartition, Geometry, GeometryPartition, Grid2D, Grid3D, Hexmesh,
@@ -46,7 +47,7 @@ from .operator import (  # noqa: F401
     node_count, node_index, normal,
     outer, position, scalar_type, to_cell_side, to_inner_cell, to_outer_cell,
 )
-from .partition_operators import element_partition_index, node_partition_index  # noqa: F401
+from .partition_operators import element_partition_index, node_partition_index, partition_lookup  # noqa: F401
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401
 from .space import (  # noqa: F401

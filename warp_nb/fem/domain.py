@@ -1,5 +1,7 @@
 """Where to integrate: a geometry's cells, its sides, its boundary sides (or frontier sides, none
-without partitions; a subset of any of these: subdomain.py). A domain numbers its
+without partitions; a subset of any of these: subdomain.py), of the whole geometry or of a
+geometry partition (geometry/partition.py: then the partition's cells, the sides they own, ...,
+and the index map is the partition's). A domain numbers its
 own elements 0..element_count()-1 and maps each to the geometry's element index
 (`element_index`); every other device function forwards to the geometry's cell or side function,
 so an integrand written against a domain runs on cells and sides alike. The struct a kernel gets
@@ -20,14 +22,17 @@ class GeometryDomain:
 
     def __init__(self, geometry):
         if not hasattr(geometry, "cell_count"):
-            raise TypeError(f"a fem domain needs a fem.Geometry, got {type(geometry).__name__} {geometry!r}")
-        self.geometry = geometry
+            raise TypeError(f"a fem domain needs a fem.Geometry or a geometry partition, got "
+                            f"{type(geometry).__name__} {geometry!r}")
+        # a partition's elements are numbered by the partition; its geometry holds their arguments
+        self.geometry_partition = geometry if _is_partition(geometry) else None
+        self.geometry = geometry.geometry if self.geometry_partition is not None else geometry
         self._domain_arg_struct = None
 
     # --- what the drivers read on the host ----------------------------------------------------
     @property
     def name(self) -> str:
-        return f"{self.geometry.name}_{type(self).__name__}"
+        return f"{(self.geometry_partition or self.geometry).name}_{type(self).__name__}"
 
     def __str__(self) -> str:
         return self.name
@@ -69,10 +74,11 @@ class GeometryDomain:
         return arg
 
     def __eq__(self, other) -> bool:
-        return type(self) is type(other) and self.geometry is other.geometry
+        return type(self) is type(other) and self.geometry is other.geometry and \
+            self.geometry_partition is other.geometry_partition
 
     def __hash__(self) -> int:
-        return hash((type(self), id(self.geometry)))
+        return hash((type(self), id(self.geometry), id(self.geometry_partition)))
 
     # --- device functions, forwarded to the geometry's cell or side functions -----------------
     def _geo_fn(self, name: str):
@@ -113,64 +119,85 @@ class _NoIndexArg:
     unused: int32
 
 
-class Cells(GeometryDomain):
-    """All cells of a geometry."""
+class _IndexedDomain(GeometryDomain):
+    """A domain whose elements are listed by the geometry (or by its partition): `_COUNT` names the
+    count method, `_INDEX` the geometry's index function (None: its own elements, no map) and
+    `_PART_INDEX` the partition's."""
 
-    element_kind = ElementKind.CELL
-    ElementIndexArg = _NoIndexArg
+    _COUNT = "cell_count"
+    _INDEX: str | None = None
+    _PART_INDEX = "cell_index"
 
-    def element_count(self) -> int:
-        return self.geometry.cell_count()
-
-    def element_index_arg_value(self, device):
-        return _NoIndexArg()
-
-
-class Sides(GeometryDomain):
-    """All sides of a geometry, interior and boundary."""
-
-    element_kind = ElementKind.SIDE
-    ElementIndexArg = _NoIndexArg
+    def _index_owner(self):
+        return self.geometry_partition if self.geometry_partition is not None else self.geometry
 
     def element_count(self) -> int:
-        return self.geometry.side_count()
-
-    def element_index_arg_value(self, device):
-        return _NoIndexArg()
-
-
-class BoundarySides(GeometryDomain):
-    """The sides of a geometry that have a single neighbouring cell."""
-
-    element_kind = ElementKind.SIDE
+        return getattr(self._index_owner(), self._COUNT)()
 
     @property
     def ElementIndexArg(self):
-        return self.geometry.SideIndexArg
-
-    def element_count(self) -> int:
-        return self.geometry.boundary_side_count()
+        if self.geometry_partition is not None:
+            part = self.geometry_partition
+            return part.CellArg if self.element_kind == ElementKind.CELL else part.SideArg
+        return self.geometry.SideIndexArg if self._INDEX else _NoIndexArg
 
     def element_index_arg_value(self, device):
-        return self.geometry.side_index_arg_value(device)
+        if self.geometry_partition is not None:
+            part = self.geometry_partition
+            return part.cell_arg_value(device) if self.element_kind == ElementKind.CELL else \
+                part.side_arg_value(device)
+        return self.geometry.side_index_arg_value(device) if self._INDEX else _NoIndexArg()
 
     @property
     def element_index(self):
-        return self.geometry.boundary_side_index
+        if self.geometry_partition is not None:
+            return getattr(self.geometry_partition, self._PART_INDEX)
+        return getattr(self.geometry, self._INDEX) if self._INDEX else _own_index
 
 
-class FrontierSides(GeometryDomain):
-    """The sides between a geometry partition and the rest of the geometry. warp_nb.fem does not
-    partition geometries, so a whole geometry has no frontier: this domain is empty."""
+class Cells(_IndexedDomain):
+    """All cells of a geometry (of a partition)."""
+
+    element_kind = ElementKind.CELL
+    _COUNT = "cell_count"
+
+
+class Sides(_IndexedDomain):
+    """All sides of a geometry, interior and boundary (the sides a partition owns)."""
 
     element_kind = ElementKind.SIDE
-    ElementIndexArg = _NoIndexArg
+    _COUNT = "side_count"
+    _PART_INDEX = "side_index"
+
+
+class BoundarySides(_IndexedDomain):
+    """The sides of a geometry (of a partition) that have a single neighbouring cell."""
+
+    element_kind = ElementKind.SIDE
+    _COUNT = "boundary_side_count"
+    _INDEX = _PART_INDEX = "boundary_side_index"
+
+
+class FrontierSides(_IndexedDomain):
+    """The sides between a geometry partition and the rest of the geometry: none for a whole geometry."""
+
+    element_kind = ElementKind.SIDE
+    _COUNT = "frontier_side_count"
+    _INDEX = "frontier_side_index"
 
     def element_count(self) -> int:
-        return 0
+        return 0 if self.geometry_partition is None else self.geometry_partition.frontier_side_count()
+
+    @property
+    def ElementIndexArg(self):
+        return _NoIndexArg if self.geometry_partition is None else self.geometry_partition.SideArg
 
     def element_index_arg_value(self, device):
-        return _NoIndexArg()
+        return _NoIndexArg() if self.geometry_partition is None else self.geometry_partition.side_arg_value(device)
+
+    @property
+    def element_index(self):
+        return _own_index if self.geometry_partition is None else self.geometry_partition.frontier_side_index
 
 
 @func
@@ -178,7 +205,9 @@ def _own_index(arg: _NoIndexArg, index: int32):
     return index
 
 
-Cells.element_index = Sides.element_index = FrontierSides.element_index = _own_index
+def _is_partition(obj) -> bool:
+    from .geometry.partition import GeometryPartition
+    return isinstance(obj, GeometryPartition)
 
 
 def _domain_arg_struct(element_arg, index_arg):

@@ -59,9 +59,10 @@ class _Rewrite(ast.NodeTransformer):
 
     def __init__(self, integrand: Integrand, kinds: dict, targets: dict, concrete: dict):
         self.integrand = integrand
-        self.kinds = kinds
-        self.targets = targets
-        self.concrete = concrete
+        # copies: `name = fem.cells(...)` adds local names, which are no parameters of the integrand
+        self.kinds = dict(kinds)
+        self.targets = dict(targets)
+        self.concrete = dict(concrete)
         self.injected: dict = {}
         fn = integrand.func
         self.filename = fn.__code__.co_filename
@@ -92,8 +93,9 @@ class _Rewrite(ast.NodeTransformer):
             return node.id
         return None
 
-    def _call(self, node, device_fn, args):
-        new = ast.Call(func=ast.Name(id=self._inject(device_fn), ctx=ast.Load()), args=args, keywords=[])
+    def _call(self, node, device_fn, args, keywords=()):
+        new = ast.Call(func=ast.Name(id=self._inject(device_fn), ctx=ast.Load()), args=args,
+                       keywords=list(keywords))
         return ast.copy_location(new, node)
 
     def visit_Assign(self, node):
@@ -144,7 +146,8 @@ class _Rewrite(ast.NodeTransformer):
                 device_fn = target.resolve(self.targets[first], self.kinds[first][0], first)
             except TypeError as e:
                 self._fail(node, str(e))
-            return self._call(node, device_fn, node.args)
+            # keywords (fem.lookup(domain, x, guess=s)) name the device function's parameters
+            return self._call(node, device_fn, node.args, node.keywords)
         if isinstance(target, Integrand):
             return self._call(node, self._nested(node, target), node.args)
         return node

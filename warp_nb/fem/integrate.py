@@ -18,6 +18,7 @@ from .integrand import Integrand
 from .kernel_builder import (
     QP_LOOP, Setup, domain_of_fields, launch, make_kernel, node_location, quadrature_for, scalar_of, with_scalar,
 )
+from .partition_assembly import field_partition, gather_partition_rows, partition_triplets
 from .quadrature import Quadrature
 
 
@@ -117,6 +118,8 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
     out_t = output_dtype or space.dof_dtype
     if output is not None:
         out_t = output.dtype
+        if dofs > 1 and T.type_is_scalar(out_t):  # a scalar array holding the nodes' dofs in order
+            out_t = T.vector(length=dofs, dtype=out_t)
     vector_out = dofs > 1
     acc_t, component = _node_accumulator(space.dof_dtype, out_t, dofs, accumulate_dtype)
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_outv": out_t,
@@ -132,13 +135,42 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
             f"    _n = _fem_node_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _node)\n"
             "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n")
     kernel = make_kernel(setup, "integrate_linear", body, params + ["_fem_out: _fem_t_out"], namespace)
+    partition = field_partition(test)
+    if partition is not None:  # assembled over the whole space, then the partition's rows kept
+        full = wp.zeros(space.node_count(), dtype=out_t)
+        launch(kernel, (domain.element_count(), setup.fields_on_nodes[test_name].nodes_per_element), inputs + [full])
+        return gather_partition_rows(full, partition, output, add)
     if output is None:
-        output = wp.zeros(space.node_count(), dtype=out_t)
-    elif output.shape != (space.node_count(),):
-        raise ValueError(f"fem.integrate: `output` must have shape ({space.node_count()},), got {output.shape}")
-    elif not add:
-        output.zero_()
-    launch(kernel, (domain.element_count(), setup.fields_on_nodes[test_name].nodes_per_element), inputs + [output])
+        output = target = wp.zeros(space.node_count(), dtype=out_t)
+    else:
+        target = _node_values_view(output, space.node_count(), dofs)
+        if not add:
+            output.zero_()
+    launch(kernel, (domain.element_count(), setup.fields_on_nodes[test_name].nodes_per_element), inputs + [target])
+    return output
+
+
+def _node_values_view(output, nodes: int, dofs: int):
+    """`output` as one value per node. Like Warp, a scalar array stands for a multi-dof space's node
+    values when it holds them in order: flat (at least nodes * dofs entries, contiguous) or
+    (nodes, dofs); it is then written through a vector view of the same memory."""
+    if dofs > 1 and T.type_is_scalar(output.dtype):
+        if output.ndim > 2:
+            raise RuntimeError(f"fem.integrate: a scalar `output` for a space of {dofs} dofs per node must be one- "
+                               f"or two-dimensional, got shape {output.shape}")
+        if output.ndim == 2 and output.shape[1] != dofs:
+            raise RuntimeError(f"fem.integrate: the `output` array's last dimension must be of size {dofs} (the "
+                               f"space's dofs per node), got shape {output.shape}")
+        if not output.is_contiguous:
+            raise RuntimeError("fem.integrate: a scalar `output` must be contiguous (it is read as the nodes' "
+                               "values in order)")
+        if output.size < nodes * dofs:
+            raise RuntimeError(f"fem.integrate: a scalar `output` must have at least {nodes * dofs} entries "
+                               f"({nodes} nodes of {dofs} dofs), got {output.size}")
+        flat = output.flatten() if output.ndim == 2 else output
+        return flat[: nodes * dofs].reshape((nodes, dofs)).view(T.vector(length=dofs, dtype=output.dtype))
+    if output.shape != (nodes,):
+        raise ValueError(f"fem.integrate: `output` must have shape ({nodes},), got {output.shape}")
     return output
 
 
@@ -177,8 +209,10 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
     rows, cols = wp.empty(count, dtype=wp.int32), wp.empty(count, dtype=wp.int32)
     vals = wp.empty(count, dtype=block_t)
     launch(kernel, (domain.element_count(), npt, npr), inputs + [rows, cols, vals])
-    return _assemble(rows, cols, vals, (test.space.node_count(), trial.space.node_count()), block_t, output, add,
-                     bsr_options)
+    shape = (test.space.node_count(), trial.space.node_count())
+    if field_partition(test) is not None or field_partition(trial) is not None:
+        rows, cols, shape = partition_triplets(rows, cols, shape, field_partition(test), field_partition(trial))
+    return _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options)
 
 
 def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):

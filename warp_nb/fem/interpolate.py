@@ -4,16 +4,17 @@ restriction or a field restriction reaches), combined per node by Warp's reducti
 
 from __future__ import annotations
 
-import numpy as np
-
 import warp_nb as wp
+import warp_nb.types as T
 
+
+from .cache import dynamic_kernel
 from .domain import Cells, GeometryDomain
 from .field.fields import DiscreteField, FieldLike, FieldRestriction
 from .integrand import Integrand
 from .kernel_builder import QP_LOOP, Setup, launch, make_kernel, node_location
 from .quadrature import Quadrature, RegularQuadrature
-from .types import OUTSIDE, ElementKind, Field, Sample
+from .types import NULL_NODE_INDEX, OUTSIDE, ElementKind, Field, Sample, warp_type
 
 
 def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None = None, fields: dict | None = None,
@@ -25,9 +26,12 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     device = wp.get_device(device)
     if dim is not None:
         return _interpolate_free(integrand, dest, at, int(dim), fields, values, device)
-    if dest_space is not None or not (dest is None or isinstance(dest, (wp.array, DiscreteField, FieldRestriction))):
-        from .interpolate_jacobian import interpolate_jacobian
-        return interpolate_jacobian(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options)
+    from ..sparse import BsrMatrix
+    if isinstance(dest, BsrMatrix):  # the Jacobian with respect to the trial field
+        from .interpolate_matrix import interpolate_to_matrix
+        return interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options)
+    if dest_space is not None:
+        raise ValueError("fem.interpolate: `dest_space` is for a matrix `dest` (its rows are dest_space's nodes)")
     if isinstance(dest, FieldRestriction):  # the nodes of its domain only
         if at is not None:
             raise ValueError("fem.interpolate: `at` cannot be given with a field restriction (it has its domain)")
@@ -41,6 +45,8 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
             raise ValueError(f"fem.interpolate: `at` ({at.name}) is not a domain of the destination field's geometry")
         if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
             fields, integrand = {"u": integrand}, _field_value
+        if dest.space_partition is not None and not dest.space_partition.is_identity():
+            return _interpolate_partition_nodes(integrand, dest, fields, values, device, reduction, at)
         return _interpolate_nodes(integrand, dest, fields, values, device, reduction, at)
     if isinstance(at, GeometryDomain):  # as Warp: a domain's elements at their centres (the order-0 rule)
         at = RegularQuadrature(at, order=0)
@@ -103,13 +109,33 @@ def _interpolate_free(integrand, dest, at, dim: int, fields, values, device):
 _REDUCTIONS = ("weighted_average", "mean", "sum", "max", "min", "first")
 
 
+def _interpolate_partition_nodes(integrand, dest: DiscreteField, fields, values, device, reduction, at):
+    """A field over a space partition: interpolated at the nodes of the partition's cells (or of
+    `at`) in a whole-space field holding its values, whose partition nodes are then copied back."""
+    part = dest.space_partition
+    nodes = part.space_node_indices().numpy()
+    valid = nodes != NULL_NODE_INDEX
+    whole = DiscreteField(dest.space)
+    full = whole.dof_values.numpy()
+    full[nodes[valid]] = dest.dof_values.numpy()[valid]
+    whole.dof_values.assign(full)
+    if at is None and part.geometry_partition is not None:
+        at = Cells(part.geometry_partition)
+    _interpolate_nodes(integrand, whole, fields, values, device, reduction, at)
+    out = dest.dof_values.numpy()
+    out[valid] = whole.dof_values.numpy()[nodes[valid]]
+    dest.dof_values.assign(out)
+    return dest
+
+
 def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str, at=None):
     """The integrand at every node of every cell of dest's space, combined per node by `reduction`:
-    "sum", "mean" / "weighted_average" (unit weights: each cell holding the node counts once), "max",
-    "min", or "first" (the value from the cell of smallest index)."""
+    "sum", "mean" (each cell holding the node counts once), "weighted_average" (each cell weighs its
+    measure at the node), "max", "min", or "first" (the value from the cell of smallest index)."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"fem.interpolate: reduction must be one of {', '.join(_REDUCTIONS)}, got {reduction!r}")
     space = dest.space
+    scalar = T.type_scalar_type(space.dtype)
     domain = at if at is not None else Cells(space.geometry)
     setup = Setup(integrand, domain, fields, values, device, "interpolate")
     node_index = space.element_node_index
@@ -120,9 +146,12 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
                  "_fem_domain_index": domain.element_index,
                  "_fem_node_coords": space.node_coords_in_element,
                  "_fem_t_dest": wp.array(dtype=space.dof_dtype), "_fem_t_destv": space.dtype,
-                 "_fem_t_space_arg": space.SpaceArg, "_fem_t_count": wp.array(dtype=wp.int32)}
+                 "_fem_t_space_arg": space.SpaceArg, "_fem_t_count": wp.array(dtype=wp.int32),
+                 "_fem_t_scalar": scalar, "_fem_t_weight": wp.array(dtype=scalar),
+                 "_fem_measure": domain.element_measure}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_space_arg: _fem_t_space_arg"] + \
-        setup.params_text(namespace) + ["_fem_dest: _fem_t_dest", "_fem_count: _fem_t_count"]
+        setup.params_text(namespace) + ["_fem_dest: _fem_t_dest", "_fem_count: _fem_t_count",
+                                        "_fem_weight: _fem_t_weight"]
     head = ("    _domain_element, _node = wp.tid()\n"
             "    _cell = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n"
             "    _element_index = _cell\n" + node_location(domain, namespace) +
@@ -131,13 +160,19 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
     value = _node_dof_text(space, domain, namespace, f"_fem_t_destv({setup.call_text()})")
     nodes = dest.dof_values.shape[0]
     count = wp.zeros(nodes, dtype=wp.int32, device=device)
+    weight = wp.zeros(nodes, dtype=scalar, device=device, requires_grad=dest.dof_values.requires_grad)
     dim = (domain.element_count(), space.NODES_PER_ELEMENT)
     inputs = [domain.domain_arg_value(device), space.space_arg_value(device)] + setup.inputs()
     # combined into a temporary, then written to the nodes the domain reached (the others keep their values)
-    combined = wp.zeros_like(dest.dof_values)
+    combined = wp.zeros_like(dest.dof_values, requires_grad=dest.dof_values.requires_grad)
     with wp.ScopedDevice(device):
         if reduction in ("weighted_average", "mean", "sum"):
-            body = head + f"    wp.atomic_add(_fem_dest, _n, {value})\n    wp.atomic_add(_fem_count, _n, 1)\n"
+            # weighted_average weighs each element's value by the element's measure at the node (Warp's
+            # rule: a large element counts more), mean by 1; the weights' sum divides in the end
+            w = "_fem_measure(_fem_domain_arg.geo, _s)" if reduction == "weighted_average" else "1.0"
+            body = head + (f"    _wn = _fem_t_scalar({w})\n"
+                           f"    wp.atomic_add(_fem_dest, _n, {value} * _wn)\n"
+                           "    wp.atomic_add(_fem_weight, _n, _wn)\n    wp.atomic_add(_fem_count, _n, 1)\n")
         elif reduction in ("max", "min"):
             combined.fill_(-3.0e38 if reduction == "max" else 3.0e38)
             body = head + f"    wp.atomic_{reduction}(_fem_dest, _n, {value})\n    wp.atomic_add(_fem_count, _n, 1)\n"
@@ -146,17 +181,14 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
             first = make_kernel(setup, "interpolate_nodes_first_cell",
                                 head + "    wp.atomic_min(_fem_count, _n, _cell)\n",
                                  params, namespace)
-            launch(first, dim, inputs + [combined, count])
+            launch(first, dim, inputs + [combined, count, weight])
             body = head + f"    if _fem_count[_n] == _cell:\n        _fem_dest[_n] = {value}\n"
         kernel = make_kernel(setup, f"interpolate_nodes_{reduction}", body, params, namespace)
-        launch(kernel, dim, inputs + [combined, count])
-    counts = count.numpy()
-    reached = counts < 2 ** 31 - 1 if reduction == "first" else counts > 0
-    result, values_ = combined.numpy(), dest.dof_values.numpy()
-    if reduction in ("weighted_average", "mean"):
-        result = result / np.maximum(counts, 1).reshape((-1,) + (1,) * (result.ndim - 1))
-    values_[reached] = result[reached]
-    dest.dof_values.assign(values_)
+        launch(kernel, dim, inputs + [combined, count, weight])
+    # on the device, so that a Tape differentiates the node values through it (the nodes no cell
+    # reached keep their values)
+    mode = {"weighted_average": 1, "mean": 1, "first": 2}.get(reduction, 0)
+    launch(_finish_kernel(warp_type(space.dof_dtype)), nodes, [combined, count, weight, mode, dest.dof_values])
     return dest
 
 
@@ -176,6 +208,28 @@ def _node_dof_text(space, domain, namespace: dict, value: str) -> str:
     namespace["_fem_to_cell_arg"] = domain.geometry.side_to_cell_arg
     return ("_fem_to_dof(_fem_to_cell_arg(_fem_domain_arg.geo), _fem_space_arg, make_free_sample("
             f"_fem_inner_cell(_fem_domain_arg.geo, _element_index), _cc), _node, {value})")
+
+
+def _finish_kernel(dtype):
+    """dest[n] = the combined value of node n (divided by its weights' sum for a mean; mode 1) where a
+    cell reached it."""
+    scalar = T.type_scalar_type(dtype)
+
+    @dynamic_kernel(suffix=dtype)
+    def finish_nodes(combined: wp.array(dtype=dtype), count: wp.array(dtype=wp.int32),
+                     weight: wp.array(dtype=scalar), mode: int, dest: wp.array(dtype=dtype)):
+        n = wp.tid()
+        c = count[n]
+        if mode == 2:  # first: count holds the first cell, the largest int32 where none reached
+            if c < 2147483647:
+                dest[n] = combined[n]
+        elif c > 0:
+            if mode == 1:
+                dest[n] = combined[n] * (scalar(1.0) / weight[n])
+            else:
+                dest[n] = combined[n]
+
+    return finish_nodes
 
 
 @Integrand

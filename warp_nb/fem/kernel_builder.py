@@ -100,7 +100,7 @@ class Setup:
                                      "values={...}")
                 self.concrete[name] = warp_type(annotation)
                 self.host_values[name] = values[name]
-        if self.trial is not None and self.test is None and what != "interpolate":  # (a Jacobian's has none)
+        if self.trial is not None and self.test is None and what == "integrate":
             raise ValueError(f"fem.{what}: a trial field (`{self.trial[0]}`) needs a test field beside it")
         # what makes two specialisations the same: the domain, each field's evaluation (its cache_key)
         # and the concrete types (by identity: two structs of one name are different types)
@@ -144,7 +144,8 @@ def make_kernel(setup: Setup, kind: str, body: str, params: list, namespace: dic
     """Build (once per specialisation and kind) the kernel `body` with `params`."""
     # everything the kernel's text names: types by their text, functions and quadratures by identity
     # (the cache keeps them alive, so an identity is never reused while its entry exists)
-    key = (kind, body) + setup.key + tuple(sorted(namespace.items(), key=lambda kv: kv[0]))
+    key = (kind, body) + setup.key + tuple(sorted(((name, getattr(value, "kernel_key", value))
+                                                  for name, value in namespace.items()), key=lambda kv: kv[0]))
     namespace = dict(namespace)  # the kernel's globals: one per kernel
     cached = setup.integrand.cached_kernels.get(key)
     if cached is not None:

@@ -57,7 +57,7 @@ def _why_not(name: str, field) -> str:
 
 def domain_function(domain, which: str):
     """The device function (domain_arg, s) -> value for operator `which` of this domain."""
-    key = (type(domain), domain.geometry, which)
+    key = (type(domain), domain.element_kind, domain.geometry, which)  # (subdomains of cells and sides share a type)
     cached = _DOMAIN_FUNCS.get(key)
     if cached is not None:
         return cached
@@ -184,43 +184,43 @@ _QUERIES = {"coordinates": _element_query("coordinates"), "closest_point": _elem
 
 def _lookup_functions(domain):
     """`fem.lookup(domain, pos)`, `(domain, pos, guess_sample)`, `(domain, pos, max_dist)` and
-    `(domain, pos, max_dist, filter_array, filter_target)`: the
-    sample of the domain's cells at a world position (the guess's dofs are kept, so that a field
-    evaluated there stays the field of the guess's test or trial node)."""
+    `(domain, pos, max_dist, filter_array, filter_target)`: the sample of the domain's cells at a
+    world position. Like Warp's, it carries no test or trial dof (even with a guess), so test and
+    trial functions vanish there."""
     from .types import ElementKind
     if domain.element_kind != ElementKind.CELL or getattr(domain.geometry, "cell_lookup", None) is None:
         raise TypeError(f"fem.lookup: {domain.name} does not support lookups (cells of a geometry with cell_lookup "
                         "do)")
+    if domain.geometry.environment_count() > 1:  # a position alone is ambiguous: the environment is named
+        from .environment_operators import environment_lookup_functions
+        return environment_lookup_functions(domain.geometry)
     cell_lookup = domain.geometry.cell_lookup
-
-    # without a guess, the sample has no dof (as Warp's): test and trial fields vanish there
-    @wp.func
-    def lookup(domain_arg: Any, pos: Any):
-        found = cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30))
-        found.test_dof = wp.vec2i(-1, -1)
-        found.trial_dof = wp.vec2i(-1, -1)
-        return found
-
-    @wp.func
-    def lookup(domain_arg: Any, pos: Any, max_dist: float):  # noqa: F811 (an overload)
-        found = cell_lookup(domain_arg.geo, pos, max_dist)
-        found.test_dof = wp.vec2i(-1, -1)
-        found.trial_dof = wp.vec2i(-1, -1)
-        return found
-
-    @wp.func
-    def lookup(domain_arg: Any, pos: Any, guess: Sample):  # noqa: F811 (an overload)
-        found = cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30))
-        found.test_dof = guess.test_dof
-        found.trial_dof = guess.trial_dof
-        return found
-
     filtered_lookup = domain.geometry.make_filtered_cell_lookup()
 
     @wp.func
-    def lookup(domain_arg: Any, pos: Any, max_dist: float, filter_data: Any, filter_target: Any):  # noqa: F811
-        # only the cells whose filter_data[cell] equals filter_target
-        return filtered_lookup(domain_arg.geo, pos, max_dist, filter_data, filter_target)
+    def no_dofs(found: Any):
+        found.test_dof = wp.vec2i(-1)
+        found.trial_dof = wp.vec2i(-1)
+        return found
+
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any):
+        return no_dofs(cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30)))
+
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any, max_dist: float):  # noqa: F811 (an overload)
+        return no_dofs(cell_lookup(domain_arg.geo, pos, max_dist))
+
+    # A guess only speeds a search up in Warp; it never changes the cell found (checked on grids, where a
+    # position on a cell boundary is found in the same cell with or without one).
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any, guess: Sample):  # noqa: F811 (an overload)
+        return no_dofs(cell_lookup(domain_arg.geo, pos, type(pos[0])(1.0e30)))
+
+    @wp.func
+    def lookup(domain_arg: Any, pos: Any, max_dist: float, filter_array: Any, filter_target: Any):  # noqa: F811
+        # only the cells whose filter_array[cell] equals filter_target
+        return no_dofs(filtered_lookup(domain_arg.geo, pos, max_dist, filter_array, filter_target))
 
     return lookup
 

@@ -14,7 +14,6 @@ import numpy as np
 from .. import config, types as T
 from ..runtime import recording
 from ..arrays.array import array
-from ..compiler.param_access import param_access, stored_params
 from ..arrays.dlpack import from_dlpack
 from ..errors import KernelError, at_callers_line
 from ..runtime import native
@@ -408,7 +407,8 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
                                             f"give one entry per argument ({len(args)}), got {len(adj_args)}"))
         # as Warp, explicit adjoints of a raw adjoint launch are not consumed: the adjoint of a store
         # zeroes the stored element's gradient (what a Tape wants), so such an array's adjoint is
-        # given as a copy
+        # given as a copy (the analysis of the typed IR loads with the compiler, not with warp_nb)
+        from ..compiler.param_access import param_access, stored_params
         read, _ = param_access(forward.compiled.typed)
         consumed = stored_params(forward.compiled.typed) - read
         write_back: list = []

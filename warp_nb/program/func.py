@@ -17,15 +17,15 @@ from ..builtins.registry import Literal, concrete
 from ..types.function_value import FUNCTION_PARAM, FunctionValue, is_function_object
 from ..types.array_family import annotation_of, refuse_instance_annotations
 from ..types.reference import Reference
-from ..compiler.static_eval import resolve_at_declaration
 from ..compiler.annotations import parameter_types, resolve_annotation
-from ..compiler.parse import keep_source, parse_definition
 from ..compiler.scope import Scope
 from ..types.generic import is_generic, matches
 
 
 @dataclass
 class FuncOverload:
+    """One overload of a @wp.func: the Python function, its types and scope."""
+
     fn: typing.Callable
     parsed: typing.Any  # the syntax tree, or None until first needed (errors surface when a kernel using it loads)
     params: list  # types; None or a generic type (types/generic.py) for generic parameters
@@ -48,6 +48,7 @@ class FuncOverload:
         if self.native is not None:
             return None  # its body is C++: nothing to parse
         if self.parsed is None:
+            from ..compiler.parse import parse_definition
             self.parsed = parse_definition(self.fn)
         return self.parsed
 
@@ -91,6 +92,8 @@ class FuncOverload:
 
 
 def _overload(fn) -> FuncOverload:
+    # the parser loads with the first definition, not with warp_nb (tests/unit/test_lazy_imports.py)
+    from ..compiler.static_eval import resolve_at_declaration
     params = parameter_types(fn, "function")
     ret = fn.__annotations__.get("return")
     # tuple[a, b]: several return values, checked against the return statements (tuple[a, ...]: from them)
@@ -185,6 +188,18 @@ class Function(metaclass=abc.ABCMeta):
                 if head.accepts(arg_types):
                     return o
         return None
+
+    def overload_for_keywords(self, positional: int, keywords) -> FuncOverload:
+        """The overload a call of `positional` arguments and these keyword names binds: keywords choose
+        among overloads of several signatures (lookup(d, x, guess=s), lookup(d, x, max_dist=m)), the
+        last definition whose parameters they name and whose other parameters have defaults; else
+        the last definition (whose errors then name what is wrong)."""
+        def fits(overload) -> bool:
+            params = list(inspect.signature(overload.fn).parameters.values())
+            return set(keywords) <= {p.name for p in params} and positional <= len(params) and all(
+                p.name in keywords or p.name in overload.defaults for p in params[positional:])
+
+        return next((o for o in reversed(self.overloads) if fits(o)), self.overloads[-1])
 
     def select_overload(self, arg_types) -> FuncOverload | None:
         # g(2) with g(int) and g(float) both defined calls g(int), whichever was defined last
@@ -321,6 +336,7 @@ def _define(fn, scope_frame, inline=None, module=None) -> Function:
     by separate calls of one factory are separate, as in Warp."""
     refuse_instance_annotations(getattr(fn, "__annotations__", {}), f"function `{fn.__qualname__}`")
     previous = scope_frame.f_locals.get(fn.__name__)
+    from ..compiler.parse import keep_source
     keep_source(fn)
     f = Function(fn)
     f.inline = inline  # the C++ definitions' inline hint (compiler/emit/cpp.py function_qualifier)

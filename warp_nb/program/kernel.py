@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 from .. import config
 from . import redefinition
 from ..compiler.annotations import parameter_names, parameter_types
-from ..compiler.static_eval import resolve_at_declaration
-from ..compiler.parse import keep_source, parse_definition
 from ..compiler.options import CompileOptions
 from ..compiler.scope import Scope
 from ..errors import KernelError, KernelTypeError
@@ -49,6 +47,9 @@ class Kernel(KernelNaming):
     def __init__(self, func, key: str | None = None, module=None, options: dict | None = None,
                  code_transformers=None, enable_backward=None, launch_bounds=None, local_names: dict | None = None,
                  register: bool = True):
+        # the parser loads with the first definition, not with warp_nb (tests/unit/test_lazy_imports.py)
+        from ..compiler.parse import keep_source
+        from ..compiler.static_eval import resolve_at_declaration
         self.func = func
         keep_source(func)
         self.key = key or func.__qualname__
@@ -98,6 +99,7 @@ class Kernel(KernelNaming):
     @property
     def syntax(self):
         """The parsed body (parsed on first need; a syntax error is raised here)."""
+        from ..compiler.parse import parse_definition
         return parse_definition(self.func)
 
     @property

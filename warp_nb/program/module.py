@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import inspect
 import sys
-import tempfile
 import weakref
 from types import ModuleType
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import redefinition
@@ -21,7 +19,6 @@ from ..compiler.options import CompileOptions
 from ..errors import KernelError
 from ..runtime.block_dim import resolve_block_dim
 from ..runtime.devices import cpu_thread_count, get_device
-from ..toolchain import cache
 from ..types.array_type import ArrayType
 from ..types.scalars import float32
 
@@ -332,6 +329,7 @@ def _build_together(pending: list, device, max_workers: int | None = None) -> fr
         else:
             home.append(front)
     workers = max(1, min(len(bundles), cores))
+    from concurrent.futures import ThreadPoolExecutor  # (loads logging: not worth it on `import warp_nb`)
     with ThreadPoolExecutor(workers + 1) as pool:
         ready = pool.submit(target.prepare)  # e.g. the CPU runtime, built once per machine
         built = [key for keys in pool.map(lambda bundle: _build_bundle(bundle, target), bundles) for key in keys]
@@ -342,8 +340,11 @@ def _build_together(pending: list, device, max_workers: int | None = None) -> fr
 def _build_bundle(fronts: list, target) -> list:
     if len(fronts) == 1:
         return []  # its own back half builds it, as it would alone
+    import tempfile
+
     from ..compiler.emit import EmitResult
     from ..compiler.emit.bundle import bundle_source
+    from ..toolchain import cache
     units = [f.unit for f in fronts]
     unit = EmitResult(bundle_source(units), "", function=f"{len(units)} kernels", mode=units[0].mode)
     options = CompileOptions(units[0].mode, False, fronts[0].options.cxx_flags)

@@ -6,7 +6,6 @@ take one lock, so a name computed from an old hash is never cached over a new on
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import threading
 
@@ -41,10 +40,14 @@ class KernelNaming:
         assigning one replaces it (and the cached mangled name)."""
         with codegen_lock:
             if self._hash is None:
-                try:
-                    text = inspect.getsource(self.func)
-                except (OSError, TypeError):
-                    text = repr(self.func.__code__.co_code)
+                from ..compiler.parse import definition_source  # the file's index: no second tokenising
+                text = definition_source(self.func)
+                if text is None:
+                    try:
+                        text = inspect.getsource(self.func)
+                    except (OSError, TypeError):
+                        text = repr(self.func.__code__.co_code)
+                import hashlib  # (OpenSSL: loaded on first need, not with warp_nb)
                 h = hashlib.sha256(f"{self.key}\n{text}".encode())
                 # a factory's kernels share their source: the values they captured tell them apart
                 for cell in getattr(self.func, "__closure__", None) or ():

@@ -7,7 +7,6 @@ nothing about compiling."""
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import numbers
 
@@ -43,6 +42,7 @@ def check_module_options(module, module_options) -> dict | None:
 
 def unique_module_name(func, kernel_options: dict, launch_bounds, module_options: dict | None) -> str:
     """The Python module and qualified name, and a fingerprint of what changes the code."""
+    import hashlib  # (OpenSSL: loaded on first need, not with warp_nb)
     h = hashlib.sha256()
     try:
         h.update(inspect.getsource(func).encode())
@@ -86,5 +86,6 @@ def fingerprint(value) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{fingerprint(k)}:{fingerprint(v)}" for k, v in value.items()) + "}"
     if isinstance(value, np.ndarray):
+        import hashlib
         return f"ndarray{value.shape}{value.dtype}:{hashlib.sha256(value.tobytes()).hexdigest()[:16]}"
     return f"{type(value).__name__}@{id(value):x}"

@@ -13,6 +13,8 @@ from .native import KernelStats
 
 @dataclass
 class LoadedKernel:
+    """A kernel's shared library loaded on the CPU, with its entry points."""
+
     library: ctypes.CDLL
     path: Path
     entry: int  # address of the CPU forward entry point

@@ -7,12 +7,8 @@ import ctypes
 import importlib.util
 import os
 import sys
-import sysconfig
 from functools import lru_cache
 from pathlib import Path
-
-from ..toolchain import cache, cxx
-from ..toolchain.headers import native_dir
 
 
 class KernelStats(ctypes.Structure):
@@ -23,6 +19,8 @@ class KernelStats(ctypes.Structure):
 @lru_cache(maxsize=1)
 def library():
     """The loaded runtime library (compiled on first use, then from the cache)."""
+    from ..toolchain import cache, cxx  # (subprocess, hashlib: loaded on first use, not with warp_nb)
+    from ..toolchain.headers import native_dir
     source_path = native_dir() / "runtime" / "cpu_runtime.cpp"
     source = source_path.read_text()
     flags = "-O2 -pthread"
@@ -46,6 +44,10 @@ def extension():
     then launches call the runtime through ctypes. $WARP_NB_CTYPES_LAUNCH=1 forces that path."""
     if os.environ.get("WARP_NB_CTYPES_LAUNCH") == "1":
         return None
+    import sysconfig
+
+    from ..toolchain import cache, cxx
+    from ..toolchain.headers import native_dir
     include = sysconfig.get_paths().get("include")
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     if not include or not (Path(include) / "Python.h").exists():

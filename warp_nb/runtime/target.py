@@ -11,9 +11,6 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from ..toolchain import cxx
-from ..toolchain import external as external_files
-from ..toolchain.headers import native_dir
 from . import cpu_entry, native
 from ..toolchain.modes import has_checks
 from .debug import debug_error
@@ -102,9 +99,13 @@ class CpuTarget(Target):
         return build_options.extra_cpu_preamble
 
     def key_parts(self, options) -> tuple[str, ...]:
+        from ..toolchain import cxx  # (subprocess, hashlib: loaded with the first kernel, not with warp_nb)
         return cxx.identity_key(), " ".join(cxx.compiler_flags(options.mode, options.cxx_flags))
 
     def build(self, unit, out_path: Path, options) -> None:
+        from ..toolchain import cxx
+        from ..toolchain import external as external_files
+        from ..toolchain.headers import native_dir
         cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function,
                             include_dirs=unit.build_options.include_dirs("cpu") if unit.build_options else (),
                             libraries=external_files.libraries_for(unit.headers))  # (wp.build_experimental)

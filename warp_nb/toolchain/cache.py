@@ -37,23 +37,32 @@ def cache_dir() -> Path:
         base = os.path.join(xdg, "warp_nb")
     path = Path(base) / VERSION
     path.mkdir(parents=True, exist_ok=True)
-    if path not in _swept:
-        _swept.add(path)
-        _sweep_stale_builds(path)
     return path
 
 
 _swept: set = set()
 
 
+def _build_dir() -> Path:
+    """cache_dir(), swept of stale build folders once per process: only where a build is about to
+    start (reading the folder of thousands of entries would cost every warm start milliseconds)."""
+    path = cache_dir()
+    if path not in _swept:
+        _swept.add(path)
+        _sweep_stale_builds(path)
+    return path
+
+
 def _sweep_stale_builds(directory: Path) -> None:
     """Remove the build folders of compiles that were killed (`kill -9` leaves `.build-*` behind):
     those untouched for longer than two compile timeouts, so that no live build is disturbed."""
     limit = time.time() - 2 * max(config.compile_timeout, 60.0)
-    for stale in directory.glob(".build-*"):
+    with os.scandir(directory) as entries:
+        stale = [e.path for e in entries if e.name.startswith(".build-")]
+    for path in stale:
         try:
-            if stale.stat().st_mtime < limit:
-                shutil.rmtree(stale, ignore_errors=True)
+            if os.stat(path).st_mtime < limit:
+                shutil.rmtree(path, ignore_errors=True)
         except OSError:
             pass
 
@@ -64,7 +73,7 @@ def last_remembered(name: str):
         known = json.loads((cache_dir() / f"{name}.json").read_text())
     except (OSError, ValueError):
         return None
-    return next(iter(known.values()), None) if isinstance(known, dict) else None
+    return next(reversed(known.values()), None) if isinstance(known, dict) else None  # the newest is last
 
 
 def remembered(name: str, stamp: str, compute: Callable[[], str]) -> str:
@@ -78,7 +87,9 @@ def remembered(name: str, stamp: str, compute: Callable[[], str]) -> str:
     value = known.get(stamp)
     if value is None:
         value = compute()
-        known = {stamp: value}  # the current stamp is the only one that can be asked for again
+        # a few stamps are kept: installations that share the cache folder (two virtual environments,
+        # a source tree and a wheel) each find theirs rather than recomputing in turn
+        known = {**dict(list(known.items())[-7:]), stamp: value}
         # per thread too: a module's kernels load in parallel threads, which may all find the value missing
         tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(known))
@@ -140,7 +151,7 @@ def get_or_build(name: str, key: str, build: Callable[[Path], None], counter: st
     if found is not None:
         stats["disk_hits"] += 1
         return found, False
-    directory = cache_dir()
+    directory = _build_dir()
     with _locked(directory / f"{name}_{key}.lock"):
         found, damaged_now = _lookup(name, key, suffix)  # another process may have built it while we waited
         if found is not None:
@@ -170,7 +181,7 @@ def install(name: str, key: str, built: Path, suffix: str = ".so", source: str |
     """Make the already built file `built` the entry for (name, key) (kernels compiled together
     share one library: the entries are hard links to it where the file system allows, else
     copies). An existing complete entry is kept. `source` is kept beside it for reading."""
-    directory = cache_dir()
+    directory = _build_dir()
     lib = directory / f"{name}_{key}{suffix}"
     with _locked(directory / f"{name}_{key}.lock"):
         found, _ = _lookup(name, key, suffix)

@@ -10,7 +10,6 @@ names and keys of compiled CPU code."""
 from __future__ import annotations
 
 import platform
-import subprocess
 from functools import cache
 
 NATIVE = "-march=native"
@@ -58,6 +57,7 @@ def cxx_isa_flags(flags: str) -> str:
 
 @cache
 def _ask_compiler(option: str) -> str:
+    import subprocess  # (loaded when a compiler is first asked, not with warp_nb)
     from .cxx import find_compiler
     try:
         out = subprocess.run([find_compiler(), option], capture_output=True, text=True, timeout=30, check=False).stdout

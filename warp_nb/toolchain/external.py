@@ -6,7 +6,6 @@ knows nothing about builtins or kernels (the registry records which builtin come
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 #: absolute header path -> the libraries (absolute paths) its functions are defined in
@@ -36,6 +35,7 @@ def digest(headers) -> str | None:
     external = sorted(h for h in headers if is_external(h))
     if not external:
         return None
+    import hashlib  # (OpenSSL: loaded on first need, not with warp_nb)
     h = hashlib.sha256()
     for path in external + list(libraries_for(external)):
         h.update(path.encode() + b"\0")

@@ -23,6 +23,8 @@ _REGISTERED: dict[str, tuple] = {}
 
 @dataclass(frozen=True)
 class NativeInfo:
+    """A registered native (C++) type: its name, fields and initializer."""
+
     native_name: str
     fields: tuple  # ((name, Warp type), ...)
     initializer: str | None

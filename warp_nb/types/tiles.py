@@ -18,6 +18,8 @@ MAX_TILE_SIZE = 1 << 20
 
 @dataclass(frozen=True)
 class TileType:
+    """The type of a tile: element type and shape."""
+
     dtype: typing.Any
     shape: typing.Any  # a tuple of ints, or typing.Any (a generic annotation: any shape)
     #: Warp's hint; not part of the type's identity (a shared tile passes where a register one is expected)

@@ -15,4 +15,4 @@ from warp_nb.fem.operator import (  # noqa: F401
     position,
     scalar_type,
 )
-from warp_nb.fem.partition_operators import element_partition_index, node_partition_index  # noqa: F401
+from warp_nb.fem.partition_operators import element_partition_index, node_partition_index, partition_lookup  # noqa: F401

@@ -18,6 +18,8 @@ from ...types.array_type import ArrayType
 
 @dataclass
 class Accumulator:
+    """A per-chunk accumulator of an array element, summed after the launch."""
+
     name: str  # C++ name of the per-chunk accumulator
     array: ir.Var  # the kernel parameter accumulated into
     indices: tuple  # constant indices (Python ints)

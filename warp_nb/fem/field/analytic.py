@@ -126,6 +126,13 @@ class UniformField(FieldLike):
 
     @value.setter
     def value(self, value):
+        # the kernels are specialised for the value's type: a value of another warp type is refused
+        # (a Python number or sequence is converted)
+        given = type(value)
+        if given is not self.dtype and (T.type_is_vector(given) or T.type_is_matrix(given) or
+                                        (T.type_is_scalar(given) and given not in (int, float, bool))):
+            raise TypeError(f"UniformField value type must remain {T.type_name(self.dtype)}, got "
+                            f"{T.type_name(given)}")
         self._value = value if isinstance(value, self.dtype) else self.dtype(value)
 
     @property
@@ -183,6 +190,9 @@ class NonconformingField(FieldLike):
         other = field.space.geometry
         if getattr(other, "cell_lookup", None) is None:
             raise TypeError(f"NonconformingField: {other.name} does not support cell lookups")
+        if other.environment_count() != domain.geometry.environment_count():
+            raise ValueError(f"NonconformingField: the domain and the field need matching environment counts, got "
+                             f"{domain.geometry.environment_count()} and {other.environment_count()}")
         self.domain, self.field = domain, field
         self.dtype = field.space.dtype
         self.background = background
@@ -214,7 +224,14 @@ class NonconformingField(FieldLike):
         cached = self._functions.get(domain)
         if cached is not None:
             return cached
-        position, lookup = domain.element_position, self.field.space.geometry.cell_lookup
+        other = self.field.space.geometry
+        position, lookup = domain.element_position, other.cell_lookup
+        if other.environment_count() > 1:  # each point is looked up in its own environment
+            from ..environment_operators import environment_index
+            lookup = _in_environment(other.make_filtered_cell_lookup(other.cell_environment),
+                                     environment_index.resolve(domain, "domain", "domain"), position)
+        else:
+            lookup = _plain_lookup(lookup, position)
         cell_struct = self._cell_struct
         cached = {}
         for op in ("eval_inner", "eval_grad_inner", "eval_div_inner"):
@@ -227,10 +244,30 @@ class NonconformingField(FieldLike):
         return cached
 
 
+def _in_environment(filtered_lookup, environment_of, position):
+    """lookup(field_arg, s): the sample's position found among the cells of its own environment."""
+
+    @wp.func
+    def lookup(field_arg: Any, s: Any):
+        # (a small distance: points on a cell's boundary, side samples say, are found in it)
+        return filtered_lookup(field_arg.eval.geo, position(field_arg.geo, s), 1.0e-5, field_arg.eval.geo,
+                               environment_of(field_arg, s))
+
+    return lookup
+
+
+def _plain_lookup(lookup, position):
+    @wp.func
+    def plain_lookup(field_arg: Any, s: Any):
+        return lookup(field_arg.eval.geo, position(field_arg.geo, s), 0.0)
+
+    return plain_lookup
+
+
 def _looked_up(fn, position, lookup, cell_struct, is_value: bool):
     @wp.func
     def evaluate(field_arg: Any, s: Any):
-        found = lookup(field_arg.eval.geo, position(field_arg.geo, s), 0.0)
+        found = lookup(field_arg, s)
         other = cell_struct()
         other.geo = field_arg.eval.geo
         other.eval = field_arg.eval.eval

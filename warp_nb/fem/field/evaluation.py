@@ -18,6 +18,7 @@ from typing import Any
 import warp_nb as wp
 
 from ... import types as T
+from ..types import NULL_NODE_INDEX
 
 
 def _unit(dtype):
@@ -130,35 +131,34 @@ def node_functions(space, dof_slot: int) -> dict:
     weight, weight_grad, geo = space.element_inner_weight, space.element_inner_weight_gradient, space.geometry
     inv_grad = geo.cell_inverse_deformation_gradient
     kind = _kind(space.dtype)
+    scalar = T.type_scalar_type(space.dtype)
 
+    # A sample that carries no dof of this slot (from `lookup`, `make_free_sample`, or `at_node` of
+    # another field) has node -1: the test or trial function vanishes there, as in Warp. The node is
+    # clamped so that the basis function is evaluated at a real node, and the result scaled by 0.
     @wp.func
     def dof_of(s: Any):
-        return s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        d = s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        return wp.vec2i(wp.max(d[0], 0), wp.max(d[1], 0))
 
-    # a sample without a dof (a lookup's, a free sample: node -1) sees a zero basis function, as in Warp
     @wp.func
-    def node_weight(coords: Any, n: int):
-        w = weight(coords, wp.max(n, 0))
-        if n < 0:
-            w = type(w)(0.0)
-        return w
+    def live(s: Any):
+        d = s.test_dof if wp.static(dof_slot == 0) else s.trial_dof
+        return wp.where(d[0] < 0, scalar(0.0), scalar(1.0))
 
     @wp.func
     def world_grad(field_arg: Any, s: Any, n: int):
-        g = weight_grad(s.element_coords, wp.max(n, 0)) * inv_grad(field_arg.geo, s)
-        if n < 0:
-            g = g * type(g[0])(0.0)
-        return g
+        return weight_grad(s.element_coords, n) * inv_grad(field_arg.geo, s)
 
     funcs = {"eval_grad_inner": None, "eval_div_inner": None}
     if kind == "scalar":
         @wp.func
         def value(field_arg: Any, s: Any):
-            return node_weight(s.element_coords, dof_of(s)[0])
+            return weight(s.element_coords, dof_of(s)[0]) * live(s)
 
         @wp.func
         def grad(field_arg: Any, s: Any):
-            return world_grad(field_arg, s, dof_of(s)[0])
+            return world_grad(field_arg, s, dof_of(s)[0]) * live(s)
 
         funcs["eval_grad_inner"] = grad
     else:
@@ -167,18 +167,18 @@ def node_functions(space, dof_slot: int) -> dict:
         @wp.func
         def value(field_arg: Any, s: Any):
             d = dof_of(s)
-            return node_weight(s.element_coords, d[0]) * unit(wp.max(d[1], 0))
+            return weight(s.element_coords, d[0]) * unit(d[1]) * live(s)
 
         if kind == "vector":
             @wp.func
             def grad(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return wp.outer(unit(d[1]), world_grad(field_arg, s, d[0]))
+                return wp.outer(unit(d[1]), world_grad(field_arg, s, d[0])) * live(s)
 
             @wp.func
             def div(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return world_grad(field_arg, s, d[0])[d[1]]
+                return world_grad(field_arg, s, d[0])[d[1]] * live(s)
 
             funcs["eval_grad_inner"] = grad
         else:
@@ -186,7 +186,7 @@ def node_functions(space, dof_slot: int) -> dict:
             @wp.func
             def div(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return world_grad(field_arg, s, d[0]) * unit(d[1])
+                return world_grad(field_arg, s, d[0]) * unit(d[1]) * live(s)
 
         funcs["eval_div_inner"] = div
     funcs["eval_inner"] = value
@@ -194,13 +194,19 @@ def node_functions(space, dof_slot: int) -> dict:
     return cached
 
 
-def discrete_functions(space) -> dict:
+def discrete_functions(space, partition_node_index=None) -> dict:
     """The operators' device functions of a discrete field of `space` (its EvalArg: {space_arg,
-    dof_values}): sums over the element's nodes of node value times basis function."""
+    dof_values}, and partition_arg with a space partition, whose `partition_node_index` maps a space
+    node to its entry of dof_values; nodes outside the partition read zero): sums over the element's
+    nodes of node value times basis function."""
     if getattr(space, "piola", None) is not None:
+        if partition_node_index is not None:
+            raise NotImplementedError("fields of Nedelec / Raviart-Thomas spaces over a space partition are not "
+                                      "supported by warp_nb.fem yet")
         from .piola_evaluation import piola_discrete_functions
         return piola_discrete_functions(space)
-    cached = _DISCRETE_FUNCS.get(space)
+    key = space if partition_node_index is None else (space, partition_node_index)
+    cached = _DISCRETE_FUNCS.get(key)
     if cached is not None:
         return cached
     weight, weight_grad, geo = space.element_inner_weight, space.element_inner_weight_gradient, space.geometry
@@ -209,11 +215,21 @@ def discrete_functions(space) -> dict:
     kind = _kind(space.dtype)
 
     to_value = _dof_to_value(space)
+    if partition_node_index is None:
+        @wp.func
+        def node_value(field_arg: Any, s: Any, n: int):
+            return to_value(field_arg.eval.dof_values[node_index(field_arg.geo, field_arg.eval.space_arg,
+                                                                 s.element_index, n)])
+    else:
+        dof_t = space.dof_dtype
 
-    @wp.func
-    def node_value(field_arg: Any, s: Any, n: int):
-        return to_value(field_arg.eval.dof_values[node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index,
-                                                             n)])
+        @wp.func
+        def node_value(field_arg: Any, s: Any, n: int):
+            node = node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)
+            i = partition_node_index(field_arg.eval.partition_arg, node)
+            if i == NULL_NODE_INDEX:
+                return to_value(dof_t(0.0))
+            return to_value(field_arg.eval.dof_values[i])
 
     @wp.func
     def value(field_arg: Any, s: Any):
@@ -221,6 +237,11 @@ def discrete_functions(space) -> dict:
         for n in range(1, wp.static(nodes)):
             v += node_value(field_arg, s, n) * weight(s.element_coords, n)
         return v
+
+    # f(s, n): the contribution of the element's node n alone (its value times its basis function)
+    @wp.func
+    def value(field_arg: Any, s: Any, n: int):  # noqa: F811 (an overload)
+        return node_value(field_arg, s, n) * weight(s.element_coords, n)
 
     funcs = {"eval_inner": value, "eval_grad_inner": None, "eval_div_inner": None}
     if kind == "scalar":
@@ -255,7 +276,7 @@ def discrete_functions(space) -> dict:
             return d
 
         funcs["eval_div_inner"] = div
-    cached = _DISCRETE_FUNCS[space] = _derived(funcs, kind, geo.dimension)
+    cached = _DISCRETE_FUNCS[key] = _derived(funcs, kind, geo.dimension)
     return cached
 
 
@@ -287,9 +308,15 @@ def node_queries(space, dof_slot: int | None) -> dict:
     def at_node(field_arg: Any, s: Any):
         return Sample(s.element_index, coords(own_node(s)), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
 
+    # Node k of a discrete field is no test or trial node: the sample there carries no dof, so test
+    # and trial functions vanish at it (Warp's documented rule).
+    keep_dofs = dof_slot is not None
+
     @wp.func
     def at_node(field_arg: Any, s: Any, k: int):  # noqa: F811 (an overload)
-        return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        if wp.static(keep_dofs):
+            return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, wp.vec2i(-1), wp.vec2i(-1))
 
     @wp.func
     def node_index_of(field_arg: Any, s: Any):

@@ -141,7 +141,9 @@ class _NodeField(FieldLike):
             domain = space_restriction.domain
             space_partition = space_partition or space_restriction.space_partition
         self.space = space
-        self.domain = domain if domain is not None else Cells(space.geometry)
+        if domain is None:  # the cells of the partition's geometry partition, else all cells
+            domain = Cells(getattr(space_partition, "geometry_partition", None) or space.geometry)
+        self.domain = domain
         if self.domain.geometry is not space.geometry:
             raise ValueError(f"{type(self).__name__}: the domain's geometry ({self.domain.geometry.name}) is not the "
                              f"space's ({space.geometry.name})")
@@ -190,12 +192,14 @@ def make_trial(space, space_restriction=None, space_partition=None, domain=None)
     return TrialField(space, space_restriction, space_partition, domain)
 
 
-def _discrete_arg_struct(space_arg, dtype):
-    key = (space_arg, dtype)
+def _discrete_arg_struct(space_arg, dtype, partition_arg=None):
+    key = (space_arg, dtype, partition_arg)
     cached = _DISCRETE_ARGS.get(key)
     if cached is None:
-        cls = type("DiscreteFieldArg", (), {"__annotations__": {"space_arg": space_arg,
-                                                                "dof_values": wp.array(dtype=dtype)},
+        fields = {"space_arg": space_arg, "dof_values": wp.array(dtype=dtype)}
+        if partition_arg is not None:  # dof_values hold the partition's nodes only
+            fields["partition_arg"] = partition_arg
+        cls = type("DiscreteFieldArg", (), {"__annotations__": fields,
                                             "__doc__": "A discrete field's kernel argument: its space's and its "
                                                        "node values."})
         cached = _DISCRETE_ARGS[key] = struct(cls)
@@ -210,14 +214,21 @@ class DiscreteField(FieldLike):
     elements by its shape."""
 
     def __init__(self, space, space_partition=None, device=None):
-        if space_partition is not None:
-            raise NotImplementedError("space partitions are not supported by warp_nb.fem yet")
+        if space_partition is not None and space_partition.space_topology is not space.topology:
+            raise ValueError("DiscreteField: `space_partition` is a partition of another space topology")
         self.space = space
-        self.space_partition = None  # the whole space (partitions are not supported yet)
+        self.space_partition = space_partition
         self.dtype = space.dtype
-        self.dof_values = wp.zeros(space.node_count(), dtype=space.dof_dtype, device=device)
-        self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dof_dtype)
-        self.__dict__.update(discrete_functions(space))
+        self.dof_values = wp.zeros(self._node_count(), dtype=space.dof_dtype, device=device)
+        # a partition that lists every node in order is the whole space: the plain field
+        partitioned = space_partition is not None and not space_partition.is_identity()
+        self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dof_dtype,
+                                            space_partition.PartitionArg if partitioned else None)
+        self.__dict__.update(discrete_functions(space, space_partition.partition_node_index if partitioned else None))
+
+    def _node_count(self) -> int:
+        part = self.space_partition
+        return self.space.node_count() if part is None or part.is_identity() else part.node_count()
 
     @property
     def name(self) -> str:
@@ -225,7 +236,7 @@ class DiscreteField(FieldLike):
 
     @property
     def cache_key(self):
-        return (DiscreteField, self.space)
+        return (DiscreteField, self.space, self.EvalArg)
 
     @property
     def geometry(self):
@@ -239,15 +250,17 @@ class DiscreteField(FieldLike):
     def dof_values(self, values):
         if not isinstance(values, wp.array):
             values = wp.array(values, dtype=self.space.dof_dtype)
-        if values.shape != (self.space.node_count(),):
-            raise ValueError(f"dof_values of a field of {self.space.node_count()} nodes must have shape "
-                             f"({self.space.node_count()},), got {values.shape}")
+        if values.shape != (self._node_count(),):
+            raise ValueError(f"dof_values of a field of {self._node_count()} nodes must have shape "
+                             f"({self._node_count()},), got {values.shape}")
         self._dof_values = values
 
     def eval_arg_value(self, device):
         arg = self.EvalArg()
         arg.space_arg = self.space.space_arg_value(device)
         arg.dof_values = self._dof_values
+        if hasattr(arg, "partition_arg"):
+            arg.partition_arg = self.space_partition.partition_arg_value(device)
         return arg
 
     @property

@@ -82,6 +82,18 @@ class DeformedGeometry(Geometry):
     def vertex_count(self) -> int:
         return self._base.vertex_count()
 
+    def environment_count(self) -> int:
+        return self._base.environment_count()
+
+    @property
+    def cell_env(self):
+        return self._base.cell_env
+
+    def cell_bvh_groups(self, device=None):
+        """The environment of each cell (the group its bounding box belongs to in lookups)."""
+        envs = self._base.cell_env
+        return wp.zeros(self.cell_count(), dtype=wp.int32, device=device) if envs is None else envs.to(device)
+
     def reference_cell(self):
         return self._base.reference_cell()
 
@@ -290,3 +302,10 @@ class DeformedGeometry(Geometry):
         self.cell_closest_point = cell_closest_point
         self.cell_count_in_args = cell_count_in_args
         self.cell_lookup = make_cell_lookup(cell_closest_point, cell_count_in_args)
+        base_environment = getattr(base, "cell_environment", None)
+        if base_environment is not None:  # the base's environments, read through the base's arguments
+            @wp.func
+            def cell_environment(args: self.CellArg, cell_index: int):
+                return base_environment(args.geo, cell_index)
+
+            self.cell_environment = cell_environment

@@ -15,6 +15,7 @@ import warp_nb as wp
 from ..types import Sample
 from .element import Element
 from .geometry import OUTSIDE, Geometry
+from .replicated import Replicable
 
 
 @wp.struct
@@ -99,8 +100,6 @@ def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_
     if scalar_type is not wp.float32:
         raise NotImplementedError(f"{name}: scalar_type={getattr(scalar_type, '__name__', scalar_type)} is not "
                                   "supported in warp_nb (float32 geometries only; see docs/compat.md)")
-    if env_count != 1:
-        raise NotImplementedError(f"{name}: env_count other than 1 is not supported in warp_nb (see docs/compat.md)")
     res = [int(r) for r in res]
     if len(res) != dim or min(res) <= 0:
         raise ValueError(f"{name}: `res` must be {dim} positive integers, got {res}")
@@ -111,7 +110,7 @@ def check_grid_arguments(name, dim, res, bounds_lo, bounds_hi, scalar_type, env_
     return res, lo, hi
 
 
-class Grid2D(Geometry):
+class Grid2D(Replicable, Geometry):
     """Two-dimensional regular grid geometry.
 
     Args:
@@ -228,10 +227,15 @@ def _device_functions() -> dict:
         # the cell holding pos, or the nearest one if pos is within max_dist of the grid (else none)
         s = Sample()
         loc = wp.vec2((pos[0] - args.origin[0]) / args.cell_size[0], (pos[1] - args.origin[1]) / args.cell_size[1])
+        # projected onto the grid with min/max, whose gradient on a tie goes to the second operand: a
+        # position on the grid's upper boundary has no gradient across it, one on the lower boundary
+        # has (as Warp's lookup, measured through the gradients of example_darcy_ls_optimization)
+        inside = wp.vec2(wp.max(0.0, wp.min(loc[0], float(args.res[0]))), wp.max(0.0, wp.min(loc[1], float(args.res[1]))))
         cx = wp.clamp(int(wp.floor(loc[0])), 0, args.res[0] - 1)
         cy = wp.clamp(int(wp.floor(loc[1])), 0, args.res[1] - 1)
         s.element_index = _grid2d_cell_index(args.res, wp.vec2i(cx, cy))
-        s.element_coords = wp.vec3(wp.clamp(loc[0] - float(cx), 0.0, 1.0), wp.clamp(loc[1] - float(cy), 0.0, 1.0), 0.0)
+        s.element_coords = wp.vec3(wp.clamp(inside[0] - float(cx), 0.0, 1.0), wp.clamp(inside[1] - float(cy), 0.0, 1.0),
+                                   0.0)
         gap = wp.cw_mul(wp.vec2(loc[0] - float(cx) - s.element_coords[0], loc[1] - float(cy) - s.element_coords[1]),
                         args.cell_size)
         if wp.length_sq(gap) > max_dist * max_dist:  # outside the grid by more than max_dist: no cell

@@ -16,6 +16,7 @@ from ..types import Sample
 from .element import Element
 from .geometry import OUTSIDE, Geometry
 from .grid_2d import check_grid_arguments
+from .replicated import Replicable
 
 mat32 = wp.types.matrix(shape=(3, 2), dtype=wp.float32)
 
@@ -93,7 +94,7 @@ def _grid3d_side_cell_coords(side: Grid3DSide, across: float, side_coords: wp.ve
     return c
 
 
-class Grid3D(Geometry):
+class Grid3D(Replicable, Geometry):
     """Three-dimensional regular grid geometry.
 
     Args:
@@ -225,7 +226,9 @@ def _device_functions() -> dict:
         for k in range(3):
             loc = (pos[k] - args.origin[k]) / args.cell_size[k]
             cell[k] = wp.clamp(int(wp.floor(loc)), 0, args.res[k] - 1)
-            coords[k] = wp.clamp(loc - float(cell[k]), 0.0, 1.0)
+            # projected onto the grid with min/max first: no gradient across its boundary (see Grid2D)
+            inside = wp.max(0.0, wp.min(loc, float(args.res[k])))
+            coords[k] = wp.clamp(inside - float(cell[k]), 0.0, 1.0)
             gap = (loc - float(cell[k]) - coords[k]) * args.cell_size[k]
             dist_sq += gap * gap
         s = Sample()

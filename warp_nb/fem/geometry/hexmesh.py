@@ -14,6 +14,7 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
+from .environments import MeshEnvironments
 from .geometry import OUTSIDE, Geometry
 from .mesh_lookup import MeshLookup, make_cell_lookup, make_newton_coordinates
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
@@ -28,6 +29,7 @@ class HexmeshCellArg:
     hex_vertex_indices: wp.array2d(dtype=int)
     positions: wp.array(dtype=wp.vec3)
     bvh: wp.uint64
+    cell_env: wp.array(dtype=int)  # empty: one environment
 
 
 @wp.struct
@@ -205,7 +207,7 @@ _PARALLELEPIPED = dict(_GENERAL, **{k: v for k, v in _device_functions(True).ite
                                     if k.startswith("cell_")})
 
 
-class Hexmesh(MeshLookup, Geometry):
+class Hexmesh(MeshEnvironments, MeshLookup, Geometry):
     """Hexahedral mesh geometry.
 
     Args:
@@ -237,6 +239,7 @@ class Hexmesh(MeshLookup, Geometry):
         self.face_hex_indices = wp.array(face_hexes, dtype=wp.vec2i, device=device)
         self._boundary_face_indices = wp.array(boundary, dtype=int, device=device)
         self._hex_edge_indices = None
+        self.set_environments("Hexmesh", cell_env, env_count)
         self._make_default_dependent_implementations()
         if build_bvh:
             self.build_bvh(device)
@@ -282,6 +285,7 @@ class Hexmesh(MeshLookup, Geometry):
         args.hex_vertex_indices = self.hex_vertex_indices.to(device)
         args.positions = self.positions.to(device)
         args.bvh = wp.uint64(self.bvh_id(device))
+        args.cell_env = self.cell_env_arg(device)
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)

@@ -100,6 +100,4 @@ def mesh_positions(name: str, positions, dim: int):
 
 
 def check_mesh_options(name: str, temporary_store, cell_env, env_count):
-    if cell_env is not None or env_count not in (None, 1):
-        raise NotImplementedError(f"{name}: `cell_env` / `env_count` (several environments) are not supported in "
-                                  "warp_nb (see docs/compat.md)")
+    """Nothing to check before the cells are known (`cell_env` / `env_count`: environments.py)."""

@@ -126,6 +126,10 @@ class CellBasedGeometryPartition(GeometryPartition):
         self._boundary_side_indices = wp.array(boundary.astype(np.int32), dtype=int, device=device)
         self._frontier_side_indices = wp.array(frontier.astype(np.int32), dtype=int, device=device)
 
+    def partition_cell_indices_numpy(self) -> np.ndarray:
+        """Per geometry cell, its index in the partition (NULL_ELEMENT_INDEX outside it), on the host."""
+        raise NotImplementedError
+
     def side_count(self) -> int:
         return self._partition_side_indices.shape[0]
 
@@ -190,6 +194,11 @@ class LinearGeometryPartition(CellBasedGeometryPartition):
     def cell_count(self) -> int:
         return self.cell_end - self.cell_begin
 
+    def partition_cell_indices_numpy(self) -> np.ndarray:
+        out = np.full(self.geometry.cell_count(), NULL_ELEMENT_INDEX, dtype=np.int64)
+        out[self.cell_begin:self.cell_end] = np.arange(self.cell_count())
+        return out
+
     def fill_cell_arg(self, args, device):
         args.cell_begin = self.cell_begin
         args.cell_end = self.cell_end
@@ -245,6 +254,9 @@ class ExplicitGeometryPartition(CellBasedGeometryPartition):
 
     def cell_count(self) -> int:
         return self._cells.shape[0]
+
+    def partition_cell_indices_numpy(self) -> np.ndarray:
+        return self._partition_cells.numpy().astype(np.int64)
 
     def fill_cell_arg(self, args, device):
         args.cell_index = self._cells.to(device)

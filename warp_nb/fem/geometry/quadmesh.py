@@ -13,6 +13,7 @@ import warp_nb as wp
 
 from ..types import Sample
 from .element import Element
+from .environments import MeshEnvironments
 from .geometry import OUTSIDE, Geometry
 from .mesh_lookup import MeshLookup, make_cell_lookup, make_newton_coordinates
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions, orient_edges_outwards
@@ -42,6 +43,7 @@ def quadmesh_device_types(dim: int) -> dict:
         quad_vertex_indices: wp.array2d(dtype=int)
         positions: wp.array(dtype=vec)
         bvh: wp.uint64
+        cell_env: wp.array(dtype=int)  # empty: one environment
 
     @wp.struct
     class QuadmeshSideArg:
@@ -174,7 +176,7 @@ def quadmesh_device_types(dim: int) -> dict:
     )
 
 
-class Quadmesh(MeshLookup, Geometry):
+class Quadmesh(MeshEnvironments, MeshLookup, Geometry):
     """Quadrilateral mesh geometry (base of Quadmesh2D and Quadmesh3D)."""
 
     cell_dimension = 2
@@ -193,6 +195,7 @@ class Quadmesh(MeshLookup, Geometry):
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_quad_indices = wp.array(edge_quads, dtype=wp.vec2i, device=device)
         self._boundary_edge_indices = wp.array(boundary, dtype=int, device=device)
+        self.set_environments(name, cell_env, env_count)
         self._make_default_dependent_implementations()
         if build_bvh:
             self.build_bvh(device)
@@ -222,6 +225,7 @@ class Quadmesh(MeshLookup, Geometry):
         args.quad_vertex_indices = self.quad_vertex_indices.to(device)
         args.positions = self.positions.to(device)
         args.bvh = wp.uint64(self.bvh_id(device))
+        args.cell_env = self.cell_env_arg(device)
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)

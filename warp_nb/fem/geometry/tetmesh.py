@@ -16,6 +16,7 @@ import warp_nb as wp
 from ..types import Sample
 from .closest_point import project_on_tet_at_origin
 from .element import Element
+from .environments import MeshEnvironments
 from .geometry import OUTSIDE, Geometry
 from .mesh_lookup import MeshLookup, make_cell_lookup
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions
@@ -29,6 +30,7 @@ class TetmeshCellArg:
     tet_vertex_indices: wp.array2d(dtype=int)
     positions: wp.array(dtype=wp.vec3)
     bvh: wp.uint64
+    cell_env: wp.array(dtype=int)  # empty: one environment
 
 
 @wp.struct
@@ -188,7 +190,7 @@ def start_at_smallest_vertex(faces: np.ndarray) -> np.ndarray:
     return np.take_along_axis(faces, cols, axis=1)
 
 
-class Tetmesh(MeshLookup, Geometry):
+class Tetmesh(MeshEnvironments, MeshLookup, Geometry):
     """Tetrahedral mesh geometry.
 
     Args:
@@ -217,6 +219,7 @@ class Tetmesh(MeshLookup, Geometry):
         self.face_tet_indices = wp.array(face_tets, dtype=wp.vec2i, device=device)
         self._boundary_face_indices = wp.array(boundary, dtype=int, device=device)
         self._tet_edge_indices = None
+        self.set_environments("Tetmesh", cell_env, env_count)
         self._make_default_dependent_implementations()
         if build_bvh:
             self.build_bvh(device)
@@ -273,6 +276,7 @@ class Tetmesh(MeshLookup, Geometry):
         args.tet_vertex_indices = self.tet_vertex_indices.to(device)
         args.positions = self.positions.to(device)
         args.bvh = wp.uint64(self.bvh_id(device))
+        args.cell_env = self.cell_env_arg(device)
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)

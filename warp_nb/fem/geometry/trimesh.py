@@ -14,6 +14,7 @@ import warp_nb as wp
 from ..types import Sample
 from .closest_point import project_on_tri_at_origin
 from .element import Element
+from .environments import MeshEnvironments
 from .geometry import OUTSIDE, Geometry, _element_inverse
 from .mesh_lookup import MeshLookup, make_cell_lookup
 from .mesh_topology import build_sides, check_mesh_options, check_vertex_indices, mesh_positions, orient_edges_outwards
@@ -32,6 +33,7 @@ def trimesh_device_types(dim: int) -> dict:
         tri_vertex_indices: wp.array2d(dtype=int)
         positions: wp.array(dtype=vec)
         bvh: wp.uint64
+        cell_env: wp.array(dtype=int)  # empty: one environment
 
     @wp.struct
     class TrimeshSideArg:
@@ -153,7 +155,7 @@ def trimesh_device_types(dim: int) -> dict:
     )
 
 
-class Trimesh(MeshLookup, Geometry):
+class Trimesh(MeshEnvironments, MeshLookup, Geometry):
     """Triangle mesh geometry (base of Trimesh2D and Trimesh3D)."""
 
     cell_dimension = 2
@@ -172,6 +174,7 @@ class Trimesh(MeshLookup, Geometry):
         self.edge_vertex_indices = wp.array(edges, dtype=wp.vec2i, device=device)
         self.edge_tri_indices = wp.array(edge_tris, dtype=wp.vec2i, device=device)
         self._boundary_edge_indices = wp.array(boundary, dtype=int, device=device)
+        self.set_environments(name, cell_env, env_count)
         self._make_default_dependent_implementations()
         if build_bvh:
             self.build_bvh(device)
@@ -201,6 +204,7 @@ class Trimesh(MeshLookup, Geometry):
         args.tri_vertex_indices = self.tri_vertex_indices.to(device)
         args.positions = self.positions.to(device)
         args.bvh = wp.uint64(self.bvh_id(device))
+        args.cell_env = self.cell_env_arg(device)
 
     def fill_side_arg(self, args, device):
         args.cell_arg = self.cell_arg_value(device)

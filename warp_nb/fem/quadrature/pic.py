@@ -53,16 +53,22 @@ class PicQuadrature(Quadrature):
                  env_indices: array | None = None, requires_grad: bool = False, max_dist: float = 0.0,
                  use_domain_element_indices: bool = False, temporary_store=None):
         super().__init__(domain)
-        if env_indices is not None:
-            raise NotImplementedError("fem.PicQuadrature: `env_indices` (several environments) is not supported by "
-                                      "warp_nb.fem yet")
         if domain.element_kind != ElementKind.CELL:
             raise ValueError(f"fem.PicQuadrature: particles live in cells; `domain` is {domain.name}")
         self._use_domain_indices = bool(use_domain_element_indices)
         self._requires_grad = bool(requires_grad)
         cells, coords, fractions, world = _read_positions(domain, positions)
         if world is not None:
-            cells = _lookup_cells(domain, world, float(max_dist))
+            envs = _read_env_indices(domain, world, env_indices)
+            if envs is None and domain.geometry_partition is None:
+                cells = _lookup_cells(domain, world, float(max_dist))
+            else:  # only the cells of the partition, of each particle's environment
+                cells = _filtered_lookup_cells(domain, world, float(max_dist), envs)
+            if self._use_domain_indices and domain.geometry_partition is not None:
+                to_partition = domain.geometry_partition.partition_cell_indices_numpy()
+                found = cells.numpy()
+                cells = array(np.where(found >= 0, to_partition[np.maximum(found, 0)], -1).astype(np.int32),
+                              dtype=int32, device=cells.device)
         self.cell_indices = cells  # each particle's element (given, or found by the lookup)
         particles, per = cells.shape[0], (cells.shape[1] if cells.ndim == 2 else 1)
         device = cells.device
@@ -209,10 +215,54 @@ def _read_positions(domain, positions):
             (dim is not None and T.type_length(positions.dtype) != dim):
         raise TypeError(f"fem.PicQuadrature: world `positions` on {geo.name} must be an array of float32 vectors of "
                         f"length {dim}, got an array of {positions.dtype.__name__}")
-    if domain.element_count() != domain.geometry_element_count():
-        raise NotImplementedError("fem.PicQuadrature: world positions on a part of the geometry's cells are not "
+    if domain.element_count() != domain.geometry_element_count() and domain.geometry_partition is None:
+        raise NotImplementedError("fem.PicQuadrature: world positions on a subdomain's cells are not "
                                   "supported; give positions as (element indices, coordinates)")
     return None, None, None, positions
+
+
+def _read_env_indices(domain, world: array, env_indices):
+    """The environment of each particle (an int32 array), or None for a geometry of one environment."""
+    multi = domain.geometry.environment_count() > 1
+    if env_indices is None:
+        if multi:
+            raise ValueError(f"fem.PicQuadrature: {domain.geometry.name} has several environments; give the "
+                             "environment indices of the particles (`env_indices`)")
+        return None
+    if not isinstance(env_indices, array) or env_indices.ndim != 1:
+        raise ValueError(f"fem.PicQuadrature: `env_indices` must be a 1-d warp array, got {env_indices!r}")
+    values = env_indices.numpy()
+    if values.dtype.kind not in "iu":
+        raise ValueError(f"fem.PicQuadrature: `env_indices` must have an integer dtype, got "
+                         f"{env_indices.dtype.__name__}")
+    if env_indices.shape[0] != world.shape[0]:
+        raise ValueError(f"fem.PicQuadrature: `env_indices` must have one entry per particle position "
+                         f"({world.shape[0]}), got {env_indices.shape[0]}")
+    return array(values.astype(np.int32), dtype=int32, device=world.device)
+
+
+def _filtered_lookup_cells(domain, world: array, max_dist: float, envs) -> array:
+    """Each particle's cell among the domain's partition cells of its environment: every cell gets a
+    code (its environment, -1 outside the partition) and a particle keeps the cells of its own code."""
+    geo = domain.geometry
+    codes = geo.cell_env.numpy().astype(np.int32) if geo.cell_env is not None else \
+        np.zeros(geo.cell_count(), dtype=np.int32)
+    if domain.geometry_partition is not None:
+        codes[domain.geometry_partition.partition_cell_indices_numpy() < 0] = -1
+    device = world.device
+    if envs is None:
+        envs = wp.zeros(world.shape[0], dtype=int32, device=device)
+    cells = wp.empty(world.shape[0], dtype=int32, device=device)
+    kernel = _kernels(domain, False, world.dtype)["filtered_lookup"]
+    wp.launch(kernel, dim=world.shape[0], device=device, record_tape=False,
+              inputs=[domain.domain_arg_value(device), world, max(max_dist, _CONTAINED),
+                      array(codes, dtype=int32, device=device), envs, cells])
+    return cells
+
+
+# the filtered lookup keeps cells within max_dist of a point; a point inside a cell is at a distance
+# of round-off from it, not 0, so max_dist 0 ("inside only") is read as this
+_CONTAINED = 1.0e-5
 
 
 def _lookup_cells(domain, world: array, max_dist: float) -> array:
@@ -287,7 +337,16 @@ def _kernels(domain, use_domain_indices: bool, position_type) -> dict:
             else:
                 out[j] = Coords(OUTSIDE, OUTSIDE, OUTSIDE)
 
+        filtered = geo.make_filtered_cell_lookup()
+
+        def filtered_lookup_cells(domain_arg: domain_arg_t, world: wp.array(dtype=position_type), max_dist: float,
+                                  codes: wp.array(dtype=int32), envs: wp.array(dtype=int32),
+                                  cells: wp.array(dtype=int32)):
+            i = wp.tid()
+            cells[i] = filtered(domain_arg.geo, world[i], max_dist, codes, envs[i]).element_index
+
         kernels["lookup"] = wp.kernel(lookup_cells, key=f"fem_pic_lookup_{tag}")
+        kernels["filtered_lookup"] = wp.kernel(filtered_lookup_cells, key=f"fem_pic_filtered_lookup_{tag}")
         kernels["coords_at"] = wp.kernel(coords_at, key=f"fem_pic_coords_at_{tag}")
     _KERNELS[key] = kernels
     return kernels

@@ -31,6 +31,13 @@ class Quadrature:
     def domain(self) -> GeometryDomain:
         return self._domain
 
+    @property
+    def kernel_key(self):
+        """What the kernels calling this quadrature's device functions depend on: the quadrature
+        itself, unless (as a regular rule's, which reads its points from its argument struct) its
+        functions are its class's."""
+        return self
+
     def total_point_count(self) -> int:
         raise NotImplementedError
 
@@ -74,6 +81,10 @@ class RegularQuadrature(Quadrature):
     @property
     def name(self) -> str:
         return f"{type(self).__name__}_{self.order}_{self.family}"
+
+    @property
+    def kernel_key(self):
+        return RegularQuadrature  # (a new rule per integrate call would otherwise build new kernels)
 
     def max_points_per_element(self) -> int:
         return len(self.weights)

@@ -55,6 +55,10 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
     lagrange = shape.ElementBasis.LAGRANGE
     basis = lagrange if element_basis is None else element_basis
     shape_function = _shape_function(geo.reference_cell(), degree, basis, family)
+    if hasattr(geo, "base_geometry") and not (discontinuous or degree == 0):  # environments: copies of the base's
+        from .replicated_topology import ReplicatedTopology
+        base = make_polynomial_basis_space(geo.base_geometry, degree, element_basis, discontinuous, family)
+        return BasisSpace(ReplicatedTopology(geo, base.topology), base.shape)
     if discontinuous or degree == 0:
         topology = DiscontinuousTopology(geo, shape_function.NODES_PER_ELEMENT)
     elif hasattr(geo, "res") and basis == lagrange:

@@ -36,6 +36,12 @@ class SpaceTopology:
     def name(self) -> str:
         return f"{type(self).__name__}_{self.NODES_PER_ELEMENT}"
 
+    def element_node_indices(self, device=None):
+        """(cell_count, NODES_PER_ELEMENT) int array: the global node of each node of each cell (what
+        space partitions read on the host)."""
+        from .element_nodes import element_node_indices
+        return element_node_indices(self, device)
+
 
 @struct
 class GridLatticeArg2D:
