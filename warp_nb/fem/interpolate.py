@@ -224,7 +224,9 @@ def _finish_kernel(dtype):
             if c < 2147483647:
                 dest[n] = combined[n]
         elif c > 0:
-            if mode == 1:
+            # a node whose elements all weigh 0 there (a degenerate deformed cell's corner) keeps the zero
+            # sum rather than 0 / 0
+            if mode == 1 and weight[n] != scalar(0.0):
                 dest[n] = combined[n] * (scalar(1.0) / weight[n])
             else:
                 dest[n] = combined[n]
