@@ -52,8 +52,9 @@ from .polynomial import Polynomial  # noqa: F401
 from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401
 from .space import (  # noqa: F401
     DofMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper,
-    BasisSpace, FunctionSpace, SpaceTopology, make_collocated_function_space, make_polynomial_basis_space,
-    make_polynomial_space, SpacePartition, SpaceRestriction, make_space_partition, make_space_restriction,
+    BasisSpace, FunctionSpace, PointBasisSpace, SpaceTopology, make_collocated_function_space,
+    make_polynomial_basis_space, make_polynomial_space, SpacePartition, SpaceRestriction, make_space_partition,
+    make_space_restriction,
 )
 from .space.shape import ElementBasis, ShapeFunction, make_element_shape_function  # noqa: F401
 from .subdomain import Subdomain  # noqa: F401

@@ -133,7 +133,8 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
             "                _s = Sample(_element_index, _coords, _qp_index, _w, wp.vec2i(_node, _c), "
             "wp.vec2i(-1, -1))\n" + add_line +
             f"    _n = _fem_node_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _node)\n"
-            "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n")
+            "    if _n != NULL_NODE_INDEX:  # a point basis's unused slot\n"
+            "        wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n")
     kernel = make_kernel(setup, "integrate_linear", body, params + ["_fem_out: _fem_t_out"], namespace)
     partition = field_partition(test)
     if partition is not None:  # assembled over the whole space, then the partition's rows kept
@@ -218,7 +219,9 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
 def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
     """The matrix of the triplets (duplicates summed), new, or into `output` (added with `add`)."""
     from ..sparse import bsr_axpy, bsr_set_from_triplets, bsr_zeros
-    prune = bool((bsr_options or {}).get("prune_numerical_zeros", False))
+    # zero blocks are dropped by default, as Warp's assembly does (a point basis's pairs of distinct
+    # points, whose Dirac kernels never overlap, leave none)
+    prune = bool((bsr_options or {}).get("prune_numerical_zeros", True))
     if output is None or add:
         result = bsr_zeros(*shape, block_type=block_t)
         bsr_set_from_triplets(result, rows, cols, vals, prune_numerical_zeros=prune)
@@ -270,7 +273,11 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
                       else shape.make_node_quadrature_weight(),
                       "_fem_node_index": setup.fields_on_nodes[test_name].element_node_index,
                       "_fem_t_idx": wp.array(dtype=wp.int32)})
-    where = node_location(domain, namespace)
+    space_arg = f"{test_name}.eval.space_arg"
+    where = node_location(domain, namespace, space, space_arg)
+    point_nodes = getattr(shape, "NODES_FROM_ARG", False)
+    node_weight = f"_fem_node_weight(_fem_domain_arg.geo, {space_arg}, _element_index, _node)" if point_nodes \
+        else "_fem_node_weight(_node)"
     trial = "wp.vec2i(_node, _d)" if setup.trial is not None else "wp.vec2i(-1, -1)"
     matrix = setup.trial is not None
     if matrix:
@@ -287,10 +294,11 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_outv": out_t, "_fem_t_out": wp.array(dtype=out_t)})
     body = ("    _domain_element, _node = wp.tid()\n"
             f"    _t = _domain_element * {npe} + _node\n"
-            "    _element_index = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n" + where +
-            "    _w = _fem_node_weight(_node)\n"
+            "    _element_index = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n"
             # as in Warp, a nodal sample's quadrature point index is its node's index
-            f"    _n = _fem_node_index(_fem_domain_arg.geo, {test_name}.eval.space_arg, _element_index, _node)\n"
+            f"    _n = _fem_node_index(_fem_domain_arg.geo, {space_arg}, _element_index, _node)\n"
+            "    if _n == NULL_NODE_INDEX:\n        return\n" + where +  # a point basis's unused slot
+            f"    _w = {node_weight}\n"
             "    _s0 = Sample(_element_index, _coords, _n, _w, wp.vec2i(-1, -1), wp.vec2i(-1, -1))\n"
             "    _dw = _w * _fem_measure(_fem_domain_arg.geo, _s0)\n"
             "    _acc = _fem_t_acc()\n"

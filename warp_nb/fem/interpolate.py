@@ -154,9 +154,11 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
                                         "_fem_weight: _fem_t_weight"]
     head = ("    _domain_element, _node = wp.tid()\n"
             "    _cell = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n"
-            "    _element_index = _cell\n" + node_location(domain, namespace) +
-            "    _s = make_free_sample(_cell, _coords)\n"
-            "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)\n")
+            "    _element_index = _cell\n"
+            "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _cell, _node)\n"
+            "    if _n == NULL_NODE_INDEX:\n        return\n" +  # a point basis's unused slot
+            node_location(domain, namespace, space, "_fem_space_arg") +
+            "    _s = make_free_sample(_cell, _coords)\n")
     value = _node_dof_text(space, domain, namespace, f"_fem_t_destv({setup.call_text()})")
     nodes = dest.dof_values.shape[0]
     count = wp.zeros(nodes, dtype=wp.int32, device=device)

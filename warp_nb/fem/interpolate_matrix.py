@@ -105,9 +105,10 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
         first_cells = wp.full(dest_space.node_count(), 2 ** 31 - 1, dtype=wp.int32, device=device)
         inputs += [dest_space.space_arg_value(device), weights]
         head = ("    _domain_element, _node, _j = wp.tid()\n"
-                "    _element_index = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n" +
-                node_location(domain, namespace) +
-                "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _element_index, _node)\n")
+                "    _element_index = _fem_domain_index(_fem_domain_arg.index, _domain_element)\n"
+                "    _n = _fem_node_index(_fem_domain_arg.geo, _fem_space_arg, _element_index, _node)\n"
+                "    if _n == NULL_NODE_INDEX:\n        return\n" +  # a point basis's unused slot
+                node_location(domain, namespace, dest_space, "_fem_space_arg"))
         weight = {"weighted_average": "_fem_measure(_fem_domain_arg.geo, make_free_sample(_element_index, _coords))",
                   "mean": "1.0"}.get(reduction)
         # the node's weight, added once per element (by its first trial node's thread)
@@ -119,7 +120,8 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
             inputs += [first_cells]
             body += "    if _fem_first[_n] != _element_index:\n        return\n"
         body += (f"    _t = (_domain_element * {npe} + _node) * {npr} + _j\n"
-                 "    _qp_index = -1\n    _w = _fem_t_bs(0.0)\n"
+                 # as Warp's, the sample's point index is the destination node's (probed on warp-lang)
+                 "    _qp_index = _n\n    _w = _fem_t_bs(0.0)\n"
                  f"    if True:\n        _blk = {zero_block}\n" + columns +
                  "        _fem_rows[_t] = _n\n"
                  f"        _fem_vals[_t] = _blk * _fem_t_bs({weight or '1.0'})\n")

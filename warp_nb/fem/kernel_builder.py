@@ -18,7 +18,7 @@ from .field.fields import BoundField, FieldLike, TestField, TrialField
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
 from .quadrature import Quadrature, RegularQuadrature
-from .types import NULL_QP_INDEX, Sample, make_free_sample, warp_type
+from .types import NULL_NODE_INDEX, NULL_QP_INDEX, Sample, make_free_sample, warp_type
 
 
 def return_type_of(function, arg_types) -> Any:
@@ -153,7 +153,7 @@ def make_kernel(setup: Setup, kind: str, body: str, params: list, namespace: dic
     function = setup.specialised()
     name = f"{kind}_{setup.integrand.func.__name__}"
     namespace.update({"wp": wp, "_fem_integrand": function, "Sample": Sample, "make_free_sample": make_free_sample,
-                      "NULL_QP_INDEX": NULL_QP_INDEX})
+                      "NULL_QP_INDEX": NULL_QP_INDEX, "NULL_NODE_INDEX": NULL_NODE_INDEX})
     python_function = define(name, f"def {name}({', '.join(params)}):\n" + body, namespace)
     options = dict(setup.integrand.kernel_options)
     kernel = wp.Kernel(python_function, key=f"{name}_{abs(hash(key)) % (1 << 32):08x}",
@@ -199,11 +199,17 @@ def launch(kernel, dim, inputs):
     wp.launch(kernel, dim=dim, inputs=inputs)
 
 
-def node_location(domain, namespace) -> str:
+def node_location(domain, namespace, space=None, space_arg: str = "") -> str:
     """Kernel text giving `_coords`, the element coordinates of node `_node` of element
     `_element_index` of `domain`: the node's own on cells; on sides, the side coordinates of the
-    inner cell's node, the thread returning when that node is not on the side."""
+    inner cell's node, the thread returning when that node is not on the side. A point basis's
+    nodes (`space` whose shape has NODES_FROM_ARG) are read from its argument, `space_arg`."""
     from .types import ElementKind
+    if getattr(getattr(space, "shape", None), "NODES_FROM_ARG", False):
+        if domain.element_kind == ElementKind.SIDE:
+            raise NotImplementedError("the nodes of a fem.PointBasisSpace lie in cells; evaluating them on sides is "
+                                      "not supported by warp_nb.fem yet")
+        return f"    _coords = _fem_node_coords(_fem_domain_arg.geo, {space_arg}, _element_index, _node)\n"
     if domain.element_kind != ElementKind.SIDE:
         return "    _coords = _fem_node_coords(_node)\n"
     geo = domain.geometry

@@ -124,6 +124,9 @@ def node_functions(space, dof_slot: int) -> dict:
     if getattr(space, "piola", None) is not None:  # H(curl) / H(div) spaces: their own maps
         from .piola_evaluation import piola_node_functions
         return piola_node_functions(space, dof_slot)
+    if getattr(space.shape, "NODES_FROM_ARG", False):  # a point basis: nodes differ per element
+        from .point_evaluation import point_node_functions
+        return point_node_functions(space, dof_slot)
     key = (space, dof_slot)
     cached = _NODE_FUNCS.get(key)
     if cached is not None:
@@ -205,6 +208,12 @@ def discrete_functions(space, partition_node_index=None) -> dict:
                                       "supported by warp_nb.fem yet")
         from .piola_evaluation import piola_discrete_functions
         return piola_discrete_functions(space)
+    if getattr(space.shape, "NODES_FROM_ARG", False):  # a point basis: nodes differ per element
+        if partition_node_index is not None:
+            raise NotImplementedError("discrete fields of a fem.PointBasisSpace over a space partition are not "
+                                      "supported by warp_nb.fem yet")
+        from .point_evaluation import point_discrete_functions
+        return point_discrete_functions(space)
     key = space if partition_node_index is None else (space, partition_node_index)
     cached = _DISCRETE_FUNCS.get(key)
     if cached is not None:
@@ -288,6 +297,9 @@ def node_queries(space, dof_slot: int | None) -> dict:
     """node_count, at_node and node_index of a field of `space` on cells: the element's node count;
     the sample moved to the node of the test (slot 0) or trial (1) dof, or to node k; that node's
     global index."""
+    if getattr(space.shape, "NODES_FROM_ARG", False):
+        from .point_evaluation import point_node_queries
+        return point_node_queries(space, dof_slot)
     key = (space, dof_slot)
     cached = _NODE_QUERIES.get(key)
     if cached is not None:

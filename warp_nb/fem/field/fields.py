@@ -149,10 +149,18 @@ class _NodeField(FieldLike):
                              f"space's ({space.geometry.name})")
         self.EvalArg = _space_arg_struct(space.SpaceArg)
         self.__dict__.update(node_functions(space, self.SLOT))
-        self.space_restriction = space_restriction
+        self._space_restriction = space_restriction
         self.space_partition = space_partition
         self.node_dof_count = space.NODE_DOF_COUNT
         self.value_dof_count = space.VALUE_DOF_COUNT
+
+    @property
+    def space_restriction(self):
+        """The nodes the field's domain reaches (made on first use, as Warp's test fields have one)."""
+        if self._space_restriction is None:
+            from ..space.partition import make_space_restriction
+            self._space_restriction = make_space_restriction(space_topology=self.space.topology, domain=self.domain)
+        return self._space_restriction
 
     @property
     def name(self) -> str:
@@ -282,8 +290,8 @@ class FieldRestriction:
             raise TypeError(f"make_restriction: `field` must be a discrete field, got {type(field).__name__}")
         if space_restriction is not None:
             domain = space_restriction.domain
-        if domain is None:
-            raise ValueError("make_restriction: give a `domain` or a `space_restriction`")
+        if domain is None:  # as Warp: the cells of the field's geometry
+            domain = Cells(field.space.geometry)
         self.field, self.domain, self._space_restriction = field, domain, space_restriction
 
     @property

@@ -1,7 +1,8 @@
 """Function spaces: node topologies (topology.py), the space of a topology and a shape function
-(function_space.py), `make_polynomial_space` (polynomial_space.py), Nedelec and Raviart-Thomas spaces
-(vector_space.py on oriented_topology.py), dof mappers (dof_mapper.py), and the shape functions of the
-reference elements (shape/)."""
+(function_space.py), `make_polynomial_space` (polynomial_space.py), `PointBasisSpace` (nodes at a
+quadrature's points, point_basis.py), Nedelec and Raviart-Thomas spaces (vector_space.py on
+oriented_topology.py), dof mappers (dof_mapper.py), and the shape functions of the reference elements
+(shape/)."""
 
 from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper  # noqa: F401
 from .function_space import FunctionSpace  # noqa: F401
@@ -11,5 +12,6 @@ from .polynomial_space import (  # noqa: F401
     make_polynomial_basis_space,
     make_polynomial_space,
 )
+from .point_basis import PointBasisSpace  # noqa: F401
 from .topology import SpaceTopology  # noqa: F401
 from .partition import SpacePartition, SpaceRestriction, make_space_partition, make_space_restriction  # noqa: F401

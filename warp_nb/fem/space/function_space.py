@@ -68,6 +68,8 @@ class FunctionSpace:
 
     def node_positions(self, out=None, device=None):
         """World positions of the nodes, an array of the geometry's vector type."""
+        if getattr(self.shape, "NODES_FROM_ARG", False):  # a point basis: its quadrature's points
+            return self.shape.node_positions(self.topology.quadrature, out, device)
         geo = self.geometry
         vec = vector(length=geo.dimension, dtype=float32)
         if out is None:

@@ -235,6 +235,10 @@ class SpaceRestriction:
     def node_count(self) -> int:
         return len(self._nodes)
 
+    def node_count_sync(self) -> int:
+        """node_count() (Warp's name for the count read back from the device; ours is on the host)."""
+        return self.node_count()
+
     def dof_node_indices(self):
         return wp.array(self._nodes, dtype=int)
 

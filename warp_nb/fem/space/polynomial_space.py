@@ -24,7 +24,7 @@ def _shape_function(element, degree: int, element_basis, family):
 
 class BasisSpace:
     """Warp's basis space: a topology and the shape function of its nodes, without a value type.
-    `make_collocated_function_space` gives it one."""
+    `make_collocated_function_space` gives it one (point_basis.py: nodes at quadrature points)."""
 
     def __init__(self, topology, shape):
         self.topology, self.shape = topology, shape
@@ -79,9 +79,8 @@ def make_collocated_function_space(basis_space: BasisSpace, dtype=T.float32, dof
     """The function space of `dtype` values at the nodes of `basis_space` (stored as the dofs of
     `dof_mapper` when given: space/dof_mapper.py)."""
     if not isinstance(basis_space, BasisSpace):
-        raise TypeError(f"make_collocated_function_space: `basis_space` must come from make_polynomial_basis_space, "
-                        f"got "
-                        f"{type(basis_space).__name__}")
+        raise TypeError(f"make_collocated_function_space: `basis_space` must be a basis space "
+                        f"(make_polynomial_basis_space, fem.PointBasisSpace), got {type(basis_space).__name__}")
     _check_mapper(dof_mapper, "make_collocated_function_space")
     return FunctionSpace(basis_space.topology, basis_space.shape, dtype or T.float32, dof_mapper=dof_mapper)
 

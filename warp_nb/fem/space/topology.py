@@ -26,6 +26,11 @@ class SpaceTopology:
         self.geometry = geometry
         self.NODES_PER_ELEMENT = nodes_per_element
 
+    @property
+    def MAX_NODES_PER_ELEMENT(self) -> int:
+        """Warp's name for the node slots of an element (a point basis's elements may use fewer)."""
+        return self.NODES_PER_ELEMENT
+
     def node_count(self) -> int:
         raise NotImplementedError
 
