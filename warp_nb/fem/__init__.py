@@ -51,6 +51,7 @@ from .partition_operators import element_partition_index, node_partition_index, 
 from .polynomial import Polynomial  # noqa: F401
 from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401
 from .space import (  # noqa: F401
+    DofMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper,
     BasisSpace, FunctionSpace, PointBasisSpace, SpaceTopology, make_collocated_function_space,
     make_polynomial_basis_space, make_polynomial_space, SpacePartition, SpaceRestriction, make_space_partition,
     make_space_restriction,

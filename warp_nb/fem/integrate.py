@@ -115,13 +115,13 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
     test_name, test = setup.test
     space = test.space
     dofs = space.NODE_DOF_COUNT
-    out_t = output_dtype or with_scalar(space.dtype, domain.geometry.scalar_type)  # (Warp's default)
+    out_t = output_dtype or with_scalar(space.dof_dtype, domain.geometry.scalar_type)  # (Warp's default)
     if output is not None:
         out_t = output.dtype
         if dofs > 1 and T.type_is_scalar(out_t):  # a scalar array holding the nodes' dofs in order
             out_t = T.vector(length=dofs, dtype=out_t)
     vector_out = dofs > 1
-    acc_t, component = _node_accumulator(space.dtype, out_t, dofs, accumulate_dtype)
+    acc_t, component = _node_accumulator(space.dof_dtype, out_t, dofs, accumulate_dtype)
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_outv": out_t,
                       "_fem_t_out": wp.array(dtype=out_t),
                       "_fem_node_index": setup.fields_on_nodes[test_name].element_node_index})
@@ -237,6 +237,23 @@ def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
     return output
 
 
+def _one_triplet_per_node(rows, vals, prune: bool):
+    """The nodal triplets summed per node (one per node reached, zero blocks dropped when `prune`):
+    the matrix then holds exactly one value per stored block, as Warp's nodal matrices do (code
+    reading `matrix.values` as one entry per node, like Warp's fluid examples, relies on it)."""
+    r, v = rows.numpy(), vals.numpy()
+    keep = r >= 0
+    nodes, inverse = np.unique(r[keep], return_inverse=True)
+    summed = np.zeros((len(nodes),) + v.shape[1:], dtype=v.dtype)
+    np.add.at(summed, inverse, v[keep])
+    if prune:
+        nonzero = np.abs(summed.reshape(len(nodes), -1)).max(axis=1, initial=0.0) > 0
+        nodes, summed = nodes[nonzero], summed[nonzero]
+    rows = wp.array(nodes.astype(np.int32), dtype=wp.int32, device=rows.device)
+    values = wp.array(summed, dtype=vals.dtype, device=vals.device)
+    return rows, wp.clone(rows), values
+
+
 def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output, add,
                      bsr_options):
     """assembly="nodal": the integrand at the nodes only, each weighted by its nodal quadrature weight
@@ -273,9 +290,9 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
         add_line = "_acc[_c, _d] += " if blocked else "_acc += "
     else:
         out_t = output_dtype or (output.dtype if output is not None else
-                                 with_scalar(space.dtype, domain.geometry.scalar_type))
+                                 with_scalar(space.dof_dtype, domain.geometry.scalar_type))
         blocked = tdofs > 1
-        acc_t, component = _node_accumulator(space.dtype, out_t, tdofs, accumulate_dtype)
+        acc_t, component = _node_accumulator(space.dof_dtype, out_t, tdofs, accumulate_dtype)
         add_line = f"_acc[{component}] += " if blocked else "_acc += "
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_outv": out_t, "_fem_t_out": wp.array(dtype=out_t)})
     body = ("    _domain_element, _node = wp.tid()\n"
@@ -303,6 +320,7 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
         launch(kernel, (domain.element_count(), npe), inputs + [rows, cols, vals])
         # zero blocks (nodes where the integrand vanishes) are left out, as Warp's nodal assembly does
         options = {"prune_numerical_zeros": True, **(bsr_options or {})}
+        rows, cols, vals = _one_triplet_per_node(rows, vals, bool(options["prune_numerical_zeros"]))
         return _assemble(rows, cols, vals, (space.node_count(), space.node_count()), out_t, output, add, options)
     body += "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n"
     kernel = make_kernel(setup, "integrate_nodal_vector", body, params + ["_fem_out: _fem_t_out"], namespace)

@@ -14,7 +14,7 @@ from .field.fields import DiscreteField, FieldLike, FieldRestriction
 from .integrand import Integrand
 from .kernel_builder import QP_LOOP, Setup, launch, make_kernel, node_location
 from .quadrature import Quadrature, RegularQuadrature
-from .types import NULL_NODE_INDEX, ElementKind, Field, Sample
+from .types import NULL_NODE_INDEX, OUTSIDE, ElementKind, Field, Sample, warp_type
 
 
 def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None = None, fields: dict | None = None,
@@ -23,9 +23,9 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     """Evaluate `integrand` at the points of a quadrature (`at`), writing each value to `dest[qp index]`
     or, without `dest`, only running it (for its side effects); or at the nodes of a discrete field
     `dest`, setting its node values."""
-    if dim is not None:
-        raise NotImplementedError("fem.interpolate: `dim` is not supported by warp_nb.fem yet")
     device = wp.get_device(device)
+    if dim is not None:
+        return _interpolate_free(integrand, dest, at, int(dim), fields, values, device)
     from ..sparse import BsrMatrix
     if isinstance(dest, BsrMatrix):  # the Jacobian with respect to the trial field
         from .interpolate_matrix import interpolate_to_matrix
@@ -80,6 +80,32 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     return dest
 
 
+def _interpolate_free(integrand, dest, at, dim: int, fields, values, device):
+    """`dim` evaluations of the integrand at no point of the domain (as Warp: element NULL, coordinates
+    OUTSIDE, qp_index the thread, weight 1/dim), for integrands that find their own points (lookups)."""
+    domain = at.domain if isinstance(at, Quadrature) else at
+    if not isinstance(domain, GeometryDomain):
+        raise TypeError(f"fem.interpolate: with `dim`, `at` must be a domain, got {type(at).__name__}")
+    setup = Setup(integrand, domain, fields, values, device, "interpolate")
+    namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_coords_t": type(Sample().element_coords)}
+    params = ["_fem_domain_arg: _fem_t_domain_arg"] + setup.params_text(namespace)
+    inputs = [domain.domain_arg_value(device)] + setup.inputs()
+    body = (f"    _qp = wp.tid()\n"
+            f"    _s = Sample(-1, _fem_coords_t({OUTSIDE}, {OUTSIDE}, {OUTSIDE}), _qp, {1.0 / max(dim, 1)!r}, "
+            "wp.vec2i(-1, -1), wp.vec2i(-1, -1))\n")
+    if dest is None:
+        body += f"    {setup.call_text()}\n"
+    else:
+        if not isinstance(dest, wp.array):
+            raise TypeError(f"fem.interpolate: with `dim`, `dest` must be a warp array or None, got {type(dest).__name__}")
+        namespace["_fem_t_dest"], namespace["_fem_t_destv"] = wp.array(dtype=dest.dtype), dest.dtype
+        params, inputs = params + ["_fem_dest: _fem_t_dest"], inputs + [dest]
+        body += f"    _fem_dest[_qp] = _fem_t_destv({setup.call_text()})\n"
+    with wp.ScopedDevice(device):
+        launch(make_kernel(setup, "interpolate_free", body, params, namespace), dim, inputs)
+    return dest
+
+
 _REDUCTIONS = ("weighted_average", "mean", "sum", "max", "min", "first")
 
 
@@ -119,7 +145,7 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
     namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_node_index": node_index,
                  "_fem_domain_index": domain.element_index,
                  "_fem_node_coords": space.node_coords_in_element,
-                 "_fem_t_dest": wp.array(dtype=space.dtype), "_fem_t_destv": space.dtype,
+                 "_fem_t_dest": wp.array(dtype=space.dof_dtype), "_fem_t_destv": space.dtype,
                  "_fem_t_space_arg": space.SpaceArg, "_fem_t_count": wp.array(dtype=wp.int32),
                  "_fem_t_scalar": scalar, "_fem_t_weight": wp.array(dtype=scalar),
                  "_fem_measure": domain.element_measure}
@@ -133,7 +159,7 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
             "    if _n == NULL_NODE_INDEX:\n        return\n" +  # a point basis's unused slot
             node_location(domain, namespace, space, "_fem_space_arg") +
             "    _s = make_free_sample(_cell, _coords)\n")
-    value = f"_fem_t_destv({setup.call_text()})"
+    value = _node_dof_text(space, domain, namespace, f"_fem_t_destv({setup.call_text()})")
     nodes = dest.dof_values.shape[0]
     count = wp.zeros(nodes, dtype=wp.int32, device=device)
     weight = wp.zeros(nodes, dtype=scalar, device=device, requires_grad=dest.dof_values.requires_grad)
@@ -164,8 +190,26 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
     # on the device, so that a Tape differentiates the node values through it (the nodes no cell
     # reached keep their values)
     mode = {"weighted_average": 1, "mean": 1, "first": 2}.get(reduction, 0)
-    launch(_finish_kernel(space.dtype), nodes, [combined, count, weight, mode, dest.dof_values])
+    launch(_finish_kernel(warp_type(space.dof_dtype)), nodes, [combined, count, weight, mode, dest.dof_values])
     return dest
+
+
+def _node_dof_text(space, domain, namespace: dict, value: str) -> str:
+    """Kernel text turning `value` (of the space's dtype) at node `_node` into the node's dofs: the
+    value itself, its dof mapper's dofs, or a vector space's dof (its dual functional, which needs the
+    node's cell: on sides, the inner cell the node was found in)."""
+    if space.dof_mapper is not None:
+        namespace["_fem_to_dof"] = space.dof_mapper.value_to_dof
+        return f"_fem_to_dof({value})"
+    to_dof = getattr(space, "node_dof_from_value", None)
+    if to_dof is None:
+        return value
+    namespace["_fem_to_dof"] = to_dof
+    if domain.element_kind == ElementKind.CELL:
+        return f"_fem_to_dof(_fem_domain_arg.geo, _fem_space_arg, _s, _node, {value})"
+    namespace["_fem_to_cell_arg"] = domain.geometry.side_to_cell_arg
+    return ("_fem_to_dof(_fem_to_cell_arg(_fem_domain_arg.geo), _fem_space_arg, make_free_sample("
+            f"_fem_inner_cell(_fem_domain_arg.geo, _element_index), _cc), _node, {value})")
 
 
 def _finish_kernel(dtype):
@@ -182,7 +226,9 @@ def _finish_kernel(dtype):
             if c < 2147483647:
                 dest[n] = combined[n]
         elif c > 0:
-            if mode == 1:
+            # a node whose elements all weigh 0 there (a degenerate deformed cell's corner) keeps the zero
+            # sum rather than 0 / 0
+            if mode == 1 and weight[n] != scalar(0.0):
                 dest[n] = combined[n] * (scalar(1.0) / weight[n])
             else:
                 dest[n] = combined[n]

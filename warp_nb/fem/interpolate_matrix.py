@@ -44,6 +44,13 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
     value_type = setup.return_type()
     rdofs, npr = trial.space.NODE_DOF_COUNT, setup.fields_on_nodes[trial_name].nodes_per_element
     block_t = dest.dtype
+    # at the nodes of a space whose dofs are not its values (a dof mapper, a Nedelec / Raviart-Thomas
+    # space), a value becomes the node's dofs as `interpolate` makes them
+    to_dofs = dest_space is not None and (dest_space.dof_mapper is not None or
+                                          getattr(dest_space, "node_dof_from_value", None) is not None)
+    if to_dofs:
+        value_type = T.vector(length=dest_space.NODE_DOF_COUNT, dtype=T.type_scalar_type(dest_space.dtype)) \
+            if dest_space.NODE_DOF_COUNT > 1 else T.type_scalar_type(dest_space.dtype)
     rows_per_block = T.type_length(value_type) if T.type_is_vector(value_type) else 1
     expected = (rows_per_block, rdofs)
     if tuple(dest.block_shape) != expected:
@@ -65,9 +72,14 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
                  "_fem_trial_index": setup.fields_on_nodes[trial_name].element_node_index}
     params = ["_fem_domain_arg: _fem_t_domain_arg"]
     inputs = [domain.domain_arg_value(device)]
+    call = setup.call_text()
+    if to_dofs:
+        from .interpolate import _node_dof_text
+        namespace["_fem_t_destv"] = dest_space.dtype
+        call = _node_dof_text(dest_space, domain, namespace, f"_fem_t_destv({call})")
     columns = (f"        for _d in range({rdofs}):\n"
                "            _s = Sample(_element_index, _coords, _qp_index, _w, wp.vec2i(-1, -1), wp.vec2i(_j, _d))\n"
-               f"            _v = {setup.call_text()}\n" + set_column +
+               f"            _v = {call}\n" + set_column +
                f"        _fem_cols[_t] = _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, "
                "_element_index, _j)\n")
     if dest_space is None:

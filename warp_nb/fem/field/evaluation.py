@@ -5,10 +5,11 @@ space, by closing over the space's shape and topology functions, and per value k
 vector or tensor):
 
 - a node's own value (test and trial fields): the node's shape weight at the sample, times the
-  unit vector of the dof's component for vector spaces;
+  unit vector of the dof's component for vector spaces (mapped by the space's dof mapper if any);
 - a discrete field's value: the sum over the element's nodes of weight times node value.
 Gradients are taken in reference coordinates by the shape, then carried to world coordinates by
-the geometry's inverse deformation gradient (`ref_grad * F^-1`)."""
+the geometry's inverse deformation gradient (`ref_grad * F^-1`). Spaces of vector-valued shape
+functions (Nedelec, Raviart-Thomas) have their own Piola maps: piola_evaluation.py."""
 
 from __future__ import annotations
 
@@ -50,6 +51,39 @@ def _unit(dtype):
 _UNITS: dict = {}
 
 
+def _value_unit(space):
+    """Device function c -> the value of the unit dof c of a node (the mapped unit with a dof mapper)."""
+    mapper = space.dof_mapper
+    if mapper is None:
+        return _unit(space.dtype)
+    to_value, dof_t = mapper.dof_to_value, space.dof_dtype
+    if not T.type_is_vector(dof_t):
+        @wp.func
+        def mapped_scalar_unit(c: int):
+            return to_value(dof_t(1.0))
+
+        return mapped_scalar_unit
+    dof_unit = _unit(dof_t)
+
+    @wp.func
+    def mapped_unit(c: int):
+        return to_value(dof_unit(c))
+
+    return mapped_unit
+
+
+def _dof_to_value(space):
+    """Device function: a node's stored dofs -> its value (the identity without a dof mapper)."""
+    if space.dof_mapper is not None:
+        return space.dof_mapper.dof_to_value
+    return _identity
+
+
+@wp.func
+def _identity(x: Any):
+    return x
+
+
 def _kind(dtype) -> str:
     return "matrix" if T.type_is_matrix(dtype) else "vector" if T.type_is_vector(dtype) else "scalar"
 
@@ -87,6 +121,9 @@ def _derived(functions: dict, kind: str, dimension: int) -> dict:
 def node_functions(space, dof_slot: int) -> dict:
     """The operators' device functions for the element node a test (dof_slot 0) or trial (1) dof
     designates: its basis function (times the unit value of the dof's component)."""
+    if getattr(space, "piola", None) is not None:  # H(curl) / H(div) spaces: their own maps
+        from .piola_evaluation import piola_node_functions
+        return piola_node_functions(space, dof_slot)
     if getattr(space.shape, "NODES_FROM_ARG", False):  # a point basis: nodes differ per element
         from .point_evaluation import point_node_functions
         return point_node_functions(space, dof_slot)
@@ -128,7 +165,7 @@ def node_functions(space, dof_slot: int) -> dict:
 
         funcs["eval_grad_inner"] = grad
     else:
-        unit = _unit(space.dtype)
+        unit = _value_unit(space)
 
         @wp.func
         def value(field_arg: Any, s: Any):
@@ -148,14 +185,11 @@ def node_functions(space, dof_slot: int) -> dict:
 
             funcs["eval_grad_inner"] = grad
         else:
-            cols = space.dtype._shape_[1]
-            col_unit = _unit(T.vector(length=cols, dtype=T.type_scalar_type(space.dtype)))
-
             # Warp's divergence of a tensor contracts its first index: div(tau)_j = sum_i d tau_ij / dx_i
             @wp.func
             def div(field_arg: Any, s: Any):
                 d = dof_of(s)
-                return world_grad(field_arg, s, d[0])[d[1] // cols] * col_unit(d[1] % cols) * live(s)
+                return world_grad(field_arg, s, d[0]) * unit(d[1]) * live(s)
 
         funcs["eval_div_inner"] = div
     funcs["eval_inner"] = value
@@ -168,6 +202,12 @@ def discrete_functions(space, partition_node_index=None) -> dict:
     dof_values}, and partition_arg with a space partition, whose `partition_node_index` maps a space
     node to its entry of dof_values; nodes outside the partition read zero): sums over the element's
     nodes of node value times basis function."""
+    if getattr(space, "piola", None) is not None:
+        if partition_node_index is not None:
+            raise NotImplementedError("fields of Nedelec / Raviart-Thomas spaces over a space partition are not "
+                                      "supported by warp_nb.fem yet")
+        from .piola_evaluation import piola_discrete_functions
+        return piola_discrete_functions(space)
     if getattr(space.shape, "NODES_FROM_ARG", False):  # a point basis: nodes differ per element
         if partition_node_index is not None:
             raise NotImplementedError("discrete fields of a fem.PointBasisSpace over a space partition are not "
@@ -183,20 +223,22 @@ def discrete_functions(space, partition_node_index=None) -> dict:
         space.NODES_PER_ELEMENT
     kind = _kind(space.dtype)
 
+    to_value = _dof_to_value(space)
     if partition_node_index is None:
         @wp.func
         def node_value(field_arg: Any, s: Any, n: int):
-            return field_arg.eval.dof_values[node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)]
+            return to_value(field_arg.eval.dof_values[node_index(field_arg.geo, field_arg.eval.space_arg,
+                                                                 s.element_index, n)])
     else:
-        dtype = space.dtype
+        dof_t = space.dof_dtype
 
         @wp.func
         def node_value(field_arg: Any, s: Any, n: int):
             node = node_index(field_arg.geo, field_arg.eval.space_arg, s.element_index, n)
             i = partition_node_index(field_arg.eval.partition_arg, node)
             if i == NULL_NODE_INDEX:
-                return dtype(0.0)
-            return field_arg.eval.dof_values[i]
+                return to_value(dof_t(0.0))
+            return to_value(field_arg.eval.dof_values[i])
 
     @wp.func
     def value(field_arg: Any, s: Any):

@@ -218,7 +218,8 @@ _DISCRETE_ARGS: dict = {}
 
 
 class DiscreteField(FieldLike):
-    """Values at the nodes of a space (`dof_values`), interpolated inside elements by its shape."""
+    """Values at the nodes of a space (`dof_values`, of the space's dof_dtype), interpolated inside
+    elements by its shape."""
 
     def __init__(self, space, space_partition=None, device=None):
         if space_partition is not None and space_partition.space_topology is not space.topology:
@@ -226,10 +227,10 @@ class DiscreteField(FieldLike):
         self.space = space
         self.space_partition = space_partition
         self.dtype = space.dtype
-        self.dof_values = wp.zeros(self._node_count(), dtype=space.dtype, device=device)
+        self.dof_values = wp.zeros(self._node_count(), dtype=space.dof_dtype, device=device)
         # a partition that lists every node in order is the whole space: the plain field
         partitioned = space_partition is not None and not space_partition.is_identity()
-        self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dtype,
+        self.EvalArg = _discrete_arg_struct(space.SpaceArg, space.dof_dtype,
                                             space_partition.PartitionArg if partitioned else None)
         self.__dict__.update(discrete_functions(space, space_partition.partition_node_index if partitioned else None))
 
@@ -256,7 +257,7 @@ class DiscreteField(FieldLike):
     @dof_values.setter
     def dof_values(self, values):
         if not isinstance(values, wp.array):
-            values = wp.array(values, dtype=self.space.dtype)
+            values = wp.array(values, dtype=self.space.dof_dtype)
         if values.shape != (self._node_count(),):
             raise ValueError(f"dof_values of a field of {self._node_count()} nodes must have shape "
                              f"({self._node_count()},), got {values.shape}")

@@ -1,7 +1,10 @@
 """Function spaces: node topologies (topology.py), the space of a topology and a shape function
 (function_space.py), `make_polynomial_space` (polynomial_space.py), `PointBasisSpace` (nodes at a
-quadrature's points, point_basis.py), and the shape functions of the reference elements (shape/)."""
+quadrature's points, point_basis.py), Nedelec and Raviart-Thomas spaces (vector_space.py on
+oriented_topology.py), dof mappers (dof_mapper.py), and the shape functions of the reference elements
+(shape/)."""
 
+from .dof_mapper import DofMapper, IdentityMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper  # noqa: F401
 from .function_space import FunctionSpace  # noqa: F401
 from .polynomial_space import (  # noqa: F401
     BasisSpace,

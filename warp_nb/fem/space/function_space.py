@@ -2,7 +2,11 @@
 (the weight of each element node at a point of the element), for values of one dtype (a scalar,
 a vector or a matrix, each component a degree of freedom of the node). Device functions the
 fields call: `element_node_index` (the topology's), `element_inner_weight` and
-`element_inner_weight_gradient` (the shape's, in reference coordinates)."""
+`element_inner_weight_gradient` (the shape's, in reference coordinates).
+
+With a dof mapper (space/dof_mapper.py) a node stores `dof_dtype` values (NODE_DOF_COUNT scalars)
+that stand for values of `dtype` (VALUE_DOF_COUNT scalars): fields map each node's dofs to a value
+with `dof_mapper.dof_to_value`, and interpolation maps values back with `value_to_dof`."""
 
 from __future__ import annotations
 
@@ -16,18 +20,21 @@ from ..types import make_free_sample, warp_type
 class FunctionSpace:
     """Values of `dtype` interpolated from the nodes of `topology` by `shape`."""
 
-    def __init__(self, topology, shape, dtype=float32):
+    def __init__(self, topology, shape, dtype=float32, dof_mapper=None):
         dtype = T.float32 if dtype is None else warp_type(dtype)
+        if dof_mapper is not None:
+            dtype = dof_mapper.value_dtype  # as Warp: the mapper's value type wins
         if T.type_scalar_type(dtype) not in (T.float32, T.float64, T.float16):
             raise TypeError(f"a function space holds float scalars, vectors or matrices; got dtype {dtype!r}")
         self.topology = topology
         self.shape = shape
         topology._space_shape = shape  # a restriction made from the topology alone evaluates with it
         self.dtype = dtype
-        self.dof_dtype = dtype
+        self.dof_mapper = dof_mapper
+        self.dof_dtype = dtype if dof_mapper is None else dof_mapper.dof_dtype
         self.geometry = topology.geometry
-        self.VALUE_DOF_COUNT = self.NODE_DOF_COUNT = T.type_length(dtype) if T.type_is_vector(dtype) or \
-            T.type_is_matrix(dtype) else 1
+        self.VALUE_DOF_COUNT = _length(dtype)
+        self.NODE_DOF_COUNT = _length(self.dof_dtype)
         self.NODES_PER_ELEMENT = topology.NODES_PER_ELEMENT
         self.degree = shape.ORDER
         self.element_node_index = topology.element_node_index
@@ -38,7 +45,8 @@ class FunctionSpace:
 
     @property
     def name(self) -> str:
-        return f"{self.topology.name}_{self.shape.name}_{T.type_name(self.dtype)}"
+        mapped = "" if self.dof_mapper is None else f"_{self.dof_mapper}"
+        return f"{self.topology.name}_{self.shape.name}_{T.type_name(self.dtype)}{mapped}"
 
     def __str__(self) -> str:
         return self.name
@@ -82,3 +90,7 @@ class FunctionSpace:
 
             self._node_positions_kernel = wp.kernel(fill_node_positions, key=f"fem_node_positions_{self.name}")
         return self._node_positions_kernel
+
+
+def _length(dtype) -> int:
+    return T.type_length(dtype) if T.type_is_vector(dtype) or T.type_is_matrix(dtype) else 1

@@ -1,8 +1,10 @@
 """`make_polynomial_space`: the function space of a geometry's cells with polynomial shape
 functions of a degree and element basis, on the topology that numbers their nodes:
 - a Grid2D / Grid3D with tensor-product Lagrange shapes: the refined lattice (topology.py);
+- a Grid2D / Grid3D with B-splines: their control-point lattice (bspline_topology.py);
 - a mesh: nodes keyed by the mesh entity they lie on (mesh_topology.py);
-- any geometry with `discontinuous=True`: nodes owned by their cell.
+- any geometry with `discontinuous=True`: nodes owned by their cell;
+- Nedelec and Raviart-Thomas bases: one node per edge or side, with Piola maps (vector_space.py).
 Other combinations (higher degree on meshes, serendipity on grids) are refused with what is
 missing, not approximated."""
 
@@ -61,6 +63,9 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
         topology = DiscontinuousTopology(geo, shape_function.NODES_PER_ELEMENT)
     elif hasattr(geo, "res") and basis == lagrange:
         topology = GridLatticeTopology(geo, degree)
+    elif hasattr(geo, "res") and basis == shape.ElementBasis.BSPLINE:
+        from .bspline_topology import GridBSplineTopology
+        topology = GridBSplineTopology(geo, shape_function)
     elif basis in (lagrange, shape.ElementBasis.SERENDIPITY) and vertex_table(geo) is not None:
         topology = MeshEntityTopology(geo, shape_function)
     else:
@@ -72,20 +77,33 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
 
 def make_collocated_function_space(basis_space: BasisSpace, dtype=None, dof_mapper=None) -> FunctionSpace:
     """The function space of `dtype` values at the nodes of `basis_space` (by default scalars of its
-    geometry's scalar type)."""
-    if dof_mapper is not None:
-        raise NotImplementedError("make_collocated_function_space: dof mappers are not supported by warp_nb.fem yet")
+    geometry's scalar type; stored as the dofs of `dof_mapper` when given: space/dof_mapper.py)."""
     if not isinstance(basis_space, BasisSpace):
         raise TypeError(f"make_collocated_function_space: `basis_space` must be a basis space "
                         f"(make_polynomial_basis_space, fem.PointBasisSpace), got {type(basis_space).__name__}")
-    return FunctionSpace(basis_space.topology, basis_space.shape, dtype or basis_space.geometry.scalar_type)
+    _check_mapper(dof_mapper, "make_collocated_function_space")
+    return FunctionSpace(basis_space.topology, basis_space.shape, dtype or basis_space.geometry.scalar_type,
+                         dof_mapper=dof_mapper)
+
+
+def _check_mapper(dof_mapper, who: str) -> None:
+    from .dof_mapper import DofMapper
+    if dof_mapper is not None and not isinstance(dof_mapper, DofMapper):
+        raise TypeError(f"{who}: `dof_mapper` must be a fem dof mapper (fem.SymmetricTensorMapper, ...), got "
+                        f"{type(dof_mapper).__name__}")
 
 
 def make_polynomial_space(geo, dtype=None, dof_mapper=None, degree: int = 1, element_basis=None,
                           discontinuous: bool = False, family: Polynomial | None = None) -> FunctionSpace:
     """A space of `dtype` values (scalar, vector or matrix) over the cells of `geo`, interpolated by
     polynomials of `degree` (Lagrange by default; `element_basis` picks another family)."""
-    if dof_mapper is not None:
-        raise NotImplementedError("make_polynomial_space: dof mappers are not supported by warp_nb.fem yet")
+    from . import shape
+    if element_basis in (shape.ElementBasis.NEDELEC_FIRST_KIND, shape.ElementBasis.RAVIART_THOMAS):
+        if discontinuous or dof_mapper is not None:
+            raise NotImplementedError(f"make_polynomial_space: {element_basis.name} spaces with discontinuous=True or "
+                                      "a dof_mapper are not supported by warp_nb.fem yet")
+        from .vector_space import make_vector_space
+        return make_vector_space(geo, _shape_function(geo.reference_cell(), degree, element_basis, family), dtype)
+    _check_mapper(dof_mapper, "make_polynomial_space")
     basis = make_polynomial_basis_space(geo, degree, element_basis, discontinuous, family)
-    return make_collocated_function_space(basis, dtype)
+    return make_collocated_function_space(basis, dtype, dof_mapper)
