@@ -103,7 +103,8 @@ def make_polynomial_space(geo, dtype=None, dof_mapper=None, degree: int = 1, ele
             raise NotImplementedError(f"make_polynomial_space: {element_basis.name} spaces with discontinuous=True or "
                                       "a dof_mapper are not supported by warp_nb.fem yet")
         from .vector_space import make_vector_space
-        return make_vector_space(geo, _shape_function(geo.reference_cell(), degree, element_basis, family), dtype)
+        return make_vector_space(geo, _shape_function(geo.reference_cell(), degree, element_basis, family,
+                                                      geo.scalar_type), dtype)
     _check_mapper(dof_mapper, "make_polynomial_space")
     basis = make_polynomial_basis_space(geo, degree, element_basis, discontinuous, family)
     return make_collocated_function_space(basis, dtype, dof_mapper)
