@@ -7,7 +7,6 @@ from __future__ import annotations
 import warp_nb as wp
 import warp_nb.types as T
 
-
 from .cache import dynamic_kernel
 from .domain import Cells, GeometryDomain
 from .field.fields import DiscreteField, FieldLike, FieldRestriction

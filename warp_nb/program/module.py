@@ -443,7 +443,10 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim: in
     target = get_module(module if module is not None else _caller_module())
     # a package's kernels are registered under the submodules that define them: they count as its content
     family = [m for m in list(_MODULES.values()) if m is target or m.name.startswith(target.name + ".")]
-    if not any(m.kernels or m.functions or m.structs for m in family):
+    # a package whose kernels are made on first use (wp.utils: per dtype, when called) is Warp code
+    # with nothing to compile yet, not a misspelt name
+    lazy = isinstance(module, ModuleType) and getattr(module, "__warp_nb_kernels_on_first_use__", False)
+    if not any(m.kernels or m.functions or m.structs for m in family) and not lazy:
         raise RuntimeError(f"Module '{target.name}' does not contain any Warp kernels, functions, or structs "
                            "(is the name right, and is the module imported?)")
     for m in family if recursive else [target]:

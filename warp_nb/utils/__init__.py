@@ -21,6 +21,8 @@ _WHERE = {
                      "TIMING_MEMSET", "ScopedTimer", "TimingResult", "constant", "timing_begin", "timing_end",
                      "timing_print"), "timing"),
 }
+#: wp.load_module(wp.utils) finds nothing to compile until a utility is first called: not an error
+__warp_nb_kernels_on_first_use__ = True
 __all__ = sorted(_WHERE)  # noqa: PLE0605  (`from warp_nb.utils import *` loads them all, as before)
 #: the submodules, reachable as attributes as when this package imported them all
 _SUBMODULES = ("array_ops", "coloring_algorithms", "functions", "graph_coloring",
