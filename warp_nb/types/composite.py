@@ -93,6 +93,10 @@ class Composite:
 
     # --- element access -----------------------------------------------------------------
     def __getitem__(self, key):
+        if type(key) is int and self._wp_kind_ != "matrix" and self._wp_scalar_type_ not in _PACKED_SCALARS:
+            # v[i] of a vector: one scalar read from the buffer (the common case in host code that
+            # fills argument structs; a copy of the whole value per read made it 10 us)
+            return np.frombuffer(self, dtype=_storage_np(type(self)), count=_num_scalars(type(self)))[key].item()
         key = self._checked_key(key)
         a = self.__array__()
         if self._wp_kind_ == "matrix" and isinstance(key, (int, np.integer)):
@@ -320,8 +324,15 @@ def _transform_mul(a, b):
     return np.array([*p, *_quat_mul(a[3:], b[3:])])
 
 
+_PACKED_SCALARS = (scalars.float16, scalars.bfloat16)  # stored as 16-bit integers, decoded on reads
+
+
 def _num_scalars(cls) -> int:
-    return int(np.prod(cls._shape_))
+    n = cls.__dict__.get("_wp_num_scalars_")
+    if n is None:  # per class, once: np.prod on every element read was most of its cost
+        n = int(np.prod(cls._shape_))
+        type.__setattr__(cls, "_wp_num_scalars_", n)
+    return n
 
 
 def _storage_np(cls):
