@@ -297,20 +297,33 @@ def node_queries(space, dof_slot: int | None) -> dict:
     """node_count, at_node and node_index of a field of `space` on cells: the element's node count;
     the sample moved to the node of the test (slot 0) or trial (1) dof, or to node k; that node's
     global index."""
-    if getattr(space.shape, "NODES_FROM_ARG", False):
-        from .point_evaluation import point_node_queries
-        return point_node_queries(space, dof_slot)
     key = (space, dof_slot)
     cached = _NODE_QUERIES.get(key)
     if cached is not None:
         return cached
     Sample = space.geometry.sample_type
-    nodes, coords, node_index = space.NODES_PER_ELEMENT, space.node_coords_in_element, space.element_node_index
+    node_index = space.element_node_index
     slot = 0 if dof_slot is None else dof_slot
+    if getattr(space.shape, "NODES_FROM_ARG", False):  # a point basis: each element's own points
+        point_coords, count = space.node_coords_in_element, space.topology.element_node_count
 
-    @wp.func
-    def node_count(field_arg: Any, s: Any):
-        return wp.static(nodes)
+        @wp.func
+        def node_count(field_arg: Any, s: Any):
+            return count(field_arg.geo, field_arg.eval.space_arg, s.element_index)
+
+        @wp.func
+        def node_coords(field_arg: Any, s: Any, k: int):
+            return point_coords(field_arg.geo, field_arg.eval.space_arg, s.element_index, k)
+    else:
+        nodes, coords = space.NODES_PER_ELEMENT, space.node_coords_in_element
+
+        @wp.func
+        def node_count(field_arg: Any, s: Any):
+            return wp.static(nodes)
+
+        @wp.func
+        def node_coords(field_arg: Any, s: Any, k: int):
+            return coords(k)
 
     @wp.func
     def own_node(s: Any):
@@ -318,7 +331,8 @@ def node_queries(space, dof_slot: int | None) -> dict:
 
     @wp.func
     def at_node(field_arg: Any, s: Any):
-        return Sample(s.element_index, coords(own_node(s)), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        c = node_coords(field_arg, s, own_node(s))
+        return Sample(s.element_index, c, s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
 
     # Node k of a discrete field is no test or trial node: the sample there carries no dof, so test
     # and trial functions vanish at it (Warp's documented rule).
@@ -326,9 +340,10 @@ def node_queries(space, dof_slot: int | None) -> dict:
 
     @wp.func
     def at_node(field_arg: Any, s: Any, k: int):  # noqa: F811 (an overload)
+        c = node_coords(field_arg, s, k)
         if wp.static(keep_dofs):
-            return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
-        return Sample(s.element_index, coords(k), s.qp_index, s.qp_weight, wp.vec2i(-1), wp.vec2i(-1))
+            return Sample(s.element_index, c, s.qp_index, s.qp_weight, s.test_dof, s.trial_dof)
+        return Sample(s.element_index, c, s.qp_index, s.qp_weight, wp.vec2i(-1), wp.vec2i(-1))
 
     @wp.func
     def node_index_of(field_arg: Any, s: Any):
