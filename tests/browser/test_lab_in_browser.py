@@ -195,6 +195,13 @@ def test_lab_runs_in_the_browser_and_shows_widgets_and_geometry(jupyter_server):
             page.locator(".wpnb-geometry-view button:has-text('step')").click()
             page.wait_for_function("(b) => document.querySelector('.wpnb-geometry-view img').src !== b", arg=before,
                                    timeout=30_000)
+            # the picture and the status line are two traits synced in their own messages: the status may
+            # arrive a moment after the new picture, so wait for it rather than read it once
+            try:
+                page.wait_for_function("() => document.querySelector('.wpnb-geometry-status').innerText.includes('frame 41')",
+                                       timeout=30_000)
+            except Exception:
+                pass  # the assert below reports what the status line says
             assert "frame 41" in page.locator(".wpnb-geometry-status").first.inner_text()
         finally:
             browser.close()
