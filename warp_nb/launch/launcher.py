@@ -25,6 +25,7 @@ from ..types.generic import is_generic
 from ..program.signatures import concrete_signature
 from .args import composite_from_single_value, convert_argument, make_packer  # noqa: F401
 from .capture import refuse_foreign_descriptors
+from .plan import make_plan, usual_function
 from .bounds import (THREAD_LIMIT, LaunchBounds, bounds_cache, block_bounds, canonical_dim, fit_to_tid, too_many,
                      launch_bounds, too_many_threads)
 
@@ -64,6 +65,8 @@ class Launcher:
         self.lanes_agree = device.is_cpu and not backward and compiled.typed.lanes_agree
         self.pack = make_packer(kernel, device, types_)
         self.nparams = len(kernel.param_names)
+        #: what the native usual launch needs (plan.py), or None: its launches take the Python path
+        self.plan = make_plan(self, types_ if types_ is not None else kernel.param_types)
 
     resolved_block_dim = 1  # the block dim the launch asked for, resolved (set by launcher_for)
     module_exec = None  # its module's ModuleExec for that device and block dim (set by launcher_for)
@@ -142,6 +145,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     """Run `kernel` over `dim` threads (an int, or a tuple of up to 4 ints). `block_dim`: the
     threads of a CUDA block (default 256), the lanes of a CPU block with wp.config.enable_cpu_blocks
     (default 1)."""
+    if not (outputs or adjoint or record_cmd or listeners):  # the usual launch: one native call (plan.py)
+        failed = _usual(kernel, dim, inputs, device, block_dim)
+        if failed is None:
+            return None
+        if failed is not False:  # it ran and a check failed: the error, raised at the caller's line
+            raise at_callers_line(failed_check(kernel.last_launch[2], failed))
     if listeners and not _observing:
         return _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint,
                                 record_tape, record_cmd, max_blocks, block_dim)
@@ -156,7 +165,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
             launcher = kernel.launchers.get(launcher_key(device if device.__class__ is str else device.alias,
                                                          False, None, block_dim))
             if launcher is not None:
-                kernel.last_launch = (device, block_dim, launcher)
+                kernel.last_launch = (device, block_dim, launcher, launcher.plan)
     except AttributeError:
         if not getattr(kernel, "_wp_kernel_", False):
             raise at_callers_line(TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), "
@@ -177,7 +186,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
             del kernel, last, launcher
             raise e.with_traceback(None) from None
         if launcher.signature is None:
-            kernel.last_launch = (device, block_dim, launcher)
+            kernel.last_launch = (device, block_dim, launcher, launcher.plan)
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
@@ -348,6 +357,9 @@ class Launch:
         launcher = self._launcher
         if self._repeat > 1:
             _run_times(launcher, self._packed, self._bounds, self._size, self._repeat)
+        elif launcher.plan is not None:  # one native call that also reads the check state (plan.py)
+            if _run_planned(launcher.plan, self._packed, self._bounds):
+                raise at_callers_line(failed_check(launcher, self._bounds))
         elif launcher.direct:
             _run(launcher.entry, self._packed, self._bounds, config.cpu_threads or _CPU_COUNT, launcher.stats)
             if launcher.debug_state is not None and launcher.debug_state.failed:
@@ -539,6 +551,21 @@ def _wrong_count(kernel, args):
 
 
 _CPU_COUNT = cpu_thread_count()  # asked once: the affinity syscall would cost a third of a launch
+
+
+def _usual(kernel, dim, inputs, device, block_dim):
+    """The usual launch in one native call (plan.py; bound to it on first use)."""
+    global _usual
+    _usual = usual_function()
+    return _usual(kernel, dim, inputs, device, block_dim)
+
+
+def _run_planned(plan, packed, bounds):
+    """A recorded launch through its launcher's plan (plan.py; bound to the native function on first
+    use: a launcher has a plan only where the extension module is loaded)."""
+    global _run_planned
+    _run_planned = native.extension().run_planned
+    return _run_planned(plan, packed, bounds)
 
 
 def _run(entry, packed, bounds, threads, stats):

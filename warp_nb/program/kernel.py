@@ -82,7 +82,7 @@ class Kernel(KernelNaming):
         self.launchers: dict = {}
         #: (device as the launch gave it, block_dim, launcher) of the last plain forward launch: what
         #: wp.launch checks first (two comparisons), before it builds a launcher key
-        self.last_launch: tuple = (None, None, None)
+        self.last_launch: tuple = (None, None, None, None)
         if module == "unique":
             module = unique_module(func)
         self.module: Module = module if isinstance(module, Module) else get_module(module or func.__module__)
@@ -287,7 +287,7 @@ class Kernel(KernelNaming):
         self._compiled[self._key(device, backward, signature)] = compiled
         self._failures.pop(self._key(device, backward, signature), None)
         self.launchers.clear()
-        self.last_launch = (None, None, None)
+        self.last_launch = (None, None, None, None)
 
     def _forget_stale(self) -> None:
         """After a redefinition (program/redefinition.py) compiled code may be stale: compile again;
@@ -295,7 +295,7 @@ class Kernel(KernelNaming):
         if self._generation[0] != redefinition.generation:
             self._compiled.clear()
             self.launchers.clear()
-            self.last_launch = (None, None, None)
+            self.last_launch = (None, None, None, None)
         self._failures.clear()
         self._translations.clear()
         self._generation = (redefinition.generation, redefinition.definitions)
@@ -308,7 +308,7 @@ class Kernel(KernelNaming):
         self._failures.clear()
         self._translations.clear()
         self.launchers.clear()
-        self.last_launch = (None, None, None)
+        self.last_launch = (None, None, None, None)
 
     @property
     def has_compiled_code(self) -> bool:

@@ -54,7 +54,8 @@ def extension():
         return None
     source = (native_dir() / "runtime" / "launch_module.cpp").read_text()
     runtime = (native_dir() / "runtime" / "cpu_runtime.cpp").read_text()
-    key = cache.make_key(source, runtime, cxx.identity_key(), include, suffix, sys.version, cache.VERSION)
+    plans = (native_dir() / "runtime" / "launch_plan.h").read_text()
+    key = cache.make_key(source, runtime, plans, cxx.identity_key(), include, suffix, sys.version, cache.VERSION)
 
     def compile_module(out: Path) -> None:
         cxx.compile_library(source, out, native_dir(), "release", "-pthread", libraries=("-pthread",),
