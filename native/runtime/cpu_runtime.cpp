@@ -117,11 +117,17 @@ struct Pool {
         pthread_cond_broadcast(&wake);
         pthread_mutex_unlock(&mutex);
         work();
-        // wait for the helpers: they finish about together, so spin briefly, then sleep
+        // Every chunk is taken. Helpers that have not joined yet are not waited for: they have no
+        // part left, and on a busy machine one may not be scheduled for a whole time slice (ms),
+        // which made each small parallel launch cost that much. A late one finds nothing wanted.
+        pthread_mutex_lock(&mutex);
+        pending -= helpers_wanted;
+        helpers_wanted = 0;
+        pthread_mutex_unlock(&mutex);
+        // the helpers that joined finish about together with the caller: spin briefly, then sleep
         for (int spin = 0; load_acquire(&pending) > 0 && spin < 2000; ++spin) sched_yield();
         pthread_mutex_lock(&mutex);
         while (pending > 0) pthread_cond_wait(&done, &mutex);
-        helpers_wanted = 0;  // a worker that wakes late must not join a finished job
         pthread_mutex_unlock(&mutex);
         pthread_mutex_unlock(&run_mutex);
     }
