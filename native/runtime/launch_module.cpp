@@ -3,12 +3,12 @@
 // about 5,800 instructions (argument conversion objects, libffi's call preparation), more than a third
 // of a whole launch; here it costs a few hundred. Built once per machine and Python like the runtime
 // (runtime/native.py); where Python's headers are missing, warp_nb calls the runtime through ctypes.
-// launch_plan.h adds the usual wp.launch as one call (`launch_usual`).
+// launch_plan.cpp adds the usual wp.launch as one call (`launch_usual`).
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include "runtime/cpu_runtime.cpp"
-#include "runtime/launch_plan.h"
+#include "runtime/launch_plan.cpp"
 
 namespace {
 
@@ -39,7 +39,7 @@ PyObject* launch(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Run a kernel entry point over a launch."},
     {"launch_usual", (PyCFunction)(void (*)(void))plan::launch_usual, METH_FASTCALL,
-     "The usual wp.launch (a repeat of the kernel's last one) in one call (launch_plan.h)."},
+     "The usual wp.launch (a repeat of the kernel's last one) in one call (launch_plan.cpp)."},
     {"make_plan", (PyCFunction)(void (*)(void))plan::make, METH_FASTCALL, "A launcher's plan for launch_usual."},
     {"run_planned", (PyCFunction)(void (*)(void))plan::run_planned, METH_FASTCALL,
      "A recorded launch, packed already, run through its launcher's plan."},

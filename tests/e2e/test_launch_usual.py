@@ -1,4 +1,4 @@
-"""The usual launch in one native call (launch/plan.py, native/runtime/launch_plan.h): a repeat of a
+"""The usual launch in one native call (launch/plan.py, native/runtime/launch_plan.cpp): a repeat of a
 kernel's last CPU launch runs natively, with the Python path's checks and results; anything else
 (new kinds of arguments, a Tape, a scoped device, a changed setting, a failed check) gives the same
 results and errors as the Python path."""

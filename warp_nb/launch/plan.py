@@ -2,7 +2,7 @@
 
 Most launches repeat the kernel's last one on the CPU: the same device and block_dim, arguments of
 the same kinds. For those, wp.launch makes one native call (`launch_usual`, native/runtime/
-launch_plan.h) that does what the Python path does, with the same checks, and writes the argument
+launch_plan.cpp) that does what the Python path does, with the same checks, and writes the argument
 struct itself; anything it is not sure of goes back to the Python path, which then runs the launch
 from the start and raises its errors. A plan says, per parameter, what the native side writes and
 where: an array (checked against the parameter's dtype, dimensions and device, as the generated
@@ -26,7 +26,7 @@ from . import bounds
 _ARRAY, _I32, _U32, _I64, _U64, _F32, _F64, _BOOL = range(1, 9)
 _SCALAR_KIND = {T.int32: _I32, T.uint32: _U32, T.int64: _I64, T.uint64: _U64, T.float32: _F32,
                 T.float64: _F64, T.bool: _BOOL}
-_MAX_STRUCT = 2048  # launch_plan.h kMaxStruct: a larger argument struct is packed in Python
+_MAX_STRUCT = 2048  # launch_plan.cpp kMaxStruct: a larger argument struct is packed in Python
 
 
 def _native():

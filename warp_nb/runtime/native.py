@@ -54,7 +54,7 @@ def extension():
         return None
     source = (native_dir() / "runtime" / "launch_module.cpp").read_text()
     runtime = (native_dir() / "runtime" / "cpu_runtime.cpp").read_text()
-    plans = (native_dir() / "runtime" / "launch_plan.h").read_text()
+    plans = (native_dir() / "runtime" / "launch_plan.cpp").read_text()
     key = cache.make_key(source, runtime, plans, cxx.identity_key(), include, suffix, sys.version, cache.VERSION)
 
     def compile_module(out: Path) -> None:

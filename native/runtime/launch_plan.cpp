@@ -1,5 +1,6 @@
-// launch_plan.h: the usual wp.launch in one native call (issue 21 item 4: a launch under half a
-// microsecond). Included by launch_module.cpp only; needs Python.h and cpu_runtime.cpp before it.
+// launch_plan.cpp: the usual wp.launch in one native call (issue 21 item 4: a launch under half a
+// microsecond). A part of launch_module.cpp (included by it, after Python.h and cpu_runtime.cpp), not a
+// header: native/ headers compile alone and under NVRTC, this needs CPython.
 //
 // Most launches of a simulation repeat the kernel's last launch: the same device, block_dim and
 // kernel arguments of the same kinds, only the arrays and scalars new. For such a launch the Python
