@@ -22,6 +22,7 @@ from ..runtime.devices import Device, DeviceError, cpu_thread_count, current_dev
 from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
+from ..program.cuda_options import module_cluster_dim, refuse_external_launch
 from ..program.signatures import concrete_signature
 from .args import composite_from_single_value, convert_argument, make_packer  # noqa: F401
 from .capture import refuse_foreign_descriptors
@@ -503,6 +504,11 @@ def _make_launcher(kernel, device, args, block_dim=None) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
+    try:
+        refuse_external_launch(kernel)
+        module_cluster_dim(kernel.module)  # (Warp's module options are read, and checked, at a launch)
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise at_callers_line(e.with_traceback(None)) from None
     try:
         if kernel._definition_error is not None:  # a bad annotation: before any argument is judged by it
             raise at_callers_line(kernel._definition_error)
