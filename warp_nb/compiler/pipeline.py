@@ -106,7 +106,7 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     plan = plan_kernel(typed, options.backward) if options.deterministic else None  # (or refused)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
-    unit = emit_kernel(typed, options.mode, adjoint, plan)
+    unit = emit_kernel(typed, options.mode, adjoint, plan, options.verify_fp)
     unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
                               if build_options == "module" else build_options, target)
