@@ -179,6 +179,13 @@ def test_render_mesh_names_an_index_outside_the_points(renderer, indices, bad):
     assert "tri" not in renderer._items  # refused before anything was made
 
 
+def test_render_mesh_accepts_a_mesh_without_faces(renderer):
+    tri = np.array([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)], np.float32)
+    for smooth in (False, True):
+        assert isinstance(renderer.render_mesh(f"empty{smooth}", tri, (), smooth_shading=smooth), int)
+    frame(renderer, lambda r: None)
+
+
 @pytest.mark.parametrize("kind", ["points", "points_colored", "mesh", "mesh_colored", "line_list", "line_strip",
                                   "box", "sphere", "capsule", "cylinder", "cone", "arrow", "plane", "ground"])
 def test_every_primitive_draws_something(renderer, kind):

@@ -64,3 +64,42 @@ def test_an_external_entry_point_is_not_compiled_for_the_cpu():
     k = _external()
     with pytest.raises(wp.WarpCodegenError, match="not supported by the CPU backend"):
         wp.load_module(k.module, device="cpu")
+
+
+def _refusal(kernel) -> str:
+    with pytest.raises(wp.WarpCodegenError) as info:
+        wp.load_module(kernel.module, device="cpu")
+    return str(info.value)
+
+
+def test_an_external_entry_point_takes_one_struct():
+    @wp.kernel(module="unique", enable_backward=False, entry_point_abi="external_constant_params")
+    def none():
+        return
+
+    @wp.kernel(module="unique", enable_backward=False, entry_point_abi="external_constant_params")
+    def scalar(value: wp.uint32):
+        _ = value
+
+    for k in (none, scalar):
+        with pytest.raises(wp.WarpCodegenTypeError, match="exactly one Warp struct argument"):
+            wp.load_module(k.module, device="cpu")
+
+
+def test_an_external_entry_point_has_no_launch_grid_shared_tiles_or_determinism():
+    @wp.kernel(module="unique", enable_backward=False, entry_point_abi="external_constant_params")
+    def reads_tid(params: Params):
+        _ = wp.tid()
+
+    @wp.kernel(module="unique", enable_backward=False, entry_point_abi="external_constant_params")
+    def shared_tile(params: Params):
+        t = wp.tile_zeros(shape=32, dtype=wp.float32, storage="shared")  # noqa: F841
+
+    @wp.kernel(module="unique", enable_backward=False, entry_point_abi="external_constant_params",
+               module_options={"deterministic": wp.DeterministicMode.RUN_TO_RUN})
+    def deterministic(params: Params):
+        _ = params.value
+
+    assert "cannot use wp.tid()" in _refusal(reads_tid)
+    assert "cannot use shared-memory tiles" in _refusal(shared_tile)
+    assert "does not support deterministic lowering" in _refusal(deterministic)

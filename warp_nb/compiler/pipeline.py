@@ -30,7 +30,7 @@ from ..toolchain import external as external_files
 from .deterministic import plan_kernel
 from .emit import EmitResult, emit_kernel, for_target
 from .emit.cpp import EMIT_REVISION
-from ..errors import KernelError
+from . import entry_abi
 from .options import CompileOptions  # noqa: F401  (defined apart: launches need it without the compiler)
 from .parse import parse_definition
 from .typecheck import Context, typecheck_kernel
@@ -94,13 +94,14 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     wp.compile_aot_module). `build_options`: the wp.ModuleBuildOptions to apply (None: none), by
     default those of the kernel's module."""
     t0 = time.perf_counter()
-    if getattr(kernel, "options", {}).get("entry_point_abi") == "external_constant_params":
-        raise KernelError(f"kernel `{kernel.key}` uses entry_point_abi='external_constant_params', which is not "
-                          "supported by the CPU backend; warp_nb does not generate that CUDA entry point either "
-                          "(the kernel's options are recorded and hashed: docs/compat.md)", None, kernel.key)
+    external = entry_abi.is_external(kernel)
+    if external:
+        entry_abi.check_signature(kernel, signature)
     syntax = parse_definition(kernel.func)
     context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
+    if external:  # (refused with its reasons: no target builds this entry point)
+        entry_abi.check_body(kernel, typed, options.deterministic)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
     plan = plan_kernel(typed, options.backward) if options.deterministic else None  # (or refused)
