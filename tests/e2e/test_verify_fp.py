@@ -4,6 +4,7 @@ the line; finite stores print nothing; the setting changes the compiled code (a 
 without it reports nothing) and the CUDA build of a checked kernel compiles under NVRTC."""
 
 import ctypes
+import dataclasses
 import ctypes.util
 import re
 
@@ -116,3 +117,22 @@ def test_a_checked_kernel_compiles_for_cuda(verify_fp):
         assert options.verify_fp
         compiled = compile_kernel(k, list(k.param_types), AotCudaTarget(90, use_ptx=True), options)
         assert "verify_fp: non-finite value" in compiled.unit.source
+        debug = dataclasses.replace(options, mode="debug")  # (the check that raises)
+        compiled = compile_kernel(k, list(k.param_types), AotCudaTarget(90, use_ptx=True), debug)
+        assert ", -2);" in compiled.unit.source
+
+
+def test_debug_mode_raises_at_the_launch(verify_fp):
+    """Debug mode turns the report into a Python error (Warp's debug build asserts): the first
+    non-finite store, with its array, thread and line; the process goes on."""
+    @wp.kernel(enable_backward=False, module="unique")
+    def debug_divide(a: wp.array(dtype=float), b: wp.array(dtype=wp.vec2), d: float):
+        i = wp.tid()
+        b[i] = wp.vec2(1.0, a[i] / d)
+
+    debug_divide.module.options["mode"] = "debug"
+    a, b = wp.array([1.0, 0.0], dtype=float, device="cpu"), wp.zeros(2, dtype=wp.vec2, device="cpu")
+    wp.launch(debug_divide, dim=2, inputs=[a, b, 2.0], device="cpu")  # finite: no error
+    with pytest.raises(FloatingPointError, match=r"NaN or infinity was stored into array `b` at wp.tid\(\) = \d "
+                                                 r"\(.*test_verify_fp.py, line \d+, in kernel `.*debug_divide`"):
+        wp.launch(debug_divide, dim=2, inputs=[a, b, 0.0], device="cpu")

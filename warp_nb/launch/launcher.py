@@ -231,7 +231,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     else:
         try:
             launcher.target.run(launcher, packed, bounds, size)
-        except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+        except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
             raise at_callers_line(check.with_traceback(None)) from None
     if recording.tape is not None and record_tape:
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed,
@@ -368,7 +368,7 @@ class Launch:
         else:
             try:
                 launcher.target.run(launcher, self._packed, self._bounds, self._size)
-            except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+            except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
                 raise at_callers_line(check.with_traceback(None)) from None
 
 
@@ -391,7 +391,7 @@ def _run_times(launcher, packed, bounds, size: int, repeat: int) -> None:
         else:
             try:
                 launcher.target.run(launcher, packed, bounds, size)
-            except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+            except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
                 raise at_callers_line(check.with_traceback(None)) from None
 
 
@@ -447,7 +447,7 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
     for _ in range(repeat):
         try:
             launcher.target.run(launcher, packed, bounds, size)
-        except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+        except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
             raise at_callers_line(check.with_traceback(None)) from None
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)

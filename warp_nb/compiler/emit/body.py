@@ -16,7 +16,7 @@ from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, function_qualifier, literal
 from ..index_ranges import IndexFacts, index_facts
 from .entry import find_reductions
-from .verify_fp import report_non_finite
+from .verify_fp import check_non_finite, holds_floats, report_non_finite
 
 _PRINTF = {
     T.int8: ("%d", "(int)"), T.int16: ("%d", "(int)"), T.int32: ("%d", "(int)"),
@@ -290,10 +290,12 @@ class FunctionWriter:
 
     def verify_stored(self, value: str, t, array: ir.Var, depth: int, loc) -> None:
         """wp.config.verify_fp: report a NaN or infinity just stored into `array` (emit/verify_fp.py)."""
-        if self.unit.verify_fp:
-            check = report_non_finite(value, t, _user_name(array), self.fn.name, loc)
-            if check is not None:
-                self.line(depth, check, loc)
+        if not (self.unit.verify_fp and holds_floats(t)):
+            return
+        if self.debug:  # a failed check, raised by the launch (FloatingPointError)
+            self.line(depth, check_non_finite(value, t, self.unit.site(loc, f"array `{_user_name(array)}`")), loc)
+        else:
+            self.line(depth, report_non_finite(value, t, _user_name(array), self.fn.name, loc), loc)
 
     def verify_atomic(self, v, depth: int, loc) -> None:
         """verify_fp after an array atomic (wp.atomic_add(a, i, x), a[i] += x): the element's new value."""
