@@ -21,7 +21,7 @@ class DebugState(ctypes.Structure):
 
 
 def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: bytes | None = None) -> Exception:
-    """The IndexError (or AssertionError) for a failed check, at the user's line. `bounds`: the
+    """The IndexError (AssertionError, FloatingPointError) for a failed check, at the user's line. `bounds`: the
     launch's packed wpnb::launch_t, whose shape turns the failing thread's index into wp.tid()'s."""
     thread = _thread_text(state.thread, bounds)
     if state.axis == NON_FINITE:
