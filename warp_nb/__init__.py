@@ -64,6 +64,8 @@ from .runtime.devices import (  # noqa: F401
     is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,
     set_mempool_enabled, set_peer_access_enabled, synchronize, synchronize_device, unmap_cuda_device,
+    get_mempool_release_threshold, set_mempool_release_threshold, get_mempool_used_mem_current,
+    get_mempool_used_mem_high,
 )
 from .autograd.tape import Tape  # noqa: F401
 from .types import *  # noqa: F401,F403
@@ -91,6 +93,8 @@ _LAZY_SUBPACKAGES = ("geometry", "textures", "jax_experimental")
 _LAZY = {
     "compile_aot_module": ".program.aot", "load_aot_module": ".program.aot",
     "capture_save": ".launch.apic_save",
+    "get_cuda_kernel_properties": ".program.kernel_queries", "get_suggested_block_size": ".program.kernel_queries",
+    "get_cuda_max_cluster_dim": ".program.kernel_queries",
     "capture_load": ".launch.apic_load", "capture_load_from_bytes": ".launch.apic_load",
     "JaxCallableGraphMode": ".jax_experimental", "JaxModulePreloadMode": ".jax_experimental",
     "jax_callable": ".jax_experimental", "jax_kernel": ".jax_experimental",

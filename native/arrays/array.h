@@ -241,8 +241,9 @@ WPNB_FN array_t<T, N - sizeof...(I)> view_checked(const array_t<T, N>& a, int32 
 }
 
 // assert (checked and debug modes): a false condition is reported with its source location.
-WPNB_FN void debug_check(bool cond, int32 loc) {
-    if (!cond) debug_fail(loc, -1, (const int64*)0, (const int64*)0, 0);
+// `kind`: -1 an assert, -2 a NaN or infinity stored into an array (wp.config.verify_fp in debug mode).
+WPNB_FN void debug_check(bool cond, int32 loc, int32 kind = -1) {
+    if (!cond) debug_fail(loc, kind, (const int64*)0, (const int64*)0, 0);
 }
 #endif
 

@@ -29,7 +29,24 @@ class FakeDriver:
         CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = "sms"
         CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = "pools"
 
+    class CUmemPool_attribute:  # noqa: N801
+        CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = "threshold"
+        CU_MEMPOOL_ATTR_USED_MEM_CURRENT = "used"
+        CU_MEMPOOL_ATTR_USED_MEM_HIGH = "high"
+
+    class CUfunction_attribute:  # noqa: N801
+        CU_FUNC_ATTRIBUTE_NUM_REGS = "regs"
+        CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = "local"
+
+    class cuuint64_t:  # noqa: N801
+        def __init__(self, value):
+            self.value = value
+
+        def __int__(self):
+            return self.value
+
     def __init__(self):
+        self.pool = {"threshold": 0, "used": 4096, "high": 8192}
         self.buffers = {}
         self.kernels = {}  # cuda entry name -> (cpu entry address, args size)
         self.launches = 0
@@ -115,6 +132,24 @@ class FakeDriver:
 
     def cuEventDestroy(self, e):
         return (0,)
+
+    def cuDeviceGetDefaultMemPool(self, dev):
+        return (0, f"pool{dev}")
+
+    def cuMemPoolGetAttribute(self, pool, attr):
+        return (0, self.cuuint64_t(self.pool[attr]))
+
+    def cuMemPoolSetAttribute(self, pool, attr, value):
+        assert isinstance(value, self.cuuint64_t)  # (the driver takes a cuuint64_t for byte counts)
+        self.pool[attr] = int(value)
+        return (0,)
+
+    def cuFuncGetAttribute(self, attr, function):
+        assert isinstance(function, str)  # a CUfunction from cuModuleGetFunction
+        return (0, {"regs": 24, "local": 0}[attr])
+
+    def cuOccupancyMaxPotentialBlockSize(self, function, smem_callback, smem_bytes, block_limit):
+        return (0, 132, 768)  # (min grid size, block size)
 
     GLOBALS: dict = {}  # shared by every fake: launchers cached on a kernel outlive one test's driver
 
@@ -505,3 +540,23 @@ def test_custom_allocators_on_a_gpu(fake_gpu):
         wp.set_device_allocator("cpu", counting)
     with pytest.raises(TypeError, match="no allocate"):
         wp.set_device_allocator(device, object())
+
+
+def test_memory_pool_queries_on_a_fake_gpu(fake_gpu):
+    assert wp.is_mempool_supported("cuda:0")
+    assert wp.get_mempool_used_mem_current("cuda:0") == 4096 and wp.get_mempool_used_mem_high("cuda:0") == 8192
+    wp.set_mempool_release_threshold("cuda:0", 1 << 20)
+    assert wp.get_mempool_release_threshold("cuda:0") == 1 << 20
+    wp.set_mempool_release_threshold("cuda:0", 0.25)  # a fraction of the device's memory (1 GiB here)
+    assert wp.get_mempool_release_threshold("cuda:0") == 1 << 28
+    with pytest.raises(ValueError, match="threshold must be >= 0"):
+        wp.set_mempool_release_threshold("cuda:0", -1)
+
+
+def test_kernel_queries_on_a_fake_gpu(fake_gpu):
+    props = wp.get_cuda_kernel_properties(axpy, device="cuda:0", block_dim=64)
+    assert props == {"register_count": 24, "local_memory_size": 0}
+    assert wp.get_suggested_block_size(axpy, "cuda:0") == (768, 132)
+    assert wp.get_cuda_max_cluster_dim(axpy, "cuda:0") == 1
+    with pytest.raises(ValueError, match="block_dim must be a positive integer"):
+        wp.get_cuda_kernel_properties(axpy, device="cuda:0", block_dim=0)

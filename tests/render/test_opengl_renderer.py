@@ -99,7 +99,7 @@ def test_up_axis_z_and_scaling():
 def test_depth_is_distance_along_the_view(renderer):
     frame(renderer, lambda r: r.render_box("wall", (0.0, 0.0, 0.0), None, (1.0, 1.0, 0.5)))
     depth = wp.zeros((H, W, 1), dtype=float)
-    assert renderer.get_pixels(depth, mode="depth")
+    assert renderer.get_pixels(depth, split_up_tiles=False, mode="depth")
     d = depth.numpy()[..., 0]
     np.testing.assert_allclose(d[H // 2, W // 2], 10.0 - 0.5, atol=0.02)  # the box's front face, z = 0.5
     assert d[2, 2] == renderer.camera_far_plane  # nothing drawn there
@@ -109,16 +109,18 @@ def test_depth_is_distance_along_the_view(renderer):
 def test_get_pixels_rgb_targets(renderer):
     img = frame(renderer, lambda r: r.render_sphere("ball", (0.0, 0.0, 0.0), None, 1.0))
     as_float = wp.zeros((H, W, 3), dtype=float)
-    renderer.get_pixels(as_float)
+    with pytest.raises(RuntimeError, match=r"requires setup_tiled_rendering\(\) when split_up_tiles=True"):
+        renderer.get_pixels(as_float)  # (split_up_tiles=True is the default, as in Warp: no tiles, nothing to split)
+    renderer.get_pixels(as_float, split_up_tiles=False)
     np.testing.assert_allclose(as_float.numpy(), img / 255.0, atol=1e-6)
     as_uint8 = wp.zeros((H, W, 3), dtype=wp.uint8)
-    renderer.get_pixels(as_uint8, use_uint8=True)
+    renderer.get_pixels(as_uint8, split_up_tiles=False, use_uint8=True)
     np.testing.assert_array_equal(as_uint8.numpy(), img)
     host = np.zeros((H, W, 3), np.float32)
     renderer.get_pixels(host, split_up_tiles=False)
     np.testing.assert_allclose(host, img / 255.0, atol=1e-6)
     with pytest.raises(ValueError, match="shape"):
-        renderer.get_pixels(np.zeros((H, W + 1, 3), np.float32))
+        renderer.get_pixels(np.zeros((H, W + 1, 3), np.float32), split_up_tiles=False)
     with pytest.raises(ValueError, match="mode"):
         renderer.get_pixels(host, mode="normals")
 
@@ -148,6 +150,40 @@ def test_tiles_show_their_instances(renderer):
     renderer.get_pixels(whole, split_up_tiles=False)
     np.testing.assert_allclose(whole[:, :W // 2], tiles[0], atol=1e-6)  # tile 0 on the left
     np.testing.assert_allclose(whole[:, W // 2:], tiles[1], atol=1e-6)
+    renderer.update_tile(1, instances=[0])  # now both tiles show the red sphere
+    frame(renderer, scene)
+    renderer.get_pixels(pixels, split_up_tiles=True)
+    tiles = pixels.numpy()
+    assert has(tiles[1], red) > 20 and has(tiles[1], blue) == 0
+    with pytest.raises(IndexError, match="tile_id 2 is out of bounds for 2 tiles"):
+        renderer.update_tile(2)
+
+
+@pytest.mark.parametrize("instances, error, words", [
+    (([0],), TypeError, "instances must be a list of lists, got tuple"),
+    ([], ValueError, r"instances must be non-empty, got \[\]"),
+    ([[0], (1,)], TypeError, "instances elements must be lists, got tuple at index 1"),
+])
+def test_setup_tiled_rendering_checks_instances(renderer, instances, error, words):
+    with pytest.raises(error, match=words):
+        renderer.setup_tiled_rendering(instances)
+
+
+@pytest.mark.parametrize("indices, bad", [((0, 1, -1), "-1"), ((0, 1, 3), "3"),
+                                          (np.array((0, 1, 1 << 32), np.uint64), str(1 << 32)),
+                                          ((0, 1, 1 << 70), str(1 << 70))])
+def test_render_mesh_names_an_index_outside_the_points(renderer, indices, bad):
+    tri = np.array([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)], np.float32)
+    with pytest.raises(ValueError, match=rf"index {bad} at position 2 is outside the valid range \[0, 3\)"):
+        renderer.render_mesh("tri", tri, indices)
+    assert "tri" not in renderer._items  # refused before anything was made
+
+
+def test_render_mesh_accepts_a_mesh_without_faces(renderer):
+    tri = np.array([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)], np.float32)
+    for smooth in (False, True):
+        assert isinstance(renderer.render_mesh(f"empty{smooth}", tri, (), smooth_shading=smooth), int)
+    frame(renderer, lambda r: None)
 
 
 @pytest.mark.parametrize("kind", ["points", "points_colored", "mesh", "mesh_colored", "line_list", "line_strip",

@@ -17,3 +17,4 @@ class CompileOptions:
     cxx_flags: str = ""  # extra C++ compiler flags (CPU)
     block_dim: int = 1  # lanes per block of a tile kernel (native/tiles/block.h); 1 for every other kernel
     deterministic: int = 0  # a wp.DeterministicMode: above 0, float atomics land in thread order (deterministic.py)
+    verify_fp: bool = False  # wp.config.verify_fp: stores of NaN and infinity into arrays are reported

@@ -9,6 +9,9 @@ from __future__ import annotations
 #: release notes); a CUDA version newer than the table is assumed to keep the last minimum
 MIN_ARCH = {11: 35, 12: 50, 13: 75}
 
+#: the oldest architecture with thread block clusters (a kernel's cluster_dim): Hopper, sm_90
+CLUSTER_MIN_ARCH = 90
+
 
 def minimum_arch(cuda_major: int) -> int | None:
     """The oldest architecture CUDA `cuda_major` compiles for; None for versions before the table."""

@@ -44,6 +44,7 @@ class CudaDevice(Device):
         return drv.attribute(self.handle, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK")
     is_primary = True
     has_context = True
+    has_stream = True
 
     @property
     def is_mempool_supported(self) -> bool:
@@ -110,6 +111,19 @@ class CudaDevice(Device):
         self.make_current()
         free, total = drv.call("cuMemGetInfo")
         return int(free), int(total)
+
+    def mempool_attribute(self, name: str) -> int:
+        """A byte count of the device's default memory pool: CU_MEMPOOL_ATTR_<name> (RELEASE_THRESHOLD,
+        USED_MEM_CURRENT, USED_MEM_HIGH)."""
+        d = drv._driver()
+        pool = drv.call("cuDeviceGetDefaultMemPool", self.handle)
+        return int(drv.call("cuMemPoolGetAttribute", pool, getattr(d.CUmemPool_attribute, f"CU_MEMPOOL_ATTR_{name}")))
+
+    def set_mempool_attribute(self, name: str, value: int) -> None:
+        d = drv._driver()
+        pool = drv.call("cuDeviceGetDefaultMemPool", self.handle)
+        drv.call("cuMemPoolSetAttribute", pool, getattr(d.CUmemPool_attribute, f"CU_MEMPOOL_ATTR_{name}"),
+                 d.cuuint64_t(int(value)))
 
     def can_access_peer(self, other: "CudaDevice") -> bool:
         if other is self:

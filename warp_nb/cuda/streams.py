@@ -115,8 +115,16 @@ def wait_stream(other: Stream, event: Event | None = None) -> None:
     get_stream(other.device if other is not None else None).wait_stream(other, event)
 
 
-def synchronize_stream(stream: Stream) -> None:
-    stream.synchronize()
+def synchronize_stream(stream_or_device=None) -> None:
+    """Wait on the host for the work queued on a stream: `stream_or_device` a wp.Stream, or a device
+    (default: the current device) whose current stream is meant. A CPU device has nothing to wait
+    for (its work is synchronous), as wp.synchronize_device."""
+    if isinstance(stream_or_device, Stream):
+        stream_or_device.synchronize()
+        return
+    device = get_device(stream_or_device)
+    if device.is_cuda:
+        device.stream.synchronize()
 
 
 def synchronize_event(event: Event) -> None:

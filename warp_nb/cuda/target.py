@@ -22,7 +22,7 @@ from ..runtime.target import Target
 from ..errors import KernelCompileError
 from ..toolchain import external as external_files
 from ..toolchain.headers import native_dir
-from .arch_support import validate_device_arch
+from .arch_support import CLUSTER_MIN_ARCH, validate_device_arch
 from ..toolchain.nvrtc import compile_cuda, nvrtc_version, supported_archs
 from . import checks
 from . import driver as drv
@@ -79,6 +79,13 @@ class AotCudaTarget(Target):
 
     def build_preamble(self, build_options) -> str:
         return build_options.extra_cuda_preamble
+
+    def refuse_cluster_dim(self, kernel_key: str, cluster_dim: int) -> None:
+        # a binary for an architecture without clusters would run the kernel unclustered: refused, as Warp does
+        if cluster_dim > 1 and self.arch is not None and self.arch < CLUSTER_MIN_ARCH:
+            raise RuntimeError(f"kernel `{kernel_key}` declares cluster_dim={cluster_dim}, but thread block clusters "
+                               f"need sm_{CLUSTER_MIN_ARCH} or newer and this build is for sm_{self.arch}; compile "
+                               f"for arch >= {CLUSTER_MIN_ARCH}, or leave cluster_dim out")
 
     def key_parts(self, options) -> tuple[str, ...]:
         return "cuda", str(self.arch), self.suffix, ".".join(map(str, nvrtc_version()))

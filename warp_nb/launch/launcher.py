@@ -22,6 +22,7 @@ from ..runtime.devices import Device, DeviceError, cpu_thread_count, current_dev
 from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
+from ..program.cuda_options import module_cluster_dim, refuse_external_launch
 from ..program.signatures import concrete_signature
 from .args import composite_from_single_value, convert_argument, make_packer  # noqa: F401
 from .capture import refuse_foreign_descriptors
@@ -230,7 +231,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     else:
         try:
             launcher.target.run(launcher, packed, bounds, size)
-        except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+        except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
             raise at_callers_line(check.with_traceback(None)) from None
     if recording.tape is not None and record_tape:
         recording.tape.record_launch(kernel, dim, inputs, outputs, launcher.device, typed=launcher.compiled.typed,
@@ -367,7 +368,7 @@ class Launch:
         else:
             try:
                 launcher.target.run(launcher, self._packed, self._bounds, self._size)
-            except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+            except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
                 raise at_callers_line(check.with_traceback(None)) from None
 
 
@@ -390,7 +391,7 @@ def _run_times(launcher, packed, bounds, size: int, repeat: int) -> None:
         else:
             try:
                 launcher.target.run(launcher, packed, bounds, size)
-            except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+            except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
                 raise at_callers_line(check.with_traceback(None)) from None
 
 
@@ -446,7 +447,7 @@ def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, r
     for _ in range(repeat):
         try:
             launcher.target.run(launcher, packed, bounds, size)
-        except (IndexError, AssertionError) as check:  # a failed check: without the target's frames
+        except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
             raise at_callers_line(check.with_traceback(None)) from None
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)
@@ -503,6 +504,11 @@ def _make_launcher(kernel, device, args, block_dim=None) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
+    try:
+        refuse_external_launch(kernel)
+        module_cluster_dim(kernel.module)  # (Warp's module options are read, and checked, at a launch)
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise at_callers_line(e.with_traceback(None)) from None
     try:
         if kernel._definition_error is not None:  # a bad annotation: before any argument is judged by it
             raise at_callers_line(kernel._definition_error)

@@ -28,6 +28,7 @@ from ..compiler.emit import EmitResult
 from ..compiler.emit.bundle import bundle_source, can_join
 from ..compiler.pipeline import CompiledKernel, CompileOptions, front_half
 from ..errors import KernelError
+from .cuda_options import cluster_dim_of
 from .module import Module, get_module
 from ..runtime.devices import aot_target, get_device
 from ..toolchain import cache
@@ -58,6 +59,10 @@ def compile_aot_module(module=None, device=None, arch=None, module_dir: str | os
         targets.append(get_device(device).target.aot_target(use_ptx))
     for a in ([arch] if isinstance(arch, int) else list(arch or ())):  # Warp's `arch`: a CUDA architecture
         targets.append(aot_target("cuda", int(a), True if use_ptx is None else use_ptx))
+    for k in mod.kernels:  # (before any file is written: a sub-sm_90 build of a clustered kernel is refused)
+        clusters = cluster_dim_of(k)
+        for target in targets:
+            target.refuse_cluster_dim(k.key, clusters or 1)
     paths = [out_dir / target.artifact_name(identifier) for target in targets]
     todo = [(t, p) for t, p in zip(targets, paths) if not (p.exists() and config.cache_kernels)]
     for (target, path), units in zip(todo, _translate(jobs, backward, [t for t, _ in todo])):

@@ -23,6 +23,7 @@ from ..types.generic import is_generic, matches
 from ..types.array_family import refuse_instance_annotations
 from .deterministic import module_mode
 from .compile_lock import COMPILE_LOCK
+from .cuda_options import kernel_cuda_options
 from .naming import KernelNaming
 from .module import Module, get_module, module_named, unique_module
 from .unique import check_module_options, unique_module_name
@@ -189,7 +190,7 @@ class Kernel(KernelNaming):
         # the module's (or wp.config's) cpu_compiler_flags choose the CPU instruction set (toolchain/cpu_isa.py)
         isa = cxx_isa_flags(effective_flags(self.module.options))
         return CompileOptions(mode, backward, f"{config.cxx_flags} {isa}".strip() if isa else config.cxx_flags,
-                              block_dim, int(module_mode(self.module)))
+                              block_dim, int(module_mode(self.module)), bool(config.verify_fp))
 
     @property
     def backward_enabled(self) -> bool:
@@ -320,26 +321,13 @@ class Kernel(KernelNaming):
         return [(options, list(sig)) for alias, options, sig in self._compiled if alias == device_alias]
 
 
-def _check_entry_point_abi(abi, enable_backward) -> None:
-    """Warp's entry_point_abi keyword: 'warp' (the default) is what warp_nb compiles; Warp's
-    'external_constant_params' entry points, for CUDA kernels launched by other programs, are not
-    made here. Bad values are refused with Warp's ValueErrors first."""
-    if abi is None or abi == "warp":
-        return
-    if abi != "external_constant_params":
-        raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', got {abi!r}")
-    if enable_backward is not False:
-        raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
-    raise NotImplementedError("entry_point_abi='external_constant_params' (a CUDA entry point for launches from "
-                              "other programs) is not supported by warp_nb; leave entry_point_abi out")
-
-
 def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, launch_bounds=None,
            module_options=None, **warp_only):
     """Decorator: a kernel, launched over a grid of threads with wp.launch. As in Warp:
     `enable_backward`, `module` (a name, a wp.Module, or "unique" for a module of its own),
     `module_options` (set on its module), `name` (its key), `launch_bounds` (recorded; CUDA only);
-    Warp's other keywords (cluster_dim, grid_stride ...) are accepted and have no effect."""
+    Warp's CUDA-only keywords (cluster_dim, cuda_max_registers, enable_cuda_smem_spilling,
+    grid_stride, entry_point_abi) are checked and recorded (cuda_options.py)."""
     if f is None:
         return lambda fn: kernel(fn, enable_backward=enable_backward, module=module, key=key, name=name,
                                  launch_bounds=launch_bounds, module_options=module_options, **warp_only)
@@ -349,16 +337,12 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
         caller = caller.f_back
     refuse_instance_annotations(getattr(f, "__annotations__", {}), f"kernel `{f.__qualname__}`")
     module_options = check_module_options(module, module_options)
-    _check_entry_point_abi(warp_only.get("entry_point_abi"), enable_backward)
     if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
         # the name becomes the kernel's C++ symbol (and its entry point's)
         raise ValueError(f"kernel name {name!r} is not a valid C++ identifier: use letters, digits and "
                          f"underscores, not starting with a digit")
-    # Warp's CUDA-only kernel options: no effect on the CPU, but recorded (and hashed: module_build)
-    options = {k: warp_only[k] for k in ("grid_stride", "cuda_max_registers", "cluster_dim")
-               if warp_only.get(k) is not None}
-    if warp_only.get("enable_cuda_smem_spilling"):  # False is the default: the same kernel as leaving it out
-        options["enable_cuda_smem_spilling"] = True
+    # Warp's CUDA-only kernel options: no effect on the CPU, but checked and recorded (and hashed: module_build)
+    options = kernel_cuda_options(warp_only, launch_bounds, enable_backward)
     if module == "unique":
         fingerprint_options = {**options, "enable_backward": enable_backward, "key": key or name}
         module_name = unique_module_name(f, fingerprint_options, launch_bounds, module_options)

@@ -67,6 +67,35 @@ def as_indices(value, what: str = "indices") -> np.ndarray:
     return np.ascontiguousarray(data.reshape(-1), dtype=np.int32)
 
 
+#: mesh indices are int32, as Warp's: a mesh can address at most this many points
+MAX_MESH_POINTS = 1 << 31
+
+
+def as_mesh_indices(value, point_count: int) -> np.ndarray:
+    """The flat int32 triangle indices of a mesh of `point_count` points: each index must lie in
+    [0, min(point_count, 2**31)) (ValueError naming the first index outside, checked before the
+    conversion to int32, so that 2**32 is not read as 0), and their count be a multiple of 3."""
+    data = np.asarray(to_numpy(value))
+    flat = data.reshape(-1)
+    if flat.size % 3:
+        raise ValueError(f"render_mesh: {flat.size} indices is not a whole number of triangles")
+    limit = min(int(point_count), MAX_MESH_POINTS)
+    if flat.size and flat.dtype != object and not np.issubdtype(flat.dtype, np.integer):
+        if not np.all(np.mod(flat, 1) == 0):
+            raise TypeError(f"render_mesh: indices must hold integers, got {flat.dtype}")
+        flat = flat.astype(np.int64)
+    if flat.dtype == object:  # Python ints too wide for int64
+        outside = [i for i, v in enumerate(flat.tolist()) if not (isinstance(v, int) and 0 <= v < limit)]
+        bad = outside[0] if outside else None
+    else:
+        outside = np.flatnonzero((flat < 0) | (flat >= limit))
+        bad = int(outside[0]) if outside.size else None
+    if bad is not None:
+        raise ValueError(f"render_mesh: index {flat[bad]} at position {bad} is outside the valid range [0, {limit}) "
+                         f"(the mesh has {point_count} points; indices are int32)")
+    return np.ascontiguousarray(flat, dtype=np.int32)
+
+
 def as_vec3(value, what: str = "a vector") -> np.ndarray:
     v = np.asarray(to_numpy(value), dtype=np.float64).reshape(-1)
     if v.size != 3:

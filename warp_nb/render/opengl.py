@@ -111,6 +111,7 @@ class OpenGLRenderer(FrameMixin):
         self._items: dict[str, _Item] = {}
         self._next_id = 0
         self._tiles = None
+        self._tile_instances = None  # the instance ids of each tile, as setup_tiled_rendering / update_tile set them
         self._want_depth = bool(render_depth)
         self._exit = False
         self._start = _time.perf_counter()
@@ -265,11 +266,8 @@ class OpenGLRenderer(FrameMixin):
                     smooth_shading: bool = True, visible: bool = True):
         """A triangle mesh; the points are updated in place when the topology is unchanged."""
         pts = C.as_points(points)
-        idx = C.as_indices(indices)
-        if idx.size % 3:
-            raise ValueError(f"render_mesh: {idx.size} indices is not a whole number of triangles")
-        if idx.size and (idx.min() < 0 or idx.max() >= len(pts)):
-            raise ValueError(f"render_mesh: indices reach vertex {int(idx.max())}, but there are {len(pts)} points")
+        # checked before anything is drawn, on the indices as given (a wide index must not wrap to a valid int32)
+        idx = C.as_mesh_indices(indices, len(pts))
         c = C.as_colors(colors, len(pts))
         per_vertex = c is not None and c.ndim == 2
         item = self._item(name)

@@ -89,7 +89,7 @@ class FrameMixin:
                 self._plotter.remove_actor(item.actor, render=False)
         self._items.clear()
         self._next_id = 0
-        self._tiles = None
+        self._tiles = self._tile_instances = None
 
     def close(self) -> None:
         self._exit = True
@@ -187,12 +187,12 @@ class FrameMixin:
                               tile_nrows: int | None = None, tile_positions=None, tile_sizes=None,
                               projection_matrices=None, view_matrices=None) -> None:
         """Draw several viewports per frame, tile i showing the instances (ids in the order the
-        shapes were first rendered) listed in instances[i]. Tiles fill the screen in a grid
-        (row-major from the top left) unless tile_positions (x, y from the bottom left) and
-        tile_sizes are given; view_matrices (4x4 world -> camera) give a tile its own camera."""
+        shapes were first rendered) listed in instances[i] (a list of lists, as in Warp). Tiles fill
+        the screen in a grid (row-major from the top left) unless tile_positions (x, y from the
+        bottom left) and tile_sizes are given; view_matrices (4x4 world -> camera) give a tile its
+        own camera."""
+        _check_tile_instances(instances)
         n = len(instances)
-        if n == 0:
-            raise ValueError("setup_tiled_rendering needs at least one tile")
         ncols = tile_ncols or int(np.ceil(np.sqrt(n)))
         nrows = tile_nrows or int(np.ceil(n / ncols))
         if rescale_window and tile_width and tile_height:
@@ -207,15 +207,34 @@ class FrameMixin:
                 col, row = i % ncols, i // ncols
                 pos = (col * tw, self.screen_height - (row + 1) * th)
             size = tuple(int(v) for v in tile_sizes[i]) if tile_sizes is not None else (tw, th)
-            view = None if view_matrices is None else np.asarray(C.to_numpy(view_matrices[i]), np.float64)
-            if view is not None and view.size == 16:
-                view = view.reshape(4, 4)
-                if not np.allclose(view[3, :3], 0.0):
-                    view = view.T  # flattened column-major (OpenGL's layout)
-            tiles.append({"instances": {int(j) for j in np.asarray(ids).reshape(-1)}, "pos": pos, "size": size,
-                          "view": view})
+            view = None if view_matrices is None else _view_matrix(view_matrices[i])
+            tiles.append({"instances": _id_set(ids), "pos": pos, "size": size, "view": view})
         self._tiles = tiles
+        self._tile_instances = [list(ids) for ids in instances]
         self._projection_matrices = projection_matrices
+
+    def update_tile(self, tile_id: int, instances=None, projection_matrix=None, view_matrix=None, tile_size=None,
+                    tile_position=None) -> None:
+        """Change one tile of setup_tiled_rendering: the instances it shows, its camera (a 4x4 view
+        matrix), its size or its position (x, y from the bottom left); what is not given stays.
+        (projection_matrix is kept, not used: each tile uses the camera's field of view.)"""
+        tiles = getattr(self, "_tile_instances", None)
+        if tiles is None:
+            raise RuntimeError("update_tile() requires setup_tiled_rendering() first")
+        if not 0 <= tile_id < len(tiles):
+            raise IndexError(f"tile_id {tile_id} is out of bounds for {len(tiles)} tile{'s' if len(tiles) != 1 else ''}")
+        tile = self._tiles[tile_id]
+        if instances is not None:
+            tiles[tile_id] = list(instances)
+            tile["instances"] = _id_set(instances)
+        if view_matrix is not None:
+            tile["view"] = _view_matrix(view_matrix)
+        if tile_size is not None:
+            tile["size"] = tuple(int(v) for v in tile_size)
+        if tile_position is not None:
+            tile["pos"] = tuple(int(v) for v in tile_position)
+        if projection_matrix is not None:
+            tile["projection"] = projection_matrix
 
     def get_pixels(self, target_image, split_up_tiles: bool = True, mode: str = "rgb", use_uint8: bool = False) -> bool:
         """Copy the last frame into `target_image` (a wp.array or numpy array): mode "rgb" gives
@@ -224,6 +243,9 @@ class FrameMixin:
         is (num_tiles, tile_height, tile_width, channels), else (screen_height, screen_width, channels)."""
         if mode not in ("rgb", "depth"):
             raise ValueError(f"get_pixels mode must be 'rgb' or 'depth', got {mode!r}")
+        if split_up_tiles and getattr(self, "_tile_instances", None) is None:  # (as Warp: no tiles to split into)
+            raise RuntimeError("get_pixels() requires setup_tiled_rendering() when split_up_tiles=True; pass "
+                               "split_up_tiles=False to read the whole screen")
         if mode == "depth" and not (self.tile_depths and self.depth is not None):
             self._want_depth = True
             self._draw()
@@ -267,6 +289,31 @@ class FrameMixin:
             return
         view = target.numpy()
         view[...] = data.astype(view.dtype, copy=False)
+
+
+def _check_tile_instances(instances) -> None:
+    """setup_tiled_rendering's `instances`, checked as Warp checks them: a non-empty list of lists."""
+    if not isinstance(instances, list):
+        raise TypeError(f"instances must be a list of lists, got {type(instances).__name__}")
+    if not instances:
+        raise ValueError(f"instances must be non-empty, got {instances!r}")
+    for i, ids in enumerate(instances):
+        if not isinstance(ids, list):
+            raise TypeError(f"instances elements must be lists, got {type(ids).__name__} at index {i}")
+
+
+def _id_set(ids) -> set:
+    return {int(j) for j in np.asarray(ids).reshape(-1)}
+
+
+def _view_matrix(value) -> np.ndarray:
+    """A tile's 4x4 world -> camera matrix (flattened column-major, OpenGL's layout, is transposed)."""
+    view = np.asarray(C.to_numpy(value), np.float64)
+    if view.size == 16:
+        view = view.reshape(4, 4)
+        if not np.allclose(view[3, :3], 0.0):
+            view = view.T
+    return view
 
 
 def _np_dtype(target):

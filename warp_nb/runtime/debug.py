@@ -21,9 +21,11 @@ class DebugState(ctypes.Structure):
 
 
 def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: bytes | None = None) -> Exception:
-    """The IndexError (or AssertionError) for a failed check, at the user's line. `bounds`: the
+    """The IndexError (AssertionError, FloatingPointError) for a failed check, at the user's line. `bounds`: the
     launch's packed wpnb::launch_t, whose shape turns the failing thread's index into wp.tid()'s."""
     thread = _thread_text(state.thread, bounds)
+    if state.axis == NON_FINITE:
+        return _non_finite(kernel_key, debug_sites, state, thread)
     if not 0 <= state.loc < len(debug_sites):  # a kernel loaded without its sources (an ahead-of-time module)
         what = "an assertion failed" if state.axis < 0 else (
             f"index {state.index[state.axis]} is out of bounds for axis {state.axis} with size "
@@ -39,6 +41,20 @@ def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: b
     index = state.index[state.axis]
     return IndexError(f"index {index} is out of bounds for axis {state.axis} of {site.what} with size "
                       f"{state.shape[state.axis]}{thread} ({where}){_line_with_caret(loc, state.axis)}")
+
+
+#: DebugState.axis of a NaN or infinity stored into an array (wp.config.verify_fp in debug mode)
+NON_FINITE = -2
+
+
+def _non_finite(kernel_key: str, debug_sites: list, state: DebugState, thread: str) -> FloatingPointError:
+    if not 0 <= state.loc < len(debug_sites):
+        return FloatingPointError(f"a NaN or infinity was stored into an array{thread} in kernel `{kernel_key}` "
+                                  f"(wp.config.verify_fp; check {state.loc}, its source line is not known here)")
+    site = debug_sites[state.loc]
+    text = f"\n    {site.loc.text.strip()}" if site.loc.text else ""
+    return FloatingPointError(f"a NaN or infinity was stored into {site.what}{thread} ({source_label(site.loc.file)}, "
+                              f"line {site.loc.line}, in kernel `{kernel_key}`; wp.config.verify_fp){text}")
 
 
 def _thread_text(thread: int, bounds: bytes | None) -> str:

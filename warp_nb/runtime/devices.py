@@ -52,6 +52,7 @@ class Device:
     is_primary = False
     is_capturing = False
     has_context = False
+    has_stream = False
     context = None  # Warp's CUDA context handle (a CUDA device sets its own); None on the CPU
     sm_count = 0
     max_shared_memory_per_block = 0
@@ -148,6 +149,15 @@ class CpuDevice(Device):
         return self._pinned_allocator
 
     _host_allocator = _pinned_allocator = None
+
+    @property
+    def stream(self):
+        """Streams belong to CUDA devices: the CPU runs its work synchronously, so it has none."""
+        raise DeviceError("cpu is not a CUDA device: it has no stream (work on the CPU runs synchronously)")
+
+    @stream.setter
+    def stream(self, stream) -> None:
+        raise DeviceError("cpu is not a CUDA device: it cannot be given a stream (work on the CPU runs synchronously)")
 
     @property
     def pinned_storage(self):
@@ -408,8 +418,50 @@ def is_mempool_enabled(device) -> bool:
 
 
 def set_mempool_enabled(device, enable: bool) -> None:
+    """Turn the device's stream-ordered memory pool on or off. Only on or off as it is: warp_nb's
+    CUDA arrays use the pool wherever the device has one. ValueError for a CPU device (off is fine),
+    RuntimeError for a CUDA device without pools."""
     if enable and not is_mempool_supported(device):
-        raise DeviceError(f"{get_device(device).alias} has no stream-ordered memory pool")
+        _pool_device(device)  # (raises, naming why)
+
+
+def _pool_device(device):
+    """The CUDA device with a memory pool that `device` names (ValueError: not CUDA; RuntimeError: no pool)."""
+    d = get_device(device)
+    if not d.is_cuda:
+        raise ValueError(f"memory pools are only supported on CUDA devices, got {d.alias}")
+    if not d.is_mempool_supported:
+        raise DeviceError(f"{d.alias} has no stream-ordered memory pool")
+    return d
+
+
+def get_mempool_release_threshold(device=None) -> int:
+    """The bytes the device's memory pool keeps reserved before it returns memory to the system."""
+    return _pool_device(device).mempool_attribute("RELEASE_THRESHOLD")
+
+
+def set_mempool_release_threshold(device, threshold: int | float) -> None:
+    """Set the bytes the device's memory pool keeps reserved: `threshold` an int count of bytes, or a
+    float between 0 and 1, a fraction of the device's memory (a larger float: bytes)."""
+    d = _pool_device(device)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise TypeError(f"threshold must be a number of bytes or a fraction between 0 and 1, got "
+                        f"{type(threshold).__name__}")
+    if threshold < 0:
+        raise ValueError(f"threshold must be >= 0, got {threshold}")
+    if isinstance(threshold, float) and threshold <= 1.0:
+        threshold = threshold * d.total_memory
+    d.set_mempool_attribute("RELEASE_THRESHOLD", int(threshold))
+
+
+def get_mempool_used_mem_current(device=None) -> int:
+    """The bytes the device's memory pool has handed out now."""
+    return _pool_device(device).mempool_attribute("USED_MEM_CURRENT")
+
+
+def get_mempool_used_mem_high(device=None) -> int:
+    """The most bytes the device's memory pool has handed out at once (its high-water mark)."""
+    return _pool_device(device).mempool_attribute("USED_MEM_HIGH")
 
 
 def is_mempool_access_supported(target_device, peer_device) -> bool:
@@ -422,6 +474,9 @@ def is_mempool_access_enabled(target_device, peer_device) -> bool:
 
 
 def set_mempool_access_enabled(target_device, peer_device, enable: bool) -> None:
+    if enable and not (get_device(target_device).is_cuda and get_device(peer_device).is_cuda):
+        raise ValueError(f"memory pool access is only supported between CUDA devices, got {target_device} and "
+                         f"{peer_device}")
     if enable and not is_mempool_access_supported(target_device, peer_device):
         raise DeviceError(f"memory pool access from {target_device} to {peer_device} is not supported here")
 

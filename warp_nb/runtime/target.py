@@ -60,6 +60,10 @@ class Target:
     def prepare(self) -> None:
         """One-time work before the first kernel runs (done alongside the first compiles)."""
 
+    def refuse_cluster_dim(self, kernel_key: str, cluster_dim: int) -> None:
+        """Raise where this target cannot build a kernel declared with thread block clusters of
+        `cluster_dim` blocks (the CPU has no clusters: the option does not apply, nothing to refuse)."""
+
     # --- ahead-of-time modules (program/aot.py) -----------------------------------------------
     def aot_target(self, use_ptx: bool | None = None, arch: int | None = None) -> Target:
         """The target an ahead-of-time build for this target's device uses (`use_ptx`, `arch`: what

@@ -16,6 +16,7 @@ from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, function_qualifier, literal
 from ..index_ranges import IndexFacts, index_facts
 from .entry import find_reductions
+from .verify_fp import check_non_finite, holds_floats, report_non_finite
 
 _PRINTF = {
     T.int8: ("%d", "(int)"), T.int16: ("%d", "(int)"), T.int32: ("%d", "(int)"),
@@ -73,7 +74,9 @@ class FunctionWriter:
             self.unit.headers.add("tiles/block.h")  # (its CUDA entry points say how many lanes a block has)
         lanes = fn.block_dim  # blocks of several lanes: no privatised reductions, the block entry points
         # (deterministic mode: a privatised sum would be added in another order than the threads')
-        self.reductions = {} if self.debug or lanes > 1 or self.unit.deterministic else find_reductions(fn, {})
+        # (verify_fp: each atomic's result is checked where it lands, so none is privatised either)
+        self.reductions = {} if self.debug or lanes > 1 or self.unit.deterministic or self.unit.verify_fp \
+            else find_reductions(fn, {})
         accumulators = list({id(a): a for a in self.reductions.values()}.values())
         if accumulators:
             self.unit.headers.add("arrays/atomic.h")
@@ -146,6 +149,7 @@ class FunctionWriter:
                 self.line(depth, f"{acc.name} = wpnb::{op}({acc.name}, {s.value.args[-1].name});", s.loc)
             else:
                 self.line(depth, f"{self.rhs(s.value, s.loc)};", s.loc)
+                self.verify_atomic(s.value, depth, s.loc)
         elif isinstance(s, ir.Print):
             text = self.print_call(s)
             if self.unit.block_dim > 1 and any(isinstance(getattr(a, "type", None), TileType) for a in s.args):
@@ -244,6 +248,7 @@ class FunctionWriter:
             self.assign_path(s.dst.name, v.base.type, v.path, v.value.name, depth, s.loc)
             return
         self.line(depth, f"{s.dst.name} = {self.rhs(v, s.loc)};", s.loc)
+        self.verify_atomic(v, depth, s.loc)
 
     def grad_call(self, dst: ir.Var, v: ir.GradCall, depth: int, loc) -> None:
         """wp.grad(f)(args): f's adjoint called with zeroed argument adjoints and adj_ret = 1."""
@@ -281,6 +286,23 @@ class FunctionWriter:
             self.line(depth, f"{element} = {s.value.name};", s.loc)
         else:
             self.assign_path(element, s.array.type.dtype, s.path, s.value.name, depth, s.loc)
+        self.verify_stored(s.value.name, s.value.type, s.array, depth, s.loc)
+
+    def verify_stored(self, value: str, t, array: ir.Var, depth: int, loc) -> None:
+        """wp.config.verify_fp: report a NaN or infinity just stored into `array` (emit/verify_fp.py)."""
+        if not (self.unit.verify_fp and holds_floats(t)):
+            return
+        if self.debug:  # a failed check, raised by the launch (FloatingPointError)
+            self.line(depth, check_non_finite(value, t, self.unit.site(loc, f"array `{_user_name(array)}`")), loc)
+        else:
+            self.line(depth, report_non_finite(value, t, _user_name(array), self.fn.name, loc), loc)
+
+    def verify_atomic(self, v, depth: int, loc) -> None:
+        """verify_fp after an array atomic (wp.atomic_add(a, i, x), a[i] += x): the element's new value."""
+        if self.unit.verify_fp and isinstance(v, ir.Call) and v.builtin.atomic and v.args \
+                and isinstance(v.args[0].type, ArrayType) and len(v.args) == v.args[0].type.ndim + 2:
+            array = v.args[0]
+            self.verify_stored(self.element_ref(array, v.args[1:-1], loc), array.type.dtype, array, depth, loc)
 
     def address_of(self, v: ir.AddressOf, loc) -> str:
         """The address of an array element's or a variable's storage, as Warp's wp.address_of gives it."""

@@ -239,6 +239,7 @@ class Unit:
         self.native_types: list = []  # C++ types of the user's (wp.build_experimental): their layout is checked
         self.debug_sites: list[DebugSite] = []
         self.deterministic = False  # deterministic mode: float atomics may be logged (compiler/deterministic.py)
+        self.verify_fp = False  # wp.config.verify_fp: stores of NaN and infinity reported (emit/verify_fp.py)
 
     def add_type(self, t) -> None:
         _type_headers(t, self.headers)

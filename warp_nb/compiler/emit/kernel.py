@@ -24,13 +24,15 @@ from .struct_ops import struct_adjoint_ops, struct_ops
 
 
 def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit | None = None,
-                deterministic=None) -> EmitResult:
+                deterministic=None, verify_fp: bool = False) -> EmitResult:
     """One translation unit: the structs and functions the kernel uses, the kernel and its entry
     points; with an `adjoint`, also the adjoint of every function and the backward kernel. With a
     `deterministic` plan (compiler/deterministic.py Plan), the unit is compiled for deterministic
-    mode and its entry points run as the plan says."""
+    mode and its entry points run as the plan says. `verify_fp`: stores of NaN and infinity into
+    arrays are reported (emit/verify_fp.py)."""
     backward = adjoint is not None and adjoint.kernel is not None
     unit = Unit(mode, kernel.block_dim)
+    unit.verify_fp = verify_fp
     unit.deterministic = deterministic is not None
     if unit.deterministic:
         unit.headers.add("arrays/deterministic.h")  # (the entry points' chunk logs)
