@@ -4,6 +4,7 @@ cache like a kernel, loaded with ctypes, and used by every CPU launch (its threa
 from __future__ import annotations
 
 import ctypes
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -44,20 +45,22 @@ def extension():
     then launches call the runtime through ctypes. $WARP_NB_CTYPES_LAUNCH=1 forces that path."""
     if os.environ.get("WARP_NB_CTYPES_LAUNCH") == "1":
         return None
-    import sysconfig
-
     from ..toolchain import cache, cxx
     from ..toolchain.headers import native_dir
-    include = sysconfig.get_paths().get("include")
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    if not include or not (Path(include) / "Python.h").exists():
-        return None
+    # (sysconfig, which finds Python.h, is read only to build: its data module costs milliseconds
+    # of every warm start otherwise; the interpreter's prefix and version key the build instead)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0] if importlib.machinery.EXTENSION_SUFFIXES else ".so"
     source = (native_dir() / "runtime" / "launch_module.cpp").read_text()
     runtime = (native_dir() / "runtime" / "cpu_runtime.cpp").read_text()
     plans = (native_dir() / "runtime" / "launch_plan.cpp").read_text()
-    key = cache.make_key(source, runtime, plans, cxx.identity_key(), include, suffix, sys.version, cache.VERSION)
+    key = cache.make_key(source, runtime, plans, cxx.identity_key(), sys.base_prefix, sys.exec_prefix, suffix,
+                         sys.version, cache.VERSION)
 
     def compile_module(out: Path) -> None:
+        import sysconfig
+        include = sysconfig.get_paths().get("include")
+        if not include or not (Path(include) / "Python.h").exists():
+            raise FileNotFoundError("Python.h is not installed (the ctypes path runs launches instead)")
         cxx.compile_library(source, out, native_dir(), "release", "-pthread", libraries=("-pthread",),
                             include_dirs=(include,))
 
