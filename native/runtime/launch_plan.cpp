@@ -239,7 +239,11 @@ PyObject* launch_usual(PyObject*, PyObject* const* a, Py_ssize_t n) {
     if (p && epoch && PyLong_CheckExact(epoch) && PyLong_AsLongLong(epoch) == p->epoch && tape == Py_None &&
         capture == Py_None && count == p->nparams)
         bounds_entry = dict_item(g.bounds, dim);  // (an unhashable dim: not there)
-    if (!bounds_entry || !PyTuple_CheckExact(bounds_entry) || PyTuple_GET_SIZE(bounds_entry) != 3) goto done;
+    if (!bounds_entry || !PyTuple_CheckExact(bounds_entry) || PyTuple_GET_SIZE(bounds_entry) != 3) {
+        bounds_entry = nullptr;
+        goto done;
+    }
+    Py_INCREF(bounds_entry);  // (the kernel runs without the GIL: another thread may replace the cache entry)
     {
         PyObject* bounds = PyTuple_GET_ITEM(bounds_entry, 0);
         const long ndim = PyLong_AsLong(PyTuple_GET_ITEM(bounds_entry, 1));
@@ -289,8 +293,9 @@ PyObject* launch_usual(PyObject*, PyObject* const* a, Py_ssize_t n) {
         result = p->failed && *p->failed ? bounds : Py_None;
     }
 done:
-    Py_DECREF(last);
     Py_INCREF(result);
+    Py_XDECREF(bounds_entry);
+    Py_DECREF(last);
     return result;
 }
 
