@@ -15,8 +15,8 @@ names the C++ adjoint of every builtin). Around that heart:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from .records import record
 from . import ir
 from ..builtins import registry
 from .. import types as T
@@ -35,7 +35,7 @@ class NotDifferentiableError(KernelError):
     pass is requested."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjointUnit:
     """The backward code of one translation unit: the kernel's, and that of each function it
     calls, by C++ symbol (absent for functions with a custom gradient, and for the custom

@@ -4,13 +4,14 @@ function, after a replay of the forward statements. Every adjoint variable is an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from .records import record
 from ..errors import Loc
 from .ir import Var, format_block
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Accumulate:
     """dst<path> += src (path into dst: components, fields)."""
 
@@ -19,7 +20,7 @@ class Accumulate:
     path: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TupleItem:
     """Component k of a tuple-typed adjoint, as the source of an Accumulate (emit writes `.v{k}`)."""
 
@@ -27,21 +28,21 @@ class TupleItem:
     k: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReplayBlock:
     """Several replay statements that stand together (a loop and its trip counter)."""
 
     stmts: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Zero:
     """dst = 0 (a mutable value's adjoint after it has been passed on)."""
 
     dst: Var
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjCall:
     """adj_<builtin>(args..., adj_args..., adj_ret): the registry's adjoint of one call."""
 
@@ -52,7 +53,7 @@ class AdjCall:
     adj_ret: Var | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjFuncCall:
     """adj_<func>(args..., adj_args..., adj_ret) for a user function (or its custom gradient)."""
 
@@ -62,7 +63,7 @@ class AdjFuncCall:
     adj_ret: Var | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjConstruct:
     """The adjoint of building a value from parts (vec3(x, y, z), float32(i), ...)."""
 
@@ -72,7 +73,7 @@ class AdjConstruct:
     adj_ret: Var
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjUpdate:
     """dst = base with base<path> = value: value gets adj_dst<path>, base gets the rest."""
 
@@ -82,7 +83,7 @@ class AdjUpdate:
     adj_value: Var
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjLoad:
     """value = array[indices]: add adj_value to array.grad[indices] (atomically unless each thread
     owns the element it reads)."""
@@ -93,7 +94,7 @@ class AdjLoad:
     owned: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjStore:
     """array[indices]<path> = value: value's adjoint reads array.grad[indices]<path>."""
 
@@ -103,7 +104,7 @@ class AdjStore:
     adj_value: Var
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RevIf:
     """The reverse of an If: the adjoint statements of each branch."""
 
@@ -112,7 +113,7 @@ class RevIf:
     orelse: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RevLoop:
     """The reverse of a dynamic loop, by recomputation: for k = n-1 .. 0, rerun the loop from its
     initial state for k iterations, replay iteration k without its state write-back, then run
@@ -136,7 +137,7 @@ class RevLoop:
     iteration_adjoints: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AdjointFunction:
     """A typed function with its backward code: the primal, the replay and reverse blocks, and
     every variable the backward code declares."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
 
+from .records import record
 from ..toolchain.external import update_with_file
 
 
@@ -59,7 +59,7 @@ def _join(a: str, b: str) -> str:
     return a + "\n" + b if a and b and not a.endswith("\n") else a + b
 
 
-@dataclass(init=False, eq=False)
+@record(init=False, eq=False)
 class ModuleBuildOptions:
     """Extra build inputs of a module's kernels (see the module docstring). The values are kept as given
     (Warp's lists and text); the digest normalizes them."""

@@ -18,8 +18,8 @@ Knows the IR and the registry's atomic names; knows nothing about C++ text or la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from .records import record
 from .. import types as T
 from ..errors import KernelDeterminismError
 from ..types.array_type import ArrayType
@@ -33,7 +33,7 @@ _FIX_ACCESS = ("Fix: use separate input and output arrays, or split the direct a
                "separate kernel launches.")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Plan:
     """How a kernel's atomics are made deterministic, forward and backward."""
 
@@ -41,7 +41,7 @@ class Plan:
     backward: str  # DEFER or SERIAL (what a backward entry point does, when there is one)
 
 
-@dataclass
+@record
 class _Target:
     """What a kernel does to one array (a kernel parameter, or an array field of a struct parameter)."""
 

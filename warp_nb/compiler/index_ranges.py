@@ -22,8 +22,8 @@ Knows the IR; knows nothing about C++ (the target writes the guards, emit/entry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from .records import record
 from .. import types as T
 from ..types.array_type import ArrayType
 from . import ir
@@ -31,7 +31,7 @@ from . import ir
 INT32_MAX = 2**31 - 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Bound:
     """const + sum(coeff * atom): a value a launch knows before it runs. An atom is
     ("tid_min", d) / ("tid_max", d): the least / greatest thread coordinate d of a chunk (the
@@ -55,7 +55,7 @@ class Bound:
         return low  # (coordinate terms with c > 0 add something >= 0)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Guard:
     """One index of one access, in range when least >= 0 and greatest < the axis's size (and
     fits the int32 the kernel computed it in)."""
@@ -66,7 +66,7 @@ class Guard:
     greatest: Bound
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Affine:
     """const + sum(coeff * symbol) over symbols ("tid", d), ("arg", name), ("loop", k)."""
 
@@ -83,7 +83,7 @@ class Affine:
         return Affine(self.const * k, tuple((s, c * k) for s, c in self.terms if c * k))
 
 
-@dataclass
+@record
 class IndexFacts:
     """What the pass found for one kernel."""
 

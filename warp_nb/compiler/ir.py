@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from .records import record
 from ..errors import Loc
 from ..types import type_name
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Var:
     """An SSA value (compared by identity). `name` is unique inside its function and readable."""
 
@@ -49,7 +50,7 @@ class TupleType:
 # --- right-hand sides -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Const:
     """A constant value of a known type."""
 
@@ -57,7 +58,7 @@ class Const:
     type: Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Call:
     """A builtin call resolved to one overload of the registry."""
 
@@ -66,7 +67,7 @@ class Call:
     resolved: Any  # registry.Resolved: argument and result types, template bindings
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CallFunc:
     """A call of a user @wp.func, resolved to one typed instance."""
 
@@ -74,7 +75,7 @@ class CallFunc:
     args: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GradCall:
     """wp.grad(f)(args): the gradient of f's scalar result with respect to each argument, at
     args: f's adjoint run once with adj_ret = 1 (one value, or a tuple for several arguments)."""
@@ -84,7 +85,7 @@ class GradCall:
     resolved: Any = None  # the builtin's registry.Resolved (None for a user function)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Construct:
     """A value built from parts or converted: vec3(x, y, z), float32(i), mat33(...), Struct()."""
 
@@ -92,7 +93,7 @@ class Construct:
     args: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Load:
     """a[i, j]: read one element of an array (all indices given)."""
 
@@ -100,7 +101,7 @@ class Load:
     indices: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class View:
     """a[i]: the sub-array of a multi-dimensional array (fewer indices than dimensions)."""
 
@@ -108,7 +109,7 @@ class View:
     indices: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NewArray:
     """An array made in a kernel: over memory at `ptr` (wp.array(ptr=..., shape=..., dtype=...)), or,
     with ptr None, a zeroed local buffer of the constant `fixed` shape (wp.zeros(shape=..., dtype=...):
@@ -121,7 +122,7 @@ class NewArray:
     source: Any = None  # a function's returned fixed array (a value) whose elements the local array takes
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AxisSlice:
     """One sliced axis of an array slice, start:stop:step (None where a bound is not written)."""
 
@@ -130,7 +131,7 @@ class AxisSlice:
     step: Var | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SliceView:
     """a[1:n:2, i]: a view of an array; per written axis an index Var (the axis is dropped) or an
     AxisSlice (kept); the axes after the last one written are kept whole."""
@@ -139,7 +140,7 @@ class SliceView:
     axes: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Extract:
     """A component of a composite (v[i], v.x, m[i, j], m[i]) or a struct field (s.name).
     `path` holds Vars (dynamic indices), ints (constant indices) or str (field names)."""
@@ -148,7 +149,7 @@ class Extract:
     path: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Update:
     """A copy of `base` with the component at `path` replaced by `value` (v[0] = x in SSA form)."""
 
@@ -157,14 +158,14 @@ class Update:
     value: Var
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Copy:
     """A copy of a value (a new SSA variable holding what `src` holds)."""
 
     src: Var
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AddressOf:
     """wp.address_of(x): the address (a uint64) of storage the kernel can write: an array element
     (`indices` given) or a mutable variable, then the component `path` inside it."""
@@ -174,14 +175,14 @@ class AddressOf:
     path: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TupleOf:
     """A tuple value (multiple return values of a function)."""
 
     items: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tid:
     """The thread index: component `index` of `count` (count == 1 means the linear index)."""
 
@@ -192,7 +193,7 @@ class Tid:
 # --- statements -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Let:
     """dst = value: the one assignment of an SSA variable."""
 
@@ -201,7 +202,7 @@ class Let:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Assign:
     """Write to a mutable variable (a phi input or a loop state update)."""
 
@@ -210,7 +211,7 @@ class Assign:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Store:
     """a[indices] = value, or a[indices].path = value when `path` is not empty. `rereads`: the
     value is a nonlinear function of the element it overwrites (a[i] *= v, a[i].x /= v), so its
@@ -224,7 +225,7 @@ class Store:
     rereads: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Effect:
     """A call evaluated for its side effects (print, an atomic whose result is unused)."""
 
@@ -232,7 +233,7 @@ class Effect:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Print:
     """printf(fmt, args) on the device."""
 
@@ -241,7 +242,7 @@ class Print:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class If:
     """Structured if/else; `phis` join the values the branches assign."""
 
@@ -252,7 +253,7 @@ class If:
     phis: tuple = ()  # Phi nodes, joined after the branches
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Phi:
     """A join variable of an If: then_src or else_src, by the branch taken."""
 
@@ -261,7 +262,7 @@ class Phi:
     else_src: Var | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Carried:
     """A variable a loop carries across iterations: `state` is mutable, set to `init` before the
     loop and to the iteration's final value at the end of each iteration (and before continue/break)."""
@@ -271,7 +272,7 @@ class Carried:
     init: Var
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class For:
     """A counted loop: var from start to stop by step."""
 
@@ -284,7 +285,7 @@ class For:
     carried: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class While:
     """A loop whose condition is computed by cond_body at the top of each iteration."""
 
@@ -295,7 +296,7 @@ class While:
     carried: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Iterate:
     """for x in query: a loop over an iterator builtin (hash grid, mesh and BVH queries)."""
 
@@ -307,7 +308,7 @@ class Iterate:
     carried: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Break:
     """Leave the innermost loop (after writing its loop state)."""
 
@@ -315,7 +316,7 @@ class Break:
     writes: tuple = ()  # Assigns of loop state before leaving
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Continue:
     """Go to the next iteration (after writing its loop state)."""
 
@@ -323,7 +324,7 @@ class Continue:
     writes: tuple = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Return:
     """Return from the function (a value, or None)."""
 
@@ -331,7 +332,7 @@ class Return:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     """A debug-mode assertion: `assert cond` in the user's code."""
 
@@ -339,7 +340,7 @@ class Check:
     loc: Loc
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Function:
     """A typed kernel or function body (its lists are filled while typing, then only read)."""
 

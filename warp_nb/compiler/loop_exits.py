@@ -26,15 +26,16 @@ common `if c: continue` pattern costs no duplication."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import count
 
+from .records import record
 from . import syntax as S
 
 _flags = count()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StructuredBody:
     """A loop body rewritten without continue and with at most one break."""
 

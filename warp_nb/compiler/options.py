@@ -3,11 +3,11 @@ computes them for every kernel, and importing them must not load the front and b
 (`import warp_nb` stays quick; the compiler loads at the first compile)."""
 
 from __future__ import annotations
+from .records import record
 
-from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompileOptions:
     """What changes the generated code or its compilation, apart from the kernel and the target.
     Computed once per launch configuration (`Kernel.options`), so every target sees the same."""

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
 
+from .records import record
 from ..toolchain import cache
 from ..toolchain.headers import headers_digest
 from . import ir
@@ -41,7 +41,7 @@ from .verify import between_stages
 compile_log: list = []
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Translation:
     """What the front half gives: a kernel typed for one signature, its translation unit (C++ text
     with its build options) and, for a target, the unit's cache key. No compiler has run."""
@@ -59,7 +59,7 @@ class Translation:
         return f"k_{self.typed.name}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompiledKernel:
     """A kernel ready to launch on one target with one set of options."""
 

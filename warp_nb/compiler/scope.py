@@ -6,17 +6,17 @@ registry; knows nothing about C++."""
 from __future__ import annotations
 
 import builtins as py_builtins
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .records import record
 from .. import types as T
 from ..types.composite import Composite
 from ..types.scalars import Scalar
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Lit:
     """A Python number known at compile time; it takes its type from where it is used."""
 
@@ -24,7 +24,7 @@ class Lit:
     kind: str  # "int" | "float" | "bool"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConstValue:
     """A compile-time constant of a definite wp type (a wp.vec3 global, a numpy scalar ...)."""
 
@@ -32,7 +32,7 @@ class ConstValue:
     type: Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PyObj:
     """A Python object used by name: module, builtin, function, kernel, type, string."""
 

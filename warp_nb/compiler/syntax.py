@@ -4,15 +4,15 @@ frozen nodes that each carry their source location. `parse` builds it from Pytho
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from .records import record
 from ..errors import Loc
 
 # --- expressions -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Name:
     """A variable or global name as written."""
 
@@ -20,7 +20,7 @@ class Name:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Constant:
     """A literal number, bool or string."""
 
@@ -28,7 +28,7 @@ class Constant:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Attribute:
     """value.attr: a component, a struct field, a module's name."""
 
@@ -37,7 +37,7 @@ class Attribute:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Subscript:
     """value[indices]: an element, a view, a component."""
 
@@ -46,7 +46,7 @@ class Subscript:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Slice:
     """lower:upper:step inside a subscript (each part an expression or None)."""
 
@@ -56,7 +56,7 @@ class Slice:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Starred:
     """*value among a call's arguments (the components of a vector, matrix rows, a constant slice)."""
 
@@ -64,7 +64,7 @@ class Starred:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Call:
     """func(args, keywords): a builtin, a @wp.func, a constructor."""
 
@@ -75,7 +75,7 @@ class Call:
     source: str = ""  # the call's own text, over as many lines as it spans (wp.static reads it)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BinOp:
     """left op right, with op the registry's operator name."""
 
@@ -85,7 +85,7 @@ class BinOp:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UnaryOp:
     """op operand (-x, +x, ~x, not x)."""
 
@@ -94,7 +94,7 @@ class UnaryOp:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Compare:
     """left op right, one comparison (a chain is split into a BoolOp of these)."""
 
@@ -104,7 +104,7 @@ class Compare:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BoolOp:
     """Short-circuit `and` / `or` over two or more values."""
 
@@ -113,7 +113,7 @@ class BoolOp:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IfExp:
     """body if test else orelse."""
 
@@ -123,7 +123,7 @@ class IfExp:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tuple:
     """(a, b, ...): a multiple return value or assignment target."""
 
@@ -134,7 +134,7 @@ class Tuple:
 # --- statements ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Assign:
     """target = value."""
 
@@ -144,7 +144,7 @@ class Assign:
     annotation: Any = None  # x: float = 1.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AugAssign:
     """target op= value (an atomic on an array element, as in Warp)."""
 
@@ -154,7 +154,7 @@ class AugAssign:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ExprStmt:
     """An expression evaluated for its effect (a call)."""
 
@@ -162,7 +162,7 @@ class ExprStmt:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class If:
     """if test: body else: orelse."""
 
@@ -172,7 +172,7 @@ class If:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class For:
     """for target in iter: body (a range or an iterator builtin)."""
 
@@ -182,7 +182,7 @@ class For:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class While:
     """while test: body."""
 
@@ -191,21 +191,21 @@ class While:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Break:
     """break out of the innermost loop."""
 
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Continue:
     """continue with the next iteration of the innermost loop."""
 
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Return:
     """return value (None: a bare return)."""
 
@@ -213,7 +213,7 @@ class Return:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Assert:
     """assert test (a debug-mode check, as Warp makes it)."""
 
@@ -221,7 +221,7 @@ class Assert:
     loc: Loc
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FunctionDef:
     """A parsed kernel or function: its name, parameters and body."""
 

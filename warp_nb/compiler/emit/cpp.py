@@ -9,8 +9,9 @@ import numpy as np
 
 import hashlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..records import record
 from .. import ir
 from ... import types as T
 from ...types.array_type import ArrayType
@@ -67,7 +68,7 @@ def comment_text(text: str, limit: int = 100) -> str:
     return one_line.rstrip("\\ ") + (" [continued]" if one_line.rstrip().endswith("\\") else "")
 
 
-@dataclass
+@record
 class DebugSite:
     """A checked place in the source (an array access or an assert) and what it touches."""
 
@@ -75,7 +76,7 @@ class DebugSite:
     what: str  # "array `a`" or "assert"
 
 
-@dataclass
+@record
 class EmitResult:
     """One translation unit. As emit_kernel gives it, the text is the same for every target and
     `entry_points` says what the kernel's entry points must do; `emit.kernel.for_target` adds a

@@ -10,13 +10,13 @@ array atomically once. Knows IR; knows nothing about C++ entry points, compiling
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ..records import record
 from .. import ir
 from ...types.array_type import ArrayType
 
 
-@dataclass
+@record
 class Accumulator:
     """A per-chunk accumulator of an array element, summed after the launch."""
 
@@ -127,7 +127,7 @@ def _uses(vars_, disqualified: set, params: dict) -> None:
             disqualified.add(id(v))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EntryPoint:
     """What one entry point of a kernel must do; a target writes it (`Target.entry_point`) and
     names it (`Target.entry_name`). The body it calls is `<symbol>_<body>`, a template over the
