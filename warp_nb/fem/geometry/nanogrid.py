@@ -276,6 +276,7 @@ class Nanogrid(MeshEnvironments, Geometry):
         self._face_cells = wp.array(t.face_cells.astype(np.int32), dtype=wp.vec2i, device=device)
         self._boundary_face_indices = wp.array(t.boundary_faces.astype(np.int32), dtype=int, device=device)
         self._capacity = capacity
+        self._vertex_table = None
 
     def rebuild_topology_from_cells(self):
         """Rebuild the vertex, face and edge grids after the cell volume was rebuilt."""
@@ -361,6 +362,18 @@ class Nanogrid(MeshEnvironments, Geometry):
 
     def boundary_side_count(self) -> int:
         return len(self._topology.boundary_faces)
+
+    def cell_vertex_table(self):
+        """(cell_count, 8) int array of each cell's vertices in Hexmesh's corner order (bottom square
+        counter-clockwise, then the top), for the node topologies built from a vertex table."""
+        if getattr(self, "_vertex_table", None) is None:
+            corners = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1),
+                                (0, 1, 1)], np.int64)
+            cells = self._cell_ijk.numpy().astype(np.int64)
+            ids = self._topology.vertex_index((cells[:, None, :] + corners[None]).reshape(-1, 3))
+            self._vertex_table = wp.array(ids.reshape(-1, 8).astype(np.int32), dtype=int,
+                                          device=self._cell_grid.device)
+        return self._vertex_table
 
     def reference_cell(self):
         return Element.CUBE
