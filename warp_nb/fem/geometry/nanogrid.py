@@ -258,6 +258,11 @@ class Nanogrid(MeshEnvironments, Geometry):
         self._make_default_dependent_implementations()
         self._use_scalar_type(scalar_type)
 
+    @classmethod
+    def from_environment_voxels(cls, *args, **kwargs):
+        raise NotImplementedError("fem.Nanogrid.from_environment_voxels is not available in warp_nb yet; build the "
+                                  "volume with wp.Volume.allocate_by_voxels and pass cell_env and env_offsets")
+
     # --- topology ---
 
     def _build_topology(self):
