@@ -144,6 +144,14 @@ def _device_functions() -> dict:
                         best = dist
                         s.element_index = cell
                         s.element_coords = coords
+        if s.element_index < 0 and max_dist > 0.0:
+            # farther than the neighbouring voxels (fem.lookup without max_dist): the nearest of all cells
+            for cell in range(args.cell_ijk.shape[0]):
+                coords, dist = cell_closest_point(args, cell, pos)
+                if dist <= best:
+                    best = dist
+                    s.element_index = cell
+                    s.element_coords = coords
         return s
 
     @wp.func
@@ -243,7 +251,7 @@ class Nanogrid(MeshEnvironments, Geometry):
                                "rebuildable=True)")
         self._cell_grid = grid
         self._rebuildable = bool(rebuildable)
-        self.__dict__.update(_FUNCTIONS)
+        self.__dict__.update(type(self)._function_table)
         self._env_offsets_array = None
         if env_offsets is not None:
             self._env_offsets_array = env_offsets if isinstance(env_offsets, wp.array) else wp.array(
@@ -420,5 +428,6 @@ def _empty_offsets(device):
 
 
 _FUNCTIONS = _device_functions()
+Nanogrid._function_table = _FUNCTIONS  # (an AdaptiveNanogrid has its own)
 for _name, _f in _FUNCTIONS.items():
     setattr(Nanogrid, _name, _f)

@@ -44,13 +44,14 @@ def decode_axis(voxels: np.ndarray):
 class VoxelIndex:
     """Index of voxels in a given order (the order of an index volume's get_voxels)."""
 
-    def __init__(self, voxels: np.ndarray):
-        self._voxels = np.asarray(voxels, np.int64).reshape(-1, 3)
+    def __init__(self, voxels: np.ndarray, width: int = 3):
+        self._width = width  # 3 coordinates, or 4 with a level
+        self._voxels = np.asarray(voxels, np.int64).reshape(-1, width)
 
     def __call__(self, queries: np.ndarray) -> np.ndarray:
         """The index of each query voxel, -1 where it is absent (one sort of both sets: encoded
         coordinates need 22 bits per axis, more than one int64 key holds)."""
-        queries = np.asarray(queries, np.int64).reshape(-1, 3)
+        queries = np.asarray(queries, np.int64).reshape(-1, self._width)
         n = len(self._voxels)
         _, inverse = np.unique(np.concatenate([self._voxels, queries]), axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
@@ -65,44 +66,92 @@ def index_volume(voxels: np.ndarray, like, device):
                                         transform=like.transform, translation=tuple(like.translation))
 
 
-class GridTopology:
-    """Vertices, faces and edges of a set of cells (voxel coordinates, in cell order)."""
+def _floor_to(ijk: np.ndarray, level) -> np.ndarray:
+    """The origin of the level-`level` cell (2^level voxels wide, aligned) holding voxel `ijk`."""
+    return (np.asarray(ijk, np.int64) >> level) << level
 
-    def __init__(self, cells: np.ndarray, like, device):
+
+class GridTopology:
+    """Vertices, faces and edges of a set of cells (voxel coordinates of their origin, in cell order,
+    and for an adaptive grid their levels: a level-l cell is 2^l voxels wide).
+
+    Faces: each cell's face towards a neighbour of the same or a coarser level, or towards nothing
+    (a boundary face); a face towards finer cells is theirs. A face's level is its cell's. Edges (and,
+    for the nodes of higher-degree spaces, `stacked` faces) are every cell's own, one per (origin,
+    axis, level)."""
+
+    def __init__(self, cells: np.ndarray, like, device, levels=None):
         cells = np.asarray(cells, np.int64).reshape(-1, 3)
-        self.cells = cells
+        levels = np.zeros(len(cells), np.int64) if levels is None else np.asarray(levels, np.int64).reshape(-1)
+        self.cells, self.levels = cells, levels
+        self.level_count = int(levels.max(initial=0)) + 1
+        sizes = (1 << levels)[:, None]
         cell_index = VoxelIndex(cells)
 
-        corners = (cells[:, None, :] + _CORNERS[None]).reshape(-1, 3)
+        def find_cell(voxels):
+            # the cell holding each voxel (-1: none), trying each level's aligned origin
+            found = np.full(len(voxels), -1, np.int64)
+            for level in range(self.level_count):
+                idx = cell_index(_floor_to(voxels, level))
+                ok = (idx >= 0) & (found < 0)
+                ok[ok] = levels[idx[ok]] == level
+                found[ok] = idx[ok]
+            return found
+
+        self.find_cell = find_cell
+        corners = (cells[:, None, :] + sizes[:, :, None] * _CORNERS[None]).reshape(-1, 3)
         self.vertex_grid = index_volume(np.unique(corners, axis=0), like, device)
         self.vertices = self.vertex_grid.get_voxels().numpy().astype(np.int64)
         self.vertex_index = VoxelIndex(self.vertices)
 
-        # faces: the low face of every cell along each axis, and the high one
-        faces, axes = [], []
+        faces, axes, face_levels = [], [], []
         for a in range(3):
             e = np.zeros(3, np.int64)
             e[a] = 1
-            faces += [cells, cells + e]
-            axes += [np.full(len(cells), a), np.full(len(cells), a)]
-        encoded = np.unique(encode_axis(np.concatenate(faces), np.concatenate(axes)), axis=0)
-        self.face_grid = index_volume(encoded, like, device)
-        self.face_ijk, self.face_axis = decode_axis(self.face_grid.get_voxels().numpy())
+            for origin, probe in ((cells, cells - e), (cells + sizes * e, cells + sizes * e)):
+                n = find_cell(probe)
+                keep = (n < 0) | (levels[np.maximum(n, 0)] >= levels)
+                faces.append(origin[keep])
+                axes.append(np.full(int(keep.sum()), a))
+                face_levels.append(levels[keep])
+        encoded = encode_axis(np.concatenate(faces), np.concatenate(axes))
+        level_of = dict(zip(map(tuple, encoded.tolist()), np.concatenate(face_levels).tolist()))
+        self.face_grid = index_volume(np.unique(encoded, axis=0), like, device)
+        face_voxels = self.face_grid.get_voxels().numpy().astype(np.int64)
+        self.face_ijk, self.face_axis = decode_axis(face_voxels)
+        self.face_levels = np.array([level_of[tuple(v)] for v in face_voxels.tolist()], np.int64)
         e = np.eye(3, dtype=np.int64)[self.face_axis]
-        above = cell_index(self.face_ijk)  # the cell whose low face this is
-        below = cell_index(self.face_ijk - e)
+        above = find_cell(self.face_ijk)  # the cell on the high side of the face
+        below = find_cell(self.face_ijk - e)
         self.face_flags = self.face_axis + np.where(below < 0, FACE_INNER_OFFSET, 0) + \
-            np.where(above < 0, FACE_OUTER_OFFSET, 0)
+            np.where(above < 0, FACE_OUTER_OFFSET, 0) + (self.face_levels << 4)
         self.face_cells = np.stack([np.where(below < 0, above, below), np.where(above < 0, below, above)], axis=1)
         self.boundary_faces = np.nonzero((below < 0) | (above < 0))[0]
-        self.face_index = VoxelIndex(self.face_grid.get_voxels().numpy())
+        self.face_index = VoxelIndex(np.concatenate([face_voxels, self.face_levels[:, None]], axis=1), 4)
 
-        edges, axes = [], []
+        edges, axes, edge_levels = [], [], []
+        stacked, stacked_axes, stacked_levels = [], [], []
         for a in range(3):
             u, v = np.eye(3, dtype=np.int64)[(a + 1) % 3], np.eye(3, dtype=np.int64)[(a + 2) % 3]
             for offset in (0 * u, u, v, u + v):
-                edges.append(cells + offset)
+                edges.append(cells + sizes * offset)
                 axes.append(np.full(len(cells), a))
-        self.edge_grid = index_volume(np.unique(encode_axis(np.concatenate(edges), np.concatenate(axes)), axis=0),
-                                      like, device)
-        self.edge_index = VoxelIndex(self.edge_grid.get_voxels().numpy())
+                edge_levels.append(levels)
+            e = np.eye(3, dtype=np.int64)[a]
+            for offset in (0 * e, e):
+                stacked.append(cells + sizes * offset)
+                stacked_axes.append(np.full(len(cells), a))
+                stacked_levels.append(levels)
+        keys = np.concatenate([encode_axis(np.concatenate(edges), np.concatenate(axes)),
+                               np.concatenate(edge_levels)[:, None]], axis=1)
+        keys = np.unique(keys, axis=0)
+        self.edge_grid = index_volume(np.unique(keys[:, :3], axis=0), like, device)
+        if self.level_count == 1:  # numbered as the edge grid numbers them (Warp's)
+            keys = np.concatenate([self.edge_grid.get_voxels().numpy().astype(np.int64),
+                                   np.zeros((len(keys), 1), np.int64)], axis=1)
+        self.stacked_edge_count = len(keys)
+        self.edge_index = VoxelIndex(keys, 4)
+        skeys = np.unique(np.concatenate([encode_axis(np.concatenate(stacked), np.concatenate(stacked_axes)),
+                                          np.concatenate(stacked_levels)[:, None]], axis=1), axis=0)
+        self.stacked_face_count = len(skeys)
+        self.stacked_face_index = self.face_index if self.level_count == 1 else VoxelIndex(skeys, 4)

@@ -3,7 +3,8 @@
 Lagrange and serendipity shapes: a node lies on a vertex, an edge, a face or a cell interior (the
 coordinates that are strictly between 0 and 1 say which). Nodes are numbered vertices first (vertex
 grid order, so degree 1 numbers the grid's vertices as Warp does), then edge nodes (edge grid order,
-`per_edge` each), face nodes, cell nodes. Within an edge or face, the nodes are ordered by their
+`per_edge` each), face nodes, cell nodes. On an AdaptiveNanogrid, edges and faces are each cell's own
+("stacked": one per origin, axis and level), so nodes are shared only between cells of one level. Within an edge or face, the nodes are ordered by their
 position along the global axes, so the cells sharing it agree. Counts follow Warp's: a rebuildable
 grid counts its capacities (8 vertices, 12 edges, 6 faces per cell).
 
@@ -60,23 +61,25 @@ class NanogridTopology(SpaceTopology):
             for r, n in enumerate(order):
                 rank[n] = r
         counts = [max((len(v) for k, v in per_entity.items() if k[0] == kind), default=0) for kind in range(4)]
-        cells = t.cells
+        cells, levels = t.cells, t.levels[:, None]
         if geo.is_rebuildable:
             cap = geo.cell_count()
             sizes = (8 * cap, 12 * cap, 6 * cap, cap)
-        else:
-            sizes = (len(t.vertices), geo.edge_count(), geo.side_count(), len(cells))
+        else:  # (an adaptive grid's edges and faces are stacked: each level's own)
+            sizes = (len(t.vertices), t.stacked_edge_count, t.stacked_face_count, len(cells))
         starts = np.cumsum([0] + [sizes[k] * counts[k] for k in range(3)])
         table = np.full((geo.cell_count(), len(coords)), -1, np.int64)
         for n in range(len(coords)):
-            origin = cells + base[n]
+            origin = cells + base[n] * (1 << levels)
             kind = kinds[n]
             if kind == 0:
                 index = t.vertex_index(origin)
             elif kind == 1:
-                index = t.edge_index(gt.encode_axis(origin, np.full(len(cells), int(np.argmax(interior[n])))))
+                axis = np.full(len(cells), int(np.argmax(interior[n])))
+                index = t.edge_index(np.concatenate([gt.encode_axis(origin, axis), levels], axis=1))
             elif kind == 2:
-                index = t.face_index(gt.encode_axis(origin, np.full(len(cells), int(np.argmin(interior[n])))))
+                axis = np.full(len(cells), int(np.argmin(interior[n])))
+                index = t.stacked_face_index(np.concatenate([gt.encode_axis(origin, axis), levels], axis=1))
             else:
                 index = np.arange(len(cells))
             table[:len(cells), n] = starts[kind] + index * counts[kind] + rank[n]
