@@ -27,8 +27,11 @@ _GRADINGS = (None, "none", "face")
 
 
 def _make(cells: np.ndarray, levels: np.ndarray, transform, translation, device, grading, level_count: int):
+    if grading == "vertex":
+        raise NotImplementedError("adaptive grid: grading='vertex' is not supported by warp_nb.fem yet (None and "
+                                  "'face' are)")
     if grading not in _GRADINGS:
-        raise ValueError(f"adaptive grid: `grading` must be None or 'face', got {grading!r}")
+        raise ValueError(f"adaptive grid: `grading` must be None, 'face' or 'vertex', got {grading!r}")
     if grading == "face":
         cells, levels = _grade(cells, levels)
     if len(cells) == 0:

@@ -268,8 +268,8 @@ class Nanogrid(MeshEnvironments, Geometry):
 
     @classmethod
     def from_environment_voxels(cls, *args, **kwargs):
-        raise NotImplementedError("fem.Nanogrid.from_environment_voxels is not available in warp_nb yet; build the "
-                                  "volume with wp.Volume.allocate_by_voxels and pass cell_env and env_offsets")
+        raise NotImplementedError(f"fem.{cls.__name__}.from_environment_voxels is not available in warp_nb yet; build "
+                                  "the volume with wp.Volume.allocate_by_voxels and pass cell_env and env_offsets")
 
     # --- topology ---
 
