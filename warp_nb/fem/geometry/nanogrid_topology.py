@@ -115,11 +115,12 @@ class GridTopology:
                 axes.append(np.full(int(keep.sum()), a))
                 face_levels.append(levels[keep])
         encoded = encode_axis(np.concatenate(faces), np.concatenate(axes))
-        level_of = dict(zip(map(tuple, encoded.tolist()), np.concatenate(face_levels).tolist()))
-        self.face_grid = index_volume(np.unique(encoded, axis=0), like, device)
+        unique, first = np.unique(encoded, axis=0, return_index=True)
+        self.face_grid = index_volume(unique, like, device)
         face_voxels = self.face_grid.get_voxels().numpy().astype(np.int64)
         self.face_ijk, self.face_axis = decode_axis(face_voxels)
-        self.face_levels = np.array([level_of[tuple(v)] for v in face_voxels.tolist()], np.int64)
+        # (two cells listing one face are of one level: a face towards a finer cell is not listed)
+        self.face_levels = np.concatenate(face_levels)[first][VoxelIndex(unique)(face_voxels)]
         e = np.eye(3, dtype=np.int64)[self.face_axis]
         above = find_cell(self.face_ijk)  # the cell on the high side of the face
         below = find_cell(self.face_ijk - e)
