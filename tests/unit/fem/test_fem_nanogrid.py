@@ -57,6 +57,9 @@ def test_sparse_space_node_counts_match_warp():
                                                                         [4, 5, 8, 9, 14, 15, 16, 17]]
     np.testing.assert_allclose(q1.node_positions().numpy()[:3], [[0.25, 1.75, 3.75], [0.25, 1.75, 4.25],
                                                                  [0.25, 2.25, 3.75]])
+    # degree 3, read from warp-lang: a y-face's nodes run along z, then x (its tangents)
+    q3 = fem.make_polynomial_space(geo, degree=3).topology.element_node_indices().numpy()
+    assert q3[0, [18, 30, 33, 45]].tolist() == [182, 186, 181, 185]
     for degree in (2, 3):  # every node of every cell is a distinct point or shared with a neighbour at its place
         space = fem.make_polynomial_space(geo, degree=degree)
         nodes = space.topology.element_node_indices().numpy()

@@ -2,11 +2,13 @@
 
 Lagrange and serendipity shapes: a node lies on a vertex, an edge, a face or a cell interior (the
 coordinates that are strictly between 0 and 1 say which). Nodes are numbered vertices first (vertex
-grid order, so degree 1 numbers the grid's vertices as Warp does), then edge nodes (edge grid order,
-`per_edge` each), face nodes, cell nodes. On an AdaptiveNanogrid, edges and faces are each cell's own
-("stacked": one per origin, axis and level), so nodes are shared only between cells of one level. Within an edge or face, the nodes are ordered by their
-position along the global axes, so the cells sharing it agree. Counts follow Warp's: a rebuildable
-grid counts its capacities (8 vertices, 12 edges, 6 faces per cell).
+grid order), then edge nodes (edge grid order, so many per edge), face nodes (face grid order), cell
+nodes. Within an edge or a cell, nodes run along the global axes (x slowest); within a face, along its
+tangent axes a + 1 then a + 2 of its normal a; so the cells sharing an entity agree, and the numbering
+is Warp's (checked against warp-lang for degrees 1 to 3 and B-splines 2 and 3). On an AdaptiveNanogrid
+edges and faces are each cell's own ("stacked": one per origin, axis and level), so nodes are shared
+only between cells of one level. Counts follow Warp's: a rebuildable grid counts its capacities
+(8 vertices, 12 edges, 6 faces per cell).
 
 B-splines: the control points of cell `ijk` are the voxels `ijk - PADDING + {0..NODES_PER_DIM-1}^3`
 of a padded node grid (the cells dilated by -1..+2 on each axis, as Warp's), numbered in its order.
@@ -56,8 +58,13 @@ class NanogridTopology(SpaceTopology):
         for n in range(len(coords)):
             key = (int(kinds[n]), tuple(base[n]), tuple(interior[n]))
             per_entity.setdefault(key, []).append(n)
-        for nodes in per_entity.values():
-            order = sorted(nodes, key=lambda n: tuple(coords[n]))
+        for (kind, _base, inside), nodes in per_entity.items():
+            # along the global axes; a face's along its tangents (a + 1, a + 2) of its normal a, as Warp's
+            axes = [0, 1, 2]
+            if kind == 2:
+                a = int(np.argmin(inside))
+                axes = [(a + 1) % 3, (a + 2) % 3, a]
+            order = sorted(nodes, key=lambda n: tuple(coords[n][axes]))
             for r, n in enumerate(order):
                 rank[n] = r
         counts = [max((len(v) for k, v in per_entity.items() if k[0] == kind), default=0) for kind in range(4)]
