@@ -221,7 +221,7 @@ class Nanogrid(MeshEnvironments, Geometry):
     """Sparse grid geometry: the active voxels of an index volume.
 
     Args:
-        grid: an index volume (`wp.Volume`), whose active voxels are the cells
+        grid: a `wp.Volume` (ideally an index volume), whose active voxels are the cells
         temporary_store: accepted for Warp compatibility (warp_nb builds the topology on the host)
         scalar_type: wp.float32 or wp.float64
         cell_env: per-cell environment indices (int32), with `env_offsets`
@@ -243,9 +243,6 @@ class Nanogrid(MeshEnvironments, Geometry):
                  rebuildable: bool = False, **kwargs):
         if not isinstance(grid, wp.Volume):
             raise TypeError(f"Nanogrid: `grid` must be a wp.Volume index grid, got {type(grid).__name__}")
-        if not grid.is_index:
-            raise ValueError("Nanogrid: `grid` must be an index volume (wp.Volume.allocate_by_voxels, or "
-                             "allocate_by_tiles with bg_value=None)")
         if rebuildable and not grid.is_rebuildable:
             raise RuntimeError("Nanogrid: rebuildable=True require a rebuildable Volume (allocated with "
                                "rebuildable=True)")
