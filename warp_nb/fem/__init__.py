@@ -20,6 +20,7 @@
 Names of Warp's `warp.fem` that are not here yet raise an error that says so (docs/compat.md)."""
 
 from . import cache, linalg, utils  # noqa: F401
+from .adaptivity import adaptive_nanogrid_from_field, adaptive_nanogrid_from_hierarchy  # noqa: F401
 from .cache import (  # noqa: F401
     Temporary,
     TemporaryStore,
@@ -35,7 +36,7 @@ from .environment_operators import environment_index  # noqa: F401
 from .field import DiscreteField, FieldLike, FieldRestriction, ImplicitField, NonconformingField, UniformField, make_restriction, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
 from .geometry import (  # noqa: F401
     CellBasedGeometryPartition, ExplicitGeometryPartition, Geometry, GeometryPartition, Grid2D, Grid3D, Hexmesh,
-    LinearGeometryPartition, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh, Trimesh2D, Trimesh3D,
+    LinearGeometryPartition, Nanogrid, AdaptiveNanogrid, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh, Trimesh2D, Trimesh3D,
 )
 from .geometry.element import Element  # noqa: F401
 from .integrand import Integrand, integrand  # noqa: F401

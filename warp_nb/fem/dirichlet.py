@@ -64,7 +64,10 @@ def normalize_dirichlet_projector(projector_matrix, fixed_value=None) -> None:
             fixed[r] = np.where(b != 0.0, fixed[r] / safe, fixed[r])
     else:
         b = blocks[diagonal].astype(np.float64)
-        pinv = np.linalg.pinv(b, hermitian=True)
+        # eigenvalues at the rounding level of the stored blocks are zero: a rank-1 block n n^T in float32
+        # keeps ~1e-8 eigenvalues that numpy's default cut (1e-15) would turn into spurious directions
+        eps = np.finfo(blocks.dtype if blocks.dtype.kind == "f" else np.float32).eps
+        pinv = np.linalg.pinv(b, rcond=10.0 * b.shape[-1] * eps, hermitian=True)
         blocks[diagonal] = np.einsum("nij,njk->nik", b, pinv)
         if fixed is not None:
             r = rows[diagonal]

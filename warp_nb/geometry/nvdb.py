@@ -14,6 +14,8 @@ import zlib
 
 import numpy as np
 
+from .volume_rebuild import tree_order
+
 FILE_MAGIC = 0x304244566F6E614E  # "NanoVDB0"
 GRID_MAGIC = 0x314244566F6E614E  # "NanoVDB1"
 GRID_TYPES = {0: "Unknown", 1: "Float", 2: "Double", 3: "Int16", 4: "Int32", 5: "Int64", 6: "Vec3f", 7: "Vec3d",
@@ -346,10 +348,13 @@ def write_grid(origins, values, levels, background, xform, translation, grid_typ
     leaf_size = INDEX_LEAF_SIZE if is_index else vt.leaf_size
     # the nodes each brick and tile needs
     uppers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0], c128[0]]) & ~4095).tolist()})
-    lowers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0]]) & ~127).tolist()})
+    # nodes and leaves in tree order (by upper node, then lower node, then brick), the order in which an
+    # index volume numbers its voxels (volume_rebuild.tree_order), so that a grid reads back as it was
+    lowers = sorted({tuple(o) for o in (np.concatenate([origins, c8[0]]) & ~127).tolist()},
+                    key=lambda o: (o[0] >> 12, o[1] >> 12, o[2] >> 12, o))
     up_index = {o: k for k, o in enumerate(uppers)}
     low_index = {o: k for k, o in enumerate(lowers)}
-    order = np.lexsort((origins[:, 2], origins[:, 1], origins[:, 0])) if len(origins) else np.zeros(0, int)
+    order = tree_order(origins >> 3) if len(origins) else np.zeros(0, int)
     origins, values, active = origins[order], values[order], active[order]
     tree_at = GRID_HEADER
     root_at = tree_at + TREE_HEADER

@@ -27,13 +27,29 @@ REBUILD_LOWER_CAPACITY_EXCEEDED = 8
 REBUILD_UPPER_CAPACITY_EXCEEDED = 16
 
 
+def tree_order(tiles: np.ndarray) -> np.ndarray:
+    """The permutation that sorts brick coordinates (ijk // 8) in NanoVDB's tree order, the order in
+    which Warp numbers an index volume's voxels: by upper node (4096 voxels), then lower node (128),
+    then brick, each compared as signed (x, y, z) (checked against warp-lang: (16, 0, 0) comes before
+    (0, 200, 0), which shares no lower node with it)."""
+    tiles = np.asarray(tiles, np.int64).reshape(-1, 3)
+    keys = [tiles[:, a] for a in (2, 1, 0)] + [tiles[:, a] >> 4 for a in (2, 1, 0)] + \
+        [tiles[:, a] >> 9 for a in (2, 1, 0)]
+    return np.lexsort(keys)
+
+
 def layout(kind: str, ijk: np.ndarray):
     """(brick origins (n, 3), active voxels (n, 512) or None for all) of index-space points:
-    the bricks containing them ("tiles"), or only the voxels themselves ("voxels")."""
+    the bricks containing them ("tiles"), or only the voxels themselves ("voxels"), in tree order."""
     if kind == "tiles":
-        return np.unique(ijk // TILE, axis=0).reshape(-1, 3) * TILE, None
+        tiles = np.unique(ijk // TILE, axis=0).reshape(-1, 3)
+        return tiles[tree_order(tiles)] * TILE, None
     tiles, which = np.unique(ijk // TILE, axis=0, return_inverse=True)
     tiles = tiles.reshape(-1, 3)
+    order = tree_order(tiles)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    tiles, which = tiles[order], rank[which.reshape(-1)]
     active = np.zeros((len(tiles), 512), bool)
     which = which.reshape(-1)
     local = ijk - tiles[which] * TILE

@@ -201,3 +201,20 @@ def test_bad_input_is_refused_with_the_names_involved():
     assert "fem.grad" in str(info.value) and "test_fem_integrate_core.py" in str(info.value)
     with pytest.raises(TypeError, match="evaluated inside integrands"):
         fem.grad(field, None)
+
+
+def test_normalized_projector_blocks_are_the_projectors_onto_their_range():
+    # warp-lang 1.19: a float32 rank-1 block w n n^T becomes n n^T (its float32 rounding leaves tiny eigenvalues
+    # that must not count as directions), a diagonal block of rank 2 the projector onto its two axes
+    from warp_nb.sparse import bsr_set_from_triplets, bsr_zeros
+    n = np.array([0.677, 0.677, 0.29])
+    n /= np.linalg.norm(n)
+    blocks = np.array([2.0 * np.outer(n, n), np.diag([3.0, 0.0, 0.0]), np.diag([2.0, 0.5, 0.0])], dtype=np.float32)
+    P = bsr_zeros(3, 3, wp.mat33)
+    bsr_set_from_triplets(P, wp.array([0, 1, 2], dtype=int), wp.array([0, 1, 2], dtype=int),
+                          wp.array(blocks, dtype=wp.mat33))
+    fem.normalize_dirichlet_projector(P)
+    expected = [np.outer(n, n), np.diag([1.0, 0.0, 0.0]), np.diag([1.0, 1.0, 0.0])]
+    np.testing.assert_allclose(P.values.numpy()[:3], expected, atol=1e-5)
+    for block in P.values.numpy()[:3]:  # idempotent
+        np.testing.assert_allclose(block @ block, block, atol=1e-5)

@@ -6,6 +6,8 @@ from .geometry import NULL_ELEMENT_INDEX, OUTSIDE, Geometry  # noqa: F401
 from .grid_2d import Grid2D  # noqa: F401
 from .grid_3d import Grid3D  # noqa: F401
 from .hexmesh import Hexmesh  # noqa: F401
+from .nanogrid import Nanogrid  # noqa: F401
+from .adaptive_nanogrid import AdaptiveNanogrid  # noqa: F401
 from .partition import (  # noqa: F401
     CellBasedGeometryPartition,
     ExplicitGeometryPartition,

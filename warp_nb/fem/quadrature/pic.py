@@ -119,6 +119,24 @@ class PicQuadrature(Quadrature):
             self.point_count, self.point_coords, self.point_weight, self.point_index = _by_geometry_element
         self._args: dict = {}
 
+    @property
+    def domain(self) -> GeometryDomain:
+        return self._domain
+
+    @domain.setter
+    def domain(self, domain: GeometryDomain):
+        """Warp's: evaluate the same particles over another cell domain of the same geometry (a
+        geometry partition's cells, once the particles told which cells to keep); particles stay
+        binned by geometry cell, so only a quadrature built with geometry element indices moves."""
+        if not isinstance(domain, GeometryDomain) or domain.element_kind != ElementKind.CELL or \
+                domain.geometry is not self._domain.geometry:
+            raise ValueError("fem.PicQuadrature.domain: the new domain must be a cell domain of the same geometry "
+                             f"({self._domain.geometry.name}), got {domain!r}")
+        if self._use_domain_indices:
+            raise ValueError("fem.PicQuadrature.domain: a quadrature built with use_domain_element_indices=True "
+                             "keeps its domain")
+        self._domain = domain
+
     # --- what Warp's PicQuadrature answers on the host -----------------------------------------
     @property
     def name(self) -> str:

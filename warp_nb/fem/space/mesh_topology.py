@@ -51,6 +51,8 @@ def vertex_table(geometry):
             return table
     if hasattr(geometry, "res"):
         return grid_vertex_table(tuple(int(r) for r in geometry.res))
+    if hasattr(geometry, "cell_vertex_table"):  # a Nanogrid
+        return geometry.cell_vertex_table()
     return None
 
 

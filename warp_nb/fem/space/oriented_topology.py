@@ -165,7 +165,7 @@ class OrientedEntityTopology(SpaceTopology):
 
     @staticmethod
     def _side_tables(base):
-        if hasattr(base, "res"):
+        if hasattr(base, "res") or hasattr(base, "cell_grid"):  # grids and Nanogrids: axis-aligned cells
             return None
         for vertices, cells in _SIDE_TABLES:
             if hasattr(base, vertices) and hasattr(base, cells):

@@ -3,6 +3,7 @@ functions of a degree and element basis, on the topology that numbers their node
 - a Grid2D / Grid3D with tensor-product Lagrange shapes: the refined lattice (topology.py);
 - a Grid2D / Grid3D with B-splines: their control-point lattice (bspline_topology.py);
 - a mesh: nodes keyed by the mesh entity they lie on (mesh_topology.py);
+- a Nanogrid: nodes on its vertex, edge and face grids, or its padded B-spline grid (nanogrid_topology.py);
 - any geometry with `discontinuous=True`: nodes owned by their cell;
 - Nedelec and Raviart-Thomas bases: one node per edge or side, with Piola maps (vector_space.py).
 Other combinations (higher degree on meshes, serendipity on grids) are refused with what is
@@ -61,6 +62,10 @@ def make_polynomial_basis_space(geo, degree: int = 1, element_basis=None, discon
         return BasisSpace(ReplicatedTopology(geo, base.topology), base.shape)
     if discontinuous or degree == 0:
         topology = DiscontinuousTopology(geo, shape_function.NODES_PER_ELEMENT)
+    elif getattr(geo, "_topology", None) is not None and hasattr(geo, "cell_grid"):  # a Nanogrid
+        from .nanogrid_topology import NanogridBSplineTopology, NanogridTopology
+        bspline = basis == shape.ElementBasis.BSPLINE
+        topology = (NanogridBSplineTopology if bspline else NanogridTopology)(geo, shape_function)
     elif hasattr(geo, "res") and basis == lagrange:
         topology = GridLatticeTopology(geo, degree)
     elif hasattr(geo, "res") and basis == shape.ElementBasis.BSPLINE:

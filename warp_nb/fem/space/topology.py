@@ -41,6 +41,10 @@ class SpaceTopology:
     def name(self) -> str:
         return f"{type(self).__name__}_{self.NODES_PER_ELEMENT}"
 
+    def rebuild(self):
+        """Renumber the nodes after the geometry's topology was rebuilt (a rebuildable Nanogrid's);
+        topologies that read their geometry's counts when asked have nothing to redo."""
+
     def element_node_indices(self, device=None):
         """(cell_count, NODES_PER_ELEMENT) int array: the global node of each node of each cell (what
         space partitions read on the host)."""
