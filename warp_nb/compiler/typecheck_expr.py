@@ -5,6 +5,7 @@ environment and the statement list)."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 
 from . import hints, ir
 from ..builtins import registry
@@ -97,6 +98,8 @@ class ExprTyper:
                                + (hints.did_you_mean(node.attr, hints.builtin_names(), "wp.") if wp_module else ""),
                                node)
             return classify(obj)
+        if isinstance(base, Lit) and isinstance(base.value, enum.Enum) and node.attr == "value":
+            return classify(base.value.value)  # MyIntEnum.B.value: the member's number
         if isinstance(base, Lit):
             self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
         t = base.type
@@ -134,7 +137,9 @@ class ExprTyper:
         known = self.type_attribute(t, node.attr) if node.attr in ("dtype", "length") else None
         if known is not None:  # a.dtype, v.length: what the value's type says, known when compiling
             return classify(known)
-        self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
+        # (an AttributeError, as Warp's, naming the value as the kernel wrote it)
+        what = f"'{node.value.id}' ({T.type_name(t)})" if isinstance(node.value, S.Name) else T.type_name(t)
+        self.error(KernelAttributeError, f"`{node.attr}` is not an attribute of {what}", node)
 
     def adjoint_key(self, node) -> str | None:
         """`wp.adjoint[x]` in a @wp.func_grad function: the name of x's adjoint variable."""
