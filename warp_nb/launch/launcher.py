@@ -491,6 +491,11 @@ def _make_launcher(kernel, device, args, block_dim=None) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
+    if kernel.options.get("entry_point_abi"):  # (compiler/entry_abi.py)
+        raise at_callers_line(RuntimeError(
+            f"kernel `{kernel.key}` has entry_point_abi={kernel.options['entry_point_abi']!r}: its entry point is "
+            "launched by another program (which fills its parameters in CUDA constant memory), so it cannot be "
+            "launched with wp.launch; compile it with wp.compile_aot_module for that program"))
     try:
         if kernel._definition_error is not None:  # a bad annotation: before any argument is judged by it
             raise at_callers_line(kernel._definition_error)

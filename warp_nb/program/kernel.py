@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import config
 from . import redefinition
 from ..compiler.annotations import parameter_names, parameter_types
+from ..compiler.entry_abi import WARP as WARP_ABI, check_abi_option
 from ..compiler.options import CompileOptions
 from ..compiler.scope import Scope
 from ..errors import KernelError, KernelTypeError
@@ -320,20 +321,6 @@ class Kernel(KernelNaming):
         return [(options, list(sig)) for alias, options, sig in self._compiled if alias == device_alias]
 
 
-def _check_entry_point_abi(abi, enable_backward) -> None:
-    """Warp's entry_point_abi keyword: 'warp' (the default) is what warp_nb compiles; Warp's
-    'external_constant_params' entry points, for CUDA kernels launched by other programs, are not
-    made here. Bad values are refused with Warp's ValueErrors first."""
-    if abi is None or abi == "warp":
-        return
-    if abi != "external_constant_params":
-        raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', got {abi!r}")
-    if enable_backward is not False:
-        raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
-    raise NotImplementedError("entry_point_abi='external_constant_params' (a CUDA entry point for launches from "
-                              "other programs) is not supported by warp_nb; leave entry_point_abi out")
-
-
 def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, launch_bounds=None,
            module_options=None, **warp_only):
     """Decorator: a kernel, launched over a grid of threads with wp.launch. As in Warp:
@@ -349,7 +336,7 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
         caller = caller.f_back
     refuse_instance_annotations(getattr(f, "__annotations__", {}), f"kernel `{f.__qualname__}`")
     module_options = check_module_options(module, module_options)
-    _check_entry_point_abi(warp_only.get("entry_point_abi"), enable_backward)
+    abi = check_abi_option(warp_only.get("entry_point_abi"), enable_backward)
     if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
         # the name becomes the kernel's C++ symbol (and its entry point's)
         raise ValueError(f"kernel name {name!r} is not a valid C++ identifier: use letters, digits and "
@@ -359,6 +346,8 @@ def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, la
                if warp_only.get(k) is not None}
     if warp_only.get("enable_cuda_smem_spilling"):  # False is the default: the same kernel as leaving it out
         options["enable_cuda_smem_spilling"] = True
+    if abi != WARP_ABI:  # an entry point for other programs to launch (compiler/entry_abi.py)
+        options["entry_point_abi"] = abi
     if module == "unique":
         fingerprint_options = {**options, "enable_backward": enable_backward, "key": key or name}
         module_name = unique_module_name(f, fingerprint_options, launch_bounds, module_options)
