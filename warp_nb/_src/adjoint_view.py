@@ -87,7 +87,7 @@ class AdjointView:
             resolve_at_declaration(func, scope)
         self.scope = scope
         self._kernel = kernel
-        #: the wp.static(...) values evaluated at declaration, by (line, column, text) of the call
+        #: the wp.static(...) values evaluated at declaration, by (line, column, text, use) of the call
         self.resolved_static_expressions = dict(scope.static_values)
         self.tree, replaced, self.has_unresolved_static_expressions = self._static_view(shared)
         self._shared_source = None if replaced else shared
@@ -106,7 +106,7 @@ class AdjointView:
         first = self.fun_lineno
         # the shared source is dedented: the original column is the ast's plus the first line's indent
         indent = _indent_of(self.filename, first)
-        values = {(line, col): v for (line, col, _text), v in self.resolved_static_expressions.items()}
+        values = {(line, col): v for (line, col, _text, _use), v in self.resolved_static_expressions.items()}
         parents = _parents(tree)
         replacements, unresolved = {}, False
         for node in ast.walk(tree):

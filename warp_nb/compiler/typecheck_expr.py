@@ -8,6 +8,7 @@ import dataclasses
 import enum
 
 from . import hints, ir
+from .static_eval import static_key
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
@@ -352,7 +353,7 @@ class ExprTyper:
     def expr_Call(self, node: S.Call, statement: bool = False):
         if any(isinstance(a, S.Starred) for a in node.args):
             node = self.unpack_call_arguments(node)
-        declared = self.scope.static_values.get((node.loc.line, node.loc.col, node.source), _NOT_STATIC)
+        declared = self.scope.static_values.get(static_key(node), _NOT_STATIC)
         if declared is not _NOT_STATIC:  # a wp.static(...) evaluated when the function was declared
             return self.static_value(declared, node)
         self.check_function_path(node.func)
