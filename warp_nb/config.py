@@ -133,6 +133,14 @@ class _Settings(types.ModuleType):
         super().__setattr__(name, value)
         if name != "epoch":
             super().__setattr__("epoch", self.epoch + 1)
+        watcher = _watchers.get(name)
+        if watcher is not None:
+            watcher(value)
+
+
+#: setting name -> function called with its new value when it is assigned (registered by the layer
+#: that acts on the setting: print_launches by the launch layer)
+_watchers: dict = {}
 
 
 sys.modules[__name__].__class__ = _Settings

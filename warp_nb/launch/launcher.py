@@ -15,7 +15,7 @@ from .. import config, types as T
 from ..runtime import recording
 from ..arrays.array import array
 from ..arrays.dlpack import from_dlpack
-from ..errors import KernelError, at_callers_line
+from ..errors import KernelError, at_callers_line, get_logger
 from ..runtime import native
 from ..runtime.block_dim import resolve_block_dim
 from ..runtime.devices import Device, DeviceError, cpu_thread_count, current_device, get_device
@@ -81,10 +81,15 @@ _observing = False
 
 
 def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, *rest):
-    """A launch timed for the listeners (a launch made inside a listener is not timed)."""
+    """A launch timed for the listeners (a launch made inside a listener is not timed), and said
+    through the logger's info first with wp.config.print_launches, as Warp says it (whatever the
+    log level)."""
     global _observing
     _observing = True
     try:
+        if config.print_launches:
+            get_logger().info(f"kernel: {getattr(kernel, 'key', kernel)} dim: {dim} inputs: {_described(inputs)} "
+                     f"outputs: {_described(outputs)} device: {get_device(device)}")
         t0 = time.perf_counter()
         launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, *rest)
         seconds = time.perf_counter() - t0
@@ -93,6 +98,28 @@ def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, devi
             listener(kernel, dim, device, seconds, bool(adjoint))
     finally:
         _observing = False
+
+
+def _described(values) -> str:
+    items = [f"array(shape={v.shape}, dtype={T.type_name(v.dtype)})" if hasattr(v, "shape") and hasattr(v, "dtype")
+             else str(v) for v in values]
+    return f"[{', '.join(items)}]"
+
+
+def _print_launches(on) -> None:
+    """wp.config.print_launches: while it is set, every launch goes through _launch_observed (one
+    listener that does nothing keeps `listeners` true)."""
+    if on and _say_launch not in listeners:
+        listeners.append(_say_launch)
+    elif not on and _say_launch in listeners:
+        listeners.remove(_say_launch)
+
+
+def _say_launch(*_args) -> None:
+    """(the listener print_launches adds: the launch was said before it ran)"""
+
+
+config._watchers["print_launches"] = _print_launches
 
 
 def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
