@@ -33,3 +33,15 @@ def test_good_subscripts_name_the_same_types_as_the_factories():
 def test_bad_subscripts_are_refused_with_what_is_wrong(make, error, words):
     with pytest.raises(error, match=words):
         make()
+
+
+def test_an_annotation_has_a_null_descriptor_and_tiles_have_type_codes():
+    """warp-lang 1.19 (probed): an annotation is a data-less array whose __ctype__ is all zeros; tile
+    codes are t, the storage's letter, the extents (? for any) and the dtype's code."""
+    from warp_nb._src.types import get_type_code
+    for ann in (wp.array[float], wp.array2d[wp.vec3], wp.indexedarray[wp.float64]):
+        raw = bytes(ann.__ctype__())
+        assert raw and not any(raw)
+    assert get_type_code(wp.tile[float]) == "tr?f4"
+    assert get_type_code(wp.tile[float, 8, 4]) == "tr84f4"
+    assert get_type_code(wp.tile[wp.vec3, 8]) == "tr8v3f4"
