@@ -86,6 +86,12 @@ class StructType:
             "_fields_": [(name, field_ctype(t)) for name, t in self.fields.items()] or [("_empty", ctypes.c_uint8)]})
         self.instance_class = _instance_class(cls, self.fields)
 
+    @property
+    def vars(self) -> dict:
+        """Warp's Struct.vars: each field by name, as an object with its `label` (the name) and `type`."""
+        from types import SimpleNamespace
+        return {name: SimpleNamespace(label=name, type=t) for name, t in self.fields.items()}
+
     def _field_type(self, name, t):
         if isinstance(t, str):
             import sys
