@@ -109,3 +109,24 @@ def test_one_struct_defined_alike_in_two_modules_is_one_cpp_struct(tmp_path):
     out = wp.zeros(1, device="cpu")
     wp.launch(both, dim=1, inputs=[p, q, out], device="cpu")
     assert out.numpy()[0] == 3.5
+
+
+def test_replacing_an_array_field_releases_the_old_gradient():
+    import gc
+    import weakref
+
+    @wp.struct
+    class Holder:
+        data: wp.array(dtype=float)
+
+    for replacement in (None, "array"):
+        s = Holder()
+        old = wp.array([1.0, 2.0, 3.0], dtype=float, device="cpu", requires_grad=True)
+        grad = weakref.ref(old.grad)
+        s.data = old
+        del old
+        gc.collect()
+        assert grad() is not None  # the field keeps the array and its gradient alive
+        s.data = None if replacement is None else wp.array([4.0, 5.0, 6.0], dtype=float, device="cpu")
+        gc.collect()
+        assert grad() is None
