@@ -66,10 +66,13 @@ def _local_names(fdef) -> set:
 
 @dataclass(frozen=True)
 class Arg:
-    """A parameter as Warp's Adjoint lists it (`label`, `type`)."""
+    """A parameter as Warp's Adjoint lists it (`label`, `type`; after a build of the kernel, whether
+    its code reads or writes the array: `is_read`, `is_write`, an atomic update counting as a write)."""
 
     label: str
     type: object
+    is_read: bool = False
+    is_write: bool = False
 
 
 class AdjointView:
@@ -201,7 +204,12 @@ class AdjointView:
         else:
             names = parameter_names(self.func)
             types_ = [self.func.__annotations__.get(n) for n in names]
-        return [Arg(n, t) for n, t in zip(names, types_)]
+        typed = self._typed()
+        read = written = frozenset()
+        if typed is not None:
+            from ..compiler.param_access import param_access
+            read, written = param_access(typed)
+        return [Arg(n, t, k in read, k in written) for k, (n, t) in enumerate(zip(names, types_))]
 
     @property
     def arg_types(self) -> dict:
