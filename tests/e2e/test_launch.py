@@ -393,3 +393,13 @@ def test_from_ptr_is_a_deprecated_view():
     with pytest.warns(DeprecationWarning, match=r"wp\.from_ptr\(\) is deprecated"):
         view = wp.from_ptr(a.ptr, 3, dtype=wp.float32, device="cpu")
     np.testing.assert_array_equal(view.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_an_adjoint_launch_command_shows_zero_adjoints_of_unset_values():
+    @wp.kernel(module="unique")
+    def k(v: wp.vec3, s: float, out: wp.array(dtype=float)):
+        out[0] = v[0] + s
+
+    cmd = wp.Launch(k, "cpu", adjoint=True)
+    adjoints = cmd.params[1 + 3:]  # (the bounds, the 3 arguments, then their adjoints, as Warp's)
+    assert list(adjoints[0]) == [0.0, 0.0, 0.0] and float(adjoints[1]) == 0.0 and adjoints[2] is None

@@ -304,8 +304,13 @@ class Launch:
     @property
     def params(self) -> list:
         """As Warp: the launch bounds, then the kernel's arguments (then, for an adjoint launch, their
-        adjoints). Set arguments with set_param_at_index / set_params."""
-        return [self.bounds, *self.args, *(self.adj_params if self.adjoint else ())]
+        adjoints: a value's not set is its type's zero, an array's None, its .grad). Set arguments with
+        set_param_at_index / set_params."""
+        if not self.adjoint:
+            return [self.bounds, *self.args]
+        adjoints = [_zero_argument(t) if g is None and not isinstance(t, ArrayType) else g
+                    for g, t in zip(self.adj_params, self.kernel.param_types)]
+        return [self.bounds, *self.args, *adjoints]
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False) -> None:
         """Set argument `index`; adjoint=True (on an adjoint launch) sets its gradient array instead."""
