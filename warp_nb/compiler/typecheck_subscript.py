@@ -315,6 +315,10 @@ class Subscripts:
         # walk until an array element is reached: from there on it is a store into memory
         for k, step in enumerate(chain):
             t = base.type
+            if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and k < len(chain) - 1 \
+                    and any(isinstance(i, S.Slice) for i in step.indices):
+                base = self.expr_step(base, step)  # a[lo:hi:st][i].x = v: a store into the view the slice gives
+                continue
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
                 # a write into part of an element (a[i].x = v) is what Warp calls a slot write
                 what = "Array slot write indices" if k < len(chain) - 1 else "array indices"
