@@ -174,8 +174,29 @@ def test_block_dim_beyond_a_cuda_block_is_refused(cpu_blocks):
                                                       wp.zeros(2048, dtype=int)], block_dim=2048)
 
 
+@wp.kernel
+def random_tiles_kernel(seed: int, x: wp.array(dtype=int), y: wp.array(dtype=float), z: wp.array(dtype=int)):
+    _i, _lane = wp.tid()
+    rng = wp.rand_init(seed, 0)
+    wp.tile_store(x, wp.tile_randi(shape=(10,), rng=rng))
+    wp.tile_store(y, wp.tile_randf(shape=(10,), rng=rng))
+    wp.tile_store(z, wp.tile_randi(shape=(10,), rng=rng, min=-5, max=5))
+
+
+def test_random_tiles_are_drawn_per_lane_as_warp_draws_them(cpu_blocks):
+    """Lane t draws elements t, t + L, ... from the stream rng + t: warp-lang 1.19's values with
+    enable_cpu_blocks and block_dim 4 (probed)."""
+    x, y, z = wp.zeros(10, dtype=int), wp.zeros(10, dtype=float), wp.zeros(10, dtype=int)
+    wp.launch_tiled(random_tiles_kernel, dim=1, inputs=[42, x, y, z], block_dim=4)
+    np.testing.assert_array_equal(x.numpy(), [798497746, 1803297529, 1788185933, 1320194893, -1161279442, 2095960465,
+                                              -2127337140, -1328504415, -169969590, -1504930847])
+    np.testing.assert_allclose(y.numpy()[:6], [0.18591469, 0.41986287, 0.41634446, 0.30738181, 0.72961855, 0.48800379],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(z.numpy(), [1, 4, -2, -2, -1, 0, 1, -4, 1, 4])
+
+
 def test_block_variants_compile_for_sm90(cpu_blocks):
-    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel]
+    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel, random_tiles_kernel]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)
