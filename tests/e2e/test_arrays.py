@@ -240,3 +240,12 @@ def test_data_is_read_as_whole_vector_and_matrix_elements_as_warp_reads_it(shape
     a = wp.array(data, dtype=dtype, device="cpu")
     assert a.shape == expected
     np.testing.assert_array_equal(a.numpy().ravel(), data.ravel())  # the values in their order
+
+
+def test_ndim_may_be_set_where_it_agrees_with_the_shape():
+    a = wp.zeros((2, 3), device="cpu")
+    a.ndim = 2
+    with pytest.raises(AttributeError, match="shape"):
+        a.ndim = 1
+    bare = wp.array.__new__(wp.array)  # no shape yet: accepted, as Warp's attribute
+    bare.ndim = 1

@@ -198,6 +198,14 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
     def ndim(self) -> int:
         return len(self.shape)
 
+    @ndim.setter
+    def ndim(self, value) -> None:
+        """The rank is the shape's: setting it is accepted where it agrees (or before there is a shape,
+        on an instance made with __new__ alone), as Warp's attribute."""
+        shape = self.__dict__.get("shape")
+        if shape is not None and int(value) != len(shape):
+            raise AttributeError(f"an array's ndim is its shape's length ({len(shape)}); set its shape instead")
+
     @property
     def size(self) -> int:
         return int(np.prod(self.shape))
