@@ -130,3 +130,27 @@ def test_replacing_an_array_field_releases_the_old_gradient():
         s.data = None if replacement is None else wp.array([4.0, 5.0, 6.0], dtype=float, device="cpu")
         gc.collect()
         assert grad() is None
+
+
+def test_list_of_a_struct_array_gives_data_less_array_fields():
+    """As warp-lang 1.19 (probed): array fields of the elements of .list() keep their dtype and ndim
+    but no memory (the copy does not keep the arrays alive)."""
+    @wp.struct
+    class Inner:
+        v: wp.array2d(dtype=float)
+
+    @wp.struct
+    class Outer:
+        a: wp.array(dtype=int)
+        inner: Inner
+        x: float
+
+    s = Outer()
+    s.a = wp.zeros(3, dtype=int, device="cpu")
+    s.inner.v = wp.zeros((2, 2), dtype=float, device="cpu")
+    s.x = 2.5
+    items = wp.full(2, s, dtype=Outer, device="cpu").list()
+    assert items[1].x == 2.5
+    assert items[1].a.dtype is wp.int32 and items[1].a.ndim == 1
+    assert items[1].inner.v.dtype is wp.float32 and items[1].inner.v.ndim == 2
+    assert not any(bytes(items[1].a.__ctype__()))
