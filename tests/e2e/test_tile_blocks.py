@@ -195,8 +195,41 @@ def test_random_tiles_are_drawn_per_lane_as_warp_draws_them(cpu_blocks):
     np.testing.assert_array_equal(z.numpy(), [1, 4, -2, -2, -1, 0, 1, -4, 1, 4])
 
 
+@wp.kernel
+def partial_reductions_kernel(a: wp.array2d(dtype=float), sums: wp.array(dtype=float), rows: wp.array(dtype=float),
+                              mins: wp.array(dtype=float), scans: wp.array(dtype=float), total: wp.array(dtype=float)):
+    t = wp.tile_load(a, shape=(8, 4))
+    wp.tile_store(sums, wp.tile_sum(t, axis=0))
+    wp.tile_store(rows, wp.tile_reduce(wp.mul, t, axis=1))
+    wp.tile_store(mins, wp.tile_reduce(wp.min, t, axis=1))
+    wp.tile_store(scans, wp.tile_scan_inclusive(wp.tile_reshape(t, shape=32)))
+    wp.tile_store(total, wp.tile_sum(t))
+
+
+def test_reductions_of_a_partial_block_count_the_launched_lanes_elements(cpu_blocks):
+    """Warp hands element k to lane k % block_dim: in a partial block (dim 6 of block_dim 16) the
+    elements of lanes outside the launch take no part; a line with none gives the operator's
+    identity (warp-lang 1.19's test_tile_reduce_axis_*partial* cases)."""
+    a_np = (1.0 + np.arange(32, dtype=np.float32).reshape(8, 4) / 64.0)
+    counted = (np.arange(32).reshape(8, 4) % 16) < 6
+    a = wp.array(a_np, requires_grad=True)
+    outs = [wp.zeros(4, requires_grad=True), wp.zeros(8), wp.zeros(8), wp.zeros(32), wp.zeros(1)]
+    with wp.Tape() as tape:
+        wp.launch(partial_reductions_kernel, dim=6, inputs=[a, *outs], block_dim=16)
+    sums, rows, mins, scans, total = (o.numpy() for o in outs)
+    np.testing.assert_allclose(sums, np.where(counted, a_np, 0.0).sum(0), rtol=1e-6)
+    np.testing.assert_allclose(rows, [np.prod(r[c]) if c.any() else 1.0 for r, c in zip(a_np, counted)], rtol=1e-6)
+    np.testing.assert_array_equal(mins, [r[c].min() if c.any() else np.inf for r, c in zip(a_np, counted)])
+    np.testing.assert_allclose(scans[counted.ravel()], np.cumsum(a_np[counted]), rtol=1e-6)
+    np.testing.assert_allclose(total, [a_np[counted].sum()], rtol=1e-6)
+    outs[0].grad.fill_(1.0)
+    tape.backward()
+    np.testing.assert_array_equal(a.grad.numpy(), counted.astype(np.float32))  # only counted elements
+
+
 def test_block_variants_compile_for_sm90(cpu_blocks):
-    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel, random_tiles_kernel]
+    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel, random_tiles_kernel,
+               partial_reductions_kernel]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)
