@@ -271,8 +271,20 @@ template <typename T> WPNB_FN T tile_bottom() {
     if (T(-1) < T(0)) return T(-tile_top<T>() - T(1));
     return T(0);
 }
-struct no_identity {};  // a tile_reduce operator without one (a @wp.func): an empty line gives T()
-template <typename T> WPNB_FN T identity_or_zero(const no_identity&) { return T(); }
+// A tile_reduce operator without an identity (a @wp.func): a line with no counted element is a
+// failed check at `site` in checked code (a RuntimeError after the launch, where Warp aborts), and
+// gives T() otherwise.
+struct no_identity {
+    int32 site;
+    WPNB_FN explicit no_identity(int32 s = -1) : site(s) {}
+};
+template <typename T> WPNB_FN T identity_or_zero(const no_identity& none) {
+#if defined(WPNB_CHECKS) && WPNB_CHECKS
+    if (none.site >= 0) debug_fail(none.site, -2, nullptr, nullptr, 0);
+#endif
+    (void)none;
+    return T();
+}
 template <typename T, typename I> WPNB_FN T identity_or_zero(const I& identity) { return T(identity); }
 
 // --- 3-D and 4-D tiles: broadcasting and sums along an axis -------------------------------------

@@ -227,9 +227,29 @@ def test_reductions_of_a_partial_block_count_the_launched_lanes_elements(cpu_blo
     np.testing.assert_array_equal(a.grad.numpy(), counted.astype(np.float32))  # only counted elements
 
 
+@wp.func
+def product_of(x: float, y: float):
+    return x * y
+
+
+@wp.kernel
+def custom_rows_kernel(a: wp.array2d(dtype=float), rows: wp.array(dtype=float)):
+    wp.tile_store(rows, wp.tile_reduce(product_of, wp.tile_load(a, shape=(8, 4)), axis=1))
+
+
+def test_a_reduction_without_identity_over_an_empty_line_raises(cpu_blocks):
+    """A @wp.func operator declares no identity: a line with no element of a launched lane is a
+    RuntimeError after the launch in checked code (Warp aborts: "operator has no declared identity")."""
+    a, rows = wp.full((8, 4), 2.0), wp.zeros(8)
+    with pytest.raises(RuntimeError, match="operator has no declared identity"):
+        wp.launch(custom_rows_kernel, dim=6, inputs=[a, rows], block_dim=16)
+    wp.launch(custom_rows_kernel, dim=16, inputs=[a, rows], block_dim=16)  # a whole block: every line counts
+    np.testing.assert_array_equal(rows.numpy(), np.full(8, 16.0))
+
+
 def test_block_variants_compile_for_sm90(cpu_blocks):
     kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel, random_tiles_kernel,
-               partial_reductions_kernel]
+               partial_reductions_kernel, custom_rows_kernel]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)

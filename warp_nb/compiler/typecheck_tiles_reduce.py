@@ -30,6 +30,8 @@ class TileReductions:
         axis, shape = self.reduction_axis(t.type, a, node)
         fold = f"[](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}}"
         identity = _identity(f, t.type.dtype)  # what a line of no counted element (a partial block's) gives
+        if identity is None and axis is not None:  # none: such a line is a failed check ({SITE}: emit's site)
+            identity = "wpnb::no_identity({SITE})"
         fold += f", {identity}" if identity is not None else ""
         template = f"wpnb::reduce_with({fold})" if axis is None else f"wpnb::reduce_axis_with<{axis}>({fold})"
         return self.tile_call("tile_reduce", template, TileType(ret, shape), node, (t,))
