@@ -13,9 +13,12 @@ about C++ text or devices."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import KernelError, KernelTypeError
-from ..types.tiles import TileType
-from . import ir
+
+if TYPE_CHECKING:  # (the option check runs at decoration, before the compiler loads)
+    from . import ir
 
 WARP = "warp"
 EXTERNAL_CONSTANT_PARAMS = "external_constant_params"
@@ -35,6 +38,8 @@ def check_abi_option(abi, enable_backward) -> str:
 
 def check_external_entry(fn: ir.Function, deterministic: int) -> None:
     """Refuse what a kernel with an external_constant_params entry point cannot have."""
+    from . import ir
+    from ..types.tiles import TileType
     where = f"kernel `{fn.name}` (entry_point_abi='external_constant_params')"
     if len(fn.params) != 1 or not getattr(fn.params[0].type, "_wp_struct_", False):
         got = ", ".join(f"{n}" for n in fn.param_names) or "none"

@@ -5,7 +5,6 @@ environment and the statement list)."""
 from __future__ import annotations
 
 import dataclasses
-import enum
 
 from . import hints, ir
 from .static_eval import static_key
@@ -99,7 +98,7 @@ class ExprTyper:
                                + (hints.did_you_mean(node.attr, hints.builtin_names(), "wp.") if wp_module else ""),
                                node)
             return classify(obj)
-        if isinstance(base, Lit) and isinstance(base.value, enum.Enum) and node.attr == "value":
+        if isinstance(base, Lit) and hasattr(base.value, "_value_") and node.attr == "value":
             return classify(base.value.value)  # MyIntEnum.B.value: the member's number
         if isinstance(base, Lit):
             self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
@@ -573,14 +572,6 @@ class ExprTyper:
         if v is None:
             return "a call without a result"
         return f"a {T.type_name(v.type)}"
-
-    def atomic_update(self, op: str, array_var, index_nodes, value_node, node) -> None:
-        value = self.expr(value_node)
-        indices = list(self.indices(index_nodes, node))
-        self.checks.append(node.loc)
-        # `a[i] += x` stays allowed on the narrow types wp.atomic_add refuses (the CPU has their atomics)
-        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True,
-                          checked=False)
 
     def annotation_type(self, node):
         v = self.expr(node)
