@@ -120,6 +120,7 @@ def _say_launch(*_args) -> None:
 
 
 config._watchers["print_launches"] = _print_launches
+_print_launches(config.print_launches)  # (set before this module loaded)
 
 
 def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
