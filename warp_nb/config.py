@@ -138,9 +138,14 @@ class _Settings(types.ModuleType):
             watcher(value)
 
 
-#: setting name -> function called with its new value when it is assigned (registered by the layer
-#: that acts on the setting: print_launches by the launch layer)
+#: setting name -> function called with its new value when it is assigned (see on_change)
 _watchers: dict = {}
+
+
+def on_change(name: str, fn) -> None:
+    """Call fn(value) whenever the setting `name` is assigned: how the layer that acts on a setting
+    (print_launches: the launch layer) hears of it."""
+    _watchers[name] = fn
 
 
 sys.modules[__name__].__class__ = _Settings

@@ -119,7 +119,7 @@ def _say_launch(*_args) -> None:
     """(the listener print_launches adds: the launch was said before it ran)"""
 
 
-config._watchers["print_launches"] = _print_launches
+config.on_change("print_launches", _print_launches)
 _print_launches(config.print_launches)  # (set before this module loaded)
 
 
