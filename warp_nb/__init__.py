@@ -21,7 +21,7 @@ from .launch.capture import (  # noqa
 )
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
 from .types.array_type import fixedarray  # noqa: F401
-from .arrays.create import copy, empty, empty_like, from_numpy, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
+from .arrays.create import copy, empty, empty_like, from_numpy, from_ptr, full, full_like, ones, ones_like, zeros, zeros_like  # noqa
 from .arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d  # noqa
 from .arrays.fabric import fabricarray, fabricarrayarray, indexedfabricarray, indexedfabricarrayarray  # noqa: F401
 from .arrays.dlpack import from_dlpack, to_dlpack  # noqa: F401

@@ -133,6 +133,19 @@ class _Settings(types.ModuleType):
         super().__setattr__(name, value)
         if name != "epoch":
             super().__setattr__("epoch", self.epoch + 1)
+        watcher = _watchers.get(name)
+        if watcher is not None:
+            watcher(value)
+
+
+#: setting name -> function called with its new value when it is assigned (see on_change)
+_watchers: dict = {}
+
+
+def on_change(name: str, fn) -> None:
+    """Call fn(value) whenever the setting `name` is assigned: how the layer that acts on a setting
+    (print_launches: the launch layer) hears of it."""
+    _watchers[name] = fn
 
 
 sys.modules[__name__].__class__ = _Settings

@@ -96,6 +96,7 @@ struct block_ctx_t {
     int32 lane;    // the lane running now (CPU fibers set it at each switch)
     int32 dim;     // lanes per block
     int32 active;  // lanes 0 .. active - 1 run (a partial last block has fewer than dim)
+    int32 members; // lanes of the block inside the launch (one lane computing for all lanes stands for them)
     int32 leader;  // the lowest lane still running: it does what the block does once
     unsigned char* scratch;  // WPNB_BLOCK_SCRATCH bytes, shared by the block's lanes
     const bool* done;        // which lanes have returned (they give nothing to what lanes gather)
@@ -111,6 +112,9 @@ inline block_ctx_t*& block_ctx_slot() {
 WPNB_FN int32 block_lane() { block_ctx_t* c = block_ctx_slot(); return c ? c->lane : 0; }
 WPNB_FN int32 block_dim() { block_ctx_t* c = block_ctx_slot(); return c ? c->dim : 1; }
 WPNB_FN int32 block_active() { block_ctx_t* c = block_ctx_slot(); return c ? c->active : 1; }
+// The lanes of the block that are inside the launch (the lanes a partial last block has), whether
+// they run as fibers or one lane computes for them (tile reductions count their elements only).
+WPNB_FN int32 block_members() { block_ctx_t* c = block_ctx_slot(); return c ? c->members : 1; }
 WPNB_FN int32 block_leader() { block_ctx_t* c = block_ctx_slot(); return c ? c->leader : 0; }
 WPNB_FN bool block_alive(int32 lane) { block_ctx_t* c = block_ctx_slot(); return c ? !c->done[lane] : lane == 0; }
 // The barrier: switch to the block's next fiber (every lane has reached it when this one resumes).

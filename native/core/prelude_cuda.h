@@ -98,6 +98,7 @@ WPNB_FN int32& block_active_slot() {
     return active;
 }
 WPNB_FN int32 block_active() { return block_active_slot(); }
+WPNB_FN int32 block_members() { return block_active_slot(); }  // (lanes outside the launch return at once)
 // Which threads of the block are still running (the entry point clears a thread's flag when it returns).
 WPNB_FN bool* block_alive_slot() {
     __shared__ bool alive[1024];

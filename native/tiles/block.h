@@ -21,6 +21,7 @@ namespace wpnb {
 
 // The lanes' primitives differ by target and are the prelude's (core/prelude_cpu.h,
 // core/prelude_cuda.h): block_lane(), block_dim(), block_active() (lanes 0 .. active - 1 run),
+// block_members() (the lanes of the block inside the launch: tile reductions count their elements),
 // block_leader() (the lowest lane still running), block_alive(lane), block_sync() (the barrier),
 // block_scratch() (WPNB_BLOCK_SCRATCH bytes shared by the lanes) and lanes_share_thread.
 

@@ -140,10 +140,12 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
     for (int64 b = block_begin; b < block_end; ++b) {
         *block = b;
         const int64 first = b * B;
-        const int32 active = one_lane ? 1 : int32(size - first < B ? size - first : B);
+        const int32 members = int32(size - first < B ? size - first : B);
+        const int32 active = one_lane ? 1 : members;
         f->ctx.lane = 0;
         f->ctx.dim = B;
         f->ctx.active = active;
+        f->ctx.members = members;
         f->ctx.leader = 0;
         f->ctx.scratch = f->scratch;
         f->ctx.done = f->done;

@@ -94,3 +94,25 @@ def test_bad_slices_are_refused_at_their_line():
 
     with pytest.raises(wp.KernelTypeError):
         wp.launch(joined_ranks, 1, inputs=[wp.zeros((2, 2), dtype=int), 1, wp.zeros(1, dtype=int)])
+
+
+@pytest.mark.parametrize("start, stop, step, selected", [(0, 4, 2, [0, 2]), (3, -5, -2, [3, 1])])
+def test_stores_through_an_inline_slice_reach_the_array_and_its_gradient(start, stop, step, selected):
+    @wp.kernel(module="unique")
+    def update(components: wp.array(dtype=wp.vec3), source: wp.array(dtype=float), lo: int, hi: int, st: int):
+        i = wp.tid()
+        components[lo:hi:st][i].x = source[i]
+        components[lo:hi:st][i][1] += source[i]
+
+    components = wp.full(4, wp.vec3(7.0), dtype=wp.vec3, requires_grad=True, device="cpu")
+    source = wp.array([3.0, 5.0], dtype=float, requires_grad=True, device="cpu")
+    with wp.Tape() as tape:
+        wp.launch(update, dim=2, inputs=[components, source, start, stop, step], device="cpu")
+    expected = np.full((4, 3), 7.0, dtype=np.float32)
+    expected[selected, 0] = [3.0, 5.0]
+    expected[selected, 1] += [3.0, 5.0]
+    np.testing.assert_array_equal(components.numpy(), expected)
+    components.grad.fill_(1.0)
+    tape.backward()
+    # each source value is stored once (x) and added once (y): d(sum)/d(source) = 2
+    np.testing.assert_array_equal(source.grad.numpy(), [2.0, 2.0])

@@ -217,3 +217,35 @@ def test_an_array_from_a_shape_or_pointer_needs_a_dtype():
     assert wp.array(shape=10, dtype=wp.vec3).shape == (10,)
     assert wp.zeros(3).dtype is wp.float32 and wp.empty(3).dtype is wp.float32
     assert wp.array(np.arange(3, dtype=np.int16)).dtype is wp.int16
+
+
+# (data shape, dtype, the array shape warp-lang 1.19 gives, or None: refused)
+_WHOLE_ELEMENTS = [
+    ((4, 3, 1), wp.vec3, (4,)), ((6, 1), wp.vec3, (2,)), ((2, 6, 1), wp.vec3, (2, 2)), ((3, 1, 1, 1), wp.vec3, (1,)),
+    ((4, 1, 3), wp.vec3, (4, 1)), ((2, 1, 6), wp.vec3, (2, 1, 2)), ((9,), wp.vec3, (3,)), ((3,), wp.vec3, (1,)),
+    ((4, 3, 2), wp.vec3, None), ((2, 3, 2, 1), wp.vec3, None),
+    ((4, 3, 3, 1), wp.mat33, (4,)), ((4, 9), wp.mat33, (4,)), ((4, 1, 9), wp.mat33, (4, 1)),
+    ((4, 18, 1), wp.mat33, (4, 2)), ((9, 1), wp.mat33, (1,)), ((4, 3, 6), wp.mat33, None),
+    ((4, 2, 1, 2), wp.mat22, None), ((4, 1), wp.float32, (4, 1)),
+]
+
+
+@pytest.mark.parametrize("shape, dtype, expected", _WHOLE_ELEMENTS)
+def test_data_is_read_as_whole_vector_and_matrix_elements_as_warp_reads_it(shape, dtype, expected):
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    if expected is None:
+        with pytest.raises(ValueError, match="do not hold whole elements"):
+            wp.array(data, dtype=dtype, device="cpu")
+        return
+    a = wp.array(data, dtype=dtype, device="cpu")
+    assert a.shape == expected
+    np.testing.assert_array_equal(a.numpy().ravel(), data.ravel())  # the values in their order
+
+
+def test_ndim_may_be_set_where_it_agrees_with_the_shape():
+    a = wp.zeros((2, 3), device="cpu")
+    a.ndim = 2
+    with pytest.raises(AttributeError, match="shape"):
+        a.ndim = 1
+    bare = wp.array.__new__(wp.array)  # no shape yet: accepted, as Warp's attribute
+    bare.ndim = 1

@@ -347,3 +347,59 @@ def test_scalar_parameters_take_python_and_numpy_numbers():
     for flag, a in ((True, 2), (np.bool_(True), np.float64(2.0)), (1, np.float32(2.0))):
         wp.launch(scaled_if, dim=3, inputs=[flag, a, x])
     np.testing.assert_array_equal(x.numpy(), 8.0)
+
+
+def test_print_launches_says_each_launch_through_the_logger():
+    class Capture:
+        def __init__(self):
+            self.infos = []
+
+        def debug(self, message):
+            pass
+
+        def info(self, message):
+            self.infos.append(message)
+
+        def warning(self, message, category=None, stacklevel=1):
+            pass
+
+        def error(self, message):
+            pass
+
+    @wp.kernel(module="unique")
+    def said(a: wp.array(dtype=float), s: float):
+        pass
+
+    logger, saved = Capture(), wp.get_logger()
+    a = wp.zeros(3, device="cpu")
+    try:
+        wp.set_logger(logger)
+        wp.config.print_launches = True
+        wp.launch(said, dim=(2, 3), inputs=[a], outputs=[1.5], device="cpu")
+        wp.launch(said, dim=0, inputs=[a, 2.0], device="cpu")
+        wp.config.print_launches = False
+        wp.launch(said, dim=1, inputs=[a, 2.0], device="cpu")
+    finally:
+        wp.config.print_launches = False
+        wp.set_logger(saved)
+    # Warp 1.19's words
+    assert logger.infos == [
+        "kernel: " + said.key + " dim: (2, 3) inputs: [array(shape=(3,), dtype=float32)] outputs: [1.5] device: cpu",
+        "kernel: " + said.key + " dim: 0 inputs: [array(shape=(3,), dtype=float32), 2.0] outputs: [] device: cpu"]
+
+
+def test_from_ptr_is_a_deprecated_view():
+    a = wp.array([1.0, 2.0, 3.0], dtype=float, device="cpu")
+    with pytest.warns(DeprecationWarning, match=r"wp\.from_ptr\(\) is deprecated"):
+        view = wp.from_ptr(a.ptr, 3, dtype=wp.float32, device="cpu")
+    np.testing.assert_array_equal(view.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_an_adjoint_launch_command_shows_zero_adjoints_of_unset_values():
+    @wp.kernel(module="unique")
+    def k(v: wp.vec3, s: float, out: wp.array(dtype=float)):
+        out[0] = v[0] + s
+
+    cmd = wp.Launch(k, "cpu", adjoint=True)
+    adjoints = cmd.params[1 + 3:]  # (the bounds, the 3 arguments, then their adjoints, as Warp's)
+    assert list(adjoints[0]) == [0.0, 0.0, 0.0] and float(adjoints[1]) == 0.0 and adjoints[2] is None

@@ -174,8 +174,82 @@ def test_block_dim_beyond_a_cuda_block_is_refused(cpu_blocks):
                                                       wp.zeros(2048, dtype=int)], block_dim=2048)
 
 
+@wp.kernel
+def random_tiles_kernel(seed: int, x: wp.array(dtype=int), y: wp.array(dtype=float), z: wp.array(dtype=int)):
+    _i, _lane = wp.tid()
+    rng = wp.rand_init(seed, 0)
+    wp.tile_store(x, wp.tile_randi(shape=(10,), rng=rng))
+    wp.tile_store(y, wp.tile_randf(shape=(10,), rng=rng))
+    wp.tile_store(z, wp.tile_randi(shape=(10,), rng=rng, min=-5, max=5))
+
+
+def test_random_tiles_are_drawn_per_lane_as_warp_draws_them(cpu_blocks):
+    """Lane t draws elements t, t + L, ... from the stream rng + t: warp-lang 1.19's values with
+    enable_cpu_blocks and block_dim 4 (probed)."""
+    x, y, z = wp.zeros(10, dtype=int), wp.zeros(10, dtype=float), wp.zeros(10, dtype=int)
+    wp.launch_tiled(random_tiles_kernel, dim=1, inputs=[42, x, y, z], block_dim=4)
+    np.testing.assert_array_equal(x.numpy(), [798497746, 1803297529, 1788185933, 1320194893, -1161279442, 2095960465,
+                                              -2127337140, -1328504415, -169969590, -1504930847])
+    np.testing.assert_allclose(y.numpy()[:6], [0.18591469, 0.41986287, 0.41634446, 0.30738181, 0.72961855, 0.48800379],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(z.numpy(), [1, 4, -2, -2, -1, 0, 1, -4, 1, 4])
+
+
+@wp.kernel
+def partial_reductions_kernel(a: wp.array2d(dtype=float), sums: wp.array(dtype=float), rows: wp.array(dtype=float),
+                              mins: wp.array(dtype=float), scans: wp.array(dtype=float), total: wp.array(dtype=float)):
+    t = wp.tile_load(a, shape=(8, 4))
+    wp.tile_store(sums, wp.tile_sum(t, axis=0))
+    wp.tile_store(rows, wp.tile_reduce(wp.mul, t, axis=1))
+    wp.tile_store(mins, wp.tile_reduce(wp.min, t, axis=1))
+    wp.tile_store(scans, wp.tile_scan_inclusive(wp.tile_reshape(t, shape=32)))
+    wp.tile_store(total, wp.tile_sum(t))
+
+
+def test_reductions_of_a_partial_block_count_the_launched_lanes_elements(cpu_blocks):
+    """Warp hands element k to lane k % block_dim: in a partial block (dim 6 of block_dim 16) the
+    elements of lanes outside the launch take no part; a line with none gives the operator's
+    identity (warp-lang 1.19's test_tile_reduce_axis_*partial* cases)."""
+    a_np = (1.0 + np.arange(32, dtype=np.float32).reshape(8, 4) / 64.0)
+    counted = (np.arange(32).reshape(8, 4) % 16) < 6
+    a = wp.array(a_np, requires_grad=True)
+    outs = [wp.zeros(4, requires_grad=True), wp.zeros(8), wp.zeros(8), wp.zeros(32), wp.zeros(1)]
+    with wp.Tape() as tape:
+        wp.launch(partial_reductions_kernel, dim=6, inputs=[a, *outs], block_dim=16)
+    sums, rows, mins, scans, total = (o.numpy() for o in outs)
+    np.testing.assert_allclose(sums, np.where(counted, a_np, 0.0).sum(0), rtol=1e-6)
+    np.testing.assert_allclose(rows, [np.prod(r[c]) if c.any() else 1.0 for r, c in zip(a_np, counted)], rtol=1e-6)
+    np.testing.assert_array_equal(mins, [r[c].min() if c.any() else np.inf for r, c in zip(a_np, counted)])
+    np.testing.assert_allclose(scans[counted.ravel()], np.cumsum(a_np[counted]), rtol=1e-6)
+    np.testing.assert_allclose(total, [a_np[counted].sum()], rtol=1e-6)
+    outs[0].grad.fill_(1.0)
+    tape.backward()
+    np.testing.assert_array_equal(a.grad.numpy(), counted.astype(np.float32))  # only counted elements
+
+
+@wp.func
+def product_of(x: float, y: float):
+    return x * y
+
+
+@wp.kernel
+def custom_rows_kernel(a: wp.array2d(dtype=float), rows: wp.array(dtype=float)):
+    wp.tile_store(rows, wp.tile_reduce(product_of, wp.tile_load(a, shape=(8, 4)), axis=1))
+
+
+def test_a_reduction_without_identity_over_an_empty_line_raises(cpu_blocks):
+    """A @wp.func operator declares no identity: a line with no element of a launched lane is a
+    RuntimeError after the launch in checked code (Warp aborts: "operator has no declared identity")."""
+    a, rows = wp.full((8, 4), 2.0), wp.zeros(8)
+    with pytest.raises(RuntimeError, match="operator has no declared identity"):
+        wp.launch(custom_rows_kernel, dim=6, inputs=[a, rows], block_dim=16)
+    wp.launch(custom_rows_kernel, dim=16, inputs=[a, rows], block_dim=16)  # a whole block: every line counts
+    np.testing.assert_array_equal(rows.numpy(), np.full(8, 16.0))
+
+
 def test_block_variants_compile_for_sm90(cpu_blocks):
-    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel]
+    kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel, random_tiles_kernel,
+               partial_reductions_kernel, custom_rows_kernel]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)

@@ -185,3 +185,16 @@ def test_args_lists_the_parameters_with_label_and_type():
         pass
 
     assert [(a.label, a.type) for a in generic.adj.args][1] == ("s", typing.Any)
+
+
+def test_args_say_what_the_built_kernel_reads_and_writes():
+    @wp.kernel(module="unique", enable_backward=False)
+    def k(a: wp.array(dtype=wp.int32), b: wp.array(dtype=wp.int32), c: wp.array(dtype=wp.int32), s: int):
+        i = wp.tid()
+        wp.atomic_max(a, i, 3)  # an atomic update writes
+        c[i] = b[i] + s
+
+    arrays = [wp.zeros(2, dtype=wp.int32, device="cpu") for _ in range(3)]
+    wp.launch(k, dim=2, inputs=[*arrays, 1], device="cpu")
+    flags = [(a.label, a.is_read, a.is_write) for a in k.adj.args]
+    assert flags == [("a", False, True), ("b", True, False), ("c", False, True), ("s", False, False)]

@@ -33,3 +33,29 @@ def test_good_subscripts_name_the_same_types_as_the_factories():
 def test_bad_subscripts_are_refused_with_what_is_wrong(make, error, words):
     with pytest.raises(error, match=words):
         make()
+
+
+def test_an_annotation_has_a_null_descriptor_and_tiles_have_type_codes():
+    """warp-lang 1.19 (probed): an annotation is a data-less array whose __ctype__ is all zeros; tile
+    codes are t, the storage's letter, the extents (? for any) and the dtype's code."""
+    from warp_nb._src.types import get_type_code
+    for ann in (wp.array[float], wp.array2d[wp.vec3], wp.indexedarray[wp.float64]):
+        raw = bytes(ann.__ctype__())
+        assert raw and not any(raw)
+    assert get_type_code(wp.tile[float]) == "tr?f4"
+    assert get_type_code(wp.tile[float, 8, 4]) == "tr84f4"
+    assert get_type_code(wp.tile[wp.vec3, 8]) == "tr8v3f4"
+
+
+def test_struct_vars_and_texture_type_codes():
+    """Warp's Struct.vars (label and type of each field) and its codes of textures: t1, t2, t3."""
+    from warp_nb._src.types import get_type_code
+
+    @wp.struct
+    class Holder:
+        x: float
+        values: wp.indexedarray(dtype=float)
+
+    assert Holder.vars["values"].type == wp.indexedarray[float] and Holder.vars["x"].label == "x"
+    assert [get_type_code(wp.array[t]) for t in (wp.Texture1D, wp.Texture2D, wp.Texture3D)] == ["a1t1", "a1t2", "a1t3"]
+    assert get_type_code(wp.array(dtype=wp.Texture2D)) == get_type_code(wp.array[wp.Texture2D])

@@ -249,3 +249,28 @@ def test_python_scope_builtin_results_take_warps_scalar_types():
         assert type(wp.sin(wp.float64(1.23))) is float
     finally:
         wp.config.legacy_scalar_return_types = saved
+
+
+def test_type_and_value_queries_split_as_in_warp_1_19():
+    """type_is_X holds for types (classes, @wp.struct, wp.tile), is_X for values; an annotation object
+    (wp.array(dtype=...), wp.tile(dtype=..., shape=...)) is a value, as in warp-lang 1.19 (probed)."""
+    @wp.struct
+    class Foo:
+        x: int
+
+    types_ = {"int": [int, wp.uint64], "float": [float, wp.float16], "vector": [wp.vec3, wp.types.vector(8, wp.uint8)],
+              "matrix": [wp.mat22], "quaternion": [wp.quath], "transformation": [wp.transformd], "struct": [Foo],
+              "array": [wp.array, wp.fixedarray, wp.fabricarray, wp.indexedarray], "tile": [wp.tile]}
+    values = {"int": [123, wp.int16(3)], "float": [1.5, wp.float16(1.0)], "vector": [wp.vec3(1.0, 2.0, 3.0)],
+              "matrix": [wp.mat22()], "quaternion": [wp.quat()], "transformation": [wp.transform()],
+              "struct": [Foo()], "array": [wp.array(dtype=int), wp.array[float], wp.zeros(2, device="cpu"),
+                                          wp.fixedarray(dtype=int), wp.indexedarray(dtype=wp.float16)],
+              "tile": [wp.tile(dtype=float, shape=(2, 2))]}
+    for kinds, is_type in ((types_, True), (values, False)):
+        for kind, items in kinds.items():
+            for x in items:
+                for other in types_:
+                    assert getattr(wp.types, f"type_is_{other}")(x) == (is_type and other == kind), (x, other)
+                    assert getattr(wp.types, f"is_{other}")(x) == (not is_type and other == kind), (x, other)
+    assert wp.types.type_is_value(bool) and wp.types.is_value(True) and not wp.types.is_int(True)
+    assert wp.tile(dtype=float, shape=(2, 2)) == wp.tile[float, 2, 2]

@@ -66,10 +66,13 @@ def _local_names(fdef) -> set:
 
 @dataclass(frozen=True)
 class Arg:
-    """A parameter as Warp's Adjoint lists it (`label`, `type`)."""
+    """A parameter as Warp's Adjoint lists it (`label`, `type`; after a build of the kernel, whether
+    its code reads or writes the array: `is_read`, `is_write`, an atomic update counting as a write)."""
 
     label: str
     type: object
+    is_read: bool = False
+    is_write: bool = False
 
 
 class AdjointView:
@@ -87,7 +90,7 @@ class AdjointView:
             resolve_at_declaration(func, scope)
         self.scope = scope
         self._kernel = kernel
-        #: the wp.static(...) values evaluated at declaration, by (line, column, text) of the call
+        #: the wp.static(...) values evaluated at declaration, by (line, column, text, use) of the call
         self.resolved_static_expressions = dict(scope.static_values)
         self.tree, replaced, self.has_unresolved_static_expressions = self._static_view(shared)
         self._shared_source = None if replaced else shared
@@ -106,7 +109,7 @@ class AdjointView:
         first = self.fun_lineno
         # the shared source is dedented: the original column is the ast's plus the first line's indent
         indent = _indent_of(self.filename, first)
-        values = {(line, col): v for (line, col, _text), v in self.resolved_static_expressions.items()}
+        values = {(line, col): v for (line, col, _text, _use), v in self.resolved_static_expressions.items()}
         parents = _parents(tree)
         replacements, unresolved = {}, False
         for node in ast.walk(tree):
@@ -201,7 +204,12 @@ class AdjointView:
         else:
             names = parameter_names(self.func)
             types_ = [self.func.__annotations__.get(n) for n in names]
-        return [Arg(n, t) for n, t in zip(names, types_)]
+        typed = self._typed()
+        read = written = frozenset()
+        if typed is not None:
+            from ..compiler.param_access import param_access
+            read, written = param_access(typed)
+        return [Arg(n, t, k in read, k in written) for k, (n, t) in enumerate(zip(names, types_))]
 
     @property
     def arg_types(self) -> dict:

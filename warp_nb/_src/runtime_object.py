@@ -151,6 +151,12 @@ class Runtime:
         from ..runtime.devices import synchronize_device
         synchronize_device(device)
 
+    @staticmethod
+    def get_device(ident=None):
+        """Warp's runtime.get_device(ident): the device of that name or object (None: the current)."""
+        from ..runtime.devices import get_device
+        return get_device(ident)
+
     def get_error_string(self) -> str:
         """The message of the last native failure (an entry point of the core that returned 0)."""
         if self.core.python_error:

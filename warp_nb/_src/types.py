@@ -13,6 +13,7 @@ from ..types import (  # noqa: F401
     type_scalar_type, uint8, uint16, uint32, uint64, vector,
 )
 from ..types.array_type import ArrayType  # noqa: F401
+from ..types.tiles import TileType  # noqa: F401
 from ..types.reference import Reference  # noqa: F401  (wp.ref[T])
 from ..types.scalars import SCALAR_TYPES, Scalar
 
@@ -80,6 +81,12 @@ def get_type_code(t) -> str:
         return f"{_FAMILY_CODES.get(t.kind, 'a')}{t.ndim}{get_type_code(t.dtype)}"
     if getattr(t, "_wp_struct_", False):
         return f"s{getattr(t, 'key', None) or t.__name__}"
+    t = getattr(t, "_wp_kernel_type_", t) if isinstance(t, type) else t  # wp.Texture2D: its kernel type
+    if type(t).__name__ == "TextureType":
+        return f"t{t.ndim}"  # wp.Texture1D / 2D / 3D
+    if isinstance(t, TileType):  # t, storage (r, s), the extents or ? for any shape, the dtype
+        shape = "?" if t.shape is typing.Any else "".join(str(n) for n in t.shape)
+        return f"t{t.storage[0]}{shape}{get_type_code(t.dtype)}"
     scalar = canonical_scalar(t) if t in (int, float, builtins_bool) else t
     if scalar in _SCALAR_CODES:
         return _SCALAR_CODES[scalar]

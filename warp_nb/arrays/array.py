@@ -27,7 +27,7 @@ from ..types.native_types import native_info, native_values_from_numpy
 from ..types.scalars import canonical_scalar
 from .descriptor import make_descriptor
 from .family import ArrayFamily
-from .layout import (_as_numpy, check_dim_lengths, _can_alias, _check_alloc_strides, _contiguous_strides,
+from .layout import (_as_numpy, as_whole_elements, check_dim_lengths, _can_alias, _check_alloc_strides, _contiguous_strides,
                      _resolve_dtype, _shape_tuple)
 
 
@@ -159,16 +159,8 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         dtype = _resolve_dtype(dtype, src)
         src_np = _as_numpy(src, dtype)
         inner = types.numpy_inner_shape(dtype)
-        if inner and shape is None and src_np.shape[src_np.ndim - len(inner):] != inner \
-                and src_np.size % int(np.prod(inner)) == 0:
-            if len(inner) == 1 and src_np.ndim > 1 and src_np.shape[-1] % inner[0] == 0:
-                src_np = src_np.reshape(src_np.shape[:-1] + (-1,) + inner)  # rows of several vectors: (4, 6) -> (4, 2)
-            elif src_np.ndim == 1 or len(inner) > 1:
-                src_np = src_np.reshape((-1,) + inner)  # flat values read as whole elements, as Warp does
-            else:  # (3, 4) floats as vec3: rows that split vectors (Warp refuses it too)
-                raise ValueError(f"The inner dimensions of the input data are not compatible with the requested "
-                                 f"{types.type_name(dtype)} type: data of shape {src_np.shape} has rows of "
-                                 f"{src_np.shape[-1]} values, which do not hold whole elements of shape {inner}")
+        if inner and shape is None and src_np.shape[src_np.ndim - len(inner):] != inner:
+            src_np = as_whole_elements(src_np, inner, dtype)
         if inner:
             if src_np.shape[len(src_np.shape) - len(inner):] != inner:
                 if src_np.size % int(np.prod(inner)) or shape is None:
@@ -205,6 +197,14 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @ndim.setter
+    def ndim(self, value) -> None:
+        """The rank is the shape's: setting it is accepted where it agrees (or before there is a shape,
+        on an instance made with __new__ alone), as Warp's attribute."""
+        shape = self.__dict__.get("shape")
+        if shape is not None and int(value) != len(shape):
+            raise AttributeError(f"an array's ndim is its shape's length ({len(shape)}); set its shape instead")
 
     @property
     def size(self) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..runtime import recording
 from .. import types
-from ..errors import ArgumentValueError, ArgumentTypeError
+from ..errors import ArgumentValueError, ArgumentTypeError, warn
 from .array import array, copy_elements, empty_array
 
 
@@ -98,6 +98,15 @@ def empty_like(src: array, device=None, requires_grad=None, pinned=None) -> arra
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:
     return array(np.asarray(arr), dtype=dtype or types.Any, shape=shape, device=device, requires_grad=requires_grad)
+
+
+def from_ptr(ptr, length, dtype=None, shape=None, device=None) -> array:
+    """Warp's deprecated wp.from_ptr (from OmniGraph's days): an array viewing `length` elements of
+    `dtype` at address `ptr` (or `shape`), not owned. Use wp.array(ptr=..., shape=..., dtype=...)."""
+    warn("This version of wp.from_ptr() is deprecated. Use wp.array(ptr=ptr, shape=shape, dtype=dtype, "
+         "device=device) instead.", DeprecationWarning, stacklevel=2)
+    return array(ptr=ptr, dtype=dtype or types.float32, shape=shape if shape is not None else (int(length),),
+                 device=device)
 
 
 def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream=None) -> None:

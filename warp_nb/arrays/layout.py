@@ -1,8 +1,10 @@
-"""How data becomes an array's memory: shapes checked, contiguous strides, the element type of
+"""How data becomes an array's memory: shapes checked, data read as whole vector or matrix elements, contiguous strides, the element type of
 untyped data, numpy data in an element type's layout (bfloat16 as its bits), and whether numpy
 memory can be used in place. Used by arrays/array.py and the array factories."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -109,3 +111,23 @@ def _check_alloc_strides(shape, strides) -> tuple:
         raise ValueError(f"strides {strides} do not fit shape {tuple(shape)}: one non-negative byte stride per "
                          "dimension")
     return strides
+
+
+def as_whole_elements(src_np: np.ndarray, inner: tuple, dtype) -> np.ndarray:
+    """Data whose last dimensions are not the `inner` shape of a vector or matrix dtype, read as Warp
+    reads it: trailing dimensions of length 1 are dropped ((n, 3, 1) as vec3: n vectors, from columns),
+    then a last dimension of k whole elements becomes k elements ((4, 6) as vec3: (4, 2); (4, 9) as
+    mat33: (4,); flat (9,) as vec3: (3,)). Rows that would split an element are refused."""
+    shape = src_np.shape
+    while len(shape) > 1 and shape[-1] == 1 and shape[len(shape) - len(inner):] != inner:
+        shape = shape[:-1]
+    if shape[len(shape) - len(inner):] == inner:
+        return src_np.reshape(shape)
+    per = math.prod(inner)
+    if not shape or shape[-1] % per:
+        raise ValueError(f"The inner dimensions of the input data are not compatible with the requested "
+                         f"{types.type_name(dtype)} type: data of shape {src_np.shape} has rows of "
+                         f"{shape[-1] if shape else 0} values, which do not hold whole elements of shape {inner}")
+    k = shape[-1] // per
+    outer = (k,) if len(shape) == 1 else shape[:-1] if k == 1 else shape[:-1] + (k,)
+    return src_np.reshape(outer + inner)

@@ -66,7 +66,10 @@ builtin("div",
         ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()), *_tile_ops, explain=_explain_tiles("/"),
         doc="a / b (tiles: elementwise; a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
             "zero divisor.", **_elementwise)
-builtin("div_approx", ov(F, F, ret=same("T"), names=("x", "y")), cpp="wpnb::div", header="core/scalar.h",
+builtin("div_approx", ov(F, F, ret=same("T"), names=("x", "y")),
+        ov(Vec("n", F), F, ret=Vec("n", F)), ov(F, Vec("n", F), ret=Vec("n", F)),
+        ov(Mat("r", "c", F), F, ret=Mat("r", "c", F)), ov(F, Mat("r", "c", F), ret=Mat("r", "c", F)),
+        ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()), cpp="wpnb::div", header="core/scalar.h",
         category="math",
         doc="x / y, where Warp allows a faster, less exact division on the GPU; warp_nb divides exactly on both "
             "targets (so its gradient is the division's).")

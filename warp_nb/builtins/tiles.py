@@ -5,7 +5,7 @@ tile_load, tile_map ...) name the typechecker's rule that types them (`form=`: i
 (`lanes=`, registry.LANES). The tile operators (+ - * / on tiles) are overloads of the operator builtins (operators.py)."""
 
 from .. import types as T
-from ..types.tiles import stack_type, tile_annotation
+from ..types.tiles import stack_type, tile_annotation, tile_type
 from .registry import INT, NUMERIC, AnyType, Builtin, Result, Scalar, Tile, add, builtin, ov, same
 
 N = Scalar("T", NUMERIC)
@@ -23,10 +23,21 @@ _element = dict(_ops, lanes="own_element", checked_read=True)
 
 
 class TileBuiltin(Builtin):
-    """wp.tile: the builtin `wp.tile(x)` and, subscripted, the annotation `wp.tile[float, M, N]`."""
+    """wp.tile: the builtin `wp.tile(x)` and, subscripted or called with only `dtype`, `shape` (and
+    `storage`) in Python, the annotation `wp.tile[float, M, N]` / `wp.tile(dtype=float, shape=(M, N))`
+    (Warp's tile class: wp.types.type_is_tile(wp.tile) holds)."""
+
+    _wp_tile_class_ = True
 
     def __getitem__(self, params):
         return tile_annotation(params)
+
+    def __call__(self, *args, **kwargs):
+        if not args and kwargs and set(kwargs) <= {"dtype", "shape", "storage"}:
+            shape = kwargs.get("shape")
+            return tile_type(kwargs.get("dtype", float), (shape,) if isinstance(shape, int) else tuple(shape),
+                             kwargs.get("storage", "register"))
+        return super().__call__(*args, **kwargs)
 
 
 add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as a 1-D tile of length block_dim "

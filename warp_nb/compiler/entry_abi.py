@@ -1,42 +1,47 @@
-"""Kernels with Warp's entry_point_abi='external_constant_params': a CUDA entry point that another
-program launches (OptiX's raygen programs, say), which reads its one struct argument from constant
-memory and has no launch grid. The front half refuses, with Warp's reasons, what such a kernel
-cannot do (take other arguments, read wp.tid(), use shared-memory tiles, run in deterministic
-mode); then it refuses the kernel itself: the CPU has no such entry point, and warp_nb does not
-generate the CUDA one. Knows the typed IR; nothing about C++ or devices."""
+"""Warp's `entry_point_abi` kernel keyword: how a kernel's entry point is called.
+
+"warp" (the default) gives the entry points wp.launch calls. "external_constant_params" gives one
+CUDA entry point, `extern "C" __global__ void <kernel key>()`, for another program to launch (an
+OptiX raygen program, a CUDA application of its own): the kernel's one @wp.struct parameter is read
+from a `__constant__` buffer named `params` that the launching program fills, and the launch grid
+is that program's, so the kernel has no wp.tid(), no backward pass and no block-wide tiles.
+
+This module holds the refusal, on the typed kernel, of what such an entry point cannot have (the
+option itself is checked at decoration with Warp's other CUDA options: program/cuda_options.py). The CUDA target writes the entry point
+(cuda/entry.py); the CPU target and wp.launch refuse the kernel. Knows typed IR; knows nothing
+about C++ text or devices."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import KernelError, KernelTypeError
-from ..types.tiles import TileType
 
-ABI = "external_constant_params"
+if TYPE_CHECKING:  # (the option check runs at decoration, before the compiler loads)
+    from . import ir
 
-
-def is_external(kernel) -> bool:
-    return getattr(kernel, "options", {}).get("entry_point_abi") == ABI
-
-
-def check_signature(kernel, signature: list) -> None:
-    """Before typing: exactly one parameter, a @wp.struct."""
-    if len(signature) != 1 or not getattr(signature[0], "_wp_struct_", False):
-        got = ", ".join(getattr(t, "__name__", str(t)) for t in signature) or "none"
-        raise KernelTypeError(f"kernel `{kernel.key}` uses entry_point_abi='{ABI}', which takes exactly one Warp struct "
-                              f"argument (its parameters, read from constant memory); got {got}", None, kernel.key)
+WARP = "warp"
+EXTERNAL_CONSTANT_PARAMS = "external_constant_params"
 
 
-def check_body(kernel, typed, deterministic: int) -> None:
-    """After typing: no launch grid to read, no shared tiles, no deterministic lowering; then the
-    refusal of the kernel itself."""
-    what = f"kernel `{kernel.key}` uses entry_point_abi='{ABI}', which"
-    if typed.tid_count:
-        raise KernelError(f"{what} cannot use wp.tid(): other programs launch it without Warp's launch grid", None,
-                          kernel.key)
-    if any(isinstance(v.type, TileType) and v.type.storage == "shared" for v in typed.locals):
-        raise KernelError(f"{what} cannot use shared-memory tiles (storage='shared')", None, kernel.key)
-    # (the module's own setting counts too: a build that only hashes or prints the code runs without it)
-    if deterministic or getattr(getattr(kernel, "module", None), "options", {}).get("deterministic"):
-        raise KernelError(f"{what} does not support deterministic lowering (wp.DeterministicMode): leave the module's "
-                          "deterministic option off", None, kernel.key)
-    raise KernelError(f"{what} is not supported by the CPU backend; warp_nb does not generate that CUDA entry point "
-                      "either (the option is checked, recorded and hashed: docs/compat.md)", None, kernel.key)
+def check_external_entry(fn: ir.Function, deterministic: int) -> None:
+    """Refuse what a kernel with an external_constant_params entry point cannot have."""
+    from . import ir
+    from ..types.tiles import TileType
+    where = f"kernel `{fn.name}` (entry_point_abi='external_constant_params')"
+    if len(fn.params) != 1 or not getattr(fn.params[0].type, "_wp_struct_", False):
+        got = ", ".join(f"{n}" for n in fn.param_names) or "none"
+        raise KernelTypeError(f"{where} takes exactly one Warp struct argument, the parameters the launching "
+                              f"program puts in constant memory (its parameters: {got})", fn.loc, fn.name)
+    if fn.tid_arity:
+        raise KernelError(f"{where} cannot use wp.tid(): the launch grid is the launching program's; read the "
+                          "thread's index through that program's API (a @wp.func_native)", fn.loc, fn.name)
+    if deterministic:
+        raise KernelError(f"{where} does not support deterministic lowering (deterministic mode replays float "
+                          "atomics after a wp.launch); compile its module with deterministic "
+                          "wp.DeterministicMode.NOT_GUARANTEED", fn.loc, fn.name)
+    for inst in [None, *ir.called_instances(fn)]:
+        body = fn if inst is None else inst.ir
+        if any(isinstance(v.type, TileType) and v.type.storage == "shared" for v in (*body.params, *body.locals)):
+            raise KernelError(f"{where} cannot use shared-memory tiles (storage=\"shared\"): the launching program "
+                              "sets no shared memory aside; use register tiles", fn.loc, fn.name)

@@ -232,6 +232,7 @@ class _Parser:
         self.indent = indent
         self.lines = lines
         self.function_name = None
+        self.static_uses: dict = {}  # (line, column, text) of a wp.static call -> uses parsed so far
 
     def loc(self, node) -> Loc:
         line = getattr(node, "lineno", 1)
@@ -373,9 +374,14 @@ class _Parser:
                 kwargs.append((k.arg, self.expr(k.value)))
             if _is_static_call(node):  # wp.static(expr) is Python, evaluated from its text: any syntax goes
                 args = tuple(S.Constant(None, self.loc(a)) for a in node.args)
-                return S.Call(self.expr(node.func), args, tuple(kwargs), loc, self.segment(node))
-            return S.Call(self.expr(node.func), tuple(self.argument(a) for a in node.args), tuple(kwargs), loc,
-                          self.segment(node))
+                text = self.segment(node)
+                use = self.static_uses[(loc.line, loc.col, text)] = self.static_uses.get((loc.line, loc.col, text), -1) + 1
+                return S.Call(self.expr(node.func), args, tuple(kwargs), loc, text, use)
+            # a code transformer may bind the callee to a function object (Warp's `warp_func` attribute
+            # of the callee's node, as warp.fem's do): that function is called, whatever the callee's text
+            bound = getattr(node.func, "warp_func", None)
+            func = S.Constant(bound, self.loc(node.func)) if bound is not None else self.expr(node.func)
+            return S.Call(func, tuple(self.argument(a) for a in node.args), tuple(kwargs), loc, self.segment(node))
         if isinstance(node, ast.BinOp):
             return S.BinOp(_BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right), loc)
         if isinstance(node, ast.UnaryOp):

@@ -30,7 +30,8 @@ from ..toolchain import external as external_files
 from .deterministic import plan_kernel
 from .emit import EmitResult, emit_kernel, for_target
 from .emit.cpp import EMIT_REVISION
-from . import entry_abi
+from .emit.entry import external_entry_points
+from .entry_abi import EXTERNAL_CONSTANT_PARAMS, check_external_entry
 from .options import CompileOptions  # noqa: F401  (defined apart: launches need it without the compiler)
 from .parse import parse_definition
 from .typecheck import Context, typecheck_kernel
@@ -94,20 +95,20 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     wp.compile_aot_module). `build_options`: the wp.ModuleBuildOptions to apply (None: none), by
     default those of the kernel's module."""
     t0 = time.perf_counter()
-    external = entry_abi.is_external(kernel)
-    if external:
-        entry_abi.check_signature(kernel, signature)
     syntax = parse_definition(kernel.func)
     context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
     typed = typecheck_kernel(syntax, signature, kernel.scope, context)
-    if external:  # (refused with its reasons: no target builds this entry point)
-        entry_abi.check_body(kernel, typed, options.deterministic)
     if symbol is not None:
         typed = dataclasses.replace(typed, symbol=symbol)
+    external = getattr(kernel, "options", {}).get("entry_point_abi") == EXTERNAL_CONSTANT_PARAMS
+    if external:  # an entry point for another program to launch (entry_abi.py)
+        check_external_entry(typed, options.deterministic)
     plan = plan_kernel(typed, options.backward) if options.deterministic else None  # (or refused)
     adjoint = adjoint_unit(typed, options.backward)  # without backward: only what wp.grad(f) calls
     between_stages(typed, adjoint, options.mode)  # print and verify the IR when debugging
     unit = emit_kernel(typed, options.mode, adjoint, plan, options.verify_fp)
+    if external:
+        unit = dataclasses.replace(unit, entry_points=external_entry_points(unit.entry_points, typed, kernel.key))
     unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
                               if build_options == "module" else build_options, target)

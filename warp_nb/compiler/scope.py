@@ -72,7 +72,7 @@ class Scope:
         # cells, read at lookup time: a closure variable may be assigned after the decorator ran
         # (a recursive or later-defined function)
         self.cells = dict(zip(code.co_freevars, closure)) if code is not None else {}
-        # wp.static(...) values computed when the function was declared, by (line, column, text) of the call
+        # wp.static(...) values computed when the function was declared, by static_eval.static_key of the call
         # (compiler/static_eval.py)
         self.static_values: dict = {}
 

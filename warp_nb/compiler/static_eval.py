@@ -81,7 +81,13 @@ def resolve_static_expressions(fdef: S.FunctionDef, scope) -> None:
         except Exception as e:  # noqa: BLE001 - the user's expression failed: as Warp, when the function is declared
             raise KernelTypeError(f"Error evaluating static expression: {e} (in {call.source}, "
                                   f"{type(e).__name__})", call.loc) from None
-        scope.static_values[(call.loc.line, call.loc.col, call.source)] = value
+        scope.static_values[static_key(call)] = value
+
+
+def static_key(call: S.Call) -> tuple:
+    """Where a wp.static call's value is kept (Scope.static_values): its position, its text and
+    which use of its syntax node it is."""
+    return call.loc.line, call.loc.col, call.source, call.occurrence
 
 
 def _names_static(func, scope) -> bool:

@@ -73,6 +73,9 @@ class Call:
     kwargs: tuple  # ((name, expr), ...)
     loc: Loc
     source: str = ""  # the call's own text, over as many lines as it spans (wp.static reads it)
+    # a wp.static call: which use of its node this is (a code transformer may put one node in several
+    # places, and each place is evaluated on its own, as in Warp)
+    occurrence: int = 0
 
 
 @record(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import hints, ir
+from .static_eval import static_key
 from ..builtins import registry
 from . import syntax as S
 from .. import types as T
@@ -97,6 +98,8 @@ class ExprTyper:
                                + (hints.did_you_mean(node.attr, hints.builtin_names(), "wp.") if wp_module else ""),
                                node)
             return classify(obj)
+        if isinstance(base, Lit) and hasattr(base.value, "_value_") and node.attr == "value":
+            return classify(base.value.value)  # MyIntEnum.B.value: the member's number
         if isinstance(base, Lit):
             self.error(KernelTypeError, f"a number has no attribute `{node.attr}`", node)
         t = base.type
@@ -134,7 +137,9 @@ class ExprTyper:
         known = self.type_attribute(t, node.attr) if node.attr in ("dtype", "length") else None
         if known is not None:  # a.dtype, v.length: what the value's type says, known when compiling
             return classify(known)
-        self.error(KernelTypeError, f"{T.type_name(t)} has no attribute `{node.attr}`", node)
+        # (an AttributeError, as Warp's, naming the value as the kernel wrote it)
+        what = f"'{node.value.id}' ({T.type_name(t)})" if isinstance(node.value, S.Name) else T.type_name(t)
+        self.error(KernelAttributeError, f"`{node.attr}` is not an attribute of {what}", node)
 
     def adjoint_key(self, node) -> str | None:
         """`wp.adjoint[x]` in a @wp.func_grad function: the name of x's adjoint variable."""
@@ -347,7 +352,7 @@ class ExprTyper:
     def expr_Call(self, node: S.Call, statement: bool = False):
         if any(isinstance(a, S.Starred) for a in node.args):
             node = self.unpack_call_arguments(node)
-        declared = self.scope.static_values.get((node.loc.line, node.loc.col, node.source), _NOT_STATIC)
+        declared = self.scope.static_values.get(static_key(node), _NOT_STATIC)
         if declared is not _NOT_STATIC:  # a wp.static(...) evaluated when the function was declared
             return self.static_value(declared, node)
         self.check_function_path(node.func)
@@ -567,14 +572,6 @@ class ExprTyper:
         if v is None:
             return "a call without a result"
         return f"a {T.type_name(v.type)}"
-
-    def atomic_update(self, op: str, array_var, index_nodes, value_node, node) -> None:
-        value = self.expr(value_node)
-        indices = list(self.indices(index_nodes, node))
-        self.checks.append(node.loc)
-        # `a[i] += x` stays allowed on the narrow types wp.atomic_add refuses (the CPU has their atomics)
-        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True,
-                          checked=False)
 
     def annotation_type(self, node):
         v = self.expr(node)

@@ -14,6 +14,7 @@ from ..types.scalars import canonical_scalar
 from ..types.array_type import ArrayType, FixedArrayType
 from ..types.tiles import TileType
 from .scope import Lit, PyObj
+from ..builtins.registry import BUILTINS
 
 #: augmented assignments whose adjoint does not need the old value of their target (a[i].x += v)
 _LINEAR_UPDATES = frozenset({"add", "sub"})
@@ -315,6 +316,10 @@ class Subscripts:
         # walk until an array element is reached: from there on it is a store into memory
         for k, step in enumerate(chain):
             t = base.type
+            if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and k < len(chain) - 1 \
+                    and any(isinstance(i, S.Slice) for i in step.indices):
+                base = self.expr_step(base, step)  # a[lo:hi:st][i].x = v: a store into the view the slice gives
+                continue
             if isinstance(t, ArrayType) and isinstance(step, S.Subscript) and not _reaches_array(t.dtype, chain[k + 1:]):
                 # a write into part of an element (a[i].x = v) is what Warp calls a slot write
                 what = "Array slot write indices" if k < len(chain) - 1 else "array indices"
@@ -347,6 +352,14 @@ class Subscripts:
         new_root = self.let(ir.Update(self.expr(root), path, self.convert(value, leaf_t, node, "the value")),
                             self.expr(root).type, node.loc, root.id)
         self.env[root.id] = new_root
+
+    def atomic_update(self, op: str, array_var, index_nodes, value_node, node) -> None:
+        value = self.expr(value_node)
+        indices = list(self.indices(index_nodes, node))
+        self.checks.append(node.loc)
+        # `a[i] += x` stays allowed on the narrow types wp.atomic_add refuses (the CPU has their atomics)
+        self.call_builtin(BUILTINS[f"atomic_{op}"], [array_var] + indices + [value], node, statement=True,
+                          checked=False)
 
     def check_slot_value(self, value, slot_t, path, node):
         """A value of another type stored into a component (`y[i].y = v3`): Warp's words first."""

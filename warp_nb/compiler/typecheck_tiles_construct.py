@@ -88,8 +88,9 @@ class TileConstruction:
                               U=dtype)
 
     def random_tile(self, node, name: str, dtype):
-        """wp.tile_randi / tile_randf(shape, rng, min=None, max=None): the elements drawn in row-major
-        order from a copy of the stream `rng` (the caller's rng is not advanced)."""
+        """wp.tile_randi / tile_randf(shape, rng, min=None, max=None): each lane t of the block draws the
+        elements t, t + L, ... from a copy of the stream rng + t, as Warp (one lane: row-major order
+        from rng; native/tiles/tile_random.h); the caller's rng is not advanced."""
         self.tile_name = name
         a = self.tile_args(node, ("shape", "rng", "min", "max", "storage"), 2)
         shape = self.const_shape(a["shape"], node)

@@ -29,6 +29,10 @@ class TileReductions:
                                         f"{T.type_name(t.type.dtype)}, got {T.type_name(ret)}", node)
         axis, shape = self.reduction_axis(t.type, a, node)
         fold = f"[](const auto& x, const auto& y) {{{{ return {callee}(x, y); }}}}"
+        identity = _identity(f, t.type.dtype)  # what a line of no counted element (a partial block's) gives
+        if identity is None and axis is not None:  # none: such a line is a failed check ({SITE}: emit's site)
+            identity = "wpnb::no_identity({SITE})"
+        fold += f", {identity}" if identity is not None else ""
         template = f"wpnb::reduce_with({fold})" if axis is None else f"wpnb::reduce_axis_with<{axis}>({fold})"
         return self.tile_call("tile_reduce", template, TileType(ret, shape), node, (t,))
 
@@ -103,3 +107,14 @@ class TileReductions:
         else:
             product = self.binary("mul", x, y, node)
         return self.tile_call("tile_dot", "wpnb::tile_sum", TileType(product.type.dtype, (1,)), node, (product,))
+
+
+def _identity(f, dtype) -> str | None:
+    """The C++ identity of a builtin tile_reduce operator on scalars (wp.add, wp.mul, wp.min,
+    wp.max); None for others (a @wp.func declares none)."""
+    if not (isinstance(f, PyObj) and isinstance(f.obj, registry.Builtin) and T.is_scalar_type(dtype)):
+        return None
+    from .emit.cpp import cpp_type
+    c = cpp_type(dtype)
+    return {"add": f"{c}(0)", "mul": f"{c}(1)", "min": f"wpnb::tile_top<{c}>()",
+            "max": f"wpnb::tile_bottom<{c}>()"}.get(f.obj.name)

@@ -12,16 +12,37 @@ from ..runtime.cpu_entry import BLOCK_THREADS, CHECK_THREAD, CHECK_THREADS, bloc
 
 
 def entry_name(entry) -> str:
-    """The __global__ function's name: `<symbol>_cuda_forward`, `<symbol>_cuda_backward`."""
+    """The __global__ function's name: `<symbol>_cuda_forward`, `<symbol>_cuda_backward`; the
+    kernel's key for an entry point that another program launches (external_constant_params)."""
+    if entry.abi == "external_constant_params":
+        return entry.exported
     return f"{entry.symbol}_cuda_{entry.direction}"
 
 
 def entry_point(entry) -> str:
     """The C++ text of one entry point (forward or backward) of a kernel."""
+    if entry.abi == "external_constant_params":
+        return _external_constant_params_entry(entry)
     if entry.lanes > 1:
         return _block_entry_point(entry.symbol, entry.tid_count, entry.lanes, entry.body, entry.direction)
     return _grid_stride_entry(entry.symbol, entry.tid_count, list(entry.accumulators), entry.body,
                               f"cuda_{entry.direction}", entry.one_lane_blocks)
+
+
+def _external_constant_params_entry(entry) -> str:
+    """Warp's external_constant_params entry point (compiler/entry_abi.py): a __global__ function
+    of no arguments, named by the kernel's key, that another program launches on a grid of its own
+    after filling `params`, a __constant__ buffer holding the kernel's one struct parameter (C
+    linkage, so the program finds both by name). Every thread runs the body once, as thread 0 of
+    no launch of Warp's (the kernel has no wp.tid())."""
+    struct, sym = entry.param_type, entry.symbol
+    return (f'extern "C" {{\n__constant__ __align__(alignof({struct})) unsigned char params[sizeof({struct})];\n}}\n'
+            f"WPNB_KERNEL void {entry.exported}() {{\n"
+            f"    {sym}_args wpnb_args;\n"
+            f"    wpnb_args.{entry.param_name} = *reinterpret_cast<const {struct}*>(params);\n"
+            f"    {CHECK_THREADS};\n"
+            f"    {CHECK_THREAD}(0);\n"
+            f"    {sym}_{entry.body}<false>(wpnb_args, 0);\n}}\n")
 
 
 def _grid_stride_entry(sym: str, count: int, accumulators: list, body: str, entry: str,

@@ -14,18 +14,18 @@ import numpy as np
 from .. import config, types as T
 from ..runtime import recording
 from ..arrays.array import array
-from ..arrays.dlpack import from_dlpack
-from ..errors import KernelError, at_callers_line
+from ..errors import KernelError, at_callers_line, get_logger
 from ..runtime import native
 from ..runtime.block_dim import resolve_block_dim
 from ..runtime.devices import Device, DeviceError, cpu_thread_count, current_device, get_device
 from ..runtime.target import failed_check
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
-from ..program.cuda_options import module_cluster_dim, refuse_external_launch
+from ..program.cuda_options import module_cluster_dim
 from ..program.signatures import concrete_signature
 from .args import composite_from_single_value, convert_argument, make_packer  # noqa: F401
 from .capture import refuse_foreign_descriptors
+from .adjoint import launch_adjoint, with_grad
 from .plan import make_plan, usual_function
 from .bounds import (THREAD_LIMIT, LaunchBounds, bounds_cache, block_bounds, canonical_dim, fit_to_tid, too_many,
                      launch_bounds, too_many_threads)
@@ -85,10 +85,15 @@ _observing = False
 
 
 def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, *rest):
-    """A launch timed for the listeners (a launch made inside a listener is not timed)."""
+    """A launch timed for the listeners (a launch made inside a listener is not timed), and said
+    through the logger's info first with wp.config.print_launches, as Warp says it (whatever the
+    log level)."""
     global _observing
     _observing = True
     try:
+        if config.print_launches:
+            get_logger().info(f"kernel: {getattr(kernel, 'key', kernel)} dim: {dim} inputs: {_described(inputs)} "
+                     f"outputs: {_described(outputs)} device: {get_device(device)}")
         t0 = time.perf_counter()
         launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, *rest)
         seconds = time.perf_counter() - t0
@@ -97,6 +102,29 @@ def _launch_observed(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, devi
             listener(kernel, dim, device, seconds, bool(adjoint))
     finally:
         _observing = False
+
+
+def _described(values) -> str:
+    items = [f"array(shape={v.shape}, dtype={T.type_name(v.dtype)})" if hasattr(v, "shape") and hasattr(v, "dtype")
+             else str(v) for v in values]
+    return f"[{', '.join(items)}]"
+
+
+def _print_launches(on) -> None:
+    """wp.config.print_launches: while it is set, every launch goes through _launch_observed (one
+    listener that does nothing keeps `listeners` true)."""
+    if on and _say_launch not in listeners:
+        listeners.append(_say_launch)
+    elif not on and _say_launch in listeners:
+        listeners.remove(_say_launch)
+
+
+def _say_launch(*_args) -> None:
+    """(the listener print_launches adds: the launch was said before it ran)"""
+
+
+config.on_change("print_launches", _print_launches)
+_print_launches(config.print_launches)  # (set before this module loaded)
 
 
 def launch_tiled(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None, stream=None,
@@ -191,7 +219,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if len(args) != launcher.nparams:
         _wrong_count(kernel, args)
     if adjoint:
-        return _launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, block_dim, record_cmd)
+        return launch_adjoint(kernel, dim, args, (*adj_inputs, *adj_outputs), launcher, block_dim, record_cmd)
     try:  # inline: most launches repeat a dim seen before (one any kernel may use: bounds.launch_bounds)
         bounds, ndim, size = bounds_cache[dim]
     except (KeyError, TypeError):  # new, or unhashable (a list or an array)
@@ -287,8 +315,13 @@ class Launch:
     @property
     def params(self) -> list:
         """As Warp: the launch bounds, then the kernel's arguments (then, for an adjoint launch, their
-        adjoints). Set arguments with set_param_at_index / set_params."""
-        return [self.bounds, *self.args, *(self.adj_params if self.adjoint else ())]
+        adjoints: a value's not set is its type's zero, an array's None, its .grad). Set arguments with
+        set_param_at_index / set_params."""
+        if not self.adjoint:
+            return [self.bounds, *self.args]
+        adjoints = [_zero_argument(t) if g is None and not isinstance(t, ArrayType) else g
+                    for g, t in zip(self.adj_params, self.kernel.param_types)]
+        return [self.bounds, *self.args, *adjoints]
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False) -> None:
         """Set argument `index`; adjoint=True (on an adjoint launch) sets its gradient array instead."""
@@ -349,7 +382,7 @@ class Launch:
             params = self.args
             if self.adjoint and any(g is not None for g in self.adj_params):
                 copies: list = []
-                params = [_with_grad(a, g, self.kernel, k, copies, False)
+                params = [with_grad(a, g, self.kernel, k, copies, False)
                           for k, (a, g) in enumerate(zip(params, self.adj_params))]
                 if copies:
                     raise TypeError(f"recorded adjoint launch of kernel `{self.kernel.key}`: give each adjoint array the "
@@ -404,94 +437,6 @@ def _zero_argument(t):
     return t() if T.is_scalar_type(t) else None
 
 
-def _launch_adjoint(kernel, dim, args, adj_args, forward: Launcher, block_dim, record_cmd: bool = False):
-    """Run the kernel's backward code. Array gradients come from each array's .grad, or from the
-    matching entry of adj_inputs/adj_outputs when given (as in Warp)."""
-    device, signature, lanes = forward.device, forward.signature, forward.block_dim
-    launcher = kernel.launchers.get(launcher_key(device.alias, True, signature, block_dim))
-    if launcher is None or launcher.epoch != config.epoch:
-        try:
-            launcher = launcher_for(kernel, device, True, signature, block_dim)
-        except KernelError as e:
-            raise at_callers_line(e.with_traceback(None)) from None
-    if adj_args:
-        if len(adj_args) != len(args):
-            raise at_callers_line(TypeError(f"adjoint launch of kernel `{kernel.key}`: adj_inputs + adj_outputs must "
-                                            f"give one entry per argument ({len(args)}), got {len(adj_args)}"))
-        # as Warp, explicit adjoints of a raw adjoint launch are not consumed: the adjoint of a store
-        # zeroes the stored element's gradient (what a Tape wants), so such an array's adjoint is
-        # given as a copy (the analysis of the typed IR loads with the compiler, not with warp_nb)
-        from ..compiler.param_access import param_access, stored_params
-        read, _ = param_access(forward.compiled.typed)
-        consumed = stored_params(forward.compiled.typed) - read
-        write_back: list = []
-        args = tuple(_with_grad(a, g, kernel, k, write_back, k in consumed) for k, (a, g) in enumerate(zip(args, adj_args)))
-        if write_back and record_cmd:
-            raise at_callers_line(TypeError(f"adjoint launch of kernel `{kernel.key}` with record_cmd=True: an "
-                                            "adjoint array laid out differently from its array needs a copy per "
-                                            "launch; pass adjoints with the same strides"))
-    if record_cmd:
-        return Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher)
-    if recording.capture is not None and not (adj_args and write_back):  # a Tape's backward inside wp.ScopedCapture
-        recording.capture.record(Launch(kernel, device, list(args), dim, adjoint=True, launcher=launcher))
-        return None
-    bounds, ndim, size = launch_bounds(dim, launcher.tid_reads)
-    if size > THREAD_LIMIT and too_many(dim, size, launcher.tid_count, lanes, launcher.device.is_cpu):
-        raise at_callers_line(too_many_threads(kernel.key, dim, size))
-    repeat = 1
-    if lanes > 1:
-        bounds, size = block_bounds(dim, lanes)
-    elif ndim > 1:
-        bounds, size, repeat = fit_to_tid(bounds, ndim, launcher.tid_count)
-    packed = launcher.pack(*args)
-    for _ in range(repeat):
-        try:
-            launcher.target.run(launcher, packed, bounds, size)
-        except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
-            raise at_callers_line(check.with_traceback(None)) from None
-    for given, used in (write_back if adj_args else ()):
-        _copy_into(given, used)
-
-
-def _with_grad(a, grad, kernel, index, write_back: list, protect: bool):
-    """`a` seen with `grad` as its gradient buffer (for explicit adj_inputs). A kernel reads an
-    array and its gradient with one set of strides: a gradient laid out differently (torch hands a
-    backward pass expanded, stride-0 tensors) is given as a compact copy, copied back after the
-    launch through `write_back`, since the adjoint adds into it (inputs) or consumes it (outputs)."""
-    if grad is not None and not isinstance(a, array) and hasattr(a, "__dlpack__"):  # a torch tensor, say
-        t = kernel.param_types[index]
-        a = from_dlpack(a, dtype=t.dtype if isinstance(t, ArrayType) and not is_generic(t) else None)
-    if grad is None or not isinstance(a, array) or grad is a.grad:
-        return a
-    if not isinstance(grad, array) and hasattr(grad, "__dlpack__"):
-        grad = from_dlpack(grad, dtype=a.dtype)
-    if not isinstance(grad, array) or grad.shape != a.shape or grad.dtype is not a.dtype:
-        raise at_callers_line(TypeError(f"adjoint launch of kernel `{kernel.key}`: the adjoint of argument "
-                                        f"`{kernel.param_names[index]}` must be an array like it "
-                                        f"({a.type.type_name()}, shape {a.shape})"))
-    if protect or grad.strides != a.strides:
-        compact = _compact_copy(grad)
-        if not protect:
-            write_back.append((grad, compact))
-        grad = compact
-        if not a.is_contiguous:
-            a = _compact_copy(a)
-    view = array(ptr=a.ptr, dtype=a.dtype, shape=a.shape, strides=a.strides, device=a.device, owner=a)
-    view.grad = grad
-    return view
-
-
-def _compact_copy(a):
-    out = array(shape=a.shape, dtype=a.dtype, device=a.device)
-    _copy_into(out, a)
-    return out
-
-
-def _copy_into(dst, src) -> None:
-    from ..arrays.create import copy
-    copy(dst, src)
-
-
 def launcher_key(device_name: str, backward: bool, signature, block_dim) -> tuple:
     """The one shape of the keys of `Kernel.launchers`: what a launch asks for. The device as the
     launch named it (or its alias), the direction, a generic kernel's concrete signature (None for
@@ -504,8 +449,12 @@ def _make_launcher(kernel, device, args, block_dim=None) -> Launcher:
     if not getattr(kernel, "_wp_kernel_", False):
         raise TypeError(f"wp.launch expects a kernel (a function decorated with @wp.kernel), got "
                         f"{type(kernel).__name__}")
+    if kernel.options.get("entry_point_abi"):  # (compiler/entry_abi.py)
+        raise at_callers_line(RuntimeError(
+            f"kernel `{kernel.key}` has entry_point_abi={kernel.options['entry_point_abi']!r}: its entry point is "
+            "launched by another program (which fills its parameters in CUDA constant memory), so it cannot be "
+            "launched with wp.launch; compile it with wp.compile_aot_module for that program"))
     try:
-        refuse_external_launch(kernel)
         module_cluster_dim(kernel.module)  # (Warp's module options are read, and checked, at a launch)
     except (RuntimeError, TypeError, ValueError) as e:
         raise at_callers_line(e.with_traceback(None)) from None

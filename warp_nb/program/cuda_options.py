@@ -77,13 +77,3 @@ def cluster_dim_of(kernel):
     own = kernel.options.get("cluster_dim")
     return own if own is not None else module_cluster_dim(kernel.module)
 
-
-def is_external_entry_point(kernel) -> bool:
-    return getattr(kernel, "options", {}).get("entry_point_abi") == "external_constant_params"
-
-
-def refuse_external_launch(kernel) -> None:
-    if is_external_entry_point(kernel):
-        raise RuntimeError(f"kernel `{kernel.key}` uses entry_point_abi='external_constant_params' and cannot be "
-                           "launched with wp.launch(): its entry point is for other programs to launch (it takes its "
-                           "parameters from constant memory, not from a launch)")

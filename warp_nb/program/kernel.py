@@ -51,8 +51,10 @@ class Kernel(KernelNaming):
         # the parser loads with the first definition, not with warp_nb (tests/unit/test_lazy_imports.py)
         from ..compiler.parse import keep_source
         from ..compiler.static_eval import resolve_at_declaration
-        self.func = func
         keep_source(func)
+        if code_transformers:  # Warp's ast.NodeTransformers, run on the kernel's syntax tree once
+            func = _transformed(func, code_transformers)
+        self.func = func
         self.key = key or func.__qualname__
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
@@ -319,6 +321,19 @@ class Kernel(KernelNaming):
         """(CompileOptions, signature) pairs this kernel has been compiled with on a device (for tools
         that recompile the same variants for another target)."""
         return [(options, list(sig)) for alias, options, sig in self._compiled if alias == device_alias]
+
+
+def _transformed(func, transformers):
+    """A copy of `func` whose syntax tree is `func`'s rewritten by `transformers` (compiler/parse.py
+    define_transformed): the user's function keeps its own tree, for other kernels made from it."""
+    import types as py_types
+
+    from ..compiler.parse import define_transformed
+    copy = py_types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
+    copy.__annotations__, copy.__kwdefaults__ = dict(func.__annotations__), func.__kwdefaults__
+    define_transformed(copy, list(transformers))
+    return copy
 
 
 def kernel(f=None, *, enable_backward=None, module=None, key=None, name=None, launch_bounds=None,

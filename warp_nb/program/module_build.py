@@ -74,7 +74,9 @@ def emit_units(kernels, options: dict) -> list:
     out = []
     for k in kernels:
         for sig in _signatures(k):
-            front = front_half(k, list(sig), CompileOptions(k.mode or mode, _backward(k, options), _config.cxx_flags),
+            compile_options = CompileOptions(k.mode or mode, _backward(k, options), _config.cxx_flags,
+                                             deterministic=int(module_mode(k.module)))
+            front = front_half(k, list(sig), compile_options,
                                target=None, build_options=extra)
             out.append((k, front.typed, front.unit))
     return out

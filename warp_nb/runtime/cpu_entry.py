@@ -11,6 +11,8 @@ arithmetic. Knows C++ text; knows nothing about IR or compiling."""
 
 from __future__ import annotations
 
+from ..errors import KernelError
+
 LANES = 16
 #: what an entry point says before it runs a thread of the launch (its row-major index): a failed
 #: check names that thread; nothing in code compiled without checks (native/core/prelude.h)
@@ -25,6 +27,10 @@ def entry_name(entry) -> str:
 
 def entry_point(entry) -> str:
     """The C++ text of one entry point (forward or backward) of a kernel."""
+    if entry.abi != "warp":  # (compiler/entry_abi.py)
+        raise KernelError(f"kernel `{entry.exported}`: entry_point_abi={entry.abi!r} (an entry point that another "
+                          "program launches from CUDA constant memory) is not supported by the CPU backend; "
+                          "compile it for a CUDA device (wp.compile_aot_module, or ModuleBuilder.codegen('cuda'))")
     count = entry.tid_count
     if entry.lanes > 1:
         return _block_entry_point(entry.symbol, count, entry.lanes, entry.body, entry.direction)

@@ -21,8 +21,9 @@ class DebugState(ctypes.Structure):
 
 
 def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: bytes | None = None) -> Exception:
-    """The IndexError (AssertionError, FloatingPointError) for a failed check, at the user's line. `bounds`: the
-    launch's packed wpnb::launch_t, whose shape turns the failing thread's index into wp.tid()'s."""
+    """The IndexError (AssertionError, FloatingPointError, or RuntimeError for a check that names its
+    failure) for a failed check, at the user's line. `bounds`: the launch's packed wpnb::launch_t,
+    whose shape turns the failing thread's index into wp.tid()'s."""
     thread = _thread_text(state.thread, bounds)
     if state.axis == NON_FINITE:
         return _non_finite(kernel_key, debug_sites, state, thread)
@@ -35,6 +36,9 @@ def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: b
     site = debug_sites[state.loc]
     loc = site.loc
     where = f"{source_label(loc.file)}, line {loc.line}, in kernel `{kernel_key}`"
+    if state.axis == -2:  # a check that names its own failure (site.what)
+        text = f"\n    {loc.text.strip()}" if loc.text else ""
+        return RuntimeError(f"{site.what}{thread} ({where}){text}")
     if state.axis < 0:
         text = f"\n    {loc.text.strip()}" if loc.text else ""
         return AssertionError(f"assertion failed{thread} ({where}){text}")

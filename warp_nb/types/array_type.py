@@ -61,6 +61,12 @@ class ArrayType:
     def __hash__(self):
         return hash((self.kind, self.dtype, self.ndim))
 
+    def __ctype__(self):
+        """The kernel descriptor of an array of this type pointing at no memory (all zeros): Warp's
+        annotation is an array instance without data, and its __ctype__ is that."""
+        from .structs import field_ctype
+        return field_ctype(self)()
+
     def view_type(self, ndim: int) -> ArrayType:
         """The type of a[i] (leading indices fixed): the same kind of array with `ndim` dimensions."""
         return type(self)(self.dtype, ndim)

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import composite as _c
 from . import scalars as _s
-from .array_type import ArrayType
+from .array_type import ArrayType, fixedarray
 from .tiles import TileType
 
 
@@ -32,45 +32,50 @@ def dtype_to_numpy(warp_dtype):
     return t._np.type
 
 
+# Warp 1.19's split: type_is_X(t) holds for a type (a class: wp.vec3, int, wp.array, a @wp.struct,
+# wp.tile), is_X(x) for a value of one (wp.vec3(...), 1.5, an array, a struct instance). As in Warp,
+# an annotation object (wp.array(dtype=float), wp.array[float], wp.tile(dtype=float, shape=...)) is a
+# value, not a type.
 def type_is_int(t) -> bool:
-    return _s.is_int_type(_s.canonical_scalar(t))
+    return isinstance(t, type) and _s.is_int_type(_s.canonical_scalar(t))
 
 
 def type_is_float(t) -> bool:
-    return _s.is_float_type(_s.canonical_scalar(t))
+    return isinstance(t, type) and _s.is_float_type(_s.canonical_scalar(t))
 
 
 def type_is_scalar(t) -> bool:
-    return _s.is_scalar_type(_s.canonical_scalar(t))
+    return isinstance(t, type) and _s.is_scalar_type(_s.canonical_scalar(t))
 
 
 def type_is_vector(t) -> bool:
-    return _c.kind_of(t) == "vector"
+    return isinstance(t, type) and _c.kind_of(t) == "vector"
 
 
 def type_is_matrix(t) -> bool:
-    return _c.kind_of(t) == "matrix"
+    return isinstance(t, type) and _c.kind_of(t) == "matrix"
 
 
 def type_is_quaternion(t) -> bool:
-    return _c.kind_of(t) == "quaternion"
+    return isinstance(t, type) and _c.kind_of(t) == "quaternion"
 
 
 def type_is_transformation(t) -> bool:
-    return _c.kind_of(t) == "transformation"
+    return isinstance(t, type) and _c.kind_of(t) == "transformation"
 
 
 def type_is_composite(t) -> bool:
-    return _c.is_composite_type(t)
+    return isinstance(t, type) and _c.is_composite_type(t)
 
 
 def type_is_struct(t) -> bool:
-    return bool(getattr(t, "_wp_struct_", False))
+    return bool(getattr(t, "_wp_struct_", False)) and hasattr(t, "fields")  # (a @wp.struct: a StructType)
 
 
 def type_is_array(t) -> bool:
-    return isinstance(t, ArrayType) or bool(getattr(type(t), "_wp_array_", False)) or bool(
-        getattr(t, "_wp_array_", False))
+    """wp.array, wp.indexedarray, wp.fabricarray, wp.fixedarray (and classes deriving from them)."""
+    return isinstance(t, type) and (bool(getattr(t, "_wp_array_", False)) or issubclass(t, fixedarray)
+                                    or getattr(t, "_wp_family_root_", None) is not None)
 
 
 def type_is_value(t) -> bool:
@@ -78,11 +83,11 @@ def type_is_value(t) -> bool:
 
 
 def type_is_tile(t) -> bool:
-    return isinstance(t, TileType)
+    return bool(getattr(t, "_wp_tile_class_", False))  # wp.tile
 
 
 def _of_value(pred):
-    return lambda x: pred(type(x)) if not isinstance(x, type) else pred(x)
+    return lambda x: not isinstance(x, type) and pred(type(x))
 
 
 is_int = _of_value(type_is_int)
@@ -93,10 +98,19 @@ is_matrix = _of_value(type_is_matrix)
 is_quaternion = _of_value(type_is_quaternion)
 is_transformation = _of_value(type_is_transformation)
 is_composite = _of_value(type_is_composite)
-is_struct = lambda x: type_is_struct(x) or type_is_struct(type(x))  # noqa: E731
-is_array = lambda x: type_is_array(x)  # noqa: E731
 is_value = _of_value(type_is_value)
-is_tile = lambda x: type_is_tile(x) or type_is_tile(getattr(x, 'type', None))  # noqa: E731
+
+
+def is_struct(x) -> bool:
+    return not type_is_struct(x) and type_is_struct(getattr(x, "_struct", None))
+
+
+def is_array(x) -> bool:
+    return isinstance(x, ArrayType) or (not isinstance(x, type) and type_is_array(type(x)))
+
+
+def is_tile(x) -> bool:
+    return isinstance(x, TileType) or isinstance(getattr(x, "type", None), TileType)
 
 
 def type_length(t) -> int:

@@ -86,6 +86,12 @@ class StructType:
             "_fields_": [(name, field_ctype(t)) for name, t in self.fields.items()] or [("_empty", ctypes.c_uint8)]})
         self.instance_class = _instance_class(cls, self.fields)
 
+    @property
+    def vars(self) -> dict:
+        """Warp's Struct.vars: each field by name, as an object with its `label` (the name) and `type`."""
+        from types import SimpleNamespace
+        return {name: SimpleNamespace(label=name, type=t) for name, t in self.fields.items()}
+
     def _field_type(self, name, t):
         if isinstance(t, str):
             import sys
@@ -132,8 +138,11 @@ class StructType:
         return np.frombuffer(inst.to_bytes(), dtype=np.dtype(self.ctype))[0]
 
     def from_numpy_record(self, record) -> StructInstance:
+        """One element read back from an array of this struct (array.list()); its array fields are
+        Warp's data-less arrays of the field's type (see StructInstance._detach_arrays)."""
         inst = self.instance_class(self)
         inst._load(np.asarray(record).tobytes())
+        inst._detach_arrays()
         return inst
 
 
@@ -267,6 +276,17 @@ class StructInstance:
                 self._arrays[name]._load(bytes(getattr(self._ctype, name)))
             elif isinstance(t, ArrayType) and t.kind in DESCRIPTOR_STUBS:
                 self._arrays[name] = DESCRIPTOR_STUBS[t.kind](t)
+
+    def _detach_arrays(self) -> None:
+        """Array fields of a value read back from memory, as Warp gives them: a data-less array of the
+        field's type (its annotation: dtype and ndim, no memory), the descriptor zeroed, since a copy
+        read from memory does not keep the arrays it pointed at alive (a kernel must not read them)."""
+        for name, t in self._struct.fields.items():
+            if isinstance(t, StructType):
+                self._arrays[name]._detach_arrays()
+            elif isinstance(t, ArrayType) and t.kind not in DESCRIPTOR_STUBS:
+                ctypes.memset(ctypes.addressof(getattr(self._ctype, name)), 0, ctypes.sizeof(field_ctype(t)))
+                self._arrays[name] = t
 
     def to(self, device) -> StructInstance:
         """This value with its array fields on `device` (Warp's Struct.to): arrays already there are

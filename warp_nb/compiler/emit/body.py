@@ -385,6 +385,8 @@ class FunctionWriter:
         self.unit.headers.add(b.header)  # a templated call needs its header too
         if template is not None:
             bindings = {k: (str(x) if isinstance(x, (int, str)) else cpp_type(x)) for k, x in resolved.bindings.items()}
+            if "{SITE}" in template:  # a check inside the template's native code (tile_reduce without identity)
+                bindings["SITE"] = str(self.unit.site(loc, _NO_IDENTITY)) if self.checked and loc is not None else "-1"
             if b.checked_read and self.checked and loc is not None:
                 return self.checked_tile_read(template.format(**bindings), v, args, loc)
             return f"{template.format(**bindings)}({', '.join(args)})"
@@ -519,6 +521,12 @@ class FunctionWriter:
                 joined = "".join(f", {a}" for a in item_args)
                 calls.append(f'printf("{fmt}{end}"{joined});')
         return "{ " + " ".join(calls) + " }"
+
+
+#: what a failed check of a tile_reduce without identity says (runtime/debug.py: a RuntimeError)
+_NO_IDENTITY = ("wp.tile_reduce: the operator has no declared identity, and a line of the reduction has no element "
+                "of a lane inside the launch (in a partial block, the elements of lanes outside the launch take no "
+                "part); launch whole blocks, or reduce with wp.add, wp.mul, wp.min or wp.max")
 
 
 def _printable_tile(t) -> bool:

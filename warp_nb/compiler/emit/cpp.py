@@ -156,11 +156,13 @@ def struct_name(s) -> str:
     # in namespace wpnb, so that argument-dependent lookup from the native templates finds the
     # accumulate / atomic overloads emitted for it. The digest covers the fields as well as the
     # qualified name: two @wp.struct classes of one name (a redefinition, a factory's structs)
-    # with different fields are different C++ types, and one kernel may use both.
+    # with different fields are different C++ types, and one kernel may use both. The Python
+    # module is left out (as in Warp): the same struct in two modules is one C++ type, so their
+    # kernels hash alike (Unit.add_type defines it once).
     name = s.__dict__.get("_cpp_name")
     if name is None:
         layout = ",".join(f"{n}:{cpp_type(t)}" for n, t in s.fields.items())
-        name = s._cpp_name = f"wpnb::s_{s.__name__}_{_digest(s.key + '{' + layout + '}')}"
+        name = s._cpp_name = f"wpnb::s_{s.__name__}_{_digest(s.__qualname__ + '{' + layout + '}')}"
     return name
 
 
@@ -246,7 +248,7 @@ class Unit:
         _type_headers(t, self.headers)
         if isinstance(t, ArrayType):
             self.add_type(t.dtype)
-        elif getattr(t, "_wp_struct_", False) and t not in self.structs:
+        elif getattr(t, "_wp_struct_", False) and struct_name(t) not in {struct_name(s) for s in self.structs}:
             for ft in t.fields.values():
                 self.add_type(ft)
             self.structs.append(t)

@@ -10,6 +10,7 @@ array atomically once. Knows IR; knows nothing about C++ entry points, compiling
 
 from __future__ import annotations
 
+from dataclasses import replace
 
 from ..records import record
 from .. import ir
@@ -151,6 +152,13 @@ class EntryPoint:
     # in thread order after the launch: the target exports `<entry>_replay`), "serial" (run on one
     # thread), "" (not deterministic)
     deterministic: str = ""
+    # how the entry point is called (compiler/entry_abi.py): "warp" (wp.launch), or
+    # "external_constant_params" (another program launches `exported`, its one parameter, of the
+    # C++ type `param_type` and argument-struct member `param_name`, in a __constant__ buffer: CUDA only)
+    abi: str = "warp"
+    exported: str = ""
+    param_type: str = ""
+    param_name: str = ""
 
     @property
     def body(self) -> str:
@@ -173,3 +181,13 @@ def entry_points(fn: ir.Function, reductions: dict, backward: bool, guards: tupl
                       **common),)
     return out + (EntryPoint(direction="backward", deterministic=plan.backward if plan else "", **common),) \
         if backward else out
+
+
+def external_entry_points(entry_points: tuple, fn: ir.Function, exported: str) -> tuple:
+    """The entry points of a kernel with Warp's external_constant_params ABI (checked by
+    compiler/entry_abi.py): its forward one, launched by another program as `exported`."""
+    from .cpp import cpp_type
+    from ..entry_abi import EXTERNAL_CONSTANT_PARAMS
+    param = fn.params[0]
+    return tuple(replace(e, abi=EXTERNAL_CONSTANT_PARAMS, exported=exported, param_type=cpp_type(param.type),
+                         param_name=param.name) for e in entry_points if e.direction == "forward")
