@@ -49,7 +49,7 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
                  "_fem_measure": domain.element_measure, "_fem_t_domain_arg": domain.DomainArg,
                  "_fem_t_qp_arg": quadrature.Arg}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_qp_arg: _fem_t_qp_arg"] + setup.params_text(namespace)
-    inputs = [domain.domain_arg_value(device), quadrature.arg_value(device)] + setup.inputs()
+    inputs = [setup.domain_arg, quadrature.arg_value(device)] + setup.inputs()
     with wp.ScopedDevice(device):
         if assembly == "nodal" and setup.test is not None:
             return _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,

@@ -14,10 +14,11 @@ import warp_nb as wp
 from .. import types as T
 from .codegen import define
 from .domain import GeometryDomain
-from .field.fields import BoundField, FieldLike, TestField, TrialField
+from .field.fields import BoundField, FieldLike, TestField, TrialField, bound_field
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
-from .quadrature import Quadrature, RegularQuadrature
+from .quadrature import Quadrature
+from .quadrature.quadrature import default_quadrature
 from .types import NULL_NODE_INDEX, NULL_QP_INDEX, make_free_sample, warp_type
 
 
@@ -41,6 +42,9 @@ def with_scalar(t, scalar):
     return scalar
 
 
+_MISSING = object()
+
+
 class Setup:
     """What one call of integrate / interpolate resolved: kinds, targets, kernel parameter types
     and host values, the specialised integrand."""
@@ -59,6 +63,8 @@ class Setup:
                 raise ValueError(f"fem.{what}: the integrand {integrand.name} has no parameter `{name}` "
                                  f"(its parameters: {', '.join(self.kinds)})")
         self.targets, self.concrete, self.host_values = {}, {}, {}
+        # made once per call and shared by the kernel's domain argument and every field bound to the domain
+        self.domain_arg = domain.domain_arg_value(device)
         self.test = self.trial = None
         self.fields_on_nodes: dict = {}  # test / trial fields by name, bound to the domain
         for name, (kind, annotation) in self.kinds.items():
@@ -67,7 +73,7 @@ class Setup:
             elif kind == DOMAIN:
                 self.targets[name] = domain
                 self.concrete[name] = domain.DomainArg
-                self.host_values[name] = domain.domain_arg_value(device)
+                self.host_values[name] = self.domain_arg
             elif kind == FIELD:
                 field = fields.get(name)
                 if not isinstance(field, FieldLike):
@@ -89,11 +95,11 @@ class Setup:
                     if self.trial is not None:
                         raise ValueError(f"fem.{what}: more than one trial field (`{self.trial[0]}`, `{name}`)")
                     self.trial = (name, field)
-                bound = BoundField(field, domain)
+                bound = bound_field(field, domain)
                 if isinstance(field, (TestField, TrialField)):
                     self.fields_on_nodes[name] = bound
                 self.targets[name], self.concrete[name], self.host_values[name] = bound, bound.Arg, \
-                    bound.arg_value(device)
+                    bound.arg_value(device, self.domain_arg.geo)
             else:
                 if name not in values:
                     raise ValueError(f"fem.{what}: the integrand {integrand.name} needs a value for `{name}` in "
@@ -118,7 +124,12 @@ class Setup:
         return cached
 
     def return_type(self):
-        return return_type_of(self.specialised(), [self.concrete[n] for n in self.kinds])
+        # typechecking the specialised integrand is costly: once per specialisation
+        cached = self.integrand.cached_return_types.get(self.key, _MISSING)
+        if cached is _MISSING:
+            cached = self.integrand.cached_return_types[self.key] = return_type_of(
+                self.specialised(), [self.concrete[n] for n in self.kinds])
+        return cached
 
     def call_text(self, sample: str = "_s") -> str:
         """`_fem_integrand(<args>)` with the sample variable in the sample parameter's place."""
@@ -181,7 +192,7 @@ def quadrature_for(domain, quadrature, setup_fields) -> Quadrature:
     order = 0
     for field in setup_fields:
         order += getattr(field, "degree", None) or getattr(getattr(field, "space", None), "degree", 0)
-    return RegularQuadrature(domain, order=max(order, 1))
+    return default_quadrature(domain, max(order, 1))
 
 
 QP_LOOP = """\
