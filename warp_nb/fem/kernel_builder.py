@@ -34,12 +34,22 @@ def scalar_of(t):
 
 
 def with_scalar(t, scalar):
-    """Type `t` (a scalar, vector or matrix type) with its scalar type replaced."""
-    if T.type_is_vector(t):
-        return T.vector(length=T.type_length(t), dtype=scalar)
-    if T.type_is_matrix(t):
-        return T.matrix(shape=t._shape_, dtype=scalar)
-    return scalar
+    """Type `t` (a scalar, vector or matrix type) with its scalar type replaced (found once per pair:
+    every integrate call asks)."""
+    key = (t, scalar)
+    found = _WITH_SCALAR.get(key)
+    if found is None:
+        if T.type_is_vector(t):
+            found = T.vector(length=T.type_length(t), dtype=scalar)
+        elif T.type_is_matrix(t):
+            found = T.matrix(shape=t._shape_, dtype=scalar)
+        else:
+            found = scalar
+        _WITH_SCALAR[key] = found
+    return found
+
+
+_WITH_SCALAR: dict = {}
 
 
 _MISSING = object()
