@@ -102,8 +102,8 @@ def _filter_by_array(filter_data: Any, cell: int):
 def _attribute_state(obj) -> tuple:
     """What a kept argument struct of `obj` was made from: each attribute's object, or the bytes of a
     vector / matrix attribute (which can change in place)."""
-    return tuple((name, bytes(v) if isinstance(v, (ctypes.Array, ctypes.Structure)) else v) for name, v in vars(obj).items()
-                 if name != "_fem_arg_cache")
+    return tuple((name, bytes(v) if isinstance(v, (ctypes.Array, ctypes.Structure)) else v)
+                 for name, v in vars(obj).items() if name != "_fem_arg_cache")
 
 
 def _same_state(old: tuple, new: tuple) -> bool:
