@@ -68,9 +68,17 @@ class GeometryDomain:
         return self._domain_arg_struct
 
     def domain_arg_value(self, device):
+        """The `DomainArg` value for `device` (not to be modified: it may be kept). Kept while the
+        geometry and index map hand back the very argument structs it was made from (they keep theirs
+        while nothing they depend on changes, see Geometry.ARGS_FROM_ATTRIBUTES)."""
+        geo, index = self.element_arg_value(device), self.element_index_arg_value(device)
+        kept = self.__dict__.get("_fem_domain_arg")
+        if kept is not None and kept[0] is geo and kept[1] is index:
+            return kept[2]
         arg = self.DomainArg()
-        arg.geo = self.element_arg_value(device)
-        arg.index = self.element_index_arg_value(device)
+        arg.geo = geo
+        arg.index = index
+        self._fem_domain_arg = (geo, index, arg)
         return arg
 
     def __eq__(self, other) -> bool:
@@ -119,6 +127,9 @@ class _NoIndexArg:
     unused: int32
 
 
+_NO_INDEX = _NoIndexArg()  # (one value for all: it holds nothing, so it is never changed)
+
+
 class _IndexedDomain(GeometryDomain):
     """A domain whose elements are listed by the geometry (or by its partition): `_COUNT` names the
     count method, `_INDEX` the geometry's index function (None: its own elements, no map) and
@@ -146,7 +157,7 @@ class _IndexedDomain(GeometryDomain):
             part = self.geometry_partition
             return part.cell_arg_value(device) if self.element_kind == ElementKind.CELL else \
                 part.side_arg_value(device)
-        return self.geometry.side_index_arg_value(device) if self._INDEX else _NoIndexArg()
+        return self.geometry.side_index_arg_value(device) if self._INDEX else _NO_INDEX
 
     @property
     def element_index(self):
@@ -193,7 +204,7 @@ class FrontierSides(_IndexedDomain):
         return _NoIndexArg if self.geometry_partition is None else self.geometry_partition.SideArg
 
     def element_index_arg_value(self, device):
-        return _NoIndexArg() if self.geometry_partition is None else self.geometry_partition.side_arg_value(device)
+        return _NO_INDEX if self.geometry_partition is None else self.geometry_partition.side_arg_value(device)
 
     @property
     def element_index(self):

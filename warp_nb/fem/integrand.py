@@ -38,6 +38,7 @@ class Integrand:
         self.operators: dict[str, set] | None = None  # the field operators each argument uses, found at first use
         self.cached_kernels: dict[Any, Any] = {}  # specialization key -> generated kernel (and what it needs)
         self.cached_funcs: dict[Any, Any] = {}  # specialization key -> generated wp.func
+        self.cached_return_types: dict[Any, Any] = {}  # specialization key -> the specialised func's return type
         # the function's own name and docstring, for help() and error messages (its signature is `argspec`)
         self.__name__, self.__qualname__, self.__module__ = func.__name__, func.__qualname__, func.__module__
         self.__doc__ = func.__doc__

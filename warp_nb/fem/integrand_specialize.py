@@ -35,7 +35,15 @@ class IntegrandError(KernelSyntaxError, TypeError):
 
 
 def parameter_kinds(integrand: Integrand) -> dict:
-    """name -> (kind, annotation) for each parameter of the integrand, in order."""
+    """name -> (kind, annotation) for each parameter of the integrand, in order (a copy of what is found
+    at the first call: evaluating the annotations costs more than a small integral)."""
+    kinds = integrand.__dict__.get("_fem_parameter_kinds")
+    if kinds is None:
+        kinds = integrand._fem_parameter_kinds = _parameter_kinds(integrand)
+    return dict(kinds)
+
+
+def _parameter_kinds(integrand: Integrand) -> dict:
     hints = inspect.get_annotations(integrand.func, eval_str=True)
     kinds = {}
     for name in integrand.argspec.args:

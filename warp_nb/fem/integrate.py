@@ -13,6 +13,7 @@ import numpy as np
 import warp_nb as wp
 
 from .. import types as T
+from .cache import cached_mat_type, cached_vec_type
 from .domain import GeometryDomain
 from .integrand import Integrand
 from .kernel_builder import (
@@ -49,7 +50,7 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
                  "_fem_measure": domain.element_measure, "_fem_t_domain_arg": domain.DomainArg,
                  "_fem_t_qp_arg": quadrature.Arg}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_qp_arg: _fem_t_qp_arg"] + setup.params_text(namespace)
-    inputs = [domain.domain_arg_value(device), quadrature.arg_value(device)] + setup.inputs()
+    inputs = [setup.domain_arg, quadrature.arg_value(device)] + setup.inputs()
     with wp.ScopedDevice(device):
         if assembly == "nodal" and setup.test is not None:
             return _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype, output_dtype, output,
@@ -71,7 +72,7 @@ def _node_accumulator(dtype, out_t, dofs: int, accumulate_dtype):
     if dofs == 1:
         return accumulate_dtype, ""
     if T.type_is_vector(out_t) and T.type_length(out_t) == dofs:
-        return T.vector(length=dofs, dtype=accumulate_dtype), "_c"
+        return cached_vec_type(dofs, accumulate_dtype), "_c"
     if T.type_is_matrix(dtype):
         cols = dtype._shape_[1]
         return with_scalar(dtype, accumulate_dtype), f"_c // {cols}, _c % {cols}"
@@ -119,7 +120,7 @@ def _integrate_linear(setup, namespace, params, inputs, domain, accumulate_dtype
     if output is not None:
         out_t = output.dtype
         if dofs > 1 and T.type_is_scalar(out_t):  # a scalar array holding the nodes' dofs in order
-            out_t = T.vector(length=dofs, dtype=out_t)
+            out_t = cached_vec_type(dofs, out_t)
     vector_out = dofs > 1
     acc_t, component = _node_accumulator(space.dof_dtype, out_t, dofs, accumulate_dtype)
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_outv": out_t,
@@ -183,8 +184,8 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
     scalar_out = output_dtype or (output.scalar_type if output is not None else domain.geometry.scalar_type)
     scalar_out = scalar_of(scalar_out)
     blocked = tdofs > 1 or rdofs > 1
-    block_t = T.matrix(shape=(tdofs, rdofs), dtype=scalar_out) if blocked else scalar_out
-    acc_t = T.matrix(shape=(tdofs, rdofs), dtype=accumulate_dtype) if blocked else accumulate_dtype
+    block_t = cached_mat_type((tdofs, rdofs), scalar_out) if blocked else scalar_out
+    acc_t = cached_mat_type((tdofs, rdofs), accumulate_dtype) if blocked else accumulate_dtype
     npt = setup.fields_on_nodes[test_name].nodes_per_element
     npr = setup.fields_on_nodes[trial_name].nodes_per_element
     namespace.update({"_fem_t_acc": acc_t, "_fem_t_accs": accumulate_dtype, "_fem_t_block": block_t,
@@ -285,8 +286,8 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
         scalar_out = scalar_of(output_dtype or (output.scalar_type if output is not None else
                                                 domain.geometry.scalar_type))
         blocked = tdofs > 1
-        out_t = T.matrix(shape=(tdofs, rdofs), dtype=scalar_out) if blocked else scalar_out
-        acc_t = T.matrix(shape=(tdofs, rdofs), dtype=accumulate_dtype) if blocked else accumulate_dtype
+        out_t = cached_mat_type((tdofs, rdofs), scalar_out) if blocked else scalar_out
+        acc_t = cached_mat_type((tdofs, rdofs), accumulate_dtype) if blocked else accumulate_dtype
         add_line = "_acc[_c, _d] += " if blocked else "_acc += "
     else:
         out_t = output_dtype or (output.dtype if output is not None else

@@ -12,7 +12,8 @@ from .domain import Cells, GeometryDomain
 from .field.fields import DiscreteField, FieldLike, FieldRestriction
 from .integrand import Integrand
 from .kernel_builder import QP_LOOP, Setup, launch, make_kernel, node_location
-from .quadrature import Quadrature, RegularQuadrature
+from .quadrature import Quadrature
+from .quadrature.quadrature import default_quadrature
 from .types import NULL_NODE_INDEX, OUTSIDE, ElementKind, Field, Sample, warp_type
 
 
@@ -48,7 +49,7 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
             return _interpolate_partition_nodes(integrand, dest, fields, values, device, reduction, at)
         return _interpolate_nodes(integrand, dest, fields, values, device, reduction, at)
     if isinstance(at, GeometryDomain):  # as Warp: a domain's elements at their centres (the order-0 rule)
-        at = RegularQuadrature(at, order=0)
+        at = default_quadrature(at, 0)
     if not isinstance(at, Quadrature):
         raise TypeError(f"fem.interpolate: `at` must be a fem quadrature when `dest` is "
                         f"{'an array' if dest is not None else 'not given'}, got {type(at).__name__}")
@@ -57,7 +58,7 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     namespace = {"_fem_qp": at, "_fem_domain_index": domain.element_index, "_fem_measure": domain.element_measure,
                  "_fem_t_domain_arg": domain.DomainArg, "_fem_t_qp_arg": at.Arg}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_qp_arg: _fem_t_qp_arg"] + setup.params_text(namespace)
-    inputs = [domain.domain_arg_value(device), at.arg_value(device)] + setup.inputs()
+    inputs = [setup.domain_arg, at.arg_value(device)] + setup.inputs()
     if dest is None:
         tail, kind = f"        _s = _s0\n        {setup.call_text()}\n", "interpolate_effects"
     else:
@@ -88,7 +89,7 @@ def _interpolate_free(integrand, dest, at, dim: int, fields, values, device):
     setup = Setup(integrand, domain, fields, values, device, "interpolate")
     namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_coords_t": type(Sample().element_coords)}
     params = ["_fem_domain_arg: _fem_t_domain_arg"] + setup.params_text(namespace)
-    inputs = [domain.domain_arg_value(device)] + setup.inputs()
+    inputs = [setup.domain_arg] + setup.inputs()
     body = (f"    _qp = wp.tid()\n"
             f"    _s = Sample(-1, _fem_coords_t({OUTSIDE}, {OUTSIDE}, {OUTSIDE}), _qp, {1.0 / max(dim, 1)!r}, "
             "wp.vec2i(-1, -1), wp.vec2i(-1, -1))\n")
@@ -163,7 +164,7 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
     count = wp.zeros(nodes, dtype=wp.int32, device=device)
     weight = wp.zeros(nodes, dtype=scalar, device=device, requires_grad=dest.dof_values.requires_grad)
     dim = (domain.element_count(), space.NODES_PER_ELEMENT)
-    inputs = [domain.domain_arg_value(device), space.space_arg_value(device)] + setup.inputs()
+    inputs = [setup.domain_arg, space.space_arg_value(device)] + setup.inputs()
     # combined into a temporary, then written to the nodes the domain reached (the others keep their values)
     combined = wp.zeros_like(dest.dof_values, requires_grad=dest.dof_values.requires_grad)
     with wp.ScopedDevice(device):

@@ -71,7 +71,7 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
                  "_fem_t_idx": wp.array(dtype=wp.int32),
                  "_fem_trial_index": setup.fields_on_nodes[trial_name].element_node_index}
     params = ["_fem_domain_arg: _fem_t_domain_arg"]
-    inputs = [domain.domain_arg_value(device)]
+    inputs = [setup.domain_arg]
     call = setup.call_text()
     if to_dofs:
         from .interpolate import _node_dof_text

@@ -14,10 +14,11 @@ import warp_nb as wp
 from .. import types as T
 from .codegen import define
 from .domain import GeometryDomain
-from .field.fields import BoundField, FieldLike, TestField, TrialField
+from .field.fields import BoundField, FieldLike, TestField, TrialField, bound_field
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
-from .quadrature import Quadrature, RegularQuadrature
+from .quadrature import Quadrature
+from .quadrature.quadrature import default_quadrature
 from .types import NULL_NODE_INDEX, NULL_QP_INDEX, make_free_sample, warp_type
 
 
@@ -33,12 +34,25 @@ def scalar_of(t):
 
 
 def with_scalar(t, scalar):
-    """Type `t` (a scalar, vector or matrix type) with its scalar type replaced."""
-    if T.type_is_vector(t):
-        return T.vector(length=T.type_length(t), dtype=scalar)
-    if T.type_is_matrix(t):
-        return T.matrix(shape=t._shape_, dtype=scalar)
-    return scalar
+    """Type `t` (a scalar, vector or matrix type) with its scalar type replaced (found once per pair:
+    every integrate call asks)."""
+    key = (t, scalar)
+    found = _WITH_SCALAR.get(key)
+    if found is None:
+        if T.type_is_vector(t):
+            found = T.vector(length=T.type_length(t), dtype=scalar)
+        elif T.type_is_matrix(t):
+            found = T.matrix(shape=t._shape_, dtype=scalar)
+        else:
+            found = scalar
+        _WITH_SCALAR[key] = found
+    return found
+
+
+_WITH_SCALAR: dict = {}
+
+
+_MISSING = object()
 
 
 class Setup:
@@ -59,6 +73,8 @@ class Setup:
                 raise ValueError(f"fem.{what}: the integrand {integrand.name} has no parameter `{name}` "
                                  f"(its parameters: {', '.join(self.kinds)})")
         self.targets, self.concrete, self.host_values = {}, {}, {}
+        # made once per call and shared by the kernel's domain argument and every field bound to the domain
+        self.domain_arg = domain.domain_arg_value(device)
         self.test = self.trial = None
         self.fields_on_nodes: dict = {}  # test / trial fields by name, bound to the domain
         for name, (kind, annotation) in self.kinds.items():
@@ -67,7 +83,7 @@ class Setup:
             elif kind == DOMAIN:
                 self.targets[name] = domain
                 self.concrete[name] = domain.DomainArg
-                self.host_values[name] = domain.domain_arg_value(device)
+                self.host_values[name] = self.domain_arg
             elif kind == FIELD:
                 field = fields.get(name)
                 if not isinstance(field, FieldLike):
@@ -89,11 +105,11 @@ class Setup:
                     if self.trial is not None:
                         raise ValueError(f"fem.{what}: more than one trial field (`{self.trial[0]}`, `{name}`)")
                     self.trial = (name, field)
-                bound = BoundField(field, domain)
+                bound = bound_field(field, domain)
                 if isinstance(field, (TestField, TrialField)):
                     self.fields_on_nodes[name] = bound
                 self.targets[name], self.concrete[name], self.host_values[name] = bound, bound.Arg, \
-                    bound.arg_value(device)
+                    bound.arg_value(device, self.domain_arg.geo)
             else:
                 if name not in values:
                     raise ValueError(f"fem.{what}: the integrand {integrand.name} needs a value for `{name}` in "
@@ -118,7 +134,12 @@ class Setup:
         return cached
 
     def return_type(self):
-        return return_type_of(self.specialised(), [self.concrete[n] for n in self.kinds])
+        # typechecking the specialised integrand is costly: once per specialisation
+        cached = self.integrand.cached_return_types.get(self.key, _MISSING)
+        if cached is _MISSING:
+            cached = self.integrand.cached_return_types[self.key] = return_type_of(
+                self.specialised(), [self.concrete[n] for n in self.kinds])
+        return cached
 
     def call_text(self, sample: str = "_s") -> str:
         """`_fem_integrand(<args>)` with the sample variable in the sample parameter's place."""
@@ -181,7 +202,7 @@ def quadrature_for(domain, quadrature, setup_fields) -> Quadrature:
     order = 0
     for field in setup_fields:
         order += getattr(field, "degree", None) or getattr(getattr(field, "space", None), "degree", 0)
-    return RegularQuadrature(domain, order=max(order, 1))
+    return default_quadrature(domain, max(order, 1))
 
 
 QP_LOOP = """\

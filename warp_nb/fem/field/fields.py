@@ -79,11 +79,32 @@ class BoundField:
             self.nodes_per_element = npe * (2 if two_sided else 1)
             self.element_node_index = side_node_index(self.space.element_node_index, geo, npe, two_sided)
 
-    def arg_value(self, device):
+    def arg_value(self, device, element_arg=None):
+        """The host value of `Arg`; `element_arg`: the domain's element arguments when the caller has them."""
         value = self.Arg()
-        value.geo = self.domain.element_arg_value(device)
+        value.geo = self.domain.element_arg_value(device) if element_arg is None else element_arg
         value.eval = self.field.eval_arg_value(device)
         return value
+
+
+def bound_field(field, domain: GeometryDomain) -> BoundField:
+    """`BoundField(field, domain)`, made once per field and domain (equal domains share it) and kept on the
+    field, keyed also by the field's `cache_key` (what its device functions depend on): what a BoundField
+    holds (structs and device functions) depends only on those, never on the field's values, which
+    `arg_value` reads each call."""
+    try:
+        cache = field._fem_bound_fields
+    except AttributeError:
+        cache = {}
+        try:
+            field._fem_bound_fields = cache
+        except AttributeError:  # a field type that takes no attributes: no cache
+            return BoundField(field, domain)
+    key = (domain, field.cache_key)
+    bound = cache.get(key)
+    if bound is None:
+        bound = cache[key] = BoundField(field, domain)
+    return bound
 
 
 _BASES = ("", "grad_", "div_", "D_", "curl_")

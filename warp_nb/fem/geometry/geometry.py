@@ -16,6 +16,7 @@ the dimension; a segment side's own coordinate is `coords[0]`, a face's `coords[
 is `_element_normal(F)` and points from its inner cell to its outer cell (outwards on the boundary).
 Nothing here knows about domains, quadratures or fields."""
 
+import ctypes
 from typing import Any
 
 import warp_nb as wp
@@ -98,6 +99,18 @@ def _filter_by_array(filter_data: Any, cell: int):
     return filter_data[cell]
 
 
+def _attribute_state(obj) -> tuple:
+    """What a kept argument struct of `obj` was made from: each attribute's object, or the bytes of a
+    vector / matrix attribute (which can change in place)."""
+    return tuple((name, bytes(v) if isinstance(v, (ctypes.Array, ctypes.Structure)) else v)
+                 for name, v in vars(obj).items() if name != "_fem_arg_cache")
+
+
+def _same_state(old: tuple, new: tuple) -> bool:
+    return len(old) == len(new) and all(
+        a[0] == b[0] and (a[1] is b[1] or (type(a[1]) is bytes and a[1] == b[1])) for a, b in zip(old, new))
+
+
 class Geometry:
     """Interface class for discrete geometries: cells and sides, the argument structs of their
     device functions and those functions. Subclasses set `dimension` (of the embedding space),
@@ -171,22 +184,42 @@ class Geometry:
 
     # --- argument structs ---
 
+    #: Whether the argument structs are a function of the geometry's own attributes alone (no array
+    #: contents read on the host, no other object's state): then each is made once per device and kept
+    #: until an attribute is reassigned or a vector attribute changes in place. A geometry whose
+    #: arguments read a field, a BVH or a partition must leave this False.
+    ARGS_FROM_ATTRIBUTES = False
+
     def cell_arg_value(self, device):
-        """The `CellArg` value for `device`, as `fill_cell_arg` fills it."""
-        args = self.CellArg()
-        self.fill_cell_arg(args, device)
-        return args
+        """The `CellArg` value for `device`, as `fill_cell_arg` fills it (not to be modified: it may be kept)."""
+        return self._arg_value("cell", self.CellArg, self.fill_cell_arg, device)
 
     def side_arg_value(self, device):
-        """The `SideArg` value for `device`, as `fill_side_arg` fills it."""
-        args = self.SideArg()
-        self.fill_side_arg(args, device)
-        return args
+        """The `SideArg` value for `device`, as `fill_side_arg` fills it (not to be modified: it may be kept)."""
+        return self._arg_value("side", self.SideArg, self.fill_side_arg, device)
 
     def side_index_arg_value(self, device):
         """The `SideIndexArg` value for `device`, as `fill_side_index_arg` fills it."""
-        args = self.SideIndexArg()
-        self.fill_side_index_arg(args, device)
+        return self._arg_value("side_index", self.SideIndexArg, self.fill_side_index_arg, device)
+
+    def _arg_value(self, what: str, struct, fill, device):
+        if not self.ARGS_FROM_ATTRIBUTES:
+            args = struct()
+            fill(args, device)
+            return args
+        # kept per (struct, device), checked against a snapshot of the attributes: filling a struct costs
+        # more than a small integral, and integrate / interpolate ask for these at every call
+        cache = self.__dict__.get("_fem_arg_cache")
+        if cache is None:
+            cache = self.__dict__["_fem_arg_cache"] = {}
+        key = (what, struct, str(device))
+        state = _attribute_state(self)
+        hit = cache.get(key)
+        if hit is not None and _same_state(hit[0], state):
+            return hit[1]
+        args = struct()
+        fill(args, device)
+        cache[key] = (_attribute_state(self), args)  # (taken again: filling may set attributes, e.g. lazily)
         return args
 
     def fill_cell_arg(self, args, device):

@@ -122,6 +122,7 @@ class Grid2D(Replicable, Geometry):
     CellArg = Grid2DCellArg
     SideArg = Grid2DSideArg
     SideIndexArg = Grid2DSideArg
+    ARGS_FROM_ATTRIBUTES = True  # (res, bounds: its argument structs are kept, see Geometry)
     Side = Grid2DSide
     Cell = wp.vec2i
 

@@ -108,6 +108,7 @@ class Grid3D(Replicable, Geometry):
     CellArg = Grid3DCellArg
     SideArg = Grid3DSideArg
     SideIndexArg = Grid3DSideArg
+    ARGS_FROM_ATTRIBUTES = True  # (res, bounds: its argument structs are kept, see Geometry)
     Side = Grid3DSide
     Cell = wp.vec3i
 

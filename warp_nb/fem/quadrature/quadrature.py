@@ -52,6 +52,41 @@ def _prototype(element):
     return PROTOTYPES.get(element, element)
 
 
+_RULES: dict = {}
+
+
+def _reference_rule(prototype, order: int, family) -> tuple:
+    """(points padded to 3 coordinates, weights) of the reference element's rule, as tuples of floats:
+    computed once per (element, order, family), since the Newton iterations behind Gauss points cost more
+    than a small integral."""
+    try:
+        key = (prototype, order, family)
+        cached = _RULES.get(key)
+    except TypeError:  # an element that cannot be a key: computed every time
+        key, cached = None, None
+    if cached is None:
+        points, weights = prototype.instantiate_quadrature(order, family)
+        cached = (tuple(tuple(float(c) for c in p) + (0.0,) * (3 - len(p)) for p in points),
+                  tuple(float(w) for w in weights))
+        if key is not None:
+            _RULES[key] = cached
+    return cached
+
+
+def default_quadrature(domain: GeometryDomain, order: int) -> "RegularQuadrature":
+    """The Gauss rule of `order` on `domain` that integrate and interpolate use when given none: one
+    object per domain and order, kept on the domain, so that its point arrays are made once rather than
+    at every call (the rule depends only on the domain's reference element; counts are read live)."""
+    try:
+        rules = domain._fem_default_quadratures
+    except AttributeError:
+        rules = domain._fem_default_quadratures = {}
+    rule = rules.get(order)
+    if rule is None:
+        rule = rules[order] = RegularQuadrature(domain, order=order)
+    return rule
+
+
 @struct
 class RegularQuadratureArg:
     """The points (reference coordinates) and weights of a regular rule."""
@@ -74,9 +109,8 @@ class RegularQuadrature(Quadrature):
         self.family = family  # None: the element's default rules (symmetric tables on simplices, as Warp)
         element = domain.reference_element()
         prototype = getattr(element, "prototype", None) or _prototype(element)
-        points, weights = prototype.instantiate_quadrature(self.order, family)
-        self.points = [tuple(float(c) for c in p) + (0.0,) * (3 - len(p)) for p in points]
-        self.weights = [float(w) for w in weights]
+        points, weights = _reference_rule(prototype, self.order, family)
+        self.points, self.weights = list(points), list(weights)  # (lists, as before the rules were cached)
         self._args: dict = {}
         retype_members(self, domain.geometry.scalar_type)
 
