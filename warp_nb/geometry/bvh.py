@@ -97,7 +97,7 @@ class Bvh:
             return
         lo, hi = self._views()
         native.library().wpnb_bvh_refit(native.ptr(self._nodes), self._desc.num_nodes, native.ptr(self._items),
-                                        native.ptr(lo), native.ptr(hi))
+                                        native.ptr(lo), native.ptr(hi), native.threads())
 
     @property
     def num_nodes(self) -> int:
