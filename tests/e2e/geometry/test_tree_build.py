@@ -4,6 +4,12 @@ parent, leaves no larger than the leaf size; the triangle soup and face boxes th
 same tree whatever the number of threads; the same properties after refit; closest points on a
 large mesh against brute force."""
 
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -117,6 +123,33 @@ def test_the_tree_does_not_depend_on_the_thread_count(sheet):
     finally:
         wp.config.cpu_threads = saved
     assert trees[0] == trees[1] == trees[2]
+
+
+_TREE_DIGEST = textwrap.dedent("""
+    import hashlib, sys
+    import numpy as np, warp_nb as wp
+    sys.path.insert(0, {root!r})
+    from tests.support.shapes import uv_sphere
+    wp.config.cpu_threads = 2
+    pts, idx = uv_sphere(1.0, 120, 180)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32))
+    print(hashlib.sha256(mesh._nodes[:mesh._desc.bvh.num_nodes].tobytes() + mesh._items.tobytes()).hexdigest())
+""")
+
+
+def test_the_pool_of_the_ctypes_runtime_builds_the_same_tree(tmp_path):
+    """Without the extension module the builders run on the ctypes runtime's pool."""
+    from tests.support.shapes import uv_sphere
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    script = tmp_path / "tree.py"
+    script.write_text(_TREE_DIGEST.format(root=root))
+    env = dict(os.environ, WARP_NB_CTYPES_LAUNCH="1")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    pts, idx = uv_sphere(1.0, 120, 180)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32))
+    here = hashlib.sha256(mesh_tree(mesh)[0].tobytes() + mesh._items.tobytes()).hexdigest()
+    assert out.stdout.split() == [here]
 
 
 def test_refit_keeps_the_tree_properties(sheet):
