@@ -196,7 +196,7 @@ struct Tree {
         if (n <= kSmall) return sweep(begin, end, b, axis, s);
         const Binning bn{axis, cb.lo[axis], kBins / ext * 0.99999f};
         Bins bins;
-        if (threads > 1 && n >= (1 << 16)) {
+        if (threads > 1 && n >= (1 << 18)) {  // (each parallel pass is a barrier: only near the root)
             const int64_t grain = (n + 4 * threads - 1) / (4 * threads);
             std::vector<Bins> part(size_t((n + grain - 1) / grain));
             parallel_chunks(n, grain, threads, [&](int64_t s0, int64_t e0) {
@@ -277,26 +277,46 @@ struct Subtree {
     int32_t base, used;  // its node range: first index, nodes written there
 };
 
-// Build a tree over prims (filled by the caller); writes nodes (2n - 1 room) and items (n),
-// returns the node count.
-int32_t build_prims(Prim* prims, int32_t n, int32_t leaf_size, bvh_node_t* nodes, int32_t* items, int t) {
-    if (n <= 0) return 0;
-    const Tree tree{prims, nodes, std::max(1, int(leaf_size))};
-    // root bounds, in parallel chunks
+// Items below this count are built on the calling thread alone: the parallel gain is a
+// millisecond at most, and on a busy machine a helper descheduled inside a chunk holds up the
+// end of a pass for longer than that.
+const int32_t kParallelItems = 1 << 16;
+
+// The threads a build of n items uses.
+int build_threads(int32_t n, int requested) { return n < kParallelItems ? 1 : requested; }
+
+// Fill prims[0, n) with fill(k, prim) in parallel chunks and return the root's box and
+// centroid box, gathered in the same pass.
+template <class Fill> void fill_prims(Prim* prims, int32_t n, int t, VBox& box, VBox& cbox, const Fill& fill) {
     std::vector<VBox> part(size_t(chunk_count(n, t) * 2));
     for (VBox& v : part) v.reset();  // slots no chunk fills stay empty
     const int64_t grain = loop_grain(n, t);
     parallel_for(n, t, [&](int64_t s, int64_t e) {
+        for (int64_t k = s; k < e; ++k) fill(k, prims[k]);
         const size_t slot = size_t(s / grain) * 2;
         bounds_of(prims + s, e - s, part[slot], part[slot + 1]);
     });
-    VBox box, cbox;
     box.reset();
     cbox.reset();
     for (size_t k = 0; k < part.size(); k += 2) {
         box.grow(part[k]);
         cbox.grow(part[k + 1]);
     }
+}
+
+// Build a tree over prims (filled by fill_prims, with the root's boxes); writes nodes (2n - 1
+// room) and items (n), and calls finish(begin, end) once for each range of item positions as
+// soon as its items are final (in the pool's tasks: per-item work that follows the build, such
+// as a mesh's triangle soup, needs no pass of its own). Returns the node count.
+template <class Finish>
+int32_t build_prims(Prim* prims, int32_t n, int32_t leaf_size, bvh_node_t* nodes, int32_t* items, int t,
+                    const VBox& box, const VBox& cbox, const Finish& finish) {
+    if (n <= 0) return 0;
+    const Tree tree{prims, nodes, std::max(1, int(leaf_size))};
+    auto close_range = [&](int32_t begin, int32_t end) {
+        for (int32_t i = begin; i < end; ++i) items[i] = prims[i].id();
+        finish(begin, end);
+    };
     // phase 1: the top of the tree (a fixed item count per subtree, so the tree does not depend on t)
     const int32_t subtree_items = std::max<int32_t>(2048, n / 64);
     std::vector<Subtree> open{Subtree{0, 0, n, 0, box, cbox, 0, 0}}, subtrees;
@@ -312,7 +332,10 @@ int32_t build_prims(Prim* prims, int32_t n, int32_t leaf_size, bvh_node_t* nodes
         Split s;
         tree.split(st.begin, st.end, st.box, st.cbox, st.depth, t, s);
         tree.set_node(st.node, st.begin, st.box, s, m, top);
-        if (s.mid < 0) continue;
+        if (s.mid < 0) {  // a leaf this large (a huge leaf size): its items are final now
+            close_range(st.begin, st.end);
+            continue;
+        }
         // right first: the stack then opens the left child first
         open.push_back(Subtree{top + 1, s.mid, st.end, st.depth + 1, s.box[1], s.cbox[1], 0, 0});
         open.push_back(Subtree{top, st.begin, s.mid, st.depth + 1, s.box[0], s.cbox[0], 0, 0});
@@ -335,6 +358,7 @@ int32_t build_prims(Prim* prims, int32_t n, int32_t leaf_size, bvh_node_t* nodes
             int32_t next = st.base;
             tree.build(st.node, st.begin, st.end, st.box, st.cbox, st.depth, &next);
             st.used = next - st.base;
+            close_range(st.begin, st.end);
         }
     });
     // close up the ranges (in order: each moves down, never over a range not yet moved)
@@ -350,9 +374,6 @@ int32_t build_prims(Prim* prims, int32_t n, int32_t leaf_size, bvh_node_t* nodes
         }
         count += st.used;
     }
-    parallel_for(n, t, [&](int64_t s, int64_t e) {
-        for (int64_t i = s; i < e; ++i) items[i] = prims[i].id();
-    });
     return count;
 }
 

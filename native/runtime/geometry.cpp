@@ -52,14 +52,16 @@ inline void triangle_box(const float* pts, const int32_t* idx, int64_t f, float*
     }
 }
 
-// The vertices of each tree item in tree order (9 floats per triangle), for fast leaf tests.
+// The vertices of tree items [begin, end) in tree order (9 floats per triangle), for fast leaf tests.
+void soup_range(const float* pts, const int32_t* idx, const int32_t* items, int64_t begin, int64_t end, float* soup) {
+    for (int64_t k = begin; k < end; ++k) {
+        const int32_t f = items[k];
+        for (int v = 0; v < 3; ++v) std::memcpy(soup + 9 * k + 3 * v, pts + 3 * idx[3 * f + v], 3 * sizeof(float));
+    }
+}
+
 void triangle_soup(const float* pts, const int32_t* idx, const int32_t* items, int32_t n, float* soup, int threads) {
-    parallel_for(n, threads, [&](int64_t s, int64_t e) {
-        for (int64_t k = s; k < e; ++k) {
-            const int32_t f = items[k];
-            for (int v = 0; v < 3; ++v) std::memcpy(soup + 9 * k + 3 * v, pts + 3 * idx[3 * f + v], 3 * sizeof(float));
-        }
-    });
+    parallel_for(n, threads, [&](int64_t s, int64_t e) { soup_range(pts, idx, items, s, e, soup); });
 }
 
 // Every inner node's box from its children's, in one backward sweep (children have higher indices).
@@ -108,12 +110,11 @@ __attribute__((visibility("default"))) int32_t wpnb_bvh_build(const float* lo, c
                                                                int32_t threads) {
     if (n <= 0) return 0;
     return reporting_failure([&]() -> int32_t {
-        const int t = thread_count(threads);
+        const int t = build_threads(n, thread_count(threads));
         std::unique_ptr<Prim[]> prims = make_prims(n);
-        parallel_for(n, t, [&](int64_t s, int64_t e) {
-            for (int64_t k = s; k < e; ++k) prims[k].set(lo + 3 * k, hi + 3 * k, int32_t(k));
-        });
-        return build_prims(prims.get(), n, leaf_size, nodes, items, t);
+        VBox box, cbox;
+        fill_prims(prims.get(), n, t, box, cbox, [&](int64_t k, Prim& p) { p.set(lo + 3 * k, hi + 3 * k, int32_t(k)); });
+        return build_prims(prims.get(), n, leaf_size, nodes, items, t, box, cbox, [](int32_t, int32_t) {});
     });
 }
 
@@ -121,7 +122,7 @@ __attribute__((visibility("default"))) int32_t wpnb_bvh_build(const float* lo, c
 // in one backward sweep (children first: they have higher indices).
 __attribute__((visibility("default"))) void wpnb_bvh_refit(bvh_node_t* nodes, int32_t num_nodes, const int32_t* items,
                                                             const float* lo, const float* hi, int32_t threads) {
-    parallel_for(num_nodes, thread_count(threads), [&](int64_t s, int64_t e) {
+    parallel_for(num_nodes, build_threads(num_nodes, thread_count(threads)), [&](int64_t s, int64_t e) {
         for (int64_t i = s; i < e; ++i) {
             bvh_node_t& n = nodes[i];
             if (n.count == 0) continue;
@@ -144,33 +145,32 @@ __attribute__((visibility("default"))) int32_t wpnb_mesh_build(const float* pts,
                                                                 float* avg_edge, int32_t threads) {
     if (num_tris <= 0) return 0;
     return reporting_failure([&]() -> int32_t {
-        const int t = thread_count(threads);
+        const int t = build_threads(num_tris, thread_count(threads));
         std::unique_ptr<Prim[]> prims = make_prims(num_tris);
         std::vector<double> edge_sums(size_t(chunk_count(num_tris, t)), 0.0);
         const int64_t grain = loop_grain(num_tris, t);
-        parallel_for(num_tris, t, [&](int64_t s, int64_t e) {
+        VBox box, cbox;
+        fill_prims(prims.get(), num_tris, t, box, cbox, [&](int64_t f, Prim& prim) {
+            float* l = face_lo + 3 * f;
+            float* h = face_hi + 3 * f;
+            triangle_box(pts, idx, f, l, h);
+            prim.set(l, h, int32_t(f));
+            const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
             double edge = 0.0;
-            for (int64_t f = s; f < e; ++f) {
-                float* l = face_lo + 3 * f;
-                float* h = face_hi + 3 * f;
-                triangle_box(pts, idx, f, l, h);
-                prims[f].set(l, h, int32_t(f));
-                const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
-                for (int k = 0; k < 3; ++k) {
-                    const float* a = p[k];
-                    const float* c = p[(k + 1) % 3];
-                    const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
-                    edge += std::sqrt(dx * dx + dy * dy + dz * dz);
-                }
+            for (int k = 0; k < 3; ++k) {
+                const float* a = p[k];
+                const float* c = p[(k + 1) % 3];
+                const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
+                edge += std::sqrt(dx * dx + dy * dy + dz * dz);
             }
-            edge_sums[size_t(s / grain)] = edge;
+            edge_sums[size_t(f / grain)] += edge;  // one slot per chunk: no two threads share one
         });
         double edge = 0.0;
         for (double x : edge_sums) edge += x;
         *avg_edge = float(edge / (3.0 * num_tris));
-        const int32_t count = build_prims(prims.get(), num_tris, leaf_size, nodes, items, t);
-        triangle_soup(pts, idx, items, num_tris, soup, t);
-        return count;
+        // the soup of each subtree is written by the task that built it
+        return build_prims(prims.get(), num_tris, leaf_size, nodes, items, t, box, cbox,
+                           [&](int32_t begin, int32_t end) { soup_range(pts, idx, items, begin, end, soup); });
     });
 }
 
@@ -189,7 +189,7 @@ __attribute__((visibility("default"))) void wpnb_mesh_refit(const float* pts, co
                                                              bvh_node_t* nodes, int32_t num_nodes, const int32_t* items,
                                                              float* face_lo, float* face_hi, float* soup,
                                                              float* dipoles, int32_t threads) {
-    const int t = thread_count(threads);
+    const int t = build_threads(num_tris, thread_count(threads));
     // one pass over the leaves: their triangles into the soup (tree order), each triangle's box
     // from the points just copied, the leaf's box; then the inner nodes
     parallel_for(num_nodes, t, [&](int64_t s, int64_t e) {
