@@ -1,6 +1,7 @@
 """wp.Mesh: a triangle mesh with a BVH for closest-point, ray and box queries in kernels
-(mesh.h). The tree is built on the CPU by native/runtime/geometry.cpp (binned SAH, parallel);
-`refit()` updates it after the points move. `mesh.id` is the address of the mesh_t descriptor
+(mesh.h). The tree, the face boxes and the triangles in tree order are built on the CPU in one
+native call (native/runtime/geometry.cpp and bvh_builder.cpp: binned SAH, on the runtime's thread
+pool); `refit()` updates them after the points move. `mesh.id` is the address of the mesh_t descriptor
 this object owns, so it stays valid exactly as long as the Mesh (and the arrays it holds)."""
 
 from __future__ import annotations
