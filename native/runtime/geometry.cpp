@@ -113,7 +113,8 @@ __attribute__((visibility("default"))) int32_t wpnb_bvh_build(const float* lo, c
         const int t = build_threads(n, thread_count(threads));
         std::unique_ptr<Prim[]> prims = make_prims(n);
         VBox box, cbox;
-        fill_prims(prims.get(), n, t, box, cbox, [&](int64_t k, Prim& p) { p.set(lo + 3 * k, hi + 3 * k, int32_t(k)); });
+        fill_prims(prims.get(), n, t, box, cbox,
+                   [&](int64_t k, Prim& p) { p.set(lo + 3 * k, hi + 3 * k, int32_t(k)); });
         return build_prims(prims.get(), n, leaf_size, nodes, items, t, box, cbox, [](int32_t, int32_t) {});
     });
 }
