@@ -1,7 +1,8 @@
 """The geometry group of the Warp-API benchmark: the same code runs under `import warp as wp` and
 `import warp_nb as wp` (bench_warp_api.py merges these workloads into its worker).
 
-    bvh_build   wp.Mesh(points, indices) for a 1M-triangle mesh (the BVH build)
+    bvh_build   wp.Mesh(points, indices) for a 1M-triangle mesh (the BVH build); the same for a
+                20k-triangle mesh (bvh_build_20k), and mesh.refit() of the 1M mesh (mesh_refit)
     mesh_query  1M wp.mesh_query_point_no_sign queries on a 100k-triangle mesh
     hash_build  wp.HashGrid.build for 1M points
     hash_query  neighbour counts within r for 1M points (wp.hash_grid_query loops)
@@ -20,17 +21,24 @@ GEOMETRY = {
     "hash_grid": "hash grid of 1M points: build (128^3 table) and neighbour counts within r",
 }
 #: result rows (name, workload that produces it, title)
-ROWS = [("bvh_build", "bvh_build", None), ("mesh_query", "mesh_query", None),
+ROWS = [("bvh_build", "bvh_build", None),
+        ("bvh_build_20k", "bvh_build", "BVH build: wp.Mesh of 20k triangles (height-field sheet)"),
+        ("mesh_refit", "bvh_build", "mesh.refit() of the 1M-triangle mesh after its points moved"),
+        ("mesh_query", "mesh_query", None),
         ("hash_build", "hash_grid", "hash grid build, 1M points (128^3 table)"),
         ("hash_query", "hash_grid", "hash grid neighbour counts within r = 0.01 for 1M points")]
 N_BUILD_SIDE = 708       # 2 * 708^2 = 1.0M triangles
+N_SMALL_SIDE = 100       # 2 * 100^2 = 20k triangles
 N_QUERY_SIDE = 224       # 2 * 224^2 = 100k triangles
 N_QUERIES = 1_000_000
 N_POINTS = 1_000_000
 HASH_R = 0.01            # about 4 neighbours per point in the unit cube
 N_CHECK = 400            # queries checked against numpy brute force
-REPEATS = {False: {"bvh_build": 5, "mesh_query": 5, "hash_build": 10, "hash_query": 5},
-           True: {"bvh_build": 2, "mesh_query": 2, "hash_build": 3, "hash_query": 2}}
+REPEATS = {False: {"bvh_build": 5, "bvh_build_20k": 50, "mesh_refit": 10, "mesh_query": 5, "hash_build": 10,
+                  "hash_query": 5},
+           True: {"bvh_build": 2, "bvh_build_20k": 10, "mesh_refit": 3, "mesh_query": 2, "hash_build": 3,
+                  "hash_query": 2}}
+REFIT_SHIFT = np.float32([0.0, 0.0, 0.05])  # the refit workload moves the mesh by this
 
 
 def sheet(n):
@@ -135,12 +143,43 @@ def make(wp, device):
             holder["mesh"] = wp.Mesh(points=pts, indices=idx)
             wp.synchronize()
 
+        def distances(mesh, check_points):
+            out = wp.zeros(len(check_points), dtype=float, device=device)
+            wp.launch(closest_kernel, len(check_points),
+                      inputs=[mesh.id, wp.array(check_points, dtype=wp.vec3, device=device), out], device=device)
+            return out.numpy()
+
         times = common.time_it(run, reps(ctx, "bvh_build"))
         # check: the built mesh answers closest-point queries (numpy brute force)
-        out = wp.zeros(2, dtype=float, device=device)
-        wp.launch(closest_kernel, 2, inputs=[holder["mesh"].id, wp.array(case["check"], dtype=wp.vec3, device=device),
-                                             out], device=device)
-        return common.result("bvh_build", times, common.check_close(out.numpy(), case["dist"], 1e-4, 1e-5))
+        check = common.check_close(distances(holder["mesh"], case["check"]), case["dist"], 1e-4, 1e-5)
+        results = [common.result("bvh_build", times, check)]
+
+        # the same on a 20k-triangle mesh (what a notebook rebuilds often), its oracle made here (small)
+        small_pts, small_idx = sheet(N_SMALL_SIDE)
+        small_p = wp.array(small_pts, dtype=wp.vec3, device=device)
+        small_i = wp.array(small_idx, dtype=int, device=device)
+
+        def run_small():
+            holder["small"] = wp.Mesh(points=small_p, indices=small_i)
+            wp.synchronize()
+
+        times = common.time_it(run_small, reps(ctx, "bvh_build_20k"))
+        small_ref = _closest_dist(case["check"], small_pts, small_idx)
+        results.append(common.result("bvh_build_20k", times, common.check_close(
+            distances(holder["small"], case["check"]), small_ref, 1e-4, 1e-5)))
+
+        # refit after the points moved: the moved mesh answers the queries moved with it
+        mesh = holder["mesh"]
+        wp.copy(pts, wp.array(case["points"] + REFIT_SHIFT, dtype=wp.vec3, device=device))
+
+        def run_refit():
+            mesh.refit()
+            wp.synchronize()
+
+        times = common.time_it(run_refit, reps(ctx, "mesh_refit"))
+        results.append(common.result("mesh_refit", times, common.check_close(
+            distances(mesh, case["check"] + REFIT_SHIFT), case["dist"], 1e-4, 1e-5)))
+        return results
 
     def bench_query(ctx):
         case = load("query")

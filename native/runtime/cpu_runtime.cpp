@@ -78,7 +78,10 @@ struct Pool {
             while (generation == seen) pthread_cond_wait(&wake, &mutex);
             seen = generation;
             const bool wanted = helpers_wanted > 0;
-            if (wanted) --helpers_wanted;
+            if (wanted) {
+                --helpers_wanted;
+                ++pending;
+            }
             pthread_mutex_unlock(&mutex);
             if (!wanted) continue;  // fewer helpers wanted this time
             work();
@@ -103,30 +106,28 @@ struct Pool {
 
     int size_with_caller() const { return workers + 1; }
 
-    void run(entry_fn f, const void* a, const launch_t* l, int64_t n, int participants) {
+    // chunk: how many indices a thread takes at a time (0: about eight chunks per participant)
+    void run(entry_fn f, const void* a, const launch_t* l, int64_t n, int participants, int64_t chunk_size = 0) {
         pthread_mutex_lock(&run_mutex);
         const int helpers = participants - 1 < workers ? participants - 1 : workers;
         int64_t c = n / (int64_t(participants) * 8);
         c = c < 64 ? 64 : (c + 63) / 64 * 64;
+        if (chunk_size > 0) c = chunk_size;
         fn = f; args = a; launch = l; size = n; chunk = c;
         __atomic_store_n(&next, 0, __ATOMIC_RELAXED);
         pthread_mutex_lock(&mutex);
         helpers_wanted = helpers;
-        pending = helpers;
+        pending = 0;
         __atomic_store_n(&generation, generation + 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&wake);
         pthread_mutex_unlock(&mutex);
         work();
-        // Every chunk is taken. Helpers that have not joined yet are not waited for: they have no
-        // part left, and on a busy machine one may not be scheduled for a whole time slice (ms),
-        // which made each small parallel launch cost that much. A late one finds nothing wanted.
-        pthread_mutex_lock(&mutex);
-        pending -= helpers_wanted;
-        helpers_wanted = 0;
-        pthread_mutex_unlock(&mutex);
-        // the helpers that joined finish about together with the caller: spin briefly, then sleep
+        // wait for the helpers that joined: they finish about together, so spin briefly, then
+        // sleep. One that has not joined yet (on a busy machine it may not run for milliseconds)
+        // is not waited for: every chunk is taken, and it may no longer join.
         for (int spin = 0; load_acquire(&pending) > 0 && spin < 2000; ++spin) sched_yield();
         pthread_mutex_lock(&mutex);
+        helpers_wanted = 0;
         while (pending > 0) pthread_cond_wait(&done, &mutex);
         pthread_mutex_unlock(&mutex);
         pthread_mutex_unlock(&run_mutex);
@@ -179,6 +180,22 @@ int wpnb_launch(entry_fn fn, const void* args, const launch_t* launch, int threa
     return 1;
 }
 
-__attribute__((visibility("default"))) int wpnb_runtime_version() { return 2; }
+// Run fn(args, nullptr, begin, end) over [0, n) in chunks of `chunk` indices on the pool (the
+// caller works too); serially on the calling thread when threads <= 1. For the host builders of
+// geometry.cpp (BVH, hash grid), which reach it through its address: one pool for the process.
+// Not reentrant: fn must not call back into the pool.
+__attribute__((visibility("default")))
+void wpnb_parallel_chunks(entry_fn fn, const void* args, int64_t n, int64_t chunk, int threads) {
+    if (n <= 0) return;
+    if (threads <= 1 || n <= chunk) {
+        fn(args, nullptr, 0, n);
+        return;
+    }
+    Pool* p = get_pool(threads);
+    const int participants = threads < p->size_with_caller() ? threads : p->size_with_caller();
+    p->run(fn, args, nullptr, n, participants, chunk > 0 ? chunk : 1);
+}
+
+__attribute__((visibility("default"))) int wpnb_runtime_version() { return 3; }
 
 }  // extern "C"

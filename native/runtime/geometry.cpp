@@ -1,29 +1,29 @@
 // geometry.cpp: the CPU builders behind wp.Mesh, wp.Bvh, wp.HashGrid and wp.Volume. Compiled
 // once per machine and loaded with ctypes (warp_nb/geometry/native.py), like cpu_runtime.cpp.
 // It writes the layouts the kernel-side headers read (bvh.h, hash_grid.h, volume.h are included
-// here so both sides share one definition); all memory is allocated by Python (numpy) and
-// passed in. CPU only, so it may use the C++ standard library.
+// here so both sides share one definition); all memory that outlives a call is allocated by
+// Python (numpy) and passed in. CPU only, so it may use the C++ standard library.
 //
-// BVH: top-down binned SAH (16 bins on the longest centroid axis), children built in parallel
-// on std::threads near the root; a median split when SAH finds nothing better or the tree
-// gets deep, so traversal stacks stay bounded. Refit is one bottom-up sweep (children always
-// have higher indices than their parent).
+// The tree builder is bvh_builder.cpp; parallel loops run on the CPU runtime's thread pool
+// (host_parallel.cpp). Refit is a parallel pass over the leaves, then one bottom-up sweep over
+// the inner nodes (children always have higher indices than their parent).
 #include "geometry/bvh.h"
 #include "geometry/mesh.h"
 #include "geometry/hash_grid.h"
 #include "geometry/volume.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-using wpnb::bvh_node_t;
+#include "runtime/host_parallel.cpp"
+#include "runtime/bvh_builder.cpp"
 
 namespace {
 
@@ -35,174 +35,6 @@ struct Box {
     void grow(const float* l, const float* h) {
         for (int a = 0; a < 3; ++a) { lo[a] = std::min(lo[a], l[a]); hi[a] = std::max(hi[a], h[a]); }
     }
-    void grow_point(const float* p) { grow(p, p); }
-    float area() const {
-        const float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
-        if (!(dx >= 0.0f)) return 0.0f;
-        return dx * dy + dy * dz + dz * dx;
-    }
-};
-
-const int kBins = 16;
-const int kMaxDepth = 60;  // well under the traversal stack of bvh.h
-
-// 4-wide float vectors (GCC/clang vector extensions, portable across targets); lane 3 unused.
-typedef float v4 __attribute__((vector_size(16)));
-inline v4 vmin(v4 a, v4 b) { return a < b ? a : b; }
-inline v4 vmax(v4 a, v4 b) { return a > b ? a : b; }
-
-struct VBox {
-    v4 lo, hi;
-    void reset() {
-        lo = v4{INFINITY, INFINITY, INFINITY, INFINITY};
-        hi = v4{-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    }
-    void grow(v4 l, v4 h) { lo = vmin(lo, l); hi = vmax(hi, h); }
-    void grow(const VBox& b) { grow(b.lo, b.hi); }
-    float area() const {
-        const v4 d = hi - lo;
-        if (!(d[0] >= 0.0f)) return 0.0f;
-        return d[0] * d[1] + d[1] * d[2] + d[2] * d[0];
-    }
-};
-
-// An item while building: its box and index (32 bytes, moved by the partitions so that every
-// pass reads memory in order). Centroids are used doubled (lo + hi).
-struct Prim {
-    v4 lo;  // lane 3: unused
-    v4 hi;  // lane 3: unused
-    int32_t id() const { return tag(lo); }
-    static int32_t tag(v4 v) { int32_t i; std::memcpy(&i, (const char*)&v + 12, 4); return i; }
-    void set(const float* l, const float* h, int32_t index) {
-        lo = v4{l[0], l[1], l[2], 0.0f};
-        hi = v4{h[0], h[1], h[2], 0.0f};
-        std::memcpy((char*)&lo + 12, &index, 4);
-    }
-};
-
-struct Builder {
-    Prim* prims;
-    bvh_node_t* nodes;
-    int leaf_size;
-    int parallel_depth;
-    std::atomic_int next_node{1};
-
-    int alloc_pair() { return next_node.fetch_add(2); }
-
-    static void bounds_of(const Prim* p, int n, VBox& b, VBox& cb) {
-        b.reset();
-        cb.reset();
-        for (int i = 0; i < n; ++i) {
-            b.grow(p[i].lo, p[i].hi);
-            const v4 c = p[i].lo + p[i].hi;
-            cb.grow(c, c);
-        }
-    }
-
-    // Object median along `axis`: returns the split and the two halves' bounds.
-    int median(int begin, int end, int axis, VBox* cbox, VBox* ccbox) {
-        const int m = (begin + end) / 2;
-        std::nth_element(prims + begin, prims + m, prims + end, [axis](const Prim& a, const Prim& b) {
-            return a.lo[axis] + a.hi[axis] < b.lo[axis] + b.hi[axis];
-        });
-        bounds_of(prims + begin, m - begin, cbox[0], ccbox[0]);
-        bounds_of(prims + m, end - m, cbox[1], ccbox[1]);
-        return m;
-    }
-
-    // Split prims[begin, end) (box b, centroid box cb): the split position and the children's
-    // boxes, or -1 for a leaf.
-    int split(int begin, int end, const VBox& b, const VBox& cb, int depth, VBox* cbox, VBox* ccbox) {
-        const v4 ext3 = cb.hi - cb.lo;
-        int axis = 0;
-        float ext = ext3[0];
-        if (ext3[1] > ext) { ext = ext3[1]; axis = 1; }
-        if (ext3[2] > ext) { ext = ext3[2]; axis = 2; }
-        const int n = end - begin;
-        if (!(ext > 0.0f)) return n <= leaf_size ? -1 : median(begin, end, axis, cbox, ccbox);
-        if (depth > kMaxDepth - 8) return median(begin, end, axis, cbox, ccbox);
-        VBox bins[kBins], cbins[kBins];
-        int counts[kBins] = {0};
-        for (int k = 0; k < kBins; ++k) { bins[k].reset(); cbins[k].reset(); }
-        const float lo = cb.lo[axis];
-        const float scale = kBins / ext * 0.99999f;
-        for (int i = begin; i < end; ++i) {
-            const Prim& p = prims[i];
-            const v4 c = p.lo + p.hi;
-            int k = int((c[axis] - lo) * scale);
-            k = k < 0 ? 0 : (k >= kBins ? kBins - 1 : k);
-            counts[k]++;
-            bins[k].grow(p.lo, p.hi);
-            cbins[k].grow(c, c);
-        }
-        float right_area[kBins];
-        int right_count[kBins];
-        VBox acc;
-        acc.reset();
-        int c = 0;
-        for (int k = kBins - 1; k > 0; --k) {
-            acc.grow(bins[k]);
-            c += counts[k];
-            right_area[k] = acc.area();
-            right_count[k] = c;
-        }
-        acc.reset();
-        c = 0;
-        float best = INFINITY;
-        int best_k = -1;
-        for (int k = 0; k < kBins - 1; ++k) {
-            acc.grow(bins[k]);
-            c += counts[k];
-            if (c == 0 || right_count[k + 1] == 0) continue;
-            const float cost = acc.area() * c + right_area[k + 1] * right_count[k + 1];
-            if (cost < best) { best = cost; best_k = k; }
-        }
-        if (best_k < 0) return median(begin, end, axis, cbox, ccbox);
-        // a leaf is cheaper than any split: keep it (SAH with unit traversal and intersection costs)
-        if (n <= leaf_size && best >= b.area() * (n - 1)) return -1;
-        Prim* mid = std::partition(prims + begin, prims + end, [=](const Prim& p) {
-            int k = int((p.lo[axis] + p.hi[axis] - lo) * scale);
-            k = k < 0 ? 0 : (k >= kBins ? kBins - 1 : k);
-            return k <= best_k;
-        });
-        const int m = int(mid - prims);
-        if (m == begin || m == end) return median(begin, end, axis, cbox, ccbox);
-        for (int side = 0; side < 2; ++side) {
-            cbox[side].reset();
-            ccbox[side].reset();
-        }
-        for (int k = 0; k < kBins; ++k) {
-            const int side = k <= best_k ? 0 : 1;
-            if (!counts[k]) continue;
-            cbox[side].grow(bins[k]);
-            ccbox[side].grow(cbins[k]);
-        }
-        return m;
-    }
-
-    void build(int node_index, int begin, int end, const VBox& b, const VBox& cb, int depth) {
-        bvh_node_t& node = nodes[node_index];
-        for (int a = 0; a < 3; ++a) { node.lower[a] = b.lo[a]; node.upper[a] = b.hi[a]; }
-        const int n = end - begin;
-        VBox cbox[2], ccbox[2];
-        const int mid = n > 1 ? split(begin, end, b, cb, depth, cbox, ccbox) : -1;
-        if (mid < 0) {
-            node.start = begin;
-            node.count = n;
-            return;
-        }
-        const int child = alloc_pair();
-        node.start = child;
-        node.count = 0;
-        if (depth < parallel_depth && n > 20000) {
-            std::thread t([=] { build(child, begin, mid, cbox[0], ccbox[0], depth + 1); });
-            build(child + 1, mid, end, cbox[1], ccbox[1], depth + 1);
-            t.join();
-        } else {
-            build(child, begin, mid, cbox[0], ccbox[0], depth + 1);
-            build(child + 1, mid, end, cbox[1], ccbox[1], depth + 1);
-        }
-    }
 };
 
 int thread_count(int requested) {
@@ -211,61 +43,43 @@ int thread_count(int requested) {
     return requested > 0 ? std::min(requested, hw) : hw;
 }
 
-template <typename F> void parallel_for(int64_t n, int threads, F fn) {
-    threads = int(std::min<int64_t>(threads, std::max<int64_t>(1, n / 4096)));
-    if (threads <= 1) { fn(0, n); return; }
-    std::vector<std::thread> pool;
-    const int64_t chunk = (n + threads - 1) / threads;
-    for (int t = 1; t < threads; ++t) {
-        const int64_t b = t * chunk, e = std::min(n, b + chunk);
-        if (b < e) pool.emplace_back([=] { fn(b, e); });
+// The box of triangle f (its three points' min and max).
+inline void triangle_box(const float* pts, const int32_t* idx, int64_t f, float* l, float* h) {
+    const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
+    for (int a = 0; a < 3; ++a) {
+        l[a] = std::min(p[0][a], std::min(p[1][a], p[2][a]));
+        h[a] = std::max(p[0][a], std::max(p[1][a], p[2][a]));
     }
-    fn(0, std::min(n, chunk));
-    for (auto& th : pool) th.join();
 }
 
-// Bounds and centroids of triangles.
-void triangle_bounds(const float* pts, const int32_t* idx, int32_t n, float* lo, float* hi, int threads) {
-    parallel_for(n, threads, [&](int64_t b, int64_t e) {
-        for (int64_t f = b; f < e; ++f) {
-            const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
-            for (int a = 0; a < 3; ++a) {
-                lo[3 * f + a] = std::min(p[0][a], std::min(p[1][a], p[2][a]));
-                hi[3 * f + a] = std::max(p[0][a], std::max(p[1][a], p[2][a]));
-            }
+// The vertices of tree items [begin, end) in tree order (9 floats per triangle), for fast leaf tests.
+void soup_range(const float* pts, const int32_t* idx, const int32_t* items, int64_t begin, int64_t end, float* soup) {
+    for (int64_t k = begin; k < end; ++k) {
+        const int32_t f = items[k];
+        for (int v = 0; v < 3; ++v) std::memcpy(soup + 9 * k + 3 * v, pts + 3 * idx[3 * f + v], 3 * sizeof(float));
+    }
+}
+
+void triangle_soup(const float* pts, const int32_t* idx, const int32_t* items, int32_t n, float* soup, int threads) {
+    parallel_for(n, threads, [&](int64_t s, int64_t e) { soup_range(pts, idx, items, s, e, soup); });
+}
+
+// Every inner node's box from its children's, in one backward sweep (children have higher indices).
+void refit_inner(bvh_node_t* nodes, int32_t num_nodes) {
+    for (int32_t i = num_nodes - 1; i >= 0; --i) {
+        bvh_node_t& n = nodes[i];
+        if (n.count > 0) continue;
+        const bvh_node_t& l = nodes[n.start];
+        const bvh_node_t& r = nodes[n.start + 1];
+        for (int a = 0; a < 3; ++a) {
+            n.lower[a] = std::min(l.lower[a], r.lower[a]);
+            n.upper[a] = std::max(l.upper[a], r.upper[a]);
         }
-    });
+    }
 }
 
-// Build a tree over prims (filled by the caller); writes nodes and items, returns the node count.
-int32_t build_prims(std::vector<Prim>& prims, int32_t leaf_size, bvh_node_t* nodes, int32_t* items, int t) {
-    const int32_t n = int32_t(prims.size());
-    if (n <= 0) return 0;
-    Builder b;
-    b.prims = prims.data();
-    b.nodes = nodes;
-    b.leaf_size = std::max(1, int(leaf_size));
-    b.parallel_depth = t <= 1 ? 0 : (t <= 2 ? 1 : (t <= 4 ? 2 : (t <= 8 ? 3 : 4)));
-    VBox box, cbox;
-    box.reset();
-    cbox.reset();
-    // root bounds, in parallel chunks
-    std::vector<VBox> part(t), cpart(t);
-    for (int k = 0; k < t; ++k) { part[k].reset(); cpart[k].reset(); }
-    parallel_for(n, t, [&](int64_t s, int64_t e) {
-        VBox pb, pc;
-        Builder::bounds_of(prims.data() + s, int(e - s), pb, pc);
-        const int slot = int(s * t / std::max<int64_t>(n, 1));
-        part[slot] = pb;
-        cpart[slot] = pc;
-    });
-    for (int k = 0; k < t; ++k) { box.grow(part[k]); cbox.grow(cpart[k]); }
-    b.build(0, 0, n, box, cbox, 0);
-    parallel_for(n, t, [&](int64_t s, int64_t e) {
-        for (int64_t i = s; i < e; ++i) items[i] = prims[i].id();
-    });
-    return b.next_node.load();
-}
+// Item storage for a build: not zeroed (every entry is written before it is read).
+std::unique_ptr<Prim[]> make_prims(int32_t n) { return std::unique_ptr<Prim[]>(new Prim[size_t(n)]); }
 
 // The message of the last failed build on this thread (an exception must not cross the C ABI
 // into ctypes: it would terminate the process, and with it the notebook).
@@ -296,102 +110,111 @@ __attribute__((visibility("default"))) int32_t wpnb_bvh_build(const float* lo, c
                                                                int32_t threads) {
     if (n <= 0) return 0;
     return reporting_failure([&]() -> int32_t {
-        const int t = thread_count(threads);
-        std::vector<Prim> prims(n);
-        parallel_for(n, t, [&](int64_t s, int64_t e) {
-            for (int64_t k = s; k < e; ++k) {
-                prims[k].set(lo + 3 * k, hi + 3 * k, int32_t(k));
-            }
-        });
-        return build_prims(prims, leaf_size, nodes, items, t);
+        const int t = build_threads(n, thread_count(threads));
+        std::unique_ptr<Prim[]> prims = make_prims(n);
+        VBox box, cbox;
+        fill_prims(prims.get(), n, t, box, cbox,
+                   [&](int64_t k, Prim& p) { p.set(lo + 3 * k, hi + 3 * k, int32_t(k)); });
+        return build_prims(prims.get(), n, leaf_size, nodes, items, t, box, cbox, [](int32_t, int32_t) {});
     });
 }
 
-// Recompute every node's box from its items' boxes (children first: they have higher indices).
+// Recompute every node's box from its items' boxes: the leaves in parallel, then the inner nodes
+// in one backward sweep (children first: they have higher indices).
 __attribute__((visibility("default"))) void wpnb_bvh_refit(bvh_node_t* nodes, int32_t num_nodes, const int32_t* items,
-                                                            const float* lo, const float* hi) {
-    for (int32_t i = num_nodes - 1; i >= 0; --i) {
-        bvh_node_t& n = nodes[i];
-        Box b;
-        b.reset();
-        if (n.count > 0) {
+                                                            const float* lo, const float* hi, int32_t threads) {
+    parallel_for(num_nodes, build_threads(num_nodes, thread_count(threads)), [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) {
+            bvh_node_t& n = nodes[i];
+            if (n.count == 0) continue;
+            Box b;
+            b.reset();
             for (int32_t k = n.start; k < n.start + n.count; ++k) b.grow(lo + 3 * items[k], hi + 3 * items[k]);
-        } else {
-            const bvh_node_t& l = nodes[n.start];
-            const bvh_node_t& r = nodes[n.start + 1];
-            b.grow(l.lower, l.upper);
-            b.grow(r.lower, r.upper);
+            for (int a = 0; a < 3; ++a) { n.lower[a] = b.lo[a]; n.upper[a] = b.hi[a]; }
         }
-        for (int a = 0; a < 3; ++a) { n.lower[a] = b.lo[a]; n.upper[a] = b.hi[a]; }
-    }
+    });
+    refit_inner(nodes, num_nodes);
 }
 
-// A mesh's tree: triangle boxes from points (3 floats each) and indices (3 per triangle).
-// Returns the node count; *avg_edge receives the mean edge length.
+// A mesh's tree from points (3 floats each) and indices (3 per triangle), in one call: the
+// triangles' boxes into face_lo/face_hi (num_tris x 3: the tree seen as a wp.Bvh), the tree into
+// nodes (2 num_tris - 1 room) and items, the triangles in tree order into soup (9 floats each),
+// the mean edge length into *avg_edge. Returns the node count (0 when the build failed).
 __attribute__((visibility("default"))) int32_t wpnb_mesh_build(const float* pts, const int32_t* idx, int32_t num_tris,
                                                                 int32_t leaf_size, bvh_node_t* nodes, int32_t* items,
+                                                                float* face_lo, float* face_hi, float* soup,
                                                                 float* avg_edge, int32_t threads) {
+    if (num_tris <= 0) return 0;
     return reporting_failure([&]() -> int32_t {
-        const int t = thread_count(threads);
-        std::vector<Prim> prims(num_tris);
-        std::vector<double> edge_sums(t, 0.0);
-        parallel_for(num_tris, t, [&](int64_t s, int64_t e) {
+        const int t = build_threads(num_tris, thread_count(threads));
+        std::unique_ptr<Prim[]> prims = make_prims(num_tris);
+        std::vector<double> edge_sums(size_t(chunk_count(num_tris, t)), 0.0);
+        const int64_t grain = loop_grain(num_tris, t);
+        VBox box, cbox;
+        fill_prims(prims.get(), num_tris, t, box, cbox, [&](int64_t f, Prim& prim) {
+            float* l = face_lo + 3 * f;
+            float* h = face_hi + 3 * f;
+            triangle_box(pts, idx, f, l, h);
+            prim.set(l, h, int32_t(f));
+            const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
             double edge = 0.0;
-            for (int64_t f = s; f < e; ++f) {
-                const float* p[3] = {pts + 3 * idx[3 * f], pts + 3 * idx[3 * f + 1], pts + 3 * idx[3 * f + 2]};
-                float l[3], h[3];
-                for (int a = 0; a < 3; ++a) {
-                    l[a] = std::min(p[0][a], std::min(p[1][a], p[2][a]));
-                    h[a] = std::max(p[0][a], std::max(p[1][a], p[2][a]));
-                }
-                prims[f].set(l, h, int32_t(f));
-                for (int k = 0; k < 3; ++k) {
-                    const float* a = p[k];
-                    const float* c = p[(k + 1) % 3];
-                    const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
-                    edge += std::sqrt(dx * dx + dy * dy + dz * dz);
-                }
+            for (int k = 0; k < 3; ++k) {
+                const float* a = p[k];
+                const float* c = p[(k + 1) % 3];
+                const float dx = a[0] - c[0], dy = a[1] - c[1], dz = a[2] - c[2];
+                edge += std::sqrt(dx * dx + dy * dy + dz * dz);
             }
-            edge_sums[int(s * t / std::max<int64_t>(num_tris, 1))] += edge;
+            edge_sums[size_t(f / grain)] += edge;  // one slot per chunk: no two threads share one
         });
         double edge = 0.0;
         for (double x : edge_sums) edge += x;
-        *avg_edge = num_tris > 0 ? float(edge / (3.0 * num_tris)) : 0.0f;
-        return build_prims(prims, leaf_size, nodes, items, t);
+        *avg_edge = float(edge / (3.0 * num_tris));
+        // the soup of each subtree is written by the task that built it
+        return build_prims(prims.get(), num_tris, leaf_size, nodes, items, t, box, cbox,
+                           [&](int32_t begin, int32_t end) { soup_range(pts, idx, items, begin, end, soup); });
     });
 }
 
-// Each triangle's box (lo/hi: num_tris x 3 floats): the mesh's tree seen as a wp.Bvh.
-__attribute__((visibility("default"))) void wpnb_triangle_bounds(const float* pts, const int32_t* idx, int32_t num_tris,
-                                                                  float* lo, float* hi, int32_t threads) {
-    triangle_bounds(pts, idx, num_tris, lo, hi, thread_count(threads));
-}
-
-// The vertices of each tree item in tree order (9 floats per triangle), for fast leaf tests.
+// The vertices of each tree item in tree order (9 floats per triangle), for fast leaf tests (a
+// grouped tree's items, after wpnb_mesh_build's own).
 __attribute__((visibility("default"))) void wpnb_mesh_soup(const float* pts, const int32_t* idx, const int32_t* items,
                                                             int32_t num_tris, float* soup, int32_t threads) {
-    parallel_for(num_tris, thread_count(threads), [&](int64_t s, int64_t e) {
-        for (int64_t k = s; k < e; ++k) {
-            const int32_t f = items[k];
-            for (int v = 0; v < 3; ++v) {
-                const float* p = pts + 3 * idx[3 * f + v];
-                soup[9 * k + 3 * v] = p[0];
-                soup[9 * k + 3 * v + 1] = p[1];
-                soup[9 * k + 3 * v + 2] = p[2];
-            }
-        }
-    });
+    triangle_soup(pts, idx, items, num_tris, soup, thread_count(threads));
 }
 
-// Refit a mesh's tree after its points moved; with dipoles (8 floats per node), also the
-// winding-number data: area-weighted centre, area-weighted normal (half the cross product),
-// radius around the centre, area.
+// Refit a mesh's tree after its points moved: the triangles' boxes (face_lo/face_hi), the soup
+// in tree order, the nodes' boxes; with dipoles (8 floats per node), also the winding-number
+// data: area-weighted centre, area-weighted normal (half the cross product), radius around the
+// centre, area.
 __attribute__((visibility("default"))) void wpnb_mesh_refit(const float* pts, const int32_t* idx, int32_t num_tris,
                                                              bvh_node_t* nodes, int32_t num_nodes, const int32_t* items,
+                                                             float* face_lo, float* face_hi, float* soup,
                                                              float* dipoles, int32_t threads) {
-    std::vector<float> lo(size_t(num_tris) * 3), hi(size_t(num_tris) * 3);
-    triangle_bounds(pts, idx, num_tris, lo.data(), hi.data(), thread_count(threads));
-    wpnb_bvh_refit(nodes, num_nodes, items, lo.data(), hi.data());
+    const int t = build_threads(num_tris, thread_count(threads));
+    // one pass over the leaves: their triangles into the soup (tree order), each triangle's box
+    // from the points just copied, the leaf's box; then the inner nodes
+    parallel_for(num_nodes, t, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) {
+            bvh_node_t& n = nodes[i];
+            if (n.count == 0) continue;
+            Box b;
+            b.reset();
+            for (int32_t k = n.start; k < n.start + n.count; ++k) {
+                const int32_t f = items[k];
+                float* v = soup + 9 * int64_t(k);
+                for (int c = 0; c < 3; ++c) std::memcpy(v + 3 * c, pts + 3 * idx[3 * f + c], 3 * sizeof(float));
+                float* l = face_lo + 3 * int64_t(f);
+                float* h = face_hi + 3 * int64_t(f);
+                for (int a = 0; a < 3; ++a) {
+                    l[a] = std::min(v[a], std::min(v[3 + a], v[6 + a]));
+                    h[a] = std::max(v[a], std::max(v[3 + a], v[6 + a]));
+                }
+                b.grow(l, h);
+            }
+            for (int a = 0; a < 3; ++a) { n.lower[a] = b.lo[a]; n.upper[a] = b.hi[a]; }
+        }
+    });
+    refit_inner(nodes, num_nodes);
     if (!dipoles) return;
     for (int32_t i = num_nodes - 1; i >= 0; --i) {
         const bvh_node_t& n = nodes[i];

@@ -36,7 +36,12 @@ PyObject* launch(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     Py_RETURN_NONE;
 }
 
+// parallel_address(): the address of wpnb_parallel_chunks in this module, so the geometry builders
+// share this module's pool (the one kernel launches use) instead of starting threads of their own.
+PyObject* parallel_address(PyObject*, PyObject*) { return PyLong_FromVoidPtr((void*)&wpnb_parallel_chunks); }
+
 PyMethodDef methods[] = {
+    {"parallel_address", parallel_address, METH_NOARGS, "Address of the pool's parallel-for entry (C ABI)."},
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Run a kernel entry point over a launch."},
     {"launch_usual", (PyCFunction)(void (*)(void))plan::launch_usual, METH_FASTCALL,
      "The usual wp.launch (a repeat of the kernel's last one) in one call (launch_plan.cpp)."},

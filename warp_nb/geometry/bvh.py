@@ -1,6 +1,7 @@
 """wp.Bvh: a bounding volume hierarchy over boxes, for `wp.bvh_query_aabb`, `_ray`, `_sphere` and
-`_capsule` loops in kernels; with groups, one subtree per group (groups.py). Built on the CPU by native/runtime/geometry.cpp (binned SAH); `id` is the
-address of the bvh_t descriptor this object owns."""
+`_capsule` loops in kernels; with groups, one subtree per group (groups.py). Built on the CPU by
+native/runtime/bvh_builder.cpp (binned SAH); `id` is the address of the bvh_t descriptor this
+object owns."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ class Bvh:
             return
         lo, hi = self._views()
         native.library().wpnb_bvh_refit(native.ptr(self._nodes), self._desc.num_nodes, native.ptr(self._items),
-                                        native.ptr(lo), native.ptr(hi))
+                                        native.ptr(lo), native.ptr(hi), native.threads())
 
     @property
     def num_nodes(self) -> int:

@@ -1,6 +1,7 @@
 """wp.Mesh: a triangle mesh with a BVH for closest-point, ray and box queries in kernels
-(mesh.h). The tree is built on the CPU by native/runtime/geometry.cpp (binned SAH, parallel);
-`refit()` updates it after the points move. `mesh.id` is the address of the mesh_t descriptor
+(mesh.h). The tree, the face boxes and the triangles in tree order are built on the CPU in one
+native call (native/runtime/geometry.cpp and bvh_builder.cpp: binned SAH, on the runtime's thread
+pool); `refit()` updates them after the points move. `mesh.id` is the address of the mesh_t descriptor
 this object owns, so it stays valid exactly as long as the Mesh (and the arrays it holds)."""
 
 from __future__ import annotations
@@ -66,58 +67,51 @@ class Mesh:
 
     # --- building -----------------------------------------------------------------------
     def _build(self) -> None:
-        lib = native.library()
         pts = self._points.numpy().reshape(-1, 3)
         idx = self.indices.numpy().reshape(-1)
         n_tris = idx.size // 3
-        # the builder writes every item and the nodes it returns the count of (no node past it is read)
+        # the builder writes every entry (of the nodes: as many as it returns), so nothing is zeroed
         self._nodes = np.empty(max(2 * n_tris - 1, 1), dtype=native.NODE_DTYPE)
         self._items = np.empty(n_tris, dtype=np.int32)
-        avg = np.zeros(1, dtype=np.float32)
+        self._face_lowers = np.empty((n_tris, 3), dtype=np.float32)  # face boxes: the tree as a wp.Bvh
+        self._face_uppers = np.empty((n_tris, 3), dtype=np.float32)
+        self._tris = np.empty((n_tris, 9), dtype=np.float32)  # the triangles in tree order
+        avg = np.empty(1, dtype=np.float32)
         create, last_error = _mesh_builder()
         count = create(native.ptr(pts), native.ptr(idx), n_tris, self.bvh_leaf_size, native.ptr(self._nodes),
-                       native.ptr(self._items), native.ptr(avg), native.threads())
+                       native.ptr(self._items), native.ptr(self._face_lowers), native.ptr(self._face_uppers),
+                       native.ptr(self._tris), native.ptr(avg), native.threads())
         if count == 0:
             raise RuntimeError(f"Failed to create mesh: {last_error()}")
         d = self._desc
         if self._groups is not None:  # rebuilt as one subtree per group (same average edge length)
-            tri = pts[idx.reshape(-1, 3)]
-            lo, hi = np.ascontiguousarray(tri.min(axis=1)), np.ascontiguousarray(tri.max(axis=1))
+            lib = native.library()
             self._nodes, self._items, count, self._group_ids, self._group_roots = build_grouped_tree(
-                lambda a, b, leaf: build_tree(lib, a, b, leaf), lo, hi, self._groups, self.bvh_leaf_size)
+                lambda a, b, leaf: build_tree(lib, a, b, leaf), self._face_lowers, self._face_uppers, self._groups,
+                self.bvh_leaf_size)
+            lib.wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), n_tris,
+                               native.ptr(self._tris), native.threads())
             d.bvh.group_ids, d.bvh.group_roots = native.ptr(self._group_ids), native.ptr(self._group_roots)
             d.bvh.num_groups = len(self._group_ids)
         self._dipoles = np.zeros((count, 8), dtype=np.float32) if self.support_winding_number else None
-        self._tris = np.empty((n_tris, 9), dtype=np.float32)
         record_host("tree", self._nodes, self._items, self._tris, self._dipoles)  # wp.ScopedMemoryTracker
-        lib.wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), n_tris, native.ptr(self._tris),
-                           native.threads())
         d.bvh.nodes, d.bvh.items, d.bvh.num_nodes, d.bvh.num_items = (native.ptr(self._nodes),
                                                                        native.ptr(self._items), count, n_tris)
         d.points, d.indices = self._points.ptr, self.indices.ptr
         d.velocities = self._velocities.ptr if self._velocities is not None else 0
         d.points_grad, d.velocities_grad = _grad_ptr(self._points), _grad_ptr(self._velocities)
         d.dipoles, d.tris = native.ptr(self._dipoles), native.ptr(self._tris)
-        self._face_lowers = np.empty((n_tris, 3), dtype=np.float32)  # face boxes: the tree as a wp.Bvh
-        self._face_uppers = np.empty((n_tris, 3), dtype=np.float32)
-        self._face_bounds(pts, idx)
         d.bvh.lowers, d.bvh.uppers = native.ptr(self._face_lowers), native.ptr(self._face_uppers)
         d.num_points, d.num_tris, d.average_edge_length = pts.shape[0], n_tris, float(avg[0])
         if self._dipoles is not None:
             self._refit(pts, idx)
 
-    def _face_bounds(self, pts, idx) -> None:
-        native.library().wpnb_triangle_bounds(native.ptr(pts), native.ptr(idx), idx.size // 3,
-                                              native.ptr(self._face_lowers), native.ptr(self._face_uppers),
-                                              native.threads())
-
     def _refit(self, pts, idx) -> None:
-        self._face_bounds(pts, idx)
-        native.library().wpnb_mesh_soup(native.ptr(pts), native.ptr(idx), native.ptr(self._items), idx.size // 3,
-                                        native.ptr(self._tris), native.threads())
+        """Face boxes, triangle soup, node boxes (and dipoles) from the current points, in one native call."""
         native.library().wpnb_mesh_refit(native.ptr(pts), native.ptr(idx), idx.size // 3, native.ptr(self._nodes),
                                          self._desc.bvh.num_nodes, native.ptr(self._items),
-                                         native.ptr(self._dipoles), native.threads())
+                                         native.ptr(self._face_lowers), native.ptr(self._face_uppers),
+                                         native.ptr(self._tris), native.ptr(self._dipoles), native.threads())
 
     def refit(self) -> None:
         """Update the tree (and winding-number data) after the points moved in place."""

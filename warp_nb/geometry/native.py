@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..runtime import native as runtime_native
 from ..runtime.devices import cpu_thread_count
 from ..toolchain import cache, cxx
 from ..toolchain.headers import headers_digest, native_dir
@@ -65,12 +66,13 @@ def threads() -> int:
 def library():
     """The loaded builder library (compiled on first use, then from the cache)."""
     native = native_dir()
-    source_path = native / "runtime" / "geometry.cpp"
-    source = source_path.read_text()
+    source = (native / "runtime" / "geometry.cpp").read_text()
+    # the .cpp files it includes (the tree builder, the pool's loops) are not in the headers' digest
+    included = [(native / "runtime" / name).read_text() for name in ("bvh_builder.cpp", "host_parallel.cpp")]
     # exceptions on: the builders catch a failed allocation and return 0 instead of aborting
     flags = "-O3 -pthread -fexceptions"
     # every header (geometry.cpp includes the geometry family, and through it core/ and the prelude's target part)
-    key = cache.make_key(source, headers_digest(), cxx.identity_key(), flags, cache.VERSION)
+    key = cache.make_key(source, *included, headers_digest(), cxx.identity_key(), flags, cache.VERSION)
 
     def compile_geometry(out: Path) -> None:
         cxx.compile_library(source, out, native, "release", "-pthread -fexceptions", libraries=("-pthread",))
@@ -80,22 +82,23 @@ def library():
     i32, p, f32, i64 = ctypes.c_int32, ctypes.c_void_p, ctypes.c_float, ctypes.c_int64
     lib.wpnb_bvh_build.argtypes = [p, p, i32, i32, p, p, i32]
     lib.wpnb_bvh_build.restype = i32
-    lib.wpnb_bvh_refit.argtypes = [p, i32, p, p, p]
+    lib.wpnb_bvh_refit.argtypes = [p, i32, p, p, p, i32]
     lib.wpnb_bvh_refit.restype = None
-    lib.wpnb_mesh_build.argtypes = [p, p, i32, i32, p, p, p, i32]
+    lib.wpnb_mesh_build.argtypes = [p, p, i32, i32, p, p, p, p, p, p, i32]
     lib.wpnb_mesh_build.restype = i32
-    lib.wpnb_mesh_refit.argtypes = [p, p, i32, p, i32, p, p, i32]
+    lib.wpnb_mesh_refit.argtypes = [p, p, i32, p, i32, p, p, p, p, p, i32]
     lib.wpnb_mesh_refit.restype = None
     lib.wpnb_mesh_soup.argtypes = [p, p, p, i32, p, i32]
     lib.wpnb_mesh_soup.restype = None
-    lib.wpnb_triangle_bounds.argtypes = [p, p, i32, p, p, i32]
-    lib.wpnb_triangle_bounds.restype = None
     lib.wpnb_hash_grid_build.argtypes = [p, i64, i32, f32, i32, i32, i32, p, p, p, i32]
     lib.wpnb_hash_grid_build.restype = i32
     lib.wpnb_volume_table_build.argtypes = [p, i32, i32, p, p, i32]
     lib.wpnb_volume_table_build.restype = i32
     lib.wpnb_geometry_last_error.argtypes = []
     lib.wpnb_geometry_last_error.restype = ctypes.c_char_p
+    lib.wpnb_geometry_set_pool.argtypes = [p]
+    lib.wpnb_geometry_set_pool.restype = None
+    lib.wpnb_geometry_set_pool(runtime_native.parallel_address())  # loops on the runtime's pool
     lib.wpnb_geometry_sizes.argtypes = [p]
     lib.wpnb_geometry_sizes.restype = None
     sizes = np.zeros(5, dtype=np.int64)

@@ -75,6 +75,16 @@ def extension():
         return None
 
 
+def parallel_address() -> int:
+    """The address of the pool's parallel-for (wpnb_parallel_chunks, a C function) in the runtime that
+    launches use (the extension module, else the ctypes library): the geometry builders run their
+    loops on it, so the process has one pool."""
+    module = extension()
+    if module is not None:
+        return int(module.parallel_address())
+    return int(ctypes.cast(library().wpnb_parallel_chunks, ctypes.c_void_p).value)
+
+
 def launch(entry, packed, bounds, threads, stats) -> None:  # noqa: F811
     """Run a kernel through the runtime's thread pool (built and loaded on first use; then this
     name is the extension module's function, or the ctypes function, itself, so a launch costs
