@@ -139,7 +139,8 @@ struct launch_t {
 struct debug_state_t {
     int32 failed;    // 0, or 1 once a check failed
     int32 loc;       // index into the kernel's table of checked source locations
-    int32 axis;      // the axis whose index was out of bounds (-1 an assert, -2 a non-finite store)
+    int32 axis;      // the axis whose index was out of bounds (-1 an assert, -2 a non-finite store,
+                     // -3 a check whose site names its failure)
     int32 pad;
     int64 index[4];  // the indices of the failing access
     int64 shape[4];  // the shape of the array

@@ -39,7 +39,7 @@ struct no_identity {
 };
 template <typename T> WPNB_FN T identity_or_zero(const no_identity& none) {
 #if defined(WPNB_CHECKS) && WPNB_CHECKS
-    if (none.site >= 0) debug_fail(none.site, -2, nullptr, nullptr, 0);
+    if (none.site >= 0) debug_fail(none.site, -3, nullptr, nullptr, 0);  // (-3: runtime/debug.py NAMED_FAILURE)
 #endif
     (void)none;
     return T();

@@ -331,7 +331,7 @@ REFS: dict = {
     "len": plain(lambda v: len(v)),
     # matrices
     "outer": plain(np.outer), "transpose": plain(np.transpose), "determinant": plain(np.linalg.det),
-    "inverse": plain(np.linalg.inv), "trace": plain(np.trace), "diag": plain(np.diag), "get_diag": plain(np.diag),
+    "inverse": plain(np.linalg.inv), "inverse_approx": plain(np.linalg.inv), "trace": plain(np.trace), "diag": plain(np.diag), "get_diag": plain(np.diag),
     "skew": plain(lambda v: np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])),
     "ddot": plain(lambda a, b: np.sum(np.asarray(a) * np.asarray(b))),
     # quaternions

@@ -294,9 +294,9 @@ DOMAINS: dict = {
     **{n: dom_off_grid for n in ("floor", "ceil", "trunc", "round", "rint", "frac")},
     **{n: dom_away0 for n in ("step", "nonzero", "sign", "abs")},
     "atan2": dom_atan2, "smoothstep": dom_smoothstep, "min": dom_minmax, "max": dom_minmax, "clamp": dom_clamp,
-    "lerp": dom_lerp, "pow": dom_pow, "div": dom_divide, "cw_div": dom_divide, "mod": dom_mod,
+    "lerp": dom_lerp, "pow": dom_pow, "div": dom_divide, "div_approx": dom_divide, "cw_div": dom_divide, "mod": dom_mod,
     "floordiv": dom_mod, "normalize": dom_normalize, "length": dom_normalize,
-    "inverse": dom_matrix, "determinant": dom_matrix, "quat_from_matrix": dom_quat_from_matrix,
+    "inverse": dom_matrix, "inverse_approx": dom_matrix, "determinant": dom_matrix, "quat_from_matrix": dom_quat_from_matrix,
     "quat_slerp": dom_slerp, "where": dom_cond, "select": dom_cond,
     "quat_from_axis_angle": lambda types, rng: [uni(types[0], rng), uni(types[1], rng, -4.0, 4.0)],
     "quat_rpy": dom_uniform(-3.0, 3.0),
@@ -312,7 +312,7 @@ DOMAINS: dict = {
 CONSTANT = {"floor", "ceil", "trunc", "round", "rint", "step", "nonzero", "sign", "floordiv"}
 
 #: tolerance multipliers (conditioning, long formulas in float32)
-TOL = {"inverse": 10.0, "determinant": 4.0, "quat_slerp": 10.0, "quat_from_matrix": 10.0}
+TOL = {"inverse": 10.0, "inverse_approx": 10.0, "determinant": 4.0, "quat_slerp": 10.0, "quat_from_matrix": 10.0}
 
 #: where/select: value types, each with one condition type (cyclic)
 COND_VALUE_TYPES = [f32, f64, vec(3, f32), vec(2, f64), mat((2, 2), f32), mat((3, 3), f64), quat(f32), quat(f64),

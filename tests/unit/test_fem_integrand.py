@@ -66,5 +66,5 @@ def test_sample_is_a_struct_with_warps_fields():
 
 
 def test_missing_parts_say_so():
-    with pytest.raises(AttributeError, match="warp.fem.adaptive_nanogrid_from_field is not available in warp_nb yet"):
-        fem.adaptive_nanogrid_from_field  # noqa: B018
+    with pytest.raises(AttributeError, match="warp.fem.no_such_part is not available in warp_nb yet"):
+        fem.no_such_part  # noqa: B018

@@ -36,7 +36,7 @@ def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: b
     site = debug_sites[state.loc]
     loc = site.loc
     where = f"{source_label(loc.file)}, line {loc.line}, in kernel `{kernel_key}`"
-    if state.axis == -2:  # a check that names its own failure (site.what)
+    if state.axis == NAMED_FAILURE:  # a check that names its own failure (site.what)
         text = f"\n    {loc.text.strip()}" if loc.text else ""
         return RuntimeError(f"{site.what}{thread} ({where}){text}")
     if state.axis < 0:
@@ -49,6 +49,9 @@ def debug_error(kernel_key: str, debug_sites: list, state: DebugState, bounds: b
 
 #: DebugState.axis of a NaN or infinity stored into an array (wp.config.verify_fp in debug mode)
 NON_FINITE = -2
+#: DebugState.axis of a check whose site says what failed (a tile reduction without an identity
+#: over a line with no element inside the launch: native/tiles/tile_reduce.h)
+NAMED_FAILURE = -3
 
 
 def _non_finite(kernel_key: str, debug_sites: list, state: DebugState, thread: str) -> FloatingPointError:
