@@ -31,8 +31,7 @@ def make_packer(kernel, device: Device, types_=None):
     """A function(*values) -> bytes for this kernel's argument struct, generated for its signature
     (`types_`: a generic kernel's concrete signature)."""
     names, types_ = kernel.param_names, list(types_ if types_ is not None else kernel.param_types)
-    fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
-    layout = type("args", (ctypes.Structure,), {"_fields_": fields})
+    layout = argument_layout(types_)
     fmt, offset, lines, pieces = ["="], 0, [], []
     env = {"_array": array, "_type": type, "_slow": _slow_argument, "_kernel": _Signature(kernel.key, names, types_),
            "_device": device, "_struct": struct}
@@ -89,6 +88,13 @@ def make_packer(kernel, device: Device, types_=None):
 
 
 _PACKER_CODE: dict = {}
+
+
+def argument_layout(types_):
+    """The kernel's argument struct as a ctypes Structure (fields f0, f1, ...): its offsets and size
+    are the native struct's (the packer and the native launch plan, plan.py, both write it)."""
+    fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
+    return type("args", (ctypes.Structure,), {"_fields_": fields})
 
 
 def pieces_slow(types_) -> list[str]:

@@ -20,8 +20,8 @@ from .. import config, types as T
 from ..arrays.array import array
 from ..runtime import devices, native, recording
 from ..types.array_type import ArrayType
-from ..types.structs import field_ctype
 from . import bounds
+from .args import argument_layout
 
 _ARRAY, _I32, _U32, _I64, _U64, _F32, _F64, _BOOL = range(1, 9)
 _SCALAR_KIND = {T.int32: _I32, T.uint32: _U32, T.int64: _I64, T.uint64: _U64, T.float32: _F32,
@@ -49,8 +49,7 @@ def make_plan(launcher, types_):
     if module is None:
         return None
     types_ = list(types_)
-    fields = [(f"f{k}", field_ctype(t)) for k, t in enumerate(types_)] or [("unused", ctypes.c_char)]
-    layout = type("args", (ctypes.Structure,), {"_fields_": fields})
+    layout = argument_layout(types_)
     size = ctypes.sizeof(layout)
     kinds, offsets, ndims, dtypes = bytearray(), [], bytearray(), []
     general = size > _MAX_STRUCT
