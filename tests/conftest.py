@@ -1,7 +1,8 @@
 """Test setup: an isolated kernel cache per test session (so compile counts are meaningful and
 the user's cache is untouched), the IR verifier on between compiler stages, skips for what this
 machine lacks, tests marked `run_last` moved to the end (they look at what the whole session
-compiled), and the summaries tests report printed after the run."""
+compiled), Warp's conformance run started in the background when the session will check it, and
+the summaries tests report printed after the run."""
 
 import os
 import shutil
@@ -30,7 +31,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "needs_cxx" in item.keywords and not _HAS_CXX:
             item.add_marker(skip_cxx)
-    items.sort(key=lambda item: "run_last" in item.keywords)  # stable: the rest keep their order
+    # stable: the rest keep their order; last the one that waits for the background conformance run
+    items.sort(key=lambda item: 2 if item.nodeid.endswith("::test_warp_conformance") else int("run_last" in item.keywords))
+
+
+def pytest_collection_finish(session):
+    # Warp's suite starts now, in the background, when the session will check it (it overlaps the rest)
+    from tests.warp_conformance import background
+    if not session.config.option.collectonly:
+        background.start(session.items)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -51,4 +60,6 @@ def fresh_cache(tmp_path):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    from tests.warp_conformance import background
+    background.stop()  # (a session that never reached the conformance test)
     shutil.rmtree(_CACHE, ignore_errors=True)
