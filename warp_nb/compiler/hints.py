@@ -4,7 +4,6 @@ appends these to its errors; they never change what is accepted."""
 
 from __future__ import annotations
 
-import difflib
 import inspect
 
 from ..builtins.registry import BUILTINS
@@ -21,6 +20,8 @@ def did_you_mean(name: str, candidates, prefix: str = "") -> str:
     exactly one candidate is one edit away (`j` should not suggest every other single letter)."""
     names = sorted({c for c in candidates if isinstance(c, str) and c.isidentifier() and c != name})
     limit = 1 + max(0, len(name) - 1) // 4
+    import difflib  # (loaded with the first hint: a warm start never asks for one)
+
     near = [(edit_distance(name, c), -difflib.SequenceMatcher(None, name, c).ratio(), c) for c in names
             if abs(len(c) - len(name)) <= limit]
     near = sorted(entry for entry in near if entry[0] <= limit)

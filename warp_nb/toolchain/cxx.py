@@ -9,7 +9,6 @@ from functools import lru_cache
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 from . import cache
@@ -61,6 +60,8 @@ def compiler_identity(cxx: str, remember=None) -> str:
     cached = _IDENTITY.get(stamp)
     if cached is None:
         def ask() -> str:
+            import subprocess  # (loaded with the first compile: a warm start asks no compiler)
+
             try:
                 version = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
             except (OSError, subprocess.SubprocessError) as e:
@@ -112,6 +113,8 @@ def compile_library(source: str, out_path: Path, include_dir: Path, mode: str, e
     cmd = [cxx, *compiler_flags(mode, extra_flags), f"-I{include_dir}", *(f"-I{d}" for d in include_dirs),
            str(src_path), "-o", str(out_path),
            *libraries]
+    import subprocess
+
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=config.compile_timeout)
     except subprocess.TimeoutExpired:
