@@ -1,7 +1,8 @@
 """Numba workers: `--variant serial` (@njit, plain loops) or `--variant parallel`
 (@njit(parallel=True) with prange). Default numba options otherwise (no fastmath).
 
-The atomic-sum workload is a scalar reduction (`s += x[i]`), which is what numba offers in
+The tape workload is the loss as a reduction and its gradient written by hand (numba has no
+autodiff). The atomic-sum workload is a scalar reduction (`s += x[i]`), which is what numba offers in
 place of an atomic add; under prange numba turns it into a per-thread reduction.
 """
 
@@ -88,6 +89,18 @@ def jacobi_kernel(src, dst):
         for j in range(1, m - 1):
             dst[i, j] = QUARTER * (src[i - 1, j] + src[i + 1, j] + src[i, j - 1] + src[i, j + 1])
 
+@jit
+def loss_kernel(x):
+    s = F0
+    for i in loop(x.shape[0]):
+        s += np.sin(x[i]) * x[i]
+    return s
+
+@jit
+def loss_grad_kernel(x, grad):  # the adjoint of loss_kernel, by hand (numba has no autodiff)
+    for i in loop(x.shape[0]):
+        grad[i] = np.cos(x[i]) * x[i] + np.sin(x[i])
+
 def setup():
     import numba
     return {"version": numba.__version__, "threads": numba.get_num_threads() if PARALLEL else 1,
@@ -149,8 +162,23 @@ def bench_stencil(ctx):
     check = common.check_close(bufs[0], case["expected"], 1e-5, 1e-6)
     return common.result("stencil", common.time_it(run, ctx["repeats"]["stencil"], warmup=0), check)
 
+def bench_tape(ctx):
+    """Issue 21 item 3 compares warp_nb's Tape with numba here: the loss as a reduction, and its
+    gradient written out by hand (what a numba user writes in place of tape.backward)."""
+    case = common.load_case("tape")
+    x = case["x"]
+    grad = np.zeros_like(x)
+    loss = []
+    reps = ctx["repeats"]["tape"]
+    fwd = common.time_it(lambda: loss.append(loss_kernel(x)), reps)
+    bwd = common.time_it(lambda: loss_grad_kernel(x, grad), reps)
+    return [common.result("tape_fwd", fwd, common.check_scalar(loss[-1], case["loss"], 2e-3),
+                          note=("prange" if PARALLEL else "serial") + " reduction of sin(x)*x"),
+            common.result("tape_bwd", bwd, common.check_close(grad, case["grad"], 1e-4, 1e-5),
+                          note="hand-written gradient cos(x)*x + sin(x), no autodiff")]
+
 BENCHES = {"launch": bench_launch, "saxpy": bench_saxpy, "nbody": bench_nbody, "mandelbrot": bench_mandelbrot,
-           "atomic_sum": bench_atomic_sum, "stencil": bench_stencil}
+           "atomic_sum": bench_atomic_sum, "stencil": bench_stencil, "tape": bench_tape}
 
 if __name__ == "__main__":
     common.run_worker(NAME, setup, BENCHES, args)

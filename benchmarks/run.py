@@ -45,7 +45,7 @@ WORKERS = {
     "taichi": ("venv", ["bench_taichi.py"], {}),
     "numpy": ("main", ["bench_numpy.py"], {}),
 }
-TAPE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")
+TAPE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numba_serial", "numba_parallel", "numpy")
 TILE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")  # the others have no tile workload
 SPARSE_FRAMEWORKS = ("warp_nb", "warp_nb_checked", "warp", "numpy")  # numpy's worker times scipy.sparse
 # rows of the report: (result name, workload that produces it, title)
