@@ -100,3 +100,15 @@ def test_misuse_raises():
 def test_capture_allocation_capability_on_cpu():
     assert _is_graph_capture_allocation_supported("cpu")
     assert _is_graph_capture_allocation_enabled("cpu")
+
+
+def test_resuming_a_finished_graph_is_refused_and_it_still_replays():
+    a = wp.zeros(4, dtype=float)
+    with wp.ScopedCapture(device="cpu", apic=True) as capture:
+        a.fill_(1.0)
+    with pytest.raises(RuntimeError, match="not paused"):
+        capture_resume(capture.graph)
+    assert not wp.get_device("cpu").is_capturing
+    a.zero_()
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(a.numpy(), 1.0)
