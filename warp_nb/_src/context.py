@@ -132,10 +132,7 @@ def init() -> None:
     warm_up()
 
 
-from ._internal import internal  # noqa: E402
-
-capture_pause = internal("warp._src.context.capture_pause")
-capture_resume = internal("warp._src.context.capture_resume")
+from ..launch.capture import capture_pause, capture_resume  # noqa: E402,F401  (Warp's are here, not public)
 
 
 def _is_graph_capture_allocation_supported(device) -> bool:
@@ -143,6 +140,14 @@ def _is_graph_capture_allocation_supported(device) -> bool:
     from ..runtime.devices import get_device
     d = get_device(device)
     return d.is_cpu or d.is_mempool_supported
+
+
+def _is_graph_capture_allocation_enabled(device) -> bool:
+    """Whether arrays allocated inside a graph capture on `device` are allowed now: always on the CPU
+    (host memory, kept for the graph's replays), on a GPU while its memory pool is enabled."""
+    from ..runtime.devices import get_device
+    d = get_device(device)
+    return d.is_cpu or d.is_mempool_enabled
 
 
 def _get_caller_module_name(stack_level: int = 2) -> str:

@@ -129,6 +129,11 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         self._init_view(buf.ptr, dtype, shape, strides, buf)
         if strides is not None:
             self._capacity = nbytes
+        if nbytes == 0:
+            # as in Warp, an allocation of no bytes has no address: `ptr` is None (the kernel
+            # argument's data pointer is 0); a view's ptr stays what it was given
+            self.ptr = None
+            self._update_descriptor()
 
     def _init_view(self, ptr, dtype, shape, strides, owner):
         self.dtype = dtype
@@ -191,7 +196,7 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
     def _update_descriptor(self):
         # what a kernel argument of this array packs: data, grad, shape[N], strides[N]
         grad = getattr(self, "_grad", None)
-        self._desc = (self.ptr, grad.ptr if grad is not None else 0) + self.shape + self.strides
+        self._desc = (self.ptr or 0, (grad.ptr or 0) if grad is not None else 0) + self.shape + self.strides
 
     # --- properties ---------------------------------------------------------------------
     @property
@@ -364,7 +369,7 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
             raise TypeError(_ELEMENT_ACCESS_MESSAGE.format(what="read one at a time"))
         if any(getattr(type(k), "_wp_array_", False) for k in key):
             return self._indexed(key)
-        ptr, shape, strides = self.ptr, [], []
+        ptr, shape, strides = self.ptr or 0, [], []
         for axis, k in enumerate(key + (slice(None),) * (self.ndim - len(key))):
             n, stride = self.shape[axis], self.strides[axis]
             if isinstance(k, (int, np.integer)):

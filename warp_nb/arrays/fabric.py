@@ -188,7 +188,7 @@ class indexedfabricarray(_FabricBase):
         self.fa, self.indices = fa, indices
         self.dtype, self.ndim, self.device = fa.dtype, fa.ndim, fa.device
         self.shape = (indices.shape[0],)
-        self._desc = fa._desc + (indices.ptr, self.shape[0]) + (0,) * (self.ndim - 1)
+        self._desc = fa._desc + (indices.ptr or 0, self.shape[0]) + (0,) * (self.ndim - 1)
 
     def _gather(self, out: array) -> None:
         out.assign(self.fa.numpy()[self.indices.numpy()])

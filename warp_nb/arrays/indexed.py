@@ -62,7 +62,7 @@ class indexedarray(ArrayArithmetic, ArrayFamily):
         self.dtype, self.ndim, self.device = data.dtype, data.ndim, data.device
         self.shape = tuple(data.shape[d] if idx is None else idx.shape[0] for d, idx in enumerate(indices))
         # what a kernel argument packs: the array's descriptor, the index pointers, the shape
-        self._desc = data._desc + tuple(idx.ptr if idx is not None else 0 for idx in indices) + self.shape
+        self._desc = data._desc + tuple((idx.ptr or 0) if idx is not None else 0 for idx in indices) + self.shape
 
     @property
     def size(self) -> int:

@@ -107,9 +107,12 @@ def _can_alias(src: np.ndarray, dtype) -> bool:
 def _check_alloc_strides(shape, strides) -> tuple:
     """Strides for a new allocation: one non-negative byte count per dimension."""
     strides = (int(strides),) if isinstance(strides, int) else tuple(int(s) for s in strides)
-    if len(strides) != len(shape) or any(s < 0 for s in strides):
-        raise ValueError(f"strides {strides} do not fit shape {tuple(shape)}: one non-negative byte stride per "
-                         "dimension")
+    if len(strides) != len(shape):  # (Warp's wording, which its tests match)
+        raise ValueError(f"Invalid number of strides, expected {len(shape)} strides, got {len(strides)}: strides "
+                         f"{strides} do not fit shape {tuple(shape)} (one byte stride per dimension)")
+    if any(s < 0 for s in strides):
+        raise NotImplementedError(f"Negative strides are not supported for newly allocated arrays (strides "
+                                  f"{strides}): give each dimension a non-negative byte stride")
     return strides
 
 

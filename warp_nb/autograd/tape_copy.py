@@ -62,7 +62,7 @@ def _untracked(dest, src, dest_offset, src_offset, count) -> str | None:
 def _extent(a: array, offset: int, count: int) -> tuple[int, int]:
     """The byte range [first, last) the window's elements occupy."""
     index = np.unravel_index(np.arange(offset, offset + count), a.shape)
-    addresses = a.ptr + sum(np.asarray(i, dtype=np.int64) * stride for i, stride in zip(index, a.strides))
+    addresses = (a.ptr or 0) + sum(np.asarray(i, dtype=np.int64) * stride for i, stride in zip(index, a.strides))
     return int(addresses.min()), int(addresses.max()) + T.type_size_in_bytes(a.dtype)
 
 

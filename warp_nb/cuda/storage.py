@@ -59,7 +59,7 @@ class CudaStorage(Storage):
         """A host copy (waits for the device's stream by default)."""
         low, length = _span(a)
         raw = np.empty(max(length, 1), dtype=np.uint8)
-        mem.device_to_host(a.device, raw.ctypes.data, a.ptr + low, length, synchronize=synchronize)
+        mem.device_to_host(a.device, raw.ctypes.data, (a.ptr or 0) + low, length, synchronize=synchronize)
         out = _host_view(a, raw, low).copy() if not a.is_contiguous else _host_view(a, raw, low)
         if out.dtype.kind == "V" and not out.dtype.fields:
             out = out.view(T.numpy_dtype(a.dtype))
@@ -68,23 +68,23 @@ class CudaStorage(Storage):
     def upload(self, a, values: np.ndarray) -> None:
         if a.is_contiguous:
             host = np.ascontiguousarray(values, dtype=T.numpy_dtype(a.dtype))
-            mem.host_to_device(a.device, a.ptr, host.ctypes.data, host.nbytes)
+            mem.host_to_device(a.device, a.ptr or 0, host.ctypes.data, host.nbytes)
             a.device.stream.synchronize()  # the host buffer may be freed as soon as we return
             return
         low, length = _span(a)  # a strided view: read the span, patch it, write it back
         raw = np.empty(length, dtype=np.uint8)
-        mem.device_to_host(a.device, raw.ctypes.data, a.ptr + low, length)
+        mem.device_to_host(a.device, raw.ctypes.data, (a.ptr or 0) + low, length)
         _host_view(a, raw, low)[...] = values
-        mem.host_to_device(a.device, a.ptr + low, raw.ctypes.data, length)
+        mem.host_to_device(a.device, (a.ptr or 0) + low, raw.ctypes.data, length)
         a.device.stream.synchronize()
 
     def fill(self, a, element: np.ndarray) -> None:
         raw = np.ascontiguousarray(element).view(np.uint8).reshape(-1)
         if a.is_contiguous and not raw.any():
-            mem.memset(a.device, a.ptr, 0, a.size * T.type_size_in_bytes(a.dtype))
+            mem.memset(a.device, a.ptr or 0, 0, a.size * T.type_size_in_bytes(a.dtype))
             return
         if a.is_contiguous and raw.size == 4:
-            mem.memset32(a.device, a.ptr, int(raw.view(np.uint32)[0]), a.size)
+            mem.memset32(a.device, a.ptr or 0, int(raw.view(np.uint32)[0]), a.size)
             return
         super().fill(a, element)
 
@@ -101,7 +101,7 @@ class CudaStorage(Storage):
             return
         elem = T.type_size_in_bytes(src.dtype)
         nbytes = count * elem
-        dst_ptr, src_ptr = dest.ptr + dest_offset * elem, src.ptr + src_offset * elem
+        dst_ptr, src_ptr = (dest.ptr or 0) + dest_offset * elem, (src.ptr or 0) + src_offset * elem
         if dest.storage is self and src.storage.host_accessible:
             mem.host_to_device(dest.device, dst_ptr, src_ptr, nbytes)
             dest.device.stream.synchronize()  # pageable host memory may change right after
@@ -118,7 +118,8 @@ class CudaStorage(Storage):
         inner = T.numpy_inner_shape(a.dtype)
         inner_strides = tuple(int(s) for s in np.cumprod((1,) + inner[::-1])[-2::-1] * dtype.itemsize) if inner else ()
         return {"version": 3, "shape": a.shape + inner, "typestr": dtype.str, "descr": [("", dtype.str)],
-                "data": (a.ptr, False), "strides": a.strides + inner_strides, "stream": a.device.stream.cuda_stream}
+                "data": (a.ptr or 0, False), "strides": a.strides + inner_strides,
+                "stream": a.device.stream.cuda_stream}
 
     def before_export(self, a, stream) -> None:
         if stream is not None and (not isinstance(stream, int) or stream < -1):

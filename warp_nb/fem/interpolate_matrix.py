@@ -128,8 +128,12 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
         count, dim, shape = domain.element_count() * npe * npr, (domain.element_count(), npe, npr), \
             (dest_space.node_count(), trial.space.node_count())
         if reduction == "first":
+            # the first element that has a sample of the trial field: an element where a point
+            # basis has no point (every trial slot null) is passed over, as in Warp
+            eligible = (f"    if _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, _element_index, "
+                        "_j) == NULL_NODE_INDEX:\n        return\n")
             first = make_kernel(setup, "interpolate_matrix_first_cell",
-                                head + "    wp.atomic_min(_fem_first, _n, _element_index)\n",
+                                head + eligible + "    wp.atomic_min(_fem_first, _n, _element_index)\n",
                                 params + setup.params_text(namespace), namespace)
             launch(first, dim, inputs + setup.inputs())
     params = params + setup.params_text(namespace) + ["_fem_rows: _fem_t_idx", "_fem_cols: _fem_t_idx",
@@ -138,7 +142,7 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
                          namespace)
     # unused slots (points an element does not have) keep row -1, which the assembly drops
     rows, cols = wp.full(count, -1, dtype=wp.int32, device=device), wp.full(count, -1, dtype=wp.int32, device=device)
-    vals = wp.zeros(count, dtype=block_t, device=device)
+    vals = wp.zeros(count, dtype=block_t, device=device, requires_grad=dest.values.requires_grad)
     with wp.ScopedDevice(device):
         launch(kernel, dim, inputs + setup.inputs() + [rows, cols, vals])
         if weights is not None and reduction in ("weighted_average", "mean"):

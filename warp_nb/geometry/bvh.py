@@ -87,7 +87,7 @@ class Bvh:
         else:
             self._nodes, self._items, count = build_tree(lib, lo, hi, self.leaf_size)
         d.nodes, d.items = native.ptr(self._nodes), native.ptr(self._items)
-        d.lowers, d.uppers = self.lowers.ptr, self.uppers.ptr
+        d.lowers, d.uppers = self.lowers.ptr or 0, self.uppers.ptr or 0
         d.num_nodes, d.num_items = count, lo.shape[0]
         record_host("tree", self._nodes, self._items)  # wp.ScopedMemoryTracker
 

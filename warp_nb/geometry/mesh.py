@@ -97,8 +97,8 @@ class Mesh:
         record_host("tree", self._nodes, self._items, self._tris, self._dipoles)  # wp.ScopedMemoryTracker
         d.bvh.nodes, d.bvh.items, d.bvh.num_nodes, d.bvh.num_items = (native.ptr(self._nodes),
                                                                        native.ptr(self._items), count, n_tris)
-        d.points, d.indices = self._points.ptr, self.indices.ptr
-        d.velocities = self._velocities.ptr if self._velocities is not None else 0
+        d.points, d.indices = self._points.ptr or 0, self.indices.ptr or 0
+        d.velocities = (self._velocities.ptr or 0) if self._velocities is not None else 0
         d.points_grad, d.velocities_grad = _grad_ptr(self._points), _grad_ptr(self._velocities)
         d.dipoles, d.tris = native.ptr(self._dipoles), native.ptr(self._tris)
         d.bvh.lowers, d.bvh.uppers = native.ptr(self._face_lowers), native.ptr(self._face_uppers)
@@ -136,7 +136,7 @@ class Mesh:
         if view.shape[0] != self._desc.num_points:
             raise ValueError(f"new Mesh points has {view.shape[0]} entries; the mesh has {self._desc.num_points}")
         self._points = arr
-        self._desc.points, self._desc.points_grad = arr.ptr, _grad_ptr(arr)
+        self._desc.points, self._desc.points_grad = arr.ptr or 0, _grad_ptr(arr)
         self.refit()
 
     @property
@@ -151,7 +151,7 @@ class Mesh:
         arr, view = as_vec3_array(value, "Mesh velocities")
         if view.shape[0] != self._desc.num_points:
             raise ValueError(f"Mesh velocities has {view.shape[0]} entries for {self._desc.num_points} points")
-        self._velocities, self._desc.velocities = arr, arr.ptr
+        self._velocities, self._desc.velocities = arr, arr.ptr or 0
         self._desc.velocities_grad = _grad_ptr(arr)
 
     @property
@@ -188,7 +188,7 @@ def _grad_ptr(arr) -> int:
     """The address of `arr`'s gradient array, 0 without one: kernels differentiate through
     wp.mesh_get(id).points[i] into it (Warp keeps the points' gradient with the mesh too)."""
     grad = getattr(arr, "grad", None) if arr is not None else None
-    return grad.ptr if grad is not None else 0
+    return (grad.ptr or 0) if grad is not None else 0
 
 
 def _mesh_from_arrays(points, indices, winding: bool) -> Mesh:

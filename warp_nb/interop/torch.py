@@ -153,7 +153,7 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
 
 def _descriptor(a: array) -> array_t:
     d = array_t()
-    d.data, d.grad, d.ndim = a.ptr, (a.grad.ptr if a.grad is not None else 0), a.ndim
+    d.data, d.grad, d.ndim = a.ptr or 0, (a.grad.ptr or 0 if a.grad is not None else 0), a.ndim
     for k, (n, s) in enumerate(zip(a.shape, a.strides)):
         d.shape[k], d.strides[k] = n, s
     return d

@@ -77,7 +77,7 @@ class _Saver:
         """The region holding array `a`: its whole allocation, merged with every region it overlaps
         (two arrays wrapping the same numpy memory have no owner in common). Call it for every array
         before any offset is taken (register): a merge can move a region's start."""
-        address, span = a.ptr, _span(a)
+        address, span = a.ptr or 0, _span(a)  # (None: an empty allocation)
         root = a._memory_owner()
         start, end = (root.ptr, root.ptr + root.capacity) if root.ptr and root.ptr <= address else (address, address)
         end = max(end, address + span)
@@ -126,7 +126,7 @@ class _Saver:
         if not value.is_contiguous:
             raise ValueError(f"wp.capture_save: parameter {name!r} must be a contiguous array")
         rid = self.region_of(value)
-        _, offset = self.locate(value.ptr, 0) or (rid, 0)
+        _, offset = self.locate(value.ptr or 0, 0) or (rid, 0)
         from ..types import type_name
         return F.BindingRecord(name, rid, offset, _span(value), type_name(value.dtype), tuple(value.shape), is_output)
 
@@ -167,7 +167,7 @@ class _Saver:
 
     def _window(self, a: array) -> tuple[int, int]:
         self.region_of(a)
-        return self.locate(a.ptr, _span(a))
+        return self.locate(a.ptr or 0, _span(a))
 
     def launch(self, op) -> O.LaunchOp:
         """A launch's argument struct as packed (its arrays' regions are registered already), each

@@ -58,6 +58,8 @@ def capture_begin(device=None, stream=None, force_module_load=None, external=Fal
     """Start recording launches, copies, fills and HashGrid builds into a graph (see capture_end)."""
     if recording.capture is not None:
         raise RuntimeError("a graph capture is already active; end it with wp.capture_end() first")
+    if recording.paused_capture is not None:
+        raise RuntimeError("a graph capture is paused; resume it with capture_resume() and end it first")
     recording.capture = Graph(get_device(device), apic=bool(apic))
 
 
@@ -65,9 +67,32 @@ def capture_end(device=None, stream=None) -> Graph:
     """Stop recording; returns the graph."""
     graph = recording.capture
     if graph is None:
+        if recording.paused_capture is not None:
+            raise RuntimeError("wp.capture_end(): the graph capture is paused; resume it with capture_resume() first")
         raise RuntimeError("wp.capture_end() without a wp.capture_begin()")
     recording.capture = None
     return graph
+
+
+def capture_pause(device=None, stream=None) -> Graph:
+    """Suspend the active graph capture (Warp's `warp._src.context.capture_pause`, which programs such
+    as Newton use): until `capture_resume(graph)`, launches, copies, fills and allocations run now
+    and are not recorded, so neither a replay nor a saved graph (`wp.capture_save`) holds them.
+    Returns the graph being recorded, to hand to `capture_resume`."""
+    graph = recording.capture
+    if graph is None:
+        raise RuntimeError(f"capture_pause: no graph capture is active on {get_device(device)}")
+    recording.capture, recording.paused_capture = None, graph
+    return graph
+
+
+def capture_resume(graph: Graph, device=None, stream=None) -> None:
+    """Continue recording into `graph`, the capture `capture_pause` suspended."""
+    if recording.paused_capture is None:
+        raise RuntimeError(f"capture_resume: the graph capture on {get_device(device)} is not paused")
+    if graph is not recording.paused_capture:
+        raise RuntimeError("capture_resume: `graph` is not the graph capture_pause() returned")
+    recording.capture, recording.paused_capture = graph, None
 
 
 def capture_launch(graph: Graph, stream=None) -> None:

@@ -50,7 +50,6 @@ class Device:
     is_uva = False
     is_cubin_supported = False
     is_primary = False
-    is_capturing = False
     has_context = False
     has_stream = False
     context = None  # Warp's CUDA context handle (a CUDA device sets its own); None on the CPU
@@ -65,6 +64,13 @@ class Device:
     is_cpu_gpu_atomic_supported = False
     is_managed_memory_supported = False
     is_concurrent_managed_access_supported = False
+
+    @property
+    def is_capturing(self) -> bool:
+        """Whether a graph capture (wp.ScopedCapture, capture_begin) is recording on this device now
+        (not while capture_pause has suspended it)."""
+        from . import recording
+        return recording.capture is not None and recording.capture.device == self
 
     def can_access(self, other) -> bool:
         """Whether kernels on this device may dereference memory of device `other` (itself; the

@@ -8,6 +8,9 @@ tape = None
 #: are recorded into it instead of running (capture.py).
 capture = None
 
+#: A capture suspended by capture_pause (its graph), until capture_resume makes it `capture` again.
+paused_capture = None
+
 
 class Operation:
     """A recorded operation other than a launch (a fill, a copy, a conditional): `run` is what a

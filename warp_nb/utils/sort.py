@@ -92,7 +92,8 @@ def _radix_kernels(kbits, vbits, kind: str):
 def _bit_view(a: array, start: int, n: int) -> array:
     """Elements [start, start + n) of a contiguous array, seen as unsigned bit patterns."""
     bits = _bits_type(a.dtype)
-    return array(ptr=a.ptr + start * T.type_size_in_bytes(a.dtype), dtype=bits, shape=(n,), device=a.device, owner=a)
+    address = (a.ptr or 0) + start * T.type_size_in_bytes(a.dtype)  # (ptr None: an empty allocation)
+    return array(ptr=address, dtype=bits, shape=(n,), device=a.device, owner=a)
 
 
 def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0, end_bit: int | None = None):

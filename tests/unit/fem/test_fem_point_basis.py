@@ -1,8 +1,9 @@
 """fem.PointBasisSpace (nodes at a quadrature's points, radial kernel basis functions) and
 fem.interpolate to a sparse matrix: field values and gradients against numpy sums of the kernel
 over the points of the sample's cell, gradients also against finite differences of that sum,
-integrals against the points' weights, matrices against the nodes' positions, and bad kernels
-refused by name."""
+integrals against the points' weights, matrices against the nodes' positions (reduction="first"
+taking each node's first cell that has a point, with gradients through the matrix's values), and
+bad kernels refused by name."""
 
 import numpy as np
 import pytest
@@ -307,3 +308,50 @@ def test_interpolate_to_a_matrix_first_or_sum_with_the_node_as_point_index(reduc
         for k in range(offsets[r], offsets[r + 1]):
             dense[r, columns[k]] = vals[k]
     np.testing.assert_array_equal(dense, expected)
+
+
+@wp.func
+def constant_kernel(squared_dist: float, point_index: int):
+    return 1.0
+
+
+@fem.integrand
+def scaled_value(s: fem.Sample, u: fem.Field, scale: wp.array(dtype=float)):
+    return u(s) * scale[0]
+
+
+@wp.kernel
+def _sum_into(values: wp.array(dtype=float), total: wp.array(dtype=float)):
+    wp.atomic_add(total, 0, values[wp.tid()])
+
+
+@pytest.mark.parametrize("construction", ["triplets", "row_compress"])
+def test_interpolate_first_skips_cells_without_points_and_differentiates(construction):
+    # points only in cell 3 of a 2x2 grid: each of its 4 vertices takes its row from cell 3, even the
+    # centre vertex, whose first cell (0) has no point to sample (as warp-lang: rows of the vertices
+    # of cell 3 only, one block per point)
+    geo = fem.Grid2D(res=wp.vec2i(2))
+    cells = [3, 3]
+    pic = fem.PicQuadrature(fem.Cells(geo), positions=(wp.array(cells, dtype=int),
+                                                       wp.array([[0.25, 0.25, 0.0], [0.75, 0.5, 0.0]], dtype=wp.vec3)))
+    trial_space = fem.make_collocated_function_space(fem.PointBasisSpace(pic, kernel_func=constant_kernel,
+                                                                         max_nodes_per_element=2))
+    dest_space = fem.make_polynomial_space(geo, degree=1)
+    matrix = bsr_zeros(dest_space.node_count(), trial_space.node_count(), block_type=float)
+    matrix.values = wp.empty(0, dtype=float, requires_grad=True)  # ask for gradients, as in Warp
+    scale = wp.array([3.0], dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        fem.interpolate(scaled_value, dest=matrix, dest_space=dest_space, at=fem.Cells(geo),
+                        fields={"u": fem.make_trial(trial_space)}, values={"scale": scale}, reduction="first",
+                        bsr_options={"construction": construction}, kernel_options={"enable_backward": True})
+        nnz = matrix.nnz_sync()
+        wp.launch(_sum_into, dim=nnz, inputs=[matrix.values[:nnz], loss])
+    tape.backward(loss=loss)
+    corner_nodes = np.unique(dest_space.topology.element_node_indices().numpy()[3])
+    rows = np.repeat(np.arange(dest_space.node_count()), np.diff(matrix.offsets.numpy()))
+    assert nnz == 4 * 2
+    np.testing.assert_array_equal(np.unique(rows[:nnz]), corner_nodes)
+    np.testing.assert_allclose(matrix.values.numpy()[:nnz], 3.0)
+    np.testing.assert_allclose(loss.numpy(), [24.0])
+    np.testing.assert_allclose(scale.grad.numpy(), [8.0])  # d(sum of 8 blocks of u * scale) / d scale
