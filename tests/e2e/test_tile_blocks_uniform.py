@@ -12,6 +12,8 @@ import pytest
 import warp_nb as wp
 from warp_nb.compiler.block_uniform import block_sharing
 
+from tests.support.nvrtc_sm90 import compile_for_sm90
+
 pytestmark = pytest.mark.needs_cxx
 
 N = 16
@@ -102,6 +104,39 @@ def blocks_span_rows(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
     t = wp.tile_load(a, shape=(1, N), offset=(i, 0))  # differs between the lanes of a block
     s = wp.tile_sum(t)
     out[i, j] = s[0] + float(j)
+
+
+@wp.func
+def add_in_place(t: wp.tile[float, N], s: float):
+    t += wp.tile_ones(dtype=float, shape=N) * s
+
+
+@wp.func
+def doubled_sum(t: wp.tile[float, N]):
+    return wp.tile_sum(t * 2.0)
+
+
+@wp.kernel
+def calls_functions(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_load(a, shape=N, offset=i * N)
+    u = t * 1.0  # a uniform tile the function then writes in place, in every lane
+    add_in_place(u, 1.0)
+    d = doubled_sum(t)
+    v = wp.tile_load(a, shape=N, offset=i * N) + u
+    out[i * wp.block_dim() + lane] = v[lane % N] + d[0]
+
+
+@pytest.mark.parametrize("lanes", LANES)
+def test_user_functions_with_tiles_in_and_out(cpu_blocks, lanes):
+    blocks = 2
+    a = np.random.default_rng(6).standard_normal(blocks * N).astype(np.float32)
+    out = wp.zeros(blocks * lanes)
+    wp.launch_tiled(calls_functions, dim=blocks, inputs=[wp.array(a), out], block_dim=lanes)
+    t = a.reshape(blocks, N)
+    lane = np.arange(lanes)
+    want = (2 * t + 1.0)[:, lane % N] + 2 * t.sum(axis=1)[:, None]
+    np.testing.assert_allclose(out.numpy().reshape(blocks, lanes), want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("lanes", LANES)
@@ -198,3 +233,12 @@ def test_blocks_that_span_rows_keep_their_lanes_apart(cpu_blocks, lanes):
     out = wp.zeros((rows, cols))
     wp.launch(blocks_span_rows, dim=(rows, cols), inputs=[wp.array(a), out], block_dim=lanes)
     np.testing.assert_allclose(out.numpy(), a.sum(axis=1)[:, None] + np.arange(cols)[None, :], rtol=1e-5, atol=1e-5)
+
+
+def test_the_same_kernels_compile_for_sm90(cpu_blocks):
+    """The CUDA text is the same text: there every lane has its own frame and leads (block.h)."""
+    kernels = [matmul_reading_its_lane, gathers_and_scatters, reads_a_tile_lane_0_keeps_replacing,
+               branches_on_its_lane, stores_from_one_lane, partial_block, blocks_span_rows, calls_functions]
+    for k in kernels:
+        assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
+    compile_for_sm90(kernels)

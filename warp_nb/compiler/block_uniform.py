@@ -222,10 +222,27 @@ class _Analysis:
                     if self.varies(w.src):
                         self.vary(w.dst)
             if isinstance(s, (ir.Let, ir.Effect)):
+                self.written_in_place(s.value)
                 if isinstance(s.value, ir.CallFunc):
                     _func_barriers(s.value.func)  # (raises when its barriers hang on its own conditions)
                 if divergent and _has_barrier(s.value):
                     raise _Bail  # lanes would pass different barriers
+
+    def written_in_place(self, v) -> None:
+        """What a call writes through its arguments (a builtin's inout state, a user function's
+        reference parameter) is written by every lane that calls it: each keeps its own."""
+        if isinstance(v, ir.AddressOf):
+            self.vary(v.base)  # (what is written through the address)
+        elif isinstance(v, ir.Call):
+            for pos in v.builtin.inout_for(v.resolved.overload) or ():
+                self.vary(v.args[pos])
+        elif isinstance(v, ir.CallFunc):
+            for p, a in zip(getattr(v.func.ir, "params", ()) if getattr(v.func, "native", None) is None else (), v.args):
+                if p.mutable:
+                    self.vary(a)
+            if getattr(v.func, "native", None) is not None:
+                for a in v.args:
+                    self.vary(a)
 
     # --- which tiles are shared and which statements lane 0 runs alone ----------------------
     def sharable(self, var) -> bool:
