@@ -360,7 +360,7 @@ class _Analysis:
             for c in s.carried:
                 st = self.move(id(c), c.state, c.init, st)
             head = st
-            for _ in range(8):  # the state at the loop's head: what enters, and what comes round
+            while True:  # the state at the loop's head: what enters, and what comes round (it only grows)
                 saved, self.exits = self.exits, []
                 end = self.fence(getattr(s, "cond_body", ()), head)
                 after_cond = end
