@@ -137,29 +137,6 @@ struct block_frame_t<S, true> {
     bool apart() const { return kept_apart; }
 };
 
-// The fiber stacks an OS thread keeps between launches (mapping B stacks and their guard pages costs
-// B system calls, and their first touch page faults: more than running a small block's lanes).
-// Each kernel library has its own, per OS thread, for its last lane count; a launch that finds
-// them in use maps its own.
-struct fiber_region_t {
-    unsigned char* base = nullptr;
-    int64 bytes = 0;
-    int64 block_at = 0;  // where its fiber_block_t is
-    int32 lanes = 0;
-    bool busy = false;
-    void release() {
-        if (!base) return;
-        free(((fiber_block_t*)(base + block_at))->ctx.frame);
-        munmap(base, size_t(bytes));
-        base = nullptr;
-    }
-    ~fiber_region_t() { release(); }
-};
-inline fiber_region_t& fiber_region() {
-    static thread_local fiber_region_t region;
-    return region;
-}
-
 // Run blocks [block_begin, block_end) of B lanes over `size` threads: run_lane(user, lane) with
 // the current block in *block. `flags` (the launch's launch_t::one_lane): bit 0, every lane would
 // compute the same, so only lane 0 of each block runs, the others counting as arrived, and a
@@ -176,26 +153,14 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
     const int64 lane_state = int64(sizeof(ucontext_t));
 #endif
     const int64 bytes = int64(B) * per_lane + int64(sizeof(fiber_block_t)) + int64(B) * lane_state + int64(B) + 64;
-    fiber_region_t& kept = fiber_region();
-    const bool keep = !kept.busy;
-    unsigned char* base = keep && kept.lanes == B ? kept.base : nullptr;
-    if (!base) {
-        void* region = mmap(nullptr, size_t(bytes), PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (region == MAP_FAILED) return false;
-        base = (unsigned char*)region;
-        for (int32 k = 0; k < B; ++k) mprotect(base + int64(k) * per_lane, size_t(kFiberGuard), PROT_NONE);
-        if (keep) {
-            kept.release();
-            kept.base = base;
-            kept.bytes = bytes;
-            kept.block_at = int64(B) * per_lane;
-            kept.lanes = B;
-        }
-    }
-    if (keep) kept.busy = true;
+    void* region = mmap(nullptr, size_t(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                        -1, 0);
+    if (region == MAP_FAILED) return false;
+    unsigned char* base = (unsigned char*)region;
+    // (one lane for all: only lane 0's stack is used; each guard is a system call and a mapping)
+    for (int32 k = 0; k < (one_lane ? 1 : B); ++k) mprotect(base + int64(k) * per_lane, size_t(kFiberGuard), PROT_NONE);
     unsigned char* tail = base + int64(B) * per_lane;
-    fiber_block_t* f = (fiber_block_t*)tail;  // plain data, zeroed when mapped (its frame is kept)
+    fiber_block_t* f = (fiber_block_t*)tail;  // plain data, in fresh zeroed pages
     unsigned char* after = tail + sizeof(fiber_block_t);
 #if defined(__x86_64__)
     f->lanes = (void**)after;
@@ -241,12 +206,8 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
         }
     }
     slot = outer;
-    if (keep) {
-        kept.busy = false;
-    } else {
-        free(f->ctx.frame);
-        munmap(base, size_t(bytes));
-    }
+    free(f->ctx.frame);
+    munmap(region, size_t(bytes));
     return true;
 }
 
