@@ -139,6 +139,45 @@ def test_user_functions_with_tiles_in_and_out(cpu_blocks, lanes):
     np.testing.assert_allclose(out.numpy().reshape(blocks, lanes), want, rtol=1e-5, atol=1e-5)
 
 
+@wp.func
+def scaled_sum(t: wp.tile[float, N], s: float):
+    return wp.tile_sum(t * s)
+
+
+@wp.kernel
+def accumulates_through_a_function(a: wp.array(dtype=float), seen: wp.array2d(dtype=float), steps: int):
+    i, lane = wp.tid()
+    acc = wp.tile_zeros(shape=1, dtype=float)
+    for k in range(steps):
+        seen[i * steps + k, lane] = acc[0] + float(lane)  # every lane reads it ...
+        acc = acc + scaled_sum(wp.tile_load(a, shape=N, offset=k * N), 2.0)  # ... lane 0 replaces it
+
+
+def _lets_of_calls(stmts):
+    from warp_nb.compiler import ir
+    for s in stmts:
+        if isinstance(s, ir.Let) and isinstance(s.value, ir.CallFunc):
+            yield s
+        for name in ("body", "orelse", "cond_body"):
+            yield from _lets_of_calls(getattr(s, name, ()) or ())
+
+
+@pytest.mark.parametrize("lanes", LANES)
+def test_a_function_of_uniform_tiles_runs_once_per_block(cpu_blocks, lanes):
+    blocks = 2
+    a = np.arange(K * N, dtype=np.float32) / 7.0
+    seen = wp.full((blocks * K, lanes), -1.0)
+    wp.launch_tiled(accumulates_through_a_function, dim=blocks, inputs=[wp.array(a), seen, K], block_dim=lanes)
+    sums = np.concatenate([[0.0], np.cumsum(2.0 * a.reshape(K, N).sum(axis=1))])[:K]
+    want = sums[:, None] + np.arange(lanes)[None, :]
+    np.testing.assert_allclose(seen.numpy().reshape(blocks, K, lanes), np.stack([want] * blocks), rtol=1e-5)
+    if lanes > 1:
+        typed = _typed(accumulates_through_a_function, lanes)
+        plan = block_sharing(typed)
+        calls = list(_lets_of_calls(typed.body))
+        assert plan is not None and calls and all(id(s) in plan.lead for s in calls) and plan.fences
+
+
 @pytest.mark.parametrize("lanes", LANES)
 def test_a_matmul_that_reads_its_lane_matches_numpy(cpu_blocks, lanes):
     rng = np.random.default_rng(1)
@@ -238,7 +277,8 @@ def test_blocks_that_span_rows_keep_their_lanes_apart(cpu_blocks, lanes):
 def test_the_same_kernels_compile_for_sm90(cpu_blocks):
     """The CUDA text is the same text: there every lane has its own frame and leads (block.h)."""
     kernels = [matmul_reading_its_lane, gathers_and_scatters, reads_a_tile_lane_0_keeps_replacing,
-               branches_on_its_lane, stores_from_one_lane, partial_block, blocks_span_rows, calls_functions]
+               branches_on_its_lane, stores_from_one_lane, partial_block, blocks_span_rows, calls_functions,
+               accumulates_through_a_function]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)

@@ -6,9 +6,9 @@ frame the lanes share, and the other lanes read lane 0's result.
 
 A value is block-uniform when it cannot depend on the lane: not the lane's own wp.tid() component
 (the last one a kernel unpacks; the launch checks that the leading ones are its block's, else the
-lanes keep their own frames: launch/launcher.py), not wp.untile or a lane's own element, not a
-call of a user function (its code is not looked into), not anything written under control flow
-whose condition depends on the lane. Tiles gathered from every lane (wp.tile(x)) are uniform.
+lanes keep their own frames: launch/launcher.py), not wp.untile or a lane's own element, not an
+atomic's result, not a call of a user function with effects, barriers or lane-dependent code
+(_pure_func), not anything written under control flow whose condition depends on the lane. Tiles gathered from every lane (wp.tile(x)) are uniform.
 
 Correctness under the fiber schedule (each round, lane 0 runs to its next barrier before lane 1
 starts, and every lane passes the same barriers): lane 0 is never behind another lane, so a lane
@@ -125,6 +125,43 @@ def _func_barriers(inst, seen=None) -> bool:
     return found
 
 
+def _pure_func(inst, seen=None) -> bool:
+    """Whether a user function computes the same in every lane from the same arguments, without
+    barriers or effects (so lane 0 may call it alone for the block): no wp.tid(), no lane exchange
+    or lane's own element, no store, atomic or print, no argument written in place."""
+    if getattr(inst, "native", None) is not None:
+        return False
+    seen = set() if seen is None else seen
+    if id(inst) in seen:
+        return True
+    seen.add(id(inst))
+    if any(p.mutable for p in inst.ir.params):
+        return False
+    return _pure_body(inst.ir.body, seen)
+
+
+def _pure_body(stmts, seen) -> bool:
+    for s in stmts:
+        if isinstance(s, (ir.Store, ir.Print, ir.Effect)):
+            return False
+        if isinstance(s, ir.Let):
+            v = s.value
+            if isinstance(v, (ir.Tid, ir.AddressOf, ir.GradCall)):
+                return False
+            if isinstance(v, ir.CallFunc) and not _pure_func(v.func, seen):
+                return False
+            if isinstance(v, ir.Call):
+                b = v.builtin
+                if b.side_effects or b.atomic or _has_barrier(v) or b.name == "untile" \
+                        or b.lanes in ("own_element", "lane_query") or b.inout_for(v.resolved.overload):
+                    return False
+        for name in ("body", "orelse", "cond_body"):
+            inner = getattr(s, name, None)
+            if inner and not _pure_body(inner, seen):
+                return False
+    return True
+
+
 def _nested_barriers(s, seen) -> bool:
     for name in ("body", "orelse", "cond_body"):
         for t in getattr(s, name, ()) or ():
@@ -144,6 +181,7 @@ class _Analysis:
         self.fn = fn
         self.varying: set = set()  # ids of Vars whose value may differ between the lanes
         self.plan = BlockSharing()
+        self.pure_funcs: dict = {}  # id(FuncInstance) -> _pure_func
         self.exits: list = []  # the states at the break and continue statements of the loop being fenced
 
     def run(self) -> None:
@@ -181,9 +219,17 @@ class _Analysis:
             if b.side_effects and b.lanes not in ("lead", "lead_adjoint"):
                 return True  # an atomic: each lane's own previous value
             return any(self.varies(a) for a in v.args)
-        if isinstance(v, (ir.CallFunc, ir.AddressOf, ir.GradCall)):
+        if isinstance(v, ir.CallFunc):
+            return not self.pure(v.func) or any(self.varies(a) for a in v.args)
+        if isinstance(v, (ir.AddressOf, ir.GradCall)):
             return True
         return any(self.varies(a) for a in _value_vars(v))
+
+    def pure(self, inst) -> bool:
+        key = id(inst)
+        if key not in self.pure_funcs:
+            self.pure_funcs[key] = _pure_func(inst)
+        return self.pure_funcs[key]
 
     def mark(self, stmts, divergent: bool) -> None:
         for s in stmts:
@@ -257,7 +303,7 @@ class _Analysis:
                     continue
                 if isinstance(v, ir.Call) and (_exchange(v) or v.resolved.overload.outputs):
                     continue
-                if not isinstance(v, (ir.Call, ir.Copy, ir.Update)):
+                if not isinstance(v, (ir.Call, ir.CallFunc, ir.Copy, ir.Update)):  # (a CallFunc here is pure)
                     continue
                 plan.shared[id(s.dst)] = s.dst
                 plan.lead.add(id(s))
@@ -396,7 +442,7 @@ def _memory(value) -> str:
     if isinstance(value, ir.Load):
         return "r"
     if isinstance(value, ir.CallFunc):
-        return "w"
+        return "r" if _pure_func(value.func) else "w"
     if isinstance(value, ir.Call):
         if value.builtin.side_effects or value.builtin.atomic:
             return "w"
