@@ -102,6 +102,9 @@ struct block_ctx_t {
     const bool* done;        // which lanes have returned (they give nothing to what lanes gather)
     void (*sync)(block_ctx_t*);
     void* runner;
+    int32 apart;            // the lanes keep frames of their own (tiles/block_cpu.h block_frame_t)
+    unsigned char* frame;   // the block's frame of uniform tiles (or one per lane, apart)
+    int64 frame_bytes;      // its capacity
 };
 
 // The block the fibers of this OS thread belong to (null: one-lane blocks).

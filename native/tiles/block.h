@@ -112,4 +112,34 @@ WPNB_FN V block_share(const V& value) {
     }
 }
 
+// The frame that holds a kernel's block-uniform tiles (compiler/block_uniform.py), one struct S of
+// them: lead() lanes compute them, every lane reads them through get(). Where lanes are threads
+// (CUDA), each has its own frame and leads, and apart() says that the block-wide calls keep their
+// cooperation (block_lead_if, block_once_if). On the CPU the lanes of a block share lane 0's frame
+// and lane 0 alone leads (block_cpu.h), unless the launch keeps them apart (its leading wp.tid()
+// components vary inside a block).
+template <typename S, bool SharesThread = lanes_share_thread>
+struct block_frame_t;
+template <typename S>
+struct block_frame_t<S, false> {
+    S own;
+    WPNB_FN S& get() { return own; }
+    WPNB_FN bool lead() const { return true; }
+    WPNB_FN bool apart() const { return true; }
+};
+
+// A store or an atomic written where one lane runs it for the block: as it is, unless the lanes
+// are apart (each lane runs it; then one does, as block_lead).
+template <typename F>
+WPNB_FN auto block_lead_if(bool apart, F f) -> decltype(f()) {
+    if (apart) return block_lead(f);
+    return f();
+}
+// The same for a costly tile operation (block_once).
+template <typename F>
+WPNB_FN auto block_once_if(bool apart, F f) -> decltype(f()) {
+    if (apart) return block_once(f);
+    return f();
+}
+
 }  // namespace wpnb

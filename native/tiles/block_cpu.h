@@ -19,6 +19,8 @@
 
 #if defined(WPNB_CPU)
 #include <sys/mman.h>
+#include <stdlib.h>
+#include <new>
 #if !defined(__x86_64__)
 #include <ucontext.h>
 #endif
@@ -104,13 +106,46 @@ inline void fiber_resume(fiber_block_t* f, int32 k) {
 #endif
 }
 
+// The frame of a kernel's block-uniform tiles on the CPU (block.h): lane 0 runs first in each
+// round (run_fiber_blocks), so it sizes the block's frame and zeroes it before any other lane asks
+// for it; then lane 0 alone computes the tiles and the others read them there. Apart (a launch
+// whose leading wp.tid() components vary inside a block), each lane has a frame of its own.
+template <typename S>
+struct block_frame_t<S, true> {
+    S* at;
+    bool leads, kept_apart;
+    block_frame_t() {
+        block_ctx_t* c = block_ctx_slot();
+        if (!c) __builtin_trap();  // (kernels typed for several lanes run as fibers)
+        kept_apart = c->apart != 0;
+        const int64 each = (int64(sizeof(S)) + 63) / 64 * 64;
+        if (c->lane == 0) {
+            const int64 need = kept_apart ? each * c->dim : each;
+            if (c->frame_bytes < need) {
+                free(c->frame);
+                c->frame = (unsigned char*)aligned_alloc(64, size_t(need));
+                c->frame_bytes = c->frame ? need : 0;
+                if (!c->frame) __builtin_trap();
+            }
+        }
+        at = (S*)(c->frame + (kept_apart ? each * c->lane : 0));
+        leads = kept_apart || c->lane == 0;
+        if (leads) ::new ((void*)at) S();
+    }
+    S& get() { return *at; }
+    bool lead() const { return leads; }
+    bool apart() const { return kept_apart; }
+};
+
 // Run blocks [block_begin, block_end) of B lanes over `size` threads: run_lane(user, lane) with
-// the current block in *block. With `one_lane` (every lane would compute the same: the launch's
-// launch_t::one_lane) only lane 0 of each block runs, the others counting as arrived, so a block's
-// tiles are computed once; wp.block_dim() is still B. Returns false when the fiber stacks could
-// not be mapped.
+// the current block in *block. `flags` (the launch's launch_t::one_lane): bit 0, every lane would
+// compute the same, so only lane 0 of each block runs, the others counting as arrived, and a
+// block's tiles are computed once (wp.block_dim() is still B); bit 1, the lanes may share a frame
+// of block-uniform tiles (block_frame_t; else each keeps its own). Returns false when the fiber
+// stacks could not be mapped.
 inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 size, int64* block,
-                             void (*run_lane)(void*, int32), void* user, bool one_lane = false) {
+                             void (*run_lane)(void*, int32), void* user, int32 flags = 0) {
+    const bool one_lane = (flags & 1) != 0;
     const int64 per_lane = kFiberStack + kFiberGuard;
 #if defined(__x86_64__)
     const int64 lane_state = int64(sizeof(void*));
@@ -122,7 +157,8 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
                         -1, 0);
     if (region == MAP_FAILED) return false;
     unsigned char* base = (unsigned char*)region;
-    for (int32 k = 0; k < B; ++k) mprotect(base + int64(k) * per_lane, size_t(kFiberGuard), PROT_NONE);
+    // (one lane for all: only lane 0's stack is used; each guard is a system call and a mapping)
+    for (int32 k = 0; k < (one_lane ? 1 : B); ++k) mprotect(base + int64(k) * per_lane, size_t(kFiberGuard), PROT_NONE);
     unsigned char* tail = base + int64(B) * per_lane;
     fiber_block_t* f = (fiber_block_t*)tail;  // plain data, in fresh zeroed pages
     unsigned char* after = tail + sizeof(fiber_block_t);
@@ -151,6 +187,7 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
         f->ctx.done = f->done;
         f->ctx.sync = fiber_yield;
         f->ctx.runner = f;
+        f->ctx.apart = (flags & 2) ? 0 : 1;
         slot = &f->ctx;
         for (int32 k = 0; k < active; ++k) {
             fiber_prepare(f, k, base + int64(k) * per_lane + kFiberGuard, kFiberStack);
@@ -169,6 +206,7 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
         }
     }
     slot = outer;
+    free(f->ctx.frame);
     munmap(region, size_t(bytes));
     return true;
 }

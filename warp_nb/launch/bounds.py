@@ -137,13 +137,14 @@ def _fit(bounds: bytes, ndim: int, tid_count: int) -> tuple[bytes, int, int]:
     return bounds, size, 1
 
 
-def block_bounds(dim, lanes: int, one_lane: bool = False) -> tuple[bytes, int]:
+def block_bounds(dim, lanes: int, flags: int = 0) -> tuple[bytes, int]:
     """The launch bounds of a launch in blocks of `lanes` lanes: the shape counts threads, the size
-    blocks (what the runtime splits over its threads, and the CUDA grid). `one_lane`
-    (launch_t::one_lane): the CPU may run one lane per block for all of them."""
+    blocks (what the runtime splits over its threads, and the CUDA grid). `flags`
+    (launch_t::one_lane, native/tiles/block_cpu.h run_fiber_blocks): 1, the CPU may run one lane
+    per block for all of them; 2, the lanes of a CPU block may share their block-uniform tiles."""
     dims = canonical_dim(dim)
     blocks = (_product(dims) + lanes - 1) // lanes
-    return _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), int(one_lane), min(blocks, _INT64_MAX)), blocks
+    return _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), int(flags), min(blocks, _INT64_MAX)), blocks
 
 
 def too_many(dim, size: int, tid_count: int, lanes: int, is_cpu: bool) -> bool:

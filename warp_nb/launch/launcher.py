@@ -151,6 +151,25 @@ def lanes_per_block(device, block_dim) -> int:
     return resolve_block_dim(device, block_dim)
 
 
+def _block_flags(launcher, dim, adjoint: bool = False) -> int:
+    """launch_t::one_lane of a CPU launch in blocks (native/tiles/block_cpu.h run_fiber_blocks): 1
+    when one lane may run for all (_lanes_agree); 2 when the lanes may share the tiles that
+    compiler/block_uniform.py found uniform, which it did assuming that every wp.tid() component
+    but the last one unpacked is the block's: the trailing extents from that last one on come in
+    whole blocks."""
+    if adjoint or not launcher.device.is_cpu:
+        return 0
+    flags = 1 if _lanes_agree(launcher, dim) else 0
+    k = launcher.tid_count
+    if k <= 1:
+        return flags | 2
+    shape = canonical_dim(dim)
+    trailing = 1
+    for d in shape[k - 1:]:
+        trailing *= d
+    return flags | (2 if len(shape) >= k and trailing % launcher.block_dim == 0 else 0)
+
+
 def _lanes_agree(launcher, dim) -> bool:
     """Whether the lanes of every block compute the same, so the CPU may run one lane per block for
     all (launch_t::one_lane): the kernel's code lets them (compiler/lanes.py lanes_agree) and they
@@ -228,7 +247,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
                 and too_many(dim, size, launcher.tid_count, launcher.block_dim, launcher.device.is_cpu):
             raise at_callers_line(too_many_threads(kernel.key, dim, size))
     if launcher.block_dim > 1:
-        bounds, size = block_bounds(dim, launcher.block_dim, _lanes_agree(launcher, dim))
+        bounds, size = block_bounds(dim, launcher.block_dim, _block_flags(launcher, dim))
     elif ndim > 1:
         bounds, size, repeat = fit_to_tid(bounds, ndim, launcher.tid_count)
         if repeat > 1 and not record_cmd and recording.capture is None:  # (rare: more dims than tid indices)
@@ -302,8 +321,7 @@ class Launch:
         packed, ndim, size = launch_bounds(dim, launcher.tid_reads)
         repeat = 1
         if launcher.block_dim > 1:
-            packed, self._size = block_bounds(dim, launcher.block_dim,
-                                              not self.adjoint and _lanes_agree(launcher, dim))
+            packed, self._size = block_bounds(dim, launcher.block_dim, _block_flags(launcher, dim, self.adjoint))
         elif ndim > 1:
             packed, self._size, repeat = fit_to_tid(packed, ndim, launcher.tid_count)
         else:

@@ -217,5 +217,5 @@ def _block_entry_point(sym: str, count: int, lanes: int, body: str = "body", dir
             f"    const wpnb::int64* wpnb_shape = wpnb_launch->shape;\n"
             f"    {sym}_{direction}_lanes_t user{{&wpnb_args, wpnb_launch, 0}};\n"
             f"    if (!wpnb::run_fiber_blocks({lanes}, wpnb_begin, wpnb_end, {BLOCK_THREADS}, &user.block, "
-            f"{sym}_{direction}_lane, &user, wpnb_launch->one_lane != 0))\n"
+            f"{sym}_{direction}_lane, &user, wpnb_launch->one_lane))\n"
             f"        printf(\"warp_nb: could not map the fiber stacks of a CPU block\\n\");\n}}\n")

@@ -16,6 +16,8 @@ from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, function_qualifier, literal
 from ..index_ranges import IndexFacts, index_facts
 from .entry import find_reductions
+from .block_frame import BlockFrameWriter
+from ..block_uniform import block_sharing
 from .verify_fp import check_non_finite, holds_floats, report_non_finite
 
 _PRINTF = {
@@ -26,7 +28,7 @@ _PRINTF = {
 }
 
 
-class FunctionWriter:
+class FunctionWriter(BlockFrameWriter):
     def __init__(self, fn: ir.Function, unit):
         self.fn = fn
         self.unit = unit
@@ -82,6 +84,7 @@ class FunctionWriter:
             self.unit.headers.add("arrays/atomic.h")
         accs = "".join(f", {a.cpp_type}& {a.name}" for a in accumulators)
         self.use_index_facts(fn)
+        self.sharing = block_sharing(fn)  # the block's uniform tiles, computed once (compiler/block_uniform.py)
         self.lines.append(self.body_template())
         self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
         for p in fn.params:
@@ -104,7 +107,10 @@ class FunctionWriter:
     def declarations(self, depth: int) -> None:
         pad = "    " * depth
         for v in self.fn.locals:
-            self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
+            if not self.is_shared(v):
+                self.lines.append(f"{pad}{cpp_type(v.type)} {v.name}{{}};")
+        if self.sharing is not None:
+            self.frame_declarations(depth)
         for dst, new in _local_arrays(self.fn.body):  # the memory of fixed-size arrays, for the whole function
             self.lines.append(f"{pad}{cpp_type(new.dtype)} {dst.name}_buf[{int(np.prod(new.fixed))}];")
 
@@ -136,6 +142,8 @@ class FunctionWriter:
             self.statement(s, depth)
 
     def statement(self, s, depth: int) -> None:
+        if self.sharing is not None and not self.leading and self.frame_statement(s, depth):
+            return
         if isinstance(s, ir.Let):
             self.let(s, depth)
         elif isinstance(s, ir.Assign):
@@ -160,19 +168,19 @@ class FunctionWriter:
             self.block(s.body, depth + 1)
             for p in s.phis:
                 if p.then_src is not None:
-                    self.line(depth + 1, f"{p.dst.name} = {p.then_src.name};")
+                    self.move(depth + 1, id(p), p.dst, p.then_src)
             if s.orelse or any(p.else_src is not None for p in s.phis):
                 self.line(depth, "} else {")
                 self.block(s.orelse, depth + 1)
                 for p in s.phis:
                     if p.else_src is not None:
-                        self.line(depth + 1, f"{p.dst.name} = {p.else_src.name};")
+                        self.move(depth + 1, id(p), p.dst, p.else_src)
             self.line(depth, "}")
         elif isinstance(s, ir.For):
             self.for_loop(s, depth)
         elif isinstance(s, ir.While):
             for c in s.carried:
-                self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+                self.move(depth, id(c), c.state, c.init, s.loc)
             self.line(depth, "for (;;) {", s.loc)
             self.block(s.cond_body, depth + 1)
             self.line(depth + 1, f"if (!{s.cond.name}) break;")
@@ -180,14 +188,14 @@ class FunctionWriter:
             self.line(depth, "}")
         elif isinstance(s, ir.Iterate):
             for c in s.carried:
-                self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+                self.move(depth, id(c), c.state, c.init, s.loc)
             self.unit.headers.add(s.next_builtin.header)
             self.line(depth, f"while ({s.next_builtin.symbol}({s.query.name}, {s.var.name})) {{", s.loc)
             self.block(s.body, depth + 1)
             self.line(depth, "}")
         elif isinstance(s, (ir.Break, ir.Continue)):
             for w in s.writes:
-                self.line(depth, f"{w.dst.name} = {w.src.name};", s.loc)
+                self.move(depth, id(w), w.dst, w.src, s.loc)
             self.line(depth, "break;" if isinstance(s, ir.Break) else "continue;", s.loc)
         elif isinstance(s, ir.Return):
             self.line(depth, f"return {s.value.name};" if s.value is not None else "return;", s.loc)
@@ -200,7 +208,7 @@ class FunctionWriter:
 
     def for_loop(self, s: ir.For, depth: int) -> None:
         for c in s.carried:
-            self.line(depth, f"{c.state.name} = {c.init.name};", s.loc)
+            self.move(depth, id(c), c.state, c.init, s.loc)
         i, start, stop, step = s.var.name, s.start.name, s.stop.name, s.step.name
         step_value = self.consts.get(id(s.step))
         if step_value is not None and step_value > 0:
@@ -370,12 +378,11 @@ class FunctionWriter:
     def call(self, v: ir.Call, loc) -> str:
         text = self.call_text(v, loc)
         lanes = v.builtin.lanes if self.unit.block_dim > 1 else None  # (registry.LANES)
-        if lanes == "lead":
+        if lanes in ("lead", "once_per_block"):
             # a block of several lanes holds one tile: its store or atomic happens once, on lane 0,
-            # and its result (an atomic's previous values) is handed to every lane (native/tiles/block.h)
-            return f"wpnb::block_lead([&]() {{ return {text}; }})"
-        if lanes == "once_per_block":
-            return f"wpnb::block_once([&]() {{ return {text}; }})"  # computed once per CPU block
+            # and its result (an atomic's previous values) is handed to every lane; a costly tile
+            # operation is computed once per CPU block (native/tiles/block.h)
+            return self.block_wide(lanes, text)
         return text
 
     def call_text(self, v: ir.Call, loc) -> str:
