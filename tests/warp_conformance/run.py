@@ -46,7 +46,10 @@ def example_options(name):
         if n == name:
             return opts
     return {"ignore": set(), "state": None, "device": "cpu"}
-EXIT_NO_WHEEL = 3  # the wheel could not be downloaded (the pytest entry skips on this)
+EXIT_NO_WHEEL = 3
+# files run at once: the files are compile-bound, and each compiles its kernels' bundles on every core; two
+# keep a 2-core machine busy between compiles, more cores take more (at most 8: each holds its memory)
+DEFAULT_JOBS = max(2, min(os.cpu_count() or 2, 8))  # the wheel could not be downloaded (the pytest entry skips on this)
 
 
 def parse_args(argv):
@@ -71,7 +74,8 @@ def parse_args(argv):
     mode.add_argument("--fetch-only", action="store_true",
                       help="only make sure the wheel is downloaded and unpacked (exit 3 if it cannot be)")
     opts = ap.add_argument_group("options")
-    opts.add_argument("-j", "--jobs", type=int, default=2, help="files run in parallel (default 2)")
+    opts.add_argument("-j", "--jobs", type=int, default=DEFAULT_JOBS,
+                      help=f"files run in parallel (default: the machine's cores, from 2 to 8; here {DEFAULT_JOBS})")
     opts.add_argument("--timeout", type=float, default=600, help="seconds per file or example (default 600)")
     opts.add_argument("--python", help="interpreter for the warp_nb side (default: this one)")
     opts.add_argument("--wheel", help=f"an existing warp-lang wheel (or set {setup.WHEEL_ENV})")
