@@ -155,16 +155,14 @@ def _pure_body(stmts, seen) -> bool:
                 if b.side_effects or b.atomic or _has_barrier(v) or b.name == "untile" \
                         or b.lanes in ("own_element", "lane_query") or b.inout_for(v.resolved.overload):
                     return False
-        for name in ("body", "orelse", "cond_body"):
-            inner = getattr(s, name, None)
-            if inner and not _pure_body(inner, seen):
-                return False
+        if not all(_pure_body(block, seen) for block in ir.child_blocks(s)):
+            return False
     return True
 
 
 def _nested_barriers(s, seen) -> bool:
-    for name in ("body", "orelse", "cond_body"):
-        for t in getattr(s, name, ()) or ():
+    for block in ir.child_blocks(s):
+        for t in block:
             if isinstance(t, (ir.Let, ir.Effect)):
                 v = t.value
                 if (_func_barriers(v.func, seen) if isinstance(v, ir.CallFunc) else _has_barrier(v)):

@@ -55,10 +55,8 @@ def _agree(body, seen: set) -> bool:
                     seen.add(id(inst))
                     if not _agree(inst.ir.body, seen):
                         return False
-        for nested in ("body", "orelse", "cond_body"):
-            inner = getattr(s, nested, None)
-            if inner and not _agree(inner, seen):
-                return False
+        if not all(_agree(block, seen) for block in ir.child_blocks(s)):
+            return False
     return True
 
 
