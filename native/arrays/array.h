@@ -196,23 +196,41 @@ WPNB_COLD_FN void index_failed(int32 loc, int32 n, int64 i0, int64 s0, int64 i1,
     }
 }
 
+// The slow path of a checked access, taken when some index is not already in [0, size): wrap the
+// axes W says may be negative, check, and give the element's address, or report the first axis
+// out of bounds (index_failed) and give a scratch slot. Out of line and given values only, like
+// index_failed, so the fast path below keeps the array and its indices in registers.
+WPNB_COLD_FN char* index_slow(char* data, unsigned w, int32 loc, int32 n, int64 i0, int64 s0, int64 t0, int64 i1,
+                              int64 s1, int64 t1, int64 i2, int64 s2, int64 t2, int64 i3, int64 s3, int64 t3) {
+    const int64 idx[4] = {i0, i1, i2, i3}, shape[4] = {s0, s1, s2, s3}, stride[4] = {t0, t1, t2, t3};
+    int64 offset = 0;
+    for (int d = 0; d < n; ++d) {
+        const int64 k = ((w >> d) & 1u) ? wrap_index(idx[d], shape[d]) : idx[d];
+        if (k < 0 || k >= shape[d]) {
+            index_failed(loc, n, i0, s0, i1, s1, i2, s2, i3, s3);
+            return &debug_scratch<char[4096]>()[0];
+        }
+        offset += k * stride[d];
+    }
+    return data + offset;
+}
+
 // index_c<Contiguous, W>() with bounds checks: an out-of-bounds index (after negative indices
 // wrap, on the axes W says may be negative) is reported with its source location and touches no
-// memory outside the array. One unsigned compare per axis, no early exit, so the common in-bounds
-// path stays cheap.
+// memory outside the array. The fast path is one unsigned compare per axis, no early exit and no
+// wrap: an index in [0, size) needs none, so the address stays an affine function of the index
+// (a loop counter's access is a pointer walk, as in release code). A negative index that wraps
+// into range, and a failure, take the slow path.
 template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN T& index_checked_c(const array_t<T, N>& a, int32 loc, I... i) {
     const int64 idx[N] = {int64(i)...};
     bool ok = true;
-    for (int d = 0; d < N; ++d)
-        ok &= uint64(((W >> d) & 1u) ? wrap_index(idx[d], a.shape[d]) : idx[d]) < uint64(a.shape[d]);
-    if (__builtin_expect(!ok, 0)) {
-        index_failed(loc, N, idx[0], a.shape[0], N > 1 ? idx[N > 1 ? 1 : 0] : 0, N > 1 ? a.shape[N > 1 ? 1 : 0] : 0,
-                     N > 2 ? idx[N > 2 ? 2 : 0] : 0, N > 2 ? a.shape[N > 2 ? 2 : 0] : 0,
-                     N > 3 ? idx[N > 3 ? 3 : 0] : 0, N > 3 ? a.shape[N > 3 ? 3 : 0] : 0);
-        return debug_scratch<T>();
-    }
-    return index_c<Contiguous, W>(a, i...);
+    for (int d = 0; d < N; ++d) ok &= uint64(idx[d]) < uint64(a.shape[d]);
+    if (__builtin_expect(ok, 1)) return index_c<Contiguous, 0u>(a, i...);
+#define WPNB_AXIS(d) (N > d ? idx[N > d ? d : 0] : 0), (N > d ? a.shape[N > d ? d : 0] : 0), \
+                     (N > d ? a.strides[N > d ? d : 0] : 0)
+    return *(T*)index_slow((char*)a.data, W, loc, N, WPNB_AXIS(0), WPNB_AXIS(1), WPNB_AXIS(2), WPNB_AXIS(3));
+#undef WPNB_AXIS
 }
 
 // A checked access in a kernel body compiled twice (compiler/index_ranges.py): with K true, checked;

@@ -223,3 +223,65 @@ def test_a_check_left_in_the_unchecked_body_names_its_thread(monkeypatch):
                 wp.launch(gather_and_copy, dim=n, inputs=[x, wp.array(idx_bad), out])
             assert f"index {n + 5} is out of bounds for axis 0 of array `x` with size {n} at wp.tid() = {bad} (" \
                 in str(info.value), str(info.value)
+
+
+# --- the checked access's fast path (native/arrays/array.h index_checked_c) ----------------------
+@wp.kernel
+def gather3(x: wp.array3d(dtype=float), idx: wp.array2d(dtype=int), out: wp.array(dtype=float)):
+    t = wp.tid()
+    out[t] = x[idx[t, 0], idx[t, 1], idx[t, 2]]  # indices read from memory: checked, wrap on every axis
+
+
+@wp.kernel
+def gather_unsigned(x: wp.array(dtype=float), idx: wp.array(dtype=wp.uint32), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[idx[i]]
+
+
+def _strided_x3():
+    """A non-contiguous 3-D array (every other element of the last axis), and its numpy values."""
+    base = np.arange(4 * 5 * 12, dtype=np.float32).reshape(4, 5, 12)
+    return wp.array(base)[:, :, ::2], base[:, :, ::2]
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+def test_negative_indices_read_from_memory_wrap_on_every_axis(mode):
+    """In range and non-negative: the fast path; negative: the out-of-line path wraps them, on any axis
+    and any stride (a non-contiguous last axis here)."""
+    x, ref = _strided_x3()
+    rng = np.random.default_rng(7)
+    idx = np.stack([rng.integers(-s, s, 200) for s in ref.shape], axis=1).astype(np.int32)
+    idx[:4] = [[0, 0, 0], [-1, -1, -1], [-4, 4, -6], [3, -5, 5]]  # the ends of each axis
+    out = wp.zeros(200, dtype=float)
+    launch_in_mode(gather3, mode, 200, [x, wp.array(idx), out])
+    np.testing.assert_array_equal(out.numpy(), ref[idx[:, 0], idx[:, 1], idx[:, 2]])
+
+
+@pytest.mark.parametrize("bad, axis, size", [((0, 0, 6), 2, 6), ((0, -6, 0), 1, 5), ((4, 0, 0), 0, 4)])
+def test_a_gather_out_of_bounds_names_its_axis(bad, axis, size):
+    x, ref = _strided_x3()
+    idx = np.zeros((8, 3), dtype=np.int32)
+    idx[5] = bad
+    out = wp.zeros(8, dtype=float)
+    with pytest.raises(IndexError, match=rf"index {bad[axis]} is out of bounds for axis {axis} of array `x` "
+                                         rf"with size {size}"):
+        launch_in_mode(gather3, "checked", 8, [x, wp.array(idx), out])
+
+
+def test_an_unsigned_index_needs_no_wrap():
+    facts, source = _facts(gather_unsigned)
+    assert sorted(facts.wrap.values()) == [0, 0, 0]  # x[idx[i]]: a uint32 is never negative
+    assert "wpnb::index_checked_c<WPNB_C, 0u>(x_" in source
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+def test_an_unsigned_gather_matches_numpy_and_is_checked(mode):
+    xs = np.arange(50, dtype=np.float32) * 0.5
+    idx = np.random.default_rng(3).integers(0, 50, 300).astype(np.uint32)
+    out = wp.zeros(300, dtype=float)
+    launch_in_mode(gather_unsigned, mode, 300, [wp.array(xs), wp.array(idx), out])
+    np.testing.assert_array_equal(out.numpy(), xs[idx])
+    if mode == "checked":
+        idx[17] = 50
+        with pytest.raises(IndexError, match=r"index 50 is out of bounds for axis 0 of array `x` with size 50"):
+            launch_in_mode(gather_unsigned, mode, 300, [wp.array(xs), wp.array(idx), out])

@@ -118,6 +118,7 @@ def index_facts(fn: ir.Function) -> IndexFacts:
 
 
 _LINEAR = {"add": 1, "sub": -1}
+_NARROW_UNSIGNED = (T.uint8, T.uint16, T.uint32, T.bool)
 
 
 class _Ranges:
@@ -232,7 +233,9 @@ class _Ranges:
         key = _key(array, indices)
         forms = [self.forms.get(id(i)) for i in indices]
         mask = 0
-        for d, f in enumerate(forms):
+        for d, (f, i) in enumerate(zip(forms, indices)):
+            if i.type in _NARROW_UNSIGNED:
+                continue  # an unsigned 8/16/32-bit index is never negative (uint64's can be, as an int64)
             least = None if f is None else self.least(f)
             if least is None or least.least() < 0:
                 mask |= 1 << d
