@@ -1,6 +1,6 @@
 """Index fuzzing for the range facts (compiler/index_ranges.py, issue 21): random affine indices of
-thread coordinates, loop counters and parameters, into arrays sized at, just past and just short of
-what the indices reach, and shifted to go negative. Each kernel runs checked and in release on the
+thread coordinates, loop counters (of loops to parameters, or to bounds read from memory) and
+parameters, into arrays sized at, just past and just short of what the indices reach, and shifted to go negative. Each kernel runs checked and in release on the
 same inputs; a Python model with Warp's rules (a negative index counts from the end, what is still
 outside is out of bounds) says what must happen: the same sums, or, in checked code, an IndexError.
 Range facts must never change a result: a wrong guard would read the wrong element or miss an error."""
@@ -24,9 +24,14 @@ KERNELS = 16
 
 def _kernel(rng: random.Random, name: str) -> tuple[str, dict]:
     p = {"a": rng.choice([0, 1, 1, 2]), "b": rng.choice([0, 1, -1]), "c": rng.randint(-2, 2),
-         "d": rng.choice([0, 0, 1, -1]), "lo": rng.choice([0, 1, 2]), "down": rng.random() < 0.3}
-    loop = "range(n - 1, -1, -1)" if p["down"] else f"range({p['lo']}, n)"
-    src = (f"@wp.kernel\ndef {name}(x: wp.array(dtype=float), k: int, n: int, out: wp.array(dtype=float)):\n"
+         "d": rng.choice([0, 0, 1, -1]), "lo": rng.choice([0, 1, 2]), "down": rng.random() < 0.3,
+         "mem": rng.random() < 0.5}
+    if p["mem"]:  # bounds read from memory (lims = [lo, n]): the loop's own entry check (compiler/loop_guards.py)
+        loop = "range(lims[1] - 1, lims[0] - 1, -1)" if p["down"] else "range(lims[0], lims[1])"
+    else:
+        loop = "range(n - 1, -1, -1)" if p["down"] else f"range({p['lo']}, n)"
+    src = (f"@wp.kernel\ndef {name}(x: wp.array(dtype=float), k: int, n: int, lims: wp.array(dtype=int),\n"
+           f"        out: wp.array(dtype=float)):\n"
            f"    i = wp.tid()\n    s = float(0.0)\n    for j in {loop}:\n"
            f"        s += x[{p['a']} * i + {p['b']} * j + {p['c']} - k]\n"
            f"    out[i + {p['d']}] = s\n")
@@ -86,7 +91,8 @@ def test_random_affine_indices_near_the_bounds(tmp_path):
                     continue  # undefined in release code: nothing to compare
                 out = wp.zeros(out_len, dtype=float)
                 try:
-                    launch_in_mode(kernel, mode, threads, [wp.array(x), k, n, out])
+                    lims = wp.array(np.array([0 if p["down"] else p["lo"], n], dtype=np.int32))
+                    launch_in_mode(kernel, mode, threads, [wp.array(x), k, n, lims, out])
                     raised = False
                 except IndexError:
                     raised = True

@@ -93,10 +93,10 @@ class IndexFacts:
     guarded: dict
 
     def wrap_mask(self, array, indices) -> int:
-        return self.wrap.get(_key(array, indices), (1 << len(indices)) - 1)
+        return self.wrap.get(access_key(array, indices), (1 << len(indices)) - 1)
 
     def guards_of(self, array, indices):
-        return self.guarded.get(_key(array, indices))
+        return self.guarded.get(access_key(array, indices))
 
     def guards(self) -> tuple:
         """Every guard of the kernel, each once, in a stable order."""
@@ -107,7 +107,8 @@ class IndexFacts:
         return tuple(seen)
 
 
-def _key(array, indices) -> tuple:
+def access_key(array, indices) -> tuple:
+    """How the facts name one access: its array and index Vars, by identity."""
     return id(array), tuple(id(i) for i in indices)
 
 
@@ -230,7 +231,7 @@ class _Ranges:
             self.access(v.args[0], v.args[1:1 + n])
 
     def access(self, array: ir.Var, indices) -> None:
-        key = _key(array, indices)
+        key = access_key(array, indices)
         forms = [self.forms.get(id(i)) for i in indices]
         mask = 0
         for d, (f, i) in enumerate(zip(forms, indices)):

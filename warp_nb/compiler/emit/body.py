@@ -14,9 +14,10 @@ from ...types.native_types import native_info
 from ...types.tiles import TileType
 from ...toolchain.modes import has_checks
 from .cpp import QUAT_FIELDS, comment_text, cpp_type, field_name, function_qualifier, literal
-from ..index_ranges import IndexFacts, index_facts
+from ..index_ranges import IndexFacts, access_key, index_facts
 from .entry import find_reductions
 from .block_frame import BlockFrameWriter
+from .loop_versions import LoopVersionWriter
 from ..block_uniform import block_sharing
 from .verify_fp import check_non_finite, holds_floats, report_non_finite
 
@@ -28,7 +29,7 @@ _PRINTF = {
 }
 
 
-class FunctionWriter(BlockFrameWriter):
+class FunctionWriter(BlockFrameWriter, LoopVersionWriter):
     def __init__(self, fn: ir.Function, unit):
         self.fn = fn
         self.unit = unit
@@ -85,6 +86,7 @@ class FunctionWriter(BlockFrameWriter):
         accs = "".join(f", {a.cpp_type}& {a.name}" for a in accumulators)
         self.use_index_facts(fn)
         self.sharing = block_sharing(fn)  # the block's uniform tiles, computed once (compiler/block_uniform.py)
+        self.use_loop_versions(fn, self.facts.guarded)  # innermost loops checked once at entry
         self.lines.append(self.body_template())
         self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
         for p in fn.params:
@@ -217,9 +219,14 @@ class FunctionWriter(BlockFrameWriter):
             cond = f"{i} > {stop}"
         else:
             cond = f"({step} > 0 ? {i} < {stop} : {i} > {stop})"
-        self.line(depth, f"for ({i} = {start}; {cond}; {i} += {step}) {{", s.loc)
-        self.block(s.body, depth + 1)
-        self.line(depth, "}")
+
+        def write_loop(d: int) -> None:
+            self.line(d, f"for ({i} = {start}; {cond}; {i} += {step}) {{", s.loc)
+            self.block(s.body, d + 1)
+            self.line(d, "}")
+
+        if not self.versioned_loop(s, depth, write_loop):  # (emit/loop_versions.py)
+            write_loop(depth)
 
     def let(self, s: ir.Let, depth: int) -> None:
         v = s.value
@@ -330,6 +337,8 @@ class FunctionWriter(BlockFrameWriter):
         wrap = f", {mask}u" if mask is not None and mask != (1 << len(indices)) - 1 else ""
         if self.checked:
             site = self.unit.site(loc, f"array `{_user_name(array)}`")
+            if self.is_fast(access_key(array, indices)):  # proved in range at its loop's entry
+                return f"wpnb::index_c<{contiguous}, 0u>({array.name}, {idx})"
             if self.versioned and self.facts.guards_of(array, indices) is not None:
                 return f"wpnb::index_k<WPNB_K, {contiguous}{wrap}>({array.name}, {site}, {idx})"
             return f"wpnb::index_checked_c<{contiguous}{wrap}>({array.name}, {site}, {idx})"
