@@ -46,6 +46,34 @@ def nested(offsets: wp.array(dtype=int), values: wp.array2d(dtype=float), m: int
     out[r] = s
 
 
+@wp.kernel
+def long_body(offsets: wp.array(dtype=int), values: wp.array(dtype=float), out: wp.array(dtype=float)):
+    r = wp.tid()
+    s = float(0.0)
+    for b in range(offsets[r], offsets[r + 1]):  # a body too long to copy (loop_guards.MAX_STATEMENTS)
+        s += values[b] * float(0) + wp.sin(s)
+        s += values[b] * float(1) + wp.sin(s)
+        s += values[b] * float(2) + wp.sin(s)
+        s += values[b] * float(3) + wp.sin(s)
+        s += values[b] * float(4) + wp.sin(s)
+        s += values[b] * float(5) + wp.sin(s)
+        s += values[b] * float(6) + wp.sin(s)
+        s += values[b] * float(7) + wp.sin(s)
+        s += values[b] * float(8) + wp.sin(s)
+        s += values[b] * float(9) + wp.sin(s)
+        s += values[b] * float(10) + wp.sin(s)
+        s += values[b] * float(11) + wp.sin(s)
+        s += values[b] * float(12) + wp.sin(s)
+        s += values[b] * float(13) + wp.sin(s)
+        s += values[b] * float(14) + wp.sin(s)
+        s += values[b] * float(15) + wp.sin(s)
+        s += values[b] * float(16) + wp.sin(s)
+        s += values[b] * float(17) + wp.sin(s)
+        s += values[b] * float(18) + wp.sin(s)
+        s += values[b] * float(19) + wp.sin(s)
+    out[r] = s
+
+
 def _front(kernel, mode="checked"):
     dev = wp.get_device("cpu")
     key = kernel._key(dev, False, None, 1)
@@ -87,6 +115,8 @@ def test_release_and_outer_loops_get_no_second_version():
     """(A loop over a small constant range is unrolled by the compiler: `nested` loops to an argument.)"""
     _, source = _front(csr_rows, mode="release")
     assert "the loop's accesses in range" not in source
+    typed, _ = _front(long_body)
+    assert loop_versions(typed, index_facts(typed).guarded) == {}
     typed, _ = _front(nested)
     (version,) = loop_versions(typed, index_facts(typed).guarded).values()
     row, col = version.guards

@@ -13,8 +13,8 @@ loop in two versions (emit/loop_versions.py): when the guards hold at entry, a c
 accesses have neither check nor wrap; else the checked loop, unchanged, so every result and every
 error is as before. `x[columns[b]]` depends on memory the loop reads and keeps its check.
 
-Only innermost loops (no loop inside) with a constant step are versioned, so the code grows by one
-loop body per loop at most. An index is a guarded form when it is affine in the loop counter and in
+Only innermost loops (no loop inside) with a constant step and a small body (MAX_STATEMENTS) are
+versioned, so the code grows by one small loop body per loop at most. An index is a guarded form when it is affine in the loop counter and in
 int32 values the loop does not change (defined before it, not assigned inside it): each such value
 is an atom, named by its C++ variable, read at the loop's entry. Knows the IR, not C++ (the writer
 renders the forms)."""
@@ -28,6 +28,9 @@ from .index_ranges import access_key
 from .records import record
 
 _COUNTER = ("counter",)
+# A loop body of more statements is not copied: its checks cost little beside its work, and each
+# copy costs compile time (a notebook's cell, and CI's thousands of kernels)
+MAX_STATEMENTS = 48
 _LINEAR = {"add": 1, "sub": -1}
 
 
@@ -97,12 +100,16 @@ def _constants(stmts, out: dict) -> None:
 
 def _walk(stmts, launch_guarded, consts, out) -> None:
     for s in stmts:
-        if isinstance(s, ir.For) and _innermost(s.body):
+        if isinstance(s, ir.For) and _innermost(s.body) and _size(s.body) <= MAX_STATEMENTS:
             version = _Loop(s, launch_guarded, consts).version(consts.get(id(s.step)))
             if version is not None:
                 out[id(s)] = version
         for body in ir.child_blocks(s):
             _walk(body, launch_guarded, consts, out)
+
+
+def _size(stmts) -> int:
+    return sum(1 + sum(_size(b) for b in ir.child_blocks(s)) for s in stmts)
 
 
 def _innermost(stmts) -> bool:
