@@ -115,3 +115,28 @@ def test_is_cuda_enabled_says_whether_cuda_bindings_import():
     except ImportError:
         importable = False
     assert runtime_object.current().is_cuda_enabled is importable
+
+
+def test_profiler_driver_calls_run_on_the_given_context(monkeypatch):
+    """Without a GPU: the driver calls the core entries make, recorded by a stand-in for driver.call
+    (cuProfilerStart/Stop act on the current context, so the device's is pushed around them)."""
+    from warp_nb.cuda import driver, profiler
+
+    calls = []
+    monkeypatch.setattr(driver, "call", lambda name, *args: calls.append((name, *args)))
+    context = object()
+    profiler.context_start(context)
+    profiler.context_stop(context)
+    assert calls == [("cuCtxPushCurrent", context), ("cuProfilerStart",), ("cuCtxPopCurrent",),
+                     ("cuCtxPushCurrent", context), ("cuProfilerStop",), ("cuCtxPopCurrent",)]
+
+    def failing(name, *args):
+        calls.append((name, *args))
+        if name == "cuProfilerStart":
+            raise driver.CUDAError("cuProfilerStart failed: CUDA_ERROR_PROFILER_DISABLED")
+
+    calls.clear()
+    monkeypatch.setattr(driver, "call", failing)
+    with pytest.raises(driver.CUDAError, match="PROFILER_DISABLED"):
+        profiler.context_start(context)
+    assert calls[-1] == ("cuCtxPopCurrent",)  # the context is popped even when the call fails
