@@ -56,6 +56,7 @@ from .runtime.allocators import (  # noqa: F401
     Allocator, ScopedAllocator, get_device_allocator, set_cuda_allocator, set_device_allocator,
 )
 from .cuda.allocators import CudaManagedAllocator  # noqa: F401
+from .cuda.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_profiler_stop  # noqa: F401
 from .types.memory_kind import MemoryKind  # noqa: F401
 from .runtime.devices import (  # noqa: F401
     Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count,

@@ -269,3 +269,50 @@ def test_failed_save_leaves_the_earlier_export(tmp_path, monkeypatch):
     after = {name: _bytes(os.path.join(path + "_modules", name)) for name in os.listdir(path + "_modules")}
     assert after == before
     assert sorted(os.listdir(tmp_path)) == ["graph.wrp", "graph_modules"]
+
+
+@wp.kernel
+def copy_handle(h: wp.handle, out: wp.array(dtype=wp.uint64)):
+    out[0] = h
+
+
+@wp.kernel
+def copy_word(h: wp.uint64, out: wp.array(dtype=wp.uint64)):
+    out[0] = h
+
+
+def test_a_handle_argument_must_name_a_live_mesh_at_save(tmp_path):
+    """A scalar wp.handle argument is 0 or a live wp.Mesh's id (Warp refuses anything else at save:
+    a loaded graph would replay a dangling id); a uint64 argument may hold any value."""
+    import gc
+    mesh = wp.Mesh(wp.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=wp.vec3), wp.array([0, 1, 2], dtype=wp.int32))
+    gone = wp.Mesh(wp.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=wp.vec3), wp.array([0, 1, 2], dtype=wp.int32))
+    stale = gone.id
+    del gone
+    gc.collect()
+    bvh = wp.Bvh(wp.array([[0.0, 0.0, 0.0]], dtype=wp.vec3), wp.array([[1.0, 1.0, 1.0]], dtype=wp.vec3))
+    out = wp.zeros(1, dtype=wp.uint64)
+    for value, ok in ((0, True), (mesh.id, True), (1, False), (stale, False), (bvh.id, False), (2**63 + 5, False)):
+        with wp.ScopedCapture(device="cpu", apic=True) as capture:
+            wp.launch(copy_handle, dim=1, inputs=[value, out])
+        path = str(tmp_path / f"h{value}")
+        if ok:
+            wp.capture_save(capture.graph, path)
+        else:
+            with pytest.raises(RuntimeError, match=f"parameter `h` \\(a wp.handle\\).*{value:#x}, an invalid or "
+                                                   "expired mesh ID"):
+                wp.capture_save(capture.graph, path)
+            assert not os.path.exists(path + ".wrp")
+    with wp.ScopedCapture(device="cpu", apic=True) as capture:
+        wp.launch(copy_word, dim=1, inputs=[1, out])  # a plain uint64: any value
+    wp.capture_save(capture.graph, str(tmp_path / "word"))
+
+
+def test_handle_is_a_subtype_of_uint64_that_kernels_see_as_uint64():
+    assert wp.handle is not wp.uint64 and issubclass(wp.handle, wp.uint64)
+    assert isinstance(wp.handle(3), wp.uint64) and wp.handle(3).value == 3
+    assert wp.types.canonical_scalar(wp.handle) is wp.uint64
+    assert wp.zeros(2, dtype=wp.handle).dtype is wp.uint64
+    out = wp.zeros(1, dtype=wp.uint64)
+    wp.launch(copy_handle, dim=1, inputs=[2**64 - 1, out])
+    assert int(out.numpy()[0]) == 2**64 - 1

@@ -267,31 +267,104 @@ def print_table(rows, out=print):
 
 
 TABLE_START, TABLE_END = "<!-- conformance-table -->", "<!-- /conformance-table -->"
+_ROW = re.compile(r"^\| `([^`]+)`(?: \(out of scope\))? \| (\d+) \| (\d+) \| \d+ \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$")
+_COLUMNS = ("todo", "internal", "out-of-scope", "differs")
 
 
-def compat_table(rows, expectations, date):
-    """The per-file markdown table for docs/compat.md: cases passed of those warp-lang passes,
-    and how the rest are classified in expectations.txt."""
+def compat_rows(rows, expectations):
+    """{file: (passed, of, Counter of its expectations' kinds)} for the rows of a run."""
     kinds = collections.defaultdict(collections.Counter)
     for cid, reason in expectations.items():
         kinds[cid.split("::", 1)[0]][reason.split(":", 1)[0]] += 1
+    return {key: (passed, of, kinds[key]) for key, passed, of, *_ in rows if of}
+
+
+def parse_compat_rows(text):
+    """The rows of a table compat_table wrote (text between its markers), as compat_rows gives them."""
+    out = {}
+    for line in text.splitlines():
+        m = _ROW.match(line.strip())
+        if m:
+            key, passed, of, *kinds = m.groups()
+            out[key] = (int(passed), int(of), collections.Counter(dict(zip(_COLUMNS, map(int, kinds)))))
+    return out
+
+
+def compat_table(rows, date, out_of_scope=None):
+    """The per-file markdown table for docs/compat.md (rows as compat_rows gives them): cases passed
+    of those warp-lang passes, and how the rest are classified in expectations.txt; files of
+    out_of_scope.txt marked, with their reasons below, and the files in scope under the target."""
+    out_of_scope = out_of_scope or {}
     lines = [f"Run of {date}: cases passed by warp_nb of those warp-lang passes on this CPU; the others by "
              "their reason in `expectations.txt`.", "",
              "| file | passed | of | % | todo | internal | out-of-scope | differs |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     total = collections.Counter()
-    for key, passed, of, *_ in rows:
-        if not of:
-            continue
-        k = kinds[key]
+    for key, (passed, of, k) in rows.items():
         total.update({"passed": passed, "of": of, **k})
-        lines.append(f"| `{key}` | {passed} | {of} | {100 * passed / of:.0f} | {k['todo']} | {k['internal']} | "
+        mark = " (out of scope)" if key in out_of_scope else ""
+        lines.append(f"| `{key}`{mark} | {passed} | {of} | {100 * passed / of:.0f} | {k['todo']} | {k['internal']} | "
                      f"{k['out-of-scope']} | {k['differs']} |")
     if total["of"]:
         lines.append(f"| **total** | **{total['passed']}** | **{total['of']}** | "
                      f"**{100 * total['passed'] / total['of']:.1f}** | {total['todo']} | {total['internal']} | "
                      f"{total['out-of-scope']} | {total['differs']} |")
+    listed = [k for k in rows if k in out_of_scope]
+    if listed:
+        lines += ["", "Files marked (out of scope) test only Warp's own build machinery (`out_of_scope.txt`); they "
+                  "are run and checked like the others and left out of the per-file target:"]
+        lines += [f"- `{k}`: {out_of_scope[k]}" for k in listed]
+    under = under_target(rows, out_of_scope)
+    lines += ["", f"Files in scope under {TARGET:.0%} of warp-lang's passes: "
+              + (", ".join(f"`{k}` {p}/{o}" for k, p, o in under) if under else "none") + "."]
     return "\n".join(lines)
+
+
+def write_compat_rows(path, rows, date, out_of_scope=None, complete=True):
+    """Write the table of `rows` into docs/compat.md; unless `complete` (a run of every file), the
+    rows of the files run replace theirs in the table there and the others (and the date of the
+    complete run the table was made by) are kept, the totals recomputed from all rows."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start, end = text.find(TABLE_START), text.find(TABLE_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path}: markers {TABLE_START} ... {TABLE_END} not found")
+    if not complete:
+        old = text[start + len(TABLE_START):end]
+        m = re.search(r"Run of ([0-9-]+)", old)
+        merged = parse_compat_rows(old)
+        merged.update(rows)
+        rows, date = merged, (f"{m.group(1)} (rows of some files rerun on {date})" if m else date)
+    write_compat_table(path, compat_table(rows, date, out_of_scope))
+
+
+# ---------------------------------------------------------------------------------------------
+# files out of scope and the per-file target
+
+
+TARGET = 0.75  # issue 22: at least this share of warp-lang's passes in every file in scope
+
+
+def read_out_of_scope(path):
+    """{file: reason} of out_of_scope.txt (`<file>  <reason>` a line; '#' comments)."""
+    entries = {}
+    if not os.path.exists(path):
+        return entries
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 1)
+            if len(parts) != 2:
+                raise SystemExit(f"{path}:{n}: expected `<file>  <reason>`, got {line!r}")
+            entries[parts[0]] = parts[1]
+    return entries
+
+
+def under_target(rows, out_of_scope):
+    """[(file, passed, of)] of the files in scope whose passes are under TARGET of warp-lang's."""
+    return [(k, p, o) for k, (p, o, *_) in rows.items() if k not in out_of_scope and p < TARGET * o]
 
 
 def write_compat_table(path, table_text):

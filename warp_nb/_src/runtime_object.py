@@ -8,6 +8,14 @@ so what Warp's tests patch there is what runs (runtime/compat_hooks.py)."""
 from __future__ import annotations
 
 
+def _word(x) -> int:
+    """A ctypes scalar (c_void_p, c_int, c_size_t ...) or a Python int, as Warp's entries take: its value."""
+    import ctypes
+    if isinstance(x, ctypes._SimpleCData):
+        x = x.value
+    return int(x or 0)
+
+
 class Core:
     """Answers to the native core's capability queries: what warp_nb's CPU build has."""
 
@@ -46,6 +54,46 @@ class Core:
     def wp_alloc_tracker_get_peak_bytes() -> int:
         from ..runtime import memory_tracker
         return memory_tracker.counters()["peak"]
+
+    @staticmethod
+    def wp_alloc_tracker_enable(flag) -> None:
+        """Warp's native on/off switch of the tracker (1: count every allocation from now on)."""
+        from ..runtime import memory_tracker
+        memory_tracker.switch(bool(_word(flag)))
+
+    @staticmethod
+    def wp_memset_host(dest, value, n) -> None:
+        """Warp's host memset on a raw address (code that owns host memory outside any array calls
+        it through ctypes). Inside a graph capture it is recorded as a host step, replayed in order
+        by capture_launch; a saved graph cannot name raw memory, so capture_save refuses it."""
+        import ctypes
+
+        from ..runtime import recording
+        address, byte, count = _word(dest), _word(value) & 0xFF, _word(n)
+        if count and not address:
+            raise ValueError("wp_memset_host: a null destination address")
+
+        def run():
+            if count:
+                ctypes.memset(address, byte, count)
+
+        if recording.capture is None:
+            run()
+        else:
+            recording.capture.record(recording.Operation(
+                "host", run, what=f"wp_memset_host of {count} bytes at a raw host address"))
+
+    @staticmethod
+    def wp_cuda_profiler_start(context) -> None:
+        """cuProfilerStart on a CUDA context (wp.cuda_profiler_start calls it through here once this
+        object exists, so a patch of it is what runs)."""
+        from ..cuda import profiler
+        profiler.context_start(context)
+
+    @staticmethod
+    def wp_cuda_profiler_stop(context) -> None:
+        from ..cuda import profiler
+        profiler.context_stop(context)
 
     @staticmethod
     def wp_is_mathdx_enabled() -> bool:
@@ -129,6 +177,18 @@ class Runtime:
         from ..runtime import recording
         graph = recording.capture
         return None if graph is None else SimpleNamespace(operation_count=len(graph.operations))
+
+    @property
+    def is_cuda_enabled(self) -> bool:
+        """Whether this build can drive CUDA at all (Warp: its native library was built with CUDA):
+        here, whether NVIDIA's cuda-bindings import; whether a GPU is present is
+        wp.is_cuda_available()."""
+        from ..cuda import driver
+        try:
+            driver._driver()
+        except ImportError:
+            return False
+        return True
 
     @property
     def driver_version(self):

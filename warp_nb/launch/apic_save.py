@@ -176,6 +176,7 @@ class _Saver:
         if op.adjoint and any(g is not None for g in op.adj_params):
             raise RuntimeError(f"wp.capture_save: the adjoint launch of kernel `{op.kernel.key}` was given explicit "
                                "adjoint arrays (adj_inputs/adj_outputs), which a saved graph cannot hold")
+        _check_handle_arguments(op)
         packed = launcher.pack(*op.args)
         relocations = []
         others = live_handles.OTHERS
@@ -213,6 +214,41 @@ class _Saver:
         self.kernels.append(F.KernelRecord(launcher.kernel.key, module, entry or "", "", len(args)))
         self._kernel_index[key] = len(self.kernels) - 1
         return self._kernel_index[key]
+
+
+def _handle_parameters(kernel) -> list:
+    """The names of the kernel's parameters annotated wp.handle in its Python signature (the
+    compiled kernel sees uint64, so only the annotation says that the value is an object id)."""
+    from ..types import handle
+    found = []
+    func = getattr(kernel, "func", None)
+    for name, t in (getattr(func, "__annotations__", None) or {}).items():
+        if isinstance(t, str):  # from __future__ import annotations
+            try:
+                t = eval(t, func.__globals__)
+            except Exception:  # (an annotation naming a local type: not a handle)
+                continue
+        if t is handle:
+            found.append(name)
+    return found
+
+
+def _check_handle_arguments(op) -> None:
+    """A scalar wp.handle argument of a saved launch must be 0 or the id of a live wp.Mesh (the
+    one kind of object a saved graph carries): refused here, before a loaded graph could replay a
+    dangling id, as Warp's saver refuses it. (A uint64 argument may hold anything; one that equals
+    a live mesh's id is remapped like a handle: _mesh_handles.)"""
+    names = _handle_parameters(op.kernel)
+    if not names:
+        return
+    values = dict(zip(op.kernel.param_names, op.args))
+    for name in names:
+        value = values.get(name)
+        word = int(getattr(value, "value", value) or 0)
+        if word and word not in live_handles.MESHES:
+            raise RuntimeError(f"wp.capture_save: parameter `{name}` (a wp.handle) of kernel `{op.kernel.key}` holds "
+                               f"{word:#x}, an invalid or expired mesh ID: a saved graph carries wp.Mesh objects "
+                               "only, and the mesh must be alive when the graph is saved")
 
 
 def _mesh_handles(ops, regions) -> tuple[list, list]:

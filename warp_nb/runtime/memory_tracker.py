@@ -19,10 +19,19 @@ _local = threading.local()
 _open_scopes = 0  # tracker scopes open in any thread
 _records: list = []  # [path, label, device, nbytes, live]
 _totals = {"count": 0, "bytes": 0, "current": 0, "peak": 0}
+_switched_on = False  # Warp's native switch (core.wp_alloc_tracker_enable), beside scopes and the config
 
 
 def enabled() -> bool:
-    return _open_scopes > 0 or bool(getattr(config, "track_memory", False))
+    return _switched_on or _open_scopes > 0 or bool(getattr(config, "track_memory", False))
+
+
+def switch(on: bool) -> None:
+    """Turn tracking on or off with no scope open (Warp's `wp_alloc_tracker_enable(1/0)`): the
+    counters then count every allocation until switched off; scopes and wp.config.track_memory
+    still turn it on by themselves."""
+    global _switched_on
+    _switched_on = bool(on)
 
 
 def _stack() -> list:

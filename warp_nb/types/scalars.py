@@ -216,7 +216,10 @@ float64 = _scalar("float64", ctypes.c_double, np.float64, "float")
 
 half = float16
 float_ = float32
-handle = uint64  # Warp's type of object ids (meshes, volumes, ...)
+# Warp's type of object ids (wp.Mesh.id ...): a subtype of uint64, as in Warp. Everything that
+# compiles, stores or packs values sees uint64 (canonical_scalar maps it there); the annotation itself
+# says that a kernel parameter holds an object id, which a saved graph checks (launch/apic_save.py).
+handle = type("handle", (uint64,), {"__slots__": (), "__module__": "warp_nb.types"})
 
 
 class _BFloat16(Scalar):
@@ -305,6 +308,8 @@ def canonical_scalar(t):
         return int32
     if t is builtins.bool:
         return bool
+    if t is handle:
+        return uint64
     if isinstance(t, type) and issubclass(t, np.generic):
         return scalar_from_numpy(t) or t
     if isinstance(t, type) and "_wp_kernel_type_" in t.__dict__:
