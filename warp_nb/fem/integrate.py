@@ -3,8 +3,9 @@ vector over a test space's dofs, or to a `warp.sparse` matrix over test x trial 
 is specialised for the fields and domain given and a kernel generated per kind of result
 (kernel_builder.py). Accumulation is in `accumulate_dtype` (float64 by default, as Warp) and
 converted to the output type at the end; a matrix is assembled as triplets (one per element and
-test/trial node pair) summed by `warp.sparse`'s `bsr_set_from_triplets`; nodal assembly evaluates at
-the nodes only (what Dirichlet projectors use)."""
+test/trial node pair) summed by `warp.sparse`'s `bsr_set_from_triplets`, or through the triplet map of
+an earlier call (mapped assembly: bsr_assembly.py); nodal assembly evaluates at the nodes only (what
+Dirichlet projectors use)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import numpy as np
 import warp_nb as wp
 
 from .. import types as T
+from .bsr_assembly import ATOMIC_PARAMS, ATOMIC_STORE, BsrPlan, assemble_mapped, atomic_inputs, check_shape, \
+    forget, read_bsr_options
 from .cache import cached_mat_type, cached_vec_type
 from .domain import GeometryDomain
 from .integrand import Integrand
@@ -43,6 +46,8 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
         raise ValueError(f"fem.integrate: assembly must be None, 'generic', 'dispatch' or 'nodal', got {assembly!r}")
     device = wp.get_device(device)
     setup = Setup(integrand, domain, fields, values, device, "integrate")
+    if setup.test is not None and setup.trial is not None:  # a matrix: its bsr_options, checked before any launch
+        bsr_options = read_bsr_options(bsr_options, output, add, "fem.integrate()")
     quadrature = quadrature_for(domain, quadrature, (f for f in (fields or {}).values()))
     if quadrature.domain != domain:
         raise ValueError("fem.integrate: the quadrature is defined on another domain than `domain`")
@@ -206,24 +211,40 @@ def _integrate_bilinear(setup, namespace, params, inputs, domain, accumulate_dty
             f"    _fem_cols[_t] = _fem_trial_index(_fem_domain_arg.geo, {trial_name}.eval.space_arg, _element_index, "
             "_j)\n"
             "    _fem_vals[_t] = _fem_t_block(_acc)\n")
-    kernel = make_kernel(setup, "integrate_bilinear", body, params + [
-        "_fem_rows: _fem_t_idx", "_fem_cols: _fem_t_idx", "_fem_vals: _fem_t_vals"], namespace)
+    store_params = ["_fem_rows: _fem_t_idx", "_fem_cols: _fem_t_idx", "_fem_vals: _fem_t_vals"]
+    shape = (test.space.node_count(), trial.space.node_count())
+    dim = (domain.element_count(), npt, npr)
+    if bsr_options.fused_atomic:  # each value added into its block through the map: no triplets stored
+        check_shape(output, _partitioned_shape(shape, test, trial), "fem.integrate")
+        body = body[: body.index("    _fem_rows[_t]")] + ATOMIC_STORE.format(value="_fem_t_block(_acc)")
+        kernel = make_kernel(setup, "integrate_bilinear_atomic", body, params + ATOMIC_PARAMS, namespace)
+        launch(kernel, dim, inputs + atomic_inputs(output))
+        return output
+    kernel = make_kernel(setup, "integrate_bilinear", body, params + store_params, namespace)
     count = domain.element_count() * npt * npr
     rows, cols = wp.empty(count, dtype=wp.int32), wp.empty(count, dtype=wp.int32)
     vals = wp.empty(count, dtype=block_t)
-    launch(kernel, (domain.element_count(), npt, npr), inputs + [rows, cols, vals])
-    shape = (test.space.node_count(), trial.space.node_count())
+    launch(kernel, dim, inputs + [rows, cols, vals])
     if field_partition(test) is not None or field_partition(trial) is not None:
         rows, cols, shape = partition_triplets(rows, cols, shape, field_partition(test), field_partition(trial))
     return _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options)
 
 
-def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
+def _partitioned_shape(shape, test, trial):
+    """The matrix shape in the test and trial partitions' numbering (the spaces' without partitions)."""
+    parts = (field_partition(test), field_partition(trial))
+    return tuple(n if p is None else p.node_count() for n, p in zip(shape, parts))
+
+
+def _assemble(rows, cols, vals, shape, block_t, output, add, plan: BsrPlan):
     """The matrix of the triplets (duplicates summed), new, or into `output` (added with `add`)."""
     from ..sparse import bsr_axpy, bsr_set_from_triplets, bsr_zeros
+    if plan.mapped:
+        return assemble_mapped(rows, cols, vals, shape, block_t, output, plan)
+    forget(output)  # the matrix's topology is rewritten: a triplet map it had is stale
     # zero blocks are dropped by default, as Warp's assembly does (a point basis's pairs of distinct
     # points, whose Dirac kernels never overlap, leave none)
-    prune = bool((bsr_options or {}).get("prune_numerical_zeros", True))
+    prune = plan.prune
     if output is None or add:
         result = bsr_zeros(*shape, block_type=block_t)
         bsr_set_from_triplets(result, rows, cols, vals, prune_numerical_zeros=prune)
@@ -231,9 +252,7 @@ def _assemble(rows, cols, vals, shape, block_t, output, add, bsr_options):
             return result
         bsr_axpy(result, output)
         return output
-    if (output.nrow, output.ncol) != shape:
-        raise ValueError(f"fem.integrate: `output` must have {shape[0]} x {shape[1]} blocks, got "
-                         f"{output.nrow} x {output.ncol}")
+    check_shape(output, shape, "fem.integrate")
     bsr_set_from_triplets(output, rows, cols, vals, prune_numerical_zeros=prune)
     return output
 
@@ -312,6 +331,15 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
             f"            {add_line}_fem_t_accs({setup.call_text()} * _dw)\n")
     count = domain.element_count() * npe
     if matrix:
+        shape = (space.node_count(), space.node_count())
+        if bsr_options.fused_atomic:  # each value added into its block through the map
+            check_shape(output, shape, "fem.integrate")
+            namespace["_fem_t_vals"] = namespace["_fem_t_out"]
+            kernel = make_kernel(setup, "integrate_nodal_matrix_atomic",
+                                 body + ATOMIC_STORE.format(value="_fem_t_outv(_acc)"), params + ATOMIC_PARAMS,
+                                 namespace)
+            launch(kernel, (domain.element_count(), npe), inputs + atomic_inputs(output))
+            return output
         body += ("    _fem_rows[_t] = _n\n    _fem_cols[_t] = _n\n    _fem_vals[_t] = _fem_t_outv(_acc)\n")
         kernel = make_kernel(setup, "integrate_nodal_matrix", body, params + [
             "_fem_rows: _fem_t_idx", "_fem_cols: _fem_t_idx", "_fem_vals: _fem_t_out"], namespace)
@@ -319,10 +347,11 @@ def _integrate_nodal(setup, namespace, params, inputs, domain, accumulate_dtype,
         rows, cols = wp.full(count, -1, dtype=wp.int32), wp.full(count, -1, dtype=wp.int32)
         vals = wp.zeros(count, dtype=out_t)
         launch(kernel, (domain.element_count(), npe), inputs + [rows, cols, vals])
-        # zero blocks (nodes where the integrand vanishes) are left out, as Warp's nodal assembly does
-        options = {"prune_numerical_zeros": True, **(bsr_options or {})}
-        rows, cols, vals = _one_triplet_per_node(rows, vals, bool(options["prune_numerical_zeros"]))
-        return _assemble(rows, cols, vals, (space.node_count(), space.node_count()), out_t, output, add, options)
+        if not bsr_options.mapped:
+            # zero blocks (nodes where the integrand vanishes) are left out, as Warp's nodal assembly
+            # does; a mapped assembly maps every slot (its map cannot depend on values) and sums them
+            rows, cols, vals = _one_triplet_per_node(rows, vals, bsr_options.prune)
+        return _assemble(rows, cols, vals, shape, out_t, output, add, bsr_options)
     body += "    wp.atomic_add(_fem_out, _n, _fem_t_outv(_acc))\n"
     kernel = make_kernel(setup, "integrate_nodal_vector", body, params + ["_fem_out: _fem_t_out"], namespace)
     if output is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import warp_nb as wp
 import warp_nb.types as T
 
+from .bsr_assembly import read_bsr_options
 from .domain import Cells, GeometryDomain
 from .kernel_builder import QP_LOOP, Setup, launch, make_kernel, node_location
 from .quadrature import Quadrature
@@ -22,6 +23,7 @@ _REDUCTIONS = ("weighted_average", "mean", "sum", "first")
 
 def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options):
     from .integrate import _assemble
+    plan = read_bsr_options(bsr_options, dest, False, "fem.interpolate()", mapped_allowed=False)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"fem.interpolate to a matrix: reduction must be one of {', '.join(_REDUCTIONS)}, got "
                          f"{reduction!r}")
@@ -148,8 +150,7 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
         if weights is not None and reduction in ("weighted_average", "mean"):
             launch(_scale_kernel(block_t), count, [rows, weights, vals])
     # blocks that are zero (a trial node whose basis function vanishes at the point) are left out, as Warp does
-    options = {"prune_numerical_zeros": True, **(bsr_options or {})}
-    return _assemble(rows, cols, vals, shape, block_t, dest, False, options)
+    return _assemble(rows, cols, vals, shape, block_t, dest, False, plan)
 
 
 _SCALE_KERNELS: dict = {}

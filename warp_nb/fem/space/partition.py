@@ -189,7 +189,10 @@ class RestrictionNodeArg:
 
 
 class SpaceRestriction:
-    """The nodes of a space partition that the elements of `domain` reach."""
+    """The nodes of a space partition that the elements of `domain` reach. They are listed on the
+    host, but `node_count()` is Warp's host-side upper bound (what sizes storage that must not
+    depend on a device readback, such as a matrix's row compression) until `node_count_sync()`
+    has been called; it is exact from then until the next rebuild, as in Warp."""
 
     def __init__(self, space_partition: SpacePartition, domain):
         self.space_partition = space_partition
@@ -213,6 +216,7 @@ class SpaceRestriction:
         device = self.space_partition._node_indices.device if device is None else device
         self._dof_partition_indices = wp.array(in_partition[nodes].astype(np.int32), dtype=int, device=device)
         self._node_arg = None  # made again from the new lists
+        self._synced = False  # node_count() is the bound until node_count_sync()
 
     def node_partition_indices(self):
         """The partition index of each node of the restriction."""
@@ -233,11 +237,26 @@ class SpaceRestriction:
         return shape
 
     def node_count(self) -> int:
-        return len(self._nodes)
+        """An upper bound of the node count; exact once node_count_sync() has been called (until the
+        next rebuild)."""
+        return len(self._nodes) if self._synced else self.node_count_bound()
+
+    def node_count_bound(self) -> int:
+        """What the host knows without the node lists: at most the partition's nodes, and at most
+        the nodes of the domain's elements (a side reaches the nodes of its two cells)."""
+        from ..types import ElementKind
+        per_element = int(getattr(self.space_topology, "MAX_NODES_PER_ELEMENT", 0) or
+                          getattr(self.space_topology, "NODES_PER_ELEMENT", 0))
+        if self.domain.element_kind == ElementKind.SIDE:
+            per_element *= 2
+        bound = min(self.space_partition.node_count(), self.domain.element_count() * per_element)
+        return max(bound, len(self._nodes))
 
     def node_count_sync(self) -> int:
-        """node_count() (Warp's name for the count read back from the device; ours is on the host)."""
-        return self.node_count()
+        """The exact node count (Warp reads it back from the device; ours is on the host), which
+        node_count() returns from now on, until the next rebuild."""
+        self._synced = True
+        return len(self._nodes)
 
     def dof_node_indices(self):
         return wp.array(self._nodes, dtype=int)
