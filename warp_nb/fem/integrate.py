@@ -245,16 +245,30 @@ def _assemble(rows, cols, vals, shape, block_t, output, add, plan: BsrPlan):
     # zero blocks are dropped by default, as Warp's assembly does (a point basis's pairs of distinct
     # points, whose Dirac kernels never overlap, leave none)
     prune = plan.prune
-    if output is None or add:
+    if add and output is not None:
         result = bsr_zeros(*shape, block_type=block_t)
         bsr_set_from_triplets(result, rows, cols, vals, prune_numerical_zeros=prune)
-        if output is None:
-            return result
         bsr_axpy(result, output)
         return output
+    if output is None:
+        output = bsr_zeros(*shape, block_type=block_t)
     check_shape(output, shape, "fem.integrate")
-    bsr_set_from_triplets(output, rows, cols, vals, prune_numerical_zeros=prune)
+    topology = plan.topology
+    if topology == "padded":
+        _reserve_candidate_rows(output, rows, cols)
+    bsr_set_from_triplets(output, rows, cols, vals, prune_numerical_zeros=prune, topology=topology)
     return output
+
+
+def _reserve_candidate_rows(matrix, rows, cols) -> None:
+    """topology="padded": each row of `matrix` gets one slot per triplet aimed at it (inside the
+    shape), as Warp's FEM padded output does; the summed, pruned blocks then fill the first slots of
+    their row. The storage grows only when it is too small for them."""
+    from ..sparse import bsr_set_zero
+    r, c = rows.numpy(), cols.numpy()
+    inside = (r >= 0) & (r < matrix.nrow) & (c >= 0) & (c < matrix.ncol)
+    counts = np.bincount(r[inside], minlength=matrix.nrow).astype(np.int32)
+    bsr_set_zero(matrix, topology="padded", row_capacity=wp.array(counts, dtype=int, device=matrix.device))
 
 
 def _one_triplet_per_node(rows, vals, prune: bool):
