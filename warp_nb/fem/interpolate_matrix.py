@@ -121,14 +121,22 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
             params += ["_fem_first: _fem_t_first"]
             inputs += [first_cells]
             body += "    if _fem_first[_n] != _element_index:\n        return\n"
-        body += (f"    _t = (_domain_element * {npe} + _node) * {npr} + _j\n"
+        slot = f"(_domain_element * {npe} + _node) * {npr} + _j"
+        count = domain.element_count() * npe * npr
+        if reduction == "first" and getattr(at, "space_topology", None) is dest_space.topology:
+            # at a restriction, one trial stencil per restriction node (one element writes a node):
+            # storage within the restriction's node-count bound times the stencil, as Warp's
+            namespace["_fem_t_local"] = wp.array(dtype=wp.int32)
+            params += ["_fem_local: _fem_t_local"]
+            inputs += [at.restriction_node_indices(device)]
+            slot, count = f"_fem_local[_n] * {npr} + _j", at.node_count() * npr
+        body += (f"    _t = {slot}\n"
                  # as Warp's, the sample's point index is the destination node's (probed on warp-lang)
                  "    _qp_index = _n\n    _w = _fem_t_bs(0.0)\n"
                  f"    if True:\n        _blk = {zero_block}\n" + columns +
                  "        _fem_rows[_t] = _n\n"
                  f"        _fem_vals[_t] = _blk * _fem_t_bs({weight or '1.0'})\n")
-        count, dim, shape = domain.element_count() * npe * npr, (domain.element_count(), npe, npr), \
-            (dest_space.node_count(), trial.space.node_count())
+        dim, shape = (domain.element_count(), npe, npr), (dest_space.node_count(), trial.space.node_count())
         if reduction == "first":
             # the first element that has a sample of the trial field: an element where a point
             # basis has no point (every trial slot null) is passed over, as in Warp

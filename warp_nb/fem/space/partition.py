@@ -216,11 +216,18 @@ class SpaceRestriction:
         device = self.space_partition._node_indices.device if device is None else device
         self._dof_partition_indices = wp.array(in_partition[nodes].astype(np.int32), dtype=int, device=device)
         self._node_arg = None  # made again from the new lists
+        local = np.full(len(counts), -1, dtype=np.int32)
+        local[nodes] = np.arange(len(nodes), dtype=np.int32)
+        self._restriction_indices = wp.array(local, dtype=int, device=device)
         self._synced = False  # node_count() is the bound until node_count_sync()
 
     def node_partition_indices(self):
         """The partition index of each node of the restriction."""
         return self._dof_partition_indices
+
+    def restriction_node_indices(self, device=None):
+        """For each node of the space topology, its index in the restriction (-1 outside it)."""
+        return self._restriction_indices if device is None else self._restriction_indices.to(device)
 
     def node_arg_value(self, device):
         """The restriction's kernel argument: the partition indices of its nodes."""
