@@ -178,6 +178,22 @@ GEOMETRY = [
     ("bvh_lowers_wrong_dtype", "b = wp.Bvh(wp.zeros(3), wp.zeros(3))  # <-\n"),
 ]
 
+#: fem.integrate's sparse-output options (fem/bsr_assembly.py): refused before any kernel runs
+_FEM = ("import warp_nb.fem as fem\n@fem.integrand\ndef mass(s: fem.Sample, u: fem.Field, v: fem.Field):\n"
+        "    return u(s) * v(s)\nspace = fem.make_polynomial_space(fem.Grid2D(res=wp.vec2i(2)), degree=1)\n"
+        "fields = {'u': fem.make_trial(space), 'v': fem.make_test(space)}\n")
+FEM = [
+    ("fem_mapped_with_pruning", _FEM + "m = fem.integrate(mass, fields=fields, bsr_options={'construction': 'mapped', "
+                                       "'prune_numerical_zeros': True})  # <-\n"),
+    ("fem_mapped_reuse_without_map", _FEM + "m = fem.integrate(mass, fields=fields)\nfem.integrate(mass, fields=fields, "
+                                            "output=m, bsr_options={'construction': 'mapped', 'capacity': 'reuse'})  # <-\n"),
+    ("fem_mapped_with_add", _FEM + "m = fem.integrate(mass, fields=fields, bsr_options={'construction': 'mapped'})\n"
+                                   "fem.integrate(mass, fields=fields, output=m, add=True, "
+                                   "bsr_options={'construction': 'mapped'})  # <-\n"),
+    ("fem_unknown_construction", _FEM + "m = fem.integrate(mass, fields=fields, bsr_options={'construction': "
+                                        "'scatter'})  # <-\n"),
+]
+
 DEVICES = [
     ("set_device_missing", "wp.set_device('cuda:5')  # <-\n"),
     ("get_device_bogus", "d = wp.get_device('gpu9')  # <-\n"),
@@ -213,5 +229,5 @@ EITHER = {
 }
 
 HOST_CASES = [(name, src + ("# expect: either\n" if name in EITHER else ""))
-              for group in (LAUNCH, ARRAYS, RUNTIME, TAPE, GEOMETRY, DEVICES) for name, src in group]
+              for group in (LAUNCH, ARRAYS, RUNTIME, TAPE, GEOMETRY, FEM, DEVICES) for name, src in group]
 UNDEFINED_CASES = UNDEFINED
