@@ -285,3 +285,51 @@ def test_an_unsigned_gather_matches_numpy_and_is_checked(mode):
         idx[17] = 50
         with pytest.raises(IndexError, match=r"index 50 is out of bounds for axis 0 of array `x` with size 50"):
             launch_in_mode(gather_unsigned, mode, 300, [wp.array(xs), wp.array(idx), out])
+
+
+# --- guards under branches on arguments -------------------------------------------------------
+@wp.kernel
+def maybe_scaled(x: wp.array(dtype=float), use_scale: int, scale: wp.array(dtype=float), flip: bool,
+                 out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    if use_scale != 0:
+        v = v * scale[i]  # `scale` is a one-element placeholder when use_scale == 0
+    if flip:
+        v = -v
+    else:
+        v = v + x[i + 1]
+    out[i] = v
+
+
+def test_a_guard_under_a_branch_on_arguments_holds_only_where_taken():
+    facts, source = _facts(maybe_scaled)
+    def whens(array, const):
+        return {g.when for g in facts.guards() if g.array == array and g.greatest.const == const}
+    assert whens("x_1", 0) == {()}  # x[i]: read by every thread
+    ((scale,),) = whens("scale_3", 0)
+    assert scale.op == "ne" and scale.left.terms == ((("arg", "use_scale_2"), 1),)
+    ((flip,),) = whens("x_1", 1)
+    assert flip.op == "eq" and flip.left.terms == ((("arg", "flip_4"), 1),)  # x[i + 1]: where `flip` is false
+    assert "(!((wpnb::int64(wpnb_args.use_scale_2)) != (0)) ||" in source
+
+
+@pytest.mark.parametrize("mode", ["checked", "release"])
+@pytest.mark.parametrize("use_scale, flip", [(0, False), (1, False), (0, True), (1, True)])
+def test_placeholder_arrays_behind_argument_branches_match_numpy(mode, use_scale, flip):
+    n = 5000
+    xs = np.random.default_rng(2).random(n + 1).astype(np.float32)
+    ss = np.random.default_rng(3).random(n).astype(np.float32)
+    scale = wp.array(ss) if use_scale else wp.zeros(1, dtype=float)
+    out = wp.zeros(n, dtype=float)
+    launch_in_mode(maybe_scaled, mode, n, [wp.array(xs), use_scale, scale, flip, out])
+    v = xs[:n] * (ss if use_scale else 1.0)
+    ref = -v if flip else v + xs[1:]
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-6)
+
+
+def test_a_taken_branch_still_checks_its_array():
+    out = wp.zeros(5000, dtype=float)
+    with pytest.raises(IndexError, match=r"index 1 is out of bounds for axis 0 of array `scale` with size 1"):
+        launch_in_mode(maybe_scaled, "checked", 5000, [wp.zeros(5001, dtype=float), 1, wp.zeros(1, dtype=float),
+                                                       False, out])

@@ -56,14 +56,33 @@ class Bound:
 
 
 @record(frozen=True)
+class Cond:
+    """left <op> right over Bounds of arguments only: a branch condition every thread of a launch
+    takes alike (`if use_dest != 0:`, `if flag:` for a bool argument)."""
+
+    op: str  # eq, ne, lt, le, gt, ge
+    left: Bound
+    right: Bound
+
+    def negated(self) -> Cond:
+        return Cond(_NEGATED[self.op], self.left, self.right)
+
+
+_NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}
+
+
+@record(frozen=True)
 class Guard:
     """One index of one access, in range when least >= 0 and greatest < the axis's size (and
-    fits the int32 the kernel computed it in)."""
+    fits the int32 the kernel computed it in). An access under branches on arguments (`when`, a
+    conjunction of Conds) only needs it when they hold: an array that a launch passes as a
+    placeholder (`dest_of` with `use_dest == 0`) does not send every chunk to the checked body."""
 
     array: str  # the kernel parameter's C++ name
     axis: int
     least: Bound
     greatest: Bound
+    when: tuple = ()
 
 
 @record(frozen=True)
@@ -133,6 +152,10 @@ class _Ranges:
                 self.forms[id(p)] = Affine(0, ((("arg", p.name), 1),))
         self.wrap: dict = {}
         self.guarded: dict = {}
+        # id(bool Var) -> Cond, for conditions on arguments alone; the Conds of the branches the walk is in
+        self.conds: dict = {id(p): Cond("ne", Bound(0, ((("arg", p.name), 1),)), Bound(0))
+                            for p in fn.params if p.type is T.bool}
+        self.when: tuple = ()
 
     def run(self) -> IndexFacts:
         if self.fn.is_kernel:
@@ -150,6 +173,12 @@ class _Ranges:
                 self.call_access(s.value)
             elif isinstance(s, ir.For):
                 self.loop(s)
+            elif isinstance(s, ir.If) and id(s.cond) in self.conds:
+                outer, cond = self.when, self.conds[id(s.cond)]
+                for body, c in ((s.body, cond), (s.orelse, cond.negated())):
+                    self.when = outer + (c,)
+                    self.block(body)
+                self.when = outer
             else:
                 for body in ir.child_blocks(s):
                     self.block(body)
@@ -186,6 +215,10 @@ class _Ranges:
             return
         if isinstance(v, ir.Call):
             self.call_access(v)
+            if v.builtin.name in _NEGATED and len(v.args) == 2 and not dst.mutable:
+                sides = [self.uniform(a) for a in v.args]
+                if None not in sides:
+                    self.conds[id(dst)] = Cond(v.builtin.name, *sides)
         if dst.type is not T.int32 or dst.mutable:
             return
         form = self.form_of(v)
@@ -220,6 +253,13 @@ class _Ranges:
                 return a.times(b.const)
         return None
 
+    def uniform(self, v):
+        """The Bound of an int32 value made of arguments and constants alone, else None."""
+        f = self.forms.get(id(v))
+        if f is None or any(sym[0] != "arg" for sym, _ in f.terms):
+            return None
+        return Bound(f.const, f.terms)
+
     def constant(self, v):
         f = self.forms.get(id(v))
         return f.const if f is not None and not f.terms else None
@@ -248,7 +288,7 @@ class _Ranges:
             least, greatest = self.least(f), self.greatest(f)
             if least is None or greatest is None:
                 return
-            guards.append(Guard(array.name, d, least, greatest))
+            guards.append(Guard(array.name, d, least, greatest, self.when))
         self.guarded[key] = tuple(guards)
 
     # --- least and greatest values, as Bounds -----------------------------------------------------

@@ -91,8 +91,9 @@ def _entry_point(sym: str, arrays, count: int, accumulators: list, body: str = "
 def guard_condition(guards: tuple, count: int) -> str:
     """The C++ condition under which every guard holds for the chunk [wpnb_begin, wpnb_end) of a
     launch: each guarded index at least 0 (where that is not known already) and below its axis's
-    size (and the int32 limit the kernel computed it in). Guards on one axis that differ by a
-    constant fold into the tightest one, so a stencil's four neighbours cost two compares."""
+    size (and the int32 limit the kernel computed it in), or, under branches on arguments, the
+    branches not taken. Guards on one axis that differ by a constant fold into the tightest one,
+    so a stencil's four neighbours cost two compares."""
     def atom(a) -> str:
         kind, what = a
         if kind == "arg":
@@ -109,17 +110,30 @@ def guard_condition(guards: tuple, count: int) -> str:
         parts = [f"{c} * {atom(a)}" if c != 1 else atom(a) for a, c in terms]
         return "(" + " + ".join(parts + ([str(const)] if const or not parts else [])) + ")"
 
-    lows, highs = {}, {}  # (terms) -> least const / (array, axis, terms) -> greatest const
+    def holds(group) -> list:
+        lows, highs = {}, {}  # (terms) -> least const / (array, axis, terms) -> greatest const
+        for g in group:
+            if g.least.least() < 0:
+                key = g.least.terms
+                lows[key] = min(lows.get(key, g.least.const), g.least.const)
+            key = (g.array, g.axis, g.greatest.terms)
+            highs[key] = max(highs.get(key, g.greatest.const), g.greatest.const)
+        conds = [f"{text(c, terms)} >= 0" for terms, c in lows.items()]
+        return conds + [f"{text(c, terms)} < wpnb::index_limit(wpnb_args.{array}.shape[{axis}])"
+                        for (array, axis, terms), c in highs.items()]
+
+    by_branch: dict = {}  # the guards of accesses under branches on arguments: needed where those hold
     for g in guards:
-        if g.least.least() < 0:
-            key = g.least.terms
-            lows[key] = min(lows.get(key, g.least.const), g.least.const)
-        key = (g.array, g.axis, g.greatest.terms)
-        highs[key] = max(highs.get(key, g.greatest.const), g.greatest.const)
-    conds = [f"{text(c, terms)} >= 0" for terms, c in lows.items()]
-    conds += [f"{text(c, terms)} < wpnb::index_limit(wpnb_args.{array}.shape[{axis}])"
-              for (array, axis, terms), c in highs.items()]
+        by_branch.setdefault(g.when, []).append(g)
+    conds = holds(by_branch.pop((), []))
+    for when, group in by_branch.items():
+        taken = " && ".join(f"{text(c.left.const, c.left.terms)} {_CPP_OP[c.op]} {text(c.right.const, c.right.terms)}"
+                            for c in when)
+        conds.append(f"(!({taken}) || ({' && '.join(holds(group))}))")
     return " && ".join(["wpnb_begin < wpnb_end"] + conds)
+
+
+_CPP_OP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 def _linear_loop(sym: str, accumulators: list) -> str:
