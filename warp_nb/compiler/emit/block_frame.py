@@ -4,11 +4,29 @@ share (native/tiles/block.h block_frame_t), the statements that write them run o
 (`if (wpnb_lead)`), and fences (barriers) go where another lane may still read what lane 0 is
 about to replace. The same text on every target: on CUDA, and on the CPU when a launch's leading
 wp.tid() components vary inside a block, each lane has a frame of its own, every lane leads, the
-fences do nothing and the block-wide calls keep their cooperation (`wpnb_apart`)."""
+fences do nothing and the block-wide calls keep their cooperation (`wpnb_apart`).
+
+Split statements (native/tiles/block.h coop_t, tile_coop.h): where the lanes share the frame and
+split (CUDA, where it lives in shared memory; the CPU with wp.config.cpu_split_tiles), the
+statements of SPLIT (loads, stores, fills, elementwise arithmetic, products, tile moves) run on
+every lane, each writing its part of the destination's elements, between two barriers; the
+others stay lane 0's. On CUDA a barrier also follows each statement lane 0 runs alone
+(`block_publish`), since there the other threads do not wait for it otherwise. Each split
+statement is written twice, its split form under `if (wpnb_part.sync)` and the whole-tile form
+(lane 0's, or every lane's when apart) under `else`, so the unsplit CPU keeps its code."""
 
 from __future__ import annotations
 
+from .. import ir
+from ...types.tiles import TileType
 from .cpp import cpp_type
+
+#: builtins whose lead statement the lanes may split: name -> the tile_coop.h function (loads and
+#: stores of 1-D and 2-D arrays, fills, products; elementwise operators are written per element)
+SPLIT = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_zeros": "coop_full",
+         "tile_ones": "coop_full", "tile_full": "coop_full", "tile_empty": "coop_full", "tile_mma": "coop_mma"}
+#: operator builtins that act on tiles element by element (native/tiles/tile.h WPNB_TILE_BINARY, neg)
+ELEMENTWISE = ("add", "sub", "mul", "div", "neg")
 
 
 class BlockFrameWriter:
@@ -27,7 +45,9 @@ class BlockFrameWriter:
         self.lines.append(f"{pad}wpnb_frame_t& wpnb_shared = wpnb_frame.get();")
         self.lines.append(f"{pad}const bool wpnb_lead = wpnb_frame.lead();  // this lane computes them")
         self.lines.append(f"{pad}const bool wpnb_apart = wpnb_frame.apart();  // each lane has its own frame")
-        self.lines.append(f"{pad}(void)wpnb_lead; (void)wpnb_apart;")
+        self.lines.append(f"{pad}const wpnb::coop_t wpnb_part = wpnb_frame.part();  // this lane's share of a split statement")
+        self.lines.append(f"{pad}(void)wpnb_lead; (void)wpnb_apart; (void)wpnb_part;")
+        self.unit.headers.add("tiles/tile_coop.h")
         for v in tiles:
             self.lines.append(f"{pad}{cpp_type(v.type)}& {v.name} = wpnb_shared.{v.name};")
 
@@ -43,14 +63,87 @@ class BlockFrameWriter:
         self.fence_before(id(s), depth)
         if id(s) not in self.sharing.lead:
             return False
-        self.line(depth, "if (wpnb_lead) {", getattr(s, "loc", None))
+        split = self.split_text(s)
+        if split is not None:
+            self.split_statement(depth, split, getattr(s, "loc", None))
+            self.line(depth, "} else if (wpnb_lead) {")
+        else:
+            self.line(depth, "if (wpnb_lead) {", getattr(s, "loc", None))
         self.leading = True
         try:
             self.statement(s, depth + 1)
         finally:
             self.leading = False
         self.line(depth, "}")
+        if split is None:
+            self.line(depth, "wpnb::block_publish(wpnb_apart);")
+        else:
+            self.split_end = len(self.lines)
         return True
+
+    split_end = -1  # where the last split statement's text ended (emit/body.py's lines)
+
+    def split_statement(self, depth: int, text: str, loc=None) -> None:
+        """Open `if (wpnb_part.sync) {` with the split form of a statement, between barriers; the
+        barrier before is left out right after another split statement (nothing ran between)."""
+        self.line(depth, "if (wpnb_part.sync) {", loc)
+        between = [t for t in self.lines[self.split_end:-1] if not t.lstrip().startswith("//")]
+        if self.split_end < 0 or between:
+            self.line(depth + 1, "wpnb::block_sync();")
+        self.line(depth + 1, f"if (wpnb_part.on) {text};")
+        self.line(depth + 1, "wpnb::block_sync();")
+
+    def split_text(self, s):
+        """The split form (tile_coop.h) of lead statement `s`, or None when it has none."""
+        if isinstance(s, ir.Assign) and isinstance(s.dst.type, TileType) and s.src.type == s.dst.type \
+                and s.src.name != s.dst.name:
+            return f"wpnb::coop_copy(wpnb_part, {s.dst.name}, {s.src.name})"
+        if isinstance(s, ir.Let) and isinstance(s.dst.type, TileType):
+            v, dst = s.value, s.dst.name
+            if isinstance(v, ir.Copy) and v.src.type == s.dst.type and v.src.name != dst:
+                return f"wpnb::coop_copy(wpnb_part, {dst}, {v.src.name})"
+            if not isinstance(v, ir.Call) or v.resolved.overload.outputs:
+                return None
+            b, args = v.builtin, [a.name for a in v.args]
+            if b.name in ELEMENTWISE:
+                return self.elementwise_text(s)
+            fn = SPLIT.get(b.name)
+            if fn is None or dst in args or fn == "coop_tile_store":
+                return None
+            if fn == "coop_tile_load":
+                arr = v.args[0].type
+                if arr.ndim not in (1, 2) or len(v.args) != 1 + arr.ndim or len(s.dst.type.shape) != arr.ndim:
+                    return None
+            if fn == "coop_full" and len(args) != 1:
+                return None
+            if fn == "coop_mma" and len(args) not in (2, 5):
+                return None
+            return f"wpnb::{fn}(wpnb_part, {', '.join([dst] + args)})"
+        if isinstance(s, ir.Effect) and isinstance(s.value, ir.Call) and s.value.builtin.name == "tile_store":
+            v = s.value
+            arr, tile = v.args[0].type, v.args[1].type
+            if getattr(arr, "ndim", 0) in (1, 2) and isinstance(tile, TileType) and len(tile.shape) == arr.ndim \
+                    and len(v.args) == 2 + arr.ndim:
+                return f"wpnb::coop_tile_store(wpnb_part, {', '.join(a.name for a in v.args)})"
+        return None
+
+    def elementwise_text(self, s):
+        """dst = a (op) b on tiles of dst's shape and scalars, element by element."""
+        v, t = s.value, s.dst.type
+        if v.resolved.overload.template is not None:
+            return None
+        parts = []
+        for a in v.args:
+            if isinstance(a.type, TileType):
+                if a.type != t:
+                    return None
+                parts.append(f"{a.name}.data[wpnb_e]")
+            else:
+                parts.append(a.name)
+        if not any(isinstance(a.type, TileType) for a in v.args):
+            return None
+        return (f"wpnb::coop_each(wpnb_part, {s.dst.name}, [&](int wpnb_e) {{ "
+                f"return {v.builtin.symbol}({', '.join(parts)}); }})")
 
     def move(self, depth: int, key, dst, src, loc=None) -> None:
         """dst = src for a phi, a loop state or a break/continue write: lane 0's alone into the frame."""
@@ -58,8 +151,16 @@ class BlockFrameWriter:
             self.line(depth, f"{dst.name} = {src.name};", loc)
             return
         self.fence_before(key, depth)
-        lead = "if (wpnb_lead) " if key in self.sharing.lead else ""
-        self.line(depth, f"{lead}{dst.name} = {src.name};", loc)
+        if key not in self.sharing.lead:
+            self.line(depth, f"{dst.name} = {src.name};", loc)
+            return
+        if isinstance(dst.type, TileType) and dst.type == src.type and dst.name != src.name:
+            self.split_statement(depth, f"wpnb::coop_copy(wpnb_part, {dst.name}, {src.name})", loc)
+            self.line(depth, f"}} else if (wpnb_lead) {dst.name} = {src.name};")
+            self.split_end = len(self.lines)
+            return
+        self.line(depth, f"if (wpnb_lead) {dst.name} = {src.name};", loc)
+        self.line(depth, "wpnb::block_publish(wpnb_apart);")
 
     def block_wide(self, lanes: str, text: str) -> str:
         """A store or an atomic (lanes "lead"), or a costly tile operation ("once_per_block"), as
