@@ -46,7 +46,7 @@ fi
 
 if [[ " $STEPS " == *" bench "* ]]; then
     log "benchmarks on cuda:0"
-    timeout 90 python3 benchmarks/bench_gpu.py 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
+    timeout 240 python3 benchmarks/bench_gpu.py 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
 fi
 
 if [[ " $STEPS " == *" conformance "* ]] && [ -d .conf_cache/data ]; then
