@@ -71,6 +71,16 @@ def without_barrier_after(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)
     wp.tile_store(c, wp.tile_matmul(ta, tb), offset=(i * T, j * T))
 
 
+@wp.kernel
+def big_tiles(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+    i, j, lane = wp.tid()  # 64 x 64 tiles: on CUDA a frame past the shared-memory budget (per thread there)
+    acc = wp.tile_zeros(shape=(64, 64), dtype=float)
+    for k in range(a.shape[1] // 64):
+        wp.tile_matmul(wp.tile_load(a, shape=(64, 64), offset=(i * 64, k * 64)),
+                       wp.tile_load(b, shape=(64, 64), offset=(k * 64, j * 64)), acc)
+    wp.tile_store(c, acc, offset=(i * 64, j * 64))
+
+
 def _matmul_inputs(m=40, k=36, n=33):
     rng = np.random.default_rng(1)
     return rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
@@ -148,8 +158,8 @@ def test_the_barrier_after_a_split_statement_is_what_makes_it_right(split, monke
     other lanes (later fibers of the round) have loaded theirs: the product reads zeros."""
     original = block_frame.BlockFrameWriter.split_statement
 
-    def no_barrier_after(self, depth, text, loc=None):
-        original(self, depth, text, loc)
+    def no_barrier_after(self, depth, text, own, loc=None):
+        original(self, depth, text, own, loc)
         assert self.lines[-1].strip() == "wpnb::block_sync();"
         self.lines.pop()
 
@@ -160,8 +170,15 @@ def test_the_barrier_after_a_split_statement_is_what_makes_it_right(split, monke
     assert not np.allclose(c.numpy(), A @ B, rtol=1e-4, atol=1e-3)
 
 
+def test_big_split_tiles_match_numpy(split):
+    A, B = _matmul_inputs(64, 128, 64)
+    c = wp.zeros((64, 64))
+    wp.launch_tiled(big_tiles, dim=(1, 1), inputs=[wp.array(A), wp.array(B), c], block_dim=8)
+    np.testing.assert_allclose(c.numpy(), A.astype(np.float64) @ B, rtol=1e-4, atol=1e-3)
+
+
 def test_the_split_kernels_compile_for_sm90(split):
-    kernels = [matmul_split, elementwise_chain, overwritten_tile]
+    kernels = [matmul_split, elementwise_chain, overwritten_tile, big_tiles]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)

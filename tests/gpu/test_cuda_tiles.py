@@ -94,17 +94,8 @@ def test_lanes_cooperate_in_a_cuda_block():
 # statements that write them (native/tiles/tile_coop.h); the same kernels run split on the CPU in
 # tests/e2e/test_tile_split.py
 
-from tests.e2e.test_tile_split import N as SPLIT_N, T as SPLIT_T, elementwise_chain, matmul_split, overwritten_tile  # noqa: E402
-
-
-@wp.kernel
-def big_tiles(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
-    i, j, lane = wp.tid()  # 64 x 64 tiles: a frame past the shared-memory budget, kept per thread
-    acc = wp.tile_zeros(shape=(64, 64), dtype=float)
-    for k in range(a.shape[1] // 64):
-        wp.tile_matmul(wp.tile_load(a, shape=(64, 64), offset=(i * 64, k * 64)),
-                       wp.tile_load(b, shape=(64, 64), offset=(k * 64, j * 64)), acc)
-    wp.tile_store(c, acc, offset=(i * 64, j * 64))
+from tests.e2e.test_tile_split import (N as SPLIT_N, T as SPLIT_T, big_tiles, elementwise_chain, matmul_split,  # noqa: E402
+                                       overwritten_tile)
 
 
 @pytest.mark.parametrize("lanes", (32, 64, 100, 256))

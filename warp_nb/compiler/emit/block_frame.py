@@ -18,6 +18,7 @@ statement is written twice, its split form under `if (wpnb_part.sync)` and the w
 from __future__ import annotations
 
 from .. import ir
+from ..block_uniform import _has_barrier, _memory, _value_vars
 from ...types.tiles import TileType
 from .cpp import cpp_type
 
@@ -60,12 +61,22 @@ class BlockFrameWriter:
 
     def frame_statement(self, s, depth: int) -> bool:
         """Write statement `s` if lane 0 runs it alone (True), after its fence if it has one."""
+        if self.in_neutral:
+            return False
         self.fence_before(id(s), depth)
         if id(s) not in self.sharing.lead:
+            if self.split_end == len(self.lines) and self.neutral(s):
+                self.in_neutral = True  # (written here, so the split statements around stay adjacent)
+                try:
+                    self.statement(s, depth)
+                finally:
+                    self.in_neutral = False
+                self.split_end = len(self.lines)
+                return True
             return False
         split = self.split_text(s)
         if split is not None:
-            self.split_statement(depth, split, getattr(s, "loc", None))
+            self.split_statement(depth, *split, loc=getattr(s, "loc", None))
             self.line(depth, "} else if (wpnb_lead) {")
         else:
             self.line(depth, "if (wpnb_lead) {", getattr(s, "loc", None))
@@ -82,26 +93,52 @@ class BlockFrameWriter:
         return True
 
     split_end = -1  # where the last split statement's text ended (emit/body.py's lines)
+    in_neutral = False  # writing a statement that leaves split statements adjacent (neutral)
 
-    def split_statement(self, depth: int, text: str, loc=None) -> None:
-        """Open `if (wpnb_part.sync) {` with the split form of a statement, between barriers; the
-        barrier before is left out right after another split statement (nothing ran between)."""
+    def neutral(self, s) -> bool:
+        """Whether a statement every lane runs is invisible to the others: a scalar value from
+        values that are not shared tiles, without memory, barriers or effects (the index arithmetic
+        between two split loads). Split statements on either side of it stay adjacent."""
+        if not isinstance(s, ir.Let) or isinstance(s.dst.type, TileType) or _memory(s.value) \
+                or _has_barrier(s.value) or any(self.is_shared(x) for x in _value_vars(s.value)):
+            return False
+        v = s.value
+        if isinstance(v, ir.Call):
+            return not (v.builtin.side_effects or v.builtin.atomic or v.builtin.inout_for(v.resolved.overload))
+        return isinstance(v, (ir.Const, ir.Copy, ir.Tid))
+    split_chain = None  # (its barrier after: line index, elements, memory touched since the last barrier)
+
+    def split_statement(self, depth: int, text: str, own, loc=None) -> None:
+        """Open `if (wpnb_part.sync) {` with the split form of a statement between barriers. Right
+        after another split statement (nothing ran between), the barrier before is left out; and
+        when both only touch their own elements (`own`: the tiles' element count and how the
+        statement touches memory, "" / "r" / "w"; None: it reads other lanes' elements, a product)
+        of tiles of one element count, each lane reads only what it wrote itself, so the barrier
+        between them goes too (not between a store and a load or store, which may meet in memory)."""
         self.line(depth, "if (wpnb_part.sync) {", loc)
-        between = [t for t in self.lines[self.split_end:-1] if not t.lstrip().startswith("//")]
-        if self.split_end < 0 or between:
+        adjacent = self.split_end >= 0 and not [
+            t for t in self.lines[self.split_end:-1] if not t.lstrip().startswith("//")]
+        chain = self.split_chain if adjacent else None
+        if not adjacent:
             self.line(depth + 1, "wpnb::block_sync();")
+        if chain is not None and own is not None and chain[1] == own[0] \
+                and not (own[1] and chain[2] and "w" in own[1] + chain[2]):
+            at = chain[0]
+            self.lines[at] = self.lines[at].replace("wpnb::block_sync();", "// (own elements: no barrier)")
+            own = (own[0], own[1] + chain[2])
         self.line(depth + 1, f"if (wpnb_part.on) {text};")
         self.line(depth + 1, "wpnb::block_sync();")
+        self.split_chain = None if own is None else (len(self.lines) - 1, own[0], own[1])
 
     def split_text(self, s):
         """The split form (tile_coop.h) of lead statement `s`, or None when it has none."""
         if isinstance(s, ir.Assign) and isinstance(s.dst.type, TileType) and s.src.type == s.dst.type \
                 and s.src.name != s.dst.name:
-            return f"wpnb::coop_copy(wpnb_part, {s.dst.name}, {s.src.name})"
+            return f"wpnb::coop_copy(wpnb_part, {s.dst.name}, {s.src.name})", (_elements(s.dst.type), "")
         if isinstance(s, ir.Let) and isinstance(s.dst.type, TileType):
             v, dst = s.value, s.dst.name
             if isinstance(v, ir.Copy) and v.src.type == s.dst.type and v.src.name != dst:
-                return f"wpnb::coop_copy(wpnb_part, {dst}, {v.src.name})"
+                return f"wpnb::coop_copy(wpnb_part, {dst}, {v.src.name})", (_elements(s.dst.type), "")
             if not isinstance(v, ir.Call) or v.resolved.overload.outputs:
                 return None
             b, args = v.builtin, [a.name for a in v.args]
@@ -118,13 +155,14 @@ class BlockFrameWriter:
                 return None
             if fn == "coop_mma" and len(args) not in (2, 5):
                 return None
-            return f"wpnb::{fn}(wpnb_part, {', '.join([dst] + args)})"
+            own = None if fn == "coop_mma" else (_elements(s.dst.type), "r" if fn == "coop_tile_load" else "")
+            return f"wpnb::{fn}(wpnb_part, {', '.join([dst] + args)})", own
         if isinstance(s, ir.Effect) and isinstance(s.value, ir.Call) and s.value.builtin.name == "tile_store":
             v = s.value
             arr, tile = v.args[0].type, v.args[1].type
             if getattr(arr, "ndim", 0) in (1, 2) and isinstance(tile, TileType) and len(tile.shape) == arr.ndim \
                     and len(v.args) == 2 + arr.ndim:
-                return f"wpnb::coop_tile_store(wpnb_part, {', '.join(a.name for a in v.args)})"
+                return f"wpnb::coop_tile_store(wpnb_part, {', '.join(a.name for a in v.args)})", (_elements(tile), "w")
         return None
 
     def elementwise_text(self, s):
@@ -143,7 +181,7 @@ class BlockFrameWriter:
         if not any(isinstance(a.type, TileType) for a in v.args):
             return None
         return (f"wpnb::coop_each(wpnb_part, {s.dst.name}, [&](int wpnb_e) {{ "
-                f"return {v.builtin.symbol}({', '.join(parts)}); }})")
+                f"return {v.builtin.symbol}({', '.join(parts)}); }})"), (_elements(t), "")
 
     def move(self, depth: int, key, dst, src, loc=None) -> None:
         """dst = src for a phi, a loop state or a break/continue write: lane 0's alone into the frame."""
@@ -155,7 +193,8 @@ class BlockFrameWriter:
             self.line(depth, f"{dst.name} = {src.name};", loc)
             return
         if isinstance(dst.type, TileType) and dst.type == src.type and dst.name != src.name:
-            self.split_statement(depth, f"wpnb::coop_copy(wpnb_part, {dst.name}, {src.name})", loc)
+            self.split_statement(depth, f"wpnb::coop_copy(wpnb_part, {dst.name}, {src.name})",
+                                 (_elements(dst.type), ""), loc)
             self.line(depth, f"}} else if (wpnb_lead) {dst.name} = {src.name};")
             self.split_end = len(self.lines)
             return
@@ -170,3 +209,11 @@ class BlockFrameWriter:
             return f"wpnb::{fn}(wpnb_apart, [&]() {{ return {text}; }})"
         fn = "block_lead" if lanes == "lead" else "block_once"
         return f"wpnb::{fn}([&]() {{ return {text}; }})"
+
+
+def _elements(t: TileType) -> int:
+    """How many elements a tile has (a split statement's lane k computes k, k + lanes, ... of them)."""
+    n = 1
+    for d in t.shape:
+        n *= int(d)
+    return n
