@@ -153,10 +153,11 @@ WPNB_FN void block_publish(bool apart) {
 }
 
 #if defined(WPNB_CUDA)
-// The frame budget in static shared memory (48 KiB a block in all): what the prelude's slots
-// (core/prelude_cuda.h: the exchange scratch, the debug and alive slots, about 25 KiB) leave.
-// A larger frame stays in each thread's own memory, every thread computing whole tiles (apart).
-#define WPNB_SHARED_FRAME_BYTES 20480
+// The frame budget in static shared memory (48 KiB a block in all): what the other shared slots
+// leave (core/prelude_cuda.h: the lanes' exchange scratch, 16 KiB, the debug and alive slots, 9 KiB;
+// arrays/array.h: a failed check's 4 KiB slot), with a margin. A larger frame stays in each
+// thread's own memory, every thread computing whole tiles (apart).
+#define WPNB_SHARED_FRAME_BYTES 16384
 
 // The frame's bytes in shared memory when it fits the budget, else none.
 template <typename S, bool Fits = (sizeof(S) <= WPNB_SHARED_FRAME_BYTES)>
