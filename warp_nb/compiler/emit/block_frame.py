@@ -1,10 +1,11 @@
 """The statement writer's part for block-uniform tiles (compiler/block_uniform.py): in a kernel
-typed for blocks of several lanes, the uniform tiles live in a frame the lanes of a CPU block
-share (native/tiles/block.h block_frame_t), the statements that write them run on lane 0 alone
-(`if (wpnb_lead)`), and fences (barriers) go where another lane may still read what lane 0 is
-about to replace. The same text on every target: on CUDA, and on the CPU when a launch's leading
-wp.tid() components vary inside a block, each lane has a frame of its own, every lane leads, the
-fences do nothing and the block-wide calls keep their cooperation (`wpnb_apart`).
+typed for blocks of several lanes, the uniform tiles live in a frame the lanes of a block share
+(native/tiles/block.h block_frame_t: CPU memory, or CUDA shared memory when it fits), the
+statements that write them run on lane 0 alone (`if (wpnb_lead)`) or split (below), and fences
+(barriers) go where another lane may still read what lane 0 is about to replace. The same text on
+every target: when a launch's leading wp.tid() components vary inside a block, or a CUDA frame is
+past the shared budget, each lane has a frame of its own, every lane leads, the fences do nothing
+and the block-wide calls keep their cooperation (`wpnb_apart`).
 
 Split statements (native/tiles/block.h coop_t, tile_coop.h): where the lanes share the frame and
 split (CUDA, where it lives in shared memory; the CPU with wp.config.cpu_split_tiles), the
