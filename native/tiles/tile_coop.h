@@ -20,6 +20,12 @@ WPNB_FN void coop_each(const coop_t& p, tile_t<T, R, C>& dst, F f) {
     for (int e = p.first; e < R * C; e += p.step) dst.data[e] = f(e);
 }
 
+// wp.tile_map: the mapper's function (tile.h map_with) per element of tiles of dst's shape.
+template <typename T, int R, int C, typename M, typename... Ts>
+WPNB_FN void coop_map(const coop_t& p, tile_t<T, R, C>& dst, const M& m, const Ts&... ts) {
+    for (int e = p.first; e < R * C; e += p.step) dst.data[e] = m.f(ts.data[e]...);
+}
+
 // dst = src (a move of a tile variable: a phi, a loop's state, a copy).
 template <typename T, int R, int C>
 WPNB_FN void coop_copy(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& src) {

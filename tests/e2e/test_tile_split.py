@@ -42,15 +42,22 @@ def matmul_split(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.a
     wp.tile_store(d, p, offset=(i * T, j * T))
 
 
+@wp.func
+def halved_sum(u: float, v: float):
+    return (u + v) * 0.5
+
+
 @wp.kernel
 def elementwise_chain(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float),
-                      lanes_seen: wp.array2d(dtype=float)):
+                      lanes_seen: wp.array2d(dtype=float), mapped: wp.array(dtype=float)):
     i, lane = wp.tid()
     a = wp.tile_load(x, shape=N, offset=i * N + 3)  # an offset, and a partial tile at the end
     b = wp.tile_load(y, shape=N, offset=i * N)
     c = -(a * 2.0 + b) / 4.0 - wp.tile_full(shape=N, value=1.5, dtype=float) + wp.tile_ones(shape=N, dtype=float) * b
     lanes_seen[i, lane] = c[lane % N]  # every lane reads elements other lanes wrote
     wp.tile_store(out, c, offset=i * N)
+    m = wp.tile_map(wp.sin, c) + wp.tile_map(halved_sum, a, b)
+    wp.tile_store(mapped, m, offset=i * N)
 
 
 @wp.kernel
@@ -128,14 +135,15 @@ def test_a_split_elementwise_chain_with_offsets_matches_numpy(split, lanes):
     rng = np.random.default_rng(2)
     x = rng.standard_normal(blocks * N).astype(np.float32)
     y = rng.standard_normal(blocks * N).astype(np.float32)
-    out, seen = wp.zeros(blocks * N), wp.zeros((blocks, lanes))
-    wp.launch_tiled(elementwise_chain, dim=blocks, inputs=[wp.array(x), wp.array(y), out, seen], block_dim=lanes)
+    out, seen, mapped = wp.zeros(blocks * N), wp.zeros((blocks, lanes)), wp.zeros(blocks * N)
+    wp.launch_tiled(elementwise_chain, dim=blocks, inputs=[wp.array(x), wp.array(y), out, seen, mapped], block_dim=lanes)
     xs = np.concatenate([x, np.zeros(N, np.float32)])
     a = np.stack([xs[i * N + 3:i * N + 3 + N] for i in range(blocks)])
     b = y.reshape(blocks, N)
     c = -(a * 2.0 + b) / 4.0 - 1.5 + b
     np.testing.assert_allclose(out.numpy().reshape(blocks, N), c, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(seen.numpy(), c[:, np.arange(lanes) % N], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mapped.numpy().reshape(blocks, N), np.sin(c) + (a + b) * 0.5, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("lanes", LANES)

@@ -115,7 +115,9 @@ def test_split_elementwise_and_overwritten_tiles(lanes):
     rng = np.random.default_rng(6)
     x, y = rng.standard_normal(blocks * SPLIT_N).astype(np.float32), rng.standard_normal(blocks * SPLIT_N).astype(np.float32)
     out, seen = wp.zeros(blocks * SPLIT_N, device=DEVICE), wp.zeros((blocks, lanes), device=DEVICE)
-    wp.launch_tiled(elementwise_chain, dim=blocks, inputs=[wp.array(x, device=DEVICE), wp.array(y, device=DEVICE), out, seen],
+    mapped = wp.zeros(blocks * SPLIT_N, device=DEVICE)
+    wp.launch_tiled(elementwise_chain, dim=blocks,
+                    inputs=[wp.array(x, device=DEVICE), wp.array(y, device=DEVICE), out, seen, mapped],
                     block_dim=lanes, device=DEVICE)
     xs = np.concatenate([x, np.zeros(SPLIT_N, np.float32)])
     a = np.stack([xs[i * SPLIT_N + 3:i * SPLIT_N + 3 + SPLIT_N] for i in range(blocks)])
@@ -123,6 +125,7 @@ def test_split_elementwise_and_overwritten_tiles(lanes):
     want = -(a * 2.0 + b) / 4.0 - 1.5 + b
     np.testing.assert_allclose(out.numpy().reshape(blocks, SPLIT_N), want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(seen.numpy(), want[:, np.arange(lanes) % SPLIT_N], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mapped.numpy().reshape(blocks, SPLIT_N), np.sin(want) + (a + b) * 0.5, rtol=1e-5, atol=1e-6)
     arr = (np.arange(steps * SPLIT_N, dtype=np.float32) + 1.0) / 8.0
     seen2, total = wp.full((2 * steps, lanes), -1.0, device=DEVICE), wp.zeros(2 * SPLIT_N, device=DEVICE)
     wp.launch_tiled(overwritten_tile, dim=2, inputs=[wp.array(arr, device=DEVICE), seen2, total, steps], block_dim=lanes,

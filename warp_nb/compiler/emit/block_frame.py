@@ -24,7 +24,8 @@ from ...types.tiles import TileType
 from .cpp import cpp_type
 
 #: builtins whose lead statement the lanes may split: name -> the tile_coop.h function (loads and
-#: stores of 1-D and 2-D arrays, fills, products; elementwise operators are written per element)
+#: stores of 1-D and 2-D arrays, fills, products; elementwise operators are written per element,
+#: tile_map through coop_map)
 SPLIT = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_zeros": "coop_full",
          "tile_ones": "coop_full", "tile_full": "coop_full", "tile_empty": "coop_full", "tile_mma": "coop_mma"}
 #: operator builtins that act on tiles element by element (native/tiles/tile.h WPNB_TILE_BINARY, neg)
@@ -145,6 +146,11 @@ class BlockFrameWriter:
             b, args = v.builtin, [a.name for a in v.args]
             if b.name in ELEMENTWISE:
                 return self.elementwise_text(s)
+            if b.name == "tile_map" and v.resolved.overload.template \
+                    and all(a.type == v.args[0].type for a in v.args) and _elements(v.args[0].type) == _elements(s.dst.type):
+                bindings = {k: (str(x) if isinstance(x, (int, str)) else cpp_type(x)) for k, x in v.resolved.bindings.items()}
+                mapper = v.resolved.overload.template.format(**bindings)  # (as emit/body.py call_text)
+                return f"wpnb::coop_map(wpnb_part, {', '.join([dst, mapper] + args)})", (_elements(s.dst.type), "")
             fn = SPLIT.get(b.name)
             if fn is None or dst in args or fn == "coop_tile_store":
                 return None
