@@ -190,3 +190,32 @@ def test_the_split_kernels_compile_for_sm90(split):
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)
+
+
+def _sm90_ptx(kernel) -> list:
+    from warp_nb.compiler.pipeline import compile_kernel
+    from warp_nb.cuda.target import AotCudaTarget
+    from warp_nb.toolchain import nvrtc
+
+    try:
+        nvrtc.nvrtc_version()
+    except nvrtc.NVRTCUnavailableError as e:
+        pytest.skip(f"NVRTC unavailable: {e}")
+    target = AotCudaTarget(90, use_ptx=True)
+    return [compile_kernel(kernel, sig, target, options).loaded.read_text()
+            for options, sig in kernel.compiled_options("cpu") if options.block_dim > 1]
+
+
+def test_the_cuda_frame_is_in_shared_memory_when_it_fits(split):
+    """The PTX of a block of 16 x 16 tiles declares the frame in shared memory (16 KiB at most,
+    WPNB_SHARED_FRAME_BYTES); that of 64 x 64 tiles does not (each thread keeps its own)."""
+    import re
+    small, big = _sm90_ptx(matmul_split), _sm90_ptx(big_tiles)
+    assert small and big, "run the CPU tests of this file first"
+    frame = re.compile(r"\.shared \.align \d+ \.b8 \S*shared_frame_bytes\S*\[(\d+)\]")
+    for ptx in small:
+        sizes = [int(n) for n in frame.findall(ptx)]
+        assert sizes and all(0 < n <= 16384 for n in sizes)
+        total = sum(int(n) for n in re.findall(r"\.shared \.align \d+ \.b8 \S+\[(\d+)\]", ptx))
+        assert total <= 48 * 1024 - 4096  # (room for a failed check's slot, arrays/array.h)
+    assert not any(frame.search(ptx) for ptx in big)
