@@ -138,10 +138,6 @@ WPNB_FN coop_t coop_part(bool apart, bool split, bool lead) {
     if (!split) return coop_t{0, 1, lead, false};
     return coop_t{block_lane(), block_active(), block_lane() < block_active(), true};
 }
-// The barrier on either side of a statement the lanes split (nothing unless they do).
-WPNB_FN void coop_sync(const coop_t& p) {
-    if (p.sync) block_sync();
-}
 
 // CUDA threads run at once, so where the lanes share a frame in shared memory, a tile lane 0
 // wrote alone is there for the others only after a barrier (`block_publish`, after each such
