@@ -119,12 +119,23 @@ def test_a_split_matmul_with_partial_tiles_matches_numpy(split, lanes):
     np.testing.assert_allclose(d, want[:m, :n], rtol=1e-5, atol=1e-3)
 
 
+def _run_chain(lanes, blocks=3):
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(blocks * N).astype(np.float32), rng.standard_normal(blocks * N).astype(np.float32)
+    out, seen, mapped = wp.zeros(blocks * N), wp.zeros((blocks, lanes)), wp.zeros(blocks * N)
+    wp.launch_tiled(elementwise_chain, dim=blocks, inputs=[wp.array(x), wp.array(y), out, seen, mapped], block_dim=lanes)
+    a = (np.arange(5 * N, dtype=np.float32) + 1.0) / 8.0
+    seen2, total = wp.full((2 * 5, lanes), -1.0), wp.zeros(2 * N)
+    wp.launch_tiled(overwritten_tile, dim=2, inputs=[wp.array(a), seen2, total, 5], block_dim=lanes)
+    return out.numpy(), seen.numpy(), mapped.numpy(), seen2.numpy(), total.numpy()
+
+
 @pytest.mark.parametrize("lanes", (8, 100))
 def test_split_and_unsplit_give_the_same_bits(split, monkeypatch, lanes):
     A, B = _matmul_inputs()
-    got = _run_matmul(A, B, lanes)
+    got = _run_matmul(A, B, lanes) + _run_chain(lanes)
     monkeypatch.setattr(wp.config, "cpu_split_tiles", False)
-    want = _run_matmul(A, B, lanes)
+    want = _run_matmul(A, B, lanes) + _run_chain(lanes)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
 
