@@ -1,5 +1,6 @@
 """GPU benchmarks, run on a machine with an NVIDIA GPU (tests/gpu/run_gpu_checks.sh calls this):
-saxpy bandwidth against the GPU's memory bandwidth, per-launch overhead, and all-pairs n-body,
+saxpy bandwidth against the GPU's memory bandwidth, per-launch overhead, all-pairs n-body, and a
+tiled matmul (16 x 16 tiles split between a block's threads in shared memory, and 32 x 32 ones),
 for warp_nb (checked, the default, and release) and warp-lang on the same GPU, each in its own process. Prints a table and JSON."""
 
 from __future__ import annotations
@@ -57,6 +58,34 @@ m = 1 << 15
 pos = wp.array(np.random.default_rng(0).random((m, 3)), dtype=wp.vec3, device=dev)
 acc = wp.zeros(m, dtype=wp.vec3, device=dev)
 out["nbody_s"] = timed(lambda: wp.launch(nbody, dim=m, inputs=[pos, acc, m], device=dev), 5)
+
+# a tiled float32 matmul (wp.launch_tiled; the same kernel in warp_nb and warp-lang): T = 16 keeps the
+# block's uniform tiles in shared memory, split between its threads (native/tiles/tile_coop.h);
+# T = 32 is past warp_nb's shared frame budget (each thread then computes whole tiles)
+def tiled_matmul(T):
+    @wp.kernel
+    def mm(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+        i, j = wp.tid()
+        acc = wp.tile_zeros(shape=(T, T), dtype=float)
+        for k in range(a.shape[1] // T):
+            wp.tile_matmul(wp.tile_load(a, shape=(T, T), offset=(i * T, k * T)),
+                           wp.tile_load(b, shape=(T, T), offset=(k * T, j * T)), acc)
+        wp.tile_store(c, acc, offset=(i * T, j * T))
+    return mm
+
+rng = np.random.default_rng(1)
+for T in (16, 32):
+    kern = tiled_matmul(T)
+    for n in (512, 2048):
+        A, B = rng.standard_normal((n, n)).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32)
+        a, b, c = wp.array(A, device=dev), wp.array(B, device=dev), wp.zeros((n, n), dtype=float, device=dev)
+        run = lambda: wp.launch_tiled(kern, dim=(n // T, n // T), inputs=[a, b, c], block_dim=64, device=dev)
+        try:
+            t = timed(run, 5)
+            err = float(np.abs(c.numpy() - A.astype(np.float64) @ B).max())
+            out[f"matmul{n}_t{T}_ms"], out[f"matmul{n}_t{T}_maxerr"] = t * 1e3, err
+        except Exception as e:  # one configuration failing keeps the others' numbers
+            out[f"matmul{n}_t{T}_error"] = repr(e)[:200]
 print(json.dumps(out))
 '''
 
@@ -85,6 +114,13 @@ def main() -> int:
             continue
         print(f"{fw:16} {r['saxpy_GBps']:12.0f} {100 * r['saxpy_GBps'] / peak:9.0f}% {r['launch_us']:10.2f} "
               f"{r['nbody_s'] * 1e3:14.2f}")
+    print(f"{'tiled matmul ms':16} " + " ".join(f"{k[6:-3]:>14}" for k in sorted(results.get("warp_nb", {}))
+                                                 if k.startswith("matmul") and k.endswith("_ms")))
+    for fw, r in results.items():
+        keys = sorted(k for k in r if k.startswith("matmul") and k.endswith("_ms"))
+        if keys:
+            print(f"{fw:16} " + " ".join(f"{r[k]:14.3f}" for k in keys)
+                  + "  (max |error|: " + ", ".join(f"{r[k[:-3] + '_maxerr']:.1e}" for k in keys) + ")")
     print(json.dumps(results))
     return 0
 

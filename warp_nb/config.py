@@ -72,6 +72,13 @@ class LaunchArrayAccessMode(enum.IntEnum):
 #: (run as fibers, native/tiles/block_cpu.h) instead of one lane, so wp.tile(x) gathers block_dim values.
 enable_cpu_blocks: bool = False
 
+#: With CPU blocks, the lanes of a block split the statements that write its block-uniform tiles
+#: (loads, stores, fills, elementwise arithmetic, tile_matmul, tile moves: each lane its share of
+#: the elements, a barrier on each side) as CUDA blocks do, instead of lane 0 computing them alone.
+#: Read at each launch. Off by default: the lanes of a CPU block are fibers of one thread, so
+#: splitting adds barriers (fiber switches) and no parallelism; it runs CUDA's split code on the CPU.
+cpu_split_tiles: bool = False
+
 #: The determinism of float atomics for modules made from now on (a DeterministicMode; a module's
 #: "deterministic" option overrides it). Anything else is refused: True would silently mean a level.
 deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED

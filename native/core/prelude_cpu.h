@@ -105,6 +105,7 @@ struct block_ctx_t {
     int32 apart;            // the lanes keep frames of their own (tiles/block_cpu.h block_frame_t)
     unsigned char* frame;   // the block's frame of uniform tiles (or one per lane, apart)
     int64 frame_bytes;      // its capacity
+    int32 split;            // the lanes sharing the frame split tile statements (tiles/block.h coop_part)
 };
 
 // The block the fibers of this OS thread belong to (null: one-lane blocks).

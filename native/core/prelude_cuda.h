@@ -92,6 +92,13 @@ WPNB_FN int32& block_lanes_slot() {
     return lanes;
 }
 WPNB_FN int32 block_dim() { return block_lanes_slot(); }
+// launch_t::one_lane of a launch in blocks, set by the block entry point: bit 1 when the lanes of a
+// block may share a frame of block-uniform tiles (tiles/block.h block_frame_t; launch/launcher.py
+// _block_flags: every wp.tid() component but the last one unpacked is the block's).
+WPNB_FN int32& block_frame_mode_slot() {
+    __shared__ int32 mode;
+    return mode;
+}
 WPNB_FN int32 block_lane() { return block_lanes_slot() > 1 ? int32(threadIdx.x) : 0; }
 WPNB_FN int32& block_active_slot() {
     __shared__ int32 active;

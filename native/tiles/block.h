@@ -120,13 +120,81 @@ WPNB_FN V block_share(const V& value) {
 // components vary inside a block).
 template <typename S, bool SharesThread = lanes_share_thread>
 struct block_frame_t;
+
+// Which elements of a tile a lane computes in a statement that writes a block-uniform tile
+// (compiler/block_uniform.py, emit/block_frame.py; tile_coop.h): elements first, first + step, ...
+// when `on`, and a barrier (block_sync) before and after the statement when `sync`. Three ways:
+//  - split (CUDA, and the CPU with wp.config.cpu_split_tiles): every running lane its share
+//    (first = lane, step = running lanes), barriers around, so the block's lanes cooperate;
+//  - lead (the CPU's default): lane 0 computes every element, no barrier (lane 0 is never behind
+//    another fiber: block_cpu.h);
+//  - apart (each lane has a frame of its own): every lane computes every element of its own tile.
+struct coop_t {
+    int32 first, step;
+    bool on, sync;
+};
+WPNB_FN coop_t coop_part(bool apart, bool split, bool lead) {
+    if (apart) return coop_t{0, 1, true, false};
+    if (!split) return coop_t{0, 1, lead, false};
+    return coop_t{block_lane(), block_active(), block_lane() < block_active(), true};
+}
+
+// CUDA threads run at once, so where the lanes share a frame in shared memory, a tile lane 0
+// wrote alone is there for the others only after a barrier (`block_publish`, after each such
+// statement). On the CPU lane 0 runs first in every round of fibers: nothing to wait for.
+WPNB_FN void block_publish(bool apart) {
+    if constexpr (!lanes_share_thread) {
+        if (!apart) block_sync();
+    }
+}
+
+#if defined(WPNB_CUDA)
+// The frame budget in static shared memory (48 KiB a block in all): what the other shared slots
+// leave (core/prelude_cuda.h: the lanes' exchange scratch, 16 KiB, the debug and alive slots, 9 KiB;
+// arrays/array.h: a failed check's 4 KiB slot), with a margin. A larger frame stays in each
+// thread's own memory, every thread computing whole tiles (apart).
+#define WPNB_SHARED_FRAME_BYTES 16384
+
+// The frame's bytes in shared memory when it fits the budget, else none.
+template <typename S, bool Fits = (sizeof(S) <= WPNB_SHARED_FRAME_BYTES)>
+struct shared_frame_bytes {
+    static WPNB_FN unsigned char* get() {
+        __shared__ __align__(64) unsigned char bytes[sizeof(S)];
+        return bytes;
+    }
+};
+template <typename S>
+struct shared_frame_bytes<S, false> {
+    static WPNB_FN unsigned char* get() { return nullptr; }
+};
+
+// CUDA: a frame that fits the budget lives in shared memory when the launch lets the lanes share
+// it, thread 0 leading and the lanes splitting what they can (coop_part); else each thread has
+// its own and leads (apart). Zeroed as the CPU's is constructed: every element type's T() is
+// zero bytes (scalars, vectors, matrices, quaternions, transforms, structs).
 template <typename S>
 struct block_frame_t<S, false> {
-    S own;
-    WPNB_FN S& get() { return own; }
-    WPNB_FN bool lead() const { return true; }
-    WPNB_FN bool apart() const { return true; }
+    S* at;
+    bool shares;
+    alignas(S) unsigned char own[sizeof(S)];
+    WPNB_FN block_frame_t() {
+        unsigned char* shared = shared_frame_bytes<S>::get();
+        shares = shared != nullptr && (block_frame_mode_slot() & 2) != 0;
+        at = (S*)(shares ? shared : own);
+        const int32 first = shares ? block_lane() : 0, step = shares ? block_active() : 1;
+        if (sizeof(S) % 4 == 0) {
+            for (int64 k = first; k < int64(sizeof(S) / 4); k += step) ((uint32*)at)[k] = 0u;
+        } else {
+            for (int64 k = first; k < int64(sizeof(S)); k += step) ((unsigned char*)at)[k] = 0;
+        }
+        if (shares) block_sync();
+    }
+    WPNB_FN S& get() { return *at; }
+    WPNB_FN bool lead() const { return !shares || block_lane() == 0; }
+    WPNB_FN bool apart() const { return !shares; }
+    WPNB_FN coop_t part() const { return coop_part(!shares, true, lead()); }
 };
+#endif
 
 // A store or an atomic written where one lane runs it for the block: as it is, unless the lanes
 // are apart (each lane runs it; then one does, as block_lead).

@@ -135,13 +135,16 @@ struct block_frame_t<S, true> {
     S& get() { return *at; }
     bool lead() const { return leads; }
     bool apart() const { return kept_apart; }
+    // (lanes split a statement's elements only with wp.config.cpu_split_tiles: launch bit 4)
+    coop_t part() const { return coop_part(kept_apart, block_ctx_slot()->split != 0, leads); }
 };
 
 // Run blocks [block_begin, block_end) of B lanes over `size` threads: run_lane(user, lane) with
 // the current block in *block. `flags` (the launch's launch_t::one_lane): bit 0, every lane would
 // compute the same, so only lane 0 of each block runs, the others counting as arrived, and a
 // block's tiles are computed once (wp.block_dim() is still B); bit 1, the lanes may share a frame
-// of block-uniform tiles (block_frame_t; else each keeps its own). Returns false when the fiber
+// of block-uniform tiles (block_frame_t; else each keeps its own); bit 2, the lanes sharing it split
+// the statements that write those tiles (block.h coop_part). Returns false when the fiber
 // stacks could not be mapped.
 inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 size, int64* block,
                              void (*run_lane)(void*, int32), void* user, int32 flags = 0) {
@@ -188,6 +191,7 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
         f->ctx.sync = fiber_yield;
         f->ctx.runner = f;
         f->ctx.apart = (flags & 2) ? 0 : 1;
+        f->ctx.split = (flags & 4) ? 1 : 0;
         slot = &f->ctx;
         for (int32 k = 0; k < active; ++k) {
             fiber_prepare(f, k, base + int64(k) * per_lane + kFiberGuard, kFiberStack);

@@ -4,7 +4,8 @@ hold alike run on lane 0 into a frame the lanes share, and the other lanes read 
 fences where lane 0 would otherwise overwrite a tile another lane has yet to read. Lane-using tile
 kernels (wp.tile of lane values, wp.untile, per-lane scalar work between uniform tile ops,
 lane-dependent branches, a partial last block, a launch whose blocks span rows) against numpy in
-blocks of 1, 8, 64 and 100 lanes."""
+blocks of 1, 8, 64 and 100 lanes, lane 0 computing the shared tiles or the lanes splitting them
+(wp.config.cpu_split_tiles: CUDA's split code, native/tiles/tile_coop.h)."""
 
 import numpy as np
 import pytest
@@ -22,9 +23,12 @@ T = 16
 LANES = (1, 8, 64, 100)
 
 
-@pytest.fixture
-def cpu_blocks(monkeypatch):
+@pytest.fixture(params=(False, True), ids=("lead", "split"))
+def cpu_blocks(monkeypatch, request):
+    """CPU blocks, with lane 0 computing the shared tiles alone ("lead", the CPU's default) or the
+    lanes splitting them as CUDA's threads do ("split": wp.config.cpu_split_tiles, tile_coop.h)."""
     monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    monkeypatch.setattr(wp.config, "cpu_split_tiles", request.param)
 
 
 def _typed(kernel, lanes: int):

@@ -11,7 +11,8 @@
 #   mkdir -p .conf_cache/data .conf_cache/wheel && cp -r $C/data/$N .conf_cache/data/ && touch .conf_cache/wheel/$N.whl
 # (the warp-lang wheel itself, 149 MB, is over the tool's 64 MiB; .whl/ may carry smaller wheels)
 # then run through the device tool with carry=[".conf_cache"] and command: bash tests/gpu/run_gpu_checks.sh
-# GPU_CHECKS="tests bench conformance" selects steps; CONFORMANCE_FILES='test_vec* ...' selects files.
+# GPU_CHECKS="tests bench conformance" selects steps; CONFORMANCE_FILES='test_vec* ...' selects files;
+# GPU_CHECKS=tiles alone runs the split-tile checks and the benchmark (a short device call, ~2 minutes).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT_DIR="${OUT:-/tmp/gpu_checks}"
@@ -44,9 +45,15 @@ if [[ " $STEPS " == *" tests "* ]]; then
     timeout 200 python3 -m pytest -q tests/gpu -p no:cacheprovider -rfE $per_test 2>&1 | tee "$OUT_DIR/gpu_tests.txt"
 fi
 
+if [[ " $STEPS " == *" tiles "* ]]; then
+    log "split tiles: tests/gpu/test_cuda_tiles.py, then the benchmark"
+    timeout 150 python3 -m pytest -q tests/gpu/test_cuda_tiles.py -p no:cacheprovider -rfE 2>&1 | tee "$OUT_DIR/gpu_tiles.txt"
+    timeout 240 python3 benchmarks/bench_gpu.py 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
+fi
+
 if [[ " $STEPS " == *" bench "* ]]; then
     log "benchmarks on cuda:0"
-    timeout 90 python3 benchmarks/bench_gpu.py 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
+    timeout 240 python3 benchmarks/bench_gpu.py 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
 fi
 
 if [[ " $STEPS " == *" conformance "* ]] && [ -d .conf_cache/data ]; then

@@ -88,3 +88,61 @@ def test_lanes_cooperate_in_a_cuda_block():
     np.testing.assert_allclose(total.numpy(), x.reshape(6, 32).sum(1), rtol=1e-5)
     np.testing.assert_allclose(doubled.numpy(), 2 * x)
     assert bits.numpy().tolist() == [2 ** 32 - 1] * 6
+
+
+# --- split tiles: a block's threads share its uniform tiles in shared memory and split the
+# statements that write them (native/tiles/tile_coop.h); the same kernels run split on the CPU in
+# tests/e2e/test_tile_split.py
+
+from tests.e2e.test_tile_split import (N as SPLIT_N, T as SPLIT_T, big_tiles, elementwise_chain, matmul_split,  # noqa: E402
+                                       overwritten_tile)
+
+
+@pytest.mark.parametrize("lanes", (32, 64, 100, 256))
+def test_split_matmul_with_partial_tiles(lanes):
+    rng = np.random.default_rng(5)
+    A, B = rng.standard_normal((40, 36)).astype(np.float32), rng.standard_normal((36, 33)).astype(np.float32)
+    c, d = wp.zeros((40, 33), device=DEVICE), wp.zeros((40, 33), device=DEVICE)
+    grid = ((40 + SPLIT_T - 1) // SPLIT_T, (33 + SPLIT_T - 1) // SPLIT_T)
+    wp.launch_tiled(matmul_split, dim=grid, inputs=[wp.array(A, device=DEVICE), wp.array(B, device=DEVICE), c, d],
+                    block_dim=lanes, device=DEVICE)
+    np.testing.assert_allclose(c.numpy(), A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("lanes", (32, 100))
+def test_split_elementwise_and_overwritten_tiles(lanes):
+    blocks, steps = 3, 5
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal(blocks * SPLIT_N).astype(np.float32), rng.standard_normal(blocks * SPLIT_N).astype(np.float32)
+    out, seen = wp.zeros(blocks * SPLIT_N, device=DEVICE), wp.zeros((blocks, lanes), device=DEVICE)
+    mapped = wp.zeros(blocks * SPLIT_N, device=DEVICE)
+    wp.launch_tiled(elementwise_chain, dim=blocks,
+                    inputs=[wp.array(x, device=DEVICE), wp.array(y, device=DEVICE), out, seen, mapped],
+                    block_dim=lanes, device=DEVICE)
+    xs = np.concatenate([x, np.zeros(SPLIT_N, np.float32)])
+    a = np.stack([xs[i * SPLIT_N + 3:i * SPLIT_N + 3 + SPLIT_N] for i in range(blocks)])
+    b = y.reshape(blocks, SPLIT_N)
+    want = -(a * 2.0 + b) / 4.0 - 1.5 + b
+    np.testing.assert_allclose(out.numpy().reshape(blocks, SPLIT_N), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(seen.numpy(), want[:, np.arange(lanes) % SPLIT_N], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mapped.numpy().reshape(blocks, SPLIT_N), np.sin(want) + (a + b) * 0.5, rtol=1e-5, atol=1e-6)
+    arr = (np.arange(steps * SPLIT_N, dtype=np.float32) + 1.0) / 8.0
+    seen2, total = wp.full((2 * steps, lanes), -1.0, device=DEVICE), wp.zeros(2 * SPLIT_N, device=DEVICE)
+    wp.launch_tiled(overwritten_tile, dim=2, inputs=[wp.array(arr, device=DEVICE), seen2, total, steps], block_dim=lanes,
+                    device=DEVICE)
+    acc, before = np.zeros(SPLIT_N), []
+    for k in range(steps):
+        before.append(acc.copy())
+        acc = acc * 0.5 + arr[k * SPLIT_N:(k + 1) * SPLIT_N]
+    np.testing.assert_allclose(seen2.numpy().reshape(2, steps, lanes)[0], np.stack(before)[:, (np.arange(lanes) * 7) % SPLIT_N],
+                               rtol=1e-6)
+    np.testing.assert_allclose(total.numpy().reshape(2, SPLIT_N)[1], acc, rtol=1e-6)
+
+
+def test_a_frame_past_the_shared_budget_stays_per_thread():
+    rng = np.random.default_rng(7)
+    A, B = rng.standard_normal((128, 128)).astype(np.float32), rng.standard_normal((128, 128)).astype(np.float32)
+    c = wp.zeros((128, 128), device=DEVICE)
+    wp.launch_tiled(big_tiles, dim=(2, 2), inputs=[wp.array(A, device=DEVICE), wp.array(B, device=DEVICE), c], block_dim=64,
+                    device=DEVICE)
+    np.testing.assert_allclose(c.numpy(), A.astype(np.float64) @ B, rtol=1e-4, atol=1e-3)

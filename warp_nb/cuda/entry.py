@@ -88,6 +88,7 @@ def _block_entry_point(sym: str, count: int, lanes: int, body: str = "body", dir
             f"    wpnb::int64 rest = wpnb_first + threadIdx.x;\n"
             f"    wpnb::block_alive_slot()[threadIdx.x] = rest < wpnb_threads;\n"
             f"    wpnb::block_lanes_slot() = {lanes};\n"
+            f"    wpnb::block_frame_mode_slot() = wpnb_launch.one_lane;  // (tiles/block.h block_frame_t)\n"
             f"    __syncthreads();\n"
             f"    if (rest >= wpnb_threads) return;\n{coords}    {call}"
             f"    wpnb::block_alive_slot()[threadIdx.x] = false;  // (what lanes gather skips it now)\n}}\n")

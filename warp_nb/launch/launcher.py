@@ -152,14 +152,19 @@ def lanes_per_block(device, block_dim) -> int:
 
 
 def _block_flags(launcher, dim, adjoint: bool = False) -> int:
-    """launch_t::one_lane of a CPU launch in blocks (native/tiles/block_cpu.h run_fiber_blocks): 1
-    when one lane may run for all (_lanes_agree); 2 when the lanes may share the tiles that
+    """launch_t::one_lane of a launch in blocks (native/tiles/block_cpu.h run_fiber_blocks; CUDA:
+    block.h block_frame_t): 1 (CPU) when one lane may run for all (_lanes_agree); 4 (CPU) when the
+    lanes split tile statements (wp.config.cpu_split_tiles); 2 when the lanes may share the tiles that
     compiler/block_uniform.py found uniform, which it did assuming that every wp.tid() component
     but the last one unpacked is the block's: the trailing extents from that last one on come in
     whole blocks."""
-    if adjoint or not launcher.device.is_cpu:
+    if adjoint:
         return 0
-    flags = 1 if _lanes_agree(launcher, dim) else 0
+    cpu = launcher.device.is_cpu
+    # bit 4, the CPU's lanes split the statements writing shared tiles (CUDA's always do: block.h)
+    flags = 0
+    if cpu:
+        flags = (1 if _lanes_agree(launcher, dim) else 0) | (4 if config.cpu_split_tiles else 0)
     k = launcher.tid_count
     if k <= 1:
         return flags | 2
