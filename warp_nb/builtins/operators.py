@@ -42,10 +42,10 @@ _elementwise = dict(header="core/scalar.h", category="operators")
 builtin("add", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)),
         ov(MN, MN, ret=Mat("r", "c", N)), ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()), *_tile_ops,
         explain=_explain_tiles("+"),
-        doc="a + b for scalars, vectors, matrices, quaternions, transforms and tiles (elementwise).", **_elementwise)
+        doc="a + b for scalars, vectors, matrices, quaternions, transforms and tiles (elementwise).", split="elementwise", **_elementwise)
 builtin("sub", ov(N, N, ret=same("T")), ov(VN, VN, ret=Vec("n", N)), ov(MN, MN, ret=Mat("r", "c", N)),
         ov(Quat(), Quat(), ret=Quat()), ov(Transform(), Transform(), ret=Transform()), *_tile_ops,
-        explain=_explain_tiles("-"), doc="a - b, componentwise for composites and tiles.", **_elementwise)
+        explain=_explain_tiles("-"), doc="a - b, componentwise for composites and tiles.", split="elementwise", **_elementwise)
 builtin("mul",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
@@ -58,14 +58,14 @@ builtin("mul",
         ov(F, Transform(), ret=Transform()), *_tile_ops, explain=_explain_tiles("*"),
         doc="a * b (tiles: elementwise, use wp.tile_matmul for products): scalar product, scaling of a composite, matrix-vector and matrix-matrix products, "
             "quaternion (Hamilton) and transform composition. Two vectors do not multiply: use wp.dot, "
-            "wp.cw_mul or wp.outer.", **_elementwise)
+            "wp.cw_mul or wp.outer.", split="elementwise", **_elementwise)
 builtin("div",
         ov(N, N, ret=same("T")),
         ov(Vec("n", N), N, ret=Vec("n", N)), ov(N, Vec("n", N), ret=Vec("n", N)),
         ov(Mat("r", "c", N), N, ret=Mat("r", "c", N)), ov(N, Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), F, ret=Quat()), ov(F, Quat(), ret=Quat()), *_tile_ops, explain=_explain_tiles("/"),
         doc="a / b (tiles: elementwise; a scalar over a quaternion divides by every component). Integer division truncates toward zero (C semantics, as in Warp) and gives 0 for a "
-            "zero divisor.", **_elementwise)
+            "zero divisor.", split="elementwise", **_elementwise)
 builtin("div_approx", ov(F, F, ret=same("T"), names=("x", "y")),
         ov(Vec("n", F), F, ret=Vec("n", F)), ov(F, Vec("n", F), ret=Vec("n", F)),
         ov(Mat("r", "c", F), F, ret=Mat("r", "c", F)), ov(F, Mat("r", "c", F), ret=Mat("r", "c", F)),
@@ -85,7 +85,7 @@ builtin("matmul", ov(Mat("r", "k", N), Vec("k", N), ret=Vec("r", N)),
         ov(Vec("k", N), Mat("k", "c", N), ret=Vec("c", N)), ov(Mat("r", "k", N), Mat("k", "c", N), ret=Mat("r", "c", N)),
         cpp="wpnb::mul", header="core/scalar.h", category="operators", export=False, doc="a @ b: matrix products.")
 builtin("neg", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
-        ov(Quat(), ret=Quat()), ov(Transform(), ret=Transform()), ov(TN, ret=TN), doc="-x.", **_elementwise)
+        ov(Quat(), ret=Quat()), ov(Transform(), ret=Transform()), ov(TN, ret=TN), doc="-x.", split="elementwise", **_elementwise)
 builtin("pos", ov(N, ret=same("T")), ov(Vec("n", N), ret=Vec("n", N)), ov(Mat("r", "c", N), ret=Mat("r", "c", N)),
         ov(Quat(), ret=Quat()), ov(TN, ret=TN), doc="+x.", **_elementwise)
 

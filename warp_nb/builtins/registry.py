@@ -321,6 +321,10 @@ class Builtin:
     #: an element read that checked code bounds-checks: emitted as its `_checked` variant, given the
     #: site an index outside the tile is reported from
     checked_read: bool = False
+    #: how the lanes of a block split a statement that writes a block-uniform tile (emit/block_frame.py):
+    #: the native/tiles/tile_coop.h function each lane calls for its part of the elements, or
+    #: "elementwise" (an operator written per element for tiles); None: one lane computes it
+    split: str | None = None
     #: side effects that leave memory as they were when repeated (atomic min / max: min(min(a, v), v) is
     #: min(a, v)): the adjoint's replay may run the call again, as Warp does, so its result may be used in
     #: a differentiated kernel (the value it returns there is the array's value after the forward pass,

@@ -46,16 +46,16 @@ add(TileBuiltin("tile", (), doc="wp.tile(x): the values of x across the block as
 
 for _name, _what in (("tile_zeros", "zeros"), ("tile_ones", "ones")):
     builtin(_name, doc=f"wp.{_name}(shape, dtype=float, storage='register'): a tile of {_what}.",
-            cpp="wpnb::tile_full", form=_name, **_t)
+            cpp="wpnb::tile_full", form=_name, split="coop_full", **_t)
 builtin("tile_empty", doc="wp.tile_empty(shape, dtype=float, storage='register'): a tile whose values Warp leaves "
-                          "unspecified (zeros in warp_nb).", cpp="wpnb::tile_full", form="tile_empty", **_t)
+                          "unspecified (zeros in warp_nb).", cpp="wpnb::tile_full", form="tile_empty", split="coop_full", **_t)
 builtin("tile_full", doc="wp.tile_full(shape, value, dtype=float, storage='register'): a tile filled with value.",
-        form="tile_full", **_t)
+        form="tile_full", split="coop_full", **_t)
 builtin("tile_arange", differentiable=False, doc="wp.tile_arange(stop) / (start, stop) / (start, stop, step), dtype=int: a 1-D tile as "
                            "numpy.arange; the bounds must be compile-time constants (they give the tile's length).",
         form="tile_arange", **_t)
 builtin("tile_load", doc="wp.tile_load(a, shape, offset=0, storage='register'): the block a[offset : offset + shape] "
-                         "of a 1-D or 2-D array as a tile; elements outside the array read 0.", form="tile_load", **dict(_t, lanes="lead_adjoint"))
+                         "of a 1-D or 2-D array as a tile; elements outside the array read 0.", form="tile_load", split="coop_tile_load", **dict(_t, lanes="lead_adjoint"))
 builtin("tile_load_indexed", doc="wp.tile_load_indexed(a, indices, shape, offset=0, axis=0): a tile whose entries "
                                  "along `axis` come from the array positions offset + indices[k] (a 1-D int tile); "
                                  "positions outside the array read 0.", form="tile_load_indexed", **dict(_t, lanes="lead_adjoint"))
@@ -79,11 +79,11 @@ for _name, _what in (("tile_randi", "int32 draws (randi)"), ("tile_randf", "floa
     builtin(_name, doc=f"wp.{_name}(shape, rng, min=None, max=None): a tile of {_what}, in [min, max) when given, "
                        "from a copy of the stream rng.", differentiable=False, **dict(_t, form=_name, header="tiles/tile_random.h"))
 builtin("tile_store", doc="wp.tile_store(a, t, offset=0): write tile t into a at offset; elements that fall outside "
-                          "the array are not written.", side_effects=True, form="tile_store", **dict(_t, lanes="lead"))
+                          "the array are not written.", side_effects=True, form="tile_store", split="coop_tile_store", **dict(_t, lanes="lead"))
 builtin("tile_atomic_add", doc="wp.tile_atomic_add(a, t, offset=0): a[offset + k] += t[k] atomically, inside the "
                                "array; returns the previous values as a tile.", side_effects=True, form="tile_atomic_add", **dict(_t, lanes="lead"))
 builtin("tile_map", doc="wp.tile_map(f, a[, b]): f applied to every element of a (and the matching element of b); f "
-                        "is a builtin or a @wp.func.", cpp="wpnb::map_with", form="tile_map", **_t)
+                        "is a builtin or a @wp.func.", cpp="wpnb::map_with", form="tile_map", split="coop_map", **_t)
 builtin("tile_reduce", doc="wp.tile_reduce(f, a): f folded over a's elements (row-major order) as a 1-element tile.",
         cpp="wpnb::reduce_with", **dict(_ops, form="tile_reduce", differentiable=False))
 builtin("tile_view", doc="wp.tile_view(t, offset, shape=None): the part of t at offset (a copy in warp_nb).",
@@ -167,7 +167,7 @@ builtin("tile_matmul", rebinds=2, doc="wp.tile_matmul(a, b): the matrix product 
                            "rebound to the result).", cpp="wpnb::tile_mma", form="tile_matmul", **dict(_ops, **_once))
 builtin("tile_mma", ov(_A, _B, ret=_C, names=("a", "b")),
         ov(_A, _B, _C, _F, _F, ret=_C, names=("a", "b", "out", "alpha", "beta")), explain=_explain_matmul,
-        export=False, doc="What wp.tile_matmul computes: a @ b, or alpha * a @ b + beta * out.", **dict(_ops, **_once))
+        export=False, doc="What wp.tile_matmul computes: a @ b, or alpha * a @ b + beta * out.", split="coop_mma", **dict(_ops, **_once))
 
 # --- linear algebra (tile_linalg.h) ----------------------------------------------------------------
 _la = dict(_t, header="tiles/tile_linalg.h", **_once)

@@ -9,7 +9,8 @@ and the block-wide calls keep their cooperation (`wpnb_apart`).
 
 Split statements (native/tiles/block.h coop_t, tile_coop.h): where the lanes share the frame and
 split (CUDA, where it lives in shared memory; the CPU with wp.config.cpu_split_tiles), the
-statements of SPLIT (loads, stores, fills, elementwise arithmetic, products, tile moves) run on
+statements of builtins with a `split` in the registry (loads, stores, fills, elementwise arithmetic,
+products, tile_map) and tile moves run on
 every lane, each writing its part of the destination's elements, between two barriers; the
 others stay lane 0's. On CUDA a barrier also follows each statement lane 0 runs alone
 (`block_publish`), since there the other threads do not wait for it otherwise. Each split
@@ -22,15 +23,6 @@ from .. import ir
 from ..block_uniform import _has_barrier, _memory, _value_vars
 from ...types.tiles import TileType
 from .cpp import cpp_type
-
-#: builtins whose lead statement the lanes may split: name -> the tile_coop.h function (loads and
-#: stores of 1-D and 2-D arrays, fills, products; elementwise operators are written per element,
-#: tile_map through coop_map)
-SPLIT = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_zeros": "coop_full",
-         "tile_ones": "coop_full", "tile_full": "coop_full", "tile_empty": "coop_full", "tile_mma": "coop_mma"}
-#: operator builtins that act on tiles element by element (native/tiles/tile.h WPNB_TILE_BINARY, neg)
-ELEMENTWISE = ("add", "sub", "mul", "div", "neg")
-
 
 class BlockFrameWriter:
     """Mixed into emit/body.py FunctionWriter; `sharing` is set for a kernel's forward body only."""
@@ -144,14 +136,14 @@ class BlockFrameWriter:
             if not isinstance(v, ir.Call) or v.resolved.overload.outputs:
                 return None
             b, args = v.builtin, [a.name for a in v.args]
-            if b.name in ELEMENTWISE:
+            if b.split == "elementwise":  # (the registry says how each builtin splits: Builtin.split)
                 return self.elementwise_text(s)
-            if b.name == "tile_map" and v.resolved.overload.template \
+            if b.split == "coop_map" and v.resolved.overload.template \
                     and all(a.type == v.args[0].type for a in v.args) and _elements(v.args[0].type) == _elements(s.dst.type):
                 bindings = {k: (str(x) if isinstance(x, (int, str)) else cpp_type(x)) for k, x in v.resolved.bindings.items()}
                 mapper = v.resolved.overload.template.format(**bindings)  # (as emit/body.py call_text)
                 return f"wpnb::coop_map(wpnb_part, {', '.join([dst, mapper] + args)})", (_elements(s.dst.type), "")
-            fn = SPLIT.get(b.name)
+            fn = b.split
             if fn is None or dst in args or fn == "coop_tile_store":
                 return None
             if fn == "coop_tile_load":
@@ -164,7 +156,7 @@ class BlockFrameWriter:
                 return None
             own = None if fn == "coop_mma" else (_elements(s.dst.type), "r" if fn == "coop_tile_load" else "")
             return f"wpnb::{fn}(wpnb_part, {', '.join([dst] + args)})", own
-        if isinstance(s, ir.Effect) and isinstance(s.value, ir.Call) and s.value.builtin.name == "tile_store":
+        if isinstance(s, ir.Effect) and isinstance(s.value, ir.Call) and s.value.builtin.split == "coop_tile_store":
             v = s.value
             arr, tile = v.args[0].type, v.args[1].type
             if getattr(arr, "ndim", 0) in (1, 2) and isinstance(tile, TileType) and len(tile.shape) == arr.ndim \
