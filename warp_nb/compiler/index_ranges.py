@@ -254,9 +254,12 @@ class _Ranges:
         return None
 
     def uniform(self, v):
-        """The Bound of an int32 value made of arguments and constants alone, else None."""
+        """The Bound of an int32 argument or constant, else None. (No sums: the entry point compares
+        in int64, and a sum the kernel computed in int32 may have wrapped; a lone value cannot.)"""
         f = self.forms.get(id(v))
         if f is None or any(sym[0] != "arg" for sym, _ in f.terms):
+            return None
+        if f.terms and (f.const or len(f.terms) > 1 or f.terms[0][1] != 1):
             return None
         return Bound(f.const, f.terms)
 

@@ -14,6 +14,7 @@ import warp_nb as wp
 from .. import types as T
 from .codegen import define
 from .domain import GeometryDomain
+from .geometry.geometry import geometry_labels
 from .field.fields import BoundField, FieldLike, TestField, TrialField, bound_field
 from .integrand import Integrand
 from .integrand_specialize import DOMAIN, FIELD, SAMPLE, parameter_kinds, specialize
@@ -91,8 +92,9 @@ class Setup:
                                      f"fields={{...}}, got {type(field).__name__ if name in fields else 'nothing'}")
                 geometry = field.space.geometry if hasattr(field, "space") else field.geometry
                 if geometry is not domain.geometry:
-                    raise ValueError(f"fem.{what}: field `{name}` is defined on {geometry.name}, the "
-                                     f"domain on {domain.geometry.name}")
+                    on_field, on_domain = geometry_labels(geometry, domain.geometry)
+                    raise ValueError(f"fem.{what}: field `{name}` is defined on {on_field}, the domain on "
+                                     f"{on_domain}: they must be the same geometry object")
                 if isinstance(field, (TestField, TrialField)) and field.domain != domain:
                     raise ValueError(f"fem.{what}: the {type(field).__name__.replace('Field', '').lower()} field "
                                      f"`{name}` is defined over {field.domain.name}, not over the integration "

@@ -218,3 +218,19 @@ def test_normalized_projector_blocks_are_the_projectors_onto_their_range():
     np.testing.assert_allclose(P.values.numpy()[:3], expected, atol=1e-5)
     for block in P.values.numpy()[:3]:  # idempotent
         np.testing.assert_allclose(block @ block, block, atol=1e-5)
+
+
+def test_fields_and_domains_of_two_alike_geometries_are_told_apart():
+    """Two Grid2D objects: the error says which is which (their cell counts), not 'Grid2D, Grid2D'."""
+    geo, other = fem.Grid2D(res=wp.vec2i(4)), fem.Grid2D(res=wp.vec2i(3))
+    space, space_other = fem.make_polynomial_space(geo, degree=1), fem.make_polynomial_space(other, degree=1)
+    with pytest.raises(ValueError, match=r"field `u` is defined on a Grid2D of 9 cells, the domain on a Grid2D of "
+                                         r"16 cells: they must be the same geometry object"):
+        fem.integrate(mass, fields={"u": fem.make_trial(space_other, domain=fem.Cells(other)),
+                                    "v": fem.make_test(space, domain=fem.Cells(geo))})
+    with pytest.raises(ValueError, match=r"the domain's geometry \(a Grid2D of 9 cells\) is not the space's "
+                                         r"\(a Grid2D of 16 cells\)"):
+        fem.make_test(space, domain=fem.Cells(other))
+    twin = fem.Grid2D(res=wp.vec2i(4))
+    with pytest.raises(ValueError, match=r"\(a Grid2D of 16 cells\) is not the space's \(another Grid2D of 16 cells\)"):
+        fem.make_test(space, domain=fem.Cells(twin))

@@ -9,6 +9,7 @@ import warp_nb as wp
 
 from ...types.structs import struct
 from ..domain import Cells, GeometryDomain
+from ..geometry.geometry import geometry_labels
 from ..types import ElementKind
 from .evaluation import combine, discrete_functions, node_functions, node_queries, on_side, side_node_index
 
@@ -166,8 +167,9 @@ class _NodeField(FieldLike):
             domain = Cells(getattr(space_partition, "geometry_partition", None) or space.geometry)
         self.domain = domain
         if self.domain.geometry is not space.geometry:
-            raise ValueError(f"{type(self).__name__}: the domain's geometry ({self.domain.geometry.name}) is not the "
-                             f"space's ({space.geometry.name})")
+            on_domain, on_space = geometry_labels(self.domain.geometry, space.geometry)
+            raise ValueError(f"{type(self).__name__}: the domain's geometry ({on_domain}) is not the space's "
+                             f"({on_space})")
         self.EvalArg = _space_arg_struct(space.SpaceArg)
         self.__dict__.update(node_functions(space, self.SLOT))
         self._space_restriction = space_restriction

@@ -438,3 +438,20 @@ class Geometry:
     side_from_cell_coords = None
     side_to_cell_arg = None
     boundary_side_index = None
+
+
+def geometry_labels(a, b) -> tuple:
+    """How an error names two geometries that should be one: their names, and where those are
+    alike (two Grid2D), their cell counts, and where those are alike too, "another"."""
+    if a.name != b.name:
+        return a.name, b.name
+    labels = []
+    for g in (a, b):
+        try:
+            labels.append(f"a {g.name} of {g.cell_count()} cells")
+        except Exception:  # noqa: BLE001 (a count that needs the device: the names must do)
+            labels.append(f"a {g.name}")
+    if labels[0] == labels[1]:  # alike but two objects
+        labels[1] = "another " + labels[1][2:]
+    return tuple(labels)
+
