@@ -138,6 +138,37 @@ def index_facts(fn: ir.Function) -> IndexFacts:
 
 
 _LINEAR = {"add": 1, "sub": -1}
+
+
+def affine_of(v, form):
+    """The Affine form of an IR value computed from operands whose forms `form(var)` gives (None:
+    none), or None: a constant, a copy, int(i), +, -, negation and products by a constant of int32
+    values. Shared with compiler/loop_guards.py, whose symbols differ."""
+    if isinstance(v, ir.Const):
+        return Affine(int(v.value)) if isinstance(v.value, (int, bool)) or hasattr(v.value, "__index__") else None
+    if isinstance(v, ir.Copy):
+        return form(v.src)
+    if isinstance(v, ir.Construct) and len(v.args) == 1 and v.args[0].type is T.int32:
+        return form(v.args[0])  # int(i)
+    if not isinstance(v, ir.Call) or v.resolved.result is not T.int32:
+        return None
+    name, args = v.builtin.name, [form(a) for a in v.args]
+    if None in args:
+        return None
+    if name in _LINEAR and len(args) == 2:
+        return args[0].plus(args[1], _LINEAR[name])
+    if name == "neg" and len(args) == 1:
+        return args[0].times(-1)
+    if name == "pos" and len(args) == 1:
+        return args[0]
+    if name == "mul" and len(args) == 2:
+        a, b = args
+        if not a.terms:
+            return b.times(a.const)
+        if not b.terms:
+            return a.times(b.const)
+    return None
+
 _NARROW_UNSIGNED = (T.uint8, T.uint16, T.uint32, T.bool)
 
 
@@ -226,32 +257,9 @@ class _Ranges:
             self.forms[id(dst)] = form
 
     def form_of(self, v):
-        if isinstance(v, ir.Const):
-            return Affine(int(v.value)) if isinstance(v.value, (int, bool)) or hasattr(v.value, "__index__") else None
-        if isinstance(v, ir.Copy):
-            return self.forms.get(id(v.src))
         if isinstance(v, ir.Tid):
             return Affine(0, ((("tid", v.index), 1),))
-        if isinstance(v, ir.Construct) and len(v.args) == 1 and v.args[0].type is T.int32:
-            return self.forms.get(id(v.args[0]))  # int(i)
-        if not isinstance(v, ir.Call) or v.resolved.result is not T.int32:
-            return None
-        name, args = v.builtin.name, [self.forms.get(id(a)) for a in v.args]
-        if None in args:
-            return None
-        if name in _LINEAR and len(args) == 2:
-            return args[0].plus(args[1], _LINEAR[name])
-        if name == "neg" and len(args) == 1:
-            return args[0].times(-1)
-        if name == "pos" and len(args) == 1:
-            return args[0]
-        if name == "mul" and len(args) == 2:
-            a, b = args
-            if not a.terms:
-                return b.times(a.const)
-            if not b.terms:
-                return a.times(b.const)
-        return None
+        return affine_of(v, lambda x: self.forms.get(id(x)))
 
     def uniform(self, v):
         """The Bound of an int32 argument or constant, else None. (No sums: the entry point compares

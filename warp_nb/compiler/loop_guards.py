@@ -24,40 +24,22 @@ from __future__ import annotations
 from . import ir
 from .. import types as T
 from ..types.array_type import ArrayType
-from .index_ranges import access_key
+from .index_ranges import Affine, access_key, affine_of
 from .records import record
 
-_COUNTER = ("counter",)
+_COUNTER = ("counter",)  # the loop's counter in Affine forms (beside ("value", C++ name) symbols)
 # A loop body of more statements is not copied: its checks cost little beside its work, and each
 # copy costs compile time (a notebook's cell, and CI's thousands of kernels)
 MAX_STATEMENTS = 48
-_LINEAR = {"add": 1, "sub": -1}
 
 
-@record(frozen=True)
-class Form:
-    """const + sum(coeff * atom): an atom is the loop counter or ("value", C++ name) of an int32 the
-    loop does not change."""
-
-    const: int
-    terms: tuple = ()
-
-    def plus(self, other: Form, scale: int = 1) -> Form:
-        coeffs = dict(self.terms)
-        for atom, c in other.terms:
-            coeffs[atom] = coeffs.get(atom, 0) + scale * c
-        return Form(self.const + scale * other.const, tuple(sorted((a, c) for a, c in coeffs.items() if c)))
-
-    def times(self, k: int) -> Form:
-        return Form(self.const * k, tuple((a, c * k) for a, c in self.terms if c * k))
-
-    def substitute(self, low: Form, high: Form, least: bool) -> Form:
-        """This form's least (or greatest) value over counter values from `low` to `high`."""
-        out = Form(self.const, tuple((a, c) for a, c in self.terms if a != _COUNTER))
-        c = dict(self.terms).get(_COUNTER, 0)
-        if c:
-            out = out.plus(low if (c > 0) == least else high, c)
-        return out
+def _extreme(f, low, high, least: bool):
+    """The least (or greatest) value of Affine form f over counter values from `low` to `high`."""
+    out = Affine(f.const, tuple((a, c) for a, c in f.terms if a != _COUNTER))
+    c = dict(f.terms).get(_COUNTER, 0)
+    if c:
+        out = out.plus(low if (c > 0) == least else high, c)
+    return out
 
 
 @record(frozen=True)
@@ -66,8 +48,8 @@ class LoopGuard:
 
     array: str
     axis: int
-    least: Form
-    greatest: Form
+    least: Affine  # over ("value", C++ name) symbols
+    greatest: Affine
 
 
 @record
@@ -130,7 +112,7 @@ class _Loop:
         self._scan(s.body)
         self.defined.add(id(s.var))
         self.defined.update(id(c.state) for c in s.carried)
-        self.forms: dict = {id(s.var): Form(0, ((_COUNTER, 1),))}
+        self.forms: dict = {id(s.var): Affine(0, ((_COUNTER, 1),))}
         self.guards: dict = {}  # LoopGuard -> None (ordered, each once)
         self.accesses: set = set()
 
@@ -153,7 +135,7 @@ class _Loop:
         if start is None or stop is None:
             return None
         # every iteration that runs has start <= counter <= stop - 1 (or stop + 1 <= counter <= start)
-        self.low, self.high = (start, stop.plus(Form(-1))) if step > 0 else (stop.plus(Form(1)), start)
+        self.low, self.high = (start, stop.plus(Affine(-1))) if step > 0 else (stop.plus(Affine(1)), start)
         self.block(s.body)
         if not self.accesses:
             return None
@@ -164,8 +146,8 @@ class _Loop:
         if v.type is not T.int32 or id(v) in self.defined:
             return None
         if id(v) in self.consts:
-            return Form(self.consts[id(v)])
-        return Form(0, ((("value", v.name), 1),))
+            return Affine(self.consts[id(v)])
+        return Affine(0, ((("value", v.name), 1),))
 
     def form(self, v: ir.Var):
         f = self.forms.get(id(v))
@@ -196,31 +178,7 @@ class _Loop:
             self.forms[id(dst)] = f
 
     def form_of(self, v):
-        if isinstance(v, ir.Const):
-            return Form(int(v.value)) if isinstance(v.value, (int, bool)) else None
-        if isinstance(v, ir.Copy):
-            return self.form(v.src)
-        if isinstance(v, ir.Construct) and len(v.args) == 1 and v.args[0].type is T.int32:
-            return self.form(v.args[0])  # int(i)
-        if not isinstance(v, ir.Call) or v.resolved.result is not T.int32:
-            return None
-        args = [self.form(a) for a in v.args]
-        if None in args:
-            return None
-        name = v.builtin.name
-        if name in _LINEAR and len(args) == 2:
-            return args[0].plus(args[1], _LINEAR[name])
-        if name == "neg" and len(args) == 1:
-            return args[0].times(-1)
-        if name == "pos" and len(args) == 1:
-            return args[0]
-        if name == "mul" and len(args) == 2:
-            a, b = args
-            if not a.terms:
-                return b.times(a.const)
-            if not b.terms:
-                return a.times(b.const)
-        return None
+        return affine_of(v, self.form)
 
     def atomic(self, v: ir.Call) -> None:
         if v.builtin.atomic and v.args and isinstance(v.args[0].type, ArrayType):
@@ -235,7 +193,7 @@ class _Loop:
         if None in forms or not any(_COUNTER in dict(f.terms) for f in forms):
             return  # (an access that does not move with the counter gains nothing)
         for d, f in enumerate(forms):
-            g = LoopGuard(array.name, d, f.substitute(self.low, self.high, True),
-                          f.substitute(self.low, self.high, False))
+            g = LoopGuard(array.name, d, _extreme(f, self.low, self.high, True),
+                          _extreme(f, self.low, self.high, False))
             self.guards.setdefault(g, None)
         self.accesses.add(key)
