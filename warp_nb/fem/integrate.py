@@ -45,7 +45,7 @@ def integrate(integrand: Integrand, domain: GeometryDomain | None = None, quadra
     if assembly not in (None, "generic", "nodal", "dispatch"):
         raise ValueError(f"fem.integrate: assembly must be None, 'generic', 'dispatch' or 'nodal', got {assembly!r}")
     device = wp.get_device(device)
-    setup = Setup(integrand, domain, fields, values, device, "integrate")
+    setup = Setup(integrand, domain, fields, values, device, "integrate", kernel_options)
     if setup.test is not None and setup.trial is not None:  # a matrix: its bsr_options, checked before any launch
         bsr_options = read_bsr_options(bsr_options, output, add, "fem.integrate()")
     quadrature = quadrature_for(domain, quadrature, (f for f in (fields or {}).values()))

@@ -25,11 +25,12 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     `dest`, setting its node values."""
     device = wp.get_device(device)
     if dim is not None:
-        return _interpolate_free(integrand, dest, at, int(dim), fields, values, device)
+        return _interpolate_free(integrand, dest, at, int(dim), fields, values, device, kernel_options)
     from ..sparse import BsrMatrix
     if isinstance(dest, BsrMatrix):  # the Jacobian with respect to the trial field
         from .interpolate_matrix import interpolate_to_matrix
-        return interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options)
+        return interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options,
+                                     kernel_options)
     if dest_space is not None:
         raise ValueError("fem.interpolate: `dest_space` is for a matrix `dest` (its rows are dest_space's nodes)")
     if isinstance(dest, FieldRestriction):  # the nodes of its domain only
@@ -46,15 +47,15 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
         if isinstance(integrand, FieldLike):  # a field itself, evaluated at dest's nodes
             fields, integrand = {"u": integrand}, _field_value
         if dest.space_partition is not None and not dest.space_partition.is_identity():
-            return _interpolate_partition_nodes(integrand, dest, fields, values, device, reduction, at)
-        return _interpolate_nodes(integrand, dest, fields, values, device, reduction, at)
+            return _interpolate_partition_nodes(integrand, dest, fields, values, device, reduction, at, kernel_options)
+        return _interpolate_nodes(integrand, dest, fields, values, device, reduction, at, kernel_options)
     if isinstance(at, GeometryDomain):  # as Warp: a domain's elements at their centres (the order-0 rule)
         at = default_quadrature(at, 0)
     if not isinstance(at, Quadrature):
         raise TypeError(f"fem.interpolate: `at` must be a fem quadrature when `dest` is "
                         f"{'an array' if dest is not None else 'not given'}, got {type(at).__name__}")
     domain = at.domain
-    setup = Setup(integrand, domain, fields, values, device, "interpolate")
+    setup = Setup(integrand, domain, fields, values, device, "interpolate", kernel_options)
     namespace = {"_fem_qp": at, "_fem_domain_index": domain.element_index, "_fem_measure": domain.element_measure,
                  "_fem_t_domain_arg": domain.DomainArg, "_fem_t_qp_arg": at.Arg}
     params = ["_fem_domain_arg: _fem_t_domain_arg", "_fem_qp_arg: _fem_t_qp_arg"] + setup.params_text(namespace)
@@ -80,13 +81,13 @@ def interpolate(integrand, dest=None, at=None, dest_space=None, dim: int | None 
     return dest
 
 
-def _interpolate_free(integrand, dest, at, dim: int, fields, values, device):
+def _interpolate_free(integrand, dest, at, dim: int, fields, values, device, kernel_options=None):
     """`dim` evaluations of the integrand at no point of the domain (as Warp: element NULL, coordinates
     OUTSIDE, qp_index the thread, weight 1/dim), for integrands that find their own points (lookups)."""
     domain = at.domain if isinstance(at, Quadrature) else at
     if not isinstance(domain, GeometryDomain):
         raise TypeError(f"fem.interpolate: with `dim`, `at` must be a domain, got {type(at).__name__}")
-    setup = Setup(integrand, domain, fields, values, device, "interpolate")
+    setup = Setup(integrand, domain, fields, values, device, "interpolate", kernel_options)
     namespace = {"_fem_t_domain_arg": domain.DomainArg, "_fem_coords_t": type(Sample().element_coords)}
     params = ["_fem_domain_arg: _fem_t_domain_arg"] + setup.params_text(namespace)
     inputs = [setup.domain_arg] + setup.inputs()
@@ -109,7 +110,8 @@ def _interpolate_free(integrand, dest, at, dim: int, fields, values, device):
 _REDUCTIONS = ("weighted_average", "mean", "sum", "max", "min", "first")
 
 
-def _interpolate_partition_nodes(integrand, dest: DiscreteField, fields, values, device, reduction, at):
+def _interpolate_partition_nodes(integrand, dest: DiscreteField, fields, values, device, reduction, at,
+                                 kernel_options=None):
     """A field over a space partition: interpolated at the nodes of the partition's cells (or of
     `at`) in a whole-space field holding its values, whose partition nodes are then copied back."""
     part = dest.space_partition
@@ -121,14 +123,15 @@ def _interpolate_partition_nodes(integrand, dest: DiscreteField, fields, values,
     whole.dof_values.assign(full)
     if at is None and part.geometry_partition is not None:
         at = Cells(part.geometry_partition)
-    _interpolate_nodes(integrand, whole, fields, values, device, reduction, at)
+    _interpolate_nodes(integrand, whole, fields, values, device, reduction, at, kernel_options)
     out = dest.dof_values.numpy()
     out[valid] = whole.dof_values.numpy()[nodes[valid]]
     dest.dof_values.assign(out)
     return dest
 
 
-def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str, at=None):
+def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, reduction: str, at=None,
+                       kernel_options=None):
     """The integrand at every node of every cell of dest's space, combined per node by `reduction`:
     "sum", "mean" (each cell holding the node counts once), "weighted_average" (each cell weighs its
     measure at the node), "max", "min", or "first" (the value from the cell of smallest index)."""
@@ -137,7 +140,7 @@ def _interpolate_nodes(integrand, dest: DiscreteField, fields, values, device, r
     space = dest.space
     scalar = T.type_scalar_type(space.dtype)
     domain = at if at is not None else Cells(space.geometry)
-    setup = Setup(integrand, domain, fields, values, device, "interpolate")
+    setup = Setup(integrand, domain, fields, values, device, "interpolate", kernel_options)
     node_index = space.element_node_index
     if domain.element_kind != ElementKind.CELL:
         from .field.evaluation import side_node_index

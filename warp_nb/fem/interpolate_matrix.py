@@ -21,7 +21,8 @@ from .quadrature import Quadrature
 _REDUCTIONS = ("weighted_average", "mean", "sum", "first")
 
 
-def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options):
+def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, device, reduction, bsr_options,
+                          kernel_options=None):
     from .integrate import _assemble
     plan = read_bsr_options(bsr_options, dest, False, "fem.interpolate()", mapped_allowed=False)
     if reduction not in _REDUCTIONS:
@@ -38,7 +39,7 @@ def interpolate_to_matrix(integrand, dest, at, dest_space, fields, values, devic
         if not isinstance(domain, GeometryDomain) or domain.element_kind != Cells(dest_space.geometry).element_kind:
             raise NotImplementedError("fem.interpolate to a matrix at nodes: `at` must be cells of dest_space's "
                                       "geometry, or a space restriction to them, in warp_nb.fem")
-    setup = Setup(integrand, domain, fields, values, device, "interpolate")
+    setup = Setup(integrand, domain, fields, values, device, "interpolate", kernel_options)
     if setup.trial is None or setup.test is not None:
         raise ValueError(f"fem.interpolate to a matrix: the integrand {integrand.name} must take one trial field "
                          "(the matrix's columns) and no test field")

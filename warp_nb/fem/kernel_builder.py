@@ -60,11 +60,17 @@ class Setup:
     """What one call of integrate / interpolate resolved: kinds, targets, kernel parameter types
     and host values, the specialised integrand."""
 
-    def __init__(self, integrand, domain: GeometryDomain, fields: dict, values: dict, device, what: str):
+    def __init__(self, integrand, domain: GeometryDomain, fields: dict, values: dict, device, what: str,
+                 kernel_options: dict | None = None):
         if not isinstance(integrand, Integrand):
             raise TypeError(f"fem.{what}: the first argument must be an @fem.integrand function, got "
                             f"{type(integrand).__name__} {integrand!r}")
+        if kernel_options is not None and not isinstance(kernel_options, dict):
+            raise TypeError(f"fem.{what}: `kernel_options` must be a dict of kernel options, got "
+                            f"{type(kernel_options).__name__}")
         self.integrand = integrand
+        # the call's kernel options, over the integrand's own (@fem.integrand(kernel_options=...)), as in Warp
+        self.kernel_options = {**integrand.kernel_options, **(kernel_options or {})}
         self.kinds = parameter_kinds(integrand)
         self.domain = domain
         self.device = device
@@ -169,6 +175,7 @@ def make_kernel(setup: Setup, kind: str, body: str, params: list, namespace: dic
     # (the cache keeps them alive, so an identity is never reused while its entry exists)
     key = (kind, body) + setup.key + tuple(sorted(((name, getattr(value, "kernel_key", value))
                                                   for name, value in namespace.items()), key=lambda kv: kv[0]))
+    key += tuple(sorted((k, repr(v)) for k, v in setup.kernel_options.items()))
     namespace = dict(namespace)  # the kernel's globals: one per kernel
     cached = setup.integrand.cached_kernels.get(key)
     if cached is not None:
@@ -179,7 +186,7 @@ def make_kernel(setup: Setup, kind: str, body: str, params: list, namespace: dic
                       "make_free_sample": make_free_sample, "NULL_QP_INDEX": NULL_QP_INDEX,
                       "NULL_NODE_INDEX": NULL_NODE_INDEX})
     python_function = define(name, f"def {name}({', '.join(params)}):\n" + body, namespace)
-    options = dict(setup.integrand.kernel_options)
+    options = dict(setup.kernel_options)
     kernel = wp.Kernel(python_function, key=f"{name}_{abs(hash(key)) % (1 << 32):08x}",
                        module=setup.integrand.module, options=options)
     setup.integrand.cached_kernels[key] = kernel

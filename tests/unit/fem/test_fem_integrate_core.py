@@ -234,3 +234,27 @@ def test_fields_and_domains_of_two_alike_geometries_are_told_apart():
     twin = fem.Grid2D(res=wp.vec2i(4))
     with pytest.raises(ValueError, match=r"\(a Grid2D of 16 cells\) is not the space's \(another Grid2D of 16 cells\)"):
         fem.make_test(space, domain=fem.Cells(twin))
+
+
+def test_a_calls_kernel_options_reach_its_kernels_over_the_integrands():
+    """integrate(..., kernel_options=) and interpolate(..., kernel_options=) override the integrand's own
+    options in the kernels they build (as Warp's), and a call with other options gets other kernels."""
+    geo = fem.Grid2D(res=wp.vec2i(3))
+    space = fem.make_polynomial_space(geo, degree=1)
+    u = space.make_field()
+    u.dof_values.fill_(2.0)
+    plain = fem.integrate(field_value, fields={"u": u}, domain=fem.Cells(geo))
+    before = set(map(id, field_value.cached_kernels.values()))
+    lean = fem.integrate(field_value, fields={"u": u}, domain=fem.Cells(geo), kernel_options={"enable_backward": False})
+    assert float(lean) == pytest.approx(float(plain)) == pytest.approx(2.0)
+    new = [k for k in field_value.cached_kernels.values() if id(k) not in before]
+    assert len(new) == 1 and new[0].options["enable_backward"] is False
+    assert all(k.options.get("enable_backward") is not False for k in field_value.cached_kernels.values()
+               if id(k) in before)
+    v = space.make_field()
+    fem.interpolate(field_value, dest=v, fields={"u": u}, kernel_options={"enable_backward": False})
+    assert np.allclose(v.dof_values.numpy(), 2.0)
+    assert any(k.options.get("enable_backward") is False and "interpolate" in k.key
+               for k in field_value.cached_kernels.values())
+    with pytest.raises(TypeError, match="`kernel_options` must be a dict"):
+        fem.integrate(field_value, fields={"u": u}, domain=fem.Cells(geo), kernel_options=["enable_backward"])
