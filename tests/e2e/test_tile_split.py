@@ -230,3 +230,20 @@ def test_the_cuda_frame_is_in_shared_memory_when_it_fits(split):
         total = sum(int(n) for n in re.findall(r"\.shared \.align \d+ \.b8 \S+\[(\d+)\]", ptx))
         assert total <= 48 * 1024 - 4096  # (room for a failed check's slot, arrays/array.h)
     assert not any(frame.search(ptx) for ptx in big)
+
+
+@wp.kernel
+def mixed_tiles(vecs: wp.array(dtype=wp.vec3), scalars: wp.array(dtype=float), out: wp.array(dtype=wp.vec3)):
+    tv = wp.tile_load(vecs, shape=T)
+    ts = wp.tile_load(scalars, shape=T)
+    wp.tile_store(out, tv * ts)  # tiles of two element types: a map lane 0 computes (not split)
+
+
+@pytest.mark.parametrize("lanes", (1, 8, 64))
+def test_a_product_of_tiles_of_two_element_types_matches_numpy(split, lanes):
+    """(Warp's tile/test_tile vec * scalar cases: a tile_map of mixed tiles has no split form.)"""
+    rng = np.random.default_rng(5)
+    v, s = rng.random((T, 3)).astype(np.float32), rng.random(T).astype(np.float32)
+    out = wp.zeros(T, dtype=wp.vec3)
+    wp.launch_tiled(mixed_tiles, dim=1, inputs=[wp.array(v, dtype=wp.vec3), wp.array(s), out], block_dim=lanes)
+    np.testing.assert_allclose(out.numpy(), v * s[:, None], rtol=1e-6)

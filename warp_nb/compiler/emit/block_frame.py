@@ -144,7 +144,7 @@ class BlockFrameWriter:
                 mapper = v.resolved.overload.template.format(**bindings)  # (as emit/body.py call_text)
                 return f"wpnb::coop_map(wpnb_part, {', '.join([dst, mapper] + args)})", (_elements(s.dst.type), "")
             fn = b.split
-            if fn is None or dst in args or fn == "coop_tile_store":
+            if fn in (None, "coop_map", "coop_tile_store") or dst in args:  # (a tile_map of mixed tiles: lead)
                 return None
             if fn == "coop_tile_load":
                 arr = v.args[0].type
