@@ -152,22 +152,27 @@ EXPECTATIONS_HEADER = """\
 """
 
 
-def read_expectations(path):
-    entries = {}
+def _listed(path):
+    """(line number, [first word, rest]) of each line of a list file, blank lines and '#' comments
+    skipped; nothing when the file does not exist."""
     if not os.path.exists(path):
-        return entries
+        return
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split(None, 1)
-            if len(parts) != 2 or "::" not in parts[0] or ":" not in parts[1]:
-                raise SystemExit(f"{path}:{n}: expected `<file>::<case>  <kind>: <detail>`, got {line!r}")
-            kind = parts[1].split(":", 1)[0].strip()
-            if kind not in KINDS:
-                raise SystemExit(f"{path}:{n}: kind {kind!r} is not one of {', '.join(KINDS)}")
-            entries[parts[0]] = parts[1]
+            if line and not line.startswith("#"):
+                yield n, line, line.split(None, 1)
+
+
+def read_expectations(path):
+    entries = {}
+    for n, line, parts in _listed(path):
+        if len(parts) != 2 or "::" not in parts[0] or ":" not in parts[1]:
+            raise SystemExit(f"{path}:{n}: expected `<file>::<case>  <kind>: <detail>`, got {line!r}")
+        kind = parts[1].split(":", 1)[0].strip()
+        if kind not in KINDS:
+            raise SystemExit(f"{path}:{n}: kind {kind!r} is not one of {', '.join(KINDS)}")
+        entries[parts[0]] = parts[1]
     return entries
 
 
@@ -348,17 +353,10 @@ TARGET = 0.75  # issue 22: at least this share of warp-lang's passes in every fi
 def read_out_of_scope(path):
     """{file: reason} of out_of_scope.txt (`<file>  <reason>` a line; '#' comments)."""
     entries = {}
-    if not os.path.exists(path):
-        return entries
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split(None, 1)
-            if len(parts) != 2:
-                raise SystemExit(f"{path}:{n}: expected `<file>  <reason>`, got {line!r}")
-            entries[parts[0]] = parts[1]
+    for n, line, parts in _listed(path):
+        if len(parts) != 2:
+            raise SystemExit(f"{path}:{n}: expected `<file>  <reason>`, got {line!r}")
+        entries[parts[0]] = parts[1]
     return entries
 
 
