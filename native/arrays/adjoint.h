@@ -17,12 +17,14 @@ template <typename T> WPNB_FN void accumulate(T& a, const T& b) { a = add(a, b);
 WPNB_FN void accumulate(bool&, const bool&) {}
 template <typename T, int N> WPNB_FN void accumulate(array_t<T, N>&, const array_t<T, N>&) {}
 
-// The gradient element of a (the same index arithmetic as index_c on the gradient buffer).
-template <bool Contiguous, typename T, int N, typename... I>
+// The gradient element of a (the same index arithmetic as index_c on the gradient buffer). W is
+// the forward access's wrap mask: an index the compiler proved non-negative there is not wrapped
+// here either, so the gradient walk stays as affine (and vectorisable) as the forward one.
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN T& grad_c(const array_t<T, N>& a, I... i) {
     array_t<T, N> g = a;
     g.data = a.grad;
-    return index_c<Contiguous>(g, i...);
+    return index_c<Contiguous, W>(g, i...);
 }
 
 // value = a[i...] read in the forward pass: a.grad[i...] += adj_value. Threads may read the
@@ -33,9 +35,9 @@ WPNB_FN void adj_load(const array_t<T, N>& a, const T& adj_value, I... i) {
 }
 
 // adj_load for an array that every thread reads only at its own index: a plain add.
-template <bool Contiguous, typename T, int N, typename... I>
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN void adj_load_owned(const array_t<T, N>& a, const T& adj_value, I... i) {
-    if (a.grad) accumulate(grad_c<Contiguous>(a, i...), adj_value);
+    if (a.grad) accumulate(grad_c<Contiguous, W>(a, i...), adj_value);
 }
 
 // a[i...] = value in the forward pass: adj_value += a.grad[i...] (the gradient of the stored
@@ -46,6 +48,15 @@ template <typename T, int N, typename... I>
 WPNB_FN void adj_store(const array_t<T, N>& a, T& adj_value, I... i) {
     if (a.grad) {
         T& g = index_grad(a, i...);
+        accumulate(adj_value, g);
+        g = T();
+    }
+}
+// adj_store of a kernel parameter, with index_c's arithmetic and the forward store's wrap mask.
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
+WPNB_FN void adj_store_c(const array_t<T, N>& a, T& adj_value, I... i) {
+    if (a.grad) {
+        T& g = grad_c<Contiguous, W>(a, i...);
         accumulate(adj_value, g);
         g = T();
     }

@@ -57,6 +57,7 @@ LAUNCH = [
     ("device_missing_cuda", _launch("wp.launch(k, dim=8, inputs=[a, 1, wp.vec3()], device='cuda:7')")),
     ("device_int", _launch("wp.launch(k, dim=8, inputs=[a, 1, wp.vec3()], device=123)")),
     ("device_bogus_name", _launch("wp.launch(k, dim=8, inputs=[a, 1, wp.vec3()], device='tpu')")),
+    ("kernel_unknown_keyword", "def f(a: wp.array(dtype=float)):\n    pass\nwp.kernel(f, mode='debug')  # <-\n"),
     ("launch_plain_function", "def f(a):\n    pass\nwp.launch(f, dim=1, inputs=[wp.zeros(3)])  # <-\n"),
     ("launch_func", "@wp.func\ndef f(x: float):\n    return x\nwp.launch(f, dim=1, inputs=[1.0])  # <-\n"),
     ("launch_none", "wp.launch(None, dim=1, inputs=[])  # <-\n"),

@@ -18,3 +18,4 @@ class CompileOptions:
     block_dim: int = 1  # lanes per block of a tile kernel (native/tiles/block.h); 1 for every other kernel
     deterministic: int = 0  # a wp.DeterministicMode: above 0, float atomics land in thread order (deterministic.py)
     verify_fp: bool = False  # wp.config.verify_fp: stores of NaN and infinity into arrays are reported
+    vector_math: bool = True  # wp.config.cpu_vector_math: libm calls vectorise (toolchain/vector_math.py)

@@ -187,7 +187,8 @@ def _build(mod: Module, units: list, target, path: Path) -> None:
     # the manifest is a global the host reads (WPNB_DEBUG_STATE: exported on the CPU, __device__ on CUDA)
     source = bundle_source(joined) + f'\nWPNB_DEBUG_STATE char {_MANIFEST}[] = "{text}";\n'
     first = units[0][2]
-    options = CompileOptions(first.mode, any(o.backward for _k, _s, o, _u in units), first.cxx_flags)
+    options = CompileOptions(first.mode, any(o.backward for _k, _s, o, _u in units), first.cxx_flags,
+                             vector_math=first.vector_math)
     unit = EmitResult(source, function=f"module {mod.name}", mode=first.mode, prelude=units[0][3].prelude)
     with tempfile.TemporaryDirectory(prefix="wpnb-aot-") as tmp:
         built = Path(tmp) / f"module{target.suffix}"

@@ -37,9 +37,20 @@ def check_max_registers(value) -> int:
     return value
 
 
+#: the keywords of @wp.kernel that only matter on CUDA (besides launch_bounds)
+KERNEL_CUDA_OPTIONS = ("grid_stride", "cluster_dim", "cuda_max_registers", "enable_cuda_smem_spilling", "entry_point_abi")
+
+
 def kernel_cuda_options(warp_only: dict, launch_bounds, enable_backward) -> dict:
     """The CUDA-only options of `@wp.kernel(**warp_only)`, checked, as Kernel.options holds them
     (an option left at its default is left out, so the kernel hashes as one without it)."""
+    unknown = sorted(set(warp_only) - set(KERNEL_CUDA_OPTIONS))
+    if unknown:
+        hint = ""
+        if "mode" in unknown:
+            hint = (" (a kernel's mode comes from its module: module_options={'mode': 'debug'} with module='unique', "
+                    "or wp.set_module_options)")
+        raise TypeError(f"wp.kernel() got an unexpected keyword argument {unknown[0]!r}{hint}")
     options = {}
     if warp_only.get("grid_stride") is not None:
         options["grid_stride"] = bool(warp_only["grid_stride"])

@@ -192,7 +192,8 @@ class Kernel(KernelNaming):
         # the module's (or wp.config's) cpu_compiler_flags choose the CPU instruction set (toolchain/cpu_isa.py)
         isa = cxx_isa_flags(effective_flags(self.module.options))
         return CompileOptions(mode, backward, f"{config.cxx_flags} {isa}".strip() if isa else config.cxx_flags,
-                              block_dim, int(module_mode(self.module)), bool(config.verify_fp))
+                              block_dim, int(module_mode(self.module)), bool(config.verify_fp),
+                              bool(config.cpu_vector_math))
 
     @property
     def backward_enabled(self) -> bool:

@@ -347,7 +347,8 @@ def _build_bundle(fronts: list, target) -> list:
     from ..toolchain import cache
     units = [f.unit for f in fronts]
     unit = EmitResult(bundle_source(units), "", function=f"{len(units)} kernels", mode=units[0].mode)
-    options = CompileOptions(units[0].mode, False, fronts[0].options.cxx_flags)
+    options = CompileOptions(units[0].mode, False, fronts[0].options.cxx_flags,
+                             vector_math=fronts[0].options.vector_math)
     with tempfile.TemporaryDirectory(prefix="wpnb-bundle-") as tmp:
         built = Path(tmp) / f"bundle{target.suffix}"
         try:

@@ -75,7 +75,8 @@ def emit_units(kernels, options: dict) -> list:
     for k in kernels:
         for sig in _signatures(k):
             compile_options = CompileOptions(k.mode or mode, _backward(k, options), _config.cxx_flags,
-                                             deterministic=int(module_mode(k.module)))
+                                             deterministic=int(module_mode(k.module)),
+                                             vector_math=bool(_config.cpu_vector_math))
             front = front_half(k, list(sig), compile_options,
                                target=None, build_options=extra)
             out.append((k, front.typed, front.unit))

@@ -104,13 +104,14 @@ class CpuTarget(Target):
 
     def key_parts(self, options) -> tuple[str, ...]:
         from ..toolchain import cxx  # (subprocess, hashlib: loaded with the first kernel, not with warp_nb)
-        return cxx.identity_key(), " ".join(cxx.compiler_flags(options.mode, options.cxx_flags))
+        return cxx.identity_key(), " ".join(cxx.compiler_flags(options.mode, options.cxx_flags, options.vector_math))
 
     def build(self, unit, out_path: Path, options) -> None:
         from ..toolchain import cxx
         from ..toolchain import external as external_files
         from ..toolchain.headers import native_dir
         cxx.compile_library(unit.source, out_path, native_dir(), options.mode, options.cxx_flags, unit.function,
+                            vector_math=options.vector_math,
                             include_dirs=unit.build_options.include_dirs("cpu") if unit.build_options else (),
                             libraries=external_files.libraries_for(unit.headers))  # (wp.build_experimental)
 

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from . import cache
+from . import vector_math as _vector_math
 from .. import config
 from ..errors import CompilerNotFoundError, KernelCompileError, Loc
 
@@ -42,8 +43,12 @@ def find_compiler() -> str:
         "Fedora: `dnf install gcc-c++`; macOS: `xcode-select --install`) or set the CXX environment variable.")
 
 
-def compiler_flags(mode: str, extra: str = "") -> list[str]:
+def compiler_flags(mode: str, extra: str = "", vector_math: bool = False) -> list[str]:
+    """The flags of a build in `mode`; with `vector_math`, libm calls may vectorise (not in debug
+    builds, which keep the scalar, nearly correctly rounded calls)."""
     flags = _COMMON + _FLAGS["debug" if mode == "debug" else "release"]
+    if vector_math and mode != "debug":
+        flags = flags + _vector_math.flags(identity_key())
     return flags + extra.split() if extra else flags
 
 
@@ -104,15 +109,17 @@ def _cpu_signature() -> str:
 
 
 def compile_library(source: str, out_path: Path, include_dir: Path, mode: str, extra_flags: str = "",
-                    function: str | None = None, libraries: tuple = (), include_dirs: tuple = ()) -> None:
+                    function: str | None = None, libraries: tuple = (), include_dirs: tuple = (),
+                    vector_math: bool = False) -> None:
     """Compile `source` into the shared library `out_path`. Raises KernelCompileError with the
     user's line when the compiler refuses it."""
     cxx = find_compiler()
     src_path = out_path.with_suffix(".cpp")
     src_path.write_text(source)
-    cmd = [cxx, *compiler_flags(mode, extra_flags), f"-I{include_dir}", *(f"-I{d}" for d in include_dirs),
+    flags = compiler_flags(mode, extra_flags, vector_math)
+    cmd = [cxx, *flags, f"-I{include_dir}", *(f"-I{d}" for d in include_dirs),
            str(src_path), "-o", str(out_path),
-           *libraries]
+           *libraries, *_vector_math.libraries(flags)]
     import subprocess
 
     try:

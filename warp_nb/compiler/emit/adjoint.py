@@ -65,6 +65,14 @@ class _AdjointWriter(FunctionWriter):
         self.lines.append("}\n")
         return "\n".join(self.lines)
 
+    def grad_wrap(self, s) -> str:
+        """The wrap-mask template argument of a gradient access at a forward access's indices:
+        the forward access's own, so an index proved non-negative is not wrapped here either."""
+        if self.facts is None:
+            return ""
+        mask = self.facts.wrap_mask(s.array, s.indices)
+        return "" if mask == (1 << len(s.indices)) - 1 else f", {mask}u"
+
     def adjoint_declarations(self, depth: int, skip: set = frozenset()) -> None:
         pad = "    " * depth
         seen = set()
@@ -113,12 +121,16 @@ class _AdjointWriter(FunctionWriter):
         elif isinstance(s, AdjLoad):
             idx = ", ".join(self.index_expr(i) for i in s.indices)
             if s.owned:
-                self.line(depth, f"wpnb::adj_load_owned<WPNB_C>({s.array.name}, {s.adj_value.name}, {idx});")
+                self.line(depth, f"wpnb::adj_load_owned<WPNB_C{self.grad_wrap(s)}>({s.array.name}, "
+                                 f"{s.adj_value.name}, {idx});")
             else:
                 self.line(depth, f"wpnb::adj_load({s.array.name}, {s.adj_value.name}, {idx});")
         elif isinstance(s, AdjStore):
             idx = ", ".join(self.index_expr(i) for i in s.indices)
-            if not s.path:
+            if not s.path and id(s.array) in self.param_arrays:
+                self.line(depth, f"wpnb::adj_store_c<WPNB_C{self.grad_wrap(s)}>({s.array.name}, {s.adj_value.name}, "
+                                 f"{idx});")
+            elif not s.path:
                 self.line(depth, f"wpnb::adj_store({s.array.name}, {s.adj_value.name}, {idx});")
             else:
                 ref, row = self.path_expr(f"wpnb::index_grad({s.array.name}, {idx})", s.array.type.dtype, s.path)
