@@ -100,9 +100,11 @@ WPNB_FN T& index(const indexedfabricarray_t<T, 2>& a, int64 i, int64 j) { return
     template <typename T, int N> WPNB_FN int32 len(const A<T, N>& a) { return int32(a.shape[0]); }             \
     template <typename T, int N> WPNB_FN void accumulate(A<T, N>&, const A<T, N>&) {}                          \
     template <typename T, int N, typename... I> WPNB_FN void adj_load(const A<T, N>&, const T&, I...) {}       \
-    template <bool Contiguous, typename T, int N, typename... I>                                               \
+    template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>                        \
     WPNB_FN void adj_load_owned(const A<T, N>&, const T&, I...) {}                                             \
-    template <typename T, int N, typename... I> WPNB_FN void adj_store(const A<T, N>&, T&, I...) {}
+    template <typename T, int N, typename... I> WPNB_FN void adj_store(const A<T, N>&, T&, I...) {}            \
+    template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>                        \
+    WPNB_FN void adj_store_c(const A<T, N>&, T&, I...) {}
 WPNB_FABRIC_ACCESS(fabricarray_t)
 WPNB_FABRIC_ACCESS(indexedfabricarray_t)
 #undef WPNB_FABRIC_ACCESS

@@ -137,13 +137,17 @@ template <typename T, int N, typename... I>
 WPNB_FN void adj_load(const indexedarray_t<T, N>& a, const T& adj_value, I... i) {
     if (a.arr.grad) atomic_elem_add(&index_grad(a, i...), adj_value);
 }
-template <bool Contiguous, typename T, int N, typename... I>
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
 WPNB_FN void adj_load_owned(const indexedarray_t<T, N>& a, const T& adj_value, I... i) {
     adj_load(a, adj_value, i...);  // indices may repeat an element: always atomic
 }
 template <typename T, int N, typename... I>
 WPNB_FN void adj_store(const indexedarray_t<T, N>& a, T& adj_value, I... i) {
     if (a.arr.grad) accumulate(adj_value, index_grad(a, i...));
+}
+template <bool Contiguous, unsigned W = WRAP_ALL, typename T, int N, typename... I>
+WPNB_FN void adj_store_c(const indexedarray_t<T, N>& a, T& adj_value, I... i) {
+    adj_store(a, adj_value, i...);
 }
 
 #define WPNB_INDEXED_ADJ_SUM(NAME, SIGN)                                                                     \

@@ -91,6 +91,40 @@ def k_const_loops(x: wp.array(dtype=float), out: wp.array(dtype=float, ndim=2)):
     out[i, 2] = s3
     out[i, 3] = s4
 
+def test_a_name_bound_on_some_paths_keeps_its_last_value_as_in_warp():
+    """`s` bound by an if/elif without else and read after it: Warp reads the C++ variable the
+    branch assigns, zero where no branch ran, and in a loop the value of the last iteration that
+    assigned it. warp_nb does the same and says so once, at compile time, at the branch's line."""
+
+    @wp.kernel(module="unique")
+    def pick(x: wp.array(dtype=float), op: int, out: wp.array(dtype=float), total: wp.array(dtype=float), n: int):
+        i = wp.tid()
+        if op == 1:
+            s = x[i] * 2.0
+        elif op == 2:
+            s = x[i] + 1.0
+        out[i] = s
+        t = float(0.0)
+        for j in range(n):  # (a dynamic loop: the branch is not folded)
+            if j % 3 == 0:
+                v = float(j) + x[i]
+            t += v
+        total[i] = t
+
+    xs = np.arange(1.0, 6.0, dtype=np.float32)
+    x, out, total = arr(xs), wp.zeros(5), wp.zeros(5)
+    with pytest.warns(UserWarning, match=r"`s` is assigned on only some paths of this branch.*as in Warp") as seen:
+        wp.launch(pick, 5, inputs=[x, 2, out, total, 7])
+    assert any("`v` is assigned on only some paths" in str(w.message) for w in seen)
+    np.testing.assert_array_equal(out.numpy(), xs + 1.0)
+    # j = 0..6: v is set at j = 0, 3, 6 and kept in between
+    want = 3 * (0.0 + xs) + 3 * (3.0 + xs) + (6.0 + xs)
+    np.testing.assert_allclose(total.numpy(), want)
+    wp.launch(pick, 5, inputs=[x, 3, out, total, 0])  # no branch taken: zero, as Warp's zeroed local
+    np.testing.assert_array_equal(out.numpy(), np.zeros(5))
+    np.testing.assert_array_equal(total.numpy(), np.zeros(5))
+
+
 def test_constant_range_loops():
     x = np.array([1.0, -2.0, 0.5], np.float32)
     out = wp.zeros((3, 4))

@@ -95,6 +95,27 @@ def test_gradient_flows_through_the_indices():
     np.testing.assert_allclose(a.grad.numpy(), expected, rtol=1e-5)
 
 
+@wp.kernel
+def _store_doubled(x: wp.array(dtype=float), out: wp.indexedarray(dtype=float)):
+    i = wp.tid()
+    out[i] = 2.0 * x[i]
+
+
+def test_gradient_of_a_store_into_an_indexed_array_reads_the_indexed_elements():
+    """out[i] = 2 x[i] with out an indexedarray kernel parameter: the store's adjoint reads the
+    gradient of the element it wrote (through the indices), and x[i]'s owned read passes it on."""
+    x = wp.array(_data(3, seed=3), requires_grad=True)
+    base = wp.zeros(6, requires_grad=True)
+    idx = np.array([4, 1, 2], np.int32)
+    out = wp.indexedarray(base, [wp.array(idx)])
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_store_doubled, dim=3, inputs=[x, out])
+    seed = np.arange(6, dtype=np.float32) + 1.0
+    tape.backward(grads={base: wp.array(seed)})
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * seed[idx])
+
+
 @pytest.mark.parametrize("dtype, value", [(wp.vec3h, wp.vec3h(1.5, -2.0, 4.0)), (wp.mat22, [1.0, 2.0, 3.0, 4.0]),
                                           (wp.float64, 2.5)])
 def test_fill_and_zero_touch_only_the_indexed_elements(dtype, value):

@@ -111,7 +111,6 @@ def test_compile_time_if_only_types_taken_branch():
                                                 "not accept (float32)"),
     ("v = wp.vec3()\n    v.y = v", KernelTypeError, "Composite slot assignment expects value of type float32, got vec3f"),
     ("y = L[0]", KernelTypeError, "kernels accept wp.array"),
-    ("if n > 0:\n        z = 1.0\n    y = z", KernelNameError, "may be undefined"),
     ("y = x", None, None),
     ("return 1.0", KernelTypeError, "kernels cannot return values"),
     ("wp.launch(n)", KernelTypeError, "cannot be called inside a kernel"),

@@ -191,6 +191,7 @@ class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructor
         self.has_return_value = False
         self.env: dict = {}
         self.maybe_undefined: dict = {}  # name -> line where it was last only conditionally assigned
+        self.name_lines: dict | None = None  # name -> lines where the function names it (typecheck_statements)
         self.block: list = []
         self.locals: list = []
         self.loops: list = []  # typecheck_loops._Loop, innermost last

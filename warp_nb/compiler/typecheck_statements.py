@@ -13,7 +13,7 @@ from . import ir
 from . import syntax as S
 from .. import types as T
 from ..types.array_type import ArrayType
-from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError
+from ..errors import KernelSyntaxError, KernelTypeError, KernelUnsupportedError, source_label, warn
 from .annotations import KERNEL_RETURN_ERROR
 from .scope import GradOf, Lit, PyObj
 from ..builtins import registry
@@ -303,6 +303,35 @@ class Statements:
             return Lit(self.bound_constants[id(v)], "bool")
         return v
 
+    def partial_phi(self, name, a, b, node):
+        """A name first bound on one path of a branch and read after it: Warp reads the C++ variable
+        the branch assigns, which holds its last value on the other path (zero the first time). A
+        phi with no source on that path is the same (emit declares every variable zeroed at the
+        top). None where the name is not read outside the branch (then a read is refused as
+        possibly undefined) or is not a value."""
+        value = a if b is None else b
+        if not isinstance(value, (ir.Var, Lit)) or not self.named_outside(name, node):
+            return None
+        if isinstance(value, Lit):
+            value = self.materialize(value, None, node)
+        dst = self.new_var(value.type, name, mutable=True)
+        warn(f"{source_label(node.loc.file)}:{node.loc.line}: `{name}` is assigned on only some paths of this "
+             "branch; where it is not, it keeps the value it last had (zero at first), as in Warp. Give it a "
+             "value before the branch to say which.", once=True)
+        return ir.Phi(dst, value, None) if b is None else ir.Phi(dst, None, value)
+
+    def named_outside(self, name: str, node) -> bool:
+        """Whether `name` appears in the function outside the lines of statement `node` (after it, or
+        earlier in a loop around it: the next iteration reads it)."""
+        if self.name_lines is None:
+            self.name_lines = {}
+            for n in S.walk(self.fdef.body):
+                if isinstance(n, S.Name):
+                    self.name_lines.setdefault(n.id, []).append(n.loc.line)
+        first = node.loc.line
+        last = max((n.loc.line for n in S.walk(node) if hasattr(n, "loc")), default=first)
+        return any(not first <= line <= last for line in self.name_lines.get(name, ()))
+
     def join(self, before, then_env, else_env, then_done, else_done, body, orelse, node):
         """Merge the environments of two branches: one phi per name whose value differs."""
         if then_done and else_done:
@@ -320,8 +349,13 @@ class Statements:
                     self.env[name] = a
                 continue
             if a is None or b is None:
-                self.env.pop(name, None)
-                self.maybe_undefined[name] = node.loc.line
+                phi = self.partial_phi(name, a, b, node)
+                if phi is not None:
+                    phis.append(phi)
+                    self.env[name] = phi.dst
+                else:
+                    self.env.pop(name, None)
+                    self.maybe_undefined[name] = node.loc.line
                 continue
             if isinstance(a, Lit) or isinstance(b, Lit):  # an unrolled loop's leftover constant, reassigned
                 # materialized before the If (join runs before it is appended), so it dominates the phi
