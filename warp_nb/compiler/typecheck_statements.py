@@ -308,9 +308,12 @@ class Statements:
         the branch assigns, which holds its last value on the other path (zero the first time). A
         phi with no source on that path is the same (emit declares every variable zeroed at the
         top). None where the name is not read outside the branch (then a read is refused as
-        possibly undefined) or is not a value."""
+        possibly undefined), is not a value, or is an array: a zeroed array is a null pointer, which
+        release code would dereference (Warp's too), so an array stays refused."""
         value = a if b is None else b
         if not isinstance(value, (ir.Var, Lit)) or not self.named_outside(name, node):
+            return None
+        if isinstance(value, ir.Var) and isinstance(value.type, ArrayType):
             return None
         if isinstance(value, Lit):
             value = self.materialize(value, None, node)
