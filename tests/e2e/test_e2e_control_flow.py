@@ -125,6 +125,47 @@ def test_a_name_bound_on_some_paths_keeps_its_last_value_as_in_warp():
     np.testing.assert_array_equal(total.numpy(), np.zeros(5))
 
 
+def test_two_ifs_that_bind_a_name_in_turn():
+    """`if a: s = 1.0` then `if b: s = 2.0`: after the second, s is 2 where b, else what the first
+    left (1 where a, else zero), as Warp selects between its two branch variables."""
+
+    @wp.kernel(module="unique")
+    def twice(out: wp.array(dtype=float), a: int, b: int):
+        if a == 1:
+            s = 1.0
+        if b == 1:
+            s = 2.0
+        out[0] = s
+
+    out = wp.zeros(1)
+    with pytest.warns(UserWarning, match="`s` is assigned on only some paths"):
+        wp.launch(twice, 1, inputs=[out, 0, 0])
+    for a in (0, 1):
+        for b in (0, 1):
+            wp.launch(twice, 1, inputs=[out, a, b])
+            assert out.numpy()[0] == (2.0 if b else 1.0 if a else 0.0), (a, b)
+
+
+def test_names_rebound_before_they_are_read_give_no_warning(recwarn):
+    """A name bound in a branch and bound again before any later read needs no phi, and no
+    warning (warp_nb.fem's own kernels do this)."""
+
+    @wp.kernel(module="unique")
+    def rebound(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        if x[i] > 0.0:
+            t = x[i] * 2.0
+            out[i] = t
+        t = x[i] + 1.0
+        out[i] = out[i] + t
+
+    xs = np.array([-1.0, 2.0], dtype=np.float32)
+    out = wp.zeros(2)
+    wp.launch(rebound, 2, inputs=[arr(xs), out])
+    np.testing.assert_array_equal(out.numpy(), np.where(xs > 0, 2 * xs, 0) + xs + 1)
+    assert not [w for w in recwarn if "only some paths" in str(w.message)]
+
+
 def test_constant_range_loops():
     x = np.array([1.0, -2.0, 0.5], np.float32)
     out = wp.zeros((3, 4))

@@ -25,6 +25,7 @@ from ..types.function_value import FunctionValue
 from ..types.reference import Reference
 from ..builtins import registry
 from .typecheck_expr import ExprTyper
+from .typecheck_partial import run_typer
 from .typecheck_statements import Statements
 from .typecheck_calls import Calls
 from .typecheck_construct import Constructors
@@ -78,8 +79,8 @@ def typecheck_kernel(fdef: S.FunctionDef, param_types: list, scope: Scope, conte
     """Type a kernel: `param_types` come from the annotations, one per parameter."""
     # one kernel per translation unit: its plain name is unique there, and the unit's cache key
     # covers its content
-    typer = FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}")
-    fn = typer.run(param_types)
+    fn = run_typer(lambda: FunctionTyper(fdef, scope, context, is_kernel=True, symbol=f"k_{fdef.name}"),
+                   param_types)
     if not context.uses_blocks:
         return fn  # a kernel without tiles runs the same in blocks of any size: one lane, plain entry points
     agree = context.block_dim > 1 and lanes_agree(fn)
@@ -94,10 +95,14 @@ def typecheck_function(func, fdef: S.FunctionDef, arg_types: list, scope: Scope,
     inst = context.instances.get(key)
     if inst is not None:
         return inst
-    typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=f"f_{fdef.name}", return_type=return_type)
-    if overload is not None:  # wp.ref[T] parameters: references the caller's copies are passed to
-        typer.reference_names = {n for n, p in zip(fdef.params, overload.params) if isinstance(p, Reference)}
-    inst = FuncInstance(func, tuple(arg_types), _content_symbol(_with_hint(typer.run(arg_types), func), "f"))
+
+    def make():
+        typer = FunctionTyper(fdef, scope, context, is_kernel=False, symbol=f"f_{fdef.name}", return_type=return_type)
+        if overload is not None:  # wp.ref[T] parameters: references the caller's copies are passed to
+            typer.reference_names = {n for n, p in zip(fdef.params, overload.params) if isinstance(p, Reference)}
+        return typer
+
+    inst = FuncInstance(func, tuple(arg_types), _content_symbol(_with_hint(run_typer(make, arg_types), func), "f"))
     inst.overload = overload
     context.instances[key] = inst
     if context.backward and overload is not None:
@@ -191,7 +196,9 @@ class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructor
         self.has_return_value = False
         self.env: dict = {}
         self.maybe_undefined: dict = {}  # name -> line where it was last only conditionally assigned
-        self.name_lines: dict | None = None  # name -> lines where the function names it (typecheck_statements)
+        # (line, column, name) of branches after which a name bound on some paths only is read
+        self.partial_names: frozenset = frozenset()  # (run_typer: found by an earlier pass)
+        self.undefined_before: dict = {}  # maybe_undefined as an if statement found it (join reads it)
         self.block: list = []
         self.locals: list = []
         self.loops: list = []  # typecheck_loops._Loop, innermost last

@@ -24,6 +24,7 @@ from .scope import MISSING, ConstValue, Lit, PyObj, classify
 from .fold import fold
 from .typecheck_subscript import _Bound, shape_beyond_ndim
 from .lanes import for_lanes
+from .typecheck_partial import PartialRead, partial_allowed
 
 
 _NOT_STATIC = object()
@@ -62,9 +63,11 @@ class ExprTyper:
             obj = _unqualified_builtin(node.id)  # Warp lets kernels name builtins and types without `wp.`
         if obj is MISSING:
             if node.id in self.maybe_undefined:
+                line, keys, value = self.maybe_undefined[node.id]
+                if partial_allowed(value):  # typed again, with the phis Warp's semantics give it
+                    raise PartialRead(keys)
                 self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
-                                            f"of the branch at line {self.maybe_undefined[node.id]}; give it a "
-                                            "value before the branch", node)
+                                            f"of the branch at line {line}; give it a value before the branch", node)
             self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {node.id} (`{node.id}` is not a "
                                                  "local variable, argument, global, wp builtin or Python builtin)."
                        + hints.did_you_mean(node.id, self.env), node)

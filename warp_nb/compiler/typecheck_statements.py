@@ -280,11 +280,14 @@ class Statements:
             return self.statements(s.body if test.value else s.orelse)
         cond = self.condition_value(test, s.test)
         before = dict(self.env)
+        self.undefined_before = dict(self.maybe_undefined)  # (read by join; branches may clear entries)
+        undefined_before = self.undefined_before
         body, then_done = self.in_block(lambda: self.statements(s.body))
         then_env = self.env
         self.env = dict(before)
         orelse, else_done = self.in_block(lambda: self.statements(s.orelse))
         else_env = self.env
+        self.undefined_before = undefined_before
         phis, body, orelse = self.join(before, then_env, else_env, then_done, else_done, body, orelse, s)
         self.block.append(ir.If(cond, body, orelse, s.loc, tuple(phis)))
         return then_done and else_done
@@ -304,17 +307,11 @@ class Statements:
         return v
 
     def partial_phi(self, name, a, b, node):
-        """A name first bound on one path of a branch and read after it: Warp reads the C++ variable
-        the branch assigns, which holds its last value on the other path (zero the first time). A
-        phi with no source on that path is the same (emit declares every variable zeroed at the
-        top). None where the name is not read outside the branch (then a read is refused as
-        possibly undefined), is not a value, or is an array: a zeroed array is a null pointer, which
-        release code would dereference (Warp's too), so an array stays refused."""
+        """The phi of a name first bound on one path of a branch and read after it. Warp reads the
+        C++ variable the branch assigns, which holds its last value on the other path (zero the
+        first time); a phi with no source on that path is the same (emit declares every variable
+        zeroed at the top of the function)."""
         value = a if b is None else b
-        if not isinstance(value, (ir.Var, Lit)) or not self.named_outside(name, node):
-            return None
-        if isinstance(value, ir.Var) and isinstance(value.type, ArrayType):
-            return None
         if isinstance(value, Lit):
             value = self.materialize(value, None, node)
         dst = self.new_var(value.type, name, mutable=True)
@@ -322,18 +319,6 @@ class Statements:
              "branch; where it is not, it keeps the value it last had (zero at first), as in Warp. Give it a "
              "value before the branch to say which.", once=True)
         return ir.Phi(dst, value, None) if b is None else ir.Phi(dst, None, value)
-
-    def named_outside(self, name: str, node) -> bool:
-        """Whether `name` appears in the function outside the lines of statement `node` (after it, or
-        earlier in a loop around it: the next iteration reads it)."""
-        if self.name_lines is None:
-            self.name_lines = {}
-            for n in S.walk(self.fdef.body):
-                if isinstance(n, S.Name):
-                    self.name_lines.setdefault(n.id, []).append(n.loc.line)
-        first = node.loc.line
-        last = max((n.loc.line for n in S.walk(node) if hasattr(n, "loc")), default=first)
-        return any(not first <= line <= last for line in self.name_lines.get(name, ()))
 
     def join(self, before, then_env, else_env, then_done, else_done, body, orelse, node):
         """Merge the environments of two branches: one phi per name whose value differs."""
@@ -352,13 +337,20 @@ class Statements:
                     self.env[name] = a
                 continue
             if a is None or b is None:
-                phi = self.partial_phi(name, a, b, node)
-                if phi is not None:
+                key = (node.loc.line, node.loc.col, name)
+                if key in self.partial_names:  # read after the branch (found by an earlier pass)
+                    phi = self.partial_phi(name, a, b, node)
                     phis.append(phi)
                     self.env[name] = phi.dst
                 else:
                     self.env.pop(name, None)
-                    self.maybe_undefined[name] = node.loc.line
+                    # with the keys of the branches before or inside this one that bound it on some
+                    # paths: a read after this branch needs their phis too (an if / elif chain
+                    # without else; an earlier if that bound it, then this one)
+                    earlier = self.undefined_before.get(name, (None, (), None))[1]
+                    inner = self.maybe_undefined.get(name, (None, (), None))[1]
+                    keys = tuple(dict.fromkeys((*earlier, *inner, key)))
+                    self.maybe_undefined[name] = (node.loc.line, keys, a if b is None else b)
                 continue
             if isinstance(a, Lit) or isinstance(b, Lit):  # an unrolled loop's leftover constant, reassigned
                 # materialized before the If (join runs before it is appended), so it dominates the phi

@@ -2,7 +2,7 @@
 
 A loop that calls sinf stays scalar with g++: the vectoriser needs to know a vector version of the
 function exists. glibc ships them (libmvec: `_ZGVdN8v_sinf` is sinf on 8 floats with AVX2), and
-g++ calls them for any function declared with `__attribute__((simd))`. native/core/scalar.h
+g++ calls them for any function declared with `__attribute__((simd))`. native/core/libm.h
 declares the libm functions that way when WPNB_VMATH is defined, at the level this module finds:
 
   1  sin, cos, exp, log, pow                       (glibc 2.22 and later)
