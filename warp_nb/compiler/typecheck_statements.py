@@ -19,6 +19,7 @@ from .scope import GradOf, Lit, PyObj
 from ..builtins import registry
 from .typecheck_expr import TupleValue
 from .typecheck_loops import _same_type
+from .typecheck_partial import partial_allowed
 
 #: augmented assignments to an array element that are atomic updates (as in Warp): operator -> atomic op
 _ATOMIC_AUGMENTED = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
@@ -338,7 +339,7 @@ class Statements:
                 continue
             if a is None or b is None:
                 key = (node.loc.line, node.loc.col, name)
-                if key in self.partial_names:  # read after the branch (found by an earlier pass)
+                if key in self.partial_names and partial_allowed(a if b is None else b):  # read after it
                     phi = self.partial_phi(name, a, b, node)
                     phis.append(phi)
                     self.env[name] = phi.dst
