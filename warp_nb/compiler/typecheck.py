@@ -198,7 +198,6 @@ class FunctionTyper(ExprTyper, Statements, Subscripts, Loops, Calls, Constructor
         self.maybe_undefined: dict = {}  # name -> line where it was last only conditionally assigned
         # (line, column, name) of branches after which a name bound on some paths only is read
         self.partial_names: frozenset = frozenset()  # (run_typer: found by an earlier pass)
-        self.undefined_before: dict = {}  # maybe_undefined as an if statement found it (join reads it)
         self.block: list = []
         self.locals: list = []
         self.loops: list = []  # typecheck_loops._Loop, innermost last

@@ -281,15 +281,14 @@ class Statements:
             return self.statements(s.body if test.value else s.orelse)
         cond = self.condition_value(test, s.test)
         before = dict(self.env)
-        self.undefined_before = dict(self.maybe_undefined)  # (read by join; branches may clear entries)
-        undefined_before = self.undefined_before
+        undefined_before = dict(self.maybe_undefined)  # (for join: the branches may clear entries)
         body, then_done = self.in_block(lambda: self.statements(s.body))
         then_env = self.env
         self.env = dict(before)
         orelse, else_done = self.in_block(lambda: self.statements(s.orelse))
         else_env = self.env
-        self.undefined_before = undefined_before
-        phis, body, orelse = self.join(before, then_env, else_env, then_done, else_done, body, orelse, s)
+        phis, body, orelse = self.join(before, then_env, else_env, then_done, else_done, body, orelse, s,
+                                       undefined_before)
         self.block.append(ir.If(cond, body, orelse, s.loc, tuple(phis)))
         return then_done and else_done
 
@@ -321,7 +320,7 @@ class Statements:
              "value before the branch to say which.", once=True)
         return ir.Phi(dst, value, None) if b is None else ir.Phi(dst, None, value)
 
-    def join(self, before, then_env, else_env, then_done, else_done, body, orelse, node):
+    def join(self, before, then_env, else_env, then_done, else_done, body, orelse, node, undefined_before):
         """Merge the environments of two branches: one phi per name whose value differs."""
         if then_done and else_done:
             self.env = before
@@ -348,7 +347,7 @@ class Statements:
                     # with the keys of the branches before or inside this one that bound it on some
                     # paths: a read after this branch needs their phis too (an if / elif chain
                     # without else; an earlier if that bound it, then this one)
-                    earlier = self.undefined_before.get(name, (None, (), None))[1]
+                    earlier = undefined_before.get(name, (None, (), None))[1]
                     inner = self.maybe_undefined.get(name, (None, (), None))[1]
                     keys = tuple(dict.fromkeys((*earlier, *inner, key)))
                     self.maybe_undefined[name] = (node.loc.line, keys, a if b is None else b)
