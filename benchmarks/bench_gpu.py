@@ -1,6 +1,7 @@
 """GPU benchmarks, run on a machine with an NVIDIA GPU (tests/gpu/run_gpu_checks.sh calls this):
 saxpy bandwidth against the GPU's memory bandwidth, per-launch overhead, all-pairs n-body, and a
-tiled matmul (16 x 16 tiles split between a block's threads in shared memory, and 32 x 32 ones),
+tiled matmul (16, 32 and 64 square tiles split between a block's threads in shared memory, static
+for the first two, dynamic for 64 x 64),
 for warp_nb (checked, the default, and release) and warp-lang on the same GPU, each in its own process. Prints a table and JSON."""
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ pos = wp.array(np.random.default_rng(0).random((m, 3)), dtype=wp.vec3, device=de
 acc = wp.zeros(m, dtype=wp.vec3, device=dev)
 out["nbody_s"] = timed(lambda: wp.launch(nbody, dim=m, inputs=[pos, acc, m], device=dev), 5)
 
-# a tiled float32 matmul (wp.launch_tiled; the same kernel in warp_nb and warp-lang): T = 16 keeps the
-# block's uniform tiles in shared memory, split between its threads (native/tiles/tile_coop.h);
-# T = 32 is past warp_nb's shared frame budget (each thread then computes whole tiles)
+# a tiled float32 matmul (wp.launch_tiled; the same kernel in warp_nb and warp-lang): the block's
+# uniform tiles are in shared memory, split between its threads (native/tiles/tile_coop.h); with
+# T = 16 and 32 (3 tiles, 12 KiB) in static shared memory, with T = 64 (48 KiB) past warp_nb's static
+# budget in dynamic shared memory (native/tiles/block.h)
 def tiled_matmul(T):
     @wp.kernel
     def mm(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
@@ -74,7 +76,7 @@ def tiled_matmul(T):
     return mm
 
 rng = np.random.default_rng(1)
-for T in (16, 32):
+for T in (16, 32, 64):
     kern = tiled_matmul(T)
     for n in (512, 2048):
         A, B = rng.standard_normal((n, n)).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32)

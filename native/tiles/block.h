@@ -151,11 +151,23 @@ WPNB_FN void block_publish(bool apart) {
 #if defined(WPNB_CUDA)
 // The frame budget in static shared memory (48 KiB a block in all): what the other shared slots
 // leave (core/prelude_cuda.h: the lanes' exchange scratch, 16 KiB, the debug and alive slots, 9 KiB;
-// arrays/array.h: a failed check's 4 KiB slot), with a margin. A larger frame stays in each
-// thread's own memory, every thread computing whole tiles (apart).
+// arrays/array.h: a failed check's 4 KiB slot), with a margin. A larger frame goes in dynamic shared
+// memory, which the launch gives where the device has room for it (cuda/target.py reads the frame's
+// size from the module's `<symbol>_frame_bytes`, WPNB_FRAME_SIZE; it refuses a launch where there
+// is none). A frame within the budget stays in each thread's own memory, every thread computing
+// whole tiles, where the launch keeps the lanes apart.
 #define WPNB_SHARED_FRAME_BYTES 16384
+#define WPNB_FRAME_SIZE(sym) extern "C" { __device__ wpnb::int64 sym##_frame_bytes = wpnb::int64(sizeof(sym##_frame_t)); }
 
-// The frame's bytes in shared memory when it fits the budget, else none.
+// The bytes of dynamic shared memory this launch has (PTX's %dynamic_smem_size).
+WPNB_FN uint32 dynamic_shared_bytes() {
+    uint32 n;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+    return n;
+}
+
+// The frame's bytes in shared memory: static when it fits the budget, else the launch's dynamic
+// shared memory when it was given room for the frame (else none).
 template <typename S, bool Fits = (sizeof(S) <= WPNB_SHARED_FRAME_BYTES)>
 struct shared_frame_bytes {
     static WPNB_FN unsigned char* get() {
@@ -165,21 +177,30 @@ struct shared_frame_bytes {
 };
 template <typename S>
 struct shared_frame_bytes<S, false> {
-    static WPNB_FN unsigned char* get() { return nullptr; }
+    static WPNB_FN unsigned char* get() {
+        extern __shared__ __align__(64) unsigned char wpnb_dynamic_frame[];
+        return dynamic_shared_bytes() >= sizeof(S) ? wpnb_dynamic_frame : nullptr;
+    }
 };
 
-// CUDA: a frame that fits the budget lives in shared memory when the launch lets the lanes share
-// it, thread 0 leading and the lanes splitting what they can (coop_part); else each thread has
-// its own and leads (apart). Zeroed as the CPU's is constructed: every element type's T() is
-// zero bytes (scalars, vectors, matrices, quaternions, transforms, structs).
+// CUDA: a frame lives in shared memory (static or dynamic: shared_frame_bytes) when the launch lets
+// the lanes share it, thread 0 leading and the lanes splitting what they can (coop_part); else
+// each thread has its own and leads (apart). Zeroed as the CPU's is constructed: every element
+// type's T() is zero bytes (scalars, vectors, matrices, quaternions, transforms, structs).
 template <typename S>
 struct block_frame_t<S, false> {
+    static constexpr bool small = sizeof(S) <= WPNB_SHARED_FRAME_BYTES;
     S* at;
     bool shares;
-    alignas(S) unsigned char own[sizeof(S)];
+    // Each thread's own frame, for the launches that keep the lanes apart: only for a frame within
+    // the static budget. A larger one in local memory would make the driver reserve it for every
+    // thread the device can hold (112 KiB x 2048 threads x 132 SMs: 30 GiB on an H100), so
+    // cuda/target.py refuses the launches that would need it (no room, or lanes kept apart).
+    alignas(S) unsigned char own[small ? sizeof(S) : 1];
     WPNB_FN block_frame_t() {
         unsigned char* shared = shared_frame_bytes<S>::get();
         shares = shared != nullptr && (block_frame_mode_slot() & 2) != 0;
+        if (!small && !shares) __trap();  // (never: such a launch was refused before it started)
         at = (S*)(shares ? shared : own);
         const int32 first = shares ? block_lane() : 0, step = shares ? block_active() : 1;
         if (sizeof(S) % 4 == 0) {
@@ -194,6 +215,8 @@ struct block_frame_t<S, false> {
     WPNB_FN bool apart() const { return !shares; }
     WPNB_FN coop_t part() const { return coop_part(!shares, true, lead()); }
 };
+#else
+#define WPNB_FRAME_SIZE(sym)  // (the CPU's frame is the lanes' memory: block_cpu.h)
 #endif
 
 // A store or an atomic written where one lane runs it for the block: as it is, unless the lanes

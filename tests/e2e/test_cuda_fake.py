@@ -28,6 +28,7 @@ class FakeDriver:
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = "minor"
         CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = "sms"
         CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = "pools"
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = "optin"
 
     class CUmemPool_attribute:  # noqa: N801
         CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = "threshold"
@@ -37,6 +38,8 @@ class FakeDriver:
     class CUfunction_attribute:  # noqa: N801
         CU_FUNC_ATTRIBUTE_NUM_REGS = "regs"
         CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = "local"
+        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = "static"
+        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = "max_dynamic"
 
     class cuuint64_t:  # noqa: N801
         def __init__(self, value):
@@ -51,6 +54,10 @@ class FakeDriver:
         self.kernels = {}  # cuda entry name -> (cpu entry address, args size)
         self.launches = 0
         self.freed = 0
+        self.optin = 227 * 1024  # (sm_90's shared memory a block may opt in to)
+        self.module_globals = {}  # name -> int64 value a module's global reads (its initialiser in the CUBIN)
+        self.function_attributes = {}  # (function, attribute) -> value set by cuFuncSetAttribute
+        self.shared_bytes = []  # the dynamic shared memory of each launch
 
     def cuInit(self, flags):
         return (0,)
@@ -68,7 +75,7 @@ class FakeDriver:
         return (0, f"ctx{dev}")
 
     def cuDeviceGetAttribute(self, attr, dev):
-        return (0, {"major": 9, "minor": 0, "sms": 4, "pools": 1}[attr])
+        return (0, {"major": 9, "minor": 0, "sms": 4, "pools": 1, "optin": self.optin}[attr])
 
     def cuDeviceTotalMem(self, dev):
         return (0, 1 << 30)
@@ -146,7 +153,12 @@ class FakeDriver:
 
     def cuFuncGetAttribute(self, attr, function):
         assert isinstance(function, str)  # a CUfunction from cuModuleGetFunction
-        return (0, {"regs": 24, "local": 0}[attr])
+        return (0, {"regs": 24, "local": 0, "static": 29 * 1024}[attr])
+
+    def cuFuncSetAttribute(self, function, attr, value):
+        assert isinstance(function, str) and isinstance(value, int)
+        self.function_attributes[(function, attr)] = value
+        return (0,)
 
     def cuOccupancyMaxPotentialBlockSize(self, function, smem_callback, smem_bytes, block_limit):
         return (0, 132, 768)  # (min grid size, block size)
@@ -155,6 +167,8 @@ class FakeDriver:
 
     def cuModuleGetGlobal(self, module, name):
         buf = self.GLOBALS.setdefault((module, name), ctypes.create_string_buffer(256))
+        if name.decode() in self.module_globals:
+            ctypes.c_int64.from_buffer(buf).value = self.module_globals[name.decode()]
         return (0, ctypes.addressof(buf), 256)
 
     def cuModuleLoadData(self, image):
@@ -172,6 +186,7 @@ class FakeDriver:
         bounds = ctypes.string_at(pointers[1], 48)
         library().wpnb_launch(cpu_entry, args, bounds, 1, None)
         self.launches += 1
+        self.shared_bytes.append(shared)
         return (0,)
 
 

@@ -221,18 +221,25 @@ def _sm90_ptx(kernel) -> list:
 
 
 def test_the_cuda_frame_is_in_shared_memory_when_it_fits(split):
-    """The PTX of a block of 16 x 16 tiles declares the frame in shared memory (16 KiB at most,
-    WPNB_SHARED_FRAME_BYTES); that of 64 x 64 tiles does not (each thread keeps its own)."""
+    """The PTX of a block of 16 x 16 tiles declares the frame in static shared memory (16 KiB at
+    most, WPNB_SHARED_FRAME_BYTES); that of 64 x 64 tiles takes it from the launch's dynamic shared
+    memory when there is room for it there (%dynamic_smem_size). Both say the frame's size in a
+    global that cuda/target.py reads to launch with it (tests/e2e/test_cuda_fake_tiles.py)."""
     import re
     small, big = _sm90_ptx(matmul_split), _sm90_ptx(big_tiles)
     assert small and big, "run the CPU tests of this file first"
     frame = re.compile(r"\.shared \.align \d+ \.b8 \S*shared_frame_bytes\S*\[(\d+)\]")
+    dynamic = re.compile(r"\.extern \.shared \.align 64 \.b8 \S*wpnb_dynamic_frame\S*\[\]")
+    size = re.compile(r"\.global \.align 8 \.u64 k_\w+_frame_bytes = (\d+);")
     for ptx in small:
         sizes = [int(n) for n in frame.findall(ptx)]
-        assert sizes and all(0 < n <= 16384 for n in sizes)
+        assert sizes and all(0 < n <= 16384 for n in sizes) and [int(n) for n in size.findall(ptx)] == sizes
         total = sum(int(n) for n in re.findall(r"\.shared \.align \d+ \.b8 \S+\[(\d+)\]", ptx))
         assert total <= 48 * 1024 - 4096  # (room for a failed check's slot, arrays/array.h)
-    assert not any(frame.search(ptx) for ptx in big)
+        assert not dynamic.search(ptx)
+    for ptx in big:
+        assert not frame.search(ptx) and dynamic.search(ptx) and "%dynamic_smem_size" in ptx
+        assert [int(n) % (64 * 64 * 4) for n in size.findall(ptx)] == [0]
 
 
 @wp.kernel

@@ -139,10 +139,31 @@ def test_split_elementwise_and_overwritten_tiles(lanes):
     np.testing.assert_allclose(total.numpy().reshape(2, SPLIT_N)[1], acc, rtol=1e-6)
 
 
-def test_a_frame_past_the_shared_budget_stays_per_thread():
+def test_a_frame_past_the_static_budget_is_in_dynamic_shared_memory():
+    """64 x 64 tiles: a frame of several 16 KiB tiles, past the static budget (16 KiB), launched with
+    that much dynamic shared memory (an H100 or H200 lets a block have 227 KiB)."""
     rng = np.random.default_rng(7)
     A, B = rng.standard_normal((128, 128)).astype(np.float32), rng.standard_normal((128, 128)).astype(np.float32)
     c = wp.zeros((128, 128), device=DEVICE)
     wp.launch_tiled(big_tiles, dim=(2, 2), inputs=[wp.array(A, device=DEVICE), wp.array(B, device=DEVICE), c], block_dim=64,
                     device=DEVICE)
     np.testing.assert_allclose(c.numpy(), A.astype(np.float64) @ B, rtol=1e-4, atol=1e-3)
+    loaded = big_tiles.compiled(DEVICE, block_dim=64).loaded
+    assert loaded.frame_bytes > 16384 and loaded.frame_shared_bytes == loaded.frame_bytes
+
+
+@wp.kernel
+def huge_tiles(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+    i, j = wp.tid()  # 144 x 144 float tiles, 81 KiB each: a frame past a block's shared memory
+    acc = wp.tile_zeros(shape=(144, 144), dtype=float)
+    wp.tile_matmul(wp.tile_load(a, shape=(144, 144), offset=(i * 144, 0)),
+                   wp.tile_load(b, shape=(144, 144), offset=(0, j * 144)), acc)
+    wp.tile_store(c, acc, offset=(i * 144, j * 144))
+
+
+def test_a_frame_past_the_devices_shared_memory_is_refused_before_the_launch():
+    a, c = wp.ones((144, 144), device=DEVICE), wp.zeros((144, 144), device=DEVICE)
+    with pytest.raises(RuntimeError, match="more shared memory than cuda:0 gives a block"):
+        wp.launch_tiled(huge_tiles, dim=(1, 1), inputs=[a, a, c], block_dim=64, device=DEVICE)
+    wp.synchronize_device(DEVICE)  # (the device is still usable: nothing ran)
+    assert not c.numpy().any()

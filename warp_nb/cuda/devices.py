@@ -4,7 +4,7 @@ a CUDA device is first asked for (see the backend in cuda/__init__.py)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from . import checks
 from . import driver as drv
@@ -42,6 +42,12 @@ class CudaDevice(Device):
     @property
     def max_shared_memory_per_block(self) -> int:
         return drv.attribute(self.handle, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK")
+
+    @cached_property
+    def max_shared_memory_per_block_optin(self) -> int:
+        """The shared memory a block may have in all (static and dynamic) once a kernel opts in
+        (cuFuncSetAttribute): 227 KiB on sm_90."""
+        return drv.attribute(self.handle, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
     is_primary = True
     has_context = True
     has_stream = True

@@ -74,16 +74,23 @@ def function_attribute(function, name: str) -> int:
     return int(call("cuFuncGetAttribute", getattr(d.CUfunction_attribute, name), function))
 
 
+def set_function_attribute(function, name: str, value: int) -> None:
+    d = _driver()
+    call("cuFuncSetAttribute", function, getattr(d.CUfunction_attribute, name), int(value))
+
+
 def to_int(handle) -> int:
     """A driver handle or device pointer as a plain integer: its value. (cuda-bindings' getPtr()
     is the address where the object keeps that value, not the value: never use it here.)"""
     return int(handle)
 
 
-def launch(function, grid: int, block: int, stream, args_bytes: bytes, launch_bytes: bytes) -> None:
-    """Launch a kernel taking (args struct, launch bounds) by value. The parameter values are
-    passed as an array of pointers to their bytes, as cuLaunchKernel expects."""
+def launch(function, grid: int, block: int, stream, args_bytes: bytes, launch_bytes: bytes,
+           shared_bytes: int = 0) -> None:
+    """Launch a kernel taking (args struct, launch bounds) by value, with `shared_bytes` of dynamic
+    shared memory. The parameter values are passed as an array of pointers to their bytes, as
+    cuLaunchKernel expects."""
     args_buf = ctypes.create_string_buffer(args_bytes, len(args_bytes) or 1)
     launch_buf = ctypes.create_string_buffer(launch_bytes, len(launch_bytes))
     params = (ctypes.c_void_p * 2)(ctypes.addressof(args_buf), ctypes.addressof(launch_buf))
-    call("cuLaunchKernel", function, grid, 1, 1, block, 1, 1, 0, stream, ctypes.addressof(params), 0)
+    call("cuLaunchKernel", function, grid, 1, 1, block, 1, 1, int(shared_bytes), stream, ctypes.addressof(params), 0)

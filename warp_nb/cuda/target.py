@@ -28,8 +28,10 @@ from . import checks
 from . import driver as drv
 from . import entry as entries
 from . import memory as mem
+from ..launch.bounds import launch_flags
 
 BLOCK = 256
+SHARED_FRAME_BYTES = 16384  # a frame up to this size is in static shared memory (native/tiles/block.h)
 BLOCKS_PER_SM = 8  # grid-stride launches: enough blocks to fill the GPU, each looping over the rest
 
 
@@ -42,6 +44,8 @@ class LoadedCudaKernel:
     path: Path
     stats_address: int = 0
     immediate_checks: bool = False  # debug mode: a launch reads its check state at once
+    frame_bytes: int = 0  # the forward body's frame of block-uniform tiles (native/tiles/block.h)
+    frame_shared_bytes: int = 0  # dynamic shared memory a forward launch gives that frame
 
 
 def arch_for(device_arch: int) -> tuple[int, bool]:
@@ -129,6 +133,23 @@ def _launch_failure(error, launcher, grid: int, block: int) -> Exception:
     return type(error)(message)
 
 
+def _refuse_frame_without_room(launcher, loaded, flags: int, device) -> None:
+    """A frame of block-uniform tiles past the static shared budget lives in dynamic shared memory
+    only (native/tiles/block.h block_frame_t): refuse a launch where it cannot, before it starts."""
+    kib = (loaded.frame_bytes + 1023) // 1024
+    where = f"launch of kernel `{launcher.kernel.key}` on {device.alias}: its block-uniform tiles take {kib} KiB"
+    if loaded.frame_shared_bytes == 0:
+        room = device.max_shared_memory_per_block_optin // 1024
+        raise RuntimeError(f"{where}, more shared memory than {device.alias} gives a block beside the kernel's "
+                           f"other shared memory ({room} KiB in all); use smaller tiles (Warp's launch fails "
+                           f"the same way)")
+    if not flags & 2:
+        raise RuntimeError(f"{where}, which the lanes of a block can share only where every wp.tid() component "
+                           f"but the last one unpacked is the block's (the trailing extents from that one on "
+                           f"whole multiples of block_dim={launcher.block_dim}); launch it with "
+                           f"wp.launch_tiled, or use tiles of {SHARED_FRAME_BYTES // 1024} KiB in all at most")
+
+
 class CudaTarget(AotCudaTarget):
     """NVRTC for one device's architecture, loaded into the device's context and run there."""
 
@@ -182,7 +203,29 @@ class CudaTarget(AotCudaTarget):
         if has_checks(options.mode):
             debug, _size = drv.call("cuModuleGetGlobal", module, b"wpnb_debug_state")
             debug = drv.to_int(debug)
-        return LoadedCudaKernel(module, forward, backward, debug, path, immediate_checks=options.mode == "debug")
+        frame = self._read_int64(module, unit.frame_global) if unit.frame_global else 0
+        return LoadedCudaKernel(module, forward, backward, debug, path, immediate_checks=options.mode == "debug",
+                                frame_bytes=frame, frame_shared_bytes=self._frame_shared_bytes(forward, frame))
+
+    def _frame_shared_bytes(self, function, frame: int) -> int:
+        """The dynamic shared memory to launch `function` with: its frame of block-uniform tiles
+        when that is past the static budget (native/tiles/block.h WPNB_SHARED_FRAME_BYTES) and fits
+        beside the kernel's static shared memory in what the device lets a block opt in to; else 0
+        (a frame within the budget is static; `run` refuses a launch whose frame has no room)."""
+        if frame <= SHARED_FRAME_BYTES:
+            return 0
+        static = drv.function_attribute(function, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")
+        if static + frame > self.device.max_shared_memory_per_block_optin:
+            return 0
+        drv.set_function_attribute(function, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", frame)
+        return frame
+
+    def _read_int64(self, module, symbol: str) -> int:
+        self.device.make_current()
+        address, _size = drv.call("cuModuleGetGlobal", module, symbol.encode())
+        value = ctypes.c_int64()
+        mem.device_to_host(self.device, ctypes.addressof(value), drv.to_int(address), 8)
+        return int(value.value)
 
     def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
         """Launch on the device's current stream. Asynchronous: a failed check of checked code is
@@ -199,8 +242,13 @@ class CudaTarget(AotCudaTarget):
         if state_ptr is not None:
             mem.memset(device, state_ptr, 0, ctypes.sizeof(DebugState), stream)
         device.make_current()
+        loaded = launcher.compiled.loaded
+        shared = 0
+        if launcher.entry is loaded.entry and loaded.frame_bytes > SHARED_FRAME_BYTES:  # (a backward has no frame)
+            shared = loaded.frame_shared_bytes
+            _refuse_frame_without_room(launcher, loaded, launch_flags(bounds), device)
         try:
-            drv.launch(launcher.entry, grid, block, stream.handle, packed, bounds)
+            drv.launch(launcher.entry, grid, block, stream.handle, packed, bounds, shared)
         except (drv.CUDAError, drv.CUDAOutOfMemoryError) as e:
             raise _launch_failure(e, launcher, grid, block) from None
         if launcher.debug_state is not None and state_ptr is None:

@@ -147,6 +147,11 @@ def block_bounds(dim, lanes: int, flags: int = 0) -> tuple[bytes, int]:
     return _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), int(flags), min(blocks, _INT64_MAX)), blocks
 
 
+def launch_flags(bounds: bytes) -> int:
+    """launch_t::one_lane of packed launch bounds (block_bounds' `flags`)."""
+    return _BOUNDS.unpack(bounds)[5]
+
+
 def too_many(dim, size: int, tid_count: int, lanes: int, is_cpu: bool) -> bool:
     """Whether a dispatch of `size` threads over `dim` is more than warp_nb runs. Past THREAD_LIMIT,
     only the CPU runs one, for a kernel whose wp.tid() unpacks every dimension of a launch of

@@ -30,12 +30,20 @@ class BlockFrameWriter:
     sharing = None  # compiler/block_uniform.BlockSharing
     leading = False  # writing a statement lane 0 runs alone
 
+    def frame_struct(self) -> None:
+        """The frame's type, before the kernel's body, at namespace scope: CUDA reads its size from
+        the module (`<symbol>_frame_bytes`, native/tiles/block.h WPNB_FRAME_SIZE) to give a frame past
+        the static shared budget dynamic shared memory at launch (cuda/target.py)."""
+        sym = self.fn.symbol
+        fields = " ".join(f"{cpp_type(v.type)} {v.name};" for v in self.sharing.shared.values())
+        self.lines.append(f"struct {sym}_frame_t {{ {fields} }};  // the block's uniform tiles")
+        self.lines.append(f"WPNB_FRAME_SIZE({sym})\n")
+
     def frame_declarations(self, depth: int) -> None:
         """The shared frame, and each shared tile as a reference into it (the body uses its name)."""
         pad = "    " * depth
         tiles = list(self.sharing.shared.values())
-        fields = " ".join(f"{cpp_type(v.type)} {v.name};" for v in tiles)
-        self.lines.append(f"{pad}struct wpnb_frame_t {{ {fields} }};")
+        self.lines.append(f"{pad}typedef {self.fn.symbol}_frame_t wpnb_frame_t;")
         self.lines.append(f"{pad}wpnb::block_frame_t<wpnb_frame_t> wpnb_frame;  // the block's uniform tiles")
         self.lines.append(f"{pad}wpnb_frame_t& wpnb_shared = wpnb_frame.get();")
         self.lines.append(f"{pad}const bool wpnb_lead = wpnb_frame.lead();  // this lane computes them")

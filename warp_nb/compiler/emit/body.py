@@ -82,6 +82,8 @@ class FunctionWriter(BlockFrameWriter, LoopVersionWriter, PrintWriter):
         self.use_index_facts(fn)
         self.sharing = block_sharing(fn)  # the block's uniform tiles, computed once (compiler/block_uniform.py)
         self.use_loop_versions(fn, self.facts.guarded)  # innermost loops checked once at entry
+        if self.sharing is not None:
+            self.frame_struct()
         self.lines.append(self.body_template())
         self.lines.append(f"WPNB_FN void {sym}_body(const {sym}_args& wpnb_args, {tids}{accs}) {{")
         for p in fn.params:

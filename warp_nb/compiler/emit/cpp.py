@@ -100,6 +100,9 @@ class EmitResult:
     prelude: tuple = ()
     #: compiled for deterministic mode (WPNB_DETERMINISTIC: native/arrays/deterministic.h)
     deterministic: bool = False
+    #: the module global that holds the byte size of the frame of the kernel's block-uniform tiles
+    #: (emit/block_frame.py; on CUDA, cuda/target.py reads it), when its forward body has one
+    frame_global: str | None = None
 
 
 def cpp_type(t) -> str:

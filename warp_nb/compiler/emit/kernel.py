@@ -68,7 +68,8 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
                       entry_points=entry_points(kernel, writer.reductions, backward,
                                                         writer.facts.guards() if writer.versioned else (),
                                                         _only_guarded_checks(sections), deterministic),
-                      deterministic=unit.deterministic)
+                      deterministic=unit.deterministic,
+                      frame_global=f"{kernel.symbol}_frame_bytes" if writer.sharing is not None else None)
 
 
 def _only_guarded_checks(sections) -> bool:
