@@ -83,7 +83,12 @@ for T in (16, 32, 64):
         a, b, c = wp.array(A, device=dev), wp.array(B, device=dev), wp.zeros((n, n), dtype=float, device=dev)
         run = lambda: wp.launch_tiled(kern, dim=(n // T, n // T), inputs=[a, b, c], block_dim=64, device=dev)
         try:
+            free = wp.get_device(dev).free_memory
             t = timed(run, 5)
+            # what the first launches took of the device's memory: the driver reserves a kernel's local
+            # memory (warp_nb: a thread's own tile frame, used when lanes keep tiles apart) for every
+            # thread the device can hold
+            out[f"matmul{n}_t{T}_took_mib"] = (free - wp.get_device(dev).free_memory) / 2**20
             err = float(np.abs(c.numpy() - A.astype(np.float64) @ B).max())
             out[f"matmul{n}_t{T}_ms"], out[f"matmul{n}_t{T}_maxerr"] = t * 1e3, err
         except Exception as e:  # one configuration failing keeps the others' numbers

@@ -6,11 +6,12 @@
 //
 // The values are those of the whole-tile functions of tile.h and tile_ops.h (the same scalar
 // operations on each element, a product's terms added in the same order), so a split tile is the
-// unsplit one, bit for bit. Forward only: a kernel's adjoint keeps whole tiles (the frame is the
-// forward body's).
+// unsplit one, bit for bit; but for a split float sum (below), which adds the lanes' partial sums.
+// Forward only: a kernel's adjoint keeps whole tiles (the frame is the forward body's).
 #pragma once
 #include "tiles/tile.h"
 #include "tiles/tile_ops.h"
+#include "tiles/tile_reduce.h"
 
 namespace wpnb {
 
@@ -117,6 +118,81 @@ template <typename A, typename B, typename T, int M, int K, int N>
 WPNB_FN void coop_mma(const coop_t& p, tile_t<T, M, N>& dst, const tile_t<A, M, K>& a, const tile_t<B, K, N>& b,
                       const tile_t<T, M, N>& out, T alpha, T beta) {
     coop_mma_blocks(p, dst, a, b, coop_mma_scaled<T, M, N>{out, alpha, beta});
+}
+
+// --- whole-tile reductions of scalar tiles (wp.tile_sum, tile_min, tile_max, tile_argmin,
+// tile_argmax; tile_dot's sum) into dst's one element: each lane reduces its elements, hands its
+// partial to lane 0 through the block's scratch (a barrier between; the split statement's barriers
+// around), and lane 0 combines the partials in lane order. Elements of lanes outside a partial
+// block are left out as tile_reduce.h's are (tile_counted). Integer sums, minima and maxima are
+// the unsplit ones exactly; a float sum adds in another order (each lane's elements, then the
+// lanes'), as a GPU's block reduction does.
+
+// Lane 0's f-combination of every lane's `mine` (lane order), into `out`.
+template <typename T, typename F>
+WPNB_FN void coop_combine(const coop_t& p, T& out, const T& mine, F f) {
+    static_assert(sizeof(T) * 1024 <= WPNB_BLOCK_SCRATCH, "a lane's partial of each of 1024 lanes fits the scratch");
+    T* slots = (T*)block_scratch();
+    slots[p.first] = mine;
+    block_sync();
+    if (p.first == 0) {
+        T r = slots[0];
+        for (int l = 1; l < p.step; ++l) r = f(r, slots[l]);
+        out = r;
+    }
+}
+
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_sum(const coop_t& p, tile_t<T, 1, 1>& dst, const tile_t<T, R, C>& a) {
+    const tile_counted counted;
+    T s = T();
+    for (int e = p.first; e < R * C; e += p.step)
+        if (counted(e)) s = add(s, a.data[e]);
+    coop_combine(p, dst.data[0], s, [](const T& x, const T& y) { return add(x, y); });
+}
+
+// The row-major index of the first smallest (Less: <) or largest (>) element, as tile_first_min /
+// tile_first_max find it: a NaN is never chosen, but for element 0 (where they start).
+struct coop_less {
+    template <typename T> WPNB_FN bool operator()(const T& x, const T& y) const { return x < y; }
+};
+struct coop_greater {
+    template <typename T> WPNB_FN bool operator()(const T& x, const T& y) const { return x > y; }
+};
+template <typename Less, typename T, int R, int C>
+WPNB_FN int32 coop_first_best(const coop_t& p, const tile_t<T, R, C>& a) {
+    const tile_counted counted;
+    const Less better;
+    int32 best = -1;  // this lane's first best element that is not a NaN (-1: none)
+    for (int e = p.first; e < R * C; e += p.step)
+        if (counted(e) && a.data[e] == a.data[e] && (best < 0 || better(a.data[e], a.data[best]))) best = e;
+    int32 chosen = -1;
+    coop_combine(p, chosen, best, [&](int32 x, int32 y) {
+        if (x < 0) return y;
+        if (y < 0) return x;
+        return better(a.data[y], a.data[x]) || (!better(a.data[x], a.data[y]) && y < x) ? y : x;
+    });
+    return a.data[0] == a.data[0] && chosen >= 0 ? chosen : 0;  // (lane 0's result: the others' is unused)
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_min(const coop_t& p, tile_t<T, 1, 1>& dst, const tile_t<T, R, C>& a) {
+    const int32 k = coop_first_best<coop_less>(p, a);
+    if (p.first == 0) dst.data[0] = a.data[k];
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_max(const coop_t& p, tile_t<T, 1, 1>& dst, const tile_t<T, R, C>& a) {
+    const int32 k = coop_first_best<coop_greater>(p, a);
+    if (p.first == 0) dst.data[0] = a.data[k];
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_argmin(const coop_t& p, tile_t<int32, 1, 1>& dst, const tile_t<T, R, C>& a) {
+    const int32 k = coop_first_best<coop_less>(p, a);
+    if (p.first == 0) dst.data[0] = k;
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_argmax(const coop_t& p, tile_t<int32, 1, 1>& dst, const tile_t<T, R, C>& a) {
+    const int32 k = coop_first_best<coop_greater>(p, a);
+    if (p.first == 0) dst.data[0] = k;
 }
 
 }  // namespace wpnb

@@ -97,7 +97,7 @@ builtin("tile_reshape", doc="wp.tile_reshape(t, shape): t's elements in row-majo
 builtin("tile_squeeze", doc="wp.tile_squeeze(t, axis=None): t without its axes of extent 1 (all, or those in axis).",
         cpp="wpnb::tile_reshape", form="tile_squeeze", **_ops)
 builtin("tile_dot", doc="wp.tile_dot(a, b): the sum of the elementwise product of two tiles, as a tile of one element.",
-        cpp="wpnb::tile_sum", form="tile_dot", **_ops)
+        cpp="wpnb::tile_sum", form="tile_dot", split="coop_reduce", **_ops)
 builtin("tile_axpy", rebinds=2, doc="wp.tile_axpy(alpha, src, dest): dest (a tile variable) rebound to dest + "
                                           "alpha * src.", cpp="wpnb::add", form="tile_axpy", **_t)
 builtin("tile_astype", doc="wp.tile_astype(t, dtype): t converted elementwise to another scalar type.",
@@ -123,10 +123,12 @@ builtin("tile_element", ov(Tile(("n",), D), IDX, ret=same("D"), names=("a", "i")
                           "the end).", **_element)
 for _name, _what in (("tile_sum", "sum"), ("tile_min", "smallest element"), ("tile_max", "largest element")):
     builtin(_name, doc=f"wp.{_name}(a, axis=None): the {_what} of a tile's elements as a tile of one element; along "
-                       f"`axis` (a constant), a 1-D tile of the {_what}s of its lines.", form=_name, **_ops)
+                       f"`axis` (a constant), a 1-D tile of the {_what}s of its lines.", form=_name,
+            split="coop_reduce", **_ops)
 for _name, _what in (("tile_argmin", "smallest"), ("tile_argmax", "largest")):
     builtin(_name, doc=f"wp.{_name}(a, axis=None): the row-major index of the first {_what} element, as a tile of "
-                       "one int32; along `axis`, the position of each line's.", differentiable=False, form=_name, **_ops)
+                       "one int32; along `axis`, the position of each line's.", differentiable=False, form=_name,
+            split="coop_reduce", **_ops)
 _S = Tile("S", N)
 builtin("tile_scan_inclusive", ov(_S, ret=_S, names=("a",)),
         doc="Inclusive prefix sums of a tile's elements in row-major order (numpy.cumsum).", **_ops)

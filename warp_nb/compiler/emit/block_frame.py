@@ -10,7 +10,7 @@ and the block-wide calls keep their cooperation (`wpnb_apart`).
 Split statements (native/tiles/block.h coop_t, tile_coop.h): where the lanes share the frame and
 split (CUDA, where it lives in shared memory; the CPU with wp.config.cpu_split_tiles), the
 statements of builtins with a `split` in the registry (loads, stores, fills, elementwise arithmetic,
-products, tile_map) and tile moves run on
+products, tile_map, whole-tile reductions) and tile moves run on
 every lane, each writing its part of the destination's elements, between two barriers; the
 others stay lane 0's. On CUDA a barrier also follows each statement lane 0 runs alone
 (`block_publish`), since there the other threads do not wait for it otherwise. Each split
@@ -21,8 +21,13 @@ from __future__ import annotations
 
 from .. import ir
 from ..block_uniform import _has_barrier, _memory, _value_vars
+from ... import types as T
 from ...types.tiles import TileType
 from .cpp import cpp_type
+
+#: the whole-tile reductions with a split form (native/tiles/tile_coop.h), by their native template
+_REDUCTIONS = {f"wpnb::tile_{k}": k for k in ("sum", "min", "max", "argmin", "argmax")}
+
 
 class BlockFrameWriter:
     """Mixed into emit/body.py FunctionWriter; `sharing` is set for a kernel's forward body only."""
@@ -154,6 +159,8 @@ class BlockFrameWriter:
             fn = b.split
             if fn in (None, "coop_map", "coop_tile_store") or dst in args:  # (a tile_map of mixed tiles: lead)
                 return None
+            if fn == "coop_reduce":
+                return self.reduce_text(s)
             if fn == "coop_tile_load":
                 arr = v.args[0].type
                 if arr.ndim not in (1, 2) or len(v.args) != 1 + arr.ndim or len(s.dst.type.shape) != arr.ndim:
@@ -171,6 +178,17 @@ class BlockFrameWriter:
                     and len(v.args) == 2 + arr.ndim:
                 return f"wpnb::coop_tile_store(wpnb_part, {', '.join(a.name for a in v.args)})", (_elements(tile), "w")
         return None
+
+    def reduce_text(self, s):
+        """dst = a whole-tile reduction of a tile of scalars (tile_coop.h coop_tile_sum, ...): it reads
+        other lanes' elements (no `own`); None for one along an axis or of other elements."""
+        v = s.value
+        kind = _REDUCTIONS.get(v.resolved.overload.template)
+        src = v.args[0].type
+        if kind is None or len(v.args) != 1 or not isinstance(src, TileType) or not T.is_scalar_type(src.dtype) \
+                or src.dtype is T.bool:
+            return None
+        return f"wpnb::coop_tile_{kind}(wpnb_part, {s.dst.name}, {v.args[0].name})", None
 
     def elementwise_text(self, s):
         """dst = a (op) b on tiles of dst's shape and scalars, element by element."""
