@@ -195,4 +195,72 @@ WPNB_FN void coop_tile_argmax(const coop_t& p, tile_t<int32, 1, 1>& dst, const t
     if (p.first == 0) dst.data[0] = k;
 }
 
+// --- scans of scalar tiles (wp.tile_scan_inclusive, tile_scan_exclusive, tile_scan_max_inclusive,
+// tile_scan_min_inclusive) into dst (not a): lane l takes the l-th contiguous run of elements, folds
+// it, hands its fold to the others through the scratch (a barrier between), and writes its run
+// again starting from the fold of the runs before it. The running maximum and minimum are the
+// unsplit ones exactly (their fold keeps the first of equal values and skips NaNs in any grouping);
+// so are integer sums; a float sum's partial sums are rounded in another grouping.
+
+template <typename T>
+struct coop_run {  // a fold so far: its value, and whether any element was folded in
+    T value;
+    bool has;
+};
+struct coop_fold_sum {
+    template <typename T> WPNB_FN coop_run<T> operator()(const coop_run<T>& r, const T& x) const {
+        return coop_run<T>{add(r.value, x), true};
+    }
+};
+struct coop_fold_max {  // tile_scan_max_inclusive's step: the next value when larger, or when the run is a NaN
+    template <typename T> WPNB_FN coop_run<T> operator()(const coop_run<T>& r, const T& x) const {
+        return coop_run<T>{!r.has || x > r.value || r.value != r.value ? x : r.value, true};
+    }
+};
+struct coop_fold_min {
+    template <typename T> WPNB_FN coop_run<T> operator()(const coop_run<T>& r, const T& x) const {
+        return coop_run<T>{!r.has || x < r.value || r.value != r.value ? x : r.value, true};
+    }
+};
+
+template <bool Exclusive, typename Fold, typename T, int R, int C>
+WPNB_FN void coop_scan(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
+    static_assert(sizeof(coop_run<T>) * 1024 <= WPNB_BLOCK_SCRATCH, "a lane's fold of each of 1024 lanes fits the scratch");
+    constexpr int n = R * C;
+    const Fold fold;
+    const tile_counted counted;
+    const int per = (n + p.step - 1) / p.step;
+    const int lo = p.first * per < n ? p.first * per : n, hi = lo + per < n ? lo + per : n;
+    coop_run<T> mine{T(), false};
+    for (int k = lo; k < hi; ++k)
+        if (counted(k)) mine = fold(mine, a.data[k]);
+    coop_run<T>* slots = (coop_run<T>*)block_scratch();
+    slots[p.first] = mine;
+    block_sync();
+    coop_run<T> run{T(), false};
+    for (int l = 0; l < p.first; ++l)
+        if (slots[l].has) run = fold(run, slots[l].value);
+    for (int k = lo; k < hi; ++k) {
+        if (Exclusive) dst.data[k] = run.value;
+        if (counted(k)) run = fold(run, a.data[k]);
+        if (!Exclusive) dst.data[k] = run.value;
+    }
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_scan_inclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
+    coop_scan<false, coop_fold_sum>(p, dst, a);
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_scan_exclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
+    coop_scan<true, coop_fold_sum>(p, dst, a);
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_scan_max_inclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
+    coop_scan<false, coop_fold_max>(p, dst, a);
+}
+template <typename T, int R, int C>
+WPNB_FN void coop_tile_scan_min_inclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
+    coop_scan<false, coop_fold_min>(p, dst, a);
+}
+
 }  // namespace wpnb

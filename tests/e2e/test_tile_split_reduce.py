@@ -1,9 +1,10 @@
-"""Split whole-tile reductions (native/tiles/tile_coop.h coop_tile_sum ..., emit/block_frame.py
-reduce_text): where the lanes of a block share their block-uniform tiles and split the statements
-that write them (CUDA; the CPU's fibers with wp.config.cpu_split_tiles, as here), each lane reduces
-its share of the elements and lane 0 combines the lanes' partials. Minima, maxima, their first
-indices (ties, NaNs) and integer sums must be the unsplit ones exactly; a float sum adds in
-another order, so it is compared with numpy within rounding."""
+"""Split whole-tile reductions and scans (native/tiles/tile_coop.h coop_tile_sum ..., coop_scan;
+emit/block_frame.py): where the lanes of a block share their block-uniform tiles and split the
+statements that write them (CUDA; the CPU's fibers with wp.config.cpu_split_tiles, as here), each
+lane reduces its share of the elements (for a scan, a contiguous run) and the lanes' partials are
+combined in lane order. Minima, maxima, their first indices (ties, NaNs), running maxima and minima
+and integer sums must be the unsplit ones exactly; a float sum adds in another order, so it is
+compared with numpy within rounding."""
 
 import numpy as np
 import pytest
@@ -93,10 +94,67 @@ def test_split_reductions_match_numpy_and_the_unsplit_code(monkeypatch, lanes):
     assert np.isnan(out[0, [0, 3]]).all()
 
 
-def test_the_split_reductions_are_in_the_split_code():
-    """The C++ of the kernel calls the split forms (and they compile for sm_90)."""
+@wp.kernel
+def scans(x: wp.array(dtype=float), k: wp.array(dtype=wp.int64), out: wp.array3d(dtype=float),
+          ints: wp.array3d(dtype=wp.int64)):
+    i, lane = wp.tid()
+    t = wp.tile_load(x, shape=N, offset=i * N)
+    u = wp.tile_load(k, shape=N, offset=i * N)
+    wp.tile_store(out[i, 0], wp.tile_scan_inclusive(t))
+    wp.tile_store(out[i, 1], wp.tile_scan_exclusive(t))
+    wp.tile_store(out[i, 2], wp.tile_scan_max_inclusive(t))
+    wp.tile_store(out[i, 3], wp.tile_scan_min_inclusive(t))
+    wp.tile_store(ints[i, 0], wp.tile_scan_inclusive(u))
+    wp.tile_store(ints[i, 1], wp.tile_scan_exclusive(u))
+    wp.tile_store(ints[i, 2], wp.tile_scan_max_inclusive(u))
+
+
+def _run_scans(x, k, lanes):
+    blocks = len(x) // N
+    out, ints = wp.zeros((blocks, 4, N)), wp.zeros((blocks, 3, N), dtype=wp.int64)
+    wp.launch_tiled(scans, dim=blocks, inputs=[wp.array(x), wp.array(k), out, ints], block_dim=lanes)
+    return out.numpy(), ints.numpy()
+
+
+def _running(v, better):
+    """tile_scan_max_inclusive / min as the unsplit code computes them (a NaN run takes the next value)."""
+    out, m = [], v[0]
+    for x in v:
+        if better(x, m) or m != m:
+            m = x
+        out.append(m)
+    return np.array(out, dtype=v.dtype)
+
+
+@pytest.mark.parametrize("lanes", LANES)
+def test_split_scans_match_numpy_and_the_unsplit_code(monkeypatch, lanes):
+    x, k = _inputs()
+    x[4 * N + 20] = np.nan  # block 4: a NaN inside a run that is not lane 0's
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    unsplit = _run_scans(x, k, lanes)
+    monkeypatch.setattr(wp.config, "cpu_split_tiles", True)
+    out, ints = _run_scans(x, k, lanes)
+    for b in range(len(x) // N):
+        v, w = x[b * N:(b + 1) * N], k[b * N:(b + 1) * N]
+        np.testing.assert_array_equal(out[b, 2], _running(v, lambda p, q: p > q))
+        np.testing.assert_array_equal(out[b, 3], _running(v, lambda p, q: p < q))
+        if b not in (0, 1, 4):  # (a NaN makes the rest of a sum NaN)
+            np.testing.assert_allclose(out[b, 0], np.cumsum(v.astype(np.float64)), rtol=1e-5, atol=1e-4)
+            np.testing.assert_allclose(out[b, 1], np.cumsum(v.astype(np.float64)) - v, rtol=1e-5, atol=1e-4)
+        assert ints[b, 0].tolist() == np.cumsum(w).tolist() and ints[b, 1].tolist() == (np.cumsum(w) - w).tolist()
+        assert ints[b, 2].tolist() == np.maximum.accumulate(w).tolist()
+    np.testing.assert_array_equal(ints, unsplit[1])
+    np.testing.assert_array_equal(out[:, 2:], unsplit[0][:, 2:])
+    np.testing.assert_allclose(out[:, :2], unsplit[0][:, :2], rtol=1e-5, atol=1e-4)  # (NaNs in the same places)
+
+
+def test_the_split_reductions_and_scans_are_in_the_split_code():
+    """The C++ of the kernels calls the split forms (and they compile for sm_90)."""
     src = reductions.compiled("cpu", block_dim=64).unit.source
     for name in ("sum", "min", "max", "argmin", "argmax"):
         assert f"wpnb::coop_tile_{name}(wpnb_part, " in src
     assert src.count("wpnb::coop_tile_sum(wpnb_part, ") == 3  # (tile_dot's sum too)
-    compile_for_sm90([reductions])
+    src = scans.compiled("cpu", block_dim=64).unit.source
+    for name in ("inclusive", "exclusive", "max_inclusive", "min_inclusive"):
+        assert f"wpnb::coop_tile_scan_{name}(wpnb_part, " in src
+    compile_for_sm90([reductions, scans])

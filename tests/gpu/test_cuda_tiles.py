@@ -167,3 +167,33 @@ def test_a_frame_past_the_devices_shared_memory_is_refused_before_the_launch():
         wp.launch_tiled(huge_tiles, dim=(1, 1), inputs=[a, a, c], block_dim=64, device=DEVICE)
     wp.synchronize_device(DEVICE)  # (the device is still usable: nothing ran)
     assert not c.numpy().any()
+
+
+# split reductions and scans: each thread its share, the partials combined in thread order
+# (the same kernels run split on the CPU's fibers in tests/e2e/test_tile_split_reduce.py)
+
+from tests.e2e.test_tile_split_reduce import N as RED_N, _inputs as red_inputs, reductions, scans  # noqa: E402
+
+
+@pytest.mark.parametrize("lanes", (32, 100))
+def test_split_reductions_and_scans_on_the_gpu(lanes):
+    x, k = red_inputs()
+    blocks = len(x) // RED_N
+    out, index = wp.zeros((blocks, 4), device=DEVICE), wp.zeros((blocks, 3), dtype=int, device=DEVICE)
+    ints = wp.zeros((blocks, 3), dtype=wp.int64, device=DEVICE)
+    xs, ks = wp.array(x, device=DEVICE), wp.array(k, device=DEVICE)
+    wp.launch_tiled(reductions, dim=blocks, inputs=[xs, ks, out, index, ints], block_dim=lanes, device=DEVICE)
+    s_out, s_ints = wp.zeros((blocks, 4, RED_N), device=DEVICE), wp.zeros((blocks, 3, RED_N), dtype=wp.int64, device=DEVICE)
+    wp.launch_tiled(scans, dim=blocks, inputs=[xs, ks, s_out, s_ints], block_dim=lanes, device=DEVICE)
+    out, index, ints, s_out, s_ints = out.numpy(), index.numpy(), ints.numpy(), s_out.numpy(), s_ints.numpy()
+    for b in range(2, blocks):  # (blocks 0 and 1 hold NaNs: the CPU test checks them)
+        v, w = x[b * RED_N:(b + 1) * RED_N], k[b * RED_N:(b + 1) * RED_N]
+        assert index[b, :2].tolist() == [int(np.argmin(v)), int(np.argmax(v))]
+        assert out[b, 1:3].tolist() == [v.min(), v.max()]
+        np.testing.assert_allclose(out[b, [0, 3]], [v.astype(np.float64).sum(), (v.astype(np.float64) ** 2).sum()],
+                                   rtol=1e-5, atol=1e-4)
+        assert ints[b].tolist() == [int(w.sum()), int(w.min()), int(w.max())]
+        np.testing.assert_allclose(s_out[b, 0], np.cumsum(v.astype(np.float64)), rtol=1e-5, atol=1e-4)
+        assert s_out[b, 2].tolist() == np.maximum.accumulate(v).tolist()
+        assert s_ints[b, 0].tolist() == np.cumsum(w).tolist()
+    assert not index[:, 2].any()

@@ -323,8 +323,9 @@ class Builtin:
     checked_read: bool = False
     #: how the lanes of a block split a statement that writes a block-uniform tile (emit/block_frame.py):
     #: the native/tiles/tile_coop.h function each lane calls for its part of the elements, or
-    #: "elementwise" (an operator written per element for tiles), or "coop_reduce" (a whole-tile
-    #: reduction: each lane its partial, lane 0 combines them); None: one lane computes it
+    #: "elementwise" (an operator written per element for tiles), "coop_reduce" (a whole-tile
+    #: reduction: each lane its partial, lane 0 combines them) or "coop_scan" (each lane a contiguous
+    #: run, from the fold of the runs before it); None: one lane computes it
     split: str | None = None
     #: side effects that leave memory as they were when repeated (atomic min / max: min(min(a, v), v) is
     #: min(a, v)): the adjoint's replay may run the call again, as Warp does, so its result may be used in

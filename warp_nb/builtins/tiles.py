@@ -131,13 +131,13 @@ for _name, _what in (("tile_argmin", "smallest"), ("tile_argmax", "largest")):
             split="coop_reduce", **_ops)
 _S = Tile("S", N)
 builtin("tile_scan_inclusive", ov(_S, ret=_S, names=("a",)),
-        doc="Inclusive prefix sums of a tile's elements in row-major order (numpy.cumsum).", **_ops)
+        doc="Inclusive prefix sums of a tile's elements in row-major order (numpy.cumsum).", split="coop_scan", **_ops)
 builtin("tile_scan_exclusive", ov(_S, ret=_S, names=("a",)),
-        doc="Exclusive prefix sums (the first is 0) of a tile's elements in row-major order.", **_ops)
+        doc="Exclusive prefix sums (the first is 0) of a tile's elements in row-major order.", split="coop_scan", **_ops)
 builtin("tile_scan_max_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
-        doc="Running maximum of a tile's elements in row-major order (NaNs skipped, as fmax).", **_ops)
+        doc="Running maximum of a tile's elements in row-major order (NaNs skipped, as fmax).", split="coop_scan", **_ops)
 builtin("tile_scan_min_inclusive", ov(_S, ret=_S, names=("a",)), differentiable=False,
-        doc="Running minimum of a tile's elements in row-major order (NaNs skipped, as fmin).", **_ops)
+        doc="Running minimum of a tile's elements in row-major order (NaNs skipped, as fmin).", split="coop_scan", **_ops)
 
 builtin("tile_sort", ov(Tile(("n",), Scalar("K", NUMERIC)), Tile(("n",), D), ret=None, names=("keys", "values")),
         inout=(0, 1), differentiable=False, doc="wp.tile_sort(keys, values): both 1-D tiles (variables) rebound, "

@@ -10,7 +10,7 @@ and the block-wide calls keep their cooperation (`wpnb_apart`).
 Split statements (native/tiles/block.h coop_t, tile_coop.h): where the lanes share the frame and
 split (CUDA, where it lives in shared memory; the CPU with wp.config.cpu_split_tiles), the
 statements of builtins with a `split` in the registry (loads, stores, fills, elementwise arithmetic,
-products, tile_map, whole-tile reductions) and tile moves run on
+products, tile_map, whole-tile reductions and scans) and tile moves run on
 every lane, each writing its part of the destination's elements, between two barriers; the
 others stay lane 0's. On CUDA a barrier also follows each statement lane 0 runs alone
 (`block_publish`), since there the other threads do not wait for it otherwise. Each split
@@ -161,6 +161,10 @@ class BlockFrameWriter:
                 return None
             if fn == "coop_reduce":
                 return self.reduce_text(s)
+            if fn == "coop_scan":  # (a scan of a tile of scalars into another: lane 0's element is element 0)
+                if v.args[0].type.dtype is T.bool:
+                    return None
+                return f"wpnb::coop_{b.name}(wpnb_part, {dst}, {args[0]})", None
             if fn == "coop_tile_load":
                 arr = v.args[0].type
                 if arr.ndim not in (1, 2) or len(v.args) != 1 + arr.ndim or len(s.dst.type.shape) != arr.ndim:
