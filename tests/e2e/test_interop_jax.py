@@ -124,3 +124,22 @@ def test_mismatched_dtypes_and_shapes_are_refused_before_tracing():
         op(jnp.ones((4, 2), dtype=jnp.int32))
     with pytest.raises(TypeError, match=r"argument `x`.*followed by \(2,\).*got shape \(4, 3\)"):
         op(jnp.ones((4, 3), dtype=jnp.float32))
+
+
+@wp.kernel
+def _times_block_dim(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = a[i] * float(wp.block_dim())
+
+
+@pytest.mark.parametrize("block_dim", (None, 64))
+def test_jax_kernel_runs_forward_and_backward_in_the_same_blocks(monkeypatch, block_dim):
+    """With CPU blocks on, jax_kernel(block_dim=...) launches the forward and the backward pass in
+    blocks of that many lanes, and without block_dim in one-lane blocks, as wp.launch does (Warp)."""
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    op = wp.jax_kernel(_times_block_dim, num_outputs=1, block_dim=block_dim, enable_backward=True)
+    x = jnp.arange(256, dtype=jnp.float32)
+    lanes = float(block_dim or 1)
+    np.testing.assert_array_equal(np.asarray(op(x)[0]), np.arange(256) * lanes)
+    grad = jax.grad(lambda v: jnp.sum(op(v)[0]))(x)
+    np.testing.assert_array_equal(np.asarray(grad), np.full(256, lanes))

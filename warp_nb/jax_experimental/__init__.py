@@ -85,11 +85,13 @@ def jax_kernel(kernel, num_outputs=1, vmap_method="broadcast_all", launch_dims=N
                         "(kernel.add_overload([...types...]) or wp.overload(kernel, [...types...]))")
     from ..launch.launcher import launch, launcher_for
 
+    # the forward and backward launches in blocks of `block_dim` lanes (None: the launch's default,
+    # one lane on the CPU, as in Warp: wp.block_dim() reads 1 there)
     def run(args, dims):
-        launch(kernel, dim=dims, inputs=args, device="cpu", block_dim=int(block_dim or 256))
+        launch(kernel, dim=dims, inputs=args, device="cpu", block_dim=block_dim)
 
     def backward(args, adj_args, dims):
-        launch(kernel, dim=dims, inputs=args, adj_inputs=adj_args, device="cpu", adjoint=True)
+        launch(kernel, dim=dims, inputs=args, adj_inputs=adj_args, device="cpu", adjoint=True, block_dim=block_dim)
 
     op = JaxOperation(params, run, what, launch_dims, output_dims, vmap_method,
                       backward=backward if enable_backward else None)
