@@ -186,12 +186,15 @@ class CudaTarget(AotCudaTarget):
         return module
 
     def read_string(self, path: Path, symbol: str) -> bytes:
-        module = self._module(path)
+        return self._global_bytes(self._module(path), symbol).split(b"\0", 1)[0]
+
+    def _global_bytes(self, module, symbol: str) -> bytes:
+        """The bytes of a module's global variable, copied from the device."""
         self.device.make_current()
         address, size = drv.call("cuModuleGetGlobal", module, symbol.encode())
         buffer = ctypes.create_string_buffer(int(size))
         mem.device_to_host(self.device, ctypes.addressof(buffer), drv.to_int(address), int(size))
-        return buffer.value
+        return buffer.raw
 
     def load(self, path: Path, unit, options) -> LoadedCudaKernel:
         module = self._module(path)
@@ -203,7 +206,7 @@ class CudaTarget(AotCudaTarget):
         if has_checks(options.mode):
             debug, _size = drv.call("cuModuleGetGlobal", module, b"wpnb_debug_state")
             debug = drv.to_int(debug)
-        frame = self._read_int64(module, unit.frame_global) if unit.frame_global else 0
+        frame = int.from_bytes(self._global_bytes(module, unit.frame_global)[:8], "little") if unit.frame_global else 0
         return LoadedCudaKernel(module, forward, backward, debug, path, immediate_checks=options.mode == "debug",
                                 frame_bytes=frame, frame_shared_bytes=self._frame_shared_bytes(forward, frame))
 
@@ -219,13 +222,6 @@ class CudaTarget(AotCudaTarget):
             return 0
         drv.set_function_attribute(function, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", frame)
         return frame
-
-    def _read_int64(self, module, symbol: str) -> int:
-        self.device.make_current()
-        address, _size = drv.call("cuModuleGetGlobal", module, symbol.encode())
-        value = ctypes.c_int64()
-        mem.device_to_host(self.device, ctypes.addressof(value), drv.to_int(address), 8)
-        return int(value.value)
 
     def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
         """Launch on the device's current stream. Asynchronous: a failed check of checked code is

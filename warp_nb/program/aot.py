@@ -225,6 +225,7 @@ def _bind(k, signature, entry: dict, path: Path, dev, backward: bool) -> None:
     front = front_half(k, list(signature if signature is not None else k.param_types), options)
     # (the entry points' description says how a deterministic kernel's launches run)
     unit = EmitResult("", entry["entry"], backward_entry=entry["backward_entry"], function=k.key, mode=entry["mode"],
-                      entry_points=front.unit.entry_points, deterministic=front.unit.deterministic)
+                      entry_points=front.unit.entry_points, deterministic=front.unit.deterministic,
+                      frame_global=front.unit.frame_global)  # (a CUDA launch reads its frame's size)
     loaded = dev.target.load(path, unit, options)
     k.adopt(dev, CompiledKernel(f"aot:{path.stem}", front.typed, unit, loaded, 0.0, False), backward, signature)
