@@ -332,3 +332,48 @@ def test_gradcheck_reports_a_wrong_gradient():
     with pytest.raises(ValueError, match=r"gradcheck of \S*k FAILED"):
         autograd.gradcheck(k, 2, [x], [y], eps=1e-3, show_summary=False)
     assert x.numpy().tolist() == pytest.approx([0.2499, 0.6])  # inputs restored
+
+
+@wp.struct
+class _Shown:
+    x: float
+
+
+@wp.kernel
+def _printed_loss(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22),
+                  out: wp.array(dtype=float), n: int, s: _Shown):
+    i = wp.tid()
+    x = a[i] * 2.0
+    print(x)
+    y = v[i]
+    print(y)
+    mm = m[i]
+    print(mm, n)
+    print(s)
+    for j in range(n):
+        print(j)  # (a dynamic loop's: not repeated backward)
+    out[i] = x * 3.0 + wp.length(y) + mm[0, 1] * 5.0
+
+
+def test_print_in_a_backward_pass_shows_values_again_then_adjoints(capfd):
+    """As Warp's backward pass: print() shows its value again (the replay), then, in reverse order,
+    `adj: ` and the value's adjoint (vector components without a trailing space, a matrix's
+    further rows indented under the first; an int's adjoint is its zero, a struct's a placeholder)."""
+    a = wp.array([1.5], dtype=float, requires_grad=True)
+    v = wp.array([[3.0, 0.0, 4.0]], dtype=wp.vec3, requires_grad=True)
+    m = wp.array([np.eye(2)], dtype=wp.mat22, requires_grad=True)
+    out = wp.zeros(1, requires_grad=True)
+    tape = wp.Tape()
+    capfd.readouterr()
+    with tape:
+        wp.launch(_printed_loss, dim=1, inputs=[a, v, m, out, 2, _Shown()])
+    forward = "3\n3 0 4 \n1 0 \n0 1  2\n<type without print implementation>\n"
+    assert capfd.readouterr().out == forward + "0\n1\n"
+    tape.backward(grads={out: wp.ones(1)})
+    adjoints = ("adj: <type without print implementation>\n"
+                "adj: 0 5\n     0 0\nadj: 0\n"  # print(mm, n): one line each, in print's order
+                "adj: 0.6 0 0.8\n"
+                "adj: 3\n")
+    assert capfd.readouterr().out == forward + adjoints
+    np.testing.assert_allclose(a.grad.numpy(), [6.0])  # (x's adjoint 3, times dx/da = 2)
+    np.testing.assert_allclose(v.grad.numpy(), [[0.6, 0.0, 0.8]])

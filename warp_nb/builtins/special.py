@@ -18,8 +18,8 @@ builtin("tid", doc="The index of this thread: an int for 1-D launches; unpack `i
 builtin("printf", doc='printf-style output from a kernel: wp.printf("%d %f\\n", i, x).', side_effects=True,
         differentiable=False, form="printf", **_s)
 builtin("print", doc="Print a value from a kernel, as Python's print() there does: vectors as components each followed "
-                       "by a space, matrices one row a line. Not replayed in a backward pass (Warp prints the value "
-                       "again there, followed by `adj: <its adjoint>`; not yet in warp_nb).", side_effects=True,
+                       "by a space, matrices one row a line. A backward pass prints the value again, then "
+                       "`adj: <its adjoint>`, as Warp's does (not for a print() in a dynamic loop).", side_effects=True,
         differentiable=False,
         python=lambda *values: print(*values), form="print", **_s)
 builtin("static", doc="wp.static(expr): evaluate a Python expression once, when the kernel is compiled.",

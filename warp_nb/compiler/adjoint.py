@@ -24,8 +24,8 @@ from ..types.array_type import ArrayType
 from ..types.tiles import TileType
 from ..errors import KernelError
 from .adjoint_ir import (
-    Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjStore, AdjUpdate, ReplayBlock, RevIf,
-    RevLoop, TupleItem, Zero,
+    Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjPrint, AdjStore, AdjUpdate, ReplayBlock,
+    RevIf, RevLoop, TupleItem, Zero,
 )
 from ..builtins.registry import BUILTINS
 
@@ -106,6 +106,9 @@ class _Builder:
         self.owned = _owned_arrays(fn) if fn.is_kernel else set()
         self.query_inits = _query_inits(fn.body)  # id(query loop state) -> the query's value before the loop
         self.copied_from = _copy_sources(fn.body)  # id(copy) -> the value copied
+        # dynamic loops around the statement at hand: a print() in one is not repeated by the
+        # backward pass, whose reverse of a loop recomputes its iterations (RevLoop)
+        self.loop_depth = 0
 
     # --- variables ----------------------------------------------------------------------
     def adjoint_of(self, v: ir.Var) -> ir.Var:
@@ -204,7 +207,9 @@ class _Builder:
                 out.append(self.replay_loop(s))
             elif isinstance(s, ir.Effect) and isinstance(s.value, ir.CallFunc) and _writes_arguments(s.value.func):
                 out.append(s)  # a call that writes the caller's copies (wp.ref[T], tiles): later values read them
-            # Store, other Effects, Print, Check: side effects, not replayed
+            elif isinstance(s, ir.Print) and not s.fmt and self.loop_depth == 0:
+                out.append(s)  # print() shows its value again, then its adjoint (AdjPrint), as in Warp
+            # Store, other Effects, printf, Check, print() in a dynamic loop: side effects, not replayed
         return tuple(out)
 
     def replay_loop(self, s):
@@ -214,13 +219,17 @@ class _Builder:
         incr: list = []
         nxt = self.call("add", [trips, one], incr, s.loc)
         incr.append(ir.Assign(trips, nxt, s.loc))
-        body = tuple(incr) + self.replay(s.body)  # counted on entry: an iteration that breaks counts too
-        if isinstance(s, ir.For):
-            loop = ir.For(s.var, s.start, s.stop, s.step, body, s.loc, s.carried)
-        elif isinstance(s, ir.Iterate):
-            loop = ir.Iterate(s.var, s.query, s.next_builtin, body, s.loc, s.carried)
-        else:
-            loop = ir.While(self.replay(s.cond_body), s.cond, body, s.loc, s.carried)
+        self.loop_depth += 1
+        try:
+            body = tuple(incr) + self.replay(s.body)  # counted on entry: an iteration that breaks counts too
+            if isinstance(s, ir.For):
+                loop = ir.For(s.var, s.start, s.stop, s.step, body, s.loc, s.carried)
+            elif isinstance(s, ir.Iterate):
+                loop = ir.Iterate(s.var, s.query, s.next_builtin, body, s.loc, s.carried)
+            else:
+                loop = ir.While(self.replay(s.cond_body), s.cond, body, s.loc, s.carried)
+        finally:
+            self.loop_depth -= 1
         return ReplayBlock(tuple(count) + (loop,))
 
     def _trips(self, s) -> ir.Var:
@@ -263,8 +272,25 @@ class _Builder:
             for x in reversed(s.stmts):
                 self.statement(x, out)
         elif isinstance(s, (ir.For, ir.While, ir.Iterate)):
-            self.loop(s, out)
-        # Print, Check, Break, Continue (refused in replay), Return (removed): nothing
+            self.loop_depth += 1
+            try:
+                self.loop(s, out)
+            finally:
+                self.loop_depth -= 1
+        elif isinstance(s, ir.Print) and not s.fmt and self.loop_depth == 0:
+            out.append(self.adj_print(s))
+        # printf, Check, Break, Continue (refused in replay), Return (removed): nothing
+
+    def adj_print(self, s: ir.Print) -> AdjPrint:
+        """print()'s adjoint: each printed value's adjoint (tiles: none; arrays and structs: a
+        placeholder, as print() shows them)."""
+        items = []
+        for a in s.args:
+            if isinstance(a, str) or isinstance(a.type, TileType):
+                continue
+            shown = T.is_scalar_type(a.type) or T.kind_of(a.type) is not None
+            items.append((a, self.adjoint_of(a) if shown else None))
+        return AdjPrint(tuple(items))
 
     def phi_reverse(self, dst, src) -> list:
         if src is None or not _differentiable(dst.type):

@@ -105,6 +105,15 @@ class AdjStore:
 
 
 @record(frozen=True)
+class AdjPrint:
+    """The adjoint of print(), as Warp's backward pass shows it: a line `adj: <adjoint>` for each
+    printed value (the zero of its type where no gradient reaches it; None for a value print()
+    shows no text for, an array or a struct, which is then shown by the same placeholder)."""
+
+    items: tuple  # (the printed Var, its adjoint Var or None)
+
+
+@record(frozen=True)
 class RevIf:
     """The reverse of an If: the adjoint statements of each branch."""
 
@@ -192,6 +201,8 @@ def _block(stmts, depth: int) -> list[str]:
             out.append(f"{pad}{s.array!r}.grad[{', '.join(map(repr, s.indices))}] {kind} {s.adj_value!r}")
         elif isinstance(s, AdjStore):
             out.append(f"{pad}{s.adj_value!r} += {s.array!r}.grad[{', '.join(map(repr, s.indices))}]{_path(s.path)}")
+        elif isinstance(s, AdjPrint):
+            out.append(f"{pad}print adj({', '.join(repr(a) for _, a in s.items)})")
         elif isinstance(s, RevIf):
             out.append(f"{pad}if {s.cond!r}:")
             out += _block(s.body, depth + 1)

@@ -10,8 +10,8 @@ from ...types.array_type import ArrayType
 from .cpp import cpp_type, function_qualifier
 from .body import FunctionWriter, _index
 from ..adjoint_ir import (
-    Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjStore, AdjUpdate, ReplayBlock, RevIf,
-    RevLoop, TupleItem, Zero,
+    Accumulate, AdjCall, AdjConstruct, AdjFuncCall, AdjLoad, AdjointFunction, AdjPrint, AdjStore, AdjUpdate, ReplayBlock,
+    RevIf, RevLoop, TupleItem, Zero,
 )
 
 _CONSTRUCT_ADJ = {"vector": "wpnb::adj_vec_t", "matrix": "wpnb::adj_mat_t", "quaternion": "wpnb::adj_quat_t",
@@ -125,6 +125,9 @@ class _AdjointWriter(FunctionWriter):
                                  f"{s.adj_value.name}, {idx});")
             else:
                 self.line(depth, f"wpnb::adj_load({s.array.name}, {s.adj_value.name}, {idx});")
+        elif isinstance(s, AdjPrint):
+            if s.items:
+                self.line(depth, self.adj_print_call(s))
         elif isinstance(s, AdjStore):
             idx = ", ".join(self.index_expr(i) for i in s.indices)
             if not s.path and id(s.array) in self.param_arrays:

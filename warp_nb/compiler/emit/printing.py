@@ -37,6 +37,16 @@ class PrintWriter:
         joined = "".join(f", {a}" for a in args)
         return f'printf("{" ".join(parts)}\\n"{joined});'
 
+    def adj_print_call(self, s) -> str:
+        """print()'s adjoint (compiler/adjoint_ir.py AdjPrint), as Warp's backward pass shows it: a line
+        `adj: ` and the value's adjoint per printed value, components separated by a space, a
+        matrix's further rows under the first."""
+        calls = []
+        for value, adj in s.items:
+            fmt, args = _format_adjoint(None if adj is None else adj.name, value.type)
+            calls.append(f'printf("adj: {fmt}\\n"{"".join(f", {a}" for a in args)});')
+        return "{ " + " ".join(calls) + " }"
+
     def print_tiles(self, s: ir.Print) -> str:
         """print() of items among which are tiles of scalars: each item printed on its own, a tile as
         Warp shows it (`[1 2 3] = tile(shape=(3), storage=register)`, native/tiles/tile.h print_tile)."""
@@ -73,6 +83,17 @@ def _printf_arg(v: ir.Var) -> str:
     if v.type is T.bool:
         return f"(int){v.name}"
     return f"{_PRINTF[v.type][1]}{v.name}"
+
+
+def _format_adjoint(expr: str | None, t):
+    """printf format and arguments of an adjoint after `adj: ` (see PrintWriter.adj_print_call)."""
+    if expr is None:
+        return "<type without print implementation>", []
+    fmt, args = _format_value(expr, t)
+    if T.kind_of(t) is not None and not T.is_scalar_type(t):  # no space after the last component of a row
+        rows = [row.rstrip() for row in fmt.split("\\n")]
+        fmt = "\\n     ".join(rows)
+    return fmt, args
 
 
 def _format_value(expr: str, t):
