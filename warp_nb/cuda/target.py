@@ -28,7 +28,7 @@ from . import checks
 from . import driver as drv
 from . import entry as entries
 from . import memory as mem
-from ..launch.bounds import launch_flags
+from ..runtime.launch_layout import launch_flags
 
 BLOCK = 256
 SHARED_FRAME_BYTES = 16384  # a frame up to this size is in static shared memory (native/tiles/block.h)

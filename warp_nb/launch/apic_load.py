@@ -18,12 +18,13 @@ from .. import config
 from ..arrays.array import array
 from ..runtime import native
 from ..runtime.devices import get_device
+from ..runtime.launch_layout import LAUNCH_T
 from ..runtime.native import KernelStats
 from . import apic_format as F
 from . import apic_ops as O
 from .capture import Graph
 
-_BOUNDS = struct.Struct("=4qiiq")  # the CPU runtime's launch bounds (as launcher.py packs them)
+_BOUNDS = LAUNCH_T  # the launch bounds (runtime/launch_layout.py, as launcher.py packs them)
 _WORD = struct.Struct("<Q")
 
 

@@ -10,11 +10,11 @@ arguments or devices."""
 from __future__ import annotations
 
 import operator
-import struct
 
 from ..errors import at_callers_line
+from ..runtime.launch_layout import LAUNCH_T
 
-_BOUNDS = struct.Struct("=4qiiq")  # native/core/prelude.h launch_t: shape[4], ndim, lead_div | one_lane, size
+_BOUNDS = LAUNCH_T  # (runtime/launch_layout.py)
 
 #: the largest extent of a dimension wp.tid() reads: its coordinates are int32 (0 .. 2^31 - 1)
 TID_EXTENT_LIMIT = 2 ** 31
@@ -145,11 +145,6 @@ def block_bounds(dim, lanes: int, flags: int = 0) -> tuple[bytes, int]:
     dims = canonical_dim(dim)
     blocks = (_product(dims) + lanes - 1) // lanes
     return _BOUNDS.pack(*(dims + (1,) * (4 - len(dims))), len(dims), int(flags), min(blocks, _INT64_MAX)), blocks
-
-
-def launch_flags(bounds: bytes) -> int:
-    """launch_t::one_lane of packed launch bounds (block_bounds' `flags`)."""
-    return _BOUNDS.unpack(bounds)[5]
 
 
 def too_many(dim, size: int, tid_count: int, lanes: int, is_cpu: bool) -> bool:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import ast
 import ctypes
-import struct
 
 from ..errors import source_label
+from .launch_layout import launch_shape
 
 
 class DebugState(ctypes.Structure):
@@ -70,7 +70,7 @@ def _thread_text(thread: int, bounds: bytes | None) -> str:
         return ""
     if bounds is None:
         return f" in thread {thread}"
-    *shape, ndim = struct.unpack_from("4qi", bounds)
+    shape, ndim = launch_shape(bounds)
     coords = []
     for extent in reversed(shape[:max(ndim, 1)]):
         thread, c = divmod(thread, extent) if extent > 0 else (thread, 0)
