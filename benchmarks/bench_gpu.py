@@ -113,7 +113,10 @@ def run(framework: str) -> dict:
 def main() -> int:
     peak = float(os.environ.get("GPU_PEAK_GBPS", "4800"))  # H200: about 4.8 TB/s
     # warp_nb as a notebook runs it (bounds-checked, the default) and in release; warp-lang when installed
-    results = {fw: run(fw) for fw in ("warp_nb", "warp_nb:release", "warp")}
+    results = {}
+    for fw in ("warp_nb", "warp_nb:release", "warp"):
+        results[fw] = run(fw)
+        print(f"{fw}: {json.dumps(results[fw])}", flush=True)  # (what a time limit cutting the run short keeps)
     print(f"{'':16} {'saxpy GB/s':>12} {'% of peak':>10} {'launch us':>10} {'n-body 32k ms':>14}")
     for fw, r in results.items():
         if "error" in r:
