@@ -223,6 +223,8 @@ struct coop_fold_min {
     }
 };
 
+// emit/block_frame.py calls it as coop_scan<Exclusive, Fold> (_SCANS: tile_scan_exclusive is the
+// exclusive sum; the others are inclusive, of coop_fold_sum, coop_fold_max or coop_fold_min).
 template <bool Exclusive, typename Fold, typename T, int R, int C>
 WPNB_FN void coop_scan(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
     static_assert(sizeof(coop_run<T>) * 1024 <= WPNB_BLOCK_SCRATCH, "a lane's fold of each of 1024 lanes fits the scratch");
@@ -245,22 +247,6 @@ WPNB_FN void coop_scan(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R,
         if (counted(k)) run = fold(run, a.data[k]);
         if (!Exclusive) dst.data[k] = run.value;
     }
-}
-template <typename T, int R, int C>
-WPNB_FN void coop_tile_scan_inclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
-    coop_scan<false, coop_fold_sum>(p, dst, a);
-}
-template <typename T, int R, int C>
-WPNB_FN void coop_tile_scan_exclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
-    coop_scan<true, coop_fold_sum>(p, dst, a);
-}
-template <typename T, int R, int C>
-WPNB_FN void coop_tile_scan_max_inclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
-    coop_scan<false, coop_fold_max>(p, dst, a);
-}
-template <typename T, int R, int C>
-WPNB_FN void coop_tile_scan_min_inclusive(const coop_t& p, tile_t<T, R, C>& dst, const tile_t<T, R, C>& a) {
-    coop_scan<false, coop_fold_min>(p, dst, a);
 }
 
 }  // namespace wpnb

@@ -155,6 +155,7 @@ def test_the_split_reductions_and_scans_are_in_the_split_code():
         assert f"wpnb::coop_tile_{name}(wpnb_part, " in src
     assert src.count("wpnb::coop_tile_sum(wpnb_part, ") == 3  # (tile_dot's sum too)
     src = scans.compiled("cpu", block_dim=64).unit.source
-    for name in ("inclusive", "exclusive", "max_inclusive", "min_inclusive"):
-        assert f"wpnb::coop_tile_scan_{name}(wpnb_part, " in src
+    for form in ("false, wpnb::coop_fold_sum", "true, wpnb::coop_fold_sum", "false, wpnb::coop_fold_max",
+                 "false, wpnb::coop_fold_min"):
+        assert f"wpnb::coop_scan<{form}>(wpnb_part, " in src
     compile_for_sm90([reductions, scans])

@@ -27,6 +27,9 @@ from .cpp import cpp_type
 
 #: the whole-tile reductions with a split form (native/tiles/tile_coop.h), by their native template
 _REDUCTIONS = {f"wpnb::tile_{k}": k for k in ("sum", "min", "max", "argmin", "argmax")}
+#: the scans' split form: native/tiles/tile_coop.h coop_scan<exclusive, fold>
+_SCANS = {"tile_scan_inclusive": "false, wpnb::coop_fold_sum", "tile_scan_exclusive": "true, wpnb::coop_fold_sum",
+          "tile_scan_max_inclusive": "false, wpnb::coop_fold_max", "tile_scan_min_inclusive": "false, wpnb::coop_fold_min"}
 
 
 class BlockFrameWriter:
@@ -164,7 +167,7 @@ class BlockFrameWriter:
             if fn == "coop_scan":  # (a scan of a tile of scalars into another: lane 0's element is element 0)
                 if v.args[0].type.dtype is T.bool:
                     return None
-                return f"wpnb::coop_{b.name}(wpnb_part, {dst}, {args[0]})", None
+                return f"wpnb::coop_scan<{_SCANS[b.name]}>(wpnb_part, {dst}, {args[0]})", None
             if fn == "coop_tile_load":
                 arr = v.args[0].type
                 if arr.ndim not in (1, 2) or len(v.args) != 1 + arr.ndim or len(s.dst.type.shape) != arr.ndim:
