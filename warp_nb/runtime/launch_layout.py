@@ -12,10 +12,10 @@ LAUNCH_T = struct.Struct("=4qiiq")
 
 def launch_shape(bounds: bytes) -> tuple[tuple, int]:
     """(the four extents, how many of them the launch has)."""
-    *shape, ndim, _, _ = LAUNCH_T.unpack(bounds)
+    *shape, ndim, _, _ = LAUNCH_T.unpack_from(bounds)
     return tuple(shape), ndim
 
 
 def launch_flags(bounds: bytes) -> int:
     """`one_lane` of a launch in blocks (launch/launcher.py _block_flags)."""
-    return LAUNCH_T.unpack(bounds)[5]
+    return LAUNCH_T.unpack_from(bounds)[5]
