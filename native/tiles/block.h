@@ -194,7 +194,7 @@ struct block_frame_t<S, false> {
     bool shares;
     // Each thread's own frame, for the launches that keep the lanes apart: only for a frame within
     // the static budget. A larger one in local memory would make the driver reserve it for every
-    // thread the device can hold (112 KiB x 2048 threads x 132 SMs: 30 GiB on an H100), so
+    // thread the device can hold (112 KiB x 2048 threads x 132 SMs: about 29 GiB on an H100), so
     // cuda/target.py refuses the launches that would need it (no room, or lanes kept apart).
     alignas(S) unsigned char own[small ? sizeof(S) : 1];
     WPNB_FN block_frame_t() {
