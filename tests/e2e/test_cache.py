@@ -317,3 +317,31 @@ def test_build_folders_left_by_a_killed_compile_are_removed(tmp_path):
     build = "from warp_nb.toolchain import cache; cache.get_or_build('t', 'k', lambda p: p.write_bytes(b'x'))"
     subprocess.run([sys.executable, "-c", build], env=env, check=True)
     assert not stale.exists() and live.exists()  # a folder in use (recent) is left alone
+
+
+def test_a_backward_launch_compiles_the_backward_entry_point_alone():
+    """Forward launches use the unit compiled without the adjoint; the unit a backward launch
+    compiles leaves the forward entry point out (about a quarter of its build time), and an
+    ahead-of-time module still has both."""
+    @wp.kernel
+    def squares_into(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        wp.atomic_add(y, 0, x[i] * x[i])
+
+    x = wp.array(np.arange(5, dtype=np.float32), requires_grad=True)
+    y = wp.zeros(1, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(squares_into, dim=5, inputs=[x, y])
+    tape.backward(loss=y)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.arange(5))
+    assert y.numpy()[0] == 30.0
+
+    forward = squares_into.compiled("cpu")
+    backward = squares_into.compiled("cpu", backward=True)
+    assert forward.unit.backward_entry is None and "_cpu_backward(" not in forward.unit.source
+    assert backward.unit.entry is None and "_cpu_forward(" not in backward.unit.source
+    assert backward.loaded.entry is None and backward.loaded.adjoint_entry
+    # a forward launch after the backward pass runs the forward unit, as before it
+    wp.launch(squares_into, dim=5, inputs=[x, y])
+    assert y.numpy()[0] == 60.0

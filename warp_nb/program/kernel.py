@@ -223,7 +223,8 @@ class Kernel(KernelNaming):
                 return self._translations.get(key)
             try:
                 from ..compiler.pipeline import front_half  # (the compiler loads at the first compile)
-                self._translations[key] = front_half(self, self._concrete(key), key[1], device.target)
+                self._translations[key] = front_half(self, self._concrete(key), key[1], device.target,
+                                                     entries="launch")
             except KernelError as e:
                 self._failures[key] = e
             return self._translations.get(key)

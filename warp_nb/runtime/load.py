@@ -17,7 +17,7 @@ class LoadedKernel:
 
     library: ctypes.CDLL
     path: Path
-    entry: int  # address of the CPU forward entry point
+    entry: int | None  # address of the CPU forward entry point (None: a backward launch's library)
     adjoint_entry: int | None
     debug_state: DebugState | None
     stats: KernelStats = field(default_factory=KernelStats)
@@ -31,13 +31,13 @@ class LoadedKernel:
         return ctypes.addressof(self.stats)
 
 
-def load_kernel(path: Path, entry: str, adjoint_entry: str | None, debug: bool) -> LoadedKernel:
+def load_kernel(path: Path, entry: str | None, adjoint_entry: str | None, debug: bool) -> LoadedKernel:
     lib = ctypes.CDLL(str(path))
-    address = ctypes.cast(getattr(lib, entry), ctypes.c_void_p).value
+    address = ctypes.cast(getattr(lib, entry), ctypes.c_void_p).value if entry else None
     adjoint = ctypes.cast(getattr(lib, adjoint_entry), ctypes.c_void_p).value if adjoint_entry else None
     state = DebugState.in_dll(lib, "wpnb_debug_state") if debug else None
     loaded = LoadedKernel(lib, path, address, adjoint, state)
-    loaded.replay = _optional(lib, f"{entry}_replay")
+    loaded.replay = _optional(lib, f"{entry}_replay") if entry else None
     loaded.adjoint_replay = _optional(lib, f"{adjoint_entry}_replay") if adjoint_entry else None
     return loaded
 

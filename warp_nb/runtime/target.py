@@ -25,6 +25,10 @@ class Target:
     #: wp.launch may call the native CPU runtime directly (the fast path) for loaded kernels
     #: without debug checks
     direct = False
+    #: a backward launch's unit holds the backward entry point alone (compiler/pipeline.py front_half
+    #: entries="launch"): forward launches use the unit compiled without the adjoint, so the forward
+    #: entry point of a unit with the adjoint would only be compiled again for nothing
+    backward_alone = False
     #: the lines its translation units start with, before the native headers: which target compiles
     #: (the macro native/core/prelude.h reads) and the prelude header
     prelude: tuple[str, ...] = ()
@@ -91,6 +95,7 @@ class CpuTarget(Target):
     name = "cpu"
     suffix = ".so"
     direct = True
+    backward_alone = True
     prelude = ("#define WPNB_CPU 1", '#include "core/prelude.h"')
 
     def entry_name(self, entry) -> str:
