@@ -345,3 +345,47 @@ def test_a_backward_launch_compiles_the_backward_entry_point_alone():
     # a forward launch after the backward pass runs the forward unit, as before it
     wp.launch(squares_into, dim=5, inputs=[x, y])
     assert y.numpy()[0] == 60.0
+
+
+def test_a_tapes_backward_units_compile_together(monkeypatch):
+    """tape.backward() builds the backward units of the tape's kernels together (bundles, built in
+    parallel) before the first backward launch, instead of one per launch; gradients as by hand."""
+    @wp.kernel
+    def doubled_square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = 2.0 * x[i] * x[i]
+
+    @wp.kernel
+    def tripled_square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = 3.0 * x[i] * x[i]
+
+    @wp.kernel
+    def quintupled_square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = 5.0 * x[i] * x[i]
+
+    kernels = [doubled_square, tripled_square, quintupled_square]
+    x = wp.array(np.linspace(0.5, 2.0, 6, dtype=np.float32), requires_grad=True)
+    ys = [wp.zeros(6, requires_grad=True) for _ in kernels]
+    loss = wp.zeros(1, requires_grad=True)
+
+    @wp.kernel
+    def total(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
+        wp.atomic_add(loss, 0, y[wp.tid()])
+
+    import warp_nb.program.module as module_code
+    monkeypatch.setattr(module_code, "cpu_thread_count", lambda: 2)  # (bundles of two, whatever the machine)
+    tape = wp.Tape()
+    with tape:
+        for k, y in zip(kernels, ys):
+            wp.launch(k, dim=6, inputs=[x, y])
+            wp.launch(total, dim=6, inputs=[y, loss])
+    before = dict(cache.stats)
+    tape.backward(loss=loss)
+    together = cache.stats["compiled_together"] - before["compiled_together"]
+    assert together == 4  # the three squares and `total`, in two bundles of two
+    assert cache.stats["compiled"] - before["compiled"] == 4
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (2.0 + 3.0 + 5.0) * x.numpy(), rtol=1e-6)
+    for k in kernels + [total]:
+        assert k.is_ready(wp.get_device("cpu"), backward=True)

@@ -110,6 +110,7 @@ class Tape:
                 a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self.gradients[a] = a.grad
         self._check_gradient_chain()
+        _compile_backward_together(self.launches)
         from ..launch.launcher import launch
         for record in reversed(self.launches):
             if isinstance(record, LaunchRecord):
@@ -283,3 +284,24 @@ def _warn_no_backward(kernel) -> None:
     else:
         warn(f"Running the tape backwards may produce incorrect gradients because recorded kernel {kernel.key} is "
              "defined in a module with the option 'enable_backward=False' set.")
+
+
+def _compile_backward_together(records) -> None:
+    """The backward units of the tape's kernels, compiled before the first backward launch: those
+    not compiled yet build together (program/module.py build_backward_together), where each backward
+    launch would otherwise build its own in turn. Launches in blocks of several lanes are left to
+    their launch, which builds for their lanes."""
+    from ..launch.launcher import concrete_signature, lanes_per_block
+    from ..program.module import build_backward_together
+    from ..runtime.devices import get_device
+    by_device: dict = {}
+    for r in records:
+        if not isinstance(r, LaunchRecord) or not r.kernel.backward_enabled:
+            continue
+        device = get_device(r.device)
+        if lanes_per_block(device, r.block_dim) != 1:
+            continue
+        sig = tuple(concrete_signature(r.kernel, r.inputs + r.outputs)) if r.kernel.is_generic else None
+        by_device.setdefault(device.alias, (device, {}))[1][(id(r.kernel), sig)] = (r.kernel, sig)
+    for device, pending in by_device.values():
+        build_backward_together(list(pending.values()), device)

@@ -306,16 +306,17 @@ class Module:
 BUNDLE_SIZE = 16
 
 
-def _build_together(pending: list, device, max_workers: int | None = None) -> frozenset:
-    """Run the front half of every kernel of `pending`, then build those not in the cache a few at a
-    time, in one translation unit per bundle and the bundles in parallel; each kernel's artifact
-    goes into the cache under its own key, where its back half (afterwards, in Kernel.compile)
-    finds it. A bundle that fails to compile is left to its kernels' own builds, which report the
-    error at the right kernel. Returns the cache keys built."""
+def _build_together(pending: list, device, max_workers: int | None = None, backward: bool = False) -> frozenset:
+    """Run the front half of every kernel of `pending` (with `backward`: of its backward launch's
+    unit), then build those not in the cache a few at a time, in one translation unit per bundle
+    and the bundles in parallel; each kernel's artifact goes into the cache under its own key,
+    where its back half (afterwards, in Kernel.compile) finds it. A bundle that fails to compile is
+    left to its kernels' own builds, which report the error at the right kernel. Returns the cache
+    keys built."""
     from ..compiler.emit.bundle import can_join
     from ..compiler.pipeline import is_cached
     target = device.target
-    fronts = [k.translate(device, signature=sig) for k, sig in pending]  # parse, type, emit, key
+    fronts = [k.translate(device, backward, signature=sig) for k, sig in pending]  # parse, type, emit, key
     missing = [f for f in fronts if f is not None and not is_cached(f, target)]
     # as many bundles as there are cores (to compile in parallel), of at most BUNDLE_SIZE kernels
     cores = cpu_thread_count() if max_workers is None else max(1, max_workers)
@@ -337,9 +338,31 @@ def _build_together(pending: list, device, max_workers: int | None = None) -> fr
     return frozenset(built)
 
 
+def build_backward_together(pending: list, device) -> None:
+    """Compile the backward launches' units of `pending` ((kernel, signature) pairs, one-lane
+    builds, kernels with backward passes) that are not compiled on `device` yet, together, as a
+    module load builds forward units: a Tape's first backward pass (autograd/tape.py) pays about one
+    build per core instead of one per kernel, one after another. Each kernel keeps its error for
+    its own launch."""
+    with COMPILE_LOCK:
+        todo = [(k, sig) for k, sig in pending if not k.is_ready(device, True, sig)]
+        if len(todo) < 2:
+            return  # (one is built by its launch, as it would be here)
+        built = _build_together(todo, device, backward=True)
+        for k, sig in todo:
+            if not k.is_ready(device, True, sig):
+                k.compile(device, True, sig, built_together=built)
+
+
 def _build_bundle(fronts: list, target) -> list:
-    if len(fronts) == 1:
-        return []  # its own back half builds it, as it would alone
+    if len(fronts) == 1:  # built alone, in the pool all the same (with more cores than kernels, every bundle is one)
+        from ..compiler.pipeline import fetch_or_build
+        front = fronts[0]
+        try:
+            fetch_or_build(front.name, front.key, front.unit, target, front.options)
+        except KernelError:
+            return []  # its own back half reports the error, at its kernel
+        return [front.key]
     import tempfile
 
     from ..compiler.emit import EmitResult
