@@ -14,6 +14,7 @@ from __future__ import annotations
 from . import array_access
 from .. import config
 from ..runtime import recording
+from ..runtime.devices import get_device
 from .. import types as T
 from ..arrays.array import array
 from .tape_copy import copy_adjoint
@@ -110,7 +111,11 @@ class Tape:
                 a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self.gradients[a] = a.grad
         self._check_gradient_chain()
-        _compile_backward_together(self.launches)
+        # (once per recording: a tape replayed over and over does not scan its launches each time)
+        seen = (len(self.launches), id(self.launches[-1]), config.epoch)
+        if getattr(self, "_backward_compiled_for", None) != seen:
+            _compile_backward_together(self.launches)
+            self._backward_compiled_for = seen
         from ..launch.launcher import launch
         for record in reversed(self.launches):
             if isinstance(record, LaunchRecord):
@@ -291,17 +296,22 @@ def _compile_backward_together(records) -> None:
     not compiled yet build together (program/module.py build_backward_together), where each backward
     launch would otherwise build its own in turn. Launches in blocks of several lanes are left to
     their launch, which builds for their lanes."""
-    from ..launch.launcher import concrete_signature, lanes_per_block
-    from ..program.module import build_backward_together
-    from ..runtime.devices import get_device
+    from ..launch.launcher import launcher_key
     by_device: dict = {}
     for r in records:
-        if not isinstance(r, LaunchRecord) or not r.kernel.backward_enabled:
+        if not isinstance(r, LaunchRecord):
             continue
-        device = get_device(r.device)
-        if lanes_per_block(device, r.block_dim) != 1:
+        k, device = r.kernel, get_device(r.device)
+        made = k.launchers.get(launcher_key(device.alias, True, None, r.block_dim))  # (a generic kernel's: none)
+        if made is not None and made.epoch == config.epoch:
+            continue  # its backward launch is ready: the usual case after the first backward pass
+        from ..launch.launcher import concrete_signature, lanes_per_block
+        sig = tuple(concrete_signature(k, r.inputs + r.outputs)) if k.is_generic else None
+        made = k.launchers.get(launcher_key(device.alias, True, sig, r.block_dim)) if sig is not None else None
+        if (made is not None and made.epoch == config.epoch) or not k.backward_enabled or \
+                lanes_per_block(device, r.block_dim) != 1:
             continue
-        sig = tuple(concrete_signature(r.kernel, r.inputs + r.outputs)) if r.kernel.is_generic else None
-        by_device.setdefault(device.alias, (device, {}))[1][(id(r.kernel), sig)] = (r.kernel, sig)
+        by_device.setdefault(device.alias, (device, {}))[1][(id(k), sig)] = (k, sig)
+    from ..program.module import build_backward_together
     for device, pending in by_device.values():
         build_backward_together(list(pending.values()), device)
