@@ -297,7 +297,9 @@ def test_tape_on_a_fake_gpu(fake_gpu):
     gpu_bwd = square_sum.compiled("cuda:0", backward=True)
     fake_gpu.kernels[gpu_bwd.unit.backward_entry] = (cpu_bwd.loaded.adjoint_entry,
                                                       fake_gpu.kernels[gpu_bwd.unit.entry][1])
-    fake_gpu.kernels[gpu_bwd.unit.entry] = (cpu_bwd.loaded.entry, fake_gpu.kernels[gpu_bwd.unit.entry][1])
+    # (the CPU's backward unit has its backward entry point alone: the forward one is the forward unit's)
+    fake_gpu.kernels[gpu_bwd.unit.entry] = (square_sum.compiled("cpu").loaded.entry,
+                                            fake_gpu.kernels[gpu_bwd.unit.entry][1])
     x = wp.array(np.arange(5, dtype=np.float32), device="cuda:0", requires_grad=True)
     loss = wp.zeros(1, device="cuda:0", requires_grad=True)
     tape = wp.Tape()
