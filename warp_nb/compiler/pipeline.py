@@ -93,10 +93,7 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     cache key is computed (None: neither; the text is the same for every target). `symbol` renames
     the kernel's C++ symbol (overloads of one kernel in one translation unit:
     wp.compile_aot_module). `build_options`: the wp.ModuleBuildOptions to apply (None: none), by
-    default those of the kernel's module. `entries`: "all" (each entry point of `options`: forward,
-    and backward with the adjoint), or "launch" (those a launch with `options` runs: on a target
-    whose backward launches have units of their own, a backward launch's unit has the backward entry
-    point alone, as its forward launches use the unit compiled without the adjoint)."""
+    default the module's. `entries`: "all" entry points, or those a "launch" runs (launched_entries)."""
     t0 = time.perf_counter()
     syntax = parse_definition(kernel.func)
     context = Context(options.mode, options.backward, getattr(kernel, "backward_enabled", False), options.block_dim)
@@ -112,14 +109,22 @@ def front_half(kernel, signature: list, options: CompileOptions, target=None, sy
     unit = emit_kernel(typed, options.mode, adjoint, plan, options.verify_fp)
     if external:
         unit = dataclasses.replace(unit, entry_points=external_entry_points(unit.entry_points, typed, kernel.key))
-    if entries == "launch" and options.backward and getattr(target, "backward_alone", False):
-        # (the forward entry point is the smaller part of the build: about a quarter of its time is saved)
-        unit = dataclasses.replace(unit, entry_points=tuple(e for e in unit.entry_points if e.direction != "forward"))
+    unit = launched_entries(unit, options, target) if entries == "launch" else unit
     unit = for_target(unit, target) if target is not None else unit  # the target's prelude and entry points
     unit = with_build_options(unit, build_options_of(getattr(kernel, "module", None))
                               if build_options == "module" else build_options, target)
     key = cache_key(unit, target, options) if target is not None else None
     return Translation(kernel.key, typed, unit, key, options, time.perf_counter() - t0)
+
+
+def launched_entries(unit: EmitResult, options: CompileOptions, target) -> EmitResult:
+    """`unit` with the entry points a launch with `options` runs: on a target whose backward
+    launches have units of their own (`backward_alone`), a backward launch's unit has the backward
+    entry point alone, as the forward launches use the unit compiled without the adjoint (its
+    forward entry point would be compiled again for nothing: about a quarter of the build)."""
+    if not (options.backward and getattr(target, "backward_alone", False)):
+        return unit
+    return dataclasses.replace(unit, entry_points=tuple(e for e in unit.entry_points if e.direction != "forward"))
 
 
 def back_half(front: Translation, target) -> tuple[object, float, bool]:
