@@ -283,9 +283,12 @@ WPNB_FN void tile_sort(tile_t<K, N, 1>& keys, tile_t<V, N, 1>& values) {
 // each operand is converted to O as it is read (a no-op when the types agree).
 template <typename A, typename B, typename O, int M, int K, int N>
 WPNB_FN void tile_mma_into(const tile_t<A, M, K>& a, const tile_t<B, K, N>& b, tile_t<O, M, N>& out) {
+    WPNB_CUDA_UNROLL(1)
     for (int i = 0; i < M; ++i)
+        WPNB_CUDA_UNROLL(1)
         for (int k = 0; k < K; ++k) {
             const O aik = O(a.at(i, k));
+            WPNB_CUDA_UNROLL(4)
             for (int j = 0; j < N; ++j) out.at(i, j) = add(out.at(i, j), mul(aik, O(b.at(k, j))));
         }
 }

@@ -258,6 +258,7 @@ WPNB_FN tile_t<T, R, C> tile_scan_inclusive(const tile_t<T, R, C>& a) {
     tile_t<T, R, C> out;
     const tile_counted counted;
     T s = T();
+    WPNB_CUDA_UNROLL(4)
     for (int k = 0; k < R * C; ++k) out.data[k] = s = counted(k) ? add(s, a.data[k]) : s;
     return out;
 }
@@ -265,6 +266,7 @@ template <typename T, int R, int C>
 WPNB_FN void adj_tile_scan_inclusive(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R, C>& adj_ret) {
     const tile_counted counted;
     T s = T();
+    WPNB_CUDA_UNROLL(4)
     for (int k = R * C - 1; k >= 0; --k)
         if (counted(k)) accumulate(adj_a.data[k], s = add(s, adj_ret.data[k]));
 }
@@ -273,6 +275,7 @@ WPNB_FN tile_t<T, R, C> tile_scan_exclusive(const tile_t<T, R, C>& a) {
     tile_t<T, R, C> out;
     const tile_counted counted;
     T s = T();
+    WPNB_CUDA_UNROLL(4)
     for (int k = 0; k < R * C; ++k) { out.data[k] = s; if (counted(k)) s = add(s, a.data[k]); }
     return out;
 }
@@ -280,6 +283,7 @@ template <typename T, int R, int C>
 WPNB_FN void adj_tile_scan_exclusive(const tile_t<T, R, C>&, tile_t<T, R, C>& adj_a, const tile_t<T, R, C>& adj_ret) {
     const tile_counted counted;
     T s = T();
+    WPNB_CUDA_UNROLL(4)
     for (int k = R * C - 1; k >= 0; --k) if (counted(k)) { accumulate(adj_a.data[k], s); s = add(s, adj_ret.data[k]); }
 }
 
@@ -289,6 +293,7 @@ WPNB_FN tile_t<T, R, C> tile_scan_max_inclusive(const tile_t<T, R, C>& a) {
     tile_t<T, R, C> out;
     const tile_counted counted;
     T m = a.data[0];  // (element 0 is lane 0's, which always runs)
+    WPNB_CUDA_UNROLL(4)
     for (int k = 0; k < R * C; ++k) {
         const T x = a.data[k];
         if (counted(k) && (x > m || m != m)) m = x;
@@ -301,6 +306,7 @@ WPNB_FN tile_t<T, R, C> tile_scan_min_inclusive(const tile_t<T, R, C>& a) {
     tile_t<T, R, C> out;
     const tile_counted counted;
     T m = a.data[0];  // (element 0 is lane 0's, which always runs)
+    WPNB_CUDA_UNROLL(4)
     for (int k = 0; k < R * C; ++k) {
         const T x = a.data[k];
         if (counted(k) && (x < m || m != m)) m = x;
