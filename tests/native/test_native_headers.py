@@ -130,3 +130,25 @@ extern "C" __global__ void wpnb_scalar_kernel(float* f, double* d, int* i, unsig
     ok, out = nvrtc_util.compile_to_ptx(source, name="scalar_kernel.cu")
     assert ok, out
     assert "wpnb_scalar_kernel" in out
+
+
+@pytest.mark.needs_nvrtc
+def test_nvrtc_keeps_whole_tile_loops_rolled():
+    """One thread's whole-tile product and scan (tile_mma_into, tile_scan_*) compile to loops
+    unrolled a few times, not to their elements one by one: NVRTC unrolls loops of constant count
+    completely, which made a kernel with a 16 x 16 tile_matmul take 14 s to compile and 200-element
+    scans 10 s (prelude.h WPNB_CUDA_UNROLL). Unrolled, this kernel has 256 fused multiply-adds."""
+    _skip_without_nvrtc()
+    source = '#include "tiles/tile.h"\n#include "tiles/tile_ops.h"\n#include "tiles/tile_reduce.h"\n' + r"""
+extern "C" __global__ void wpnb_whole_tiles(const float* a, float* out) {
+    wpnb::tile_t<float, 16, 16> x, y;
+    for (int k = 0; k < 256; ++k) { x.data[k] = a[k]; y.data[k] = a[256 + k]; }
+    const wpnb::tile_t<float, 16, 16> s = wpnb::tile_scan_inclusive(wpnb::tile_mma(x, y));
+    for (int k = 0; k < 256; ++k) out[k] = s.data[k];
+}
+"""
+    ok, ptx = nvrtc_util.compile_to_ptx(source, name="whole_tiles.cu")
+    assert ok, ptx
+    fmas = ptx.count("fma.rn.f32")
+    adds = ptx.count("add.f32") + ptx.count("add.rn.f32")
+    assert 0 < fmas <= 16 and 0 < adds <= 16, (fmas, adds)
