@@ -321,8 +321,8 @@ def test_build_folders_left_by_a_killed_compile_are_removed(tmp_path):
 
 def test_a_backward_launch_compiles_the_backward_entry_point_alone():
     """Forward launches use the unit compiled without the adjoint; the unit a backward launch
-    compiles leaves the forward entry point out (about a quarter of its build time), and an
-    ahead-of-time module still has both."""
+    compiles leaves the forward entry point out (about a quarter of its build time).
+    (wp.compile_aot_module asks the front half for every entry point, as before.)"""
     @wp.kernel
     def squares_into(x: wp.array(dtype=float), y: wp.array(dtype=float)):
         i = wp.tid()
