@@ -9,8 +9,9 @@ templates) and the generation of PTX, at 0.1 s a kernel instead of 0.23 s (the s
 kernels took 7.7 minutes of CI optimized). About half of that 0.1 s is the native headers, so the
 kernels go to NVRTC 16 to a program (emit/bundle.py, as a module load bundles them for the CPU);
 a program that fails is compiled again one kernel at a time, which names the kernel. The
-optimized build is checked on the kernels of each area by their own tests (test_tiles, test_tile_blocks, test_tile_checks, test_tile_shapes,
-test_linear_solvers: `*_compile_for_sm90_with_nvrtc`)."""
+optimized build is checked on the kernels of each area by their own tests (test_tiles,
+test_tile_blocks, test_tile_checks, test_tile_shapes, test_linear_solvers:
+`*_compile_for_sm90_with_nvrtc`)."""
 
 import dataclasses
 import tempfile
