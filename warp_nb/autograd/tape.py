@@ -31,6 +31,8 @@ class Tape:
         #: scope markers: (launch index, name, metadata) where a scope begins, (launch index, None,
         #: None) where it ends
         self.scopes: list = []
+        #: the recording whose backward units were last built together (_compile_backward_together)
+        self._backward_compiled_for: tuple | None = None
 
     # --- recording ----------------------------------------------------------------------
     def __enter__(self):
@@ -113,7 +115,7 @@ class Tape:
         self._check_gradient_chain()
         # (once per recording: a tape replayed over and over does not scan its launches each time)
         seen = (len(self.launches), id(self.launches[-1]), config.epoch)
-        if getattr(self, "_backward_compiled_for", None) != seen:
+        if self._backward_compiled_for != seen:
             _compile_backward_together(self.launches)
             self._backward_compiled_for = seen
         from ..launch.launcher import launch
@@ -296,7 +298,7 @@ def _compile_backward_together(records) -> None:
     not compiled yet build together (program/module.py build_backward_together), where each backward
     launch would otherwise build its own in turn. Launches in blocks of several lanes are left to
     their launch, which builds for their lanes."""
-    from ..launch.launcher import launcher_key
+    from ..launch.launcher import concrete_signature, lanes_per_block, launcher_key
     by_device: dict = {}
     for r in records:
         if not isinstance(r, LaunchRecord):
@@ -305,7 +307,6 @@ def _compile_backward_together(records) -> None:
         made = k.launchers.get(launcher_key(device.alias, True, None, r.block_dim))  # (a generic kernel's: none)
         if made is not None and made.epoch == config.epoch:
             continue  # its backward launch is ready: the usual case after the first backward pass
-        from ..launch.launcher import concrete_signature, lanes_per_block
         sig = tuple(concrete_signature(k, r.inputs + r.outputs)) if k.is_generic else None
         made = k.launchers.get(launcher_key(device.alias, True, sig, r.block_dim)) if sig is not None else None
         if (made is not None and made.epoch == config.epoch) or not k.backward_enabled or \
