@@ -146,13 +146,17 @@ def test_scalar_numpy_dtype_protocol_and_float_comparisons():
         wp.constant((1, 2, 3))
 
 
-def test_matrix_length_counts_scalars_as_warps():
-    """`_length_` is the number of scalars (Warp's tests size buffers with it), while numpy still
-    sees rows x cols and len(m) counts rows."""
-    for shape in ((2, 2), (3, 4), (4, 3)):
-        t = wp.types.matrix(shape, wp.float32)
+def test_matrix_length_and_type_are_warps():
+    """`_length_` is the number of scalars and `_type_` the scalar's ctype (Warp's tests size
+    buffers and compute strides with them), while numpy still sees rows x cols, len(m) counts rows
+    and m[i] is a row."""
+    for shape, scalar, ctype in (((2, 2), wp.float32, ctypes.c_float), ((3, 4), wp.float64, ctypes.c_double),
+                                 ((4, 3), wp.float32, ctypes.c_float)):
+        t = wp.types.matrix(shape, scalar)
         m = t(*np.arange(shape[0] * shape[1], dtype=np.float32))
         assert t._length_ == shape[0] * shape[1] and len(m) == shape[0]
+        assert t._type_ is ctype and ctypes.sizeof(t) == ctypes.sizeof(ctype) * t._length_
+        assert list(m[1]) == list(range(shape[1], 2 * shape[1]))
         np.testing.assert_array_equal(np.array(m), np.arange(shape[0] * shape[1]).reshape(shape))
         full = wp.full(3, 7.0, dtype=t)
         np.testing.assert_array_equal(full.numpy(), np.full(3 * t._length_, 7.0).reshape(3, *shape))

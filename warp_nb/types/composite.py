@@ -381,7 +381,7 @@ def _make(kind: str, shape: tuple, dtype, name: str):
              "_wp_generic_type_str_": {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t",
                                        "transformation": "transform_t"}[kind]}
     if kind == "matrix":
-        attrs.update(_type_=vector(shape[1], dtype), _length_=shape[0])
+        attrs.update(_type_=vector(shape[1], dtype), _length_=shape[0])  # the ctypes layout, see below
     else:
         attrs.update(_type_=ctype, _length_=shape[0])
     if kind == "transformation":
@@ -392,9 +392,11 @@ def _make(kind: str, shape: tuple, dtype, name: str):
     cls = type(name, (Composite, ctypes.Array), attrs)
     if kind == "matrix":
         # A matrix is laid out as an array of row vectors, so numpy sees its shape (np.array(m) is
-        # rows x cols); ctypes reads _length_ (rows) only when the class is made, so it can then
-        # say what Warp's _length_ says, the number of scalars (code sizes buffers with it).
+        # rows x cols); ctypes reads _length_ (rows) and _type_ (a row) only when the class is made,
+        # so they can then say what Warp's say: the number of scalars and the scalar's ctype (code
+        # sizes buffers and computes strides with them).
         cls._length_ = shape[0] * shape[1]
+        cls._type_ = ctype
     _TYPE_CACHE[key] = cls
     return cls
 

@@ -55,7 +55,7 @@ def field_ctype(t):
     if T.kind_of(t) == "matrix":
         # plain nested arrays of the same layout: numpy reads a field's _length_, and a matrix class
         # says Warp's (the number of scalars, not rows); StructInstance views the bytes as `t`
-        return (t._type_._type_ * t._shape_[1]) * t._shape_[0]
+        return (t._type_ * t._shape_[1]) * t._shape_[0]
     if T.is_composite_type(t):
         return t
     if hasattr(t, "descriptor"):  # a resource held by value (wp.Texture2D): its descriptor
