@@ -329,6 +329,9 @@ def _build_together(pending: list, device, max_workers: int | None = None, backw
             bundles.append([front])
         else:
             home.append(front)
+    if not bundles:  # a warm start: everything is in the cache, no pool (importing it costs 3 ms)
+        target.prepare()
+        return frozenset()
     workers = max(1, min(len(bundles), cores))
     from concurrent.futures import ThreadPoolExecutor  # (loads logging: not worth it on `import warp_nb`)
     with ThreadPoolExecutor(workers + 1) as pool:
