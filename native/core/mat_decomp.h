@@ -1,12 +1,13 @@
 // mat_decomp.h: 3x3 decompositions svd3, qr3, eig3 with adjoints. They return through output
 // arguments, as Warp's output-argument forms do; an adjoint takes the primal arguments, then
 // adj_A followed by the incoming gradients of the outputs (read, not written), and adds into adj_A.
-// It recomputes the decomposition from A. half matrices are decomposed in float32.
+// It recomputes the decomposition from A. half and float32 matrices are decomposed in float64
+// on the CPU, half in float32 on CUDA (WPNB_WIDE_DECOMPOSITIONS).
 //
-// Sign and order conventions (Warp leaves some unspecified; these make the results smooth
-// functions of A away from ties): eigen/singular vectors are columns; in the first two columns the
-// component of largest magnitude is positive; the third column is cross(col0, col1), so every
-// orthogonal factor has determinant +1.
+// Sign and order conventions: eigen/singular vectors are columns. svd3 and svd2 follow Warp's
+// (see rotation_svd and closed_svd2). eig3 and qr3, where Warp leaves them open, make the results
+// smooth functions of A away from ties: in the first two columns the component of largest
+// magnitude is positive and the third column is cross(col0, col1), so Q has determinant +1.
 #pragma once
 #include "core/prelude.h"
 #include "core/scalar.h"
@@ -15,8 +16,14 @@
 
 namespace wpnb {
 namespace la_detail {
+// the type a decomposition of T works in (WPNB_WIDE_DECOMPOSITIONS: see core/prelude.h)
 template<typename T> struct work_type { typedef T type; };
+#if WPNB_WIDE_DECOMPOSITIONS
+template<> struct work_type<float32> { typedef float64 type; };
+template<> struct work_type<half> { typedef float64 type; };
+#else
 template<> struct work_type<half> { typedef float32 type; };
+#endif
 template<typename W> struct eps_of;
 template<> struct eps_of<float32> { static WPNB_FN float32 get() { return 1.1920929e-7f; } };
 template<> struct eps_of<float64> { static WPNB_FN float64 get() { return 2.220446049250313e-16; } };
@@ -76,46 +83,89 @@ template<typename W> WPNB_FN void jacobi_eig(const mat_t<3, 3, W>& S0, mat_t<3, 
     set_col(Q, 0, q0); set_col(Q, 1, q1); set_col(Q, 2, cross(q0, q1));
 }
 
-// SVD A = U diag(s) V^T by one-sided (Hestenes) Jacobi on the columns of A V; |s| descending,
-// s0, s1 >= 0, s2 carries the sign of det(A); U and V canonical with det +1.
-template<typename W> WPNB_FN void hestenes_svd(const mat_t<3, 3, W>& A, mat_t<3, 3, W>& U, vec_t<3, W>& s, mat_t<3, 3, W>& V) {
-    mat_t<3, 3, W> B = A;
+// Rotation G of the (p, q) plane (G[p][p] = G[q][q] = c, G[p][q] = -s, G[q][p] = s):
+// M <- M G (columns p, q) and M <- G^T M (rows p, q).
+template<typename W> WPNB_FN void rotate_cols(mat_t<3, 3, W>& M, int p, int q, W c, W s) {
+    for (int r = 0; r < 3; ++r) {
+        const W mp = M.c[r][p], mq = M.c[r][q];
+        M.c[r][p] = c * mp + s * mq; M.c[r][q] = c * mq - s * mp;
+    }
+}
+template<typename W> WPNB_FN void rotate_rows(mat_t<3, 3, W>& M, int p, int q, W c, W s) {
+    for (int r = 0; r < 3; ++r) {
+        const W mp = M.c[p][r], mq = M.c[q][r];
+        M.c[p][r] = c * mp + s * mq; M.c[q][r] = c * mq - s * mp;
+    }
+}
+// Columns i, j of B and V exchanged when column j of B is longer, the new column j negated (a
+// quarter turn, so det V stays +1).
+template<typename W> WPNB_FN void sort_pair(mat_t<3, 3, W>& B, mat_t<3, 3, W>& V, vec_t<3, W>& rho, int i, int j) {
+    if (!(rho.c[i] < rho.c[j])) return;
+    const vec_t<3, W> b = col(B, i), v = col(V, i);
+    set_col(B, i, col(B, j)); set_col(V, i, col(V, j));
+    set_col(B, j, -b); set_col(V, j, -v);
+    swap_w(rho.c[i], rho.c[j]);
+}
+
+// SVD A = U diag(s) V^T in the steps of McAdams et al. (2011), the method whose conventions Warp's
+// svd3 follows: V from a Jacobi eigenanalysis of A^T A, B = A V with its columns sorted by length,
+// then B = U R by Givens rotations; s = diag(R). The Jacobi starts with the paper's approximate
+// rotations (a fixed number of sweeps: they fix which way each singular vector points, so that
+// results agree with Warp's), then exact rotations until A^T A is diagonal to rounding (Warp stops
+// after the fixed sweeps: up to 1e-2 off for float32 matrices with close singular values).
+// |s| descending, s0, s1 >= 0, s2 with the sign of det(A), det(U) = det(V) = +1.
+template<typename W> WPNB_FN void rotation_svd(const mat_t<3, 3, W>& A, mat_t<3, 3, W>& U, vec_t<3, W>& s, mat_t<3, 3, W>& V) {
+    const int P[3] = {0, 1, 2}, Q[3] = {1, 2, 0};  // the pairs of a sweep: (0, 1), (1, 2), (2, 0)
+    mat_t<3, 3, W> S = mul(transpose(A), A);
     V = identity<3, W>();
-    const W eps = eps_of<W>::get();
-    for (int sweep = 0; sweep < 32; ++sweep) {
-        bool rotated = false;
-        for (int p = 0; p < 2; ++p) for (int q = p + 1; q < 3; ++q) {
-            const vec_t<3, W> bp = col(B, p), bq = col(B, q);
-            const W al = dot(bp, bp), be = dot(bq, bq), ga = dot(bp, bq);
-            if (!(wpnb::abs(ga) > eps * W(0.1) * wpnb::sqrt(al * be)) || ga == W(0)) continue;
-            rotated = true;
-            const W ze = (be - al) / (W(2) * ga);
-            const W t = (ze < W(0) ? W(-1) : W(1)) / (wpnb::abs(ze) + wpnb::sqrt(W(1) + ze * ze));
-            const W c = W(1) / wpnb::sqrt(W(1) + t * t), sn = c * t;
-            set_col(B, p, sub(mul(bp, c), mul(bq, sn))); set_col(B, q, add(mul(bp, sn), mul(bq, c)));
-            const vec_t<3, W> vp = col(V, p), vq = col(V, q);
-            set_col(V, p, sub(mul(vp, c), mul(vq, sn))); set_col(V, q, add(mul(vp, sn), mul(vq, c)));
+    const W gamma = W(5.828427124746190), cstar = W(0.9238795325112867), sstar = W(0.3826834323650898);
+    for (int sweep = 0; sweep < (sizeof(W) > 4 ? 8 : 4); ++sweep) for (int k = 0; k < 3; ++k) {
+        const int p = P[k], q = Q[k];
+        W sh = S.c[p][q];
+        if (sh == W(0)) continue;  // nothing to rotate (the paper turns by pi/4 when the diagonal ties)
+        W ch = W(2) * (S.c[p][p] - S.c[q][q]);
+        if (gamma * sh * sh < ch * ch) {
+            const W w = W(1) / wpnb::sqrt(ch * ch + sh * sh);
+            ch *= w; sh *= w;
+        } else {
+            ch = cstar; sh = sstar;
         }
-        if (!rotated) break;
+        const W c = ch * ch - sh * sh, sn = W(2) * ch * sh;
+        rotate_cols(S, p, q, c, sn); rotate_rows(S, p, q, c, sn); rotate_cols(V, p, q, c, sn);
     }
-    for (int i = 0; i < 3; ++i) s.c[i] = length(col(B, i));
-    for (int i = 0; i < 2; ++i) for (int j = 0; j < 2 - i; ++j)  // sort descending
-        if (s.c[j] < s.c[j + 1]) { swap_w(s.c[j], s.c[j + 1]); swap_cols(B, j, j + 1); swap_cols(V, j, j + 1); }
-    for (int j = 0; j < 2; ++j) {  // canonical v0, v1 (u flips with v); v2 = v0 x v1
-        const W sg = canon_sign(col(V, j));
-        set_col(V, j, mul(col(V, j), sg)); set_col(B, j, mul(col(B, j), sg));
+    const W eps = eps_of<W>::get();
+    for (int sweep = 0; sweep < 16; ++sweep) {
+        const W off = S.c[0][1] * S.c[0][1] + S.c[0][2] * S.c[0][2] + S.c[1][2] * S.c[1][2];
+        const W dia = S.c[0][0] * S.c[0][0] + S.c[1][1] * S.c[1][1] + S.c[2][2] * S.c[2][2];
+        if (!(off > eps * eps * dia * W(1e-2))) break;
+        for (int k = 0; k < 3; ++k) {
+            const int p = P[k], q = Q[k];
+            const W b = S.c[p][q];
+            if (b == W(0)) continue;
+            // the smaller root t = tan(angle) of t^2 - 2 th t - 1 = 0: (G^T S G)[p][q] = 0
+            const W th = (S.c[q][q] - S.c[p][p]) / (W(2) * b);
+            const W t = (th < W(0) ? W(1) : W(-1)) / (wpnb::abs(th) + wpnb::sqrt(th * th + W(1)));
+            const W c = W(1) / wpnb::sqrt(t * t + W(1)), sn = t * c;
+            rotate_cols(S, p, q, c, sn); rotate_rows(S, p, q, c, sn); rotate_cols(V, p, q, c, sn);
+        }
     }
-    set_col(V, 2, cross(col(V, 0), col(V, 1)));
-    vec_t<3, W> u0 = s.c[0] > W(0) ? div(col(B, 0), s.c[0]) : vec_t<3, W>(W(1), W(0), W(0));
-    // u1: column 1 of B made orthogonal to u0 (two passes, so that a column that is only
-    // rounding noise, when s1 ~ 0, still yields an orthonormal u1); any_perp when nothing is left
-    vec_t<3, W> r1 = sub(col(B, 1), mul(u0, dot(u0, col(B, 1))));
-    r1 = sub(r1, mul(u0, dot(u0, r1)));
-    const W n1 = length(r1);
-    const vec_t<3, W> u1 = n1 > W(0) ? div(r1, n1) : any_perp(u0);
-    const vec_t<3, W> u2 = cross(u0, u1);
-    set_col(U, 0, u0); set_col(U, 1, u1); set_col(U, 2, u2);
-    s.c[2] = dot(u2, mul(A, col(V, 2)));  // signed third singular value
+    mat_t<3, 3, W> B = mul(A, V);
+    vec_t<3, W> rho(dot(col(B, 0), col(B, 0)), dot(col(B, 1), col(B, 1)), dot(col(B, 2), col(B, 2)));
+    sort_pair(B, V, rho, 0, 1); sort_pair(B, V, rho, 0, 2); sort_pair(B, V, rho, 1, 2);
+    U = identity<3, W>();
+    for (int k = 0; k < 3; ++k) {  // Givens QR of B: zero B[1][0], B[2][0], B[2][1], pivots made >= 0
+        const int p = k == 2 ? 1 : 0, q = k == 0 ? 1 : 2;
+        const W a1 = B.c[p][p], a2 = B.c[q][p];
+        const W r = wpnb::sqrt(a1 * a1 + a2 * a2);
+        if (r == W(0)) continue;
+        W ch = wpnb::abs(a1) + r, sh = a2;  // (ch, sh): the half angle of the rotation
+        if (a1 < W(0)) swap_w(ch, sh);
+        const W w = W(1) / wpnb::sqrt(ch * ch + sh * sh);
+        ch *= w; sh *= w;
+        const W c = ch * ch - sh * sh, sn = W(2) * ch * sh;
+        rotate_rows(B, p, q, c, sn); rotate_cols(U, p, q, c, sn);
+    }
+    s = get_diag(B);
 }
 
 // QR by Gram-Schmidt: q0, q1 from the first two columns (R00, R11 >= 0), q2 = q0 x q1, R22 signed.
@@ -163,7 +213,7 @@ WPNB_FN void adj_eig3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>&, vec_t<3, T>&, ma
 template<typename T> WPNB_FN void svd3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& U, vec_t<3, T>& sigma, mat_t<3, 3, T>& V) {
     typedef typename la_detail::work_type<T>::type W;
     mat_t<3, 3, W> u, v; vec_t<3, W> s;
-    la_detail::hestenes_svd(mat_t<3, 3, W>(A), u, s, v);
+    la_detail::rotation_svd(mat_t<3, 3, W>(A), u, s, v);
     U = mat_t<3, 3, T>(u); sigma = vec_t<3, T>(s); V = mat_t<3, 3, T>(v);
 }
 // adj_A += U ((F o (U^T gU - gU^T U)) S + diag(g_sigma) + S (F o (V^T gV - gV^T V))) V^T with
@@ -173,7 +223,7 @@ WPNB_FN void adj_svd3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>&, vec_t<3, T>&, ma
                       vec_t<3, T>& adj_sigma, mat_t<3, 3, T>& adj_V) {
     typedef typename la_detail::work_type<T>::type W;
     mat_t<3, 3, W> U, V; vec_t<3, W> s;
-    la_detail::hestenes_svd(mat_t<3, 3, W>(A), U, s, V);
+    la_detail::rotation_svd(mat_t<3, 3, W>(A), U, s, V);
     const mat_t<3, 3, W> gU(adj_U), gV(adj_V);
     const mat_t<3, 3, W> JU = sub(mul(transpose(U), gU), mul(transpose(gU), U));
     const mat_t<3, 3, W> JV = sub(mul(transpose(V), gV), mul(transpose(gV), V));
@@ -186,20 +236,25 @@ WPNB_FN void adj_svd3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>&, vec_t<3, T>&, ma
     la_detail::acc(adj_A, mat_t<3, 3, T>(mul(mul(U, M), transpose(V))));
 }
 
-// 2x2 singular value decomposition A = U diag(sigma) V^T in closed form: U and V are rotations
-// (det +1), sigma0 >= |sigma1|, sigma1 has the sign of det(A). With E, F, G, H the halves of
-// (a + d, a - d, c + b, c - b): sigma = sqrt(E^2 + H^2) +- sqrt(F^2 + G^2), and the rotation angles
-// are (atan2(H, E) + atan2(G, F)) / 2 for U and (atan2(G, F) - atan2(H, E)) / 2 for V.
+// 2x2 singular value decomposition A = U diag(sigma) V^T in closed form, with Warp's conventions:
+// sigma0 >= sigma1 >= 0, V a rotation by an angle in (-3pi/4, pi/4], det U = sign of det(A).
+// With E, F, G, H the halves of (a + d, a - d, c + b, c - b): sigma = sqrt(E^2 + H^2) +- sqrt(F^2 + G^2),
+// and A = rot(phi) diag(q + r, q - r) rot(-theta) with phi = (atan2(H, E) + atan2(G, F)) / 2 and
+// theta = (atan2(G, F) - atan2(H, E)) / 2; then U's second column takes the sign of q - r.
 namespace la_detail {
 template<typename W> WPNB_FN void closed_svd2(const mat_t<2, 2, W>& A, mat_t<2, 2, W>& U, vec_t<2, W>& s, mat_t<2, 2, W>& V) {
     const W E = (A.c[0][0] + A.c[1][1]) * W(0.5), F = (A.c[0][0] - A.c[1][1]) * W(0.5);
     const W G = (A.c[1][0] + A.c[0][1]) * W(0.5), H = (A.c[1][0] - A.c[0][1]) * W(0.5);
     const W q = sqrt(E * E + H * H), r = sqrt(F * F + G * G);
     const W a1 = atan2(G, F), a2 = atan2(H, E);
-    const W phi = (a2 + a1) * W(0.5), theta = (a1 - a2) * W(0.5);  // A = rot(phi) diag(s) rot(-theta)
-    s.c[0] = q + r; s.c[1] = q - r;
-    const W cu = cos(phi), su = sin(phi), cv = cos(theta), sv = sin(theta);
-    U.c[0][0] = cu; U.c[0][1] = -su; U.c[1][0] = su; U.c[1][1] = cu;
+    const W phi = (a2 + a1) * W(0.5), theta = (a1 - a2) * W(0.5);
+    W cu = cos(phi), su = sin(phi), cv = cos(theta), sv = sin(theta);
+    if (!(cv - sv > W(0) || (cv == sv && cv > W(0)))) {  // V's angle outside (-3pi/4, pi/4]: turn both by pi
+        cu = -cu; su = -su; cv = -cv; sv = -sv;
+    }
+    const W flip = q < r ? W(-1) : W(1);  // a reflection (det A < 0): U's second column turns
+    s.c[0] = q + r; s.c[1] = (q - r) * flip;
+    U.c[0][0] = cu; U.c[0][1] = -su * flip; U.c[1][0] = su; U.c[1][1] = cu * flip;
     V.c[0][0] = cv; V.c[0][1] = -sv; V.c[1][0] = sv; V.c[1][1] = cv;
 }
 }  // namespace la_detail

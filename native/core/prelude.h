@@ -28,6 +28,11 @@
 // choose for themselves.
 #define WPNB_PRAGMA(text) _Pragma(#text)
 #define WPNB_CUDA_UNROLL(n) WPNB_PRAGMA(unroll n)
+// Whether 3x3 and 2x2 decompositions of float32 (and half) matrices work in float64
+// (core/mat_decomp.h): not on GPUs, where float64 is slow on most models (Warp's are float32).
+#ifndef WPNB_WIDE_DECOMPOSITIONS
+#define WPNB_WIDE_DECOMPOSITIONS 0
+#endif
 #else
 #ifndef WPNB_CPU
 #define WPNB_CPU 1
@@ -43,6 +48,12 @@
 #define CUDA_CALLABLE                                    // Warp's qualifier (see the CUDA branch)
 #endif
 #define WPNB_CUDA_UNROLL(n)                              // (see the CUDA branch)
+// On the CPU they do: scalar float64 arithmetic costs what float32 does, and the results come
+// out correctly rounded (Warp's tests of svd3 compare float32 results to 5 places); a test
+// builds the CPU with 0 to run the GPU's
+#ifndef WPNB_WIDE_DECOMPOSITIONS
+#define WPNB_WIDE_DECOMPOSITIONS 1
+#endif
 #endif
 
 namespace wpnb {

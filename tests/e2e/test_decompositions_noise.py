@@ -79,11 +79,46 @@ def test_svd2():
     outs = [wp.zeros(len(m), dtype=t) for t in (wp.mat22d, wp.vec2d, wp.mat22d)]
     wp.launch(decompose2_f64, len(m), inputs=[wp.array(m, dtype=wp.mat22d), *outs])
     u, s, v = (o.numpy() for o in outs)
-    _orthonormal(u, 1e-12)
+    # Warp's conventions: sigma0 >= sigma1 >= 0, V a rotation by an angle in (-3pi/4, pi/4], U a
+    # rotation or, for det(A) < 0, a reflection
+    eye = np.broadcast_to(np.eye(2), u.shape)
+    np.testing.assert_allclose(u @ np.swapaxes(u, 1, 2), eye, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.det(u), np.where(np.linalg.det(m) < 0, -1.0, 1.0), atol=1e-12)
     _orthonormal(v, 1e-12)
+    angle = np.arctan2(v[:, 1, 0], v[:, 0, 0])
+    assert np.all((angle > -0.75 * np.pi) & (angle <= 0.25 * np.pi + 1e-12))
     np.testing.assert_allclose(u @ (s[:, :, None] * np.swapaxes(v, 1, 2)), m, atol=1e-12)
-    np.testing.assert_allclose(np.abs(s), np.linalg.svd(m, compute_uv=False), atol=1e-12)
-    assert np.all(s[:, 0] >= np.abs(s[:, 1]) - 1e-12)
+    np.testing.assert_allclose(s, np.linalg.svd(m, compute_uv=False), atol=1e-12)
+
+
+# (A, U, sigma, V) as warp-lang 1.19.0 gives them (float64): where singular values differ, the
+# decompositions agree with Warp's column for column, signs included
+WARP_SVD2 = [
+    ([[3.0, 0.0], [4.0, 5.0]], [[0.316227766016838, -0.9486832980505138], [0.9486832980505138, 0.316227766016838]],
+     [6.7082039324993685, 2.23606797749979], [[0.7071067811865476, -0.7071067811865476], [0.7071067811865476, 0.7071067811865476]]),
+    ([[-1.0, 0.0], [2.0, 2.0]], [[-0.2566679351570242, 0.9664996487646696], [0.9664996487646696, 0.2566679351570242]],
+     [2.9208096264818892, 0.6847416489821], [[0.7496781758158655, -0.6618025632357405], [0.6618025632357405, 0.7496781758158655]]),
+    ([[1.0, 2.0], [3.0, -4.0]], [[-0.22975292054736118, 0.9732489894677301], [0.9732489894677301, 0.22975292054736118]],
+     [5.116672736016928, 1.9543950758485478], [[0.5257311121191336, 0.8506508083520399], [-0.8506508083520399, 0.5257311121191336]]),
+]
+WARP_SVD3 = [
+    ([[2.0, -1.0, 0.5], [0.3, 1.5, -2.0], [1.0, 0.2, 0.7]],
+     [[0.6370146563, -0.646504668, 0.4198142946], [-0.7162629327, -0.6977209832, 0.0123628789],
+      [0.2849205834, -0.3085727529, -0.9075258218]], [2.889292586488357, 2.055641825251587, 0.7391380357820471],
+     [[0.4651903454, -0.8809406199, -0.0868421944], [-0.572605539, -0.2246458268, -0.788452376],
+      [0.6750709884, 0.4165067546, -0.6089345482]]),
+]
+
+
+def test_svd_signs_are_warps():
+    for a, u, s, v in WARP_SVD2:
+        U, sigma, V = wp.svd2(wp.mat22d(*np.ravel(a)))  # (Python scope runs the kernel's code)
+        for got, want in ((U, u), (sigma, s), (V, v)):
+            np.testing.assert_allclose(np.array(got), want, atol=1e-9)
+    for a, u, s, v in WARP_SVD3:
+        U, sigma, V = wp.svd3(wp.mat33d(*np.ravel(a)))
+        for got, want in ((U, u), (sigma, s), (V, v)):
+            np.testing.assert_allclose(np.array(got), want, atol=1e-9)
 
 
 def test_output_arguments_must_be_variables():

@@ -38,13 +38,18 @@ def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
 
+#: (test, extra flags): every test as the CPU target builds, and the decompositions once more in
+#: float32 arithmetic, as on CUDA (WPNB_WIDE_DECOMPOSITIONS in core/prelude.h)
+CPP_BUILDS = [(p, []) for p in CPP_TESTS] + [(HERE / "test_mat_decomp.cpp", ["-DWPNB_WIDE_DECOMPOSITIONS=0"])]
+
+
 @pytest.mark.slow
 @pytest.mark.needs_cxx
-@pytest.mark.parametrize("source", CPP_TESTS, ids=[p.stem for p in CPP_TESTS])
-def test_cpp_program(source: Path, tmp_path: Path):
-    """Compile tests/native/<source> with -std=c++17 -O1 -Wall, run it, expect exit status 0."""
+@pytest.mark.parametrize("source,flags", CPP_BUILDS, ids=[p.stem + "".join(f) for p, f in CPP_BUILDS])
+def test_cpp_program(source: Path, flags: list, tmp_path: Path):
+    """Compile tests/native/<source> with -std=c++17 -O1 -Wall (and `flags`), run it, expect exit status 0."""
     exe = tmp_path / source.stem
-    compile_cmd = _cxx() + ["-std=c++17", "-O1", "-Wall", "-I", str(NATIVE_DIR), str(source), "-o", str(exe)]
+    compile_cmd = _cxx() + ["-std=c++17", "-O1", "-Wall", *flags, "-I", str(NATIVE_DIR), str(source), "-o", str(exe)]
     built = _run(compile_cmd, timeout=300)
     assert built.returncode == 0, f"compile failed: {' '.join(compile_cmd)}\n{built.stdout}"
     ran = _run([str(exe)], timeout=300)

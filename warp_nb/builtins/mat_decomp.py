@@ -11,10 +11,12 @@ _d = dict(header="core/mat_decomp.h", category="matrix")
 
 builtin("svd3", ov(M3, names=("A",), outputs=(M3, V3, M3)), **_d,
         doc="Singular value decomposition A = U diag(sigma) V^T: |sigma| descending, sigma0, sigma1 >= 0, sigma2 "
-            "with the sign of det(A), det(U) = det(V) = +1. The gradient drops the terms of equal singular values.")
+            "with the sign of det(A), det(U) = det(V) = +1; Warp's method and signs, iterated to convergence. "
+            "The gradient drops the terms of equal singular values.")
 builtin("svd2", ov(M2, names=("A",), outputs=(M2, V2, M2)), **_d,
-        doc="2x2 singular value decomposition A = U diag(sigma) V^T (closed form): U, V rotations, sigma0 >= "
-            "|sigma1|, sigma1 with the sign of det(A). The gradient drops the terms of equal singular values.")
+        doc="2x2 singular value decomposition A = U diag(sigma) V^T (closed form): sigma0 >= sigma1 >= 0, V a "
+            "rotation by an angle in (-3pi/4, pi/4], det(U) the sign of det(A) (Warp's conventions). The gradient "
+            "drops the terms of equal singular values.")
 builtin("qr3", ov(M3, names=("A",), outputs=(M3, M3)), **_d,
         doc="QR decomposition A = Q R: Q orthogonal (det +1), R upper triangular with R00, R11 >= 0. "
             "Gradient needs full rank (0 otherwise).")
