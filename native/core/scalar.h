@@ -451,10 +451,19 @@ WPNB_S_UNARY(sin, libm::cos(x))
 WPNB_S_UNARY(cos, -libm::sin(x))
 // tan(x); d/dx = 1 + tan(x)^2.
 WPNB_S_UNARY(tan, T(1) + ret * ret)
+// asin and acos take x clamped to [-1, 1], as Warp's do (asin(1.5) is pi/2, not nan; a dot product
+// of unit vectors that rounds to 1.0000001 still has an angle); nan stays nan.
+template <typename T> WPNB_FN T unit_clamp(T x) { return x < T(-1) ? T(-1) : (x > T(1) ? T(1) : x); }
+#define WPNB_S_UNIT_CLAMPED_T(TT, NAME, DERIV) \
+    WPNB_FN TT NAME(TT x) { return libm::NAME(unit_clamp(x)); } \
+    WPNB_FN void adj_##NAME(TT x, TT& adj_x, const TT& adj_ret) { typedef TT T; adj_x += adj_ret * T(DERIV); }
+#define WPNB_S_UNIT_CLAMPED(NAME, DERIV) \
+    WPNB_S_UNIT_CLAMPED_T(float32, NAME, DERIV) WPNB_S_UNIT_CLAMPED_T(float64, NAME, DERIV) \
+    WPNB_S_SMALL_FN1(NAME, NAME(float32(x)))
 // asin(x); d/dx = 1/sqrt(1 - x^2) for |x| < 1, chosen 0 for |x| >= 1 (true value inf at +-1).
-WPNB_S_UNARY(asin, libm::fabs(x) < T(1) ? T(1) / libm::sqrt(T(1) - x * x) : T(0))
+WPNB_S_UNIT_CLAMPED(asin, libm::fabs(x) < T(1) ? T(1) / libm::sqrt(T(1) - x * x) : T(0))
 // acos(x); d/dx = -1/sqrt(1 - x^2) for |x| < 1, chosen 0 for |x| >= 1 (true value -inf at +-1).
-WPNB_S_UNARY(acos, libm::fabs(x) < T(1) ? T(-1) / libm::sqrt(T(1) - x * x) : T(0))
+WPNB_S_UNIT_CLAMPED(acos, libm::fabs(x) < T(1) ? T(-1) / libm::sqrt(T(1) - x * x) : T(0))
 // atan(x); d/dx = 1 / (1 + x^2).
 WPNB_S_UNARY(atan, T(1) / (T(1) + x * x))
 // sinh(x); d/dx = cosh(x).

@@ -169,3 +169,94 @@ def test_wp_index_reads_a_component_in_kernels_and_is_refused_from_python():
     with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'index' compatible with the arguments "
                                            r"'mat22f, int, int'$"):
         wp.index(wp.mat22f(), 0, 1)
+
+
+@wp.kernel
+def _scope_twins(q: wp.quatf, v: wp.vec3f, t: wp.transformf, x: wp.array(dtype=float), m: wp.array(dtype=wp.mat33f),
+                 vecs: wp.array(dtype=wp.vec3f), xf: wp.array(dtype=wp.transformf), s: wp.array(dtype=float)):
+    m[0] = wp.quat_to_matrix(q)
+    vecs[0] = wp.quat_rotate(q, v)
+    vecs[1] = wp.quat_rotate_inv(q, v)
+    vecs[2] = wp.transform_point(t, v)
+    vecs[3] = wp.transform_vector(t, v)
+    xf[0] = wp.transform_inverse(t)
+    xf[1] = wp.transform_multiply(t, t)
+    for i in range(x.shape[0]):
+        s[6 * i + 0] = wp.acos(x[i])
+        s[6 * i + 1] = wp.asin(x[i])
+        s[6 * i + 2] = wp.sqrt(x[i])
+        s[6 * i + 3] = wp.log(x[i])
+        s[6 * i + 4] = wp.exp(x[i] * 100.0)
+        s[6 * i + 5] = wp.floor(x[i] * 1e30 * 1e30)
+
+
+def test_python_scope_gives_what_kernels_give_where_numpy_and_math_would_not():
+    """A quaternion not of unit length rotates by the kernels' (and Warp's) formula, not q v q^-1;
+    acos/asin clamp to [-1, 1] (Warp's rule, in kernels too); out of a function's domain the result
+    is nan or inf, not Python's math domain error. (Found by comparing every exported builtin with
+    warp-lang's on random arguments.)"""
+    q = wp.quatf(1.29, 1.73, -0.05, -0.06)  # |q| about 2.2
+    v, t = wp.vec3f(-0.05, -0.4, 0.19), wp.transformf(wp.vec3f(0.2, -0.1, -0.4), wp.quatf(1.29, 1.73, -0.05, -0.06))
+    xs = np.array([1.26, -3.0, -0.5, 0.5, np.inf], dtype=np.float32)
+    m, vecs = wp.zeros(1, dtype=wp.mat33f), wp.zeros(4, dtype=wp.vec3f)
+    xf, s = wp.zeros(2, dtype=wp.transformf), wp.zeros(6 * len(xs), dtype=float)
+    wp.launch(_scope_twins, 1, inputs=[q, v, t, wp.array(xs, dtype=float), m, vecs, xf, s])
+    np.testing.assert_allclose(np.array(wp.quat_to_matrix(q)), m.numpy()[0], rtol=1e-6)
+    got = [wp.quat_rotate(q, v), wp.quat_rotate_inv(q, v), wp.transform_point(t, v), wp.transform_vector(t, v)]
+    np.testing.assert_allclose(np.array(got), vecs.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.array(wp.transform_inverse(t)), xf.numpy()[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.array(wp.transform_multiply(t, t)), xf.numpy()[1], rtol=1e-5, atol=1e-6)
+    # the formula itself: (2w^2 - 1) v + 2w (u x v) + 2u (u . v)
+    u, w, vv = np.array(q)[:3], np.array(q)[3], np.array(v)
+    np.testing.assert_allclose(np.array(got[0]), (2 * w * w - 1) * vv + 2 * w * np.cross(u, vv) + 2 * u * u.dot(vv),
+                               rtol=1e-5)
+    scope = [[wp.acos(wp.float32(x)), wp.asin(wp.float32(x)), wp.sqrt(wp.float32(x)), wp.log(wp.float32(x)),
+              wp.exp(wp.float32(x * 100.0)), wp.floor(wp.float32(x * 1e30 * 1e30))] for x in xs.tolist()]
+    np.testing.assert_allclose(np.array(scope, dtype=np.float32).ravel(), s.numpy(), rtol=1e-6, equal_nan=True)
+    assert scope[0][:2] == [0.0, pytest.approx(math.pi / 2)]
+    assert scope[1][:2] == [pytest.approx(math.pi), pytest.approx(-math.pi / 2)]
+    assert math.isnan(scope[1][2]) and math.isnan(scope[1][3]) and scope[0][4] == math.inf
+
+
+def test_random_draws_from_python_scope_leave_the_state_alone():
+    """wp.randf(state) and the other draws work from Python scope as in Warp: the value a kernel
+    draws first from that state, and the caller's state does not advance."""
+    @wp.kernel
+    def first_draws(seed: int, out: wp.array(dtype=float), ints: wp.array(dtype=wp.int32)):
+        s = wp.rand_init(seed)
+        out[0] = wp.randf(s)
+        s = wp.rand_init(seed)
+        out[1] = wp.randn(s)
+        s = wp.rand_init(seed)
+        out[2] = wp.randf(s, 1.0, 3.0)
+        s = wp.rand_init(seed)
+        ints[0] = wp.randi(s)
+        s = wp.rand_init(seed)
+        ints[1] = wp.int32(wp.poisson(s, 3.5))
+
+    out, ints = wp.zeros(3, dtype=float), wp.zeros(2, dtype=wp.int32)
+    wp.launch(first_draws, 1, inputs=[42, out, ints])
+    state = wp.rand_init(42)
+    got = [wp.randf(state), wp.randn(state), wp.randf(state, 1.0, 3.0)]
+    assert wp.randf(state) == got[0]  # the same state gives the same draw
+    np.testing.assert_array_equal(np.array(got, dtype=np.float32), out.numpy())
+    assert [wp.randi(state), wp.poisson(state, 3.5)] == ints.numpy().tolist()
+    assert np.linalg.norm(np.array(wp.sample_unit_sphere_surface(state))) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_integer_vectors_cross_and_divide_as_in_kernels():
+    """cross takes integer vectors (as Warp's); cw_div of integers truncates toward zero and gives
+    0 for a zero divisor in both scopes (numpy's float division gave inf, then an OverflowError)."""
+    a, b = wp.vec3i(-3, -2, 1), wp.vec3i(-2, -4, -2)
+    assert wp.cross(a, b) == wp.vec3i(*np.cross([-3, -2, 1], [-2, -4, -2]))
+
+    @wp.kernel
+    def int_ops(x: wp.array(dtype=wp.vec3i), y: wp.array(dtype=wp.vec3i)):
+        y[0] = wp.cross(x[0], x[1])
+        y[1] = wp.cw_div(x[2], x[3])
+
+    n, d = wp.vec3i(1, -7, 3), wp.vec3i(0, 2, -2)
+    y = wp.zeros(2, dtype=wp.vec3i)
+    wp.launch(int_ops, 1, inputs=[wp.array([a, b, n, d], dtype=wp.vec3i), y])
+    assert y.numpy()[0].tolist() == [8, -8, 8]
+    assert list(wp.cw_div(n, d)) == y.numpy()[1].tolist() == [0, -3, -1]

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import types as T
 from ..types.composite import Composite
+from ..types.scalars import Scalar as Scalar_
 from .registry import FLOAT, NUMERIC, Mat, Quat, Scalar, Transform, Vec, builtin, ov, same
 
 F = Scalar("T", FLOAT)
@@ -20,7 +21,7 @@ def _np(x):
     """A composite's components in numpy: integers stay integers (64-bit, so products wrap as C's do once
     the result takes its type), floats are computed in float64 and rounded to the result's type."""
     if not isinstance(x, Composite):
-        return x
+        return x.value if isinstance(x, Scalar_) else x  # wp.float32(0.5): its Python value
     kind = getattr(type(x)._wp_scalar_type_, "_kind", "float")
     # __array__() is the values (np.asarray of a float16 composite shows its bits, as Warp's does)
     return np.asarray(x.__array__(), dtype={"int": np.int64, "uint": np.uint64}.get(kind, np.float64))
@@ -54,15 +55,27 @@ def _qmul(a, b):
     return np.array([*(aw * bv + bw * av + np.cross(av, bv)), aw * bw - av.dot(bv)])
 
 
+def _cw_div(a, b):
+    """a / b componentwise as kernels divide (core/scalar.h div): floats by IEEE rules (x / 0 is inf or
+    nan), integers truncated toward zero with 0 where b is 0."""
+    if a.dtype.kind in "iu":
+        safe = np.where(b == 0, 1, b)
+        return np.where(b == 0, 0, np.abs(a) // np.abs(safe) * np.sign(a) * np.sign(safe))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.divide(a, b)
+
+
+# The rotation formulas of the kernels (core/quat.h), which Warp's are: for a quaternion that is not
+# of unit length they differ from q v q^-1 and from 1 - 2 (y^2 + z^2) ..., and both scopes must agree.
 def _qrot(q, v):
-    return _qmul(_qmul(q, np.array([*v, 0.0])), np.array([-q[0], -q[1], -q[2], q[3]]))[:3]
+    u, w = q[:3], q[3]
+    return v * (2 * w * w - 1) + np.cross(u, v) * (2 * w) + u * (2 * u.dot(v))
 
 
 def _qmat(q):
-    x, y, z, w = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    u, w = q[:3], q[3]
+    skew = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+    return np.eye(3) * (2 * w * w - 1) + skew * (2 * w) + np.outer(u, u) * 2
 
 
 def _axis_angle(axis, angle):
@@ -92,7 +105,8 @@ def _tinv(t):
 
 _la = dict(header="core/vec.h", category="vector")
 builtin("dot", ov(V, V, ret=same("T")), ov(Q, Q, ret=same("T")), python=_py(np.dot), doc="Inner product.", **_la)
-builtin("cross", ov(V3, V3, ret=V3), python=_py(np.cross), doc="Cross product of two 3D vectors.", **_la)
+builtin("cross", ov(Vec(3, N), Vec(3, N), ret=Vec(3, N)), python=_py(np.cross), doc="Cross product of two 3D vectors.",
+        **_la)
 builtin("length", ov(VF, ret=same("T")), ov(Q, ret=same("T")), python=_py(np.linalg.norm),
         doc="Euclidean length. The gradient at the zero vector is chosen 0.", **_la)
 builtin("length_sq", ov(V, ret=same("T")), ov(Q, ret=same("T")), python=_py(lambda v: v.dot(v)),
@@ -100,7 +114,7 @@ builtin("length_sq", ov(V, ret=same("T")), ov(Q, ret=same("T")), python=_py(lamb
 builtin("normalize", ov(VF, ret=VF), ov(Q, ret=Q), python=_py(lambda v: v / np.linalg.norm(v) if v.any() else v),
         doc="v / length(v); the zero vector stays zero, with gradient 0.", **_la)
 builtin("cw_mul", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(np.multiply), doc="Componentwise product.", **_la)
-builtin("cw_div", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(np.divide), doc="Componentwise quotient.", **_la)
+builtin("cw_div", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(_cw_div), doc="Componentwise quotient.", **_la)
 builtin("argmin", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmin(np.asarray(v))),
         doc="Index of the smallest component.", **_la)
 builtin("argmax", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmax(np.asarray(v))),

@@ -30,31 +30,44 @@ def _float_fn(name, doc, fn):
     builtin(name, ov(F, ret=same("T"), names=("x",)), header="core/scalar.h", category="math", doc=doc, python=_py(fn))
 
 
-_float_fn("sqrt", "Square root. Gradient at 0 chosen 0 (the true derivative is infinite).", math.sqrt)
-_float_fn("cbrt", "Cube root (real, odd). Gradient at 0 chosen 0.", lambda x: math.copysign(abs(x) ** (1 / 3), x))
-_float_fn("exp", "e ** x.", math.exp)
-_float_fn("log", "Natural logarithm.", math.log)
-_float_fn("log2", "Base-2 logarithm.", math.log2)
-_float_fn("log10", "Base-10 logarithm.", math.log10)
-_float_fn("sin", "Sine (radians).", math.sin)
-_float_fn("cos", "Cosine (radians).", math.cos)
-_float_fn("tan", "Tangent (radians).", math.tan)
-_float_fn("asin", "Arc sine. Gradient at |x| >= 1 chosen 0.", math.asin)
-_float_fn("acos", "Arc cosine. Gradient at |x| >= 1 chosen 0.", math.acos)
-_float_fn("atan", "Arc tangent.", math.atan)
-_float_fn("sinh", "Hyperbolic sine.", math.sinh)
-_float_fn("cosh", "Hyperbolic cosine.", math.cosh)
-_float_fn("tanh", "Hyperbolic tangent.", math.tanh)
+def _c(ufunc):
+    """A scalar function with the kernels' IEEE results (nan outside the domain, inf on overflow)
+    where Python's math module raises."""
+    def fn(x):
+        with np.errstate(all="ignore"):
+            return float(ufunc(np.float64(x)))
+    return fn
+
+
+def _unit(ufunc):  # asin, acos: x clamped to [-1, 1] as in kernels (core/scalar.h); nan stays nan
+    return _c(lambda x: ufunc(np.clip(x, -1.0, 1.0)))
+
+
+_float_fn("sqrt", "Square root. Gradient at 0 chosen 0 (the true derivative is infinite).", _c(np.sqrt))
+_float_fn("cbrt", "Cube root (real, odd). Gradient at 0 chosen 0.", _c(np.cbrt))
+_float_fn("exp", "e ** x.", _c(np.exp))
+_float_fn("log", "Natural logarithm.", _c(np.log))
+_float_fn("log2", "Base-2 logarithm.", _c(np.log2))
+_float_fn("log10", "Base-10 logarithm.", _c(np.log10))
+_float_fn("sin", "Sine (radians).", _c(np.sin))
+_float_fn("cos", "Cosine (radians).", _c(np.cos))
+_float_fn("tan", "Tangent (radians).", _c(np.tan))
+_float_fn("asin", "Arc sine of x clamped to [-1, 1] (as Warp's). Gradient at |x| >= 1 chosen 0.", _unit(np.arcsin))
+_float_fn("acos", "Arc cosine of x clamped to [-1, 1] (as Warp's). Gradient at |x| >= 1 chosen 0.", _unit(np.arccos))
+_float_fn("atan", "Arc tangent.", _c(np.arctan))
+_float_fn("sinh", "Hyperbolic sine.", _c(np.sinh))
+_float_fn("cosh", "Hyperbolic cosine.", _c(np.cosh))
+_float_fn("tanh", "Hyperbolic tangent.", _c(np.tanh))
 _float_fn("erf", "Error function.", math.erf)
-_float_fn("degrees", "Radians to degrees.", math.degrees)
-_float_fn("radians", "Degrees to radians.", math.radians)
-_float_fn("floor", "Largest integer value not greater than x. Gradient 0.", lambda x: float(math.floor(x)))
-_float_fn("ceil", "Smallest integer value not less than x. Gradient 0.", lambda x: float(math.ceil(x)))
-_float_fn("trunc", "x rounded toward zero. Gradient 0.", lambda x: float(math.trunc(x)))
+_float_fn("degrees", "Radians to degrees.", _c(np.degrees))
+_float_fn("radians", "Degrees to radians.", _c(np.radians))
+_float_fn("floor", "Largest integer value not greater than x. Gradient 0.", _c(np.floor))
+_float_fn("ceil", "Smallest integer value not less than x. Gradient 0.", _c(np.ceil))
+_float_fn("trunc", "x rounded toward zero. Gradient 0.", _c(np.trunc))
 _float_fn("round", "x rounded to the nearest integer, halfway cases away from zero. Gradient 0.",
-          lambda x: float(math.floor(abs(x) + 0.5)) * (1.0 if x >= 0 else -1.0))
-_float_fn("rint", "x rounded to the nearest integer, halfway cases to even. Gradient 0.", lambda x: float(round(x)))
-_float_fn("frac", "x - trunc(x) (keeps the sign of x). Gradient 1.", lambda x: x - math.trunc(x))
+          _c(lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x)))
+_float_fn("rint", "x rounded to the nearest integer, halfway cases to even. Gradient 0.", _c(np.rint))
+_float_fn("frac", "x - trunc(x) (keeps the sign of x). Gradient 1.", _c(lambda x: x - np.trunc(x)))
 builtin("step", ov(N, ret=same("T")), header="core/scalar.h", category="math",
         python=_py(lambda x: type(x)(1 if x < 0 else 0)), doc="1 if x < 0 else 0 (Warp's definition). Gradient 0.")
 builtin("nonzero", ov(N, ret=same("T")), header="core/scalar.h", category="math",

@@ -38,23 +38,26 @@ def _arg_type(value):
     return type(value) if found is None else found
 
 
-def _kernel_for(name: str, nargs: int, nout: int = 0):
+def _kernel_for(name: str, nargs: int, nout: int = 0, inout: tuple = ()):
     """The generic one-thread kernel calling wp.<name> with `nargs` arguments; `nout` > 0 for a builtin
-    with several results (`axis, angle = wp.quat_to_axis_angle(q)`), one output array each."""
-    found = _KERNELS.get((name, nargs, nout))
+    with several results (`axis, angle = wp.quat_to_axis_angle(q)`), one output array each. The
+    arguments at `inout` positions (a random state: `wp.randf(state)`) are passed as copies, which
+    the call updates and nobody reads: as in Warp's Python scope, the caller's state does not move."""
+    found = _KERNELS.get((name, nargs, nout, inout))
     if found is not None:
         return found
     from ..program.kernel import kernel
 
     params = ", ".join(f"a{i}: Any" for i in range(nargs))
-    args = ", ".join(f"a{i}" for i in range(nargs))
-    key = f"builtin_call_{name}_{nargs}" + (f"_{nout}" if nout else "")
+    args = ", ".join(f"v{i}" if i in inout else f"a{i}" for i in range(nargs))
+    copies = "".join(f"    v{i} = a{i}\n" for i in inout)
+    key = f"builtin_call_{name}_{nargs}" + (f"_{nout}" if nout else "") + "".join(f"_io{i}" for i in inout)
     if nout:
         outs = ", ".join(f"out{k}: Any" for k in range(nout))
-        body = f"    {', '.join(f'r{k}' for k in range(nout))} = wp.{name}({args})\n" + "".join(
+        body = copies + f"    {', '.join(f'r{k}' for k in range(nout))} = wp.{name}({args})\n" + "".join(
             f"    out{k}[0] = r{k}\n" for k in range(nout))
     else:
-        outs, body = "out: Any", f"    out[0] = wp.{name}({args})\n"
+        outs, body = "out: Any", copies + f"    out[0] = wp.{name}({args})\n"
     source = f"def {key}({params}{', ' if nargs else ''}{outs}):\n{body}"
     filename = f"<warp_nb Python-scope call of wp.{name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
@@ -100,7 +103,8 @@ def call(b: registry.Builtin, args: tuple, kwargs: dict):
     if resolved is None:
         got = ", ".join(type(a).__name__ for a in args)
         raise TypeError(f"wp.{b.name} does not accept ({got}); it accepts:\n{registry.describe_overloads(b)}")
-    if b.inout_for(resolved.overload) or resolved.result is None:
+    inout = tuple(sorted(b.inout_for(resolved.overload)))
+    if resolved.result is None:
         raise RuntimeError(f"wp.{b.name}() can only be called inside a kernel or @wp.func")
     values = [t(a) if _literal(a) is not None or isinstance(a, np.generic) else a
               for a, t in zip(args, resolved.arg_types)]
@@ -109,10 +113,10 @@ def call(b: registry.Builtin, args: tuple, kwargs: dict):
 
     if resolved.overload.outputs:  # several results: a tuple, as Warp's Python scope returns them
         outs = [empty(1, dtype=t, device="cpu") for t in resolved.result]
-        launch(_kernel_for(b.name, len(values), len(outs)), dim=1, inputs=[*values, *outs], device="cpu")
+        launch(_kernel_for(b.name, len(values), len(outs), inout), dim=1, inputs=[*values, *outs], device="cpu")
         return tuple(_result(o.numpy()[0], t) for o, t in zip(outs, resolved.result))
     out = empty(1, dtype=resolved.result, device="cpu")
-    launch(_kernel_for(b.name, len(values)), dim=1, inputs=[*values, out], device="cpu")
+    launch(_kernel_for(b.name, len(values), 0, inout), dim=1, inputs=[*values, out], device="cpu")
     return _result(out.numpy()[0], resolved.result)
 
 

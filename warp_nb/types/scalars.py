@@ -35,6 +35,8 @@ class Scalar:
         if cls._kind == "bool":
             return builtins.bool(x)
         if cls._kind == "float":
+            if cls._type_ is ctypes.c_float:  # C's rounding: inf past the range, as Warp's, with no numpy warning
+                return ctypes.c_float(builtins.float(x)).value
             return builtins.float(cls._np.type(x))
         # integers wrap like their C counterparts (ctypes does the wrapping)
         return cls._type_(builtins.int(x)).value
