@@ -125,8 +125,9 @@ builtin("outer", ov(Vec("r", N), Vec("c", N), ret=Mat("r", "c", N)), python=_py(
         doc="Outer product a b^T.", **_m)
 builtin("transpose", ov(Mat("r", "c", N), ret=Mat("c", "r", N)), python=_py(np.transpose), doc="Transpose.", **_m)
 builtin("determinant", ov(SQ, ret=same("T")), python=_py(np.linalg.det), doc="Determinant (2x2, 3x3, 4x4).", **_m)
-builtin("inverse", ov(SQ, ret=SQ), python=_py(np.linalg.inv), doc="Matrix inverse (2x2, 3x3, 4x4).", **_m)
-builtin("inverse_approx", ov(SQ, ret=SQ), cpp="wpnb::inverse", python=_py(np.linalg.inv),
+# (inverse runs its kernel code from Python scope too: a singular matrix gives the zero matrix, as in Warp)
+builtin("inverse", ov(SQ, ret=SQ), doc="Matrix inverse (2x2, 3x3, 4x4); the zero matrix for a singular one.", **_m)
+builtin("inverse_approx", ov(SQ, ret=SQ), cpp="wpnb::inverse",
         doc="Matrix inverse where Warp allows a faster, less exact one on the GPU; warp_nb inverts exactly on "
             "both targets (wp.inverse, and its gradient).", **_m)
 builtin("trace", ov(Mat("n", "n", N), ret=same("T")), python=_py(np.trace), doc="Sum of the diagonal.", **_m)
