@@ -97,11 +97,41 @@ WPNB_FN void adj_quat_to_euler(const quat_t<T>& q, int32 i, int32 j, int32 k, qu
     adj_q.z = T(d(adj_q.z) + g64.z); adj_q.w = T(d(adj_q.w) + g64.w);
 }
 
-// (roll, pitch, yaw) of q: the inverse of quat_rpy, quat_to_euler(q, 0, 1, 2).
-template<typename T> WPNB_FN vec_t<3, T> quat_to_rpy(const quat_t<T>& q) { return quat_to_euler(q, 0, 1, 2); }
+// (roll, pitch, yaw) of q, the inverse of quat_rpy, by Warp's formulas (for a unit q, what
+// quat_to_euler(q, 0, 1, 2) gives; unlike it, not scale-invariant, as Warp's):
+// roll = atan2(2(wx + yz), 1 - 2(x^2 + y^2)), pitch = asin(2(wy - zx)) (clamped to [-1, 1]),
+// yaw = atan2(2(wz + xy), 1 - 2(y^2 + z^2)).
+template<typename T> WPNB_FN vec_t<3, T> quat_to_rpy(const quat_t<T>& q) {
+    using euler_detail::d;
+    const float64 x = d(q.x), y = d(q.y), z = d(q.z), w = d(q.w);
+    const float64 p = 2.0 * (w * y - z * x);
+    return vec_t<3, T>(T(::atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))),
+                       T(::asin(p < -1.0 ? -1.0 : (p > 1.0 ? 1.0 : p))),
+                       T(::atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))));
+}
 template<typename T> WPNB_FN void adj_quat_to_rpy(const quat_t<T>& q, quat_t<T>& adj_q, const vec_t<3, T>& adj_ret) {
-    int32 a = 0, b = 0, c = 0;
-    adj_quat_to_euler(q, 0, 1, 2, adj_q, a, b, c, adj_ret);
+    using euler_detail::d;
+    const float64 x = d(q.x), y = d(q.y), z = d(q.z), w = d(q.w);
+    const float64 gr = d(adj_ret.c[0]), gp = d(adj_ret.c[1]), gy = d(adj_ret.c[2]);
+    quat_t<float64> g(0.0, 0.0, 0.0, 0.0);
+    // atan2(a, b): d = (b da - a db) / (a^2 + b^2)
+    const float64 a = 2.0 * (w * x + y * z), b = 1.0 - 2.0 * (x * x + y * y), rab = a * a + b * b;
+    if (rab > 0.0) {
+        const float64 ka = gr * b / rab, kb = -gr * a / rab;
+        g.w += 2.0 * x * ka; g.x += 2.0 * w * ka - 4.0 * x * kb; g.y += 2.0 * z * ka - 4.0 * y * kb; g.z += 2.0 * y * ka;
+    }
+    const float64 p = 2.0 * (w * y - z * x);
+    if (p > -1.0 && p < 1.0) {  // (0 where the argument is clamped)
+        const float64 kp = gp / ::sqrt(1.0 - p * p);
+        g.w += 2.0 * y * kp; g.y += 2.0 * w * kp; g.z -= 2.0 * x * kp; g.x -= 2.0 * z * kp;
+    }
+    const float64 c = 2.0 * (w * z + x * y), e = 1.0 - 2.0 * (y * y + z * z), rce = c * c + e * e;
+    if (rce > 0.0) {
+        const float64 kc = gy * e / rce, ke = -gy * c / rce;
+        g.w += 2.0 * z * kc; g.z += 2.0 * w * kc - 4.0 * z * ke; g.x += 2.0 * y * kc; g.y += 2.0 * x * kc - 4.0 * y * ke;
+    }
+    adj_q.x = T(d(adj_q.x) + g.x); adj_q.y = T(d(adj_q.y) + g.y);
+    adj_q.z = T(d(adj_q.z) + g.z); adj_q.w = T(d(adj_q.w) + g.w);
 }
 
 // The twist of q about the unit vector axis: normalize((dot(q.xyz, axis) axis, q.w)) (the identity

@@ -260,3 +260,21 @@ def test_integer_vectors_cross_and_divide_as_in_kernels():
     wp.launch(int_ops, 1, inputs=[wp.array([a, b, n, d], dtype=wp.vec3i), y])
     assert y.numpy()[0].tolist() == [8, -8, 8]
     assert list(wp.cw_div(n, d)) == y.numpy()[1].tolist() == [0, -3, -1]
+
+
+def test_quat_to_rpy_and_quat_to_euler_of_a_quaternion_off_the_unit_sphere_are_warps():
+    """Warp's quat_to_rpy takes q as given (the textbook formulas), its quat_to_euler normalizes
+    first: for a unit q both give the same angles, for q = (0.1, 0.2, 0.3, 0.9) (|q| = 0.995) not.
+    The expected values are warp-lang 1.19's, in a kernel."""
+    @wp.kernel
+    def angles(q: wp.quatf, out: wp.array(dtype=wp.vec3f)):
+        out[0] = wp.quat_to_rpy(q)
+        out[1] = wp.quat_to_euler(q, 0, 1, 2)
+
+    q = wp.quatf(0.1, 0.2, 0.3, 0.9)
+    out = wp.zeros(2, dtype=wp.vec3f)
+    wp.launch(angles, 1, inputs=[q, out])
+    warp_rpy, warp_euler = [0.32175055, 0.30469263, 0.66477454], [0.33929265, 0.32128847, 0.69899964]
+    np.testing.assert_allclose(out.numpy(), [warp_rpy, warp_euler], atol=2e-7)
+    np.testing.assert_allclose([list(wp.quat_to_rpy(q)), list(wp.quat_to_euler(q, 0, 1, 2))], [warp_rpy, warp_euler],
+                               atol=2e-7)

@@ -468,6 +468,14 @@ def _euler_of(q, i, j, k):
     return e
 
 
+def _rpy_of(q):
+    """Warp's quat_to_rpy: the textbook formulas on q as given (for a unit q, _euler_of(q, 0, 1, 2))."""
+    x, y, z, w = (float(c) for c in q)
+    return np.array([math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)),
+                     math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x)))),
+                     math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))])
+
+
 def _compose(p, q, s):
     m = np.eye(4)
     m[:3, :3] = rotation_matrix(q) * np.asarray(s)[None, :]
@@ -483,7 +491,7 @@ def _twist(axis, q):
 REFS.update({
     "quat_from_euler": plain(lambda e, i, j, k: _euler_q(np.asarray(e, float), int(i), int(j), int(k))),
     "quat_to_euler": plain(lambda q, i, j, k: _euler_of(q, int(i), int(j), int(k))),
-    "quat_to_rpy": plain(lambda q: _euler_of(q, 0, 1, 2)),
+    "quat_to_rpy": plain(_rpy_of),
     "quat_twist": plain(_twist),
     "quat_twist_angle_signed": plain(lambda axis, q: 2 * math.atan2(float(np.dot(q[:3], axis)), float(q[3]))),
     "quat_twist_angle": plain(lambda axis, q: abs(2 * math.atan2(float(np.dot(q[:3], axis)), float(q[3])))),

@@ -18,6 +18,7 @@ def _from_euler(e, i, j, k):
 
 
 def _to_euler(q, i, j, k):
+    q = np.asarray(q, float) / np.linalg.norm(q)  # scale-invariant, as the kernels (core/quat_euler.h)
     r = _qmat(q)
     s = 1.0 if (i + 1) % 3 == j and (j + 1) % 3 == k else -1.0
     cb = np.hypot(r[i, i], r[j, i])
@@ -31,6 +32,14 @@ def _to_euler(q, i, j, k):
     rest = -rest if rest[3] < 0 else rest
     e[k] = 2 * np.arctan2(rest[k], rest[3])
     return e
+
+
+def _to_rpy(q):
+    """Warp's formulas (core/quat_euler.h quat_to_rpy): not scale-invariant."""
+    x, y, z, w = q
+    return np.array([np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)),
+                     np.arcsin(np.clip(2 * (w * y - z * x), -1.0, 1.0)),
+                     np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))])
 
 
 def _twist_signed(axis, q):
@@ -51,7 +60,7 @@ builtin("quat_to_euler", ov(Q, I, I, I, ret=V3, names=("q", "i", "j", "k")),
         python=lambda q, i, j, k: _py(lambda q: _to_euler(q, int(i), int(j), int(k)))(q),
         doc="Euler angles (indexed by axis) of the unit quaternion q in the sequence (i, j, k); e[j] in "
             "[-pi/2, pi/2], e[i] = 0 at gimbal lock.", **_e)
-builtin("quat_to_rpy", ov(Q, ret=V3, names=("q",)), python=_py(lambda q: _to_euler(q, 0, 1, 2)),
+builtin("quat_to_rpy", ov(Q, ret=V3, names=("q",)), python=_py(_to_rpy),
         doc="(roll, pitch, yaw) of q: the inverse of quat_rpy.", **_e)
 builtin("quat_twist", ov(V3, Q, ret=Q, names=("axis", "q")), python=_py(_twist, "quat"),
         doc="The twist of q about the unit vector axis (identity when undefined).", **_e)
