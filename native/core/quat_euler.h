@@ -2,9 +2,9 @@
 // axis (quat_twist, quat_twist_angle, quat_twist_angle_signed), with adjoints.
 //
 // Euler angles are indexed by axis: e[a] is the angle about axis a (0 = x, 1 = y, 2 = z), and the
-// sequence (i, j, k), a permutation of (0, 1, 2), gives q = Q_k(e[k]) Q_j(e[j]) Q_i(e[i]) (rotate
-// about i first). quat_rpy(roll, pitch, yaw) is the sequence (0, 1, 2). The decomposition runs in
-// float64; at gimbal lock (|e[j]| = pi/2) it sets e[i] = 0.
+// sequence (i, j, k), with i != j != k, gives q = Q_k(e[k]) Q_j(e[j]) Q_i(e[i]) (rotate about i
+// first; a proper Euler sequence, i == k, uses e[i] twice). quat_rpy(roll, pitch, yaw) is the
+// sequence (0, 1, 2). The decomposition runs in float64; at gimbal lock it sets the first angle to 0.
 #pragma once
 #include "core/prelude.h"
 #include "core/scalar.h"
@@ -24,10 +24,6 @@ WPNB_FN quat_t<float64> axis_quat(int axis, float64 t, bool derivative) {
     q.w = derivative ? -0.5 * s : c;
     return q;
 }
-template<typename T> WPNB_FN quat_t<float64> unit64(const quat_t<T>& q) {
-    return normalize(quat_t<float64>(d(q.x), d(q.y), d(q.z), d(q.w)));
-}
-WPNB_FN float64 parity(int i, int j, int k) { return ((i + 1) % 3 == j && (j + 1) % 3 == k) ? 1.0 : -1.0; }
 WPNB_FN float64 qdot(const quat_t<float64>& a, const quat_t<float64>& b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 }  // namespace euler_detail
 
@@ -49,52 +45,71 @@ WPNB_FN void adj_quat_from_euler(const vec_t<3, T>& e, int32 i, int32 j, int32 k
     }
 }
 
-// The angles e with quat_from_euler(e, i, j, k) == +-q (q a unit quaternion).
+namespace euler_detail {
+// The angles of any sequence, Tait-Bryan (i != k) or proper Euler (i == k), from four linear
+// combinations a, b, c, d of q (Bernardes and Viollet, 2022, for rotations about fixed axes): the
+// second angle 2 atan2(|(c, d)|, |(a, b)|), the others from t+ = atan2(b, a) and t- = atan2(d, c).
+// kk is the axis that is neither i nor j; eps the sign of the permutation (i, j, kk).
+struct bv_t {
+    bool proper;
+    int kk;
+    float64 eps, a, b, c, d;
+};
+WPNB_FN bv_t bv_terms(const quat_t<float64>& q, int32 i, int32 j, int32 k) {
+    bv_t t;
+    t.proper = i == k;
+    t.kk = t.proper ? 3 - i - j : k;
+    t.eps = float64((i - j) * (j - t.kk) * (t.kk - i)) / 2.0;
+    const float64 qi = q[i], qj = q[j], qk = q[t.kk];
+    if (!t.proper) { t.a = q.w - qj; t.b = qi + qk * t.eps; t.c = qj + q.w; t.d = qk * t.eps - qi; }
+    else { t.a = q.w; t.b = qi; t.c = qj; t.d = qk * t.eps; }
+    return t;
+}
+// 0: the second angle is 0 (gimbal lock), 1: it is pi, 2: neither
+WPNB_FN int bv_case(float64 t2) {
+    const float64 pi = 3.14159265358979323846;
+    return ::fabs(t2) < 1e-7 ? 0 : (::fabs(t2 - pi) < 1e-7 ? 1 : 2);
+}
+}  // namespace euler_detail
+
+// Euler angles of q (any scale) for the sequence (i, j, k) of rotations about fixed axes, as
+// Warp's: for Tait-Bryan sequences e is indexed by axis (e[j] in [-pi/2, pi/2]); for proper Euler
+// sequences (i == k) e[i] holds the first angle, e[j] the second (in [0, pi]) and e[3 - i - j] the
+// third. The first and third lie in [-2pi, 2pi]; at gimbal lock the first is 0.
 template<typename T> WPNB_FN vec_t<3, T> quat_to_euler(const quat_t<T>& q_in, int32 i, int32 j, int32 k) {
     using namespace euler_detail;
-    const quat_t<float64> q = unit64(q_in);  // scale-invariant (a quaternion a little off the unit sphere)
-    const mat_t<3, 3, float64> R = quat_to_matrix(q);
-    const float64 s = parity(i, j, k), cb = ::sqrt(R.c[i][i] * R.c[i][i] + R.c[j][i] * R.c[j][i]);
-    const float64 b = ::atan2(-s * R.c[k][i], cb);
-    const float64 a = cb > 1e-12 ? ::atan2(s * R.c[k][j], R.c[k][k]) : 0.0;  // gimbal lock: e[i] = 0
-    // e[k] from the rest, Q_k(e[k]) = q Q_i(a)^-1 Q_j(b)^-1: near gimbal lock a is ill-conditioned
-    // and this keeps quat_from_euler(e) == +-q (away from it, the same as atan2(s R_ji, R_ii))
-    quat_t<float64> r = mul(mul(q, quat_inverse(axis_quat(i, a, false))),
-                            quat_inverse(axis_quat(j, b, false)));
-    if (r.w < 0.0) r = quat_t<float64>(-r.x, -r.y, -r.z, -r.w);
+    const bv_t t = bv_terms(quat_t<float64>(d(q_in.x), d(q_in.y), d(q_in.z), d(q_in.w)), i, j, k);
+    float64 t2 = 2.0 * ::atan2(::sqrt(t.c * t.c + t.d * t.d), ::sqrt(t.a * t.a + t.b * t.b));
+    const float64 tp = ::atan2(t.b, t.a), tm = ::atan2(t.d, t.c);
+    const int lock = bv_case(t2);
+    float64 t1 = lock == 2 ? tp - tm : 0.0, t3 = lock == 0 ? 2.0 * tp : (lock == 1 ? 2.0 * tm : tp + tm);
+    if (!t.proper) { t3 *= t.eps; t2 -= 1.57079632679489661923; }
     vec_t<3, T> e;
-    e.c[i] = T(a); e.c[j] = T(b); e.c[k] = T(2.0 * ::atan2(r[k], r.w));
+    e.c[i] = T(t1); e.c[j] = T(t2); e.c[t.kk] = T(t3);
     return e;
 }
-// Chains quat_to_matrix and the three atan2s (0 at gimbal lock for e[i], e[j]).
 template<typename T>
 WPNB_FN void adj_quat_to_euler(const quat_t<T>& q, int32 i, int32 j, int32 k, quat_t<T>& adj_q, int32&, int32&, int32&,
                                const vec_t<3, T>& adj_ret) {
     using namespace euler_detail;
-    const quat_t<float64> q_raw(d(q.x), d(q.y), d(q.z), d(q.w)), q64 = unit64(q);
-    const mat_t<3, 3, float64> R = quat_to_matrix(q64);
-    const float64 s = parity(i, j, k), cb = ::sqrt(R.c[i][i] * R.c[i][i] + R.c[j][i] * R.c[j][i]);
-    mat_t<3, 3, float64> gR;
-    // atan2(y, x): dy = x / r2, dx = -y / r2
-    const float64 gi = d(adj_ret.c[i]), gj = d(adj_ret.c[j]), gk = d(adj_ret.c[k]);
-    if (cb > 1e-12) {
-        const float64 sb = -s * R.c[k][i], r2b = sb * sb + cb * cb;
-        gR.c[k][i] += -s * gj * cb / r2b;
-        const float64 gcb = -gj * sb / r2b;
-        gR.c[i][i] += gcb * R.c[i][i] / cb; gR.c[j][i] += gcb * R.c[j][i] / cb;
-        const float64 ya = s * R.c[k][j], xa = R.c[k][k], r2a = ya * ya + xa * xa;
-        if (r2a > 0.0) { gR.c[k][j] += s * gi * xa / r2a; gR.c[k][k] += -gi * ya / r2a; }
-        const float64 yc = s * R.c[j][i], xc = R.c[i][i], r2c = yc * yc + xc * xc;
-        if (r2c > 0.0) { gR.c[j][i] += s * gk * xc / r2c; gR.c[i][i] += -gk * yc / r2c; }
-    } else {
-        const float64 yc = -s * R.c[i][j], xc = R.c[j][j], r2c = yc * yc + xc * xc;
-        if (r2c > 0.0) { gR.c[i][j] += -s * gk * xc / r2c; gR.c[j][j] += -gk * yc / r2c; }
+    const bv_t t = bv_terms(quat_t<float64>(d(q.x), d(q.y), d(q.z), d(q.w)), i, j, k);
+    const float64 ab = t.a * t.a + t.b * t.b, cd = t.c * t.c + t.d * t.d, rab = ::sqrt(ab), rcd = ::sqrt(cd);
+    const int lock = bv_case(2.0 * ::atan2(rcd, rab));
+    const float64 g1 = d(adj_ret.c[i]), g2 = d(adj_ret.c[j]), g3 = d(adj_ret.c[t.kk]) * (t.proper ? 1.0 : t.eps);
+    float64 ga = 0.0, gb = 0.0, gc = 0.0, gd = 0.0;
+    if (rab > 0.0 && rcd > 0.0) {  // the second angle, 2 atan2(rcd, rab)
+        const float64 s = 2.0 * g2 / (ab + cd);
+        ga -= s * rcd * t.a / rab; gb -= s * rcd * t.b / rab; gc += s * rab * t.c / rcd; gd += s * rab * t.d / rcd;
     }
-    quat_t<float64> g_unit, g64;
-    adj_quat_to_matrix(q64, g_unit, gR);
-    adj_normalize(q_raw, g64, g_unit);
-    adj_q.x = T(d(adj_q.x) + g64.x); adj_q.y = T(d(adj_q.y) + g64.y);
-    adj_q.z = T(d(adj_q.z) + g64.z); adj_q.w = T(d(adj_q.w) + g64.w);
+    const float64 gtp = lock == 2 ? g1 + g3 : (lock == 0 ? 2.0 * g3 : 0.0);
+    const float64 gtm = lock == 2 ? g3 - g1 : (lock == 1 ? 2.0 * g3 : 0.0);
+    if (ab > 0.0) { ga -= gtp * t.b / ab; gb += gtp * t.a / ab; }
+    if (cd > 0.0) { gc -= gtm * t.d / cd; gd += gtm * t.c / cd; }
+    quat_t<float64> g(0.0, 0.0, 0.0, 0.0);
+    if (!t.proper) { g.w += ga + gc; g[j] += gc - ga; g[i] += gb - gd; g[t.kk] += t.eps * (gb + gd); }
+    else { g.w += ga; g[i] += gb; g[j] += gc; g[t.kk] += t.eps * gd; }
+    adj_q.x = T(d(adj_q.x) + g.x); adj_q.y = T(d(adj_q.y) + g.y);
+    adj_q.z = T(d(adj_q.z) + g.z); adj_q.w = T(d(adj_q.w) + g.w);
 }
 
 // (roll, pitch, yaw) of q, the inverse of quat_rpy, by Warp's formulas (for a unit q, what

@@ -20,15 +20,17 @@ template<int N, typename T> WPNB_FN T norm_l2(const vec_t<N, T>& v) { return len
 template<int N, typename T> WPNB_FN void adj_norm_l2(const vec_t<N, T>& v, vec_t<N, T>& adj_v, const T& adj_ret) {
     adj_length(v, adj_v, adj_ret);
 }
-// Huber: |v|^2 / 2 when |v| <= delta, else delta (|v| - delta / 2); gradient v, or delta v / |v|.
+// Huber: |v|^2 / 2 when |v|^2 <= delta^2, else delta (|v| - delta / 2); gradient v, or delta v / |v|.
+// (Squares compared, as Warp does: a negative delta takes the quadratic branch where |v| <= |delta|.)
 template<int N, typename T> WPNB_FN T norm_huber(const vec_t<N, T>& v, T delta) {
     const T l = length(v);
-    return l <= delta ? T(T(0.5) * l * l) : T(delta * (l - T(0.5) * delta));
+    return l * l <= delta * delta ? T(T(0.5) * l * l) : T(delta * (l - T(0.5) * delta));
 }
 template<int N, typename T> WPNB_FN void adj_norm_huber(const vec_t<N, T>& v, T delta, vec_t<N, T>& adj_v, T& adj_delta, const T& adj_ret) {
     const T l = length(v);
-    if (l > delta) adj_delta = adj_delta + adj_ret * (l - delta);
-    const T k = l <= delta ? adj_ret : T(delta * adj_ret / l);
+    const bool quadratic = l * l <= delta * delta;
+    if (!quadratic) adj_delta = adj_delta + adj_ret * (l - delta);
+    const T k = quadratic ? adj_ret : T(delta * adj_ret / l);
     for (int i = 0; i < N; ++i) adj_v.c[i] = adj_v.c[i] + k * v.c[i];
 }
 template<int N, typename T> WPNB_FN T norm_huber(const vec_t<N, T>& v) { return norm_huber(v, T(1)); }

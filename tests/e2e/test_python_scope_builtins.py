@@ -278,3 +278,55 @@ def test_quat_to_rpy_and_quat_to_euler_of_a_quaternion_off_the_unit_sphere_are_w
     np.testing.assert_allclose(out.numpy(), [warp_rpy, warp_euler], atol=2e-7)
     np.testing.assert_allclose([list(wp.quat_to_rpy(q)), list(wp.quat_to_euler(q, 0, 1, 2))], [warp_rpy, warp_euler],
                                atol=2e-7)
+
+
+# quat_to_euler of q = (0.01414234, 0.90115081, 0.31777439, -0.29452784) for every sequence, as
+# warp-lang 1.19 gives it: Tait-Bryan angles indexed by axis, proper Euler ones (i == k) in the
+# slots i, j and 3 - i - j, first and third in [-2pi, 2pi] (3.43, 4.33, 3.85 here)
+WARP_EULER = {
+    (0, 1, 0): [2.754595, 2.54296, 3.43263], (0, 1, 2): [2.406743, -0.570219, 3.334884],
+    (0, 2, 0): [4.325391, 1.861834, 2.54296], (0, 2, 1): [-0.629579, 3.720387, -0.162411],
+    (1, 0, 1): [0.647426, 3.413008, 0.360366], (1, 0, 2): [0.5997, 3.85435, -0.26057],
+    (1, 2, 0): [0.615796, 3.704985, -0.214312], (1, 2, 1): [1.931162, 1.842212, 0.647426],
+    (2, 0, 1): [-0.620025, 3.837639, -0.200011], (2, 0, 2): [2.245346, 3.873351, 0.763143],
+    (2, 1, 0): [-2.392252, -0.549006, 3.393564], (2, 1, 2): [2.302554, 2.245346, 2.333939],
+}
+
+
+def test_quat_to_euler_takes_every_sequence_as_warp():
+    """All 12 sequences, proper Euler ones included (they came back as garbage before), in a kernel
+    and from Python scope; a Tait-Bryan result turns back into the rotation."""
+    @wp.kernel
+    def to_euler(q: wp.quatf, seqs: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3f),
+                 back: wp.array(dtype=wp.quatf)):
+        t = wp.tid()
+        s = seqs[t]
+        e = wp.quat_to_euler(q, s[0], s[1], s[2])
+        out[t] = e
+        back[t] = wp.quat_from_euler(e, s[0], s[1], s[2])
+
+    q = wp.quatf(0.01414234, 0.90115081, 0.31777439, -0.29452784)
+    seqs = list(WARP_EULER)
+    out, back = wp.zeros(len(seqs), dtype=wp.vec3f), wp.zeros(len(seqs), dtype=wp.quatf)
+    wp.launch(to_euler, len(seqs), inputs=[q, wp.array(seqs, dtype=wp.vec3i), out, back])
+    np.testing.assert_allclose(out.numpy(), [WARP_EULER[s] for s in seqs], atol=2e-5)
+    for s in seqs:
+        np.testing.assert_allclose(list(wp.quat_to_euler(q, *s)), WARP_EULER[s], atol=2e-6)
+    for s, b in zip(seqs, back.numpy()):
+        if s[0] != s[2]:  # q and -q are one rotation
+            assert min(np.abs(b - np.array(q)).max(), np.abs(b + np.array(q)).max()) < 1e-5, s
+
+
+def test_norm_huber_compares_squares_as_warp():
+    """|v|^2 <= delta^2 picks the quadratic branch (Warp's test): with a negative delta, |v| below
+    |delta| gives |v|^2 / 2 in both scopes (warp-lang: 0.091845 for this v and delta)."""
+    @wp.kernel
+    def huber(v: wp.vec3f, delta: float, out: wp.array(dtype=float)):
+        out[0] = wp.norm_huber(v, delta)
+
+    v, delta = wp.vec3f(-0.40172568, 0.02155133, 0.14778715), -1.123757
+    out = wp.zeros(1, dtype=float)
+    wp.launch(huber, 1, inputs=[v, delta, out])
+    expected = 0.5 * float(np.dot(np.array(v), np.array(v)))
+    assert out.numpy()[0] == pytest.approx(expected, rel=1e-6) and expected == pytest.approx(0.091845, abs=1e-6)
+    assert wp.norm_huber(v, delta) == pytest.approx(expected, rel=1e-6)

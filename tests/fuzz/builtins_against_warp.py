@@ -8,8 +8,8 @@ e.g. the conformance runner's baseline venv.
         --warp-python ~/.cache/warp_nb/conformance/venv-warp/bin/python
 
 The cases come from warp-lang's own table of builtins (each exported overload whose parameters are
-scalars, vectors, matrices, quaternions or transforms of the types below), eight random argument
-sets each, written to a JSON file; each side then calls `wp.<name>(*args)` in its own process and
+scalars, vectors, matrices, quaternions or transforms of the types below) and each of the builtins
+it writes in Python (`FUNCTIONS`), eight random argument sets each, written to a JSON file; each side then calls `wp.<name>(*args)` in its own process and
 writes one result (the values, flattened) or one error per case. warp-lang kills its process on an
 integer division by zero (SIGFPE: `wp.div`, `wp.mod`, a `pnoise` period of 0, `randi(s, 2, 2)`),
 so a side that dies is restarted after the case that killed it, which is reported as `crash`.
@@ -38,7 +38,20 @@ ROOT = Path(__file__).resolve().parents[2]
 #: type name -> number of values; int types draw in [-5, 5], unsigned in [0, 40)
 TYPES = {"float16": 1, "float32": 1, "float64": 1, "int8": 1, "int32": 1, "int64": 1, "uint32": 1, "bool": 1,
          "vec2f": 2, "vec3f": 3, "vec4f": 4, "vec2d": 2, "vec3d": 3, "vec3i": 3, "mat22f": 4, "mat33f": 9,
-         "mat44f": 16, "mat22d": 4, "mat33d": 9, "quatf": 4, "quatd": 4, "transformf": 7, "transformd": 7}
+         "mat44f": 16, "mat22d": 4, "mat33d": 9, "quatf": 4, "quatd": 4, "transformf": 7, "transformd": 7,
+         "spatial_vectorf": 6}
+#: Warp's builtins written in Python (@wp.func, callable from Python scope), which its table lists
+#: without overloads: their parameters. "axes" is three int32 arguments, a permutation of (0, 1, 2).
+FUNCTIONS = {
+    "norm_l1": ["vec3f"], "norm_l2": ["vec3f"], "norm_huber": ["vec3f", "float32"],
+    "norm_pseudo_huber": ["vec3f", "float32"], "smooth_normalize": ["vec3f", "float32"],
+    "quat_from_euler": ["vec3f", "axes"], "quat_to_euler": ["quatf", "axes"], "quat_to_rpy": ["quatf"],
+    "quat_twist": ["vec3f", "quatf"], "quat_twist_angle": ["vec3f", "quatf"], "quat_twist_angle_signed": ["vec3f", "quatf"],
+    "transform_compose": ["vec3f", "quatf", "vec3f"], "transform_decompose": ["mat44f"],
+    "transform_from_matrix": ["mat44f"], "transform_to_matrix": ["transformf"],
+    "transform_twist": ["transformf", "spatial_vectorf"], "transform_wrench": ["transformf", "spatial_vectorf"],
+    "velocity_at_point": ["spatial_vectorf", "vec3f"],
+}
 SKIPPED_PREFIXES = ("atomic", "tile", "print")  # side effects or kernel-only by nature
 
 
@@ -60,6 +73,17 @@ def generate(seed: int, path: str) -> None:
             for k in range(8):
                 cases.append({"name": name, "types": [by_type[t] for t in types],
                               "args": [_draw(rng, by_type[t], k) for t in types]})
+    for name, params in FUNCTIONS.items():
+        for k in range(8):
+            types, args = [], []
+            for t in params:
+                if t == "axes":
+                    types += ["int32"] * 3
+                    args += [[int(a)] for a in rng.permutation(3)]
+                else:
+                    types.append(t)
+                    args.append(_draw(rng, t, k))
+            cases.append({"name": name, "types": types, "args": args})
     Path(path).write_text(json.dumps(cases))
 
 

@@ -212,7 +212,7 @@ _n = dict(header="core/vec_norms.h", category="vector")
 
 def _huber(v, delta=1.0):
     n = np.linalg.norm(v)
-    return 0.5 * n * n if n <= delta else delta * (n - 0.5 * delta)
+    return 0.5 * n * n if n * n <= delta * delta else delta * (n - 0.5 * delta)  # (squares, as the kernels)
 
 
 def _pseudo_huber(v, delta=1.0):

@@ -1,10 +1,12 @@
 """Euler angles and twists of quaternions (quat_euler.h). Euler angles are indexed by axis (e[a]
 about axis a); the sequence (i, j, k) gives q = Q_k(e[k]) Q_j(e[j]) Q_i(e[i])."""
 
+import math
+
 import numpy as np
 
 from .. import types as T
-from .linalg import _axis_angle, _py, _qmat, _qmul
+from .linalg import _axis_angle, _py, _qmul
 from .registry import FLOAT, Exact, Quat, Scalar, Vec, builtin, ov, same
 
 F = Scalar("T", FLOAT)
@@ -18,19 +20,29 @@ def _from_euler(e, i, j, k):
 
 
 def _to_euler(q, i, j, k):
-    q = np.asarray(q, float) / np.linalg.norm(q)  # scale-invariant, as the kernels (core/quat_euler.h)
-    r = _qmat(q)
-    s = 1.0 if (i + 1) % 3 == j and (j + 1) % 3 == k else -1.0
-    cb = np.hypot(r[i, i], r[j, i])
+    """The kernels' method (core/quat_euler.h quat_to_euler: Bernardes and Viollet, as Warp's)."""
+    x, y, z, w = (float(c) for c in q)
+    comp = [x, y, z]
+    proper = i == k
+    kk = 3 - i - j if proper else k
+    eps = (i - j) * (j - kk) * (kk - i) / 2
+    qi, qj, qk = comp[i], comp[j], comp[kk]
+    if not proper:
+        a, b, c, d = w - qj, qi + qk * eps, qj + w, qk * eps - qi
+    else:
+        a, b, c, d = w, qi, qj, qk * eps
+    t2 = 2 * math.atan2(math.hypot(c, d), math.hypot(a, b))
+    tp, tm = math.atan2(b, a), math.atan2(d, c)
+    if abs(t2) < 1e-7:
+        t1, t3 = 0.0, 2 * tp
+    elif abs(t2 - math.pi) < 1e-7:
+        t1, t3 = 0.0, 2 * tm
+    else:
+        t1, t3 = tp - tm, tp + tm
+    if not proper:
+        t3, t2 = eps * t3, t2 - math.pi / 2
     e = np.zeros(3)
-    e[j] = np.arctan2(-s * r[k, i], cb)
-    e[i] = np.arctan2(s * r[k, j], r[k, k]) if cb > 1e-12 else 0.0
-    # e[k] from the rest (as quat_euler.h): Q_k(e[k]) = q Q_i(e[i])^-1 Q_j(e[j])^-1
-    unit = np.eye(3)
-    inv = np.array([-1.0, -1.0, -1.0, 1.0])
-    rest = _qmul(_qmul(np.asarray(q, float), _axis_angle(unit[i], e[i]) * inv), _axis_angle(unit[j], e[j]) * inv)
-    rest = -rest if rest[3] < 0 else rest
-    e[k] = 2 * np.arctan2(rest[k], rest[3])
+    e[i], e[j], e[kk] = t1, t2, t3
     return e
 
 
@@ -58,8 +70,9 @@ builtin("quat_from_euler", ov(V3, I, I, I, ret=Q, names=("e", "i", "j", "k")),
             "Q_k(e[k]) Q_j(e[j]) Q_i(e[i]).", **_e)
 builtin("quat_to_euler", ov(Q, I, I, I, ret=V3, names=("q", "i", "j", "k")),
         python=lambda q, i, j, k: _py(lambda q: _to_euler(q, int(i), int(j), int(k)))(q),
-        doc="Euler angles (indexed by axis) of the unit quaternion q in the sequence (i, j, k); e[j] in "
-            "[-pi/2, pi/2], e[i] = 0 at gimbal lock.", **_e)
+        doc="Euler angles of q for the sequence (i, j, k) of rotations about fixed axes, as Warp's (Bernardes and "
+            "Viollet): Tait-Bryan (i != k) indexed by axis, e[j] in [-pi/2, pi/2]; proper Euler (i == k) e[i], e[j] "
+            "(in [0, pi]), e[3 - i - j]; first and third in [-2pi, 2pi], the first 0 at gimbal lock.", **_e)
 builtin("quat_to_rpy", ov(Q, ret=V3, names=("q",)), python=_py(_to_rpy),
         doc="(roll, pitch, yaw) of q: the inverse of quat_rpy.", **_e)
 builtin("quat_twist", ov(V3, Q, ret=Q, names=("axis", "q")), python=_py(_twist, "quat"),
