@@ -330,3 +330,30 @@ def test_norm_huber_compares_squares_as_warp():
     expected = 0.5 * float(np.dot(np.array(v), np.array(v)))
     assert out.numpy()[0] == pytest.approx(expected, rel=1e-6) and expected == pytest.approx(0.091845, abs=1e-6)
     assert wp.norm_huber(v, delta) == pytest.approx(expected, rel=1e-6)
+
+
+def test_quat_to_euler_gradient_of_proper_euler_sequences_by_central_differences():
+    @wp.kernel
+    def weighted(q: wp.array(dtype=wp.quatd), seq: wp.vec3i, w: wp.vec3d, out: wp.array(dtype=wp.float64)):
+        out[0] = wp.dot(wp.quat_to_euler(q[0], seq[0], seq[1], seq[2]), w)
+
+    w = wp.vec3d(0.3, -1.1, 0.7)
+    q0 = np.array([0.01414234, 0.90115081, 0.31777439, -0.29452784])
+    for seq in ((0, 1, 0), (2, 0, 2), (1, 2, 1), (0, 1, 2)):
+        q = wp.array([q0], dtype=wp.quatd, requires_grad=True)
+        out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(weighted, 1, inputs=[q, wp.vec3i(*seq), w, out])
+        tape.backward(out)
+        fd = []
+        for n in range(4):
+            h = np.zeros(4)
+            h[n] = 1e-6
+            vals = []
+            for sign in (1, -1):
+                o = wp.zeros(1, dtype=wp.float64)
+                wp.launch(weighted, 1, inputs=[wp.array([q0 + sign * h], dtype=wp.quatd), wp.vec3i(*seq), w, o])
+                vals.append(o.numpy()[0])
+            fd.append((vals[0] - vals[1]) / 2e-6)
+        np.testing.assert_allclose(q.grad.numpy()[0], fd, rtol=1e-5, atol=1e-7, err_msg=str(seq))
