@@ -65,6 +65,16 @@ def _cw_div(a, b):
         return np.divide(a, b)
 
 
+def _det(m):
+    """The kernels' determinant (core/mat.h): the cofactor expansion along row 0 in float64 (numpy's LU
+    leaves 6.7e-16 where a singular integer matrix has 0)."""
+    if len(m) == 1:
+        return m[0, 0]
+    if len(m) == 2:
+        return m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
+    return sum((-1) ** j * m[0, j] * _det(np.delete(m[1:], j, axis=1)) for j in range(len(m)))
+
+
 # The rotation formulas of the kernels (core/quat.h), which Warp's are: for a quaternion that is not
 # of unit length they differ from q v q^-1 and from 1 - 2 (y^2 + z^2) ..., and both scopes must agree.
 def _qrot(q, v):
@@ -124,7 +134,7 @@ _m = dict(header="core/mat.h", category="matrix")
 builtin("outer", ov(Vec("r", N), Vec("c", N), ret=Mat("r", "c", N)), python=_py(np.outer),
         doc="Outer product a b^T.", **_m)
 builtin("transpose", ov(Mat("r", "c", N), ret=Mat("c", "r", N)), python=_py(np.transpose), doc="Transpose.", **_m)
-builtin("determinant", ov(SQ, ret=same("T")), python=_py(np.linalg.det), doc="Determinant (2x2, 3x3, 4x4).", **_m)
+builtin("determinant", ov(SQ, ret=same("T")), python=_py(_det), doc="Determinant (2x2, 3x3, 4x4).", **_m)
 # (inverse runs its kernel code from Python scope too: a singular matrix gives the zero matrix, as in Warp)
 builtin("inverse", ov(SQ, ret=SQ), doc="Matrix inverse (2x2, 3x3, 4x4); the zero matrix for a singular one.", **_m)
 builtin("inverse_approx", ov(SQ, ret=SQ), cpp="wpnb::inverse",
