@@ -121,8 +121,10 @@ builtin("length", ov(VF, ret=same("T")), ov(Q, ret=same("T")), python=_py(np.lin
         doc="Euclidean length. The gradient at the zero vector is chosen 0.", **_la)
 builtin("length_sq", ov(V, ret=same("T")), ov(Q, ret=same("T")), python=_py(lambda v: v.dot(v)),
         doc="Squared Euclidean length.", **_la)
-builtin("normalize", ov(VF, ret=VF), ov(Q, ret=Q), python=_py(lambda v: v / np.linalg.norm(v) if v.any() else v),
-        doc="v / length(v); the zero vector stays zero, with gradient 0.", **_la)
+# (normalize runs its kernel code from Python scope too: its length is taken in the vector's own type,
+# so a float32 vector of length 1e-30 underflows to the zero vector, as in Warp; numpy's float64 gave (1, 0, 0))
+builtin("normalize", ov(VF, ret=VF), ov(Q, ret=Q),
+        doc="v / length(v); the zero vector (and one whose length underflows) gives zero, with gradient 0.", **_la)
 builtin("cw_mul", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(np.multiply), doc="Componentwise product.", **_la)
 builtin("cw_div", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(_cw_div), doc="Componentwise quotient.", **_la)
 builtin("argmin", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmin(np.asarray(v))),
