@@ -4,10 +4,8 @@
 // It recomputes the decomposition from A. half and float32 matrices are decomposed in float64
 // on the CPU, half in float32 on CUDA (WPNB_WIDE_DECOMPOSITIONS).
 //
-// Sign and order conventions: eigen/singular vectors are columns. svd3 and svd2 follow Warp's
-// (see rotation_svd and closed_svd2). eig3 and qr3, where Warp leaves them open, make the results
-// smooth functions of A away from ties: in the first two columns the component of largest
-// magnitude is positive and the third column is cross(col0, col1), so Q has determinant +1.
+// Sign and order conventions: eigen/singular vectors are columns. svd3, svd2 and eig3 follow
+// Warp's (see jacobi_rotations and closed_svd2). qr3's are its own: R00, R11 >= 0 (see qr3).
 #pragma once
 #include "core/prelude.h"
 #include "core/scalar.h"
@@ -38,50 +36,7 @@ template<typename W> WPNB_FN vec_t<3, W> any_perp(const vec_t<3, W>& u) {
     vec_t<3, W> e; e.c[k] = W(1);
     return normalize(cross(u, e));
 }
-// +1 or -1 so that sign * v has a positive component of largest magnitude.
-template<typename W> WPNB_FN W canon_sign(const vec_t<3, W>& v) { return v.c[argmax(abs(v))] < W(0) ? W(-1) : W(1); }
-template<typename W> WPNB_FN void swap_cols(mat_t<3, 3, W>& m, int a, int b) {
-    const vec_t<3, W> t = col(m, a); set_col(m, a, col(m, b)); set_col(m, b, t);
-}
 template<typename W> WPNB_FN void swap_w(W& a, W& b) { const W t = a; a = b; b = t; }
-
-// Symmetric eigendecomposition of (S + S^T) / 2 by cyclic Jacobi rotations:
-// eigenvalues ascending in d, eigenvectors in the columns of Q (canonical signs, det +1).
-template<typename W> WPNB_FN void jacobi_eig(const mat_t<3, 3, W>& S0, mat_t<3, 3, W>& Q, vec_t<3, W>& d) {
-    mat_t<3, 3, W> S = mul(add(S0, transpose(S0)), W(0.5));
-    Q = identity<3, W>();
-    const W eps = eps_of<W>::get();
-    for (int sweep = 0; sweep < 32; ++sweep) {
-        const W off = S.c[0][1] * S.c[0][1] + S.c[0][2] * S.c[0][2] + S.c[1][2] * S.c[1][2];
-        const W dia = S.c[0][0] * S.c[0][0] + S.c[1][1] * S.c[1][1] + S.c[2][2] * S.c[2][2];
-        if (!(off > eps * eps * dia * W(1e-2))) break;
-        for (int p = 0; p < 2; ++p) for (int q = p + 1; q < 3; ++q) {
-            const W apq = S.c[p][q];
-            if (apq == W(0)) continue;
-            // rotation J in the (p, q) plane with (J^T S J)[p][q] = 0
-            const W th = (S.c[q][q] - S.c[p][p]) / (W(2) * apq);
-            const W t = (th < W(0) ? W(-1) : W(1)) / (wpnb::abs(th) + wpnb::sqrt(th * th + W(1)));
-            const W c = W(1) / wpnb::sqrt(t * t + W(1)), s = t * c;
-            for (int r = 0; r < 3; ++r) {  // S <- S J (columns p, q)
-                const W srp = S.c[r][p], srq = S.c[r][q];
-                S.c[r][p] = c * srp - s * srq; S.c[r][q] = s * srp + c * srq;
-            }
-            for (int r = 0; r < 3; ++r) {  // S <- J^T S (rows p, q)
-                const W spr = S.c[p][r], sqr = S.c[q][r];
-                S.c[p][r] = c * spr - s * sqr; S.c[q][r] = s * spr + c * sqr;
-            }
-            for (int r = 0; r < 3; ++r) {  // Q <- Q J
-                const W qrp = Q.c[r][p], qrq = Q.c[r][q];
-                Q.c[r][p] = c * qrp - s * qrq; Q.c[r][q] = s * qrp + c * qrq;
-            }
-        }
-    }
-    d = get_diag(S);
-    for (int i = 0; i < 2; ++i) for (int j = 0; j < 2 - i; ++j)  // sort ascending
-        if (d.c[j + 1] < d.c[j]) { swap_w(d.c[j], d.c[j + 1]); swap_cols(Q, j, j + 1); }
-    const vec_t<3, W> q0 = mul(col(Q, 0), canon_sign(col(Q, 0))), q1 = mul(col(Q, 1), canon_sign(col(Q, 1)));
-    set_col(Q, 0, q0); set_col(Q, 1, q1); set_col(Q, 2, cross(q0, q1));
-}
 
 // Rotation G of the (p, q) plane (G[p][p] = G[q][q] = c, G[p][q] = -s, G[q][p] = s):
 // M <- M G (columns p, q) and M <- G^T M (rows p, q).
@@ -107,17 +62,15 @@ template<typename W> WPNB_FN void sort_pair(mat_t<3, 3, W>& B, mat_t<3, 3, W>& V
     swap_w(rho.c[i], rho.c[j]);
 }
 
-// SVD A = U diag(s) V^T in the steps of McAdams et al. (2011), the method whose conventions Warp's
-// svd3 follows: V from a Jacobi eigenanalysis of A^T A, B = A V with its columns sorted by length,
-// then B = U R by Givens rotations; s = diag(R). The Jacobi starts with the paper's approximate
-// rotations (a fixed number of sweeps: they fix which way each singular vector points, so that
-// results agree with Warp's), then exact rotations until A^T A is diagonal to rounding (Warp stops
-// after the fixed sweeps: reconstruction errors up to 5.6e-3 measured on float32 matrices with close
-// singular values).
-// |s| descending, s0, s1 >= 0, s2 with the sign of det(A), det(U) = det(V) = +1.
-template<typename W> WPNB_FN void rotation_svd(const mat_t<3, 3, W>& A, mat_t<3, 3, W>& U, vec_t<3, W>& s, mat_t<3, 3, W>& V) {
+// Diagonalises the symmetric S by Jacobi rotations, accumulated into V (S <- G^T S G, V <- V G),
+// in the steps of McAdams et al. (2011), which Warp's svd3 and eig3 take: first the paper's
+// approximate rotations, in pairs (0, 1), (1, 2), (2, 0), a fixed number of sweeps (4, or 8 in
+// float64). They fix the order of the diagonal and which way each vector points, so that results
+// agree with Warp's (its eig3 leaves the diagonal unsorted in that order). Then exact rotations
+// until S is diagonal to rounding: Warp stops after the fixed sweeps, with reconstruction errors up
+// to 5.6e-3 measured on float32 matrices with close singular values.
+template<typename W> WPNB_FN void jacobi_rotations(mat_t<3, 3, W>& S, mat_t<3, 3, W>& V) {
     const int P[3] = {0, 1, 2}, Q[3] = {1, 2, 0};  // the pairs of a sweep: (0, 1), (1, 2), (2, 0)
-    mat_t<3, 3, W> S = mul(transpose(A), A);
     V = identity<3, W>();
     const W gamma = W(5.828427124746190), cstar = W(0.9238795325112867), sstar = W(0.3826834323650898);
     for (int sweep = 0; sweep < (sizeof(W) > 4 ? 8 : 4); ++sweep) for (int k = 0; k < 3; ++k) {
@@ -150,6 +103,23 @@ template<typename W> WPNB_FN void rotation_svd(const mat_t<3, 3, W>& A, mat_t<3,
             rotate_cols(S, p, q, c, sn); rotate_rows(S, p, q, c, sn); rotate_cols(V, p, q, c, sn);
         }
     }
+}
+
+// Symmetric eigendecomposition of (S + S^T) / 2: eigenvalues in d in the order the rotations leave
+// them (Warp's), eigenvectors in the columns of Q (det +1).
+template<typename W> WPNB_FN void jacobi_eig(const mat_t<3, 3, W>& S0, mat_t<3, 3, W>& Q, vec_t<3, W>& d) {
+    mat_t<3, 3, W> S = mul(add(S0, transpose(S0)), W(0.5));
+    jacobi_rotations(S, Q);
+    d = get_diag(S);
+}
+
+// SVD A = U diag(s) V^T in the steps of McAdams et al. (2011), the method whose conventions Warp's
+// svd3 follows: V from a Jacobi eigenanalysis of A^T A, B = A V with its columns sorted by length,
+// then B = U R by Givens rotations; s = diag(R).
+// |s| descending, s0, s1 >= 0, s2 with the sign of det(A), det(U) = det(V) = +1.
+template<typename W> WPNB_FN void rotation_svd(const mat_t<3, 3, W>& A, mat_t<3, 3, W>& U, vec_t<3, W>& s, mat_t<3, 3, W>& V) {
+    mat_t<3, 3, W> S = mul(transpose(A), A);
+    jacobi_rotations(S, V);
     mat_t<3, 3, W> B = mul(A, V);
     vec_t<3, W> rho(dot(col(B, 0), col(B, 0)), dot(col(B, 1), col(B, 1)), dot(col(B, 2), col(B, 2)));
     sort_pair(B, V, rho, 0, 1); sort_pair(B, V, rho, 0, 2); sort_pair(B, V, rho, 1, 2);
@@ -189,7 +159,7 @@ template<typename W> WPNB_FN W inv_gap(W a, W b) { return b == a ? W(0) : W(1) /
 }  // namespace la_detail
 
 // Symmetric eigendecomposition: A = Q diag(d) Q^T for symmetric A (uses (A + A^T) / 2);
-// eigenvalues ascending, eigenvectors in the columns of Q, det(Q) = +1.
+// eigenvectors in the columns of Q, det(Q) = +1, the eigenvalues unsorted, in Warp's order.
 template<typename T> WPNB_FN void eig3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& Q, vec_t<3, T>& d) {
     typedef typename la_detail::work_type<T>::type W;
     mat_t<3, 3, W> q; vec_t<3, W> dw;
@@ -293,13 +263,17 @@ template<typename T> WPNB_FN void qr3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>& Q
     Q = mat_t<3, 3, T>(q); R = mat_t<3, 3, T>(r);
 }
 // adj_A += (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q, copyltu mirrors the lower triangle;
-// needs full rank (a zero diagonal entry of R gives no gradient).
+// needs full rank: a rank-deficient A (a diagonal entry of R at rounding level, 64 eps of the work
+// type relative to R's largest one) gives no gradient, as in Warp. An exact test let the rounding
+// left of an exactly singular matrix's R22 (1e-16) through R^-T as gradients of order one.
 template<typename T>
 WPNB_FN void adj_qr3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>&, mat_t<3, 3, T>&, mat_t<3, 3, T>& adj_A, mat_t<3, 3, T>& adj_Q, mat_t<3, 3, T>& adj_R) {
     typedef typename la_detail::work_type<T>::type W;
     mat_t<3, 3, W> Q, R;
     la_detail::gram_schmidt_qr(mat_t<3, 3, W>(A), Q, R);
-    if (R.c[0][0] == W(0) || R.c[1][1] == W(0) || R.c[2][2] == W(0)) return;
+    const W r00 = abs(R.c[0][0]), r11 = abs(R.c[1][1]), r22 = abs(R.c[2][2]);
+    const W floor = W(64) * la_detail::eps_of<W>::get() * max(r00, max(r11, r22));
+    if (!(r00 > floor && r11 > floor && r22 > floor)) return;
     const mat_t<3, 3, W> gQ(adj_Q), gR(adj_R);
     mat_t<3, 3, W> M = sub(mul(R, transpose(gR)), mul(transpose(gQ), Q));
     for (int i = 0; i < 3; ++i) for (int j = i + 1; j < 3; ++j) M.c[i][j] = M.c[j][i];

@@ -369,7 +369,8 @@ WPNB_S_SMALL(WPNB_S_DEF)
 // missing value, so min(nan, b) = b, min(a, nan) = a and only min(nan, nan) is nan (Warp's choice).
 // The gradient goes to the argument returned: on a tie (a == b) that is b.
 // clamp(x, lo, hi) = min(max(x, lo), hi) with the same nan rule (clamp(nan, lo, hi) = min(lo, hi));
-// the gradient goes to the input returned, and to x at x == lo or x == hi. Integer adjoints are no-ops.
+// the gradient goes to the input returned: at x == lo that is x, at x == hi (or lo >= hi) it is hi,
+// as in Warp. Integer adjoints are no-ops.
 #define WPNB_S_MINMAX(T, ADJ_MIN, ADJ_MAX, ADJ_CLAMP) \
     WPNB_FN T min(T a, T b) { return (a < b || b != b) ? a : b; } \
     WPNB_FN void adj_min(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { ADJ_MIN } \
@@ -385,11 +386,12 @@ WPNB_S_SMALL(WPNB_S_DEF)
     (void)x; (void)lo; (void)hi; (void)adj_x; (void)adj_lo; (void)adj_hi; (void)adj_ret;)
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-// Which argument a float min/max/clamp returns (nan is missing; min/max ties go to b, clamp ties to x).
+// Which argument a float min/max/clamp returns (nan is missing; min/max ties go to b; clamp's tie
+// with lo goes to x, its tie with hi to hi).
 template <typename T> WPNB_FN bool min_takes_a(T a, T b) { return !isnan(a) && (isnan(b) || a < b); }
 template <typename T> WPNB_FN bool max_takes_a(T a, T b) { return !isnan(a) && (isnan(b) || a > b); }
 template <typename T> WPNB_FN bool clamp_keeps_x_over_lo(T x, T lo) { return !isnan(x) && (isnan(lo) || !(x < lo)); }
-template <typename T> WPNB_FN bool clamp_keeps_m_under_hi(T m, T hi) { return !isnan(m) && (isnan(hi) || !(m > hi)); }
+template <typename T> WPNB_FN bool clamp_keeps_m_under_hi(T m, T hi) { return !isnan(m) && (isnan(hi) || m < hi); }
 #define WPNB_S_DEF(T) \
     WPNB_FN T min(T a, T b) { return min_takes_a(a, b) ? a : b; } \
     WPNB_FN void adj_min(T a, T b, T& adj_a, T& adj_b, const T& adj_ret) { \
@@ -516,13 +518,13 @@ WPNB_S_SMALL_FN2(atan2, libm::atan2(float32(a), float32(b)))
 // lerp(a, b, t) = a*(1-t) + b*t; d/da = 1-t, d/db = t, d/dt = b-a.
 // smoothstep(a, b, x): u = clamp((x-a)/(b-a), 0, 1), returns u^2 (3 - 2u), C1-smooth; with
 // s = 6u(1-u)/(b-a): d/dx = s, d/da = s (x-b)/(b-a), d/db = -s (x-a)/(b-a). a == b: step
-// at a (0 if x < a else 1), gradient 0.
+// at a (1 if x > a else 0: Warp's value, whose 0/0 at x == a clamps to 0), gradient 0 (Warp's is nan).
 #define WPNB_S_DEF(T) \
     WPNB_FN T lerp(T a, T b, T t) { return a * (T(1) - t) + b * t; } \
     WPNB_FN void adj_lerp(T a, T b, T t, T& adj_a, T& adj_b, T& adj_t, const T& adj_ret) { \
         adj_a += adj_ret * (T(1) - t); adj_b += adj_ret * t; adj_t += adj_ret * (b - a); } \
     WPNB_FN T smoothstep(T a, T b, T x) { \
-        if (a == b) return x < a ? T(0) : T(1); \
+        if (a == b) return x > a ? T(1) : T(0); \
         const T u = clamp((x - a) / (b - a), T(0), T(1)); \
         return u * u * (T(3) - T(2) * u); } \
     WPNB_FN void adj_smoothstep(T a, T b, T x, T& adj_a, T& adj_b, T& adj_x, const T& adj_ret) { \

@@ -68,7 +68,7 @@ def test_svd3_qr3_eig3():
     assert np.all(np.abs(np.tril(r, -1)) < 1e-5) and np.all(r[:, 0, 0] >= 0) and np.all(r[:, 1, 1] >= 0)
     sym = m + np.swapaxes(m, 1, 2)
     _orthonormal(eq, 1e-5)
-    np.testing.assert_allclose(ed, np.linalg.eigvalsh(sym), atol=1e-4)
+    np.testing.assert_allclose(np.sort(ed, axis=1), np.linalg.eigvalsh(sym), atol=1e-4)  # (Warp's order: unsorted)
     np.testing.assert_allclose(eq @ (ed[:, :, None] * np.swapaxes(eq, 1, 2)), sym, atol=1e-4)
 
 
@@ -108,6 +108,27 @@ WARP_SVD3 = [
      [[0.4651903454, -0.8809406199, -0.0868421944], [-0.572605539, -0.2246458268, -0.788452376],
       [0.6750709884, 0.4165067546, -0.6089345482]]),
 ]
+
+
+# (A, Q, d) of eig3 as warp-lang 1.19.0 gives them (float64): the eigenvalues unsorted, in the order its
+# Jacobi rotations leave them, each vector's sign as there
+WARP_EIG3 = [
+    ([[1.5, -0.7, 0.3], [-0.7, 0.2, 1.1], [0.3, 1.1, -2.0]],
+     [[0.9026959056490087, 0.4079131113371668, -0.13691966814065912],
+      [-0.42710350663422236, 0.8108686090607022, -0.40009335593172857],
+      [-0.05217946478517066, 0.41964150466701244, 0.9061888936725825]],
+     [1.8138583142289846, 0.4171331769787585, -2.530991491207743]),
+    ([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 5.0]],
+     [[0.7071067811865476, -0.7071067811865476, 0.0], [0.7071067811865476, 0.7071067811865476, 0.0], [0.0, 0.0, 1.0]],
+     [3.0, 1.0, 5.0]),
+]
+
+
+def test_eig3_order_and_signs_are_warps():
+    for a, q, d in WARP_EIG3:
+        Q, D = wp.eig3(wp.mat33d(*np.ravel(a)))
+        np.testing.assert_allclose(np.array(Q), q, atol=1e-9)
+        np.testing.assert_allclose(np.array(D), d, atol=1e-9)
 
 
 def test_svd_signs_are_warps():

@@ -366,3 +366,10 @@ def test_determinant_of_a_singular_matrix_is_zero_in_both_scopes():
     assert wp.determinant(m) == 0.0
     assert np.array_equal(np.array(wp.inverse(m)), np.zeros((3, 3)))
     assert wp.determinant(wp.mat44(*(np.arange(16.0) + np.eye(4).ravel()))) == -49.0
+
+
+def test_smoothstep_with_equal_edges_is_warps_step():
+    # warp-lang 1.19 (tests/fuzz/gradients_against_warp.py): 0 at x == a == b, where its formula's
+    # 0/0 clamps to 0; 1 above, 0 below. warp_nb gave 1 at x == a. The same code runs in kernels.
+    for t in (wp.float32, wp.float64):
+        assert [wp.smoothstep(t(1.0), t(1.0), t(x)) for x in (0.0, 1.0, 2.0)] == [0.0, 0.0, 1.0]

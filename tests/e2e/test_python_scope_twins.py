@@ -54,6 +54,10 @@ CASES = {  # name -> argument tuples
     "determinant": [(wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0),), (wp.mat22(1.0, 2.0, 2.0, 4.0),)],
     "norm_huber": [(_v3(), -1.5), (_v3(), 0.1)],
     "length": [(wp.vec3f(3.0, 4.0, 0.0),), (wp.vec3f(1e-30, 0.0, 0.0),)],
+    "smoothstep": [(wp.float32(a), wp.float32(b), wp.float32(x)) for a, b in ((1.0, 1.0), (0.0, 2.0), (2.0, 0.0))
+                   for x in (-1.0, 0.0, 1.0, 2.0, 3.0)],
+    "clamp": [(wp.float32(x), wp.float32(lo), wp.float32(hi)) for x, lo, hi in
+              ((1.0, 1.0, 1.0), (3.0, 2.0, 1.0), (0.0, 2.0, 1.0), (float("nan"), 0.0, 1.0), (0.5, float("nan"), 1.0))],
 }
 CASES.update({name: [(wp.float32(x),) for x in SCALARS] for name in SCALAR_FNS})
 

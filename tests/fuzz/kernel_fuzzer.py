@@ -43,6 +43,7 @@ from tests.fuzz.reference import (  # noqa: F401 (SLOTS is re-exported for the t
     _make_vec,
     _minmax,
     _mul,
+    _near_kink,
     _not,
     _scale,
     _select,
@@ -383,6 +384,7 @@ def _negate(a: Expr):
 def _absolute(a: Expr):
     def ev(env):
         x = a.ev(env)
+        _near_kink(env, x.v, 0.0, x.e)
         return Val(np.abs(x.v), x.e)
     return ev
 
@@ -411,12 +413,17 @@ class FuzzKernel:
     def reference(self, x: np.ndarray, v: np.ndarray, n: int):
         """float64 results (out, outv), their error bounds, and the threads whose branches are
         too close to call."""
+        s, w, env = self.reference_env(x, v, n)
+        return s, w, env.unsure
+
+    def reference_env(self, x: np.ndarray, v: np.ndarray, n: int):
+        """The float64 results and the reference's environment after the run (its `unsure`
+        threads, and its `kinks`: threads near a point where the gradient jumps)."""
         T = v.shape[0]
         env = Env(T, x.reshape(T, SLOTS).astype(np.float64), v.astype(np.float64), n)
         run_statements(env, self.body, np.ones(T, dtype=bool))
-        s = self.out_scalar.ev(env)
-        w = self.out_vector.ev(env)
-        return s, w, env.unsure
+        env.active = np.ones(T, dtype=bool)
+        return self.out_scalar.ev(env), self.out_vector.ev(env), env
 
 
 def generate_kernel(rng: random.Random, name: str) -> FuzzKernel:

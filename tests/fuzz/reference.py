@@ -84,9 +84,23 @@ def _fn_lipschitz1(a: Expr, f):
     return ev
 
 
+def _near_kink(env, value: np.ndarray, at, err: np.ndarray) -> None:
+    """Mark the threads whose `value` lies within its error bound of a kink at `at` (abs at 0, a
+    min/max tie, a clamp bound), but not on it: float32 may take the other side, whose gradient
+    differs. A bound grown loose (a squash keeps up to 2) is capped at 1e-3 relative, float32's
+    error in practice. A value exactly on a kink (often a constant: `abs(float(j))`, or one value
+    under two names) is left to the gradient check's one-sided quotients, which see whether the
+    gradient jumps there."""
+    size = np.abs(value) + np.abs(at)
+    gap = np.abs(value - at)
+    near = (gap > 0) & (gap <= np.minimum(err, 1e-3 * (1.0 + size)) + 2 * EPS * size)
+    env.kinks |= env.active & near
+
+
 def _sqrt_shifted(a: Expr):
     def ev(env):
         x = a.ev(env)
+        _near_kink(env, x.v, 0.0, x.e)
         arg = np.abs(x.v) + 0.5
         arg_e = x.e + EPS * arg
         r = np.sqrt(arg)
@@ -97,6 +111,7 @@ def _sqrt_shifted(a: Expr):
 def _log_shifted(a: Expr):
     def ev(env):
         x = a.ev(env)
+        _near_kink(env, x.v, 0.0, x.e)
         arg = np.abs(x.v) + 1.0
         arg_e = x.e + EPS * arg
         r = np.log(arg)
@@ -107,6 +122,8 @@ def _log_shifted(a: Expr):
 def _exp_clamped(a: Expr):
     def ev(env):
         x = a.ev(env)
+        _near_kink(env, x.v, -3.0, x.e)
+        _near_kink(env, x.v, 3.0, x.e)
         c = np.clip(x.v, -3.0, 3.0)
         r = np.exp(c)
         return Val(r, r * (np.exp(np.minimum(x.e, 6.0)) - 1.0) + FN_ULPS * EPS * r)
@@ -116,6 +133,7 @@ def _exp_clamped(a: Expr):
 def _minmax(a: Expr, b: Expr, f):
     def ev(env):
         x, y = a.ev(env), b.ev(env)
+        _near_kink(env, x.v, y.v, x.e + y.e)
         return Val(f(x.v, y.v), np.maximum(x.e, y.e))
     return ev
 
@@ -123,6 +141,8 @@ def _minmax(a: Expr, b: Expr, f):
 def _clamp(a: Expr, lo: float, hi: float):
     def ev(env):
         x = a.ev(env)
+        _near_kink(env, x.v, lo, x.e)
+        _near_kink(env, x.v, hi, x.e)
         return Val(np.clip(x.v, lo, hi), x.e)
     return ev
 
@@ -190,6 +210,7 @@ def _length(a: Expr):
     def ev(env):
         x = a.ev(env)
         r = np.sqrt(np.sum(x.v * x.v, axis=1))
+        _near_kink(env, r, 0.0, np.sum(x.e, axis=1))
         # |length(x + d) - length(x)| <= |d|; plus the rounding of the sum and the sqrt
         return Val(r, np.sum(x.e, axis=1) + 6 * EPS * r)
     return ev
@@ -247,10 +268,22 @@ class Env:
     vars: dict = field(default_factory=dict)
     ints: dict = field(default_factory=dict)
     unsure: np.ndarray = None
+    # threads at or near a kink (gradients only: the forward value is continuous there), among
+    # the threads that run the statement being evaluated (`active`)
+    kinks: np.ndarray = None
+    active: np.ndarray = None
+    # which scratch elements a thread has read, and the threads that then stored into one: Warp's
+    # "overwrite", whose gradient is not defined (the backward pass sees the array's final values)
+    read: np.ndarray = None
+    overwrites: np.ndarray = None
 
     def __post_init__(self):
         self.scratch = Val(np.zeros((self.T, SLOTS)), np.zeros((self.T, SLOTS)))
         self.unsure = np.zeros(self.T, dtype=bool)
+        self.kinks = np.zeros(self.T, dtype=bool)
+        self.active = np.ones(self.T, dtype=bool)
+        self.read = np.zeros((self.T, SLOTS), dtype=bool)
+        self.overwrites = np.zeros(self.T, dtype=bool)
 
 
 def _merge(mask: np.ndarray, a: Val, b: Val) -> Val:
@@ -265,6 +298,7 @@ def run_statements(env: Env, stmts: list, active: np.ndarray) -> tuple[np.ndarra
     broke, continued = np.zeros(env.T, dtype=bool), np.zeros(env.T, dtype=bool)
     for st in stmts:
         kind = st[0]
+        env.active = active
         if kind == "assign":
             _, name, e = st
             new = e.ev(env)
@@ -294,11 +328,13 @@ def run_statements(env: Env, stmts: list, active: np.ndarray) -> tuple[np.ndarra
             _, loop, e = st
             rhs = e.ev(env)
             j = env.ints[loop]
+            env.overwrites |= active & env.read[:, j]
             env.scratch.v[:, j] = np.where(active, rhs.v, env.scratch.v[:, j])
             env.scratch.e[:, j] = np.where(active, rhs.e, env.scratch.e[:, j])
         elif kind == "accumulate":
             _, name, loop = st
             j = env.ints[loop]
+            env.read[:, j] |= active
             old = env.vars[name]
             s = old.v + env.x[:, j] * 0.5
             s_e = old.e + EPS * np.abs(s)
@@ -335,6 +371,7 @@ def run_statements(env: Env, stmts: list, active: np.ndarray) -> tuple[np.ndarra
                 running &= ~b
         else:  # pragma: no cover
             raise AssertionError(kind)
+    env.active = active | broke | continued  # (the caller sets its own before its next statement)
     return broke, continued
 
 

@@ -40,7 +40,6 @@ static void test_eig3() {
         eig3(A, Q, d);
         expect_true("eig3", "A = Q diag(d) Q^T", maxdiff(mul(mul(Q, diag(d)), transpose(Q)), A) < 1e-13);
         expect_true("eig3", "Q is a rotation", rotation(Q, 1e-13));
-        expect_true("eig3", "ascending", d[0] <= d[1] && d[1] <= d[2]);
         expect_near("eig3", "sum = trace", d[0] + d[1] + d[2], trace(A), 1e-12);
         expect_near("eig3", "product = det", d[0] * d[1] * d[2], determinant(A), 1e-12);
         const M33 N = add(A, skew(random_of<V3>()));  // the antisymmetric part is ignored
@@ -53,12 +52,16 @@ static void test_eig3() {
     expect_true("eig3(2 I)", "repeated eigenvalues", rotation(Q, 1e-15) && d == V3(2.0));
     eig3(M33(), Q, d);
     expect_true("eig3(0)", "zero", rotation(Q, 1e-15) && d == V3());
+    // Warp's order: the diagonal as the rotations leave it, unsorted (warp-lang 1.19's results)
     eig3(M33(3.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 2.0), Q, d);
-    expect_true("eig3(diagonal)", "values", d == V3(-1.0, 2.0, 3.0));
+    expect_true("eig3(diagonal)", "values, unsorted", d == V3(3.0, -1.0, 2.0) && Q == identity<3, double>());
     const mat33f Af(2.f, 1.f, 0.f, 1.f, 2.f, 0.f, 0.f, 0.f, 5.f);
     mat33f Qf; vec3f df;
     eig3(Af, Qf, df);
-    expect_true("eig3<float>", "values", std::fabs(df[0] - 1.f) < 1e-5f && std::fabs(df[1] - 3.f) < 1e-5f && std::fabs(df[2] - 5.f) < 1e-5f);
+    const float h = 0.70710678f;
+    expect_true("eig3<float>", "Warp's values and vectors", std::fabs(df[0] - 3.f) < 1e-5f && std::fabs(df[1] - 1.f) < 1e-5f &&
+                std::fabs(df[2] - 5.f) < 1e-5f && std::fabs(Qf(0, 0) - h) < 1e-6f && std::fabs(Qf(0, 1) + h) < 1e-6f &&
+                std::fabs(Qf(1, 0) - h) < 1e-6f && std::fabs(Qf(1, 1) - h) < 1e-6f && std::fabs(Qf(2, 2) - 1.f) < 1e-6f);
     mat33h Qh; vec3h dh;
     eig3(mat33h(Af), Qh, dh);
     expect_near("eig3<half>", "largest", double(float32(dh[2])), 5.0, 4e-3);
@@ -93,8 +96,8 @@ static void test_svd3() {
         expect_true("svd3", "sign(s2) = sign(det A)", (s[2] < 0) == (determinant(A) < 0));
         M33 Q; V3 e;
         eig3(mul(transpose(A), A), Q, e);
-        expect_near("svd3", "s0^2 = largest eigenvalue of A^T A", s[0] * s[0], e[2], 1e-12);
-        expect_near("svd3", "s2^2 = smallest eigenvalue of A^T A", s[2] * s[2], e[0], 1e-12);
+        expect_near("svd3", "s0^2 = largest eigenvalue of A^T A", s[0] * s[0], std::fmax(e[0], std::fmax(e[1], e[2])), 1e-12);
+        expect_near("svd3", "s2^2 = smallest eigenvalue of A^T A", s[2] * s[2], std::fmin(e[0], std::fmin(e[1], e[2])), 1e-12);
     }
     // rank deficient and degenerate inputs still give rotations and a reconstruction
     const M33 cases[4] = {outer(V3(1.0, 2.0, -1.0), V3(0.5, -1.0, 2.0)), M33(), identity<3, double>(),
@@ -146,6 +149,21 @@ static void test_qr3() {
         M33 Q, R;
         qr3(cases[k], Q, R);
         expect_true("qr3(rank deficient)", "A = Q R and Q a rotation", maxdiff(mul(Q, R), cases[k]) < 1e-13 && rotation(Q, 1e-13));
+    }
+    // no gradient for a rank-deficient matrix, also where rounding leaves R22 at 1e-16 instead of 0
+    // (the last one: warp-lang 1.19 gives 0 there, an exact test gave gradients of order one)
+    const M33 singular[3] = {cases[1], cases[2], M33(3.0, -3.0, 0.0, 2.0, -2.0, 0.0, -1.0, 0.0, -2.0)};
+    for (int k = 0; k < 3; ++k) {
+        M33 q, r, g, gq = identity<3, double>(), gr = identity<3, double>();
+        adj_qr3(singular[k], q, r, g, gq, gr);
+        expect_true("adj_qr3(rank deficient)", "no gradient", maxdiff(g, M33()) == 0.0);
+    }
+    {
+        mat33f q, r, g, gq = identity<3, float>(), gr = identity<3, float>();
+        adj_qr3(mat33f(3.f, -3.f, 0.f, 2.f, -2.f, 0.f, -1.f, 0.f, -2.f), q, r, g, gq, gr);
+        bool zero = true;
+        for (int i = 0; i < 3; ++i) for (int j = 0; j < 3; ++j) zero = zero && g.c[i][j] == 0.f;
+        expect_true("adj_qr3<float>(rank deficient)", "no gradient", zero);
     }
     mat33f Qf, Rf;
     qr3(mat33f(0.f, 2.f, 0.f, 1.f, 0.f, 0.f, 0.f, 0.f, 3.f), Qf, Rf);

@@ -191,7 +191,8 @@ static void test_binary() {
     CHECK(wpnb::smoothstep(0.0, 1.0, 0.5) == 0.5 && wpnb::smoothstep(0.0f, 2.0f, 3.0f) == 1.0f &&
           wpnb::smoothstep(0.0, 2.0, -1.0) == 0.0, "smoothstep values");
     CHECK(std::fabs(wpnb::smoothstep(1.0, 3.0, 1.5) - 0.15625) < 1e-15, "smoothstep(1,3,1.5) = 0.25^2 (3 - 0.5)");
-    CHECK(wpnb::smoothstep(1.0, 1.0, 0.5) == 0.0 && wpnb::smoothstep(1.0, 1.0, 1.0) == 1.0, "smoothstep with a == b is a step");
+    CHECK(wpnb::smoothstep(1.0, 1.0, 0.5) == 0.0 && wpnb::smoothstep(1.0, 1.0, 1.0) == 0.0 && wpnb::smoothstep(1.0, 1.0, 1.5) == 1.0,
+          "smoothstep with a == b is a step, 0 at x == a (Warp's)");
     CHECK(wpnb::lerp(2.0f, 4.0f, 0.25f) == 2.5f && float(wpnb::lerp(half(2.0f), half(4.0f), half(0.5f))) == 3.0f, "lerp");
     CHECK(wpnb::clamp(5, 0, 3) == 3 && wpnb::clamp(-5, 0, 3) == 0 && wpnb::clamp(2.5f, 0.0f, 3.0f) == 2.5f, "clamp");
 }
@@ -228,7 +229,7 @@ static void test_semantics_and_subgradients() {
     g = 0.0; g2 = 0.0; wpnb::adj_min(1.0, 1.0, g, g2, 1.0); CHECK(g == 0.0 && g2 == 1.0, "min tie -> b");
     g = 0.0; g2 = 0.0; wpnb::adj_max(1.0, 1.0, g, g2, 1.0); CHECK(g == 0.0 && g2 == 1.0, "max tie -> b");
     g = g2 = g3 = 0.0; wpnb::adj_clamp(0.0, 0.0, 1.0, g, g2, g3, 1.0); CHECK(g == 1.0 && g2 == 0.0 && g3 == 0.0, "clamp at lo -> x");
-    g = g2 = g3 = 0.0; wpnb::adj_clamp(1.0, 0.0, 1.0, g, g2, g3, 1.0); CHECK(g == 1.0 && g2 == 0.0 && g3 == 0.0, "clamp at hi -> x");
+    g = g2 = g3 = 0.0; wpnb::adj_clamp(1.0, 0.0, 1.0, g, g2, g3, 1.0); CHECK(g == 0.0 && g2 == 0.0 && g3 == 1.0, "clamp at hi -> hi (Warp's)");
     g = g2 = 0.0; wpnb::adj_pow(0.0, 0.5, g, g2, 1.0); CHECK(g == 0.0 && g2 == 0.0, "pow(0, 0.5) grads 0, got %g %g", g, g2);
     g = g2 = 0.0; wpnb::adj_pow(0.0, 1.0, g, g2, 1.0); CHECK(g == 1.0 && g2 == 0.0, "pow(0, 1): d/da = 1");
     g = g2 = 0.0; wpnb::adj_pow(0.0, 3.0, g, g2, 1.0); CHECK(g == 0.0 && g2 == 0.0, "pow(0, 3): 0, 0");

@@ -79,10 +79,13 @@ def subgradient_rows() -> list:
         for fn in ("min", "max"):
             rows.append(_row(f"{fn} with nan ({s})", f"wp.{fn}({{0}}, {{1}})", t2, [(NAN, 1.0), (1.0, NAN)],
                              [[0.0, 1.0], [1.0, 0.0]]))
-        # row `clamp(x, lo, hi)` at x == lo or x == hi: to x; x < lo to lo, x > hi to hi
+        # row `clamp(x, lo, hi)`: x == lo to x, x == hi (and lo == hi) to hi, as warp-lang 1.19;
+        # x < lo to lo, x > hi to hi
         rows.append(_row(f"clamp at its bounds ({s})", "wp.clamp({0}, {1}, {2})", t3,
-                         [(-1.0, -1.0, 2.0), (2.0, -1.0, 2.0), (-3.0, -1.0, 2.0), (3.0, -1.0, 2.0), (0.5, 0.5, 0.5)],
-                         [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]))
+                         [(-1.0, -1.0, 2.0), (2.0, -1.0, 2.0), (-3.0, -1.0, 2.0), (3.0, -1.0, 2.0), (0.5, 0.5, 0.5),
+                          (-3.0, 0.5, 0.5)],
+                         [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0],
+                          [0.0, 0.0, 1.0]]))
         # Notes: clamp(x, lo, hi) = fmin(fmax(lo, x), hi): a NaN x gives min(lo, hi), here lo, which
         # gets the gradient; lo > hi gives hi
         rows.append(_row(f"clamp with nan ({s})", "wp.clamp({0}, {1}, {2})", t3, [(NAN, -1.0, 2.0), (0.0, 2.0, -1.0)],
@@ -147,7 +150,7 @@ def subgradient_rows() -> list:
         _row("min tie (float16)", "wp.min({0}, {1})", h2, [(1.25, 1.25)], [[0.0, 1.0]]),  # row `min(a, b)`
         _row("max tie (float16)", "wp.max({0}, {1})", h2, [(1.25, 1.25)], [[0.0, 1.0]]),  # row `max(a, b)`
         _row("clamp at its bounds (float16)", "wp.clamp({0}, {1}, {2})", h3,  # row `clamp`
-             [(-1.0, -1.0, 2.0), (2.0, -1.0, 2.0)], [[1.0, 0.0, 0.0]]),
+             [(-1.0, -1.0, 2.0), (2.0, -1.0, 2.0)], [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
         _row("sqrt at 0 (float16)", "wp.sqrt({0})", h1, [(0.0,)], [[0.0]]),  # row `sqrt(x)`
         _row("asin at |x| >= 1 (float16)", "wp.asin({0})", h1, [(1.0,), (-1.0,), (1.5,)], [[0.0]]),  # row `asin`
         _row("atan2 at the origin (float16)", "wp.atan2({0}, {1})", h2, [(0.0, 0.0)], [[0.0, 0.0]]),  # `atan2`

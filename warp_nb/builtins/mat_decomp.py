@@ -19,7 +19,8 @@ builtin("svd2", ov(M2, names=("A",), outputs=(M2, V2, M2)), **_d,
             "drops the terms of equal singular values.")
 builtin("qr3", ov(M3, names=("A",), outputs=(M3, M3)), **_d,
         doc="QR decomposition A = Q R: Q orthogonal (det +1), R upper triangular with R00, R11 >= 0. "
-            "Gradient needs full rank (0 otherwise).")
+            "Gradient needs full rank (0 for a rank-deficient A, as in Warp).")
 builtin("eig3", ov(M3, names=("A",), outputs=(M3, V3)), **_d,
-        doc="Eigen decomposition of the symmetric part of A: A = Q diag(d) Q^T, eigenvalues ascending, "
-            "eigenvectors in Q's columns (det +1). The gradient drops the terms of equal eigenvalues.")
+        doc="Eigen decomposition of the symmetric part of A: A = Q diag(d) Q^T, eigenvectors in Q's columns "
+            "(det +1), eigenvalues unsorted, in Warp's order and with its vectors' signs. The gradient drops the "
+            "terms of equal eigenvalues; with respect to A it is symmetric.")

@@ -77,7 +77,7 @@ builtin("atan2", ov(F, F, ret=same("T"), names=("y", "x")), header="core/scalar.
         doc="Angle of the point (x, y) in [-pi, pi]. Gradient at (0, 0) chosen 0.")
 builtin("smoothstep", ov(F, F, F, ret=same("T"), names=("a", "b", "x")), header="core/scalar.h", category="math",
         doc="Hermite interpolation: 0 below a, 1 above b, u^2 (3 - 2u) with u = (x - a) / (b - a) between.",
-        python=_py(lambda a, b, x: (0.0 if x < a else 1.0) if a == b else
+        python=_py(lambda a, b, x: (1.0 if x > a else 0.0) if a == b else
                    (lambda u: u * u * (3 - 2 * u))(min(max((x - a) / (b - a), 0.0), 1.0))))
 
 _vF = Vec("n", F)
