@@ -378,7 +378,8 @@ WPNB_FN mesh_query_point_t mesh_query_point(uint64 id, const vec3f& point, float
 
 // Closest point; sign from the angle-weighted pseudo-normal at the closest point (watertight,
 // non-self-intersecting meshes). epsilon: barycentric weight under which the point counts as on
-// an edge or vertex.
+// an edge or vertex. A point on the surface (p - closest point orthogonal to the normal, or zero)
+// counts as inside, as in Warp (warp-lang 1.19: -1 for points on faces, edges and vertices).
 WPNB_FN mesh_query_point_t mesh_query_point_sign_normal(uint64 id, const vec3f& point, float32 max_dist,
                                                         float32 epsilon) {
     mesh_query_point_t r = mesh_query_point_no_sign(id, point, max_dist);
@@ -388,7 +389,7 @@ WPNB_FN mesh_query_point_t mesh_query_point_sign_normal(uint64 id, const vec3f& 
         geo::tri(m, r.face, a, b, c);
         const vec3f cp = geo::lerp_tri(a, b, c, r.u, r.v);
         const vec3f n = geo::pseudo_normal(m, r.face, r.u, r.v, epsilon);
-        r.sign = geo::dot3(geo::sub3(point, cp), n) < 0.0f ? -1.0f : 1.0f;
+        r.sign = geo::dot3(geo::sub3(point, cp), n) > 0.0f ? 1.0f : -1.0f;
     }
     return r;
 }

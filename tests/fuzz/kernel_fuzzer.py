@@ -8,7 +8,8 @@ What the kernels hold: float32 scalars and vec3, arithmetic, sin/cos/tanh/sqrt/l
 /clamp, dot/cross/length and component access, if/elif/else with comparisons joined by and/or/not,
 constant `for` loops (with steps, also negative), dynamic `for j in range(n)`, `while` loops over
 a counter, `break` and `continue` under a condition, array reads and
-writes at in-bounds indices, augmented assignments and vector component assignment. The generator
+writes at in-bounds indices, augmented assignments and vector component assignment, and calls of
+@wp.func helpers, two of them with an early return, loops and a break (helper_calls.py). The generator
 keeps away from ill-conditioned operations: a divisor is `1 + b*b`, sqrt and log see `|a| + c`, exp
 sees a clamped argument, and a value whose static bound grows past a limit is squashed by tanh or
 sin, so nothing overflows. No NaN is ever produced (min/max NaN semantics are not under test here).
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tests.fuzz import helper_calls
 from tests.fuzz.reference import (  # noqa: F401 (SLOTS is re-exported for the test)
     EPS,
     SLOTS,
@@ -96,7 +98,7 @@ class Gen:
         if depth <= 0 or rng.random() < 0.25:
             return self._scalar_leaf()
         kind = rng.choice(["add", "sub", "mul", "mul", "div", "neg", "fn", "fn", "minmax", "clamp",
-                           "dot", "length", "comp", "sqrt", "log", "exp", "abs", "ternary"])
+                           "dot", "length", "comp", "sqrt", "log", "exp", "abs", "ternary", "fork"])
         if kind in ("dot", "length", "comp") and depth >= 1:
             return self._vec_to_scalar(kind, depth)
         if kind in ("add", "sub", "mul"):
@@ -117,6 +119,10 @@ class Gen:
         if kind == "neg":
             a = self.scalar(depth - 1)
             return Expr(f"(-{a.src})", a.bound, False, _negate(a))
+        if kind == "fork":  # a @wp.func with an early return and a loop (helper_calls.py)
+            a, b, g = self._x_read(), rng.randint(-6, 6) * 0.25, self.scalar(depth - 1)
+            return Expr(f"fork({a.src}, {b!r}, {g.src})", helper_calls.fork_bound(a.bound, b), False,
+                        helper_calls.fork(a, b, g))
         if kind == "fn":
             name = rng.choice(["sin", "cos", "tanh"])
             a = self.scalar(depth - 1)
@@ -160,13 +166,16 @@ class Gen:
         if kind == "const":
             return _const(rng)
         if kind == "xread":
-            slot = rng.randrange(SLOTS)
-            return Expr(f"x[i * {SLOTS} + {slot}]", 2.0, False, lambda env, s=slot: Val(env.x[:, s].copy(), np.zeros(env.T)))
+            return self._x_read()
         if kind == "loopvar":
             name = rng.choice(self.loop_vars)
             return Expr(f"float({name})", 4.0, False, lambda env, n=name: Val(np.full(env.T, float(env.ints[n])), np.zeros(env.T)))
         name = rng.choice(sorted(self.scalars))
         return Expr(name, self.scalars[name], False, lambda env, n=name: env.vars[n])
+
+    def _x_read(self) -> Expr:
+        slot = self.rng.randrange(SLOTS)
+        return Expr(f"x[i * {SLOTS} + {slot}]", 2.0, False, lambda env, s=slot: Val(env.x[:, s].copy(), np.zeros(env.T)))
 
     def _squash(self, a: Expr) -> Expr:
         name = self.rng.choice(["tanh", "sin"])
@@ -182,7 +191,11 @@ class Gen:
                 return Expr("v[i]", 2.0, True, lambda env: Val(env.v.copy(), np.zeros_like(env.v)))
             parts = [self.scalar(0) for _ in range(3)]
             return Expr(f"wp.vec3({', '.join(p.src for p in parts)})", max(p.bound for p in parts), True, _make_vec(parts))
-        kind = rng.choice(["add", "sub", "scale", "rscale", "cross", "neg", "make"])
+        kind = rng.choice(["add", "sub", "scale", "rscale", "cross", "neg", "make", "spin"])
+        if kind == "spin":  # a @wp.func with a dynamic loop that breaks (helper_calls.py)
+            a, s = self.vector(depth - 1), self._x_read()  # (exact: the break is rarely too close to call)
+            return Expr(f"spin({a.src}, {s.src}, n)", helper_calls.spin_bound(a.bound, s.bound), True,
+                        helper_calls.spin(a, s))
         if kind in ("add", "sub"):
             a, b = self.vector(depth - 1), self.vector(depth - 1)
             return Expr(f"({a.src} {'+' if kind == 'add' else '-'} {b.src})", a.bound + b.bound, True,
@@ -462,7 +475,7 @@ def soft_vec(a: wp.vec3):
     return a / (1.0 + wp.dot(a, a))
 
 
-"""
+""" + helper_calls.SOURCE
 
 
 def generate_module(seed: int, count: int) -> tuple[str, list]:

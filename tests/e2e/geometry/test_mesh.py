@@ -261,6 +261,18 @@ def test_numpy_inputs_and_large_build_time():
     np.testing.assert_allclose(dist, np.abs(q[:, 2]), atol=1e-5)
 
 
+def test_sign_normal_counts_points_on_the_surface_as_inside():
+    # warp-lang 1.19 gives -1 for a point on a face, an edge or a vertex (tests/fuzz/geometry_against_warp.py);
+    # warp_nb gave +1 there. Points off the surface keep their side.
+    points = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=np.float32)
+    tris = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]], dtype=np.int32)  # outward normals
+    mesh = wp.Mesh(wp.array(points, dtype=wp.vec3), wp.array(tris.ravel(), dtype=wp.int32))
+    on_surface = [[0.25, 0.25, 0.0], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.5, 0.5, 0.0]]  # face, vertex, edges
+    off_surface = [[0.1, 0.1, 0.1], [0.1, 0.1, -0.1], [2.0, 2.0, 2.0]]
+    _, _, sign, _ = _query(mesh, np.array(on_surface + off_surface, dtype=np.float32), mode=2)
+    np.testing.assert_array_equal(sign, [-1.0, -1.0, -1.0, -1.0, -1.0, 1.0, 1.0])
+
+
 def test_signs_on_a_concave_shape():
     # an L-shaped solid (union of two boxes) meshed by marching cubes: concave edges and corners
     n = 40
