@@ -272,8 +272,8 @@ WPNB_FN void adj_qr3(const mat_t<3, 3, T>& A, mat_t<3, 3, T>&, mat_t<3, 3, T>&, 
     mat_t<3, 3, W> Q, R;
     la_detail::gram_schmidt_qr(mat_t<3, 3, W>(A), Q, R);
     const W r00 = abs(R.c[0][0]), r11 = abs(R.c[1][1]), r22 = abs(R.c[2][2]);
-    const W floor = W(64) * la_detail::eps_of<W>::get() * max(r00, max(r11, r22));
-    if (!(r00 > floor && r11 > floor && r22 > floor)) return;
+    const W tiny = W(64) * la_detail::eps_of<W>::get() * max(r00, max(r11, r22));
+    if (!(r00 > tiny && r11 > tiny && r22 > tiny)) return;
     const mat_t<3, 3, W> gQ(adj_Q), gR(adj_R);
     mat_t<3, 3, W> M = sub(mul(R, transpose(gR)), mul(transpose(gQ), Q));
     for (int i = 0; i < 3; ++i) for (int j = i + 1; j < 3; ++j) M.c[i][j] = M.c[j][i];
