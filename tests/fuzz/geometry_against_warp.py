@@ -1,5 +1,5 @@
-"""Mesh, BVH and hash-grid queries run by warp_nb and by warp-lang on the same random inputs,
-compared query by query.
+"""Mesh, BVH, hash-grid and volume queries run by warp_nb and by warp-lang on the same random
+inputs, compared query by query.
 
 CI has no warp-lang, so this is a tool, not a test: give it a Python that has warp-lang installed,
 e.g. the conformance runner's baseline venv.
@@ -8,14 +8,15 @@ e.g. the conformance runner's baseline venv.
         --warp-python ~/.cache/warp_nb/conformance/venv-warp/bin/python
 
 The inputs (a closed, bumpy sphere mesh and an open triangle soup, query points inside, outside
-and on the surface, rays, boxes, a point cloud) come from a seed and are written to an .npz file;
-each side builds its meshes, BVHs and hash grid from it in its own process, runs the queries in
-kernels and writes every result. What is compared: the closest point's distance and sign
+and on the surface, rays, boxes, a point cloud, a dense volume) come from a seed and are written to
+an .npz file; each side builds its meshes, BVHs, hash grid and volume from it in its own process,
+runs the queries in kernels and writes every result. What is compared: the closest point's distance and sign
 (mesh_query_point, _no_sign, _sign_normal, _sign_winding_number, _sign_parity; a sign as the
 documentation defines it, < 0 inside and >= 0 outside), the furthest point's distance,
 the ray's hit distance, face and sign (mesh_query_ray, bvh_query_ray hit sets), the triangles an
 AABB query visits (mesh_query_aabb, bvh_query_aabb) and the neighbours a hash-grid query accepts
-within its radius. A face index differs legitimately where two faces are equally close, so closest
+within its radius, and a volume's linear and closest samples, gradient and index-to-world map in
+and around it. A face index differs legitimately where two faces are equally close, so closest
 points are compared by position, not by face. Exit status 1 when results differ."""
 
 from __future__ import annotations
@@ -66,10 +67,11 @@ def make_inputs(seed: int, path: str) -> None:
     lo = rng.uniform(-1.5, 1.0, (QUERIES, 3))
     hi = lo + rng.uniform(0.0, 0.6, (QUERIES, 3))
     cloud = rng.uniform(-1.0, 1.0, (2000, 3))
+    voxels = rng.standard_normal((8, 9, 10))
     np.savez(path, points=points.astype(np.float32), tris=np.array(tris, np.int32),
              soup=soup.astype(np.float32), soup_tris=soup_tris.astype(np.int32), q=q.astype(np.float32),
              dirs=dirs.astype(np.float32), lo=lo.astype(np.float32), hi=hi.astype(np.float32),
-             cloud=cloud.astype(np.float32))
+             cloud=cloud.astype(np.float32), voxels=voxels.astype(np.float32))
 
 
 def run_side(module: str, inputs: str, out: str) -> None:
@@ -113,6 +115,12 @@ def run_side(module: str, inputs: str, out: str) -> None:
     counts, sums = wp.zeros(n, dtype=wp.int32), wp.zeros(n, dtype=wp.int64)
     wp.launch(k.grid_neighbours, dim=n, inputs=[grid.id, cloud, q, 0.2], outputs=[counts, sums])
     results["grid.count"], results["grid.sum"] = counts.numpy(), sums.numpy()
+    # a dense volume (NanoVDB) with an offset origin and a background value, sampled in and around it
+    volume = wp.Volume.load_from_numpy(d["voxels"], min_world=(-1.0, -2.0, 0.5), voxel_size=0.25, bg_value=0.5)
+    outs = [wp.zeros(n, dtype=t) for t in (wp.float32, wp.float32, wp.vec3, wp.vec3)]
+    wp.launch(k.volume_queries, dim=n, inputs=[volume.id, q], outputs=outs)
+    for key, a in zip(("linear", "closest", "grad", "world"), outs):
+        results[f"volume.{key}"] = a.numpy()
     np.savez(out, **results)
 
 

@@ -127,6 +127,20 @@ def grid_neighbours(grid: wp.uint64, cloud: wp.array(dtype=wp.vec3), q: wp.array
     total[i] = s
 
 
+@wp.kernel
+def volume_queries(volume: wp.uint64, q: wp.array(dtype=wp.vec3), linear: wp.array(dtype=float),
+                   closest: wp.array(dtype=float), grad: wp.array(dtype=wp.vec3), world: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    p = wp.volume_world_to_index(volume, q[i])
+    linear[i] = wp.volume_sample_f(volume, p, wp.Volume.LINEAR)
+    closest[i] = wp.volume_sample_f(volume, p, wp.Volume.CLOSEST)
+    g = wp.vec3()
+    wp.volume_sample_grad_f(volume, p, wp.Volume.LINEAR, g)
+    grad[i] = g
+    world[i] = wp.volume_index_to_world(volume, p)
+
+
 def build():
     return types.SimpleNamespace(point_queries=point_queries, ray_queries=ray_queries, aabb_queries=aabb_queries,
-                                 bvh_aabb=bvh_aabb, bvh_ray=bvh_ray, grid_neighbours=grid_neighbours)
+                                 bvh_aabb=bvh_aabb, bvh_ray=bvh_ray, grid_neighbours=grid_neighbours,
+                                 volume_queries=volume_queries)

@@ -221,8 +221,8 @@ def _floordiv_float(types, a, b):
 
 
 def _smoothstep(a, b, x):
-    if a == b:
-        return 0.0 if x < a else 1.0
+    if a == b:  # a step, 0 at x == a (Warp's: its 0/0 clamps to 0)
+        return 1.0 if x > a else 0.0
     u = min(max((x - a) / (b - a), 0.0), 1.0)
     return u * u * (3 - 2 * u)
 
