@@ -27,14 +27,14 @@ import importlib
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fuzz import two_sides
+
 #: type name -> number of values; int types draw in [-5, 5], unsigned in [0, 40)
 TYPES = {"float16": 1, "float32": 1, "float64": 1, "int8": 1, "int32": 1, "int64": 1, "uint32": 1, "bool": 1,
          "vec2f": 2, "vec3f": 3, "vec4f": 4, "vec2d": 2, "vec3d": 3, "vec3i": 3, "mat22f": 4, "mat33f": 9,
@@ -134,21 +134,6 @@ def _flat(result) -> list:
     return [float(x) for x in np.array(result, dtype=np.float64).ravel()]
 
 
-def run(python: str, module: str, cases_path: str, out_path: str, count: int) -> list:
-    """Run one side to the end, restarting it after a case that kills its process."""
-    Path(out_path).write_text("")
-    while True:
-        done = sum(1 for _ in open(out_path))
-        if done >= count:
-            return [json.loads(line) for line in open(out_path)]
-        proc = subprocess.run([python, "-m", "tests.fuzz.builtins_against_warp", "--side", module, "--cases",
-                               cases_path, "--out", out_path, "--start", str(done)], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if proc.returncode != 0 and sum(1 for _ in open(out_path)) == done:  # died on case `done` itself
-            with open(out_path, "a") as out:
-                out.write(json.dumps({"err": f"crash (exit status {proc.returncode})"}) + "\n")
-
-
 def compare(cases: list, warp: list, ours: list) -> dict:
     """{overload: [(kind, warp's, warp_nb's, args)]} of the cases that differ."""
     found = collections.defaultdict(list)
@@ -170,7 +155,7 @@ def compare(cases: list, warp: list, ours: list) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--warp-python", default=os.path.expanduser("~/.cache/warp_nb/conformance/venv-warp/bin/python"))
+    two_sides.add_warp_python(p)
     p.add_argument("--side", help=argparse.SUPPRESS)
     p.add_argument("--cases", help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
@@ -185,11 +170,13 @@ def main(argv=None) -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="wpnb-builtins-") as tmp:
         cases_path = os.path.join(tmp, "cases.json")
-        subprocess.run([args.warp_python, "-m", "tests.fuzz.builtins_against_warp", "--seed", str(args.seed),
-                        "--generate", cases_path], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        two_sides.run_side(args.warp_python, "tests.fuzz.builtins_against_warp",
+                           ["--seed", str(args.seed), "--generate", cases_path])
         cases = json.loads(Path(cases_path).read_text())
-        warp = run(args.warp_python, "warp", cases_path, os.path.join(tmp, "warp.jsonl"), len(cases))
-        ours = run(sys.executable, "warp_nb", cases_path, os.path.join(tmp, "warp_nb.jsonl"), len(cases))
+        warp, ours = (two_sides.run_restarting(python, "tests.fuzz.builtins_against_warp",
+                                               ["--side", side, "--cases", cases_path],
+                                               os.path.join(tmp, f"{side}.jsonl"), len(cases))
+                      for side, python in (("warp", args.warp_python), ("warp_nb", sys.executable)))
     found = compare(cases, warp, ours)
     names = {c["name"] for c in cases}
     crashes = sum(1 for w in warp if w.get("err", "").startswith("crash"))

@@ -24,14 +24,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fuzz import two_sides
+
 QUERIES = 512
 
 
@@ -147,7 +146,7 @@ def compare(warp: dict, ours: dict) -> list:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--warp-python", default=os.path.expanduser("~/.cache/warp_nb/conformance/venv-warp/bin/python"))
+    two_sides.add_warp_python(p)
     p.add_argument("--side", help=argparse.SUPPRESS)
     p.add_argument("--inputs", help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
@@ -161,8 +160,8 @@ def main(argv=None) -> int:
         results = {}
         for side, python in (("warp", args.warp_python), ("warp_nb", sys.executable)):
             out = os.path.join(tmp, f"{side}.npz")
-            subprocess.run([python, "-m", "tests.fuzz.geometry_against_warp", "--side", side, "--inputs", inputs,
-                            "--out", out], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            two_sides.run_side(python, "tests.fuzz.geometry_against_warp",
+                               ["--side", side, "--inputs", inputs, "--out", out])
             results[side] = dict(np.load(out))
     found = compare(results["warp"], results["warp_nb"])
     print(f"seed {args.seed}: {len(results['warp'])} results of {QUERIES} queries each; {len(found)} differ")

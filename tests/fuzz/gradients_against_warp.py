@@ -27,16 +27,15 @@ import collections
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from tests.fuzz import two_sides
 from tests.fuzz.builtins_against_warp import TYPES, _draw
 
-ROOT = Path(__file__).resolve().parents[2]
 THREADS = 8
 FLOAT_TYPES = [t for t in TYPES if not t.startswith(("int", "uint", "bool", "float16", "vec3i"))]
 #: builtins whose result type warp-lang's table does not give (a value_func, or a builtin written in
@@ -182,21 +181,6 @@ def _run_case(wp, kernel, case) -> dict:
     return {"values": values, "grads": [a.grad.numpy().reshape(THREADS, -1).tolist() for a in inputs]}
 
 
-def run(python: str, module: str, cases_path: str, out_path: str, count: int, workdir: str) -> list:
-    """Run one side to the end, restarting it after a case that kills its process."""
-    Path(out_path).write_text("")
-    while True:
-        done = sum(1 for _ in open(out_path))
-        if done >= count:
-            return [json.loads(line) for line in open(out_path)]
-        proc = subprocess.run([python, "-m", "tests.fuzz.gradients_against_warp", "--side", module, "--cases",
-                               cases_path, "--out", out_path, "--start", str(done), "--workdir", workdir], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if proc.returncode != 0 and sum(1 for _ in open(out_path)) == done:  # died on case `done` itself
-            with open(out_path, "a") as out:
-                out.write(json.dumps({"err": f"crash (exit status {proc.returncode}): {proc.stderr[-200:]}"}) + "\n")
-
-
 def _close(a, b) -> np.ndarray:
     """Per thread: do warp-lang's `a` and warp_nb's `b` agree (nan where both are nan)?"""
     a, b = np.array(a, dtype=np.float64), np.array(b, dtype=np.float64)
@@ -227,7 +211,7 @@ def compare(cases: list, warp: list, ours: list) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--warp-python", default=os.path.expanduser("~/.cache/warp_nb/conformance/venv-warp/bin/python"))
+    two_sides.add_warp_python(p)
     p.add_argument("--only", nargs="*", help="builtin names to run (all when absent)")
     p.add_argument("--side", help=argparse.SUPPRESS)
     p.add_argument("--cases", help=argparse.SUPPRESS)
@@ -244,14 +228,16 @@ def main(argv=None) -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="wpnb-gradients-") as tmp:
         cases_path = os.path.join(tmp, "cases.json")
-        subprocess.run([args.warp_python, "-m", "tests.fuzz.gradients_against_warp", "--seed", str(args.seed),
-                        "--generate", cases_path], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        two_sides.run_side(args.warp_python, "tests.fuzz.gradients_against_warp",
+                           ["--seed", str(args.seed), "--generate", cases_path])
         cases = json.loads(Path(cases_path).read_text())
         if args.only:
             cases = [c for c in cases if c["name"] in args.only]
             Path(cases_path).write_text(json.dumps(cases))
-        warp = run(args.warp_python, "warp", cases_path, os.path.join(tmp, "warp.jsonl"), len(cases), tmp)
-        ours = run(sys.executable, "warp_nb", cases_path, os.path.join(tmp, "warp_nb.jsonl"), len(cases), tmp)
+        warp, ours = (two_sides.run_restarting(python, "tests.fuzz.gradients_against_warp",
+                                               ["--side", side, "--cases", cases_path, "--workdir", tmp],
+                                               os.path.join(tmp, f"{side}.jsonl"), len(cases))
+                      for side, python in (("warp", args.warp_python), ("warp_nb", sys.executable)))
     found = compare(cases, warp, ours)
     both = sum(1 for w, b in zip(warp, ours) if "err" in w and "err" in b)
     print(f"seed {args.seed}: {len(cases)} overloads of {len({c['name'] for c in cases})} builtins, "

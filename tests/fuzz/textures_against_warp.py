@@ -18,14 +18,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fuzz import two_sides
+
 POINTS = 400
 FILTERS = ("CLOSEST", "LINEAR")
 ADDRESSES = ("WRAP", "CLAMP", "MIRROR", "BORDER")
@@ -62,7 +61,7 @@ def run_side(module: str, seed: int, out: str) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--warp-python", default=os.path.expanduser("~/.cache/warp_nb/conformance/venv-warp/bin/python"))
+    two_sides.add_warp_python(p)
     p.add_argument("--side", help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -73,8 +72,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="wpnb-textures-") as tmp:
         for side, python in (("warp", args.warp_python), ("warp_nb", sys.executable)):
             out = os.path.join(tmp, f"{side}.npz")
-            subprocess.run([python, "-m", "tests.fuzz.textures_against_warp", "--side", side, "--seed", str(args.seed),
-                            "--out", out], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            two_sides.run_side(python, "tests.fuzz.textures_against_warp",
+                               ["--side", side, "--seed", str(args.seed), "--out", out])
             results[side] = dict(np.load(out))
     differ = 0
     for key in sorted(results["warp"]):

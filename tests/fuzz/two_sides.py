@@ -1,0 +1,41 @@
+"""What the *_against_warp tools share: each runs the same work in warp-lang's process and in
+warp_nb's, each side a `python -m <tool> --side <module> ...` of its own, and compares what they
+wrote. Here: the `--warp-python` option (the conformance runner's baseline venv by default) and
+running a side that appends one JSON line per case to the end, restarted after a case that kills
+its process (warp-lang dies of SIGFPE on an integer division by zero)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WARP_PYTHON = os.path.expanduser("~/.cache/warp_nb/conformance/venv-warp/bin/python")
+
+
+def add_warp_python(parser) -> None:
+    parser.add_argument("--warp-python", default=WARP_PYTHON,
+                        help="a Python with warp-lang installed (default: the conformance runner's baseline venv)")
+
+
+def run_side(python: str, tool: str, side_args: list, cwd=ROOT) -> None:
+    """One side of `tool` (a module name) in `python`, to its end; output on stdout is dropped."""
+    subprocess.run([python, "-m", tool, *side_args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+
+
+def run_restarting(python: str, tool: str, side_args: list, out_path: str, count: int) -> list:
+    """A side that appends one JSON line per case to `out_path`, taking `--start K` to begin at
+    case K, run until it has written `count` lines; a case that kills the process is written as
+    {"err": "crash ..."} and the side restarted after it. Returns the lines, parsed."""
+    Path(out_path).write_text("")
+    while True:
+        done = sum(1 for _ in open(out_path))
+        if done >= count:
+            return [json.loads(line) for line in open(out_path)]
+        proc = subprocess.run([python, "-m", tool, *side_args, "--out", out_path, "--start", str(done)], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+        if proc.returncode != 0 and sum(1 for _ in open(out_path)) == done:  # died on case `done` itself
+            with open(out_path, "a") as out:
+                out.write(json.dumps({"err": f"crash (exit status {proc.returncode}): {proc.stderr[-200:]}"}) + "\n")
