@@ -59,7 +59,8 @@ FUNCTIONS = [
     ("transformation", ["vec3f", "quatf"], ["transformf"]), ("spatial_vector", ["vec3f", "vec3f"], ["spatial_vectorf"]),
     ("quaternion", ["float32"] * 4, ["quatf"]), ("vector", ["float64"] * 3, ["vec3d"]),
     ("quat_from_euler", ["vec3f", "=0", "=1", "=2"], ["quatf"]),
-    ("quat_to_euler", ["quatf", "=2", "=1", "=0"], ["vec3f"]), ("quat_to_euler", ["quatf", "=2", "=0", "=2"], ["vec3f"]),
+    ("quat_to_euler", ["quatf", "=2", "=1", "=0"], ["vec3f"]),
+    ("quat_to_euler", ["quatf", "=2", "=0", "=2"], ["vec3f"]),
     ("svd3", ["mat33f"], ["mat33f", "vec3f", "mat33f"]), ("svd2", ["mat22f"], ["mat22f", "vec2f", "mat22f"]),
     ("qr3", ["mat33f"], ["mat33f", "mat33f"]), ("eig3", ["mat33f"], ["mat33f", "vec3f"]),
 ]

@@ -45,8 +45,8 @@ def run_side(module: str, seed: int, out: str) -> None:
     for f in FILTERS:
         for a in ADDRESSES:
             for normalized in (True, False):
-                mode = dict(filter_mode=getattr(wp.TextureFilterMode, f), address_mode=getattr(wp.TextureAddressMode, a),
-                            normalized_coords=normalized)
+                mode = dict(filter_mode=getattr(wp.TextureFilterMode, f),
+                            address_mode=getattr(wp.TextureAddressMode, a), normalized_coords=normalized)
                 key = f"{f}.{a}.{'normalized' if normalized else 'texel'}"
                 out2 = wp.zeros(POINTS, dtype=wp.vec4)
                 wp.launch(k.sample2d, dim=POINTS, inputs=[wp.Texture2D(texels2, **mode),
