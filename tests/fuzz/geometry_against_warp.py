@@ -89,7 +89,7 @@ def run_side(module: str, inputs: str, out: str) -> None:
     q, dirs = arr(d["q"], wp.vec3), arr(d["dirs"], wp.vec3)
     lo, hi = arr(d["lo"], wp.vec3), arr(d["hi"], wp.vec3)
     for name, pts, tris in (("sphere", d["points"], d["tris"]), ("soup", d["soup"], d["soup_tris"])):
-        mesh = wp.Mesh(points=arr(pts, wp.vec3), indices=arr(tris.ravel(), wp.int32))
+        mesh = wp.Mesh(points=arr(pts, wp.vec3), indices=arr(tris.ravel(), wp.int32), support_winding_number=True)
         outs = {key: wp.zeros(n, dtype=t) for key, t in geometry_kernels.POINT_OUTPUTS.items()}
         wp.launch(k.point_queries, dim=n, inputs=[mesh.id, q, 4.0], outputs=list(outs.values()))
         rays = {key: wp.zeros(n, dtype=t) for key, t in geometry_kernels.RAY_OUTPUTS.items()}
