@@ -144,12 +144,8 @@ def compare(warp: dict, ours: dict) -> list:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seed", type=int, default=1)
-    two_sides.add_warp_python(p)
-    p.add_argument("--side", help=argparse.SUPPRESS)
+    p = two_sides.parser(__doc__)
     p.add_argument("--inputs", help=argparse.SUPPRESS)
-    p.add_argument("--out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.side:
         run_side(args.side, args.inputs, args.out)

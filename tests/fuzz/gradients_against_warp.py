@@ -210,13 +210,9 @@ def compare(cases: list, warp: list, ours: list) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seed", type=int, default=1)
-    two_sides.add_warp_python(p)
+    p = two_sides.parser(__doc__)
     p.add_argument("--only", nargs="*", help="builtin names to run (all when absent)")
-    p.add_argument("--side", help=argparse.SUPPRESS)
     p.add_argument("--cases", help=argparse.SUPPRESS)
-    p.add_argument("--out", help=argparse.SUPPRESS)
     p.add_argument("--workdir", help=argparse.SUPPRESS)
     p.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--generate", help=argparse.SUPPRESS)

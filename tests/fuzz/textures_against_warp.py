@@ -15,7 +15,6 @@ samples differ beyond 1e-4."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
@@ -59,11 +58,7 @@ def run_side(module: str, seed: int, out: str) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seed", type=int, default=1)
-    two_sides.add_warp_python(p)
-    p.add_argument("--side", help=argparse.SUPPRESS)
-    p.add_argument("--out", help=argparse.SUPPRESS)
+    p = two_sides.parser(__doc__)
     args = p.parse_args(argv)
     if args.side:
         run_side(args.side, args.seed, args.out)

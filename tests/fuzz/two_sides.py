@@ -1,11 +1,13 @@
 """What the *_against_warp tools share: each runs the same work in warp-lang's process and in
 warp_nb's, each side a `python -m <tool> --side <module> ...` of its own, and compares what they
-wrote. Here: the `--warp-python` option (the conformance runner's baseline venv by default) and
-running a side that appends one JSON line per case to the end, restarted after a case that kills
-its process (warp-lang dies of SIGFPE on an integer division by zero)."""
+wrote. Here: their common command line (`--seed`, `--warp-python`: the conformance runner's
+baseline venv by default, and the sides' `--side`, `--out`), running a side, and running one that
+appends one JSON line per case, restarted after a case that kills its process (warp-lang dies of
+SIGFPE on an integer division by zero)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -15,9 +17,16 @@ ROOT = Path(__file__).resolve().parents[2]
 WARP_PYTHON = os.path.expanduser("~/.cache/warp_nb/conformance/venv-warp/bin/python")
 
 
-def add_warp_python(parser) -> None:
-    parser.add_argument("--warp-python", default=WARP_PYTHON,
-                        help="a Python with warp-lang installed (default: the conformance runner's baseline venv)")
+def parser(doc: str) -> argparse.ArgumentParser:
+    """A tool's command line: its docstring's first paragraph, --seed and --warp-python, and the
+    hidden --side and --out its sides take (a tool adds what else it needs)."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--warp-python", default=WARP_PYTHON,
+                   help="a Python with warp-lang installed (default: the conformance runner's baseline venv)")
+    p.add_argument("--side", help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
+    return p
 
 
 def run_side(python: str, tool: str, side_args: list, cwd=ROOT) -> None:
