@@ -16,8 +16,8 @@ from . import builtins as _builtins  # noqa: F401  (fills the registry)
 from . import config, types  # noqa: F401
 from . import cuda as _cuda  # noqa: F401  (registers the CUDA backend; loads no driver)
 from .launch.capture import (  # noqa
-    Graph, ScopedCapture, capture_begin, capture_end, capture_if, capture_launch, capture_while,
-    is_conditional_graph_supported,
+    CaptureMode, Graph, ScopedCapture, capture_begin, capture_debug_dot_print, capture_end, capture_if, capture_launch,
+    capture_while, is_conditional_graph_supported,
 )
 from .arrays.array import array, array1d, array2d, array3d, array4d, clone  # noqa: F401
 from .types.array_type import fixedarray  # noqa: F401
@@ -39,8 +39,8 @@ from .cuda.streams import (  # noqa: F401
 )
 from .errors import (  # noqa: F401
     CompilerNotFoundError, KernelCompileError, KernelError, KernelNameError, KernelSyntaxError, KernelTypeError,
-    KernelValueError, WarpCodegenAttributeError, WarpCodegenError, WarpCodegenKeyError, WarpCodegenTypeError,
-    WarpCodegenValueError, WarpDeterminismError,
+    KernelValueError, WarpCodegenAttributeError, WarpCodegenError, WarpCodegenIndexError, WarpCodegenKeyError,
+    WarpCodegenTypeError, WarpCodegenValueError, WarpDeterminismError,
 )
 from .program.func import Function, adjoint, func, func_grad, func_native, func_replay  # noqa: F401
 from .compiler.scope import grad  # noqa: F401  (wp.grad(f)(x) in kernels)
@@ -56,11 +56,13 @@ from .runtime.allocators import (  # noqa: F401
     Allocator, ScopedAllocator, get_device_allocator, set_cuda_allocator, set_device_allocator,
 )
 from .cuda.allocators import CudaManagedAllocator  # noqa: F401
+from .cuda.ipc import event_from_ipc_handle, from_ipc_handle  # noqa: F401
 from .cuda.profiler import ScopedCudaProfiler, cuda_profiler_start, cuda_profiler_stop  # noqa: F401
 from .types.memory_kind import MemoryKind  # noqa: F401
 from .runtime.devices import (  # noqa: F401
-    Device, DeviceError, ScopedDevice, ScopedMempool, ScopedMempoolAccess, get_cuda_device, get_cuda_device_count,
-    get_cuda_devices, get_cuda_driver_version,
+    Device, DeviceError, DeviceLike, ScopedDevice, ScopedMempool, ScopedMempoolAccess, ScopedPeerAccess,
+    get_cuda_device, get_cuda_device_count, get_cuda_devices, get_cuda_driver_version, get_cuda_toolkit_version,
+    map_cuda_device,
     get_cuda_supported_archs, get_device, get_devices, get_preferred_device, is_cpu_available, is_cuda_available,
     is_device_available, is_mempool_access_enabled, is_mempool_access_supported, is_mempool_enabled,
     is_mempool_supported, is_peer_access_enabled, is_peer_access_supported, set_device, set_mempool_access_enabled,
@@ -99,6 +101,7 @@ _LAZY = {
     "capture_load": ".launch.apic_load", "capture_load_from_bytes": ".launch.apic_load",
     "JaxCallableGraphMode": ".jax_experimental", "JaxModulePreloadMode": ".jax_experimental",
     "jax_callable": ".jax_experimental", "jax_kernel": ".jax_experimental",
+    "clear_jax_callable_graph_cache": ".jax_experimental",
     "Bvh": ".geometry", "HashGrid": ".geometry", "Mesh": ".geometry", "Volume": ".geometry",
     "is_cubql_available": ".geometry",
     "Texture": ".textures", "Texture1D": ".textures", "Texture2D": ".textures", "Texture3D": ".textures",
@@ -126,6 +129,7 @@ LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR = 10, 20, 30, 40  # levels for wp.co
 
 DeterministicMode = config.DeterministicMode  # honoured on the CPU whatever cpu_threads is (program/deterministic.py)
 ln2, ln10, log2e, log10e = _math.log(2), _math.log(10), 1 / _math.log(2), 1 / _math.log(10)
+LN2, LN10, LOG2E, LOG10E = ln2, ln10, log2e, log10e  # Warp's upper-case names
 
 
 def __getattr__(name):

@@ -87,6 +87,11 @@ class KernelTypeError(KernelError, TypeError):
     """Types that do not fit: no overload for these arguments, a variable that changes type ..."""
 
 
+class KernelIndexError(KernelTypeError, IndexError):
+    """A constant component index outside a vector's, matrix's or quaternion's size (Warp's
+    WarpCodegenIndexError, an IndexError); still a KernelTypeError, as before it had its own class."""
+
+
 class KernelRuntimeTypeError(KernelTypeError, RuntimeError):
     """Types that do not fit where Warp raises a RuntimeError (a vec3 built from a vec2, components of
     another type, wp.expect_eq of different types): a KernelTypeError that is also that RuntimeError,
@@ -146,6 +151,7 @@ WarpCodegenTypeError = KernelTypeError
 WarpCodegenValueError = KernelValueError
 WarpCodegenAttributeError = KernelAttributeError
 WarpCodegenKeyError = KernelUndefinedNameError
+WarpCodegenIndexError = KernelIndexError
 
 
 class WarpDeterminismError(RuntimeError):

@@ -403,6 +403,27 @@ WPNB_FN void adj_quat_slerp(const quat_t<T>& a, const quat_t<T>& b, typename la_
     adj_quat_inverse(a, adj_a, gai);
 }
 
+// The shortest-arc unit rotation taking the direction of a onto the direction of b (lengths do
+// not matter): normalize((cross(a', b'), 1 + dot(a', b'))) of the unit vectors a', b'; w >= 0.
+// Opposite directions have no shortest arc (the result is not a rotation there, as in Warp).
+template<typename T> WPNB_FN quat_t<T> quat_between_vectors(const vec_t<3, T>& a, const vec_t<3, T>& b) {
+    const vec_t<3, T> an = normalize(a), bn = normalize(b);
+    return normalize(quat_t<T>(cross(an, bn), T(T(1) + dot(an, bn))));
+}
+template<typename T>
+WPNB_FN void adj_quat_between_vectors(const vec_t<3, T>& a, const vec_t<3, T>& b, vec_t<3, T>& adj_a, vec_t<3, T>& adj_b,
+                                      const quat_t<T>& g) {
+    const vec_t<3, T> an = normalize(a), bn = normalize(b);
+    const quat_t<T> u(cross(an, bn), T(T(1) + dot(an, bn)));
+    quat_t<T> gu;
+    adj_normalize(u, gu, g);
+    vec_t<3, T> gan, gbn;
+    adj_cross(an, bn, gan, gbn, la_detail::im(gu));
+    adj_dot(an, bn, gan, gbn, gu.w);
+    adj_normalize(a, adj_a, gan);
+    adj_normalize(b, adj_b, gbn);
+}
+
 // Operators for C++ code in these headers (the generated code calls the named builtins).
 template<typename T> WPNB_FN quat_t<T> operator*(const quat_t<T>& a, const quat_t<T>& b) { return mul(a, b); }
 

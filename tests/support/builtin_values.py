@@ -155,6 +155,16 @@ def tinv(t):
     return np.array([*(-qrot(qi, t[:3])), *qi])
 
 
+def between_vectors(a, b):
+    """The rotation by the angle between a and b about the axis a x b (the shortest arc), by
+    another route than warp_nb's: axis and angle, through quat_from_axis_angle's formula."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    axis = np.cross(a, b)
+    angle = math.atan2(np.linalg.norm(axis), a @ b)
+    n = np.linalg.norm(axis)
+    return axis_angle(axis / n if n > 0 else np.array([1.0, 0, 0]), angle)
+
+
 def slerp(a, b, t):
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a @ b < 0:
@@ -342,6 +352,7 @@ REFS: dict = {
     "quat_rpy": plain(lambda r, p, y: qmul(qmul(axis_angle([0, 0, 1], y), axis_angle([0, 1, 0], p)),
                                            axis_angle([1, 0, 0], r))),
     "quat_slerp": plain(lambda a, b, t: slerp(a, b, float(t))),
+    "quat_between_vectors": plain(lambda a, b: between_vectors(a, b)),
     ("dot", ("quaternion", "quaternion")): plain(lambda a, b: float(np.dot(a, b))),
     # transforms
     "transform_get_translation": plain(lambda t: np.asarray(t)[:3]),

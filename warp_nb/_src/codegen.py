@@ -2,7 +2,8 @@
 `Adjoint`, warp_nb's read-only view of a definition with Warp's source-extraction entry points."""
 
 from ..errors import (  # noqa: F401
-    WarpCodegenAttributeError, WarpCodegenError, WarpCodegenKeyError, WarpCodegenTypeError, WarpCodegenValueError,
+    WarpCodegenAttributeError, WarpCodegenError, WarpCodegenIndexError, WarpCodegenKeyError, WarpCodegenTypeError,
+    WarpCodegenValueError,
 )
 
 from ._internal import internal  # noqa: E402

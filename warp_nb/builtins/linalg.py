@@ -92,6 +92,16 @@ def _axis_angle(axis, angle):
     return np.array([*(axis * np.sin(angle / 2)), np.cos(angle / 2)])
 
 
+def _unit(v):
+    n = np.linalg.norm(v)
+    return v / n if n > 0 else np.zeros_like(v)
+
+
+def _between(a, b):
+    an, bn = _unit(a), _unit(b)
+    return _unit(np.array([*np.cross(an, bn), 1 + an @ bn]))
+
+
 def _tpoint(t, p):
     if np.ndim(t) == 2:  # a 4x4 matrix: rows 0-2 of M [p, 1]
         return t[:3, :3] @ p + t[:3, 3]
@@ -202,6 +212,11 @@ builtin("quat_to_axis_angle", ov(Q, names=("quat",), outputs=(V3, F)),
 builtin("quat_slerp", ov(Q, Q, F, ret=Q, names=("a", "b", "t")),
         doc="Spherical linear interpolation along the shorter arc, as Warp: a * quat_from_axis_angle(axis, "
             "t * angle) with (axis, angle) = quat_to_axis_angle(quat_inverse(a) * b).", **_q)
+
+builtin("quat_between_vectors", ov(V3, V3, ret=Q, names=("a", "b")), python=_py(_between, "quat"),
+        doc="The shortest-arc unit rotation q with quat_rotate(q, normalize(a)) == normalize(b) (a, b of any "
+            "nonzero length). As in Warp, opposite directions are not handled (no shortest arc: the result is not "
+            "a rotation); use quat_from_axis_angle with a perpendicular axis and pi there.", **_q)
 
 _t = dict(header="core/transform.h", category="transform")
 builtin("transform_identity", header="core/transform.h", category="transform", form="transform_identity",

@@ -114,4 +114,8 @@ builtin("invert", ov(I, ret=same("T")), ov(VI, ret=Vec("n", I)), ov(MI, ret=Mat(
         category="operators", differentiable=False, doc="~a; componentwise for vectors and matrices.")
 builtin("logical_not", ov(Scalar("T", ANY_SCALAR), ret=T.bool), header="core/scalar.h", category="operators",
         differentiable=False, doc="not x: True when x is zero or False.")
+builtin("unot", header="core/scalar.h", category="operators", form="unot", cpp="wpnb::logical_not",
+        differentiable=False,
+        python=lambda a: not a, doc="Warp's call spelling of `not a`: True when a is False or zero, or an array "
+                                    "that is None.")
 

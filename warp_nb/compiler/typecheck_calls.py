@@ -403,6 +403,12 @@ class Calls:
                                         f"transformation, not {self.describe(base)}", node)
         return self.expr(S.Subscript(node.args[0], tuple(node.args[1:]), node.loc))
 
+    def form_unot(self, node):
+        """wp.unot(a): Warp's call spelling of `not a` (a scalar, a bool, or an array: whether it is None)."""
+        if node.kwargs or len(node.args) != 1:
+            self.error(KernelTypeError, "wp.unot(a) takes one value", node)
+        return self.expr(S.UnaryOp("logical_not", node.args[0], node.loc))
+
     def form_cast(self, node):
         a = self._named(node, ("a", "dtype"), {})
         if set(a) != {"a", "dtype"}:

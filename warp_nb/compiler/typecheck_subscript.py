@@ -8,7 +8,8 @@ from . import ir
 from . import syntax as S
 from .. import types as T
 from ..errors import (
-    KernelSliceValueError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError, KernelValueError,
+    KernelIndexError, KernelSliceValueError, KernelSyntaxError, KernelTypeError, KernelUnsupportedError,
+    KernelValueError,
 )
 from ..types.scalars import canonical_scalar
 from ..types.array_type import ArrayType, FixedArrayType
@@ -87,7 +88,7 @@ class Subscripts:
                 if v.kind != "int":
                     self.error(KernelTypeError, "component indices must be integers", n)
                 if not -shape[axis] <= v.value < shape[axis]:
-                    self.error(KernelTypeError, f"index {v.value} is out of range for {T.type_name(t)} "
+                    self.error(KernelIndexError, f"index {v.value} is out of range for {T.type_name(t)} "
                                                 f"(size {shape[axis]})", n)
                 path.append(int(v.value) % shape[axis])
             elif isinstance(v, PyObj) or not T.is_int_type(v.type):

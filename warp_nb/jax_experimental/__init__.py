@@ -134,3 +134,12 @@ def jax_callable(func, num_outputs=1, graph_compatible=None, graph_mode=JaxCalla
                       "use JaxCallableGraphMode.NONE or JAX")
     _CACHE[key] = (func, op)
     return op
+
+
+def clear_jax_callable_graph_cache(callable=None) -> None:
+    """Warp's: drop the CUDA graphs a jax_callable captured (all callables' with None). warp_nb's
+    jax_callable runs on the CPU and captures no graphs, so there is nothing to drop; the argument
+    is still checked."""
+    if callable is not None and not isinstance(callable, JaxOperation):
+        raise TypeError(f"clear_jax_callable_graph_cache expects what wp.jax_experimental.jax_callable returned (or "
+                        f"None), got {type(callable).__name__}")

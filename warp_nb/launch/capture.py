@@ -6,8 +6,20 @@ is a replay from Python, not a CUDA graph (docs/compat.md)."""
 
 from __future__ import annotations
 
+import enum
+
 from ..runtime import recording
 from ..runtime.devices import get_cuda_driver_version, get_device, is_cuda_available
+
+
+class CaptureMode(enum.IntEnum):
+    """CUDA's stream-capture modes (Warp's wp.CaptureMode, cudaStreamCaptureMode's values). warp_nb
+    records a capture in Python on every device, not with CUDA stream capture, so no runtime call
+    is refused during one in any mode; the mode is checked and kept on the graph."""
+
+    GLOBAL = 0
+    THREAD_LOCAL = 1
+    RELAXED = 2
 
 
 class Graph:
@@ -15,6 +27,7 @@ class Graph:
 
     def __init__(self, device, apic: bool = False):
         self.device = device
+        self.capture_mode = CaptureMode.THREAD_LOCAL
         #: Warp's "saveable" capture of host-side API calls (apic=True): operations that cannot be
         #: serialised (HashGrid.build) refuse to be recorded into it
         self.apic = bool(apic)
@@ -54,13 +67,18 @@ def refuse_foreign_descriptors(kernel, args) -> None:
                                "arrays by their own storage: pass the array that owns that memory")
 
 
-def capture_begin(device=None, stream=None, force_module_load=None, external=False, apic=None) -> None:
+def capture_begin(device=None, stream=None, force_module_load=None, external=False, apic=None,
+                  capture_mode: CaptureMode = CaptureMode.THREAD_LOCAL) -> None:
     """Start recording launches, copies, fills and HashGrid builds into a graph (see capture_end)."""
+    if not isinstance(capture_mode, CaptureMode):
+        raise TypeError(f"capture_mode must be a wp.CaptureMode (GLOBAL, THREAD_LOCAL or RELAXED), "
+                        f"got {capture_mode!r}")
     if recording.capture is not None:
         raise RuntimeError("a graph capture is already active; end it with wp.capture_end() first")
     if recording.paused_capture is not None:
         raise RuntimeError("a graph capture is paused; resume it with capture_resume() and end it first")
     recording.capture = Graph(get_device(device), apic=bool(apic))
+    recording.capture.capture_mode = capture_mode
 
 
 def capture_end(device=None, stream=None) -> Graph:
@@ -168,14 +186,60 @@ def _subgraph(branch, kwargs) -> Graph:
 class ScopedCapture:
     """`with wp.ScopedCapture() as capture: ...` records the block; `capture.graph` replays it."""
 
-    def __init__(self, device=None, stream=None, force_module_load=None, external=False, apic=None):
+    def __init__(self, device=None, stream=None, force_module_load=None, external=False, apic=None,
+                 capture_mode: CaptureMode = CaptureMode.THREAD_LOCAL):
         self.device = device
         self.apic = apic
+        self.capture_mode = capture_mode
         self.graph = None
 
     def __enter__(self):
-        capture_begin(self.device, apic=self.apic)
+        capture_begin(self.device, apic=self.apic, capture_mode=self.capture_mode)
         return self
 
     def __exit__(self, *exc):
         self.graph = capture_end(self.device)
+
+
+def capture_debug_dot_print(graph: Graph, path: str, verbose: bool = True) -> None:
+    """Write `graph` as a Graphviz DOT file (Warp's, for CUDA graphs): one node per recorded
+    operation, in replay order, each a kernel launch (name, dim, forward or backward; with
+    `verbose`, its arguments) or a memory operation; a conditional's or a loop's graphs are
+    subgraphs of their node."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"capture_debug_dot_print expects a graph from wp.ScopedCapture or wp.capture_end, got "
+                        f"{type(graph).__name__}")
+    lines = ["digraph warp_nb_graph {", "  node [shape=box, fontname=monospace];"]
+    _dot_nodes(graph, "n", lines, verbose, "  ")
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def _dot_nodes(graph: Graph, prefix: str, lines: list, verbose: bool, pad: str) -> None:
+    previous = None
+    for k, op in enumerate(graph.operations):
+        name = f"{prefix}{k}"
+        lines.append(f'{pad}{name} [label="{_dot_label(op, verbose)}"];')
+        if previous is not None:
+            lines.append(f"{pad}{previous} -> {name};")
+        for part, sub in getattr(op, "fields", {}).items():
+            if isinstance(sub, Graph):  # the branches of capture_if, the body of capture_while
+                lines.append(f'{pad}subgraph cluster_{name}_{part} {{ label="{part}";')
+                _dot_nodes(sub, f"{name}_{part}_", lines, verbose, pad + "  ")
+                lines.append(f"{pad}}}")
+                if sub.operations:
+                    lines.append(f"{pad}{name} -> {name}_{part}_0 [style=dashed];")
+        previous = name
+
+
+def _dot_label(op, verbose: bool) -> str:
+    kernel = getattr(op, "kernel", None)
+    if kernel is not None:  # a wp.Launch
+        direction = "backward " if getattr(op, "adjoint", False) else ""
+        label = f"{direction}launch {kernel.key}\\ndim={getattr(op, 'dim', '?')}"
+        if verbose:
+            label += "".join(f"\\n{name}" for name in kernel.param_names)
+        return label.replace('"', "'")
+    kind = getattr(op, "kind", type(op).__name__)
+    return str(kind).replace('"', "'")

@@ -11,6 +11,7 @@ import contextlib
 import os
 import platform
 import threading
+import typing
 
 from .storage import CpuStorage
 from .target import CpuTarget
@@ -112,6 +113,11 @@ class Device:
 
     def __exit__(self, *exc):
         self._scope.__exit__(*exc)
+
+
+#: what a `device=` argument takes (Warp's wp.DeviceLike, for annotations): a Device, its alias
+#: ("cpu", "cuda:0", "cuda"), or None for the current default
+DeviceLike = typing.Union[Device, str, None]
 
 
 def _cpu_name() -> str:
@@ -363,6 +369,14 @@ def synchronize_device(device=None) -> None:
         device.synchronize()
 
 
+def map_cuda_device(alias: str, context=None) -> "Device":
+    """Warp's alias for an external CUDA context (one another library made). warp_nb's CUDA devices
+    are the driver's primary contexts, which it retains itself; an external context is not
+    adopted: a RuntimeError that says so (without CUDA, Warp's fails as well)."""
+    raise RuntimeError(f"wp.map_cuda_device({alias!r}): warp_nb runs on the CUDA driver's primary contexts and does "
+                       "not adopt an external CUDA context; use the device itself (wp.get_device('cuda:N'))")
+
+
 def unmap_cuda_device(alias: str) -> None:
     """Warp's counterpart of map_cuda_device, which gives an alias to an external CUDA context.
     warp_nb maps no external contexts, so there is never one to unmap: a RuntimeError, as Warp
@@ -385,6 +399,17 @@ def is_cpu_available() -> bool:
 def get_cuda_driver_version() -> int:
     """The CUDA driver's version as an int (e.g. 13000), 0 without a driver."""
     return max((b.driver_version() for b in _backends if b.prefix == "cuda"), default=0)
+
+
+def get_cuda_toolkit_version() -> tuple[int, int] | None:
+    """The CUDA version CUDA code is compiled with, (major, minor): for warp_nb, NVRTC's, which
+    needs no GPU; None when NVRTC is not installed (Warp: the toolkit its native library was
+    built with, None without CUDA support)."""
+    try:
+        from ..toolchain.nvrtc import nvrtc_version
+        return tuple(nvrtc_version())
+    except Exception:  # NVRTC missing: no CUDA support
+        return None
 
 
 def get_cuda_supported_archs() -> list[int]:
@@ -516,3 +541,19 @@ class ScopedMempoolAccess:
 
     def __exit__(self, *exc):
         set_mempool_access_enabled(self.target, self.peer, self._saved)
+
+
+class ScopedPeerAccess:
+    """`with wp.ScopedPeerAccess(target, peer, enable):` peer access from `peer` to all of
+    `target`'s memory on or off inside the block, restored after it (Warp's)."""
+
+    def __init__(self, target_device, peer_device, enable: bool):
+        self.target, self.peer, self.enable = get_device(target_device), get_device(peer_device), bool(enable)
+
+    def __enter__(self):
+        self._saved = is_peer_access_enabled(self.target, self.peer)
+        set_peer_access_enabled(self.target, self.peer, self.enable)
+        return self
+
+    def __exit__(self, *exc):
+        set_peer_access_enabled(self.target, self.peer, self._saved)

@@ -99,3 +99,10 @@ def type_size(t) -> int:
     """Warp's name: the number of scalars in a scalar or composite type."""
     return type_length(t)
 
+
+def type_ctype(dtype):
+    """The ctypes type of one value of `dtype` (Warp's): c_float for float32, c_uint16 for the
+    16-bit floats (their bits), the vector or matrix type itself (a ctypes array), a struct's own
+    type; what a kernel's argument struct holds for a parameter of that type."""
+    from .structs import field_ctype
+    return field_ctype(dtype)
