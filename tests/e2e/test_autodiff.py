@@ -377,3 +377,36 @@ def test_print_in_a_backward_pass_shows_values_again_then_adjoints(capfd):
     assert capfd.readouterr().out == forward + adjoints
     np.testing.assert_allclose(a.grad.numpy(), [6.0])  # (x's adjoint 3, times dx/da = 2)
     np.testing.assert_allclose(v.grad.numpy(), [[0.6, 0.0, 0.8]])
+
+
+@wp.kernel
+def _printed_scaled(s: float, k: int, w: wp.vec2, flag: bool, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    print(s, k, w, flag)
+    y[0] = s * x[0] + w[1]
+
+
+def test_print_in_a_backward_pass_starts_value_parameters_from_the_given_adjoints(capfd):
+    """As Warp: adj_inputs gives value parameters their adjoints at the start of a raw backward
+    launch, which a print() shows (after the contributions of what follows it, in reverse order).
+    A Tape's backward launch gives them none, even after such a launch; adj_inputs' arrays are
+    gradients as before (the raw launches here leave x.grad at zero: y's gradient is zero)."""
+    x = wp.array([2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(1, dtype=float, requires_grad=True)
+    capfd.readouterr()
+    wp.launch(_printed_scaled, 1, inputs=[3.0, 7, wp.vec2(1.0, 2.0), True, x, y],
+              adj_inputs=[42.0, 5, wp.vec2(4.0, -1.0), False, None, None], adjoint=True)
+    forward = "3 7 1 2  True\n"
+    assert capfd.readouterr().out == forward + "adj: 42\nadj: 5\nadj: 4 -1\nadj: False\n"
+    wp.launch(_printed_scaled, 1, inputs=[3.0, 7, wp.vec2(1.0, 2.0), True, x, y],
+              adj_inputs=[None, None, None, None, None, None], adjoint=True)
+    assert capfd.readouterr().out == forward + "adj: 0\nadj: 0\nadj: 0 0\nadj: False\n"
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_printed_scaled, 1, inputs=[3.0, 7, wp.vec2(1.0, 2.0), True, x, y])
+    tape.backward(grads={y: wp.ones(1)})
+    # (dy/ds = x = 2 and dy/dw = (0, 1) reach s and w before the print, in reverse order)
+    assert capfd.readouterr().out == forward * 2 + "adj: 2\nadj: 0\nadj: 0 1\nadj: False\n"
+    np.testing.assert_allclose(x.grad.numpy(), [3.0])
+    with pytest.raises(TypeError, match="`s`"):  # a seed of the wrong kind names its parameter
+        wp.launch(_printed_scaled, 1, inputs=[3.0, 7, wp.vec2(1.0, 2.0), True, x, y],
+                  adj_inputs=["no", None, None, None, None, None], adjoint=True)

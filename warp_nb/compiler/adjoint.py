@@ -92,7 +92,7 @@ def adjoint_function(fn: ir.Function) -> AdjointFunction:
         ret_adjoint = builder.adjoint_of(returned) if returned is not None else None
     reverse = builder.reverse(body)
     return AdjointFunction(fn, tuple(builder.prologue) + replay, reverse, builder.adj, builder.extra,
-                           builder.ret_var, ret_adjoint)
+                           builder.ret_var, ret_adjoint, prints=builder.prints)
 
 
 class _Builder:
@@ -103,6 +103,7 @@ class _Builder:
         self.prologue: list = []
         self.counter = 0
         self.ret_var = None
+        self.prints = False  # an AdjPrint was made (adj_print)
         self.owned = _owned_arrays(fn) if fn.is_kernel else set()
         self.query_inits = _query_inits(fn.body)  # id(query loop state) -> the query's value before the loop
         self.copied_from = _copy_sources(fn.body)  # id(copy) -> the value copied
@@ -284,6 +285,7 @@ class _Builder:
     def adj_print(self, s: ir.Print) -> AdjPrint:
         """print()'s adjoint: each printed value's adjoint (tiles: none; arrays and structs: a
         placeholder, as print() shows them)."""
+        self.prints = True
         items = []
         for a in s.args:
             if isinstance(a, str) or isinstance(a.type, TileType):

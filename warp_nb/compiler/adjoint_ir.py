@@ -158,6 +158,7 @@ class AdjointFunction:
     locals: list = field(default_factory=list)  # extra variables (adjoints, loop counters ...)
     ret_var: Var | None = None  # the single-exit return value (functions)
     ret_adjoint: Var | None = None  # the adjoint that receives the caller's adj_ret
+    prints: bool = False  # its reverse sweep shows adjoints (AdjPrint): a kernel's may read seeds for them
 
 
 # --- printing ---------------------------------------------------------------------------------

@@ -5,13 +5,17 @@ Called by launcher.py (and its wp.Launch); knows launchers, not how a forward la
 
 from __future__ import annotations
 
-from .. import config
+import ctypes
+import types as _pytypes
+
+from .. import config, types as T
 from ..arrays.array import array
 from ..arrays.dlpack import from_dlpack
 from ..errors import KernelError, at_callers_line
 from ..runtime import recording
 from ..types.array_type import ArrayType
 from ..types.generic import is_generic
+from .args import make_packer
 from .bounds import THREAD_LIMIT, block_bounds, fit_to_tid, launch_bounds, too_many, too_many_threads
 
 
@@ -56,13 +60,44 @@ def launch_adjoint(kernel, dim, args, adj_args, forward, block_dim, record_cmd: 
     elif ndim > 1:
         bounds, size, repeat = fit_to_tid(bounds, ndim, launcher.tid_count)
     packed = launcher.pack(*args)
-    for _ in range(repeat):
-        try:
-            launcher.target.run(launcher, packed, bounds, size)
-        except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check: without the target's frames
-            raise at_callers_line(check.with_traceback(None)) from None
+    seeded = _write_seeds(launcher, adj_args) if adj_args else 0
+    try:
+        for _ in range(repeat):
+            try:
+                launcher.target.run(launcher, packed, bounds, size)
+            except (IndexError, AssertionError, FloatingPointError) as check:  # a failed check:
+                raise at_callers_line(check.with_traceback(None)) from None  # (without the target's frames)
+    finally:
+        if seeded:  # back to zeros: a Tape's backward launch of the kernel gives its value parameters none
+            ctypes.memset(launcher.compiled.loaded.adjoint_seeds, 0, seeded)
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)
+
+
+def _write_seeds(launcher, adj_args) -> int:
+    """Write the adjoints adj_inputs/adj_outputs give the value parameters whose adjoints the
+    backward code prints (compiler/emit/adjoint.py seeded_params) into the module global it starts
+    them from; returns the bytes written (0: the kernel has no such global, as on CUDA)."""
+    address = getattr(launcher.compiled.loaded, "adjoint_seeds", None)
+    if address is None:
+        return 0
+    seeded = launcher.compiled.unit.seeded
+    pack = getattr(launcher, "seed_pack", None)
+    types_ = list(launcher.signature) if launcher.signature is not None else launcher.kernel.param_types
+    if pack is None:  # the packer of an argument struct of just those parameters: the global's layout
+        kernel = launcher.kernel
+        named = _pytypes.SimpleNamespace(key=kernel.key, param_names=[kernel.param_names[k] for k in seeded])
+        pack = launcher.seed_pack = make_packer(named, launcher.device, [types_[k] for k in seeded])
+    values = [_zero(types_[k]) if adj_args[k] is None else adj_args[k] for k in seeded]
+    data = pack(*values)
+    ctypes.memmove(address, data, len(data))
+    return len(data)
+
+
+def _zero(t):
+    if t is T.bool:
+        return False
+    return 0 if T.is_scalar_type(t) else t()
 
 
 def with_grad(a, grad, kernel, index, write_back: list, protect: bool):

@@ -25,13 +25,17 @@ class LoadedKernel:
     #: launch of an entry point that defers them (runtime/cpu_entry.py deferring)
     replay: object = None
     adjoint_replay: object = None
+    #: address of the module global a backward launch writes value parameters' given adjoints into
+    #: (compiler/emit/adjoint.py seeded_params), or None: the kernel prints no such adjoint
+    adjoint_seeds: int | None = None
 
     @property
     def stats_address(self) -> int:
         return ctypes.addressof(self.stats)
 
 
-def load_kernel(path: Path, entry: str | None, adjoint_entry: str | None, debug: bool) -> LoadedKernel:
+def load_kernel(path: Path, entry: str | None, adjoint_entry: str | None, debug: bool,
+                seeds_global: str | None = None) -> LoadedKernel:
     lib = ctypes.CDLL(str(path))
     address = ctypes.cast(getattr(lib, entry), ctypes.c_void_p).value if entry else None
     adjoint = ctypes.cast(getattr(lib, adjoint_entry), ctypes.c_void_p).value if adjoint_entry else None
@@ -39,6 +43,8 @@ def load_kernel(path: Path, entry: str | None, adjoint_entry: str | None, debug:
     loaded = LoadedKernel(lib, path, address, adjoint, state)
     loaded.replay = _optional(lib, f"{entry}_replay") if entry else None
     loaded.adjoint_replay = _optional(lib, f"{adjoint_entry}_replay") if adjoint_entry else None
+    if seeds_global and adjoint_entry:
+        loaded.adjoint_seeds = ctypes.addressof(ctypes.c_char.in_dll(lib, seeds_global))
     return loaded
 
 

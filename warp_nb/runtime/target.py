@@ -121,7 +121,8 @@ class CpuTarget(Target):
                             libraries=external_files.libraries_for(unit.headers))  # (wp.build_experimental)
 
     def load(self, path: Path, unit, options) -> LoadedKernel:
-        return load_kernel(path, unit.entry, unit.backward_entry, debug=has_checks(options.mode))
+        return load_kernel(path, unit.entry, unit.backward_entry, debug=has_checks(options.mode),
+                           seeds_global=unit.seeds_global)
 
     def prepare(self) -> None:
         native.library()

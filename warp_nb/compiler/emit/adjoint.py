@@ -54,12 +54,19 @@ class _AdjointWriter(FunctionWriter):
         tids = ", ".join(f"wpnb::int32 wpnb_tid{k}" for k in range(count))
         self.param_arrays = {id(p) for p in fn.params if isinstance(p.type, ArrayType)}
         self.use_index_facts(fn)
+        seeded = seeded_params(adj)
+        if seeded:
+            self.lines.append(_seeds_global(sym, [fn.params[k] for k in seeded]))
         self.lines.append(self.body_template())
         self.lines.append(f"WPNB_FN void {sym}_backward_body(const {sym}_args& wpnb_args, {tids}) {{")
         for p in fn.params:
             self.lines.append(f"    const {cpp_type(p.type)} {p.name} = wpnb_args.{p.name};")
         self.declarations(1)
         self.adjoint_declarations(1)
+        for k in seeded:
+            p = fn.params[k]
+            seeds = f"reinterpret_cast<const {sym}_adj_seeds_t*>({sym}_adj_seeds)"
+            self.lines.append(f"    {adj.adj[id(p)].name} = {seeds}->{p.name};")
         self.block(adj.replay, 1)
         self.reverse_block(adj.reverse, 1)
         self.lines.append("}\n")
@@ -277,3 +284,27 @@ def emit_adjoint_function(inst, adj: AdjointFunction, unit) -> str:
 
 def emit_kernel_backward(kernel: ir.Function, adj: AdjointFunction, unit, sym: str) -> str:
     return _AdjointWriter(adj, unit).kernel_backward(sym)
+
+
+def seeded_params(adj: AdjointFunction) -> list:
+    """The positions of a kernel's value parameters whose adjoints its backward pass prints and
+    which therefore start from the adjoints `adj_inputs` gives them (as in Warp) rather than
+    from zero: scalars, bools, vectors, matrices, quaternions, transforms. Only a kernel whose
+    backward code prints reads them; nothing else can observe a value parameter's adjoint."""
+    if not adj.prints:
+        return []
+    return [k for k, p in enumerate(adj.primal.params)
+            if id(p) in adj.adj and (T.is_scalar_type(p.type) or T.kind_of(p.type) is not None)]
+
+
+def _seeds_global(sym: str, params) -> str:
+    """The module global that holds those adjoints, written by the runtime before each backward
+    launch on the CPU (launch/adjoint.py; zeros when none are given), laid out as the argument
+    struct of those parameters alone would be (launch/args.py argument_layout). On CUDA nothing
+    writes it yet: its adjoints start from zero."""
+    fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in params)
+    t = f"{sym}_adj_seeds_t"
+    # raw bytes: a CUDA __device__ variable cannot have a constructor (vectors have one)
+    return (f"struct {t} {{\n{fields}\n}};\n#if defined(WPNB_CUDA)\n__device__\n#else\n"
+            f"extern \"C\" __attribute__((visibility(\"default\")))\n#endif\n"
+            f"alignas(alignof({t})) unsigned char {sym}_adj_seeds[sizeof({t})] = {{}};\n")

@@ -103,6 +103,10 @@ class EmitResult:
     #: the module global that holds the byte size of the frame of the kernel's block-uniform tiles
     #: (emit/block_frame.py; on CUDA, cuda/target.py reads it), when its forward body has one
     frame_global: str | None = None
+    #: the module global the CPU runtime writes value parameters' given adjoints into before a
+    #: backward launch (emit/adjoint.py seeded_params), and those parameters' positions
+    seeds_global: str | None = None
+    seeded: tuple = ()
 
 
 def cpp_type(t) -> str:

@@ -15,7 +15,7 @@ from ..adjoint import AdjointUnit
 from ...toolchain.modes import has_checks
 from ...types.array_type import ArrayType
 from ...types.native_types import native_info
-from .adjoint import emit_adjoint_function, emit_kernel_backward
+from .adjoint import emit_adjoint_function, emit_kernel_backward, seeded_params
 from .body import FunctionWriter
 from .cpp import HEADER_DEPS, HEADER_ORDER, EmitResult, Unit, _local, cpp_type, field_name, struct_name, tuple_name
 from .entry import entry_points
@@ -49,6 +49,7 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
         backward_text = _function_adjoints(adjoint, unit)
         declarations = [(f"adjoint-declaration:{name[len('adjoint:'):]}", _declaration(text))
                         for name, text in backward_text]
+    seeded = seeded_params(adjoint.kernel) if backward else []
     if backward:
         backward_text.append(_backward(kernel, adjoint, unit))
     headers = _sorted_headers(unit.headers)
@@ -69,7 +70,8 @@ def emit_kernel(kernel: ir.Function, mode: str = "release", adjoint: AdjointUnit
                                                         writer.facts.guards() if writer.versioned else (),
                                                         _only_guarded_checks(sections), deterministic),
                       deterministic=unit.deterministic,
-                      frame_global=f"{kernel.symbol}_frame_bytes" if writer.sharing is not None else None)
+                      frame_global=f"{kernel.symbol}_frame_bytes" if writer.sharing is not None else None,
+                      seeds_global=f"{kernel.symbol}_adj_seeds" if seeded else None, seeded=tuple(seeded))
 
 
 def _only_guarded_checks(sections) -> bool:
