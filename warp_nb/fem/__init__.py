@@ -44,8 +44,9 @@ from .integrate import integrate  # noqa: F401
 from .interpolate import interpolate  # noqa: F401
 from .operator import (  # noqa: F401
     D, Operator, at_node, average, cells, curl, deformation_gradient, degree, div, div_outer, element_closest_point,
-    element_coordinates, grad, grad_average, grad_jump, grad_outer, inner, jump, lookup, measure, measure_ratio,
-    node_count, node_index, normal,
+    element_coordinates, element_index, grad, grad_average, grad_jump, grad_outer, inner, jump, lookup, measure,
+    measure_ratio, node_count, node_index, node_inner_weight, node_inner_weight_gradient, node_outer_weight,
+    node_outer_weight_gradient, normal,
     outer, position, scalar_type, to_cell_side, to_inner_cell, to_outer_cell,
 )
 from .partition_operators import element_partition_index, node_partition_index, partition_lookup  # noqa: F401

@@ -12,6 +12,7 @@ from ..domain import Cells, GeometryDomain
 from ..geometry.geometry import geometry_labels
 from ..types import ElementKind
 from .evaluation import combine, discrete_functions, node_functions, node_queries, on_side, side_node_index
+from .node_weights import NAMES as NODE_WEIGHT_NAMES, node_weight_functions
 
 
 def bound_field_struct(element_arg, eval_arg):
@@ -32,7 +33,8 @@ class BoundField:
     """A field as seen from the elements of one domain: its kernel argument struct (`Arg`), the
     host value of it, and the device functions its operators become (`eval_inner`, `eval_outer`,
     `eval_jump`, `eval_average` and the same for grad_, div_, D_, curl_; `element_node_index` and
-    `nodes_per_element` for test and trial fields). On cells these are the field's own (outer and
+    `nodes_per_element` for test and trial fields; the node weights of a space's fields, made on first
+    use: node_weights.py). On cells these are the field's own (outer and
     average are the value, jump zero is not provided); on sides they evaluate on the side's inner and
     outer cells, and a test or trial field on a domain of all or interior sides has the nodes of both."""
 
@@ -79,6 +81,14 @@ class BoundField:
                 setattr(self, f"eval_{base}average", combine(inner, outer, "average"))
             self.nodes_per_element = npe * (2 if two_sided else 1)
             self.element_node_index = side_node_index(self.space.element_node_index, geo, npe, two_sided)
+
+    def __getattr__(self, name):
+        # node_inner_weight and the like: made on first use, since few integrands call them
+        if name in NODE_WEIGHT_NAMES and self.__dict__.get("space") is not None and \
+                not hasattr(self.field, "functions_on"):
+            self.__dict__.update(node_weight_functions(self))
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def arg_value(self, device, element_arg=None):
         """The host value of `Arg`; `element_arg`: the domain's element arguments when the caller has them."""
