@@ -1,6 +1,7 @@
 """The fields an integrand receives: `TestField` and `TrialField` (the basis functions of a space,
 one node at a time: what makes `integrate` assemble a vector or a matrix) and `DiscreteField`
-(node values of a space, interpolated). Each has an `EvalArg` struct, `eval_arg_value(device)`
+(node values of a space, interpolated), on `GeometryField`, Warp's base of fields over a geometry's
+elements. Each has an `EvalArg` struct, `eval_arg_value(device)`
 and the device functions its operators become (field/evaluation.py)."""
 
 from __future__ import annotations
@@ -147,6 +148,21 @@ class FieldLike:
         return DeformedGeometry(self, relative=relative)
 
 
+class GeometryField(FieldLike):
+    """Warp's base of the fields defined over the elements of a geometry: discrete, test and trial fields,
+    implicit, uniform and non-conforming fields. Each gives its `geometry`, the `element_kind` of the
+    elements it is defined on (cells, or sides for a field over a domain of sides), its value `dtype`
+    and polynomial `degree`; on this base they are not defined."""
+
+    @property
+    def geometry(self):
+        raise NotImplementedError(f"{type(self).__name__} does not say its geometry")
+
+    @property
+    def element_kind(self):
+        raise NotImplementedError(f"{type(self).__name__} does not say its element kind")
+
+
 def _space_arg_struct(space_arg):
     cached = _NODE_ARGS.get(space_arg)
     if cached is None:
@@ -159,7 +175,7 @@ def _space_arg_struct(space_arg):
 _NODE_ARGS: dict = {}
 
 
-class _NodeField(FieldLike):
+class _NodeField(GeometryField):
     """A test (slot 0) or trial (slot 1) field: the basis function of one element node."""
 
     SLOT = 0
@@ -203,6 +219,22 @@ class _NodeField(FieldLike):
     def cache_key(self):
         """What the device functions of this field depend on (fields of one key share kernels)."""
         return (type(self), self.space, self.domain)
+
+    @property
+    def geometry(self):
+        return self.space.geometry
+
+    @property
+    def element_kind(self):
+        return self.domain.element_kind
+
+    @property
+    def dtype(self):
+        return self.space.dtype
+
+    @property
+    def degree(self) -> int:
+        return self.space.degree
 
     def eval_arg_value(self, device):
         arg = self.EvalArg()
@@ -250,7 +282,7 @@ def _discrete_arg_struct(space_arg, dtype, partition_arg=None):
 _DISCRETE_ARGS: dict = {}
 
 
-class DiscreteField(FieldLike):
+class DiscreteField(GeometryField):
     """Values at the nodes of a space (`dof_values`, of the space's dof_dtype), interpolated inside
     elements by its shape."""
 
@@ -282,6 +314,11 @@ class DiscreteField(FieldLike):
     @property
     def geometry(self):
         return self.space.geometry
+
+    @property
+    def element_kind(self):
+        """Cells: a discrete field is defined on its space's cells (and read on sides through them)."""
+        return ElementKind.CELL
 
     @property
     def dof_values(self):
