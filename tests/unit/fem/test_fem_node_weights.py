@@ -245,8 +245,10 @@ def test_element_index_maps_domain_elements_to_the_geometry():
     boundary = fem.BoundarySides(geo)
     chosen = fem.Subdomain(boundary, element_indices=wp.array([4, 1, 7], dtype=int))
     masked = fem.Subdomain(fem.Cells(geo), element_mask=wp.array([1, 0, 0, 1, 1, 0], dtype=int))
+    partition = fem.ExplicitGeometryPartition(geo, cell_mask=wp.array([0, 1, 1, 0, 1, 0], dtype=int))
     results = {}
-    for name, domain in (("cells", fem.Cells(geo)), ("boundary", boundary), ("chosen", chosen), ("masked", masked)):
+    for name, domain in (("cells", fem.Cells(geo)), ("boundary", boundary), ("chosen", chosen), ("masked", masked),
+                         ("partition", fem.Cells(partition))):
         n = domain.element_count()
         out = wp.zeros(n, dtype=int)
         fem.interpolate(record_element_index, dest=out, dim=n, at=domain)
@@ -259,3 +261,4 @@ def test_element_index_maps_domain_elements_to_the_geometry():
     assert sorted(results["boundary"]) == sorted(set(results["boundary"])) and len(results["boundary"]) == 10
     np.testing.assert_array_equal(results["chosen"], visited.numpy()[[4, 1, 7]])
     np.testing.assert_array_equal(results["masked"], [0, 3, 4])
+    np.testing.assert_array_equal(results["partition"], [1, 2, 4])  # the partition's cells, in order
