@@ -191,4 +191,4 @@ def test_geometry_field_is_the_base_of_fields_with_warps_attributes():
         assert field.geometry is geo and field.element_kind == kind
         assert field.degree == degree and field.dtype == dtype
     with pytest.raises(NotImplementedError):
-        fem.GeometryField().geometry
+        _ = fem.GeometryField().geometry

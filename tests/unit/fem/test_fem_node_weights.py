@@ -67,7 +67,7 @@ def weighted_sum_error(s: fem.Sample, f: fem.Field, out: wp.array(dtype=float)):
     gv = wp.vec2(0.0)
     for k in range(fem.node_count(f, s)):
         dof = f(fem.at_node(f, s, k))
-        v += dof * fem.node_inner_weight(f, s, k)
+        v += dof * fem.node_inner_weight(f, s, node_index_in_elt=k)  # (Warp's keyword)
         gv += dof * fem.node_outer_weight_gradient(f, s, k)  # (on cells, outer is inner)
     out[s.qp_index] = wp.abs(v - f(s)) + wp.length(gv - fem.grad(f, s))
 

@@ -13,7 +13,8 @@ from ..domain import Cells, GeometryDomain
 from ..geometry.geometry import geometry_labels
 from ..types import ElementKind
 from .evaluation import combine, discrete_functions, node_functions, node_queries, on_side, side_node_index
-from .node_weights import NAMES as NODE_WEIGHT_NAMES, node_weight_functions
+from .node_weights import NAMES as NODE_WEIGHT_NAMES
+from .node_weights import node_weight_functions
 
 
 def bound_field_struct(element_arg, eval_arg):

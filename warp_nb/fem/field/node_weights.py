@@ -1,8 +1,9 @@
 """The device functions of `fem.node_inner_weight`, `node_outer_weight` and their `_gradient`s: the
 shape weight of one element node of a field's space at a sample (its basis function before any
 value type, dof mapper or Piola map: a scalar, or the reference vector of a Nedelec / Raviart-Thomas
-node, with the node's orientation sign), and that weight's gradient in world coordinates (`ref_grad * F^-1`, F the cell's deformation
-gradient; for a vector weight the gradient is the matrix of its components' gradients).
+node, with the node's orientation sign), and that weight's gradient in world coordinates
+(`ref_grad * F^-1`, F the cell's deformation gradient; for a vector weight the gradient is the matrix
+of its components' gradients).
 
 Which node: a discrete field names it (`node_inner_weight(f, s, k)`); a test or trial field uses the
 node of its dof in the sample (`node_inner_weight(v, s)`), as its value does, and weighs nothing at a
@@ -40,15 +41,20 @@ def _cell_weights(space):
         count = space.topology.element_node_count
 
         @wp.func
-        def cell_weight(field_arg: Any, s: Any, n: int):
-            live = n >= 0 and n < count(field_arg.geo, field_arg.eval.space_arg, s.element_index)
-            w = weight(field_arg.geo, field_arg.eval.space_arg, s, wp.where(live, n, 0))
+        def live_node(field_arg: Any, s: Any, n: int):
+            return n >= 0 and n < count(field_arg.geo, field_arg.eval.space_arg, s.element_index)
+
+        # (node_index_in_elt: Warp's keyword for the node)
+        @wp.func
+        def cell_weight(field_arg: Any, s: Any, node_index_in_elt: int):
+            live = live_node(field_arg, s, node_index_in_elt)
+            w = weight(field_arg.geo, field_arg.eval.space_arg, s, wp.where(live, node_index_in_elt, 0))
             return w * wp.where(live, scalar(1.0), scalar(0.0))
 
         @wp.func
-        def cell_weight_grad(field_arg: Any, s: Any, n: int):
-            live = n >= 0 and n < count(field_arg.geo, field_arg.eval.space_arg, s.element_index)
-            g = weight_grad(field_arg.geo, field_arg.eval.space_arg, s, wp.where(live, n, 0))
+        def cell_weight_grad(field_arg: Any, s: Any, node_index_in_elt: int):
+            live = live_node(field_arg, s, node_index_in_elt)
+            g = weight_grad(field_arg.geo, field_arg.eval.space_arg, s, wp.where(live, node_index_in_elt, 0))
             return g * wp.where(live, scalar(1.0), scalar(0.0))
     else:
         nodes, inv_grad = space.NODES_PER_ELEMENT, space.geometry.cell_inverse_deformation_gradient
@@ -68,11 +74,13 @@ def _cell_weights(space):
             return f
 
         @wp.func
-        def cell_weight(field_arg: Any, s: Any, n: int):
+        def cell_weight(field_arg: Any, s: Any, node_index_in_elt: int):
+            n = node_index_in_elt
             return weight(s.element_coords, wp.clamp(n, 0, wp.static(nodes) - 1)) * factor(field_arg, s, n)
 
         @wp.func
-        def cell_weight_grad(field_arg: Any, s: Any, n: int):
+        def cell_weight_grad(field_arg: Any, s: Any, node_index_in_elt: int):
+            n = node_index_in_elt
             g = weight_grad(s.element_coords, wp.clamp(n, 0, wp.static(nodes) - 1)) * inv_grad(field_arg.geo, s)
             return g * factor(field_arg, s, n)
 
@@ -113,8 +121,8 @@ def _on_side_node(cell_fn, geometry, cell_struct, outer: bool, npe: int):
     first = npe if outer else 0
 
     @wp.func
-    def side_fn(field_arg: Any, s: Any, k: int):
-        local = k - wp.static(first)
+    def side_fn(field_arg: Any, s: Any, node_index_in_elt: int):
+        local = node_index_in_elt - wp.static(first)
         live = local >= 0 and local < wp.static(npe)
         side_arg = field_arg.geo
         cell_s = Sample(cell_index(side_arg, s.element_index), cell_coords(side_arg, s.element_index, s.element_coords),

@@ -69,6 +69,6 @@ class ShapeBasisSpace(BasisSpace):
         if not isinstance(shape, ShapeFunction):
             raise TypeError(f"ShapeBasisSpace: `shape` must be a fem shape function, got {type(shape).__name__}")
         if topology.NODES_PER_ELEMENT != shape.NODES_PER_ELEMENT:
-            raise ValueError(f"ShapeBasisSpace: the topology {topology.name} has {topology.NODES_PER_ELEMENT} nodes per "
-                             f"element, the shape {shape.name} {shape.NODES_PER_ELEMENT}")
+            raise ValueError(f"ShapeBasisSpace: the topology {topology.name} has {topology.NODES_PER_ELEMENT} nodes "
+                             f"per element, the shape {shape.name} {shape.NODES_PER_ELEMENT}")
         super().__init__(topology, shape)

@@ -108,9 +108,9 @@ def _make_piola_space(basis_space, cls, value, who: str, dtype=None) -> _PiolaFu
         raise ValueError(f"{kind.capitalize()} function spaces may only be constructed from {kind} vector-valued "
                          f"basis (got {shape.name})")
     if not isinstance(basis_space.topology, OrientedEntityTopology):
-        raise NotImplementedError(f"{who}: {shape.name} nodes on a {type(basis_space.topology).__name__} (discontinuous "
-                                  "Nedelec / Raviart-Thomas spaces) are not supported by warp_nb.fem yet; their "
-                                  "continuous topology is")
+        raise NotImplementedError(f"{who}: {shape.name} nodes on a {type(basis_space.topology).__name__} "
+                                  "(discontinuous Nedelec / Raviart-Thomas spaces) are not supported by warp_nb.fem "
+                                  "yet; their continuous topology is")
     return cls(basis_space.topology, shape, dtype)
 
 
