@@ -33,7 +33,7 @@ from .dirichlet import (  # noqa: F401
 )
 from .domain import BoundarySides, Cells, FrontierSides, GeometryDomain, Sides  # noqa: F401
 from .environment_operators import environment_index  # noqa: F401
-from .field import DiscreteField, FieldLike, FieldRestriction, ImplicitField, NonconformingField, UniformField, make_restriction, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
+from .field import DiscreteField, FieldLike, FieldRestriction, GeometryField, ImplicitField, NonconformingField, UniformField, make_restriction, TestField, TrialField, make_discrete_field, make_test, make_trial  # noqa: F401,E501
 from .geometry import (  # noqa: F401
     CellBasedGeometryPartition, ExplicitGeometryPartition, Geometry, GeometryPartition, Grid2D, Grid3D, Hexmesh,
     LinearGeometryPartition, Nanogrid, AdaptiveNanogrid, Quadmesh, Quadmesh2D, Quadmesh3D, Tetmesh, Trimesh, Trimesh2D, Trimesh3D,
@@ -44,8 +44,9 @@ from .integrate import integrate  # noqa: F401
 from .interpolate import interpolate  # noqa: F401
 from .operator import (  # noqa: F401
     D, Operator, at_node, average, cells, curl, deformation_gradient, degree, div, div_outer, element_closest_point,
-    element_coordinates, grad, grad_average, grad_jump, grad_outer, inner, jump, lookup, measure, measure_ratio,
-    node_count, node_index, normal,
+    element_coordinates, element_index, grad, grad_average, grad_jump, grad_outer, inner, jump, lookup, measure,
+    measure_ratio, node_count, node_index, node_inner_weight, node_inner_weight_gradient, node_outer_weight,
+    node_outer_weight_gradient, normal,
     outer, position, scalar_type, to_cell_side, to_inner_cell, to_outer_cell,
 )
 from .partition_operators import element_partition_index, node_partition_index, partition_lookup  # noqa: F401
@@ -53,7 +54,8 @@ from .polynomial import Polynomial  # noqa: F401
 from .quadrature import ExplicitQuadrature, NodalQuadrature, PicQuadrature, Quadrature, RegularQuadrature  # noqa: F401
 from .space import (  # noqa: F401
     DofMapper, SkewSymmetricTensorMapper, SymmetricTensorMapper,
-    BasisSpace, FunctionSpace, PointBasisSpace, SpaceTopology, make_collocated_function_space,
+    BasisSpace, FunctionSpace, PointBasisSpace, ShapeBasisSpace, SpaceTopology, make_collocated_function_space,
+    make_contravariant_function_space, make_covariant_function_space, make_element_based_space_topology,
     make_polynomial_basis_space, make_polynomial_space, SpacePartition, SpaceRestriction, make_space_partition,
     make_space_restriction,
 )

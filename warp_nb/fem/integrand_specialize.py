@@ -151,6 +151,7 @@ class _Rewrite(ast.NodeTransformer):
                 self._fail(node, f"fem.{target.name}: its first argument must be a fem.Field or fem.Domain "
                                  f"parameter of the integrand {self.integrand.name}")
             try:
+                target.check_call(self.targets[first], self.kinds[first][0], first, len(node.args) + len(node.keywords))
                 device_fn = target.resolve(self.targets[first], self.kinds[first][0], first)
             except TypeError as e:
                 self._fail(node, str(e))

@@ -31,6 +31,9 @@ class Operator:
         raise TypeError(f"fem.{self.name} is evaluated inside integrands (@fem.integrand functions passed to "
                         "fem.integrate or fem.interpolate), not called from Python")
 
+    def check_call(self, target, kind: str, arg_name: str, arg_count: int) -> None:
+        """Refuse (TypeError) a call of this operator with `arg_count` arguments on `target`; any by default."""
+
     def resolve(self, target, kind: str, arg_name: str):
         """The device function this operator becomes for `target` (a field or a domain)."""
         if kind == "field" and self.field_attr is not None:
@@ -47,6 +50,8 @@ class Operator:
 
 
 def _why_not(name: str, field) -> str:
+    if name.startswith("node_") and "weight" in name:
+        return "node weights are those of the fields of a function space (discrete, test and trial fields)"
     if hasattr(getattr(field, "field", None), "func"):
         return f"an implicit field has a {name} only when it is given a {name}_func"
     if name == "div":
@@ -65,6 +70,8 @@ def domain_function(domain, which: str):
     if which == "lookup":
         cached = _DOMAIN_FUNCS[key] = _lookup_functions(domain)
         return cached
+    if which == "element_index":  # the domain's own index map (a partition's, a subdomain's list): not in `key`
+        return _element_index_function(domain)
     if which in _QUERIES:
         cached = _DOMAIN_FUNCS[key] = _QUERIES[which](domain)
         return cached
@@ -79,6 +86,22 @@ def domain_function(domain, which: str):
 
 
 _DOMAIN_FUNCS: dict = {}
+
+
+def _element_index_function(domain):
+    """fem.element_index(domain, i): the domain's index map applied to its index argument."""
+    index = domain.element_index
+    cached = _INDEX_FUNCS.get(index)
+    if cached is None:
+        @wp.func
+        def element_index(domain_arg: Any, domain_element_index: int):
+            return index(domain_arg.index, domain_element_index)
+
+        cached = _INDEX_FUNCS[index] = element_index
+    return cached
+
+
+_INDEX_FUNCS: dict = {}
 
 
 def _is_side(domain) -> bool:
@@ -264,6 +287,36 @@ cells = Operator("cells", "The domain of the geometry's cells (from a domain of 
                  "sample for the position.", domain_fn="cells")
 lookup = Operator("lookup", "The sample of the domain's cells at a world position.", domain_fn="lookup")
 measure_ratio = Operator("measure_ratio", "Ratio of a side's measure to its cell's.", domain_fn="measure_ratio")
+element_index = Operator("element_index", "The geometry's index of the domain's `domain_element_index`-th element "
+                         "(`fem.element_index(domain, i)`).", domain_fn="element_index")
+
+
+class NodeWeightOperator(Operator):
+    """`fem.node_inner_weight(f, s, k)` and the like: a discrete field names the element-local node k; a
+    test or trial field must not, its node being the one whose dof is evaluated (field/node_weights.py)."""
+
+    def check_call(self, target, kind: str, arg_name: str, arg_count: int) -> None:
+        if kind != "field":
+            return
+        node_field = getattr(target.field, "SLOT", None) is not None
+        if node_field and arg_count != 2:
+            raise TypeError(f"fem.{self.name}({arg_name}, s): `{arg_name}` is a test or trial field, whose node is the "
+                            "one being evaluated; node_index_in_elt must not be given")
+        if not node_field and arg_count != 3:
+            raise TypeError(f"fem.{self.name}({arg_name}, s, node_index_in_elt): `{arg_name}` is not a test or trial "
+                            "field; node_index_in_elt is required")
+
+
+_WEIGHT_DOC = ("the {where} element's shape weight of a local node of a field's space at a sample{what} (a discrete "
+               "field names the node: f, s, node_index_in_elt; a test or trial field uses its current node: f, s)")
+node_inner_weight = NodeWeightOperator("node_inner_weight", _WEIGHT_DOC.format(where="inner", what=""),
+                                       field_attr="eval_node_inner_weight")
+node_inner_weight_gradient = NodeWeightOperator("node_inner_weight_gradient", _WEIGHT_DOC.format(
+    where="inner", what=", its gradient in world coordinates"), field_attr="eval_node_inner_weight_gradient")
+node_outer_weight = NodeWeightOperator("node_outer_weight", _WEIGHT_DOC.format(where="outer", what=""),
+                                       field_attr="eval_node_outer_weight")
+node_outer_weight_gradient = NodeWeightOperator("node_outer_weight_gradient", _WEIGHT_DOC.format(
+    where="outer", what=", its gradient in world coordinates"), field_attr="eval_node_outer_weight_gradient")
 
 #: what calling a field or the domain itself means (`u(s)`, `domain(s)`)
 CALL_FIELD = "eval_inner"

@@ -3,6 +3,6 @@ their operators evaluate (evaluation.py)."""
 
 from .analytic import ImplicitField, NonconformingField, UniformField  # noqa: F401
 from .fields import (  # noqa: F401
-    DiscreteField, FieldLike, FieldRestriction, TestField, TrialField, make_discrete_field, make_restriction, make_test,
+    DiscreteField, FieldLike, FieldRestriction, GeometryField, TestField, TrialField, make_discrete_field, make_restriction, make_test,
     make_trial,
 )

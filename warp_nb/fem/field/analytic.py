@@ -13,7 +13,7 @@ import warp_nb as wp
 from ... import types as T
 from ...types.structs import struct
 from ..codegen import define
-from .fields import FieldLike
+from .fields import GeometryField
 
 
 def _values_struct(names_and_types: tuple):
@@ -33,10 +33,12 @@ def _python_function(fn):
     return getattr(fn, "func", None) or getattr(fn, "__wrapped__", None) or fn
 
 
-class ImplicitField(FieldLike):
+class ImplicitField(GeometryField):
     """The field x -> func(x, **values) over `domain`; `grad_func` and `div_func` (same arguments)
     give its gradient and divergence when the integrands ask for them. `degree` is the polynomial
     degree quadratures assume for it."""
+
+    dtype = None  # (as Warp's: the value type is the function's, known once it is called)
 
     def __init__(self, domain, func, values: dict | None = None, grad_func=None, div_func=None, degree: int = 0):
         if not hasattr(func, "overloads"):
@@ -76,6 +78,10 @@ class ImplicitField(FieldLike):
     def geometry(self):
         return self.domain.geometry
 
+    @property
+    def element_kind(self):
+        return self.domain.element_kind
+
     def eval_arg_value(self, device):
         return self.values
 
@@ -98,7 +104,7 @@ class ImplicitField(FieldLike):
         return cached
 
 
-class UniformField(FieldLike):
+class UniformField(GeometryField):
     """The constant `value` over `domain` (its gradient is zero)."""
 
     def __init__(self, domain, value: Any):
@@ -138,6 +144,10 @@ class UniformField(FieldLike):
     @property
     def geometry(self):
         return self.domain.geometry
+
+    @property
+    def element_kind(self):
+        return self.domain.element_kind
 
     def eval_arg_value(self, device):
         arg = self.EvalArg()
@@ -179,7 +189,7 @@ def _nonconforming_struct(cell_arg, eval_arg, dtype):
 _NONCONFORMING: dict = {}
 
 
-class NonconformingField(FieldLike):
+class NonconformingField(GeometryField):
     """A discrete field of another geometry, evaluated on `domain` at world positions: each point is
     looked up in the field's geometry (`cell_lookup`), and a point outside it takes `background`."""
 
@@ -212,6 +222,10 @@ class NonconformingField(FieldLike):
     @property
     def geometry(self):
         return self.domain.geometry
+
+    @property
+    def element_kind(self):
+        return self.domain.element_kind
 
     def eval_arg_value(self, device):
         arg = self.EvalArg()

@@ -1,6 +1,7 @@
 """The fields an integrand receives: `TestField` and `TrialField` (the basis functions of a space,
 one node at a time: what makes `integrate` assemble a vector or a matrix) and `DiscreteField`
-(node values of a space, interpolated). Each has an `EvalArg` struct, `eval_arg_value(device)`
+(node values of a space, interpolated), on `GeometryField`, Warp's base of fields over a geometry's
+elements. Each has an `EvalArg` struct, `eval_arg_value(device)`
 and the device functions its operators become (field/evaluation.py)."""
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from ..domain import Cells, GeometryDomain
 from ..geometry.geometry import geometry_labels
 from ..types import ElementKind
 from .evaluation import combine, discrete_functions, node_functions, node_queries, on_side, side_node_index
+from .node_weights import NAMES as NODE_WEIGHT_NAMES
+from .node_weights import node_weight_functions
 
 
 def bound_field_struct(element_arg, eval_arg):
@@ -32,7 +35,8 @@ class BoundField:
     """A field as seen from the elements of one domain: its kernel argument struct (`Arg`), the
     host value of it, and the device functions its operators become (`eval_inner`, `eval_outer`,
     `eval_jump`, `eval_average` and the same for grad_, div_, D_, curl_; `element_node_index` and
-    `nodes_per_element` for test and trial fields). On cells these are the field's own (outer and
+    `nodes_per_element` for test and trial fields; the node weights of a space's fields, made on first
+    use: node_weights.py). On cells these are the field's own (outer and
     average are the value, jump zero is not provided); on sides they evaluate on the side's inner and
     outer cells, and a test or trial field on a domain of all or interior sides has the nodes of both."""
 
@@ -79,6 +83,14 @@ class BoundField:
                 setattr(self, f"eval_{base}average", combine(inner, outer, "average"))
             self.nodes_per_element = npe * (2 if two_sided else 1)
             self.element_node_index = side_node_index(self.space.element_node_index, geo, npe, two_sided)
+
+    def __getattr__(self, name):
+        # node_inner_weight and the like: made on first use, since few integrands call them
+        if name in NODE_WEIGHT_NAMES and self.__dict__.get("space") is not None and \
+                not hasattr(self.field, "functions_on"):
+            self.__dict__.update(node_weight_functions(self))
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def arg_value(self, device, element_arg=None):
         """The host value of `Arg`; `element_arg`: the domain's element arguments when the caller has them."""
@@ -137,6 +149,21 @@ class FieldLike:
         return DeformedGeometry(self, relative=relative)
 
 
+class GeometryField(FieldLike):
+    """Warp's base of the fields defined over the elements of a geometry: discrete, test and trial fields,
+    implicit, uniform and non-conforming fields. Each gives its `geometry`, the `element_kind` of the
+    elements it is defined on (cells, or sides for a field over a domain of sides), its value `dtype`
+    and polynomial `degree`; on this base they are not defined."""
+
+    @property
+    def geometry(self):
+        raise NotImplementedError(f"{type(self).__name__} does not say its geometry")
+
+    @property
+    def element_kind(self):
+        raise NotImplementedError(f"{type(self).__name__} does not say its element kind")
+
+
 def _space_arg_struct(space_arg):
     cached = _NODE_ARGS.get(space_arg)
     if cached is None:
@@ -149,7 +176,7 @@ def _space_arg_struct(space_arg):
 _NODE_ARGS: dict = {}
 
 
-class _NodeField(FieldLike):
+class _NodeField(GeometryField):
     """A test (slot 0) or trial (slot 1) field: the basis function of one element node."""
 
     SLOT = 0
@@ -193,6 +220,22 @@ class _NodeField(FieldLike):
     def cache_key(self):
         """What the device functions of this field depend on (fields of one key share kernels)."""
         return (type(self), self.space, self.domain)
+
+    @property
+    def geometry(self):
+        return self.space.geometry
+
+    @property
+    def element_kind(self):
+        return self.domain.element_kind
+
+    @property
+    def dtype(self):
+        return self.space.dtype
+
+    @property
+    def degree(self) -> int:
+        return self.space.degree
 
     def eval_arg_value(self, device):
         arg = self.EvalArg()
@@ -240,7 +283,7 @@ def _discrete_arg_struct(space_arg, dtype, partition_arg=None):
 _DISCRETE_ARGS: dict = {}
 
 
-class DiscreteField(FieldLike):
+class DiscreteField(GeometryField):
     """Values at the nodes of a space (`dof_values`, of the space's dof_dtype), interpolated inside
     elements by its shape."""
 
@@ -272,6 +315,11 @@ class DiscreteField(FieldLike):
     @property
     def geometry(self):
         return self.space.geometry
+
+    @property
+    def element_kind(self):
+        """Cells: a discrete field is defined on its space's cells (and read on sides through them)."""
+        return ElementKind.CELL
 
     @property
     def dof_values(self):

@@ -24,7 +24,7 @@ from ...types.structs import struct
 from ..codegen import define
 from ..integrand import Integrand
 from ..types import NULL_NODE_INDEX, Domain, Sample, make_free_sample, warp_type
-from .polynomial_space import BasisSpace
+from .basis_space import BasisSpace
 from .topology import SpaceTopology
 
 _DISTANCE_SPACES = ("reference", "world")

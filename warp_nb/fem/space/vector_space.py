@@ -97,8 +97,32 @@ class ContravariantFunctionSpace(_PiolaFunctionSpace):
         return contravariant_dof
 
 
-def make_vector_space(geo, shape, dtype=None) -> _PiolaFunctionSpace:
-    """The Nedelec or Raviart-Thomas space of `shape` (a vector shape of degree 1) on `geo`."""
-    topology = OrientedEntityTopology(geo, shape)
-    cls = CovariantFunctionSpace if shape.value == type(shape).Value.CovariantVector else ContravariantFunctionSpace
-    return cls(topology, shape, dtype)
+def _make_piola_space(basis_space, cls, value, who: str, dtype=None) -> _PiolaFunctionSpace:
+    from .basis_space import BasisSpace
+    if not isinstance(basis_space, BasisSpace):
+        raise TypeError(f"{who}: `basis_space` must be a basis space (make_polynomial_basis_space), got "
+                        f"{type(basis_space).__name__}")
+    shape = basis_space.shape
+    if getattr(shape, "value", None) != value:
+        kind = "covariant" if value == type(shape).Value.CovariantVector else "contravariant"
+        raise ValueError(f"{kind.capitalize()} function spaces may only be constructed from {kind} vector-valued "
+                         f"basis (got {shape.name})")
+    if not isinstance(basis_space.topology, OrientedEntityTopology):
+        raise NotImplementedError(f"{who}: {shape.name} nodes on a {type(basis_space.topology).__name__} "
+                                  "(discontinuous Nedelec / Raviart-Thomas spaces) are not supported by warp_nb.fem "
+                                  "yet; their continuous topology is")
+    return cls(basis_space.topology, shape, dtype)
+
+
+def make_covariant_function_space(basis_space, dtype=None) -> CovariantFunctionSpace:
+    """The space of covariant vectors (H(curl), u = F^-T v) of a Nedelec basis space."""
+    from .shape import ShapeFunction
+    return _make_piola_space(basis_space, CovariantFunctionSpace, ShapeFunction.Value.CovariantVector,
+                             "make_covariant_function_space", dtype)
+
+
+def make_contravariant_function_space(basis_space, dtype=None) -> ContravariantFunctionSpace:
+    """The space of contravariant vectors (H(div), u = F v / det F) of a Raviart-Thomas basis space."""
+    from .shape import ShapeFunction
+    return _make_piola_space(basis_space, ContravariantFunctionSpace, ShapeFunction.Value.ContravariantVector,
+                             "make_contravariant_function_space", dtype)
