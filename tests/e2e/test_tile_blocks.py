@@ -129,6 +129,36 @@ def test_backward_in_blocks_matches_finite_differences(cpu_blocks):
 
 
 @wp.kernel
+def lane_element_writes_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_load(x, shape=4, storage="shared")
+    v = x[4 + lane]
+    t[lane % 2] = v * 2.0  # every lane sets: the last even and odd lanes' values stay
+    t[2] -= v * v  # every lane subtracts
+    t[3] += v * 3.0  # every lane adds
+    wp.tile_store(out, t)
+
+
+def test_backward_of_every_lanes_element_writes(cpu_blocks):
+    """t[i] = v, t[i] -= v, t[i] += v from every lane: a lane whose set a later lane overwrote gets
+    no adjoint, nor does the overwritten element; -= passes minus the adjoint (as warp-lang does)."""
+    x = np.random.default_rng(3).random(4 + B).astype(np.float32)
+    xs = wp.array(x, requires_grad=True)
+    out = wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(lane_element_writes_kernel, dim=1, inputs=[xs, out], block_dim=B)
+    v = x[4:]
+    np.testing.assert_allclose(out.numpy(), [2 * v[-2], 2 * v[-1], x[2] - (v * v).sum(), x[3] + 3 * v.sum()], rtol=1e-5)
+    g = np.array([1.0, 10.0, 100.0, 1000.0], dtype=np.float32)
+    tape.backward(grads={out: wp.array(g)})
+    expected_v = -2 * v * g[2] + 3 * g[3]
+    expected_v[-2] += 2 * g[0]
+    expected_v[-1] += 2 * g[1]
+    np.testing.assert_allclose(xs.grad.numpy(), np.concatenate([[0.0, 0.0, g[2], g[3]], expected_v]), rtol=1e-5)
+
+
+@wp.kernel
 def survivors_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float), counts: wp.array(dtype=int)):
     i, lane = wp.tid()
     if lane == 0 or lane % 3 == 0:
