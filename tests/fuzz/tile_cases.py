@@ -73,11 +73,12 @@ def _extent(rng, tile):
 # --- the templates: each writes one kernel into a _Case and returns its launch grid ----------------
 
 def load_store(c, rng):
-    """tile_load / tile_store, 1-D or 2-D, at offsets shifted by -1..1 (negative offsets and partial
-    tiles past the end read 0 and are not written), in register or shared storage."""
+    """tile_load / tile_store, 1-D or 2-D, at offsets shifted by 0 or 1 (partial tiles past the end
+    read 0 and are not written), in register or shared storage. Not negative offsets: Warp bounds
+    only the upper extent (documented), so a coordinate below 0 reads outside the array there."""
     storage = rng.choice(["register", "shared"])
     if rng.random() < 0.5:
-        n, shift = _size(rng), int(rng.integers(-1, 2))
+        n, shift = _size(rng), int(rng.integers(0, 2))
         length = _extent(rng, n)
         c.array("a", (length,)), c.array("out", (length,), "out")
         c.line("i = wp.tid()")
@@ -85,7 +86,7 @@ def load_store(c, rng):
         c.line(f"wp.tile_store(out, t + t * t, offset=i * {n} + {shift})")
         return (math.ceil((length - shift) / n),)
     m, n = _size(rng), _size(rng)
-    s0, s1 = int(rng.integers(-1, 2)), int(rng.integers(-1, 2))
+    s0, s1 = int(rng.integers(0, 2)), int(rng.integers(0, 2))
     rows, cols = _extent(rng, m), _extent(rng, n)
     c.array("a", (rows, cols)), c.array("out", (rows, cols), "out")
     c.line("i, j = wp.tid()")

@@ -32,6 +32,7 @@ import importlib
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import traceback
@@ -51,8 +52,9 @@ def _load(path: Path, source: str):
     return module
 
 
-def run_side(module: str, cases_path: str, out: str, blocks: bool) -> None:
-    """In this process: every case, its final arrays and input gradients (or its error) into `out`."""
+def run_side(module: str, cases_path: str, out: str, blocks: bool, group: str | None = None) -> None:
+    """In this process: every case (of `group`, when given), its final arrays and input gradients (or
+    its error) into `out`."""
     wp = importlib.import_module(module)
     wp.config.quiet = True
     wp.config.enable_cpu_blocks = blocks
@@ -60,6 +62,8 @@ def run_side(module: str, cases_path: str, out: str, blocks: bool) -> None:
     data = dict(np.load(cases_path + ".npz"))
     results, modules, workdir = {}, {}, Path(cases_path).parent
     for index, case in enumerate(cases):
+        if group is not None and case["group"] != group:
+            continue
         try:
             group = case["group"]
             if group not in modules:
@@ -141,16 +145,38 @@ def compare(cases: list, warp: dict, ours: dict) -> list:
     return found
 
 
+def _run(python, side, cases, cases_path, blocks, out) -> dict:
+    """One side's results; when its process dies (warp-lang has aborted on a double free), each group
+    in a process of its own, a group whose process dies recorded as its cases' error."""
+    args = ["--side", side, "--cases", cases_path, "--blocks", str(blocks)]
+    try:
+        two_sides.run_side(python, "tests.fuzz.tiles_against_warp", [*args, "--out", out + ".npz"])
+        return dict(np.load(out + ".npz"))
+    except subprocess.CalledProcessError:
+        pass
+    results = {}
+    for group in dict.fromkeys(c["group"] for c in cases):
+        try:
+            two_sides.run_side(python, "tests.fuzz.tiles_against_warp", [*args, "--group", group, "--out", f"{out}.{group}.npz"])
+            results.update(np.load(f"{out}.{group}.npz"))
+        except subprocess.CalledProcessError as e:
+            for index, case in enumerate(cases):
+                if case["group"] == group:
+                    results[f"{index}.err"] = np.array(f"crash: the process died ({e.returncode})")
+    return results
+
+
 def main(argv=None) -> int:
     p = two_sides.parser(__doc__)
     p.add_argument("--cases", help=argparse.SUPPRESS)
     p.add_argument("--blocks", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--group", help=argparse.SUPPRESS)
     p.add_argument("--no-blocks", action="store_true", help="skip the pass with wp.config.enable_cpu_blocks on")
     p.add_argument("--only", nargs="*", help="template names to run (all when absent)")
     p.add_argument("--show", action="store_true", help="print the source of each case that differs")
     args = p.parse_args(argv)
     if args.side:
-        run_side(args.side, args.cases, args.out, bool(args.blocks))
+        run_side(args.side, args.cases, args.out, bool(args.blocks), args.group)
         return 0
     cases, data = draw_cases(args.seed)
     if args.only:
@@ -167,11 +193,7 @@ def main(argv=None) -> int:
         for blocks in ((0,) if args.no_blocks else (0, 1)):
             results = {}
             for side, python in (("warp", args.warp_python), ("warp_nb", sys.executable)):
-                out = os.path.join(tmp, f"{side}{blocks}.npz")
-                env_side = ["--side", side, "--seed", str(args.seed), "--cases", cases_path, "--out", out,
-                            "--blocks", str(blocks)]
-                two_sides.run_side(python, "tests.fuzz.tiles_against_warp", env_side)
-                results[side] = dict(np.load(out))
+                results[side] = _run(python, side, cases, cases_path, blocks, os.path.join(tmp, f"{side}{blocks}"))
             found = compare(cases, results["warp"], results["warp_nb"])
             raised = sum(1 for i in range(len(cases)) if f"{i}.err" in results["warp"] and f"{i}.err" in results["warp_nb"])
             print(f"seed {args.seed}, enable_cpu_blocks={bool(blocks)}: {len(cases)} kernels; {raised} raise on both "
