@@ -20,7 +20,12 @@ import numpy as np
 
 SIZES = (1, 2, 3, 4, 5, 7, 8, 16)
 FLOATS = ("float32", "float64")
-NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32}
+NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "vec3": np.float32}
+
+
+def _value_shape(shape, dtype):
+    """The numpy shape of an array of `shape` (a vec3 array has a trailing axis of 3)."""
+    return tuple(shape) + ((3,) if dtype == "vec3" else ())
 
 
 class _Case:
@@ -34,7 +39,7 @@ class _Case:
         dtype = dtype or self.dtype
         shape = tuple(int(s) for s in shape)
         self.arrays.append({"name": name, "shape": list(shape), "dtype": dtype, "role": role})
-        self.values[name] = _fill(self.rng, shape, dtype, fill if role == "in" else "zeros")
+        self.values[name] = _fill(self.rng, _value_shape(shape, dtype), dtype, fill if role == "in" else "zeros")
         return name
 
     def line(self, text):
@@ -351,6 +356,77 @@ def block_values(c, rng):
     return (blocks,)
 
 
+def more_parts(c, rng):
+    """A 3-D tile_load / tile_store past the array's end, tile_broadcast of a tile_sum, a slice
+    t[a:b, :], tile_assign of a tile_view at an offset, tile_load_indexed, and tile_reduce with a
+    @wp.func."""
+    d, m, n = c.dtype, _size(rng, 2), _size(rng, 2)
+    p, k = int(rng.integers(0, m)), int(rng.integers(1, m + 1))
+    e = (_size(rng), _size(rng), _size(rng))
+    c.funcs += ["@wp.func", f"def biggest_{c.name}(x: wp.{d}, y: wp.{d}):", "    return wp.max(x, y)", ""]
+    c.array("a", (m, n)), c.array("b", (e[0] + 1, e[1], max(1, e[2] - 1))), c.array("idx", (k,), dtype="int32")
+    c.values["idx"] = rng.integers(0, m, k).astype(np.int32)
+    c.array("ob", (m, n), "out"), c.array("o3", (e[0] + 1, e[1], max(1, e[2] - 1)), "out"), c.array("os", (m - p, n), "out")
+    c.array("oa", (m, n), "out"), c.array("oi", (k, n), "out"), c.array("or_", (1,), "out")
+    c.line(f"t = wp.tile_load(a, shape=({m}, {n}))")
+    c.line(f"wp.tile_store(ob, wp.tile_broadcast(wp.tile_sum(t), shape=({m}, {n})) * t)")
+    c.line(f"u = wp.tile_load(b, shape=({e[0]}, {e[1]}, {e[2]}), offset=(1, 0, 0))")
+    c.line(f"wp.tile_store(o3, u * u, offset=(1, 0, 0))")
+    c.line(f"wp.tile_store(os, t[{p}:{m}, :])")
+    c.line(f"z = wp.tile_zeros(shape=({m}, {n}), dtype=wp.{d})")
+    c.line(f"wp.tile_assign(z, wp.tile_view(t, offset=(0, 0), shape=({m - p}, {n - 1})), offset=({p}, 1))")
+    c.line("wp.tile_store(oa, z)")
+    c.line(f"ii = wp.tile_load(idx, shape={k})")
+    c.line(f"wp.tile_store(oi, wp.tile_load_indexed(a, indices=ii, shape=({k}, {n}), axis=0))")
+    c.line(f"wp.tile_store(or_, wp.tile_reduce(biggest_{c.name}, t))")
+    return (1,)
+
+
+def loops(c, rng):
+    """Tiles carried through a dynamic loop: a K-loop of tile_matmul accumulating into one tile (a
+    GEMM by blocks) and a tile recurrence acc = acc * t + sin(t)."""
+    m, n, k, steps = _size(rng), _size(rng), _size(rng), int(rng.integers(1, 4))
+    bi, bj = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    c.array("a", (bi * m, steps * k)), c.array("b", (steps * k, bj * n)), c.array("x", (steps * n,))
+    c.array("oc", (bi * m, bj * n), "out"), c.array("ox", (n,), "out")
+    c.line("i, j = wp.tid()")
+    c.line(f"acc = wp.tile_zeros(shape=({m}, {n}), dtype=wp.{c.dtype})")
+    c.line(f"r = wp.tile_zeros(shape={n}, dtype=wp.{c.dtype})")
+    c.line(f"for s in range({steps}):")
+    c.line(f"    A = wp.tile_load(a, shape=({m}, {k}), offset=(i * {m}, s * {k}))")
+    c.line(f"    B = wp.tile_load(b, shape=({k}, {n}), offset=(s * {k}, j * {n}))")
+    c.line("    wp.tile_matmul(A, B, acc)")
+    c.line(f"    t = wp.tile_load(x, shape={n}, offset=s * {n})")
+    c.line("    r = r * t + wp.tile_map(wp.sin, t)")
+    c.line(f"wp.tile_store(oc, acc, offset=(i * {m}, j * {n}))")
+    c.line("if i == 0 and j == 0:")
+    c.line("    wp.tile_store(ox, r)")
+    return (bi, bj)
+
+
+def vectors(c, rng):
+    """Tiles of vec3: tile_map of wp.cross and wp.dot, tile arithmetic with tile_ones, tile_sum."""
+    n = _size(rng)
+    c.array("v", (n,), dtype="vec3"), c.array("w", (n,), dtype="vec3")
+    c.array("oc", (n,), "out", dtype="vec3"), c.array("od", (n,), "out"), c.array("os", (1,), "out", dtype="vec3")
+    c.line(f"t = wp.tile_load(v, shape={n})")
+    c.line(f"u = wp.tile_load(w, shape={n})")
+    c.line(f"wp.tile_store(oc, wp.tile_map(wp.cross, t, u * 2.0 + wp.tile_ones(shape={n}, dtype=wp.vec3)))")
+    c.line("wp.tile_store(od, wp.tile_map(wp.dot, t, u))")
+    c.line("wp.tile_store(os, wp.tile_sum(t - u))")
+    return (1,)
+
+
+def atomic_previous(c, rng):
+    """tile_atomic_add's result, the values before the add (one block: no race); values only, as
+    warp_nb refuses to differentiate a kernel that uses it."""
+    m, n = _size(rng), _size(rng)
+    c.array("a", (m, n)), c.array("acc", (m, n)), c.array("prev", (m, n), "out")
+    c.line(f"t = wp.tile_load(a, shape=({m}, {n}))")
+    c.line("wp.tile_store(prev, wp.tile_atomic_add(acc, t) * wp.{0}(2.0))".format(c.dtype))
+    return (1,)
+
+
 #: template: (dtypes it runs with, relative tolerance for float32, whether gradients are compared)
 TEMPLATES = {
     load_store: (FLOATS + ("int32",), 1e-5, True), construct: (FLOATS + ("int32",), 1e-5, True),
@@ -359,6 +435,8 @@ TEMPLATES = {
     scans: (("float32", "int32"), 1e-5, False), sort: (("float32", "int32"), 1e-5, False),
     matmul: (FLOATS, 1e-4, True), cholesky: (FLOATS, 1e-4, True), solves: (FLOATS, 1e-4, False),
     atomic: (FLOATS + ("int32",), 1e-5, True), astype: (FLOATS, 1e-5, True), block_values: (FLOATS, 1e-5, True),
+    more_parts: (FLOATS, 1e-5, True), loops: (FLOATS, 1e-4, True), vectors: (("float32",), 1e-5, True),
+    atomic_previous: (FLOATS + ("int32",), 1e-5, False),
 }
 
 
@@ -379,5 +457,5 @@ def cases(seed: int, per_template: int = 1):
                 for a in case["arrays"]:
                     data[f"{index}.{a['name']}"] = c.values[a["name"]]
                     if a["role"] == "out" and a["dtype"] != "int32":
-                        data[f"{index}.{a['name']}.adj"] = _fill(rng, a["shape"], a["dtype"], "normal")
+                        data[f"{index}.{a['name']}.adj"] = _fill(rng, _value_shape(a["shape"], a["dtype"]), a["dtype"], "normal")
     return out, data
