@@ -182,17 +182,33 @@ WPNB_FN tile_t<T, R, C> tile_scatter_lanes(const tile_t<T, R, C>& a, const T& va
     }
     return out;
 }
-// Adjoint: this lane's value gets its element's adjoint; the tile's passes through, except where
-// a set overwrote the element.
+// Adjoint: the block's writes replayed in lane order and walked back, as for tile_lanes_update: a
+// set that a later lane's set overwrote gets no adjoint, nor does the element it overwrote.
 template <int B, typename Op, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
-WPNB_FN void adj_tile_scatter_lanes(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3,
+WPNB_FN void adj_tile_scatter_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2, I i3,
                                     tile_t<T, R, C>& adj_a, T& adj_value, bool&, I&, I&, I&, I&,
                                     const tile_t<T, R, C>& adj_ret) {
+    lane_write_t<T> all[B];
+    block_gather<B>(lane_write_t<T>{int32(i0), int32(i1), int32(i2), int32(i3), value, has}, all);
+    const int32 lane = block_lane(), active = block_active() < B ? block_active() : B;
+    int32 flat[B];
+    T before[B];  // the element's value before each lane's write
+    tile_t<T, R, C> now = a;
+    for (int k = 0; k < active; ++k) {
+        const lane_write_t<T>& w = all[k];
+        flat[k] = w.has ? tile_flat_index<E0, E1, E2, E3>(w.i0, w.i1, w.i2, w.i3) : -1;
+        if (flat[k] >= 0) {
+            before[k] = now.data[flat[k]];
+            now.data[flat[k]] = Op::apply(before[k], w.value);
+        }
+    }
     tile_t<T, R, C> through = adj_ret;
-    if (has) {
-        const int f = tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3);
-        accumulate(adj_value, adj_ret.data[f]);
-        if (Op::overwrites) through.data[f] = T();
+    for (int k = active - 1; k >= 0; --k) {
+        if (flat[k] < 0) continue;
+        T adj_before = T(), adj_written = T();
+        Op::adjoint(before[k], all[k].value, adj_before, adj_written, through.data[flat[k]]);
+        through.data[flat[k]] = adj_before;
+        if (k == lane) accumulate(adj_value, adj_written);
     }
     accumulate(adj_a, through);
 }

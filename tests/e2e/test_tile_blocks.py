@@ -159,6 +159,40 @@ def test_backward_of_every_lanes_element_writes(cpu_blocks):
 
 
 @wp.kernel
+def lane_scatter_kernel(x: wp.array(dtype=float), masked: wp.array(dtype=float), added: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_load(x, shape=4, storage="shared")
+    u = wp.tile_load(x, shape=4, storage="shared")
+    v = x[4 + lane]
+    wp.tile_scatter_masked(t, lane % 2, v * 2.0, lane < B - 4)  # the last even and odd writers' values stay
+    wp.tile_scatter_add(u, lane % 2, v * 3.0, lane < B - 4)
+    wp.tile_store(masked, t)
+    wp.tile_store(added, u)
+
+
+def test_backward_of_every_lanes_tile_scatter(cpu_blocks):
+    """tile_scatter_masked from every lane: only the surviving writes' values get the adjoint, and
+    not the elements they overwrote; tile_scatter_add: every write's value does."""
+    x = np.random.default_rng(4).random(4 + B).astype(np.float32)
+    xs = wp.array(x, requires_grad=True)
+    masked, added = wp.zeros(4, dtype=float, requires_grad=True), wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(lane_scatter_kernel, dim=1, inputs=[xs, masked, added], block_dim=B)
+    v, writers = x[4:], np.arange(B) < B - 4
+    np.testing.assert_allclose(masked.numpy(), [2 * v[B - 6], 2 * v[B - 5], x[2], x[3]], rtol=1e-5)
+    np.testing.assert_allclose(added.numpy(), [x[0] + 3 * v[writers][0::2].sum(), x[1] + 3 * v[writers][1::2].sum(),
+                                               x[2], x[3]], rtol=1e-5)
+    gm, ga = np.array([1.0, 10.0, 100.0, 1000.0], np.float32), np.array([2.0, 20.0, 200.0, 2000.0], np.float32)
+    tape.backward(grads={masked: wp.array(gm), added: wp.array(ga)})
+    expected_v = np.where(writers, 3 * ga[np.arange(B) % 2], 0.0)
+    expected_v[B - 6] += 2 * gm[0]
+    expected_v[B - 5] += 2 * gm[1]
+    np.testing.assert_allclose(xs.grad.numpy(), np.concatenate([[ga[0], ga[1], gm[2] + ga[2], gm[3] + ga[3]], expected_v]),
+                               rtol=1e-5)
+
+
+@wp.kernel
 def survivors_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float), counts: wp.array(dtype=int)):
     i, lane = wp.tid()
     if lane == 0 or lane % 3 == 0:
