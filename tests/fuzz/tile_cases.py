@@ -344,15 +344,20 @@ def astype(c, rng):
 
 def block_values(c, rng):
     """wp.tile(x) of per-thread values (a tile of block_dim elements), summed across the block, and
-    wp.untile back to each thread."""
+    wp.untile back to each thread; tile_scatter_add of every lane's value into a shared tile.
+    (Not tile_from_thread: warp-lang does not differentiate it, see forward_only.)"""
     d, blocks = c.dtype, int(rng.integers(1, 4))
     c.array("a", (blocks * 64,)), c.array("out", (blocks * 64,), "out"), c.array("s", (blocks,), "out")
+    c.array("hist", (blocks * 4,), "out")
     c.line("i, lane = wp.tid()")
     c.line("x = a[i * wp.block_dim() + lane]")
     c.line(f"t = wp.tile(x * wp.{d}(2.0))")
     c.line("total = wp.tile_sum(t)")
     c.line("out[i * wp.block_dim() + lane] = wp.untile(t * t) * x")
     c.line("s[i] = total[0]")
+    c.line(f"h = wp.tile_zeros(shape=4, dtype=wp.{d}, storage='shared')")
+    c.line("wp.tile_scatter_add(h, lane % 4, x * x, lane % 3 != 1)")
+    c.line("wp.tile_store(hist, h, offset=i * 4)")
     return (blocks,)
 
 
@@ -427,6 +432,24 @@ def atomic_previous(c, rng):
     return (1,)
 
 
+def forward_only(c, rng):
+    """Ops warp-lang does not differentiate (it gives zero gradients where warp_nb gives the true
+    ones), values only: tile_from_thread, tile_diag_add, tile_scatter_masked from every lane (its
+    warp-lang adjoint credits the first writer of an element, though the last one's value stays)."""
+    d, n = c.dtype, _size(rng, 2)
+    c.array("a", (64,)), c.array("m", (n, n)), c.array("of", (4,), "out"), c.array("od", (n, n), "out")
+    c.array("om", (4,), "out")
+    c.line("i, lane = wp.tid()")
+    c.line("x = a[lane]")
+    c.line("wp.tile_store(of, wp.tile_from_thread(shape=4, value=x, thread_idx=0))")
+    c.line(f"M = wp.tile_load(m, shape=({n}, {n}))")
+    c.line(f"wp.tile_store(od, wp.tile_diag_add(M, wp.tile_full(shape={n}, value=wp.{d}(2.0), dtype=wp.{d})))")
+    c.line(f"t = wp.tile_zeros(shape=4, dtype=wp.{d}, storage='shared')")
+    c.line("wp.tile_scatter_masked(t, lane % 4, x, lane % 3 == 0)")
+    c.line("wp.tile_store(om, t)")
+    return (1,)
+
+
 #: template: (dtypes it runs with, relative tolerance for float32, whether gradients are compared)
 TEMPLATES = {
     load_store: (FLOATS + ("int32",), 1e-5, True), construct: (FLOATS + ("int32",), 1e-5, True),
@@ -436,7 +459,7 @@ TEMPLATES = {
     matmul: (FLOATS, 1e-4, True), cholesky: (FLOATS, 1e-4, True), solves: (FLOATS, 1e-4, False),
     atomic: (FLOATS + ("int32",), 1e-5, True), astype: (FLOATS, 1e-5, True), block_values: (FLOATS, 1e-5, True),
     more_parts: (FLOATS, 1e-5, True), loops: (FLOATS, 1e-4, True), vectors: (("float32",), 1e-5, True),
-    atomic_previous: (FLOATS + ("int32",), 1e-5, False),
+    atomic_previous: (FLOATS + ("int32",), 1e-5, False), forward_only: (FLOATS, 1e-5, False),
 }
 
 

@@ -22,7 +22,9 @@ and one block_dim (1, 8 or 64). Every case runs twice: with wp.config.enable_cpu
 block of one lane, the CPU's default) and on (`--no-blocks` skips that pass). Float outputs get
 random adjoints and the gradients of the float inputs are compared, except through the ops that
 warp-lang does not differentiate (it gives zeros where warp_nb gives the true gradient): tile_min /
-max / argmin / argmax / tile_reduce, the scans, tile_cholesky_solve, tile_upper_solve, tile_sort.
+max / argmin / argmax / tile_reduce, the scans, tile_cholesky_solve, tile_upper_solve, tile_sort,
+tile_from_thread, tile_diag_add (and tile_scatter_masked from several lanes, where warp-lang's
+adjoint credits the wrong lane).
 Where Warp leaves a result unspecified, the comparison allows any valid one: the order of values
 among equal sort keys, and which of tied extremes argmin / argmax picks. A seed takes about a minute
 and a half on two cores, most of it warp-lang's compiles.
