@@ -73,11 +73,11 @@ def run_side(module: str, cases_path: str, out: str, blocks: bool, group: str | 
         if group is not None and case["group"] != group:
             continue
         try:
-            group = case["group"]
-            if group not in modules:
-                src = "\n\n".join(c["src"] for c in cases if c["group"] == group)
-                modules[group] = _load(workdir / f"{module}_{group}_{int(blocks)}.py", f"import {module} as wp\n\n\n{src}\n")
-            results.update(_run_case(wp, getattr(modules[group], f"k{index}"), index, case, data))
+            name = case["group"]
+            if name not in modules:
+                src = "\n\n".join(c["src"] for c in cases if c["group"] == name)
+                modules[name] = _load(workdir / f"{module}_{name}_{int(blocks)}.py", f"import {module} as wp\n\n\n{src}\n")
+            results.update(_run_case(wp, getattr(modules[name], f"k{index}"), index, case, data))
         except Exception as e:  # noqa: BLE001  (any error is a result to compare)
             last = traceback.extract_tb(e.__traceback__)[-1]
             results[f"{index}.err"] = np.array(f"{type(e).__name__}: {str(e)[:300]} ({Path(last.filename).name}:{last.lineno})")
@@ -120,6 +120,9 @@ def compare(cases: list, warp: dict, ours: dict) -> list:
     found = []
     for index, case in enumerate(cases):
         keys = sorted(k for k in set(warp) | set(ours) if k.split(".")[0] == str(index))
+        if not keys:  # neither side ran it: a fault of this tool
+            found.append((index, "-", "no results from either side"))
+            continue
         err = f"{index}.err"
         if (err in warp) != (err in ours):  # one side raised: its message says it all
             side, have = ("warp-lang", warp) if err in warp else ("warp_nb", ours)
