@@ -313,7 +313,7 @@ def test_a_reduction_without_identity_over_an_empty_line_raises(cpu_blocks):
 
 def test_block_variants_compile_for_sm90(cpu_blocks):
     kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel, random_tiles_kernel,
-               partial_reductions_kernel, custom_rows_kernel]
+               partial_reductions_kernel, custom_rows_kernel, lane_element_writes_kernel, lane_scatter_kernel]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)
