@@ -1,7 +1,6 @@
 // tile_block.h: the tile operations whose lanes differ, for blocks of B > 1 lanes (block.h says
 // how lanes exchange values). The compiler emits these instead of their one-lane forms (tile.h,
-// tile_stack.h, tile_nd.h) when a kernel is compiled for a block of B lanes. Forward only:
-// kernels compiled for blocks of several lanes have no backward pass yet.
+// tile_stack.h, tile_nd.h) when a kernel is compiled for a block of B lanes, with their adjoints.
 #pragma once
 #include "core/prelude.h"
 #include "core/scalar.h"
@@ -87,17 +86,24 @@ struct lane_write_t {
     bool has;
 };
 
-// How a write combines with the element (t[i] = v, t[i] += v, t[i] |= v ...).
+// How a write combines with the element (t[i] = v, t[i] += v, t[i] |= v ...), and its adjoint:
+// the element's adjoint before the write (adj_a) and the written value's (adj_v) from the one after.
 struct lane_op_set {
     static constexpr bool overwrites = true;
     template <typename T>
     static WPNB_FN T apply(T, T v) { return v; }
+    template <typename T>
+    static WPNB_FN void adjoint(T, T, T&, T& adj_v, const T& adj_ret) { accumulate(adj_v, adj_ret); }
 };
-#define WPNB_LANE_OP(NAME)                                               \
-    struct lane_op_##NAME {                                              \
-        static constexpr bool overwrites = false;                        \
-        template <typename T>                                            \
-        static WPNB_FN T apply(T a, T v) { return NAME(a, v); }          \
+#define WPNB_LANE_OP(NAME)                                                                   \
+    struct lane_op_##NAME {                                                                  \
+        static constexpr bool overwrites = false;                                            \
+        template <typename T>                                                                \
+        static WPNB_FN T apply(T a, T v) { return NAME(a, v); }                              \
+        template <typename T>                                                                \
+        static WPNB_FN void adjoint(T a, T v, T& adj_a, T& adj_v, const T& adj_ret) {        \
+            adj_##NAME(a, v, adj_a, adj_v, adj_ret);                                         \
+        }                                                                                    \
     };
 WPNB_LANE_OP(add)
 WPNB_LANE_OP(sub)
@@ -126,13 +132,37 @@ WPNB_FN tile_t<T, R, C> tile_lanes_update(const tile_t<T, R, C>& t, T value, int
     return out;
 }
 
+// Adjoint: the block's writes replayed in lane order, then walked back: each lane's value gets the
+// adjoint of its own write (a write that a later lane's set overwrote gets none, as the value it
+// wrote is lost), and the tile's adjoint passes through each element's chain of writes (nothing
+// where a set overwrote the element, minus the adjoint for -=, ...), as Warp's lanes do.
 template <int B, typename Op, typename T, int R, int C>
-WPNB_FN void adj_tile_lanes_update(const tile_t<T, R, C>&, T, int32 i, int32 j, tile_t<T, R, C>& adj_t, T& adj_value,
-                                   int32&, int32&, const tile_t<T, R, C>& adj_ret) {
-    // the element's writes are not differentiated through (Warp's per-thread tile writes are not
-    // either): the tile's adjoint passes through, the value gets its element's
-    accumulate(adj_t, adj_ret);
-    if (i >= 0 && i < R && j >= 0 && j < C) accumulate(adj_value, adj_ret.at(i, j));
+WPNB_FN void adj_tile_lanes_update(const tile_t<T, R, C>& t, T value, int32 i, int32 j, tile_t<T, R, C>& adj_t,
+                                   T& adj_value, int32&, int32&, const tile_t<T, R, C>& adj_ret) {
+    lane_write_t<T> all[B];
+    block_gather<B>(lane_write_t<T>{i, j, 0, 0, value, true}, all);
+    const int32 lane = block_lane(), active = block_active() < B ? block_active() : B;
+    int32 flat[B];
+    T before[B];  // the element's value before each lane's write
+    tile_t<T, R, C> now = t;
+    for (int k = 0; k < active; ++k) {
+        const lane_write_t<T>& w = all[k];
+        const bool inside = w.has && w.i0 >= 0 && w.i0 < R && w.i1 >= 0 && w.i1 < C;
+        flat[k] = inside ? w.i0 * C + w.i1 : -1;
+        if (inside) {
+            before[k] = now.data[flat[k]];
+            now.data[flat[k]] = Op::apply(before[k], w.value);
+        }
+    }
+    tile_t<T, R, C> through = adj_ret;
+    for (int k = active - 1; k >= 0; --k) {
+        if (flat[k] < 0) continue;
+        T adj_before = T(), adj_written = T();
+        Op::adjoint(before[k], all[k].value, adj_before, adj_written, through.data[flat[k]]);
+        through.data[flat[k]] = adj_before;
+        if (k == lane) accumulate(adj_value, adj_written);
+    }
+    accumulate(adj_t, through);
 }
 
 // wp.tile_scatter_add / tile_scatter_masked(t, i..., value, has_value) from every lane: each
@@ -152,17 +182,33 @@ WPNB_FN tile_t<T, R, C> tile_scatter_lanes(const tile_t<T, R, C>& a, const T& va
     }
     return out;
 }
-// Adjoint: this lane's value gets its element's adjoint; the tile's passes through, except where
-// a set overwrote the element.
+// Adjoint: the block's writes replayed in lane order and walked back, as for tile_lanes_update: a
+// set that a later lane's set overwrote gets no adjoint, nor does the element it overwrote.
 template <int B, typename Op, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
-WPNB_FN void adj_tile_scatter_lanes(const tile_t<T, R, C>&, const T&, bool has, I i0, I i1, I i2, I i3,
+WPNB_FN void adj_tile_scatter_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2, I i3,
                                     tile_t<T, R, C>& adj_a, T& adj_value, bool&, I&, I&, I&, I&,
                                     const tile_t<T, R, C>& adj_ret) {
+    lane_write_t<T> all[B];
+    block_gather<B>(lane_write_t<T>{int32(i0), int32(i1), int32(i2), int32(i3), value, has}, all);
+    const int32 lane = block_lane(), active = block_active() < B ? block_active() : B;
+    int32 flat[B];
+    T before[B];  // the element's value before each lane's write
+    tile_t<T, R, C> now = a;
+    for (int k = 0; k < active; ++k) {
+        const lane_write_t<T>& w = all[k];
+        flat[k] = w.has ? tile_flat_index<E0, E1, E2, E3>(w.i0, w.i1, w.i2, w.i3) : -1;
+        if (flat[k] >= 0) {
+            before[k] = now.data[flat[k]];
+            now.data[flat[k]] = Op::apply(before[k], w.value);
+        }
+    }
     tile_t<T, R, C> through = adj_ret;
-    if (has) {
-        const int f = tile_flat_index<E0, E1, E2, E3>(i0, i1, i2, i3);
-        accumulate(adj_value, adj_ret.data[f]);
-        if (Op::overwrites) through.data[f] = T();
+    for (int k = active - 1; k >= 0; --k) {
+        if (flat[k] < 0) continue;
+        T adj_before = T(), adj_written = T();
+        Op::adjoint(before[k], all[k].value, adj_before, adj_written, through.data[flat[k]]);
+        through.data[flat[k]] = adj_before;
+        if (k == lane) accumulate(adj_value, adj_written);
     }
     accumulate(adj_a, through);
 }

@@ -129,6 +129,70 @@ def test_backward_in_blocks_matches_finite_differences(cpu_blocks):
 
 
 @wp.kernel
+def lane_element_writes_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_load(x, shape=4, storage="shared")
+    v = x[4 + lane]
+    t[lane % 2] = v * 2.0  # every lane sets: the last even and odd lanes' values stay
+    t[2] -= v * v  # every lane subtracts
+    t[3] += v * 3.0  # every lane adds
+    wp.tile_store(out, t)
+
+
+def test_backward_of_every_lanes_element_writes(cpu_blocks):
+    """t[i] = v, t[i] -= v, t[i] += v from every lane: a lane whose set a later lane overwrote gets
+    no adjoint, nor does the overwritten element; -= passes minus the adjoint (as warp-lang does)."""
+    x = np.random.default_rng(3).random(4 + B).astype(np.float32)
+    xs = wp.array(x, requires_grad=True)
+    out = wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(lane_element_writes_kernel, dim=1, inputs=[xs, out], block_dim=B)
+    v = x[4:]
+    np.testing.assert_allclose(out.numpy(), [2 * v[-2], 2 * v[-1], x[2] - (v * v).sum(), x[3] + 3 * v.sum()], rtol=1e-5)
+    g = np.array([1.0, 10.0, 100.0, 1000.0], dtype=np.float32)
+    tape.backward(grads={out: wp.array(g)})
+    expected_v = -2 * v * g[2] + 3 * g[3]
+    expected_v[-2] += 2 * g[0]
+    expected_v[-1] += 2 * g[1]
+    np.testing.assert_allclose(xs.grad.numpy(), np.concatenate([[0.0, 0.0, g[2], g[3]], expected_v]), rtol=1e-5)
+
+
+@wp.kernel
+def lane_scatter_kernel(x: wp.array(dtype=float), masked: wp.array(dtype=float), added: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_load(x, shape=4, storage="shared")
+    u = wp.tile_load(x, shape=4, storage="shared")
+    v = x[4 + lane]
+    wp.tile_scatter_masked(t, lane % 2, v * 2.0, lane < B - 4)  # the last even and odd writers' values stay
+    wp.tile_scatter_add(u, lane % 2, v * 3.0, lane < B - 4)
+    wp.tile_store(masked, t)
+    wp.tile_store(added, u)
+
+
+def test_backward_of_every_lanes_tile_scatter(cpu_blocks):
+    """tile_scatter_masked from every lane: only the surviving writes' values get the adjoint, and
+    not the elements they overwrote; tile_scatter_add: every write's value does."""
+    x = np.random.default_rng(4).random(4 + B).astype(np.float32)
+    xs = wp.array(x, requires_grad=True)
+    masked, added = wp.zeros(4, dtype=float, requires_grad=True), wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(lane_scatter_kernel, dim=1, inputs=[xs, masked, added], block_dim=B)
+    v, writers = x[4:], np.arange(B) < B - 4
+    np.testing.assert_allclose(masked.numpy(), [2 * v[B - 6], 2 * v[B - 5], x[2], x[3]], rtol=1e-5)
+    np.testing.assert_allclose(added.numpy(), [x[0] + 3 * v[writers][0::2].sum(), x[1] + 3 * v[writers][1::2].sum(),
+                                               x[2], x[3]], rtol=1e-5)
+    gm, ga = np.array([1.0, 10.0, 100.0, 1000.0], np.float32), np.array([2.0, 20.0, 200.0, 2000.0], np.float32)
+    tape.backward(grads={masked: wp.array(gm), added: wp.array(ga)})
+    expected_v = np.where(writers, 3 * ga[np.arange(B) % 2], 0.0)
+    expected_v[B - 6] += 2 * gm[0]
+    expected_v[B - 5] += 2 * gm[1]
+    np.testing.assert_allclose(xs.grad.numpy(), np.concatenate([[ga[0], ga[1], gm[2] + ga[2], gm[3] + ga[3]], expected_v]),
+                               rtol=1e-5)
+
+
+@wp.kernel
 def survivors_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float), counts: wp.array(dtype=int)):
     i, lane = wp.tid()
     if lane == 0 or lane % 3 == 0:
@@ -249,7 +313,7 @@ def test_a_reduction_without_identity_over_an_empty_line_raises(cpu_blocks):
 
 def test_block_variants_compile_for_sm90(cpu_blocks):
     kernels = [gather_kernel, lane_writes_kernel, from_thread_kernel, loss_kernel, survivors_kernel, random_tiles_kernel,
-               partial_reductions_kernel, custom_rows_kernel]
+               partial_reductions_kernel, custom_rows_kernel, lane_element_writes_kernel, lane_scatter_kernel]
     for k in kernels:
         assert any(o.block_dim > 1 for o, _ in k.compiled_options("cpu")), "run the CPU tests of this file first"
     compile_for_sm90(kernels)
