@@ -200,8 +200,9 @@ def test_zero_alpha_or_an_empty_product_keeps_the_result_topology():
     out = wps.bsr_mm(X, Y, z(), 1.0, 0.0)
     np.testing.assert_allclose(dense(out), xr @ yr)
     assert _structure(out) == _structure(X)
-    out = wps.bsr_axpy(X, z(), 0.0, 0.0)
-    assert _structure(out) == _structure(X) and not dense(out).any()
+    for y in (z(), wps.bsr_zeros(2, 2, float)):  # beta 0, or a y of nnz 0 (Warp's bound, not read back)
+        out = wps.bsr_axpy(X, y, 0.0, 0.0 if y.nnz else 3.0)
+        assert _structure(out) == _structure(X) and not dense(out).any()
 
 
 def test_transpose_copy_reblock_and_scalar_type_change():

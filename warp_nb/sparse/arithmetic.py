@@ -91,9 +91,10 @@ def bsr_axpy(x: BsrMatrix, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, mask
                          f"y has {T.type_name(y.dtype)}")
     if x.device != y.device:
         raise ValueError(f"Matrices must be on the same device: x on {x.device}, y on {y.device}")
-    if alpha == 0.0 and beta != 0.0:
+    if alpha == 0.0 and beta != 0.0 and y.nnz != 0:
         # Warp's rule: x does not take part, so y keeps its own topology (blocks of x's pattern are
-        # not added as explicit zeros); with beta == 0 too the result is x's pattern, zeroed
+        # not added as explicit zeros). With beta == 0, or a y whose nnz (the host-side bound) is
+        # 0 as bsr_zeros makes it, the result is x's pattern, zeroed, as in Warp
         return bsr_scale(y, beta)
     parts = []
     if beta != 0.0:
