@@ -195,6 +195,12 @@ def test_zero_alpha_or_an_empty_product_keeps_the_result_topology():
         assert _structure(out) == z_structure, (alpha, beta)
     empty = wps.bsr_mm(X, Y, None, 0.0)
     assert empty.nnz_sync() == 0
+    # an operand of nnz 0 skips the product in padded storage too: z's rows keep their blocks
+    zp = wps.bsr_zeros(2, 2, float, row_capacity=2)
+    wps.bsr_set_from_triplets(zp, wp.array([0, 1], dtype=int), wp.array([1, 0], dtype=int),
+                              wp.array([5.0, 6.0], dtype=float), topology="padded")
+    wps.bsr_mm(wps.bsr_zeros(2, 2, float), Y, zp, 1.0, 0.0, topology="padded")
+    assert zp.row_counts.numpy().tolist() == [1, 1] and not dense(zp).any()
     # a product that has blocks still replaces z's topology when beta is 0, and axpy with beta 0
     # takes x's pattern (scaled by alpha, 0 included)
     out = wps.bsr_mm(X, Y, z(), 1.0, 0.0)

@@ -59,7 +59,9 @@ def run_side(module: str, seed: int, out: str, cases: int, solvers: int) -> None
     np.savez(out, **rec.out)
 
 
-EXACT = (".meta", ".structure", ".props", ".reblock_shape", ".scalars")
+# warp-lang errors where warp_nb does what the docs say: (key part, start of warp-lang's message)
+KNOWN_WARP_ERRORS = ((".compress", "RuntimeError: Invalid indexing in slice: 0:0:1"),)  # nnz bound 0
+EXACT = (".meta", ".structure", ".props", ".reblock_shape", ".scalars", ".nnz_bound", ".status", ".bound0")
 
 
 def compare(a: dict, b: dict) -> list:
@@ -74,6 +76,10 @@ def compare(a: dict, b: dict) -> list:
                     else k for k in set(a) | set(b)})
     for base in bases:
         ea, eb = a.get(f"{base}.err"), b.get(f"{base}.err")
+        if ea is not None and eb is None and any(part in base and str(ea).startswith(msg)
+                                                 for part, msg in KNOWN_WARP_ERRORS):
+            lines.append(f"{base}: (note) warp-lang's known error: {ea}")
+            continue
         if (ea is None) != (eb is None):
             lines.append(f"{base} [{about(base)}]: raises on one side only: warp-lang {ea}, warp_nb {eb}")
             continue
@@ -113,7 +119,9 @@ def compare_solve(key, about, ra, rb, xa, xb, f32) -> list:
     conv_a, conv_b = ra[1] <= ra[2], rb[1] <= rb[2]
     if conv_a != conv_b:
         lines.append(f"{key} [{about}]: converged: warp-lang {conv_a} {ra}, warp_nb {conv_b} {rb}")
-    if abs(ra[0] - rb[0]) > 2:
+    # restarted GMRES counts whole cycles, so its "one or two" is two cycles
+    step = 1 if ".gmres" not in key else (8 if "restart=8" in key else 31)
+    if abs(ra[0] - rb[0]) > 2 * step:
         lines.append(f"{key} [{about}]: iterations warp-lang {int(ra[0])}, warp_nb {int(rb[0])}")
     if not np.isclose(ra[2], rb[2], rtol=1e-5):
         lines.append(f"{key} [{about}]: tolerance warp-lang {ra[2]}, warp_nb {rb[2]}")

@@ -203,8 +203,10 @@ def bsr_mm(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix | None = None, alpha=1.0, be
         raise ValueError(f"Incompatible block sizes: z has {z.block_shape} blocks, x @ y has {out_shape}")
     if z.scalar_type is not x.scalar_type:
         raise ValueError("z must have the scalar type of x and y")
-    if alpha == 0.0:
-        # Warp's rule: no product is formed, z := beta * z keeps z's topology (zeroed when beta == 0)
+    if alpha == 0.0 or x.nnz == 0 or y.nnz == 0:
+        # Warp's rule: no product is formed when alpha is 0 or an operand's nnz (the host-side
+        # bound, 0 for a matrix from bsr_zeros) is 0: z := beta * z keeps z's topology, whatever
+        # the topology policy (zeroed when beta == 0)
         return bsr_scale(z, beta)
     z_part = matrix_triplets(z) if beta != 0.0 else None
     extra = z_part[3] if z_part else 0
