@@ -8,7 +8,7 @@ e.g. the conformance runner's baseline venv (CPU only).
         --warp-python ~/.cache/warp_nb/conformance/venv-warp/bin/python
 
 Each sparse case (sparse_cases.sparse_case) draws a block shape (1x1, 2x2, 3x3, 2x3 or 3x1), a
-scalar type (float32 or float64), a size (0 to 7 rows and columns of blocks) and triplets with
+scalar type (float32 or float64), a size (0 to 7 rows and columns of blocks, one case in four 8 to 40) and triplets with
 duplicates, explicit zero blocks, duplicates summing to zero and empty rows (values multiples of 1/8
 in most cases, so sums agree to the bit), and runs bsr_zeros, bsr_from_triplets and
 bsr_set_from_triplets (pruned or not, masked), bsr_copy (to another scalar type or block shape),
@@ -89,6 +89,9 @@ def compare(a: dict, b: dict) -> list:
             continue
         f32 = "float32" in about(base)
         tol = 1e-5 if f32 else 1e-12
+        if ".mm" in base and extra_zero_blocks(a, b, base):
+            lines.append(f"{base}: (note) warp-lang's product has extra zero blocks (its known bug)")
+            continue
         for suffix in EXACT:
             va, vb = a.get(base + suffix), b.get(base + suffix)
             if (va is None) != (vb is None) or (va is not None and not np.array_equal(va, vb)):
@@ -111,6 +114,34 @@ def compare(a: dict, b: dict) -> list:
         if ra is not None and rb is not None:
             lines += compare_solve(base, about(base), ra, rb, a.get(f"{base}.x"), b.get(f"{base}.x"), f32)
     return lines
+
+
+def _rows(d: dict, key: str):
+    """A recorded matrix's active (column, block) pairs per row."""
+    nrow = int(d[f"{key}.meta"][0])
+    s, values = d[f"{key}.structure"], d[f"{key}.values"]
+    counts, cols = s[nrow + 1: 2 * nrow + 1], s[2 * nrow + 1:]
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    return [list(zip(cols[b:e].tolist(), values[b:e])) for b, e in zip(starts[:-1], starts[1:])]
+
+
+def extra_zero_blocks(a: dict, b: dict, key: str) -> bool:
+    """Whether warp-lang's product differs from warp_nb's only by zero blocks it adds (warp-lang
+    1.19 on the CPU adds an explicit zero block outside the product's pattern when a row's
+    products have a column, then another, then the first again: x = [1 1 1], y's rows [1], [1, 3],
+    [1] give columns [1, 2, 3] for [1, 3])."""
+    if f"{key}.structure" not in a or f"{key}.structure" not in b or np.array_equal(a[f"{key}.structure"],
+                                                                                   b[f"{key}.structure"]):
+        return False
+    if not np.array_equal(a[f"{key}.meta"][:4], b[f"{key}.meta"][:4]):
+        return False
+    for ra, rb in zip(_rows(a, key), _rows(b, key)):
+        ours = [c for c, _ in rb]
+        kept = [(c, v) for c, v in ra if c in ours or np.any(v)]
+        if [c for c, _ in kept] != ours or not all(np.allclose(v, w, rtol=1e-5, atol=1e-5)
+                                                   for (_, v), (_, w) in zip(kept, rb)):
+            return False
+    return True
 
 
 def compare_solve(key, about, ra, rb, xa, xb, f32) -> list:

@@ -92,7 +92,7 @@ def draw_values(rng, shape, dyadic: bool) -> np.ndarray:
 
 def draw_triplets(rng, nrow: int, ncol: int, bs: tuple, dyadic: bool):
     """Triplets with duplicates, explicit zero blocks, pairs that cancel and rows left empty."""
-    n = int(rng.integers(0, 3 * max(nrow, 1) + 2)) if nrow and ncol else 0
+    n = int(rng.integers(0, min(3, ncol) * max(nrow, 1) + 2)) if nrow and ncol else 0
     rows = rng.integers(0, max(nrow, 1), n)
     cols = rng.integers(0, max(ncol, 1), n)
     vals = draw_values(rng, (n, *bs), dyadic)
@@ -160,6 +160,8 @@ def sparse_case(rec: Recorder, index: int) -> None:
     nrow, ncol = (int(v) for v in rng.integers(0, 8, 2))
     if rng.random() < 0.9:  # a matrix with no rows or no columns one case in ten or so
         nrow, ncol = max(nrow, 1), max(ncol, 1)
+    if rng.random() < 0.25:  # and one in four larger, with long rows (sorting, products)
+        nrow, ncol = (int(v) for v in rng.integers(8, 41, 2))
     c = Case(rec, f"sparse{index}", bs, f64, dyadic)
     sp, k = wp.sparse, c.name
     rec.out[f"{k}.about"] = np.array(f"block {bs}, {'float64' if f64 else 'float32'}, {nrow} x {ncol} blocks, "
