@@ -35,6 +35,7 @@ once both sides' kernels are cached (the first run compiles for several minutes)
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 import sys
 import tempfile
@@ -122,7 +123,7 @@ def _rows(d: dict, key: str):
     s, values = d[f"{key}.structure"], d[f"{key}.values"]
     counts, cols = s[nrow + 1: 2 * nrow + 1], s[2 * nrow + 1:]
     starts = np.concatenate([[0], np.cumsum(counts)])
-    return [list(zip(cols[b:e].tolist(), values[b:e])) for b, e in zip(starts[:-1], starts[1:])]
+    return [list(zip(cols[b:e].tolist(), values[b:e])) for b, e in itertools.pairwise(starts)]
 
 
 def extra_zero_blocks(a: dict, b: dict, key: str) -> bool:

@@ -207,7 +207,7 @@ def sparse_case(rec: Recorder, index: int) -> None:
 
 def structure_ops(rec, c: Case, A, B, nrow, ncol) -> None:
     """Copies, assignments to other block shapes and scalar types, transposes and diagonals."""
-    wp, sp, k, bs = rec.wp, rec.wp.sparse, c.name, c.bs
+    sp, k, bs = rec.wp.sparse, c.name, c.bs
     rec.matrix(f"{k}.copy", rec.run(f"{k}.copy", lambda: sp.bsr_copy(A)))
     rec.matrix(f"{k}.copy_scalar", rec.run(f"{k}.copy_scalar", lambda: sp.bsr_copy(A, scalar_type=c.other_scalar)))
     # block shapes a copy may take: both dimensions divide, or are multiples of, A's (and its size)
@@ -363,7 +363,7 @@ def solver_case(rec: Recorder, index: int) -> None:
         dense = system(rec.rng(k, "A", spd), n, b, spd, dyadic)
         blocks = dense.reshape(n, b, n, b).transpose(0, 2, 1, 3)
         rows, cols = np.nonzero(np.abs(blocks).sum(axis=(2, 3)))
-        A = rec.run(f"{k}.A{spd}", lambda: wp.sparse.bsr_from_triplets(
+        A = rec.run(f"{k}.A{spd}", lambda rows=rows, cols=cols, blocks=blocks: wp.sparse.bsr_from_triplets(
             n, n, wp.array(rows.astype(np.int32), dtype=int), wp.array(cols.astype(np.int32), dtype=int),
             c.values_array(blocks[rows, cols], (b, b), False)))
         rec.matrix(f"{k}.A{spd}", A)
@@ -376,14 +376,15 @@ def solver_case(rec: Recorder, index: int) -> None:
         for ptype in PRECONDITIONERS:
             if ptype == "fsai" and not spd:
                 continue  # FSAI is defined for SPD matrices only (Warp's docs)
-            M = rec.run(f"{k}.{spd}.{ptype}", lambda: linear.preconditioner(A, ptype)) if ptype else None
+            M = rec.run(f"{k}.{spd}.{ptype}", lambda A=A, ptype=ptype: linear.preconditioner(A, ptype)) if ptype \
+                else None
             if ptype and M is None:
                 continue
             for name, kw in solvers:
                 key = f"{k}.{name}{''.join(f'.{a}={v}' for a, v in kw.items())}.{ptype}"
                 x = wp.zeros_like(rhs)
 
-                def solve(name=name, kw=kw, x=x):
+                def solve(name=name, kw=kw, x=x, A=A, rhs=rhs, M=M):
                     it, res, atol = getattr(linear, name)(A, rhs, x, tol=tol, maxiter=8 * n * b, M=M, check_every=1,
                                                           **kw)
                     return np.array([float(it), float(res), float(atol)])
