@@ -52,15 +52,14 @@ class Recorder:
         slots = np.concatenate([np.arange(b, b + n) for b, n in zip(offsets[:-1], counts)] or [np.zeros(0, int)])
         slots = slots.astype(np.int64)
         cols = M.columns.numpy()[slots].astype(np.int64)
-        vals = M.values.numpy().reshape(-1, *bs)[slots].astype(np.float64) if len(slots) else np.zeros((0, *bs))
-        dense = np.zeros((nrow * bs[0], ncol * bs[1]))
-        rows = np.repeat(np.arange(nrow), counts)
-        for r, c, v in zip(rows, cols, vals):
-            dense[r * bs[0]: (r + 1) * bs[0], c * bs[1]: (c + 1) * bs[1]] += v
         self.out[f"{key}.meta"] = np.array([nrow, ncol, *bs, nnz, np.dtype(self.np_scalar(M.scalar_type)).itemsize,
                                             *M.shape])
         self.out[f"{key}.structure"] = np.concatenate([offsets, counts, cols]).astype(np.int64)
         if values:
+            vals = M.values.numpy().reshape(-1, *bs)[slots].astype(np.float64) if len(slots) else np.zeros((0, *bs))
+            dense = np.zeros((nrow * bs[0], ncol * bs[1]))
+            for r, c, v in zip(np.repeat(np.arange(nrow), counts), cols, vals):
+                dense[r * bs[0]: (r + 1) * bs[0], c * bs[1]: (c + 1) * bs[1]] += v
             self.out[f"{key}.values"] = vals
             self.out[f"{key}.dense"] = dense
 
@@ -407,7 +406,8 @@ def padded(rec, c: Case, tag, nrow, ncol, bs, capacity):
 
 def more_ops(rec, c: Case, A, nrow, ncol) -> None:
     """Triplets outside the shape and a `count`, masked transposes, padded storage (construction,
-    copies, sums, products, status), compression, mapped triplets, get_diag into `out`, aliased mv."""
+    copies, sums, products, status, as an operand), compression, mapped triplets, structure-only
+    copies, uncompress_rows, set_transpose into a matrix, get_diag into `out`, aliased mv."""
     wp, sp, k, bs = rec.wp, rec.wp.sparse, c.name, c.bs
     alpha, beta = c.scalars("more", 2)
     rng = rec.rng(k, "outside")
@@ -492,6 +492,27 @@ def more_ops(rec, c: Case, A, nrow, ncol) -> None:
                        np.full((min(nrow, ncol), *bs), 7.0, dtype=c.np), dtype=c.block_type(bs))
         return sp.bsr_get_diag(A, out=out)
     rec.array(f"{k}.get_diag_out", rec.run(f"{k}.get_diag_out", get_diag_out))
+    # a padded matrix as an operand, structure-only copies, row indices, transpose into a matrix
+    if P is not None:
+        rec.matrix(f"{k}.padded_transposed", rec.run(f"{k}.padded_transposed", lambda: sp.bsr_transposed(P)))
+        rec.array(f"{k}.padded_mv", rec.run(f"{k}.padded_mv", lambda: sp.bsr_mv(P, c.vector("x", ncol, bs[1]))))
+        rec.array(f"{k}.padded_mv_t", rec.run(f"{k}.padded_mv_t", lambda: sp.bsr_mv(
+            P, c.vector("y", nrow, bs[0]), transpose=True)))
+        rec.array(f"{k}.padded_get_diag", rec.run(f"{k}.padded_get_diag", lambda: sp.bsr_get_diag(P)))
+        rec.matrix(f"{k}.padded_axpy_into", rec.run(f"{k}.padded_axpy_into", lambda: sp.bsr_axpy(
+            P, sp.bsr_copy(A), alpha, beta)))
+        rec.matrix(f"{k}.mm_of_padded", rec.run(f"{k}.mm_of_padded", lambda: sp.bsr_mm(P, sp.bsr_transposed(A))))
+    rec.matrix(f"{k}.copy_structure", rec.run(f"{k}.copy_structure", lambda: sp.bsr_copy(A, structure_only=True)),
+               values=False)
+    # (sliced on the host: warp-lang's arrays refuse an empty slice, `a[:0]`, warp_nb's allow it)
+    rec.run(f"{k}.uncompress_rows",
+            lambda: rec.out.__setitem__(f"{k}.uncompress_rows", A.uncompress_rows().numpy()[:A.nnz_sync()]))
+
+    def set_transpose():
+        D = c.from_triplets("tdest", ncol, nrow, bs[::-1])
+        sp.bsr_set_transpose(D, A)
+        return D
+    rec.matrix(f"{k}.set_transpose", rec.run(f"{k}.set_transpose", set_transpose))
     if nrow == ncol and bs[0] == bs[1]:
         def mv_alias():
             v = c.vector("alias", nrow, bs[0])
