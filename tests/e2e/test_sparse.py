@@ -164,6 +164,53 @@ def test_mm_matches_scipy(block_shape, scalar):
     np.testing.assert_allclose(dense(Z), 2.0 * expected + 3.0 * zr, rtol=1e-4, atol=1e-4)
 
 
+def _structure(A):
+    n = A.nnz_sync()
+    return A.offsets.numpy()[:A.nrow + 1].tolist(), A.columns.numpy()[:n].tolist()
+
+
+def _csr(n, rows, cols, vals):
+    return wps.bsr_from_triplets(n, n, wp.array(rows, dtype=int), wp.array(cols, dtype=int),
+                                 wp.array(vals, dtype=float), prune_numerical_zeros=False)
+
+
+def test_zero_alpha_or_an_empty_product_keeps_the_result_topology():
+    # Warp forms no x term when alpha is 0 (axpy, mm) or when no block pair of x @ y meets: the
+    # result is beta * (its own blocks), so blocks of x's or x @ y's pattern are not added as
+    # explicit zeros, and with beta 0 the result keeps its blocks, zeroed (sparse_against_warp)
+    X = _csr(2, [0], [0], [2.0])
+    Y = _csr(2, [0, 1], [0, 1], [3.0, 4.0])
+    disjoint = _csr(2, [1], [1], [3.0])  # X's column 0 meets no block of row 0
+    xr, yr = dense(X), dense(Y)
+
+    def z():
+        return _csr(2, [0, 1], [1, 0], [5.0, 6.0])
+    zr, z_structure = dense(z()), _structure(z())
+    for alpha, beta, out, ref in ((0.0, 2.0, wps.bsr_axpy(X, z(), 0.0, 2.0), 2.0 * zr),
+                                  (0.0, 2.0, wps.bsr_mm(X, Y, z(), 0.0, 2.0), 2.0 * zr),
+                                  (0.0, 0.0, wps.bsr_mm(X, Y, z(), 0.0, 0.0), 0.0 * zr),
+                                  (1.0, 0.0, wps.bsr_mm(X, disjoint, z(), 1.0, 0.0), xr @ dense(disjoint)),
+                                  (1.0, 0.0, wps.bsr_mm(wps.bsr_zeros(2, 2, float), Y, z(), 1.0, 0.0), 0.0 * zr)):
+        np.testing.assert_allclose(dense(out), ref)
+        assert _structure(out) == z_structure, (alpha, beta)
+    empty = wps.bsr_mm(X, Y, None, 0.0)
+    assert empty.nnz_sync() == 0
+    # an operand of nnz 0 skips the product in padded storage too: z's rows keep their blocks
+    zp = wps.bsr_zeros(2, 2, float, row_capacity=2)
+    wps.bsr_set_from_triplets(zp, wp.array([0, 1], dtype=int), wp.array([1, 0], dtype=int),
+                              wp.array([5.0, 6.0], dtype=float), topology="padded")
+    wps.bsr_mm(wps.bsr_zeros(2, 2, float), Y, zp, 1.0, 0.0, topology="padded")
+    assert zp.row_counts.numpy().tolist() == [1, 1] and not dense(zp).any()
+    # a product that has blocks still replaces z's topology when beta is 0, and axpy with beta 0
+    # takes x's pattern (scaled by alpha, 0 included)
+    out = wps.bsr_mm(X, Y, z(), 1.0, 0.0)
+    np.testing.assert_allclose(dense(out), xr @ yr)
+    assert _structure(out) == _structure(X)
+    for y in (z(), wps.bsr_zeros(2, 2, float)):  # beta 0, or a y of nnz 0 (Warp's bound, not read back)
+        out = wps.bsr_axpy(X, y, 0.0, 0.0 if y.nnz else 3.0)
+        assert _structure(out) == _structure(X) and not dense(out).any()
+
+
 def test_transpose_copy_reblock_and_scalar_type_change():
     A, ref = build(4, 6, 18, (2, 3), wp.float32)
     np.testing.assert_allclose(dense(wps.bsr_transposed(A)), ref.T, rtol=1e-6)

@@ -91,6 +91,11 @@ def bsr_axpy(x: BsrMatrix, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, mask
                          f"y has {T.type_name(y.dtype)}")
     if x.device != y.device:
         raise ValueError(f"Matrices must be on the same device: x on {x.device}, y on {y.device}")
+    if alpha == 0.0 and beta != 0.0 and y.nnz != 0:
+        # Warp's rule: x does not take part, so y keeps its own topology (blocks of x's pattern are
+        # not added as explicit zeros). With beta == 0, or a y whose nnz (the host-side bound) is
+        # 0 as bsr_zeros makes it, the result is x's pattern, zeroed, as in Warp
+        return bsr_scale(y, beta)
     parts = []
     if beta != 0.0:
         parts.append(matrix_triplets(y) + (beta,))
@@ -198,9 +203,18 @@ def bsr_mm(x: BsrMatrix, y: BsrMatrix, z: BsrMatrix | None = None, alpha=1.0, be
         raise ValueError(f"Incompatible block sizes: z has {z.block_shape} blocks, x @ y has {out_shape}")
     if z.scalar_type is not x.scalar_type:
         raise ValueError("z must have the scalar type of x and y")
+    if alpha == 0.0 or x.nnz == 0 or y.nnz == 0:
+        # Warp's rule: no product is formed when alpha is 0 or an operand's nnz (the host-side
+        # bound, 0 for a matrix from bsr_zeros) is 0: z := beta * z keeps z's topology, whatever
+        # the topology policy (zeroed when beta == 0)
+        return bsr_scale(z, beta)
     z_part = matrix_triplets(z) if beta != 0.0 else None
     extra = z_part[3] if z_part else 0
     rows, cols, values, n = _product_triplets(x, y, alpha, 0, extra)
+    if n == 0 and topology == "compact":
+        # an empty product (no pair of x and y blocks meets) leaves z's compact topology as Warp
+        # does, even with beta == 0: z := beta * z (a padded z has its rows emptied, as in Warp)
+        return bsr_scale(z, beta)
     if z_part:
         zr, zc, zv, nz = z_part
         if nz:

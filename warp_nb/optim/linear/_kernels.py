@@ -156,10 +156,8 @@ def kernels(scalar):
         for e in range(t * CHUNK, stop):
             dst[e] = src[e]
 
-    def bicg_half(rho: accs, r0v: accs, r: vec, v: vec, s: vec, x: vec, y: vec,
-                  track: int, rt: vec, vt: vec, st: vec, offsets: offs, nb: int):
+    def bicg_half(rho: accs, r0v: accs, r: vec, v: vec, s: vec, x: vec, y: vec, offsets: offs, nb: int):
         # BiCGSTAB's first half step: alpha = rho / (r0.v); s = r - alpha v; x += alpha y
-        # (and the unpreconditioned residual st = rt - alpha vt when track)
         t = wp.tid()
         stop = wp.min(t * CHUNK + CHUNK, offsets[nb])
         i = t * CHUNK
@@ -170,14 +168,12 @@ def kernels(scalar):
             for e in range(i, seg):
                 s[e] = scalar(acc(r[e]) - a * acc(v[e]))
                 x[e] = scalar(acc(x[e]) + a * acc(y[e]))
-                if track != 0:
-                    st[e] = scalar(acc(rt[e]) - a * acc(vt[e]))
             i = seg
 
     def bicg_full(ts: accs, tt: accs, s: vec, t_: vec, z: vec, x: vec, r: vec, r0: vec,
-                  track: int, st: vec, tt_: vec, rt: vec, offsets: offs, nb: int, rr: accs, rho_new: accs):
-        # the second half: omega = (t.s)/(t.t); x += omega z; r = s - omega t; rr = |true r|^2;
-        # rho_new = r0.r
+                  offsets: offs, nb: int, rr: accs, rho_new: accs):
+        # the second half: omega = ts / tt; x += omega z; r = s - omega t; rr = |r|^2 (r is the
+        # true residual b - A x, M on either side); rho_new = r0.r
         t = wp.tid()
         stop = wp.min(t * CHUNK + CHUNK, offsets[nb])
         i = t * CHUNK
@@ -188,13 +184,8 @@ def kernels(scalar):
             for e in range(i, seg):
                 x[e] = scalar(acc(x[e]) + om * acc(z[e]))
                 r[e] = scalar(acc(s[e]) - om * acc(t_[e]))
-                if track != 0:
-                    rt[e] = scalar(acc(st[e]) - om * acc(tt_[e]))
             wp.atomic_add(rho_new, b, segment_dot(r0, r, i, seg))
-            if track != 0:
-                wp.atomic_add(rr, b, segment_dot(rt, rt, i, seg))
-            else:
-                wp.atomic_add(rr, b, segment_dot(r, r, i, seg))
+            wp.atomic_add(rr, b, segment_dot(r, r, i, seg))
             i = seg
 
     def bicg_direction(rho_new: accs, rho: accs, r0v: accs, ts: accs, tt: accs, r: vec, v: vec, p: vec,

@@ -135,7 +135,7 @@ class BiCGSTAB(LinearSolverState):
     def _allocate(self):
         names = ("r", "r0", "p", "v", "s", "t", "y", "z")
         if self.is_left_preconditioner:
-            names += ("rt", "vt", "st", "tt")
+            names += ("mt",)
         for name in names:
             v, s = self.vector()
             setattr(self, name, v)
@@ -148,50 +148,40 @@ class BiCGSTAB(LinearSolverState):
         left = M is not None and self.is_left_preconditioner
         rr = self._r_norm_sq
         state = {"cur": 0}
-        # right preconditioning (or none): y = M p, z = M s, x += alpha y + omega z, r is b - A x.
-        # left: the iteration runs on M r; the true residual rt = b - A x is updated beside it.
-        y, ys = (self.p, self.p_s) if M is None or left else (self.y, self.y_s)
-        z, zs = (self.s, self.s_s) if M is None or left else (self.z, self.z_s)
-        dummy = self.r_s
-        rt_s, vt_s, st_s, tt_s = (self.rt_s, self.vt_s, self.st_s, self.tt_s) if left else (dummy,) * 4
+        # y = M p, z = M s, x += alpha y + omega z, and r is b - A x, with M on either side. On the
+        # left, as in Warp (van der Vorst's split form with M as the left factor), omega minimises
+        # the preconditioned residual |M (s - omega t)|: omega = (M t . M s) / (M t . M t), M s
+        # being z; on the right (or without M) omega = (t . s) / (t . t).
+        y, ys = (self.p, self.p_s) if M is None else (self.y, self.y_s)
+        z, zs = (self.s, self.s_s) if M is None else (self.z, self.z_s)
 
         def reset():
             rho = self.rho[state["cur"]]
-            if left:
-                A.matvec(x, b, self.rt, -1.0, 1.0)
-                M.matvec(self.rt, self.r, self.r, 1.0, 0.0)
-                self.dot2(self.r_s, self.r_s, self.rt_s, self.rt_s, rho, rr)
-            else:
-                A.matvec(x, b, self.r, -1.0, 1.0)
-                self.dot(self.r_s, self.r_s, rho)
-                wp.copy(rr, rho)
+            A.matvec(x, b, self.r, -1.0, 1.0)
+            self.dot(self.r_s, self.r_s, rho)
+            wp.copy(rr, rho)
             self.copy_active(self.r_s, self.r0_s)
             self.copy_active(self.r_s, self.p_s)
 
         def iteration():
             rho, rho_new = self.rho[state["cur"]], self.rho[1 - state["cur"]]
-            if left:
-                A.matvec(self.p, self.vt, self.vt, 1.0, 0.0)
-                M.matvec(self.vt, self.v, self.v, 1.0, 0.0)
-            else:
-                if M is not None:
-                    M.matvec(self.p, self.y, self.y, 1.0, 0.0)
-                A.matvec(y, self.v, self.v, 1.0, 0.0)
+            if M is not None:
+                M.matvec(self.p, self.y, self.y, 1.0, 0.0)
+            A.matvec(y, self.v, self.v, 1.0, 0.0)
             self.dot(self.r0_s, self.v_s, self.r0v)
-            self.launch("bicg_half", [rho, self.r0v, self.r_s, self.v_s, self.s_s, xs, ys, int(left),
-                                      rt_s, vt_s, st_s, self.offsets, self.nb])
+            self.launch("bicg_half", [rho, self.r0v, self.r_s, self.v_s, self.s_s, xs, ys, self.offsets, self.nb])
+            if M is not None:
+                M.matvec(self.s, self.z, self.z, 1.0, 0.0)
+            A.matvec(z, self.t, self.t, 1.0, 0.0)
             if left:
-                A.matvec(self.s, self.tt, self.tt, 1.0, 0.0)
-                M.matvec(self.tt, self.t, self.t, 1.0, 0.0)
+                M.matvec(self.t, self.mt, self.mt, 1.0, 0.0)
+                self.dot2(self.mt_s, zs, self.mt_s, self.mt_s, self.ts, self.tt_)
             else:
-                if M is not None:
-                    M.matvec(self.s, self.z, self.z, 1.0, 0.0)
-                A.matvec(z, self.t, self.t, 1.0, 0.0)
-            self.dot2(self.t_s, self.s_s, self.t_s, self.t_s, self.ts, self.tt_)
+                self.dot2(self.t_s, self.s_s, self.t_s, self.t_s, self.ts, self.tt_)
             rr.zero_()
             rho_new.zero_()
-            self.launch("bicg_full", [self.ts, self.tt_, self.s_s, self.t_s, zs, xs, self.r_s, self.r0_s, int(left),
-                                      st_s, tt_s, rt_s, self.offsets, self.nb, rr, rho_new])
+            self.launch("bicg_full", [self.ts, self.tt_, self.s_s, self.t_s, zs, xs, self.r_s, self.r0_s,
+                                      self.offsets, self.nb, rr, rho_new])
             self.launch("bicg_direction", [rho_new, rho, self.r0v, self.ts, self.tt_, self.r_s, self.v_s, self.p_s,
                                            self.offsets, self.nb])
             state["cur"] = 1 - state["cur"]
