@@ -132,28 +132,23 @@ WPNB_FN tile_t<T, R, C> tile_lanes_update(const tile_t<T, R, C>& t, T value, int
     return out;
 }
 
-// Adjoint: the block's writes replayed in lane order, then walked back: each lane's value gets the
-// adjoint of its own write (a write that a later lane's set overwrote gets none, as the value it
-// wrote is lost), and the tile's adjoint passes through each element's chain of writes (nothing
-// where a set overwrote the element, minus the adjoint for -=, ...), as Warp's lanes do.
+// The adjoint of the block's writes into a tile t (all[k]: lane k's write, flat[k]: its element,
+// -1 for none; `active` lanes): the writes replayed in lane order, then walked back. Each lane's
+// value gets the adjoint of its own write (a write that a later lane's set overwrote gets none, as
+// the value it wrote is lost), and the tile's adjoint passes through each element's chain of
+// writes (nothing where a set overwrote the element, minus the adjoint for -=, ...), as Warp's
+// lanes do.
 template <int B, typename Op, typename T, int R, int C>
-WPNB_FN void adj_tile_lanes_update(const tile_t<T, R, C>& t, T value, int32 i, int32 j, tile_t<T, R, C>& adj_t,
-                                   T& adj_value, int32&, int32&, const tile_t<T, R, C>& adj_ret) {
-    lane_write_t<T> all[B];
-    block_gather<B>(lane_write_t<T>{i, j, 0, 0, value, true}, all);
-    const int32 lane = block_lane(), active = block_active() < B ? block_active() : B;
-    int32 flat[B];
+WPNB_FN void adj_lane_writes(const tile_t<T, R, C>& t, const lane_write_t<T>* all, const int32* flat, int32 active,
+                             tile_t<T, R, C>& adj_t, T& adj_value, const tile_t<T, R, C>& adj_ret) {
     T before[B];  // the element's value before each lane's write
     tile_t<T, R, C> now = t;
     for (int k = 0; k < active; ++k) {
-        const lane_write_t<T>& w = all[k];
-        const bool inside = w.has && w.i0 >= 0 && w.i0 < R && w.i1 >= 0 && w.i1 < C;
-        flat[k] = inside ? w.i0 * C + w.i1 : -1;
-        if (inside) {
-            before[k] = now.data[flat[k]];
-            now.data[flat[k]] = Op::apply(before[k], w.value);
-        }
+        if (flat[k] < 0) continue;
+        before[k] = now.data[flat[k]];
+        now.data[flat[k]] = Op::apply(before[k], all[k].value);
     }
+    const int32 lane = block_lane();
     tile_t<T, R, C> through = adj_ret;
     for (int k = active - 1; k >= 0; --k) {
         if (flat[k] < 0) continue;
@@ -163,6 +158,22 @@ WPNB_FN void adj_tile_lanes_update(const tile_t<T, R, C>& t, T value, int32 i, i
         if (k == lane) accumulate(adj_value, adj_written);
     }
     accumulate(adj_t, through);
+}
+
+// Adjoint: adj_lane_writes of the lanes' writes inside the tile.
+template <int B, typename Op, typename T, int R, int C>
+WPNB_FN void adj_tile_lanes_update(const tile_t<T, R, C>& t, T value, int32 i, int32 j, tile_t<T, R, C>& adj_t,
+                                   T& adj_value, int32&, int32&, const tile_t<T, R, C>& adj_ret) {
+    lane_write_t<T> all[B];
+    block_gather<B>(lane_write_t<T>{i, j, 0, 0, value, true}, all);
+    const int32 active = block_active() < B ? block_active() : B;
+    int32 flat[B];
+    for (int k = 0; k < active; ++k) {
+        const lane_write_t<T>& w = all[k];
+        const bool inside = w.has && w.i0 >= 0 && w.i0 < R && w.i1 >= 0 && w.i1 < C;
+        flat[k] = inside ? w.i0 * C + w.i1 : -1;
+    }
+    adj_lane_writes<B, Op>(t, all, flat, active, adj_t, adj_value, adj_ret);
 }
 
 // wp.tile_scatter_add / tile_scatter_masked(t, i..., value, has_value) from every lane: each
@@ -182,35 +193,21 @@ WPNB_FN tile_t<T, R, C> tile_scatter_lanes(const tile_t<T, R, C>& a, const T& va
     }
     return out;
 }
-// Adjoint: the block's writes replayed in lane order and walked back, as for tile_lanes_update: a
-// set that a later lane's set overwrote gets no adjoint, nor does the element it overwrote.
+// Adjoint: adj_lane_writes of the lanes' writes (as for tile_lanes_update): a set that a later
+// lane's set overwrote gets no adjoint, nor does the element it overwrote.
 template <int B, typename Op, int E0, int E1, int E2, int E3, typename T, int R, int C, typename I>
 WPNB_FN void adj_tile_scatter_lanes(const tile_t<T, R, C>& a, const T& value, bool has, I i0, I i1, I i2, I i3,
                                     tile_t<T, R, C>& adj_a, T& adj_value, bool&, I&, I&, I&, I&,
                                     const tile_t<T, R, C>& adj_ret) {
     lane_write_t<T> all[B];
     block_gather<B>(lane_write_t<T>{int32(i0), int32(i1), int32(i2), int32(i3), value, has}, all);
-    const int32 lane = block_lane(), active = block_active() < B ? block_active() : B;
+    const int32 active = block_active() < B ? block_active() : B;
     int32 flat[B];
-    T before[B];  // the element's value before each lane's write
-    tile_t<T, R, C> now = a;
     for (int k = 0; k < active; ++k) {
         const lane_write_t<T>& w = all[k];
         flat[k] = w.has ? tile_flat_index<E0, E1, E2, E3>(w.i0, w.i1, w.i2, w.i3) : -1;
-        if (flat[k] >= 0) {
-            before[k] = now.data[flat[k]];
-            now.data[flat[k]] = Op::apply(before[k], w.value);
-        }
     }
-    tile_t<T, R, C> through = adj_ret;
-    for (int k = active - 1; k >= 0; --k) {
-        if (flat[k] < 0) continue;
-        T adj_before = T(), adj_written = T();
-        Op::adjoint(before[k], all[k].value, adj_before, adj_written, through.data[flat[k]]);
-        through.data[flat[k]] = adj_before;
-        if (k == lane) accumulate(adj_value, adj_written);
-    }
-    accumulate(adj_a, through);
+    adj_lane_writes<B, Op>(a, all, flat, active, adj_a, adj_value, adj_ret);
 }
 
 // --- stacks: every lane pushes or pops its own value --------------------------------------------
