@@ -57,6 +57,8 @@ COVERED_ELSEWHERE.update({n: "tests/e2e/test_dense_builtins.py"
                           for n in ("dense_gemm", "dense_chol", "dense_subs", "dense_solve")})
 # bit reinterpretation, against numpy's views of the same bytes
 COVERED_ELSEWHERE["cast"] = "tests/e2e/test_cast.py"
+# Warp's call spelling of `not a` (a special form: numbers, bools, arrays that may be None)
+COVERED_ELSEWHERE["unot"] = "tests/e2e/test_warp_public_names.py (against numpy's == 0 and the arrays given)"
 # in-place updates of a transform variable
 COVERED_ELSEWHERE.update({n: "tests/e2e/test_spatial_builtins.py"
                           for n in ("transform_set_translation", "transform_set_rotation")})
