@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib.util
+import importlib
 import json
 import os
 import sys
@@ -145,22 +145,14 @@ def run_side(module: str, cases_path: str, out_path: str, start: int, workdir: s
             case = cases[index]
             try:
                 if case["name"] not in modules:
-                    modules[case["name"]] = _load(Path(workdir) / f"{module}_{case['name']}.py",
-                                                  module_source(f"import {module} as wp", case["name"],
-                                                                by_name[case["name"]]))
+                    modules[case["name"]] = two_sides.load_source(
+                        Path(workdir) / f"{module}_{case['name']}.py",
+                        module_source(f"import {module} as wp", case["name"], by_name[case["name"]]))
                 line = {"ok": _run_case(wp, getattr(modules[case["name"]], f"k{index}"), case)}
             except Exception as e:  # noqa: BLE001  (any error is a result to compare)
                 line = {"err": f"{type(e).__name__}: {str(e)[:160]}"}
             out.write(json.dumps(line) + "\n")
             out.flush()
-
-
-def _load(path: Path, source: str):
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _run_case(wp, kernel, case) -> dict:

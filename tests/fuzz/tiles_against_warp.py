@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -50,14 +49,6 @@ import numpy as np
 
 from tests.fuzz import two_sides
 from tests.fuzz.tile_cases import cases as draw_cases
-
-
-def _load(path: Path, source: str):
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run_side(module: str, cases_path: str, out: str, blocks: bool, group: str | None = None) -> None:
@@ -76,7 +67,8 @@ def run_side(module: str, cases_path: str, out: str, blocks: bool, group: str | 
             name = case["group"]
             if name not in modules:
                 src = "\n\n".join(c["src"] for c in cases if c["group"] == name)
-                modules[name] = _load(workdir / f"{module}_{name}_{int(blocks)}.py", f"import {module} as wp\n\n\n{src}\n")
+                modules[name] = two_sides.load_source(workdir / f"{module}_{name}_{int(blocks)}.py",
+                                                      f"import {module} as wp\n\n\n{src}\n")
             results.update(_run_case(wp, getattr(modules[name], f"k{index}"), index, case, data))
         except Exception as e:  # noqa: BLE001  (any error is a result to compare)
             last = traceback.extract_tb(e.__traceback__)[-1]

@@ -8,6 +8,7 @@ SIGFPE on an integer division by zero)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -48,3 +49,13 @@ def run_restarting(python: str, tool: str, side_args: list, out_path: str, count
         if proc.returncode != 0 and sum(1 for _ in open(out_path)) == done:  # died on case `done` itself
             with open(out_path, "a") as out:
                 out.write(json.dumps({"err": f"crash (exit status {proc.returncode}): {proc.stderr[-200:]}"}) + "\n")
+
+
+def load_source(path: Path, source: str):
+    """`source` written to `path` and imported as a module of that file's name: a side's generated
+    kernels, which warp-lang and warp_nb read from a file (they look up a kernel's source)."""
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
