@@ -178,6 +178,102 @@ def test_batched_systems_converge_independently():
         np.testing.assert_array_equal(x.numpy()[n:], [7.0, 8.0])  # the inactive tail is left alone
 
 
+def test_iterations_past_convergence_change_nothing():
+    # Warp's CG, CR and BiCGSTAB leave x alone once the residual is within the tolerance, so a
+    # solve checked every 7 iterations ends where one checked every iteration does; it only
+    # reports the later check's iteration count
+    for solver, (A_np, b_np) in ((cg, spd(60, 5)), (cr, spd(60, 5)), (bicgstab, nonsymmetric(60, 5))):
+        A = wp.array(A_np, dtype=wp.float64)
+        ends = {}
+        for every in (1, 7):
+            x = wp.zeros(60, dtype=wp.float64)
+            niter, err, atol = solver(A, wp.array(b_np, dtype=wp.float64), x, tol=1e-9, maxiter=200,
+                                      check_every=every, M=preconditioner(A, "diag"))
+            assert err <= atol, solver.__name__
+            ends[every] = niter, x.numpy()
+        (n1, x1), (n7, x7) = ends[1], ends[7]
+        assert n1 % 7 != 0 and n7 == -(-n1 // 7) * 7, (solver.__name__, n1, n7)  # iterations past n1 ran
+        np.testing.assert_array_equal(x7, x1, err_msg=solver.__name__)
+
+
+def test_a_converged_batch_stays_where_it_converged():
+    rng = np.random.default_rng(3)
+    n1, n2 = 6, 30
+    Q = rng.standard_normal((n2, n2))
+    A_np = np.zeros((n1 + n2, n1 + n2))
+    A_np[:n1, :n1] = np.diag(np.linspace(1.0, 1.2, n1)) + 0.05 * np.ones((n1, n1))
+    A_np[n1:, n1:] = Q @ Q.T + 0.5 * np.eye(n2)  # much slower to converge
+    b_np = rng.standard_normal(n1 + n2)
+    offsets = wp.array([0, n1, n1 + n2], dtype=wp.int32)
+    for solver in (cg, cr, bicgstab):
+        easy, hard = [], []
+        for maxiter in range(1, 16):
+            A = aslinearoperator(wp.array(A_np, dtype=wp.float64), batch_offsets=offsets, max_batch_length=n2)
+            x = wp.zeros(n1 + n2, dtype=wp.float64)
+            solver(A, wp.array(b_np, dtype=wp.float64), x, tol=1e-6, maxiter=maxiter, check_every=0)
+            easy.append(x.numpy()[:n1])
+            hard.append(x.numpy()[n1:])
+        residual = [np.linalg.norm(A_np[:n1, :n1] @ e - b_np[:n1]) for e in easy]
+        first = next(i for i, r in enumerate(residual) if r <= 1e-6 * np.linalg.norm(b_np[:n1]))
+        assert first < 10, solver.__name__
+        for later in easy[first + 1:]:
+            np.testing.assert_array_equal(later, easy[first], err_msg=solver.__name__)
+        assert not np.array_equal(hard[first], hard[-1]), solver.__name__  # the other batch went on
+
+
+def test_cycles_are_checked_after_each_multiple_of_check_every_they_reach():
+    # Warp's schedule: restarted solvers count whole cycles, and the check comes after the cycle
+    # that reaches or passes the next multiple of check_every (8-iteration cycles, every 10: 16, 24,
+    # 32, 40, then 56, as 48 passes no new multiple), and at the last cycle
+    A_np, b_np = spd(30, 2)
+    for solver in (cg, gmres):
+        seen = []
+        with pytest.warns(RuntimeWarning, match="did not converge"):
+            niter, _, _ = solver(wp.array(A_np, dtype=wp.float32), wp.array(b_np, dtype=wp.float32),
+                                 wp.zeros(30, dtype=wp.float32), tol=0.0, atol=1e-30, maxiter=76, restart=8,
+                                 check_every=10, callback=lambda i, r, t: seen.append(i))
+        assert seen == [0, 16, 24, 32, 40, 56, 64, 72, 80], solver.__name__
+        assert niter == 80
+
+
+def _bicgstab_reference(A, b, iterations):
+    """Textbook BiCGSTAB without a preconditioner, float64: per iteration the half-step iterate
+    and residual norm |s|, then the full step's iterate and |r|."""
+    x = np.zeros_like(b)
+    r = b - A @ x
+    r0, p, rho = r.copy(), r.copy(), r @ r
+    steps = []
+    for _ in range(iterations):
+        v = A @ p
+        alpha = rho / (r0 @ v)
+        s = r - alpha * v
+        x_half = x + alpha * p
+        t = A @ s
+        omega = (t @ s) / (t @ t)
+        x = x_half + omega * s
+        r = s - omega * t
+        rho, rho_old = r0 @ r, rho
+        p = r + (rho / rho_old) * (alpha / omega) * (p - omega * v)
+        steps.append((x_half, np.linalg.norm(s), x.copy(), np.linalg.norm(r)))
+    return steps
+
+
+def test_bicgstab_stops_at_the_half_step_once_s_is_within_the_tolerance():
+    A_np, b_np = nonsymmetric(40, 11)
+    steps = _bicgstab_reference(A_np, b_np, 8)
+    # a tolerance just above |s| of the fourth iteration and below every residual before it
+    k = 3
+    atol = steps[k][1] * (1 + 1e-6)
+    assert all(min(s_norm, r_norm) > atol for _, s_norm, _, r_norm in steps[:k])
+    x = wp.zeros(40, dtype=wp.float64)
+    niter, err, tol = bicgstab(wp.array(A_np, dtype=wp.float64), wp.array(b_np, dtype=wp.float64), x, tol=0.0,
+                               atol=atol, maxiter=50, check_every=1)
+    assert niter == k + 1
+    assert err == pytest.approx(steps[k][1], rel=1e-8)  # the half step's residual, not the full step's
+    np.testing.assert_allclose(x.numpy(), steps[k][0], rtol=1e-9, atol=1e-12)
+    assert not np.allclose(steps[k][0], steps[k][2], rtol=1e-6)  # the full step would have moved x further
+
+
 def test_vector_unknowns():
     diag = wp.array(np.array([[2.0, 4.0], [5.0, 8.0], [1.0, 3.0]]), dtype=wp.vec2d)
     b = wp.array(np.array([[2.0, 2.0], [10.0, 4.0], [3.0, 3.0]]), dtype=wp.vec2d)

@@ -357,8 +357,10 @@ def solver_case(rec: Recorder, index: int) -> None:
     c = Case(rec, f"solver{index}", (b, b), f64, dyadic)
     k = c.name
     tol = 1e-10 if f64 else 1e-5
+    # checked every iteration, or every 10 (Warp's default: iterations past convergence must move nothing)
+    every = int(rec.rng(k, "every").choice([1, 10]))
     rec.out[f"{k}.about"] = np.array(f"block {b}x{b}, {'float64' if f64 else 'float32'}, {n} x {n} blocks, "
-                                     f"tol {tol}")
+                                     f"tol {tol}, check_every={every}")
     for spd in (True, False):
         dense = system(rec.rng(k, "A", spd), n, b, spd, dyadic)
         blocks = dense.reshape(n, b, n, b).transpose(0, 2, 1, 3)
@@ -385,13 +387,19 @@ def solver_case(rec: Recorder, index: int) -> None:
                 x = wp.zeros_like(rhs)
 
                 def solve(name=name, kw=kw, x=x, A=A, rhs=rhs, M=M):
-                    it, res, atol = getattr(linear, name)(A, rhs, x, tol=tol, maxiter=8 * n * b, M=M, check_every=1,
-                                                          **kw)
+                    it, res, atol = getattr(linear, name)(A, rhs, x, tol=tol, maxiter=8 * n * b, M=M,
+                                                          check_every=every, **kw)
                     return np.array([float(it), float(res), float(atol)])
                 out = rec.run(key, solve)
                 if out is not None:
                     rec.out[f"{key}.result"] = out
                     rec.array(f"{key}.x", x)
+                if out is not None and every > 1 and name != "gmres" and not kw.get("restart"):
+                    # CG, CR and BiCGSTAB move nothing past convergence: checked every iteration,
+                    # the same solve ends on the same bits
+                    x1 = wp.zeros_like(rhs)
+                    getattr(linear, name)(A, rhs, x1, tol=tol, maxiter=8 * n * b, M=M, check_every=1, **kw)
+                    rec.out[f"{key}.same_as_every_1"] = np.array([np.array_equal(x.numpy(), x1.numpy())])
 
 
 def padded(rec, c: Case, tag, nrow, ncol, bs, capacity):

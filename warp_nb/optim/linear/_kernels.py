@@ -7,8 +7,11 @@ walks it batch segment by batch segment: the segment's batch is found once (a bi
 the offsets), so its coefficients are read once and its partial dot products are added with one
 atomic per segment. Scalars at or past offsets[-1] are the inactive tail: no kernel here reads
 or writes them. Coefficients (alpha, beta, ...) stay on the device as per-batch numerators and
-denominators; a zero denominator gives a zero coefficient, so a converged batch stays put
-instead of turning into NaN (0/0) while the other batches iterate.
+denominators; a zero denominator gives a zero coefficient (no NaN from 0/0). The kernels that
+move x and r take the per-batch `live` flags (`liveness`, set before each iteration): a batch whose
+residual is already within its tolerance gets zero coefficients, so it stays where it converged
+while the other batches iterate, and a solve checked every k iterations ends where one checked
+every iteration does (as Warp's solvers, whose iterations past convergence change nothing).
 
 Dot products accumulate in float32 for float16 vectors (`acc_type`). Knows nothing about
 operators, tolerances or the iteration loop."""
@@ -55,6 +58,7 @@ def kernels(scalar):
     vec = wp.array(dtype=scalar)
     accs = wp.array(dtype=acc)
     offs = wp.array(dtype=wp.int32)
+    ints = wp.array(dtype=wp.int32)
 
     def ratio(num: accs, den: accs, b: int):
         d = den[b]
@@ -106,10 +110,17 @@ def kernels(scalar):
             wp.atomic_add(out_uv, b, segment_dot(u, v, i, seg))  # the segment is in cache by now
             i = seg
 
-    def step(num: accs, den: accs, p: vec, q: vec, x: vec, r: vec, z: vec, y: vec, diag: vec, mode: int,
-             offsets: offs, nb: int, rr: accs, rz: accs):
-        # x += a p; r -= a q; rr = |r|^2, a = num/den per batch. mode 0: rz = |r|^2 too (no
-        # preconditioner: z is r); mode 1: z = diag * r, rz = r.z (Jacobi fused in); mode 2:
+    def live_ratio(num: accs, den: accs, live: ints, b: int):
+        if live[b] == 0:
+            return acc(0.0)
+        return ratio(num, den, b)
+
+    live_ratio = wp.func(_named(live_ratio, key))
+
+    def step(num: accs, den: accs, live: ints, p: vec, q: vec, x: vec, r: vec, z: vec, y: vec, diag: vec,
+             mode: int, offsets: offs, nb: int, rr: accs, rz: accs):
+        # x += a p; r -= a q; rr = |r|^2, a = num/den per live batch (0 for a converged one). mode 0:
+        # rz = |r|^2 too (no preconditioner: z is r); mode 1: z = diag * r, rz = r.z (Jacobi fused in); mode 2:
         # z -= a y (CR's preconditioned residual); mode 3: nothing more.
         t = wp.tid()
         stop = wp.min(t * CHUNK + CHUNK, offsets[nb])
@@ -117,7 +128,7 @@ def kernels(scalar):
         while i < stop:
             b = batch_at(offsets, nb, i)
             seg = wp.min(stop, offsets[b + 1])
-            a = ratio(num, den, b)
+            a = live_ratio(num, den, live, b)
             for e in range(i, seg):
                 x[e] = scalar(acc(x[e]) + a * acc(p[e]))
                 re = acc(r[e]) - a * acc(q[e])
@@ -156,31 +167,36 @@ def kernels(scalar):
         for e in range(t * CHUNK, stop):
             dst[e] = src[e]
 
-    def bicg_half(rho: accs, r0v: accs, r: vec, v: vec, s: vec, x: vec, y: vec, offsets: offs, nb: int):
-        # BiCGSTAB's first half step: alpha = rho / (r0.v); s = r - alpha v; x += alpha y
+    def bicg_half(rho: accs, r0v: accs, live: ints, r: vec, v: vec, s: vec, x: vec, y: vec, offsets: offs, nb: int,
+                  ss: accs):
+        # BiCGSTAB's first half step: alpha = rho / (r0.v); s = r - alpha v; x += alpha y; ss = |s|^2
         t = wp.tid()
         stop = wp.min(t * CHUNK + CHUNK, offsets[nb])
         i = t * CHUNK
         while i < stop:
             b = batch_at(offsets, nb, i)
             seg = wp.min(stop, offsets[b + 1])
-            a = ratio(rho, r0v, b)
+            a = live_ratio(rho, r0v, live, b)
             for e in range(i, seg):
                 s[e] = scalar(acc(r[e]) - a * acc(v[e]))
                 x[e] = scalar(acc(x[e]) + a * acc(y[e]))
+            wp.atomic_add(ss, b, segment_dot(s, s, i, seg))
             i = seg
 
-    def bicg_full(ts: accs, tt: accs, s: vec, t_: vec, z: vec, x: vec, r: vec, r0: vec,
-                  offsets: offs, nb: int, rr: accs, rho_new: accs):
+    def bicg_full(ts: accs, tt: accs, live: ints, ss: accs, atol_sq: accs, s: vec, t_: vec, z: vec, x: vec,
+                  r: vec, r0: vec, offsets: offs, nb: int, rr: accs, rho_new: accs):
         # the second half: omega = ts / tt; x += omega z; r = s - omega t; rr = |r|^2 (r is the
-        # true residual b - A x, M on either side); rho_new = r0.r
+        # true residual b - A x, M on either side); rho_new = r0.r. A batch whose half-step
+        # residual s is already within its tolerance stops there (omega = 0: r = s), as Warp's does.
         t = wp.tid()
         stop = wp.min(t * CHUNK + CHUNK, offsets[nb])
         i = t * CHUNK
         while i < stop:
             b = batch_at(offsets, nb, i)
             seg = wp.min(stop, offsets[b + 1])
-            om = ratio(ts, tt, b)
+            om = acc(0.0)
+            if not (ss[b] <= atol_sq[b]):
+                om = live_ratio(ts, tt, live, b)
             for e in range(i, seg):
                 x[e] = scalar(acc(x[e]) + om * acc(z[e]))
                 r[e] = scalar(acc(s[e]) - om * acc(t_[e]))
@@ -206,6 +222,14 @@ def kernels(scalar):
                 p[e] = scalar(acc(r[e]) + beta * (acc(p[e]) - om * acc(v[e])))
             i = seg
 
+    def liveness(rr: accs, atol_sq: accs, live: ints):
+        # 0 for a batch whose squared residual is within its tolerance; a NaN residual stays live
+        i = wp.tid()
+        if rr[i] <= atol_sq[i]:
+            live[i] = 0
+        else:
+            live[i] = 1
+
     def tolerance(b_sq: accs, tol: acc, atol: acc, out: accs):
         # per batch: the larger of atol and tol |b|, squared (residuals are compared squared)
         i = wp.tid()
@@ -213,7 +237,8 @@ def kernels(scalar):
         out[i] = a * a
 
     made = dict(dot=dot, dot2=dot2, step=step, direction=direction, copy_active=copy_active,
-                bicg_half=bicg_half, bicg_full=bicg_full, bicg_direction=bicg_direction, tolerance=tolerance)
+                bicg_half=bicg_half, bicg_full=bicg_full, bicg_direction=bicg_direction, liveness=liveness,
+                tolerance=tolerance)
     return {k: wp.kernel(f, key=f"linear_{k}_{key}", enable_backward=False) for k, f in made.items()}
 
 

@@ -39,7 +39,7 @@ class CG(LinearSolverState):
         mode = 0 if M is None else 1 if diag is not None else 3
         zs = self.rs if M is None else self.zs
         diag = self.rs if diag is None else diag
-        rr, zero = self._r_norm_sq, self._zero_coef
+        rr, zero, live = self._r_norm_sq, self._zero_coef, self._live
         state = {"cur": 0}
 
         def reset():  # r = b - A x, z = M r, p = z, with |r|^2 and r.z
@@ -51,17 +51,18 @@ class CG(LinearSolverState):
             else:  # a step that moves nothing (coefficient 0) computes |r|^2, z and r.z
                 rr.zero_()
                 rz.zero_()
-                self.launch("step", [zero, zero, self.rs, self.rs, xs, self.rs, zs, self.rs, diag, mode,
+                self.launch("step", [zero, zero, live, self.rs, self.rs, xs, self.rs, zs, self.rs, diag, mode,
                                      self.offsets, self.nb, rr, rz])
             self.copy_active(zs, self.ps)
 
         def iteration():
             rz, rz_new = self.rz[state["cur"]], self.rz[1 - state["cur"]]
+            self.mark_live()
             A.matvec(self.p, self.ap, self.ap, 1.0, 0.0)
             self.dot(self.ps, self.aps, self.pap)
             rr.zero_()
             rz_new.zero_()
-            self.launch("step", [rz, self.pap, self.ps, self.aps, xs, self.rs, zs, self.rs, diag, mode,
+            self.launch("step", [rz, self.pap, live, self.ps, self.aps, xs, self.rs, zs, self.rs, diag, mode,
                                  self.offsets, self.nb, rr, rz_new])
             if mode == 3:
                 M.matvec(self.r, self.z, self.z, 1.0, 0.0)
@@ -101,11 +102,12 @@ class CR(CG):
 
         def iteration():
             cur, new = zaz[state["cur"]], zaz[1 - state["cur"]]
+            self.mark_live()
             if M is not None:
                 M.matvec(self.ap, self.y, self.y, 1.0, 0.0)
             self.dot(self.aps, ys, apy)
             rr.zero_()
-            self.launch("step", [cur, apy, self.ps, self.aps, xs, self.rs, zs, ys, self.rs, mode,
+            self.launch("step", [cur, apy, self._live, self.ps, self.aps, xs, self.rs, zs, ys, self.rs, mode,
                                  self.offsets, self.nb, rr, rr])
             A.matvec(z, self.az, self.az, 1.0, 0.0)
             self.dot(zs, self.azs, new)
@@ -142,6 +144,7 @@ class BiCGSTAB(LinearSolverState):
             setattr(self, name + "_s", s)
         self.rho = [self.scalars_per_batch(), self.scalars_per_batch()]
         self.r0v, self.ts, self.tt_ = self.scalars_per_batch(), self.scalars_per_batch(), self.scalars_per_batch()
+        self.ss = self.scalars_per_batch()  # |s|^2 after the half step
 
     def _prepare(self, A, b, x, M):
         xs = scalars(x)
@@ -165,11 +168,14 @@ class BiCGSTAB(LinearSolverState):
 
         def iteration():
             rho, rho_new = self.rho[state["cur"]], self.rho[1 - state["cur"]]
+            self.mark_live()
             if M is not None:
                 M.matvec(self.p, self.y, self.y, 1.0, 0.0)
             A.matvec(y, self.v, self.v, 1.0, 0.0)
             self.dot(self.r0_s, self.v_s, self.r0v)
-            self.launch("bicg_half", [rho, self.r0v, self.r_s, self.v_s, self.s_s, xs, ys, self.offsets, self.nb])
+            self.ss.zero_()
+            self.launch("bicg_half", [rho, self.r0v, self._live, self.r_s, self.v_s, self.s_s, xs, ys, self.offsets,
+                                      self.nb, self.ss])
             if M is not None:
                 M.matvec(self.s, self.z, self.z, 1.0, 0.0)
             A.matvec(z, self.t, self.t, 1.0, 0.0)
@@ -180,8 +186,8 @@ class BiCGSTAB(LinearSolverState):
                 self.dot2(self.t_s, self.s_s, self.t_s, self.t_s, self.ts, self.tt_)
             rr.zero_()
             rho_new.zero_()
-            self.launch("bicg_full", [self.ts, self.tt_, self.s_s, self.t_s, zs, xs, self.r_s, self.r0_s,
-                                      self.offsets, self.nb, rr, rho_new])
+            self.launch("bicg_full", [self.ts, self.tt_, self._live, self.ss, self._atol_sq, self.s_s, self.t_s, zs, xs,
+                                      self.r_s, self.r0_s, self.offsets, self.nb, rr, rho_new])
             self.launch("bicg_direction", [rho_new, rho, self.r0v, self.ts, self.tt_, self.r_s, self.v_s, self.p_s,
                                            self.offsets, self.nb])
             state["cur"] = 1 - state["cur"]

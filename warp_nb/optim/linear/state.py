@@ -1,12 +1,15 @@
 """What every solver here shares: `LinearSolverState` (the problem, checked once, its work
 vectors allocated once, and `__call__` running the solver, optionally on a new A, b, x or M of
 the same layout), Warp's default tolerances, and the host loop `run_solver_loop` that runs a
-solver's cycles and checks convergence every `check_every` iterations.
+solver's cycles and checks convergence about every `check_every` iterations.
 
 The only host synchronisations of a solve are the convergence checks (one read of the per-batch
-residuals and tolerances each). With `check_every=0` none is reported: the solver returns device
-arrays (squared residual, squared tolerance) as Warp's capturable mode does, and stops once
-converged (a test before each cycle, outside graph captures; a captured solve runs `maxiter`).
+residuals and tolerances each). Between checks the iterations go on, but (as in Warp) one that
+starts from a batch's converged residual moves nothing in that batch (`mark_live`), so where a
+solve stops does not depend on `check_every`. With `check_every=0` none is reported: the solver
+returns device arrays (squared residual, squared tolerance) as Warp's capturable mode does, and
+stops once converged (a test before each cycle, outside graph captures; a captured solve runs
+`maxiter`).
 `use_cuda_graph` is accepted and has no effect: warp_nb launches each kernel of an iteration
 directly (on the CPU there are no graphs; on CUDA the launches are ordered on the stream the same
 way)."""
@@ -48,15 +51,15 @@ def run_solver_loop(do_cycle, cycle_size, r_norm_sq, maxiter, atol_sq, callback,
     """Run `do_cycle` (which performs `cycle_size` iterations and leaves the per-batch squared
     residuals in r_norm_sq) until every batch's residual is within its tolerance (atol_sq) or
     maxiter iterations are done. Checks (and calls callback(iteration, residual, tolerance))
-    before the first cycle and every `check_every` iterations, rounded up to whole cycles.
+    before the first cycle and after each cycle that reaches or passes a multiple of `check_every`.
     Returns (iterations, residual, tolerance) of the batch furthest from its tolerance; a solve
     that stops at maxiter without converging warns."""
     cycles = max(0, math.ceil(float(maxiter) / cycle_size))
     if not check_every or check_every <= 0:
         # Warp's device-side stopping: no check reported, but iterations stop once every batch has
-        # converged (iterating past convergence breaks down on singular or indefinite systems). Outside
-        # a graph capture that test is a read of two small arrays per cycle; under capture every
-        # iteration is recorded.
+        # converged (CG, CR and BiCGSTAB would move nothing more; GMRES would refine on, and its
+        # Arnoldi step can break down on a zero residual). Outside a graph capture that test is a
+        # read of two small arrays per cycle; under capture every iteration is recorded.
         from ...runtime import recording
         done = 0
         for _ in range(cycles):
@@ -65,11 +68,11 @@ def run_solver_loop(do_cycle, cycle_size, r_norm_sq, maxiter, atol_sq, callback,
             do_cycle()
             done += 1
         return done * cycle_size, r_norm_sq, atol_sq
-    every = max(1, math.ceil(check_every / cycle_size))
+    every = int(check_every)
 
     def check(iteration):
         r, a = r_norm_sq.numpy().astype(np.float64), atol_sq.numpy().astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             excess = np.where(r <= a, r / np.maximum(a, np.finfo(np.float64).tiny), np.inf)
         excess = np.where(np.isnan(r), np.inf, excess)
         worst = int(np.argmax(excess)) if len(r) else 0
@@ -83,7 +86,9 @@ def run_solver_loop(do_cycle, cycle_size, r_norm_sq, maxiter, atol_sq, callback,
     while not done and cycle < cycles:
         do_cycle()
         cycle += 1
-        if cycle % every == 0 or cycle == cycles:
+        # as Warp: after the cycle in which the iteration count reached or passed a multiple of
+        # check_every (cycles of 8 checked every 10 iterations: at 16, 24, 32, 40, 56, ...)
+        if (cycle * cycle_size) // every > ((cycle - 1) * cycle_size) // every or cycle == cycles:
             done, err, tol = check(cycle * cycle_size)
     if not done:
         warnings.warn(f"{name} did not converge: residual norm {err:.6g} > tolerance {tol:.6g} after "
@@ -146,6 +151,7 @@ class LinearSolverState:
         self._atol_sq = self.scalars_per_batch()
         self._r_norm_sq = self.scalars_per_batch()
         self._zero_coef = self.scalars_per_batch()  # ratio(zero, zero) == 0: a step that moves nothing
+        self._live = wp.zeros(self.nb, dtype=wp.int32, device=self.device)  # 0: the batch has converged
         self._allocate()
 
     # -- what subclasses use ------------------------------------------------------------------
@@ -171,6 +177,12 @@ class LinearSolverState:
 
     def copy_active(self, src, dst) -> None:
         wp.launch(self.k["copy_active"], dim=K.chunks(self.n), inputs=[src, dst, self.offsets, self.nb],
+                  device=self.device)
+
+    def mark_live(self) -> None:
+        """Before an iteration: which batches are not yet within their tolerance. The kernels that
+        move x and r leave the others where they are."""
+        wp.launch(self.k["liveness"], dim=self.nb, inputs=[self._r_norm_sq, self._atol_sq, self._live],
                   device=self.device)
 
     def launch(self, name, inputs) -> None:
