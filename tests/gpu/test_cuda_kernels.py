@@ -102,3 +102,28 @@ def test_cubin_is_loaded_by_default():
     assert arch == device.arch and not use_ptx  # PTX from a newer NVRTC may be refused by the driver
     compiled = saxpy.compiled(device)
     assert compiled.loaded.path.suffix == ".cubin"
+
+
+@wp.kernel
+def _printed_scaled(s: float, w: wp.vec2, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    print(s, w)
+    y[0] = s * x[0] + w[1]
+
+
+def test_print_in_a_backward_launch_shows_the_given_adjoints(capfd):
+    # the backward code starts value parameters' adjoints from the module global the launch wrote
+    # (cuModuleGetGlobal + a copy on the stream), then zeroes it for the next launch
+    x = wp.array([2.0], dtype=float, device=DEVICE, requires_grad=True)
+    y = wp.zeros(1, dtype=float, device=DEVICE, requires_grad=True)
+    wp.synchronize()
+    capfd.readouterr()
+    wp.launch(_printed_scaled, 1, inputs=[3.0, wp.vec2(1.0, 2.0), x, y],
+              adj_inputs=[42.0, wp.vec2(4.0, -1.0), None, None], adjoint=True, device=DEVICE)
+    wp.synchronize()
+    out = capfd.readouterr().out
+    assert "adj: 42\n" in out and "adj: 4 -1\n" in out, out
+    wp.launch(_printed_scaled, 1, inputs=[3.0, wp.vec2(1.0, 2.0), x, y], adj_inputs=[None, None, None, None],
+              adjoint=True, device=DEVICE)
+    wp.synchronize()
+    out = capfd.readouterr().out
+    assert "adj: 0\n" in out and "adj: 0 0\n" in out, out

@@ -46,6 +46,9 @@ class LoadedCudaKernel:
     immediate_checks: bool = False  # debug mode: a launch reads its check state at once
     frame_bytes: int = 0  # the forward body's frame of block-uniform tiles (native/tiles/block.h)
     frame_shared_bytes: int = 0  # dynamic shared memory a forward launch gives that frame
+    #: device address of the global a backward launch writes value parameters' given adjoints into
+    #: (compiler/emit/adjoint.py seeded_params), or None: the kernel prints no such adjoint
+    adjoint_seeds: int | None = None
 
 
 def arch_for(device_arch: int) -> tuple[int, bool]:
@@ -207,8 +210,21 @@ class CudaTarget(AotCudaTarget):
             debug, _size = drv.call("cuModuleGetGlobal", module, b"wpnb_debug_state")
             debug = drv.to_int(debug)
         frame = int.from_bytes(self._global_bytes(module, unit.frame_global)[:8], "little") if unit.frame_global else 0
+        seeds = None
+        if unit.seeds_global and backward is not None:
+            seeds = drv.to_int(drv.call("cuModuleGetGlobal", module, unit.seeds_global.encode())[0])
         return LoadedCudaKernel(module, forward, backward, debug, path, immediate_checks=options.mode == "debug",
-                                frame_bytes=frame, frame_shared_bytes=self._frame_shared_bytes(forward, frame))
+                                frame_bytes=frame, frame_shared_bytes=self._frame_shared_bytes(forward, frame),
+                                adjoint_seeds=seeds)
+
+    def write_adjoint_seeds(self, loaded, data: bytes, clear: int = 0) -> None:
+        # on the device's stream, so ordered with the launch; a copy from pageable memory has
+        # taken `data` when it returns
+        if clear:
+            mem.memset(self.device, loaded.adjoint_seeds, 0, clear)
+        else:
+            buffer = ctypes.create_string_buffer(data, len(data))
+            mem.host_to_device(self.device, loaded.adjoint_seeds, ctypes.addressof(buffer), len(data))
 
     def _frame_shared_bytes(self, function, frame: int) -> int:
         """The dynamic shared memory to launch `function` with: its frame of block-uniform tiles

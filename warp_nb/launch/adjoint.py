@@ -5,7 +5,6 @@ Called by launcher.py (and its wp.Launch); knows launchers, not how a forward la
 
 from __future__ import annotations
 
-import ctypes
 import types as _pytypes
 
 from .. import config, types as T
@@ -41,7 +40,8 @@ def launch_adjoint(kernel, dim, args, adj_args, forward, block_dim, record_cmd: 
         read, _ = param_access(forward.compiled.typed)
         consumed = stored_params(forward.compiled.typed) - read
         write_back: list = []
-        args = tuple(with_grad(a, g, kernel, k, write_back, k in consumed) for k, (a, g) in enumerate(zip(args, adj_args)))
+        args = tuple(with_grad(a, g, kernel, k, write_back, k in consumed)
+                     for k, (a, g) in enumerate(zip(args, adj_args)))
         if write_back and record_cmd:
             raise at_callers_line(TypeError(f"adjoint launch of kernel `{kernel.key}` with record_cmd=True: an "
                                             "adjoint array laid out differently from its array needs a copy per "
@@ -69,7 +69,7 @@ def launch_adjoint(kernel, dim, args, adj_args, forward, block_dim, record_cmd: 
                 raise at_callers_line(check.with_traceback(None)) from None  # (without the target's frames)
     finally:
         if seeded:  # back to zeros: a Tape's backward launch of the kernel gives its value parameters none
-            ctypes.memset(launcher.compiled.loaded.adjoint_seeds, 0, seeded)
+            launcher.target.write_adjoint_seeds(launcher.compiled.loaded, b"", clear=seeded)
     for given, used in (write_back if adj_args else ()):
         _copy_into(given, used)
 
@@ -77,7 +77,7 @@ def launch_adjoint(kernel, dim, args, adj_args, forward, block_dim, record_cmd: 
 def _write_seeds(launcher, adj_args) -> int:
     """Write the adjoints adj_inputs/adj_outputs give the value parameters whose adjoints the
     backward code prints (compiler/emit/adjoint.py seeded_params) into the module global it starts
-    them from; returns the bytes written (0: the kernel has no such global, as on CUDA)."""
+    them from; returns the bytes written (0: the kernel has no such global)."""
     address = getattr(launcher.compiled.loaded, "adjoint_seeds", None)
     if address is None:
         return 0
@@ -90,7 +90,7 @@ def _write_seeds(launcher, adj_args) -> int:
         pack = launcher.seed_pack = make_packer(named, launcher.device, [types_[k] for k in seeded])
     values = [_zero(types_[k]) if adj_args[k] is None else adj_args[k] for k in seeded]
     data = pack(*values)
-    ctypes.memmove(address, data, len(data))
+    launcher.target.write_adjoint_seeds(launcher.compiled.loaded, data)
     return len(data)
 
 

@@ -64,6 +64,12 @@ class Target:
     def prepare(self) -> None:
         """One-time work before the first kernel runs (done alongside the first compiles)."""
 
+    def write_adjoint_seeds(self, loaded, data: bytes, clear: int = 0) -> None:
+        """Put `data` in the loaded kernel's adjoint seeds global (`loaded.adjoint_seeds`: compiler/
+        emit/adjoint.py seeded_params) before a backward launch, or with `clear` > 0 zero that many
+        bytes of it after the launch (ordered after the launch where launches are asynchronous)."""
+        raise NotImplementedError
+
     def refuse_cluster_dim(self, kernel_key: str, cluster_dim: int) -> None:
         """Raise where this target cannot build a kernel declared with thread block clusters of
         `cluster_dim` blocks (the CPU has no clusters: the option does not apply, nothing to refuse)."""
@@ -126,6 +132,12 @@ class CpuTarget(Target):
 
     def prepare(self) -> None:
         native.library()
+
+    def write_adjoint_seeds(self, loaded, data: bytes, clear: int = 0) -> None:
+        if clear:
+            ctypes.memset(loaded.adjoint_seeds, 0, clear)
+        else:
+            ctypes.memmove(loaded.adjoint_seeds, data, len(data))
 
     def run(self, launcher, packed: bytes, bounds: bytes, size: int) -> None:
         # deterministic mode: "serial" entry points run on one thread, in thread order; a deferring

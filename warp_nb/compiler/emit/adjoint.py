@@ -299,9 +299,9 @@ def seeded_params(adj: AdjointFunction) -> list:
 
 def _seeds_global(sym: str, params) -> str:
     """The module global that holds those adjoints, written by the runtime before each backward
-    launch on the CPU (launch/adjoint.py; zeros when none are given), laid out as the argument
-    struct of those parameters alone would be (launch/args.py argument_layout). On CUDA nothing
-    writes it yet: its adjoints start from zero."""
+    launch (launch/adjoint.py, through the target's write_adjoint_seeds; zeros when none are
+    given), laid out as the argument struct of those parameters alone would be (launch/args.py
+    argument_layout)."""
     fields = "\n".join(f"    {cpp_type(p.type)} {p.name};" for p in params)
     t = f"{sym}_adj_seeds_t"
     # raw bytes: a CUDA __device__ variable cannot have a constructor (vectors have one)
