@@ -29,6 +29,10 @@ from .interop.torch import (  # noqa: F401
     device_from_torch, device_to_torch, dtype_from_torch, dtype_to_torch, from_torch, stream_from_torch,
     stream_to_torch, to_torch,
 )
+from .interop.paddle import (  # noqa: F401
+    device_from_paddle, device_to_paddle, dtype_from_paddle, dtype_to_paddle, from_paddle, stream_from_paddle,
+    stream_to_paddle, to_paddle,
+)
 from .interop.jax import device_from_jax, device_to_jax, dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: F401
 from .builtins.geometry import BvhQuery, HashGridQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa
 from .builtins.geometry_tiled import BvhQueryTiled, MeshQueryAABBTiled  # noqa

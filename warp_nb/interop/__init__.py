@@ -1,2 +1,2 @@
-"""Bridges to other array frameworks: PyTorch (`torch`) and JAX (`jax`), zero-copy both ways.
-Each imports its framework lazily; warp_nb never needs either unless they are called."""
+"""Bridges to other array frameworks: PyTorch (`torch`), JAX (`jax`) and PaddlePaddle (`paddle`),
+zero-copy both ways. Each imports its framework lazily; warp_nb never needs one unless it is called."""

@@ -9,12 +9,11 @@ pattern that wraps a launch and a Tape in one)."""
 
 from __future__ import annotations
 
-import ctypes
-
 from .. import types as T
 from ..arrays.array import array
 from ..arrays.dlpack import view_elements
 from ..runtime.devices import get_device
+from .ctype import descriptor
 
 
 def _torch():
@@ -90,13 +89,6 @@ def stream_to_torch(stream_or_device=None):
     return torch.cuda.ExternalStream(stream.cuda_stream, device=device_to_torch(stream.device))
 
 
-class array_t(ctypes.Structure):
-    """The descriptor a kernel receives for an array (Warp's `array_t`): data and grad addresses,
-    shape, strides in bytes, dimensions. `from_torch(..., return_ctype=True)` returns one."""
-    _fields_ = [("data", ctypes.c_uint64), ("grad", ctypes.c_uint64), ("shape", ctypes.c_int32 * 4),
-                ("strides", ctypes.c_int32 * 4), ("ndim", ctypes.c_int32)]
-
-
 def _check_device(t):
     if t.device.type not in ("cpu", "cuda"):
         raise TypeError(f"a tensor on torch device '{t.device}' cannot be shared with Warp: move it to the CPU "
@@ -147,16 +139,8 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
     a = _view(data, dtype, None, grad=grad, requires_grad=requires_grad or grad is not None,
               retain_grad=retain_grad)
     if return_ctype:
-        return _descriptor(a)
+        return descriptor(a)
     return a
-
-
-def _descriptor(a: array) -> array_t:
-    d = array_t()
-    d.data, d.grad, d.ndim = a.ptr or 0, (a.grad.ptr or 0 if a.grad is not None else 0), a.ndim
-    for k, (n, s) in enumerate(zip(a.shape, a.strides)):
-        d.shape[k], d.strides[k] = n, s
-    return d
 
 
 def to_torch(a: array, requires_grad=None):
