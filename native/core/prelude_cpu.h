@@ -136,6 +136,18 @@ inline int64 debug_thread_now() {
     return c && t >= 0 ? t - t % c->dim + c->lane : t;
 }
 
+// Interrupts (Ctrl-C, a notebook's Interrupt): every while loop of a kernel tests this flag each
+// iteration and leaves when it is set, so a kernel that never ends can be stopped. The flag is the
+// CPU runtime's, which its SIGINT handler sets (native/runtime/cpu_runtime.cpp); the module's
+// pointer to it is given when it is loaded (runtime/load.py), and points at a zero until then.
+// A launch abandoned this way leaves its arrays partly written.
+inline volatile int no_interrupt = 0;
+
 }  // namespace wpnb
+
+extern "C" {
+__attribute__((visibility("default"), weak)) volatile int* wpnb_interrupt_flag = &wpnb::no_interrupt;
+}
+#define WPNB_INTERRUPTED() (*wpnb_interrupt_flag != 0)
 
 #endif  // WPNB_CPU

@@ -132,4 +132,7 @@ WPNB_FN unsigned char* block_scratch() {
 
 }  // namespace wpnb
 
+// (prelude_cpu.h: a CPU kernel's while loops leave on an interrupt; a GPU's run to their end)
+#define WPNB_INTERRUPTED() false
+
 #endif  // WPNB_CUDA

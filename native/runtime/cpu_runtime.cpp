@@ -7,12 +7,33 @@
 // so uneven work such as a Mandelbrot row balances). Small launches run on the calling thread:
 // waking workers costs microseconds, so each kernel keeps a running estimate of its cost per
 // thread index and a launch goes parallel only when it is expected to take long enough.
+//
+// Interrupts: a SIGINT (Ctrl-C, a notebook's Interrupt) sets `interrupted` before Python's own
+// handler runs; a launch then takes no further chunk and the kernels' while loops leave
+// (native/core/prelude_cpu.h), so the call returns and Python raises KeyboardInterrupt. A kernel
+// that never ends can be stopped without losing the process.
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 
 namespace {
+
+volatile int interrupted = 0;  // set by on_interrupt, cleared when a launch starts
+struct sigaction chained;      // the SIGINT action on_interrupt was installed over (Python's)
+
+void on_interrupt(int sig, siginfo_t* info, void* context) {
+    interrupted = 1;
+    if (chained.sa_flags & SA_SIGINFO) {
+        if (chained.sa_sigaction) chained.sa_sigaction(sig, info, context);
+    } else if (chained.sa_handler == SIG_DFL) {  // the default action: end the process, as before
+        signal(sig, SIG_DFL);
+        raise(sig);
+    } else if (chained.sa_handler != SIG_IGN && chained.sa_handler) {
+        chained.sa_handler(sig);
+    }
+}
 
 struct launch_t {
     int64_t shape[4];
@@ -33,6 +54,7 @@ struct kernel_stats {
 const double kParallelAboveNs = 30000.0;  // expected serial time above which threads pay off
 const int64_t kUnknownParallelSize = 1 << 14;
 const int kMaxThreads = 256;
+const int64_t kSerialPiece = int64_t(1) << 16;
 
 int64_t now_ns() {
     timespec t;
@@ -58,9 +80,11 @@ struct Pool {
     const void* args = nullptr;
     const launch_t* launch = nullptr;
     int64_t size = 0, chunk = 64;
+    bool interruptible = false;  // a kernel launch (not a host builder's loop, which must finish)
 
     void work() {
         for (;;) {
+            if (interruptible && interrupted) return;
             const int64_t begin = __atomic_fetch_add(&next, chunk, __ATOMIC_RELAXED);
             if (begin >= size) return;
             const int64_t end = begin + chunk < size ? begin + chunk : size;
@@ -109,6 +133,7 @@ struct Pool {
     // chunk: how many indices a thread takes at a time (0: about eight chunks per participant)
     void run(entry_fn f, const void* a, const launch_t* l, int64_t n, int participants, int64_t chunk_size = 0) {
         pthread_mutex_lock(&run_mutex);
+        interruptible = l != nullptr;
         const int helpers = participants - 1 < workers ? participants - 1 : workers;
         int64_t c = n / (int64_t(participants) * 8);
         c = c < 64 ? 64 : (c + 63) / 64 * 64;
@@ -168,8 +193,11 @@ int wpnb_launch(entry_fn fn, const void* args, const launch_t* launch, int threa
                                             : size >= kUnknownParallelSize;
     }
     const int64_t t0 = stats ? now_ns() : 0;
+    interrupted = 0;
     if (!parallel) {
-        fn(args, launch, 0, size);
+        // in pieces of kSerialPiece indices, so that an interrupt is seen between them
+        for (int64_t begin = 0; begin < size && !interrupted; begin += kSerialPiece)
+            fn(args, launch, begin, size - begin > kSerialPiece ? begin + kSerialPiece : size);
         if (stats) update(stats, double(now_ns() - t0) / double(size), false);
         return 0;
     }
@@ -196,6 +224,26 @@ void wpnb_parallel_chunks(entry_fn fn, const void* args, int64_t n, int64_t chun
     p->run(fn, args, nullptr, n, participants, chunk > 0 ? chunk : 1);
 }
 
-__attribute__((visibility("default"))) int wpnb_runtime_version() { return 3; }
+// Put on_interrupt before the process's SIGINT action (it chains to that one), unless it is there
+// already or SIGINT is ignored. Python replaces it whenever signal.signal(SIGINT, ...) is called
+// (IPython's kernel does so around each cell): runtime/interrupts.py calls this again then.
+// Returns 1 when it installed the handler.
+__attribute__((visibility("default"))) int wpnb_watch_interrupts() {
+    struct sigaction current;
+    if (sigaction(SIGINT, nullptr, &current) != 0) return 0;
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_interrupt) return 0;
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) return 0;
+    struct sigaction mine = {};
+    mine.sa_sigaction = on_interrupt;
+    mine.sa_flags = SA_SIGINFO | (current.sa_flags & SA_RESTART);
+    sigemptyset(&mine.sa_mask);
+    chained = current;
+    return sigaction(SIGINT, &mine, nullptr) == 0 ? 1 : 0;
+}
+
+// The address kernels read to know whether to stop (their wpnb_interrupt_flag, runtime/load.py).
+__attribute__((visibility("default"))) volatile int* wpnb_interrupt_flag_address() { return &interrupted; }
+
+__attribute__((visibility("default"))) int wpnb_runtime_version() { return 4; }
 
 }  // extern "C"

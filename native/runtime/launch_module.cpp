@@ -40,8 +40,15 @@ PyObject* launch(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // share this module's pool (the one kernel launches use) instead of starting threads of their own.
 PyObject* parallel_address(PyObject*, PyObject*) { return PyLong_FromVoidPtr((void*)&wpnb_parallel_chunks); }
 
+// interrupt_address(), watch_interrupts(): this module's interrupt flag, which the kernels it launches
+// read, and the SIGINT handler that sets it (cpu_runtime.cpp; runtime/interrupts.py)
+PyObject* interrupt_address(PyObject*, PyObject*) { return PyLong_FromVoidPtr((void*)wpnb_interrupt_flag_address()); }
+PyObject* watch_interrupts(PyObject*, PyObject*) { return PyLong_FromLong(wpnb_watch_interrupts()); }
+
 PyMethodDef methods[] = {
     {"parallel_address", parallel_address, METH_NOARGS, "Address of the pool's parallel-for entry (C ABI)."},
+    {"interrupt_address", interrupt_address, METH_NOARGS, "Address of the flag a SIGINT sets (kernels read it)."},
+    {"watch_interrupts", watch_interrupts, METH_NOARGS, "Put the SIGINT handler that sets it in front (1: done)."},
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL, "Run a kernel entry point over a launch."},
     {"launch_usual", (PyCFunction)(void (*)(void))plan::launch_usual, METH_FASTCALL,
      "The usual wp.launch (a repeat of the kernel's last one) in one call (launch_plan.cpp)."},

@@ -45,7 +45,20 @@ def load_kernel(path: Path, entry: str | None, adjoint_entry: str | None, debug:
     loaded.adjoint_replay = _optional(lib, f"{adjoint_entry}_replay") if adjoint_entry else None
     if seeds_global and adjoint_entry:
         loaded.adjoint_seeds = ctypes.addressof(ctypes.c_char.in_dll(lib, seeds_global))
+    _give_interrupt_flag(lib)
     return loaded
+
+
+def _give_interrupt_flag(lib) -> None:
+    """Point the kernel's wpnb_interrupt_flag at the launching runtime's flag, so its while loops
+    leave on an interrupt (runtime/interrupts.py)."""
+    from . import interrupts
+    try:
+        pointer = ctypes.c_void_p.in_dll(lib, "wpnb_interrupt_flag")
+    except ValueError:  # a library built without warp_nb's prelude
+        return
+    pointer.value = interrupts.flag_address()
+    interrupts.watch()
 
 
 def _optional(lib, symbol: str):

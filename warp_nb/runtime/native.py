@@ -85,6 +85,24 @@ def parallel_address() -> int:
     return int(ctypes.cast(library().wpnb_parallel_chunks, ctypes.c_void_p).value)
 
 
+def interrupt_address() -> int:
+    """The address of the interrupt flag of the runtime that launches use (its SIGINT handler sets
+    it; the kernels it launches read it: runtime/interrupts.py)."""
+    module = extension()
+    if module is not None:
+        return int(module.interrupt_address())
+    lib = library()
+    lib.wpnb_interrupt_flag_address.restype = ctypes.c_void_p
+    return int(lib.wpnb_interrupt_flag_address())
+
+
+def watch_interrupts() -> bool:
+    """Put that runtime's SIGINT handler in front of the process's (it chains to it); True when it
+    was not there."""
+    module = extension()
+    return bool(module.watch_interrupts() if module is not None else library().wpnb_watch_interrupts())
+
+
 def launch(entry, packed, bounds, threads, stats) -> None:  # noqa: F811
     """Run a kernel through the runtime's thread pool (built and loaded on first use; then this
     name is the extension module's function, or the ctypes function, itself, so a launch costs

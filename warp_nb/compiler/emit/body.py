@@ -183,6 +183,8 @@ class FunctionWriter(BlockFrameWriter, LoopVersionWriter, PrintWriter):
             self.line(depth, "for (;;) {", s.loc)
             self.block(s.cond_body, depth + 1)
             self.line(depth + 1, f"if (!{s.cond.name}) break;")
+            if self.unit.block_dim <= 1:  # (the lanes of a CPU block must reach their barriers together)
+                self.line(depth + 1, "if (WPNB_INTERRUPTED()) break;")  # Ctrl-C (runtime/interrupts.py)
             self.block(s.body, depth + 1)
             self.line(depth, "}")
         elif isinstance(s, ir.Iterate):
