@@ -128,6 +128,14 @@ def test_bad_input_raises_clearly(make, error):
         make()
 
 
+def test_five_dimensions_are_refused_with_warps_runtime_error():
+    # Warp raises a RuntimeError; warp_nb raised a ValueError only (utils_against_warp found it)
+    for make in (lambda: wp.zeros((1, 1, 1, 1, 2)), lambda: wp.empty((1, 1, 1, 1, 2)),
+                 lambda: wp.array(np.zeros((1, 1, 1, 1, 2)), dtype=wp.float32)):
+        with pytest.raises(RuntimeError, match=r"shape \(1, 1, 1, 1, 2\), the maximum number of dimensions is 4"):
+            make()
+
+
 def test_grad_arrays():
     a = wp.zeros(3, dtype=wp.vec3, requires_grad=True)
     assert a.grad is not None and a.grad.shape == (3,) and a.grad.dtype is wp.vec3

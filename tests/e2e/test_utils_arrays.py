@@ -183,7 +183,7 @@ def test_runlength_encode_matches_numpy(n):
     np.testing.assert_array_equal(run_values.numpy()[:count], unique)
     np.testing.assert_array_equal(run_lengths.numpy()[:count], counts)
     device_count = wp.zeros(1, dtype=wp.int32)
-    assert wp.utils.runlength_encode(a, run_values, run_lengths, run_count=device_count) is None
+    assert wp.utils.runlength_encode(a, run_values, run_lengths, run_count=device_count) is device_count  # as Warp
     assert device_count.numpy()[0] == len(unique)
 
 
@@ -213,3 +213,132 @@ def test_array_cast_like_numpy_astype():
         wp.utils.array_cast(wp.zeros((2, 3)), wp.zeros((3, 2), dtype=wp.float64))
     with pytest.raises(RuntimeError, match=r"Cast count \(5\) exceeds the input size \(3\)"):
         wp.utils.array_cast(wp.zeros(3), wp.zeros(10, dtype=int), count=5)
+
+
+# --- what tests/fuzz/utils_against_warp found different from warp-lang 1.19 -------------------------
+def test_runlength_encode_edges_as_warp():
+    values = wp.array([1, 1, 2], dtype=wp.int32)
+    out = wp.full(3, 7, dtype=wp.int32)
+    count = wp.full(1, 7, dtype=wp.int32)
+    assert wp.utils.runlength_encode(values, out, out, run_count=count) is count
+    # nothing to encode: no runs, whatever the values' type
+    assert wp.utils.runlength_encode(wp.zeros(3, dtype=wp.int64), wp.zeros(3, dtype=wp.int64), out, value_count=0) == 0
+    assert wp.utils.runlength_encode(wp.zeros(3, dtype=wp.float32), wp.zeros(3), out, run_count=count,
+                                     value_count=0) is count
+    assert count.numpy()[0] == 0
+    # past the end of values Warp reads garbage; refused (an IndexError from inside a kernel before)
+    with pytest.raises(RuntimeError, match=r"value_count \(4\) exceeds the number of values \(3\)"):
+        wp.utils.runlength_encode(values, wp.zeros(4, dtype=int), wp.zeros(4, dtype=int), value_count=4)
+
+
+def test_radix_sort_pairs_counts_and_value_types_as_warp():
+    # a count of 0 returns before anything is checked; a negative one sorts nothing
+    wp.utils.radix_sort_pairs(wp.zeros(8, dtype=wp.int8)[::2], wp.zeros(1, dtype=wp.int8), 0, 5, 3)
+    keys, values = wp.array([3, 1, 2, 0], dtype=wp.int32), wp.array([0, 1, 2, 3], dtype=wp.int32)
+    wp.utils.radix_sort_pairs(keys, values, -1)
+    assert keys.numpy().tolist() == [3, 1, 2, 0]
+    # values of any type 4 or 8 bytes wide move with their keys
+    for vtype, data in ((wp.vec2, [[0, 1], [2, 3], [4, 5]]), (wp.vec2h, [[0, 1], [2, 3], [4, 5]]),
+                        (wp.vec4ub, [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]])):
+        keys = wp.array([3, 1, 2, 0, 0, 0], dtype=wp.int32)
+        values = wp.array(data + data, dtype=vtype)
+        wp.utils.radix_sort_pairs(keys, values, 3)
+        np.testing.assert_array_equal(values.numpy()[:3], np.array(data)[[1, 2, 0]])
+    with pytest.raises(RuntimeError, match="Unsupported keys and values data types: int32, vec3f"):
+        wp.utils.radix_sort_pairs(wp.zeros(4, dtype=int), wp.zeros(4, dtype=wp.vec3), 1)
+
+
+def test_segmented_sort_pairs_orders_floats_as_warp():
+    # Warp's order is the radix sort's: -NaN < -inf < ... < -0.0 < +0.0 < ... < inf < NaN
+    keys = np.array([0.0, -0.0, np.nan, -np.nan, 1.0, -1.0, np.inf, -np.inf, 0.0, -0.0], dtype=np.float32)
+    k = wp.array(np.concatenate([keys, keys]), dtype=wp.float32)
+    v = wp.array(np.arange(20), dtype=wp.int32)
+    wp.utils.segmented_sort_pairs(k, v, 10, wp.array([0, 10], dtype=wp.int32))
+    assert v.numpy()[:10].tolist() == [3, 7, 5, 1, 9, 0, 8, 4, 6, 2]
+    np.testing.assert_array_equal(k.numpy()[:10].view(np.uint32), keys[[3, 7, 5, 1, 9, 0, 8, 4, 6, 2]].view(np.uint32))
+
+
+def test_segmented_sort_pairs_checks_in_warps_order():
+    z = lambda n, dtype=wp.int32: wp.zeros(n, dtype=dtype)
+    wp.utils.segmented_sort_pairs(z(2, wp.int64), z(2), 0, z((1, 1)))  # count 0: nothing checked
+    wp.utils.segmented_sort_pairs(z(2, wp.int64), z(2, wp.float32), 1, z(1))  # no segments: types not checked
+    with pytest.raises(RuntimeError, match="segment_start_indices array must be of type int32"):
+        wp.utils.segmented_sort_pairs(z(2), z(2), 1, z(1, wp.int64))
+    with pytest.raises(RuntimeError, match="segment_end_indices array must be of type int32"):
+        wp.utils.segmented_sort_pairs(z(2), z(2), 1, z(1), z(1, wp.int64))
+    # a contiguous 2-d array is sorted as its storage
+    keys = wp.array(np.array([[3, 1], [2, 0]]), dtype=wp.int32)
+    values = wp.array(np.arange(4), dtype=wp.int32)
+    wp.utils.segmented_sort_pairs(keys, values, 2, wp.array([0, 2], dtype=wp.int32))
+    assert keys.numpy().tolist() == [[1, 3], [1, 3]] and values.numpy()[:2].tolist() == [1, 0]
+
+
+def test_array_scan_types_as_warp():
+    for dtype in (wp.uint32, wp.float16, wp.mat22, wp.quat):  # empty: no error, whatever the type
+        wp.utils.array_scan(wp.zeros(0, dtype=dtype), wp.zeros(0, dtype=dtype))
+    for dtype in (wp.mat22, wp.quat, wp.transform):  # Warp scans scalars and vectors only
+        with pytest.raises(RuntimeError, match="Unsupported data type"):
+            wp.utils.array_scan(wp.ones(2, dtype=dtype), wp.zeros(2, dtype=dtype))
+
+
+def test_reductions_of_nothing_as_warp():
+    # a sum of nothing is zero whatever the type; Warp's inner product of nothing is the float 0.0
+    assert wp.utils.array_sum(wp.zeros(0, dtype=wp.float16)) == 0
+    assert wp.utils.array_sum(wp.ones(3, dtype=wp.int32), value_count=0) == 0
+    inner = wp.utils.array_inner(wp.zeros(0), wp.zeros(0))
+    assert type(inner) is float and inner == 0.0
+    out = wp.full(1, 7.0, dtype=wp.float16)
+    assert wp.utils.array_inner(wp.ones(2, dtype=wp.float16), wp.ones(2, dtype=wp.float16), out=out, count=0) is out
+    assert out.numpy()[0] == 0
+    along = wp.utils.array_sum(wp.ones((2, 3), dtype=wp.float16), axis=1, value_count=0)
+    assert along.shape == (2, 1) and not along.numpy().any()
+    # a negative count sums nothing (it raised before)
+    assert wp.utils.array_sum(wp.ones(3), value_count=-1) == 0
+    assert wp.utils.array_inner(wp.ones(3), wp.ones(3), count=-2) == 0
+    np.testing.assert_array_equal(wp.utils.array_sum(wp.ones((3, 2)), axis=0, value_count=-1).numpy(), [[0, 0]])
+
+
+def test_reduction_checks_in_warps_order():
+    # out is checked before the input's type, the axis before both
+    with pytest.raises(RuntimeError, match="out array should have type float16"):
+        wp.utils.array_sum(wp.zeros((2, 3), dtype=wp.float16), axis=0, out=wp.zeros((1, 3)))
+    with pytest.raises(IndexError, match="axis 5 is out of bounds for an array with 2 dimensions"):
+        wp.utils.array_sum(wp.zeros((3, 2), dtype=wp.int32), axis=5)
+    with pytest.raises(RuntimeError, match="Unsupported data type: float16"):
+        wp.utils.array_sum(wp.zeros(0, dtype=wp.float16), value_count=2)
+
+
+def test_inner_products_of_quaternions_and_transforms():
+    q = np.arange(8, dtype=np.float32).reshape(2, 4)
+    assert wp.utils.array_inner(wp.array(q, dtype=wp.quat), wp.array(q, dtype=wp.quat)) == np.sum(q * q)
+    t = np.arange(14, dtype=np.float64).reshape(2, 7)
+    a = wp.array(t, dtype=wp.transformd)
+    assert wp.utils.array_inner(a, a) == np.sum(t * t)
+    np.testing.assert_array_equal(wp.utils.array_inner(a, a, axis=0).numpy(), [np.sum(t * t)])
+
+
+def test_array_cast_shapes_and_counts_as_warp():
+    x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    # element types of other shapes: cast over the scalars, whatever the arrays' shapes, count included
+    out = wp.zeros((2, 3), dtype=wp.vec2)
+    wp.utils.array_cast(wp.array(x), out, count=2)
+    np.testing.assert_array_equal(out.numpy().reshape(-1)[:3], [1, 2, 0])
+    wide = wp.zeros((3, 4), dtype=wp.float32)
+    wp.utils.array_cast(wp.array(np.ones((2, 3, 2), dtype=np.float32), dtype=wp.vec2), wide)
+    assert wide.numpy().all()
+    # the same scalar type is a copy: a count of 0 copies everything
+    flat = wp.zeros(6, dtype=wp.float32)
+    wp.utils.array_cast(wp.array(x.reshape(3, 2), dtype=wp.vec2), flat, count=0)
+    np.testing.assert_array_equal(flat.numpy(), x.ravel())
+    # a count of a whole 2-d array is no partial cast; the same type of another shape is a copy
+    half = wp.zeros((2, 3), dtype=wp.float16)
+    wp.utils.array_cast(wp.array(x), half, count=6)
+    np.testing.assert_array_equal(half.numpy(), x)
+    other = wp.zeros((3, 2), dtype=wp.float32)
+    wp.utils.array_cast(wp.array(x), other)
+    np.testing.assert_array_equal(other.numpy().ravel(), x.ravel())
+    with pytest.raises(RuntimeError, match="Partial cast"):
+        wp.utils.array_cast(wp.array(x), half, count=5)
+    # sizes in the scalar-level message are scalars (3 elements were 6 scalars)
+    with pytest.raises(RuntimeError, match=r"Cast count \(6\) exceeds the input size \(6\) or output size \(4\)"):
+        wp.utils.array_cast(wp.array(x.reshape(3, 2), dtype=wp.vec2), wp.zeros(4, dtype=wp.float64))

@@ -138,7 +138,10 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
     def _init_view(self, ptr, dtype, shape, strides, owner):
         self.dtype = dtype
         self.shape = tuple(int(s) for s in shape)
-        if not 1 <= len(self.shape) <= 4:
+        if len(self.shape) > 4:  # a RuntimeError in Warp, a ValueError here before: both
+            raise ArgumentValueError(f"Failed to create array with shape {self.shape}, the maximum number of "
+                                     "dimensions is 4")
+        if not self.shape:
             raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
         check_dim_lengths(self.shape)
         elem = types.type_size_in_bytes(dtype)

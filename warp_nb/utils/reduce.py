@@ -52,7 +52,13 @@ def _products():
     def matrix_product(a: Any, b: Any):
         return wp.ddot(a, b)
 
-    return {"scalar": wp.func(scalar_product), "vector": wp.func(vector_product), "matrix": wp.func(matrix_product)}
+    def transform_product(a: Any, b: Any):
+        return wp.dot(wp.transform_get_translation(a), wp.transform_get_translation(b)) + wp.dot(
+            wp.transform_get_rotation(a), wp.transform_get_rotation(b))
+
+    # a quaternion's or transform's inner product is the dot product of its components, as in Warp
+    return {"scalar": wp.func(scalar_product), "vector": wp.func(vector_product), "matrix": wp.func(matrix_product),
+            "quaternion": wp.func(vector_product), "transformation": wp.func(transform_product)}
 
 
 @kernel_per_dtype
@@ -89,7 +95,7 @@ def _check_dtype(dtype) -> None:
 
 def _normalize_axis(what: str, axis: int, ndim: int) -> int:
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{what}() axis {axis} is out of bounds for an array of dimension {ndim}")
+        raise IndexError(f"{what}() axis {axis} is out of bounds for an array with {ndim} dimensions")
     return axis % ndim
 
 
@@ -119,6 +125,7 @@ def _check_capture(what: str, out, count, *arrays) -> None:
 
 
 def _prepare_out(what, out, shape, dtype, device):
+    """out checked (device, type, shape: before the input's type, as in Warp), or a new array."""
     if out is None:
         return wp.empty(shape, dtype=dtype, device=device)
     if out.device != device:
@@ -142,7 +149,7 @@ def _write_axis(kernel, inputs, count, out, device) -> None:
 
 
 def _whole(partial_kernel, finish_kernel, inputs, n, out, device) -> None:
-    if n == 0:
+    if n <= 0:  # (a negative count sums nothing, as in Warp)
         out.zero_()
         return
     p = min(n, _PARTIALS)
@@ -157,33 +164,61 @@ def _result(out, returned: bool):
     return out.numpy()[0]  # a numpy scalar (or array, for vectors): Warp's tests use .flatten() on it
 
 
+def _axis_count(count, length: int) -> int:
+    """How many elements along the axis: all by default, none for a negative count; a count past
+    the axis is cut to it (Warp 1.19 reads on into the next rows there)."""
+    return length if count is None else max(0, min(int(count), length))
+
+
+def _nothing_along(count, length: int, result) -> bool:
+    """Whether an axis reduction sums nothing (a count of 0, an axis of length 0): then, as in
+    Warp, the result is zeroed whatever the type (a negative count goes on to the type check)."""
+    if (length if count is None else int(count)) != 0:
+        return False
+    result.zero_()
+    return True
+
+
 def array_sum(values: array, out: array | None = None, value_count: int | None = None, axis: int | None = None):
     """Sum of the elements of `values` (float32/float64 scalars, vectors or matrices): a float (or
     a vector/matrix value) when axis and out are None, else `out`, shaped like values with the
-    axis kept as 1. value_count limits the sum to the first elements (along axis if given)."""
+    axis kept as 1. value_count limits the sum to the first elements (along axis if given); a
+    negative one sums nothing. As in Warp, `out` is checked before the input's type, and a sum
+    of nothing (value_count 0, an empty array without one, an axis of length 0) is zero whatever
+    the type."""
     dtype, device = values.dtype, values.device
     _check_capture("array_sum", out, value_count, values)
-    _check_dtype(dtype)
-    partial, axis_kernel = _sum_kernels(dtype)
     if axis is None:
         n = values.size if value_count is None else int(value_count)
-        if out is None and min(n, values.size) == 0:  # nothing to launch (nor to record in a capture)
-            return _result(wp.zeros(1, dtype=dtype, device=device), False)
-        result = _prepare_out("array_sum", out, (1,), dtype, device)
-        _whole(partial, partial, [flat(values)], min(n, values.size), result, device)
+        result = _prepare_out("array_sum", out, (1,), dtype, device) if out is not None else None
+        if n == 0:  # nothing to launch (nor to record in a capture), whatever the type, as in Warp
+            if out is None:
+                return _result(wp.zeros(1, dtype=dtype, device=device), False)
+            out.zero_()
+            return out
+        _check_dtype(dtype)
+        result = result if result is not None else wp.empty(1, dtype=dtype, device=device)
+        _whole(_sum_kernels(dtype)[0], _sum_kernels(dtype)[0], [flat(values)], min(n, values.size), result, device)
         return _result(result, out is not None)
     axis = _normalize_axis("array_sum", axis, values.ndim)
     shape = tuple(1 if d == axis else s for d, s in enumerate(values.shape))
     result = _prepare_out("array_sum", out, shape, dtype, device)
-    count = values.shape[axis] if value_count is None else min(int(value_count), values.shape[axis])
-    _write_axis(axis_kernel, [_as_3d(values, axis)], count, result, device)
+    if _nothing_along(value_count, values.shape[axis], result):
+        return result
+    _check_dtype(dtype)
+    _write_axis(_sum_kernels(dtype)[1], [_as_3d(values, axis)], _axis_count(value_count, values.shape[axis]), result,
+                device)
     return result
 
 
 def array_inner(a: array, b: array, out: array | None = None, count: int | None = None, axis: int | None = None):
     """Inner product of two arrays of the same shape and float type (dot products for vectors,
-    summed): a float when axis and out are None, else `out` (the scalar type, shaped like the
-    inputs with the axis kept as 1). count limits it to the first elements (along axis if given)."""
+    quaternions and transforms, double dot products for matrices, summed): a float when axis and
+    out are None, else `out` (the scalar type, shaped like the inputs with the axis kept as 1).
+    count limits it to the first elements (along axis if given); a negative one sums nothing.
+    As in Warp, the inner product of nothing (count 0, empty arrays without one, an axis of length
+    0) is zero whatever the type (the Python float 0.0 for a whole array), and `out` is checked
+    before the inputs' type."""
     if tuple(a.shape) != tuple(b.shape):
         raise ValueError(f"array_inner() arguments must have the same shape, got {tuple(a.shape)} and "
                          f"{tuple(b.shape)}")
@@ -192,20 +227,25 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
         raise RuntimeError(f"A and b array data types do not match ({name(a.dtype)} vs {name(b.dtype)})")
     dtype, device = a.dtype, a.device
     _check_capture("array_inner", out, count, a, b)
-    _check_dtype(dtype)
     scalar = scalar_of(dtype)
-    partial, axis_kernel = _inner_kernels(dtype)
     if axis is None:
         n = a.size if count is None else int(count)
-        if out is None and min(n, a.size) == 0:  # nothing to launch (nor to record in a capture)
-            return _result(wp.zeros(1, dtype=scalar, device=device), False)
-        result = _prepare_out("array_inner", out, (1,), scalar, device)
-        finish = _sum_kernels(scalar)[0]
-        _whole(partial, finish, [flat(a), flat(b)], min(n, a.size), result, device)
+        result = _prepare_out("array_inner", out, (1,), scalar, device) if out is not None else None
+        if n == 0:  # nothing to launch (nor to record in a capture), whatever the type, as in Warp
+            if out is None:
+                return 0.0
+            out.zero_()
+            return out
+        _check_dtype(dtype)
+        result = result if result is not None else wp.empty(1, dtype=scalar, device=device)
+        _whole(_inner_kernels(dtype)[0], _sum_kernels(scalar)[0], [flat(a), flat(b)], min(n, a.size), result, device)
         return _result(result, out is not None)
     axis = _normalize_axis("array_inner", axis, a.ndim)
     shape = tuple(1 if d == axis else s for d, s in enumerate(a.shape))
     result = _prepare_out("array_inner", out, shape, scalar, device)
-    n = a.shape[axis] if count is None else min(int(count), a.shape[axis])
-    _write_axis(axis_kernel, [_as_3d(a, axis), _as_3d(b, axis)], n, result, device)
+    if _nothing_along(count, a.shape[axis], result):
+        return result
+    _check_dtype(dtype)
+    _write_axis(_inner_kernels(dtype)[1], [_as_3d(a, axis), _as_3d(b, axis)], _axis_count(count, a.shape[axis]),
+                result, device)
     return result

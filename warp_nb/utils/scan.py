@@ -71,18 +71,20 @@ def _scan(values: array, out: array, inclusive: bool) -> None:
 
 def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> None:
     """Prefix sums of in_array into out_array (same size and dtype: int32, int64, float32,
-    float64, or vectors and matrices of them): inclusive (out[i] = in[0] + ... + in[i]) or
-    exclusive (out[i] = in[0] + ... + in[i-1], out[0] = 0). Either may be a strided view."""
+    float64, or vectors of them, component-wise; as in Warp, not matrices, quaternions or
+    transforms): inclusive (out[i] = in[0] + ... + in[i]) or exclusive (out[i] = in[0] + ... +
+    in[i-1], out[0] = 0). Either may be a strided view. An empty input is no error, whatever its
+    type (Warp returns before it checks the type)."""
     check_same_device("In and out array storage devices", in_array, out_array)
     if in_array.size != out_array.size:
         raise RuntimeError(f"In and out array storage sizes do not match ({in_array.size} vs {out_array.size})")
     if not same_type(in_array.dtype, out_array.dtype):
         raise RuntimeError(f"In and out array data types do not match ({name(in_array.dtype)} vs "
                            f"{name(out_array.dtype)})")
-    if scalar_of(in_array.dtype) not in _SCAN_SCALARS:
-        raise RuntimeError(f"Unsupported data type: {name(in_array.dtype)}")
-    if in_array.size == 0:
+    if in_array.size == 0:  # as Warp: nothing to scan, whatever the type
         return
+    if scalar_of(in_array.dtype) not in _SCAN_SCALARS or T.kind_of(in_array.dtype) not in (None, "vector"):
+        raise RuntimeError(f"Unsupported data type: {name(in_array.dtype)}")
     target = out_array if out_array.ndim == 1 or out_array.is_contiguous else wp.empty_like(out_array)
     _scan(flat(in_array), flat(target), inclusive)
     if target is not out_array:
@@ -124,8 +126,9 @@ def _runlength_kernels():
 def runlength_encode(values: array, run_values: array, run_lengths: array, run_count: array | None = None,
                      value_count: int | None = None):
     """Run-length encode the first value_count (default: all) int32 values: run_values[r] and
-    run_lengths[r] for each run r of equal consecutive values. Returns the number of runs, or
-    writes it to run_count[0] when run_count (an int32 array) is given."""
+    run_lengths[r] for each run r of equal consecutive values. Returns the number of runs, or,
+    when run_count (an int32 array) is given, writes it to run_count[0] and returns run_count
+    (as Warp's does)."""
     if run_values.device != values.device or run_lengths.device != values.device:
         raise RuntimeError("run_values, run_lengths and values storage devices do not match")
     if run_count is not None and run_count.device != values.device:
@@ -133,6 +136,8 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
     n = values.size if value_count is None else check_count(value_count, "value_count")
     if n < 0:
         raise RuntimeError(f"value_count must be non-negative, got {n}")
+    if n > values.size:  # Warp reads past the end of values (garbage runs); refused instead
+        raise RuntimeError(f"value_count ({n}) exceeds the number of values ({values.size})")
     if run_values.size < n or run_lengths.size < n:
         raise RuntimeError(f"Output array storage sizes must be at least equal to value_count ({n})")
     if not same_type(values.dtype, run_values.dtype):
@@ -142,17 +147,17 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
         raise RuntimeError("run_lengths array must be of type int32")
     if run_count is not None and run_count.dtype is not T.int32:
         raise RuntimeError("run_count array must be of type int32")
-    if values.dtype is not T.int32:
-        raise RuntimeError(f"Unsupported data type: {name(values.dtype)}")
     device = values.device
     from ..runtime import recording
     if run_count is None and n and recording.capture is not None:
         raise NotImplementedError("runlength_encode() returns the run count to Python, which a graph capture cannot "
                                   "record; pass a run_count array")
     count = run_count if run_count is not None else wp.zeros(1, dtype=T.int32, device=device)
-    if n == 0:
+    if n == 0:  # as Warp: no runs, whatever the values' type
         count.zero_()
     else:
+        if values.dtype is not T.int32:
+            raise RuntimeError(f"Unsupported data type: {name(values.dtype)}")
         heads, scatter, lengths = _runlength_kernels()
         src = flat(values)[:n]
         flags = wp.empty(n, dtype=T.int32, device=device)
@@ -165,7 +170,7 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
         wp.launch(lengths, n, inputs=[starts, n, count, out_lengths], device=device)
     if run_count is None:
         return int(count.numpy()[0])
-    return None
+    return run_count
 
 
 # --- casts -------------------------------------------------------------------------------------
@@ -178,45 +183,59 @@ def _cast_kernel(src_dtype, dst_dtype):
     return wp.kernel(cast, key=f"array_cast_{name(src_dtype)}_to_{name(dst_dtype)}", enable_backward=False)
 
 
-def _launch_cast(src: array, dst: array, n: int) -> None:
-    if n:
-        wp.launch(_cast_kernel(src.dtype, dst.dtype), n, inputs=[src[:n], dst[:n]], device=src.device)
+def _cast_1d(src: array, dst: array, count) -> None:
+    """Elements of the 1-D src into the 1-D dst (either may be strided): a copy when the types are
+    the same (wp.copy's count, where 0 is everything, as Warp's call), else the first `count`
+    (default: all of src) converted."""
+    if same_type(src.dtype, dst.dtype):
+        wp.copy(dst, src, count=0 if count is None else int(count))
+        return
+    n = src.size if count is None else int(count)
+    if n > src.size or n > dst.size:
+        raise RuntimeError(f"Cast count ({n}) exceeds the input size ({src.size}) or output size ({dst.size})")
+    if n:  # (a negative count is refused by the launch, as in Warp)
+        wp.launch(_cast_kernel(src.dtype, dst.dtype), n, inputs=[src[: max(n, 0)], dst[: max(n, 0)]],
+                  device=src.device)
 
 
 def array_cast(in_array: array, out_array: array, count: int | None = None) -> None:
-    """Cast the elements of in_array into out_array's dtype. Arrays whose element shapes differ
-    (vec2 -> float) are cast scalar by scalar over their flattened storage; count (one-dimensional
-    arrays only) limits the cast to the first count input elements. The same dtype is a copy."""
+    """Cast the elements of in_array into out_array's dtype, as Warp's does. Element types of
+    other shapes (vec2 -> float32, float32 -> mat22) are cast scalar by scalar over the arrays'
+    flattened scalars, count (in input elements) limiting it; arrays of other numbers of
+    dimensions are flattened; otherwise arrays of several dimensions take no count short of their
+    size, and need the same shape unless the types are the same: that is a copy (wp.copy, so a
+    count of 0 copies everything and a larger array of the same number of dimensions is filled
+    from its start). Strided arrays are read and written through their strides (Warp's
+    scalar-level cast reads their storage as if contiguous)."""
     check_same_device("Array storage devices", in_array, out_array)
-    if count is not None and (in_array.ndim > 1 or out_array.ndim > 1):
-        raise RuntimeError("Partial cast is not supported for arrays with more than one dimension")
-    if in_array.ndim > 1 and in_array.ndim == out_array.ndim and tuple(in_array.shape) != tuple(out_array.shape):
-        raise RuntimeError(f"Array shapes do not match ({tuple(in_array.shape)} vs {tuple(out_array.shape)})")
-    same_shape = T.numpy_inner_shape(in_array.dtype) == T.numpy_inner_shape(out_array.dtype)
-    if same_shape:
-        n = in_array.size if count is None else int(count)
-        if n > in_array.size or n > out_array.size:
-            raise RuntimeError(f"Cast count ({n}) exceeds the input size ({in_array.size}) or output size "
-                               f"({out_array.size})")
-        if same_type(in_array.dtype, out_array.dtype):
-            wp.copy(out_array, in_array, count=n) if in_array.ndim == 1 else out_array.assign(in_array)
-            return
-        if T.type_length(in_array.dtype) == 1:
-            target = out_array if out_array.is_contiguous else wp.empty(out_array.shape, dtype=out_array.dtype,
-                                                                         device=out_array.device)
-            _launch_cast(flat(in_array), flat(target), n)
+    in_shape, out_shape = T.numpy_inner_shape(in_array.dtype), T.numpy_inner_shape(out_array.dtype)
+    if in_shape != out_shape:
+        src = scalar_view(in_array)
+        target = out_array if out_array.is_contiguous else out_array.contiguous()  # (keeps what is not written)
+        dst = scalar_view(target)
+        _cast_1d(src, dst, None if count is None else int(count) * T.type_length(in_array.dtype))
+        if target is not out_array:
+            out_array.assign(target)
+        return
+    if in_array.ndim != out_array.ndim:
+        in_array = flat(in_array)
+        if out_array.ndim != 1:
+            target = out_array if out_array.is_contiguous else out_array.contiguous()
+            _cast_1d(in_array, flat(target), count)
             if target is not out_array:
-                wp.copy(out_array, target)
+                out_array.assign(target)
             return
-        scale = T.type_length(in_array.dtype)
-    else:
-        scale = T.type_length(in_array.dtype)
-        n = in_array.size if count is None else int(count)
-    src, dst = scalar_view(in_array), scalar_view(out_array)
-    n_scalars = n * scale
-    if n_scalars > src.size or n_scalars > dst.size:
-        raise RuntimeError(f"Cast count ({n}) exceeds the input size ({in_array.size}) or output size "
-                           f"({out_array.size})")
-    _launch_cast(src, dst, n_scalars)
-    if not out_array.is_contiguous:
-        out_array.assign(dst.numpy().reshape(out_array.shape + T.numpy_inner_shape(out_array.dtype)))
+    if in_array.ndim > 1 and count is not None and int(count) < in_array.size:  # (the whole, or more, goes on)
+        raise RuntimeError("Partial cast is not supported for arrays with more than one dimension")
+    if same_type(in_array.dtype, out_array.dtype):  # wp.copy, as Warp's: other shapes of one size are copied
+        wp.copy(out_array, in_array, count=0 if count is None else int(count))
+        return
+    if in_array.ndim > 1:
+        if tuple(in_array.shape) != tuple(out_array.shape):
+            raise RuntimeError(f"Array shapes do not match ({tuple(in_array.shape)} vs {tuple(out_array.shape)})")
+        target = out_array if out_array.is_contiguous else wp.empty_like(out_array)
+        _cast_1d(flat(in_array), flat(target), count)
+        if target is not out_array:
+            out_array.assign(target)
+        return
+    _cast_1d(in_array, out_array, count)

@@ -8,7 +8,8 @@ flipped when negative, the sign bit otherwise). Each pass: P threads count the d
 chunk of the keys, an exclusive scan of the counts (digit-major) gives every (digit, chunk) its
 first output slot, and each thread scatters its chunk in order, which keeps the sort stable.
 
-Segmented sort: one thread per segment runs a stable bottom-up merge sort of its range."""
+Segmented sort: one thread per segment runs a stable bottom-up merge sort of its range, on the
+keys' bit patterns in the radix sort's order (so float keys sort as Warp's: -0.0 before +0.0)."""
 
 import numpy as np
 
@@ -20,7 +21,6 @@ from ._common import check_count, kernel_per_dtype, name, named_func
 from .scan import _scan
 
 _RADIX_KEYS = (T.int32, T.uint32, T.float32, T.int64, T.uint64, T.float64)
-_RADIX_VALUES = (T.int32, T.uint32, T.float32, T.int64, T.uint64, T.float64)
 _SEGMENTED = ((T.int32, T.int32), (T.float32, T.int32))
 _DIGIT_BITS = 8
 _INT32_MAX = 2**31 - 1
@@ -98,24 +98,28 @@ def _bit_view(a: array, start: int, n: int) -> array:
 
 def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0, end_bit: int | None = None):
     """Sort keys[:count] (int32, uint32, float32, int64, uint64 or float64) ascending, stably,
-    moving values[:count] with them; only bits [begin_bit, end_bit) of the keys are compared.
-    Both arrays must be contiguous and hold at least 2 * count elements (the rest is scratch)."""
+    moving values[:count] (of any type 4 or 8 bytes wide: int32, vec2, vec2h, ...) with them;
+    only bits [begin_bit, end_bit) of the keys are compared. Both arrays must be contiguous and
+    hold at least 2 * count elements (the rest is scratch). A count of 0 returns at once and a
+    negative one sorts nothing, as in Warp."""
     if keys.device != values.device:
         raise RuntimeError(f"Keys and values array storage devices do not match ({keys.device} vs {values.device})")
+    count = check_count(count)
+    if count == 0:  # as Warp: nothing to sort, and nothing else is checked
+        return
     for what, a in (("keys", keys), ("values", values)):
         if not a.is_contiguous:
             raise RuntimeError(f"radix_sort_pairs() requires a contiguous {what} array, got non-contiguous {what} "
                                f"with data types: {name(keys.dtype)}, {name(values.dtype)}")
-    count = check_count(count)
     if keys.size < 2 * count or values.size < 2 * count:
         raise RuntimeError("Keys and values array storage must be large enough to contain 2*count elements")
-    if keys.dtype not in _RADIX_KEYS or values.dtype not in _RADIX_VALUES:
+    if keys.dtype not in _RADIX_KEYS or T.type_size_in_bytes(values.dtype) not in (4, 8):
         raise RuntimeError(f"Unsupported keys and values data types: {name(keys.dtype)}, {name(values.dtype)}")
     key_bits = 8 * T.type_size_in_bytes(keys.dtype)
     end_bit = key_bits if end_bit is None else int(end_bit)
     if not 0 <= int(begin_bit) <= end_bit <= key_bits:
         raise RuntimeError(f"Invalid radix sort bit range [{begin_bit}, {end_bit}) for {key_bits}-bit keys")
-    if count == 0 or begin_bit == end_bit:
+    if count < 0 or begin_bit == end_bit:  # a negative count sorts nothing, as in Warp
         return
     device, n = keys.device, count
     kbits, vbits = _bits_type(keys.dtype), _bits_type(values.dtype)
@@ -143,8 +147,12 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
 
 # --- segmented sort --------------------------------------------------------------------------
 @kernel_per_dtype
-def _segmented_kernel(kdtype, vdtype):
-    def merge_sort_segments(keys: wp.array(dtype=kdtype), values: wp.array(dtype=vdtype), count: int,
+def _segmented_kernel(kind: str):
+    """Keys and values as 32-bit patterns; keys ordered as radix_sort_pairs orders them (floats:
+    -NaN < -inf < ... < -0.0 < +0.0 < ... < inf < NaN, Warp's order here too)."""
+    order = _orderings(T.uint32)[kind]
+
+    def merge_sort_segments(keys: wp.array(dtype=wp.uint32), values: wp.array(dtype=wp.uint32), count: int,
                             starts: wp.array(dtype=wp.int32), ends: wp.array(dtype=wp.int32)):
         s = wp.tid()
         lo = starts[s]
@@ -163,7 +171,7 @@ def _segmented_kernel(kdtype, vdtype):
                     b = mid
                     o = i
                     while o < end:
-                        take_b = a >= mid or (b < end and keys[a_base + b] < keys[a_base + a])
+                        take_b = a >= mid or (b < end and order(keys[a_base + b]) < order(keys[a_base + a]))
                         if take_b:
                             keys[b_base + o] = keys[a_base + b]
                             values[b_base + o] = values[a_base + b]
@@ -181,8 +189,7 @@ def _segmented_kernel(kdtype, vdtype):
                     keys[lo + j] = keys[count + lo + j]
                     values[lo + j] = values[count + lo + j]
 
-    return wp.kernel(merge_sort_segments, key=f"segmented_sort_{name(kdtype)}_{name(vdtype)}",
-                     enable_backward=False)
+    return wp.kernel(merge_sort_segments, key=f"segmented_sort_{kind}", enable_backward=False)
 
 
 def _check_segmented_arguments(keys, values, count, starts, ends) -> None:
@@ -201,39 +208,46 @@ def _check_segmented_arguments(keys, values, count, starts, ends) -> None:
             raise RuntimeError(f"segmented_sort_pairs() requires a contiguous {what} array")
     if keys.size < 2 * count or values.size < 2 * count:
         raise RuntimeError("Array storage must be large enough to contain 2*count elements")
-    if (keys.dtype, values.dtype) not in _SEGMENTED:
-        raise RuntimeError(f"Unsupported data type: {name(keys.dtype)}")
+    for what, a in (("segment_start_indices", starts), ("segment_end_indices", ends)):
+        if a is not None and a.dtype is not T.int32:
+            raise RuntimeError(f"{what} array must be of type int32")
 
 
 def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_indices: array,
                          segment_end_indices: array | None = None) -> None:
     """Sort keys (int32 or float32) with their int32 values within each segment
-    [segment_start_indices[i], segment_end_indices[i]) of the first count elements, stably.
+    [segment_start_indices[i], segment_end_indices[i]) of the first count elements, stably; float
+    keys in radix_sort_pairs' order (-0.0 before +0.0, NaNs by sign at either end), as Warp's.
     Without segment_end_indices, segment i ends where segment i + 1 starts (the last offset only
-    closes the last segment). Arrays hold at least 2 * count elements (the rest is scratch).
+    closes the last segment). Arrays hold at least 2 * count elements (the rest is scratch); keys
+    and values may have several dimensions (their storage is what is sorted).
     On the CPU a malformed range raises ValueError before anything is sorted; on a GPU (where
-    the offsets are not read back) it sorts nothing."""
+    the offsets are not read back) it sorts nothing. As in Warp, a count of 0 returns before the
+    arrays are checked, and no segments before the key and value types are."""
     count = check_count(count)
     if count < 0:
         raise ValueError(f"count must be non-negative, got {count}")
     if count > _INT32_MAX:
         raise ValueError(f"count must not exceed {_INT32_MAX}, got {count}")
+    if count == 0:
+        return
     starts, ends = segment_start_indices, segment_end_indices
     _check_segmented_arguments(keys, values, count, starts, ends)
     if ends is None:
         starts, ends = starts[: max(starts.size - 1, 0)], starts[1:]
-    if count == 0 or starts.size == 0:
+    if starts.size == 0:
         return
-    if starts.dtype is not T.int32 or ends.dtype is not T.int32:
-        raise RuntimeError("segment index arrays must be of type int32")
+    if (keys.dtype, values.dtype) not in _SEGMENTED:
+        raise RuntimeError(f"Unsupported data type: {name(keys.dtype)}")
     if keys.device.is_cpu:
         _check_segments(starts, ends, count, ValueError)
         from ..runtime import recording
         if recording.capture is not None:  # checked again each time the graph runs (as Warp, a RuntimeError)
             recording.capture.record(recording.Operation(
                 "check", lambda: _check_segments(starts, ends, count, RuntimeError)))
-    wp.launch(_segmented_kernel(keys.dtype, values.dtype), starts.size, inputs=[keys, values, count, starts, ends],
-              device=keys.device)
+    kind = "float" if keys.dtype is T.float32 else "signed"
+    wp.launch(_segmented_kernel(kind), starts.size, device=keys.device,
+              inputs=[_bit_view(keys, 0, keys.size), _bit_view(values, 0, values.size), count, starts, ends])
 
 
 def _check_segments(starts: array, ends: array, count: int, error) -> None:
