@@ -373,3 +373,12 @@ def test_smoothstep_with_equal_edges_is_warps_step():
     # 0/0 clamps to 0; 1 above, 0 below. warp_nb gave 1 at x == a. The same code runs in kernels.
     for t in (wp.float32, wp.float64):
         assert [wp.smoothstep(t(1.0), t(1.0), t(x)) for x in (0.0, 1.0, 2.0)] == [0.0, 0.0, 1.0]
+
+
+def test_float16_composites_by_their_values():
+    # the values, not the 16-bit patterns np.asarray of a float16 composite shows
+    h = wp.vec3h(-1.0, 2.0, -3.0)
+    assert wp.argmin(h) == 2 and wp.argmax(h) == 1
+    assert wp.isnan(wp.vec3h(float("nan"), 1.0, 2.0)) and wp.isinf(wp.vec3h(float("inf"), 1.0, 2.0))
+    assert wp.matrix_from_rows(h, h)[1] == h and list(wp.matrix_from_cols(h, h)[2]) == [-3.0, -3.0]
+    assert wp.abs(h) == wp.vec3h(1.0, 2.0, 3.0)

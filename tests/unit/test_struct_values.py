@@ -4,6 +4,7 @@ deprecation warning), vector fields that are views of the struct's memory, scala
 their Warp type, instances of the user's class, no struct deriving from another, and a missing
 field named in the kernel with Warp's AttributeError."""
 
+import copy
 import warnings
 
 import numpy as np
@@ -128,3 +129,79 @@ def test_matrix_fields_keep_numpys_shape_and_are_views():
     assert record["m"].shape == (2, 3)
     np.testing.assert_array_equal(record["m"], expected)
     assert record["b"] == 2.5
+
+
+@wp.struct
+class Scalars:
+    h: wp.float16
+    b: wp.uint8
+    c: wp.float32
+    g: wp.int32
+    d: wp.vec3d
+    e: wp.mat22h
+
+
+def test_scalar_fields_read_the_number_assigned():
+    # as Warp's: a Python or numpy number reads back as given; the struct stores it converted
+    s = Scalars()
+    s.h, s.b, s.c, s.g = 70000.0, 300, 0.1, np.int64(2 ** 40)
+    assert (s.h, s.b, s.c) == (70000.0, 300, 0.1) and type(s.g) is np.int64
+    assert s.numpy_value()[:4] == (np.inf, 44, float(np.float32(0.1)), 0)
+    s.b = wp.uint8(7)  # a Warp scalar reads as a value of the field's type
+    assert type(s.b) is wp.uint8 and s.b == 7
+    s.h = None  # None is zero, as in Warp
+    assert type(s.h) is wp.float16 and s.h == 0.0 and repr(s.h) == "float16(0)"
+    assert repr(Scalars().c) == "float32(0)"
+
+
+@pytest.mark.parametrize("value", [1.7, np.float32(2.0), wp.float32(1.0), "3"])
+def test_an_integer_field_refuses_what_is_not_an_integer(value):
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        Scalars().g = value
+
+
+def test_copies_shallow_and_deep():
+    s = Scalars()
+    s.g = 1
+    s.d = wp.vec3d(1, 2, 3)
+    c = copy.copy(s)  # shares the storage, as Warp's shallow copy does
+    c.g = 5
+    c.d[0] = 9.0
+    assert s.g == 1 and c.g == 5 and s.numpy_value()[3] == 5 and s.d[0] == 9.0
+    d = copy.deepcopy(s)
+    d.g = 7
+    d.d[1] = 8.0
+    assert s.g == 1 and s.numpy_value()[3] == 5 and s.d[1] == 2.0 and d.d[1] == 8.0
+
+
+def test_assign_repr_and_numpy_forms():
+    s, other = Scalars(), Scalars()
+    other.g = 4
+    other.d = wp.vec3d(4, 4, 4)
+    s.assign(other)
+    other.d[0] = 1.0
+    assert s.g == 4 and list(s.d) == [4.0, 4.0, 4.0]
+    assert repr(WithMatrix()).startswith("WithMatrix(\n\ta=int8(0),\n\tm=mat23f([") and repr(WithMatrix()).endswith(
+        "\n\tb=float32(0),\n)")
+    assert Scalars.numpy_dtype()["formats"] == ["<f2", "|u1", "<f4", "<i4", "3<f8", "(2, 2)<f2"]
+    value = Scalars().numpy_value()
+    assert value[4] == [0.0, 0.0, 0.0] and type(value[4][0]) is wp.float64
+    assert value[5] == [[0.0, 0.0], [0.0, 0.0]] and type(value[5][0][0]) is wp.float16
+
+
+@wp.struct
+class Outer:
+    inner: Scalars
+    x: wp.float32
+
+
+def test_a_nested_struct_is_assigned_by_value():
+    o, i = Outer(), Scalars()
+    i.g = 5
+    o.inner = i
+    i.g = 6
+    assert o.inner.g == 5
+    o.inner.g = 7  # a read is the stored value itself
+    assert o.numpy_value()[0][3] == 7
+    with pytest.raises(RuntimeError, match="expects a Scalars instance"):
+        o.inner = 3

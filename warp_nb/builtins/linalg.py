@@ -137,9 +137,9 @@ builtin("normalize", ov(VF, ret=VF), ov(Q, ret=Q),
         doc="v / length(v); the zero vector (and one whose length underflows) gives zero, with gradient 0.", **_la)
 builtin("cw_mul", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(np.multiply), doc="Componentwise product.", **_la)
 builtin("cw_div", ov(V, V, ret=V), ov(M, M, ret=M), python=_py(_cw_div), doc="Componentwise quotient.", **_la)
-builtin("argmin", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmin(np.asarray(v))),
+builtin("argmin", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmin(v.__array__())),
         doc="Index of the smallest component.", **_la)
-builtin("argmax", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmax(np.asarray(v))),
+builtin("argmax", ov(V, ret=T.uint32), differentiable=False, python=lambda v: int(np.argmax(v.__array__())),
         doc="Index of the largest component.", **_la)
 
 _m = dict(header="core/mat.h", category="matrix")
@@ -165,10 +165,10 @@ builtin("identity", header="core/mat.h", category="matrix", form="identity", pyt
         *np.eye(n).reshape(-1)), doc="identity(n, dtype): the n x n identity matrix (n and dtype are constants).")
 builtin("matrix_from_rows", header="core/mat.h", category="matrix", form="matrix_from_rows",
         doc="The matrix whose rows are the given vectors.",
-        python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs])))
+        python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([v.__array__() for v in vs])))
 builtin("matrix_from_cols", header="core/mat.h", category="matrix", form="matrix_from_cols",
         doc="The matrix whose columns are the given vectors.",
-        python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([np.asarray(v) for v in vs]).T))
+        python=lambda *vs: _wrap(vs[0]._wp_scalar_type_, np.array([v.__array__() for v in vs]).T))
 
 _q = dict(header="core/quat.h", category="quaternion")
 

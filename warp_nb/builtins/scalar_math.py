@@ -19,7 +19,8 @@ def _py(fn_scalar, fn_array=None):
     def impl(*args):
         if any(isinstance(a, Composite) for a in args):
             like = next(a for a in args if isinstance(a, Composite))
-            out = (fn_array or np.vectorize(fn_scalar))(*[np.asarray(a) if isinstance(a, Composite) else a
+            # __array__() is the values (np.asarray of a float16 composite is its bits)
+            out = (fn_array or np.vectorize(fn_scalar))(*[a.__array__() if isinstance(a, Composite) else a
                                                           for a in args])
             return type(like)._from_numpy(out) if np.ndim(out) else out.item()
         return fn_scalar(*[getattr(a, "value", a) for a in args])
@@ -126,7 +127,7 @@ _S_ANY = Scalar("T", ANY_SCALAR)
 for _name, _fn, _fold in (("isnan", math.isnan, any), ("isinf", math.isinf, any), ("isfinite", math.isfinite, all)):
     builtin(_name, ov(_S_ANY, ret=T.bool), ov(Vec("n", _S_ANY), ret=T.bool), ov(Mat("r", "c", _S_ANY), ret=T.bool),
             ov(Quat(), ret=T.bool), header="core/scalar.h", category="math", differentiable=False,
-            python=(lambda fn, fold: lambda x: fold(fn(float(v)) for v in np.ravel(np.asarray(x)))
+            python=(lambda fn, fold: lambda x: fold(fn(float(v)) for v in np.ravel(x.__array__()))
                     if isinstance(x, Composite) else fn(getattr(x, "value", x)))(_fn, _fold),
             doc=f"Whether x is {_name[2:]} (always False/True for integers); for a vector, matrix or quaternion, "
                 f"whether {'every' if _fold is all else 'any'} component is.")

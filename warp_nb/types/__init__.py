@@ -105,4 +105,6 @@ def type_ctype(dtype):
     16-bit floats (their bits), the vector or matrix type itself (a ctypes array), a struct's own
     type; what a kernel's argument struct holds for a parameter of that type."""
     from .structs import field_ctype
+    if is_composite_type(dtype):  # a matrix too, as Warp's (a struct's field holds it as nested arrays for numpy)
+        return dtype
     return field_ctype(dtype)

@@ -13,7 +13,9 @@ import typing
 
 import numpy as np
 
+from .. import config
 from . import scalars
+from .composite_math import Arithmetic, _quat_mul, _transform_mul  # noqa: F401  (kept importable here)
 from .scalars import Scalar, canonical_scalar, is_scalar_type
 
 _TYPE_CACHE: dict = {}
@@ -27,7 +29,7 @@ _SUFFIX = {
 }
 
 
-class Composite:
+class Composite(Arithmetic):
     """Mixin for the ctypes array classes made below. Class attributes set by the factories:
     `_wp_kind_` ('vector' | 'matrix' | 'quaternion' | 'transformation'), `_wp_scalar_type_`,
     `_shape_` (a tuple), `_length_` (the number of scalars, as Warp's; see _make for matrices)."""
@@ -40,7 +42,7 @@ class Composite:
     def __init__(self, *args, **kwargs):
         super().__init__()
         if self._wp_kind_ == "transformation":
-            self._set_flat(_transform_values(type(self), args, kwargs))
+            self._set_flat(_checked(type(self), _transform_values(type(self), args, kwargs)))
             return
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {sorted(kwargs)}")
@@ -50,16 +52,16 @@ class Composite:
         if len(args) == 1:
             arg = args[0]
             if isinstance(arg, (int, float, Scalar, np.number, bool)):
-                self._set_flat([arg] * n)
+                self._set_flat(_checked(type(self), [arg]) * n)
                 return
-            self._set_flat(_flatten(arg, type(self)))
+            self._set_flat(_checked(type(self), _flatten(arg, type(self))))
             return
         if self._wp_kind_ == "matrix" and len(args) == self._shape_[0]:
             for row in args:  # rows given as sequences must each have `cols` entries
                 if not _is_scalar_value(row) and np.size(row) != self._shape_[1]:
                     raise TypeError(f"Invalid argument in matrix constructor, expected row of length "
                                     f"{self._shape_[1]}, got {tuple(row) if isinstance(row, list) else row}")
-        self._set_flat(_flatten(args, type(self)))
+        self._set_flat(_checked(type(self), _flatten(args, type(self))))
 
     @classmethod
     def _from_numpy(cls, values):
@@ -96,7 +98,8 @@ class Composite:
         if type(key) is int and self._wp_kind_ != "matrix" and self._wp_scalar_type_ not in _PACKED_SCALARS:
             # v[i] of a vector: one scalar read from the buffer (the common case in host code that
             # fills argument structs; a copy of the whole value per read made it 10 us)
-            return np.frombuffer(self, dtype=_storage_np(type(self)), count=_num_scalars(type(self)))[key].item()
+            value = np.frombuffer(self, dtype=_storage_np(type(self)), count=_num_scalars(type(self)))[key].item()
+            return _element(self._wp_scalar_type_, value)
         key = self._checked_key(key)
         a = self.__array__()
         if self._wp_kind_ == "matrix" and isinstance(key, (int, np.integer)):
@@ -107,24 +110,28 @@ class Composite:
                 return vector(len(value), self._wp_scalar_type_)._from_numpy(value)
             shape = value.shape if value.size else (0, 0)  # an empty matrix slice is mat00, as Warp's
             return matrix(shape, self._wp_scalar_type_)._from_numpy(value.reshape(shape))
-        return value.item()
+        return _element(self._wp_scalar_type_, value.item())
 
     def __setitem__(self, key, value):
         key = self._checked_key(key)
-        a = self.__array__()
         t = self._wp_scalar_type_
-        if np.ndim(a[key]) == 0:
-            if not _is_scalar_value(value):
+        scalar = _is_scalar_value(value)
+        sequence = not scalar and (isinstance(value, (Composite, list, tuple)) or hasattr(value, "__array__"))
+        bad = not sequence and (not scalar or _float_for_int(t, value))
+        if bad and isinstance(key, tuple) and not any(isinstance(k, slice) for k in key):
+            # m[i, j] = 'a': the value is refused before the indices are checked, as in Warp
+            raise TypeError(f"Expected to assign a `{t.__name__}` value but got `{type(value).__name__}` instead")
+        a = self.__array__()
+        if np.ndim(a[key]) == 0 or scalar:
+            if bad or sequence:
                 raise TypeError(f"Expected to assign a `{t.__name__}` value but got `{type(value).__name__}` instead")
-            a[key] = t._convert(value)  # integers wrap as in C
-        elif _is_scalar_value(value):
-            a[key] = t._convert(value)
+            a[key] = t._convert(value)  # integers wrap as in C; a slice, row or block is filled
         else:
             # a torch tensor or JAX array iterates into 0-d arrays: read it through __array__ instead
             items = value._flat().tolist() if isinstance(value, Composite) else list(np.ravel(np.asarray(value))) \
                 if isinstance(value, np.ndarray) or hasattr(value, "__array__") else list(value)
             for item in items:
-                if not _is_scalar_value(item):
+                if not _is_scalar_value(item) or _float_for_int(t, item):
                     raise TypeError(f"Expected to assign a slice from a sequence of `{t.__name__}` values but got "
                                     f"`{type(item).__name__}` instead")
             if len(items) != a[key].size:
@@ -141,10 +148,10 @@ class Composite:
                 raise KeyError(f"Invalid key {key}, expected int or slice")
             return key
         if isinstance(key, tuple):
-            if len(key) not in (1, 2):
+            if len(key) != 2:  # m[(0,)] too, as Warp's
                 raise KeyError(f"Invalid key, expected one or two indices, got {len(key)}")
             if all(isinstance(k, index) for k in key):
-                return key if len(key) == 2 else key[0]
+                return key
         elif isinstance(key, index):
             return key
         raise KeyError(f"Invalid key {key}, expected int or pair of ints")
@@ -194,12 +201,13 @@ class Composite:
         try:
             # another composite by its values: np.asarray of a float16/bfloat16 one is its bits
             theirs = other.__array__() if isinstance(other, Composite) else np.asarray(other)
-            return bool(np.array_equal(self.__array__(), theirs.reshape(self._shape_)))
         except (ValueError, TypeError):
             return NotImplemented
+        # of the same shape only, as Warp's: a matrix is not equal to its values listed flat
+        return theirs.shape == self._shape_ and bool(np.array_equal(self.__array__(), theirs))
 
-    def __hash__(self):
-        return hash((type(self), tuple(self._flat().tolist())))
+    # a value that changes in place (v[0] = 1) cannot be a dict key or set member: unhashable, as in Warp
+    __hash__ = None
 
     def __repr__(self):
         """Warp's form: vec3f([1.0, 2.0, 3.0]); elements other than float32, int32 and bool show
@@ -207,7 +215,7 @@ class Composite:
         t = self._wp_scalar_type_
         native = t in (scalars.float32, scalars.int32, scalars.bool)
         items = [repr(v) if native else f"{t.__name__}({v!r})" for v in self._flat().tolist()]
-        return f"{type(self).__name__}([{', '.join(items)}])"
+        return f"{warp_repr(type(self))}([{', '.join(items)}])"
 
     def __str__(self):
         """As a Python list of the values ([1.0, 2.0, 3.0]; a matrix row by row), as Warp prints."""
@@ -218,78 +226,18 @@ class Composite:
         return "[" + ",\n ".join(str(values[r * cols:(r + 1) * cols]) for r in range(self._shape_[0])) + "]"
 
     def __reduce__(self):
-        return (type(self)._from_numpy, (self._flat(),))
+        # rebuilt through its factory: a class such as vec6f is not an attribute of any module
+        return (_rebuild, (self._wp_kind_, self._shape_, self._wp_scalar_type_, self._flat()))
 
-    # --- arithmetic (Python scope, via numpy) -------------------------------------------
     def _wrap(self, a):
         return type(self)._from_numpy(np.asarray(a))
 
-    def __add__(self, o):
-        return self._wrap(self.__array__() + _operand(o, self))
 
-    __radd__ = __add__
-
-    def __sub__(self, o):
-        return self._wrap(self.__array__() - _operand(o, self))
-
-    def __rsub__(self, o):
-        return self._wrap(_operand(o, self) - self.__array__())
-
-    def __mod__(self, o):
-        # the kernel's %: C's remainder (sign of the dividend), componentwise
-        a, b = self.__array__(), _operand(o, self)
-        if self._wp_scalar_type_._kind in ("int", "uint"):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return self._wrap(np.where(b == 0, 0, np.fmod(a, np.where(b == 0, 1, b))))
-        return self._wrap(np.fmod(a, b))
-
-    def __neg__(self):
-        return self._wrap(-self.__array__())
-
-    def __pos__(self):
-        return self
-
-    def __mul__(self, o):
-        if _is_scalar_value(o):
-            return self._wrap(self.__array__() * _value(o))
-        if isinstance(o, Composite) and o._wp_scalar_type_ is not self._wp_scalar_type_:
-            from ..errors import ArgumentTypeError  # Warp's message, whole (its tests match it to the end)
-            raise ArgumentTypeError(f"Couldn't find a function 'mul' compatible with the arguments "
-                                    f"'{type(self).__name__}, {type(o).__name__}'")
-        if self._wp_kind_ == "quaternion" and getattr(o, "_wp_kind_", None) == "quaternion":
-            return self._wrap(_quat_mul(self.__array__(), o.__array__()))
-        if self._wp_kind_ == "transformation" and getattr(o, "_wp_kind_", None) == "transformation":
-            return self._wrap(_transform_mul(self.__array__(), o.__array__()))
-        if self._wp_kind_ == "matrix" or getattr(o, "_wp_kind_", None) == "matrix":
-            return self @ o
-        raise TypeError(f"cannot multiply {type(self).__name__} by {type(o).__name__}; use wp.cw_mul for a"
-                        " componentwise product")
-
-    def __rmul__(self, o):
-        if _is_scalar_value(o):
-            return self._wrap(self.__array__() * _value(o))
-        return NotImplemented
-
-    def __truediv__(self, o):
-        if _is_scalar_value(o):
-            return self._wrap(self.__array__() / _value(o))
-        raise TypeError(f"cannot divide {type(self).__name__} by {type(o).__name__}; use wp.cw_div")
-
-    def __rtruediv__(self, o):
-        if _is_scalar_value(o):
-            return self._wrap(_value(o) / self.__array__())
-        return NotImplemented
-
-    def __matmul__(self, o):
-        a, b = self.__array__(), (o.__array__() if isinstance(o, Composite) else np.asarray(o))
-        r = a @ b
-        if r.ndim == 2:
-            return matrix(r.shape, self._wp_scalar_type_)._from_numpy(r)
-        return vector(r.shape[0], self._wp_scalar_type_)._from_numpy(r)
-
-    def __rmatmul__(self, o):
-        r = np.asarray(o) @ self.__array__()
-        return vector(r.shape[0], self._wp_scalar_type_)._from_numpy(r)
+def _rebuild(kind: str, shape: tuple, scalar, values):
+    """An unpickled composite (see Composite.__reduce__)."""
+    cls = {"vector": lambda: vector(shape[0], scalar), "matrix": lambda: matrix(shape, scalar),
+           "quaternion": lambda: quaternion(scalar), "transformation": lambda: transformation(scalar)}[kind]()
+    return cls._from_numpy(values)
 
 
 def _is_scalar_value(o) -> bool:
@@ -300,28 +248,41 @@ def _value(o):
     return o.value if isinstance(o, Scalar) else o
 
 
-def _operand(o, like):
-    # a composite's own values (np.asarray would read a float16 composite's raw bits through the
-    # buffer protocol)
-    a = o.__array__() if isinstance(o, Composite) else np.asarray(_value(o))
-    if a.ndim and a.shape != like._shape_:
-        raise TypeError(f"shape mismatch between {type(like).__name__} and {type(o).__name__}")
-    return a
+_PLAIN_ELEMENTS = (scalars.float32, scalars.int32, scalars.bool)
 
 
-def _quat_mul(a, b):
-    # Hamilton product with (x, y, z, w) storage, w real
-    av, aw, bv, bw = a[:3], a[3], b[:3], b[3]
-    v = aw * bv + bw * av + np.cross(av, bv)
-    return np.array([*v, aw * bw - av.dot(bv)])
+def _element(t, value):
+    """A component read in Python scope, as Warp's: a float32, int32 or bool one as a Python number,
+    any other as a value of its Warp scalar type (wp.float64, wp.float16, wp.uint8 ...), or a number
+    with wp.config.legacy_scalar_return_types."""
+    if t in _PLAIN_ELEMENTS or config.legacy_scalar_return_types:
+        return value
+    return t(value)
 
 
-def _transform_mul(a, b):
-    # Warp's transform_multiply: (a.p + rotate(a.q, b.p), a.q b.q), rotate by the formula
-    # v (2w^2 - 1) + 2w (u x v) + 2u (u . v) (q v q^-1 for a unit q; as is for any other)
-    u, w, v = a[3:6], a[6], b[:3]
-    p = a[:3] + v * (2 * w * w - 1) + 2 * w * np.cross(u, v) + 2 * u * u.dot(v)
-    return np.array([*p, *_quat_mul(a[3:], b[3:])])
+def _float_for_int(t, v) -> bool:
+    """Whether v is a floating-point value given for an integer component (refused: Warp does not
+    truncate it)."""
+    return t._kind in ("int", "uint") and (isinstance(v, (float, np.floating)) or
+                                          isinstance(v, Scalar) and v._kind == "float")
+
+
+def _checked(cls, values: list) -> list:
+    """The components of a constructor, checked as Warp's constructors check them: numbers (Python,
+    numpy or Warp), integers for an integer type; a string or None is refused, not parsed or made nan."""
+    t = cls._wp_scalar_type_
+    for v in values:
+        if type(v) is int or type(v) is float and t._kind == "float":
+            continue  # the common case, first
+        if not isinstance(v, (int, float, Scalar, np.number, np.bool_)):
+            if t._kind == "float":
+                raise TypeError(f"must be real number, not {type(v).__name__}")
+            raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+        if _float_for_int(t, v):
+            name = type(v).__name__
+            raise TypeError(f"'{'numpy.' + name if isinstance(v, np.generic) else name}' object cannot be "
+                            "interpreted as an integer")
+    return values
 
 
 _PACKED_SCALARS = (scalars.float16, scalars.bfloat16)  # stored as 16-bit integers, decoded on reads
@@ -344,12 +305,14 @@ def _encode(cls, values):
     t = cls._wp_scalar_type_
     vals = [_value(v) for v in values]
     if t is scalars.float16:
-        return np.asarray(vals, dtype=np.float16).view(np.uint16)
+        with np.errstate(all="ignore"):  # past float16's range is inf, as in C, without numpy's warning
+            return np.asarray(vals, dtype=np.float16).view(np.uint16)
     if t is scalars.bfloat16:
         return scalars.floats_to_bfloat16_bits(vals)
     if t._kind in ("int", "uint"):
         return np.array([t._convert(v) for v in vals], dtype=t._np)  # wrapped into range as in C
-    return np.asarray(vals, dtype=t._np)
+    with np.errstate(all="ignore"):
+        return np.asarray(vals, dtype=t._np)
 
 
 def _flatten(args, cls):
@@ -421,15 +384,24 @@ def _transform_q(self):
 
 
 def _transform_set_p(self, p):
-    flat = self._flat()
-    flat[:3] = np.asarray(p).reshape(3)
-    self._set_flat(flat)
+    self._set_flat(_transform_part(self, p, "p", 3) + self._flat()[3:].tolist())
 
 
 def _transform_set_q(self, q):
-    flat = self._flat()
-    flat[3:] = np.asarray(q).reshape(4)
-    self._set_flat(flat)
+    self._set_flat(self._flat()[:3].tolist() + _transform_part(self, q, "q", 4))
+
+
+def _transform_part(self, value, name: str, n: int) -> list:
+    """The components of t.p = value / t.q = value: a sequence of n numbers (a composite's values, not
+    its bits, which np.asarray of a float16 one reads)."""
+    if _is_scalar_value(value) or not hasattr(value, "__len__") and not hasattr(value, "__array__"):
+        raise TypeError(f"Invalid argument for transformation '{name}': expected a sequence of {n} values, got "
+                        f"{type(value).__name__}")
+    values = _checked(type(self), _flatten([value], type(self)))
+    if len(values) != n:
+        raise ValueError(f"Invalid number of arguments for transformation '{name}': expected {n} elements, got "
+                         f"{len(values)}")
+    return values
 
 
 def _transform_values(cls, args: tuple, kwargs: dict) -> list:
@@ -525,6 +497,18 @@ def transformation(dtype=scalars.float32):
     if generic is not None:
         return generic
     return _make("transformation", (7,), dtype, f"transform{_suffix(dtype, 'transformation')}")
+
+
+def warp_repr(cls) -> str:
+    """A composite type as Warp's type_repr writes it: by its short name up to 4 components a side
+    (vec3f, mat23d, vec1b), else by its shape (vector(length=6, dtype=float32), matrix(shape=(6, 6),
+    dtype=float64), whatever the class is called: wp.spatial_vector too)."""
+    dtype = cls._wp_scalar_type_.__name__
+    if cls._wp_kind_ == "vector" and cls._shape_[0] > 4:
+        return f"vector(length={cls._shape_[0]}, dtype={dtype})"
+    if cls._wp_kind_ == "matrix" and max(cls._shape_) > 4:
+        return f"matrix(shape={tuple(cls._shape_)}, dtype={dtype})"
+    return cls.__name__
 
 
 def is_composite_type(t) -> bool:

@@ -125,8 +125,10 @@ def type_scalar_type(t):
 
 
 def type_repr(t) -> str:
+    """A type's name as Warp writes it (a long vector or a large matrix by its shape; see warp_repr)."""
     from . import type_name
-    return type_name(t)
+    from .composite import is_composite_type, warp_repr
+    return warp_repr(t) if is_composite_type(t) else type_name(t)
 
 
 def types_equal(a, b, match_generic: bool = False) -> bool:

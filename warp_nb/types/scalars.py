@@ -23,10 +23,12 @@ class Scalar:
     _kind: str = "float"  # "float" | "int" | "uint" | "bool"
     _length_ = 1  # the number of scalars of a value, as Warp's scalar types say (vectors: their length)
 
-    __slots__ = ("value",)
+    # _whole: a float value made from an integer, which shows as Warp shows it, without `.0` (float32(-1))
+    __slots__ = ("_whole", "value")
 
     def __init__(self, x=0):
         self.value = self._convert(x)
+        self._whole = isinstance(x, builtins.int) or isinstance(x, Scalar) and x._kind != "float"
 
     @classmethod
     def _convert(cls, x):
@@ -37,7 +39,8 @@ class Scalar:
         if cls._kind == "float":
             if cls._type_ is ctypes.c_float:  # C's rounding: inf past the range, as Warp's, with no numpy warning
                 return ctypes.c_float(builtins.float(x)).value
-            return builtins.float(cls._np.type(x))
+            with np.errstate(all="ignore"):  # past the type's range: inf, as C's conversion, without numpy's warning
+                return builtins.float(cls._np.type(x))
         # integers wrap like their C counterparts (ctypes does the wrapping)
         return cls._type_(builtins.int(x)).value
 
@@ -59,9 +62,10 @@ class Scalar:
         return f"{type(self).__name__}({self})"
 
     def __str__(self):
-        """The value alone, a whole float without its `.0` (`float32(-1)`), as Warp writes scalars."""
+        """The value alone, as Warp writes scalars: a float made from an integer without its `.0`
+        (`float32(-1)`), any other as Python writes it (`float64(1.0)`, a vector's component)."""
         text = repr(self.value)
-        return text[:-2] if self._kind == "float" and text.endswith(".0") else text
+        return text[:-2] if self._kind == "float" and self._whole and text.endswith(".0") else text
 
     def __eq__(self, other):
         return self.value == self._comparable(other)

@@ -125,11 +125,13 @@ class StructType:
         return f"<wp.struct {self.__qualname__}>"
 
     def numpy_dtype(self) -> dict:
-        """The record layout as Warp gives it: a dict of names, formats, offsets and itemsize,
-        which np.dtype() accepts."""
+        """The record layout as Warp gives it: a dict of names, formats, offsets and itemsize, which
+        np.dtype() accepts; a format is Warp's text ('<f4', '3<f4', '(2, 2)<f8'; float16 '<f2'), a
+        nested struct's its own dict, an array field's its descriptor's layout (warp_nb's)."""
         dt = np.dtype(self.ctype)
-        return {"names": list(dt.names), "formats": [dt.fields[n][0] for n in dt.names],
-                "offsets": [dt.fields[n][1] for n in dt.names], "itemsize": dt.itemsize}
+        names = list(self.fields) if self.fields else []
+        return {"names": names, "formats": [_field_format(t, dt.fields[n][0]) for n, t in self.fields.items()],
+                "offsets": [dt.fields[n][1] for n in names], "itemsize": dt.itemsize}
 
     def numpy_value(self, inst) -> np.void:
         """An instance as one record of this struct's numpy dtype."""
@@ -150,22 +152,54 @@ class StructInstance:
     """One value of a struct type. Fields read and write like attributes; array fields keep a
     reference to the wp.array so its memory stays alive."""
 
-    __slots__ = ("_struct", "_ctype", "_arrays", "_plain")
+    __slots__ = ("_struct", "_ctype", "_arrays", "_values")
 
     def __init__(self, struct: StructType):
         object.__setattr__(self, "_struct", struct)
         object.__setattr__(self, "_ctype", struct.ctype())
         object.__setattr__(self, "_arrays", {})
-        object.__setattr__(self, "_plain", set())  # scalar fields last set from a plain Python int / float
+        # scalar fields last set from a Python or numpy number: that number, which reads give back as Warp's do
+        object.__setattr__(self, "_values", {})
         for name, t in struct.fields.items():
             if isinstance(t, StructType):
                 self._arrays[name] = t()  # nested instance owns its own fields
 
     def numpy_value(self) -> tuple:
-        """This value as a (nested) tuple matching the struct's numpy dtype."""
-        return self._struct.numpy_value(self).item()
+        """This value as Warp gives it, a tuple of the fields in order: a scalar as the Python number
+        stored, a vector or matrix as a (nested) list of its components as read from Python, a nested
+        struct as its own tuple, an array as its descriptor's fields."""
+        return tuple(_numpy_value(self, name, t) for name, t in self._struct.fields.items())
+
+    def assign(self, other: StructInstance) -> None:
+        """Every field set from `other`, an instance of the same struct (Warp's Struct.assign)."""
+        if not isinstance(other, StructInstance) or other._struct is not self._struct:
+            raise TypeError(f"expected an instance of {self._struct.__name__}, got {type(other).__name__}")
+        for name in self._struct.fields:
+            setattr(self, name, getattr(other, name))
+
+    def __copy__(self) -> StructInstance:
+        """A shallow copy, as Warp's: it shares this value's storage (a field set on either is seen in
+        both), while the numbers last assigned to scalar fields, which reads return, are its own."""
+        out = object.__new__(type(self))
+        for slot, value in (("_struct", self._struct), ("_ctype", self._ctype), ("_arrays", dict(self._arrays)),
+                            ("_values", dict(self._values))):
+            object.__setattr__(out, slot, value)
+        return out
+
+    def __deepcopy__(self, memo) -> StructInstance:
+        """An independent copy: its own storage, nested structs copied too; array fields keep their arrays."""
+        import copy
+        out = self._struct.instance_class(self._struct)
+        ctypes.memmove(ctypes.addressof(out._ctype), ctypes.addressof(self._ctype), ctypes.sizeof(self._struct.ctype))
+        out._values.update(copy.deepcopy(self._values, memo))
+        for name, t in self._struct.fields.items():
+            value = self._arrays.get(name)
+            out._arrays[name] = copy.deepcopy(value, memo) if isinstance(t, StructType) else value
+        return out
 
     def __getattr__(self, name):
+        if name.startswith("_"):  # a slot not yet set (copy and pickle make instances without __init__)
+            raise AttributeError(name)
         struct = self._struct
         t = struct.fields.get(name)
         if t is None:
@@ -180,15 +214,14 @@ class StructInstance:
             return self._arrays.get(name)
         if T.kind_of(t) == "matrix":  # a view of the field's bytes (see field_ctype)
             return t.from_buffer(self._ctype, getattr(type(self._ctype), name).offset)
-        value = getattr(self._ctype, name)
         if T.is_scalar_type(t):
-            if t is T.float16:
-                value = T.scalars.half_bits_to_float(value)
-            elif t is T.bfloat16:
-                value = T.scalars.bfloat16_bits_to_float(value)
-            # as Warp: a Warp scalar unless the field was last set from a plain Python number
-            return value if name in self._plain else t(value)
-        return value  # a vector / matrix view of this struct's memory: `s.v[0] = 1.0` writes the field
+            # as Warp: the number last assigned (a Python or numpy one, as given), else a Warp scalar
+            if name in self._values:
+                return self._values[name]
+            value = _stored_scalar(self, name, t)
+            # zero as Warp's default shows it (float32(0)), any other value as stored
+            return t(0 if value == 0 and str(value)[0] != "-" else value)
+        return getattr(self._ctype, name)  # a vector's view of this struct's memory: `s.v[0] = 1.0` writes the field
 
     def __setattr__(self, name, value):
         struct = self._struct
@@ -227,19 +260,24 @@ class StructInstance:
             setattr(self._ctype, name, desc)
         elif isinstance(t, StructType):
             if not isinstance(value, StructInstance) or value._struct is not t:
-                raise TypeError(f"field {name!r} of {struct.__name__} expects a {t.__name__} instance")
+                from ..errors import ArgumentTypeError  # a TypeError, and the RuntimeError Warp raises
+                raise ArgumentTypeError(f"field {name!r} of {struct.__name__} expects a {t.__name__} instance, "
+                                        f"got {type(value).__name__}")
+            import copy
+            value = copy.deepcopy(value)  # a copy, as Warp's: changing `value` later leaves this field alone
             self._arrays[name] = value
             setattr(self._ctype, name, value._ctype)
         elif hasattr(t, "descriptor"):  # the object stays referenced: the descriptor points into its storage
             setattr(self._ctype, name, t.descriptor(value, f"field {name!r} of {struct.__name__}"))
             self._arrays[name] = value
         elif T.is_scalar_type(t):
-            v = getattr(value, "value", value)
+            _check_scalar(t, value)
+            v = 0 if value is None else getattr(value, "value", value)  # None: zero, as Warp
             setattr(self._ctype, name, _scalar_storage(t, v))
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                self._plain.add(name)
+            if value is None or isinstance(value, T.Scalar):
+                self._values.pop(name, None)
             else:
-                self._plain.discard(name)
+                self._values[name] = value
         elif T.kind_of(t) == "matrix":
             value = _composite_value(struct, name, t, value)
             ctypes.memmove(ctypes.addressof(self._ctype) + getattr(type(self._ctype), name).offset,
@@ -248,8 +286,9 @@ class StructInstance:
             setattr(self._ctype, name, _composite_value(struct, name, t, value))
 
     def __repr__(self):
-        parts = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._struct.fields)
-        return f"{self._struct.__name__}({parts})"
+        """Warp's form: the struct's name, then one field a line, tab-indented (`S()` for no fields)."""
+        parts = "".join(f"\n\t{n}={getattr(self, n)!r}," for n in self._struct.fields)
+        return f"{self._struct.__name__}({parts}\n)" if parts else f"{self._struct.__name__}()"
 
     def __ctype__(self):
         """The C layout of this value as a ctypes object (Warp's name), which a recorded launch takes
@@ -271,6 +310,7 @@ class StructInstance:
         """Set every field from C-layout bytes (array fields become raw descriptors; a Fabric field, as
         in Warp, an object of its type over no storage)."""
         ctypes.memmove(ctypes.addressof(self._ctype), raw, ctypes.sizeof(self._struct.ctype))
+        self._values.clear()  # every field now reads what the bytes hold
         for name, t in self._struct.fields.items():
             if isinstance(t, StructType):
                 self._arrays[name]._load(bytes(getattr(self._ctype, name)))
@@ -293,7 +333,7 @@ class StructInstance:
         kept, others copied; a Fabric array cannot move (its buckets belong to Fabric)."""
         out = self._struct.instance_class(self._struct)
         out._load(self.to_bytes())
-        out._plain.update(self._plain)
+        out._values.update(self._values)
         for name, t in self._struct.fields.items():
             value = self._arrays.get(name)
             if isinstance(t, StructType):
@@ -405,10 +445,78 @@ def struct(cls) -> StructType:
 _STRUCT_CLASSES: weakref.WeakSet = weakref.WeakSet()  # the classes @wp.struct has turned into structs
 
 
+def _check_scalar(t, value) -> None:
+    """A value for a scalar field checked as Warp checks it: a number (Python, numpy or Warp) or None;
+    for an integer field an integer (a float is refused, not truncated)."""
+    if value is None or isinstance(value, (int, np.integer, np.bool_)):
+        return
+    is_int = t._kind in ("int", "uint")
+    if isinstance(value, (float, np.floating)) or isinstance(value, T.Scalar) and value._kind == "float":
+        if not is_int:
+            return
+    elif isinstance(value, T.Scalar):
+        return
+    elif not is_int:
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    name = type(value).__name__
+    raise TypeError(f"'{'numpy.' + name if isinstance(value, np.generic) else name}' object cannot be interpreted "
+                    "as an integer")
+
+
+def _stored_scalar(inst, name: str, t):
+    """A scalar field's value as its storage holds it (16-bit floats decoded)."""
+    value = getattr(inst._ctype, name)
+    if t is T.float16:
+        return T.scalars.half_bits_to_float(value)
+    if t is T.bfloat16:
+        return T.scalars.bfloat16_bits_to_float(value)
+    return value
+
+
+def _numpy_value(inst, name: str, t):
+    """One field of numpy_value()."""
+    if T.is_scalar_type(t):
+        return _stored_scalar(inst, name, t)
+    value = inst._field(name, t)
+    if isinstance(t, StructType):
+        return value.numpy_value()
+    if T.kind_of(t) == "matrix":
+        return [list(row) for row in value]
+    if T.is_composite_type(t):
+        return list(value)
+    return tuple(v.tolist() if hasattr(v, "tolist") else v for v in _ctype_record(getattr(inst._ctype, name)))
+
+
+def _ctype_record(c) -> tuple:
+    """A ctypes structure's fields, in order (an array descriptor's data, grad, shape ...)."""
+    return tuple(np.ctypeslib.as_array(v) if isinstance(v, ctypes.Array) else
+                 _ctype_record(v) if isinstance(v, ctypes.Structure) else v
+                 for v in (getattr(c, f[0]) for f in c._fields_))
+
+
+def _field_format(t, dt: np.dtype):
+    """A field's format in numpy_dtype(), as Warp writes it."""
+    if isinstance(t, StructType):
+        return t.numpy_dtype()
+    if T.is_scalar_type(t) or T.is_composite_type(t):
+        scalar = t if T.is_scalar_type(t) else t._wp_scalar_type_
+        text = np.dtype(np.float16 if scalar is T.float16 else scalar._np).str
+        if T.is_scalar_type(t):
+            return text
+        shape = tuple(t._shape_)
+        return f"{shape[0] if len(shape) == 1 else shape}{text}"
+    sub = np.dtype(field_ctype(t))
+    if sub.names:  # an array descriptor: its own record
+        return {"names": list(sub.names), "formats": [sub.fields[n][0].str for n in sub.names],
+                "offsets": [sub.fields[n][1] for n in sub.names], "itemsize": sub.itemsize}
+    return dt.str
+
+
 def _scalar_storage(t, value):
     """What a struct's ctypes field of scalar type `t` stores for `value` (the bits of 16-bit floats)."""
     if t is T.float16:
-        return T.scalars.float_to_half_bits(value)
+        with np.errstate(all="ignore"):  # past float16's range is inf, without numpy's warning
+            return T.scalars.float_to_half_bits(value)
     if t is T.bfloat16:
         return T.scalars.float_to_bfloat16_bits(value)
     return t._convert(value)
