@@ -95,3 +95,13 @@ def test_cptr_indexes_the_elements_of_a_host_array():
     assert [values.cptr()[k] for k in range(4)] == [0.0, 1.0, 2.0, 3.0]
     with pytest.raises(RuntimeError, match="contiguous"):
         wp.array(np.arange(8, dtype=np.float32))[::2].cptr()
+
+
+@pytest.mark.parametrize("dtype", [wp.float16, wp.float32, wp.float64])
+def test_negation_of_a_float_is_zero_minus_it_as_in_warp(dtype):
+    """Warp's scalar neg(x) is 0 - x: both zeros give +0.0 and a nan keeps its sign (found by
+    tests/fuzz/arrays_against_warp.py through `-a`; warp_nb gave -0.0 for 0.0). In kernels too."""
+    values = np.array([0.0, -0.0, 1.5, np.nan, -np.nan, -np.inf], dtype=np.dtype(dtype._np))
+    out = (-wp.array(values, dtype=dtype)).numpy()
+    assert np.signbit(out).tolist() == [False, False, True, False, True, False]
+    np.testing.assert_array_equal(out[2:], [-1.5, np.nan, np.nan, np.inf])
