@@ -105,3 +105,14 @@ def test_negation_of_a_float_is_zero_minus_it_as_in_warp(dtype):
     out = (-wp.array(values, dtype=dtype)).numpy()
     assert np.signbit(out).tolist() == [False, False, True, False, True, False]
     np.testing.assert_array_equal(out[2:], [-1.5, np.nan, np.nan, np.inf])
+
+
+def test_a_result_needs_gradients_where_an_operand_does_and_it_is_of_floats_as_in_warp():
+    ints = wp.zeros(3, dtype=wp.int32, requires_grad=True)
+    for result in (-ints, ints + ints, ints * 2, +ints):
+        assert not result.requires_grad and result.grad is None  # (it had a gradient: seed 32 of the tool)
+    plain, tracked = wp.zeros(3), wp.zeros(3, requires_grad=True)
+    for result in (plain + tracked, tracked + plain, -tracked, +tracked, 2.0 * wp.zeros(3, dtype=wp.vec3,
+                                                                                          requires_grad=True)):
+        assert result.requires_grad
+    assert not (plain + plain).requires_grad

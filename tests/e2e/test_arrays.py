@@ -399,3 +399,33 @@ def test_copy_of_nothing_checks_nothing_and_an_offset_past_the_end_is_refused():
     wp.copy(wp.zeros(3, dtype=wp.vec4), wp.zeros(0, dtype=wp.int8))  # as Warp: nothing to copy
     with pytest.raises(RuntimeError, match="past the end of the source"):
         wp.copy(wp.zeros(3), wp.ones(3), src_offset=4)  # (it used to copy nothing, silently)
+
+
+def test_assign_reads_data_as_wp_array_reads_it():
+    """Rows of 3 values do not hold 9-vectors, whatever the total count (seed 25 of the tool)."""
+    a = wp.zeros(2, dtype=wp.types.vector(9, wp.float64))
+    with pytest.raises(RuntimeError, match="do not hold whole elements"):
+        a.assign(np.zeros((2, 3, 3)))
+    a.assign(np.arange(18.0).reshape(2, 9))
+    assert a.numpy()[1, 8] == 17.0
+    b = wp.zeros(16)
+    b.assign(np.ones((1, 1, 2, 2, 2)))  # more dimensions than an array has: copied flat (seed 29)
+    assert b.numpy().sum() == 8.0
+
+
+def test_copy_between_strided_arrays_takes_a_count_of_the_whole_array():
+    """As Warp: a count equal to both sizes, without offsets, is a whole copy (seed 45 of the tool)."""
+    dest = wp.zeros((8, 2))[::2]
+    wp.copy(dest, wp.ones((4, 2)), count=8)
+    assert dest.numpy().sum() == 8.0
+    with pytest.raises(RuntimeError, match="only supported for 1-D"):
+        wp.copy(dest, wp.ones((4, 2)), count=4)
+
+
+def test_bool_is_not_the_scalar_of_a_vector_view_as_in_warp():
+    """vec4ub as bool, or bool rows as vec4ub, is refused as Warp refuses it (seed 59 of the tool)."""
+    with pytest.raises(TypeError, match="source dtype has size 4 bytes"):
+        wp.zeros(3, dtype=wp.vec4ub).view(wp.bool)
+    with pytest.raises(TypeError, match="source dtype has size 1 bytes"):
+        wp.zeros((3, 4), dtype=wp.bool).view(wp.vec4ub)
+    assert wp.zeros(3, dtype=wp.vec4ub).view(wp.uint8).shape == (3, 4) and wp.zeros(3, dtype=wp.bool).view(wp.uint8)

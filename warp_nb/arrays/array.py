@@ -456,10 +456,15 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
             if values.size % per or values.size > self.size * per:
                 raise ArgumentValueError(f"cannot assign {values.size} values to an array of shape {self.shape} of "
                                          f"{types.type_name(self.dtype)} ({self.size * per} values)")
-            outer = values.shape[: values.ndim - len(inner)] if values.shape[values.ndim - len(inner):] == inner \
-                else (values.size // per,)
-            src = empty_array(outer or (1,), self.dtype, self.device)
-            src.storage.upload(src, values.reshape(src.shape + inner))
+            if native_info(self.dtype) is None:  # read as wp.array(src, dtype) reads it (rows of whole elements)
+                if inner and values.shape[values.ndim - len(inner):] != inner:
+                    values = as_whole_elements(values, inner, self.dtype)
+                if values.ndim - len(inner) > 4:  # (as Warp: more dimensions than an array has, copied flat)
+                    values = values.reshape((-1,) + inner)
+                src = array(values, dtype=self.dtype, device=self.device)
+            else:  # (a C++ type of the user's: its values, flat)
+                src = empty_array((values.size // per,), self.dtype, self.device)
+                src.storage.upload(src, values.reshape(src.shape + inner))
         copy(self, src)
 
 

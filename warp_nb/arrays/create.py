@@ -153,7 +153,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
                                   f"dtype={types.type_name(dest.dtype)}, source dtype={types.type_name(src.dtype)}")
     strided = not (dest.is_contiguous and src.is_contiguous)
     if strided and (dest.ndim != 1 or src.ndim != 1):
-        if dest_offset or src_offset or count:
+        if dest_offset or src_offset or count not in (0, src.size) or count and count != dest.size:  # (as Warp)
             raise ArgumentValueError("wp.copy with offsets or a count between non-contiguous arrays is only supported "
                                      "for 1-D arrays; copy whole arrays, or use a.contiguous()")
         if dest.shape != src.shape:

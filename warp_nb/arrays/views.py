@@ -130,7 +130,9 @@ def view(a, dtype):
     components."""
     dtype = canonical_scalar(dtype)
     src, size, new_size = a.dtype, types.type_size_in_bytes(a.dtype), types.type_size_in_bytes(dtype)
-    src_scalar, dst_scalar = types.is_scalar_type(src), types.is_scalar_type(dtype)
+    # (bool is no scalar of a vector's here, as in Warp: a vec4ub array is not viewed as bools)
+    src_scalar = types.is_scalar_type(src) and src is not types.bool
+    dst_scalar = types.is_scalar_type(dtype) and dtype is not types.bool
     shape, strides = a.shape, a.strides
     what = (f"cannot create an array view with dtype {types.type_repr(dtype)} from source dtype "
             f"{types.type_repr(src)}")
