@@ -178,6 +178,11 @@ class ArgumentValueError(ValueError, RuntimeError):
     the RuntimeError Warp raises for it."""
 
 
+class ArgumentIndexError(IndexError, RuntimeError):
+    """An index a runtime function refuses (an array index out of range in Python scope): an
+    IndexError, and also the RuntimeError Warp raises for it."""
+
+
 class CompilerNotFoundError(RuntimeError):
     """No C++ compiler on this machine."""
 

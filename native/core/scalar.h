@@ -176,16 +176,25 @@ WPNB_S_FLOATS(WPNB_S_DEF) WPNB_S_SMALL(WPNB_S_DEF)
     WPNB_FN void adj_pos(T, T&, const T&) {}
 WPNB_S_INTS(WPNB_S_DEF)
 #undef WPNB_S_DEF
+// A float's neg(x) is 0 - x, as Warp's: neg(0.0) and neg(-0.0) are +0.0, a nan keeps its sign (found by
+// tests/fuzz/arrays_against_warp.py through `-a` in Python scope); -x would give -0.0 for 0.0.
 #define WPNB_S_DEF(T) \
-    WPNB_FN T neg(T x) { return -x; } \
+    WPNB_FN T neg(T x) { return T(0) - x; } \
     WPNB_FN void adj_neg(T, T& adj_x, const T& adj_ret) { adj_x -= adj_ret; } \
     WPNB_FN T pos(T x) { return x; } \
     WPNB_FN void adj_pos(T, T& adj_x, const T& adj_ret) { adj_x += adj_ret; }
 WPNB_S_FLOATS(WPNB_S_DEF)
 #undef WPNB_S_DEF
-// The small floats flip or clear the sign bit (exact, and keeps nan a nan).
+// The small floats flip the sign bit, as 0 - x would: a zero becomes +0, a nan is left as it is
+// (an exponent of all ones over a nonzero mantissa: half's exponent is 5 bits, bfloat16's 8).
+WPNB_FN uint16 small_inf_bits(half) { return 0x7c00u; }
+WPNB_FN uint16 small_inf_bits(bfloat16) { return 0x7f80u; }
 #define WPNB_S_DEF(H) \
-    WPNB_FN H neg(H x) { H r = x; r.bits = uint16(r.bits ^ 0x8000u); return r; } \
+    WPNB_FN H neg(H x) { \
+        H r = x; \
+        if ((x.bits & 0x7fffu) == 0u) r.bits = 0u; \
+        else if ((x.bits & 0x7fffu) <= small_inf_bits(x)) r.bits = uint16(r.bits ^ 0x8000u); \
+        return r; } \
     WPNB_S_SMALL_ADJ1(H, neg) \
     WPNB_FN H pos(H x) { return x; } \
     WPNB_S_SMALL_ADJ1(H, pos)

@@ -95,3 +95,24 @@ def test_cptr_indexes_the_elements_of_a_host_array():
     assert [values.cptr()[k] for k in range(4)] == [0.0, 1.0, 2.0, 3.0]
     with pytest.raises(RuntimeError, match="contiguous"):
         wp.array(np.arange(8, dtype=np.float32))[::2].cptr()
+
+
+@pytest.mark.parametrize("dtype", [wp.float16, wp.float32, wp.float64])
+def test_negation_of_a_float_is_zero_minus_it_as_in_warp(dtype):
+    """Warp's scalar neg(x) is 0 - x: both zeros give +0.0 and a nan keeps its sign (found by
+    tests/fuzz/arrays_against_warp.py through `-a`; warp_nb gave -0.0 for 0.0). In kernels too."""
+    values = np.array([0.0, -0.0, 1.5, np.nan, -np.nan, -np.inf], dtype=np.dtype(dtype._np))
+    out = (-wp.array(values, dtype=dtype)).numpy()
+    assert np.signbit(out).tolist() == [False, False, True, False, True, False]
+    np.testing.assert_array_equal(out[2:], [-1.5, np.nan, np.nan, np.inf])
+
+
+def test_a_result_needs_gradients_where_an_operand_does_and_it_is_of_floats_as_in_warp():
+    ints = wp.zeros(3, dtype=wp.int32, requires_grad=True)
+    for result in (-ints, ints + ints, ints * 2, +ints):
+        assert not result.requires_grad and result.grad is None  # (it had a gradient: seed 32 of the tool)
+    plain, tracked = wp.zeros(3), wp.zeros(3, requires_grad=True)
+    for result in (plain + tracked, tracked + plain, -tracked, +tracked, 2.0 * wp.zeros(3, dtype=wp.vec3,
+                                                                                          requires_grad=True)):
+        assert result.requires_grad
+    assert not (plain + plain).requires_grad

@@ -257,3 +257,183 @@ def test_ndim_may_be_set_where_it_agrees_with_the_shape():
         a.ndim = 1
     bare = wp.array.__new__(wp.array)  # no shape yet: accepted, as Warp's attribute
     bare.ndim = 1
+
+
+# --- found by tests/fuzz/arrays_against_warp.py: warp_nb did otherwise than warp-lang 1.19 ---------
+
+
+def test_index_errors_are_also_runtime_errors_as_in_warp():
+    a = wp.zeros((3, 4))
+    for key, also in (((1, 2), TypeError), ((5, slice(None)), IndexError), (-4, IndexError), (Ellipsis, TypeError),
+                      (None, TypeError), ((0, 0, None), TypeError), ((0, 0, 0), IndexError)):
+        with pytest.raises(RuntimeError) as info:  # Warp: RuntimeError ("Invalid index", "Item indexing ...")
+            a[key]
+        assert isinstance(info.value, also)
+
+
+def test_data_errors_are_also_runtime_errors_as_in_warp():
+    for make in (lambda: wp.array(np.zeros(5), dtype=float, shape=(2, 3)), lambda: wp.array([-1, 300], dtype=wp.uint8),
+                 lambda: wp.array([[1.0, 2.0], [3.0]], dtype=float), lambda: wp.zeros((1, 1, 1, 1, 1)),
+                 lambda: wp.array(np.zeros((4, 4)), dtype=wp.vec3), lambda: wp.zeros(6).reshape((1, 1, 1, 2, 3))):
+        with pytest.raises(RuntimeError):
+            make()
+
+
+def test_a_number_is_not_array_data_as_in_warp():
+    for data in (3.0, 3, np.float32(3.0), wp.float32(3.0)):
+        with pytest.raises(RuntimeError, match="Data must be a sequence or array"):
+            wp.array(data, dtype=wp.float32)
+    with pytest.raises(RuntimeError, match="Data must be a sequence or array"):
+        wp.zeros(3).assign(2.0)
+    assert wp.array(np.array(3.0)).shape == (1,)  # a 0-d numpy array is data (as in Warp)
+
+
+def test_wp_scalar_objects_need_a_dtype_as_in_warp():
+    with pytest.raises(RuntimeError, match="Unsupported input data dtype: object"):
+        wp.array([wp.int32(1), wp.int32(2)])  # (they used to become float64)
+    assert wp.array([wp.int32(1), wp.int32(2)], dtype=wp.int32).numpy().tolist() == [1, 2]
+
+
+def test_from_numpy_reads_rows_as_vectors_and_matrices_as_warp():
+    v = wp.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    assert v.shape == (4,) and wp.types.types_equal(v.dtype, wp.vec3f)
+    m = wp.from_numpy(np.zeros((2, 3, 3)))
+    assert m.shape == (2,) and wp.types.types_equal(m.dtype, wp.mat33d)
+    assert wp.from_numpy(np.zeros(3)).dtype is wp.float64 and wp.from_numpy(np.zeros((1, 2, 3, 4))).ndim == 4
+    assert wp.from_numpy(np.zeros((4, 3)), dtype=wp.float32).shape == (4, 3)
+    with pytest.raises(RuntimeError):  # the shape does not change the dtype: 6 values are 2 vec3s
+        wp.from_numpy(np.zeros((2, 3)), shape=(6,))
+    with pytest.raises(TypeError, match="no components"):
+        wp.from_numpy(np.zeros((3, 0)))
+
+
+def test_views_need_gradients_where_their_array_does_as_in_warp():
+    g = wp.zeros((4, 3), requires_grad=True)
+    for view in (g[1], g[:, 1], g.reshape(12), g.transpose(), g.flatten(), g.view(wp.int32), g.view(wp.vec3)):
+        assert view.requires_grad and view.grad is not None and view.grad.shape == view.shape
+    assert wp.clone(g.transpose()).requires_grad and wp.zeros_like(g[:, 1]).requires_grad
+
+
+def test_the_gradient_of_a_strided_view_has_its_strides():
+    """A kernel indexes data and gradient with one set of strides: a strided view's gradient must be
+    laid out as the view (as Warp allocates it), or the backward pass writes past a smaller buffer."""
+
+    @wp.kernel(module="unique")
+    def twice_second_column(x: wp.array2d(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = 2.0 * x[i, 1]
+
+    x = wp.array(np.arange(16, dtype=np.float32).reshape(4, 4))[:, ::2]
+    x.requires_grad = True
+    assert x.grad.strides == x.strides == (16, 8) and x.grad.capacity == 60  # (3 * 16 + 1 * 8 + 4, as Warp)
+    y = wp.zeros(4, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(twice_second_column, dim=4, inputs=[x, y])
+    tape.backward(grads={y: wp.ones(4)})
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 2.0]] * 4)
+
+
+def test_capacity_of_a_view_is_warps():
+    a = wp.zeros((4, 3))
+    assert a[:, 1].capacity == 48 and a[1:3].capacity == 24 and a.transpose().capacity == 12
+    assert wp.zeros((6, 4, 2))[:, 1:1].capacity == 192  # (the first dimension's extent, though empty)
+    assert wp.zeros((2, 0, 3)).transpose().capacity == 0  # (a view of no memory)
+    assert wp.array(ptr=a.ptr, shape=(3, 4), strides=(4, 12), dtype=wp.float32).capacity == 12
+
+
+def test_reshape_and_flatten_keep_sharing_memory_as_in_warp():
+    t = wp.zeros((4, 3)).transpose()
+    with pytest.raises(RuntimeError, match="Reshaping non-contiguous arrays is unsupported"):
+        t.reshape(12)  # (it used to return a copy, which writes do not reach)
+    with pytest.raises(RuntimeError, match="Flattening non-contiguous arrays is unsupported"):
+        t.flatten()
+    strided = wp.zeros(6)[::2]
+    assert strided.flatten() is strided  # a 1-D array is flat already (Warp: itself)
+    with pytest.raises(RuntimeError, match="more than one index is -1"):
+        wp.zeros(6).reshape((-1, -1))
+
+
+def test_transpose_checks_its_axes():
+    a = wp.zeros((4, 3))
+    with pytest.raises(RuntimeError, match="Length of parameter axes"):
+        a.transpose([0])  # (it used to return a 1-D view)
+    assert a.transpose([-1, 0]).shape == (3, 4)
+    b = wp.zeros(3)
+    assert b.transpose() is b
+
+
+def test_views_of_elements_of_one_size_keep_the_shape_as_in_warp():
+    assert wp.zeros(4, dtype=wp.vec2h).view(wp.float32).shape == (4,)
+    assert wp.zeros(4, dtype=wp.vec2)[::2].view(wp.float64).shape == (2,)
+    with pytest.raises(RuntimeError, match="does not end in the components"):
+        wp.zeros((4, 3)).view(wp.vec2)
+
+
+def test_fill_converts_values_as_warp():
+    assert wp.full(2, -1, dtype=wp.uint32).numpy().tolist() == [2**32 - 1] * 2  # low bits kept
+    assert wp.full(1, 200, dtype=wp.int8).numpy().tolist() == [-56]
+    for value in (2.5, 2.0, np.float32(2.0)):
+        with pytest.raises(ValueError, match="not floats"):
+            wp.full(2, value, dtype=wp.int32)  # (it used to truncate)
+    assert wp.full(2, [3.0], dtype=wp.vec2).numpy().tolist() == [[3.0, 3.0]] * 2  # one value for all
+    with pytest.raises(ValueError, match="takes its rows or its 4 components"):
+        wp.full(1, [1.0, 2.0], dtype=wp.mat22)  # (it used to repeat the row)
+    with pytest.raises(ValueError, match="not a number"):
+        wp.zeros(2).fill_("1")
+
+
+def test_assign_is_a_copy_as_in_warp():
+    a = wp.zeros(4)
+    a.assign(np.ones(2))  # fewer values fill the first elements
+    assert a.numpy().tolist() == [1.0, 1.0, 0.0, 0.0]
+    a.assign(wp.full(4, 3, dtype=wp.int32))  # an array's bytes, as wp.copy moves them
+    assert a.view(wp.int32).numpy().tolist() == [3] * 4
+    with pytest.raises(RuntimeError, match="same size"):
+        a.assign(wp.ones(4, dtype=wp.float64))
+    with pytest.raises(RuntimeError, match="same shape"):
+        wp.zeros((4, 4))[:, ::2].assign(np.ones(8))
+    with pytest.raises(TypeError, match="None"):
+        a.assign(None)
+
+
+def test_copy_between_element_types_of_one_size():
+    dest = wp.zeros(2, dtype=wp.int64)
+    wp.copy(dest, wp.ones(2, dtype=wp.mat22h))  # (numpy refused to view the halves as int64)
+    assert dest.numpy().tobytes() == np.ones((2, 2, 2), np.float16).tobytes()
+
+
+def test_copy_of_nothing_checks_nothing_and_an_offset_past_the_end_is_refused():
+    wp.copy(wp.zeros(3, dtype=wp.vec4), wp.zeros(0, dtype=wp.int8))  # as Warp: nothing to copy
+    with pytest.raises(RuntimeError, match="past the end of the source"):
+        wp.copy(wp.zeros(3), wp.ones(3), src_offset=4)  # (it used to copy nothing, silently)
+
+
+def test_assign_reads_data_as_wp_array_reads_it():
+    """Rows of 3 values do not hold 9-vectors, whatever the total count (seed 25 of the tool)."""
+    a = wp.zeros(2, dtype=wp.types.vector(9, wp.float64))
+    with pytest.raises(RuntimeError, match="do not hold whole elements"):
+        a.assign(np.zeros((2, 3, 3)))
+    a.assign(np.arange(18.0).reshape(2, 9))
+    assert a.numpy()[1, 8] == 17.0
+    b = wp.zeros(16)
+    b.assign(np.ones((1, 1, 2, 2, 2)))  # more dimensions than an array has: copied flat (seed 29)
+    assert b.numpy().sum() == 8.0
+
+
+def test_copy_between_strided_arrays_takes_a_count_of_the_whole_array():
+    """As Warp: a count equal to both sizes, without offsets, is a whole copy (seed 45 of the tool)."""
+    dest = wp.zeros((8, 2))[::2]
+    wp.copy(dest, wp.ones((4, 2)), count=8)
+    assert dest.numpy().sum() == 8.0
+    with pytest.raises(RuntimeError, match="only supported for 1-D"):
+        wp.copy(dest, wp.ones((4, 2)), count=4)
+
+
+def test_bool_is_not_the_scalar_of_a_vector_view_as_in_warp():
+    """vec4ub as bool, or bool rows as vec4ub, is refused as Warp refuses it (seed 59 of the tool)."""
+    with pytest.raises(TypeError, match="source dtype has size 4 bytes"):
+        wp.zeros(3, dtype=wp.vec4ub).view(wp.bool)
+    with pytest.raises(TypeError, match="source dtype has size 1 bytes"):
+        wp.zeros((3, 4), dtype=wp.bool).view(wp.vec4ub)
+    assert wp.zeros(3, dtype=wp.vec4ub).view(wp.uint8).shape == (3, 4) and wp.zeros(3, dtype=wp.bool).view(wp.uint8)

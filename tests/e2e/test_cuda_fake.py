@@ -504,6 +504,19 @@ def test_copies_with_strided_views_on_a_gpu(fake_gpu):
     assert c.numpy().tolist() == want.tolist()
 
 
+def test_strided_copies_on_a_gpu_move_bytes_between_element_types_of_one_size(fake_gpu):
+    """As wp.copy between contiguous arrays (a memcpy): an int32 view into float32 is its bits, not
+    its values converted (found by tests/fuzz/arrays_against_warp.py on the CPU's twin of this path)."""
+    ints = wp.array(np.arange(6, dtype=np.int32), device="cuda:0")
+    host = wp.zeros(3, dtype=float, device="cpu")
+    wp.copy(host, ints[::2])
+    assert host.numpy().view(np.int32).tolist() == [0, 2, 4]
+    halves = wp.array(np.arange(8, dtype=np.float16).reshape(2, 2, 2), dtype=wp.mat22h, device="cpu")
+    longs = wp.zeros(4, dtype=wp.int64, device="cuda:0")
+    wp.copy(longs[::2], halves)
+    assert longs.numpy()[::2].tobytes() == np.arange(8, dtype=np.float16).tobytes()
+
+
 class _Counting:
     def __init__(self, inner):
         self.inner, self.allocated, self.freed = inner, [], []

@@ -16,7 +16,7 @@ from ..runtime import memory_tracker, recording
 from .. import types
 from .arithmetic import ArrayArithmetic
 from .read_tracking import ReadTracking
-from ..errors import ArgumentValueError
+from ..errors import ArgumentIndexError, ArgumentTypeError, ArgumentValueError
 from ..runtime import devices
 from typing import Any
 
@@ -24,8 +24,9 @@ from ..types.array_annotation import ArrayAnnotation
 from ..types.array_type import ArrayType, literal_int
 from ..types import scalars
 from ..types.native_types import native_info, native_values_from_numpy
-from ..types.scalars import canonical_scalar
 from .descriptor import make_descriptor
+from . import views
+from .values import element_numpy
 from .family import ArrayFamily
 from .layout import (_as_numpy, as_whole_elements, check_dim_lengths, _can_alias, _check_alloc_strides, _contiguous_strides,
                      _resolve_dtype, _shape_tuple)
@@ -39,13 +40,6 @@ def _array_subscript(cls, key):  # wp.array[float], wp.array[float, 2], wp.array
         dtype, ndim = key
         return ArrayAnnotation(dtype, ndim if ndim is Any else literal_int(ndim, "an array's ndim"))
     return ArrayAnnotation(key, getattr(cls, "_default_ndim", 1))
-
-
-_ELEMENT_ACCESS_MESSAGE = (
-    "wp.array elements cannot be {what} from Python: kernels do that. To set values use "
-    "wp.full(shape, value) or a.fill_(value) for a constant, a.assign(values) to copy from an array, "
-    "list or numpy array, or edit a.numpy() (a view of CPU memory) with numpy; to read, use a.numpy() "
-    "or a.list().")
 
 
 class array(ArrayArithmetic, ReadTracking, ArrayFamily):
@@ -127,8 +121,7 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
             label = f"array[{types.type_name(dtype)}, {'x'.join(str(int(s)) for s in shape)}]"
             memory_tracker.record(getattr(buf, "bytes", buf), nbytes, label, where)
         self._init_view(buf.ptr, dtype, shape, strides, buf)
-        if strides is not None:
-            self._capacity = nbytes
+        self._capacity = nbytes
         if nbytes == 0:
             # as in Warp, an allocation of no bytes has no address: `ptr` is None (the kernel
             # argument's data pointer is 0); a view's ptr stays what it was given
@@ -142,13 +135,15 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
             raise ArgumentValueError(f"Failed to create array with shape {self.shape}, the maximum number of "
                                      "dimensions is 4")
         if not self.shape:
-            raise ValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
+            raise ArgumentValueError(f"arrays have 1 to 4 dimensions, got shape {self.shape}")
         check_dim_lengths(self.shape)
         elem = types.type_size_in_bytes(dtype)
         if strides is None:
             strides = _contiguous_strides(self.shape, elem)
         self.strides = tuple(int(s) for s in strides)
         self.ptr = int(ptr) if ptr else 0
+        # Warp's capacity of memory seen through a pointer (an allocation's is set by _init_alloc)
+        self._capacity = views.view_capacity(self.ptr, self.shape, self.strides, elem)
         self._owner = owner
         self._update_descriptor()
 
@@ -158,7 +153,8 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
             dtype = data.dtype if dtype is types.Any else dtype
         else:
             src = data
-        if native_info(dtype) is None and np.iscomplexobj(src):  # (numpy cannot read ctypes instances)
+        _refuse_scalar_data(src)
+        if native_info(dtype) is None and _complex_data(src):  # (numpy cannot read ctypes instances)
             # numpy would drop the imaginary part with only a warning
             raise TypeError("warp_nb arrays hold no complex numbers: pass the real and imaginary parts as two "
                             "arrays, or as a vec2 array (np.stack([z.real, z.imag], axis=-1))")
@@ -172,7 +168,7 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         if inner:
             if src_np.shape[len(src_np.shape) - len(inner):] != inner:
                 if src_np.size % int(np.prod(inner)) or shape is None:
-                    raise ValueError(f"cannot read data of shape {src_np.shape} as {types.type_name(dtype)} "
+                    raise ArgumentValueError(f"cannot read data of shape {src_np.shape} as {types.type_name(dtype)} "
                                      f"elements: the last dimensions must be {inner}")
             outer = src_np.shape[: src_np.ndim - len(inner)] if src_np.shape[-len(inner):] == inner else None
         else:
@@ -180,7 +176,7 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         if shape is not None:
             shape = _shape_tuple(shape)
             if int(np.prod(shape)) * types.type_length(dtype) != src_np.size:
-                raise ValueError(f"data with {src_np.size} values does not fit shape {shape} of "
+                raise ArgumentValueError(f"data with {src_np.size} values does not fit shape {shape} of "
                                  f"{types.type_name(dtype)}")
             src_np = src_np.reshape(shape + inner)
         else:
@@ -259,8 +255,26 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         if not self._requires_grad:
             self._retain_grad = False  # as Warp: nothing left to retain
         if self._requires_grad and self._grad is None:
-            self._grad = array(shape=self.shape, dtype=self.dtype, device=self.device)
+            self._grad = self._zeros_of_same_layout()
         self._update_descriptor()
+
+    def _zeros_of_same_layout(self) -> array:
+        """Zeros with this array's shape and strides: a gradient, which kernels index with the
+        array's own strides (one descriptor holds both), so a strided view's gradient is strided too,
+        as Warp's."""
+        if self.is_contiguous:
+            return array(shape=self.shape, dtype=self.dtype, device=self.device)
+        if self.size == 0:  # (nothing to hold: the strides alone, where an allocation can take them)
+            strides = self.strides if min(self.strides) >= 0 else None
+            return array(shape=self.shape, dtype=self.dtype, device=self.device, strides=strides)
+        elem = types.type_size_in_bytes(self.dtype)
+        low = sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s < 0)  # (Python's negative steps)
+        high = sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s > 0) + elem
+        span = array(shape=(high - low,), dtype=types.uint8, device=self.device)
+        grad = array(ptr=span.ptr - low, dtype=self.dtype, shape=self.shape, strides=self.strides,
+                     device=self.device, owner=span)
+        grad._capacity = high - low  # (an allocation's, as Warp's allocation with these strides)
+        return grad
 
     def __ctype__(self):
         """The array's kernel descriptor (data, grad, shape, strides) as a ctypes structure (Warp's
@@ -363,41 +377,18 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         return (f"wp.array(shape={self.shape}, dtype={types.type_name(self.dtype)}, "
                 f"device={self.device.alias!r})")
 
-    # --- views --------------------------------------------------------------------------
+    # --- views (arrays/views.py) -----------------------------------------------------
     def __getitem__(self, key):
-        key = key if isinstance(key, tuple) else (key,)
-        if len(key) > self.ndim:
-            raise IndexError(f"too many indices ({len(key)}) for an array with {self.ndim} dimensions")
-        if len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key):
-            raise TypeError(_ELEMENT_ACCESS_MESSAGE.format(what="read one at a time"))
-        if any(getattr(type(k), "_wp_array_", False) for k in key):
-            return self._indexed(key)
-        ptr, shape, strides = self.ptr or 0, [], []
-        for axis, k in enumerate(key + (slice(None),) * (self.ndim - len(key))):
-            n, stride = self.shape[axis], self.strides[axis]
-            if isinstance(k, (int, np.integer)):
-                k = int(k) + (n if k < 0 else 0)
-                if not 0 <= k < n:
-                    raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
-                ptr += k * stride
-            elif isinstance(k, slice):
-                start, stop, step = k.indices(n)
-                count = len(range(start, stop, step))
-                ptr += start * stride if count else 0
-                shape.append(count)
-                strides.append(stride * step)
-            else:
-                raise TypeError(f"arrays are indexed with integers and slices, got {type(k).__name__}")
-        view = array(ptr=ptr, dtype=self.dtype, shape=tuple(shape), strides=tuple(strides), device=self.device,
-                     owner=self)
-        if self._grad is not None:
-            view.grad = self._grad[key]
-        return view
+        if any(getattr(type(k), "_wp_array_", False) for k in (key if isinstance(key, tuple) else (key,))):
+            return self._indexed(key if isinstance(key, tuple) else (key,))
+        return views.index(self, key)
 
     def _indexed(self, key):
         """a[idx] with int32 index arrays (and whole-dimension slices): a wp.indexedarray."""
         from .indexed import indexedarray
 
+        if len(key) > self.ndim:
+            raise ArgumentIndexError(f"too many indices ({len(key)}) for an array with {self.ndim} dimensions")
         # integers and slices first (a strided view), then the index arrays on the dimensions left
         is_index = [getattr(type(k), "_wp_array_", False) for k in key]
         base = self[tuple(slice(None) if i else k for k, i in zip(key, is_index))]
@@ -406,73 +397,23 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         return indexedarray(base, [k if getattr(type(k), "_wp_array_", False) else None for k in kept])
 
     def __setitem__(self, key, value):
-        raise TypeError(_ELEMENT_ACCESS_MESSAGE.format(what="assigned"))
+        raise TypeError(views.ELEMENT_ACCESS_MESSAGE.format(what="assigned"))
 
     def reshape(self, shape) -> array:
-        shape = _shape_tuple(shape)
-        if -1 in shape:
-            known = int(np.prod([s for s in shape if s != -1]))
-            shape = tuple(self.size // known if s == -1 else s for s in shape)
-        if int(np.prod(shape)) != self.size:
-            raise ArgumentValueError(f"cannot reshape array of shape {self.shape} (size {self.size}) into shape "
-                                     f"{shape} (size {int(np.prod(shape))})")
-        src = self if self.is_contiguous else self.contiguous()
-        out = array(ptr=src.ptr, dtype=self.dtype, shape=shape, device=self.device, owner=src)
-        if src._grad is not None:
-            out.grad = src._grad.reshape(shape)
-        return out
+        return views.reshape(self, shape)
 
     def flatten(self) -> array:
-        return self.reshape((self.size,))
+        return views.flatten(self)
 
     def transpose(self, axes=None) -> array:
-        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
-        out = array(ptr=self.ptr, dtype=self.dtype, shape=tuple(self.shape[a] for a in axes),
-                    strides=tuple(self.strides[a] for a in axes), device=self.device, owner=self)
-        if self._grad is not None:
-            out.grad = self._grad.transpose(axes)
-        return out
+        return views.transpose(self, axes)
 
     def contiguous(self) -> array:
         return self if self.is_contiguous else clone(self)
 
     def view(self, dtype) -> array:
-        """The same bytes seen as another element type (as Warp): of the same size with the same shape;
-        a vector or matrix array as its scalars (the components become the last dimensions); scalars
-        as vectors or matrices (the last dimensions, contiguous, become the components)."""
-        dtype = canonical_scalar(dtype)
-        src, size, new_size = self.dtype, types.type_size_in_bytes(self.dtype), types.type_size_in_bytes(dtype)
-        src_scalar, dst_scalar = types.is_scalar_type(src), types.is_scalar_type(dtype)
-        shape, strides = self.shape, self.strides
-        what = (f"cannot create an array view with dtype {types.type_repr(dtype)} from source dtype "
-                f"{types.type_repr(src)}")
-        if size == new_size and (src_scalar == dst_scalar or types.type_length(src) == types.type_length(dtype) == 1):
-            pass  # same size, same shape (a float64 array as mat11d and back, as Warp)
-        elif not src_scalar and dst_scalar and hasattr(src, "_shape_"):  # vec4f -> float32: components last
-            scalar = src._wp_scalar_type_
-            if types.type_size_in_bytes(scalar) != new_size:
-                raise TypeError(f"{what}: source scalar dtype {types.type_repr(scalar)} has size "
-                                f"{types.type_size_in_bytes(scalar)} bytes, but target dtype has size {new_size} bytes")
-            inner = tuple(src._shape_)
-            shape, strides = shape + inner, strides + _contiguous_strides(inner, new_size)
-        elif src_scalar and not dst_scalar and hasattr(dtype, "_shape_"):  # float32 -> vec4f: last dims
-            scalar, inner = dtype._wp_scalar_type_, tuple(dtype._shape_)
-            if types.type_size_in_bytes(scalar) != size:
-                raise TypeError(f"{what}: source dtype has size {size} bytes, but target scalar dtype "
-                                f"{types.type_repr(scalar)} has size {types.type_size_in_bytes(scalar)} bytes")
-            if shape[len(shape) - len(inner):] != inner or strides[len(shape) - len(inner):] != \
-                    _contiguous_strides(inner, size):
-                raise TypeError(f"{what}: the last dimensions {shape[len(shape) - len(inner):]} must be the "
-                                f"contiguous components {inner}")
-            shape, strides = shape[:len(shape) - len(inner)], strides[:len(shape) - len(inner)]
-            if not shape:  # no 0-d arrays: one element
-                shape, strides = (1,), (types.type_size_in_bytes(dtype),)
-        else:
-            raise TypeError(f"{what}: source dtype has size {size} bytes, but target dtype has size {new_size} bytes")
-        out = array(ptr=self.ptr, dtype=dtype, shape=shape, strides=strides, device=self.device, owner=self)
-        if self._grad is not None:  # the gradient seen the same way, as Warp (optimisers step on such views)
-            out.grad = self._grad.view(dtype)
-        return out
+        """The same bytes seen as another element type (as Warp; arrays/views.py)."""
+        return views.view(self, dtype)
 
     def to(self, device) -> array:
         device = devices.get_device(device)
@@ -482,7 +423,7 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
     def fill_(self, value) -> None:
         """Set every element to `value` (a scalar, vector, matrix or struct of the dtype)."""
         if self.size:
-            element = _element_numpy(self.dtype, value)
+            element = element_numpy(self.dtype, value)
             self._run_or_capture(lambda: self.storage.fill(self, element), "fill_",
                                  value=np.asarray(element).tobytes())
 
@@ -503,23 +444,45 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
 
     # --- read flags (wp.config.verify_autograd_array_access; set by recorded launches) -------
     def assign(self, src) -> None:
-        """Copy values from an array, numpy array or sequence of the same shape into this array
-        (from an array, recorded on an active Tape as a wp.copy is)."""
-        if isinstance(src, array) and recording.tape is not None and src.shape == self.shape \
-                and types.type_size_in_bytes(src.dtype) == types.type_size_in_bytes(self.dtype):
-            from .create import copy  # differentiable, with the copy's adjoint
-            copy(self, src)
-            return
-        if isinstance(src, array) and src.shape == self.shape and src.is_contiguous and self.is_contiguous \
-                and not (src.storage.host_accessible and self.storage.host_accessible):
-            copy_elements(self, src, 0, 0, self.size)  # between devices: no host round trip
-            return
-        values = src.storage.to_numpy(src) if isinstance(src, array) else _as_numpy(src, self.dtype)
-        count = self.size * types.type_length(self.dtype)
-        if values.size != count:
-            raise ValueError(f"cannot assign {values.size} values to an array of shape {self.shape} "
-                             f"({count} values)")
-        self.storage.upload(self, values.reshape(self.shape + types.numpy_inner_shape(self.dtype)))
+        """Copy `src` into this array as Warp does, with wp.copy(self, src) (recorded on an active Tape,
+        differentiable): data that is not an array (numpy, lists) is first read as values of this
+        dtype; an array's elements are copied as bytes (another dtype of the same size is not
+        converted). A source with fewer elements fills the first ones, as a copy does."""
+        from .create import _gathered, copy
+
+        if src is None:  # (Warp does nothing)
+            raise ArgumentTypeError("a.assign(None): nothing to assign; give an array, a numpy array or a list")
+        if not (isinstance(src, array) or _gathered(src)):
+            _refuse_scalar_data(src)
+            values = _as_numpy(src, self.dtype)
+            inner, per = types.numpy_inner_shape(self.dtype), types.type_length(self.dtype)
+            if values.size % per or values.size > self.size * per:
+                raise ArgumentValueError(f"cannot assign {values.size} values to an array of shape {self.shape} of "
+                                         f"{types.type_name(self.dtype)} ({self.size * per} values)")
+            if native_info(self.dtype) is None:  # read as wp.array(src, dtype) reads it (rows of whole elements)
+                if inner and values.shape[values.ndim - len(inner):] != inner:
+                    values = as_whole_elements(values, inner, self.dtype)
+                if values.ndim - len(inner) > 4:  # (as Warp: more dimensions than an array has, copied flat)
+                    values = values.reshape((-1,) + inner)
+                src = array(values, dtype=self.dtype, device=self.device)
+            else:  # (a C++ type of the user's: its values, flat)
+                src = empty_array((values.size // per,), self.dtype, self.device)
+                src.storage.upload(src, values.reshape(src.shape + inner))
+        copy(self, src)
+
+
+def _refuse_scalar_data(src) -> None:
+    """Array data is a sequence: a number (Python's, numpy's, a wp scalar) is refused, as Warp."""
+    if isinstance(src, (int, float, complex, np.generic)) or types.is_scalar_type(type(src)):
+        raise ArgumentTypeError(f"Data must be a sequence or array, got scalar {src!r}: wp.full(shape, value) "
+                                "makes an array of one value")
+
+
+def _complex_data(src) -> bool:
+    try:
+        return bool(np.iscomplexobj(src))
+    except (TypeError, ValueError):  # (ragged lists: the conversion says what is wrong)
+        return False
 
 
 _EMPTY_ADDR = np.zeros(1, np.uint8).ctypes.data  # numpy refuses a null pointer, even for empty arrays
@@ -577,20 +540,3 @@ def copy_elements(dest: array, src: array, dest_offset: int, src_offset: int, co
     touches it)."""
     engine = src.storage if dest.storage.host_accessible else dest.storage
     engine.copy(dest, src, dest_offset, src_offset, count)
-
-
-def _element_numpy(dtype, value) -> np.ndarray:
-    """One element of `dtype` holding `value`, in the dtype's numpy layout."""
-    np_dtype = types.numpy_dtype(dtype)
-    if hasattr(dtype, "numpy_value"):
-        return np.array(dtype.numpy_value(value), dtype=np_dtype)
-    inner = types.numpy_inner_shape(dtype)
-    if types.is_composite_type(type(value)):
-        value = value.__array__()  # not np.asarray: a float16 composite's buffer holds the bits
-    if types.scalar_type_of(dtype) is types.bfloat16:
-        floats = np.asarray(getattr(value, "value", value), dtype=np.float32)
-        value = np.asarray(scalars.floats_to_bfloat16_bits(floats)).reshape(floats.shape)  # a scalar stays 0-d
-    values = np.asarray(getattr(value, "value", value), dtype=np_dtype)
-    if values.ndim == 1 and len(inner) == 2 and values.size == int(np.prod(inner)):
-        values = values.reshape(inner)  # a matrix given flat
-    return np.broadcast_to(values, inner).copy()

@@ -97,7 +97,22 @@ def empty_like(src: array, device=None, requires_grad=None, pinned=None) -> arra
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:
-    return array(np.asarray(arr), dtype=dtype or types.Any, shape=shape, device=device, requires_grad=requires_grad)
+    """An array of numpy data. Without a dtype, as Warp: a 2-D array holds vectors (its rows), a 3-D
+    array matrices, any other scalars of its numpy type (a given shape does not change that)."""
+    arr = np.asarray(arr)
+    if dtype is None:
+        from ..types.scalars import scalar_from_numpy
+
+        scalar = scalar_from_numpy(arr.dtype)
+        if scalar is None:  # (what wp.array says of it: None values, complex numbers, objects)
+            return array(arr, shape=shape, device=device, requires_grad=requires_grad)
+        if arr.ndim in (2, 3) and 0 in arr.shape[1:]:
+            raise ArgumentTypeError(f"wp.from_numpy reads a {arr.ndim}-D array of shape {arr.shape} as "
+                                    f"{'vectors' if arr.ndim == 2 else 'matrices'}, and they cannot have no "
+                                    "components; give dtype=")
+        dtype = types.vector(arr.shape[1], scalar) if arr.ndim == 2 else \
+            types.matrix(arr.shape[1:], scalar) if arr.ndim == 3 else scalar
+    return array(arr, dtype=dtype, shape=shape, device=device, requires_grad=requires_grad)
 
 
 def from_ptr(ptr, length, dtype=None, shape=None, device=None) -> array:
@@ -120,6 +135,8 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         with ScopedStream(stream):
             return copy(dest, src, dest_offset, src_offset, count)
     _check_copy_range(dest_offset, src_offset, count)
+    if not count and getattr(src, "size", None) == 0:  # as Warp: copying all of nothing checks nothing more
+        return
     if _gathered(dest) or _gathered(src):
         if dest_offset or src_offset or count not in (0, src.size):
             raise ArgumentValueError("wp.copy with offsets or a count is not supported for indexed or Fabric arrays; "
@@ -136,13 +153,16 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
                                   f"dtype={types.type_name(dest.dtype)}, source dtype={types.type_name(src.dtype)}")
     strided = not (dest.is_contiguous and src.is_contiguous)
     if strided and (dest.ndim != 1 or src.ndim != 1):
-        if dest_offset or src_offset or count:
+        if dest_offset or src_offset or count not in (0, src.size) or count and count != dest.size:  # (as Warp)
             raise ArgumentValueError("wp.copy with offsets or a count between non-contiguous arrays is only supported "
                                      "for 1-D arrays; copy whole arrays, or use a.contiguous()")
         if dest.shape != src.shape:
             raise ArgumentValueError(f"wp.copy between non-contiguous arrays needs the same shape: destination "
                                      f"shape={dest.shape}, source shape={src.shape}")
     count = count or (src.size - src_offset)
+    if count < 0:  # (count 0, "the rest", from past the end: Warp's error too)
+        raise ArgumentValueError(f"wp.copy from source offset {src_offset}, past the end of the source ({src.size} "
+                                 "elements)")
     if src_offset + count > src.size:
         raise ArgumentValueError(f"wp.copy of {count} elements from offset {src_offset} exceeds the source size "
                                  f"({src.size})")

@@ -104,7 +104,9 @@ class indexedarray(ArrayArithmetic, ArrayFamily):
         if self.size == 0:
             return
         staged = empty_array(self.shape, self.dtype, self.device, False, False)  # converts `src` as an array would
-        staged.assign(src.numpy() if isinstance(src, indexedarray) else src)
+        # (values, also from an array: an indexed array converts them, where Warp's copy refuses another
+        # element size and copies the bytes of one of the same size)
+        staged.assign(src.numpy() if isinstance(src, indexedarray) or getattr(src, "_wp_array_", False) else src)
         self._scatter(staged)
 
     def fill_(self, value) -> None:

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import types
+from ..errors import ArgumentTypeError, ArgumentValueError
 from ..types import scalars
 from ..types.native_types import native_info, native_values_to_numpy
 from ..types.scalars import canonical_scalar, is_scalar_type, scalar_from_numpy
@@ -54,7 +55,15 @@ def _resolve_dtype(dtype, data=None):
         arr_dtype = getattr(data, "dtype", None)
         if isinstance(arr_dtype, np.dtype) and scalar_from_numpy(arr_dtype):
             return scalar_from_numpy(arr_dtype)
-        return scalar_from_numpy(np.asarray(data).dtype) or types.float64
+        try:
+            found = np.asarray(data).dtype
+            if found.kind == "O":  # a numpy array of Python numbers: their type (Warp refuses object arrays)
+                found = np.asarray(np.asarray(data, dtype=object).tolist()).dtype
+        except (TypeError, ValueError, OverflowError) as e:
+            raise _conversion_error(e, data, "float64") from None
+        if found.kind in "OUSV":  # (a list of wp.int32 objects, strings): as Warp, no type is guessed
+            raise ArgumentTypeError(f"Unsupported input data dtype: {found} (give dtype=, e.g. dtype=wp.int32)")
+        return scalar_from_numpy(found) or types.float64
     dtype = canonical_scalar(dtype)
     if not (is_scalar_type(dtype) or types.is_composite_type(dtype) or hasattr(dtype, "numpy_dtype")
             or native_info(dtype) is not None):
@@ -75,8 +84,14 @@ def _as_numpy(src, dtype) -> np.ndarray:
         return src
     try:
         return np.asarray(src, dtype=np_dtype)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"cannot convert {type(src).__name__} to an array of {types.type_name(dtype)}: {e}") from None
+    except (TypeError, ValueError, OverflowError) as e:
+        raise _conversion_error(e, src, types.type_name(dtype)) from None
+
+
+def _conversion_error(e: Exception, src, type_name: str) -> Exception:
+    """numpy's refusal to read `src`: as Warp, also a RuntimeError (ragged lists, integers out of range)."""
+    cls = ArgumentTypeError if isinstance(e, TypeError) else ArgumentValueError
+    return cls(f"cannot convert {type(src).__name__} to an array of {type_name}: {e}")
 
 
 def _as_bfloat16_bits(src) -> np.ndarray:
@@ -91,7 +106,7 @@ def _as_bfloat16_bits(src) -> np.ndarray:
     try:
         values = np.asarray(src, dtype=np.float32)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"cannot convert {type(src).__name__} to an array of bfloat16: {e}") from None
+        raise _conversion_error(e, src, "bfloat16") from None
     return scalars.floats_to_bfloat16_bits(values)
 
 
@@ -128,7 +143,7 @@ def as_whole_elements(src_np: np.ndarray, inner: tuple, dtype) -> np.ndarray:
         return src_np.reshape(shape)
     per = math.prod(inner)
     if not shape or shape[-1] % per:
-        raise ValueError(f"The inner dimensions of the input data are not compatible with the requested "
+        raise ArgumentValueError(f"The inner dimensions of the input data are not compatible with the requested "
                          f"{types.type_name(dtype)} type: data of shape {src_np.shape} has rows of "
                          f"{shape[-1] if shape else 0} values, which do not hold whole elements of shape {inner}")
     k = shape[-1] // per

@@ -134,6 +134,9 @@ def _copy_strided(dest, src, dest_offset: int, src_offset: int, count: int) -> N
     read once; a CUDA destination's span is patched and written back). Synchronous."""
     inner = T.numpy_inner_shape(src.dtype)
     values = np.asarray(src.numpy()).reshape((-1,) + inner)[src_offset:src_offset + count]
+    to, to_inner = T.numpy_dtype(dest.dtype), T.numpy_inner_shape(dest.dtype)
+    if values.dtype != to or inner != to_inner:  # another element type of the same size: its bytes, as Warp
+        values = np.ascontiguousarray(values).view(np.uint8).reshape(count, -1).view(to).reshape((count,) + to_inner)
     where = np.unravel_index(np.arange(dest_offset, dest_offset + count), dest.shape)
     if dest.storage.host_accessible:
         dest.numpy()[where] = values  # a view of host memory: written in place

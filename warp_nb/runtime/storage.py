@@ -76,6 +76,24 @@ class _Interface:
         self.owner = a
 
 
+_NOWHERE = np.zeros(_ALIGN, np.uint8)  # an address for arrays without memory (numpy refuses a null pointer)
+
+
+def _elements(a) -> np.ndarray:
+    """A host array's elements as numpy void items of the element's size, in place."""
+    interface = {"version": 3, "shape": a.shape, "typestr": f"|V{T.type_size_in_bytes(a.dtype)}",
+                 "data": (a.ptr or _NOWHERE.ctypes.data, False), "strides": a.strides}
+    return np.asarray(_Raw(interface, a))
+
+
+class _Raw:
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, interface: dict, owner):
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
 class CpuStorage(Storage):
     """Ordinary host memory: numpy views share it, copies are numpy assignments."""
 
@@ -102,12 +120,11 @@ class CpuStorage(Storage):
         self.to_numpy(a)[...] = 0
 
     def copy(self, dest, src, dest_offset: int, src_offset: int, count: int) -> None:
-        s, d = src.storage.to_numpy(src), self.to_numpy(dest)
-        if s.dtype != d.dtype:
-            s = s.view(d.dtype)
+        # elements as opaque bytes: element types of one size but other layouts (mat22h into int64,
+        # vec2d into mat22f) are copied as they are, as Warp's memcpy does
+        s, d = _elements(src), _elements(dest)
         if dest.is_contiguous:
-            d = d.reshape((dest.size,) + T.numpy_inner_shape(dest.dtype))
-            d[dest_offset: dest_offset + count] = s.reshape((-1,) + d.shape[1:])[src_offset: src_offset + count]
+            d.reshape(-1)[dest_offset: dest_offset + count] = s.reshape(-1)[src_offset: src_offset + count]
         elif src.shape == dest.shape and count == src.size and not (src_offset or dest_offset):
             d[...] = s
         else:

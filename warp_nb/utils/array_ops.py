@@ -127,7 +127,7 @@ def binary(name: str, a, b, out=None):
         kernel_, args = _OPERATORS[name][2], (_scalar_for(a, b), _flat(b))
     # written directly: a contiguous array, or a 1-D indexed or Fabric one (each element through its index)
     in_place = out is not None and (out.is_contiguous or native_family(out) is not array)
-    result = out if in_place else _like(first)
+    result = out if in_place else _like(first, a, b)
     launch(kernel_, dim=first.size, inputs=[*args, _flat(result)], device=first.device)
     if out is not None and not in_place:
         out.assign(result)  # a strided view: computed apart, then written back
@@ -141,8 +141,15 @@ def negate(a):
     return result
 
 
-def _like(a):
-    return empty(a.shape, a.dtype, a.device, requires_grad=bool(getattr(a, "requires_grad", False)))
+def _like(a, *operands):
+    return empty(a.shape, a.dtype, a.device, requires_grad=_needs_grad(a, *operands))
+
+
+def _needs_grad(a, *operands) -> bool:
+    """As Warp: a result needs gradients when an operand does and its type is a float type (an
+    integer array's result never does)."""
+    floats = types.scalar_type_of(a.dtype) in (types.float16, types.float32, types.float64)
+    return floats and any(bool(getattr(x, "requires_grad", False)) for x in (a, *operands) if _is_array(x))
 
 
 def positive(a):
@@ -153,7 +160,7 @@ def positive(a):
 def _copy(a):
     from ..arrays.array import clone
 
-    return clone(a)
+    return clone(a, requires_grad=_needs_grad(a))
 
 
 arithmetic.provide(sys.modules[__name__])  # wp.array's operators (arrays/arithmetic.py) run these
