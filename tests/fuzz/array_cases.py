@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.fuzz.two_sides import hash_str
+
 SCALARS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
            "float64", "bool")
 COMPOSITES = ("vec2f", "vec3f", "vec4f", "vec2d", "vec3d", "vec3h", "vec2i", "vec3i", "vec2ui", "vec4ub", "vec2s",
@@ -20,16 +22,6 @@ COMPOSITES = ("vec2f", "vec3f", "vec4f", "vec2d", "vec3d", "vec3h", "vec2i", "ve
 NP_SCALAR = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32,
              "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64, "float16": np.float16,
              "float32": np.float32, "float64": np.float64, "bool": np.bool_}
-
-
-def hash_str(s) -> int:
-    """A stable hash (Python's hash() of a str changes per process)."""
-    if isinstance(s, int):
-        return s
-    h = 0
-    for ch in str(s):
-        h = (h * 131 + ord(ch)) % (1 << 61)
-    return h
 
 
 class Recorder:

@@ -43,9 +43,7 @@ two cores once both sides' arithmetic kernels are cached (the first run compiles
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -204,15 +202,9 @@ def main(argv=None) -> int:
     if args.side:
         run_side(args.side, args.seed, args.out, args.cases, args.steps)
         return 0
-    os.environ["CUDA_VISIBLE_DEVICES"] = ""  # warp-lang on the CPU, as warp_nb
-    results = {}
-    with tempfile.TemporaryDirectory(prefix="wpnb-arrays-") as tmp:
-        for side, python in (("warp", args.warp_python), ("warp_nb", sys.executable)):
-            out = os.path.join(tmp, f"{side}.npz")
-            two_sides.run_side(python, "tests.fuzz.arrays_against_warp",
-                               ["--side", side, "--seed", str(args.seed), "--out", out,
-                                "--cases", str(args.cases), "--steps", str(args.steps)])
-            results[side] = dict(np.load(out))
+    results = two_sides.run_both_npz("tests.fuzz.arrays_against_warp", args.warp_python,
+                                     ["--seed", str(args.seed), "--cases", str(args.cases), "--steps", str(args.steps)],
+                                     "wpnb-arrays-")
     lines = compare(results["warp"], results["warp_nb"])
     shown = {}
     for line in lines:

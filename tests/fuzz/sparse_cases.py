@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.fuzz.two_sides import hash_str
+
 BLOCK_SHAPES = ((1, 1), (2, 2), (3, 3), (2, 3), (3, 1))
 PRECONDITIONERS = (None, "diag", "diag_abs", "block_jacobi_direct", "block_jacobi_sequential",
                    "block_jacobi_tile", "fsai")
@@ -69,16 +71,6 @@ class Recorder:
 
     def np_scalar(self, s):
         return np.float32 if s is self.wp.float32 else np.float64 if s is self.wp.float64 else np.float16
-
-
-def hash_str(s) -> int:
-    """A stable hash (Python's hash() of a str changes per process)."""
-    if isinstance(s, int):
-        return s
-    h = 0
-    for ch in str(s):
-        h = (h * 131 + ord(ch)) % (1 << 61)
-    return h
 
 
 def draw_values(rng, shape, dyadic: bool) -> np.ndarray:

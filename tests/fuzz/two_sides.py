@@ -35,6 +35,34 @@ def run_side(python: str, tool: str, side_args: list, cwd=ROOT) -> None:
     subprocess.run([python, "-m", tool, *side_args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
 
 
+def run_both_npz(tool: str, warp_python: str, side_args: list, prefix: str) -> dict:
+    """Each side of `tool` in its own process (warp-lang in `warp_python`, warp_nb in this one, both
+    on the CPU), each writing an .npz: {"warp": {key: array}, "warp_nb": {...}}."""
+    import sys
+    import tempfile
+
+    import numpy as np
+
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""  # warp-lang on the CPU, as warp_nb
+    results = {}
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        for side, python in (("warp", warp_python), ("warp_nb", sys.executable)):
+            out = os.path.join(tmp, f"{side}.npz")
+            run_side(python, tool, ["--side", side, "--out", out, *side_args])
+            results[side] = dict(np.load(out))
+    return results
+
+
+def hash_str(s) -> int:
+    """A stable hash of a case's key (Python's hash() of a str changes per process)."""
+    if isinstance(s, int):
+        return s
+    h = 0
+    for ch in str(s):
+        h = (h * 131 + ord(ch)) % (1 << 61)
+    return h
+
+
 def run_restarting(python: str, tool: str, side_args: list, out_path: str, count: int) -> list:
     """A side that appends one JSON line per case to `out_path`, taking `--start K` to begin at
     case K, run until it has written `count` lines; a case that kills the process is written as

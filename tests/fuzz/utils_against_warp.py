@@ -54,9 +54,7 @@ sides' kernels are cached (the first run compiles them, a few minutes)."""
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -223,16 +221,9 @@ def main(argv=None) -> int:
     if args.side:
         run_side(args.side, args.seed, args.out, args.cases, only)
         return 0
-    os.environ["CUDA_VISIBLE_DEVICES"] = ""  # warp-lang on the CPU, as warp_nb
-    results = {}
     extra = ["--only", args.only] if args.only else []
-    with tempfile.TemporaryDirectory(prefix="wpnb-utils-") as tmp:
-        for side, python in (("warp", args.warp_python), ("warp_nb", sys.executable)):
-            out = os.path.join(tmp, f"{side}.npz")
-            two_sides.run_side(python, "tests.fuzz.utils_against_warp",
-                               ["--side", side, "--seed", str(args.seed), "--out", out, "--cases", str(args.cases),
-                                *extra])
-            results[side] = dict(np.load(out))
+    results = two_sides.run_both_npz("tests.fuzz.utils_against_warp", args.warp_python,
+                                     ["--seed", str(args.seed), "--cases", str(args.cases), *extra], "wpnb-utils-")
     with np.errstate(all="ignore"):
         lines = compare(results["warp"], results["warp_nb"])
     for line in lines:

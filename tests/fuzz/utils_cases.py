@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.fuzz import sparse_cases
-from tests.fuzz.sparse_cases import hash_str
+from tests.fuzz.two_sides import hash_str
 
 # name -> (numpy scalar, element shape)
 TYPES = {

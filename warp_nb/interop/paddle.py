@@ -19,7 +19,7 @@ from .. import types as T
 from ..arrays.array import array
 from ..arrays.dlpack import view_elements
 from ..runtime.devices import get_device
-from .ctype import descriptor
+from .shared import descriptor, shared_scalar
 
 
 def _paddle():
@@ -51,8 +51,7 @@ def dtype_to_paddle(warp_dtype):
     """The Paddle dtype of a warp_nb scalar type. As in Warp, unsigned types wider than 8 bits map
     to the signed Paddle type of the same size."""
     paddle = _paddle()
-    scalar = T.canonical_scalar(warp_dtype)
-    signed = {T.uint16: T.int16, T.uint32: T.int32, T.uint64: T.int64}.get(scalar, scalar)
+    signed = shared_scalar(warp_dtype)
     for p_dtype, wp_dtype in _scalar_table(paddle).items():
         if wp_dtype is signed:
             return p_dtype
@@ -183,9 +182,9 @@ def _tensor(paddle, a: array):
     if a.size == 0:  # no memory to share
         inner = T.numpy_inner_shape(a.dtype)
         return paddle.empty(list(a.shape + inner), dtype=dtype_to_paddle(scalar)).to(device=device_to_paddle(a.device))
-    signed = {T.uint16: T.int16, T.uint32: T.int32, T.uint64: T.int64}.get(T.canonical_scalar(scalar))
-    if signed is not None:  # shared as Paddle's signed type, as Warp's dtype_to_paddle says (through DLPack
-        # a uint16 array would come as paddle.uint16, which is Paddle's name for bfloat16)
+    signed = shared_scalar(scalar)
+    if signed is not T.canonical_scalar(scalar):  # shared as Paddle's signed type, as dtype_to_paddle says
+        # (through DLPack a uint16 array would come as paddle.uint16, Paddle's name for bfloat16)
         inner = T.numpy_inner_shape(a.dtype)
         size = T.type_size_in_bytes(signed)
         inner_strides = tuple(size * math.prod(inner[k + 1:]) for k in range(len(inner)))

@@ -13,7 +13,7 @@ from .. import types as T
 from ..arrays.array import array
 from ..arrays.dlpack import view_elements
 from ..runtime.devices import get_device
-from .ctype import descriptor
+from .shared import descriptor, shared_scalar
 
 
 def _torch():
@@ -44,8 +44,7 @@ def dtype_to_torch(warp_dtype):
     """The torch dtype of a warp_nb scalar type. As in Warp, unsigned types wider than 8 bits map
     to the signed torch type of the same size (torch's own uint16/32/64 do few operations)."""
     torch = _torch()
-    scalar = T.canonical_scalar(warp_dtype)
-    signed = {T.uint16: T.int16, T.uint32: T.int32, T.uint64: T.int64}.get(scalar, scalar)
+    signed = shared_scalar(warp_dtype)
     for torch_dtype, wp_dtype in _scalar_table(torch).items():
         if wp_dtype is signed:
             return torch_dtype
