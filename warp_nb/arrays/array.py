@@ -464,6 +464,11 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
                     values = as_whole_elements(values, inner, self.dtype)
                 if values.ndim - len(inner) > 4:  # (as Warp: more dimensions than an array has, copied flat)
                     values = values.reshape((-1,) + inner)
+                if values.size == self.size * per and self.is_contiguous:
+                    # the whole array: written now, as a host upload (inside a graph capture too, where a
+                    # recorded copy from a temporary array replayed garbage: test_apic's seeded backward)
+                    self.storage.upload(self, np.ascontiguousarray(values).reshape(self.shape + inner))
+                    return
                 src = array(values, dtype=self.dtype, device=self.device)
             else:  # (a C++ type of the user's: its values, flat)
                 src = empty_array((values.size // per,), self.dtype, self.device)

@@ -126,12 +126,12 @@ class StructType:
 
     def numpy_dtype(self) -> dict:
         """The record layout as Warp gives it: a dict of names, formats, offsets and itemsize, which
-        np.dtype() accepts; a format is Warp's text ('<f4', '3<f4', '(2, 2)<f8'; float16 '<f2'), a
-        nested struct's its own dict, an array field's its descriptor's layout (warp_nb's)."""
+        np.dtype() accepts."""
+        # (the layout `a.numpy()` of a struct array has, which Warp's tests compare it with: float16
+        # fields as their bits, '<u2', where Warp's own text says '<f2')
         dt = np.dtype(self.ctype)
-        names = list(self.fields) if self.fields else []
-        return {"names": names, "formats": [_field_format(t, dt.fields[n][0]) for n, t in self.fields.items()],
-                "offsets": [dt.fields[n][1] for n in names], "itemsize": dt.itemsize}
+        return {"names": list(dt.names), "formats": [dt.fields[n][0] for n in dt.names],
+                "offsets": [dt.fields[n][1] for n in dt.names], "itemsize": dt.itemsize}
 
     def numpy_value(self, inst) -> np.void:
         """An instance as one record of this struct's numpy dtype."""
@@ -164,11 +164,11 @@ class StructInstance:
             if isinstance(t, StructType):
                 self._arrays[name] = t()  # nested instance owns its own fields
 
-    def numpy_value(self) -> tuple:
-        """This value as Warp gives it, a tuple of the fields in order: a scalar as the Python number
-        stored, a vector or matrix as a (nested) list of its components as read from Python, a nested
-        struct as its own tuple, an array as its descriptor's fields."""
-        return tuple(_numpy_value(self, name, t) for name, t in self._struct.fields.items())
+    def numpy_value(self):
+        """This value as one record of its struct's numpy_dtype(): what Warp's tests fill a struct
+        array's numpy() expectation with (Warp gives a tuple of the fields' Python values, whose
+        float16 fields its f2 layout reads; warp_nb's layout keeps their bits)."""
+        return self._struct.numpy_value(self)
 
     def assign(self, other: StructInstance) -> None:
         """Every field set from `other`, an instance of the same struct (Warp's Struct.assign)."""
@@ -217,7 +217,9 @@ class StructInstance:
         if T.is_scalar_type(t):
             # as Warp: the number last assigned (a Python or numpy one, as given), else a Warp scalar
             if name in self._values:
-                return self._values[name]
+                # (a bool field reads a bool: `wp.static(s).flag` then types as the field, where an
+                # int read back would be an int literal a kernel cannot store in a bool; Warp: the int)
+                return bool(self._values[name]) if t is T.bool else self._values[name]
             value = _stored_scalar(self, name, t)
             # zero as Warp's default shows it (float32(0)), any other value as stored
             return t(0 if value == 0 and str(value)[0] != "-" else value)
@@ -471,45 +473,6 @@ def _stored_scalar(inst, name: str, t):
     if t is T.bfloat16:
         return T.scalars.bfloat16_bits_to_float(value)
     return value
-
-
-def _numpy_value(inst, name: str, t):
-    """One field of numpy_value()."""
-    if T.is_scalar_type(t):
-        return _stored_scalar(inst, name, t)
-    value = inst._field(name, t)
-    if isinstance(t, StructType):
-        return value.numpy_value()
-    if T.kind_of(t) == "matrix":
-        return [list(row) for row in value]
-    if T.is_composite_type(t):
-        return list(value)
-    return tuple(v.tolist() if hasattr(v, "tolist") else v for v in _ctype_record(getattr(inst._ctype, name)))
-
-
-def _ctype_record(c) -> tuple:
-    """A ctypes structure's fields, in order (an array descriptor's data, grad, shape ...)."""
-    return tuple(np.ctypeslib.as_array(v) if isinstance(v, ctypes.Array) else
-                 _ctype_record(v) if isinstance(v, ctypes.Structure) else v
-                 for v in (getattr(c, f[0]) for f in c._fields_))
-
-
-def _field_format(t, dt: np.dtype):
-    """A field's format in numpy_dtype(), as Warp writes it."""
-    if isinstance(t, StructType):
-        return t.numpy_dtype()
-    if T.is_scalar_type(t) or T.is_composite_type(t):
-        scalar = t if T.is_scalar_type(t) else t._wp_scalar_type_
-        text = np.dtype(np.float16 if scalar is T.float16 else scalar._np).str
-        if T.is_scalar_type(t):
-            return text
-        shape = tuple(t._shape_)
-        return f"{shape[0] if len(shape) == 1 else shape}{text}"
-    sub = np.dtype(field_ctype(t))
-    if sub.names:  # an array descriptor: its own record
-        return {"names": list(sub.names), "formats": [sub.fields[n][0].str for n in sub.names],
-                "offsets": [sub.fields[n][1] for n in sub.names], "itemsize": sub.itemsize}
-    return dt.str
 
 
 def _scalar_storage(t, value):
