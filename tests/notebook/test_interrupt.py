@@ -22,7 +22,7 @@ kept = 41
 @wp.func
 def spin_until_negative(x: wp.array(dtype=int)):
     n = int(0)
-    while x[0] >= 0:  # x[0] is 0: never ends
+    while x[0] >= 0:  # once x[0] is 0: never ends
         n += 1
     return n
 
@@ -34,10 +34,12 @@ def forever(x: wp.array(dtype=int), out: wp.array(dtype=int)):
 def add_one(out: wp.array(dtype=int)):
     out[wp.tid()] += 1
 
-x = wp.zeros(1, dtype=int)
+x = wp.full(1, -1, dtype=int)
 sink = wp.zeros(4096, dtype=int)  # what an interrupted launch writes is left unspecified
 out = wp.zeros(1000, dtype=int)
-wp.launch(add_one, dim=1000, inputs=[out])  # compiled and loaded before the cell that hangs
+wp.launch(add_one, dim=1000, inputs=[out])
+wp.launch(forever, dim=1, inputs=[x, sink])  # compiled before the cell that hangs: x[0] < 0 ends it
+x.fill_(0)  # from now on it never ends
 print("ready", out.numpy().sum())"""
 
 
@@ -57,8 +59,15 @@ def _execute(client, code, timeout):
             error = content["ename"]
         elif kind == "status" and content["execution_state"] == "idle":
             break
-    reply = client.get_shell_msg(timeout=timeout)
-    return reply["content"], "".join(printed), error
+    return _reply(client, msg_id, timeout)["content"], "".join(printed), error
+
+
+def _reply(client, msg_id, timeout):
+    """The shell reply to request `msg_id` (a reply to an earlier request is passed over)."""
+    while True:
+        reply = client.get_shell_msg(timeout=timeout)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return reply
 
 
 @pytest.mark.parametrize("launch", ["wp.launch(forever, dim=1, inputs=[x, sink])",  # one thread, on the caller
@@ -70,12 +79,13 @@ def test_interrupt_stops_a_kernel_that_never_ends_and_the_notebook_goes_on(launc
         content, printed, _ = _execute(client, SETUP, timeout=240)
         assert content["status"] == "ok" and "ready 1000" in printed, (content, printed)
         pid_before = manager.provisioner.process.pid if manager.provisioner else None
-        msg_id = client.execute(launch + "\nwp.synchronize()\nprint('finished?!')")
+        # (stop_on_error=False: the kernel would abort the next request if it came in while the error
+        # is handled, which a person pressing Interrupt and then running a cell never meets)
+        msg_id = client.execute(launch + "\nwp.synchronize()\nprint('finished?!')", stop_on_error=False)
         time.sleep(2.0)  # the kernel is spinning by now
         started = time.monotonic()
         manager.interrupt_kernel()
-        reply = client.get_shell_msg(timeout=60)
-        assert reply["parent_header"]["msg_id"] == msg_id
+        reply = _reply(client, msg_id, 60)
         assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt", reply
         assert time.monotonic() - started < 30
         assert manager.is_alive()
