@@ -186,6 +186,11 @@ KNOWN = (
     # an array field is warp_nb's descriptor (data, grad, shape, strides), not Warp's
     ("array descriptors differ", lambda c, w, b: "wp.array(" in c["src"] and ("numpy_dtype" in c["src"] or
      "type_size_in_bytes(Outer)" in c["src"] or "numpy_value" in c["src"] or "repr(o)" in c["src"])),
+    # numpy_dtype() and numpy_value() give the record layout of a struct array's numpy() (float16 as its
+    # bits), which Warp's array tests compare them with; Warp's are its text formats and a tuple of values
+    ("struct records keep warp_nb's layout", lambda c, w, b: "numpy_dtype" in c["src"] or "numpy_value" in c["src"]),
+    # a bool field reads a bool (so wp.static(s).flag types as the field); Warp gives back the number assigned
+    ("a bool field reads a bool", lambda c, w, b: _ok(b, "b") and _ok(w, "i", "f") and "@wp.struct" in c["src"]),
 )
 
 
