@@ -1,10 +1,12 @@
 """Ctrl-C stops a CPU kernel that never ends (runtime/interrupts.py): in a fresh Python process (a
 SIGINT that came too late would otherwise end the test session), another process interrupts launches whose
-`while` loops never end, on one thread and on every core, in a kernel and in a @wp.func; each
+`while` loops never end, on one thread and on every core, in a kernel and in a @wp.func, a nest of
+two counted loops of 2**31 iterations each, and a backward pass whose loop replay is quadratic; each
 raises KeyboardInterrupt, and the next launches compute what numpy does. An interrupt that comes
 while no kernel runs changes no later launch. (tests/notebook/test_interrupt.py: the same with a
 notebook's Interrupt button.)"""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -38,6 +40,22 @@ SCRIPT = textwrap.dedent("""
         out[i] = n
 
     @wp.kernel
+    def pairs(x: wp.array(dtype=int), out: wp.array(dtype=int)):
+        n = x[0]
+        s = int(0)
+        for i in range(n):  # tests the flag once per i (compiler/interrupt_polls.py)
+            for j in range(n):
+                s += (i ^ j) & 1
+        out[wp.tid()] = s
+
+    @wp.kernel
+    def product(a: wp.array(dtype=float), n: int, out: wp.array(dtype=float)):
+        s = float(1.0)
+        for i in range(n):  # its backward pass replays the loop up to each i: n**2 / 2 iterations
+            s = s * a[i % 4]
+        out[0] = s
+
+    @wp.kernel
     def collatz_steps(start: wp.array(dtype=int), out: wp.array(dtype=int)):
         i = wp.tid()
         v = start[i]
@@ -69,19 +87,42 @@ SCRIPT = textwrap.dedent("""
     for kernel in (forever, forever_in_a_func):
         wp.launch(kernel, dim=1, inputs=[x, sink])
     x.fill_(0)  # from now on their loops never end (the timer must not fire during a compile)
+    wp.launch(pairs, dim=1, inputs=[x, sink])
     check_collatz()
-    for kernel, dim in ((forever, 1), (forever, 4096), (forever_in_a_func, 1), (forever_in_a_func, 4096)):
+
+    def product_backward(n):
+        a = wp.array([1.5, 0.5, 2.0, 1.0], dtype=float, requires_grad=True)
+        out = wp.zeros(1, dtype=float, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(product, dim=1, inputs=[a, n], outputs=[out])
+        tape.backward(grads={out: wp.ones(1, dtype=float)})
+        return a.grad.numpy()
+
+    def check_product():
+        # d/da_k of the product of a[i % 4] over 6 factors (a0 a1 a2 a3 a0 a1): count_k * product / a_k
+        a = np.array([1.5, 0.5, 2.0, 1.0])
+        assert np.allclose(product_backward(6), np.array([2, 2, 1, 1]) * np.prod(a[np.arange(6) % 4]) / a)
+
+    check_product()
+    long_loops = [(forever, 1), (forever, 4096), (forever_in_a_func, 1), (forever_in_a_func, 4096), (pairs, 2)]
+    x2 = wp.full(1, 2**31 - 1, dtype=int)  # pairs: 2**62 iterations
+    for kernel, dim in long_loops + [(product_backward, None)]:
         # from another process, as Jupyter interrupts (a launch known to be short keeps the GIL, so a
         # thread of this process could not run until it ends)
         subprocess.Popen(["sh", "-c", f"sleep 0.5; kill -INT {os.getpid()}"])
         started = time.monotonic()
         try:
-            wp.launch(kernel, dim=dim, inputs=[x, sink])
+            if dim is None:
+                kernel(300000)  # a forward pass of a millisecond, a backward pass of minutes
+            else:
+                wp.launch(kernel, dim=dim, inputs=[x2 if kernel is pairs else x, sink])
             wp.synchronize()
             raise SystemExit("the launch ended by itself")
         except KeyboardInterrupt:
-            print("interrupted", kernel.key, dim, round(time.monotonic() - started, 1))
+            print("interrupted", getattr(kernel, "key", kernel.__name__), dim, round(time.monotonic() - started, 1))
         check_collatz()
+        check_product()
     # an interrupt while Python runs (no launch) is Python's alone: later launches are whole
     try:
         os.kill(os.getpid(), signal.SIGINT)
@@ -100,6 +141,41 @@ def test_ctrl_c_stops_kernels_that_never_end_and_later_launches_are_whole(tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.split("\n")
     interrupted = [line for line in lines if line.startswith("interrupted")]
-    assert len(interrupted) == 4, proc.stdout
+    assert len(interrupted) == 6, proc.stdout
     assert all(float(line.split()[-1]) < 10 for line in interrupted), proc.stdout
     assert lines[-2] == "ok", proc.stdout
+
+
+COMPILE_SCRIPT = textwrap.dedent("""
+    import os, subprocess, time
+    import numpy as np
+    import warp_nb as wp
+
+    @wp.kernel
+    def scaled_sine(a: wp.array(dtype=float), s: float):
+        i = wp.tid()
+        a[i] = wp.sin(float(i)) * s
+
+    a = wp.zeros(10, dtype=float)
+    interrupted = 0
+    for delay in (0.05, 0.3):  # while the C++ compiler runs (the cache folder is new and empty)
+        subprocess.Popen(["sh", "-c", f"sleep {delay}; kill -INT {os.getpid()}"])
+        try:
+            wp.launch(scaled_sine, dim=10, inputs=[a, 2.0])
+            time.sleep(3)  # (the compile was done before the signal came: it ends here)
+        except KeyboardInterrupt:
+            interrupted += 1
+    wp.launch(scaled_sine, dim=10, inputs=[a, 2.0])
+    assert np.allclose(a.numpy(), 2.0 * np.sin(np.arange(10))), a.numpy()
+    leftovers = [p.name for p in wp.toolchain.cache.cache_dir().iterdir() if p.name.startswith(".build-")]
+    print("interrupted compiles", interrupted, "leftovers", leftovers)
+""")
+
+
+def test_ctrl_c_during_a_compile_leaves_the_cache_whole(tmp_path):
+    script = tmp_path / "compile.py"
+    script.write_text(COMPILE_SCRIPT)
+    env = {**os.environ, "WARP_NB_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "interrupted compiles 0" not in proc.stdout and "leftovers []" in proc.stdout, proc.stdout

@@ -237,6 +237,7 @@ class _AdjointWriter(FunctionWriter):
         k, j = s.k.name, s.j.name
         self.line(depth, f"for ({k} = {s.trips.name} - 1; {k} >= 0; --{k}) {{", s.loc)
         inner = depth + 1
+        self.poll_interrupt(inner)  # (each iteration replays the loop up to it: trips**2 / 2 in all)
         for c in s.carried:
             self.line(inner, f"{c.state.name} = {c.init.name};")
         self.line(inner, f"for ({j} = 0; {j} < {k}; ++{j}) {{")

@@ -20,6 +20,7 @@ from .block_frame import BlockFrameWriter
 from .loop_versions import LoopVersionWriter
 from .printing import PrintWriter
 from ..block_uniform import block_sharing
+from ..interrupt_polls import polled_loops
 from .verify_fp import check_non_finite, holds_floats, report_non_finite
 
 
@@ -45,6 +46,7 @@ class FunctionWriter(BlockFrameWriter, LoopVersionWriter, PrintWriter):
         # that the body is compiled twice (template flag WPNB_K: checked, or not) in checked code
         self.facts: IndexFacts | None = None
         self.versioned = False
+        self.polled: frozenset | None = None  # the For loops that test the interrupt flag (interrupt_polls.py)
 
     # --- functions and kernels ----------------------------------------------------------
     def function(self) -> str:
@@ -183,8 +185,7 @@ class FunctionWriter(BlockFrameWriter, LoopVersionWriter, PrintWriter):
             self.line(depth, "for (;;) {", s.loc)
             self.block(s.cond_body, depth + 1)
             self.line(depth + 1, f"if (!{s.cond.name}) break;")
-            if self.unit.block_dim <= 1:  # (the lanes of a CPU block must reach their barriers together)
-                self.line(depth + 1, "if (WPNB_INTERRUPTED()) break;")  # Ctrl-C (runtime/interrupts.py)
+            self.poll_interrupt(depth + 1)
             self.block(s.body, depth + 1)
             self.line(depth, "}")
         elif isinstance(s, ir.Iterate):
@@ -219,13 +220,29 @@ class FunctionWriter(BlockFrameWriter, LoopVersionWriter, PrintWriter):
         else:
             cond = f"({step} > 0 ? {i} < {stop} : {i} > {stop})"
 
+        polled = self.unit.block_dim <= 1 and id(s) in self.polled_loops()
+
         def write_loop(d: int) -> None:
             self.line(d, f"for ({i} = {start}; {cond}; {i} += {step}) {{", s.loc)
+            if polled:
+                self.poll_interrupt(d + 1)
             self.block(s.body, d + 1)
             self.line(d, "}")
 
         if not self.versioned_loop(s, depth, write_loop):  # (emit/loop_versions.py)
             write_loop(depth)
+
+    def polled_loops(self) -> frozenset:
+        if self.polled is None:
+            self.polled = polled_loops(self.fn)
+        return self.polled
+
+    def poll_interrupt(self, depth: int) -> None:
+        """Leave the loop when Ctrl-C came (runtime/interrupts.py): in every while loop, and in the for
+        loops compiler/interrupt_polls.py picks. Not in CPU blocks of several lanes, whose lanes must
+        reach their barriers together."""
+        if self.unit.block_dim <= 1:
+            self.line(depth, "if (WPNB_INTERRUPTED()) break;")
 
     def let(self, s: ir.Let, depth: int) -> None:
         v = s.value
