@@ -8,11 +8,12 @@ Rules (Warp's, read from warp-lang's grids):
   contains a finer one is left out.
 - field: with L levels, the finest voxel is the coarse one divided by 2^(L-1) (same lower corner); a
   cell of level l wants level floor(L * f) where f is the field's least value over `samples_per_voxel`
-  samples in it, and is split in 8 while it wants less than l; a level-0 cell where every sample is
-  negative is removed. warp_nb samples a lattice strictly inside the cell; warp-lang picks other points
-  (its grids look like those of random points, which are not reproduced), so grids
-  match warp-lang's unless a threshold cuts a cell between samples (test_adaptive_nanogrid's counts
-  are met; example_adaptive_grid at resolution 4 gets 1572 cells where warp-lang gets 1583)."""
+  samples in it, and is split in 8 while it wants less than l; a cell where every sample is negative
+  is removed, at any level (its finer cells are never sampled).
+- samples: the points warp-lang draws (found by inverting the recorded points of a probing field
+  through the PCG hash): a cell of level l whose index at that level is (x, y, z) draws from
+  rand_init((l << 24) ^ (x << 12) ^ (y << 6) ^ z), each sample three randf for its position in the
+  cell, so grids are warp-lang's (up to float rounding where a threshold passes within an ulp)."""
 
 import numpy as np
 
@@ -100,33 +101,50 @@ def adaptive_nanogrid_from_field(coarse_grid, level_count: int, refinement_field
     def field_at(index_points):  # the field at fine index coordinates
         return _field_values(refinement_field, index_points @ fine_T.T + fine_t, max_dist, coarse_grid.device)
 
-    m = max(2, int(round(max(int(samples_per_voxel), 8) ** (1.0 / 3.0))))
-    # the field is sampled on a lattice strictly inside each cell (not warp-lang's points: grids match
-    # warp-lang's where no cell is cut by a refinement threshold between samples)
-    ticks = (np.arange(m) + 0.5) / m
-    lattice = np.stack(np.meshgrid(ticks, ticks, ticks, indexing="ij"), -1).reshape(-1, 3)
+    samples = max(1, int(samples_per_voxel))
     cells = coarse_grid.get_voxels().numpy().astype(np.int64) << (L - 1)
     level = L - 1
     done_cells, done_levels = [], []
     while len(cells):
         size = 1 << level
-        points = (cells[:, None, :] - 0.5 + size * lattice[None]).reshape(-1, 3)
-        least = field_at(points).reshape(len(cells), -1).min(axis=1)
-        wanted = np.floor(L * least)
+        points = (cells[:, None, :] - 0.5 + size * _cell_samples(cells >> level, level, samples)).reshape(-1, 3)
+        values = field_at(points).reshape(len(cells), -1)
+        wanted = np.floor(L * values.min(axis=1))
+        keep = values.max(axis=1) >= 0.0  # a cell whose every sample is negative is carved out, at any level
         if level == 0:
-            inside = (cells[:, None, :] - 0.5 + lattice[None]).reshape(-1, 3)
-            keep = field_at(inside).reshape(len(cells), -1).max(axis=1) >= 0.0
             done_cells.append(cells[keep])
             done_levels.append(np.zeros(int(keep.sum()), np.int64))
             break
-        split = wanted < level
-        done_cells.append(cells[~split])
-        done_levels.append(np.full(int((~split).sum()), level, np.int64))
+        split = keep & (wanted < level)
+        stays = keep & ~split
+        done_cells.append(cells[stays])
+        done_levels.append(np.full(int(stays.sum()), level, np.int64))
         half = size >> 1
         cells = (cells[split][:, None, :] + half * _CORNERS[None]).reshape(-1, 3)
         level -= 1
     return _make(np.concatenate(done_cells), np.concatenate(done_levels), fine_T, fine_t, coarse_grid.device, grading,
                  L)
+
+
+def _rng_hash(x: np.ndarray) -> np.ndarray:
+    """The PCG hash of wp.rand_init and wp.randf (native/core/random.h), on uint32 arrays."""
+    with np.errstate(over="ignore"):
+        state = x * np.uint32(747796405) + np.uint32(2891336453)
+        word = ((state >> ((state >> np.uint32(28)) + np.uint32(4))) ^ state) * np.uint32(277803737)
+    return (word >> np.uint32(22)) ^ word
+
+
+def _cell_samples(index: np.ndarray, level: int, count: int) -> np.ndarray:
+    """(cells, count, 3): the positions in [0, 1)^3 at which the field is read in each cell of `level`
+    whose index at that level is `index`: warp-lang's draws (see the module's docstring)."""
+    ijk = index.astype(np.int64) & 0xFFFFFFFF
+    seed = ((level << 24) ^ (ijk[:, 0] << 12) ^ (ijk[:, 1] << 6) ^ ijk[:, 2]) & 0xFFFFFFFF
+    state = _rng_hash(seed.astype(np.uint32))  # rand_init(seed)
+    draws = np.empty((len(index), count * 3), np.float64)
+    for k in range(count * 3):  # randf: the top 24 bits of each next state
+        state = _rng_hash(state)
+        draws[:, k] = (state >> np.uint32(8)).astype(np.float64) * 2.0 ** -24
+    return draws.reshape(len(index), count, 3)
 
 
 def _grade(cells: np.ndarray, levels: np.ndarray):

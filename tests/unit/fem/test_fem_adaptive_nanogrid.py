@@ -1,7 +1,9 @@
 """`fem.AdaptiveNanogrid` and the functions that build one: the grid of Warp's test_adaptive_nanogrid
 (8 fine voxels and 3 coarse ones) checked against warp-lang 1.19's numbers on it (counts, side
 numbering, inner and outer cells, measures, degree-1 nodes), the refinement of a linear field (whose
-grid does not depend on where the field is sampled) and face grading."""
+grid does not depend on where the field is sampled), the points where the refinement field is read
+(warp-lang's, recorded by a field that writes down where it is evaluated), carving at any level, and
+face grading."""
 
 import numpy as np
 
@@ -98,3 +100,48 @@ def test_face_grading_leaves_at_most_one_level_across_a_face():
 @fem.integrand
 def _one(s: fem.Sample):
     return 1.0
+
+
+@wp.func
+def _recorded(x: wp.vec3, rec: wp.array(dtype=wp.vec3), count: wp.array(dtype=int)):
+    k = wp.atomic_add(count, 0, 1)
+    if k < rec.shape[0]:
+        rec[k] = x
+    return 0.0  # the finest level everywhere: every level is sampled
+
+
+def test_the_field_is_read_where_warp_reads_it():
+    coarse = wp.Volume.allocate_by_voxels(wp.array([[0, 0, 0], [1, 2, 3]], dtype=int), 1.0)
+    rec, count = wp.zeros(4096, dtype=wp.vec3), wp.zeros(1, dtype=int)
+    field = fem.ImplicitField(fem.Cells(fem.Nanogrid(coarse)), func=_recorded, values={"rec": rec, "count": count})
+    geo = fem.adaptive_nanogrid_from_field(coarse, level_count=3, refinement_field=field, samples_per_voxel=8)
+    assert geo.cell_count() == 128
+    points = rec.numpy()[: count.numpy()[0]]
+    # points warp-lang 1.19 read (its 1st, 9th, 17th, 137th, 804th and 1168th of 1168): in a coarse
+    # cell, a cell of level 1 and cells of level 0
+    warp_points = [[0.3712587356567383, 0.2534288167953491, -0.42139410972595215],
+                   [1.3486217260360718, 2.4944024085998535, 2.941622257232666],
+                   [0.9747024774551392, 1.831521987915039, 2.9225618839263916],
+                   [0.44146668910980225, 0.007016897201538086, 0.021377205848693848],
+                   [1.004136085510254, 1.9738826751708984, 3.0633294582366943],
+                   [0.9044492244720459, 1.7691407203674316, 2.8926873207092285]]
+    for p in warp_points:
+        assert np.abs(points - np.array(p)).max(axis=1).min() < 1e-6, p
+    # each cell's samples once per level: 2 coarse cells, 16 of level 1 and 128 of level 0, 8 samples each
+    assert len(points) == (2 + 16 + 128) * 8
+
+
+@wp.func
+def _bump(x: wp.vec3):
+    return 4.0 * (0.15 - wp.length(x - wp.vec3(0.1, 0.2, -0.1)))
+
+
+def test_a_cell_whose_samples_are_all_negative_is_carved_out_at_its_level():
+    # the bump is positive only in a small ball that the samples of the coarse cells and of some cells
+    # of level 1 miss: those are carved out without looking finer (warp-lang 1.19's cells; sampling
+    # on down to level 0 keeps 5)
+    coarse = wp.Volume.allocate_by_voxels(wp.array([[0, 0, 0], [1, 0, 0]], dtype=int), 1.0)
+    field = fem.ImplicitField(fem.Cells(fem.Nanogrid(coarse)), func=_bump)
+    geo = fem.adaptive_nanogrid_from_field(coarse, level_count=3, refinement_field=field)
+    cells = np.concatenate([geo.cell_grid.get_voxels().numpy(), geo.cell_level.numpy()[:, None]], 1)
+    assert sorted(map(tuple, cells.tolist())) == [(2, 2, 1, 0), (2, 3, 1, 0)]
