@@ -1,8 +1,10 @@
 """Test setup: an isolated kernel cache per test session (so compile counts are meaningful and
 the user's cache is untouched), the IR verifier on between compiler stages, skips for what this
 machine lacks, tests marked `run_last` moved to the end (they look at what the whole session
-compiled), Warp's conformance run started in the background when the session will check it, and
-the summaries tests report printed after the run."""
+compiled), Warp's conformance run started in the background when the session will check it, the
+summaries tests report printed after the run, and each test's time kept in pytest's cache
+(`.pytest_cache/v/warp_nb/durations`: the slowest first, to keep CI under its time without a
+`--durations` that would change the README's command)."""
 
 import os
 import shutil
@@ -59,7 +61,19 @@ def fresh_cache(tmp_path):
         wp.config.kernel_cache_dir = old
 
 
+_DURATIONS: dict = {}
+
+
+def pytest_runtest_logreport(report):
+    _DURATIONS[report.nodeid] = _DURATIONS.get(report.nodeid, 0.0) + report.duration  # setup, call, teardown
+
+
 def pytest_sessionfinish(session, exitstatus):
     from tests.warp_conformance import background
+    cache = getattr(session.config, "cache", None)
+    if cache is not None and _DURATIONS:
+        slowest = sorted(_DURATIONS.items(), key=lambda kv: -kv[1])
+        cache.set("warp_nb/durations", {"total_s": round(sum(_DURATIONS.values()), 1),
+                                        "slowest": [[node, round(t, 2)] for node, t in slowest[:300]]})
     background.stop()  # (a session that never reached the conformance test)
     shutil.rmtree(_CACHE, ignore_errors=True)
