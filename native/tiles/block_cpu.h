@@ -176,7 +176,8 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
     f->user = user;
     block_ctx_t*& slot = block_ctx_slot();
     block_ctx_t* outer = slot;
-    for (int64 b = block_begin; b < block_end; ++b) {
+    bool interrupted = false;
+    for (int64 b = block_begin; b < block_end && !interrupted; ++b) {
         *block = b;
         const int64 first = b * B;
         const int32 members = int32(size - first < B ? size - first : B);
@@ -198,9 +199,13 @@ inline bool run_fiber_blocks(int32 B, int64 block_begin, int64 block_end, int64 
             f->done[k] = false;
         }
         int32 remaining = active;
-        while (remaining > 0) {  // one round: every lane runs to its next barrier (or its end)
+        while (remaining > 0 && !interrupted) {  // one round: every lane runs to its next barrier (or its end)
             for (int32 k = 0; k < active; ++k) {
                 if (f->done[k]) continue;
+                // Ctrl-C (prelude_cpu.h): no lane is resumed once it came, so none passes a barrier that
+                // a lane which left a loop early (or never got there) did not reach; the block is
+                // abandoned, its fibers' stacks unmapped with the rest
+                if (WPNB_INTERRUPTED()) { interrupted = true; break; }
                 f->ctx.lane = k;
                 fiber_resume(f, k);
                 if (!f->done[k]) continue;

@@ -1,7 +1,8 @@
 """Ctrl-C stops a CPU kernel that never ends (runtime/interrupts.py): in a fresh Python process (a
 SIGINT that came too late would otherwise end the test session), another process interrupts launches whose
 `while` loops never end, on one thread and on every core, in a kernel and in a @wp.func, a nest of
-two counted loops of 2**31 iterations each, and a backward pass whose loop replay is quadratic; each
+two counted loops of 2**31 iterations each, a backward pass whose loop replay is quadratic, and CPU
+blocks of 8 lanes (fibers) whose loops meet at a barrier in each iteration or at none; each
 raises KeyboardInterrupt, and the next launches compute what numpy does. An interrupt that comes
 while no kernel runs changes no later launch. (tests/notebook/test_interrupt.py: the same with a
 notebook's Interrupt button.)"""
@@ -56,6 +57,22 @@ SCRIPT = textwrap.dedent("""
         out[0] = s
 
     @wp.kernel
+    def forever_in_blocks(x: wp.array(dtype=int), out: wp.array(dtype=float)):
+        i, lane = wp.tid()
+        s = float(0.0)
+        while x[0] >= 0:  # the block's lanes meet at a barrier in each iteration
+            s += wp.tile_sum(wp.tile(float(lane)))[0]
+        n = int(0)
+        while x[0] >= 0:  # and here at none
+            n += 1
+        wp.tile_store(out, wp.tile_sum(wp.tile(s + float(n))), offset=i)
+
+    @wp.kernel
+    def block_sums(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i, lane = wp.tid()
+        wp.tile_store(out, wp.tile_sum(wp.tile(x[i * 8 + lane])), offset=i)
+
+    @wp.kernel
     def collatz_steps(start: wp.array(dtype=int), out: wp.array(dtype=int)):
         i = wp.tid()
         v = start[i]
@@ -90,6 +107,22 @@ SCRIPT = textwrap.dedent("""
     wp.launch(pairs, dim=1, inputs=[x, sink])
     check_collatz()
 
+    wp.config.enable_cpu_blocks = True  # blocks of 8 lanes as fibers (native/tiles/block_cpu.h)
+    values = np.arange(32, dtype=np.float32)
+    block_out = wp.zeros(4, dtype=float)
+
+    def blocks_forever(_):
+        wp.launch_tiled(forever_in_blocks, dim=[4], inputs=[x, block_out], block_dim=8)
+
+    def check_blocks():
+        wp.launch_tiled(block_sums, dim=[4], inputs=[wp.array(values), block_out], block_dim=8)
+        assert np.allclose(block_out.numpy(), values.reshape(4, 8).sum(axis=1))
+
+    x.fill_(-1)
+    blocks_forever(None)
+    x.fill_(0)
+    check_blocks()
+
     def product_backward(n):
         a = wp.array([1.5, 0.5, 2.0, 1.0], dtype=float, requires_grad=True)
         out = wp.zeros(1, dtype=float, requires_grad=True)
@@ -107,14 +140,14 @@ SCRIPT = textwrap.dedent("""
     check_product()
     long_loops = [(forever, 1), (forever, 4096), (forever_in_a_func, 1), (forever_in_a_func, 4096), (pairs, 2)]
     x2 = wp.full(1, 2**31 - 1, dtype=int)  # pairs: 2**62 iterations
-    for kernel, dim in long_loops + [(product_backward, None)]:
+    for kernel, dim in long_loops + [(product_backward, 300000), (blocks_forever, None)]:
         # from another process, as Jupyter interrupts (a launch known to be short keeps the GIL, so a
         # thread of this process could not run until it ends)
         subprocess.Popen(["sh", "-c", f"sleep 0.5; kill -INT {os.getpid()}"])
         started = time.monotonic()
         try:
-            if dim is None:
-                kernel(300000)  # a forward pass of a millisecond, a backward pass of minutes
+            if not hasattr(kernel, "key"):
+                kernel(dim)  # product_backward: a forward pass of a millisecond, a backward pass of minutes
             else:
                 wp.launch(kernel, dim=dim, inputs=[x2 if kernel is pairs else x, sink])
             wp.synchronize()
@@ -123,6 +156,7 @@ SCRIPT = textwrap.dedent("""
             print("interrupted", getattr(kernel, "key", kernel.__name__), dim, round(time.monotonic() - started, 1))
         check_collatz()
         check_product()
+        check_blocks()
     # an interrupt while Python runs (no launch) is Python's alone: later launches are whole
     try:
         os.kill(os.getpid(), signal.SIGINT)
@@ -141,7 +175,7 @@ def test_ctrl_c_stops_kernels_that_never_end_and_later_launches_are_whole(tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.split("\n")
     interrupted = [line for line in lines if line.startswith("interrupted")]
-    assert len(interrupted) == 6, proc.stdout
+    assert len(interrupted) == 7, proc.stdout
     assert all(float(line.split()[-1]) < 10 for line in interrupted), proc.stdout
     assert lines[-2] == "ok", proc.stdout
 

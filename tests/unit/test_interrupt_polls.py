@@ -1,7 +1,7 @@
 """Which loops of a CPU kernel test the interrupt flag (compiler/interrupt_polls.py): every while
 loop, a for loop around a long loop (a while, a query, a counted loop of unknown or large count,
 directly, under a branch or in a called function), never an innermost counted loop (GCC must be
-free to vectorise it), and nothing in CPU blocks of several lanes. Read from the emitted C++: the
+free to vectorise it), in CPU blocks of several lanes as in one. Read from the emitted C++: the
 test comes right after the loop's opening line."""
 
 import textwrap
@@ -96,7 +96,7 @@ def test_long_loops_in_a_branch_a_while_or_a_called_function_make_the_loop_aroun
     assert found["// @line 14"] == [True], source  # the while loop tests in every iteration
 
 
-def test_reverse_loops_test_and_cpu_blocks_do_not():
+def test_reverse_loops_and_the_loops_of_cpu_blocks_test():
     src = """
         def k(a: wp.array(dtype=float), n: int):
             s = float(0.0)
@@ -116,4 +116,5 @@ def test_reverse_loops_test_and_cpu_blocks_do_not():
             t = wp.tile_ones(shape=8, dtype=float)
             a[0] = s + wp.tile_sum(t)[0]
         """, block_dim=8)
-    assert POLL not in source, source
+    # in CPU blocks too: the fiber scheduler resumes no lane once the flag is set (block_cpu.h)
+    assert found["// @line 4"] == [True] and source.count(POLL) == 2, source

@@ -9,8 +9,9 @@ int32, so it ends within 2**31 iterations (seconds), and a test in it would stop
 vectorising it. The loop around it then stops within one of its runs. So `for i in range(n): for j
 in range(n)` tests once per i, and `for i in range(n): for k in range(3)` not at all.
 
-Only for kernels of one lane per thread: the lanes of a CPU block must pass the same barriers, and
-lanes that left a loop at different iterations could not (the launch still stops taking blocks)."""
+In CPU blocks of several lanes as well: lanes that left a loop at different iterations could not
+pass the same barriers, but once the flag is set the fiber scheduler resumes no lane
+(native/tiles/block_cpu.h), so none waits at a barrier for another."""
 
 from __future__ import annotations
 

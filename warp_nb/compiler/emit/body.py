@@ -220,7 +220,7 @@ class FunctionWriter(BlockFrameWriter, LoopVersionWriter, PrintWriter):
         else:
             cond = f"({step} > 0 ? {i} < {stop} : {i} > {stop})"
 
-        polled = self.unit.block_dim <= 1 and id(s) in self.polled_loops()
+        polled = id(s) in self.polled_loops()
 
         def write_loop(d: int) -> None:
             self.line(d, f"for ({i} = {start}; {cond}; {i} += {step}) {{", s.loc)
@@ -239,10 +239,10 @@ class FunctionWriter(BlockFrameWriter, LoopVersionWriter, PrintWriter):
 
     def poll_interrupt(self, depth: int) -> None:
         """Leave the loop when Ctrl-C came (runtime/interrupts.py): in every while loop, and in the for
-        loops compiler/interrupt_polls.py picks. Not in CPU blocks of several lanes, whose lanes must
-        reach their barriers together."""
-        if self.unit.block_dim <= 1:
-            self.line(depth, "if (WPNB_INTERRUPTED()) break;")
+        loops compiler/interrupt_polls.py picks. In CPU blocks of several lanes too: the fiber
+        scheduler resumes no lane once the flag is set (native/tiles/block_cpu.h), so a lane that
+        left early never meets the others at a barrier."""
+        self.line(depth, "if (WPNB_INTERRUPTED()) break;")
 
     def let(self, s: ir.Let, depth: int) -> None:
         v = s.value
