@@ -163,14 +163,16 @@ def _grid(meshes, tr, device, voxel_size, resolution, lower, upper, threshold):
             raise ValueError(f"swept volume: `upper` {tuple(hi)} must exceed `lower` {tuple(lo)} on every axis")
         return lo, hi, resolution
     lo, hi = _poses_box(meshes, tr, device)
+    th = max(float(threshold), 0.0)
     if voxel_size is not None:
-        # two cells beyond the surface (and beyond a positive isovalue) so its level set closes inside the grid
-        pad = max(float(threshold), 0.0) + 2.0 * voxel_size
-        lo = lo - pad
-        shape = tuple(int(n) for n in np.ceil((hi + pad - lo) / voxel_size - 1e-6).astype(int) + 1)
-        return lo, lo + voxel_size * (np.asarray(shape) - 1), shape
-    cell = float(np.max((hi - lo) / (np.asarray(resolution) - 3).clip(1)))
-    pad = max(float(threshold), 0.0) + 2.0 * cell
+        # Warp's domain (probed): whole cells over the box grown by the threshold, plus two cells on each
+        # side, centred on the box (not anchored at its lower corner), so the padding is the same on both sides
+        cells = np.ceil((hi - lo + 2.0 * th) / voxel_size) + 4.0
+        centre = 0.5 * (lo + hi)
+        shape = tuple(int(n) + 1 for n in cells)
+        return centre - 0.5 * voxel_size * cells, centre + 0.5 * voxel_size * cells, shape
+    # Warp's padding with node counts (probed): the threshold plus two of the box's own cells per axis
+    pad = th + 2.0 * (hi - lo) / (np.asarray(resolution, np.float64) - 1.0)
     return lo - pad, hi + pad, resolution
 
 

@@ -120,3 +120,37 @@ def test_kernel_side_sdf_and_transform_arrays():
     b, _, _ = wp.geometry.swept_volume_field([mesh], wp.array(off[0], dtype=wp.transform).reshape((1, 1)),
                                              resolution=(9, 9, 9))
     np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def _box(ext):
+    c = np.array([[x, y, z] for x in (0, ext[0]) for y in (0, ext[1]) for z in (0, ext[2])], np.float32)
+    f = [0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1, 2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3]
+    return wp.Mesh(wp.array(c, dtype=wp.vec3), wp.array(np.array(f, np.int32), dtype=wp.int32),
+                   support_winding_number=True)
+
+
+# (box extent, voxel size or node counts) -> (shape, lower, upper) as warp-lang 1.19 returns them: whole
+# cells centred on the box (the odd cell count splits evenly), or with node counts two of the box's own
+# cells of padding per axis. warp_nb anchored the grid at the box's lower corner minus two cells.
+@pytest.mark.parametrize("ext, size, shape, lower, upper", [
+    ((1.0, 0.52, 0.3), 0.1, (15, 11, 9), (-0.2, -0.24, -0.25), (1.2, 0.76, 0.55)),
+    ((0.95, 0.5, 0.31), 0.1, (15, 10, 9), (-0.225, -0.2, -0.245), (1.175, 0.7, 0.555)),
+    ((0.1, 0.1, 0.1), 0.3, (6, 6, 6), (-0.7, -0.7, -0.7), (0.8, 0.8, 0.8)),
+    ((1.0, 0.5, 0.3), (8, 8, 8), (8, 8, 8), (-2 / 7, -1 / 7, -0.6 / 7), (1 + 2 / 7, 0.5 + 1 / 7, 0.3 + 0.6 / 7)),
+    ((1.0, 1.0, 1.0), (3, 4, 30), (3, 4, 30), (-1.0, -2 / 3, -2 / 29), (2.0, 5 / 3, 1 + 2 / 29)),
+])
+def test_automatic_domain_is_warps(ext, size, shape, lower, upper):
+    tr = _poses([[[0.0, 0.0, 0.0]]])
+    kw = {"resolution": size} if isinstance(size, tuple) else {"voxel_size": size}
+    field, lo, hi = wp.geometry.swept_volume_field([_box(ext)], tr, **kw)
+    assert field.shape == shape
+    np.testing.assert_allclose(np.array(lo), lower, atol=1e-6)
+    np.testing.assert_allclose(np.array(hi), upper, atol=1e-6)
+
+
+@pytest.mark.parametrize("threshold, verts, tris", [(0.05, 268, 532), (0.17, 460, 916), (0.3, 774, 1544)])
+def test_mesh_domain_grows_by_the_threshold_as_warps(threshold, verts, tris):
+    # warp-lang 1.19's vertex and triangle counts: its grid over the box grown by the threshold
+    v, i = wp.geometry.swept_volume_mesh([_box((1.0, 0.52, 0.3))], _poses([[[0.0, 0.0, 0.0]]]), voxel_size=0.1,
+                                         threshold=threshold)
+    assert (len(v.numpy()), len(i.numpy()) // 3) == (verts, tris)
