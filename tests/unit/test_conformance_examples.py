@@ -1,5 +1,6 @@
-"""The conformance runner's example options (examples.txt `ignore=`, `state=`, `device=`) and the
-state of an example that binds no `example` instance (the globals named by `state=`)."""
+"""The conformance runner's example options (examples.txt `ignore=`, `state=`, `printed=`, `device=`) and
+the state of an example that binds no `example` instance (the globals named by `state=`, the numbers it
+prints on the lines `printed=` finds)."""
 
 import sys
 from pathlib import Path
@@ -19,11 +20,14 @@ def test_options_are_split_from_the_examples_arguments(tmp_path):
     path.write_text("# comment\n"
                     "core/a --num-frames 2 ignore=buf ignore=other\n"
                     "tile/b --headless state=L_wp,Y_wp\n"
-                    "tile/c -N 64 device=default\n")
-    a, b, c = setup.example_entries(path)
-    assert a == ("core/a", ["--num-frames", "2"], {"ignore": {"buf", "other"}, "state": None, "device": "cpu"})
-    assert b == ("tile/b", ["--headless"], {"ignore": set(), "state": ["L_wp", "Y_wp"], "device": "cpu"})
-    assert c == ("tile/c", ["-N", "64"], {"ignore": set(), "state": None, "device": "default"})
+                    "tile/c -N 64 device=default\n"
+                    "geometry/d --num-samples 4 printed=^envelope\n")
+    a, b, c, d = setup.example_entries(path)
+    none = {"ignore": set(), "state": None, "printed": None, "device": "cpu"}
+    assert a == ("core/a", ["--num-frames", "2"], {**none, "ignore": {"buf", "other"}})
+    assert b == ("tile/b", ["--headless"], {**none, "state": ["L_wp", "Y_wp"]})
+    assert c == ("tile/c", ["-N", "64"], {**none, "device": "default"})
+    assert d == ("geometry/d", ["--num-samples", "4"], {**none, "printed": "^envelope"})
 
 
 def test_an_unknown_device_option_is_refused(tmp_path):
@@ -37,6 +41,7 @@ def test_the_real_examples_txt_parses_and_its_tile_examples_have_state():
     entries = {name: opts for name, _, opts in setup.example_entries(HERE / "examples.txt")}
     assert entries["tile/example_tile_cholesky"]["state"] == ["L_wp", "Y_wp"]
     assert entries["tile/example_tile_nbody"]["device"] == "default"
+    assert entries["geometry/example_swept_volume"]["printed"] == "^envelope"
 
 
 class _Solver:
@@ -59,3 +64,19 @@ def test_state_of_named_globals_arrays_and_objects():
 def test_state_of_an_instance_is_unprefixed():
     prints = run_example.fingerprint(_Solver())
     assert list(prints) == ["L"] and prints["L"]["rms"] == pytest.approx(np.sqrt(14 / 4), rel=1e-6)
+
+
+def test_a_dotted_state_name_reaches_an_attribute():
+    holder = _Solver()
+    holder.iso = _Solver()
+    prints = run_example.fingerprint_globals({"example": holder}, ["example", "example.iso"])
+    assert sorted(prints) == ["example.L", "example.iso.L"]
+
+
+def test_printed_numbers_on_the_lines_the_regex_finds():
+    text = ("example1:\n[ 0.  2.5 -4.]\n [[ 1.5e-03 -2.]]\nModule __main__ 3f2 load took 12.5 ms\n"
+            "envelope: 1978 vertices, 3952 triangles\nenvelope AABB: min [-1.92  -0.369]  max [2.042 .5]\n")
+    assert run_example.printed_numbers(text, r"^\s*\[") == [0.0, 2.5, -4.0, 1.5e-3, -2.0]
+    # digits inside a word (`example1`, `vec3`) are no numbers
+    assert run_example.printed_numbers(text, r"^env") == [1978.0, 3952.0, -1.92, -0.369, 2.042, 0.5]
+    assert run_example.printed_numbers(text, r"^example") == []

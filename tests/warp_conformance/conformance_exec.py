@@ -186,9 +186,11 @@ def run_test_file(key, python, side, data_dir, cache, out_dir, timeout):
             "seconds": round(time.monotonic() - started, 1)}
 
 
-def run_example(name, args, python, side, data_dir, cache, out_dir, timeout, state=None, device="cpu"):
+def run_example(name, args, python, side, data_dir, cache, out_dir, timeout, state=None, printed=None,
+                device="cpu"):
     """Run warp/examples/<name>.py as __main__ with args (and --device cpu unless device is
-    'default'); its state is the arrays of the `example` instance, or of the globals named in state."""
+    'default'); its state is the arrays of the `example` instance, or of the globals named in state,
+    and the numbers it prints on the lines the regex `printed` finds."""
     safe = "examples__" + name.replace("/", "__")
     work = os.path.join(out_dir, "work", safe)
     os.makedirs(work, exist_ok=True)
@@ -200,6 +202,8 @@ def run_example(name, args, python, side, data_dir, cache, out_dir, timeout, sta
         cmd.append("--hook")
     if state:
         cmd += ["--state", ",".join(state)]
+    if printed:
+        cmd += ["--printed", printed]
     full_args = (["--device", "cpu"] if device == "cpu" else []) + list(args)
     cmd += ["--", *full_args]
     rc, seconds = run_process(cmd, child_env(side, data_dir, cache), work, log_path, timeout)

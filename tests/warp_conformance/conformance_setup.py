@@ -128,18 +128,21 @@ def read_entries(path):
 
 # examples.txt words after an example's name that are options of the runner, not the example's
 # arguments: `ignore=NAME` (array NAME is left out of the state comparison), `state=NAME,...` (the
-# globals whose arrays are the state, for an example that binds no `example` instance), and
+# globals whose arrays are the state, for an example that binds no `example` instance; a dotted name
+# reaches an attribute, `example.iso`), `printed=REGEX` (the numbers the example prints on the lines
+# that REGEX finds are state too, for an example that keeps its results in locals and prints them), and
 # `device=default` (no `--device cpu`, for an example that refuses `--device cpu` by name yet runs on
 # the default device, which with CUDA_VISIBLE_DEVICES='' is the CPU)
-EXAMPLE_OPTIONS = ("ignore=", "state=", "device=")
+EXAMPLE_OPTIONS = ("ignore=", "state=", "printed=", "device=")
 
 
 def example_entries(path):
     """(name, args, options) per example of examples.txt; options: ignore (set of array names),
-    state (list of global names, None for the `example` instance), device ('cpu' or 'default')."""
+    state (list of global names, None for the `example` instance), printed (a regex or None), device
+    ('cpu' or 'default')."""
     out = []
     for name, *words in read_entries(path):
-        opts = {"ignore": set(), "state": None, "device": "cpu"}
+        opts = {"ignore": set(), "state": None, "printed": None, "device": "cpu"}
         args = []
         for w in words:
             key, _, value = w.partition("=")
@@ -149,6 +152,8 @@ def example_entries(path):
                 opts["ignore"].add(value)
             elif key == "state":
                 opts["state"] = [v for v in value.split(",") if v]
+            elif key == "printed":
+                opts["printed"] = value
             elif value in ("cpu", "default"):
                 opts["device"] = value
             else:

@@ -46,7 +46,7 @@ def example_options(name):
     for n, _, opts in setup.example_entries(EXAMPLES):
         if n == name:
             return opts
-    return {"ignore": set(), "state": None, "device": "cpu"}
+    return {"ignore": set(), "state": None, "printed": None, "device": "cpu"}
 EXIT_NO_WHEEL = 3
 # files run at once: the files are compile-bound, and each compiles its kernels' bundles on every core; two
 # keep a 2-core machine busy between compiles, more cores take more (at most 8: each holds its memory)
@@ -176,7 +176,8 @@ def main(argv=None):
             else:
                 opts = example_options(name)
                 fut = pool.submit(cexec.run_example, name, extra, python, side_key(side), data_dir, cache,
-                                  out_dir, args.timeout, state=opts["state"], device=opts["device"])
+                                  out_dir, args.timeout, state=opts["state"], printed=opts["printed"],
+                                  device=opts["device"])
             futures[fut] = (kind, name)
         for fut in concurrent.futures.as_completed(futures):
             kind, name = futures[fut]

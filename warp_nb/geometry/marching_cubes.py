@@ -5,9 +5,11 @@ The case table is generated here, not copied: for each of the 256 sign patterns 
 corners, every face contributes segments between the crossing points of its edges (positive
 corners on the left as seen from outside, diagonal ambiguities resolved by separating the
 positive corners, a rule both cubes sharing a face agree on), the segments chain into loops,
-and each loop is fanned into triangles from a vertex whose diagonals cross the cube's interior. Surfaces are therefore closed across cells, and their
-normals point towards increasing field values (outwards for a signed distance field). The
-extraction itself is vectorised numpy over all cells; crossing points are shared between cells."""
+and each loop is fanned into triangles from a vertex whose diagonals cross the cube's interior.
+Surfaces are therefore closed across cells, and their normals point towards increasing field values
+(outwards for a signed distance field). The extraction itself is vectorised numpy over all cells;
+crossing points are shared between cells and numbered as Warp numbers them (by node, then axis), so
+only the triangulation inside a cell can differ from Warp's."""
 
 from __future__ import annotations
 
@@ -91,9 +93,9 @@ def case_table() -> tuple:
 
 def topology(field: np.ndarray, threshold: float):
     """The surface field == threshold as (crossing sites (n, 4) int32: the lower grid node i, j, k of
-    each crossed edge and its axis; triangles (m,) int32, three site indices each). Where a crossing
-    lies along its edge is left to the caller (iso_surface.py computes it in a kernel, so that it is
-    differentiable in the field)."""
+    each crossed edge and its axis, in the order of their nodes; triangles (m,) int32, three site indices
+    each, cell by cell). Where a crossing lies along its edge is left to the caller (iso_surface.py
+    computes it in a kernel, so that it is differentiable in the field)."""
     f = np.asarray(field, np.float32)
     if f.ndim != 3 or min(f.shape) < 2:
         raise ValueError(f"marching cubes needs a 3-D field with at least 2 nodes on each axis, got shape {f.shape}")
@@ -114,6 +116,13 @@ def topology(field: np.ndarray, threshold: float):
         base += count
         sites.append(np.stack([*where, np.full(count, axis)], 1))
         ids.append(idx)
+    # Warp numbers the crossings node by node (i, j, k in order), a node's x, y, z edges in turn (probed)
+    sites = np.concatenate(sites)
+    order = np.lexsort((sites[:, 3], sites[:, 2], sites[:, 1], sites[:, 0]))
+    rank = np.empty(base, np.int64)
+    rank[order] = np.arange(base)
+    sites = sites[order]
+    ids = [np.where(idx >= 0, rank[idx.clip(0)], -1) if base else idx for idx in ids]
     table, counts = case_table()
     nx, ny, nz = (s - 1 for s in f.shape)
     case = np.zeros((nx, ny, nz), np.int32)
@@ -135,7 +144,7 @@ def topology(field: np.ndarray, threshold: float):
         rows, cols = np.nonzero(sel)
         dx, dy, dz = CORNERS[a]
         out[rows, cols] = ids[axis][cell_rep[0][rows] + dx, cell_rep[1][rows] + dy, cell_rep[2][rows] + dz]
-    return np.concatenate(sites).astype(np.int32), out.reshape(-1).astype(np.int32)
+    return sites.astype(np.int32), out.reshape(-1).astype(np.int32)
 
 
 def lookup_tables() -> dict:

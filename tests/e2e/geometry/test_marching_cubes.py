@@ -133,3 +133,22 @@ def test_tables_and_deprecated_names():
         iso(4, 4, 4, upper=(1, 1, 1), domain_bounds_upper_corner=(1, 1, 1))
     with pytest.raises(ValueError, match="at least 2 nodes on each axis"):
         iso.extract(np.zeros((1, 4, 4), np.float32), 0.0)
+
+
+def test_vertices_are_numbered_as_warps():
+    # warp-lang 1.19 numbers the crossings node by node (i, j, k), a node's x, y, z edges in turn; its
+    # first eight vertices of this ellipsoid (72 vertices), as it returned them. warp_nb numbered all
+    # x edges first, then y, then z (vertex 5 was the x edge of node (1, 1, 3)).
+    x = np.linspace(-1, 1, 6)
+    X, Y, Z = np.meshgrid(x, x, x, indexing="ij")
+    f = (np.sqrt(X**2 + 1.3 * Y**2 + 0.7 * Z**2) - 0.75).astype(np.float32)
+    v, i = wp.geometry.IsoSurfaceMarchingCubes.extract(wp.array(f, dtype=float), 0.0)
+    v = v.numpy()
+    assert len(v) == 72 and len(i.numpy()) == 3 * 140
+    a, b = 0.7694233, 1.9073981
+    np.testing.assert_allclose(v[:8], [[a, 2, 2], [a, 2, 3], [a, 3, 2], [a, 3, 3], [b, 1, 2], [1, 1.6690247, 2],
+                                       [b, 1, 3], [1, 1.6690247, 3]], rtol=1e-6)
+    # every vertex: its lower node in order, then its axis
+    frac = np.abs(v - np.round(v)) > 1e-6
+    key = [(*np.floor(p).astype(int), int(np.argmax(f))) for p, f in zip(v, frac)]
+    assert key == sorted(key)

@@ -9,8 +9,10 @@ the module's globals once the ``__main__`` block is done; every Warp example bin
 the global ``example`` there, so its array attributes (warp arrays through ``.numpy()``, numpy
 arrays as they are) are the final state. An example that binds no instance (Warp's smaller tile
 examples) is given ``--state NAME,...``: the named globals, arrays themselves or objects holding
-arrays, are its state instead. Each array is summarized by shape, mean, RMS, min, max and
-NaN count, which the runner compares with the baseline's within a tolerance.
+arrays, are its state instead; a dotted name (``example.iso``) reaches an attribute. An example that
+keeps its results in locals and prints them is given ``--printed REGEX``: the numbers on the lines of its
+standard output that REGEX finds are one more array, ``printed``. Each array is summarized by shape,
+mean, RMS, min, max and NaN count, which the runner compares with the baseline's within a tolerance.
 """
 
 import argparse
@@ -18,6 +20,7 @@ import faulthandler
 import json
 import math
 import os
+import re
 import runpy
 import sys
 import time
@@ -57,13 +60,41 @@ def fingerprint_globals(g, names):
     array under its name, and the arrays of each named object as NAME.attr."""
     prints = {}
     for name in names:
-        value = g.get(name)
+        head, *attrs = name.split(".")
+        value = g.get(head)
+        for attr in attrs:
+            value = getattr(value, attr, None)
         stats = _summary(value)
         if stats is not None:
             prints[name] = stats
         elif value is not None and hasattr(value, "__dict__") and not isinstance(value, type):
             prints.update({f"{name}.{k}": v for k, v in fingerprint(value).items()})
     return prints
+
+
+# a number as Python and numpy print them (an integer, a decimal, an exponent); digits inside a word do
+# not count (`example1`, `vec3`)
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+class _Tee:
+    """sys.stdout while the example runs: what it prints still goes to the log, and is kept."""
+
+    def __init__(self, stream):
+        self.stream, self.lines = stream, []
+
+    def write(self, text):
+        self.lines.append(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def printed_numbers(text, pattern):
+    """The numbers on the lines of `text` that the regex `pattern` finds, in order."""
+    found = re.compile(pattern)
+    return [float(n) for line in text.splitlines() if found.search(line) for n in _NUMBER.findall(line)]
 
 
 def _summary(value):
@@ -90,6 +121,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--hook", action="store_true")
     ap.add_argument("--state", help="comma-separated globals whose arrays are the state (default: `example`)")
+    ap.add_argument("--printed", help="regex: the numbers on the printed lines it finds are state too")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     example_args = a.args[1:] if a.args[:1] == ["--"] else a.args
@@ -108,12 +140,15 @@ def main():
 
         spec = importlib.util.find_spec(a.module)
         sys.argv = [spec.origin if spec else a.module, *example_args]
+        tee = sys.stdout = _Tee(sys.stdout)
         try:
             g = runpy.run_module(a.module, run_name="__main__", alter_sys=True)
         except SystemExit as e:
             if e.code not in (None, 0):
                 raise
             g = {}
+        finally:
+            sys.stdout = tee.stream
         result["status"] = "pass"
         example = g.get("example")
         if a.state and g:
@@ -125,6 +160,14 @@ def main():
             result["note"] = "no global 'example' after __main__: no state to compare"
         else:
             result["fingerprint"] = fingerprint(example)
+        if a.printed:
+            import numpy as np
+
+            numbers = _summary(np.array(printed_numbers("".join(tee.lines), a.printed)))
+            if numbers is None:
+                raise RuntimeError(f"no numbers on the printed lines that {a.printed!r} finds")
+            result["fingerprint"] = {**(result["fingerprint"] or {}), "printed": numbers}
+            result.pop("note", None)
     except BaseException as e:  # noqa: BLE001
         result["status"] = "error"
         result["reason"] = summarize(type(e), e, e.__traceback__, spec.origin if spec else None)
