@@ -80,3 +80,22 @@ def test_printed_numbers_on_the_lines_the_regex_finds():
     # digits inside a word (`example1`, `vec3`) are no numbers
     assert run_example.printed_numbers(text, r"^env") == [1978.0, 3952.0, -1.92, -0.369, 2.042, 0.5]
     assert run_example.printed_numbers(text, r"^example") == []
+
+
+def test_a_baseline_run_without_an_optional_package_keeps_the_entry(tmp_path, monkeypatch):
+    import json
+
+    import run
+
+    path = tmp_path / "baseline.json"
+    old = {"args": [], "status": "pass", "fingerprint": {"printed": {"shape": [3]}}}
+    path.write_text(json.dumps({"files": {}, "examples": {"interop/example_jax_kernel": old}}))
+    monkeypatch.setattr(run, "BASELINE", str(path))
+    monkeypatch.setattr(run, "missing_optional", lambda python: {"examples/interop/example_jax_kernel": "jax"})
+    error = {"status": "error", "reason": "ModuleNotFoundError: No module named 'jax'"}
+    fresh = {"status": "pass", "fingerprint": None, "note": "no state"}
+    run.write_baseline([], [("interop/example_jax_kernel", []), ("core/example_new", [])], {},
+                       {"interop/example_jax_kernel": error, "core/example_new": fresh}, 1.0, "python")
+    written = json.loads(path.read_text())["examples"]
+    assert written["interop/example_jax_kernel"] == old  # not overwritten by the error
+    assert written["core/example_new"]["status"] == "pass"
