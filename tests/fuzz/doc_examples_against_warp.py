@@ -246,11 +246,12 @@ def main(argv=None) -> int:
 
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(both, blocks))
-    counts = dict.fromkeys(CATEGORIES, 0)
+    counts, named = dict.fromkeys(CATEGORIES, 0), {c: [] for c in CATEGORIES}
     doc_ok = {"warp": 0, "warp_nb": 0, "shown": 0}
     for block, (warp, ours) in zip(blocks, results):
         kind = classify(block, warp, ours)
         counts[kind] += 1
+        named[kind].append(block["name"])
         if matches_doc(block, warp) is not None or block["expected"]:
             doc_ok["shown"] += 1
             doc_ok["warp"] += bool(matches_doc(block, warp))
@@ -264,6 +265,9 @@ def main(argv=None) -> int:
                     shown = normalized(r["out"])[-600:] + ("\n" + r["err"].strip()[-400:] if r["raised"] else "")
                     print(f"    --- {side}:\n" + "\n".join("      " + s for s in shown.splitlines()))
     print(f"{len(blocks)} example blocks: " + ", ".join(f"{counts[c]} {c}" for c in CATEGORIES))
+    for kind in ("both fail", "fragment", "cuda only"):
+        if named[kind]:
+            print(f"  {kind}: {', '.join(named[kind])}")
     print(f"the documented output, where shown ({doc_ok['shown']} blocks): warp-lang prints it in "
           f"{doc_ok['warp']}, warp_nb in {doc_ok['warp_nb']}")
     return 1 if counts["differ"] else 0
