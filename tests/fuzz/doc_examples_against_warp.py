@@ -256,7 +256,7 @@ def main(argv=None) -> int:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(both, blocks))
     counts, named = dict.fromkeys(CATEGORIES, 0), {c: [] for c in CATEGORIES}
-    doc_ok = {"warp": 0, "warp_nb": 0, "shown": 0}
+    doc_ok, doc_missed = {"warp": 0, "warp_nb": 0, "shown": 0}, {"warp-lang": [], "warp_nb": []}
     for block, (warp, ours) in zip(blocks, results):
         kind = classify(block, warp, ours)
         counts[kind] += 1
@@ -265,6 +265,9 @@ def main(argv=None) -> int:
             doc_ok["shown"] += 1
             doc_ok["warp"] += bool(matches_doc(block, warp))
             doc_ok["warp_nb"] += bool(matches_doc(block, ours))
+            for side, r in (("warp-lang", warp), ("warp_nb", ours)):
+                if not matches_doc(block, r):
+                    doc_missed[side].append(block["name"])
         if kind in ("differ", "known") or args.verbose and kind != "agree":
             reason = f" ({KNOWN[block['name']]})" if kind == "known" else ""
             print(f"  {kind}: {block['name']} [{block['kind']}]: warp-lang {warp['raised'] or 'ok'}, "
@@ -279,6 +282,9 @@ def main(argv=None) -> int:
             print(f"  {kind}: {', '.join(named[kind])}")
     print(f"the documented output, where shown ({doc_ok['shown']} blocks): warp-lang prints it in "
           f"{doc_ok['warp']}, warp_nb in {doc_ok['warp_nb']}")
+    for side, names in doc_missed.items():
+        if names:
+            print(f"  not the documented output from {side}: {', '.join(names)}")
     return 1 if counts["differ"] else 0
 
 
