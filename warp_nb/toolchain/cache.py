@@ -56,7 +56,9 @@ def use_folder(path: str) -> None:
     """Keep compiled kernels in `path` itself (a folder already versioned): config.kernel_cache_dir
     names it from now on."""
     global _chosen
-    config.kernel_cache_dir = _chosen = path
+    # written past config's __setattr__: where kernels are kept changes no compiled code, so the
+    # settings epoch (which remakes every launcher) is not bumped by the first compile's choice
+    vars(config)["kernel_cache_dir"] = _chosen = path
 
 
 _swept: set = set()
