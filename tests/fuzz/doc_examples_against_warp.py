@@ -9,14 +9,16 @@ e.g. the conformance runner's baseline venv.
         --warp-python ~/.cache/warp_nb/conformance/venv-warp/bin/python
 
 In warp-lang's process, the examples are read from `warp._src.context.builtin_functions` (each
-builtin's `.doc`) and from the `__doc__` of every public name of `warp` and of its classes' methods
-(reading documentation, not code): doctest blocks (`>>>`), `.. testcode::` (with the `.. testsetup::` before it and the
-`.. testoutput::` after it), `.. code-block:: python` and `Example::` literal blocks, deduplicated
-(a builtin exported to Python scope has one doc in both places). Each block then runs, on the CPU,
-in a subprocess of its own with a timeout, after the same prelude (`import numpy as np`, `import
-warp as wp`, `wp.config.log_level = wp.LOG_WARNING`, which silences the banner and the module load lines) and with every
-`import warp` changed to `import warp_nb` on warp_nb's side, nothing else; a doctest block runs its
-examples one by one as an interactive session would, echoing values and printing the type of an
+builtin's `.doc`) and from the `__doc__` of every public name of `warp` (and of `warp.utils`,
+`warp.sparse`, `warp.fem`, `warp.autograd`, `warp.optim`, `warp.render`) and of their classes'
+methods (reading documentation, not code): doctest blocks (`>>>`), `.. testcode::` (with the
+`.. testsetup::` before it and the `.. testoutput::` after it), `.. code-block:: python` and
+`Example::` literal blocks, deduplicated (a builtin exported to Python scope has one doc in both
+places). Each block then runs, on the CPU, in a subprocess of its own with a timeout, after the
+same prelude (`import numpy as np`, `import warp as wp`, `wp.config.log_level = wp.LOG_WARNING`,
+which silences the banner and the module load lines) and with every `import warp` changed to
+`import warp_nb` on warp_nb's side, nothing else; a doctest block runs its examples one by one as
+an interactive session would, echoing values and printing the type of an
 exception raised. A block is:
 
     agree      both print the same and end the same way (both fine, or both raise the same type);
@@ -61,6 +63,8 @@ KNOWN: dict[str, str] = {
     "ScopedCapture": "a fragment (my_kernel undefined); warp-lang fails first, on its own runtime not yet "
                      "initialised (capture_begin reads runtime.get_device of None), warp_nb initialises on demand",
 }
+#: public submodules whose names' docs are read too (wp.utils.segmented_sort_pairs, wp.fem ...)
+SUBMODULES = ("utils", "sparse", "fem", "autograd", "optim", "render")
 FRAGMENT_ERRORS = ("NameError", "ModuleNotFoundError", "ImportError")
 DIRECTIVE = re.compile(r"^(\s*)\.\. (testcode|testsetup|testoutput|code-block)::\s*(\S*)\s*$")
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -74,18 +78,21 @@ def generate(path: str) -> None:
     from warp._src import context  # its table of builtins: where each builtin's doc lives
 
     docs = [(name, f.doc) for name, f in sorted(context.builtin_functions.items()) if getattr(f, "doc", None)]
-    for name in sorted(dir(wp)):
-        obj = getattr(wp, name)
-        doc = getattr(obj, "__doc__", None)
-        if name.startswith("_") or inspect.ismodule(obj) or not doc or doc == type(obj).__doc__:
-            continue  # a constant (or a TypeVar) carries its type's doc, not warp's
-        docs.append((name, doc))
-        if inspect.isclass(obj):  # its methods and properties: wp.array.view, wp.Graph.set_param ...
-            for attr, member in vars(obj).items():
-                member = getattr(member, "__func__", getattr(member, "fget", member))
-                doc = getattr(member, "__doc__", None)
-                if not attr.startswith("_") and callable(member) and doc and doc != type(member).__doc__:
-                    docs.append((f"{name}.{attr}", doc))
+    import importlib
+    submodules = [(f"{m}.", importlib.import_module(f"warp.{m}")) for m in SUBMODULES]
+    for prefix, module in [("", wp)] + submodules:
+        for name in sorted(dir(module)):
+            obj = getattr(module, name)
+            doc = getattr(obj, "__doc__", None)
+            if name.startswith("_") or inspect.ismodule(obj) or not doc or doc == type(obj).__doc__ or not _warps(obj):
+                continue  # a constant (or a TypeVar, or an alias of int) carries Python's doc, not warp's
+            docs.append((prefix + name, doc))
+            if inspect.isclass(obj):  # its methods and properties: wp.array.view, wp.Graph.set_param ...
+                for attr, member in vars(obj).items():
+                    member = getattr(member, "__func__", getattr(member, "fget", member))
+                    doc = getattr(member, "__doc__", None)
+                    if not attr.startswith("_") and callable(member) and doc and _warps(member):
+                        docs.append((f"{prefix}{name}.{attr}", doc))
     blocks, seen = [], set()
     for name, doc in docs:
         found = [b for b in blocks_of(doc) if b["code"] not in seen]
@@ -93,6 +100,11 @@ def generate(path: str) -> None:
             seen.add(block["code"])
             blocks.append({"name": name if len(found) == 1 else f"{name}#{k + 1}", **block})
     Path(path).write_text(json.dumps(blocks, indent=1))
+
+
+def _warps(obj) -> bool:
+    """Whether `obj` is defined by warp (its doc is warp's), not by Python (int's methods ...)."""
+    return str(getattr(obj, "__module__", None) or "").startswith("warp")
 
 
 def blocks_of(doc: str) -> list[dict]:
