@@ -74,6 +74,15 @@ def test_bad_dims_and_devices():
         wp.launch(many_args, dim=4, inputs=args, device="cuda:0")
     with pytest.raises(wp.DeviceError, match="not a device name"):
         wp.launch(many_args, dim=4, inputs=args, device="tpu")
+    # probed in warp-lang 1.19: ValueError for a device it does not have ("cuda:7", "bogus": Invalid device
+    # identifier, from get_device, wp.zeros, set_device and ScopedDevice), RuntimeError for "cuda" without a GPU
+    for bad in (lambda: wp.get_device("cuda:99"), lambda: wp.zeros(3, device="bogus"), lambda: wp.set_device("cuda:99"),
+                lambda: wp.ScopedDevice("cuda:99").__enter__()):
+        with pytest.raises(ValueError, match="not available|not a device name"):
+            bad()
+    if not wp.get_cuda_device_count():
+        with pytest.raises(RuntimeError):
+            wp.get_device("cuda")
     wp.launch(many_args, dim=0, inputs=args)  # an empty launch is fine and does nothing
 
 

@@ -46,3 +46,33 @@ def test_geometry_builders_label_their_memory_and_reports_need_a_scope():
     with pytest.raises(RuntimeError, match="not active"):
         wp.print_memory_report()
     del grid, bvh
+
+
+def test_warps_parameters_active_report_func_and_sort(capsys):
+    # probed in warp-lang 1.19: ScopedMemoryTracker(name="root", active=True, print=True, report_func=None);
+    # report_func gets the report's text instead of stdout (at the scope's end and from report()), not
+    # when print=False; active=False tracks nothing and reports nothing; report(sort=) takes "size" or
+    # "chronological" (ValueError otherwise)
+    got = []
+    with wp.ScopedMemoryTracker("a", report_func=got.append) as t:
+        t.clear()
+        small, big = wp.zeros(3), wp.zeros(1000)
+    assert len(got) == 1 and got[0].startswith("Allocation Tracking Report") and capsys.readouterr().out == ""
+    t.report()
+    assert len(got) == 2
+    with wp.ScopedMemoryTracker("b", print=False, report_func=got.append):
+        wp.zeros(10)
+    with wp.ScopedMemoryTracker("c", active=False, report_func=got.append):
+        assert not memory_tracker.enabled()
+        wp.zeros(10)
+    assert len(got) == 2 and capsys.readouterr().out == ""
+    lines = {}
+    for sort in ("size", "chronological"):
+        buf = io.StringIO()
+        t.report(file=buf, sort=sort, max_items=0)
+        lines[sort] = [line for line in buf.getvalue().splitlines() if "array[float32" in line]
+    assert [("1000" in line) for line in lines["size"]] == [True, False]
+    assert [("1000" in line) for line in lines["chronological"]] == [False, True]
+    with pytest.raises(ValueError, match="sort"):
+        t.report(sort="name")
+    del big, small

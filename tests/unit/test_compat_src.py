@@ -62,6 +62,35 @@ def test_init_kernel_cache_versions_the_folder_once(tmp_path, monkeypatch):
         wp.config.kernel_cache_dir, build._resolved_kernel_cache_dir = saved
 
 
+def test_init_kernel_cache_is_where_kernels_go(tmp_path):
+    from warp_nb._src import build
+    from warp_nb.toolchain import cache
+
+    saved = (wp.config.kernel_cache_dir, build._resolved_kernel_cache_dir)
+    try:
+        build.init_kernel_cache(path=str(tmp_path))
+        # warp_nb's own cache keeps its kernels in the folder chosen, not in a version folder inside it
+        assert cache.cache_dir() == tmp_path.resolve() / wp.config.version
+    finally:
+        wp.config.kernel_cache_dir, build._resolved_kernel_cache_dir = saved
+
+
+def test_kernel_cache_dir_is_the_resolved_folder_once_initialised(tmp_path):
+    # probed in warp-lang 1.19: wp.config.kernel_cache_dir is None after import and the versioned
+    # folder (~/.cache/warp/1.19.0) after wp.init() or a call that initialises, such as
+    # wp.get_cpu_kernel_cache_key() (its doc example archives that folder)
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("WARP_NB_CACHE_DIR", "WARP_CACHE_PATH")}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    for call in ("wp.get_cpu_kernel_cache_key()", "wp.init()"):
+        code = f"import warp_nb as wp\nprint(wp.config.kernel_cache_dir)\n{call}\nprint(wp.config.kernel_cache_dir)"
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert out.stdout.split() == ["None", str(tmp_path / "warp_nb" / wp.config.version)]
+
+
 def test_pluggable_logger_receives_warnings_and_scopes_restore(capsys):
     import warnings
 

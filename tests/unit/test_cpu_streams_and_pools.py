@@ -23,6 +23,17 @@ def test_the_cpu_has_no_stream():
             wp.get_stream()
 
 
+def test_events_and_ipc_handles_refuse_the_cpu():
+    # probed in warp-lang 1.19: wp.Event takes (device, cuda_event, enable_timing, interprocess) and raises
+    # RuntimeError on the CPU whatever the flags (its ipc_handle doc example, wp.Event(interprocess=True),
+    # raised TypeError here); an array's ipc_handle() on the CPU: RuntimeError "IPC requires a CUDA device"
+    for kwargs in ({}, {"interprocess": True}, {"enable_timing": True, "interprocess": True}, {"cuda_event": None}):
+        with pytest.raises(RuntimeError):
+            wp.Event("cpu", **kwargs)
+    with pytest.raises(RuntimeError, match="IPC requires a CUDA device"):
+        wp.zeros(3, device="cpu").ipc_handle()
+
+
 def test_synchronize_stream_defaults_to_the_current_device():
     with wp.ScopedDevice("cpu"):
         wp.synchronize_stream()

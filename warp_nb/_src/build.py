@@ -56,5 +56,6 @@ def init_kernel_cache(path: str | None = None) -> None:
         if _os.name == "nt":
             resolved = _add_long_path_prefix(resolved)
     _os.makedirs(resolved, exist_ok=True)
-    config.kernel_cache_dir = resolved
+    from ..toolchain import cache
+    cache.use_folder(resolved)  # warp_nb's kernels go there too, not to a version folder inside it
     _resolved_kernel_cache_dir = resolved

@@ -242,11 +242,14 @@ def instance():
 
 
 def current():
-    """The runtime object, made now (with the devices enumerated, what Warp's init does first)."""
+    """The runtime object, made now (with the devices enumerated and the kernel cache folder chosen,
+    written to wp.config.kernel_cache_dir: what Warp's init does first)."""
     global _INSTANCE
     if _INSTANCE is None:
         from ..runtime.devices import get_devices
+        from ..toolchain import cache
         get_devices()
+        cache.cache_dir()
         _INSTANCE = Runtime()
     return _INSTANCE
 

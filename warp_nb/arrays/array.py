@@ -419,6 +419,14 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
         device = devices.get_device(device)
         return self if device == self.device else clone(self, device=device)
 
+    def ipc_handle(self) -> bytes:
+        """Warp's IPC handle of the allocation; warp_nb shares no memory between processes (cuda/ipc.py):
+        a RuntimeError, as Warp raises for an array it cannot export (on the CPU, 'IPC requires a CUDA device')."""
+        if not self.device.is_cuda:
+            raise RuntimeError("IPC requires a CUDA device")
+        from ..cuda.ipc import refuse
+        refuse("wp.array.ipc_handle", self.device)
+
     # --- filling ------------------------------------------------------------------------
     def fill_(self, value) -> None:
         """Set every element to `value` (a scalar, vector, matrix or struct of the dtype)."""

@@ -70,11 +70,22 @@ class Stream:
 class Event:
     """A point in a stream's work, to order other streams after it or to time between two."""
 
-    def __init__(self, device=None, enable_timing: bool = False):
+    def __init__(self, device=None, cuda_event=None, enable_timing: bool = False, interprocess: bool = False):
+        """Warp's parameters: `cuda_event` an event made elsewhere (not destroyed here); `interprocess`
+        is accepted, but warp_nb exports no IPC handles (ipc_handle says so)."""
         self.device = _cuda_device(device)
+        if enable_timing and interprocess:
+            raise ValueError("wp.Event: enable_timing=True and interprocess=True cannot be combined (as in CUDA)")
         self.device.make_current()
-        self.enable_timing = enable_timing
-        self.handle = drv.call("cuEventCreate", 0 if enable_timing else _DISABLE_TIMING)
+        self.enable_timing, self.interprocess = enable_timing, interprocess
+        self.owned = cuda_event is None
+        self.handle = cuda_event if cuda_event is not None else drv.call(
+            "cuEventCreate", 0 if enable_timing else _DISABLE_TIMING)
+
+    def ipc_handle(self) -> bytes:
+        """Warp's IPC handle of the event; warp_nb shares no events between processes (cuda/ipc.py)."""
+        from .ipc import refuse
+        refuse("wp.Event.ipc_handle", self.device)
 
     def record(self, stream: Stream | None = None) -> None:
         stream = stream or self.device.stream
@@ -89,6 +100,8 @@ class Event:
         return int(drv._driver().cuEventQuery(self.handle)[0]) == 0
 
     def __del__(self):
+        if not getattr(self, "owned", False):
+            return
         try:
             drv.call("cuEventDestroy", self.handle)
         except Exception:

@@ -221,7 +221,8 @@ class Volume:
     def load_from_numpy(cls, ndarray, min_world=(0.0, 0.0, 0.0), voxel_size=1.0, bg_value=0.0, device=None):
         """A volume holding a dense array: element [i, j, k] is voxel (i, j, k), at world position
         min_world + voxel_size * (i, j, k); a 3-D array gives a float volume, a 4-D one with a last
-        axis of 3 a vec3 volume. Only bricks with a value other than bg_value are kept."""
+        axis of 3 a vec3 volume. Every brick covering the array is kept, all its voxels active, as
+        in Warp (one holding only bg_value too: wp.volume_store can write there)."""
         a = np.asarray(ndarray)
         if a.ndim == 4 and a.shape[3] == 3:
             dtype, inner = T.vec3f, (3,)
@@ -242,10 +243,9 @@ class Volume:
         padded[:a.shape[0], :a.shape[1], :a.shape[2]] = a
         bricks = padded.reshape([nt[0], TILE, nt[1], TILE, nt[2], TILE] + list(inner))
         bricks = bricks.transpose([0, 2, 4, 1, 3, 5] + list(range(6, 6 + len(inner)))).reshape((-1, 512) + inner)
-        keep = (bricks != bg).reshape(len(bricks), -1).any(axis=1)
         tiles = np.stack(np.meshgrid(*[np.arange(n) for n in nt], indexing="ij"), -1).reshape(-1, 3) * TILE
         vs = _voxel_size3(voxel_size)
-        return cls(_parts=dict(origins=tiles[keep], values=bricks[keep], background=bg, xform=np.diag(vs),
+        return cls(_parts=dict(origins=tiles, values=bricks, background=bg, xform=np.diag(vs),
                                translation=np.asarray(min_world, np.float64), dtype=dtype, device=device))
 
     @classmethod

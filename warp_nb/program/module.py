@@ -533,7 +533,10 @@ def warm_up() -> None:
         return
     _warmed = True
     from ..compiler.pipeline import front_half
+    from ..toolchain import cache
     from .kernel import Kernel
+
+    cache.cache_dir()  # chosen now, as Warp's init does: wp.config.kernel_cache_dir names it from here on
 
     cpu = get_device("cpu")
     cpu.target.prepare()

@@ -17,8 +17,10 @@ from .storage import CpuStorage
 from .target import CpuTarget
 
 
-class DeviceError(RuntimeError):
-    """A device was named that this machine does not have, or cannot be used for this."""
+class DeviceError(RuntimeError, ValueError):
+    """A device was named that this machine does not have, or cannot be used for this. A ValueError
+    too: Warp raises ValueError("Invalid device identifier") for a name it cannot resolve ("cuda:0"
+    without a GPU, "bogus") and RuntimeError for "cuda" without one; code catching either catches it."""
 
 
 class Device:

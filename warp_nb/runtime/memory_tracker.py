@@ -123,12 +123,13 @@ def counters() -> dict:
 
 
 def report_text(sort_order: int = 0, max_items: int = 10) -> str:
-    """The report: totals, then the live allocations (largest first, or by scope with sort_order 1),
-    at most `max_items` of them (0: all)."""
+    """The report: totals, then the live allocations (largest first; by scope with sort_order 1,
+    oldest first with 2), at most `max_items` of them (0: all)."""
     with _lock:
         live = [list(e) for e in _records if e[4]]
         totals = dict(_totals)
-    live.sort(key=(lambda e: (e[0], -e[3])) if sort_order == 1 else (lambda e: -e[3]))
+    if sort_order != 2:  # 2: chronological, the order they were made in
+        live.sort(key=(lambda e: (e[0], -e[3])) if sort_order == 1 else (lambda e: -e[3]))
     shown = live if max_items <= 0 else live[:max_items]
     lines = ["Allocation Tracking Report", f"  Total allocations: {totals['count']} ({totals['bytes']} bytes)",
              f"  Live allocations: {len(live)} ({totals['current']} bytes, peak {totals['peak']} bytes)"]
@@ -140,31 +141,46 @@ def report_text(sort_order: int = 0, max_items: int = 10) -> str:
 
 class ScopedMemoryTracker:
     """`with wp.ScopedMemoryTracker("name"):` records the allocations made inside, under `name`
-    (nested scopes give `outer/inner`); prints the report when the outermost scope of this tracker
-    ends unless print=False. `report()` works after the scope has ended; `clear()` forgets everything."""
+    (nested scopes give `outer/inner`); reports when the outermost scope of this tracker ends unless
+    print=False: to report_func(text) if given, else to stdout. active=False makes the tracker a
+    no-op (Warp's parameters; sort_order and max_items are warp_nb's, for the report). `report()`
+    works after the scope has ended; `clear()` forgets everything."""
 
-    def __init__(self, name: str = "", print: bool = True, sort_order: int = 0, max_items: int = 10):  # noqa: A002
-        self.name, self.print, self.sort_order, self.max_items = name, print, sort_order, max_items
+    def __init__(self, name: str = "root", active: bool = True, print: bool = True,  # noqa: A002
+                 report_func=None, sort_order: int = 0, max_items: int = 10):
+        self.name, self.active, self.print, self.report_func = name, active, print, report_func
+        self.sort_order, self.max_items = sort_order, max_items
 
     def __enter__(self):
         global _open_scopes
-        with _lock:
-            _open_scopes += 1
-        _stack().append(self.name)
+        if self.active:
+            with _lock:
+                _open_scopes += 1
+            _stack().append(self.name)
         return self
 
     def __exit__(self, *exc):
         global _open_scopes
+        if not self.active:
+            return
         _stack().pop()
         with _lock:
             _open_scopes -= 1
         if self.print:
             self.report()
 
-    def report(self, file=None, sort_order: int | None = None, max_items: int | None = None) -> None:
-        text = report_text(self.sort_order if sort_order is None else sort_order,
-                           self.max_items if max_items is None else max_items)
-        (file or sys.stdout).write(text)
+    def report(self, file=None, sort: str | None = None, max_items: int | None = None,
+               sort_order: int | None = None) -> None:
+        """The report, to `file`, else report_func, else stdout; sort "size" (largest first) or
+        "chronological" (oldest first) as in Warp, or warp_nb's sort_order (1: by scope)."""
+        if sort not in (None, "size", "chronological"):
+            raise ValueError(f"sort must be 'size' or 'chronological', got {sort!r}")
+        order = {"size": 0, "chronological": 2}.get(sort, self.sort_order if sort_order is None else sort_order)
+        text = report_text(order, self.max_items if max_items is None else max_items)
+        if file is None and self.report_func is not None:
+            self.report_func(text)
+        else:
+            (file or sys.stdout).write(text)
 
     def clear(self) -> None:
         reset()

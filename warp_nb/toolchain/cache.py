@@ -29,15 +29,36 @@ VERSION = __version__  # entries of another version are never read
 stats = {"compiled": 0, "compiled_together": 0, "disk_hits": 0, "rebuilt_damaged": 0, "runtime_compiled": 0}
 
 
+#: the folder cache_dir() chose last, written back to config.kernel_cache_dir: Warp's config shows
+#: the resolved, versioned folder once it is initialised (its doc example archives that folder); a
+#: config naming this folder is taken as it is, not versioned a second time
+_chosen: str | None = None
+
+
 def cache_dir() -> Path:
-    """config.kernel_cache_dir, else $WARP_NB_CACHE_DIR, else $XDG_CACHE_HOME/warp_nb, else ~/.cache/warp_nb."""
+    """<base>/<version>, where <base> is config.kernel_cache_dir, else $WARP_NB_CACHE_DIR, else
+    $XDG_CACHE_HOME/warp_nb, else ~/.cache/warp_nb; the folder is written back to
+    config.kernel_cache_dir (use_folder)."""
     base = config.kernel_cache_dir or os.environ.get("WARP_NB_CACHE_DIR")
-    if not base:
-        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        base = os.path.join(xdg, "warp_nb")
-    path = Path(base) / VERSION
+    if base and base == _chosen:
+        path = Path(base)
+    else:
+        if not base:
+            xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+            base = os.path.join(xdg, "warp_nb")
+        path = Path(base) / VERSION
+        use_folder(str(path))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def use_folder(path: str) -> None:
+    """Keep compiled kernels in `path` itself (a folder already versioned): config.kernel_cache_dir
+    names it from now on."""
+    global _chosen
+    # written past config's __setattr__: where kernels are kept changes no compiled code, so the
+    # settings epoch (which remakes every launcher) is not bumped by the first compile's choice
+    vars(config)["kernel_cache_dir"] = _chosen = path
 
 
 _swept: set = set()
