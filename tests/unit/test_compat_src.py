@@ -91,6 +91,24 @@ def test_kernel_cache_dir_is_the_resolved_folder_once_initialised(tmp_path):
         assert out.stdout.split() == ["None", str(tmp_path / "warp_nb" / wp.config.version)]
 
 
+def test_a_cache_folder_set_back_is_not_versioned_again(tmp_path):
+    # a test (or a user) that saves wp.config.kernel_cache_dir, points it elsewhere and sets it back
+    # finds its kernels where they were (not in <folder>/<version>/<version>)
+    from warp_nb.toolchain import cache
+
+    saved = wp.config.kernel_cache_dir
+    try:
+        wp.config.kernel_cache_dir = str(tmp_path / "a")
+        first = cache.cache_dir()
+        chosen = wp.config.kernel_cache_dir
+        assert chosen == str(tmp_path / "a" / wp.config.version) == str(first)
+        wp.config.kernel_cache_dir = str(tmp_path / "b")
+        assert cache.cache_dir() == tmp_path / "b" / wp.config.version
+        wp.config.kernel_cache_dir = chosen
+        assert cache.cache_dir() == first
+    finally:
+        wp.config.kernel_cache_dir = saved
+
 def test_pluggable_logger_receives_warnings_and_scopes_restore(capsys):
     import warnings
 

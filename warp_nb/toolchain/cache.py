@@ -29,10 +29,11 @@ VERSION = __version__  # entries of another version are never read
 stats = {"compiled": 0, "compiled_together": 0, "disk_hits": 0, "rebuilt_damaged": 0, "runtime_compiled": 0}
 
 
-#: the folder cache_dir() chose last, written back to config.kernel_cache_dir: Warp's config shows
-#: the resolved, versioned folder once it is initialised (its doc example archives that folder); a
-#: config naming this folder is taken as it is, not versioned a second time
-_chosen: str | None = None
+#: the folders cache_dir() chose, each written back to config.kernel_cache_dir when chosen: Warp's
+#: config shows the resolved, versioned folder once it is initialised (its doc example archives that
+#: folder); a config naming one of them (the one now, or one set back, as a test restoring the
+#: setting does) is taken as it is, not versioned a second time
+_chosen: set = set()
 
 
 def cache_dir() -> Path:
@@ -40,7 +41,7 @@ def cache_dir() -> Path:
     $XDG_CACHE_HOME/warp_nb, else ~/.cache/warp_nb; the folder is written back to
     config.kernel_cache_dir (use_folder)."""
     base = config.kernel_cache_dir or os.environ.get("WARP_NB_CACHE_DIR")
-    if base and base == _chosen:
+    if base and base in _chosen:
         path = Path(base)
     else:
         if not base:
@@ -55,10 +56,10 @@ def cache_dir() -> Path:
 def use_folder(path: str) -> None:
     """Keep compiled kernels in `path` itself (a folder already versioned): config.kernel_cache_dir
     names it from now on."""
-    global _chosen
     # written past config's __setattr__: where kernels are kept changes no compiled code, so the
     # settings epoch (which remakes every launcher) is not bumped by the first compile's choice
-    vars(config)["kernel_cache_dir"] = _chosen = path
+    _chosen.add(path)
+    vars(config)["kernel_cache_dir"] = path
 
 
 _swept: set = set()
