@@ -478,3 +478,21 @@ def test_an_empty_constant_range_leaves_its_variable_as_it_was(n):
     wp.launch(_empty_constant_range_keeps_the_name, dim=1, inputs=[n, out], device="cpu")
     assert out.numpy()[0] == _python_reference(n)
     assert out.numpy()[1] == 0.0  # the empty loop's body never ran
+
+
+@wp.kernel
+def k_unrolled_loop_var_carried(n: int, out: wp.array(dtype=int)):
+    k = int(5)
+    for j in range(n):
+        for k in range(wp.static(2)):  # unrolled: k ends the body as the constant 1
+            out[j] += 1
+        out[j] += k * 10
+    out[n] = k
+
+
+def test_unrolled_loop_variable_carried_by_a_dynamic_loop():
+    # a name a dynamic loop carries, last bound by an unrolled inner loop (a constant), as in
+    # MuJoCo Warp's block Cholesky; values probed from warp-lang 1.19
+    out = wp.zeros(4, dtype=int)
+    wp.launch(k_unrolled_loop_var_carried, dim=1, inputs=[3, out])
+    np.testing.assert_array_equal(out.numpy(), [12, 12, 12, 1])
