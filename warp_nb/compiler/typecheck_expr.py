@@ -365,7 +365,7 @@ class ExprTyper:
         special = self.special_call(fn.obj, node, statement)
         if special is not NotImplemented:
             return special
-        obj = fn.obj
+        obj = hints.math_builtin(fn.obj) or fn.obj  # math.sqrt, np.sin: the wp builtin of that name, as Warp
         if isinstance(obj, registry.Builtin) and obj.by_dtype is not None:
             obj, node = self.dtype_variant(obj, node)
         if isinstance(obj, registry.Builtin):
