@@ -58,16 +58,18 @@ class ExprTyper:
         local = self.env.get(node.id)
         if local is not None:
             return local
+        # a local bound on some paths only is that local, even where a global or a builtin has its
+        # name (bvh code binds `lower_bound` in an if / elif chain, and wp.lower_bound exists)
+        if node.id in self.maybe_undefined:
+            line, keys, value = self.maybe_undefined[node.id]
+            if partial_allowed(value):  # typed again, with the phis Warp's semantics give it
+                raise PartialRead(keys)
+            self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
+                                        f"of the branch at line {line}; give it a value before the branch", node)
         obj = self.scope.lookup(node.id)
         if obj is MISSING:
             obj = _unqualified_builtin(node.id)  # Warp lets kernels name builtins and types without `wp.`
         if obj is MISSING:
-            if node.id in self.maybe_undefined:
-                line, keys, value = self.maybe_undefined[node.id]
-                if partial_allowed(value):  # typed again, with the phis Warp's semantics give it
-                    raise PartialRead(keys)
-                self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
-                                            f"of the branch at line {line}; give it a value before the branch", node)
             self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {node.id} (`{node.id}` is not a "
                                                  "local variable, argument, global, wp builtin or Python builtin)."
                        + hints.did_you_mean(node.id, self.env), node)
