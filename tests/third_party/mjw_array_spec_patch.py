@@ -5,7 +5,6 @@ Accepting warp_nb's array annotations there lets the rest of the tests show what
 
 from mujoco_warp._src import warp_util
 
-import warp_nb
 from warp_nb.types.array_type import ArrayType
 
 _original = warp_util.is_array_spec
@@ -16,4 +15,3 @@ def is_array_spec(typ) -> bool:
 
 
 warp_util.is_array_spec = is_array_spec
-assert warp_nb  # imported for its side effect of checking the shim resolves to it
