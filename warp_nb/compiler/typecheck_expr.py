@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import hints, ir
+from . import hints, ir, syntax as S
 from .static_eval import static_key
 from ..builtins import registry
-from . import syntax as S
 from .. import types as T
 from ..types.tiles import TileType
 from ..types.array_type import ArrayType
@@ -58,8 +57,7 @@ class ExprTyper:
         local = self.env.get(node.id)
         if local is not None:
             return local
-        # a local bound on some paths only is that local, even where a global or a builtin has its
-        # name (bvh code binds `lower_bound` in an if / elif chain, and wp.lower_bound exists)
+        # a local bound on some paths only is that local, even where a global or builtin has its name
         if node.id in self.maybe_undefined:
             line, keys, value = self.maybe_undefined[node.id]
             if partial_allowed(value):  # typed again, with the phis Warp's semantics give it
