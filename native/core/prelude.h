@@ -190,6 +190,8 @@ struct bfloat16 {
 // Warp's native namespace, for @wp.func_native snippets written against Warp's headers
 // (wp::vec_t<3, wp::float32>, wp::tile_extract ...): the same templates by warp_nb's names.
 namespace wp = wpnb;
+// Warp's block barrier (tile.h), which snippets call where CUDA code would call __syncthreads()
+#define WP_TILE_SYNC() wpnb::block_sync()
 
 // Bytes of scratch a block's lanes exchange values through (tiles/block.h).
 #define WPNB_BLOCK_SCRATCH 16384

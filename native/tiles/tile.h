@@ -415,6 +415,16 @@ struct tile_mapper {
         for (int k = 0; k < R * C; ++k) out.data[k] = f(a.data[k], b.data[k], c.data[k], d.data[k]);
         return out;
     }
+    // five to eight tiles (Warp maps a @wp.func of up to eight arguments)
+    template <typename T, typename U, typename V, typename W, typename X, int R, int C, typename... Ys>
+    WPNB_FN auto operator()(const tile_t<T, R, C>& a, const tile_t<U, R, C>& b, const tile_t<V, R, C>& c,
+                            const tile_t<W, R, C>& d, const tile_t<X, R, C>& e, const tile_t<Ys, R, C>&... more) const
+        -> tile_t<decltype(f(a.data[0], b.data[0], c.data[0], d.data[0], e.data[0], more.data[0]...)), R, C> {
+        tile_t<decltype(f(a.data[0], b.data[0], c.data[0], d.data[0], e.data[0], more.data[0]...)), R, C> out;
+        for (int k = 0; k < R * C; ++k)
+            out.data[k] = f(a.data[k], b.data[k], c.data[k], d.data[k], e.data[k], more.data[k]...);
+        return out;
+    }
 };
 template <typename F>
 WPNB_FN tile_mapper<F> map_with(F f) { return tile_mapper<F>{f}; }
@@ -445,6 +455,14 @@ struct tile_adj_mapper {
         for (int k = 0; k < R * C; ++k)
             adj_f(a.data[k], b.data[k], c.data[k], d.data[k], adj_a.data[k], adj_b.data[k], adj_c.data[k], adj_d.data[k],
                   adj_ret.data[k]);
+    }
+    // five to eight tiles: (x..., adj_x..., adj_ret), at least eleven tiles of one size, passed on in order
+    template <typename A, typename B, typename C, typename D, typename E, typename G, typename H, typename I,
+              typename J, typename K, typename L, typename... Ts>
+    WPNB_FN void operator()(A& a, B& b, C& c, D& d, E& e, G& g, H& h, I& i, J& j, K& k, L& l, Ts&... more) const {
+        for (int n = 0; n < int(sizeof(a.data) / sizeof(a.data[0])); ++n)
+            adj_f(a.data[n], b.data[n], c.data[n], d.data[n], e.data[n], g.data[n], h.data[n], i.data[n], j.data[n],
+                  k.data[n], l.data[n], more.data[n]...);
     }
 };
 template <typename F>

@@ -437,3 +437,12 @@ def test_bool_is_not_the_scalar_of_a_vector_view_as_in_warp():
     with pytest.raises(TypeError, match="source dtype has size 1 bytes"):
         wp.zeros((3, 4), dtype=wp.bool).view(wp.vec4ub)
     assert wp.zeros(3, dtype=wp.vec4ub).view(wp.uint8).shape == (3, 4) and wp.zeros(3, dtype=wp.bool).view(wp.uint8)
+
+
+def test_data_with_a_shape_leaving_one_length_as_minus_one():
+    # as Warp 1.19 (probed): the -1 length is what the data leaves, counted in elements
+    a = wp.array(np.arange(6, dtype=np.float64), dtype=wp.float32, shape=(2, -1))
+    assert a.shape == (2, 3) and a.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert wp.array(np.arange(6, dtype=np.float32), dtype=wp.vec3, shape=(-1,)).shape == (2,)
+    with pytest.raises(ValueError, match="does not fit shape"):
+        wp.array(np.arange(6, dtype=np.float32), dtype=wp.float32, shape=(4, -1))

@@ -478,3 +478,39 @@ def test_an_empty_constant_range_leaves_its_variable_as_it_was(n):
     wp.launch(_empty_constant_range_keeps_the_name, dim=1, inputs=[n, out], device="cpu")
     assert out.numpy()[0] == _python_reference(n)
     assert out.numpy()[1] == 0.0  # the empty loop's body never ran
+
+
+@wp.kernel
+def k_unrolled_loop_var_carried(n: int, out: wp.array(dtype=int)):
+    k = int(5)
+    for j in range(n):
+        for k in range(wp.static(2)):  # unrolled: k ends the body as the constant 1
+            out[j] += 1
+        out[j] += k * 10
+    out[n] = k
+
+
+def test_unrolled_loop_variable_carried_by_a_dynamic_loop():
+    # a name a dynamic loop carries, last bound by an unrolled inner loop (a constant), as in
+    # MuJoCo Warp's block Cholesky; values probed from warp-lang 1.19
+    out = wp.zeros(4, dtype=int)
+    wp.launch(k_unrolled_loop_var_carried, dim=1, inputs=[3, out])
+    np.testing.assert_array_equal(out.numpy(), [12, 12, 12, 1])
+
+
+@wp.kernel
+def k_partial_local_named_like_a_builtin(t: wp.array(dtype=int), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    if t[i] == 0:
+        lower_bound = wp.vec3(1.0, 2.0, 3.0)  # wp.lower_bound is a builtin: the local wins
+    elif t[i] == 1:
+        lower_bound = wp.vec3(4.0, 5.0, 6.0)
+    out[i] = lower_bound
+
+
+@pytest.mark.filterwarnings("ignore:`lower_bound` is assigned on only some paths")
+def test_local_bound_on_some_paths_shadows_a_builtin_of_its_name():
+    # values probed from warp-lang 1.19 (the path that binds nothing reads the zeroed local)
+    out = wp.zeros(3, dtype=wp.vec3)
+    wp.launch(k_partial_local_named_like_a_builtin, dim=3, inputs=[wp.array([0, 1, 2], dtype=int), out])
+    np.testing.assert_array_equal(out.numpy(), [[1, 2, 3], [4, 5, 6], [0, 0, 0]])

@@ -437,3 +437,29 @@ def test_runtime_component_reads_out_of_range_in_release_code_read_what_warp_rea
         wp.launch(read_component_at, dim=1, inputs=[j, wp.vec3(*v), out])
         expected = v[j] if -3 <= j < 3 else 0.0
         assert out.numpy()[0] == expected, (j, out.numpy()[0])
+
+
+class vec5f(wp.types.vector(length=5, dtype=float)):
+    """An application's named subclass of a vector type, as MuJoCo Warp declares its vec5."""
+
+
+@wp.kernel
+def _subclass_branches(a: wp.array[vec5f], out: wp.array[vec5f], flag: int):
+    if flag > 0:
+        s = a[0]
+    else:
+        s = 2.0 * a[0] + a[0]  # arithmetic gives the generic vector type, the load the subclass
+    out[0] = s
+    out[1] = vec5f(1.0, 2.0, 3.0, 4.0, 5.0) + s
+
+
+def test_vector_subclass_is_its_base_type_in_kernels():
+    # Warp compares composites by kind, shape and element type (values probed from warp-lang 1.19)
+    base = wp.types.vector(length=5, dtype=float)
+    assert wp.types.types_equal(base, vec5f) and wp.types.types_equal(vec5f, base)
+    a = wp.array([[1.0, 2.0, 3.0, 4.0, 5.0]], dtype=vec5f)
+    out = wp.zeros(2, dtype=vec5f)
+    wp.launch(_subclass_branches, dim=1, inputs=[a, out, 0])
+    np.testing.assert_allclose(out.numpy(), [[3, 6, 9, 12, 15], [4, 8, 12, 16, 20]])
+    wp.launch(_subclass_branches, dim=1, inputs=[a, out, 1])
+    np.testing.assert_allclose(out.numpy(), [[1, 2, 3, 4, 5], [2, 4, 6, 8, 10]])

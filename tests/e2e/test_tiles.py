@@ -478,3 +478,32 @@ def test_tile_builtins_from_python_scope_say_where_they_belong():
         wp.tile_zeros(shape=(4,), dtype=float)
     with pytest.raises(RuntimeError, match="wp.launch_tiled"):
         wp.tile_sum(wp.zeros(4))
+
+
+@wp.func
+def _six_arguments(a: float, b: float, c: float, d: float, e: float, s: float) -> float:
+    return a * b + c * d * e + s
+
+
+@wp.kernel
+def _tile_map_six(x: wp.array(dtype=float), y: wp.array(dtype=float), s: wp.array(dtype=float),
+                  out: wp.array(dtype=float)):
+    tx = wp.tile_load(x, shape=(4,))
+    ty = wp.tile_load(y, shape=(4,))
+    wp.tile_store(out, wp.tile_map(_six_arguments, tx, ty, tx, ty, tx, s[0]))
+
+
+def test_tile_map_of_a_function_of_six_arguments_and_its_adjoint():
+    # Warp maps a @wp.func of up to eight arguments; values and gradients probed from warp-lang 1.19
+    x = wp.array([1.0, 2.0, 3.0, 4.0], dtype=float, requires_grad=True)
+    y = wp.array([0.5, 1.0, 1.5, 2.0], dtype=float, requires_grad=True)
+    s = wp.array([10.0], dtype=float, requires_grad=True)
+    out = wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_tile_map_six, dim=[1], inputs=[x, y, s, out], block_dim=1)
+    np.testing.assert_allclose(out.numpy(), [11.0, 16.0, 28.0, 50.0])
+    tape.backward(grads={out: wp.array(np.ones(4, np.float32))})
+    np.testing.assert_allclose(x.grad.numpy(), [1.5, 5.0, 10.5, 18.0])
+    np.testing.assert_allclose(y.grad.numpy(), [2.0, 6.0, 12.0, 20.0])
+    np.testing.assert_allclose(s.grad.numpy(), [4.0])

@@ -576,3 +576,20 @@ def test_print_diagnostics_reports_versions_settings_and_devices(capsys):
     major, minor, patch = map(int, info["nanovdb"].split("."))
     from warp_nb.geometry.nvdb import _GRID_VERSION
     assert (major << 21) | (minor << 10) | patch == _GRID_VERSION
+
+
+@wp.func_native(snippet="WP_TILE_SYNC();")
+def native_block_barrier(): ...  # noqa: E704
+
+
+@wp.kernel
+def use_block_barrier(out: wp.array(dtype=int)):
+    i = wp.tid()
+    native_block_barrier()  # as MuJoCo Warp's solver writes its __syncthreads()
+    out[i] = i + 1
+
+
+def test_func_native_may_call_warps_block_barrier():
+    out = wp.zeros(3, dtype=int)
+    wp.launch_tiled(use_block_barrier, dim=[3], inputs=[out], block_dim=1)
+    np.testing.assert_array_equal(out.numpy(), [1, 2, 3])

@@ -77,3 +77,14 @@ def test_wrong_arguments_are_runtime_errors_with_warps_words():
     b = wp.zeros(3)
     wp.launch(_add, dim=3, inputs=[wp.array(np.arange(3, dtype=np.float32)), b])
     assert np.allclose(b.numpy(), [1, 2, 3])
+
+
+def test_called_annotation_has_a_settable_shape_of_zeros():
+    # Warp's wp.array(dtype=..., ndim=...) is a data-less array instance: shape is zeros and an
+    # application may write its own labels there (MuJoCo Warp keeps ("nworld", "nbody") in it)
+    a = wp.array(dtype=float, ndim=2)
+    assert a.shape == (0, 0) and wp.array3d(dtype=wp.vec3).shape == (0, 0, 0)
+    a.shape = ("nworld", 3)
+    assert a.shape == ("nworld", 3) and a == wp.array(dtype=float, ndim=2)
+    assert wp.array(dtype=float, ndim=2).shape == (0, 0)  # the label stays on that one object
+    assert wp.fixedarray(shape=(2, 3), dtype=float).shape == (2, 3)

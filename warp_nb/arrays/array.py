@@ -175,6 +175,11 @@ class array(ArrayArithmetic, ReadTracking, ArrayFamily):
             outer = src_np.shape
         if shape is not None:
             shape = _shape_tuple(shape)
+            if shape.count(-1) == 1:  # one length left to the data, as numpy's reshape and Warp's
+                known = math.prod(n for n in shape if n != -1)
+                elements = src_np.size // max(types.type_length(dtype), 1)
+                if known and elements % known == 0:
+                    shape = tuple(elements // known if n == -1 else n for n in shape)
             if int(np.prod(shape)) * types.type_length(dtype) != src_np.size:
                 raise ArgumentValueError(f"data with {src_np.size} values does not fit shape {shape} of "
                                  f"{types.type_name(dtype)}")

@@ -34,8 +34,13 @@ def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pin
 
 
 def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    return array(shape=_shape(shape, kwargs), dtype=dtype, device=device, requires_grad=requires_grad,
-                 retain_grad=kwargs.get("retain_grad", False), pinned=pinned, strides=kwargs.get("strides"))
+    a = array(shape=_shape(shape, kwargs), dtype=dtype, device=device, requires_grad=requires_grad,
+              retain_grad=kwargs.get("retain_grad", False), pinned=pinned, strides=kwargs.get("strides"))
+    if recording.capture is not None and a.is_contiguous:
+        # inside wp.ScopedCapture, as in Warp: each capture_launch zeroes it again (a counter the
+        # captured kernels add to starts from zero on every replay)
+        a.zero_()
+    return a
 
 
 #: in a kernel, wp.zeros(shape=<constants>, dtype=...) makes a local fixed-size array (compiler/typecheck_subscript)

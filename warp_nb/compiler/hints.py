@@ -1,6 +1,7 @@
 """What to suggest when kernel code names something it cannot use: the closest name for a typo,
 the wp builtin for a numpy or math function, @wp.func for a plain Python helper. The type checker
-appends these to its errors; they never change what is accepted."""
+appends these to its errors. One thing here is accepted rather than suggested: a math or numpy
+function that has a wp builtin of its name is compiled as that builtin, as Warp does (math_builtin)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,15 @@ def edit_distance(a: str, b: str) -> int:
 
 def builtin_names() -> list[str]:
     return [n for n, b in BUILTINS.items() if b.export]
+
+
+def math_builtin(obj):
+    """The wp builtin a function of Python's math or numpy modules stands for in a kernel (Warp 1.19
+    compiles `math.sqrt(x)` and `np.sin(x)` as `wp.sqrt(x)` and `wp.sin(x)`), or None."""
+    name = getattr(obj, "__name__", None)
+    module = (getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "") or "").split(".")[0]
+    builtin = BUILTINS.get(name) if name and module in ("math", "numpy") else None
+    return builtin if builtin is not None and builtin.export else None
 
 
 def uncallable(obj, shown: str) -> str:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import hints, ir
+from . import hints, ir, syntax as S
 from .static_eval import static_key
 from ..builtins import registry
-from . import syntax as S
 from .. import types as T
 from ..types.tiles import TileType
 from ..types.array_type import ArrayType
@@ -58,16 +57,17 @@ class ExprTyper:
         local = self.env.get(node.id)
         if local is not None:
             return local
+        # a local bound on some paths only is that local, even where a global or builtin has its name
+        if node.id in self.maybe_undefined:
+            line, keys, value = self.maybe_undefined[node.id]
+            if partial_allowed(value):  # typed again, with the phis Warp's semantics give it
+                raise PartialRead(keys)
+            self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
+                                        f"of the branch at line {line}; give it a value before the branch", node)
         obj = self.scope.lookup(node.id)
         if obj is MISSING:
             obj = _unqualified_builtin(node.id)  # Warp lets kernels name builtins and types without `wp.`
         if obj is MISSING:
-            if node.id in self.maybe_undefined:
-                line, keys, value = self.maybe_undefined[node.id]
-                if partial_allowed(value):  # typed again, with the phis Warp's semantics give it
-                    raise PartialRead(keys)
-                self.error(KernelNameError, f"`{node.id}` may be undefined here: it is only assigned on some paths "
-                                            f"of the branch at line {line}; give it a value before the branch", node)
             self.error(KernelUndefinedNameError, f"Referencing undefined symbol: {node.id} (`{node.id}` is not a "
                                                  "local variable, argument, global, wp builtin or Python builtin)."
                        + hints.did_you_mean(node.id, self.env), node)
@@ -365,7 +365,7 @@ class ExprTyper:
         special = self.special_call(fn.obj, node, statement)
         if special is not NotImplemented:
             return special
-        obj = fn.obj
+        obj = hints.math_builtin(fn.obj) or fn.obj  # math.sqrt, np.sin: the wp builtin of that name, as Warp
         if isinstance(obj, registry.Builtin) and obj.by_dtype is not None:
             obj, node = self.dtype_variant(obj, node)
         if isinstance(obj, registry.Builtin):

@@ -92,6 +92,8 @@ class Loops:
                 self.error(KernelNameError, f"`{c.name}` may be undefined at the end of this loop iteration", loc)
             if value is c.state:
                 continue
+            if isinstance(value, Lit):  # e.g. an unrolled inner loop's variable, left as its last constant
+                value = self.materialize(value, c.state.type, S.Name(c.name, loc))
             if not _same_type(value.type, c.state.type):
                 self.error(KernelTypeError, f"`{c.name}` changes type inside the loop, from "
                                             f"{T.type_name(c.state.type)} to {T.type_name(value.type)}", loc)

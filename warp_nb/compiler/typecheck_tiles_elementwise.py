@@ -46,11 +46,11 @@ class TileElementwise:
                    node)
 
     def form_tile_map(self, node):
-        """wp.tile_map(f, a, ...): f per element of 1 to 4 tiles of one shape; a value that is not a tile
-        is used for every element."""
+        """wp.tile_map(f, a, ...): f per element of 1 to 8 tiles of one shape (Warp's limit); a value that
+        is not a tile is used for every element."""
         self.tile_name = "tile_map"
-        if not 2 <= len(node.args) <= 5 or node.kwargs:
-            self.error(KernelTypeError, "wp.tile_map(f, a, ...) takes a function and 1 to 4 tiles or values", node)
+        if not 2 <= len(node.args) <= 9 or node.kwargs:
+            self.error(KernelTypeError, "wp.tile_map(f, a, ...) takes a function and 1 to 8 tiles or values", node)
         values = [self.expr(x) for x in node.args[1:]]
         tiles = [v for v in values if isinstance(v, ir.Var) and isinstance(v.type, TileType)]
         if not tiles:

@@ -29,7 +29,9 @@ class ArrayType:
     """The type of an array argument: element type and number of dimensions.
     `wp.array(dtype=wp.vec3)`, `wp.array2d(dtype=float)` and `wp.array[float]` all make one."""
 
-    __slots__ = ("_vars", "dtype", "ndim")
+    # shape: Warp's annotation is an array instance without data, whose shape is zeros and may be
+    # overwritten (applications keep their own dimension labels there, e.g. ("nworld", 3))
+    __slots__ = ("_vars", "dtype", "ndim", "shape")
     memory_kind = MemoryKind.UNKNOWN  # an annotation points at no memory (Warp's answer too)
 
     def __init__(self, dtype=types.float32, ndim: int = 1):
@@ -37,10 +39,13 @@ class ArrayType:
         self._vars = None
         if ndim is typing.Any:  # wp.array[float, Any]: a generic parameter, any number of dimensions
             self.ndim = ndim
+            self.shape = ()
             return
         self.ndim = int(ndim)
         if not 1 <= self.ndim <= 4:
             raise ValueError(f"arrays have 1 to 4 dimensions (ndim must be between 1 and 4), got ndim={ndim}")
+        if not hasattr(self, "shape"):  # a fixed-size array sets its own before
+            self.shape = (0,) * self.ndim
 
     kind = "array"
     cpp_template = "wpnb::array_t"
@@ -84,7 +89,7 @@ class FixedArrayType(ArrayType):
     function makes with wp.zeros(shape=<constants>, dtype=...); the shape is part of the type. Inside
     kernels such an array is an ordinary array over local memory."""
 
-    __slots__ = ("shape",)
+    __slots__ = ()
     kind = "fixedarray"
 
     def __init__(self, shape=(1,), dtype=types.float32):

@@ -360,6 +360,9 @@ def _make(kind: str, shape: tuple, dtype, name: str):
         # sizes buffers and computes strides with them).
         cls._length_ = shape[0] * shape[1]
         cls._type_ = ctype
+    # what an application's subclass (class vec5f(wp.types.vector(5, float))) means in kernels and
+    # wp.types.types_equal: this type, as in Warp (scalars.canonical_scalar reads it)
+    cls._wp_composite_base_ = cls
     _TYPE_CACHE[key] = cls
     return cls
 

@@ -307,7 +307,8 @@ def scalar_from_numpy(dtype) -> type | None:
 def canonical_scalar(t):
     """Python's `float`, `int` and `bool` mean float32, int32 and bool in kernels, as in Warp;
     numpy scalar types map to ours; a resource class that kernels take by value (wp.Texture2D) means
-    its kernel type (`_wp_kernel_type_`). Anything else is returned unchanged."""
+    its kernel type (`_wp_kernel_type_`); a subclass of a vector or matrix type means that type.
+    Anything else is returned unchanged."""
     if t is builtins.float:
         return float32
     if t is builtins.int:
@@ -320,7 +321,9 @@ def canonical_scalar(t):
         return scalar_from_numpy(t) or t
     if isinstance(t, type) and "_wp_kernel_type_" in t.__dict__:
         return t._wp_kernel_type_
-    return t
+    # an application's subclass of a vector or matrix type is that type (inherited from the type made
+    # by composite._make); Warp compares composites by kind, shape and element type
+    return getattr(t, "_wp_composite_base_", t) if isinstance(t, type) else t
 
 
 def half_bits_to_float(bits: int) -> builtins.float:
