@@ -146,6 +146,53 @@ def test_two_ifs_that_bind_a_name_in_turn():
             assert out.numpy()[0] == (2.0 if b else 1.0 if a else 0.0), (a, b)
 
 
+def test_an_array_bound_on_some_paths_is_that_array_where_bound_and_empty_elsewhere():
+    """`if op == 1: src = a` / `elif op == 2: src = b` with no else, read only where bound (MuJoCo
+    Warp's collision code does this): the arrays bound, forward and backward; where no path bound
+    it, an empty array, so checked code reports the read (warp_nb used to refuse the kernel)."""
+
+    @wp.kernel(module="unique")
+    def pick(op: int, a: wp.array(dtype=float), b: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        if op == 1:
+            src = a
+        elif op == 2:
+            src = b
+        if op == 1 or op == 2:
+            out[i] = src[i] * 2.0
+        else:
+            out[i] = -1.0
+
+    a = wp.array(np.arange(4, dtype=np.float32), requires_grad=True)
+    b = wp.array(np.full(4, 5.0, dtype=np.float32), requires_grad=True)
+    out = wp.zeros(4, dtype=float, requires_grad=True)
+    with pytest.warns(UserWarning, match="`src` is assigned on only some paths"):
+        wp.launch(pick, 4, inputs=[1, a, b], outputs=[out])
+    for op, want in ((1, 2 * a.numpy()), (2, 2 * b.numpy()), (3, np.full(4, -1.0))):
+        wp.launch(pick, 4, inputs=[op, a, b], outputs=[out])
+        np.testing.assert_array_equal(out.numpy(), want)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(pick, 4, inputs=[2, a, b], outputs=[out])
+    tape.backward(grads={out: wp.ones(4, dtype=float)})
+    np.testing.assert_array_equal(a.grad.numpy(), np.zeros(4))
+    np.testing.assert_array_equal(b.grad.numpy(), np.full(4, 2.0))
+
+    @wp.kernel(module="unique")
+    def unbound_read(op: int, a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        if op == 1:
+            src = a
+        out[i] = src[i]
+
+    with pytest.warns(UserWarning, match="`src` is assigned on only some paths"):
+        wp.launch(unbound_read, 4, inputs=[1, a], outputs=[out])
+    np.testing.assert_array_equal(out.numpy(), a.numpy())
+    if wp.config.bounds_check is not False:  # (on by default) the empty array's read is reported
+        with pytest.raises(IndexError, match="array `src` with size 0"):
+            wp.launch(unbound_read, 4, inputs=[0, a], outputs=[out])
+            wp.synchronize()
+
 def test_names_rebound_before_they_are_read_give_no_warning(recwarn):
     """A name bound in a branch and bound again before any later read needs no phi, and no
     warning (warp_nb.fem's own kernels do this)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from . import ir
 from .scope import Lit
-from ..types.array_type import ArrayType
 
 
 class PartialRead(Exception):
@@ -24,11 +23,12 @@ class PartialRead(Exception):
 
 def partial_allowed(value) -> bool:
     """Whether a name bound to `value` on some paths may be read after the branch (Warp's zeroed
-    C++ local): a value, not an array (zeroed, an array is a null pointer that release code, Warp's
-    too, would dereference), a function or a module."""
+    C++ local): a value or an array, not a function or a module. Where no path bound it, an array is
+    an empty one (no data, every extent 0): checked code reports any index into it as out of
+    bounds; release code, which checks nothing, would read through its null pointer."""
     if isinstance(value, Lit):
         return True
-    return isinstance(value, ir.Var) and not isinstance(value.type, ArrayType)
+    return isinstance(value, ir.Var)
 
 
 def run_typer(make, types: list) -> ir.Function:

@@ -315,8 +315,10 @@ class Statements:
         if isinstance(value, Lit):
             value = self.materialize(value, None, node)
         dst = self.new_var(value.type, name, mutable=True)
+        first = "an empty array at first: reading it is out of bounds" if isinstance(value.type, ArrayType) \
+            else "zero at first"
         warn(f"{source_label(node.loc.file)}:{node.loc.line}: `{name}` is assigned on only some paths of this "
-             "branch; where it is not, it keeps the value it last had (zero at first), as in Warp. Give it a "
+             f"branch; where it is not, it keeps the value it last had ({first}), as in Warp. Give it a "
              "value before the branch to say which.", once=True)
         return ir.Phi(dst, value, None) if b is None else ir.Phi(dst, None, value)
 
