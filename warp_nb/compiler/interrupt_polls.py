@@ -21,16 +21,6 @@ from . import ir
 SHORT_COUNT = 4096
 
 
-def _constants(stmts, out: dict) -> dict:
-    """id(Var) -> value of each Var the body binds to a constant."""
-    for s in stmts:
-        if isinstance(s, ir.Let) and isinstance(s.value, ir.Const):
-            out[id(s.dst)] = s.value.value
-        for block in ir.child_blocks(s):
-            _constants(block, out)
-    return out
-
-
 def _count(loop: ir.For, consts: dict):
     """The loop's number of iterations if its range is constant, else None."""
     try:
@@ -53,7 +43,7 @@ class _Finder:
             self.long_funcs[key] = False  # (a cycle, which the language refuses anyway, ends here)
             if getattr(inst, "native", None) is None:
                 body = inst.ir.body
-                self.long_funcs[key] = self.visit(body, _constants(body, {}))
+                self.long_funcs[key] = self.visit(body, ir.constants(body))
         return self.long_funcs[key]
 
     def visit(self, stmts, consts: dict) -> bool:
@@ -87,5 +77,5 @@ def polled_loops(fn: ir.Function) -> frozenset:
     """The ids of the For statements of `fn` (not of the functions it calls: each is written with
     its own) that test the interrupt flag at the top of each iteration."""
     finder = _Finder()
-    finder.visit(fn.body, _constants(fn.body, {}))
+    finder.visit(fn.body, ir.constants(fn.body))
     return frozenset(finder.polled)

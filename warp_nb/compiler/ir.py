@@ -500,6 +500,17 @@ def child_blocks(s) -> list:
     return []
 
 
+def constants(stmts, out: dict | None = None) -> dict:
+    """id(Var) -> value, for every Var the statements (nested blocks too) bind to a constant."""
+    out = {} if out is None else out
+    for s in stmts:
+        if isinstance(s, Let) and isinstance(s.value, Const):
+            out[id(s.dst)] = s.value.value
+        for block in child_blocks(s):
+            constants(block, out)
+    return out
+
+
 def called_instances(fn: Function) -> list:
     """Every user-function instance `fn` calls, directly or not, callees first, each once (by C++
     symbol: symbols name content, so two instances with one symbol are the same code); custom

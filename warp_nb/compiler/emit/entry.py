@@ -57,7 +57,7 @@ def find_reductions(fn: ir.Function, consts: dict) -> dict:
             for block in ir.child_blocks(s):
                 visit(block)
 
-    _collect_consts(fn.body, consts)
+    ir.constants(fn.body, consts)
     visit(fn.body)
     out, accumulators = {}, {}
     for array_id, uses in candidates.items():
@@ -89,15 +89,6 @@ def _has_atomic_effect(stmts) -> bool:
 def _plain_value(t) -> bool:
     from ... import types as T
     return T.is_scalar_type(t) and t._kind != "bool" or T.kind_of(t) in ("vector", "matrix")
-
-
-def _collect_consts(stmts, consts: dict):
-    for s in stmts:
-        if isinstance(s, ir.Let) and isinstance(s.value, ir.Const):
-            consts[id(s.dst)] = s.value.value
-        for block in ir.child_blocks(s):
-            _collect_consts(block, consts)
-    return stmts
 
 
 def _used_vars(s) -> list:
