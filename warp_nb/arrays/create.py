@@ -36,9 +36,10 @@ def empty(shape=None, dtype=types.float32, device=None, requires_grad=False, pin
 def zeros(shape=None, dtype=types.float32, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
     a = array(shape=_shape(shape, kwargs), dtype=dtype, device=device, requires_grad=requires_grad,
               retain_grad=kwargs.get("retain_grad", False), pinned=pinned, strides=kwargs.get("strides"))
-    if recording.capture is not None and a.is_contiguous:
+    if recording.capture is not None and a.is_contiguous and a.size > 0:
         # inside wp.ScopedCapture, as in Warp: each capture_launch zeroes it again (a counter the
-        # captured kernels add to starts from zero on every replay)
+        # captured kernels add to starts from zero on every replay); an empty array records nothing
+        # (Warp's empty reductions in a capture record no operation: test_apic)
         a.zero_()
     return a
 

@@ -193,7 +193,8 @@ def array_sum(values: array, out: array | None = None, value_count: int | None =
         result = _prepare_out("array_sum", out, (1,), dtype, device) if out is not None else None
         if n == 0:  # nothing to launch (nor to record in a capture), whatever the type, as in Warp
             if out is None:
-                return _result(wp.zeros(1, dtype=dtype, device=device), False)
+                # (an allocation, zeroed as made: wp.zeros in a capture would record a memset)
+                return _result(wp.array(shape=(1,), dtype=dtype, device=device), False)
             out.zero_()
             return out
         _check_dtype(dtype)
