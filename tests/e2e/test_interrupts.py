@@ -16,8 +16,12 @@ import pytest
 
 pytestmark = pytest.mark.needs_cxx
 
+# (a test session started in the background by a non-interactive shell, as `cmd &` does, passes SIGINT
+# on as ignored, and Python then installs no handler of its own: the scripts put Python's back first,
+# as a terminal or a notebook has it)
 SCRIPT = textwrap.dedent("""
     import os, signal, subprocess, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import warp_nb as wp
 
@@ -181,7 +185,8 @@ def test_ctrl_c_stops_kernels_that_never_end_and_later_launches_are_whole(tmp_pa
 
 
 COMPILE_SCRIPT = textwrap.dedent("""
-    import os, subprocess, time
+    import os, signal, subprocess, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import warp_nb as wp
 
